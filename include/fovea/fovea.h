@@ -1,0 +1,14 @@
+/* fovea: GPU-accelerated n-dimensional image processing and whole-slide image I/O.
+ * Umbrella header. */
+#ifndef FOVEA_H
+#define FOVEA_H
+
+#include "export.h"
+#include "version.h"
+#include "status.h"
+#include "dtype.h"
+#include "context.h"
+#include "array.h"
+#include "core.h"
+
+#endif

@@ -1,0 +1,42 @@
+/* The CUDA entry points of a build without the CUDA toolkit: every device request
+ * fails with FV_EDEVICE and a message saying why. */
+#include "internal.h"
+
+#define FV__NOCUDA "this fovea was built without the CUDA backend (no CUDA toolkit at build time)"
+
+int fv__cuda_init(void) { return 0; }
+int fv__cuda_device_count(void) { return 0; }
+const char *fv__cuda_reason(void) { return FV__NOCUDA; }
+const char *fv__cuda_runtime_version(void) { return ""; }
+const char *fv__cuda_driver_version(void) { return ""; }
+const char *fv__cuda_device_name(int device) { (void)device; return ""; }
+
+fv_status
+fv__cuda_check_device(int device)
+{
+    return fv_error_set(FV_EDEVICE, "cuda", "device cuda:%d is not available: " FV__NOCUDA, device);
+}
+
+fv_status
+fv__cuda_alloc(fv_context *ctx, int device, size_t nbytes, void **ptr, void **opaque)
+{
+    *ptr = *opaque = NULL;
+    return fv__cuda_check_device(device);
+}
+
+void
+fv__cuda_free(void *ptr, void *opaque)
+{
+    (void)ptr;
+    (void)opaque;
+}
+
+fv_status
+fv__cuda_memcpy(fv_context *ctx, void *dst, fv_device dst_dev, const void *src, fv_device src_dev, size_t n)
+{
+    return fv__cuda_check_device(0);
+}
+
+fv_status fv__cuda_memset0(fv_context *ctx, void *ptr, size_t n) { return fv__cuda_check_device(0); }
+fv_status fv__cuda_synchronize(fv_context *ctx) { return FV_OK; }
+fv_status fv__cuda_stream_wait(fv_context *ctx, void *producer, void *consumer) { return fv__cuda_check_device(0); }

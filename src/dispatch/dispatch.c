@@ -1,0 +1,75 @@
+/* The op table and dispatch by where the data lives. */
+#include <pthread.h>
+#include "internal.h"
+
+fv__kernel fv__kernels[FV__OP_COUNT][FV__BACKEND_COUNT];
+
+static const char *const fv__op_names[FV__OP_COUNT] = {
+#define FV__OP_NAME(E, NAME) NAME,
+    FV__OP_LIST(FV__OP_NAME)
+#undef FV__OP_NAME
+};
+
+static pthread_once_t fv__cpu_once = PTHREAD_ONCE_INIT;
+
+static void
+fv__cpu_init(void)
+{
+    fv__cpu_register(fv__kernels);
+}
+
+const char *
+fv__op_name(fv__op op)
+{
+    return (unsigned)op < FV__OP_COUNT ? fv__op_names[op] : "?";
+}
+
+const char *
+fv__backend_name(fv__backend_id be)
+{
+    return be == FV__BACKEND_CPU ? "cpu" : be == FV__BACKEND_CUDA ? "cuda" : "?";
+}
+
+fv__backend_id
+fv__array_backend(const fv_array *a)
+{
+    return a->device.type == FV_DEVICE_CUDA ? FV__BACKEND_CUDA : FV__BACKEND_CPU;
+}
+
+static int
+fv__same_device(const fv_array *a, const fv_array *b)
+{
+    return a->device.type == b->device.type && (a->device.type == FV_DEVICE_CPU || a->device.id == b->device.id);
+}
+
+fv_status
+fv__dispatch(fv_context *ctx, fv__op op, const fv__op_args *a)
+{
+    const char *name = fv__op_name(op);
+    pthread_once(&fv__cpu_once, fv__cpu_init);
+    if (!a->in || !a->out)
+        return fv_error_set(FV_EINVAL, name, "NULL array");
+    fv__backend_id be = fv__array_backend(a->in);
+    if (!fv__same_device(a->in, a->out) || (a->in2 && !fv__same_device(a->in, a->in2)))
+        return fv_error_set(FV_EDEVICE, name, "arrays are on different devices (inputs and output must "
+                            "share one; use fv_copy / fovea.to_device to move data)");
+    if (be == FV__BACKEND_CUDA && !fv__cuda_init())
+        return fv_error_set(FV_EDEVICE, name, "CUDA is not available: %s", fv__cuda_reason());
+    if (a->out->readonly)
+        return fv_error_set(FV_EINVAL, name, "output array is read-only");
+    const fv__kernel *k = &fv__kernels[op][be];
+    if (!k->fn)
+        return fv_error_set(FV_ENOKERNEL, name, "no %s kernel", fv__backend_name(be));
+    const fv_array *arrs[3] = {a->in, a->in2, a->out};
+    for (int i = 0; i < 3; i++) {
+        if (!arrs[i])
+            continue;
+        if (!(k->dtypes & FV_DTYPE_BIT(arrs[i]->dtype)))
+            return fv_error_set(FV_EDTYPE, name, "dtype %s is not supported on %s",
+                                fv_dtype_name(arrs[i]->dtype), fv__backend_name(be));
+        if (arrs[i]->ndim > k->max_ndim)
+            return fv_error_set(FV_EINVAL, name, "%d dimensions exceed the %s kernel's maximum of %d",
+                                arrs[i]->ndim, fv__backend_name(be), k->max_ndim);
+    }
+    return k->fn(ctx, a);
+}
