@@ -190,6 +190,11 @@ fv_array_wrap(fv_dtype dtype, int ndim, const int64_t *shape, const int64_t *str
         st = fv_error_set(FV_EINVAL, "array_wrap", "data is NULL for a non-empty array (freed buffer?)");
         goto fail;
     }
+    if ((uintptr_t)data % fv_dtype_size(dtype)) {
+        st = fv_error_set(FV_EINVAL, "array_wrap", "data pointer %p is not aligned to the item size %zu",
+                          data, fv_dtype_size(dtype));
+        goto fail;
+    }
     if (strides) {
         int64_t isz = (int64_t)fv_dtype_size(dtype);
         for (int i = 0; i < ndim; i++)
@@ -251,6 +256,9 @@ fv_array_view(const fv_array *base, int ndim, const int64_t *shape, const int64_
         if (strides && shape[i] > 1 && (strides[i] > INT64_MAX / shape[i] || strides[i] < -(INT64_MAX / shape[i])))
             return fv_error_set(FV_EINVAL, "array_view", "strides[%d] overflow the address range", i);
     }
+    if (byte_offset % isz)
+        return fv_error_set(FV_EINVAL, "array_view", "byte_offset %lld is not a multiple of the item size %lld",
+                            (long long)byte_offset, (long long)isz);
     if (strides)
         memcpy(tmp.strides, strides, (size_t)ndim * sizeof *strides);
     else

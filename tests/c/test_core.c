@@ -117,6 +117,11 @@ test_wrap(void)
     CHECK_ERR(fv_array_wrap(FV_FLOAT32, 2, shape, st, buf, CPU, count_delete, &one, &a), FV_EINVAL, "multiple");
     CHECK(deleted == 2);
     CHECK_ERR(fv_array_wrap(FV_FLOAT32, 2, shape, NULL, NULL, CPU, NULL, NULL, &a), FV_EINVAL, "NULL");
+    CHECK_ERR(fv_array_wrap(FV_FLOAT32, 2, shape, NULL, (char *)buf + 1, CPU, NULL, NULL, &a), FV_EINVAL, "not aligned");
+    int64_t one4 = 4, st4 = 4;
+    CHECK_OK(fv_array_wrap(FV_FLOAT32, 2, shape, NULL, buf, CPU, NULL, NULL, &a));
+    CHECK_ERR(fv_array_view(a, 1, &one4, &st4, 2, &v), FV_EINVAL, "multiple of the item size");
+    fv_array_unref(a);
 }
 
 static void
@@ -294,6 +299,13 @@ test_add_multiply(void)
     CHECK(ok);
     /* in place: z = z + x */
     CHECK_OK(fv_add(NULL, z, x, z));
+    /* bool bytes other than 0/1 still act as true */
+    xp[0] = 2;
+    yp[0] = 1;
+    CHECK_OK(fv_multiply(NULL, x, y, z));
+    CHECK(zp[0] == 1);
+    CHECK_OK(fv_add(NULL, x, y, z));
+    CHECK(zp[0] == 1);
     fv_array_unref(x);
     fv_array_unref(y);
     fv_array_unref(z);

@@ -65,9 +65,8 @@ fv__copy_line(size_t itemsize)
 
 /* ---- add / multiply: same dtype, integers wrap, bool is or / and ------------- */
 
-#define FV__ARITH_b(OPC, x, y)   ((uint8_t)(FV__BOOLOP_##OPC((x), (y))))
-#define FV__BOOLOP_add(x, y) (((x) | (y)) != 0)
-#define FV__BOOLOP_mul(x, y) (((x) & (y)) != 0)
+#define FV__BOOLOP_add(x, y) (((x) != 0) | ((y) != 0))
+#define FV__BOOLOP_mul(x, y) (((x) != 0) & ((y) != 0))
 #define FV__INTOP_add(U, x, y) ((U)(x) + (U)(y))
 #define FV__INTOP_mul(U, x, y) ((U)(x) * (U)(y))
 #define FV__FLTOP_add(x, y) ((x) + (y))
