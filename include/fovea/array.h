@@ -4,7 +4,11 @@
  * that lives in host or CUDA device memory. Both are reference counted
  * (atomically): constructors return a reference the caller owns, arguments are
  * borrowed, fv_array_unref(NULL) is a no-op. Strides are in bytes, may be
- * negative or zero, and must be multiples of the element size. */
+ * negative or zero, and must be multiples of the element size; the data pointer
+ * must be aligned to the element size (unaligned views, e.g. packed record fields,
+ * are refused with FV_EINVAL: copy them first). fv_array_wrap does not probe the
+ * device: an array wrapped on a CUDA device that is not usable fails at its first
+ * operation with FV_EDEVICE. */
 #ifndef FOVEA_ARRAY_H
 #define FOVEA_ARRAY_H
 

@@ -1,0 +1,75 @@
+/* fovea.Array and the zero-copy import/export of array-likes (buffer protocol,
+ * __array_interface__, __cuda_array_interface__, DLPack), plus the argument
+ * parsers (dtype, device, stream) that the bindings share. */
+#ifndef FVPY_ARRAY_H
+#define FVPY_ARRAY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include "fovea/fovea.h"
+
+/* A Python object over one fv_array reference. */
+typedef struct fvpy_Array {
+    PyObject_HEAD
+    fv_array *arr;
+    void *stream;      /* CUDA stream the data was produced on (NULL: legacy default) */
+    int has_stream;    /* 0: no pending work is known (e.g. CAI without a stream) */
+} fvpy_Array;
+
+extern PyTypeObject fvpy_ArrayType;
+
+#define fvpy_Array_Check(o) PyObject_TypeCheck((o), &fvpy_ArrayType)
+
+/* Readies the type and adds it to m as "Array". 0 or -1. */
+int fvpy_array_init(PyObject *m);
+
+/* An imported array-like: one fv_array reference and where its data is ready. */
+typedef struct fvpy_in {
+    fv_array *arr;
+    void *stream;
+    int has_stream;
+} fvpy_in;
+
+/* Imports obj without copying. consumer_stream is the CUDA stream the caller
+ * will use (NULL: legacy default); DLPack producers on CUDA are asked to make
+ * their data ready on it. 0 on success, -1 with an exception set. */
+int fvpy_import(PyObject *obj, void *consumer_stream, fvpy_in *in);
+void fvpy_in_clear(fvpy_in *in);
+
+/* A new fovea.Array owning arr (the reference is stolen, also on failure). */
+PyObject *fvpy_array_new(fv_array *arr, void *stream, int has_stream);
+
+/* The numpy module (borrowed) or NULL, without an exception, when absent. */
+PyObject *fvpy_numpy(void);
+
+/* dtype from "uint8", numpy dtypes, numpy scalar types, bool/int/float. */
+int fvpy_parse_dtype(PyObject *o, fv_dtype *out);
+/* "cpu", "cuda", "cuda:N" or a (device_type, id) tuple. "cuda" gives id -1
+ * (the caller picks). */
+int fvpy_parse_device(PyObject *o, fv_device *out);
+/* DeviceError unless dev is usable (CUDA built, driver and GPU found, id valid). */
+int fvpy_check_device(const char *what, fv_device dev);
+/* None or an int cudaStream_t (0 and 1: the legacy default stream, NULL). */
+int fvpy_parse_stream(PyObject *o, void **stream);
+/* "cpu" or "cuda:N" into buf. */
+const char *fvpy_device_str(fv_device dev, char *buf, size_t cap);
+int fvpy_same_device(fv_device a, fv_device b);
+
+/* A per-call context for CUDA work on dev and stream; *ctx stays NULL for the
+ * CPU. 0 or -1 with an exception set. */
+int fvpy_make_context(fv_device dev, void *stream, fv_context **ctx);
+/* Make stream wait for in's producer stream when they differ. 0 or -1. */
+int fvpy_sync_input(fv_context *ctx, const fvpy_in *in, void *stream);
+
+/* Module functions defined in array.c. */
+PyObject *fvpy_asarray(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_empty(PyObject *self, PyObject *args, PyObject *kw);
+
+/* Module functions defined in ops.c. */
+PyObject *fvpy_astype(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_add(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_multiply(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_copy(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_to_device(PyObject *self, PyObject *args, PyObject *kw);
+
+#endif

@@ -1,0 +1,182 @@
+/* fovea._fovea: module init, exception types, the function table, and the small
+ * functions (configuration, version, the command line). */
+#include "array.h"   /* Python.h first */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "errors.h"
+#include "cli.h"
+
+static PyObject *
+fvpy_gpu_available(PyObject *self, PyObject *unused)
+{
+    int avail;
+    Py_BEGIN_ALLOW_THREADS
+    avail = fv_cuda_available();
+    Py_END_ALLOW_THREADS
+    return PyBool_FromLong(avail);
+}
+
+static PyObject *
+fvpy_config(PyObject *self, PyObject *unused)
+{
+    const char *js;
+    PyObject *json, *ret;
+    Py_BEGIN_ALLOW_THREADS
+    js = fv_config_json();
+    Py_END_ALLOW_THREADS
+    if (!(json = PyImport_ImportModule("json")))
+        return NULL;
+    ret = PyObject_CallMethod(json, "loads", "s", js);
+    Py_DECREF(json);
+    return ret;
+}
+
+static PyObject *
+fvpy_version(PyObject *self, PyObject *unused)
+{
+    return PyUnicode_FromString(fv_version());
+}
+
+static PyObject *
+fvpy_num_threads(PyObject *self, PyObject *unused)
+{
+    int n;
+    Py_BEGIN_ALLOW_THREADS
+    n = fv_num_threads();
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(n);
+}
+
+static PyObject *
+fvpy_refcount(PyObject *self, PyObject *arg)
+{
+    if (!fvpy_Array_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "_refcount: expected fovea.Array, got %.100s", Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    return PyLong_FromLong(fv_array_refcount(((fvpy_Array *)arg)->arr));
+}
+
+static int
+fvpy__flush(const char *name)
+{
+    PyObject *f = PySys_GetObject(name);   /* borrowed */
+    if (f && f != Py_None) {
+        PyObject *r = PyObject_CallMethod(f, "flush", NULL);
+        if (!r)
+            return -1;
+        Py_DECREF(r);
+    }
+    return 0;
+}
+
+static PyObject *
+fvpy_cli_main(PyObject *self, PyObject *arg)
+{
+    PyObject *seq = NULL, *ret = NULL;
+    char **argv = NULL;
+    Py_ssize_t argc = 0;
+    int rc;
+
+    if (PyUnicode_Check(arg) || PyBytes_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "cli_main: argv must be a list of str, not a single string");
+        return NULL;
+    }
+    if (!(seq = PySequence_Fast(arg, "cli_main: argv must be a list of str")))
+        return NULL;
+    argc = PySequence_Fast_GET_SIZE(seq);
+    if (argc < 1 || argc > 1 << 20) {
+        PyErr_SetString(PyExc_ValueError, "cli_main: argv needs at least the program name");
+        goto done;
+    }
+    if (!(argv = calloc((size_t)argc + 1, sizeof *argv))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < argc; i++) {
+        PyObject *s = PySequence_Fast_GET_ITEM(seq, i);
+        const char *u = PyUnicode_Check(s) ? PyUnicode_AsUTF8(s) : NULL;
+        if (!u) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError, "cli_main: argv[%zd] must be str, not %.100s", i,
+                             Py_TYPE(s)->tp_name);
+            goto done;
+        }
+        if (!(argv[i] = strdup(u))) {   /* the list may change while the GIL is released */
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    if (fvpy__flush("stdout") < 0 || fvpy__flush("stderr") < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    rc = fovea_cli_main((int)argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    Py_END_ALLOW_THREADS
+    ret = PyLong_FromLong(rc);
+done:
+    if (argv)
+        for (Py_ssize_t i = 0; i < argc; i++)
+            free(argv[i]);
+    free(argv);
+    Py_XDECREF(seq);
+    return ret;
+}
+
+#define FVPY_KW(fn) (PyCFunction)(void (*)(void))(fn), METH_VARARGS | METH_KEYWORDS
+
+static PyMethodDef fvpy_methods[] = {
+    {"asarray", FVPY_KW(fvpy_asarray),
+     "asarray(obj, stream=None)\n--\n\nView obj (NumPy, CuPy, PyTorch, any DLPack producer or capsule) as a "
+     "fovea.Array without copying."},
+    {"empty", FVPY_KW(fvpy_empty),
+     "empty(shape, dtype='float64', device='cpu', stream=None)\n--\n\nA new uninitialised C-contiguous "
+     "array."},
+    {"astype", FVPY_KW(fvpy_astype),
+     "astype(x, dtype, stream=None)\n--\n\nx converted to dtype (NumPy casts; float -> int saturates, "
+     "NaN -> 0)."},
+    {"add", FVPY_KW(fvpy_add),
+     "add(a, b, dtype=None, stream=None)\n--\n\na + b with NumPy broadcasting and promotion."},
+    {"multiply", FVPY_KW(fvpy_multiply),
+     "multiply(a, b, dtype=None, stream=None)\n--\n\na * b with NumPy broadcasting and promotion."},
+    {"copy", FVPY_KW(fvpy_copy),
+     "copy(x, device=None, stream=None)\n--\n\nA C-contiguous copy of x on device (default: x's)."},
+    {"to_device", FVPY_KW(fvpy_to_device),
+     "to_device(x, device, stream=None)\n--\n\nx on device ('cpu', 'cuda', 'cuda:N'); no copy when it "
+     "is there already."},
+    {"gpu_available", fvpy_gpu_available, METH_NOARGS,
+     "gpu_available()\n--\n\nTrue when the CUDA backend was built and a driver and GPU were found."},
+    {"config", fvpy_config, METH_NOARGS, "config()\n--\n\nBuild and runtime configuration as a dict."},
+    {"version", fvpy_version, METH_NOARGS, "version()\n--\n\nThe C library's version string."},
+    {"num_threads", fvpy_num_threads, METH_NOARGS, "num_threads()\n--\n\nSize of the CPU thread pool."},
+    {"cli_main", fvpy_cli_main, METH_O,
+     "cli_main(argv)\n--\n\nRun the fovea command line (argv[0] is the program name); returns the exit "
+     "status."},
+    {"_refcount", fvpy_refcount, METH_O, "_refcount(arr)\n--\n\nReference count of arr's fv_array (tests)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef fvpy_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "fovea._fovea",
+    .m_doc = "The C extension of fovea: arrays and core operations on the CPU and CUDA backends.",
+    .m_size = -1,
+    .m_methods = fvpy_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__fovea(void)
+{
+    PyObject *m = PyModule_Create(&fvpy_module);
+    if (!m)
+        return NULL;
+    if (fvpy_errors_init(m) < 0 || fvpy_array_init(m) < 0 ||
+        PyModule_AddStringConstant(m, "__version__", fv_version()) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_NDIM", FV_MAX_NDIM) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
