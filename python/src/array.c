@@ -668,36 +668,55 @@ fvpy_import(PyObject *obj, void *consumer_stream, fvpy_in *in)
     }
     if (PyCapsule_CheckExact(obj))
         return fvpy__import_capsule(obj, in);
+    /* the buffer protocol first; when the object has one that refuses (e.g. NumPy
+     * datetime64, or a GPU array whose __buffer__ raises), keep that error and try
+     * the other protocols, raising it only if none applies */
+    PyObject *etype = NULL, *evalue = NULL, *etb = NULL;
     if (PyObject_CheckBuffer(obj)) {
         r = fvpy__import_buffer(obj, in);
         if (r != -2)
             return r;
-        /* e.g. NumPy datetime64 cannot be exported as a buffer: say why via the interface */
-        if (!PyObject_HasAttrString(obj, "__array_interface__"))
-            return -1;
-        PyErr_Clear();
-        return fvpy__import_interface_attr(obj, "__array_interface__", 0, in);
+        PyErr_Fetch(&etype, &evalue, &etb);
     }
     if ((r = fvpy__lookup(obj, "__cuda_array_interface__", &cai)) < 0)
-        return -1;
+        goto fail;
     if (r) {
         /* CAI v2 has no stream handshake: prefer DLPack where the object offers it */
         int v3 = PyDict_Check(cai) && PyDict_GetItemString(cai, "stream") != NULL;
         if (v3 || !PyObject_HasAttrString(obj, "__dlpack__")) {
             r = fvpy__import_interface(obj, cai, 1, in);
             Py_DECREF(cai);
-            return r;
+            goto done;
         }
         Py_DECREF(cai);
     }
-    if (PyObject_HasAttrString(obj, "__dlpack__"))
-        return fvpy__import_dlpack(obj, consumer_stream, in);
-    if (PyObject_HasAttrString(obj, "__array_interface__"))
-        return fvpy__import_interface_attr(obj, "__array_interface__", 0, in);
+    if (PyObject_HasAttrString(obj, "__array_interface__") && etype) {
+        r = fvpy__import_interface_attr(obj, "__array_interface__", 0, in);   /* says why the buffer failed */
+        goto done;
+    }
+    if (PyObject_HasAttrString(obj, "__dlpack__")) {
+        r = fvpy__import_dlpack(obj, consumer_stream, in);
+        goto done;
+    }
+    if (PyObject_HasAttrString(obj, "__array_interface__")) {
+        r = fvpy__import_interface_attr(obj, "__array_interface__", 0, in);
+        goto done;
+    }
+    if (etype) {
+        PyErr_Restore(etype, evalue, etb);
+        return -1;
+    }
     PyErr_Format(PyExc_TypeError, "asarray: cannot import an object of type '%.100s' as an array: it "
                  "offers none of the buffer protocol, __cuda_array_interface__, __dlpack__ or "
                  "__array_interface__", Py_TYPE(obj)->tp_name);
     return -1;
+fail:
+    r = -1;
+done:
+    Py_XDECREF(etype);
+    Py_XDECREF(evalue);
+    Py_XDECREF(etb);
+    return r;
 }
 
 void

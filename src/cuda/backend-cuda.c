@@ -117,6 +117,13 @@ cuda_init_once(void)
         int sm = 0;
         if (cudaDeviceGetAttribute(&sm, cudaDevAttrMultiProcessorCount, d) == cudaSuccess && sm > 0)
             g_sm[d] = sm;
+        /* keep freed blocks in the stream-ordered pool instead of returning them to
+         * the driver at every synchronisation: reallocation is then nearly free */
+        cudaMemPool_t pool;
+        if (cudaDeviceGetDefaultMemPool(&pool, d) == cudaSuccess) {
+            uint64_t keep = UINT64_MAX;
+            (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        }
     }
     (void)cudaGetLastError();
     g_count = n;
