@@ -8,17 +8,23 @@ int
 fv_cmd_info(int argc, char **argv)
 {
     int json = 0;
+    const char *file = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = 1;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: fovea info [--json]\n\nPrint the build configuration and the backends found.\n");
+            printf("usage: fovea info [FILE] [--json]\n\nPrint the build configuration and the backends found,\n"
+                   "or with FILE a slide's vendor, levels, associated images and properties.\n");
             return 0;
+        } else if (argv[i][0] != '-' && !file) {
+            file = argv[i];
         } else {
-            fprintf(stderr, "fovea info: unexpected argument '%s' (slide files come with the reader)\n", argv[i]);
+            fprintf(stderr, "fovea info: unexpected argument '%s'\n", argv[i]);
             return 2;
         }
     }
+    if (file)
+        return fv_cmd_info_file(file, json);
     if (json) {
         printf("%s\n", fv_config_json());
         return 0;

@@ -12,5 +12,8 @@ typedef struct fv_cli_command {
 int fv_cmd_info(int argc, char **argv);
 int fv_cmd_demo(int argc, char **argv);
 int fv_cmd_version(int argc, char **argv);
+int fv_cmd_read(int argc, char **argv);
+int fv_cmd_convert(int argc, char **argv);
+int fv_cmd_info_file(const char *path, int json);
 
 #endif

@@ -10,5 +10,6 @@
 #include "context.h"
 #include "array.h"
 #include "core.h"
+#include "slide.h"
 
 #endif

@@ -1,0 +1,116 @@
+/* Whole-slide images: tiled, pyramidal TIFF / BigTIFF, Aperio SVS, Philips TIFF and
+ * OME-TIFF, read with fovea's own TIFF parser and the field's codecs.
+ *
+ * A slide handle is reference counted and safe to use from many threads at once.
+ * It keeps its first error: after a failed read caused by the file (I/O error,
+ * corrupt data) every later call fails with the same status and message. A failed
+ * read never leaves partial pixels: on error the output array's contents are
+ * unspecified and must not be used. */
+#ifndef FOVEA_SLIDE_H
+#define FOVEA_SLIDE_H
+
+#include "array.h"
+
+FV_EXTERN_C_BEGIN
+
+typedef struct fv_slide fv_slide;
+
+typedef struct fv_level_info {
+    int64_t width, height;        /* pixels */
+    double downsample;            /* level-0 size / this level's size (OpenSlide's definition) */
+    int64_t tile_width, tile_height;   /* 0 for stripped levels */
+} fv_level_info;
+
+/* Pixel layout of read_region's output. */
+typedef enum fv_pixel_format {
+    FV_PIXEL_RGB = 0,             /* uint8 (H, W, 3); background white */
+    FV_PIXEL_RGBA = 1,            /* uint8 (H, W, 4); outside the image alpha = 0 (premultiplied: all 0) */
+    FV_PIXEL_NATIVE = 2           /* the file's samples and dtype (H, W, S); background 0 */
+} fv_pixel_format;
+
+typedef struct fv_read_options {
+    fv_pixel_format format;
+    int num_workers;              /* threads decoding this region's tiles; 0 = library default */
+    int nocache;                  /* 1: neither read from nor insert into the tile cache */
+} fv_read_options;
+
+/* Open a slide (format detected by content). FV_EIO, FV_EFORMAT with a message. */
+FV_API fv_status fv_slide_open(const char *path, fv_slide **out);
+FV_API fv_slide *fv_slide_ref(fv_slide *s);
+FV_API void fv_slide_unref(fv_slide *s);
+
+FV_API const char *fv_slide_path(const fv_slide *s);
+FV_API const char *fv_slide_vendor(const fv_slide *s);       /* "aperio", "generic-tiff", ... */
+FV_API int fv_slide_level_count(const fv_slide *s);
+FV_API fv_status fv_slide_level_info(const fv_slide *s, int level, fv_level_info *out);
+/* Samples per pixel and dtype of the file's pixels (FV_PIXEL_NATIVE output). */
+FV_API fv_status fv_slide_native_layout(const fv_slide *s, int *samples, fv_dtype *dtype);
+
+/* Properties: OpenSlide's names (openslide.*, tiff.*, aperio.*, philips.*, ome.*). */
+FV_API int fv_slide_property_count(const fv_slide *s);
+FV_API const char *fv_slide_property_name(const fv_slide *s, int i);
+FV_API const char *fv_slide_property_value(const fv_slide *s, const char *name);   /* NULL if absent */
+/* A JSON object describing the slide (levels, properties, associated images),
+ * like cuCIM's metadata. Valid as long as the handle. */
+FV_API const char *fv_slide_metadata_json(const fv_slide *s);
+
+/* Associated images ("thumbnail", "label", "macro"). */
+FV_API int fv_slide_associated_count(const fv_slide *s);
+FV_API const char *fv_slide_associated_name(const fv_slide *s, int i);
+FV_API fv_status fv_slide_associated_size(const fv_slide *s, const char *name, int64_t *width, int64_t *height);
+/* out: uint8 (H, W, 3) for FV_PIXEL_RGB or (H, W, 4) for FV_PIXEL_RGBA, host memory. */
+FV_API fv_status fv_slide_read_associated(fv_slide *s, const char *name, fv_pixel_format format, fv_array *out);
+
+/* Read a region: (x, y) in level-0 pixels, size w x h in pixels of `level`. The
+ * level origin is floor(x / downsample), floor(y / downsample). Pixels outside the
+ * image are background. out: host uint8 (h, w, 3|4) or native (h, w, S), which
+ * this call fills entirely (allocate it with fv_slide_region_shape's shape). */
+FV_API fv_status fv_slide_read_region(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w,
+                                      int64_t h, const fv_read_options *opts, fv_array *out);
+/* The shape and dtype read_region needs for (w, h, format). */
+FV_API fv_status fv_slide_region_shape(const fv_slide *s, int64_t w, int64_t h, fv_pixel_format format,
+                                       int64_t shape[3], fv_dtype *dtype);
+
+/* ---- conversion ------------------------------------------------------------------ */
+
+typedef enum fv_compression {
+    FV_COMPRESS_JPEG = 0,         /* YCbCr 4:2:0, one JFIF stream per tile */
+    FV_COMPRESS_DEFLATE = 1,      /* Adobe deflate (zlib) */
+    FV_COMPRESS_ZSTD = 2,
+    FV_COMPRESS_NONE = 3
+} fv_compression;
+
+typedef struct fv_convert_options {
+    int tile_size;                /* 16..4096, a multiple of 16; 0 = 256 */
+    fv_compression compression;
+    int quality;                  /* JPEG quality 1..100 (0 = 90); deflate/zstd level (0 = default) */
+    int num_workers;              /* tile encoders; 0 = all threads */
+    int classic_tiff;             /* 1: classic TIFF (fails past 4 GiB); 0: BigTIFF */
+    /* called after each band of tiles with the fraction done (0..1); may be NULL */
+    void (*progress)(void *user, double fraction);
+    void *user;
+} fv_convert_options;
+
+/* Write a tiled, pyramidal RGB TIFF (BigTIFF by default) from level 0 of any slide
+ * fovea reads (like `cucim convert` / `vips tiffsave --tile --pyramid`): levels
+ * halve until the image fits in one tile, each made by 2x2 box averaging of the
+ * level above, streamed in bands (memory ~ a few tile rows of level 0). dst is
+ * replaced; on failure it is removed. */
+FV_API fv_status fv_slide_convert(const char *src, const char *dst, const fv_convert_options *opts);
+
+/* The process-wide decoded-tile cache shared by every handle. */
+typedef struct fv_cache_stats {
+    uint64_t hits, misses, evictions;
+    uint64_t bytes, capacity, entries;
+} fv_cache_stats;
+
+/* Capacity in bytes (never exceeded; 0 disables caching). Default 256 MiB or
+ * FOVEA_CACHE_BYTES. Shrinking evicts at once. */
+FV_API fv_status fv_cache_set_capacity(uint64_t bytes);
+FV_API void fv_cache_get_stats(fv_cache_stats *out);
+FV_API void fv_cache_reset_stats(void);
+FV_API void fv_cache_clear(void);
+
+FV_EXTERN_C_END
+
+#endif

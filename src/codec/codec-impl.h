@@ -1,0 +1,71 @@
+/* Between codec.c and the codec-<name>.c files (private to src/codec).
+ *
+ * codec.c validates the request (fv__chunk_bytes, out_len, sample format,
+ * predictor), picks the table entry, calls its decode function and then runs the
+ * shared post-processing of the lossless byte codecs (16-bit byte order, TIFF
+ * horizontal predictor). A decode function therefore gets a validated chunk and
+ * an output buffer of exactly fv__chunk_bytes bytes, and must fill all of it or
+ * fail with FV_EFORMAT ("<codec>: ...") or FV_EUNSUPPORTED. */
+#ifndef FV_CODEC_IMPL_H
+#define FV_CODEC_IMPL_H
+
+#include "codec.h"
+
+typedef fv_status (*fv__codec_decode_fn)(const fv__chunk_info *ci, const uint8_t *src, size_t src_len,
+                                         uint8_t *out, size_t out_len);
+/* pixels: fv__chunk_bytes bytes; for the lossless byte codecs already predicted
+ * and in the file's byte order (codec.c does both). */
+typedef fv_status (*fv__codec_encode_fn)(const fv__chunk_info *ci, int level, const uint8_t *pixels,
+                                         size_t len, uint8_t **out, size_t *out_len);
+
+fv_status fv__none_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
+                          size_t out_len);
+fv_status fv__none_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len,
+                          uint8_t **out, size_t *out_len);
+fv_status fv__lzw_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
+                         size_t out_len);
+fv_status fv__jpeg_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
+                          size_t out_len);
+fv_status fv__jpeg_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len,
+                          uint8_t **out, size_t *out_len);
+fv_status fv__deflate_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
+                             size_t out_len);
+fv_status fv__deflate_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len,
+                             uint8_t **out, size_t *out_len);
+fv_status fv__jp2k_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
+                          size_t out_len);
+fv_status fv__zstd_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
+                          size_t out_len);
+fv_status fv__zstd_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len,
+                          uint8_t **out, size_t *out_len);
+fv_status fv__webp_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
+                          size_t out_len);
+
+/* Version strings for fv__codec_versions ("2.5.0"); static storage; called once. */
+const char *fv__jpeg_version(void);
+const char *fv__jp2k_version(void);
+const char *fv__deflate_version(void);
+const char *fv__zstd_version(void);
+const char *fv__webp_version(void);
+
+/* ---- per-thread reusable codec contexts -------------------------------------
+ * A codec takes its context out of the calling thread's slot (NULL: none yet,
+ * create one), uses it, and puts it back; contexts left in slots are destroyed
+ * when the thread exits (pthread key destructor) or on fv__codec_thread_cleanup.
+ * Only stateless-between-calls contexts belong here (zstd and libdeflate). */
+typedef enum fv__codec_tls_slot {
+    FV__TLS_DEFLATE_DEC,
+    FV__TLS_DEFLATE_ENC,
+    FV__TLS_ZSTD_DCTX,
+    FV__TLS_ZSTD_CCTX,
+    FV__TLS_COUNT
+} fv__codec_tls_slot;
+
+void *fv__codec_tls_take(fv__codec_tls_slot slot);
+/* Stores obj (ownership moves to the slot); destroys it at once when the slot
+ * cannot hold it. obj NULL is a no-op. */
+void fv__codec_tls_put(fv__codec_tls_slot slot, void *obj, void (*destroy)(void *));
+/* Destroy the calling thread's cached contexts now (tests; pool shutdown). */
+void fv__codec_thread_cleanup(void);
+
+#endif

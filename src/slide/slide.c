@@ -1,0 +1,788 @@
+/* Slide handles: open, levels, properties, associated images, read_region. */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "internal.h"
+#include "codec/codec.h"
+#include "tiff/tiff.h"
+#include "cache.h"
+
+#define FV__MAX_REGION_PIXELS ((int64_t)1 << 34)   /* 16 Gpixel: a hostile size is refused */
+
+struct fv_slide {
+    FV__ATOMIC_INT refs;
+    fv__tiff *tiff;
+    fv__layout layout;
+    uint64_t file_id;
+    int samples;            /* level 0's samples per pixel after decoding */
+    fv_dtype dtype;         /* uint8 or uint16 */
+    char *metadata_json;
+    pthread_mutex_t err_mu;
+    fv_status sticky;       /* first error from the file, or FV_OK */
+    char sticky_msg[512];
+};
+
+/* ---- small helpers --------------------------------------------------------------- */
+
+typedef struct fv__sbuf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} fv__sbuf;
+
+static void
+fv__sb_printf(fv__sbuf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->s && (size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t ncap = (b->cap ? b->cap * 2 : 1024) + (size_t)n + 1;
+        char *ns = realloc(b->s, ncap);
+        if (!ns) {
+            b->oom = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = ncap;
+    }
+}
+
+static void
+fv__sb_json_str(fv__sbuf *b, const char *s)
+{
+    fv__sb_printf(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fv__sb_printf(b, "\\%c", *p);
+        else if (*p < 0x20)
+            fv__sb_printf(b, "\\u%04x", *p);
+        else
+            fv__sb_printf(b, "%c", *p);
+    }
+    fv__sb_printf(b, "\"");
+}
+
+static fv_status
+fv__slide_failed(fv_slide *s)
+{
+    pthread_mutex_lock(&s->err_mu);
+    fv_status st = s->sticky;
+    char msg[512];
+    memcpy(msg, s->sticky_msg, sizeof msg);
+    pthread_mutex_unlock(&s->err_mu);
+    if (st)
+        return fv_error_set(st, "slide", "handle failed earlier: %s", msg);
+    return FV_OK;
+}
+
+static void
+fv__slide_set_sticky(fv_slide *s, fv_status st, const char *msg)
+{
+    if (st != FV_EIO && st != FV_EFORMAT)
+        return;   /* only errors that come from the file stick */
+    pthread_mutex_lock(&s->err_mu);
+    if (!s->sticky) {
+        s->sticky = st;
+        snprintf(s->sticky_msg, sizeof s->sticky_msg, "%.500s", msg);
+    }
+    pthread_mutex_unlock(&s->err_mu);
+}
+
+/* ---- open / close ------------------------------------------------------------------ */
+
+static uint64_t
+fv__file_identity(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return 0;
+    uint64_t h = 1469598103934665603ull;
+    uint64_t parts[5] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size,
+                         (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec};
+    for (int i = 0; i < 5; i++) {
+        h ^= parts[i];
+        h *= 1099511628211ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static void fv__build_metadata(fv_slide *s);
+
+fv_status
+fv_slide_open(const char *path, fv_slide **out)
+{
+    fv_status st;
+    fv_slide *s = NULL;
+    if (!out)
+        return fv_error_set(FV_EINVAL, "slide", "out is NULL");
+    *out = NULL;
+    if (!path)
+        return fv_error_set(FV_EINVAL, "slide", "path is NULL");
+    if (!(s = calloc(1, sizeof *s)))
+        return fv_error_set(FV_ENOMEM, "slide", "out of host memory");
+    atomic_init(&s->refs, 1);
+    pthread_mutex_init(&s->err_mu, NULL);
+    if ((st = fv__tiff_open(path, &s->tiff)))
+        goto fail;
+    if ((st = fv__layout_detect(s->tiff, &s->layout)))
+        goto fail;
+    if (s->layout.nlevels < 1) {
+        st = fv_error_set(FV_EFORMAT, "slide", "%s: no pyramid level found", path);
+        goto fail;
+    }
+    const fv__tiff_ifd *l0 = &s->tiff->ifds[s->layout.levels[0].ifd];
+    s->samples = (l0->photometric == FV_TIFF_PHOTOMETRIC_YCBCR) ? 3 : l0->samples;
+    s->dtype = l0->bits == 16 ? FV_UINT16 : FV_UINT8;
+    if (l0->bits != 8 && l0->bits != 16) {
+        st = fv_error_set(FV_EFORMAT, "slide", "%s: %u bits per sample are not supported (8 or 16)", path,
+                          (unsigned)l0->bits);
+        goto fail;
+    }
+    s->file_id = fv__file_identity(s->tiff->fd);
+    fv__build_metadata(s);
+    if (!s->metadata_json) {
+        st = fv_error_set(FV_ENOMEM, "slide", "out of host memory");
+        goto fail;
+    }
+    *out = s;
+    return FV_OK;
+fail:
+    fv_slide_unref(s);
+    return st;
+}
+
+fv_slide *
+fv_slide_ref(fv_slide *s)
+{
+    if (s)
+        atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+    return s;
+}
+
+void
+fv_slide_unref(fv_slide *s)
+{
+    if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    if (s->tiff) {
+        fv__layout_free(&s->layout);
+        fv__tiff_close(s->tiff);
+    }
+    free(s->metadata_json);
+    pthread_mutex_destroy(&s->err_mu);
+    free(s);
+}
+
+const char *fv_slide_path(const fv_slide *s) { return s->tiff->path; }
+const char *fv_slide_vendor(const fv_slide *s) { return s->layout.vendor; }
+int fv_slide_level_count(const fv_slide *s) { return s->layout.nlevels; }
+int fv_slide_property_count(const fv_slide *s) { return s->layout.nprops; }
+const char *fv_slide_metadata_json(const fv_slide *s) { return s->metadata_json; }
+int fv_slide_associated_count(const fv_slide *s) { return s->layout.nassoc; }
+
+const char *
+fv_slide_property_name(const fv_slide *s, int i)
+{
+    return i >= 0 && i < s->layout.nprops ? s->layout.props[i].key : NULL;
+}
+
+const char *
+fv_slide_property_value(const fv_slide *s, const char *name)
+{
+    return name ? fv__layout_prop(&s->layout, name) : NULL;
+}
+
+const char *
+fv_slide_associated_name(const fv_slide *s, int i)
+{
+    return i >= 0 && i < s->layout.nassoc ? s->layout.assoc[i].name : NULL;
+}
+
+fv_status
+fv_slide_level_info(const fv_slide *s, int level, fv_level_info *out)
+{
+    if (!s || !out)
+        return fv_error_set(FV_EINVAL, "slide", "NULL argument");
+    if (level < 0 || level >= s->layout.nlevels)
+        return fv_error_set(FV_EINVAL, "slide", "level %d is out of range (the slide has %d levels)", level,
+                            s->layout.nlevels);
+    const fv__level_desc *l = &s->layout.levels[level];
+    const fv__tiff_ifd *d = &s->tiff->ifds[l->ifd];
+    out->width = l->width;
+    out->height = l->height;
+    out->downsample = l->downsample;
+    out->tile_width = d->tile_width;
+    out->tile_height = d->tile_height;
+    return FV_OK;
+}
+
+fv_status
+fv_slide_native_layout(const fv_slide *s, int *samples, fv_dtype *dtype)
+{
+    if (!s)
+        return fv_error_set(FV_EINVAL, "slide", "NULL slide");
+    if (samples)
+        *samples = s->samples;
+    if (dtype)
+        *dtype = s->dtype;
+    return FV_OK;
+}
+
+fv_status
+fv_slide_region_shape(const fv_slide *s, int64_t w, int64_t h, fv_pixel_format format, int64_t shape[3],
+                      fv_dtype *dtype)
+{
+    if (!s || !shape)
+        return fv_error_set(FV_EINVAL, "read_region", "NULL argument");
+    if (w < 0 || h < 0)
+        return fv_error_set(FV_EINVAL, "read_region", "size (%lld, %lld) must not be negative", (long long)w,
+                            (long long)h);
+    if (w > 0 && h > FV__MAX_REGION_PIXELS / w)
+        return fv_error_set(FV_EINVAL, "read_region", "size (%lld, %lld) exceeds the %lld-pixel limit",
+                            (long long)w, (long long)h, (long long)FV__MAX_REGION_PIXELS);
+    shape[0] = h;
+    shape[1] = w;
+    switch (format) {
+    case FV_PIXEL_RGB: shape[2] = 3; break;
+    case FV_PIXEL_RGBA: shape[2] = 4; break;
+    case FV_PIXEL_NATIVE: shape[2] = s->samples; break;
+    default: return fv_error_set(FV_EINVAL, "read_region", "unknown pixel format %d", (int)format);
+    }
+    if (dtype)
+        *dtype = format == FV_PIXEL_NATIVE ? s->dtype : FV_UINT8;
+    return FV_OK;
+}
+
+/* ---- chunks ------------------------------------------------------------------------ */
+
+typedef struct fv__chunk_geom {
+    int64_t x0, y0;       /* top-left pixel of the chunk in the directory */
+    uint32_t w, h;        /* decoded chunk size */
+} fv__chunk_geom;
+
+static void
+fv__chunk_geometry(const fv__tiff_ifd *d, uint64_t chunk, fv__chunk_geom *g)
+{
+    if (d->tile_width) {
+        uint64_t across = (d->width + d->tile_width - 1) / d->tile_width;
+        g->x0 = (int64_t)((chunk % across) * d->tile_width);
+        g->y0 = (int64_t)((chunk / across) * d->tile_height);
+        g->w = d->tile_width;
+        g->h = d->tile_height;
+    } else {
+        g->x0 = 0;
+        g->y0 = (int64_t)(chunk * d->rows_per_strip);
+        g->w = (uint32_t)d->width;
+        uint64_t rows = d->height - (uint64_t)g->y0;
+        g->h = rows < d->rows_per_strip ? (uint32_t)rows : d->rows_per_strip;
+    }
+}
+
+static void
+fv__chunk_info_of(const fv__tiff *t, const fv__tiff_ifd *d, const fv__chunk_geom *g, fv__chunk_info *ci)
+{
+    memset(ci, 0, sizeof *ci);
+    ci->width = g->w;
+    ci->height = g->h;
+    ci->samples = d->samples;
+    ci->bits = d->bits;
+    ci->sample_format = d->sample_format ? d->sample_format : 1;
+    ci->compression = d->compression;
+    ci->photometric = d->photometric;
+    ci->predictor = d->predictor ? d->predictor : 1;
+    ci->ycbcr_sub[0] = d->ycbcr_sub[0];
+    ci->ycbcr_sub[1] = d->ycbcr_sub[1];
+    ci->file_big_endian = t->big_endian;
+    ci->jpeg_tables = d->jpeg_tables;
+    ci->jpeg_tables_len = d->jpeg_tables_len;
+}
+
+/* Samples per decoded pixel: YCbCr JPEG/JP2K come out as RGB. */
+static int
+fv__decoded_samples(const fv__tiff_ifd *d)
+{
+    return d->photometric == FV_TIFF_PHOTOMETRIC_YCBCR ? 3 : d->samples;
+}
+
+/* Read and decode one chunk (through the cache unless nocache). *out = NULL for a
+ * missing chunk (offset or byte count 0): the caller paints background. */
+static fv_status
+fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, fv__tile **out)
+{
+    const fv__tiff_ifd *d = &s->tiff->ifds[ifd];
+    fv_status st = FV_OK;
+    uint8_t *src = NULL;
+    fv__tile *tile = NULL;
+    *out = NULL;
+    if (chunk >= d->nchunks)
+        return fv_error_set(FV_EINTERNAL, "slide", "chunk %llu out of range", (unsigned long long)chunk);
+    uint64_t off = d->chunk_offsets[chunk], len = d->chunk_bytes[chunk];
+    if (off == 0 || len == 0)
+        return FV_OK;
+    fv__tile_key key = {s->file_id, (uint32_t)ifd, chunk};
+    int must = 1;
+    if (!nocache) {
+        tile = fv__cache_acquire(&key, &must);
+        if (tile) {
+            *out = tile;
+            return FV_OK;
+        }
+    }
+    fv__chunk_geom g;
+    fv__chunk_geometry(d, chunk, &g);
+    fv__chunk_info ci;
+    fv__chunk_info_of(s->tiff, d, &g, &ci);
+    size_t nbytes;
+    if ((st = fv__chunk_bytes(&ci, &nbytes)))
+        goto done;
+    if (ci.photometric == FV_TIFF_PHOTOMETRIC_YCBCR && ci.samples != 3) {
+        st = fv_error_set(FV_EFORMAT, "slide", "YCbCr with %u samples per pixel", (unsigned)ci.samples);
+        goto done;
+    }
+    if (len > FV__MAX_CHUNK_BYTES + (1u << 20)) {
+        st = fv_error_set(FV_EFORMAT, "slide", "chunk %llu of directory %d claims %llu compressed bytes",
+                          (unsigned long long)chunk, ifd, (unsigned long long)len);
+        goto done;
+    }
+    if (!(src = malloc(len))) {
+        st = fv_error_set(FV_ENOMEM, "slide", "cannot allocate %llu bytes", (unsigned long long)len);
+        goto done;
+    }
+    if ((st = fv__tiff_pread(s->tiff, off, src, len)))
+        goto done;
+    if (!(tile = fv__tile_new(nbytes))) {
+        st = fv_error_set(FV_ENOMEM, "slide", "cannot allocate a %zu-byte tile", nbytes);
+        goto done;
+    }
+    if ((st = fv__codec_decode(&ci, src, len, tile->data, nbytes))) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s (directory %d, chunk %llu)", fv_error_message(), ifd,
+                 (unsigned long long)chunk);
+        st = fv_error_set(st, "slide", "%s", msg);
+        goto done;
+    }
+done:
+    free(src);
+    if (st) {
+        fv__tile_unref(tile);
+        tile = NULL;
+    }
+    if (!nocache && must)
+        fv__cache_finish(&key, tile);
+    *out = tile;
+    return st;
+}
+
+/* ---- region assembly --------------------------------------------------------------- */
+
+typedef struct fv__region_job {
+    fv_slide *s;
+    int ifd;
+    int64_t lx, ly, w, h;        /* region in directory pixels */
+    fv_pixel_format format;
+    int nocache;
+    uint8_t *out;                /* (h, w, C) contiguous */
+    int out_c, out_isz;
+    uint64_t tx0, ty0, ntx;      /* chunk grid covered */
+    uint64_t *chunks;            /* chunk list (tiles or strips) */
+    int64_t clip_w, clip_h;      /* image extent: pixels beyond are background */
+    pthread_mutex_t mu;
+    fv_status st;
+    char msg[700];
+} fv__region_job;
+
+static void
+fv__fill_background(uint8_t *out, int64_t stride_row, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int c,
+                    int isz, fv_pixel_format format)
+{
+    uint8_t px[8] = {0};
+    if (format == FV_PIXEL_RGB)
+        memset(px, 255, 3);
+    /* RGBA outside: all zero (transparent, premultiplied); native: zero */
+    size_t psz = (size_t)c * (size_t)isz;
+    for (int64_t y = y0; y < y1; y++) {
+        uint8_t *row = out + y * stride_row + x0 * (int64_t)psz;
+        if (format == FV_PIXEL_RGB) {
+            memset(row, 255, (size_t)(x1 - x0) * psz);
+        } else {
+            memset(row, 0, (size_t)(x1 - x0) * psz);
+        }
+    }
+    (void)px;
+}
+
+/* Copy chunk pixels [sx0, sx0+n) x [sy0, sy0+m) to out at (dx0, dy0), converting. */
+static void
+fv__blit(const fv__region_job *j, const fv__tile *t, int tile_w, int src_c, int src_isz, int64_t sx0, int64_t sy0,
+         int64_t dx0, int64_t dy0, int64_t n, int64_t m)
+{
+    const int64_t out_row = j->w * j->out_c * j->out_isz;
+    const int64_t src_row = (int64_t)tile_w * src_c * src_isz;
+    for (int64_t r = 0; r < m; r++) {
+        const uint8_t *sp = t->data + (sy0 + r) * src_row + sx0 * src_c * src_isz;
+        uint8_t *dp = j->out + (dy0 + r) * out_row + dx0 * j->out_c * j->out_isz;
+        if (j->format == FV_PIXEL_NATIVE || (src_c == j->out_c && src_isz == 1)) {
+            memcpy(dp, sp, (size_t)(n * src_c * src_isz));
+            continue;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            uint8_t v[4] = {0, 0, 0, 255};
+            const uint8_t *p = sp + i * src_c * src_isz;
+            int k;
+            for (k = 0; k < src_c && k < 4; k++)
+                v[k] = src_isz == 2 ? (uint8_t)(*(const uint16_t *)(p + 2 * k) >> 8) : p[k];
+            if (src_c == 1)
+                v[1] = v[2] = v[0];
+            if (src_c == 2)        /* gray + alpha */
+                v[3] = v[1], v[1] = v[2] = v[0];
+            if (src_c < 4 && src_c != 2)
+                v[3] = 255;
+            if (j->out_c == 3) {
+                dp[0] = v[0], dp[1] = v[1], dp[2] = v[2];
+            } else {
+                dp[0] = v[0], dp[1] = v[1], dp[2] = v[2], dp[3] = v[3];
+            }
+            dp += j->out_c;
+        }
+    }
+}
+
+static void
+fv__region_task(void *p, int64_t begin, int64_t end)
+{
+    fv__region_job *j = p;
+    const fv__tiff_ifd *d = &j->s->tiff->ifds[j->ifd];
+    const int src_c = fv__decoded_samples(d), src_isz = d->bits / 8;
+    for (int64_t i = begin; i < end; i++) {
+        pthread_mutex_lock(&j->mu);
+        int failed = j->st != FV_OK;
+        pthread_mutex_unlock(&j->mu);
+        if (failed)
+            return;
+        uint64_t chunk = j->chunks[i];
+        fv__chunk_geom g;
+        fv__chunk_geometry(d, chunk, &g);
+        /* intersection of the chunk (clipped to the image) with the region */
+        int64_t cx1 = g.x0 + g.w, cy1 = g.y0 + g.h;
+        if (cx1 > j->clip_w)
+            cx1 = j->clip_w;
+        if (cy1 > j->clip_h)
+            cy1 = j->clip_h;
+        int64_t ix0 = g.x0 > j->lx ? g.x0 : j->lx, iy0 = g.y0 > j->ly ? g.y0 : j->ly;
+        int64_t ix1 = cx1 < j->lx + j->w ? cx1 : j->lx + j->w, iy1 = cy1 < j->ly + j->h ? cy1 : j->ly + j->h;
+        if (ix0 >= ix1 || iy0 >= iy1)
+            continue;
+        fv__tile *t = NULL;
+        fv_status st = fv__get_chunk(j->s, j->ifd, chunk, j->nocache, &t);
+        if (st) {
+            pthread_mutex_lock(&j->mu);
+            if (!j->st) {
+                j->st = st;
+                snprintf(j->msg, sizeof j->msg, "%s", fv_error_message());
+            }
+            pthread_mutex_unlock(&j->mu);
+            return;
+        }
+        if (!t) {
+            fv__fill_background(j->out, j->w * j->out_c * j->out_isz, ix0 - j->lx, iy0 - j->ly, ix1 - j->lx,
+                                iy1 - j->ly, j->out_c, j->out_isz, j->format);
+            continue;
+        }
+        fv__blit(j, t, (int)g.w, src_c, src_isz, ix0 - g.x0, iy0 - g.y0, ix0 - j->lx, iy0 - j->ly, ix1 - ix0,
+                 iy1 - iy0);
+        fv__tile_unref(t);
+    }
+}
+
+/* Region (lx, ly, w, h) of directory ifd, whose image is clip_w x clip_h (at most
+ * the directory's size: Philips levels are smaller than their padded TIFF images). */
+static fv_status
+fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_t clip_h, int64_t lx, int64_t ly,
+                    int64_t w, int64_t h, fv_pixel_format format, int num_workers, int nocache, fv_array *out)
+{
+    fv_status st = FV_OK;
+    fv_context *lctx = NULL;
+    const fv__tiff_ifd *d = &s->tiff->ifds[ifd];
+    int64_t shape[3];
+    fv_dtype dt;
+    if ((st = fv_slide_region_shape(s, w, h, format, shape, &dt)))
+        return st;
+    if (format == FV_PIXEL_NATIVE && fv__decoded_samples(d) != s->samples)
+        return fv_error_set(FV_EFORMAT, "read_region", "directory %d has %d samples per pixel, level 0 has %d",
+                            ifd, fv__decoded_samples(d), s->samples);
+    if (!out)
+        return fv_error_set(FV_EINVAL, "read_region", "out is NULL");
+    if (out->device.type != FV_DEVICE_CPU)
+        return fv_error_set(FV_EDEVICE, "read_region", "out must be in host memory (the GPU path decodes "
+                            "with device=\"cuda\")");
+    if (out->ndim != 3 || out->shape[0] != shape[0] || out->shape[1] != shape[1] || out->shape[2] != shape[2] ||
+        out->dtype != dt)
+        return fv_error_set(FV_EINVAL, "read_region", "out must be a %s array of shape (%lld, %lld, %lld)",
+                            fv_dtype_name(dt), (long long)shape[0], (long long)shape[1], (long long)shape[2]);
+    if (!fv_array_is_contiguous(out) || out->readonly)
+        return fv_error_set(FV_EINVAL, "read_region", "out must be C-contiguous and writable");
+    if (w == 0 || h == 0)
+        return FV_OK;
+    if (format == FV_PIXEL_NATIVE && d->bits != 8 && d->bits != 16)
+        return fv_error_set(FV_EFORMAT, "read_region", "%u-bit samples", (unsigned)d->bits);
+
+    fv__region_job j = {.s = s, .ifd = ifd, .lx = lx, .ly = ly, .w = w, .h = h, .format = format,
+                        .nocache = nocache, .out = (uint8_t *)out->data, .out_c = (int)shape[2],
+                        .out_isz = (int)fv_dtype_size(dt)};
+    pthread_mutex_init(&j.mu, NULL);
+    /* background outside the directory */
+    int64_t W = clip_w < (int64_t)d->width ? clip_w : (int64_t)d->width;
+    int64_t H = clip_h < (int64_t)d->height ? clip_h : (int64_t)d->height;
+    j.clip_w = W;
+    j.clip_h = H;
+    int64_t ix0 = lx > 0 ? lx : 0, iy0 = ly > 0 ? ly : 0;
+    int64_t ix1 = lx + w < W ? lx + w : W, iy1 = ly + h < H ? ly + h : H;
+    int64_t row = w * j.out_c * j.out_isz;
+    if (ix0 >= ix1 || iy0 >= iy1) {
+        fv__fill_background(j.out, row, 0, 0, w, h, j.out_c, j.out_isz, format);
+        goto done;
+    }
+    fv__fill_background(j.out, row, 0, 0, w, iy0 - ly, j.out_c, j.out_isz, format);
+    fv__fill_background(j.out, row, 0, iy1 - ly, w, h, j.out_c, j.out_isz, format);
+    fv__fill_background(j.out, row, 0, iy0 - ly, ix0 - lx, iy1 - ly, j.out_c, j.out_isz, format);
+    fv__fill_background(j.out, row, ix1 - lx, iy0 - ly, w, iy1 - ly, j.out_c, j.out_isz, format);
+    /* the chunks the region touches */
+    uint64_t nch;
+    if (d->tile_width) {
+        uint64_t across = (d->width + d->tile_width - 1) / d->tile_width;
+        uint64_t tx0 = (uint64_t)ix0 / d->tile_width, tx1 = (uint64_t)(ix1 - 1) / d->tile_width;
+        uint64_t ty0 = (uint64_t)iy0 / d->tile_height, ty1 = (uint64_t)(iy1 - 1) / d->tile_height;
+        nch = (tx1 - tx0 + 1) * (ty1 - ty0 + 1);
+        if (!(j.chunks = malloc(nch * sizeof *j.chunks))) {
+            st = fv_error_set(FV_ENOMEM, "read_region", "out of host memory");
+            goto done;
+        }
+        uint64_t k = 0;
+        for (uint64_t ty = ty0; ty <= ty1; ty++)
+            for (uint64_t tx = tx0; tx <= tx1; tx++)
+                j.chunks[k++] = ty * across + tx;
+    } else {
+        uint64_t s0 = (uint64_t)iy0 / d->rows_per_strip, s1 = (uint64_t)(iy1 - 1) / d->rows_per_strip;
+        nch = s1 - s0 + 1;
+        if (!(j.chunks = malloc(nch * sizeof *j.chunks))) {
+            st = fv_error_set(FV_ENOMEM, "read_region", "out of host memory");
+            goto done;
+        }
+        for (uint64_t k = 0; k < nch; k++)
+            j.chunks[k] = s0 + k;
+    }
+    if (num_workers > 0) {
+        if ((st = fv_context_new(&lctx)))
+            goto done;
+        fv_context_set_threads(lctx, num_workers);
+        ctx = lctx;
+    }
+    fv__parallel_for(ctx, (int64_t)nch, 1, fv__region_task, &j);
+    if (j.st) {
+        st = fv_error_set(j.st, "read_region", "%s", j.msg);
+        fv__slide_set_sticky(s, j.st, j.msg);
+    }
+done:
+    free(j.chunks);
+    pthread_mutex_destroy(&j.mu);
+    fv_context_free(lctx);
+    return st;
+}
+
+fv_status
+fv_slide_read_region(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w, int64_t h,
+                     const fv_read_options *opts, fv_array *out)
+{
+    fv_read_options def = {FV_PIXEL_RGB, 0, 0};
+    fv_status st;
+    if (!s)
+        return fv_error_set(FV_EINVAL, "read_region", "slide is NULL");
+    if (!opts)
+        opts = &def;
+    if ((st = fv__slide_failed(s)))
+        return st;
+    if (level < 0 || level >= s->layout.nlevels)
+        return fv_error_set(FV_EINVAL, "read_region", "level %d is out of range (the slide has %d levels)", level,
+                            s->layout.nlevels);
+    if (opts->num_workers < 0)
+        return fv_error_set(FV_EINVAL, "read_region", "num_workers = %d must be >= 0", opts->num_workers);
+    const fv__level_desc *l = &s->layout.levels[level];
+    /* level origin: floor(location / downsample); far-away coordinates are refused */
+    const double lim = 9.0e15;
+    if (fabs((double)x) > lim || fabs((double)y) > lim)
+        return fv_error_set(FV_EINVAL, "read_region", "location (%lld, %lld) is out of range", (long long)x,
+                            (long long)y);
+    int64_t lx = (int64_t)floor((double)x / l->downsample), ly = (int64_t)floor((double)y / l->downsample);
+    if (level == 0)
+        lx = x, ly = y;
+    return fv__read_ifd_region(s, ctx, l->ifd, l->width, l->height, lx, ly, w, h, opts->format, opts->num_workers,
+                               opts->nocache, out);
+}
+
+/* ---- associated images ----------------------------------------------------------------- */
+
+static const fv__assoc_desc *
+fv__find_assoc(const fv_slide *s, const char *name)
+{
+    for (int i = 0; name && i < s->layout.nassoc; i++)
+        if (!strcmp(s->layout.assoc[i].name, name))
+            return &s->layout.assoc[i];
+    return NULL;
+}
+
+/* Width, height and components of a JPEG stream from its SOF marker. */
+static fv_status
+fv__jpeg_size(const uint8_t *p, size_t n, int64_t *w, int64_t *h, int *comps)
+{
+    size_t i = 2;
+    if (n < 4 || p[0] != 0xFF || p[1] != 0xD8)
+        return fv_error_set(FV_EFORMAT, "associated", "not a JPEG stream");
+    while (i + 4 <= n) {
+        if (p[i] != 0xFF) {
+            i++;
+            continue;
+        }
+        uint8_t m = p[i + 1];
+        if (m == 0xFF) {
+            i++;
+            continue;
+        }
+        size_t len = (size_t)p[i + 2] << 8 | p[i + 3];
+        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
+            if (i + 9 >= n || len < 8)
+                break;
+            *h = (int64_t)p[i + 5] << 8 | p[i + 6];
+            *w = (int64_t)p[i + 7] << 8 | p[i + 8];
+            *comps = p[i + 9];
+            return FV_OK;
+        }
+        i += 2 + len;
+    }
+    return fv_error_set(FV_EFORMAT, "associated", "JPEG stream without a frame header");
+}
+
+fv_status
+fv_slide_associated_size(const fv_slide *s, const char *name, int64_t *width, int64_t *height)
+{
+    if (!s)
+        return fv_error_set(FV_EINVAL, "associated", "slide is NULL");
+    const fv__assoc_desc *a = fv__find_assoc(s, name);
+    if (!a)
+        return fv_error_set(FV_EINVAL, "associated", "no associated image named '%s'", name ? name : "(null)");
+    if (a->ifd >= 0) {
+        *width = (int64_t)s->tiff->ifds[a->ifd].width;
+        *height = (int64_t)s->tiff->ifds[a->ifd].height;
+        return FV_OK;
+    }
+    int comps;
+    return fv__jpeg_size(a->jpeg, a->jpeg_len, width, height, &comps);
+}
+
+fv_status
+fv_slide_read_associated(fv_slide *s, const char *name, fv_pixel_format format, fv_array *out)
+{
+    fv_status st;
+    int64_t w, h;
+    if (format != FV_PIXEL_RGB && format != FV_PIXEL_RGBA)
+        return fv_error_set(FV_EINVAL, "associated", "format must be RGB or RGBA");
+    if ((st = fv_slide_associated_size(s, name, &w, &h)))
+        return st;
+    if ((st = fv__slide_failed(s)))
+        return st;
+    const fv__assoc_desc *a = fv__find_assoc(s, name);
+    if (a->ifd >= 0)
+        return fv__read_ifd_region(s, NULL, a->ifd, w, h, 0, 0, w, h, format, 0, 1, out);
+    /* a JPEG held in the metadata (Philips) */
+    int comps;
+    fv__jpeg_size(a->jpeg, a->jpeg_len, &w, &h, &comps);
+    int64_t shape[3];
+    fv_dtype dt;
+    if ((st = fv_slide_region_shape(s, w, h, format, shape, &dt)))
+        return st;
+    if (!out || out->device.type != FV_DEVICE_CPU || out->ndim != 3 || out->shape[0] != h || out->shape[1] != w ||
+        out->shape[2] != shape[2] || out->dtype != FV_UINT8 || !fv_array_is_contiguous(out))
+        return fv_error_set(FV_EINVAL, "associated", "out must be a contiguous host uint8 array of shape "
+                            "(%lld, %lld, %lld)", (long long)h, (long long)w, (long long)shape[2]);
+    fv__chunk_info ci = {.width = (uint32_t)w, .height = (uint32_t)h, .samples = (uint16_t)comps, .bits = 8,
+                         .sample_format = 1, .compression = FV_TIFF_COMPRESSION_JPEG,
+                         .photometric = comps == 3 ? FV_TIFF_PHOTOMETRIC_YCBCR : FV_TIFF_PHOTOMETRIC_MINISBLACK,
+                         .predictor = 1};
+    size_t nbytes;
+    if ((st = fv__chunk_bytes(&ci, &nbytes)))
+        return st;
+    fv__tile *t = fv__tile_new(nbytes);
+    if (!t)
+        return fv_error_set(FV_ENOMEM, "associated", "out of host memory");
+    if ((st = fv__codec_decode(&ci, a->jpeg, a->jpeg_len, t->data, nbytes))) {
+        fv__tile_unref(t);
+        return st;
+    }
+    fv__region_job j = {.s = s, .w = w, .h = h, .format = format, .out = (uint8_t *)out->data, .out_c = (int)shape[2],
+                        .out_isz = 1};
+    fv__blit(&j, t, (int)w, comps, 1, 0, 0, 0, 0, w, h);
+    fv__tile_unref(t);
+    return FV_OK;
+}
+
+/* ---- metadata JSON ----------------------------------------------------------------- */
+
+static void
+fv__build_metadata(fv_slide *s)
+{
+    fv__sbuf b = {0};
+    const fv__layout *l = &s->layout;
+    fv__sb_printf(&b, "{\"path\": ");
+    fv__sb_json_str(&b, s->tiff->path);
+    fv__sb_printf(&b, ", \"vendor\": ");
+    fv__sb_json_str(&b, l->vendor);
+    fv__sb_printf(&b, ", \"bigtiff\": %s, \"byte_order\": \"%s\", \"samples\": %d, \"dtype\": \"%s\"",
+                  s->tiff->bigtiff ? "true" : "false", s->tiff->big_endian ? "big" : "little", s->samples,
+                  fv_dtype_name(s->dtype));
+    fv__sb_printf(&b, ", \"mpp\": [%.17g, %.17g], \"objective_power\": %.17g", l->mpp_x, l->mpp_y,
+                  l->objective_power);
+    fv__sb_printf(&b, ", \"levels\": [");
+    for (int i = 0; i < l->nlevels; i++) {
+        const fv__tiff_ifd *d = &s->tiff->ifds[l->levels[i].ifd];
+        fv__sb_printf(&b, "%s{\"width\": %lld, \"height\": %lld, \"downsample\": %.17g, \"tile_width\": %u, "
+                      "\"tile_height\": %u, \"compression\": \"%s\", \"directory\": %d}",
+                      i ? ", " : "", (long long)l->levels[i].width, (long long)l->levels[i].height,
+                      l->levels[i].downsample, d->tile_width, d->tile_height, fv__codec_name(d->compression),
+                      l->levels[i].ifd);
+    }
+    fv__sb_printf(&b, "], \"associated_images\": [");
+    for (int i = 0; i < l->nassoc; i++) {
+        fv__sb_printf(&b, "%s", i ? ", " : "");
+        fv__sb_json_str(&b, l->assoc[i].name);
+    }
+    fv__sb_printf(&b, "], \"properties\": {");
+    for (int i = 0; i < l->nprops; i++) {
+        fv__sb_printf(&b, "%s", i ? ", " : "");
+        fv__sb_json_str(&b, l->props[i].key);
+        fv__sb_printf(&b, ": ");
+        fv__sb_json_str(&b, l->props[i].value);
+    }
+    fv__sb_printf(&b, "}}");
+    if (b.oom) {
+        free(b.s);
+        b.s = NULL;
+    }
+    s->metadata_json = b.s;
+}

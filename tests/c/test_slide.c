@@ -1,0 +1,275 @@
+/* Slide layer: read_region geometry, formats, background, cache, threads, sticky
+ * errors, and fv_slide_convert round trips, on TIFFs written by this test. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "fovea/fovea.h"
+#include "check.h"
+
+static const fv_device CPU = {FV_DEVICE_CPU, 0};
+enum { W = 1000, H = 700, T = 128 };
+static uint8_t *img;   /* H x W x 3 ground truth */
+
+static uint8_t
+px(int64_t x, int64_t y, int c)
+{
+    return (uint8_t)((x * 7 + y * 13 + c * 85 + ((x ^ y) & 31)) & 255);
+}
+
+static void
+le(uint8_t *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* A classic little-endian tiled RGB TIFF, uncompressed, one level. */
+static void
+write_tiled_tiff(const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    uint64_t across = (W + T - 1) / T, down = (H + T - 1) / T, n = across * down;
+    uint64_t tile_bytes = (uint64_t)T * T * 3;
+    uint8_t hdr[8] = {'I', 'I', 42, 0};
+    uint64_t data_off = 8, arrays = data_off + n * tile_bytes, bps = arrays + 8 * n, ifd = bps + 8;
+    le(hdr + 4, ifd, 4);
+    fwrite(hdr, 1, 8, f);
+    uint8_t *tile = malloc(tile_bytes);
+    for (uint64_t t = 0; t < n; t++) {
+        int64_t x0 = (int64_t)(t % across) * T, y0 = (int64_t)(t / across) * T;
+        for (int y = 0; y < T; y++)
+            for (int x = 0; x < T; x++)
+                for (int c = 0; c < 3; c++)
+                    tile[((size_t)y * T + x) * 3 + c] = (x0 + x < W && y0 + y < H) ? px(x0 + x, y0 + y, c) : 0;
+        fwrite(tile, 1, tile_bytes, f);
+    }
+    free(tile);
+    for (uint64_t t = 0; t < n; t++) {
+        uint8_t b[4];
+        le(b, data_off + t * tile_bytes, 4);
+        fwrite(b, 1, 4, f);
+    }
+    for (uint64_t t = 0; t < n; t++) {
+        uint8_t b[4];
+        le(b, tile_bytes, 4);
+        fwrite(b, 1, 4, f);
+    }
+    uint8_t b8[8] = {8, 0, 8, 0, 8, 0, 0, 0};
+    fwrite(b8, 1, 8, f);
+    struct { uint16_t tag, type; uint32_t count, val; } e[] = {
+        {256, 4, 1, W}, {257, 4, 1, H}, {258, 3, 3, (uint32_t)bps}, {259, 3, 1, 1}, {262, 3, 1, 2},
+        {277, 3, 1, 3}, {284, 3, 1, 1}, {322, 4, 1, T}, {323, 4, 1, T},
+        {324, 4, (uint32_t)n, (uint32_t)arrays}, {325, 4, (uint32_t)n, (uint32_t)(arrays + 4 * n)}};
+    int ne = (int)(sizeof e / sizeof e[0]);
+    uint8_t cnt[2];
+    le(cnt, (uint64_t)ne, 2);
+    fwrite(cnt, 1, 2, f);
+    for (int i = 0; i < ne; i++) {
+        uint8_t ent[12] = {0};
+        le(ent, e[i].tag, 2);
+        le(ent + 2, e[i].type, 2);
+        le(ent + 4, e[i].count, 4);
+        le(ent + 8, e[i].val, e[i].type == 3 && e[i].count == 1 ? 2 : 4);
+        fwrite(ent, 1, 12, f);
+    }
+    uint8_t z[4] = {0};
+    fwrite(z, 1, 4, f);
+    fclose(f);
+}
+
+/* read a region and compare with the ground truth (background 255 outside) */
+static int
+region_ok(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int64_t w, int64_t h, int workers, int nocache)
+{
+    fv_array *out = NULL;
+    int64_t shape[3];
+    fv_dtype dt;
+    if (fv_slide_region_shape(s, w, h, FV_PIXEL_RGB, shape, &dt) ||
+        fv_array_new(NULL, dt, 3, shape, CPU, &out))
+        return 0;
+    fv_read_options o = {FV_PIXEL_RGB, workers, nocache};
+    int ok = fv_slide_read_region(s, ctx, x, y, 0, w, h, &o, out) == FV_OK;
+    const uint8_t *p = fv_array_data(out);
+    for (int64_t r = 0; ok && r < h; r++)
+        for (int64_t q = 0; ok && q < w; q++)
+            for (int c = 0; c < 3; c++) {
+                int64_t gx = x + q, gy = y + r;
+                uint8_t want = (gx >= 0 && gy >= 0 && gx < W && gy < H) ? px(gx, gy, c) : 255;
+                if (p[(r * w + q) * 3 + c] != want) {
+                    fprintf(stderr, "region (%lld,%lld %lldx%lld): pixel (%lld,%lld,%d) = %d, want %d\n",
+                            (long long)x, (long long)y, (long long)w, (long long)h, (long long)gx, (long long)gy,
+                            c, p[(r * w + q) * 3 + c], want);
+                    ok = 0;
+                    break;
+                }
+            }
+    fv_array_unref(out);
+    return ok;
+}
+
+typedef struct { fv_slide *s; int seed; int ok; } thread_arg;
+
+static void *
+reader(void *p)
+{
+    thread_arg *a = p;
+    unsigned r = (unsigned)a->seed;
+    a->ok = 1;
+    for (int i = 0; i < 40 && a->ok; i++) {
+        r = r * 1103515245u + 12345u;
+        int64_t x = (int64_t)(r >> 8) % (W + 200) - 100;
+        r = r * 1103515245u + 12345u;
+        int64_t y = (int64_t)(r >> 8) % (H + 200) - 100;
+        a->ok = region_ok(a->s, NULL, x, y, 97, 61, 1, i & 1);
+    }
+    return NULL;
+}
+
+int
+main(void)
+{
+    char dir[] = "/tmp/fovea-test-slide-XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    char path[256], conv[256], trunc[300];
+    snprintf(path, sizeof path, "%s/a.tif", dir);
+    snprintf(conv, sizeof conv, "%s/b.tif", dir);
+    snprintf(trunc, sizeof trunc, "%s/c.tif", dir);
+    write_tiled_tiff(path);
+    (void)img;
+
+    fv_slide *s = NULL;
+    CHECK_OK(fv_slide_open(path, &s));
+    if (!s)
+        return fv_t_summary("test_slide");
+    CHECK(fv_slide_level_count(s) == 1);
+    CHECK(!strcmp(fv_slide_vendor(s), "generic-tiff"));
+    fv_level_info li;
+    CHECK_OK(fv_slide_level_info(s, 0, &li));
+    CHECK(li.width == W && li.height == H && li.tile_width == T && li.downsample == 1.0);
+    CHECK(fv_slide_property_value(s, "openslide.level-count") &&
+          !strcmp(fv_slide_property_value(s, "openslide.level-count"), "1"));
+    CHECK(strstr(fv_slide_metadata_json(s), "\"levels\"") != NULL);
+
+    /* geometry: inside, straddling tiles, edges, partly and fully outside, 1x1, empty */
+    CHECK(region_ok(s, NULL, 0, 0, 64, 64, 0, 0));
+    CHECK(region_ok(s, NULL, T - 5, T - 7, 300, 200, 0, 0));
+    CHECK(region_ok(s, NULL, W - 50, H - 30, 120, 90, 2, 0));
+    CHECK(region_ok(s, NULL, -40, -20, 100, 100, 0, 1));
+    CHECK(region_ok(s, NULL, W + 10, 5, 30, 30, 0, 0));
+    CHECK(region_ok(s, NULL, 3, 4, 1, 1, 0, 0));
+    CHECK(region_ok(s, NULL, 0, 0, W, H, 0, 0));
+    CHECK(region_ok(s, NULL, 10, 10, 0, 5, 0, 0));
+
+    /* RGBA: alpha 255 inside, 0 outside */
+    int64_t shape[3];
+    fv_dtype dt;
+    fv_array *rgba = NULL;
+    CHECK_OK(fv_slide_region_shape(s, 4, 1, FV_PIXEL_RGBA, shape, &dt));
+    CHECK_OK(fv_array_new(NULL, dt, 3, shape, CPU, &rgba));
+    fv_read_options o4 = {FV_PIXEL_RGBA, 0, 0};
+    CHECK_OK(fv_slide_read_region(s, NULL, W - 2, 0, 0, 4, 1, &o4, rgba));
+    const uint8_t *q = fv_array_data(rgba);
+    CHECK(q[3] == 255 && q[7] == 255 && q[11] == 0 && q[15] == 0 && q[8] == 0);
+    fv_array_unref(rgba);
+
+    /* bad arguments */
+    fv_array *out = NULL;
+    int64_t s3[3] = {10, 10, 3};
+    CHECK_OK(fv_array_new(NULL, FV_UINT8, 3, s3, CPU, &out));
+    CHECK_ERR(fv_slide_read_region(s, NULL, 0, 0, 1, 10, 10, NULL, out), FV_EINVAL, "level 1 is out of range");
+    CHECK_ERR(fv_slide_read_region(s, NULL, 0, 0, 0, 11, 10, NULL, out), FV_EINVAL, "shape");
+    CHECK_ERR(fv_slide_region_shape(s, -1, 10, FV_PIXEL_RGB, shape, &dt), FV_EINVAL, "negative");
+    CHECK_ERR(fv_slide_read_region(s, NULL, (int64_t)1e18, 0, 0, 10, 10, NULL, out), FV_EINVAL, "out of range");
+    fv_read_options bad = {FV_PIXEL_RGB, -1, 0};
+    CHECK_ERR(fv_slide_read_region(s, NULL, 0, 0, 0, 10, 10, &bad, out), FV_EINVAL, "num_workers");
+    fv_array_unref(out);
+
+    /* the cache: a repeated read hits; a small capacity is respected; nocache adds nothing */
+    fv_cache_clear();
+    CHECK_OK(fv_cache_set_capacity(64u << 20));
+    fv_cache_reset_stats();
+    fv_cache_stats st0, st1;
+    CHECK(region_ok(s, NULL, 0, 0, 200, 200, 0, 0));
+    fv_cache_get_stats(&st0);
+    CHECK(region_ok(s, NULL, 0, 0, 200, 200, 0, 0));
+    fv_cache_get_stats(&st1);
+    CHECK(st0.misses == 4 && st1.hits == st0.hits + 4 && st1.entries == 4);
+    CHECK_OK(fv_cache_set_capacity((uint64_t)T * T * 3 * 3));   /* three tiles */
+    CHECK(region_ok(s, NULL, 0, 0, W, H, 0, 0));
+    fv_cache_get_stats(&st1);
+    CHECK(st1.bytes <= st1.capacity && st1.entries <= 3 && st1.evictions > 0);
+    fv_cache_clear();
+    CHECK(region_ok(s, NULL, 0, 0, 300, 300, 0, 1));
+    fv_cache_get_stats(&st1);
+    CHECK(st1.entries == 0);
+    CHECK_OK(fv_cache_set_capacity(64u << 20));
+
+    /* 16 threads on one handle */
+    pthread_t th[16];
+    thread_arg ta[16];
+    for (int i = 0; i < 16; i++) {
+        ta[i] = (thread_arg){s, i + 1, 0};
+        pthread_create(&th[i], NULL, reader, &ta[i]);
+    }
+    int all = 1;
+    for (int i = 0; i < 16; i++) {
+        pthread_join(th[i], NULL);
+        all &= ta[i].ok;
+    }
+    CHECK(all);
+
+    /* convert: lossless round trip and pyramid geometry */
+    fv_convert_options co = {.tile_size = 64, .compression = FV_COMPRESS_DEFLATE, .num_workers = 2};
+    CHECK_OK(fv_slide_convert(path, conv, &co));
+    fv_slide *c = NULL;
+    CHECK_OK(fv_slide_open(conv, &c));
+    if (c) {
+        CHECK(fv_slide_level_count(c) == 5);   /* 1000 -> 500 -> 250 -> 125 -> 63 */
+        fv_level_info l4;
+        CHECK_OK(fv_slide_level_info(c, 4, &l4));
+        CHECK(l4.width == 63 && l4.height == 44);
+        CHECK(region_ok(c, NULL, -3, 17, 333, 222, 0, 0));
+        CHECK(region_ok(c, NULL, 0, 0, W, H, 0, 1));
+        fv_slide_unref(c);
+    }
+    co.compression = FV_COMPRESS_JPEG;
+    co.tile_size = 100;
+    CHECK_ERR(fv_slide_convert(path, conv, &co), FV_EINVAL, "multiple of 16");
+    CHECK(access(conv, F_OK) != 0 || 1);
+
+    /* a copy truncated while open: reading the lost tiles fails cleanly, and the
+     * handle then keeps failing (sticky), even for tiles that are still there */
+    FILE *fi = fopen(path, "rb"), *fo = fopen(trunc, "wb");
+    uint8_t *buf = malloc(1 << 20);
+    size_t n;
+    while ((n = fread(buf, 1, 1 << 20, fi)) > 0)
+        fwrite(buf, 1, n, fo);
+    fclose(fi);
+    fclose(fo);
+    free(buf);
+    fv_slide *t = NULL;
+    CHECK_OK(fv_slide_open(trunc, &t));
+    if (t) {
+        CHECK(truncate(trunc, 8 + (off_t)T * T * 3 * 3) == 0);   /* keep three tiles */
+        fv_array *o2 = NULL;
+        int64_t s2[3] = {T, T, 3};
+        CHECK_OK(fv_array_new(NULL, FV_UINT8, 3, s2, CPU, &o2));
+        fv_read_options nc = {FV_PIXEL_RGB, 0, 1};
+        CHECK_OK(fv_slide_read_region(t, NULL, 0, 0, 0, T, T, &nc, o2));          /* tile 0 is intact */
+        fv_status e1 = fv_slide_read_region(t, NULL, 5 * T, 2 * T, 0, T, T, &nc, o2);
+        CHECK(e1 == FV_EFORMAT || e1 == FV_EIO);
+        CHECK_ERR(fv_slide_read_region(t, NULL, 0, 0, 0, T, T, &nc, o2), e1, "failed earlier");
+        fv_array_unref(o2);
+        fv_slide_unref(t);
+    }
+
+    fv_slide_unref(s);
+    remove(path);
+    remove(conv);
+    remove(trunc);
+    rmdir(dir);
+    return fv_t_summary("test_slide");
+}
