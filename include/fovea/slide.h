@@ -71,6 +71,38 @@ FV_API fv_status fv_slide_read_region(fv_slide *s, fv_context *ctx, int64_t x, i
 FV_API fv_status fv_slide_region_shape(const fv_slide *s, int64_t w, int64_t h, fv_pixel_format format,
                                        int64_t shape[3], fv_dtype *dtype);
 
+/* ---- batched patch loading ---------------------------------------------------------- */
+
+typedef struct fv_batch_loader fv_batch_loader;
+
+typedef struct fv_loader_options {
+    int level;
+    int64_t width, height;        /* patch size in pixels of the level */
+    fv_pixel_format format;
+    int batch_size;               /* >= 1 */
+    int num_workers;              /* background threads; 0: read in the caller's thread on next() */
+    int prefetch_factor;          /* batches loaded ahead of the consumer (>= 1; 0 = 2) */
+    int shuffle;                  /* visit the locations in a seeded random order */
+    uint64_t seed;
+    int drop_last;                /* drop a final batch smaller than batch_size */
+    int nocache;
+} fv_loader_options;
+
+/* Loader over n (x, y) level-0 locations (xy holds 2n values, copied). Batches come
+ * in order (or the seeded shuffled order); workers run ahead by prefetch_factor
+ * batches, so memory stays bounded. The loader holds a reference to the slide. */
+FV_API fv_status fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_options *opts,
+                                     fv_batch_loader **out);
+/* The next batch, a new host array (N, H, W, C) the caller owns (N = batch_size but
+ * for a short last batch), or *out = NULL after the last one. A failed read is
+ * reported once (its status and message); after it the loader is finished. */
+FV_API fv_status fv_batch_loader_next(fv_batch_loader *l, fv_array **out);
+FV_API int64_t fv_batch_loader_batch_count(const fv_batch_loader *l);
+/* The location index (into xy) of item i of batch b, in the order served. */
+FV_API int64_t fv_batch_loader_location_index(const fv_batch_loader *l, int64_t b, int64_t i);
+/* Stop the workers and free everything (also mid-iteration). NULL is a no-op. */
+FV_API void fv_batch_loader_free(fv_batch_loader *l);
+
 /* ---- conversion ------------------------------------------------------------------ */
 
 typedef enum fv_compression {

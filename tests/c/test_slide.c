@@ -127,6 +127,65 @@ reader(void *p)
     return NULL;
 }
 
+/* every batch item equals the single read of its location; no loss, no duplicate */
+static int
+loader_ok(fv_slide *s, int64_t n, int bs, int workers, int prefetch, int shuffle, uint64_t seed, int drop_last,
+          int64_t *first_order)
+{
+    int64_t *xy = malloc((size_t)n * 2 * sizeof *xy);
+    int *seen = calloc((size_t)n, sizeof *seen);
+    for (int64_t i = 0; i < n; i++) {
+        xy[2 * i] = (i * 37) % (W + 40) - 20;
+        xy[2 * i + 1] = (i * 53) % (H + 40) - 20;
+    }
+    fv_loader_options o = {.level = 0, .width = 33, .height = 21, .format = FV_PIXEL_RGB, .batch_size = bs,
+                           .num_workers = workers, .prefetch_factor = prefetch, .shuffle = shuffle, .seed = seed,
+                           .drop_last = drop_last};
+    fv_batch_loader *l = NULL;
+    int ok = fv_batch_loader_new(s, xy, n, &o, &l) == FV_OK;
+    int64_t served = 0, b = 0;
+    fv_array *single = NULL;
+    int64_t sh[3] = {21, 33, 3};
+    fv_array_new(NULL, FV_UINT8, 3, sh, CPU, &single);
+    while (ok) {
+        fv_array *batch = NULL;
+        if (fv_batch_loader_next(l, &batch) != FV_OK) {
+            ok = 0;
+            break;
+        }
+        if (!batch)
+            break;
+        int64_t m = fv_array_shape(batch)[0];
+        ok = fv_array_ndim(batch) == 4 && (m == bs || (!drop_last && m < bs));
+        for (int64_t i = 0; ok && i < m; i++) {
+            int64_t loc = fv_batch_loader_location_index(l, b, i);
+            ok = loc >= 0 && loc < n && !seen[loc];
+            if (!ok)
+                break;
+            seen[loc] = 1;
+            if (first_order && served + i < 8)
+                first_order[served + i] = loc;
+            fv_read_options ro = {FV_PIXEL_RGB, 1, 1};
+            ok = fv_slide_read_region(s, NULL, xy[2 * loc], xy[2 * loc + 1], 0, 33, 21, &ro, single) == FV_OK &&
+                 !memcmp((uint8_t *)fv_array_data(batch) + i * 21 * 33 * 3, fv_array_data(single), 21 * 33 * 3);
+        }
+        served += m;
+        b++;
+        fv_array_unref(batch);
+    }
+    int64_t want = drop_last ? n / bs * bs : n;
+    if (ok && (served != want || b != fv_batch_loader_batch_count(l)))
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "loader n=%lld bs=%d workers=%d prefetch=%d shuffle=%d drop_last=%d: served %lld/%lld\n",
+                (long long)n, bs, workers, prefetch, shuffle, drop_last, (long long)served, (long long)want);
+    fv_batch_loader_free(l);
+    fv_array_unref(single);
+    free(xy);
+    free(seen);
+    return ok;
+}
+
 int
 main(void)
 {
@@ -221,6 +280,40 @@ main(void)
     }
     CHECK(all);
 
+    /* the batch loader over every combination of its options */
+    int combos_ok = 1;
+    for (int bs = 1; bs <= 7; bs += 3)
+        for (int workers = 0; workers <= 3; workers += 3)
+            for (int shuffle = 0; shuffle <= 1; shuffle++)
+                for (int drop = 0; drop <= 1; drop++)
+                    combos_ok &= loader_ok(s, 23, bs, workers, 1 + bs % 3, shuffle, 42, drop, NULL);
+    CHECK(combos_ok);
+    CHECK(loader_ok(s, 0, 4, 2, 2, 0, 0, 0, NULL));
+    int64_t o1[8], o2[8], o3[8];
+    CHECK(loader_ok(s, 40, 4, 3, 2, 1, 7, 0, o1));
+    CHECK(loader_ok(s, 40, 4, 0, 2, 1, 7, 0, o2));   /* same seed, same order, with or without workers */
+    CHECK(loader_ok(s, 40, 4, 2, 2, 1, 8, 0, o3));
+    CHECK(!memcmp(o1, o2, sizeof o1) && memcmp(o1, o3, sizeof o1));
+    {   /* bad options, and freeing mid-iteration */
+        int64_t xy[4] = {0, 0, 10, 10};
+        fv_batch_loader *l = NULL;
+        fv_loader_options o = {.level = 0, .width = 16, .height = 16, .batch_size = 0, .num_workers = 2};
+        CHECK_ERR(fv_batch_loader_new(s, xy, 2, &o, &l), FV_EINVAL, "batch_size");
+        o.batch_size = 1;
+        o.level = 3;
+        CHECK_ERR(fv_batch_loader_new(s, xy, 2, &o, &l), FV_EINVAL, "level 3");
+        o.level = 0;
+        o.width = -1;
+        CHECK_ERR(fv_batch_loader_new(s, xy, 2, &o, &l), FV_EINVAL, "negative");
+        o.width = 16;
+        CHECK_OK(fv_batch_loader_new(s, xy, 2, &o, &l));
+        fv_array *bt = NULL;
+        CHECK_OK(fv_batch_loader_next(l, &bt));
+        CHECK(bt && fv_array_shape(bt)[0] == 1);
+        fv_array_unref(bt);
+        fv_batch_loader_free(l);   /* one batch left unread */
+    }
+
     /* convert: lossless round trip and pyramid geometry */
     fv_convert_options co = {.tile_size = 64, .compression = FV_COMPRESS_DEFLATE, .num_workers = 2};
     CHECK_OK(fv_slide_convert(path, conv, &co));
@@ -262,6 +355,16 @@ main(void)
         fv_status e1 = fv_slide_read_region(t, NULL, 5 * T, 2 * T, 0, T, T, &nc, o2);
         CHECK(e1 == FV_EFORMAT || e1 == FV_EIO);
         CHECK_ERR(fv_slide_read_region(t, NULL, 0, 0, 0, T, T, &nc, o2), e1, "failed earlier");
+        /* a loader over a failing slide reports the error once, then ends */
+        int64_t xy[4] = {0, 0, 5 * T, 2 * T};
+        fv_loader_options lo = {.level = 0, .width = 8, .height = 8, .batch_size = 1, .num_workers = 2};
+        fv_batch_loader *l = NULL;
+        CHECK_OK(fv_batch_loader_new(t, xy, 2, &lo, &l));
+        fv_array *bt = NULL;
+        CHECK(fv_batch_loader_next(l, &bt) == e1 && bt == NULL);
+        CHECK_OK(fv_batch_loader_next(l, &bt));
+        CHECK(bt == NULL);
+        fv_batch_loader_free(l);
         fv_array_unref(o2);
         fv_slide_unref(t);
     }
