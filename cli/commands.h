@@ -14,6 +14,7 @@ int fv_cmd_demo(int argc, char **argv);
 int fv_cmd_version(int argc, char **argv);
 int fv_cmd_read(int argc, char **argv);
 int fv_cmd_convert(int argc, char **argv);
+int fv_cmd_patches(int argc, char **argv);
 int fv_cmd_info_file(const char *path, int json);
 
 #endif
