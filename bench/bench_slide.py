@@ -60,7 +60,8 @@ def make_slide(path, size, tile, quality, rng):
     with tifffile.TiffWriter(path, bigtiff=True) as tw:
         for k, n in enumerate(levels):
             tw.write(tiles(n), shape=(n, n, 3), dtype=np.uint8, tile=(tile, tile), photometric="rgb",
-                     compression=("jpeg", quality), subfiletype=1 if k else 0, maxworkers=os.cpu_count())
+                     compression="jpeg", compressionargs={"level": quality}, subfiletype=1 if k else 0,
+                     maxworkers=os.cpu_count())
     print(f"# wrote {path}: {size}x{size}, {len(levels)} levels, {os.path.getsize(path) / 1e9:.2f} GB "
           f"in {time.perf_counter() - t0:.0f} s")
 

@@ -160,6 +160,8 @@ fv_array_zeros(fv_context *ctx, fv_dtype dtype, int ndim, const int64_t *shape, 
     else if ((st = fv__cuda_memset0(ctx, (*out)->data, n))) {
         fv_array_unref(*out);
         *out = NULL;
+    } else {
+        fv__cuda_mark_use(ctx, *out);
     }
     return st;
 }

@@ -138,6 +138,9 @@ void fv__cuda_free(void *ptr, void *opaque);
 fv_status fv__cuda_memcpy(fv_context *ctx, void *dst, fv_device dst_dev, const void *src,
                           fv_device src_dev, size_t n);
 fv_status fv__cuda_memset0(fv_context *ctx, void *ptr, size_t n);
+/* Record that work queued on ctx's stream uses a's memory (when fovea allocated
+ * it): its free waits for that work even if the stream is destroyed first. */
+void fv__cuda_mark_use(fv_context *ctx, const fv_array *a);
 fv_status fv__cuda_synchronize(fv_context *ctx);
 fv_status fv__cuda_stream_wait(fv_context *ctx, void *producer, void *consumer);
 fv_status fv__cuda_check_device(int device);   /* FV_EDEVICE when not usable */

@@ -212,12 +212,21 @@ fv__cuda_device_name(int device)
 
 /* ---- memory -------------------------------------------------------------------- */
 
-/* What fv__cuda_free needs to give a block back. */
+/* What fv__cuda_free needs to give a block back.
+ *
+ * The caller's stream may be destroyed before the array dies (a CuPy or torch
+ * stream in a `with` block), so a block never refers to it after allocation: an
+ * event marks the block's last use instead (recorded at allocation and after every
+ * kernel or copy that touches it, fv__cuda_mark_use), and the free waits for that
+ * event on the legacy default stream, which always exists. */
 typedef struct fv__cuda_block {
     int device;
     int pooled;            /* cudaMallocAsync (1) or cudaMalloc (0) */
-    cudaStream_t stream;   /* the stream it was allocated on        */
+    cudaStream_t stream;   /* the stream it was allocated on (used only there) */
+    cudaEvent_t last_use;  /* NULL when no event could be made: the free synchronises */
 } fv__cuda_block;
+
+static pthread_mutex_t g_use_mu = PTHREAD_MUTEX_INITIALIZER;
 
 fv_status
 fv__cuda_alloc(fv_context *ctx, int device, size_t nbytes, void **ptr, void **opaque)
@@ -262,6 +271,16 @@ fv__cuda_alloc(fv_context *ctx, int device, size_t nbytes, void **ptr, void **op
     } else if (e != cudaSuccess) {
         st = fv__cuda_error(rec->pooled ? "cudaMallocAsync" : "cudaMalloc", e);
     }
+    rec->last_use = NULL;
+    if (st == FV_OK && cudaEventCreateWithFlags(&rec->last_use, cudaEventDisableTiming) == cudaSuccess) {
+        if (cudaEventRecord(rec->last_use, rec->stream) != cudaSuccess) {
+            (void)cudaEventDestroy(rec->last_use);
+            rec->last_use = NULL;
+        }
+    } else {
+        rec->last_use = NULL;
+    }
+    (void)cudaGetLastError();
 done:
     fv__cuda_leave(prev);
     if (st != FV_OK) {
@@ -271,6 +290,26 @@ done:
     *ptr = p;
     *opaque = rec;
     return FV_OK;
+}
+
+void
+fv__cuda_mark_use(fv_context *ctx, const fv_array *a)
+{
+    if (!a || a->device.type != FV_DEVICE_CUDA)
+        return;
+    const fv_array *owner = a->base ? a->base : a;
+    if (owner->deleter != fv__cuda_free || !owner->opaque)
+        return;   /* memory we did not allocate: its owner orders its own frees */
+    fv__cuda_block *rec = owner->opaque;
+    ctx = fv__ctx(ctx);
+    cudaStream_t s = (cudaStream_t)fv__cuda_stream_for(ctx, rec->device);
+    pthread_mutex_lock(&g_use_mu);
+    if (rec->last_use && cudaEventRecord(rec->last_use, s) != cudaSuccess) {
+        (void)cudaGetLastError();
+        (void)cudaEventDestroy(rec->last_use);
+        rec->last_use = NULL;   /* the free will synchronise the device instead */
+    }
+    pthread_mutex_unlock(&g_use_mu);
 }
 
 void
@@ -287,12 +326,18 @@ fv__cuda_free(void *ptr, void *opaque)
             prev = -1;
         if (prev != rec->device)
             (void)cudaSetDevice(rec->device);
-        if (!rec->pooled || cudaFreeAsync(ptr, rec->stream) != cudaSuccess) {
-            /* the stream may be gone: wait for the device, then free directly */
+        int freed = 0;
+        if (rec->pooled && rec->last_use &&
+            cudaStreamWaitEvent(NULL, rec->last_use, 0) == cudaSuccess &&
+            cudaFreeAsync(ptr, NULL) == cudaSuccess)
+            freed = 1;
+        if (!freed) {   /* no usable event: wait for the whole device, then free */
             (void)cudaGetLastError();
             (void)cudaDeviceSynchronize();
             (void)cudaFree(ptr);
         }
+        if (rec->last_use)
+            (void)cudaEventDestroy(rec->last_use);
         (void)cudaGetLastError();
         if (prev >= 0 && prev != rec->device)
             (void)cudaSetDevice(prev);

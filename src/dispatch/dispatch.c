@@ -71,5 +71,11 @@ fv__dispatch(fv_context *ctx, fv__op op, const fv__op_args *a)
             return fv_error_set(FV_EINVAL, name, "%d dimensions exceed the %s kernel's maximum of %d",
                                 arrs[i]->ndim, fv__backend_name(be), k->max_ndim);
     }
-    return k->fn(ctx, a);
+    fv_status st = k->fn(ctx, a);
+    if (be == FV__BACKEND_CUDA) {   /* order the arrays' frees after this work */
+        fv__cuda_mark_use(ctx, a->in);
+        fv__cuda_mark_use(ctx, a->in2);
+        fv__cuda_mark_use(ctx, a->out);
+    }
+    return st;
 }

@@ -651,5 +651,29 @@ main(void)
     cudaStreamDestroy(s);
 
     test_streams();
+
+    /* arrays that outlive the stream they were made and used on (a CuPy/torch stream
+     * in a `with` block): freeing them later must not touch the dead stream */
+    for (int round = 0; round < 3; round++) {
+        cudaStream_t s3 = NULL;
+        fv_context *c3 = NULL;
+        fv_array *a = NULL, *b = NULL, *z = NULL;
+        int64_t sh[2] = {512, 513};
+        CHECK(cudaStreamCreateWithFlags(&s3, cudaStreamNonBlocking) == cudaSuccess);
+        CHECK_OK(fv_context_new(&c3));
+        CHECK_OK(fv_context_set_cuda(c3, 0, s3));
+        CHECK_OK(fv_array_zeros(c3, FV_FLOAT32, 2, sh, GPU, &a));
+        CHECK_OK(fv_array_new(c3, FV_FLOAT32, 2, sh, GPU, &b));
+        CHECK_OK(fv_array_new(c3, FV_FLOAT32, 2, sh, GPU, &z));   /* never used by a kernel */
+        CHECK_OK(fv_add(c3, a, a, b));
+        if (round == 0)
+            CHECK(cudaStreamSynchronize(s3) == cudaSuccess);
+        fv_context_free(c3);
+        CHECK(cudaStreamDestroy(s3) == cudaSuccess);   /* work may still be queued */
+        fv_array_unref(z);
+        fv_array_unref(b);
+        fv_array_unref(a);
+        CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    }
     return fv_t_summary("test_cuda");
 }

@@ -79,6 +79,8 @@ fv_copy(fv_context *ctx, const fv_array *in, fv_array *out)
     if ((st = fv__cuda_memcpy(ctx, dst_c->data, dst_c->device, src_c->data, src_c->device,
                               (size_t)fv_array_nbytes(in))))
         goto done;
+    fv__cuda_mark_use(ctx, src_c);
+    fv__cuda_mark_use(ctx, dst_c);
     if (dst_c != out) {
         fv__op_args a = {.in = dst_c, .out = out};
         st = fv__dispatch(ctx, FV__OP_COPY, &a);
