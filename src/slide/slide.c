@@ -148,6 +148,25 @@ fv_slide_open(const char *path, fv_slide **out)
         st = fv_error_set(FV_EFORMAT, "slide", "%s: no pyramid level found", path);
         goto fail;
     }
+    /* every directory that will be decoded must use a codec this build has (as
+     * OpenSlide, refuse at open rather than at the first read) */
+    for (int i = 0; i < s->layout.nlevels + s->layout.nassoc; i++) {
+        int ifd = i < s->layout.nlevels ? s->layout.levels[i].ifd : s->layout.assoc[i - s->layout.nlevels].ifd;
+        if (ifd < 0)
+            continue;
+        const fv__tiff_ifd *d = &s->tiff->ifds[ifd];
+        if (!fv__codec_supported(d->compression)) {
+            st = fv_error_set(FV_EFORMAT, "slide", "%s: unsupported TIFF compression %u (%s) in directory %d", path,
+                              (unsigned)d->compression, fv__codec_name(d->compression), ifd);
+            goto fail;
+        }
+        if (d->photometric == FV_TIFF_PHOTOMETRIC_YCBCR && d->compression != FV_TIFF_COMPRESSION_JPEG &&
+            d->compression != FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR) {
+            st = fv_error_set(FV_EFORMAT, "slide", "%s: YCbCr pixels with %s compression are not supported "
+                              "(directory %d)", path, fv__codec_name(d->compression), ifd);
+            goto fail;
+        }
+    }
     const fv__tiff_ifd *l0 = &s->tiff->ifds[s->layout.levels[0].ifd];
     s->samples = (l0->photometric == FV_TIFF_PHOTOMETRIC_YCBCR) ? 3 : l0->samples;
     s->dtype = l0->bits == 16 ? FV_UINT16 : FV_UINT8;

@@ -58,6 +58,8 @@ xnomem(xparser *p)
 static int
 buf_put(xbuf *b, const char *s, size_t n)
 {
+    if (n == 0)
+        return 1;   /* nothing to add (and the buffer may not exist yet) */
     if (n > b->cap - b->n) {
         size_t cap = b->cap ? b->cap : 64;
         while (cap - b->n < n)
