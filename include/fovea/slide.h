@@ -137,11 +137,57 @@ typedef struct fv_cache_stats {
 } fv_cache_stats;
 
 /* Capacity in bytes (never exceeded; 0 disables caching). Default 256 MiB or
- * FOVEA_CACHE_BYTES. Shrinking evicts at once. */
+ * FOVEA_CACHE_BYTES. Shrinking evicts at once. For a shared-memory cache this sets
+ * the segment's limit for all its processes, at most its size at creation
+ * (FV_EINVAL above it). Clear and reset_stats act on the current cache (for shared
+ * memory: the segment, seen by all its processes). */
 FV_API fv_status fv_cache_set_capacity(uint64_t bytes);
 FV_API void fv_cache_get_stats(fv_cache_stats *out);
 FV_API void fv_cache_reset_stats(void);
 FV_API void fv_cache_clear(void);
+
+/* Cache types (cuCIM's CuImage.cache(type, memory_capacity=...)):
+ *   FV_CACHE_NONE         no caching; every read decodes (misses are counted).
+ *   FV_CACHE_PER_PROCESS  the default: an LRU in this process's memory (256 MiB, or
+ *                         FOVEA_CACHE_BYTES). A fork child starts with a copy.
+ *   FV_CACHE_SHARED_MEMORY one LRU in a POSIX shared-memory segment used by every
+ *                         process attached to it: the processes of a PyTorch
+ *                         DataLoader share decoded tiles. Fork children keep using
+ *                         their parent's segment; spawned processes join with
+ *                         fv_cache_attach_shared(name) or, on their first cache
+ *                         use, through FOVEA_CACHE_SHM=<name> in the environment
+ *                         (when that segment is gone, the per-process default is
+ *                         used; fv_cache_type_get tells).
+ *                         The segment is sized from the capacity at creation (plus
+ *                         a small index) and reserved at once (FV_ENOMEM when
+ *                         /dev/shm is too small); cached bytes never exceed the
+ *                         capacity. It survives a process killed at any point (a
+ *                         robust lock; half-done updates are repaired) and is
+ *                         removed (shm_unlink) when the last process using it
+ *                         detaches: at exit, on fv_cache_configure, or when a
+ *                         process notices that all others have died.
+ * Statistics of a shared cache are those of the segment (all processes). */
+typedef enum fv_cache_type {
+    FV_CACHE_NONE = 0,
+    FV_CACHE_PER_PROCESS = 1,
+    FV_CACHE_SHARED_MEMORY = 2
+} fv_cache_type;
+
+/* Replace this process's cache with a new one of `type` (the old one is dropped,
+ * or detached from when shared). capacity_bytes: per-process 0 disables caching;
+ * shared memory needs >= 64 (FV_EINVAL otherwise); ignored for FV_CACHE_NONE.
+ * The statistics start from zero. */
+FV_API fv_status fv_cache_configure(fv_cache_type type, uint64_t capacity_bytes);
+FV_API fv_cache_type fv_cache_type_get(void);
+/* The shared segment's name ("/fovea-cache-PID-N") when the type is shared memory,
+ * else "". Valid until the cache is next configured. Pass it to processes that do
+ * not inherit the mapping (spawned DataLoader workers): FOVEA_CACHE_SHM or
+ * fv_cache_attach_shared. */
+FV_API const char *fv_cache_shm_name(void);
+/* Replace this process's cache with the existing shared segment `name`. FV_EIO when
+ * no such segment exists (or it was removed), FV_EFORMAT when it is not a fovea
+ * cache of this version. */
+FV_API fv_status fv_cache_attach_shared(const char *name);
 
 FV_EXTERN_C_END
 

@@ -1,4 +1,20 @@
-/* The decoded-tile cache: a chained hash table plus an LRU list under one mutex. */
+/* The decoded-tile cache: type dispatch, the per-process LRU, and the table of
+ * pending decodes.
+ *
+ * One process mutex guards everything here: the current type, the per-process LRU
+ * (a chained hash table plus an LRU list), the pending entries that deduplicate
+ * concurrent decodes of one key within the process (for every type but "none"),
+ * and the attachment to a shared-memory segment (cache-shm.c), which is only used
+ * with this mutex held (lock order: process mutex, then the segment's lock).
+ *
+ * In shared-memory mode the local table holds pending entries only: a hit copies
+ * the tile out of the segment, a miss leaves a pending entry that fv__cache_finish
+ * resolves by inserting the decoded tile into the segment.
+ *
+ * fork: the mutex is held across fork(); the child keeps the per-process LRU (a
+ * copy-on-write snapshot), drops the pending entries (their decoders live in the
+ * parent), and keeps the shared mapping, registering its pid on its next use. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
@@ -21,9 +37,13 @@ static struct {
     pthread_cond_t cv;           /* a pending entry finished */
     fv__centry *buckets[FV__CACHE_BUCKETS];
     fv__centry *lru_head, *lru_tail;
-    uint64_t capacity, bytes, entries;
+    uint64_t capacity, bytes, entries, npending;
     uint64_t hits, misses, evictions;
     int configured;
+    int atfork_done, atexit_done;
+    fv_cache_type type;
+    fv__shm *shm;                /* FV_CACHE_SHARED_MEMORY */
+    char shm_name[256];
 } fv__cache = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
 fv__tile *
@@ -60,26 +80,7 @@ fv__tile_unref(fv__tile *t)
     }
 }
 
-/* fork(): hold the lock across it so the child gets a consistent cache */
-static void fv__cache_prefork(void) { pthread_mutex_lock(&fv__cache.mu); }
-static void fv__cache_postfork(void) { pthread_mutex_unlock(&fv__cache.mu); }
-
-static void
-fv__cache_configure_locked(void)
-{
-    if (fv__cache.configured)
-        return;
-    pthread_atfork(fv__cache_prefork, fv__cache_postfork, fv__cache_postfork);
-    fv__cache.configured = 1;
-    fv__cache.capacity = FV__CACHE_DEFAULT;
-    const char *env = getenv("FOVEA_CACHE_BYTES");
-    if (env && *env) {
-        char *end;
-        unsigned long long v = strtoull(env, &end, 10);
-        if (*end == '\0')
-            fv__cache.capacity = v;
-    }
-}
+/* ---- hash table and LRU list ------------------------------------------------------ */
 
 static uint32_t
 fv__key_hash(const fv__tile_key *k)
@@ -150,7 +151,7 @@ fv__remove_entry(fv__centry *e)
 }
 
 /* Evict least recently used entries until `need` more bytes fit. Tiles to drop
- * are chained through `out` (unref'd by the caller without the lock). */
+ * are collected in `out` (unref'd by the caller without the lock). */
 static void
 fv__evict_for(uint64_t need, fv__tile **out, int *nout, int cap)
 {
@@ -164,6 +165,127 @@ fv__evict_for(uint64_t need, fv__tile **out, int *nout, int cap)
     }
 }
 
+/* Unlink every ready entry (the pending ones stay) and return them as a list
+ * through hnext, for fv__free_entries outside the lock. */
+static fv__centry *
+fv__take_ready_locked(void)
+{
+    fv__centry *list = NULL;
+    while (fv__cache.lru_tail) {
+        fv__centry *e = fv__cache.lru_tail;
+        fv__centry **pp = fv__find_slot(&e->key);
+        if (*pp == e)
+            *pp = e->hnext;
+        fv__lru_unlink(e);
+        e->hnext = list;
+        list = e;
+    }
+    fv__cache.bytes = fv__cache.entries = 0;
+    return list;
+}
+
+static void
+fv__free_entries(fv__centry *list)
+{
+    while (list) {
+        fv__centry *n = list->hnext;
+        fv__tile_unref(list->tile);
+        free(list);
+        list = n;
+    }
+}
+
+/* ---- process life: fork, exit, first use ------------------------------------------ */
+
+static void fv__cache_prefork(void) { pthread_mutex_lock(&fv__cache.mu); }
+static void fv__cache_postfork_parent(void) { pthread_mutex_unlock(&fv__cache.mu); }
+
+static void
+fv__cache_postfork_child(void)
+{
+    /* the threads waiting on or decoding pending entries stayed in the parent */
+    pthread_mutex_init(&fv__cache.mu, NULL);
+    pthread_cond_init(&fv__cache.cv, NULL);
+    if (fv__cache.npending) {
+        for (uint32_t b = 0; b < FV__CACHE_BUCKETS; b++) {
+            fv__centry **pp = &fv__cache.buckets[b];
+            while (*pp) {
+                fv__centry *e = *pp;
+                if (e->pending) {
+                    *pp = e->hnext;
+                    free(e);
+                } else
+                    pp = &e->hnext;
+            }
+        }
+        fv__cache.npending = 0;
+    }
+    if (fv__cache.shm)
+        fv__shm_forked(fv__cache.shm);
+}
+
+/* At exit: leave the shared segment (unlinking it when this is the last process)
+ * but keep it mapped: threads that still run may use it until the process ends. */
+static void
+fv__cache_atexit(void)
+{
+    pthread_mutex_lock(&fv__cache.mu);
+    if (fv__cache.shm)
+        fv__shm_detach(fv__cache.shm, 0);
+    pthread_mutex_unlock(&fv__cache.mu);
+}
+
+static void
+fv__cache_hooks_locked(void)
+{
+    if (!fv__cache.atfork_done) {
+        pthread_atfork(fv__cache_prefork, fv__cache_postfork_parent, fv__cache_postfork_child);
+        fv__cache.atfork_done = 1;
+    }
+}
+
+static void fv__cache_set_shm_locked(fv__shm *s);
+
+/* First use: the per-process default, or the segment named by FOVEA_CACHE_SHM
+ * (a spawned worker joining its parent's cache; on failure the default stays). */
+static void
+fv__cache_configure_locked(void)
+{
+    if (fv__cache.configured)
+        return;
+    fv__cache_hooks_locked();
+    fv__cache.configured = 1;
+    fv__cache.type = FV_CACHE_PER_PROCESS;
+    fv__cache.capacity = FV__CACHE_DEFAULT;
+    const char *env = getenv("FOVEA_CACHE_BYTES");
+    if (env && *env) {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (*end == '\0')
+            fv__cache.capacity = v;
+    }
+    const char *shm = getenv("FOVEA_CACHE_SHM");
+    if (shm && *shm) {
+        fv__shm *s = NULL;
+        if (fv__shm_attach(shm, &s) == FV_OK)
+            fv__cache_set_shm_locked(s);
+    }
+}
+
+static void
+fv__cache_set_shm_locked(fv__shm *s)
+{
+    fv__cache.shm = s;
+    fv__cache.type = s ? FV_CACHE_SHARED_MEMORY : fv__cache.type;
+    snprintf(fv__cache.shm_name, sizeof fv__cache.shm_name, "%s", s ? fv__shm_name(s) : "");
+    if (s && !fv__cache.atexit_done) {
+        atexit(fv__cache_atexit);
+        fv__cache.atexit_done = 1;
+    }
+}
+
+/* ---- acquire / finish -------------------------------------------------------------- */
+
 fv__tile *
 fv__cache_acquire(const fv__tile_key *key, int *must_decode)
 {
@@ -171,7 +293,8 @@ fv__cache_acquire(const fv__tile_key *key, int *must_decode)
     pthread_mutex_lock(&fv__cache.mu);
     fv__cache_configure_locked();
     for (;;) {
-        if (fv__cache.capacity == 0) {
+        if (fv__cache.type == FV_CACHE_NONE ||
+            (fv__cache.type == FV_CACHE_PER_PROCESS && fv__cache.capacity == 0)) {
             fv__cache.misses++;
             *must_decode = 1;
             pthread_mutex_unlock(&fv__cache.mu);
@@ -179,29 +302,37 @@ fv__cache_acquire(const fv__tile_key *key, int *must_decode)
         }
         fv__centry **pp = fv__find_slot(key);
         fv__centry *e = *pp;
-        if (!e) {
-            e = calloc(1, sizeof *e);
-            if (e) {   /* without memory for the entry, decode without deduplication */
-                e->key = *key;
-                e->pending = 1;
-                e->hnext = NULL;
-                *pp = e;
-            }
-            fv__cache.misses++;
-            *must_decode = 1;
-            pthread_mutex_unlock(&fv__cache.mu);
-            return NULL;
-        }
-        if (e->pending) {
+        if (e && e->pending) {
             pthread_cond_wait(&fv__cache.cv, &fv__cache.mu);
             continue;
         }
-        fv__cache.hits++;
-        fv__lru_unlink(e);
-        fv__lru_push_front(e);
-        fv__tile *t = fv__tile_ref(e->tile);
+        if (e) {   /* per-process hit */
+            fv__cache.hits++;
+            fv__lru_unlink(e);
+            fv__lru_push_front(e);
+            fv__tile *t = fv__tile_ref(e->tile);
+            pthread_mutex_unlock(&fv__cache.mu);
+            return t;
+        }
+        if (fv__cache.type == FV_CACHE_SHARED_MEMORY) {
+            fv__tile *t = NULL;
+            if (fv__shm_lookup(fv__cache.shm, key, &t) == 1) {
+                pthread_mutex_unlock(&fv__cache.mu);
+                return t;
+            }
+        } else
+            fv__cache.misses++;
+        e = calloc(1, sizeof *e);
+        if (e) {   /* without memory for the entry, decode without deduplication */
+            e->key = *key;
+            e->pending = 1;
+            e->hnext = NULL;
+            *pp = e;
+            fv__cache.npending++;
+        }
+        *must_decode = 1;
         pthread_mutex_unlock(&fv__cache.mu);
-        return t;
+        return NULL;
     }
 }
 
@@ -214,7 +345,8 @@ fv__cache_finish(const fv__tile_key *key, fv__tile *tile)
     fv__centry **pp = fv__find_slot(key);
     fv__centry *e = *pp;
     if (e && e->pending) {
-        if (tile && tile->nbytes <= fv__cache.capacity) {
+        fv__cache.npending--;
+        if (tile && fv__cache.type == FV_CACHE_PER_PROCESS && tile->nbytes <= fv__cache.capacity) {
             fv__evict_for(tile->nbytes, drop, &ndrop, 64);
             e->pending = 0;
             e->tile = fv__tile_ref(tile);
@@ -222,7 +354,9 @@ fv__cache_finish(const fv__tile_key *key, fv__tile *tile)
             fv__cache.entries++;
             fv__lru_push_front(e);
         } else {
-            *pp = e->hnext;   /* failed, or larger than the whole cache: forget it */
+            if (tile && fv__cache.type == FV_CACHE_SHARED_MEMORY)
+                fv__shm_insert(fv__cache.shm, key, tile);
+            *pp = e->hnext;   /* failed, shared, or larger than the whole cache: forget it */
             free(e);
         }
     }
@@ -232,14 +366,22 @@ fv__cache_finish(const fv__tile_key *key, fv__tile *tile)
         fv__tile_unref(drop[i]);
 }
 
-static void
+/* ---- public API --------------------------------------------------------------------- */
+
+static fv_status
 fv__cache_trim(uint64_t capacity)
 {
     for (;;) {
         fv__tile *drop[64];
         int ndrop = 0;
+        fv_status st = FV_OK;
         pthread_mutex_lock(&fv__cache.mu);
         fv__cache_configure_locked();
+        if (fv__cache.type == FV_CACHE_SHARED_MEMORY) {
+            st = fv__shm_set_limit(fv__cache.shm, capacity);
+            pthread_mutex_unlock(&fv__cache.mu);
+            return st;
+        }
         fv__cache.capacity = capacity;
         fv__evict_for(0, drop, &ndrop, 64);
         int more = fv__cache.bytes > fv__cache.capacity;
@@ -247,29 +389,26 @@ fv__cache_trim(uint64_t capacity)
         for (int i = 0; i < ndrop; i++)
             fv__tile_unref(drop[i]);
         if (!more)
-            return;
+            return FV_OK;
     }
 }
 
 fv_status
 fv_cache_set_capacity(uint64_t bytes)
 {
-    fv__cache_trim(bytes);
-    return FV_OK;
+    return fv__cache_trim(bytes);
 }
 
 void
 fv_cache_clear(void)
 {
-    uint64_t cap;
     pthread_mutex_lock(&fv__cache.mu);
     fv__cache_configure_locked();
-    cap = fv__cache.capacity;
+    fv__centry *list = fv__take_ready_locked();
+    if (fv__cache.type == FV_CACHE_SHARED_MEMORY)
+        fv__shm_clear(fv__cache.shm);
     pthread_mutex_unlock(&fv__cache.mu);
-    fv__cache_trim(0);
-    pthread_mutex_lock(&fv__cache.mu);
-    fv__cache.capacity = cap;
-    pthread_mutex_unlock(&fv__cache.mu);
+    fv__free_entries(list);
 }
 
 void
@@ -277,12 +416,17 @@ fv_cache_get_stats(fv_cache_stats *out)
 {
     pthread_mutex_lock(&fv__cache.mu);
     fv__cache_configure_locked();
-    out->hits = fv__cache.hits;
-    out->misses = fv__cache.misses;
-    out->evictions = fv__cache.evictions;
-    out->bytes = fv__cache.bytes;
-    out->capacity = fv__cache.capacity;
-    out->entries = fv__cache.entries;
+    if (fv__cache.type == FV_CACHE_SHARED_MEMORY) {
+        fv__shm_stats(fv__cache.shm, out);
+    } else {
+        int none = fv__cache.type == FV_CACHE_NONE;
+        out->hits = fv__cache.hits;
+        out->misses = fv__cache.misses;
+        out->evictions = fv__cache.evictions;
+        out->bytes = fv__cache.bytes;
+        out->capacity = none ? 0 : fv__cache.capacity;
+        out->entries = fv__cache.entries;
+    }
     pthread_mutex_unlock(&fv__cache.mu);
 }
 
@@ -290,6 +434,119 @@ void
 fv_cache_reset_stats(void)
 {
     pthread_mutex_lock(&fv__cache.mu);
+    fv__cache_configure_locked();
+    fv__cache.hits = fv__cache.misses = fv__cache.evictions = 0;
+    if (fv__cache.type == FV_CACHE_SHARED_MEMORY)
+        fv__shm_reset_stats(fv__cache.shm);
+    pthread_mutex_unlock(&fv__cache.mu);
+}
+
+/* Make `type` current with attachment `s` (shared) or capacity (per-process); the
+ * old cache's tiles and attachment are released outside the lock. */
+static void
+fv__cache_switch(fv_cache_type type, uint64_t capacity, fv__shm *s)
+{
+    pthread_mutex_lock(&fv__cache.mu);
+    fv__cache_hooks_locked();
+    fv__cache.configured = 1;   /* an explicit choice: FOVEA_CACHE_SHM no longer applies */
+    fv__shm *old = fv__cache.shm;
+    fv__centry *list = fv__take_ready_locked();
+    fv__cache.type = type;
+    if (type == FV_CACHE_PER_PROCESS)
+        fv__cache.capacity = capacity;
+    fv__cache.shm = NULL;
+    fv__cache_set_shm_locked(s);
     fv__cache.hits = fv__cache.misses = fv__cache.evictions = 0;
     pthread_mutex_unlock(&fv__cache.mu);
+    fv__free_entries(list);
+    if (old && fv__shm_same(old, s))
+        fv__shm_forget(old);   /* attached again to the same segment: stay registered */
+    else if (old)
+        fv__shm_detach(old, 1);
+}
+
+fv_status
+fv_cache_configure(fv_cache_type type, uint64_t capacity_bytes)
+{
+    fv__shm *s = NULL;
+    switch (type) {
+    case FV_CACHE_NONE:
+    case FV_CACHE_PER_PROCESS:
+        break;
+    case FV_CACHE_SHARED_MEMORY: {
+        if (capacity_bytes < 64)
+            return fv_error_set(FV_EINVAL, "cache", "a shared-memory cache needs a capacity of at least 64 bytes "
+                                "(got %llu)", (unsigned long long)capacity_bytes);
+        fv_status st = fv__shm_create(capacity_bytes, &s);
+        if (st)
+            return st;
+        break;
+    }
+    default:
+        return fv_error_set(FV_EINVAL, "cache", "unknown cache type %d (none = 0, per_process = 1, "
+                            "shared_memory = 2)", (int)type);
+    }
+    fv__cache_switch(type, capacity_bytes, s);
+    return FV_OK;
+}
+
+fv_status
+fv_cache_attach_shared(const char *name)
+{
+    if (!name || !*name)
+        return fv_error_set(FV_EINVAL, "cache", "the shared-memory segment name is empty");
+    fv__shm *s = NULL;
+    fv_status st = fv__shm_attach(name, &s);
+    if (st)
+        return st;
+    fv__cache_switch(FV_CACHE_SHARED_MEMORY, 0, s);
+    return FV_OK;
+}
+
+fv_cache_type
+fv_cache_type_get(void)
+{
+    pthread_mutex_lock(&fv__cache.mu);
+    fv__cache_configure_locked();
+    fv_cache_type t = fv__cache.type;
+    pthread_mutex_unlock(&fv__cache.mu);
+    return t;
+}
+
+const char *
+fv_cache_shm_name(void)
+{
+    pthread_mutex_lock(&fv__cache.mu);
+    fv__cache_configure_locked();
+    pthread_mutex_unlock(&fv__cache.mu);
+    return fv__cache.shm_name;
+}
+
+/* ---- test hooks ----------------------------------------------------------------------- */
+
+int
+fv__cache_test_lock_and_break(int stage)
+{
+    pthread_mutex_lock(&fv__cache.mu);
+    int r = fv__cache.shm ? fv__shm_test_lock_and_break(fv__cache.shm, stage) : -1;
+    pthread_mutex_unlock(&fv__cache.mu);
+    return r;
+}
+
+int
+fv__cache_check(char *msg, size_t n)
+{
+    pthread_mutex_lock(&fv__cache.mu);
+    int r = fv__cache.shm ? fv__shm_check(fv__cache.shm, msg, n) : 0;
+    pthread_mutex_unlock(&fv__cache.mu);
+    return r;
+}
+
+uint64_t
+fv__cache_repairs(void)
+{
+    pthread_mutex_lock(&fv__cache.mu);
+    uint64_t r = fv__cache.shm ? fv__shm_repairs(fv__cache.shm) : 0;
+    pthread_mutex_unlock(&fv__cache.mu);
+    return r;
 }
