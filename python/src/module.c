@@ -7,6 +7,18 @@
 #include "errors.h"
 #include "cli.h"
 
+/* Defined in slide.c: the Slide type and the tile cache / format detection functions. */
+int fvpy_slide_init(PyObject *m);
+PyObject *fvpy_slide_detect_vendor(PyObject *self, PyObject *path);
+PyObject *fvpy_cache_set_capacity(PyObject *self, PyObject *bytes);
+PyObject *fvpy_cache_stats(PyObject *self, PyObject *unused);
+PyObject *fvpy_cache_reset_stats(PyObject *self, PyObject *unused);
+PyObject *fvpy_cache_clear(PyObject *self, PyObject *unused);
+PyObject *fvpy_cache_configure(PyObject *self, PyObject *args);
+PyObject *fvpy_cache_type(PyObject *self, PyObject *unused);
+PyObject *fvpy_cache_shm_name(PyObject *self, PyObject *unused);
+PyObject *fvpy_cache_attach_shared(PyObject *self, PyObject *name);
+
 static PyObject *
 fvpy_gpu_available(PyObject *self, PyObject *unused)
 {
@@ -154,6 +166,28 @@ static PyMethodDef fvpy_methods[] = {
     {"cli_main", fvpy_cli_main, METH_O,
      "cli_main(argv)\n--\n\nRun the fovea command line (argv[0] is the program name); returns the exit "
      "status."},
+    {"slide_detect_vendor", fvpy_slide_detect_vendor, METH_O,
+     "slide_detect_vendor(path)\n--\n\nThe slide format of path ('aperio', 'generic-tiff', ...), or None when "
+     "fovea cannot read it."},
+    {"cache_set_capacity", fvpy_cache_set_capacity, METH_O,
+     "cache_set_capacity(nbytes)\n--\n\nCapacity of the process-wide decoded-tile cache in bytes (0 "
+     "disables it; shrinking evicts at once)."},
+    {"cache_stats", fvpy_cache_stats, METH_NOARGS,
+     "cache_stats()\n--\n\nTile cache counters: dict of hits, misses, evictions, bytes, capacity, "
+     "entries."},
+    {"cache_reset_stats", fvpy_cache_reset_stats, METH_NOARGS,
+     "cache_reset_stats()\n--\n\nZero the hit, miss and eviction counters."},
+    {"cache_clear", fvpy_cache_clear, METH_NOARGS,
+     "cache_clear()\n--\n\nDrop every cached tile (the capacity stays)."},
+    {"cache_configure", fvpy_cache_configure, METH_VARARGS,
+     "cache_configure(type, capacity)\n--\n\nReplace the process's tile cache with a new one: type "
+     "'per_process', 'nocache' or 'shared_memory'; capacity in bytes. Statistics start from zero."},
+    {"cache_type", fvpy_cache_type, METH_NOARGS,
+     "cache_type()\n--\n\nThe current cache type: 'per_process', 'nocache' or 'shared_memory'."},
+    {"cache_shm_name", fvpy_cache_shm_name, METH_NOARGS,
+     "cache_shm_name()\n--\n\nThe shared-memory segment's name ('' unless the type is shared_memory)."},
+    {"cache_attach_shared", fvpy_cache_attach_shared, METH_O,
+     "cache_attach_shared(name)\n--\n\nUse the existing shared-memory cache segment `name`."},
     {"_refcount", fvpy_refcount, METH_O, "_refcount(arr)\n--\n\nReference count of arr's fv_array (tests)."},
     {NULL, NULL, 0, NULL},
 };
@@ -172,7 +206,7 @@ PyInit__fovea(void)
     PyObject *m = PyModule_Create(&fvpy_module);
     if (!m)
         return NULL;
-    if (fvpy_errors_init(m) < 0 || fvpy_array_init(m) < 0 ||
+    if (fvpy_errors_init(m) < 0 || fvpy_array_init(m) < 0 || fvpy_slide_init(m) < 0 ||
         PyModule_AddStringConstant(m, "__version__", fv_version()) < 0 ||
         PyModule_AddIntConstant(m, "MAX_NDIM", FV_MAX_NDIM) < 0) {
         Py_DECREF(m);

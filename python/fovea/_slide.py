@@ -1,0 +1,898 @@
+"""Whole-slide images: three faces over one C handle (``fovea._fovea.Slide``).
+
+* ``fovea.open(path)`` / ``fovea.CuImage(path)``: cuCIM's ``CuImage`` (shape,
+  size(), spacing(), metadata, resolutions, associated_images, read_region ...),
+  except that ``read_region`` returns a NumPy array (what cuCIM users get with
+  ``np.asarray(region)``), or an array on the GPU for ``device="cuda"``.
+* ``fovea.OpenSlide(path)``: openslide-python's ``OpenSlide`` (level_count,
+  dimensions, properties, associated_images, read_region -> PIL RGBA,
+  get_best_level_for_downsample, get_thumbnail, PROPERTY_NAME_* ...).
+* ``fovea.cache(...)`` / ``CuImage.cache(...)``: the process-wide decoded-tile
+  cache that every handle shares, with cuCIM-like statistics.
+
+Handles pickle as their path and re-open on load, so they cross into DataLoader
+worker processes. A handle is safe to use from many threads at once (reads run
+without the GIL). Errors: a missing file is ``FileNotFoundError`` (``OSError``),
+content that is not a slide fovea can read is ``fovea.FormatError``, bad
+arguments (negative sizes, levels out of range, absurd coordinates) are
+``ValueError``. The first error caused by the file sticks to the handle: every
+later read fails with it, and a failed read never returns partial pixels.
+"""
+
+import collections
+import collections.abc
+import json
+import math
+import operator
+import os
+import threading
+
+from . import _fovea
+from ._fovea import DeviceError
+
+__all__ = [
+    "CacheInfo",
+    "CuImage",
+    "ImageCache",
+    "OpenSlide",
+    "OpenSlideCache",
+    "cache",
+    "cache_info",
+    "open",
+    "open_slide",
+    "PROPERTY_NAME_BACKGROUND_COLOR",
+    "PROPERTY_NAME_BARCODE",
+    "PROPERTY_NAME_BOUNDS_HEIGHT",
+    "PROPERTY_NAME_BOUNDS_WIDTH",
+    "PROPERTY_NAME_BOUNDS_X",
+    "PROPERTY_NAME_BOUNDS_Y",
+    "PROPERTY_NAME_COMMENT",
+    "PROPERTY_NAME_MPP_X",
+    "PROPERTY_NAME_MPP_Y",
+    "PROPERTY_NAME_OBJECTIVE_POWER",
+    "PROPERTY_NAME_QUICKHASH1",
+    "PROPERTY_NAME_VENDOR",
+]
+
+# openslide-python's property names
+PROPERTY_NAME_BACKGROUND_COLOR = "openslide.background-color"
+PROPERTY_NAME_BARCODE = "openslide.barcode"
+PROPERTY_NAME_BOUNDS_HEIGHT = "openslide.bounds-height"
+PROPERTY_NAME_BOUNDS_WIDTH = "openslide.bounds-width"
+PROPERTY_NAME_BOUNDS_X = "openslide.bounds-x"
+PROPERTY_NAME_BOUNDS_Y = "openslide.bounds-y"
+PROPERTY_NAME_COMMENT = "openslide.comment"
+PROPERTY_NAME_MPP_X = "openslide.mpp-x"
+PROPERTY_NAME_MPP_Y = "openslide.mpp-y"
+PROPERTY_NAME_OBJECTIVE_POWER = "openslide.objective-power"
+PROPERTY_NAME_QUICKHASH1 = "openslide.quickhash-1"
+PROPERTY_NAME_VENDOR = "openslide.vendor"
+
+_MiB = 1 << 20
+
+
+# ---- argument helpers ------------------------------------------------------------------------
+
+
+def _int(v, what):
+    """An int from an integer or a finite real number (floored): location and size
+    values computed as floats (``x * downsample``) are common in user code."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        pass
+    if isinstance(v, (str, bytes, bytearray)):
+        raise TypeError(f"{what} must be a number, not {type(v).__name__}")
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be a number, not {type(v).__name__}") from None
+    if not math.isfinite(f):
+        raise ValueError(f"{what} = {v!r} is not a finite number")
+    if abs(f) >= 2.0**63:
+        raise ValueError(f"{what} = {v!r} is out of range")
+    return int(math.floor(f))
+
+
+def _pair(v, what):
+    try:
+        a, b = v
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must be a pair of numbers, got {v!r}") from None
+    return _int(a, f"{what}[0]"), _int(b, f"{what}[1]")
+
+
+def _device_arg(device):
+    """'cpu' or 'cuda'/'cuda:N' (also 'gpu', None, and objects whose str() is one)."""
+    if device is None:
+        return "cpu"
+    d = str(device).lower()
+    if d == "gpu":
+        d = "cuda"
+    if d == "cpu" or d == "cuda" or (d.startswith("cuda:") and d[5:].isdigit()):
+        return d
+    raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', not {device!r}")
+
+
+def _to_device(arr, device, what):
+    """arr (a host NumPy array) on device: decoded on the CPU, copied to the GPU."""
+    if device == "cpu":
+        return arr
+    if not _fovea.gpu_available():
+        reason = _fovea.config().get("cuda", {}).get("reason", "") or "CUDA is unavailable"
+        raise DeviceError(
+            f"{what}: device={device!r} needs a usable GPU (slides are decoded on the CPU and "
+            f"copied to the GPU; GPU decoding is not available yet): {reason}"
+        )
+    from ._arrays import to_device
+
+    return to_device(arr, device)
+
+
+# ---- the tile cache ---------------------------------------------------------------------------
+
+CacheInfo = collections.namedtuple(
+    "CacheInfo",
+    ["type", "hits", "misses", "evictions", "size", "memory_size", "capacity", "memory_capacity"],
+)
+CacheInfo.__doc__ = """Statistics of the process-wide tile cache.
+
+type: 'per_process', 'nocache' or 'shared_memory' (then the counts are the segment's,
+over all its processes). hits, misses, evictions: tile lookups that found,
+did not find, and tiles dropped to make room (counted while record_stat is on).
+size: tiles held; memory_size: their bytes. capacity, memory_capacity: the byte
+limit (fovea's cache is bounded by bytes only; both fields hold it)."""
+
+
+class _CacheState:
+    """Python-side settings of the C cache: the capacity to use when the type changes
+    (and to restore after 'nocache'), and the record_stat emulation (counts that
+    accrue while recording is off are hidden)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.capacity = None  # bytes for 'per_process' / 'shared_memory' (None: the library's)
+        self.record = True
+        self.hidden = (0, 0, 0)  # hits, misses, evictions counted while not recording
+        self.off_at = None  # raw counts when recording was switched off
+        self.shm_env = None  # the FOVEA_CACHE_SHM value we exported for spawned processes
+
+    def counts(self, raw):
+        c = (raw["hits"], raw["misses"], raw["evictions"])
+        if not self.record and self.off_at is not None:
+            c = self.off_at
+        return tuple(max(0, a - b) for a, b in zip(c, self.hidden))
+
+    def set_record(self, on, raw):
+        c = (raw["hits"], raw["misses"], raw["evictions"])
+        if on and not self.record:
+            if self.off_at is not None:
+                self.hidden = tuple(h + (a - b) for h, a, b in zip(self.hidden, c, self.off_at))
+            self.off_at = None
+        elif not on and self.record:
+            self.off_at = c
+        self.record = bool(on)
+
+    def reset(self):
+        """The C counters went back to zero (reset_stats, or a new cache)."""
+        self.hidden = (0, 0, 0)
+        self.off_at = (0, 0, 0) if not self.record else None
+
+
+_cache_state = _CacheState()
+
+
+class ImageCache:
+    """A view of the process-wide decoded-tile cache (cuCIM's ``ImageCache``).
+
+    Every slide handle of the process shares one cache, bounded by bytes. The
+    attributes read the live state; ``fovea.cache(...)`` changes it.
+    """
+
+    __slots__ = ()
+
+    def _info(self):
+        return cache_info()
+
+    @property
+    def type(self):
+        return _fovea.cache_type()
+
+    @property
+    def shm_name(self):
+        """The shared-memory segment's name ('' unless the type is 'shared_memory')."""
+        return _fovea.cache_shm_name()
+
+    @property
+    def hit_count(self):
+        return self._info().hits
+
+    @property
+    def miss_count(self):
+        return self._info().misses
+
+    @property
+    def evict_count(self):
+        return self._info().evictions
+
+    hits = hit_count
+    misses = miss_count
+    evictions = evict_count
+
+    @property
+    def size(self):
+        """Tiles in the cache."""
+        return self._info().size
+
+    @property
+    def memory_size(self):
+        """Bytes of the tiles in the cache."""
+        return self._info().memory_size
+
+    @property
+    def capacity(self):
+        """The cache's limit in bytes (there is no separate limit on the number of tiles)."""
+        return self._info().capacity
+
+    @property
+    def memory_capacity(self):
+        """The cache's limit in bytes."""
+        return self._info().memory_capacity
+
+    @property
+    def free_memory(self):
+        i = self._info()
+        return max(0, i.memory_capacity - i.memory_size)
+
+    @property
+    def config(self):
+        i = self._info()
+        return {
+            "type": i.type,
+            "memory_capacity": i.memory_capacity // _MiB,
+            "record_stat": _cache_state.record,
+        }
+
+    def record(self, value=None):
+        """record() -> whether statistics are recorded; record(bool) switches it."""
+        if value is None:
+            return _cache_state.record
+        with _cache_state.lock:
+            _cache_state.set_record(bool(value), _fovea.cache_stats())
+        return None
+
+    def reserve(self, memory_capacity=None, **config):
+        """Grow the cache to memory_capacity MiB (never shrinks, as in cuCIM)."""
+        if "config" in config:
+            config = dict(config.pop("config"), **config)
+        mc = memory_capacity if memory_capacity is not None else config.get("memory_capacity")
+        if mc is not None and int(mc) * _MiB > self.memory_capacity:
+            cache(memory_capacity=mc)
+
+    def clear(self):
+        """Drop every cached tile (the capacity stays)."""
+        _fovea.cache_clear()
+
+    def reset_stats(self):
+        """Zero the hit, miss and eviction counters."""
+        with _cache_state.lock:
+            _fovea.cache_reset_stats()
+            _cache_state.reset()
+
+    def info(self):
+        return self._info()
+
+    def __repr__(self):
+        i = self._info()
+        return (
+            f"<fovea.ImageCache type={i.type!r} size={i.size} memory_size={i.memory_size} "
+            f"memory_capacity={i.memory_capacity} hits={i.hits} misses={i.misses} "
+            f"evictions={i.evictions}>"
+        )
+
+
+_CACHE_TYPES = ("per_process", "nocache", "shared_memory")
+_CUCIM_CACHE_KNOBS = ("capacity", "mutex_pool_capacity", "list_padding", "extra_shared_memory_size")
+
+
+def cache(type=None, memory_capacity=None, record_stat=None, **kwargs):
+    """Configure the process-wide decoded-tile cache and return a view of it.
+
+    type: 'per_process' (the default: one LRU in this process, shared by every
+    handle), 'nocache' (every read decodes; nothing is kept) or 'shared_memory' (one
+    LRU in a POSIX shared-memory segment shared by this process and its DataLoader
+    workers: fork children inherit it; spawned ones join through the FOVEA_CACHE_SHM
+    environment variable, which is set here). Giving a type makes a new, empty cache
+    with zeroed statistics (as cuCIM's CuImage.cache(type, ...) does).
+    memory_capacity: the limit in MiB (cuCIM's unit); alone it resizes the current
+    cache (shrinking evicts at once; a shared segment cannot grow past its size at
+    creation). record_stat: count hits, misses and evictions (on by default in
+    fovea). cuCIM's tuning knobs (capacity, mutex_pool_capacity, list_padding,
+    extra_shared_memory_size) are accepted and ignored: fovea's cache is bounded by
+    bytes only. Called without arguments it changes nothing.
+    """
+    for k in kwargs:
+        if k not in _CUCIM_CACHE_KNOBS:
+            raise TypeError(f"cache() got an unexpected keyword argument {k!r}")
+    if type is not None:
+        type = str(type).lower()
+        if type not in _CACHE_TYPES:
+            raise ValueError(f"cache type must be 'per_process', 'nocache' or 'shared_memory', not {type!r}")
+    if memory_capacity is not None:
+        mc = _int(memory_capacity, "memory_capacity")
+        if mc < 0:
+            raise ValueError(f"memory_capacity = {memory_capacity!r} MiB must be >= 0")
+        if mc > (1 << 43):
+            raise ValueError(f"memory_capacity = {memory_capacity!r} MiB is out of range")
+    with _cache_state.lock:
+        current = _fovea.cache_type()
+        if _cache_state.capacity is None:
+            raw = _fovea.cache_stats()["capacity"]
+            _cache_state.capacity = raw if current != "nocache" else 256 * _MiB
+        cap = mc * _MiB if memory_capacity is not None else _cache_state.capacity
+        if type is not None:
+            _fovea.cache_configure(type, cap)
+            _cache_state.reset()
+            _export_shm_name(type)
+        elif memory_capacity is not None and current != "nocache":
+            _fovea.cache_set_capacity(cap)
+        _cache_state.capacity = cap   # only once the library took it
+        if record_stat is not None:
+            _cache_state.set_record(bool(record_stat), _fovea.cache_stats())
+    return ImageCache()
+
+
+def _export_shm_name(type):
+    """Spawned processes (DataLoader workers with the spawn start method) join a
+    shared cache through FOVEA_CACHE_SHM; fork children inherit the mapping."""
+    if _cache_state.shm_env is not None and os.environ.get("FOVEA_CACHE_SHM") == _cache_state.shm_env:
+        del os.environ["FOVEA_CACHE_SHM"]
+    _cache_state.shm_env = None
+    if type == "shared_memory":
+        name = _fovea.cache_shm_name()
+        if name:
+            os.environ["FOVEA_CACHE_SHM"] = name
+            _cache_state.shm_env = name
+
+
+def cache_info():
+    """A snapshot of the tile cache's statistics (a ``CacheInfo`` named tuple)."""
+    with _cache_state.lock:
+        raw = _fovea.cache_stats()
+        hits, misses, evictions = _cache_state.counts(raw)
+        t = _fovea.cache_type()
+    return CacheInfo(t, hits, misses, evictions, raw["entries"], raw["bytes"], raw["capacity"], raw["capacity"])
+
+
+class _CacheInfoAttr:
+    """``CuImage.cache_info`` on the class or on an instance: a fresh ``CacheInfo``."""
+
+    def __get__(self, obj, objtype=None):
+        return cache_info()
+
+
+# ---- CuImage (cuCIM's face) ------------------------------------------------------------------
+
+
+class CuImage:
+    """A whole-slide image with cuCIM's ``CuImage`` interface.
+
+    ``read_region`` returns a NumPy array (H, W, 3) uint8 (cuCIM returns a CuImage
+    that users convert with ``np.asarray``), or an array on the GPU for
+    ``device="cuda"`` (decoded on the CPU, then copied). Pickles as its path.
+    """
+
+    cache = staticmethod(cache)
+    cache_info = _CacheInfoAttr()
+
+    def __init__(self, path):
+        self._slide = _fovea.Slide(path)
+        self._path = self._slide.path
+        self._levels = self._slide.levels
+        self._props = None
+        self._meta = None
+
+    # -- identity, pickling, lifetime --
+
+    def __reduce__(self):
+        return (type(self), (self._path,))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._path!r})"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self):
+        """Release the file (reads afterwards raise ValueError)."""
+        self._slide.close()
+
+    @property
+    def closed(self):
+        return self._slide.closed
+
+    @property
+    def path(self):
+        return self._path
+
+    @property
+    def is_loaded(self):
+        """False: the handle holds no pixels; read_region decodes on demand."""
+        return False
+
+    @property
+    def device(self):
+        return "cpu"
+
+    # -- geometry --
+
+    @property
+    def ndim(self):
+        return 3
+
+    @property
+    def dims(self):
+        return "YXC"
+
+    @property
+    def shape(self):
+        """[height, width, 3] of level 0 (what read_region returns)."""
+        w, h = self._levels[0][:2]
+        return [h, w, 3]
+
+    def size(self, dim_order=""):
+        """Extents in dim_order (default 'YXC'): size('XY') == [width, height]."""
+        return self._by_dims(self.shape, dim_order, "size")
+
+    @property
+    def dtype(self):
+        import numpy
+
+        return numpy.dtype(numpy.uint8)
+
+    @property
+    def typestr(self):
+        return "|u1"
+
+    @property
+    def channel_names(self):
+        return ["R", "G", "B"]
+
+    def _mpp(self):
+        p = self._properties()
+        out = []
+        for k in (PROPERTY_NAME_MPP_Y, PROPERTY_NAME_MPP_X):
+            try:
+                v = float(p[k])
+            except (KeyError, ValueError):
+                v = 0.0
+            out.append(v if v > 0 else None)
+        return out
+
+    def spacing(self, dim_order=""):
+        """Pixel spacing in dim_order (default 'YXC'): micrometres per pixel for Y and X
+        when the slide says (1.0 when it does not), 1.0 for C."""
+        y, x = self._mpp()
+        return self._by_dims([y or 1.0, x or 1.0, 1.0], dim_order, "spacing")
+
+    def spacing_units(self, dim_order=""):
+        y, x = self._mpp()
+        return self._by_dims(
+            ["micrometer" if y else "", "micrometer" if x else "", "color"], dim_order, "spacing_units"
+        )
+
+    @property
+    def origin(self):
+        return [0.0, 0.0]
+
+    @property
+    def direction(self):
+        return [[1.0, 0.0], [0.0, 1.0]]
+
+    @property
+    def coord_sys(self):
+        return "LPS"
+
+    def _by_dims(self, values, dim_order, what):
+        if not dim_order:
+            return list(values)
+        out = []
+        for ch in str(dim_order):
+            i = "YXC".find(ch.upper())
+            if i < 0:
+                raise ValueError(f"{what}: dim_order {dim_order!r} may only hold Y, X and C")
+            out.append(values[i])
+        return out
+
+    @property
+    def resolutions(self):
+        """level_count, level_dimensions ((w, h) ...), level_downsamples, level_tile_sizes."""
+        return {
+            "level_count": len(self._levels),
+            "level_dimensions": tuple((w, h) for w, h, *_ in self._levels),
+            "level_downsamples": tuple(ds for _, _, ds, _, _ in self._levels),
+            "level_tile_sizes": tuple((tw, th) for *_, tw, th in self._levels),
+        }
+
+    # -- metadata --
+
+    def _properties(self):
+        if self._props is None:
+            self._props = self._slide.properties()
+        return self._props
+
+    @property
+    def properties(self):
+        """The slide's properties with OpenSlide's names (a dict copy)."""
+        return dict(self._properties())
+
+    @property
+    def vendor(self):
+        return self._slide.vendor
+
+    @property
+    def raw_metadata(self):
+        """The first directory's ImageDescription ('' when it has none)."""
+        return self._properties().get("tiff.ImageDescription", "")
+
+    @property
+    def metadata(self):
+        """{'cucim': cuCIM's summary, 'fovea': the library's description, and one dict per
+        property prefix ('openslide', 'tiff', 'aperio', 'ome', ...) without the prefix}."""
+        if self._meta is None:
+            self._meta = json.loads(self._slide.metadata_json)
+        out = {
+            "cucim": {
+                "path": self._path,
+                "shape": self.shape,
+                "ndim": 3,
+                "dims": "YXC",
+                "coord_sys": "LPS",
+                "spacing": self.spacing(),
+                "spacing_units": self.spacing_units(),
+                "origin": self.origin,
+                "direction": self.direction,
+                "typestr": "|u1",
+                "dtype": {"code": 1, "bits": 8, "lanes": 1},
+                "channel_names": self.channel_names,
+                "resolutions": json.loads(json.dumps(self.resolutions)),
+                "associated_images": sorted(self.associated_images),
+            },
+            "fovea": json.loads(json.dumps(self._meta)),
+        }
+        for k, v in self._properties().items():
+            prefix, dot, rest = k.partition(".")
+            if dot and prefix not in ("cucim", "fovea"):
+                out.setdefault(prefix, {})[rest] = v
+        return out
+
+    @property
+    def associated_images(self):
+        """Names of the associated images ('thumbnail', 'label', 'macro' ...), a set."""
+        return set(self._slide.associated_names())
+
+    def associated_image(self, name, device="cpu"):
+        """An associated image as a uint8 (H, W, 3) array (KeyError for an unknown name)."""
+        device = _device_arg(device)
+        return _to_device(self._slide.read_associated(name, "rgb"), device, "associated_image")
+
+    # -- pixels --
+
+    def read_region(self, location=(0, 0), size=None, level=0, device="cpu", num_workers=0, *,
+                    batch_size=1, prefetch_factor=2, shuffle=False, seed=0, drop_last=False,
+                    pixel_format="rgb", nocache=False):
+        """Pixels of a region as an (H, W, 3) uint8 array, or batches of many regions.
+
+        location: (x, y) of the top-left pixel in level-0 coordinates (None: (0, 0)); the
+        level's origin is floor(x / downsample), floor(y / downsample). size: (width,
+        height) in pixels of `level`; None reads the whole level. Pixels outside the
+        image are white. device: 'cpu' (NumPy) or 'cuda' (decoded on the CPU, then
+        copied to the GPU with fovea.to_device). num_workers: threads decoding the
+        region's tiles (0: the library's pool).
+
+        Many locations (cuCIM's batch loading): a list, tuple, iterator or integer array
+        of (x, y) pairs, flattened as cuCIM does ([0, 0, 100, 0] is two locations). The
+        result is then an iterator of (N, H, W, 3) batches (N = batch_size but for a short
+        last batch, dropped when drop_last) in order, or in the seeded shuffled order with
+        shuffle=True; num_workers threads read prefetch_factor batches ahead (0 workers:
+        read in the calling thread). The whole list goes to C at once; each batch is a
+        fresh array. Closing or dropping the iterator stops the workers.
+
+        Extensions: pixel_format 'rgba' (H, W, 4; outside the image all zero) or 'native'
+        (the file's samples and dtype, e.g. uint16 gray, background 0); nocache=True
+        bypasses the tile cache.
+        """
+        device = _device_arg(device)
+        lv = _int(level, "level")
+        if not 0 <= lv < len(self._levels):
+            raise ValueError(f"level {lv} is out of range (the slide has {len(self._levels)} levels)")
+        if size is None:
+            w, h = self._levels[lv][:2]
+        else:
+            w, h = _pair(size, "size")
+        nw = _int(num_workers, "num_workers")
+        if nw < 0:
+            raise ValueError(f"num_workers = {nw} must be >= 0")
+        nc = bool(nocache)
+        locs = _locations(location)
+        if locs is not None:
+            bs = _int(batch_size, "batch_size")
+            pf = _int(prefetch_factor, "prefetch_factor")
+            if bs < 1:
+                raise ValueError(f"batch_size = {bs} must be >= 1")
+            if pf < 1:
+                raise ValueError(f"prefetch_factor = {pf} must be >= 1")
+            it = self._slide.batches(locs, lv, w, h, pixel_format, bs, min(nw, 1024), pf, bool(shuffle),
+                                     _int(seed, "seed") & ((1 << 64) - 1), bool(drop_last), nc)
+            return _Batches(it, device)
+        x, y = _pair((0, 0) if location is None else location, "location")
+        arr = self._slide.read_region(x, y, lv, w, h, pixel_format, min(nw, 1 << 16), nc)
+        return _to_device(arr, device, "read_region")
+
+
+def _locations(location):
+    """None for one (x, y) location; else an (n, 2) int64 array of many (cuCIM's flattening)."""
+    if location is None:
+        return None
+    if isinstance(location, (tuple, list)) and len(location) == 2 and not any(
+            isinstance(v, (tuple, list)) or (hasattr(v, "__len__") and not isinstance(v, (str, bytes)))
+            for v in location):
+        return None
+    import numpy as np
+    if not isinstance(location, (tuple, list, np.ndarray)):
+        location = list(location)   # an iterator or generator
+    a = np.asarray(location)
+    if a.dtype.kind not in "iu" and a.size:
+        raise TypeError(f"locations must be integers, not {a.dtype}")
+    if a.size % 2:
+        raise ValueError(f"locations hold {a.size} values: expected (x, y) pairs")
+    a = a.astype(np.int64, copy=False).reshape(-1, 2)
+    if len(a) == 1 and not isinstance(location, np.ndarray) and np.ndim(location) == 1:
+        return None
+    return a
+
+
+class _Batches:
+    """Iterator of batches from the C loader; close() (or dropping it) stops the workers."""
+
+    def __init__(self, it, device):
+        self._it = it
+        self._device = device
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._it is None:
+            raise StopIteration
+        try:
+            batch = next(self._it)
+        except StopIteration:
+            self._it = None
+            raise
+        except BaseException:
+            self._it = None
+            raise
+        return _to_device(batch, self._device, "read_region")
+
+    def __len__(self):
+        return self._it.__length_hint__() if self._it is not None else 0
+
+    def close(self):
+        if self._it is not None:
+            self._it.close()
+            self._it = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def open(path):  # noqa: A001 (fovea.open, as cucim's CuImage(path))
+    """Open a whole-slide image: a ``CuImage``."""
+    return CuImage(path)
+
+
+# ---- OpenSlide (openslide-python's face) ------------------------------------------------------
+
+
+class _PropertyMap(collections.abc.Mapping):
+    def __init__(self, props):
+        self._p = props
+
+    def __getitem__(self, key):
+        return self._p[key]
+
+    def __iter__(self):
+        return iter(self._p)
+
+    def __len__(self):
+        return len(self._p)
+
+    def __repr__(self):
+        return f"<_PropertyMap {self._p!r}>"
+
+
+class _AssociatedImageMap(collections.abc.Mapping):
+    """name -> PIL.Image (RGBA), decoded when looked up."""
+
+    def __init__(self, slide):
+        self._slide = slide
+
+    def _keys(self):
+        return list(self._slide.associated_names())
+
+    def __getitem__(self, key):
+        if key not in self._keys():
+            raise KeyError(key)
+        from PIL import Image
+
+        return Image.fromarray(self._slide.read_associated(key, "rgba"))
+
+    def __iter__(self):
+        return iter(self._keys())
+
+    def __len__(self):
+        return len(self._keys())
+
+    def __repr__(self):
+        return f"<_AssociatedImageMap {self._keys()!r}>"
+
+
+class OpenSlideCache:
+    """openslide-python's ``OpenSlideCache(capacity)``. fovea has one tile cache per
+    process: ``OpenSlide.set_cache`` sets its capacity (bytes) for every handle."""
+
+    def __init__(self, capacity):
+        c = _int(capacity, "capacity")
+        if c < 0:
+            raise ValueError(f"capacity = {capacity!r} must be >= 0")
+        self._capacity = c
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._capacity!r})"
+
+
+class OpenSlide:
+    """A whole-slide image with openslide-python's ``OpenSlide`` interface.
+
+    read_region and associated images return PIL images in RGBA (not
+    premultiplied; outside the image fully transparent). Errors stick, as in
+    OpenSlide: once a read fails because of the file, every later read fails.
+    """
+
+    def __init__(self, filename):
+        self._filename = filename
+        self._slide = _fovea.Slide(filename)
+        self._levels = self._slide.levels
+        self._props = None
+
+    def __reduce__(self):
+        return (type(self), (self._filename,))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._filename!r})"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    @classmethod
+    def detect_format(cls, filename):
+        """The format vendor of the file ('aperio', 'generic-tiff', ...), or None when
+        fovea cannot read it."""
+        return _fovea.slide_detect_vendor(filename)
+
+    def close(self):
+        """Close the slide (later reads raise ValueError)."""
+        self._slide.close()
+
+    @property
+    def level_count(self):
+        return len(self._levels)
+
+    @property
+    def level_dimensions(self):
+        return tuple((w, h) for w, h, *_ in self._levels)
+
+    @property
+    def dimensions(self):
+        return self.level_dimensions[0]
+
+    @property
+    def level_downsamples(self):
+        return tuple(ds for _, _, ds, _, _ in self._levels)
+
+    @property
+    def properties(self):
+        if self._props is None:
+            self._props = self._slide.properties()
+        return _PropertyMap(self._props)
+
+    @property
+    def associated_images(self):
+        return _AssociatedImageMap(self._slide)
+
+    @property
+    def color_profile(self):
+        """None: fovea does not read ICC profiles yet."""
+        return None
+
+    def get_best_level_for_downsample(self, downsample):
+        """OpenSlide's rule: the last level whose downsample is <= downsample
+        (level 0 below the first downsample)."""
+        ds = self.level_downsamples
+        if downsample < ds[0]:
+            return 0
+        for i in range(1, len(ds)):
+            if downsample < ds[i]:
+                return i - 1
+        return len(ds) - 1
+
+    def read_region(self, location, level, size):
+        """A PIL.Image (RGBA) of the region: location (x, y) in level-0 pixels, size
+        (width, height) in pixels of level."""
+        from PIL import Image
+
+        x, y = _pair(location, "location")
+        lv = _int(level, "level")
+        w, h = _pair(size, "size")
+        if w < 0 or h < 0:
+            raise ValueError(f"negative width ({w}) or negative height ({h}) not allowed")
+        if not 0 <= lv < len(self._levels):
+            raise ValueError(f"level {lv} is out of range (the slide has {len(self._levels)} levels)")
+        arr = self._slide.read_region(x, y, lv, w, h, "rgba")
+        if w == 0 or h == 0:
+            return Image.new("RGBA", (w, h))
+        return Image.fromarray(arr)
+
+    def get_thumbnail(self, size):
+        """An RGB PIL.Image no larger than size, keeping the aspect ratio
+        (openslide-python's algorithm: the best level for the downsample, composed on
+        the background colour, resized with Lanczos)."""
+        from PIL import Image
+
+        downsample = max(dim / thumb for dim, thumb in zip(self.dimensions, size, strict=True))
+        level = self.get_best_level_for_downsample(downsample)
+        tile = self.read_region((0, 0), level, self.level_dimensions[level])
+        bg_color = "#" + self.properties.get(PROPERTY_NAME_BACKGROUND_COLOR, "ffffff")
+        thumb = Image.new("RGB", tile.size, bg_color)
+        thumb.paste(tile, None, tile)
+        thumb.thumbnail(size, Image.Resampling.LANCZOS)
+        return thumb
+
+    def set_cache(self, cache):
+        """Use an OpenSlideCache: sets the capacity of fovea's process-wide tile cache."""
+        try:
+            cap = cache._capacity
+        except AttributeError as exc:
+            raise TypeError("Not a cache object") from exc
+        with _cache_state.lock:
+            _cache_state.capacity = cap
+            if _fovea.cache_type() == "nocache":
+                _fovea.cache_configure("per_process", cap)
+                _cache_state.reset()
+                _export_shm_name("per_process")
+            else:
+                _fovea.cache_set_capacity(cap)
+
+
+def open_slide(filename):
+    """openslide.open_slide: an OpenSlide for the file."""
+    return OpenSlide(filename)
