@@ -26,6 +26,11 @@ fv_status fv__lzw_decode(const fv__chunk_info *ci, const uint8_t *src, size_t sr
                          size_t out_len);
 fv_status fv__jpeg_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
                           size_t out_len);
+/* Decode at least rect = {x0, y0, w, h} (validated, inside the chunk) into out
+ * (out_len >= the whole chunk's bytes), rows of got[2] pixels; got = {x, y, w, h}
+ * is the rectangle written. */
+fv_status fv__jpeg_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t rect[4],
+                               uint8_t *out, size_t out_len, uint32_t got[4]);
 fv_status fv__jpeg_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len,
                           uint8_t **out, size_t *out_len);
 fv_status fv__deflate_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,

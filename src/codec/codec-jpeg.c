@@ -13,7 +13,13 @@
  *
  * A decompress object is made per call: measured at 0.3 us against ~550 us for a
  * 256x256 tile, and a fresh object cannot see Huffman or quantization tables left
- * behind by another slide's chunk. Scanlines go straight into the caller's buffer. */
+ * behind by another slide's chunk. Scanlines go straight into the caller's buffer.
+ *
+ * Partial decoding (fv__jpeg_decode_rect, for reads that bypass the tile cache):
+ * jpeg_crop_scanline limits IDCT, upsampling and colour conversion to the needed
+ * iMCU columns, jpeg_skip_scanlines skips them for the rows above (Huffman
+ * decoding still runs: it is sequential), and decoding stops after the last needed
+ * row (jpeg_abort_decompress), so corruption below that row goes unnoticed. */
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +29,16 @@
 #include "codec-impl.h"
 
 #define FV__JPEG_MAX_SCANS 1000   /* progressive scans: a bound on crafted streams */
+
+/* Partial decoding (fv__jpeg_decode_rect) uses jpeg_crop_scanline and
+ * jpeg_skip_scanlines (libjpeg-turbo 1.5 and later); required conservatively at
+ * 2.1, the version it is tested with, as earlier releases fixed several bugs in
+ * skipping rows of subsampled streams. Otherwise whole chunks are decoded. */
+#if defined(LIBJPEG_TURBO_VERSION_NUMBER) && LIBJPEG_TURBO_VERSION_NUMBER >= 2001000
+#define FV__JPEG_CAN_CROP 1
+#else
+#define FV__JPEG_CAN_CROP 0
+#endif
 
 #define FV__STR2(x) #x
 #define FV__STR(x) FV__STR2(x)
@@ -96,8 +112,11 @@ fv__jpeg_progress(j_common_ptr c)
     }
 }
 
-fv_status
-fv__jpeg_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out, size_t out_len)
+/* One JPEG chunk: all of it (rect NULL) or at least rect = {x0, y0, w, h}, in which
+ * case got = {x, y, w, h} is the rectangle written to out (rows of got[2] pixels). */
+static fv_status
+fv__jpeg_decode_impl(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t *rect,
+                     uint8_t *out, size_t out_len, uint32_t *got)
 {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_progress_mgr progress;
@@ -157,6 +176,9 @@ fv__jpeg_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, ui
         progress.progress_monitor = fv__jpeg_progress;
         cinfo.progress = &progress;
     }
+    /* partial decoding: sequential single-scan streams only (progressive and
+     * multi-scan streams buffer the whole image anyway) */
+    int partial = rect && FV__JPEG_CAN_CROP && !cinfo.progressive_mode && cinfo.comps_in_scan == cinfo.num_components;
     jpeg_start_decompress(&cinfo);
     if (cinfo.output_width != ci->width || cinfo.output_height != ci->height ||
         cinfo.output_components != (int)ci->samples) {
@@ -164,27 +186,82 @@ fv__jpeg_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, ui
                           cinfo.output_height, cinfo.output_components, ci->width, ci->height, ci->samples);
         goto done;
     }
-    size_t stride = (size_t)ci->width * ci->samples;
-    if (stride * ci->height != out_len) {
-        st = fv_error_set(FV_EINTERNAL, "jpeg", "output of %zu bytes for %zu-byte rows", out_len, stride);
+    JDIMENSION cx = 0, cw = ci->width, ry0 = 0, ry1 = ci->height;
+    if (partial) {
+        /* horizontally, libjpeg-turbo's fancy upsampling treats a crop's left and
+         * right edges as image edges (it replicates the edge chroma sample), so the
+         * pixel next to each edge differs from a whole decode: one more pixel on
+         * each side (that the iMCU alignment of the crop usually covers already)
+         * gives every needed pixel its true neighbours, and a crop of at least one
+         * iMCU avoids the degenerate one-chroma-sample row. Skipped rows keep their
+         * context (tested exact): no margin there. */
+        uint32_t x0 = rect[0], x1 = rect[0] + rect[2];
+        if (cinfo.max_h_samp_factor > 1) {
+            uint32_t imcu = (uint32_t)cinfo.max_h_samp_factor * DCTSIZE;
+            x0 = x0 > 0 ? x0 - 1 : 0;
+            x1 = x1 < ci->width ? x1 + 1 : ci->width;
+            if (x1 - x0 < imcu) {
+                x1 = x0 + imcu < ci->width ? x0 + imcu : ci->width;
+                x0 = x1 > imcu ? x1 - imcu : 0;
+            }
+        }
+        uint32_t y0 = rect[1], y1 = rect[1] + rect[3];
+        if (x0 > 0 || x1 < ci->width) {
+            cx = x0;
+            cw = x1 - x0;
+            jpeg_crop_scanline(&cinfo, &cx, &cw);   /* widens to iMCU boundaries */
+        }
+        ry0 = y0;
+        ry1 = y1;
+    }
+    size_t stride = (size_t)cw * ci->samples;
+    if (rect ? stride * (ry1 - ry0) > out_len : stride * ci->height != out_len) {
+        st = fv_error_set(FV_EINTERNAL, "jpeg", "output of %zu bytes for %u rows of %zu bytes", out_len,
+                          (unsigned)(ry1 - ry0), stride);
         goto done;
     }
-    while (cinfo.output_scanline < cinfo.output_height) {
+    if (ry0 > 0 && jpeg_skip_scanlines(&cinfo, ry0) != ry0) {
+        st = fv_error_set(FV_EFORMAT, "jpeg", "cannot skip %u rows", (unsigned)ry0);
+        goto done;
+    }
+    while (cinfo.output_scanline < ry1) {
         JSAMPROW rows[16];
-        JDIMENSION n = cinfo.output_height - cinfo.output_scanline;
+        JDIMENSION n = ry1 - cinfo.output_scanline;
         if (n > 16)
             n = 16;
         for (JDIMENSION i = 0; i < n; i++)
-            rows[i] = out + (size_t)(cinfo.output_scanline + i) * stride;
+            rows[i] = out + (size_t)(cinfo.output_scanline - ry0 + i) * stride;
         if (!jpeg_read_scanlines(&cinfo, rows, n)) {   /* cannot happen with a memory source */
             st = fv_error_set(FV_EFORMAT, "jpeg", "decoder stalled at row %u", cinfo.output_scanline);
             goto done;
         }
     }
-    jpeg_finish_decompress(&cinfo);
+    if (ry1 < ci->height)
+        jpeg_abort_decompress(&cinfo);   /* the rows below are not needed */
+    else
+        jpeg_finish_decompress(&cinfo);
+    if (got) {
+        got[0] = cx;
+        got[1] = ry0;
+        got[2] = cw;
+        got[3] = ry1 - ry0;
+    }
 done:
     jpeg_destroy_decompress(&cinfo);
     return st;
+}
+
+fv_status
+fv__jpeg_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out, size_t out_len)
+{
+    return fv__jpeg_decode_impl(ci, src, src_len, NULL, out, out_len, NULL);
+}
+
+fv_status
+fv__jpeg_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t rect[4],
+                     uint8_t *out, size_t out_len, uint32_t got[4])
+{
+    return fv__jpeg_decode_impl(ci, src, src_len, rect, out, out_len, got);
 }
 
 /* ---- encoding (fovea convert) ----------------------------------------------------- */

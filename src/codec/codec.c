@@ -257,6 +257,39 @@ fv__codec_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, u
 }
 
 fv_status
+fv__codec_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t len, uint32_t x0, uint32_t y0,
+                      uint32_t w, uint32_t h, uint8_t *out, size_t out_len, uint32_t *ox, uint32_t *oy,
+                      uint32_t *ow, uint32_t *oh)
+{
+    const fv__codec_entry *e = NULL;
+    size_t need = 0;
+    fv_status st;
+    if (!ci || !out || (!src && len) || !ox || !oy || !ow || !oh)
+        return fv_error_set(FV_EINVAL, "codec", "NULL argument");
+    if ((st = fv__check_common(ci, &e, &need)))
+        return st;
+    if (out_len < need)
+        return fv_error_set(FV_EINVAL, "codec", "output buffer of %zu bytes for a %ux%u chunk of %zu bytes", out_len,
+                            ci->width, ci->height, need);
+    if (!w || !h || x0 >= ci->width || y0 >= ci->height || w > ci->width - x0 || h > ci->height - y0)
+        return fv_error_set(FV_EINVAL, "codec", "rectangle (%u, %u) + %ux%u is not inside the %ux%u chunk", x0, y0, w,
+                            h, ci->width, ci->height);
+    if (ci->compression == FV_TIFF_COMPRESSION_JPEG && (x0 || y0 || w < ci->width || h < ci->height)) {
+        if (!len)
+            return fv_error_set(FV_EFORMAT, e->domain, "empty %s chunk (0 bytes)", e->name);
+        uint32_t rect[4] = {x0, y0, w, h}, got[4];
+        if ((st = fv__jpeg_decode_rect(ci, src, len, rect, out, out_len, got)))
+            return st;
+        *ox = got[0], *oy = got[1], *ow = got[2], *oh = got[3];
+        return FV_OK;
+    }
+    if ((st = fv__codec_decode(ci, src, len, out, need)))
+        return st;
+    *ox = 0, *oy = 0, *ow = ci->width, *oh = ci->height;
+    return FV_OK;
+}
+
+fv_status
 fv__codec_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, uint8_t **out, size_t *out_len)
 {
     const fv__codec_entry *e = NULL;

@@ -51,6 +51,20 @@ fv_status fv__chunk_bytes(const fv__chunk_info *ci, size_t *out);
 fv_status fv__codec_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
                            size_t out_len);
 
+/* Decode at least the rectangle [x0, x0+w) x [y0, y0+h) of a chunk (w, h >= 1,
+ * inside the chunk) into out, which holds at least fv__chunk_bytes bytes; the
+ * rectangle actually decoded comes back in *ox, *oy, *ow, *oh (it contains the
+ * request and may be larger), written as *oh rows of *ow pixels from out[0], laid
+ * out as fv__codec_decode's. Its pixels equal those of a whole decode. Only JPEG
+ * (compression 7, sequential, single scan) decodes less: iMCU-aligned, with a
+ * margin of one iMCU where chroma is subsampled (fancy upsampling); every other
+ * chunk is decoded whole and reported as (0, 0, width, height). Errors as
+ * fv__codec_decode, except that a JPEG stream corrupt only below the rectangle's
+ * last iMCU row may go unnoticed. */
+fv_status fv__codec_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t len, uint32_t x0, uint32_t y0,
+                                uint32_t w, uint32_t h, uint8_t *out, size_t out_len, uint32_t *ox, uint32_t *oy,
+                                uint32_t *ow, uint32_t *oh);
+
 /* Encode a chunk for `fovea convert` (compression JPEG (level = quality 1..100),
  * deflate/zstd (level), or none). *out is malloc'd; the caller frees it. */
 fv_status fv__codec_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, uint8_t **out,

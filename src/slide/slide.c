@@ -342,9 +342,14 @@ fv__decoded_samples(const fv__tiff_ifd *d)
 }
 
 /* Read and decode one chunk (through the cache unless nocache). *out = NULL for a
- * missing chunk (offset or byte count 0): the caller paints background. */
+ * missing chunk (offset or byte count 0): the caller paints background.
+ * want = {x, y, w, h} (chunk pixels), or NULL: when the decoded tile will not be
+ * cached (nocache, or a disabled cache), decode only that rectangle, or more
+ * (fv__codec_decode_rect); got = the rectangle the tile holds (rows of got[2]
+ * pixels), the whole chunk unless partially decoded. */
 static fv_status
-fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, fv__tile **out)
+fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, const uint32_t *want, fv__tile **out,
+              uint32_t got[4])
 {
     const fv__tiff_ifd *d = &s->tiff->ifds[ifd];
     fv_status st = FV_OK;
@@ -357,16 +362,21 @@ fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, fv__tile **out)
     if (off == 0 || len == 0)
         return FV_OK;
     fv__tile_key key = {s->file_id, (uint32_t)ifd, chunk};
+    fv__chunk_geom g;
+    fv__chunk_geometry(d, chunk, &g);
+    got[0] = got[1] = 0;
+    got[2] = g.w;
+    got[3] = g.h;
     int must = 1;
     if (!nocache) {
+        /* with a disabled cache this only counts the miss (and, should the cache
+         * be enabled meanwhile, a partial decode is published as a failure) */
         tile = fv__cache_acquire(&key, &must);
         if (tile) {
             *out = tile;
             return FV_OK;
         }
     }
-    fv__chunk_geom g;
-    fv__chunk_geometry(d, chunk, &g);
     fv__chunk_info ci;
     fv__chunk_info_of(s->tiff, d, &g, &ci);
     size_t nbytes;
@@ -391,7 +401,12 @@ fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, fv__tile **out)
         st = fv_error_set(FV_ENOMEM, "slide", "cannot allocate a %zu-byte tile", nbytes);
         goto done;
     }
-    if ((st = fv__codec_decode(&ci, src, len, tile->data, nbytes))) {
+    if (want)
+        st = fv__codec_decode_rect(&ci, src, len, want[0], want[1], want[2], want[3], tile->data, nbytes, &got[0],
+                                   &got[1], &got[2], &got[3]);
+    else
+        st = fv__codec_decode(&ci, src, len, tile->data, nbytes);
+    if (st) {
         char msg[600];
         snprintf(msg, sizeof msg, "%s (directory %d, chunk %llu)", fv_error_message(), ifd,
                  (unsigned long long)chunk);
@@ -405,12 +420,29 @@ done:
         tile = NULL;
     }
     if (!nocache && must)
-        fv__cache_finish(&key, tile);
+        fv__cache_finish(&key, want ? NULL : tile);   /* a partial tile is never cached */
     *out = tile;
     return st;
 }
 
 /* ---- region assembly --------------------------------------------------------------- */
+
+/* 0 when the tile cache keeps nothing (type none, or a per-process cache of
+ * capacity 0): reads then decode only what they need. Public calls only, so the
+ * cache's own files stay untouched; two mutex round trips per read. */
+static int
+fv__cache_in_use(void)
+{
+    fv_cache_type t = fv_cache_type_get();
+    if (t == FV_CACHE_NONE)
+        return 0;
+    if (t == FV_CACHE_PER_PROCESS) {
+        fv_cache_stats cs;
+        fv_cache_get_stats(&cs);
+        return cs.capacity > 0;
+    }
+    return 1;
+}
 
 typedef struct fv__region_job {
     fv_slide *s;
@@ -418,6 +450,7 @@ typedef struct fv__region_job {
     int64_t lx, ly, w, h;        /* region in directory pixels */
     fv_pixel_format format;
     int nocache;
+    int partial;                 /* decode only the part of each chunk the region needs */
     uint8_t *out;                /* (h, w, C) contiguous */
     int out_c, out_isz;
     uint64_t tx0, ty0, ntx;      /* chunk grid covered */
@@ -510,7 +543,9 @@ fv__region_task(void *p, int64_t begin, int64_t end)
         if (ix0 >= ix1 || iy0 >= iy1)
             continue;
         fv__tile *t = NULL;
-        fv_status st = fv__get_chunk(j->s, j->ifd, chunk, j->nocache, &t);
+        uint32_t want[4] = {(uint32_t)(ix0 - g.x0), (uint32_t)(iy0 - g.y0), (uint32_t)(ix1 - ix0), (uint32_t)(iy1 - iy0)};
+        uint32_t got[4];
+        fv_status st = fv__get_chunk(j->s, j->ifd, chunk, j->nocache, j->partial ? want : NULL, &t, got);
         if (st) {
             pthread_mutex_lock(&j->mu);
             if (!j->st) {
@@ -525,8 +560,8 @@ fv__region_task(void *p, int64_t begin, int64_t end)
                                 iy1 - j->ly, j->out_c, j->out_isz, j->format);
             continue;
         }
-        fv__blit(j, t, (int)g.w, src_c, src_isz, ix0 - g.x0, iy0 - g.y0, ix0 - j->lx, iy0 - j->ly, ix1 - ix0,
-                 iy1 - iy0);
+        fv__blit(j, t, (int)got[2], src_c, src_isz, ix0 - g.x0 - got[0], iy0 - g.y0 - got[1], ix0 - j->lx,
+                 iy0 - j->ly, ix1 - ix0, iy1 - iy0);
         fv__tile_unref(t);
     }
 }
@@ -566,6 +601,8 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
     fv__region_job j = {.s = s, .ifd = ifd, .lx = lx, .ly = ly, .w = w, .h = h, .format = format,
                         .nocache = nocache, .out = (uint8_t *)out->data, .out_c = (int)shape[2],
                         .out_isz = (int)fv_dtype_size(dt)};
+    /* only JPEG decodes less than a whole chunk (fv__codec_decode_rect) */
+    j.partial = d->compression == FV_TIFF_COMPRESSION_JPEG && (nocache || !fv__cache_in_use());
     pthread_mutex_init(&j.mu, NULL);
     /* background outside the directory */
     int64_t W = clip_w < (int64_t)d->width ? clip_w : (int64_t)d->width;

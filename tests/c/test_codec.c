@@ -1401,6 +1401,239 @@ test_threads(void)
     free(px);
 }
 
+/* ---- partial JPEG decoding (fv__codec_decode_rect) ------------------------------------ */
+
+/* A JPEG stream with the given chroma sampling (hs x vs for luma, 1x1 for chroma;
+ * mode as enc_jpeg), optionally progressive or with restart markers. */
+static uint8_t *
+enc_jpeg_samp(const uint8_t *px, int w, int h, int mode, int hs, int vs, int progressive, int restart, size_t *len)
+{
+    struct jpeg_compress_struct c;
+    terr e;
+    unsigned char *buf = NULL;
+    unsigned long n = 0;
+    c.err = jpeg_std_error(&e.pub);
+    e.pub.error_exit = terr_exit;
+    e.pub.output_message = terr_quiet;
+    if (setjmp(e.env)) {
+        jpeg_destroy_compress(&c);
+        free(buf);
+        return NULL;
+    }
+    jpeg_create_compress(&c);
+    jpeg_mem_dest(&c, &buf, &n);
+    c.image_width = (JDIMENSION)w;
+    c.image_height = (JDIMENSION)h;
+    c.input_components = mode == JT_GRAY ? 1 : 3;
+    c.in_color_space = mode == JT_GRAY ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&c);
+    if (mode == JT_APERIO_RGB) {
+        jpeg_set_colorspace(&c, JCS_RGB);
+        c.write_JFIF_header = FALSE;
+        c.write_Adobe_marker = FALSE;
+        for (int i = 0; i < 3; i++)
+            c.comp_info[i].component_id = i + 1;
+    }
+    if (mode != JT_GRAY) {
+        c.comp_info[0].h_samp_factor = hs;
+        c.comp_info[0].v_samp_factor = vs;
+        for (int i = 1; i < 3; i++)
+            c.comp_info[i].h_samp_factor = c.comp_info[i].v_samp_factor = 1;
+    }
+    jpeg_set_quality(&c, 90, TRUE);
+    if (progressive)
+        jpeg_simple_progression(&c);
+    c.restart_in_rows = restart;
+    jpeg_start_compress(&c, TRUE);
+    int comps = c.input_components;
+    while (c.next_scanline < c.image_height) {
+        JSAMPROW r = (JSAMPROW)(px + (size_t)c.next_scanline * w * comps);
+        jpeg_write_scanlines(&c, &r, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    *len = n;
+    return buf;
+}
+
+/* nrect random rectangles (and the corners, edges, single pixels and the whole
+ * chunk): each decoded rectangle must contain the request, lie inside the chunk,
+ * and hold exactly the whole decode's pixels there. Returns the mean fraction of
+ * the chunk's pixels decoded; *partial counts rectangles smaller than the chunk. */
+static double
+rect_cases(const char *what, const fv__chunk_info *ci, const uint8_t *src, size_t n, int nrect, int *partial)
+{
+    uint8_t *whole = NULL;
+    size_t need = 0;
+    fv__chunk_bytes(ci, &need);
+    CHECK_OK(decode(ci, src, n, &whole));
+    uint8_t *s = malloc(n);
+    memcpy(s, src, n);
+    const uint32_t W = ci->width, H = ci->height, C = ci->samples;
+    int bad = 0;
+    double area = 0;
+    for (int t = 0; t < nrect; t++) {
+        uint32_t x0, y0, w, h;
+        switch (t) {
+        case 0: x0 = 0, y0 = 0, w = W, h = H; break;
+        case 1: x0 = 0, y0 = 0, w = 1, h = 1; break;
+        case 2: x0 = W - 1, y0 = H - 1, w = 1, h = 1; break;
+        case 3: x0 = W / 2, y0 = H / 2, w = W - W / 2, h = H - H / 2; break;
+        case 4: x0 = 0, y0 = H / 2, w = W / 2, h = H - H / 2; break;
+        case 5: x0 = W / 2, y0 = 0, w = W - W / 2, h = H / 2; break;
+        case 6: x0 = 17 % W, y0 = 0, w = 1, h = H; break;
+        case 7: x0 = 0, y0 = 31 % H, w = W, h = 1; break;
+        default:
+            x0 = rnd() % W, y0 = rnd() % H;
+            w = 1 + rnd() % (W - x0), h = 1 + rnd() % (H - y0);
+            if (t % 5 == 1) {   /* edges at and next to iMCU boundaries */
+                uint32_t a = (rnd() % (W / 8 + 1)) * 8 + rnd() % 3, b = (rnd() % (W / 8 + 1)) * 8 + rnd() % 3;
+                a = a ? a - 1 : 0, b = b ? b - 1 : 0;
+                if (a > b) {
+                    uint32_t tmp = a;
+                    a = b, b = tmp;
+                }
+                x0 = a < W ? a : W - 1;
+                w = b > x0 && b <= W ? b - x0 : W - x0;
+            }
+            if (t % 3 == 0) {   /* the corner pieces of a patch straddling tiles */
+                if (rnd() & 1)
+                    x0 = 0;
+                else
+                    w = W - x0;
+                if (rnd() & 1)
+                    y0 = 0;
+                else
+                    h = H - y0;
+            }
+        }
+        uint8_t *out = malloc(need);   /* exact size: ASan catches overruns */
+        uint32_t ox = 99999, oy = 99999, ow = 0, oh = 0;
+        fv_status st = fv__codec_decode_rect(ci, s, n, x0, y0, w, h, out, need, &ox, &oy, &ow, &oh);
+        int ok = st == FV_OK && ox <= x0 && oy <= y0 && ox + ow >= x0 + w && oy + oh >= y0 + h && ox + ow <= W &&
+                 oy + oh <= H;
+        for (uint32_t y = y0; ok && y < y0 + h; y++)
+            ok = !memcmp(out + ((size_t)(y - oy) * ow + (x0 - ox)) * C, whole + ((size_t)y * W + x0) * C,
+                         (size_t)w * C);
+        if (!ok && bad++ < 5)
+            fprintf(stderr, "  %s: rect (%u,%u)+%ux%u -> %s, got (%u,%u)+%ux%u: %s\n", what, x0, y0, w, h,
+                    fv_status_name(st), ox, oy, ow, oh, st ? fv_error_message() : "pixels differ");
+        if (st == FV_OK) {
+            area += (double)ow * oh / ((double)W * H);
+            *partial += (uint64_t)ow * oh < (uint64_t)W * H;
+        }
+        free(out);
+    }
+    CHECK(bad == 0);
+    free(s);
+    free(whole);
+    return area / nrect;
+}
+
+static void
+test_jpeg_rect(void)
+{
+    static const uint32_t sizes[][2] = {{240, 240}, {256, 256}, {512, 512}, {256, 240}, {75, 50}};
+    struct {
+        const char *name;
+        int mode, hs, vs, progressive, restart;
+    } kinds[] = {
+        {"ycbcr 4:2:0", JT_JFIF, 2, 2, 0, 0},      {"ycbcr 4:4:4", JT_JFIF, 1, 1, 0, 0},
+        {"ycbcr 4:2:2", JT_JFIF, 2, 1, 0, 0},      {"ycbcr 4:4:0", JT_JFIF, 1, 2, 0, 0},
+        {"aperio rgb", JT_APERIO_RGB, 1, 1, 0, 0}, {"gray", JT_GRAY, 1, 1, 0, 0},
+        {"ycbcr 4:2:0 restart", JT_JFIF, 2, 2, 0, 1}, {"ycbcr 4:2:0 progressive", JT_JFIF, 2, 2, 1, 0},
+    };
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        uint32_t W = sizes[si][0], H = sizes[si][1];
+        uint8_t *rgb = image8(W, H, 3, 60 + (uint32_t)si), *gray = image8(W, H, 1, 70 + (uint32_t)si);
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+            int gr = kinds[k].mode == JT_GRAY;
+            size_t len = 0;
+            uint8_t *j = enc_jpeg_samp(gr ? gray : rgb, (int)W, (int)H, kinds[k].mode, kinds[k].hs, kinds[k].vs,
+                                       kinds[k].progressive, kinds[k].restart, &len);
+            CHECK(j != NULL);
+            if (!j)
+                continue;
+            fv__chunk_info ci = chunk(W, H, gr ? 1 : 3, 8, FV_TIFF_COMPRESSION_JPEG,
+                                      gr ? FV_TIFF_PHOTOMETRIC_MINISBLACK
+                                         : kinds[k].mode == JT_APERIO_RGB ? FV_TIFF_PHOTOMETRIC_RGB
+                                                                         : FV_TIFF_PHOTOMETRIC_YCBCR);
+            char what[96];
+            snprintf(what, sizeof what, "jpeg rect %ux%u %s", W, H, kinds[k].name);
+            int partial = 0, nrect = W >= 256 ? 400 : 200;
+            double frac = rect_cases(what, &ci, j, len, nrect, &partial);
+            printf("  %s: %d rectangles exact, %d decoded partially, mean %.0f%% of the chunk decoded\n", what,
+                   nrect, partial, 100 * frac);
+            if (kinds[k].progressive)
+                CHECK(partial == 0);   /* progressive: whole decodes */
+            else if (W >= 240)
+                CHECK(partial > nrect / 2);
+            free(j);
+        }
+        free(rgb);
+        free(gray);
+    }
+
+    /* JPEGTables + abbreviated tiles (as TIFF writers store them) */
+    uint32_t w = 256, h = 256;
+    uint8_t *imgs[2] = {image8(w, h, 3, 80), image8(w, h, 3, 81)};
+    uint8_t *tables = NULL, *tiles[2];
+    size_t tlen = 0, lens[2];
+    enc_jpeg_tables(imgs, 2, (int)w, (int)h, &tables, &tlen, tiles, lens);
+    fv__chunk_info ci = chunk(w, h, 3, 8, FV_TIFF_COMPRESSION_JPEG, FV_TIFF_PHOTOMETRIC_YCBCR);
+    ci.jpeg_tables = tables;
+    ci.jpeg_tables_len = tlen;
+    for (int i = 0; i < 2; i++) {
+        int partial = 0;
+        double frac = rect_cases("jpeg rect tables", &ci, tiles[i], lens[i], 300, &partial);
+        printf("  jpeg rect JPEGTables tile %d: 300 rectangles exact, mean %.0f%% decoded\n", i, 100 * frac);
+    }
+
+    /* errors: a rectangle outside the chunk, a short buffer, corrupt data */
+    size_t need = (size_t)w * h * 3;
+    uint8_t *out = malloc(need);
+    uint32_t ox, oy, ow, oh;
+    CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], lens[0], 200, 0, 57, 1, out, need, &ox, &oy, &ow, &oh), FV_EINVAL,
+              "not inside");
+    CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], lens[0], 0, 0, 0, 1, out, need, &ox, &oy, &ow, &oh), FV_EINVAL,
+              "not inside");
+    CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], lens[0], 0, 0, 1, 1, out, need - 1, &ox, &oy, &ow, &oh),
+              FV_EINVAL, "output buffer");
+    CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], 0, 0, 0, 1, 1, out, need, &ox, &oy, &ow, &oh), FV_EFORMAT,
+              "jpeg");
+    CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], lens[0] / 3, 0, 200, 8, 8, out, need, &ox, &oy, &ow, &oh),
+              FV_EFORMAT, "jpeg:");
+    int other = 0;
+    for (int t = 0; t < 300; t++) {   /* corrupt streams: decode or FV_EFORMAT, never crash */
+        uint8_t *c = malloc(lens[1]);
+        memcpy(c, tiles[1], lens[1]);
+        for (int k = 1 + (int)(rnd() % 4); k > 0; k--)
+            c[rnd() % lens[1]] ^= (uint8_t)(1 + rnd() % 255);
+        uint32_t x0 = rnd() % w, y0 = rnd() % h;
+        fv_status st = fv__codec_decode_rect(&ci, c, lens[1], x0, y0, 1 + rnd() % (w - x0), 1 + rnd() % (h - y0), out,
+                                             need, &ox, &oy, &ow, &oh);
+        other += st != FV_OK && st != FV_EFORMAT;
+        free(c);
+    }
+    CHECK(other == 0);
+    for (int i = 0; i < 2; i++) {
+        free(tiles[i]);
+        free(imgs[i]);
+    }
+    free(tables);
+
+    /* other codecs: the whole chunk, reported as such */
+    uint8_t *px = image8(64, 48, 3, 82);
+    size_t dlen = 0;
+    uint8_t *z = enc_deflate(px, 64 * 48 * 3, &dlen);
+    fv__chunk_info dci = chunk(64, 48, 3, 8, FV_TIFF_COMPRESSION_DEFLATE, FV_TIFF_PHOTOMETRIC_RGB);
+    CHECK_OK(fv__codec_decode_rect(&dci, z, dlen, 10, 20, 5, 5, out, 64 * 48 * 3, &ox, &oy, &ow, &oh));
+    CHECK(ox == 0 && oy == 0 && ow == 64 && oh == 48 && !memcmp(out, px, 64 * 48 * 3));
+    free(z);
+    free(px);
+    free(out);
+}
+
 int
 main(void)
 {
@@ -1416,6 +1649,8 @@ main(void)
     test_lzw();
     printf("jpeg\n");
     test_jpeg();
+    printf("jpeg rect\n");
+    test_jpeg_rect();
     printf("jp2k\n");
     test_jp2k();
     printf("webp\n");

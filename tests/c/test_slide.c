@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "fovea/fovea.h"
+#include "codec/codec.h"
 #include "check.h"
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
@@ -184,6 +185,192 @@ loader_ok(fv_slide *s, int64_t n, int bs, int workers, int prefetch, int shuffle
     free(xy);
     free(seen);
     return ok;
+}
+
+/* ---- JPEG tiles: reads that bypass the cache decode only what they need ----------- */
+
+/* A classic little-endian tiled TIFF of JPEG tiles (jw x jh, tile jt) encoded with
+ * the library's own encoder (complete streams, no JPEGTables): samples 3 with
+ * photometric YCbCr (4:2:0) or RGB (no subsampling), or 1 (gray). Tile `missing`
+ * (-1: none) has offset and byte count 0. */
+static void
+write_jpeg_tiff(const char *path, uint32_t jw, uint32_t jh, uint32_t jt, int spp, int photometric, int missing)
+{
+    FILE *f = fopen(path, "wb");
+    uint32_t across = (jw + jt - 1) / jt, down = (jh + jt - 1) / jt, n = across * down;
+    uint32_t *offs = calloc(n, 4), *lens = calloc(n, 4);
+    uint8_t hdr[8] = {'I', 'I', 42, 0, 0, 0, 0, 0};
+    fwrite(hdr, 1, 8, f);
+    uint32_t pos = 8;
+    fv__chunk_info ci = {.width = jt, .height = jt, .samples = (uint16_t)spp, .bits = 8, .sample_format = 1,
+                         .compression = FV_TIFF_COMPRESSION_JPEG, .photometric = (uint16_t)photometric,
+                         .predictor = 1};
+    uint8_t *tile = malloc((size_t)jt * jt * spp);
+    for (uint32_t t = 0; t < n; t++) {
+        int64_t x0 = (int64_t)(t % across) * jt, y0 = (int64_t)(t / across) * jt;
+        for (uint32_t y = 0; y < jt; y++)
+            for (uint32_t x = 0; x < jt; x++)
+                for (int c = 0; c < spp; c++) {   /* smooth, so that JPEG keeps it recognisable */
+                    int64_t gx = x0 + x, gy = y0 + y;
+                    tile[((size_t)y * jt + x) * spp + c] =
+                        (uint8_t)(128 + 60 * ((gx * (c + 3) / 7 + gy / 5) % 64 - 32) / 32 + ((gx / 9 + gy / 11) & 15));
+                }
+        if ((int)t == missing)
+            continue;
+        uint8_t *enc = NULL;
+        size_t elen = 0;
+        if (fv__codec_encode(&ci, 90, tile, &enc, &elen) != FV_OK) {
+            fprintf(stderr, "write_jpeg_tiff: %s\n", fv_error_message());
+            exit(1);
+        }
+        fwrite(enc, 1, elen, f);
+        offs[t] = pos;
+        lens[t] = (uint32_t)elen;
+        pos += (uint32_t)elen;
+        free(enc);
+    }
+    free(tile);
+    uint32_t arrays = pos;
+    fwrite(offs, 4, n, f);   /* little-endian host */
+    fwrite(lens, 4, n, f);
+    uint32_t bps = arrays + 8 * n;
+    uint8_t b8[8] = {8, 0, 8, 0, 8, 0, 0, 0};
+    fwrite(b8, 1, 8, f);
+    uint32_t ifd = bps + 8;
+    struct { uint16_t tag, type; uint32_t count, val; } e[] = {
+        {256, 4, 1, jw}, {257, 4, 1, jh}, {258, 3, (uint32_t)spp, spp == 1 ? 8u : bps}, {259, 3, 1, 7},
+        {262, 3, 1, (uint32_t)photometric}, {277, 3, 1, (uint32_t)spp}, {284, 3, 1, 1}, {322, 4, 1, jt},
+        {323, 4, 1, jt}, {324, 4, n, arrays}, {325, 4, n, arrays + 4 * n}, {530, 3, 2, 2u | 2u << 16}};
+    int ne = (int)(sizeof e / sizeof e[0]) - (photometric == FV_TIFF_PHOTOMETRIC_YCBCR ? 0 : 1);
+    uint8_t cnt[2];
+    le(cnt, (uint64_t)ne, 2);
+    fwrite(cnt, 1, 2, f);
+    for (int i = 0; i < ne; i++) {
+        uint8_t ent[12] = {0};
+        le(ent, e[i].tag, 2);
+        le(ent + 2, e[i].type, 2);
+        le(ent + 4, e[i].count, 4);
+        le(ent + 8, e[i].val, e[i].type == 3 && e[i].count == 1 ? 2 : 4);
+        fwrite(ent, 1, 12, f);
+    }
+    uint8_t z[4] = {0};
+    fwrite(z, 1, 4, f);
+    fseek(f, 4, SEEK_SET);
+    uint8_t o4[4];
+    le(o4, ifd, 4);
+    fwrite(o4, 1, 4, f);
+    fclose(f);
+    free(offs);
+    free(lens);
+}
+
+static fv_array *
+read_jpeg(fv_slide *s, int64_t x, int64_t y, int64_t w, int64_t h, fv_pixel_format fmt, int workers, int nocache)
+{
+    int64_t shape[3];
+    fv_dtype dt;
+    fv_array *out = NULL;
+    if (fv_slide_region_shape(s, w, h, fmt, shape, &dt) || fv_array_new(NULL, dt, 3, shape, CPU, &out))
+        return NULL;
+    fv_read_options o = {fmt, workers, nocache};
+    fv_status st = fv_slide_read_region(s, NULL, x, y, 0, w, h, &o, out);
+    if (st) {
+        fprintf(stderr, "read_jpeg: %s\n", fv_error_message());
+        fv_array_unref(out);
+        return NULL;
+    }
+    return out;
+}
+
+static int
+same_array(const fv_array *a, const fv_array *b)
+{
+    if (!a || !b || fv_array_shape(a)[0] != fv_array_shape(b)[0] || fv_array_shape(a)[1] != fv_array_shape(b)[1] ||
+        fv_array_shape(a)[2] != fv_array_shape(b)[2])
+        return 0;
+    size_t n = (size_t)(fv_array_shape(a)[0] * fv_array_shape(a)[1] * fv_array_shape(a)[2]);
+    return !memcmp(fv_array_data(a), fv_array_data(b), n);
+}
+
+/* Random regions (inside, straddling tiles, off the edges, tiny and large): reads
+ * with nocache, with a cache of capacity 0 and with cache type none (all partial
+ * decodes) equal cached reads (whole tiles), in RGB, RGBA and native formats. */
+static void
+test_jpeg_partial(const char *dir)
+{
+    struct { uint32_t w, h, t; int spp, photometric; const char *name; } kinds[] = {
+        {1000, 700, 256, 3, FV_TIFF_PHOTOMETRIC_YCBCR, "ycbcr 4:2:0, 256"},
+        {1000, 700, 240, 3, FV_TIFF_PHOTOMETRIC_YCBCR, "ycbcr 4:2:0, 240"},
+        {900, 610, 512, 3, FV_TIFF_PHOTOMETRIC_YCBCR, "ycbcr 4:2:0, 512"},
+        {1000, 700, 240, 3, FV_TIFF_PHOTOMETRIC_RGB, "rgb 4:4:4, 240"},
+        {700, 500, 256, 1, FV_TIFF_PHOTOMETRIC_MINISBLACK, "gray, 256"},
+    };
+    char path[300];
+    unsigned r = 12345;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        snprintf(path, sizeof path, "%s/jpeg%zu.tif", dir, k);
+        write_jpeg_tiff(path, kinds[k].w, kinds[k].h, kinds[k].t, kinds[k].spp, kinds[k].photometric, 1);
+        fv_slide *s = NULL;
+        CHECK_OK(fv_slide_open(path, &s));
+        if (!s)
+            continue;
+        int64_t JW = kinds[k].w, JH = kinds[k].h;
+        int bad = 0, cases = 0;
+        for (int i = 0; i < 120; i++) {
+            int64_t x, y, w, h;
+            r = r * 1103515245u + 12345u;
+            x = (int64_t)(r >> 8) % (JW + 100) - 50;
+            r = r * 1103515245u + 12345u;
+            y = (int64_t)(r >> 8) % (JH + 100) - 50;
+            r = r * 1103515245u + 12345u;
+            w = i % 10 == 0 ? 1 + (r >> 8) % 4 : 1 + (int64_t)(r >> 8) % 300;
+            r = r * 1103515245u + 12345u;
+            h = i % 10 == 0 ? 1 + (r >> 8) % 4 : 1 + (int64_t)(r >> 8) % 300;
+            if (i == 0)
+                x = 0, y = 0, w = JW, h = JH;   /* everything */
+            fv_pixel_format fmt = i % 3 == 0 ? FV_PIXEL_RGB : i % 3 == 1 ? FV_PIXEL_RGBA : FV_PIXEL_NATIVE;
+            int workers = i % 2 ? 2 : 1;
+            fv_array *cached = read_jpeg(s, x, y, w, h, fmt, workers, 0);
+            fv_array *nc = read_jpeg(s, x, y, w, h, fmt, workers, 1);
+            int ok = same_array(cached, nc);
+            if (i % 4 == 0) {   /* the same with the cache off */
+                CHECK_OK(fv_cache_set_capacity(0));
+                fv_array *z = read_jpeg(s, x, y, w, h, fmt, workers, 0);
+                ok &= same_array(cached, z);
+                fv_array_unref(z);
+                CHECK_OK(fv_cache_set_capacity((uint64_t)256 << 20));
+            }
+            if (!ok && bad++ < 5)
+                fprintf(stderr, "  jpeg %s: region (%lld,%lld %lldx%lld) format %d: nocache read differs\n",
+                        kinds[k].name, (long long)x, (long long)y, (long long)w, (long long)h, (int)fmt);
+            cases++;
+            fv_array_unref(cached);
+            fv_array_unref(nc);
+        }
+        /* cache type none: partial decodes, and the misses still counted */
+        CHECK_OK(fv_cache_configure(FV_CACHE_NONE, 0));
+        fv_cache_reset_stats();
+        fv_array *a = read_jpeg(s, 100, 90, 300, 200, FV_PIXEL_RGB, 1, 0);
+        fv_cache_stats st;
+        fv_cache_get_stats(&st);
+        CHECK(st.misses > 0 && st.hits == 0 && st.entries == 0);
+        CHECK_OK(fv_cache_configure(FV_CACHE_PER_PROCESS, (uint64_t)256 << 20));
+        fv_array *b = read_jpeg(s, 100, 90, 300, 200, FV_PIXEL_RGB, 1, 0);
+        CHECK(same_array(a, b));
+        fv_array_unref(a);
+        fv_array_unref(b);
+        CHECK(bad == 0);
+        printf("  jpeg %s: %d regions, nocache = cached\n", kinds[k].name, cases);
+        /* the missing tile (1) is background in both */
+        a = read_jpeg(s, kinds[k].t + 3, 5, 20, 20, FV_PIXEL_RGB, 1, 1);
+        int bg = a != NULL;
+        for (int q = 0; bg && q < 20 * 20 * 3; q++)
+            bg = ((const uint8_t *)fv_array_data(a))[q] == 255;
+        CHECK(bg);
+        fv_array_unref(a);
+        fv_slide_unref(s);
+        remove(path);
+    }
 }
 
 int
@@ -370,6 +557,8 @@ main(void)
     }
 
     fv_slide_unref(s);
+    printf("jpeg partial decoding\n");
+    test_jpeg_partial(dir);
     remove(path);
     remove(conv);
     remove(trunc);
