@@ -71,11 +71,25 @@ def cucim_reader(path):
 
     def run(locs, size, workers):
         n = 0
-        try:
-            it = im.read_region(locs, size, 0, num_workers=workers, batch_size=BATCH, **kw)
-        except TypeError:                           # an older cuCIM without prefetch_factor
-            kw.clear()
-            it = im.read_region(locs, size, 0, num_workers=workers, batch_size=BATCH)
+        size = tuple(int(v) for v in size)
+        arr = np.asarray(locs, dtype=np.int64)
+        # the location forms cuCIM's binding may accept, tried in order (the first that works is kept)
+        forms = [lambda: [(int(x), int(y)) for x, y in arr], lambda: np.ascontiguousarray(arr),
+                 lambda: np.ascontiguousarray(arr.reshape(-1)), lambda: [int(v) for v in arr.reshape(-1)]]
+        if "form" in kw:
+            forms = [forms[kw["form"]]]
+        last = None
+        for k, make in enumerate(forms):
+            try:
+                opts = {key: v for key, v in kw.items() if key != "form"}
+                it = im.read_region(make(), size, 0, num_workers=workers, batch_size=BATCH, **opts)
+                if "form" not in kw:
+                    kw["form"] = k
+                break
+            except (TypeError, ValueError) as e:
+                last = e
+        else:
+            raise last
         for b in it:
             n += np.asarray(b).shape[0]
         return n
