@@ -8,76 +8,19 @@
 #include "fovea/fovea.h"
 #include "codec/codec.h"
 #include "check.h"
+#include "tiled-tiff.h"
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
 enum { W = 1000, H = 700, T = 128 };
 static uint8_t *img;   /* H x W x 3 ground truth */
 
-static uint8_t
-px(int64_t x, int64_t y, int c)
-{
-    return (uint8_t)((x * 7 + y * 13 + c * 85 + ((x ^ y) & 31)) & 255);
-}
+#define px fv_t_px
+#define le fv_t_le
 
-static void
-le(uint8_t *p, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* A classic little-endian tiled RGB TIFF, uncompressed, one level. */
 static void
 write_tiled_tiff(const char *path)
 {
-    FILE *f = fopen(path, "wb");
-    uint64_t across = (W + T - 1) / T, down = (H + T - 1) / T, n = across * down;
-    uint64_t tile_bytes = (uint64_t)T * T * 3;
-    uint8_t hdr[8] = {'I', 'I', 42, 0};
-    uint64_t data_off = 8, arrays = data_off + n * tile_bytes, bps = arrays + 8 * n, ifd = bps + 8;
-    le(hdr + 4, ifd, 4);
-    fwrite(hdr, 1, 8, f);
-    uint8_t *tile = malloc(tile_bytes);
-    for (uint64_t t = 0; t < n; t++) {
-        int64_t x0 = (int64_t)(t % across) * T, y0 = (int64_t)(t / across) * T;
-        for (int y = 0; y < T; y++)
-            for (int x = 0; x < T; x++)
-                for (int c = 0; c < 3; c++)
-                    tile[((size_t)y * T + x) * 3 + c] = (x0 + x < W && y0 + y < H) ? px(x0 + x, y0 + y, c) : 0;
-        fwrite(tile, 1, tile_bytes, f);
-    }
-    free(tile);
-    for (uint64_t t = 0; t < n; t++) {
-        uint8_t b[4];
-        le(b, data_off + t * tile_bytes, 4);
-        fwrite(b, 1, 4, f);
-    }
-    for (uint64_t t = 0; t < n; t++) {
-        uint8_t b[4];
-        le(b, tile_bytes, 4);
-        fwrite(b, 1, 4, f);
-    }
-    uint8_t b8[8] = {8, 0, 8, 0, 8, 0, 0, 0};
-    fwrite(b8, 1, 8, f);
-    struct { uint16_t tag, type; uint32_t count, val; } e[] = {
-        {256, 4, 1, W}, {257, 4, 1, H}, {258, 3, 3, (uint32_t)bps}, {259, 3, 1, 1}, {262, 3, 1, 2},
-        {277, 3, 1, 3}, {284, 3, 1, 1}, {322, 4, 1, T}, {323, 4, 1, T},
-        {324, 4, (uint32_t)n, (uint32_t)arrays}, {325, 4, (uint32_t)n, (uint32_t)(arrays + 4 * n)}};
-    int ne = (int)(sizeof e / sizeof e[0]);
-    uint8_t cnt[2];
-    le(cnt, (uint64_t)ne, 2);
-    fwrite(cnt, 1, 2, f);
-    for (int i = 0; i < ne; i++) {
-        uint8_t ent[12] = {0};
-        le(ent, e[i].tag, 2);
-        le(ent + 2, e[i].type, 2);
-        le(ent + 4, e[i].count, 4);
-        le(ent + 8, e[i].val, e[i].type == 3 && e[i].count == 1 ? 2 : 4);
-        fwrite(ent, 1, 12, f);
-    }
-    uint8_t z[4] = {0};
-    fwrite(z, 1, 4, f);
-    fclose(f);
+    fv_t_write_tiled_tiff(path, W, H, T);
 }
 
 /* read a region and compare with the ground truth (background 255 outside) */
