@@ -25,15 +25,20 @@ typedef struct fvpy_Slide {
 
 /* ---- helpers --------------------------------------------------------------------------- */
 
+/* The handle (borrowed), or NULL with ValueError when closed. */
+static fv_slide *
+fvpy__slide_open(fvpy_Slide *self)
+{
+    if (!self->s)
+        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed slide");
+    return self->s;
+}
+
 /* A new reference to the handle, or NULL with ValueError when closed. */
 static fv_slide *
 fvpy__slide_get(fvpy_Slide *self)
 {
-    if (!self->s) {
-        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed slide");
-        return NULL;
-    }
-    return fv_slide_ref(self->s);
+    return fvpy__slide_open(self) ? fv_slide_ref(self->s) : NULL;
 }
 
 /* An OSError whose errno says why the file could not be read (FileNotFoundError,
@@ -239,30 +244,24 @@ fvpy__slide_get_closed(fvpy_Slide *self, void *c)
 static PyObject *
 fvpy__slide_get_vendor(fvpy_Slide *self, void *c)
 {
-    if (!self->s) {
-        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed slide");
+    if (!fvpy__slide_open(self))
         return NULL;
-    }
     return PyUnicode_FromString(fv_slide_vendor(self->s));
 }
 
 static PyObject *
 fvpy__slide_get_level_count(fvpy_Slide *self, void *c)
 {
-    if (!self->s) {
-        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed slide");
+    if (!fvpy__slide_open(self))
         return NULL;
-    }
     return PyLong_FromLong(fv_slide_level_count(self->s));
 }
 
 static PyObject *
 fvpy__slide_get_levels(fvpy_Slide *self, void *c)
 {
-    if (!self->s) {
-        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed slide");
+    if (!fvpy__slide_open(self))
         return NULL;
-    }
     int n = fv_slide_level_count(self->s);
     PyObject *t = PyTuple_New(n);
     for (int i = 0; t && i < n; i++) {
@@ -283,10 +282,8 @@ fvpy__slide_level_info(fvpy_Slide *self, PyObject *arg)
 {
     int64_t level;
     fv_level_info li;
-    if (!self->s) {
-        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed slide");
+    if (!fvpy__slide_open(self))
         return NULL;
-    }
     if (fvpy__int64(arg, "level", &level) < 0)
         return NULL;
     if (level < 0 || level >= fv_slide_level_count(self->s)) {
@@ -303,10 +300,8 @@ fvpy__slide_get_native_layout(fvpy_Slide *self, void *c)
 {
     int samples;
     fv_dtype dt;
-    if (!self->s) {
-        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed slide");
+    if (!fvpy__slide_open(self))
         return NULL;
-    }
     fv_status st = fv_slide_native_layout(self->s, &samples, &dt);
     if (st)
         return fvpy_raise(st);
@@ -316,10 +311,8 @@ fvpy__slide_get_native_layout(fvpy_Slide *self, void *c)
 static PyObject *
 fvpy__slide_properties(fvpy_Slide *self, PyObject *unused)
 {
-    if (!self->s) {
-        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed slide");
+    if (!fvpy__slide_open(self))
         return NULL;
-    }
     PyObject *d = PyDict_New();
     int n = fv_slide_property_count(self->s);
     for (int i = 0; d && i < n; i++) {
@@ -341,10 +334,8 @@ fvpy__slide_properties(fvpy_Slide *self, PyObject *unused)
 static PyObject *
 fvpy__slide_get_metadata_json(fvpy_Slide *self, void *c)
 {
-    if (!self->s) {
-        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed slide");
+    if (!fvpy__slide_open(self))
         return NULL;
-    }
     const char *js = fv_slide_metadata_json(self->s);
     return PyUnicode_DecodeUTF8(js, (Py_ssize_t)strlen(js), "replace");
 }
@@ -352,10 +343,8 @@ fvpy__slide_get_metadata_json(fvpy_Slide *self, void *c)
 static PyObject *
 fvpy__slide_associated_names(fvpy_Slide *self, PyObject *unused)
 {
-    if (!self->s) {
-        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed slide");
+    if (!fvpy__slide_open(self))
         return NULL;
-    }
     int n = fv_slide_associated_count(self->s);
     PyObject *t = PyTuple_New(n);
     for (int i = 0; t && i < n; i++) {
@@ -401,10 +390,8 @@ static PyObject *
 fvpy__slide_associated_size(fvpy_Slide *self, PyObject *name_o)
 {
     int64_t w, h;
-    if (!self->s) {
-        PyErr_SetString(PyExc_ValueError, "I/O operation on a closed slide");
+    if (!fvpy__slide_open(self))
         return NULL;
-    }
     const char *name = fvpy__assoc_name(self, name_o);
     if (!name)
         return NULL;

@@ -503,6 +503,17 @@ fv_cache_attach_shared(const char *name)
     return FV_OK;
 }
 
+int
+fv__cache_enabled(void)
+{
+    pthread_mutex_lock(&fv__cache.mu);
+    fv__cache_configure_locked();
+    int on = fv__cache.type == FV_CACHE_SHARED_MEMORY ||
+             (fv__cache.type == FV_CACHE_PER_PROCESS && fv__cache.capacity > 0);
+    pthread_mutex_unlock(&fv__cache.mu);
+    return on;
+}
+
 fv_cache_type
 fv_cache_type_get(void)
 {

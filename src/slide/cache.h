@@ -84,4 +84,8 @@ int fv__shm_test_lock_and_break(fv__shm *s, int stage);
 int fv__shm_check(fv__shm *s, char *msg, size_t n);
 uint64_t fv__shm_repairs(fv__shm *s);
 
+/* 1 when reads may be served from or inserted into a cache (type per-process with a
+ * capacity, or shared memory); one lock, for the read path. */
+int fv__cache_enabled(void);
+
 #endif

@@ -430,20 +430,6 @@ done:
 /* 0 when the tile cache keeps nothing (type none, or a per-process cache of
  * capacity 0): reads then decode only what they need. Public calls only, so the
  * cache's own files stay untouched; two mutex round trips per read. */
-static int
-fv__cache_in_use(void)
-{
-    fv_cache_type t = fv_cache_type_get();
-    if (t == FV_CACHE_NONE)
-        return 0;
-    if (t == FV_CACHE_PER_PROCESS) {
-        fv_cache_stats cs;
-        fv_cache_get_stats(&cs);
-        return cs.capacity > 0;
-    }
-    return 1;
-}
-
 typedef struct fv__region_job {
     fv_slide *s;
     int ifd;
@@ -465,20 +451,12 @@ static void
 fv__fill_background(uint8_t *out, int64_t stride_row, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int c,
                     int isz, fv_pixel_format format)
 {
-    uint8_t px[8] = {0};
-    if (format == FV_PIXEL_RGB)
-        memset(px, 255, 3);
-    /* RGBA outside: all zero (transparent, premultiplied); native: zero */
+    /* RGB background is white; RGBA outside: all zero (transparent, premultiplied); native: zero */
     size_t psz = (size_t)c * (size_t)isz;
     for (int64_t y = y0; y < y1; y++) {
         uint8_t *row = out + y * stride_row + x0 * (int64_t)psz;
-        if (format == FV_PIXEL_RGB) {
-            memset(row, 255, (size_t)(x1 - x0) * psz);
-        } else {
-            memset(row, 0, (size_t)(x1 - x0) * psz);
-        }
+        memset(row, format == FV_PIXEL_RGB ? 255 : 0, (size_t)(x1 - x0) * psz);
     }
-    (void)px;
 }
 
 /* Copy chunk pixels [sx0, sx0+n) x [sy0, sy0+m) to out at (dx0, dy0), converting. */
@@ -602,7 +580,7 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
                         .nocache = nocache, .out = (uint8_t *)out->data, .out_c = (int)shape[2],
                         .out_isz = (int)fv_dtype_size(dt)};
     /* only JPEG decodes less than a whole chunk (fv__codec_decode_rect) */
-    j.partial = d->compression == FV_TIFF_COMPRESSION_JPEG && (nocache || !fv__cache_in_use());
+    j.partial = d->compression == FV_TIFF_COMPRESSION_JPEG && (nocache || !fv__cache_enabled());
     pthread_mutex_init(&j.mu, NULL);
     /* background outside the directory */
     int64_t W = clip_w < (int64_t)d->width ? clip_w : (int64_t)d->width;
