@@ -11,5 +11,7 @@
 #include "array.h"
 #include "core.h"
 #include "slide.h"
+#include "filters.h"
+#include "morphology.h"
 
 #endif

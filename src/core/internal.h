@@ -85,7 +85,12 @@ typedef enum fv__backend_id {
     X(ASTYPE, "astype")           \
     X(COPY, "copy")               \
     X(ADD, "add")                 \
-    X(MULTIPLY, "multiply")
+    X(MULTIPLY, "multiply")       \
+    X(FILTER1D, "filter1d")       \
+    X(FILTERND, "filter")         \
+    X(BINARY_EROSION, "binary_erosion") \
+    X(EDT, "distance_transform_edt") \
+    X(CDT, "distance_transform_cdt")
 
 typedef enum fv__op {
 #define FV__OP_ENUM(E, NAME) FV__OP_##E,
@@ -119,8 +124,11 @@ fv__backend_id fv__array_backend(const fv_array *a);
  * that holds the data. */
 fv_status fv__dispatch(fv_context *ctx, fv__op op, const fv__op_args *a);
 
-/* CPU kernels register themselves here (src/cpu). */
+/* CPU kernels register themselves here, one function per area (src/cpu/<area>);
+ * dispatch calls them all once. */
 void fv__cpu_register(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
+void fv__cpu_register_filters(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
+void fv__cpu_register_morphology(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 
 /* ---- device memory (the CUDA backend, or stubs without it) ---------------- */
 

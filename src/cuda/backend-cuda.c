@@ -128,6 +128,8 @@ cuda_init_once(void)
     (void)cudaGetLastError();
     g_count = n;
     fv__cuda_register_kernels(fv__kernels);
+    fv__cuda_register_filters(fv__kernels);
+    fv__cuda_register_morphology(fv__kernels);
     g_ok = 1;
 }
 

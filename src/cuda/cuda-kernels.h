@@ -14,6 +14,9 @@ extern "C" {
 /* Fill table[op][FV__BACKEND_CUDA] with the CUDA kernels (src/cuda/core). Called
  * once by fv__cuda_init when a driver and a device were found. */
 void fv__cuda_register_kernels(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
+/* The same per area (src/cuda/<area>), called by fv__cuda_init after the core's. */
+void fv__cuda_register_filters(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
+void fv__cuda_register_morphology(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 
 /* ---- helpers defined in backend-cuda.c, for the kernel files ---------------- */
 

@@ -1,0 +1,117 @@
+/* N-dimensional filters (scipy.ndimage semantics) on the CPU and CUDA backends.
+ *
+ * Every function takes `in` and `out` of the same shape on the same device; any
+ * real dtype (bool, 8..64-bit integers, float32, float64) in and out, in any
+ * combination. in and out may be the same array or overlap: the library then
+ * works from a temporary copy. Results follow scipy.ndimage exactly:
+ *  - sums are formed in double (float32 data on the GPU may sum in float; the
+ *    difference stays within float32 rounding),
+ *  - a floating result stored into an integer output is truncated toward zero
+ *    and wrapped to the output type's width, as scipy's C cast does on x86-64
+ *    (-3.0 into uint8 is 253); into bool it is (value != 0),
+ *  - cval is used as a double, never cast to the input dtype first.
+ * Axes are C order (0 = slowest); negative axes are not accepted here (the
+ * Python layer normalises them). Returns FV_OK or a negative fv_status with the
+ * details in fv_error_message(). */
+#ifndef FOVEA_FILTERS_H
+#define FOVEA_FILTERS_H
+
+#include <stdint.h>
+#include "export.h"
+#include "status.h"
+#include "context.h"
+#include "array.h"
+
+FV_EXTERN_C_BEGIN
+
+/* How values past the edge are taken (scipy's `mode` for filters). For filters
+ * scipy treats 'grid-mirror' as 'reflect', 'grid-constant' as 'constant' and
+ * 'grid-wrap' as 'wrap'; fv_mode_from_name maps those names the same way.
+ *   REFLECT   d c b a | a b c d | d c b a
+ *   CONSTANT  k k k k | a b c d | k k k k      (k = cval)
+ *   NEAREST   a a a a | a b c d | d d d d
+ *   MIRROR    d c b   | a b c d | c b a
+ *   WRAP      a b c d | a b c d | a b c d */
+typedef enum fv_mode {
+    FV_MODE_REFLECT = 0,
+    FV_MODE_CONSTANT,
+    FV_MODE_NEAREST,
+    FV_MODE_MIRROR,
+    FV_MODE_WRAP,
+    FV_MODE_COUNT
+} fv_mode;
+
+/* Parse a scipy mode name ("reflect", "grid-mirror", "constant", "grid-constant",
+ * "nearest", "mirror", "wrap", "grid-wrap"). FV_EINVAL when unknown. */
+FV_API fv_status fv_mode_from_name(const char *name, fv_mode *out);
+/* Canonical name of a mode ("reflect" ...); "invalid" when out of range. */
+FV_API const char *fv_mode_name(fv_mode mode);
+
+/* ---- 1-D filters along one axis ---------------------------------------------
+ * origin shifts the window as in scipy: for a window of n taps centred at
+ * n / 2 + origin, with -(n / 2) <= origin <= (n - 1) / 2 (FV_EINVAL otherwise).
+ * n >= 1. */
+
+/* scipy.ndimage.correlate1d: out[i] = sum_k w[k] * in[i + k - n/2 - origin]. */
+FV_API fv_status fv_correlate1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights,
+                                int64_t n, int axis, fv_mode mode, double cval, int64_t origin);
+/* scipy.ndimage.convolve1d (weights reversed, origin mirrored as scipy does). */
+FV_API fv_status fv_convolve1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights,
+                               int64_t n, int axis, fv_mode mode, double cval, int64_t origin);
+/* scipy.ndimage.uniform_filter1d: running mean, bit-exact with scipy's running sum. */
+FV_API fv_status fv_uniform_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size,
+                                     int axis, fv_mode mode, double cval, int64_t origin);
+/* scipy.ndimage.minimum_filter1d / maximum_filter1d (van Herk / Gil-Werman). */
+FV_API fv_status fv_minimum_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size,
+                                     int axis, fv_mode mode, double cval, int64_t origin);
+FV_API fv_status fv_maximum_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size,
+                                     int axis, fv_mode mode, double cval, int64_t origin);
+
+/* ---- n-D filters over a footprint --------------------------------------------
+ * Footprints, weights and structures are host arrays in C order with shape
+ * fshape[in->ndim] (every extent >= 1); origins[in->ndim] as for the 1-D
+ * filters, per axis (NULL: all 0). */
+
+/* scipy.ndimage.correlate: weights (float64) over the window; zero weights are skipped. */
+FV_API fv_status fv_correlate(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights,
+                              const int64_t *fshape, fv_mode mode, double cval, const int64_t *origins);
+/* scipy.ndimage.convolve (weights reversed, origins mirrored). */
+FV_API fv_status fv_convolve(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights,
+                             const int64_t *fshape, fv_mode mode, double cval, const int64_t *origins);
+/* scipy.ndimage.minimum_filter / maximum_filter with a footprint (nonzero bytes
+ * select the window; NULL: the whole box) and an optional structure (float64,
+ * NULL for flat): the minimum of in - structure, the maximum of in + structure,
+ * computed in double as scipy's grey_erosion / grey_dilation do. */
+FV_API fv_status fv_minimum_filter(fv_context *ctx, const fv_array *in, fv_array *out,
+                                   const uint8_t *footprint, const double *structure, const int64_t *fshape,
+                                   fv_mode mode, double cval, const int64_t *origins);
+FV_API fv_status fv_maximum_filter(fv_context *ctx, const fv_array *in, fv_array *out,
+                                   const uint8_t *footprint, const double *structure, const int64_t *fshape,
+                                   fv_mode mode, double cval, const int64_t *origins);
+/* scipy.ndimage.rank_filter: the rank-th smallest (0-based) value under the
+ * footprint; 0 <= rank < number of selected elements. median_filter and
+ * percentile_filter are ranks (see the Python layer). */
+FV_API fv_status fv_rank_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *footprint,
+                                const int64_t *fshape, int64_t rank, fv_mode mode, double cval,
+                                const int64_t *origins);
+
+/* ---- separable compositions (one 1-D pass per axis, scipy's order) ----------
+ * Arrays are per axis (in->ndim entries). As in scipy, the passes after the first
+ * run on `out`, so integer outputs are rounded between passes exactly as scipy's. */
+
+/* scipy.ndimage.gaussian_filter: axes with sigma <= 1e-15 are skipped (copied);
+ * order[ax] >= 0 is the derivative order; radius NULL or radius[ax] < 0 means
+ * int(truncate * sigma + 0.5). */
+FV_API fv_status fv_gaussian_filter(fv_context *ctx, const fv_array *in, fv_array *out, const double *sigma,
+                                    const int *order, const fv_mode *modes, double cval, double truncate,
+                                    const int64_t *radius);
+/* The 1-D Gaussian kernel scipy uses (_gaussian_kernel1d) for sigma, order and
+ * radius, as a correlation kernel of 2 * radius + 1 taps written to w. */
+FV_API fv_status fv_gaussian_kernel1d(double sigma, int order, int64_t radius, double *w);
+/* scipy.ndimage.uniform_filter: axes with size <= 1 are skipped (copied). */
+FV_API fv_status fv_uniform_filter(fv_context *ctx, const fv_array *in, fv_array *out, const int64_t *size,
+                                   const fv_mode *modes, double cval, const int64_t *origins);
+
+FV_EXTERN_C_END
+
+#endif
