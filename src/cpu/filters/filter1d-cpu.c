@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "filters-cpu.h"
+#include "filters-simd.h"
 
 #define FV__F1D_BUDGET 32768   /* doubles in the input buffer of one work item */
 #define FV__F1D_BLK 1024       /* outputs per correlate block (stays in L1) */
 #define FV__F1D_DIRECT 8       /* min/max windows up to this size run directly */
+#define FV__TBLK 32            /* positions per block when transposing lines */
 
 static inline int64_t
 fv__min64(int64_t a, int64_t b)
@@ -80,15 +82,19 @@ typedef void (*fv__scatter_fn)(const double *buf, char *base, int64_t as, int64_
                             dd[b] = (double)*(const T *)(row + b * bs);                      \
                 }                                                                            \
             } else {                                                                         \
-                for (int64_t b = 0; b < nb; b++) {                                           \
-                    const char *col = p0 + b * bs;                                           \
-                    if (as == (int64_t)sizeof(T)) {                                          \
-                        const T *restrict s = (const T *)col;                                \
-                        for (int64_t i = 0; i < m; i++)                                      \
-                            d[i * nb + b] = (double)s[i];                                    \
-                    } else                                                                   \
-                        for (int64_t i = 0; i < m; i++)                                      \
-                            d[i * nb + b] = (double)*(const T *)(col + i * as);              \
+                /* lines along the axis: transpose in blocks that stay in L1 */              \
+                for (int64_t i0 = 0; i0 < m; i0 += FV__TBLK) {                               \
+                    const int64_t ie = fv__min64(m, i0 + FV__TBLK);                          \
+                    for (int64_t b = 0; b < nb; b++) {                                       \
+                        const char *col = p0 + b * bs;                                       \
+                        if (as == (int64_t)sizeof(T)) {                                      \
+                            const T *restrict s = (const T *)col;                            \
+                            for (int64_t i = i0; i < ie; i++)                                \
+                                d[i * nb + b] = (double)s[i];                                \
+                        } else                                                               \
+                            for (int64_t i = i0; i < ie; i++)                                \
+                                d[i * nb + b] = (double)*(const T *)(col + i * as);          \
+                    }                                                                        \
                 }                                                                            \
             }                                                                                \
             q = qe;                                                                          \
@@ -132,15 +138,18 @@ FV_FOREACH_DTYPE(FV__GATHER)
                         *(T *)(row + b * bs) = fv__fst_##S(s[b]);                            \
             }                                                                                \
         } else {                                                                             \
-            for (int64_t b = 0; b < nb; b++) {                                               \
-                char *col = p0 + b * bs;                                                     \
-                if (as == (int64_t)sizeof(T)) {                                              \
-                    T *restrict d = (T *)col;                                                \
-                    for (int64_t i = 0; i < n; i++)                                          \
-                        d[i] = fv__fst_##S(buf[i * nb + b]);                                 \
-                } else                                                                       \
-                    for (int64_t i = 0; i < n; i++)                                          \
-                        *(T *)(col + i * as) = fv__fst_##S(buf[i * nb + b]);                 \
+            for (int64_t i0 = 0; i0 < n; i0 += FV__TBLK) {                                   \
+                const int64_t ie = fv__min64(n, i0 + FV__TBLK);                              \
+                for (int64_t b = 0; b < nb; b++) {                                           \
+                    char *col = p0 + b * bs;                                                 \
+                    if (as == (int64_t)sizeof(T)) {                                          \
+                        T *restrict d = (T *)col;                                            \
+                        for (int64_t i = i0; i < ie; i++)                                    \
+                            d[i] = fv__fst_##S(buf[i * nb + b]);                             \
+                    } else                                                                   \
+                        for (int64_t i = i0; i < ie; i++)                                    \
+                            *(T *)(col + i * as) = fv__fst_##S(buf[i * nb + b]);             \
+                }                                                                            \
             }                                                                                \
         }                                                                                    \
     }
@@ -206,22 +215,30 @@ fv__f1d_correlate(const double *x, double *o, int64_t n, int64_t B, const double
     }
 }
 
-/* scipy's NI_UniformFilter1D running sum: bit-identical per line. */
+/* scipy's NI_UniformFilter1D running sum, streamed over chunks of a line with
+ * the sums carried in tmp: bit-identical per line. The first chunk's x starts
+ * at the window of output 0; later chunks' x one position earlier (the value
+ * that leaves the window first). */
 static void
-fv__f1d_uniform(const double *x, double *o, int64_t n, int64_t B, int64_t size, double *restrict tmp)
+fv__f1d_uniform(const double *x, double *o, int64_t n, int64_t B, int64_t size, double *restrict tmp, int first)
 {
     const double fs = (double)size;
-    for (int64_t b = 0; b < B; b++)
-        tmp[b] = 0.0;
-    for (int64_t k = 0; k < size; k++) {
-        const double *restrict l = x + k * B;
+    int64_t q0 = 0;
+    if (first) {
         for (int64_t b = 0; b < B; b++)
-            tmp[b] += l[b];
+            tmp[b] = 0.0;
+        for (int64_t k = 0; k < size; k++) {
+            const double *restrict l = x + k * B;
+            for (int64_t b = 0; b < B; b++)
+                tmp[b] += l[b];
+        }
+        for (int64_t b = 0; b < B; b++)
+            o[b] = tmp[b] / fs;
+        q0 = 1;
+        x -= B;   /* so that output q adds x[q + size] and drops x[q] below */
     }
-    for (int64_t b = 0; b < B; b++)
-        o[b] = tmp[b] / fs;
-    for (int64_t q = 1; q < n; q++) {
-        const double *restrict l2 = x + (q + size - 1) * B, *restrict l1 = x + (q - 1) * B;
+    for (int64_t q = q0; q < n; q++) {
+        const double *restrict l2 = x + (q + size) * B, *restrict l1 = x + q * B;
         double *restrict oo = o + q * B;
         for (int64_t b = 0; b < B; b++) {
             tmp[b] += l2[b] - l1[b];
@@ -232,22 +249,19 @@ fv__f1d_uniform(const double *x, double *o, int64_t n, int64_t B, int64_t size, 
 
 /* Minimum / maximum without NaN: the window's extreme value. On ties the later
  * element wins, as in scipy's deque (this only shows for -0.0 against 0.0). */
-#define FV__LE(a, b, ismin) ((ismin) ? (a) <= (b) : (a) >= (b))
 
+/* In the comments, the C expression each helper evaluates exactly. */
 static void
 fv__f1d_minmax_direct(const double *x, double *o, int64_t n, int64_t B, int64_t size, int ismin)
 {
     const int64_t N = n * B;
     memcpy(o, x, (size_t)N * sizeof(double));
     for (int64_t k = 1; k < size; k++) {
-        const double *restrict l = x + k * B;
-        double *restrict oo = o;
+        const double *l = x + k * B;
         if (ismin)
-            for (int64_t i = 0; i < N; i++)
-                oo[i] = l[i] <= oo[i] ? l[i] : oo[i];
+            fv__vmin_f64(o, o, l, N);   /* l <= o ? l : o */
         else
-            for (int64_t i = 0; i < N; i++)
-                oo[i] = l[i] >= oo[i] ? l[i] : oo[i];
+            fv__vmax_f64(o, o, l, N);   /* l >= o ? l : o */
     }
 }
 
@@ -262,89 +276,83 @@ fv__f1d_minmax_vhgw(const double *x, double *o, int64_t n, int64_t B, int64_t si
         const int64_t e = fv__min64(s + size, m);
         memcpy(g + s * B, x + s * B, (size_t)B * sizeof(double));
         for (int64_t q = s + 1; q < e; q++) {
-            const double *restrict v = x + q * B, *restrict pg = g + (q - 1) * B;
-            double *restrict gg = g + q * B;
             if (ismin)
-                for (int64_t b = 0; b < B; b++)
-                    gg[b] = v[b] <= pg[b] ? v[b] : pg[b];
+                fv__vmin_f64(g + q * B, g + (q - 1) * B, x + q * B, B);   /* v <= pg ? v : pg */
             else
-                for (int64_t b = 0; b < B; b++)
-                    gg[b] = v[b] >= pg[b] ? v[b] : pg[b];
+                fv__vmax_f64(g + q * B, g + (q - 1) * B, x + q * B, B);   /* v >= pg ? v : pg */
         }
         memcpy(h + (e - 1) * B, x + (e - 1) * B, (size_t)B * sizeof(double));
         for (int64_t q = e - 2; q >= s; q--) {
-            const double *restrict v = x + q * B, *restrict ph = h + (q + 1) * B;
-            double *restrict hh = h + q * B;
             if (ismin)
-                for (int64_t b = 0; b < B; b++)
-                    hh[b] = ph[b] <= v[b] ? ph[b] : v[b];
+                fv__vmin_f64(h + q * B, x + q * B, h + (q + 1) * B, B);   /* ph <= v ? ph : v */
             else
-                for (int64_t b = 0; b < B; b++)
-                    hh[b] = ph[b] >= v[b] ? ph[b] : v[b];
+                fv__vmax_f64(h + q * B, x + q * B, h + (q + 1) * B, B);   /* ph >= v ? ph : v */
         }
     }
     for (int64_t i = 0; i < n; i++) {
         const int64_t j = i + size - 1;
-        double *restrict oo = o + i * B;
-        const double *restrict gj = g + j * B;
-        if (i % size == 0) {
-            memcpy(oo, gj, (size_t)B * sizeof(double));
-            continue;
-        }
-        const double *restrict hi = h + i * B;
-        if (ismin)
-            for (int64_t b = 0; b < B; b++)
-                oo[b] = gj[b] <= hi[b] ? gj[b] : hi[b];
+        if (i % size == 0)
+            memcpy(o + i * B, g + j * B, (size_t)B * sizeof(double));
+        else if (ismin)
+            fv__vmin_f64(o + i * B, h + i * B, g + j * B, B);   /* g <= h ? g : h */
         else
-            for (int64_t b = 0; b < B; b++)
-                oo[b] = gj[b] >= hi[b] ? gj[b] : hi[b];
+            fv__vmax_f64(o + i * B, h + i * B, g + j * B, B);   /* g >= h ? g : h */
     }
 }
 
-/* scipy's own deque (Richard Harter's ascending minima), run on one lane; with
- * NaN in the line its results depend on this exact algorithm, so it serves
- * lines holding NaN (the whole extended line is in x). */
+/* scipy's own deque (Richard Harter's ascending minima) for one lane, streamed:
+ * with NaN in a line its results depend on this exact algorithm, so lines
+ * holding NaN run it from their start. It consumes values x[k * B] for k in
+ * [0, count) as positions *ll, *ll + 1, ... of the extended line and writes
+ * the output of position ll - size + 1 to o[(ll - size + 1 - obase) * B]. */
 typedef struct fv__pair {
     double value;
     int64_t death;
 } fv__pair;
 
+typedef struct fv__deque {
+    fv__pair *ring;
+    int64_t minpair, last, ll;
+} fv__deque;
+
 static void
-fv__f1d_minmax_deque(const double *x, double *o, int64_t n, int64_t B, int64_t b, int64_t size, int ismin,
-                     fv__pair *ring)
+fv__f1d_deque(fv__deque *dq, const double *x, int64_t count, int64_t B, int64_t size, int ismin, double *o,
+              int64_t obase)
 {
-    if (size == 1) {
-        for (int64_t q = 0; q < n; q++)
-            o[q * B + b] = x[q * B + b];
-        return;
+    fv__pair *ring = dq->ring;
+    int64_t minpair = dq->minpair, last = dq->last, ll = dq->ll;
+    int64_t k = 0;
+    if (ll == 0 && count > 0) {
+        ring[0].value = x[0];
+        ring[0].death = size;
+        minpair = last = 0;
+        ll = 1;
+        k = 1;
     }
-    fv__pair *end = ring + size, *minpair = ring, *last = ring;
-    minpair->value = x[b];
-    minpair->death = size;
-    int64_t oi = 0;
-    for (int64_t ll = 1; ll < size + n - 1; ll++) {
-        double val = x[ll * B + b];
-        if (minpair->death == ll)
-            if (++minpair >= end)
-                minpair = ring;
-        if (FV__LE(val, minpair->value, ismin)) {
-            minpair->value = val;
-            minpair->death = ll + size;
+    for (; k < count; k++, ll++) {
+        double val = x[k * B];
+        if (ring[minpair].death == ll)
+            if (++minpair >= size)
+                minpair = 0;
+        if (ismin ? val <= ring[minpair].value : val >= ring[minpair].value) {
+            ring[minpair].value = val;
+            ring[minpair].death = ll + size;
             last = minpair;
         } else {
-            while (ismin ? last->value >= val : last->value <= val) {
-                if (last == ring)
-                    last = end;
-                last--;
-            }
-            if (++last >= end)
-                last = ring;
-            last->value = val;
-            last->death = ll + size;
+            while (ismin ? ring[last].value >= val : ring[last].value <= val)
+                if (--last < 0)
+                    last = size - 1;
+            if (++last >= size)
+                last = 0;
+            ring[last].value = val;
+            ring[last].death = ll + size;
         }
         if (ll >= size - 1)
-            o[(oi++) * B + b] = minpair->value;
+            o[(ll - size + 1 - obase) * B] = ring[minpair].value;
     }
+    dq->minpair = minpair;
+    dq->last = last;
+    dq->ll = ll;
 }
 
 /* ---- the driver ------------------------------------------------------------------ */
@@ -360,29 +368,47 @@ typedef struct fv__f1d_job {
     int64_t B, ngroups;      /* lines per group, groups along the batch axis */
     int nother;              /* the remaining axes, C order */
     int64_t oshape[FV_MAX_NDIM], oistr[FV_MAX_NDIM], oostr[FV_MAX_NDIM];
-    int64_t seg, nseg;       /* outputs per segment, segments per line */
+    int64_t seg, nseg;       /* outputs per segment (independent work), segments per line */
+    int64_t P;               /* outputs per chunk inside a work item */
     int nan_check;           /* min/max on data that may hold NaN */
     fv__gather_fn gather;
     fv__scatter_fn scatter;
     atomic_int failed;
 } fv__f1d_job;
 
+static int
+fv__has_nan(const double *x, int64_t n)
+{
+    for (int64_t i = 0; i < n; i += 256) {
+        const int64_t e = fv__min64(n, i + 256);
+        int64_t m = 0;
+        for (int64_t k = i; k < e; k++)
+            m |= (int64_t)(x[k] != x[k]);
+        if (m)
+            return 1;
+    }
+    return 0;
+}
+
 static void
 fv__f1d_range(void *arg, int64_t begin, int64_t end)
 {
     fv__f1d_job *j = arg;
     const fv__filter1d_params *p = j->p;
-    const int64_t size = j->size, B = j->B;
-    const int64_t nx = j->seg + size - 1;
+    const int64_t size = j->size, B = j->B, P = j->P;
+    const int64_t nx = P + size;   /* positions per chunk buffer (one spare) */
     const int kind = p->kind;
-    const int need_gh = (kind == FV__F1D_MINIMUM || kind == FV__F1D_MAXIMUM) && size > FV__F1D_DIRECT;
+    const int ismin = kind == FV__F1D_MINIMUM;
+    const int minmax = kind == FV__F1D_MINIMUM || kind == FV__F1D_MAXIMUM;
+    const int need_gh = minmax && size > FV__F1D_DIRECT;
     double *x = malloc((size_t)(nx * B) * sizeof(double));
-    double *o = malloc((size_t)(j->seg * B) * sizeof(double));
+    double *o = malloc((size_t)(P * B) * sizeof(double));
     double *g = need_gh ? malloc((size_t)(nx * B) * sizeof(double)) : NULL;
     double *h = need_gh ? malloc((size_t)(nx * B) * sizeof(double)) : NULL;
-    fv__pair *ring = j->nan_check ? malloc((size_t)size * sizeof(fv__pair)) : NULL;
     double *tmp = malloc((size_t)B * sizeof(double));
-    if (!x || !o || !tmp || (need_gh && (!g || !h)) || (j->nan_check && !ring)) {
+    fv__pair *rings = NULL;
+    fv__deque *dqs = NULL;
+    if (!x || !o || !tmp || (need_gh && (!g || !h))) {
         atomic_store(&j->failed, 1);
         goto done;
     }
@@ -397,42 +423,60 @@ fv__f1d_range(void *arg, int64_t begin, int64_t end)
             ooff += idx * j->oostr[d];
         }
         const int64_t nb = fv__min64(B, j->nbatch - grp * B);
-        const int64_t s0 = sg * j->seg, n = fv__min64(j->seg, j->L - s0);
-        j->gather(x, j->in + ioff, j->ias, j->ibs, nb, s0 - j->before, n + size - 1, j->L, p->mode, p->cval);
-        switch (kind) {
-        case FV__F1D_CORRELATE:
-            fv__f1d_correlate(x, o, n, nb, p->weights, size, p->symmetry);
-            break;
-        case FV__F1D_UNIFORM:
-            fv__f1d_uniform(x, o, n, nb, size, tmp);
-            break;
-        default: {
-            const int ismin = kind == FV__F1D_MINIMUM;
-            int has_nan = 0;
-            if (j->nan_check) {
-                const int64_t tot = (n + size - 1) * nb;
-                for (int64_t i = 0; i < tot; i++)
-                    has_nan |= x[i] != x[i];
+        const int64_t sbeg = sg * j->seg, send = fv__min64(j->L, sbeg + j->seg);
+        int deque = 0;
+    restart:
+        for (int64_t s0 = sbeg; s0 < send; s0 += P) {
+            const int64_t n = fv__min64(P, send - s0);
+            /* uniform: later chunks start one position earlier (the value leaving) */
+            const int64_t extra = kind == FV__F1D_UNIFORM && s0 > sbeg ? 1 : 0;
+            j->gather(x, j->in + ioff, j->ias, j->ibs, nb, s0 - j->before - extra, n + size - 1 + extra, j->L,
+                      p->mode, p->cval);
+            switch (kind) {
+            case FV__F1D_CORRELATE:
+                fv__f1d_correlate(x, o, n, nb, p->weights, size, p->symmetry);
+                break;
+            case FV__F1D_UNIFORM:
+                fv__f1d_uniform(x, o, n, nb, size, tmp, s0 == sbeg);
+                break;
+            default:
+                if (!deque && j->nan_check && size > 1 && fv__has_nan(x, (n + size - 1) * nb)) {
+                    /* scipy's deque for the whole group, from the line start */
+                    if (!rings) {
+                        rings = malloc((size_t)(B * size) * sizeof(fv__pair));
+                        dqs = malloc((size_t)B * sizeof(fv__deque));
+                        if (!rings || !dqs) {
+                            atomic_store(&j->failed, 1);
+                            goto done;
+                        }
+                    }
+                    for (int64_t b = 0; b < nb; b++)
+                        dqs[b] = (fv__deque){.ring = rings + b * size};
+                    deque = 1;
+                    goto restart;
+                }
+                if (deque) {
+                    /* new positions of this chunk: all of the first, then size - 1 on */
+                    const int64_t off = s0 == sbeg ? 0 : size - 1, cnt = n + size - 1 - off;
+                    for (int64_t b = 0; b < nb; b++)
+                        fv__f1d_deque(&dqs[b], x + off * nb + b, cnt, nb, size, ismin, o + b, s0);
+                } else if (size <= FV__F1D_DIRECT) {
+                    fv__f1d_minmax_direct(x, o, n, nb, size, ismin);
+                } else {
+                    fv__f1d_minmax_vhgw(x, o, n, nb, size, ismin, g, h);
+                }
             }
-            if (has_nan) {
-                for (int64_t b = 0; b < nb; b++)
-                    fv__f1d_minmax_deque(x, o, n, nb, b, size, ismin, ring);
-            } else if (size <= FV__F1D_DIRECT) {
-                fv__f1d_minmax_direct(x, o, n, nb, size, ismin);
-            } else {
-                fv__f1d_minmax_vhgw(x, o, n, nb, size, ismin, g, h);
-            }
+            j->scatter(o, j->out + ooff, j->oas, j->obs, nb, s0, n);
         }
-        }
-        j->scatter(o, j->out + ooff, j->oas, j->obs, nb, s0, n);
     }
 done:
     free(x);
     free(o);
     free(g);
     free(h);
-    free(ring);
     free(tmp);
+    free(rings);
+    free(dqs);
 }
 
 fv_status
@@ -441,7 +485,8 @@ fv__cpu_filter1d(fv_context *ctx, const fv__op_args *a)
     const fv__filter1d_params *p = a->params;
     const fv_array *in = a->in;
     fv_array *out = a->out;
-    if (!p || p->axis < 0 || p->axis >= in->ndim || p->size < 1)
+    if (!p || p->axis < 0 || p->axis >= in->ndim || p->size < 1 || p->kind < FV__F1D_CORRELATE ||
+        p->kind > FV__F1D_MAXIMUM || (p->kind == FV__F1D_CORRELATE && !p->weights))
         return fv_error_set(FV_EINTERNAL, "filter1d", "bad kernel parameters");
     for (int d = 0; d < in->ndim; d++)
         if (in->shape[d] == 0)
@@ -480,43 +525,39 @@ fv__cpu_filter1d(fv_context *ctx, const fv__op_args *a)
     int64_t nouter = 1;
     for (int d = 0; d < j.nother; d++)
         nouter *= j.oshape[d];
-    /* lines per group and segment length */
+    const int64_t size = j.size;
+    /* chunk buffers hold P + size positions: refuse sizes whose buffers cannot exist */
+    if (size > ((int64_t)1 << 40))
+        return fv_error_set(FV_ENOMEM, "filter1d", "filter size %lld is too large", (long long)size);
+    /* lines per group: one for correlate along contiguous lines (it vectorises
+     * along the line), a few for the running computations there, many along
+     * strided axes so that every read covers contiguous memory */
     const int contiguous_axis = bdim < 0 || fv__abs64(j.ias) <= fv__abs64(j.ibs);
     int64_t B = contiguous_axis ? (p->kind == FV__F1D_CORRELATE ? 1 : 8) : 64;
     B = fv__min64(B, j.nbatch);
-    const int64_t size = j.size;
-    /* buffers hold seg + size - 1 positions: refuse sizes whose buffers cannot exist */
-    if (size > (INT64_MAX / 32) - j.L)
-        return fv_error_set(FV_ENOMEM, "filter1d", "filter size %lld is too large", (long long)size);
-    const int whole_lines = p->kind == FV__F1D_UNIFORM || j.nan_check;
-    if (whole_lines) {
-        while (B > 1 && (j.L + size - 1) * B > FV__F1D_BUDGET)
-            B /= 2;
-        j.seg = j.L;
-    } else {
-        while (B > 1 && (size - 1) * B > FV__F1D_BUDGET / 2)
-            B /= 2;
-        int64_t seg = FV__F1D_BUDGET / B - (size - 1);
-        if (seg < 256)
-            seg = 256;
-        /* enough work items for every thread */
-        int nt = fv_context_threads(ctx);
-        int64_t lines = nouter * ((j.nbatch + B - 1) / B);
-        if (lines < 4 * (int64_t)nt) {
-            int64_t want = (j.L * lines + 4 * (int64_t)nt - 1) / (4 * (int64_t)nt);
-            if (want < seg)
-                seg = want < 1024 ? 1024 : want;
-        }
-        j.seg = fv__min64(seg, j.L);
-    }
+    while (B > 1 && size * B > FV__F1D_BUDGET / 2)
+        B /= 2;
+    int64_t P = FV__F1D_BUDGET / B - size;
+    if (P < 256)
+        P = 256;
     j.B = B;
     j.ngroups = (j.nbatch + B - 1) / B;
+    /* independent segments of a line, for correlate and NaN-free min/max, when
+     * there are too few groups to keep the threads busy */
+    j.seg = j.L;
+    const int splittable = p->kind == FV__F1D_CORRELATE || (!j.nan_check && p->kind != FV__F1D_UNIFORM);
+    const int nt = fv_context_threads(ctx);
+    const int64_t groups = nouter * j.ngroups;
+    if (splittable && groups < 4 * (int64_t)nt) {
+        int64_t want = (j.L * groups + 4 * (int64_t)nt - 1) / (4 * (int64_t)nt);
+        if (want < 1024)
+            want = 1024;
+        j.seg = fv__min64(j.L, want);
+    }
     j.nseg = (j.L + j.seg - 1) / j.seg;
-    /* the buffers of one item must be allocatable sizes */
-    if ((uint64_t)(j.seg + size - 1) * (uint64_t)B > (uint64_t)(SIZE_MAX / 4 / sizeof(double)))
-        return fv_error_set(FV_ENOMEM, "filter1d", "filter size %lld is too large", (long long)size);
-    const int64_t items = nouter * j.ngroups * j.nseg;
-    int64_t per = j.seg * B;
+    j.P = fv__min64(P, j.seg);
+    const int64_t items = groups * j.nseg;
+    int64_t per = j.seg * B * (p->kind == FV__F1D_CORRELATE ? 1 + size / 4 : 1);
     int64_t grain = per >= 16384 ? 1 : 16384 / per;
     atomic_init(&j.failed, 0);
     fv__parallel_for(ctx, items, grain, fv__f1d_range, &j);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "filters-cpu.h"
 #include "rank-network.h"
+#include "filters-simd.h"
 
 #define FV__FND_BUDGET (1 << 19)   /* bytes of line cache / rank values per work item */
 
@@ -177,11 +178,9 @@ struct fv__fnd_job {
                     memcpy(r, v, (size_t)n * sizeof(T));                                     \
                     st->first = 0;                                                           \
                 } else if (j->ismin) {                                                       \
-                    for (int64_t i = 0; i < n; i++)                                          \
-                        r[i] = v[i] < r[i] ? v[i] : r[i];                                    \
+                    fv__vmin_##S(r, v, r, n); /* v < r ? v : r */                            \
                 } else {                                                                     \
-                    for (int64_t i = 0; i < n; i++)                                          \
-                        r[i] = v[i] > r[i] ? v[i] : r[i];                                    \
+                    fv__vmax_##S(r, v, r, n); /* v > r ? v : r */                            \
                 }                                                                            \
                 continue;                                                                    \
             }                                                                                \
@@ -244,17 +243,11 @@ struct fv__fnd_job {
             for (int64_t k = 0; k < j->net->ncmp; k++) {                                     \
                 T *restrict a = V + (int64_t)c[k].a * n, *restrict b = V + (int64_t)c[k].b * n; \
                 if (c[k].op == FV__RANK_CMP_BOTH)                                            \
-                    for (int64_t i = 0; i < n; i++) {                                        \
-                        T x = a[i], y = b[i];                                                \
-                        a[i] = y < x ? y : x;                                                \
-                        b[i] = y < x ? x : y;                                                \
-                    }                                                                        \
+                    fv__vcx_##S(a, b, n);                                                    \
                 else if (c[k].op == FV__RANK_CMP_MIN)                                        \
-                    for (int64_t i = 0; i < n; i++)                                          \
-                        a[i] = b[i] < a[i] ? b[i] : a[i];                                    \
+                    fv__vmin_##S(a, b, a, n); /* b < a ? b : a */                            \
                 else                                                                         \
-                    for (int64_t i = 0; i < n; i++)                                          \
-                        b[i] = b[i] < a[i] ? a[i] : b[i];                                    \
+                    fv__vmax_##S(b, a, b, n); /* a > b ? a : b */                            \
             }                                                                                \
             const T *restrict r = V + j->rank * n;                                           \
             for (int64_t i = 0; i < n; i++) /* scipy: (_type) of the double result */        \
