@@ -1,0 +1,50 @@
+/* Shared pieces of the filter CPU kernels: per-dtype stores of double results
+ * (scipy's casts, see fv__cvt32 in ndimage.h) and scipy's C casts of double
+ * parameters (cval, structure values) to the input type. */
+#ifndef FV_FILTERS_CPU_H
+#define FV_FILTERS_CPU_H
+
+#include <stdint.h>
+#include "internal.h"
+#include "ndimage.h"
+
+/* fv__fst_<sfx>(x): the value stored into an output element of type sfx for a
+ * double result x. Bool outputs keep scipy's truth value as 0/1. */
+static inline uint8_t fv__fst_b(double x) { return (uint8_t)((uint8_t)fv__cvt32(x) != 0); }
+static inline uint8_t fv__fst_u8(double x) { return (uint8_t)fv__cvt32(x); }
+static inline int8_t fv__fst_i8(double x) { return (int8_t)(uint8_t)fv__cvt32(x); }
+static inline uint16_t fv__fst_u16(double x) { return (uint16_t)fv__cvt32(x); }
+static inline int16_t fv__fst_i16(double x) { return (int16_t)(uint16_t)fv__cvt32(x); }
+static inline int32_t fv__fst_i32(double x) { return fv__cvt32(x); }
+static inline uint32_t fv__fst_u32(double x) { return (uint32_t)(uint64_t)fv__cvt64(x); }
+static inline int64_t fv__fst_i64(double x) { return fv__cvt64(x); }
+static inline uint64_t fv__fst_u64(double x) { return fv__cvtu64(x); }
+static inline float fv__fst_f32(double x) { return (float)x; }
+static inline double fv__fst_f64(double x) { return x; }
+
+/* fv__fcast_<sfx>(x): scipy's `(_type)x` for a double parameter. Unlike the
+ * stores, bool keeps the raw byte (scipy compares that byte as a number). */
+static inline uint8_t fv__fcast_b(double x) { return (uint8_t)fv__cvt32(x); }
+#define fv__fcast_u8 fv__fst_u8
+#define fv__fcast_i8 fv__fst_i8
+#define fv__fcast_u16 fv__fst_u16
+#define fv__fcast_i16 fv__fst_i16
+#define fv__fcast_i32 fv__fst_i32
+#define fv__fcast_u32 fv__fst_u32
+#define fv__fcast_i64 fv__fst_i64
+#define fv__fcast_u64 fv__fst_u64
+#define fv__fcast_f32 fv__fst_f32
+#define fv__fcast_f64 fv__fst_f64
+
+/* 1 for the floating dtypes (NaN is possible). */
+static inline int
+fv__dtype_has_nan(fv_dtype dt)
+{
+    return dt == FV_FLOAT32 || dt == FV_FLOAT64;
+}
+
+/* Shared with the registration file. */
+fv_status fv__cpu_filter1d(fv_context *ctx, const fv__op_args *a);
+fv_status fv__cpu_filternd(fv_context *ctx, const fv__op_args *a);
+
+#endif

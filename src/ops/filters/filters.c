@@ -1,0 +1,755 @@
+/* Filters (scipy.ndimage semantics): validate, derive the kernel parameters and
+ * the separable compositions, dispatch FV__OP_FILTER1D / FV__OP_FILTERND.
+ * Backend-neutral: host pointers (weights, footprints) travel in the params. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "ndimage.h"
+
+/* ---- modes ------------------------------------------------------------------- */
+
+static const char *const fv__mode_names[FV_MODE_COUNT] = {"reflect", "constant", "nearest", "mirror", "wrap"};
+
+fv_status
+fv_mode_from_name(const char *name, fv_mode *out)
+{
+    static const struct {
+        const char *name;
+        fv_mode mode;
+    } table[] = {
+        {"reflect", FV_MODE_REFLECT},   {"grid-mirror", FV_MODE_REFLECT}, {"constant", FV_MODE_CONSTANT},
+        {"grid-constant", FV_MODE_CONSTANT}, {"nearest", FV_MODE_NEAREST}, {"mirror", FV_MODE_MIRROR},
+        {"wrap", FV_MODE_WRAP},         {"grid-wrap", FV_MODE_WRAP},
+    };
+    if (!name || !out)
+        return fv_error_set(FV_EINVAL, "mode", "NULL argument");
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(name, table[i].name)) {
+            *out = table[i].mode;
+            return FV_OK;
+        }
+    return fv_error_set(FV_EINVAL, "mode", "boundary mode not supported: '%s' (reflect, grid-mirror, constant, "
+                        "grid-constant, nearest, mirror, wrap, grid-wrap)", name);
+}
+
+const char *
+fv_mode_name(fv_mode mode)
+{
+    return (unsigned)mode < FV_MODE_COUNT ? fv__mode_names[mode] : "invalid";
+}
+
+/* ---- shared checks ----------------------------------------------------------------- */
+
+static fv_status
+fv__check_arrays(const char *fn, const fv_array *in, const fv_array *out)
+{
+    if (!in || !out)
+        return fv_error_set(FV_EINVAL, fn, "NULL array");
+    if (!fv_dtype_is_valid(in->dtype) || !fv_dtype_is_valid(out->dtype))
+        return fv_error_set(FV_EDTYPE, fn, "invalid dtype");
+    int same = in->ndim == out->ndim;
+    for (int d = 0; same && d < in->ndim; d++)
+        same = in->shape[d] == out->shape[d];
+    if (!same)
+        return fv_error_set(FV_EINVAL, fn, "input and output shapes differ");
+    if (in->device.type != out->device.type ||
+        (in->device.type == FV_DEVICE_CUDA && in->device.id != out->device.id))
+        return fv_error_set(FV_EDEVICE, fn, "input and output are on different devices");
+    if (out->readonly)
+        return fv_error_set(FV_EINVAL, fn, "output array is read-only");
+    return FV_OK;
+}
+
+static fv_status
+fv__check_mode(const char *fn, fv_mode mode)
+{
+    if ((unsigned)mode >= FV_MODE_COUNT)
+        return fv_error_set(FV_EINVAL, fn, "invalid mode %d", (int)mode);
+    return FV_OK;
+}
+
+static fv_status
+fv__check_axis(const char *fn, int axis, int ndim)
+{
+    if (axis < 0 || axis >= ndim)
+        return fv_error_set(FV_EINVAL, fn, "axis %d is out of range for a %d-d array", axis, ndim);
+    return FV_OK;
+}
+
+/* scipy's _invalid_origin: -(n // 2) <= origin <= (n - 1) // 2 */
+static fv_status
+fv__check_origin(const char *fn, int64_t origin, int64_t n, int axis)
+{
+    if (origin < -(n / 2) || origin > (n - 1) / 2)
+        return fv_error_set(FV_EINVAL, fn, "invalid origin %lld on axis %d: it must satisfy "
+                            "-(%lld // 2) <= origin <= (%lld - 1) // 2", (long long)origin, axis,
+                            (long long)n, (long long)n);
+    return FV_OK;
+}
+
+static int64_t
+fv__array_elems(const fv_array *a)
+{
+    int64_t n = 1;
+    for (int d = 0; d < a->ndim; d++)
+        n *= a->shape[d];
+    return n;
+}
+
+static int
+fv__overlap(const fv_array *a, const fv_array *b)
+{
+    if (a->device.type != b->device.type || (a->device.type == FV_DEVICE_CUDA && a->device.id != b->device.id))
+        return 0;
+    if (fv__array_elems(a) == 0 || fv__array_elems(b) == 0)
+        return 0;
+    int64_t alo, ahi, blo, bhi;
+    fv__array_extent(a, &alo, &ahi);
+    fv__array_extent(b, &blo, &bhi);
+    const char *a0 = a->data + alo, *a1 = a->data + ahi, *b0 = b->data + blo, *b1 = b->data + bhi;
+    return a0 < b1 && b0 < a1;
+}
+
+/* in itself, or a copy of it when it shares memory with out (+1 reference). */
+static fv_status
+fv__source(fv_context *ctx, const fv_array *in, const fv_array *out, fv_array **src)
+{
+    fv_status st;
+    if (!fv__overlap(in, out)) {
+        *src = fv_array_ref((fv_array *)in);
+        return FV_OK;
+    }
+    if ((st = fv_array_new(ctx, in->dtype, in->ndim, in->shape, in->device, src)))
+        return st;
+    if ((st = fv_copy(ctx, in, *src))) {
+        fv_array_unref(*src);
+        *src = NULL;
+    }
+    return st;
+}
+
+static fv_status fv__as_1d(const fv_array *a, fv_array **v);
+
+/* out = in, converted as numpy's `output[...] = input` does: fv_astype, except
+ * floating data into integer outputs, which takes scipy's store (an identity
+ * 1-D filter pass; numpy's cast agrees with it but for uint32 outside its range). */
+static fv_status
+fv__assign(fv_context *ctx, const fv_array *in, fv_array *out)
+{
+    fv_status st;
+    fv_array *vin = NULL, *vout = NULL, *src = NULL;
+    if (fv__array_elems(out) == 0)
+        return FV_OK;
+    if ((st = fv__as_1d(in, &vin)) || (st = fv__as_1d(out, &vout)) || (st = fv__source(ctx, vin, vout, &src)))
+        goto done;
+    if (fv_dtype_is_float(in->dtype) && fv_dtype_is_integer(out->dtype)) {
+        fv__filter1d_params p = {.kind = FV__F1D_MINIMUM, .axis = 0, .mode = FV_MODE_NEAREST, .size = 1};
+        fv__op_args a = {.in = src, .out = vout, .params = &p};
+        st = fv__dispatch(ctx, FV__OP_FILTER1D, &a);
+    } else {
+        st = fv_astype(ctx, src, vout);
+    }
+done:
+    fv_array_unref(vin);
+    fv_array_unref(vout);
+    fv_array_unref(src);
+    return st;
+}
+
+/* ---- 1-D passes ------------------------------------------------------------------ */
+
+/* scipy's symmetry test of NI_Correlate1D (odd lengths, DBL_EPSILON apart). */
+static int
+fv__symmetry(const double *w, int64_t n)
+{
+    if (!(n & 1))
+        return 0;
+    const int64_t h = n / 2;
+    int sym = 1;
+    for (int64_t i = 1; i <= h; i++)
+        if (fabs(w[h + i] - w[h - i]) > DBL_EPSILON) {
+            sym = 0;
+            break;
+        }
+    if (sym)
+        return 1;
+    for (int64_t i = 1; i <= h; i++)
+        if (fabs(w[h + i] + w[h - i]) > DBL_EPSILON)
+            return 0;
+    return -1;
+}
+
+/* Run passes[0..k) one after the other, in -> out: every pass reads what the
+ * previous one wrote in out's dtype, as scipy's `input = output` (through one
+ * temporary and out). For bool outputs the intermediate results keep scipy's
+ * raw bytes (2, 255, ...) in uint8 temporaries, since the next pass reads them
+ * as numbers. k == 0 copies. */
+static fv_status
+fv__run_passes(fv_context *ctx, const fv_array *in, fv_array *out, const fv__filter1d_params *passes, int k)
+{
+    fv_status st;
+    fv_array *src = NULL, *tmp[2] = {NULL, NULL};
+    if (fv__array_elems(out) == 0)
+        return FV_OK;
+    if (k == 0)
+        return fv__assign(ctx, in, out);
+    if ((st = fv__source(ctx, in, out, &src)))
+        return st;
+    const int raw = out->dtype == FV_BOOL;
+    const int ntmp = k < 2 ? 0 : raw && k > 2 ? 2 : 1;
+    for (int i = 0; i < ntmp; i++)
+        if ((st = fv_array_new(ctx, raw ? FV_UINT8 : out->dtype, out->ndim, out->shape, out->device, &tmp[i])))
+            goto done;
+    const fv_array *cur = src;
+    for (int i = 0; i < k; i++) {
+        fv_array *dst;
+        if (i == k - 1)
+            dst = out;
+        else if (raw)
+            dst = tmp[i % 2];
+        else
+            dst = ((k - 1 - i) % 2 == 0) ? out : tmp[0];
+        fv__op_args a = {.in = cur, .out = dst, .params = &passes[i]};
+        if ((st = fv__dispatch(ctx, FV__OP_FILTER1D, &a)))
+            goto done;
+        cur = dst;
+    }
+done:
+    fv_array_unref(src);
+    fv_array_unref(tmp[0]);
+    fv_array_unref(tmp[1]);
+    return st;
+}
+
+static fv_status
+fv__check_1d(const char *fn, const fv_array *in, const fv_array *out, int64_t size, int axis, fv_mode mode,
+             int64_t origin)
+{
+    fv_status st;
+    if ((st = fv__check_arrays(fn, in, out)) || (st = fv__check_axis(fn, axis, in->ndim)) ||
+        (st = fv__check_mode(fn, mode)))
+        return st;
+    if (size < 1)
+        return fv_error_set(FV_EINVAL, fn, "filter size %lld must be >= 1", (long long)size);
+    return fv__check_origin(fn, origin, size, axis);
+}
+
+fv_status
+fv_correlate1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights, int64_t n, int axis,
+               fv_mode mode, double cval, int64_t origin)
+{
+    fv_status st;
+    if (!weights)
+        return fv_error_set(FV_EINVAL, "correlate1d", "weights is NULL");
+    if ((st = fv__check_1d("correlate1d", in, out, n, axis, mode, origin)))
+        return st;
+    fv__filter1d_params p = {.kind = FV__F1D_CORRELATE, .axis = axis, .mode = mode, .cval = cval,
+                             .origin = origin, .size = n, .weights = weights,
+                             .symmetry = fv__symmetry(weights, n)};
+    return fv__run_passes(ctx, in, out, &p, 1);
+}
+
+fv_status
+fv_convolve1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights, int64_t n, int axis,
+              fv_mode mode, double cval, int64_t origin)
+{
+    if (!weights)
+        return fv_error_set(FV_EINVAL, "convolve1d", "weights is NULL");
+    if (n < 1)
+        return fv_error_set(FV_EINVAL, "convolve1d", "filter size %lld must be >= 1", (long long)n);
+    if (origin == INT64_MIN || (uint64_t)n > SIZE_MAX / sizeof(double))
+        return fv_error_set(FV_EINVAL, "convolve1d", "invalid origin or size");
+    /* scipy: reversed weights, origin = -origin, one less for even lengths */
+    int64_t o = -origin - ((n & 1) ? 0 : 1);
+    fv_status st = fv__check_1d("convolve1d", in, out, n, axis, mode, o);
+    if (st)
+        return st;
+    double *rw = malloc((size_t)n * sizeof(double));
+    if (!rw)
+        return fv_error_set(FV_ENOMEM, "convolve1d", "out of host memory");
+    for (int64_t i = 0; i < n; i++)
+        rw[i] = weights[n - 1 - i];
+    fv__filter1d_params p = {.kind = FV__F1D_CORRELATE, .axis = axis, .mode = mode, .cval = cval,
+                             .origin = o, .size = n, .weights = rw, .symmetry = fv__symmetry(rw, n)};
+    st = fv__run_passes(ctx, in, out, &p, 1);
+    free(rw);
+    return st;
+}
+
+static fv_status
+fv__simple1d(const char *fn, int kind, fv_context *ctx, const fv_array *in, fv_array *out, int64_t size, int axis,
+             fv_mode mode, double cval, int64_t origin)
+{
+    fv_status st = fv__check_1d(fn, in, out, size, axis, mode, origin);
+    if (st)
+        return st;
+    fv__filter1d_params p = {.kind = kind, .axis = axis, .mode = mode, .cval = cval, .origin = origin,
+                             .size = size};
+    return fv__run_passes(ctx, in, out, &p, 1);
+}
+
+fv_status
+fv_uniform_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size, int axis, fv_mode mode,
+                    double cval, int64_t origin)
+{
+    return fv__simple1d("uniform_filter1d", FV__F1D_UNIFORM, ctx, in, out, size, axis, mode, cval, origin);
+}
+
+fv_status
+fv_minimum_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size, int axis, fv_mode mode,
+                    double cval, int64_t origin)
+{
+    return fv__simple1d("minimum_filter1d", FV__F1D_MINIMUM, ctx, in, out, size, axis, mode, cval, origin);
+}
+
+fv_status
+fv_maximum_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size, int axis, fv_mode mode,
+                    double cval, int64_t origin)
+{
+    return fv__simple1d("maximum_filter1d", FV__F1D_MAXIMUM, ctx, in, out, size, axis, mode, cval, origin);
+}
+
+/* ---- separable compositions ------------------------------------------------------------ */
+
+/* scipy's _gaussian_kernel1d, as a correlation kernel (reversed). The sum is
+ * numpy's pairwise summation; the derivative polynomial the same recurrence. */
+static double
+fv__pairwise_sum(const double *a, int64_t n)
+{
+    if (n < 8) {
+        double r = 0.0;
+        for (int64_t i = 0; i < n; i++)
+            r += a[i];
+        return r;
+    }
+    if (n <= 128) {
+        double r[8];
+        int64_t i;
+        for (int k = 0; k < 8; k++)
+            r[k] = a[k];
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int k = 0; k < 8; k++)
+                r[k] += a[i + k];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++)
+            res += a[i];
+        return res;
+    }
+    int64_t n2 = n / 2;
+    n2 -= n2 % 8;
+    return fv__pairwise_sum(a, n2) + fv__pairwise_sum(a + n2, n - n2);
+}
+
+/* A row-times-vector product as numpy's float64 dot computes it on x86-64
+ * (OpenBLAS gemv: fused multiply-adds in 4 lanes over the first multiple of 4
+ * columns, lanes summed pairwise, then the remaining columns fused in order).
+ * Matches numpy's derivative kernels of orders up to 4 bit for bit when the
+ * exponentials agree. */
+static double
+fv__dot(const double *a, const double *b, int n)
+{
+    const int m = n - n % 4;
+    double lane[4] = {0.0, 0.0, 0.0, 0.0}, acc = 0.0;
+    for (int j = 0; j < m; j += 4)
+        for (int l = 0; l < 4; l++)
+            lane[l] = fma(a[j + l], b[j + l], lane[l]);
+    if (m)
+        acc = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+    for (int j = m; j < n; j++)
+        acc = fma(a[j], b[j], acc);
+    return acc;
+}
+
+#define FV__MAX_RADIUS ((int64_t)1 << 28)
+
+fv_status
+fv_gaussian_kernel1d(double sigma, int order, int64_t radius, double *w)
+{
+    if (!w)
+        return fv_error_set(FV_EINVAL, "gaussian_kernel1d", "w is NULL");
+    if (order < 0)
+        return fv_error_set(FV_EINVAL, "gaussian_kernel1d", "order must be non-negative (got %d)", order);
+    if (radius < 0 || radius > FV__MAX_RADIUS)
+        return fv_error_set(FV_EINVAL, "gaussian_kernel1d", "radius %lld must be in [0, %lld]",
+                            (long long)radius, (long long)FV__MAX_RADIUS);
+    const int64_t n = 2 * radius + 1;
+    double *phi = malloc((size_t)n * sizeof(double));
+    double *q = malloc((size_t)(order + 1) * sizeof(double));
+    double *qn = malloc((size_t)(order + 1) * sizeof(double));
+    if (!phi || !q || !qn) {
+        free(phi);
+        free(q);
+        free(qn);
+        return fv_error_set(FV_ENOMEM, "gaussian_kernel1d", "out of host memory");
+    }
+    const double sigma2 = sigma * sigma;
+    const double c = -0.5 / sigma2;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t x = i - radius;
+        phi[i] = exp(c * (double)(x * x));
+    }
+    const double sum = fv__pairwise_sum(phi, n);
+    for (int64_t i = 0; i < n; i++)
+        phi[i] = phi[i] / sum;
+    if (order > 0) {
+        /* q(x) with f = q * phi: `order` times q <- (D + P) q (D: derivative,
+         * P: times p'(x) = -x / sigma2), then q evaluated at every x; both
+         * products as numpy's matrix-vector dot computes them (fv__dot) */
+        const int m = order + 1;
+        double *row = malloc((size_t)m * sizeof(double)), *xp = malloc((size_t)m * sizeof(double));
+        if (!row || !xp) {
+            free(row);
+            free(xp);
+            free(phi);
+            free(q);
+            free(qn);
+            return fv_error_set(FV_ENOMEM, "gaussian_kernel1d", "out of host memory");
+        }
+        const double ps = 1.0 / -sigma2;
+        for (int k = 0; k < m; k++)
+            q[k] = k == 0 ? 1.0 : 0.0;
+        for (int it = 0; it < order; it++) {
+            for (int i = 0; i < m; i++) {
+                for (int k = 0; k < m; k++)
+                    row[k] = k == i + 1 ? (double)(i + 1) : k == i - 1 ? ps : 0.0;
+                qn[i] = fv__dot(row, q, m);
+            }
+            memcpy(q, qn, (size_t)m * sizeof(double));
+        }
+        for (int64_t i = 0; i < n; i++) {
+            double x = (double)(i - radius);
+            xp[0] = 1.0;
+            for (int k = 1; k < m; k++)
+                xp[k] = xp[k - 1] * x;
+            phi[i] = fv__dot(xp, q, m) * phi[i];
+        }
+        free(row);
+        free(xp);
+    }
+    for (int64_t i = 0; i < n; i++)   /* correlation order: reversed */
+        w[i] = phi[n - 1 - i];
+    free(phi);
+    free(q);
+    free(qn);
+    return FV_OK;
+}
+
+fv_status
+fv_gaussian_filter(fv_context *ctx, const fv_array *in, fv_array *out, const double *sigma, const int *order,
+                   const fv_mode *modes, double cval, double truncate, const int64_t *radius)
+{
+    const char *fn = "gaussian_filter";
+    fv_status st;
+    fv__filter1d_params passes[FV_MAX_NDIM];
+    double *kern[FV_MAX_NDIM] = {0};
+    int k = 0;
+    if ((st = fv__check_arrays(fn, in, out)))
+        return st;
+    if (in->ndim > 0 && !sigma)
+        return fv_error_set(FV_EINVAL, fn, "sigma is NULL");
+    for (int ax = 0; ax < in->ndim; ax++) {
+        if (!(sigma[ax] > 1e-15))   /* scipy skips these axes (NaN included) */
+            continue;
+        int ord = order ? order[ax] : 0;
+        fv_mode mode = modes ? modes[ax] : FV_MODE_REFLECT;
+        if ((st = fv__check_mode(fn, mode)))
+            goto done;
+        if (ord < 0) {
+            st = fv_error_set(FV_EINVAL, fn, "order[%d] = %d must be non-negative", ax, ord);
+            goto done;
+        }
+        int64_t lw;
+        if (radius && radius[ax] >= 0) {
+            lw = radius[ax];
+        } else {
+            double r = truncate * sigma[ax] + 0.5;
+            if (!(r > -1.0) || !(r < (double)FV__MAX_RADIUS + 1.0)) {
+                st = fv_error_set(FV_EINVAL, fn, "radius int(truncate * sigma + 0.5) = %g on axis %d must be a "
+                                  "nonnegative integer up to %lld", r, ax, (long long)FV__MAX_RADIUS);
+                goto done;
+            }
+            lw = (int64_t)r;
+        }
+        if (lw > FV__MAX_RADIUS) {
+            st = fv_error_set(FV_EINVAL, fn, "radius %lld on axis %d is too large", (long long)lw, ax);
+            goto done;
+        }
+        kern[k] = malloc((size_t)(2 * lw + 1) * sizeof(double));
+        if (!kern[k]) {
+            st = fv_error_set(FV_ENOMEM, fn, "out of host memory");
+            goto done;
+        }
+        if ((st = fv_gaussian_kernel1d(sigma[ax], ord, lw, kern[k]))) {
+            k++;
+            goto done;
+        }
+        passes[k] = (fv__filter1d_params){.kind = FV__F1D_CORRELATE, .axis = ax, .mode = mode, .cval = cval,
+                                          .origin = 0, .size = 2 * lw + 1, .weights = kern[k],
+                                          .symmetry = fv__symmetry(kern[k], 2 * lw + 1)};
+        k++;
+    }
+    st = fv__run_passes(ctx, in, out, passes, k);
+done:
+    for (int i = 0; i < k; i++)
+        free(kern[i]);
+    return st;
+}
+
+fv_status
+fv_uniform_filter(fv_context *ctx, const fv_array *in, fv_array *out, const int64_t *size, const fv_mode *modes,
+                  double cval, const int64_t *origins)
+{
+    const char *fn = "uniform_filter";
+    fv_status st;
+    fv__filter1d_params passes[FV_MAX_NDIM];
+    int k = 0;
+    if ((st = fv__check_arrays(fn, in, out)))
+        return st;
+    if (in->ndim > 0 && !size)
+        return fv_error_set(FV_EINVAL, fn, "size is NULL");
+    for (int ax = 0; ax < in->ndim; ax++) {
+        if (size[ax] <= 1)   /* scipy skips these axes */
+            continue;
+        fv_mode mode = modes ? modes[ax] : FV_MODE_REFLECT;
+        int64_t o = origins ? origins[ax] : 0;
+        if ((st = fv__check_mode(fn, mode)) || (st = fv__check_origin(fn, o, size[ax], ax)))
+            return st;
+        passes[k++] = (fv__filter1d_params){.kind = FV__F1D_UNIFORM, .axis = ax, .mode = mode, .cval = cval,
+                                            .origin = o, .size = size[ax]};
+    }
+    return fv__run_passes(ctx, in, out, passes, k);
+}
+
+/* ---- n-D filters ---------------------------------------------------------------------- */
+
+/* Views of 0-d arrays as shape (1,), so that the kernels always see ndim >= 1. */
+static fv_status
+fv__as_1d(const fv_array *a, fv_array **v)
+{
+    if (a->ndim > 0) {
+        *v = fv_array_ref((fv_array *)a);
+        return FV_OK;
+    }
+    int64_t shape[1] = {1}, strides[1] = {(int64_t)fv_dtype_size(a->dtype)};
+    fv_status st = fv_array_view(a, 1, shape, strides, 0, v);
+    if (!st && a->readonly)
+        fv_array_set_readonly(*v, 1);
+    return st;
+}
+
+/* Checks shared by the n-D filters; *fsize receives the element count of the
+ * window (checked for overflow). */
+static fv_status
+fv__check_nd(const char *fn, const fv_array *in, const fv_array *out, const int64_t *fshape, fv_mode mode,
+             const int64_t *origins, int64_t *fsize)
+{
+    fv_status st;
+    if ((st = fv__check_arrays(fn, in, out)) || (st = fv__check_mode(fn, mode)))
+        return st;
+    if (in->ndim > 0 && !fshape)
+        return fv_error_set(FV_EINVAL, fn, "footprint shape is NULL");
+    int64_t n = 1;
+    for (int d = 0; d < in->ndim; d++) {
+        if (fshape[d] < 1)
+            return fv_error_set(FV_EINVAL, fn, "footprint shape[%d] = %lld must be >= 1", d, (long long)fshape[d]);
+        if (n > INT64_MAX / 16 / fshape[d])
+            return fv_error_set(FV_EINVAL, fn, "footprint is too large (element count overflows)");
+        n *= fshape[d];
+    }
+    for (int d = 0; d < in->ndim; d++)
+        if ((st = fv__check_origin(fn, origins ? origins[d] : 0, fshape[d], d)))
+            return st;
+    if ((uint64_t)n > SIZE_MAX / sizeof(double))
+        return fv_error_set(FV_EINVAL, fn, "footprint is too large");
+    *fsize = n;
+    return FV_OK;
+}
+
+/* Dispatch one FILTERND op (views 0-d arrays as 1-d, works from a copy when the
+ * arrays share memory). p->ndim, fshape and origins are set here. */
+static fv_status
+fv__run_nd(fv_context *ctx, const fv_array *in, fv_array *out, fv__filternd_params *p, const int64_t *fshape,
+           const int64_t *origins)
+{
+    fv_status st;
+    fv_array *vin = NULL, *vout = NULL, *src = NULL;
+    if (fv__array_elems(out) == 0)
+        return FV_OK;
+    if ((st = fv__as_1d(in, &vin)) || (st = fv__as_1d(out, &vout)))
+        goto done;
+    p->ndim = vin->ndim;
+    for (int d = 0; d < FV_MAX_NDIM; d++) {
+        p->fshape[d] = d < in->ndim ? fshape[d] : 1;
+        p->origins[d] = d < in->ndim && origins ? origins[d] : 0;
+    }
+    if ((st = fv__source(ctx, vin, vout, &src)))
+        goto done;
+    fv__op_args a = {.in = src, .out = vout, .params = p};
+    st = fv__dispatch(ctx, FV__OP_FILTERND, &a);
+done:
+    fv_array_unref(vin);
+    fv_array_unref(vout);
+    fv_array_unref(src);
+    return st;
+}
+
+/* out = 0 (scipy's result when no weight is selected). */
+static fv_status
+fv__zero(fv_context *ctx, fv_array *out)
+{
+    fv_array *z = NULL;
+    fv_status st = fv_array_zeros(ctx, out->dtype, out->ndim, out->shape, out->device, &z);
+    if (!st)
+        st = fv_copy(ctx, z, out);
+    fv_array_unref(z);
+    return st;
+}
+
+static fv_status
+fv__correlate_nd(const char *fn, fv_context *ctx, const fv_array *in, fv_array *out, const double *weights,
+                 const int64_t *fshape, fv_mode mode, double cval, const int64_t *origins, int flip)
+{
+    fv_status st;
+    int64_t fsize, o[FV_MAX_NDIM];
+    if (!in || !out)
+        return fv_error_set(FV_EINVAL, fn, "NULL array");
+    if (!weights)
+        return fv_error_set(FV_EINVAL, fn, "weights is NULL");
+    for (int d = 0; d < in->ndim && d < FV_MAX_NDIM; d++) {
+        o[d] = origins ? origins[d] : 0;
+        if (flip && fshape && fshape[d] >= 1) {   /* scipy's convolve: -origin, one less for even lengths */
+            if (o[d] == INT64_MIN)
+                return fv_error_set(FV_EINVAL, fn, "invalid origin");
+            o[d] = -o[d] - ((fshape[d] & 1) ? 0 : 1);
+        }
+    }
+    if ((st = fv__check_nd(fn, in, out, fshape, mode, o, &fsize)))
+        return st;
+    if (fv__array_elems(out) == 0)
+        return FV_OK;
+    /* scipy selects the weights with |w| > DBL_EPSILON (NaN is not selected) */
+    double *w = malloc((size_t)fsize * sizeof(double));
+    if (!w)
+        return fv_error_set(FV_ENOMEM, fn, "out of host memory");
+    int64_t count = 0;
+    for (int64_t t = 0; t < fsize; t++) {
+        double v = weights[flip ? fsize - 1 - t : t];
+        w[t] = fabs(v) > DBL_EPSILON ? v : 0.0;
+        count += w[t] != 0.0;
+    }
+    if (count == 0) {
+        st = fv__zero(ctx, out);
+    } else {
+        fv__filternd_params p = {.kind = FV__FND_CORRELATE, .mode = mode, .cval = cval, .weights = w,
+                                 .count = count};
+        st = fv__run_nd(ctx, in, out, &p, fshape, o);
+    }
+    free(w);
+    return st;
+}
+
+fv_status
+fv_correlate(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights, const int64_t *fshape,
+             fv_mode mode, double cval, const int64_t *origins)
+{
+    return fv__correlate_nd("correlate", ctx, in, out, weights, fshape, mode, cval, origins, 0);
+}
+
+fv_status
+fv_convolve(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights, const int64_t *fshape,
+            fv_mode mode, double cval, const int64_t *origins)
+{
+    return fv__correlate_nd("convolve", ctx, in, out, weights, fshape, mode, cval, origins, 1);
+}
+
+static int64_t
+fv__footprint_count(const uint8_t *footprint, int64_t fsize)
+{
+    if (!footprint)
+        return fsize;
+    int64_t c = 0;
+    for (int64_t t = 0; t < fsize; t++)
+        c += footprint[t] != 0;
+    return c;
+}
+
+static fv_status
+fv__min_or_max(const char *fn, int minimum, fv_context *ctx, const fv_array *in, fv_array *out,
+               const uint8_t *footprint, const double *structure, const int64_t *fshape, fv_mode mode, double cval,
+               const int64_t *origins)
+{
+    fv_status st;
+    int64_t fsize;
+    if (!in || !out)
+        return fv_error_set(FV_EINVAL, fn, "NULL array");
+    if ((st = fv__check_arrays(fn, in, out)) || (st = fv__check_mode(fn, mode)))
+        return st;
+    if (in->ndim > 0 && !fshape)
+        return fv_error_set(FV_EINVAL, fn, "footprint shape is NULL");
+    /* window size and count first (scipy: an all-zero footprint is an error) */
+    fsize = 1;
+    for (int d = 0; d < in->ndim; d++) {
+        if (fshape[d] < 1)
+            return fv_error_set(FV_EINVAL, fn, "footprint shape[%d] = %lld must be >= 1", d, (long long)fshape[d]);
+        if (fsize > INT64_MAX / 16 / fshape[d])
+            return fv_error_set(FV_EINVAL, fn, "footprint is too large (element count overflows)");
+        fsize *= fshape[d];
+    }
+    int64_t count = fv__footprint_count(footprint, fsize);
+    if (count == 0)
+        return fv_error_set(FV_EINVAL, fn, "All-zero footprint is not supported");
+    if (!structure && count == fsize) {
+        /* scipy's separable path: one 1-D pass per axis longer than 1, through out */
+        fv__filter1d_params passes[FV_MAX_NDIM];
+        int k = 0;
+        for (int d = 0; d < in->ndim; d++) {
+            if (fshape[d] <= 1)
+                continue;
+            int64_t o = origins ? origins[d] : 0;
+            if ((st = fv__check_origin(fn, o, fshape[d], d)))
+                return st;
+            passes[k++] = (fv__filter1d_params){.kind = minimum ? FV__F1D_MINIMUM : FV__F1D_MAXIMUM, .axis = d,
+                                                .mode = mode, .cval = cval, .origin = o, .size = fshape[d]};
+        }
+        return fv__run_passes(ctx, in, out, passes, k);
+    }
+    if ((st = fv__check_nd(fn, in, out, fshape, mode, origins, &fsize)))
+        return st;
+    fv__filternd_params p = {.kind = minimum ? FV__FND_MINIMUM : FV__FND_MAXIMUM, .mode = mode, .cval = cval,
+                             .footprint = footprint, .weights = structure, .count = count};
+    return fv__run_nd(ctx, in, out, &p, fshape, origins);
+}
+
+fv_status
+fv_minimum_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *footprint,
+                  const double *structure, const int64_t *fshape, fv_mode mode, double cval, const int64_t *origins)
+{
+    return fv__min_or_max("minimum_filter", 1, ctx, in, out, footprint, structure, fshape, mode, cval, origins);
+}
+
+fv_status
+fv_maximum_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *footprint,
+                  const double *structure, const int64_t *fshape, fv_mode mode, double cval, const int64_t *origins)
+{
+    return fv__min_or_max("maximum_filter", 0, ctx, in, out, footprint, structure, fshape, mode, cval, origins);
+}
+
+fv_status
+fv_rank_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *footprint, const int64_t *fshape,
+               int64_t rank, fv_mode mode, double cval, const int64_t *origins)
+{
+    const char *fn = "rank_filter";
+    fv_status st;
+    int64_t fsize;
+    if ((st = fv__check_nd(fn, in, out, fshape, mode, origins, &fsize)))
+        return st;
+    int64_t count = fv__footprint_count(footprint, fsize);
+    if (rank < 0 || rank >= count)
+        return fv_error_set(FV_EINVAL, fn, "rank %lld is not within the footprint size (%lld selected elements)",
+                            (long long)rank, (long long)count);
+    fv__filternd_params p = {.kind = FV__FND_RANK, .mode = mode, .cval = cval, .footprint = footprint,
+                             .count = count, .rank = rank};
+    return fv__run_nd(ctx, in, out, &p, fshape, origins);
+}
