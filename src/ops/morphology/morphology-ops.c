@@ -264,6 +264,8 @@ fv__distance_setup(fv_context *ctx, const char *name, const fv_array *in, fv_arr
         int ok = indices->ndim == nd + 1 && indices->shape[0] == nd;
         for (int d = 0; ok && d < nd; d++)
             ok = indices->shape[d + 1] == shape[d];
+        if (in->ndim == 0)   /* (1,) or scipy's (1, 1) */
+            ok = ok || (indices->ndim == 1 && indices->shape[0] == 1);
         if (!ok)
             return fv_error_set(FV_EINVAL, name, "indices array has wrong shape (it must be (ndim,) + input "
                                 "shape)");
