@@ -71,6 +71,9 @@ typedef struct fv__binary_erosion_params {
     int border_value;
     int invert;
     int *changed;               /* out: host int, or NULL when not needed */
+    int *same_as_before;        /* out: host int or NULL: 1 when every output equals
+                                 * what out held before the pass (src/ops detects
+                                 * passes that cycle with it) */
 } fv__binary_erosion_params;
 
 /* ---- FV__OP_EDT / FV__OP_CDT ---------------------------------------------------
