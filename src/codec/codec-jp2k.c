@@ -122,7 +122,10 @@ fv__j2k_quiet(const char *msg, void *user)
 static fv_status
 fv__j2k_fail(const fv__j2k_msg *m, const char *what)
 {
-    return fv_error_set(FV_EFORMAT, "jp2k", "%s", m->text[0] ? m->text : what);
+    /* OpenJPEG reports its allocation failures only as text ("Not enough memory ...",
+     * "Cannot allocate memory", "memory error") */
+    int oom = strstr(m->text, "memory") || strstr(m->text, "Memory");
+    return fv_error_set(oom ? FV_ENOMEM : FV_EFORMAT, "jp2k", "%s", m->text[0] ? m->text : what);
 }
 
 fv_status
