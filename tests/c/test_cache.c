@@ -895,15 +895,18 @@ main(int argc, char **argv)
     if (!s)
         return fv_t_summary("test_cache");
 
-    test_per_process(s);
-    test_bad_arguments();
-    test_nocache(s);
-    test_shared_processes(s, self, path);
-    test_capacity(s);
-    test_owner_dead();
-    test_unlink(self);
-    test_random_kills();
-    test_switching(s);
+    /* "threads": only the multi-threaded parts (ThreadSanitizer in tools/test) */
+    if (!(argc > 1 && !strcmp(argv[1], "threads"))) {
+        test_per_process(s);
+        test_bad_arguments();
+        test_nocache(s);
+        test_shared_processes(s, self, path);
+        test_capacity(s);
+        test_owner_dead();
+        test_unlink(self);
+        test_random_kills();
+        test_switching(s);
+    }
     test_threads(s);   /* last: threads exist from here on */
     test_pressure(s);
 
