@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <libdeflate.h>
 #include "codec-impl.h"
+#include "alloc.h"
 
 static void
 fv__deflate_free_dec(void *p)
@@ -22,7 +23,7 @@ fv__deflate_free_enc(void *p)
     fv__deflate_enc *e = p;
     if (e) {
         libdeflate_free_compressor(e->c);
-        free(e);
+        fv__free(e);
     }
 }
 
@@ -69,17 +70,17 @@ fv__deflate_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, s
         e = NULL;
     }
     if (!e) {
-        if (!(e = malloc(sizeof *e)))
+        if (!(e = fv__malloc(sizeof *e)))
             return fv_error_set(FV_ENOMEM, "deflate", "cannot allocate a compressor");
         e->level = level;
         if (!(e->c = libdeflate_alloc_compressor(level))) {
-            free(e);
+            fv__free(e);
             return fv_error_set(FV_ENOMEM, "deflate", "cannot allocate a level-%d compressor", level);
         }
     }
     struct libdeflate_compressor *c = e->c;
     size_t bound = libdeflate_zlib_compress_bound(c, len);
-    if (!(buf = malloc(bound))) {
+    if (!(buf = fv__malloc(bound))) {
         st = fv_error_set(FV_ENOMEM, "deflate", "cannot allocate %zu bytes", bound);
         goto done;
     }
@@ -88,12 +89,12 @@ fv__deflate_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, s
         st = fv_error_set(FV_EINTERNAL, "deflate", "compression of %zu bytes failed", len);
         goto done;
     }
-    uint8_t *shrunk = realloc(buf, n);
+    uint8_t *shrunk = fv__realloc(buf, n);
     *out = shrunk ? shrunk : buf;
     *out_len = n;
     buf = NULL;
 done:
-    free(buf);
+    fv__free(buf);
     fv__codec_tls_put(FV__TLS_DEFLATE_ENC, e, fv__deflate_free_enc);
     return st;
 }

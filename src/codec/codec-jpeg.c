@@ -27,6 +27,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 #include "codec-impl.h"
+#include "alloc.h"
 
 #define FV__JPEG_MAX_SCANS 1000   /* progressive scans: a bound on crafted streams */
 
@@ -285,7 +286,7 @@ fv__jpeg_dest_empty(j_compress_ptr c)
 {
     fv__jpeg_dest *d = (fv__jpeg_dest *)c->dest;   /* the whole buffer is full */
     size_t ncap = d->cap * 2;
-    uint8_t *nb = realloc(d->buf, ncap);
+    uint8_t *nb = fv__realloc(d->buf, ncap);
     if (!nb)
         ERREXIT1(c, JERR_OUT_OF_MEMORY, 0);
     d->pub.next_output_byte = nb + d->cap;
@@ -329,7 +330,7 @@ fv__jpeg_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size
     memset(&cinfo, 0, sizeof cinfo);
     memset(&dest, 0, sizeof dest);
     dest.cap = len / 4 + 4096;
-    if (!(dest.buf = malloc(dest.cap)))
+    if (!(dest.buf = fv__malloc(dest.cap)))
         return fv_error_set(FV_ENOMEM, "jpeg", "cannot allocate %zu bytes", dest.cap);
     fv__jpeg_err_init(&err);
     cinfo.err = &err.pub;
@@ -362,12 +363,12 @@ fv__jpeg_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size
         jpeg_write_scanlines(&cinfo, rows, n);
     }
     jpeg_finish_compress(&cinfo);
-    uint8_t *shrunk = realloc(dest.buf, dest.len);
+    uint8_t *shrunk = fv__realloc(dest.buf, dest.len);
     *out = shrunk ? shrunk : dest.buf;
     *out_len = dest.len;
     dest.buf = NULL;
 done:
     jpeg_destroy_compress(&cinfo);
-    free(dest.buf);
+    fv__free(dest.buf);
     return st;
 }

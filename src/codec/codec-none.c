@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "codec-impl.h"
+#include "alloc.h"
 
 fv_status
 fv__none_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out, size_t out_len)
@@ -18,7 +19,7 @@ fv_status
 fv__none_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len, uint8_t **out,
                 size_t *out_len)
 {
-    uint8_t *p = malloc(len);
+    uint8_t *p = fv__malloc(len);
     if (!p)
         return fv_error_set(FV_ENOMEM, "codec", "cannot allocate %zu bytes", len);
     memcpy(p, pixels, len);

@@ -4,6 +4,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 #include "codec-impl.h"
+#include "alloc.h"
 
 static void
 fv__zstd_free_dctx(void *p)
@@ -32,6 +33,8 @@ fv__zstd_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, ui
     size_t r = ZSTD_decompressDCtx(d, out, out_len, src, src_len);
     fv__codec_tls_put(FV__TLS_ZSTD_DCTX, d, fv__zstd_free_dctx);
     if (ZSTD_isError(r)) {
+        if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
+            return fv_error_set(FV_ENOMEM, "zstd", "%s", ZSTD_getErrorName(r));
         if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall)
             return fv_error_set(FV_EFORMAT, "zstd", "stream decodes to more than the expected %zu bytes", out_len);
         return fv_error_set(FV_EFORMAT, "zstd", "%s (%zu-byte stream)", ZSTD_getErrorName(r), src_len);
@@ -54,7 +57,7 @@ fv__zstd_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size
     if (!c && !(c = ZSTD_createCCtx()))
         return fv_error_set(FV_ENOMEM, "zstd", "cannot allocate a compression context");
     size_t bound = ZSTD_compressBound(len);
-    if (!(buf = malloc(bound))) {
+    if (!(buf = fv__malloc(bound))) {
         st = fv_error_set(FV_ENOMEM, "zstd", "cannot allocate %zu bytes", bound);
         goto done;
     }
@@ -68,12 +71,12 @@ fv__zstd_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size
         st = fv_error_set(FV_EINTERNAL, "zstd", "compression failed: %s", ZSTD_getErrorName(r));
         goto done;
     }
-    uint8_t *shrunk = realloc(buf, r);
+    uint8_t *shrunk = fv__realloc(buf, r);
     *out = shrunk ? shrunk : buf;
     *out_len = r;
     buf = NULL;
 done:
-    free(buf);
+    fv__free(buf);
     fv__codec_tls_put(FV__TLS_ZSTD_CCTX, c, fv__zstd_free_cctx);
     return st;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "codec-impl.h"
+#include "alloc.h"
 
 /* lossless byte-stream codecs: 8/16-bit samples in the file's byte order */
 #define FV__CODEC_BYTES 1u
@@ -313,7 +314,7 @@ fv__codec_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, uin
     if (e->flags & FV__CODEC_BYTES) {
         int swap = ci->bits == 16 && !!ci->file_big_endian != fv__host_big_endian();
         if (ci->predictor == 2 || swap) {
-            if (!(tmp = malloc(need))) {
+            if (!(tmp = fv__malloc(need))) {
                 st = fv_error_set(FV_ENOMEM, e->domain, "cannot allocate %zu bytes", need);
                 goto done;
             }
@@ -331,7 +332,7 @@ fv__codec_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, uin
     }
     st = e->encode(ci, level, src, need, out, out_len);
 done:
-    free(tmp);
+    fv__free(tmp);
     return st;
 }
 
@@ -355,7 +356,7 @@ fv__tls_free(void *p)
     for (int i = 0; i < FV__TLS_COUNT; i++)
         if (b->obj[i] && b->destroy[i])
             b->destroy[i](b->obj[i]);
-    free(b);
+    fv__free(b);
 }
 
 static void
@@ -387,8 +388,8 @@ fv__codec_tls_put(fv__codec_tls_slot slot, void *obj, void (*destroy)(void *))
     fv__tls_block *b = NULL;
     if (fv__tls_ok && (unsigned)slot < FV__TLS_COUNT) {
         b = pthread_getspecific(fv__tls_key);
-        if (!b && (b = calloc(1, sizeof *b)) && pthread_setspecific(fv__tls_key, b)) {
-            free(b);
+        if (!b && (b = fv__calloc(1, sizeof *b)) && pthread_setspecific(fv__tls_key, b)) {
+            fv__free(b);
             b = NULL;
         }
     }

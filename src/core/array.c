@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "alloc.h"
 
 #define FV__HOST_ALIGN 64
 
@@ -63,7 +64,7 @@ fv__array_extent(const fv_array *a, int64_t *lo, int64_t *hi)
 static fv_array *
 fv__array_alloc_struct(fv_dtype dtype, int ndim, const int64_t *shape, fv_device dev)
 {
-    fv_array *a = calloc(1, sizeof *a);
+    fv_array *a = fv__calloc(1, sizeof *a);
     if (!a)
         return NULL;
     atomic_init(&a->refs, 1);
@@ -89,7 +90,7 @@ static void
 fv__host_free(void *data, void *opaque)
 {
     (void)opaque;
-    free(data);
+    fv__free(data);
 }
 
 static fv_status
@@ -125,10 +126,10 @@ fv_array_new(fv_context *ctx, fv_dtype dtype, int ndim, const int64_t *shape, fv
         size_t sz = ((size_t)nbytes + FV__HOST_ALIGN - 1) / FV__HOST_ALIGN * FV__HOST_ALIGN;
         if ((uint64_t)nbytes > SIZE_MAX - FV__HOST_ALIGN)
             sz = 0;
-        a->data = aligned_alloc(FV__HOST_ALIGN, sz ? sz : FV__HOST_ALIGN);
+        a->data = fv__aligned_alloc(FV__HOST_ALIGN, sz ? sz : FV__HOST_ALIGN);
         if (!a->data || (nbytes && !sz)) {
-            free(a->data);
-            free(a);
+            fv__free(a->data);
+            fv__free(a);
             return fv_error_set(FV_ENOMEM, "array_new", "cannot allocate %lld bytes of host memory",
                                 (long long)nbytes);
         }
@@ -136,7 +137,7 @@ fv_array_new(fv_context *ctx, fv_dtype dtype, int ndim, const int64_t *shape, fv
     } else {
         void *ptr = NULL, *opaque = NULL;
         if ((st = fv__cuda_alloc(ctx, dev.id, (size_t)nbytes, &ptr, &opaque))) {
-            free(a);
+            fv__free(a);
             return st;
         }
         a->data = ptr;
@@ -218,7 +219,7 @@ fv_array_wrap(fv_dtype dtype, int ndim, const int64_t *shape, const int64_t *str
     for (int i = 0; i < ndim; i++)
         if (a->shape[i] > 1 && (a->strides[i] > INT64_MAX / a->shape[i] ||
                                 a->strides[i] < -(INT64_MAX / a->shape[i]))) {
-            free(a);
+            fv__free(a);
             a = NULL;
             st = fv_error_set(FV_EINVAL, "array_wrap", "strides[%d] overflow the address range", i);
             goto fail;
@@ -303,7 +304,7 @@ fv_array_unref(fv_array *a)
         fv_array_unref(a->base);
     else if (a->deleter)
         a->deleter(a->data, a->opaque);
-    free(a);
+    fv__free(a);
 }
 
 fv_dtype fv_array_dtype(const fv_array *a) { return a->dtype; }

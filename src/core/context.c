@@ -4,6 +4,7 @@
 #include <string.h>
 #include <pthread.h>
 #include "internal.h"
+#include "alloc.h"
 
 static fv_context fv__default_ctx;   /* all zero: default threads, device 0, NULL stream */
 
@@ -18,7 +19,7 @@ fv_context_new(fv_context **out)
 {
     if (!out)
         return fv_error_set(FV_EINVAL, "context", "out is NULL");
-    *out = calloc(1, sizeof **out);
+    *out = fv__calloc(1, sizeof **out);
     if (!*out)
         return fv_error_set(FV_ENOMEM, "context", "out of host memory");
     return FV_OK;
@@ -27,7 +28,7 @@ fv_context_new(fv_context **out)
 void
 fv_context_free(fv_context *ctx)
 {
-    free(ctx);
+    fv__free(ctx);
 }
 
 fv_status

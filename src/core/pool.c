@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <unistd.h>
 #include "internal.h"
+#include "alloc.h"
 
 typedef struct fv__job {
     fv__range_fn fn;
@@ -124,7 +125,7 @@ fv__pool_get(void)
         return pool;
     pthread_mutex_lock(&fv__pool_init_mu);
     pool = fv__the_pool;
-    if (!pool && (pool = calloc(1, sizeof *pool))) {
+    if (!pool && (pool = fv__calloc(1, sizeof *pool))) {
         pthread_mutex_init(&pool->mu, NULL);
         pthread_cond_init(&pool->work_cv, NULL);
         pthread_cond_init(&pool->done_cv, NULL);

@@ -70,6 +70,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cache.h"
+#include "alloc.h"
 
 #define FV__SHM_MAX_PROCS 1024
 #define FV__SHM_NAME_MAX 64
@@ -566,7 +567,7 @@ fv__shm_create(uint64_t capacity, fv__shm **out)
         return fv_error_set(FV_EINVAL, "cache", "shared-memory capacity %llu bytes is out of range (64 bytes to "
                             "16 TiB)", (unsigned long long)capacity);
     fv__shm_collect();
-    fv__shm *s = calloc(1, sizeof *s);
+    fv__shm *s = fv__calloc(1, sizeof *s);
     if (!s)
         return fv_error_set(FV_ENOMEM, "cache", "out of host memory");
     char name[FV__SHM_NAME_MAX];
@@ -579,7 +580,7 @@ fv__shm_create(uint64_t capacity, fv__shm **out)
     }
     if (fd < 0) {
         int e = errno;
-        free(s);
+        fv__free(s);
         return fv_error_set(FV_EIO, "cache", "cannot create a shared-memory segment: %s", strerror(e));
     }
     int r = ftruncate(fd, (off_t)L.segment_bytes) ? errno : 0;
@@ -594,7 +595,7 @@ fv__shm_create(uint64_t capacity, fv__shm **out)
     close(fd);
     if (r) {
         shm_unlink(name);
-        free(s);
+        fv__free(s);
         return fv_error_set(FV_ENOMEM, "cache", "cannot reserve %llu bytes of shared memory for a %llu-byte "
                             "cache: %s (is /dev/shm large enough? e.g. docker run --shm-size)",
                             (unsigned long long)L.segment_bytes, (unsigned long long)capacity, strerror(r));
@@ -664,7 +665,7 @@ fv__shm_map(const char *nm, fv__shm **out)
         st = fv_error_set(FV_EFORMAT, "cache", "%s: inconsistent cache segment layout", nm);
         goto done;
     }
-    if (!(s = calloc(1, sizeof *s))) {
+    if (!(s = fv__calloc(1, sizeof *s))) {
         st = fv_error_set(FV_ENOMEM, "cache", "out of host memory");
         goto done;
     }
@@ -707,7 +708,7 @@ fv__shm_attach(const char *name, fv__shm **out)
     }
     if (st) {
         munmap(s->h, s->map_bytes);
-        free(s);
+        fv__free(s);
         return st;
     }
     s->no_register = 0;
@@ -751,7 +752,7 @@ fv__shm_collect(void)
             pthread_mutex_unlock(&h->mu);
         }
         munmap(s->h, s->map_bytes);
-        free(s);
+        fv__free(s);
     }
     closedir(d);
 }
@@ -787,7 +788,7 @@ fv__shm_detach(fv__shm *s, int unmap)
 unmap:
     if (unmap) {
         munmap(s->h, s->map_bytes);
-        free(s);
+        fv__free(s);
     }
 }
 
@@ -802,7 +803,7 @@ fv__shm_forget(fv__shm *s)
 {
     if (s) {
         munmap(s->h, s->map_bytes);
-        free(s);
+        fv__free(s);
     }
 }
 
@@ -844,6 +845,25 @@ fv__shm_lookup(fv__shm *s, const fv__tile_key *key, fv__tile **out)
     fv__shm_unlock(s);
     *out = t;
     return t != NULL;
+}
+
+/* Testing only (tests/python/test_robust_cache.py): with FOVEA_TEST_SHM_INSERT_PAUSE=PATH
+ * in the environment, an insert stops halfway - its entry WRITING, its blocks taken
+ * off the free list, one block of data copied, the segment's lock held - creates
+ * PATH and waits there to be killed (a DataLoader worker dying mid-insert). Once per
+ * PATH: when PATH exists already, the insert goes on. Read only on this path. */
+static void
+fv__shm_test_pause(void)
+{
+    const char *path = getenv("FOVEA_TEST_SHM_INSERT_PAUSE");
+    if (!path || !*path)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    close(fd);
+    for (;;)
+        pause();
 }
 
 void
@@ -892,6 +912,8 @@ fv__shm_insert(fv__shm *s, const fv__tile_key *key, const fv__tile *tile)
         uint64_t n = nbytes - off < bb ? nbytes - off : bb;
         memcpy(s->data + (uint64_t)b * bb, tile->data + off, n);
         off += n;
+        if (off == n)
+            fv__shm_test_pause();   /* testing only: inert unless its variable is set */
     }
     e->stamp = ++h->clock;
     int32_t *head = &s->B[fv__shm_hash(s, key->file, key->ifd, key->chunk)];

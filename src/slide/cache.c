@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include "fovea/slide.h"
 #include "cache.h"
+#include "alloc.h"
 
 #define FV__CACHE_BUCKETS (1u << 16)
 #define FV__CACHE_DEFAULT ((uint64_t)256 << 20)
@@ -49,13 +50,13 @@ static struct {
 fv__tile *
 fv__tile_new(size_t nbytes)
 {
-    fv__tile *t = malloc(sizeof *t);
+    fv__tile *t = fv__malloc(sizeof *t);
     if (!t)
         return NULL;
     size_t sz = (nbytes + 63) / 64 * 64;
-    t->data = aligned_alloc(64, sz ? sz : 64);
+    t->data = fv__aligned_alloc(64, sz ? sz : 64);
     if (!t->data) {
-        free(t);
+        fv__free(t);
         return NULL;
     }
     atomic_init(&t->refs, 1);
@@ -75,8 +76,8 @@ void
 fv__tile_unref(fv__tile *t)
 {
     if (t && atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1) {
-        free(t->data);
-        free(t);
+        fv__free(t->data);
+        fv__free(t);
     }
 }
 
@@ -146,7 +147,7 @@ fv__remove_entry(fv__centry *e)
         fv__cache.bytes -= t->nbytes;
         fv__cache.entries--;
     }
-    free(e);
+    fv__free(e);
     return t;
 }
 
@@ -190,7 +191,7 @@ fv__free_entries(fv__centry *list)
     while (list) {
         fv__centry *n = list->hnext;
         fv__tile_unref(list->tile);
-        free(list);
+        fv__free(list);
         list = n;
     }
 }
@@ -213,7 +214,7 @@ fv__cache_postfork_child(void)
                 fv__centry *e = *pp;
                 if (e->pending) {
                     *pp = e->hnext;
-                    free(e);
+                    fv__free(e);
                 } else
                     pp = &e->hnext;
             }
@@ -322,7 +323,7 @@ fv__cache_acquire(const fv__tile_key *key, int *must_decode)
             }
         } else
             fv__cache.misses++;
-        e = calloc(1, sizeof *e);
+        e = fv__calloc(1, sizeof *e);
         if (e) {   /* without memory for the entry, decode without deduplication */
             e->key = *key;
             e->pending = 1;
@@ -357,7 +358,7 @@ fv__cache_finish(const fv__tile_key *key, fv__tile *tile)
             if (tile && fv__cache.type == FV_CACHE_SHARED_MEMORY)
                 fv__shm_insert(fv__cache.shm, key, tile);
             *pp = e->hnext;   /* failed, shared, or larger than the whole cache: forget it */
-            free(e);
+            fv__free(e);
         }
     }
     pthread_cond_broadcast(&fv__cache.cv);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "internal.h"
 #include "codec/codec.h"
+#include "alloc.h"
 
 #define FV__CONV_MAX_LEVELS 32
 
@@ -77,7 +78,7 @@ fv__encode_tiles(void *p, int64_t b, int64_t e)
     fv__band_job *j = p;
     fv__conv *c = j->c;
     const int T = c->T;
-    uint8_t *tile = malloc((size_t)T * T * 3);
+    uint8_t *tile = fv__malloc((size_t)T * T * 3);
     for (int64_t tx = b; tx < e; tx++) {
         if (!tile || atomic_load(&j->failed)) {
             if (!tile && !atomic_exchange(&j->failed, 1)) {
@@ -103,7 +104,7 @@ fv__encode_tiles(void *p, int64_t b, int64_t e)
             snprintf(j->msg, sizeof j->msg, "%s", fv_error_message());
         }
     }
-    free(tile);
+    fv__free(tile);
 }
 
 static fv_status fv__push_rows(fv__conv *c, int k, const uint8_t *rows, int64_t n);
@@ -117,8 +118,8 @@ fv__emit_band(fv__conv *c, int k)
     fv__band_job j = {.c = c, .L = L};
     atomic_init(&j.failed, 0);
     uint8_t *half = NULL;
-    j.enc = calloc(L->across, sizeof *j.enc);
-    j.enc_len = calloc(L->across, sizeof *j.enc_len);
+    j.enc = fv__calloc(L->across, sizeof *j.enc);
+    j.enc_len = fv__calloc(L->across, sizeof *j.enc_len);
     if (!j.enc || !j.enc_len) {
         st = fv_error_set(FV_ENOMEM, "convert", "out of host memory");
         goto done;
@@ -142,7 +143,7 @@ fv__emit_band(fv__conv *c, int k)
     if (k + 1 < c->nlevels) {
         fv__out_level *N = &c->lv[k + 1];
         int64_t nr = (L->band_rows + 1) / 2;
-        if (!(half = malloc((size_t)nr * (size_t)N->w * 3))) {
+        if (!(half = fv__malloc((size_t)nr * (size_t)N->w * 3))) {
             st = fv_error_set(FV_ENOMEM, "convert", "out of host memory");
             goto done;
         }
@@ -167,10 +168,10 @@ fv__emit_band(fv__conv *c, int k)
 done:
     if (j.enc)
         for (uint64_t tx = 0; tx < L->across; tx++)
-            free(j.enc[tx]);
-    free(j.enc);
-    free(j.enc_len);
-    free(half);
+            fv__free(j.enc[tx]);
+    fv__free(j.enc);
+    fv__free(j.enc_len);
+    fv__free(half);
     return st;
 }
 
@@ -224,7 +225,7 @@ fv__entry_bytes(const fv__entry *e, size_t *len)
 {
     size_t sz = fv__type_size(e->type);
     *len = sz * e->count;
-    uint8_t *b = calloc(1, *len ? *len : 1);
+    uint8_t *b = fv__calloc(1, *len ? *len : 1);
     if (!b)
         return NULL;
     if (e->type == T_ASCII) {
@@ -258,14 +259,14 @@ fv__write_ifd(fv__conv *c, const fv__entry *e, int n, uint64_t *ifd_off, uint64_
             if (c->pos & 1) {
                 uint8_t z = 0;
                 if ((st = fv__write_all(c, &z, 1))) {
-                    free(b);
+                    fv__free(b);
                     return st;
                 }
             }
             value_off[i] = c->pos;
             st = fv__write_all(c, b, len);
         }
-        free(b);
+        fv__free(b);
         if (st)
             return st;
     }
@@ -276,7 +277,7 @@ fv__write_ifd(fv__conv *c, const fv__entry *e, int n, uint64_t *ifd_off, uint64_
     }
     *ifd_off = *next_field = 0;
     size_t total = (c->bigtiff ? 8 : 2) + (size_t)n * esz + (c->bigtiff ? 8 : 4);
-    uint8_t *d = calloc(1, total);
+    uint8_t *d = fv__calloc(1, total);
     if (!d)
         return fv_error_set(FV_ENOMEM, "convert", "out of host memory");
     uint8_t *p = d;
@@ -293,17 +294,17 @@ fv__write_ifd(fv__conv *c, const fv__entry *e, int n, uint64_t *ifd_off, uint64_
             size_t len;
             uint8_t *b = fv__entry_bytes(&e[i], &len);
             if (!b) {
-                free(d);
+                fv__free(d);
                 return fv_error_set(FV_ENOMEM, "convert", "out of host memory");
             }
             memcpy(val, b, len);
-            free(b);
+            fv__free(b);
         }
     }
     *ifd_off = c->pos;
     *next_field = c->pos + total - (c->bigtiff ? 8 : 4);
     st = fv__write_all(c, d, total);
-    free(d);
+    fv__free(d);
     return st;
 }
 
@@ -414,9 +415,9 @@ fv_slide_convert(const char *src, const char *dst, const fv_convert_options *opt
         L->across = (uint64_t)(w + c.T - 1) / (uint64_t)c.T;
         L->down = (uint64_t)(h + c.T - 1) / (uint64_t)c.T;
         c.tiles_total += L->across * L->down;
-        L->offsets = calloc(L->across * L->down, sizeof *L->offsets);
-        L->counts = calloc(L->across * L->down, sizeof *L->counts);
-        L->band = malloc((size_t)c.T * (size_t)w * 3);
+        L->offsets = fv__calloc(L->across * L->down, sizeof *L->offsets);
+        L->counts = fv__calloc(L->across * L->down, sizeof *L->counts);
+        L->band = fv__malloc((size_t)c.T * (size_t)w * 3);
         if (!L->offsets || !L->counts || !L->band) {
             st = fv_error_set(FV_ENOMEM, "convert", "out of host memory for a %lld-pixel-wide level", (long long)w);
             goto done;
@@ -471,9 +472,9 @@ done:
             unlink(dst);
     }
     for (int k = 0; k < c.nlevels; k++) {
-        free(c.lv[k].offsets);
-        free(c.lv[k].counts);
-        free(c.lv[k].band);
+        fv__free(c.lv[k].offsets);
+        fv__free(c.lv[k].counts);
+        fv__free(c.lv[k].band);
     }
     fv_array_unref(band);
     fv_context_free(c.ctx);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "alloc.h"
 
 typedef struct fv__slot {
     int64_t batch;          /* batch held, -1 when none */
@@ -138,7 +139,7 @@ fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_o
     fv_level_info li;
     if ((st = fv_slide_level_info(s, opts->level, &li)))
         return st;
-    fv_batch_loader *l = calloc(1, sizeof *l);
+    fv_batch_loader *l = fv__calloc(1, sizeof *l);
     if (!l)
         return fv_error_set(FV_ENOMEM, "loader", "out of host memory");
     l->o = *opts;
@@ -153,9 +154,9 @@ fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_o
     if ((st = fv_slide_region_shape(s, opts->width, opts->height, opts->format, l->shape + 1, &l->dt)))
         goto fail;
     l->item_bytes = l->shape[1] * l->shape[2] * l->shape[3] * (int64_t)fv_dtype_size(l->dt);
-    l->xy = malloc((size_t)(n ? n : 1) * 2 * sizeof *l->xy);
-    l->order = malloc((size_t)(n ? n : 1) * sizeof *l->order);
-    l->slots = calloc((size_t)l->P, sizeof *l->slots);
+    l->xy = fv__malloc((size_t)(n ? n : 1) * 2 * sizeof *l->xy);
+    l->order = fv__malloc((size_t)(n ? n : 1) * sizeof *l->order);
+    l->slots = fv__calloc((size_t)l->P, sizeof *l->slots);
     if (!l->xy || !l->order || !l->slots) {
         st = fv_error_set(FV_ENOMEM, "loader", "out of host memory for %lld locations", (long long)n);
         goto fail;
@@ -179,7 +180,7 @@ fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_o
     fv_context_set_threads(l->ctx, 1);
     l->s = fv_slide_ref(s);
     if (opts->num_workers > 0 && l->total > 0) {
-        l->threads = calloc((size_t)opts->num_workers, sizeof *l->threads);
+        l->threads = fv__calloc((size_t)opts->num_workers, sizeof *l->threads);
         if (!l->threads) {
             st = fv_error_set(FV_ENOMEM, "loader", "out of host memory");
             goto fail;
@@ -287,9 +288,9 @@ fv_batch_loader_free(fv_batch_loader *l)
     pthread_cond_destroy(&l->cv_done);
     fv_context_free(l->ctx);
     fv_slide_unref(l->s);
-    free(l->threads);
-    free(l->slots);
-    free(l->xy);
-    free(l->order);
-    free(l);
+    fv__free(l->threads);
+    fv__free(l->slots);
+    fv__free(l->xy);
+    fv__free(l->order);
+    fv__free(l);
 }

@@ -10,6 +10,7 @@
 #include "codec/codec.h"
 #include "tiff/tiff.h"
 #include "cache.h"
+#include "alloc.h"
 
 #define FV__MAX_REGION_PIXELS ((int64_t)1 << 34)   /* 16 Gpixel: a hostile size is refused */
 
@@ -54,7 +55,7 @@ fv__sb_printf(fv__sbuf *b, const char *fmt, ...)
             return;
         }
         size_t ncap = (b->cap ? b->cap * 2 : 1024) + (size_t)n + 1;
-        char *ns = realloc(b->s, ncap);
+        char *ns = fv__realloc(b->s, ncap);
         if (!ns) {
             b->oom = 1;
             return;
@@ -136,7 +137,7 @@ fv_slide_open(const char *path, fv_slide **out)
     *out = NULL;
     if (!path)
         return fv_error_set(FV_EINVAL, "slide", "path is NULL");
-    if (!(s = calloc(1, sizeof *s)))
+    if (!(s = fv__calloc(1, sizeof *s)))
         return fv_error_set(FV_ENOMEM, "slide", "out of host memory");
     atomic_init(&s->refs, 1);
     pthread_mutex_init(&s->err_mu, NULL);
@@ -205,9 +206,9 @@ fv_slide_unref(fv_slide *s)
         fv__layout_free(&s->layout);
         fv__tiff_close(s->tiff);
     }
-    free(s->metadata_json);
+    fv__free(s->metadata_json);
     pthread_mutex_destroy(&s->err_mu);
-    free(s);
+    fv__free(s);
 }
 
 const char *fv_slide_path(const fv_slide *s) { return s->tiff->path; }
@@ -391,7 +392,7 @@ fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, const uint32_t 
                           (unsigned long long)chunk, ifd, (unsigned long long)len);
         goto done;
     }
-    if (!(src = malloc(len))) {
+    if (!(src = fv__malloc(len))) {
         st = fv_error_set(FV_ENOMEM, "slide", "cannot allocate %llu bytes", (unsigned long long)len);
         goto done;
     }
@@ -414,7 +415,7 @@ fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, const uint32_t 
         goto done;
     }
 done:
-    free(src);
+    fv__free(src);
     if (st) {
         fv__tile_unref(tile);
         tile = NULL;
@@ -605,7 +606,7 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
         uint64_t tx0 = (uint64_t)ix0 / d->tile_width, tx1 = (uint64_t)(ix1 - 1) / d->tile_width;
         uint64_t ty0 = (uint64_t)iy0 / d->tile_height, ty1 = (uint64_t)(iy1 - 1) / d->tile_height;
         nch = (tx1 - tx0 + 1) * (ty1 - ty0 + 1);
-        if (!(j.chunks = malloc(nch * sizeof *j.chunks))) {
+        if (!(j.chunks = fv__malloc(nch * sizeof *j.chunks))) {
             st = fv_error_set(FV_ENOMEM, "read_region", "out of host memory");
             goto done;
         }
@@ -616,7 +617,7 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
     } else {
         uint64_t s0 = (uint64_t)iy0 / d->rows_per_strip, s1 = (uint64_t)(iy1 - 1) / d->rows_per_strip;
         nch = s1 - s0 + 1;
-        if (!(j.chunks = malloc(nch * sizeof *j.chunks))) {
+        if (!(j.chunks = fv__malloc(nch * sizeof *j.chunks))) {
             st = fv_error_set(FV_ENOMEM, "read_region", "out of host memory");
             goto done;
         }
@@ -635,7 +636,9 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
         fv__slide_set_sticky(s, j.st, j.msg);
     }
 done:
-    free(j.chunks);
+    if (st)   /* a failed read leaves no pixels behind: neither background nor tiles already copied */
+        memset(j.out, 0, (size_t)(w * h * j.out_c * j.out_isz));
+    fv__free(j.chunks);
     pthread_mutex_destroy(&j.mu);
     fv_context_free(lctx);
     return st;
@@ -760,13 +763,14 @@ fv_slide_read_associated(fv_slide *s, const char *name, fv_pixel_format format, 
                          .photometric = comps == 3 ? FV_TIFF_PHOTOMETRIC_YCBCR : FV_TIFF_PHOTOMETRIC_MINISBLACK,
                          .predictor = 1};
     size_t nbytes;
-    if ((st = fv__chunk_bytes(&ci, &nbytes)))
-        return st;
-    fv__tile *t = fv__tile_new(nbytes);
-    if (!t)
-        return fv_error_set(FV_ENOMEM, "associated", "out of host memory");
-    if ((st = fv__codec_decode(&ci, a->jpeg, a->jpeg_len, t->data, nbytes))) {
+    fv__tile *t = NULL;
+    if (!(st = fv__chunk_bytes(&ci, &nbytes)) && !(t = fv__tile_new(nbytes)))
+        st = fv_error_set(FV_ENOMEM, "associated", "out of host memory");
+    if (!st)
+        st = fv__codec_decode(&ci, a->jpeg, a->jpeg_len, t->data, nbytes);
+    if (st) {   /* as read_region: a failed read leaves zeros */
         fv__tile_unref(t);
+        memset(out->data, 0, (size_t)(w * h * shape[2]));
         return st;
     }
     fv__region_job j = {.s = s, .w = w, .h = h, .format = format, .out = (uint8_t *)out->data, .out_c = (int)shape[2],
@@ -815,7 +819,7 @@ fv__build_metadata(fv_slide *s)
     }
     fv__sb_printf(&b, "}}");
     if (b.oom) {
-        free(b.s);
+        fv__free(b.s);
         b.s = NULL;
     }
     s->metadata_json = b.s;

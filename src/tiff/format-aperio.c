@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include "tiff.h"
+#include "alloc.h"
 
 static int
 aperio_detect(const fv__tiff *t)
@@ -62,7 +63,7 @@ add_properties(const fv__tiff *t, fv__layout *l, const char *desc)
     const char *bar = strchr(desc, '|');
     if (!bar)
         return FV_OK;
-    char *copy = strdup(bar + 1);
+    char *copy = fv__strdup(bar + 1);
     if (!copy)
         return fv_error_set(FV_ENOMEM, "aperio", "out of memory");
     char *p = copy;
@@ -75,14 +76,14 @@ add_properties(const fv__tiff *t, fv__layout *l, const char *desc)
             char *value = strip(eq + 1, end);
             if (*key) {
                 size_t kn = strlen(key) + 8;
-                char *full = malloc(kn);
+                char *full = fv__malloc(kn);
                 if (!full) {
                     st = fv_error_set(FV_ENOMEM, "aperio", "out of memory");
                     break;
                 }
                 snprintf(full, kn, "aperio.%s", key);
                 st = fv__layout_set_prop(l, full, value);
-                free(full);
+                fv__free(full);
                 double v;
                 if (!strcmp(key, "MPP") && fv__parse_double(value, &v) && v > 0)
                     l->mpp_x = l->mpp_y = v;
@@ -92,7 +93,7 @@ add_properties(const fv__tiff *t, fv__layout *l, const char *desc)
         }
         p = next ? next + 1 : NULL;
     }
-    free(copy);
+    fv__free(copy);
     (void)t;
     return st;
 }

@@ -27,6 +27,7 @@
 #include <string.h>
 #include "tiff.h"
 #include "xml.h"
+#include "alloc.h"
 
 #define DOM "philips"
 
@@ -201,10 +202,13 @@ add_xml_image(const fv__tiff *t, fv__layout *l, const fv__xml *x, int root, cons
         return FV_OK;
     const char *b64 = fv__xml_text(x, da);
     size_t len = 0;
-    uint8_t *jpeg = fv__base64_decode(b64, strlen(b64), &len);
+    uint8_t *jpeg = NULL;
+    fv_status st = fv__base64_decode(b64, strlen(b64), &jpeg, &len);
+    if (st)
+        return st;
     uint32_t w, h;
     if (!jpeg || !fv__jpeg_dimensions(jpeg, len, &w, &h)) {
-        free(jpeg);
+        fv__free(jpeg);
         return FV_OK;   /* non-fatal, as in OpenSlide */
     }
     (void)t;
@@ -273,19 +277,21 @@ philips_fill(const fv__tiff *t, fv__layout *l)
     const char *barcode = last_prop(l, "philips.PIM_DP_UFS_BARCODE");
     if (barcode) {
         size_t n = 0;
-        uint8_t *dec = fv__base64_decode(barcode, strlen(barcode), &n);
+        uint8_t *dec = NULL;
+        if ((st = fv__base64_decode(barcode, strlen(barcode), &dec, &n)))
+            goto done;
         if (dec) {
-            char *s = malloc(n + 1);
+            char *s = fv__malloc(n + 1);
             if (!s) {
-                free(dec);
+                fv__free(dec);
                 st = fv_error_set(FV_ENOMEM, DOM, "out of memory");
                 goto done;
             }
             memcpy(s, dec, n);
             s[n] = '\0';
             st = fv__layout_set_prop(l, "openslide.barcode", s);
-            free(s);
-            free(dec);
+            fv__free(s);
+            fv__free(dec);
             if (st)
                 goto done;
         }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tiff.h"
+#include "alloc.h"
 
 /* Most specific first; generic-tiff accepts anything with a first directory. */
 static const fv__format *const formats[] = {
@@ -93,16 +94,17 @@ fv__has_prefix(const char *s, const char *prefix)
 
 /* ---- base64 and JPEG ---------------------------------------------------------------------------- */
 
-uint8_t *
-fv__base64_decode(const char *s, size_t len, size_t *out_len)
+fv_status
+fv__base64_decode(const char *s, size_t len, uint8_t **res, size_t *out_len)
 {
+    *res = NULL;
     if (out_len)
         *out_len = 0;
     if (!s || !len)
-        return NULL;
-    uint8_t *out = malloc(len / 4 * 3 + 3);
+        return FV_OK;
+    uint8_t *out = fv__malloc(len / 4 * 3 + 3);
     if (!out)
-        return NULL;
+        return fv_error_set(FV_ENOMEM, "tiff", "out of memory decoding %zu base64 characters", len);
     size_t n = 0;
     uint32_t acc = 0;
     int bits = 0;
@@ -131,12 +133,13 @@ fv__base64_decode(const char *s, size_t len, size_t *out_len)
         }
     }
     if (!n) {
-        free(out);
-        return NULL;
+        fv__free(out);
+        return FV_OK;
     }
     if (out_len)
         *out_len = n;
-    return out;
+    *res = out;
+    return FV_OK;
 }
 
 int
@@ -189,7 +192,7 @@ props_reserve(fv__layout *l)
     if (n > (1 << 28))
         return 0;
     int cap = n ? n * 2 : 16;
-    fv__prop *p = realloc(l->props, (size_t)cap * sizeof *p);
+    fv__prop *p = fv__realloc(l->props, (size_t)cap * sizeof *p);
     if (!p)
         return 0;
     l->props = p;
@@ -203,10 +206,10 @@ fv__layout_set_prop(fv__layout *l, const char *key, const char *value)
         return fv_error_set(FV_EINVAL, "tiff", "set_prop: NULL argument");
     if (!props_reserve(l))
         return fv_error_set(FV_ENOMEM, "tiff", "out of memory for properties");
-    char *k = strdup(key), *v = strdup(value);
+    char *k = fv__strdup(key), *v = fv__strdup(value);
     if (!k || !v) {
-        free(k);
-        free(v);
+        fv__free(k);
+        fv__free(v);
         return fv_error_set(FV_ENOMEM, "tiff", "out of memory for properties");
     }
     l->props[l->nprops].key = k;
@@ -254,7 +257,7 @@ props_finish(fv__layout *l)
     int n = l->nprops;
     if (n < 2)
         return FV_OK;
-    seq_prop *s = malloc((size_t)n * sizeof *s);
+    seq_prop *s = fv__malloc((size_t)n * sizeof *s);
     if (!s)
         return fv_error_set(FV_ENOMEM, "tiff", "out of memory for properties");
     for (int i = 0; i < n; i++) {
@@ -265,14 +268,14 @@ props_finish(fv__layout *l)
     int m = 0;
     for (int i = 0; i < n; i++) {
         if (i + 1 < n && !strcmp(s[i].p.key, s[i + 1].p.key)) {
-            free(s[i].p.key);
-            free(s[i].p.value);
+            fv__free(s[i].p.key);
+            fv__free(s[i].p.value);
             continue;
         }
         l->props[m++] = s[i].p;
     }
     l->nprops = m;
-    free(s);
+    fv__free(s);
     return FV_OK;
 }
 
@@ -321,7 +324,7 @@ fv__layout_add_assoc(fv__layout *l, const char *name, int ifd, uint8_t *jpeg, si
     /* beyond FV__MAX_ASSOCIATED, or a repeated or unusable name: ignored */
     if (!name || !*name || strlen(name) >= sizeof l->assoc[0].name || fv__layout_has_assoc(l, name) ||
         l->nassoc >= FV__MAX_ASSOCIATED) {
-        free(jpeg);
+        fv__free(jpeg);
         return FV_OK;
     }
     fv__assoc_desc *a = &l->assoc[l->nassoc++];
@@ -470,11 +473,14 @@ standard_props(const fv__tiff *t, const fv__format *f, fv__layout *l)
     for (size_t i = 0; i < 2; i++) {
         const fv__tiff_tag *tg = fv__tiff_find_tag(d, pos[i].tag);
         double v;
-        if (tg && tg->count && fv__tiff_tag_f64(t, tg, &v, 1) == FV_OK) {
-            if ((st = set_double_prop(l, pos[i].key, v)))
-                return st;
-        } else
+        if (!tg || !tg->count)
+            continue;
+        if ((st = fv__tiff_tag_f64(t, tg, &v, 1)) == FV_EIO)
+            return st;   /* a read error; an unusable value is only left out */
+        if (st)
             fv_error_clear();
+        else if ((st = set_double_prop(l, pos[i].key, v)))
+            return st;
     }
     const fv__tiff_tag *icc = fv__tiff_find_tag(d, 34675);   /* ICC profile */
     if (icc && icc->count && (icc->type == 7 || icc->type == 1) &&
@@ -515,11 +521,11 @@ fv__layout_free(fv__layout *l)
     if (!l)
         return;
     for (int i = 0; i < l->nprops; i++) {
-        free(l->props[i].key);
-        free(l->props[i].value);
+        fv__free(l->props[i].key);
+        fv__free(l->props[i].value);
     }
-    free(l->props);
+    fv__free(l->props);
     for (int i = 0; i < l->nassoc; i++)
-        free(l->assoc[i].jpeg);
+        fv__free(l->assoc[i].jpeg);
     memset(l, 0, sizeof *l);
 }

@@ -8,6 +8,7 @@
  * and checked before anything is allocated. Pixel data is never read here. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "tiff.h"
+#include "alloc.h"
 
 #ifndef O_CLOEXEC
 #  define O_CLOEXEC 0
@@ -186,6 +188,46 @@ derr(const fv__tiff *t, int idx, fv_status st, const char *fmt, ...)
 
 /* ---- reading -------------------------------------------------------------------- */
 
+/* read-fault injection (tiff.h, testing only) */
+static atomic_int io_armed, io_kind;
+static atomic_llong io_target, io_count;
+
+void
+fv__tiff_io_fault(int64_t n, int kind)
+{
+    atomic_store(&io_armed, 0);
+    atomic_store(&io_count, 0);
+    atomic_store(&io_target, n > 0 ? (long long)n : 0);
+    atomic_store(&io_kind, kind);
+    atomic_store(&io_armed, n >= 0);
+}
+
+int64_t
+fv__tiff_io_count(void)
+{
+    return atomic_load(&io_count);
+}
+
+static ssize_t
+io_pread(int fd, void *buf, size_t len, uint64_t offset)
+{
+    if (atomic_load_explicit(&io_armed, memory_order_relaxed)) {
+        long long k = atomic_fetch_add_explicit(&io_count, 1, memory_order_relaxed) + 1;
+        long long target = atomic_load_explicit(&io_target, memory_order_relaxed);
+        int kind = atomic_load_explicit(&io_kind, memory_order_relaxed);
+        if (target > 0 && (k == target || (k > target && (kind & FV__IO_FAULT_PERSIST)))) {
+            switch (kind & 0xff) {
+            case FV__IO_FAULT_EIO: errno = EIO; return -1;
+            case FV__IO_FAULT_EOF: return 0;
+            case FV__IO_FAULT_SHORT: len = len > 1 ? len / 2 : len; break;
+            case FV__IO_FAULT_EINTR: errno = EINTR; return -1;
+            default: break;
+            }
+        }
+    }
+    return pread(fd, buf, len, (off_t)offset);
+}
+
 fv_status
 fv__tiff_pread(const fv__tiff *t, uint64_t offset, void *buf, size_t len)
 {
@@ -197,7 +239,7 @@ fv__tiff_pread(const fv__tiff *t, uint64_t offset, void *buf, size_t len)
     uint8_t *p = buf;
     while (len) {
         size_t want = len > ((size_t)1 << 30) ? ((size_t)1 << 30) : len;
-        ssize_t n = pread(t->fd, p, want, (off_t)offset);
+        ssize_t n = io_pread(t->fd, p, want, offset);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -349,12 +391,12 @@ fv__tiff_tag_string(const fv__tiff *t, const fv__tiff_tag *tag, char **out)
     if (tag->count > FV__TIFF_MAX_TEXT)
         return terr(t, FV_EFORMAT, "%s (%u) is %llu bytes long (limit %u)", tag_name(tag->tag), tag->tag,
                     (unsigned long long)tag->count, (unsigned)FV__TIFF_MAX_TEXT);
-    char *s = malloc((size_t)tag->count + 1);
+    char *s = fv__malloc((size_t)tag->count + 1);
     if (!s)
         return fv_error_set(FV_ENOMEM, "tiff", "out of memory reading %s", tag_name(tag->tag));
     st = fv__tiff_pread(t, tag->offset, s, (size_t)tag->count);
     if (st) {
-        free(s);
+        fv__free(s);
         return st;
     }
     s[tag->count] = '\0';
@@ -414,17 +456,25 @@ get_text(pctx *c, int idx, uint16_t tagno, char **out)
     return fv__tiff_tag_string(c->t, tag, out);
 }
 
-/* An optional resolution: 0 when absent or unusable (metadata only). */
-static double
-get_resolution(pctx *c, int idx, uint16_t tagno)
+/* An optional resolution: 0 when absent or unusable (metadata only); a read error
+ * (FV_EIO) still fails the open. */
+static fv_status
+get_resolution(pctx *c, int idx, uint16_t tagno, double *out)
 {
     const fv__tiff_tag *tag = fv__tiff_find_tag(&c->t->ifds[idx], tagno);
     double v = 0;
-    if (!tag || !tag->count || fv__tiff_tag_f64(c->t, tag, &v, 1) != FV_OK) {
+    *out = 0;
+    if (!tag || !tag->count)
+        return FV_OK;
+    fv_status st = fv__tiff_tag_f64(c->t, tag, &v, 1);
+    if (st == FV_EIO)
+        return st;
+    if (st) {
         fv_error_clear();
-        return 0;
+        return FV_OK;
     }
-    return v > 0 && v < 1e300 ? v : 0;
+    *out = v > 0 && v < 1e300 ? v : 0;
+    return FV_OK;
 }
 
 /* The chunk (tile or strip) offsets and byte counts: right count, right types,
@@ -455,8 +505,8 @@ read_chunks(pctx *c, int idx, uint16_t off_tag, uint16_t cnt_tag, const char *un
     if (st)
         return st;
     size_t n = (size_t)d->nchunks;
-    d->chunk_offsets = malloc(n * sizeof(uint64_t));
-    d->chunk_bytes = malloc(n * sizeof(uint64_t));
+    d->chunk_offsets = fv__malloc(n * sizeof(uint64_t));
+    d->chunk_bytes = fv__malloc(n * sizeof(uint64_t));
     if (!d->chunk_offsets || !d->chunk_bytes)
         return derr(t, idx, FV_ENOMEM, "out of memory for %zu %s offsets", n, unit);
     if ((st = fv__tiff_tag_u64(t, to, d->chunk_offsets, n)) || (st = fv__tiff_tag_u64(t, tb, d->chunk_bytes, n)))
@@ -602,7 +652,7 @@ interpret(pctx *c, int idx)
                         (unsigned long long)jt->count, (unsigned)FV__TIFF_MAX_TEXT);
         if ((st = charge(c, idx, jt->count, "JPEGTables")))
             return st;
-        d->jpeg_tables = malloc((size_t)jt->count);
+        d->jpeg_tables = fv__malloc((size_t)jt->count);
         if (!d->jpeg_tables)
             return derr(t, idx, FV_ENOMEM, "out of memory for JPEGTables");
         d->jpeg_tables_len = (size_t)jt->count;
@@ -618,9 +668,9 @@ interpret(pctx *c, int idx)
         (st = get_text(c, idx, T_HOSTCOMPUTER, &d->host_computer)) ||
         (st = get_text(c, idx, T_DOCUMENTNAME, &d->document_name)))
         return st;
-    d->x_resolution = get_resolution(c, idx, T_XRESOLUTION);
-    d->y_resolution = get_resolution(c, idx, T_YRESOLUTION);
-    if ((st = get_uint1(c, idx, T_RESOLUTIONUNIT, 2, &v)))
+    if ((st = get_resolution(c, idx, T_XRESOLUTION, &d->x_resolution)) ||
+        (st = get_resolution(c, idx, T_YRESOLUTION, &d->y_resolution)) ||
+        (st = get_uint1(c, idx, T_RESOLUTIONUNIT, 2, &v)))
         return st;
     d->resolution_unit = (uint16_t)(v > 65535 ? 0 : v);
     return FV_OK;
@@ -677,7 +727,7 @@ read_ifd(pctx *c, uint64_t off, int parent, int chain_index, uint64_t *next, con
         int ncap = c->cap ? c->cap * 2 : 8;
         if (ncap > FV__TIFF_MAX_IFDS)
             ncap = FV__TIFF_MAX_IFDS;
-        fv__tiff_ifd *p = realloc(t->ifds, (size_t)ncap * sizeof *p);
+        fv__tiff_ifd *p = fv__realloc(t->ifds, (size_t)ncap * sizeof *p);
         if (!p)
             return terr(t, FV_ENOMEM, "out of memory for %d directories", ncap);
         t->ifds = p;
@@ -692,8 +742,8 @@ read_ifd(pctx *c, uint64_t off, int parent, int chain_index, uint64_t *next, con
 
     if ((st = charge(c, idx, blen + n * sizeof(fv__tiff_tag), "the directory")))
         return st;
-    block = malloc((size_t)blen);
-    d->tags = malloc((size_t)n * sizeof *d->tags);
+    block = fv__malloc((size_t)blen);
+    d->tags = fv__malloc((size_t)n * sizeof *d->tags);
     if (!block || !d->tags) {
         st = derr(t, idx, FV_ENOMEM, "out of memory for %llu entries", (unsigned long long)n);
         goto done;
@@ -732,7 +782,7 @@ read_ifd(pctx *c, uint64_t off, int parent, int chain_index, uint64_t *next, con
     *next = get_uint(block + n * esz, osz, t->big_endian);
     st = interpret(c, idx);
 done:
-    free(block);
+    fv__free(block);
     return st;
 }
 
@@ -751,7 +801,7 @@ read_subifds(pctx *c, int p)
         return derr(t, p, FV_EFORMAT, "SubIFDs lists %llu directories (limit %d)", (unsigned long long)tag->count,
                     FV__TIFF_MAX_IFDS);
     size_t n = (size_t)tag->count;
-    uint64_t *list = malloc(n * sizeof *list);
+    uint64_t *list = fv__malloc(n * sizeof *list);
     if (!list)
         return derr(t, p, FV_ENOMEM, "out of memory for SubIFDs");
     fv_status st = fv__tiff_tag_u64(t, tag, list, n);
@@ -791,7 +841,7 @@ read_subifds(pctx *c, int p)
             st = read_ifd(c, o, p, -1, &next, ref);
         }
     }
-    free(list);
+    fv__free(list);
     return st;
 }
 
@@ -805,11 +855,11 @@ fv__tiff_open(const char *path, fv__tiff **out)
         return fv_error_set(FV_EINVAL, "tiff", "path is NULL");
     fv_status st = FV_OK;
     pctx c = {0};
-    fv__tiff *t = calloc(1, sizeof *t);
+    fv__tiff *t = fv__calloc(1, sizeof *t);
     if (!t)
         return fv_error_set(FV_ENOMEM, "tiff", "out of memory");
     t->fd = -1;
-    t->path = strdup(path);
+    t->path = fv__strdup(path);
     if (!t->path) {
         st = fv_error_set(FV_ENOMEM, "tiff", "out of memory");
         goto done;
@@ -919,19 +969,19 @@ done:
 static void
 ifd_free(fv__tiff_ifd *d)
 {
-    free(d->chunk_offsets);
-    free(d->chunk_bytes);
-    free(d->jpeg_tables);
-    free(d->description);
-    free(d->software);
-    free(d->make);
-    free(d->model);
-    free(d->datetime);
-    free(d->artist);
-    free(d->copyright);
-    free(d->host_computer);
-    free(d->document_name);
-    free(d->tags);
+    fv__free(d->chunk_offsets);
+    fv__free(d->chunk_bytes);
+    fv__free(d->jpeg_tables);
+    fv__free(d->description);
+    fv__free(d->software);
+    fv__free(d->make);
+    fv__free(d->model);
+    fv__free(d->datetime);
+    fv__free(d->artist);
+    fv__free(d->copyright);
+    fv__free(d->host_computer);
+    fv__free(d->document_name);
+    fv__free(d->tags);
 }
 
 void
@@ -941,9 +991,9 @@ fv__tiff_close(fv__tiff *t)
         return;
     for (int i = 0; i < t->nifds; i++)
         ifd_free(&t->ifds[i]);
-    free(t->ifds);
+    fv__free(t->ifds);
     if (t->fd >= 0)
         close(t->fd);
-    free(t->path);
-    free(t);
+    fv__free(t->path);
+    fv__free(t);
 }

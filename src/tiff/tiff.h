@@ -62,8 +62,25 @@ fv_status fv__tiff_open(const char *path, fv__tiff **out);
 void fv__tiff_close(fv__tiff *t);
 
 /* Read exactly len bytes at offset (pread, retried on EINTR/short reads). FV_EIO
- * on a read error, FV_EFORMAT when the range is outside the file. */
+ * on a read error, FV_EFORMAT when the range is outside the file. Every read of a
+ * slide file (directories, tags, chunks) goes through here. */
 fv_status fv__tiff_pread(const fv__tiff *t, uint64_t offset, void *buf, size_t len);
+
+/* ---- testing only: read-fault injection (tests/c/test_faults.c) ----------------
+ * fv__tiff_io_fault(n, kind), n >= 1: counting from this call, the n-th pread()
+ * system call of fv__tiff_pread (any file, any thread) fails as `kind` says; with
+ * FV__IO_FAULT_PERSIST or'ed in, every later one fails the same way. n == 0:
+ * count only; n < 0: off (the default: one relaxed atomic load per read).
+ * fv__tiff_io_count: pread calls since the last arming call. */
+enum {
+    FV__IO_FAULT_EIO = 1,     /* -1 with errno EIO                                   */
+    FV__IO_FAULT_EOF = 2,     /* 0 bytes, as if the file had been truncated          */
+    FV__IO_FAULT_SHORT = 3,   /* half the bytes asked for (must be retried: no error) */
+    FV__IO_FAULT_EINTR = 4,   /* -1 with errno EINTR (must be retried: no error)      */
+    FV__IO_FAULT_PERSIST = 0x100
+};
+void fv__tiff_io_fault(int64_t n, int kind);
+int64_t fv__tiff_io_count(void);
 
 /* A tag's values converted to uint64 / double (count values into out). FV_EFORMAT
  * on a type that cannot convert. Strings: fv__tiff_tag_string (malloc'd). */
@@ -154,9 +171,9 @@ void fv__resolution_mpp(const fv__tiff *t, int ifd, fv__layout *l);
 int fv__parse_double(const char *s, double *out);
 void fv__format_double(char *buf, size_t n, double v);
 int fv__has_prefix(const char *s, const char *prefix);
-/* Lenient base64 (skips characters outside the alphabet, stops at '='): malloc'd
- * bytes or NULL (empty input, or out of memory). */
-uint8_t *fv__base64_decode(const char *s, size_t len, size_t *out_len);
+/* Lenient base64 (skips characters outside the alphabet, stops at '='): *out =
+ * malloc'd bytes, or NULL when nothing decodes (FV_OK either way); FV_ENOMEM. */
+fv_status fv__base64_decode(const char *s, size_t len, uint8_t **out, size_t *out_len);
 /* Width and height from a JPEG stream's SOF marker; returns 1 when found. */
 int fv__jpeg_dimensions(const uint8_t *p, size_t len, uint32_t *w, uint32_t *h);
 

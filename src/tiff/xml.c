@@ -6,6 +6,7 @@
 #include <string.h>
 #include "tiff.h"
 #include "xml.h"
+#include "alloc.h"
 
 typedef struct xnode {
     uint32_t name, text;          /* offsets into the string arena */
@@ -64,7 +65,7 @@ buf_put(xbuf *b, const char *s, size_t n)
         size_t cap = b->cap ? b->cap : 64;
         while (cap - b->n < n)
             cap *= 2;
-        char *q = realloc(b->p, cap);
+        char *q = fv__realloc(b->p, cap);
         if (!q)
             return 0;
         b->p = q;
@@ -85,7 +86,7 @@ arena_put(fv__xml *x, const char *s, size_t n, uint32_t *off)
             cap *= 2;
         if (cap > UINT32_MAX)
             return 0;
-        char *q = realloc(x->str, cap);
+        char *q = fv__realloc(x->str, cap);
         if (!q)
             return 0;
         x->str = q;
@@ -264,7 +265,7 @@ new_node(xparser *p, const char *name, size_t nlen, int parent, int *out)
         return xerr(p, "too many elements");
     if (x->nnodes == x->cnodes) {
         int cap = x->cnodes ? x->cnodes * 2 : 64;
-        xnode *q = realloc(x->nodes, (size_t)cap * sizeof *q);
+        xnode *q = fv__realloc(x->nodes, (size_t)cap * sizeof *q);
         if (!q)
             return xnomem(p);
         x->nodes = q;
@@ -302,7 +303,7 @@ add_attr(xparser *p, int el, const char *name, size_t nlen, const char *val, siz
         uint32_t cap = x->cattrs ? x->cattrs * 2 : 64;
         if (cap < x->cattrs)
             return xnomem(p);
-        xattr *q = realloc(x->attrs, (size_t)cap * sizeof *q);
+        xattr *q = fv__realloc(x->attrs, (size_t)cap * sizeof *q);
         if (!q)
             return xnomem(p);
         x->attrs = q;
@@ -514,8 +515,8 @@ fv__xml_parse(const char *domain, const char *text, size_t len, fv__xml **out)
     *out = NULL;
     if (len > FV__TIFF_MAX_TEXT)
         return fv_error_set(FV_EFORMAT, domain, "XML is %zu bytes long (limit %u)", len, (unsigned)FV__TIFF_MAX_TEXT);
-    xparser *p = calloc(1, sizeof *p);
-    fv__xml *x = calloc(1, sizeof *x);
+    xparser *p = fv__calloc(1, sizeof *p);
+    fv__xml *x = fv__calloc(1, sizeof *x);
     fv_status st;
     if (!p || !x) {
         st = fv_error_set(FV_ENOMEM, domain, "out of memory parsing XML");
@@ -529,10 +530,10 @@ fv__xml_parse(const char *domain, const char *text, size_t len, fv__xml **out)
     st = run(p);
 done:
     if (p) {
-        free(p->tmp.p);
+        fv__free(p->tmp.p);
         for (int i = 0; i < FV__XML_MAX_DEPTH; i++)
-            free(p->text[i].p);
-        free(p);
+            fv__free(p->text[i].p);
+        fv__free(p);
     }
     if (st) {
         fv__xml_free(x);
@@ -547,10 +548,10 @@ fv__xml_free(fv__xml *x)
 {
     if (!x)
         return;
-    free(x->nodes);
-    free(x->attrs);
-    free(x->str);
-    free(x);
+    fv__free(x->nodes);
+    fv__free(x->attrs);
+    fv__free(x->str);
+    fv__free(x);
 }
 
 static int

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -773,6 +774,103 @@ test_threads(fv_slide *s)
     CHECK(all);
 }
 
+/* ---- memory pressure: many readers, a capacity of a few tiles or less -------------------- */
+
+typedef struct parg {
+    atomic_int *stop;
+    int64_t snapshots, over, odd;   /* stats seen; bytes > capacity; bytes != entries x tile */
+    uint64_t max_entries;
+} parg;
+
+static void *
+pressure_monitor(void *p)
+{
+    parg *a = p;
+    while (!atomic_load(a->stop)) {
+        fv_cache_stats st = stats();   /* one lock: bytes and capacity of the same moment */
+        a->snapshots++;
+        a->over += st.bytes > st.capacity;
+        a->odd += st.bytes != st.entries * (uint64_t)TILE_BYTES;
+        if (st.entries > a->max_entries)
+            a->max_entries = st.entries;
+        struct timespec ts = {0, 20 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+typedef struct rarg {
+    fv_slide *s;
+    unsigned seed;
+    int ok;
+} rarg;
+
+static void *
+pressure_reader(void *p)
+{
+    rarg *a = p;
+    a->ok = 1;
+    unsigned seed = a->seed;
+    for (int i = 0; i < 25 && a->ok; i++) {
+        seed = seed * 1103515245u + 12345u;
+        int64_t w = 1 + (seed >> 20) % 150, h = 1 + (seed >> 8) % 150;
+        int64_t x = (seed >> 3) % (W - w + 1), y = (seed >> 13) % (H - h + 1);
+        a->ok = region_ok(a->s, x, y, w, h);
+    }
+    return NULL;
+}
+
+/* 12 readers check their pixels while a monitor checks, at every statistics
+ * snapshot, that the cached bytes stay within the capacity (all tiles here have the
+ * same size, so bytes = entries x tile), and the capacity changes under them. */
+static void
+test_pressure(fv_slide *s)
+{
+    static const uint64_t caps[] = {0, TILE_BYTES - 1, TILE_BYTES, 2 * TILE_BYTES + 5, 5 * TILE_BYTES};
+    for (int type = 0; type < 2; type++)
+        for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+            uint64_t cap = caps[c];
+            if (type == 1 && cap < 64)
+                continue;   /* a segment holds at least 64 bytes */
+            CHECK_OK(fv_cache_configure(type ? FV_CACHE_SHARED_MEMORY : FV_CACHE_PER_PROCESS, cap));
+            atomic_int stop = 0;
+            parg mon = {.stop = &stop};
+            pthread_t mt, th[12];
+            rarg ra[12];
+            pthread_create(&mt, NULL, pressure_monitor, &mon);
+            for (int i = 0; i < 12; i++) {
+                ra[i] = (rarg){s, (unsigned)(c * 100 + (size_t)i + 1) * 2654435761u, 0};
+                pthread_create(&th[i], NULL, pressure_reader, &ra[i]);
+            }
+            /* the capacity shrinks and grows back while they read */
+            for (int k = 0; k < 20; k++) {
+                CHECK_OK(fv_cache_set_capacity(k % 2 ? cap / 2 : cap));
+                struct timespec ts = {0, 2 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+            }
+            int all = 1;
+            for (int i = 0; i < 12; i++) {
+                pthread_join(th[i], NULL);
+                all &= ra[i].ok;
+            }
+            atomic_store(&stop, 1);
+            pthread_join(mt, NULL);
+            CHECK(all);
+            CHECK(mon.snapshots > 0 && mon.over == 0 && mon.odd == 0);
+            CHECK(mon.max_entries <= cap / TILE_BYTES);
+            CHECK(consistent());
+            fv_cache_stats st = stats();
+            CHECK(st.bytes <= st.capacity && st.misses > 0);
+            if (cap < TILE_BYTES)
+                CHECK(st.entries == 0 && st.hits == 0);
+            printf("pressure (%s, capacity %llu = %.2f tiles): %lld snapshots, at most %llu tiles held, "
+                   "%llu hits / %llu misses / %llu evictions\n", type ? "shared memory" : "per process",
+                   (unsigned long long)cap, (double)cap / TILE_BYTES, (long long)mon.snapshots,
+                   (unsigned long long)mon.max_entries, (unsigned long long)st.hits, (unsigned long long)st.misses,
+                   (unsigned long long)st.evictions);
+        }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -797,16 +895,20 @@ main(int argc, char **argv)
     if (!s)
         return fv_t_summary("test_cache");
 
-    test_per_process(s);
-    test_bad_arguments();
-    test_nocache(s);
-    test_shared_processes(s, self, path);
-    test_capacity(s);
-    test_owner_dead();
-    test_unlink(self);
-    test_random_kills();
-    test_switching(s);
+    /* "threads": only the multi-threaded parts (ThreadSanitizer in tools/test) */
+    if (!(argc > 1 && !strcmp(argv[1], "threads"))) {
+        test_per_process(s);
+        test_bad_arguments();
+        test_nocache(s);
+        test_shared_processes(s, self, path);
+        test_capacity(s);
+        test_owner_dead();
+        test_unlink(self);
+        test_random_kills();
+        test_switching(s);
+    }
     test_threads(s);   /* last: threads exist from here on */
+    test_pressure(s);
 
     CHECK_OK(fv_cache_configure(FV_CACHE_SHARED_MEMORY, 1u << 20));
     char name[256];

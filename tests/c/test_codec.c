@@ -1228,6 +1228,30 @@ test_jp2k(void)
         wrong.width++;
         CHECK_ERR(decode(&wrong, j, len, &out), FV_EFORMAT, "jp2k: image is");
         free(out);
+        /* the SIZ segment is checked before OpenJPEG allocates its tile grid (fuzz_codec:
+         * a tiny stream declaring 62,000 tiles cost 1 s and 740 MB) */
+        uint8_t *bad = malloc(len);
+        static const struct { int off; uint32_t v; const char *msg; } siz[] = {
+            {12, 561417, "image is"},                 /* Ysiz: a tall image */
+            {24, 1, "tiles of 1x1"},                  /* XTsiz 1 (and YTsiz 1 below): w x h tiles */
+            {32, 1, "bad tile grid"},                 /* XTOsiz past XOsiz */
+            {24, 0, "bad tile grid"},                 /* XTsiz 0 */
+        };
+        for (int k = 0; k < 4; k++) {
+            if (k == 1 && w * h <= 4096)
+                continue;   /* 1x1 tiles stay within the limit */
+            memcpy(bad, j, len);
+            for (int b = 0; b < 4; b++)
+                bad[siz[k].off + b] = (uint8_t)(siz[k].v >> (24 - 8 * b));
+            if (k == 1)
+                for (int b = 0; b < 4; b++)
+                    bad[28 + b] = (uint8_t)(1u >> (24 - 8 * b));
+            CHECK_ERR(decode(&ci, bad, len, &out), FV_EFORMAT, siz[k].msg);
+            free(out);
+        }
+        CHECK_ERR(decode(&ci, j + 2, len - 2, &out), FV_EFORMAT, "SOC and SIZ");
+        free(out);
+        free(bad);
         free(j);
         /* the JP2 file format holds the same codestream */
         j = enc_j2k((const uint8_t *const *)pl, w, h, one, 1, &len);

@@ -1,0 +1,103 @@
+/* Heap wrappers with allocation-failure injection (alloc.h). */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "alloc.h"
+
+/* armed: 0 off (one relaxed load per allocation), 1 counting */
+static atomic_int fv__af_armed;
+static atomic_int fv__af_all;            /* fail the target and every later one */
+static atomic_llong fv__af_target;       /* 1-based; 0: never fail */
+static atomic_llong fv__af_count, fv__af_failed;
+static atomic_llong fv__af_live;         /* allocations minus fv__free calls while armed */
+
+static int
+fv__alloc_refuse(void)
+{
+    if (!atomic_load_explicit(&fv__af_armed, memory_order_relaxed))
+        return 0;
+    long long k = atomic_fetch_add_explicit(&fv__af_count, 1, memory_order_relaxed) + 1;
+    long long t = atomic_load_explicit(&fv__af_target, memory_order_relaxed);
+    if (t > 0 && (k == t || (k > t && atomic_load_explicit(&fv__af_all, memory_order_relaxed)))) {
+        atomic_fetch_add_explicit(&fv__af_failed, 1, memory_order_relaxed);
+        errno = ENOMEM;
+        return 1;
+    }
+    return 0;
+}
+
+static void *
+fv__alloc_got(void *p)
+{
+    if (p && atomic_load_explicit(&fv__af_armed, memory_order_relaxed))
+        atomic_fetch_add_explicit(&fv__af_live, 1, memory_order_relaxed);
+    return p;
+}
+
+void *
+fv__malloc(size_t n)
+{
+    return fv__alloc_refuse() ? NULL : fv__alloc_got(malloc(n));
+}
+
+void *
+fv__calloc(size_t n, size_t size)
+{
+    return fv__alloc_refuse() ? NULL : fv__alloc_got(calloc(n, size));
+}
+
+void *
+fv__realloc(void *p, size_t n)
+{
+    if (fv__alloc_refuse())
+        return NULL;
+    void *q = realloc(p, n ? n : 1);   /* never realloc(p, 0): it may free p */
+    return p ? q : fv__alloc_got(q);
+}
+
+void *
+fv__aligned_alloc(size_t align, size_t n)
+{
+    if (fv__alloc_refuse())
+        return NULL;
+    if (n % align)
+        n += align - n % align;
+    return fv__alloc_got(aligned_alloc(align, n ? n : align));
+}
+
+char *
+fv__strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = fv__malloc(n);   /* counted there */
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+void
+fv__free(void *p)
+{
+    if (p && atomic_load_explicit(&fv__af_armed, memory_order_relaxed))
+        atomic_fetch_sub_explicit(&fv__af_live, 1, memory_order_relaxed);
+    free(p);
+}
+
+static void
+fv__alloc_arm(int64_t n, int all)
+{
+    atomic_store(&fv__af_armed, 0);
+    atomic_store(&fv__af_count, 0);
+    atomic_store(&fv__af_failed, 0);
+    atomic_store(&fv__af_live, 0);
+    atomic_store(&fv__af_target, n > 0 ? (long long)n : 0);
+    atomic_store(&fv__af_all, all);
+    atomic_store(&fv__af_armed, n >= 0);
+}
+
+void fv__alloc_fail_after(int64_t n) { fv__alloc_arm(n, 0); }
+void fv__alloc_fail_from(int64_t n) { fv__alloc_arm(n, 1); }
+int64_t fv__alloc_count(void) { return atomic_load(&fv__af_count); }
+int64_t fv__alloc_failures(void) { return atomic_load(&fv__af_failed); }
+int64_t fv__alloc_live(void) { return atomic_load(&fv__af_live); }
