@@ -45,9 +45,10 @@ FV_API fv_status fv_reconstruction(fv_context *ctx, const fv_array *seed, const 
 /* The core of skimage.morphology.local_maxima (minima != 0: local_minima):
  * out (bool or uint8, image's shape) = 1 on every plateau - a set of equal
  * pixels connected through the footprint - that has no larger (minima:
- * smaller) neighbour, does not touch the array's border, and holds a pixel
- * whose run of equal values along the last axis is bounded by smaller
- * (larger) values; 0 elsewhere, the border included. For allow_borders=True
+ * smaller) neighbour, does not touch the array's border, and - when the
+ * footprint holds both neighbours along the last axis - holds a pixel whose
+ * run of equal values along that axis is bounded by smaller (larger) values;
+ * 0 elsewhere, the border included. For allow_borders=True
  * the caller pads the image by one with its minimum (maximum) first.
  * footprint: 3 x ... x 3 (NULL: all ones); the centre is ignored. Arrays with
  * an extent < 3 give all zeros. CPU: skimage's sequential scan and flood fill

@@ -2,9 +2,10 @@
  *
  * Flags per pixel: 3 border (first or last index along some axis), 2 candidate,
  * 1 queued / maximum, 0 none of these.
- *   1. Scan the raveled image: a run of equal values along the last axis whose
- *      left neighbour is smaller and whose right end is followed by a smaller
- *      value marks its pixels as candidates.
+ *   1. When both neighbours along the last axis belong to the footprint, scan
+ *      the raveled image: a run of equal values along the last axis whose left
+ *      neighbour is smaller and whose right end is followed by a smaller value
+ *      marks its pixels as candidates. Otherwise every inner pixel is one.
  *   2. From each candidate (raveled order), flood the pixels of equal value
  *      reachable through the neighbour offsets; the plateau is a maximum unless
  *      one of its neighbours is larger or it reaches an equal border pixel. The
@@ -21,12 +22,16 @@
 
 #define FV__LMAX_KERNEL(T, S, DIR)                                                                \
     static fv_status fv__lmax_##DIR##_##S(const T *img, uint8_t *flags, int64_t size,               \
-                                          const int64_t *off, int nnb)                              \
+                                          const int64_t *off, int nnb, int scan)                    \
     {                                                                                               \
         int64_t *list = NULL, cap = 0;                                                              \
-        /* 1. candidates along the last axis */                                                     \
+        /* 1. candidates along the last axis, or every inner pixel */                               \
         int64_t i = 1;                                                                              \
-        while (i < size) {                                                                          \
+        if (!scan)                                                                                  \
+            for (int64_t k = 0; k < size; k++)                                                      \
+                if (flags[k] != 3)                                                                  \
+                    flags[k] = 2;                                                                   \
+        while (scan && i < size) {                                                                  \
             if (FV__LT_##DIR(img[i - 1], img[i]) && flags[i] != 3) {                                \
                 int64_t j = i + 1;                                                                  \
                 while (img[i] == img[j] && flags[j] != 3)                                           \
@@ -134,8 +139,8 @@ fv__cpu_local_maxima(fv_context *ctx, const fv__op_args *a)
     switch (in->dtype) {
 #define FV__LMAX_CASE(E, T, S)                                                              \
     case E:                                                                                 \
-        st = p->minima ? fv__lmax_min_##S((const T *)in->data, flags, size, off, p->nnb)    \
-                       : fv__lmax_max_##S((const T *)in->data, flags, size, off, p->nnb);   \
+        st = p->minima ? fv__lmax_min_##S((const T *)in->data, flags, size, off, p->nnb, p->scan_last)  \
+                       : fv__lmax_max_##S((const T *)in->data, flags, size, off, p->nnb, p->scan_last); \
         break;
         FV_FOREACH_DTYPE(FV__LMAX_CASE)
 #undef FV__LMAX_CASE

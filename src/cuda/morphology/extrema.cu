@@ -2,7 +2,8 @@
  *
  * For a point-symmetric footprint, skimage's sequential result is: a pixel is
  * a maximum when its plateau (equal values connected through the footprint,
- * border pixels excluded) holds a candidate (see extrema-cpu.c) and no pixel of
+ * border pixels excluded) holds a candidate (see extrema-cpu.c: from the scan
+ * along the last axis, or every inner pixel) and no pixel of
  * it is "bad" (has a larger neighbour, or an equal neighbour on the border).
  * Here each pixel keeps state bits (border, candidate, bad); a propagation
  * kernel ORs the candidate and bad bits across equal neighbours, in place,
@@ -66,7 +67,7 @@ fv_cu_lm_coords(const fv_cu_lm_shape &g, int64_t i, int64_t *c)
     }                                                                                                 \
     /* one thread per line along the last axis: skimage's candidate scan */                          \
     __global__ void fv_k_lm_rows_##DIR##_##S(const T *img, uint8_t *state, fv_cu_lm_shape g,          \
-                                             int64_t nrows)                                           \
+                                             int64_t nrows, int scan)                                 \
     {                                                                                                 \
         const int64_t len = g.n[g.nd - 1];                                                            \
         FV_GRID_STRIDE(int64_t, r, nrows) {                                                           \
@@ -81,6 +82,11 @@ fv_cu_lm_coords(const fv_cu_lm_shape &g, int64_t i, int64_t *c)
                 continue;                                                                             \
             const T *row = img + r * len;                                                             \
             uint8_t *srow = state + r * len;                                                          \
+            if (!scan) {                                                                              \
+                for (int64_t t = 1; t < len - 1; t++)                                                 \
+                    srow[t] |= FV_CU_LM_CAND;                                                         \
+                continue;                                                                             \
+            }                                                                                         \
             int64_t i = 1;                                                                            \
             while (i < len - 1) {                                                                     \
                 if (FV_CU_LT_##DIR(row[i - 1], row[i])) {                                             \
@@ -141,7 +147,7 @@ enum { FV_CU_LM_INIT, FV_CU_LM_ROWS, FV_CU_LM_PROP };
 
 static int
 fv_cu_lm_launch(fv_dtype dt, int minima, int which, const fv_cu_exec *x, const void *img, uint8_t *state,
-                const fv_cu_lm_shape &g, const int64_t *nb, int nnb, int *changed)
+                const fv_cu_lm_shape &g, const int64_t *nb, int nnb, int *changed, int scan)
 {
     const int64_t nrows = g.size / g.n[g.nd - 1];
     const unsigned grid = fv_cu_grid(which == FV_CU_LM_ROWS ? nrows : g.size, x->device);
@@ -150,7 +156,7 @@ fv_cu_lm_launch(fv_dtype dt, int minima, int which, const fv_cu_exec *x, const v
     if (which == FV_CU_LM_INIT)                                                                       \
         fv_k_lm_init_##DIR##_##S<<<grid, x->block, 0, x->stream>>>((const T *)img, state, g, nb, nnb); \
     else if (which == FV_CU_LM_ROWS)                                                                  \
-        fv_k_lm_rows_##DIR##_##S<<<grid, x->block, 0, x->stream>>>((const T *)img, state, g, nrows);  \
+        fv_k_lm_rows_##DIR##_##S<<<grid, x->block, 0, x->stream>>>((const T *)img, state, g, nrows, scan); \
     else                                                                                              \
         fv_k_lm_prop_##DIR##_##S<<<grid, x->block, 0, x->stream>>>((const T *)img, state, g, nb, nnb, changed);
 #define FV_CU_LM_CASE(E, T, S)      \
@@ -216,11 +222,11 @@ fv__cuda_local_maxima(fv_context *ctx, const fv__op_args *a)
         st = fv__cuda_error("cudaMemcpyAsync", e);
         goto done;
     }
-    if (!fv_cu_lm_launch(in->dtype, p->minima, FV_CU_LM_INIT, &x, in->data, state, g, dnb, p->nnb, NULL)) {
+    if (!fv_cu_lm_launch(in->dtype, p->minima, FV_CU_LM_INIT, &x, in->data, state, g, dnb, p->nnb, NULL, p->scan_last)) {
         st = fv_error_set(FV_EDTYPE, "local_maxima", "unsupported dtype");
         goto done;
     }
-    fv_cu_lm_launch(in->dtype, p->minima, FV_CU_LM_ROWS, &x, in->data, state, g, dnb, p->nnb, NULL);
+    fv_cu_lm_launch(in->dtype, p->minima, FV_CU_LM_ROWS, &x, in->data, state, g, dnb, p->nnb, NULL, p->scan_last);
     if ((st = fv_cu_launch_status("local_maxima init")))
         goto done;
     for (;;) {
@@ -231,7 +237,7 @@ fv__cuda_local_maxima(fv_context *ctx, const fv__op_args *a)
         }
         for (int r = 0; r < FV_CU_LM_ROUND; r++)
             fv_cu_lm_launch(in->dtype, p->minima, FV_CU_LM_PROP, &x, in->data, state, g, dnb, p->nnb,
-                            (int *)dbuf);
+                            (int *)dbuf, p->scan_last);
         if ((st = fv_cu_launch_status("local_maxima propagate")))
             goto done;
         if ((e = cudaMemcpyAsync(&changed, dbuf, sizeof(int), cudaMemcpyDeviceToHost, x.stream)) ||

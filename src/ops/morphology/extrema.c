@@ -54,6 +54,19 @@ fv_local_maxima(fv_context *ctx, const fv_array *image, fv_array *out, const uin
     for (int64_t j = 0; footprint && j < fsize; j++)
         if ((footprint[j] != 0) != (footprint[fsize - 1 - j] != 0) && j != fsize / 2)
             p.symmetric = 0;
+    /* scikit-image's shortcut: candidates from a scan along the last axis when
+     * both neighbours along it belong to the footprint */
+    int has_prev = 0, has_next = 0;
+    for (int k = 0; k < p.nnb; k++) {
+        int on_last = 1;
+        for (int d = 0; d < nd - 1; d++)
+            on_last &= nb[(int64_t)k * nd + d] == 0;
+        if (on_last) {
+            has_prev |= nb[(int64_t)k * nd + nd - 1] == -1;
+            has_next |= nb[(int64_t)k * nd + nd - 1] == 1;
+        }
+    }
+    p.scan_last = has_prev && has_next;
     p.nb = nb;
     if (fv_array_size(image) == 0)
         goto done;

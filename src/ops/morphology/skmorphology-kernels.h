@@ -33,6 +33,8 @@ typedef struct fv__reconstruction_params {
 typedef struct fv__local_maxima_params {
     int minima;            /* compare the other way round */
     int symmetric;         /* the neighbour set equals its negation */
+    int scan_last;         /* both neighbours along the last axis are in the set: candidates
+                            * come from the scan along it, else every inner pixel is one */
     int nnb;
     const int64_t *nb;     /* host: nnb rows of ndim offsets in {-1, 0, 1} */
 } fv__local_maxima_params;

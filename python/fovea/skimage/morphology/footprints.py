@@ -207,8 +207,8 @@ def _nsphere_series_decomposition(radius, ndim, dtype=np.uint8):
     if ndim not in _nsphere.TABLES:
         raise ValueError("sequence decompositions are only currently available for 2d disks or 3d balls")
     table = _nsphere.TABLES[ndim]
-    if radius > table.shape[0]:
-        raise ValueError(f"precomputed {ndim}D decomposition unavailable for radius > {table.shape[0]}")
+    if radius >= table.shape[0]:
+        raise ValueError(f"precomputed {ndim}D decomposition unavailable for radius > {table.shape[0] - 1}")
     n_t, n_cross, n_cube = table[radius]
     seq = []
     if n_t > 0:
