@@ -468,3 +468,44 @@ def test_medial_axis_default_rng_is_deterministic_for_unique_order(rng):
     image = np.zeros((9, 15), bool)
     image[2:7, 2:13] = True
     same(fm.medial_axis(image), sk.medial_axis(image))
+
+
+# ---- other array types ----------------------------------------------------------------------
+
+
+def _array_type_cases(rng):
+    image = random_array(rng, (12, 14), "uint8", lo=0, hi=6)
+    binary = blobs(rng, (12, 14))
+    return [
+        ("erosion", (image, sk.disk(1)), {}),
+        ("white_tophat", (image,), {}),
+        ("reconstruction", (np.minimum(image, 2), image), {}),
+        ("local_maxima", (image,), {}),
+        ("h_minima", (image, 2), {}),
+        ("thin", (binary,), {}),
+        ("isotropic_erosion", (binary, 1.5), {}),
+    ]
+
+
+def test_fovea_array_in_fovea_array_out(rng):
+    import fovea
+
+    for name, args, kw in _array_type_cases(rng):
+        want = getattr(sk, name)(*args, **kw)
+        got = getattr(fm, name)(*(fovea.asarray(a) if isinstance(a, np.ndarray) else a for a in args), **kw)
+        assert isinstance(got, fovea.Array), name
+        same(np.asarray(got), want)
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)])
+def test_torch_in_torch_out(rng, torch, device):
+    if device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("torch has no CUDA")
+    pytest.importorskip("cupy") if device == "cuda" else None
+    for name, args, kw in _array_type_cases(rng):
+        want = getattr(sk, name)(*args, **kw)
+        targs = [torch.from_numpy(a.copy()).to(device) if isinstance(a, np.ndarray) else a for a in args]
+        got = getattr(fm, name)(*targs, **kw)
+        assert isinstance(got, torch.Tensor), name
+        assert got.device.type == device
+        same(got.cpu().numpy(), want)
