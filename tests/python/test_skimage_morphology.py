@@ -509,3 +509,14 @@ def test_torch_in_torch_out(rng, torch, device):
         assert isinstance(got, torch.Tensor), name
         assert got.device.type == device
         same(got.cpu().numpy(), want)
+
+
+def test_other_dtypes(xp, rng):
+    image = blobs(rng, (20, 22))
+    same(xp.get(fm.thin(xp.put(image.astype(np.float16)))), sk.thin(image.astype(np.float16)))
+    same(xp.get(fm.medial_axis(xp.put(image.astype(np.float16)), rng=1)), sk.medial_axis(image.astype(np.float16), rng=1))
+    with pytest.raises(TypeError, match="float16"):
+        fm.local_maxima(xp.put(image.astype(np.float16)))
+    f16 = random_array(rng, (9, 10), "float32", lo=0, hi=50).astype(np.float16)
+    same(xp.get(fm.reconstruction(xp.put(f16 - 5), xp.put(f16))), sk.reconstruction(f16 - 5, f16))
+    same(xp.get(fm.h_maxima(xp.put(f16), 3)), sk.h_maxima(f16, 3))

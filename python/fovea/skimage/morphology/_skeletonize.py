@@ -27,6 +27,8 @@ def thin(image, max_num_iter=None):
     """
     img, back = _xp.take(image)
     _check_2d(img)
+    if not _xp.kernel_dtype_ok(img):   # float16, complex: only != 0 matters
+        img = img.astype(bool)
     limit = 0 if not max_num_iter or max_num_iter == np.inf else int(max_num_iter)
     res = _fovea.skmorph_thin(img, limit, _xp.stream_of(img))
     return back(_xp.wrap(res, img))

@@ -118,6 +118,14 @@ def host(x):
     return np.asarray(x)
 
 
+_KERNEL_DTYPES = frozenset("bool uint8 uint16 uint32 uint64 int8 int16 int32 int64 float32 float64".split())
+
+
+def kernel_dtype_ok(a):
+    """True when the C kernels take a's dtype as it is."""
+    return a.dtype.name in _KERNEL_DTYPES
+
+
 def stream_of(a):
     """The CUDA stream to run on for the internal array a (CuPy's current), or None."""
     if on_gpu(a):

@@ -101,6 +101,8 @@ def _resolve_neighborhood(footprint, connectivity, ndim):
 def _local_extrema(image, footprint, connectivity, indices, allow_borders, minima):
     img, back = _xp.take(image)
     xp = _xp.xp_of(img)
+    if img.dtype == np.float16:
+        raise TypeError("dtype of `image` is float16 which is not supported, try upcasting to float32")
     if img.size == 0:
         if indices:
             return tuple(back(i) for i in xp.nonzero(img))
