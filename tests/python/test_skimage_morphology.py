@@ -16,7 +16,10 @@ from fovea.skimage import morphology as fm
 
 from conftest import random_array
 
-pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::FutureWarning"),
+    pytest.mark.filterwarnings("ignore:decomposition='sequence' is only supported:UserWarning"),
+]
 
 
 class _Numpy:
