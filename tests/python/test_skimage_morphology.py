@@ -14,7 +14,7 @@ from skimage import morphology as sk
 
 from fovea.skimage import morphology as fm
 
-from conftest import random_array
+from conftest import layouts, random_array
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::FutureWarning"),
@@ -523,3 +523,16 @@ def test_other_dtypes(xp, rng):
     f16 = random_array(rng, (9, 10), "float32", lo=0, hi=50).astype(np.float16)
     same(xp.get(fm.reconstruction(xp.put(f16 - 5), xp.put(f16))), sk.reconstruction(f16 - 5, f16))
     same(xp.get(fm.h_maxima(xp.put(f16), 3)), sk.h_maxima(f16, 3))
+
+
+def test_strided_inputs(xp, rng):
+    base = random_array(rng, (30, 40), "float64", lo=0, hi=50).round()
+    for name, view in layouts(base):
+        v = xp.put(view)
+        seed = np.minimum(view, 10.0)
+        same(xp.get(fm.reconstruction(xp.put(seed), v)), sk.reconstruction(seed, view))
+        same(xp.get(fm.local_maxima(v)), sk.local_maxima(view))
+        same(xp.get(fm.h_minima(v, 5)), sk.h_minima(view, 5))
+        binary = view > 25
+        same(xp.get(fm.thin(xp.put(binary))), sk.thin(binary))
+        same(xp.get(fm.medial_axis(xp.put(binary), rng=2)), sk.medial_axis(binary, rng=2))
