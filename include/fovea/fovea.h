@@ -13,5 +13,6 @@
 #include "slide.h"
 #include "filters.h"
 #include "morphology.h"
+#include "skmorphology.h"
 
 #endif

@@ -19,6 +19,12 @@ PyObject *fvpy_cache_type(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_shm_name(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_attach_shared(PyObject *self, PyObject *name);
 
+/* Defined in skmorphology.c: the scikit-image morphology kernels. */
+PyObject *fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_skmorph_thin(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw);
+
 static PyObject *
 fvpy_gpu_available(PyObject *self, PyObject *unused)
 {
@@ -188,6 +194,17 @@ static PyMethodDef fvpy_methods[] = {
      "cache_shm_name()\n--\n\nThe shared-memory segment's name ('' unless the type is shared_memory)."},
     {"cache_attach_shared", fvpy_cache_attach_shared, METH_O,
      "cache_attach_shared(name)\n--\n\nUse the existing shared-memory cache segment `name`."},
+    /* scikit-image morphology kernels (skmorphology.c), used by fovea.skimage.morphology */
+    {"skmorph_reconstruction", FVPY_KW(fvpy_skmorph_reconstruction),
+     "skmorph_reconstruction(seed, mask, method=0, footprint=None, fshape=None, offset=None, stream=None)\n--\n\n"
+     "Grayscale reconstruction by dilation (0) or erosion (1); footprint as bytes of shape fshape."},
+    {"skmorph_local_maxima", FVPY_KW(fvpy_skmorph_local_maxima),
+     "skmorph_local_maxima(image, footprint=None, minima=False, stream=None)\n--\n\n"
+     "Plateau-aware local maxima (minima) flags; footprint: bytes of a 3 x ... x 3 array."},
+    {"skmorph_thin", FVPY_KW(fvpy_skmorph_thin),
+     "skmorph_thin(image, max_num_iter=0, stream=None)\n--\n\nTwo-subiteration thinning of a 2-d image."},
+    {"skmorph_medial_axis", FVPY_KW(fvpy_skmorph_medial_axis),
+     "skmorph_medial_axis(image, order)\n--\n\nThe ordered pass of medial_axis (host arrays)."},
     {"_refcount", fvpy_refcount, METH_O, "_refcount(arr)\n--\n\nReference count of arr's fv_array (tests)."},
     {NULL, NULL, 0, NULL},
 };

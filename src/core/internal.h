@@ -90,7 +90,11 @@ typedef enum fv__backend_id {
     X(FILTERND, "filter")         \
     X(BINARY_EROSION, "binary_erosion") \
     X(EDT, "distance_transform_edt") \
-    X(CDT, "distance_transform_cdt")
+    X(CDT, "distance_transform_cdt") \
+    X(RECONSTRUCTION, "reconstruction") \
+    X(LOCAL_MAXIMA, "local_maxima") \
+    X(THIN, "thin")               \
+    X(MEDIAL_AXIS, "medial_axis")
 
 typedef enum fv__op {
 #define FV__OP_ENUM(E, NAME) FV__OP_##E,
@@ -129,6 +133,7 @@ fv_status fv__dispatch(fv_context *ctx, fv__op op, const fv__op_args *a);
 void fv__cpu_register(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 void fv__cpu_register_filters(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 void fv__cpu_register_morphology(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
+void fv__cpu_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* skimage morphology */
 
 /* ---- device memory (the CUDA backend, or stubs without it) ---------------- */
 

@@ -17,6 +17,7 @@ void fv__cuda_register_kernels(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]
 /* The same per area (src/cuda/<area>), called by fv__cuda_init after the core's. */
 void fv__cuda_register_filters(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 void fv__cuda_register_morphology(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
+void fv__cuda_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* skimage morphology */
 
 /* ---- helpers defined in backend-cuda.c, for the kernel files ---------------- */
 

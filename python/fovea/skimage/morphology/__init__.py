@@ -1,0 +1,68 @@
+"""scikit-image's morphology module (0.26 API) on fovea's CPU and CUDA kernels.
+
+Replace ``from skimage import morphology`` (or ``cucim.skimage.morphology``) by
+``from fovea.skimage import morphology``: the same functions and signatures,
+the same results, for NumPy arrays (CPU) and CuPy arrays or PyTorch CUDA
+tensors (GPU); the result has the input's array type. Footprint generators
+return NumPy arrays as scikit-image's do.
+"""
+
+from .binary import binary_closing, binary_dilation, binary_erosion, binary_opening
+from .extrema import h_maxima, h_minima, local_maxima, local_minima
+from .footprints import (
+    ball,
+    cube,
+    diamond,
+    disk,
+    ellipse,
+    footprint_from_sequence,
+    footprint_rectangle,
+    mirror_footprint,
+    octagon,
+    octahedron,
+    pad_footprint,
+    rectangle,
+    square,
+    star,
+)
+from .gray import black_tophat, closing, dilation, erosion, opening, white_tophat
+from .grayreconstruct import reconstruction
+from .isotropic import isotropic_closing, isotropic_dilation, isotropic_erosion, isotropic_opening
+from ._skeletonize import medial_axis, thin
+
+__all__ = [
+    "ball",
+    "binary_closing",
+    "binary_dilation",
+    "binary_erosion",
+    "binary_opening",
+    "black_tophat",
+    "closing",
+    "cube",
+    "diamond",
+    "dilation",
+    "disk",
+    "ellipse",
+    "erosion",
+    "footprint_from_sequence",
+    "footprint_rectangle",
+    "h_maxima",
+    "h_minima",
+    "isotropic_closing",
+    "isotropic_dilation",
+    "isotropic_erosion",
+    "isotropic_opening",
+    "local_maxima",
+    "local_minima",
+    "medial_axis",
+    "mirror_footprint",
+    "octagon",
+    "octahedron",
+    "opening",
+    "pad_footprint",
+    "rectangle",
+    "reconstruction",
+    "square",
+    "star",
+    "thin",
+]

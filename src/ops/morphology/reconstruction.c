@@ -1,0 +1,167 @@
+/* fv_reconstruction (skimage.morphology.reconstruction): validate, derive the
+ * neighbour offsets, dispatch. Also the contiguous-array helpers that the
+ * scikit-image morphology ops share (skmorphology-kernels.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "fovea/skmorphology.h"
+#include "ops/morphology/skmorphology-kernels.h"
+
+/* ---- shared helpers ---------------------------------------------------------- */
+
+int
+fv__skm_overlap(const fv_array *a, const fv_array *b)
+{
+    int64_t alo, ahi, blo, bhi;
+    if (!a || !b || a->device.type != b->device.type || fv_array_size(a) == 0 || fv_array_size(b) == 0)
+        return 0;
+    fv__array_extent(a, &alo, &ahi);
+    fv__array_extent(b, &blo, &bhi);
+    uintptr_t a0 = (uintptr_t)a->data + (uintptr_t)alo, a1 = (uintptr_t)a->data + (uintptr_t)ahi;
+    uintptr_t b0 = (uintptr_t)b->data + (uintptr_t)blo, b1 = (uintptr_t)b->data + (uintptr_t)bhi;
+    return a0 < b1 && b0 < a1;
+}
+
+fv_status
+fv__skm_contig(fv_context *ctx, const fv_array *a, fv_array **c)
+{
+    fv_status st;
+    *c = NULL;
+    if (fv_array_is_contiguous(a)) {
+        *c = fv_array_ref((fv_array *)a);
+        return FV_OK;
+    }
+    if ((st = fv_array_new(ctx, a->dtype, a->ndim, a->shape, a->device, c)))
+        return st;
+    if ((st = fv_copy(ctx, a, *c))) {
+        fv_array_unref(*c);
+        *c = NULL;
+    }
+    return st;
+}
+
+fv_status
+fv__skm_work(fv_context *ctx, fv_array *out, const fv_array *const *ins, int nin, fv_array **work)
+{
+    int ok = fv_array_is_contiguous(out);
+    for (int i = 0; ok && i < nin; i++)
+        ok = !fv__skm_overlap(out, ins[i]);
+    *work = NULL;
+    if (ok) {
+        *work = fv_array_ref(out);
+        return FV_OK;
+    }
+    return fv_array_new(ctx, out->dtype, out->ndim, out->shape, out->device, work);
+}
+
+fv_status
+fv__skm_finish(fv_context *ctx, fv_status st, fv_array *work, fv_array *out)
+{
+    if (st == FV_OK && work && work != out)
+        st = fv_copy(ctx, work, out);
+    fv_array_unref(work);
+    return st;
+}
+
+static int
+fv__same_shape(const fv_array *a, const fv_array *b)
+{
+    if (a->ndim != b->ndim)
+        return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i])
+            return 0;
+    return 1;
+}
+
+/* ---- reconstruction ------------------------------------------------------------ */
+
+fv_status
+fv_reconstruction(fv_context *ctx, const fv_array *seed, const fv_array *mask, fv_array *out,
+                  fv_reconstruction_method method, const uint8_t *footprint, const int64_t *fshape,
+                  const int64_t *offset)
+{
+    const char *name = "reconstruction";
+    fv_array *s = NULL, *m = NULL, *work = NULL;
+    int64_t *nb = NULL;
+    fv_status st = FV_OK;
+    int64_t fs[FV_MAX_NDIM], off[FV_MAX_NDIM], fsize = 1;
+
+    if (!seed || !mask || !out)
+        return fv_error_set(FV_EINVAL, name, "NULL array");
+    if (!fv__same_shape(seed, mask) || !fv__same_shape(seed, out))
+        return fv_error_set(FV_EINVAL, name, "seed, mask and out must have one shape");
+    if (seed->dtype != mask->dtype || seed->dtype != out->dtype)
+        return fv_error_set(FV_EDTYPE, name, "seed, mask and out must have one dtype (got %s, %s, %s)",
+                            fv_dtype_name(seed->dtype), fv_dtype_name(mask->dtype), fv_dtype_name(out->dtype));
+    if (method != FV_RECONSTRUCT_DILATION && method != FV_RECONSTRUCT_EROSION)
+        return fv_error_set(FV_EINVAL, name, "method must be dilation (0) or erosion (1), got %d", (int)method);
+    if (seed->ndim < 1)
+        return fv_error_set(FV_EINVAL, name, "arrays must have at least one dimension");
+    const int nd = seed->ndim;
+    if ((footprint == NULL) != (fshape == NULL))
+        return fv_error_set(FV_EINVAL, name, "footprint and fshape must both be given or both be NULL");
+    for (int d = 0; d < nd; d++) {
+        fs[d] = fshape ? fshape[d] : 3;
+        if (fs[d] < 1 || fs[d] > (int64_t)1 << 20)
+            return fv_error_set(FV_EINVAL, name, "footprint extent %lld along axis %d is out of range",
+                                (long long)fs[d], d);
+        if (offset) {
+            off[d] = offset[d];
+            if (off[d] < 0 || off[d] >= fs[d])
+                return fv_error_set(FV_EINVAL, name, "offset must be inside the footprint (axis %d: %lld "
+                                    "not in [0, %lld))", d, (long long)off[d], (long long)fs[d]);
+        } else {
+            if (fs[d] % 2 == 0)
+                return fv_error_set(FV_EINVAL, name, "footprint dimensions must all be odd without an offset");
+            off[d] = fs[d] / 2;
+        }
+        if (fsize > INT32_MAX / fs[d])
+            return fv_error_set(FV_EINVAL, name, "footprint too large");
+        fsize *= fs[d];
+    }
+    fv__reconstruction_params p;
+    memset(&p, 0, sizeof p);
+    p.method = (int)method;
+    if (!(nb = malloc((size_t)fsize * (size_t)nd * sizeof *nb)))
+        return fv_error_set(FV_ENOMEM, name, "out of memory");
+    for (int64_t j = 0; j < fsize; j++) {
+        if (footprint && !footprint[j])
+            continue;
+        int64_t rem = j, c[FV_MAX_NDIM];
+        int centre = 1;
+        for (int d = nd - 1; d >= 0; d--) {
+            c[d] = rem % fs[d] - off[d];
+            rem /= fs[d];
+            centre &= c[d] == 0;
+        }
+        if (centre)
+            continue;
+        for (int d = 0; d < nd; d++) {
+            nb[(int64_t)p.nnb * nd + d] = c[d];
+            if (-c[d] > p.lo[d])
+                p.lo[d] = -c[d];
+            if (c[d] > p.hi[d])
+                p.hi[d] = c[d];
+        }
+        p.nnb++;
+    }
+    p.nb = nb;
+    if (fv_array_size(seed) == 0)
+        goto done;
+    if ((st = fv__skm_contig(ctx, seed, &s)) || (st = fv__skm_contig(ctx, mask, &m)))
+        goto done;
+    const fv_array *ins[2] = {s, m};
+    if ((st = fv__skm_work(ctx, out, ins, 2, &work)))
+        goto done;
+    fv__op_args a = {.in = s, .in2 = m, .out = work, .params = &p};
+    st = fv__dispatch(ctx, FV__OP_RECONSTRUCTION, &a);
+    st = fv__skm_finish(ctx, st, work, out);
+    work = NULL;
+done:
+    fv_array_unref(work);
+    fv_array_unref(s);
+    fv_array_unref(m);
+    free(nb);
+    return st;
+}
