@@ -1,0 +1,31 @@
+"""median (skimage.filters._median)."""
+
+from ... import ndimage as ndi
+from .._shared import host, like_input, prepare
+
+__all__ = ["median"]
+
+
+def median(image, footprint=None, out=None, mode="nearest", cval=0.0, behavior="ndimage"):
+    """Local median over footprint (default: the 3**ndim box), as
+    scipy.ndimage.median_filter; the result has image's dtype. out: optional
+    array of image's shape and array type to write into.
+
+    behavior='rank' (scikit-image's 8/16-bit 2-d rank filter) is not provided:
+    NotImplementedError.
+    """
+    if behavior == "rank":
+        raise NotImplementedError(
+            "fovea.skimage.filters.median: behavior='rank' (skimage.filters.rank.median) is not "
+            "implemented; use behavior='ndimage' (the default)"
+        )
+    arr, xp, back = prepare(image)
+    out_arr = like_input(out, xp, "out")
+    if footprint is None:
+        footprint = ndi.generate_binary_structure(arr.ndim, arr.ndim)
+    else:
+        footprint = host(footprint)
+    res = ndi.median_filter(arr, footprint=footprint, output=out_arr, mode=mode, cval=cval)
+    if out is not None and res is out_arr:
+        return out
+    return back(res)
