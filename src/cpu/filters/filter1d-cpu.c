@@ -452,17 +452,21 @@ fv__f1d_range(void *arg, int64_t begin, int64_t end)
     const int ismin = kind == FV__F1D_MINIMUM;
     const int minmax = kind == FV__F1D_MINIMUM || kind == FV__F1D_MAXIMUM;
     const int need_gh = minmax && size > FV__F1D_DIRECT;
-    double *x = malloc((size_t)(nx * B) * sizeof(double));
-    double *o = malloc((size_t)(P * B) * sizeof(double));
-    double *g = need_gh ? malloc((size_t)(nx * B) * sizeof(double)) : NULL;
-    double *h = need_gh ? malloc((size_t)(nx * B) * sizeof(double)) : NULL;
-    double *tmp = malloc((size_t)B * sizeof(double));
+    size_t off = 0;
+    const size_t ox = fv__carve(&off, (size_t)(nx * B) * sizeof(double));
+    const size_t oo = fv__carve(&off, (size_t)(P * B) * sizeof(double));
+    const size_t og = need_gh ? fv__carve(&off, (size_t)(nx * B) * sizeof(double)) : 0;
+    const size_t oh = need_gh ? fv__carve(&off, (size_t)(nx * B) * sizeof(double)) : 0;
+    const size_t ot = fv__carve(&off, (size_t)B * sizeof(double));
+    char *block = fv__scratch_get(off);
     fv__pair *rings = NULL;
     fv__deque *dqs = NULL;
-    if (!x || !o || !tmp || (need_gh && (!g || !h))) {
+    if (!block) {
         atomic_store(&j->failed, 1);
-        goto done;
+        return;
     }
+    double *x = (double *)(block + ox), *o = (double *)(block + oo), *tmp = (double *)(block + ot);
+    double *g = need_gh ? (double *)(block + og) : NULL, *h = need_gh ? (double *)(block + oh) : NULL;
     for (int64_t w = begin; w < end; w++) {
         int64_t sg = w % j->nseg, r = w / j->nseg;
         int64_t grp = r % j->ngroups, rest = r / j->ngroups;
@@ -508,9 +512,9 @@ fv__f1d_range(void *arg, int64_t begin, int64_t end)
                 }
                 if (deque) {
                     /* new positions of this chunk: all of the first, then size - 1 on */
-                    const int64_t off = s0 == sbeg ? 0 : size - 1, cnt = n + size - 1 - off;
+                    const int64_t skip = s0 == sbeg ? 0 : size - 1, cnt = n + size - 1 - skip;
                     for (int64_t b = 0; b < nb; b++)
-                        fv__f1d_deque(&dqs[b], x + off * nb + b, cnt, nb, size, ismin, o + b, s0);
+                        fv__f1d_deque(&dqs[b], x + skip * nb + b, cnt, nb, size, ismin, o + b, s0);
                 } else if (size <= FV__F1D_DIRECT) {
                     fv__f1d_minmax_direct(x, o, n, nb, size, ismin);
                 } else {
@@ -521,11 +525,7 @@ fv__f1d_range(void *arg, int64_t begin, int64_t end)
         }
     }
 done:
-    free(x);
-    free(o);
-    free(g);
-    free(h);
-    free(tmp);
+    fv__scratch_put(block);
     free(rings);
     free(dqs);
 }

@@ -365,15 +365,21 @@ fv__fnd_range(void *arg, int64_t begin, int64_t end)
     fv_array *out = j->out;
     const int nd = j->nd, lead = nd - 1;
     const size_t lbytes = (size_t)j->plen * j->itemsize;
-    char *cache = malloc((size_t)j->nslots * lbytes);
-    int64_t *keys = malloc((size_t)j->nslots * sizeof(int64_t));
-    char *cline = malloc(lbytes);   /* the all-cval line */
-    double *res = malloc((size_t)j->C * sizeof(double));
-    void *scratch = j->scratch_bytes ? malloc(j->scratch_bytes) : NULL;
-    if (!cache || !keys || !cline || !res || (j->scratch_bytes && !scratch)) {
+    size_t off = 0;
+    const size_t ocache = fv__carve(&off, (size_t)j->nslots * lbytes);
+    const size_t okeys = fv__carve(&off, (size_t)j->nslots * sizeof(int64_t));
+    const size_t ocline = fv__carve(&off, lbytes);   /* the all-cval line */
+    const size_t ores = fv__carve(&off, (size_t)j->C * sizeof(double));
+    const size_t oscr = fv__carve(&off, j->scratch_bytes);
+    char *block = fv__scratch_get(off);
+    if (!block) {
         atomic_store(&j->failed, 1);
-        goto done;
+        return;
     }
+    char *cache = block + ocache, *cline = block + ocline;
+    int64_t *keys = (int64_t *)(block + okeys);
+    double *res = (double *)(block + ores);
+    void *scratch = j->scratch_bytes ? block + oscr : NULL;
     for (int64_t s = 0; s < j->nslots; s++)
         keys[s] = -1;
     int64_t cline_chunk = -1;
@@ -437,12 +443,7 @@ fv__fnd_range(void *arg, int64_t begin, int64_t end)
             j->fin(j, &state, n, res, scratch);
         j->store(out->data + ooff + x0 * out->strides[lead], out->strides[lead], res, n);
     }
-done:
-    free(cache);
-    free(keys);
-    free(cline);
-    free(res);
-    free(scratch);
+    fv__scratch_put(block);
 }
 
 fv_status

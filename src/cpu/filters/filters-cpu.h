@@ -83,6 +83,23 @@ fv__dtype_has_nan(fv_dtype dt)
     return dt == FV_FLOAT32 || dt == FV_FLOAT64;
 }
 
+/* Per-thread scratch memory reused across work items and calls (large
+ * buffers from malloc are fresh mappings each time, page faults included).
+ * fv__scratch_get returns at least `bytes` (64-byte aligned), or NULL; a
+ * nested user on the same thread gets its own allocation. Release with
+ * fv__scratch_put(p). */
+void *fv__scratch_get(size_t bytes);
+void fv__scratch_put(void *p);
+
+/* Carving one scratch block: *off advances by bytes rounded to 64. */
+static inline size_t
+fv__carve(size_t *off, size_t bytes)
+{
+    size_t at = *off;
+    *off += (bytes + 63) & ~(size_t)63;
+    return at;
+}
+
 /* Shared with the registration file. */
 fv_status fv__cpu_filter1d(fv_context *ctx, const fv__op_args *a);
 fv_status fv__cpu_filternd(fv_context *ctx, const fv__op_args *a);
