@@ -15,7 +15,6 @@
 #include "filters-simd.h"
 
 #define FV__F1D_BUDGET 32768   /* doubles in the input buffer of one work item */
-#define FV__F1D_BLK 1024       /* outputs per correlate block (stays in L1) */
 #define FV__F1D_DIRECT 8       /* min/max windows up to this size run directly */
 #define FV__TBLK 32            /* positions per block when transposing lines */
 
@@ -169,50 +168,102 @@ static const fv__scatter_fn fv__scatters[FV_DTYPE_COUNT] = {
 /* ---- the line computations, all on x[q * B + b] -> o[q * B + b] ---------------
  * x holds n + size - 1 positions per line (the window's halo included), o n. */
 
-/* scipy's NI_Correlate1D sums, per output in the same order. */
+/* scipy's NI_Correlate1D sums, per output in the same order: the symmetric
+ * form (x[-k] + x[k]) * w[-k] from the outermost pair in, the antisymmetric
+ * (x[-k] - x[k]) * w[-k], or the last tap first and then the others in order.
+ * Blocks of 4 vectors of outputs stay in registers across the taps; the same
+ * kernel is built for SSE2 (2 doubles) and, chosen at run time, AVX2 (4). */
+
+#define FV__CORR_KERNEL(NAME, VT, NL, SPLAT, ATTR)                                              \
+    ATTR static void NAME(const double *x, double *o, int64_t N, int64_t B, const double *w,    \
+                          int64_t size, int sym)                                                \
+    {                                                                                           \
+        const int64_t size1 = size / 2;                                                         \
+        int64_t i = 0;                                                                          \
+        for (; i + 4 * NL <= N; i += 4 * NL) {                                                  \
+            const double *xx = x + i;                                                           \
+            VT a0, a1, a2, a3;                                                                  \
+            if (sym != 0) {                                                                     \
+                const double *c = xx + size1 * B;                                               \
+                const VT wc = SPLAT(w[size1]);                                                  \
+                a0 = FV__LDV(VT, c) * wc;                                                       \
+                a1 = FV__LDV(VT, c + NL) * wc;                                                  \
+                a2 = FV__LDV(VT, c + 2 * NL) * wc;                                              \
+                a3 = FV__LDV(VT, c + 3 * NL) * wc;                                              \
+                if (sym > 0)                                                                    \
+                    for (int64_t k = 0; k < size1; k++) {                                       \
+                        const double *l = xx + k * B, *r = xx + (size - 1 - k) * B;             \
+                        const VT wk = SPLAT(w[k]);                                              \
+                        a0 += (FV__LDV(VT, l) + FV__LDV(VT, r)) * wk;                           \
+                        a1 += (FV__LDV(VT, l + NL) + FV__LDV(VT, r + NL)) * wk;                 \
+                        a2 += (FV__LDV(VT, l + 2 * NL) + FV__LDV(VT, r + 2 * NL)) * wk;         \
+                        a3 += (FV__LDV(VT, l + 3 * NL) + FV__LDV(VT, r + 3 * NL)) * wk;         \
+                    }                                                                           \
+                else                                                                            \
+                    for (int64_t k = 0; k < size1; k++) {                                       \
+                        const double *l = xx + k * B, *r = xx + (size - 1 - k) * B;             \
+                        const VT wk = SPLAT(w[k]);                                              \
+                        a0 += (FV__LDV(VT, l) - FV__LDV(VT, r)) * wk;                           \
+                        a1 += (FV__LDV(VT, l + NL) - FV__LDV(VT, r + NL)) * wk;                 \
+                        a2 += (FV__LDV(VT, l + 2 * NL) - FV__LDV(VT, r + 2 * NL)) * wk;         \
+                        a3 += (FV__LDV(VT, l + 3 * NL) - FV__LDV(VT, r + 3 * NL)) * wk;         \
+                    }                                                                           \
+            } else {                                                                            \
+                const double *t = xx + (size - 1) * B;                                          \
+                const VT wt = SPLAT(w[size - 1]);                                               \
+                a0 = FV__LDV(VT, t) * wt;                                                       \
+                a1 = FV__LDV(VT, t + NL) * wt;                                                  \
+                a2 = FV__LDV(VT, t + 2 * NL) * wt;                                              \
+                a3 = FV__LDV(VT, t + 3 * NL) * wt;                                              \
+                for (int64_t k = 0; k < size - 1; k++) {                                        \
+                    const double *l = xx + k * B;                                               \
+                    const VT wk = SPLAT(w[k]);                                                  \
+                    a0 += FV__LDV(VT, l) * wk;                                                  \
+                    a1 += FV__LDV(VT, l + NL) * wk;                                             \
+                    a2 += FV__LDV(VT, l + 2 * NL) * wk;                                         \
+                    a3 += FV__LDV(VT, l + 3 * NL) * wk;                                         \
+                }                                                                               \
+            }                                                                                   \
+            FV__STV(o + i, a0);                                                                 \
+            FV__STV(o + i + NL, a1);                                                            \
+            FV__STV(o + i + 2 * NL, a2);                                                        \
+            FV__STV(o + i + 3 * NL, a3);                                                        \
+        }                                                                                       \
+        for (; i < N; i++) {                                                                    \
+            const double *xx = x + i;                                                           \
+            double a;                                                                           \
+            if (sym > 0) {                                                                      \
+                a = xx[size1 * B] * w[size1];                                                   \
+                for (int64_t k = 0; k < size1; k++)                                             \
+                    a += (xx[k * B] + xx[(size - 1 - k) * B]) * w[k];                           \
+            } else if (sym < 0) {                                                               \
+                a = xx[size1 * B] * w[size1];                                                   \
+                for (int64_t k = 0; k < size1; k++)                                             \
+                    a += (xx[k * B] - xx[(size - 1 - k) * B]) * w[k];                           \
+            } else {                                                                            \
+                a = xx[(size - 1) * B] * w[size - 1];                                           \
+                for (int64_t k = 0; k < size - 1; k++)                                          \
+                    a += xx[k * B] * w[k];                                                      \
+            }                                                                                   \
+            o[i] = a;                                                                           \
+        }                                                                                       \
+    }
+
+FV__CORR_KERNEL(fv__f1d_correlate_v2, fv__v2d, 2, FV__SPLAT2, )
+#if FV__HAVE_AVX2_CLONES
+FV__CORR_KERNEL(fv__f1d_correlate_v4, fv__v4d, 4, FV__SPLAT4, __attribute__((target("avx2"))))
+#endif
+
 static void
 fv__f1d_correlate(const double *x, double *o, int64_t n, int64_t B, const double *w, int64_t size, int sym)
 {
-    const int64_t N = n * B, size1 = size / 2;
-    for (int64_t i0 = 0; i0 < N; i0 += FV__F1D_BLK) {
-        const int64_t m = fv__min64(FV__F1D_BLK, N - i0);
-        double *restrict oo = o + i0;
-        const double *xx = x + i0;
-        if (sym > 0) {
-            const double *restrict c = xx + size1 * B;
-            const double wc = w[size1];
-            for (int64_t i = 0; i < m; i++)
-                oo[i] = c[i] * wc;
-            for (int64_t k = 0; k < size1; k++) {
-                const double *restrict l = xx + k * B, *restrict r = xx + (size - 1 - k) * B;
-                const double wk = w[k];
-                for (int64_t i = 0; i < m; i++)
-                    oo[i] += (l[i] + r[i]) * wk;
-            }
-        } else if (sym < 0) {
-            const double *restrict c = xx + size1 * B;
-            const double wc = w[size1];
-            for (int64_t i = 0; i < m; i++)
-                oo[i] = c[i] * wc;
-            for (int64_t k = 0; k < size1; k++) {
-                const double *restrict l = xx + k * B, *restrict r = xx + (size - 1 - k) * B;
-                const double wk = w[k];
-                for (int64_t i = 0; i < m; i++)
-                    oo[i] += (l[i] - r[i]) * wk;
-            }
-        } else {
-            const double *restrict t = xx + (size - 1) * B;
-            const double wt = w[size - 1];
-            for (int64_t i = 0; i < m; i++)
-                oo[i] = t[i] * wt;
-            for (int64_t k = 0; k < size - 1; k++) {
-                const double *restrict l = xx + k * B;
-                const double wk = w[k];
-                for (int64_t i = 0; i < m; i++)
-                    oo[i] += l[i] * wk;
-            }
-        }
+#if FV__HAVE_AVX2_CLONES
+    if (fv__cpu_avx2()) {
+        fv__f1d_correlate_v4(x, o, n * B, B, w, size, sym);
+        return;
     }
+#endif
+    fv__f1d_correlate_v2(x, o, n * B, B, w, size, sym);
 }
 
 /* scipy's NI_UniformFilter1D running sum, streamed over chunks of a line with
@@ -401,17 +452,21 @@ fv__f1d_range(void *arg, int64_t begin, int64_t end)
     const int ismin = kind == FV__F1D_MINIMUM;
     const int minmax = kind == FV__F1D_MINIMUM || kind == FV__F1D_MAXIMUM;
     const int need_gh = minmax && size > FV__F1D_DIRECT;
-    double *x = malloc((size_t)(nx * B) * sizeof(double));
-    double *o = malloc((size_t)(P * B) * sizeof(double));
-    double *g = need_gh ? malloc((size_t)(nx * B) * sizeof(double)) : NULL;
-    double *h = need_gh ? malloc((size_t)(nx * B) * sizeof(double)) : NULL;
-    double *tmp = malloc((size_t)B * sizeof(double));
+    size_t off = 0;
+    const size_t ox = fv__carve(&off, (size_t)(nx * B) * sizeof(double));
+    const size_t oo = fv__carve(&off, (size_t)(P * B) * sizeof(double));
+    const size_t og = need_gh ? fv__carve(&off, (size_t)(nx * B) * sizeof(double)) : 0;
+    const size_t oh = need_gh ? fv__carve(&off, (size_t)(nx * B) * sizeof(double)) : 0;
+    const size_t ot = fv__carve(&off, (size_t)B * sizeof(double));
+    char *block = fv__scratch_get(off);
     fv__pair *rings = NULL;
     fv__deque *dqs = NULL;
-    if (!x || !o || !tmp || (need_gh && (!g || !h))) {
+    if (!block) {
         atomic_store(&j->failed, 1);
-        goto done;
+        return;
     }
+    double *x = (double *)(block + ox), *o = (double *)(block + oo), *tmp = (double *)(block + ot);
+    double *g = need_gh ? (double *)(block + og) : NULL, *h = need_gh ? (double *)(block + oh) : NULL;
     for (int64_t w = begin; w < end; w++) {
         int64_t sg = w % j->nseg, r = w / j->nseg;
         int64_t grp = r % j->ngroups, rest = r / j->ngroups;
@@ -457,9 +512,9 @@ fv__f1d_range(void *arg, int64_t begin, int64_t end)
                 }
                 if (deque) {
                     /* new positions of this chunk: all of the first, then size - 1 on */
-                    const int64_t off = s0 == sbeg ? 0 : size - 1, cnt = n + size - 1 - off;
+                    const int64_t skip = s0 == sbeg ? 0 : size - 1, cnt = n + size - 1 - skip;
                     for (int64_t b = 0; b < nb; b++)
-                        fv__f1d_deque(&dqs[b], x + off * nb + b, cnt, nb, size, ismin, o + b, s0);
+                        fv__f1d_deque(&dqs[b], x + skip * nb + b, cnt, nb, size, ismin, o + b, s0);
                 } else if (size <= FV__F1D_DIRECT) {
                     fv__f1d_minmax_direct(x, o, n, nb, size, ismin);
                 } else {
@@ -470,11 +525,7 @@ fv__f1d_range(void *arg, int64_t begin, int64_t end)
         }
     }
 done:
-    free(x);
-    free(o);
-    free(g);
-    free(h);
-    free(tmp);
+    fv__scratch_put(block);
     free(rings);
     free(dqs);
 }

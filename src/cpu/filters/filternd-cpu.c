@@ -18,6 +18,12 @@
 
 #define FV__FND_BUDGET (1 << 19)   /* bytes of line cache / rank values per work item */
 
+static inline size_t
+fv__round8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
 static inline int64_t
 fv__imin(int64_t a, int64_t b)
 {
@@ -254,7 +260,7 @@ struct fv__fnd_job {
                 res[i] = (double)fv__fcast_##S((double)r[i]);                                \
             return;                                                                          \
         }                                                                                    \
-        double *buf = (double *)((char *)scratch + (size_t)(count * n) * sizeof(T));         \
+        double *buf = (double *)((char *)scratch + fv__round8((size_t)(count * n) * sizeof(T))); \
         for (int64_t i = 0; i < n; i++) {                                                    \
             for (int64_t k = 0; k < count; k++)                                              \
                 buf[k] = (double)V[k * n + i];                                               \
@@ -302,17 +308,52 @@ static const fv__fnd_fin_fn fv__rank_fins[FV_DTYPE_COUNT] = {
 
 /* ---- the driver ----------------------------------------------------------------------- */
 
+/* acc[i] += w * line[i + j] for the row's elements in order; blocks of 4
+ * vectors of outputs stay in registers across the row (SSE2 and AVX2 builds). */
+#define FV__ROW_KERNEL(NAME, VT, NL, SPLAT, ATTR)                                               \
+    ATTR static void NAME(const fv__fnd_tap *taps, int64_t t0, int64_t t1, const double *line,   \
+                          int64_t n, double *acc)                                               \
+    {                                                                                           \
+        int64_t i = 0;                                                                          \
+        for (; i + 4 * NL <= n; i += 4 * NL) {                                                  \
+            VT a0 = FV__LDV(VT, acc + i), a1 = FV__LDV(VT, acc + i + NL);                       \
+            VT a2 = FV__LDV(VT, acc + i + 2 * NL), a3 = FV__LDV(VT, acc + i + 3 * NL);          \
+            for (int64_t t = t0; t < t1; t++) {                                                 \
+                const double *v = line + taps[t].j + i;                                         \
+                const VT w = SPLAT(taps[t].w);                                                  \
+                a0 += w * FV__LDV(VT, v);                                                       \
+                a1 += w * FV__LDV(VT, v + NL);                                                  \
+                a2 += w * FV__LDV(VT, v + 2 * NL);                                              \
+                a3 += w * FV__LDV(VT, v + 3 * NL);                                              \
+            }                                                                                   \
+            FV__STV(acc + i, a0);                                                               \
+            FV__STV(acc + i + NL, a1);                                                          \
+            FV__STV(acc + i + 2 * NL, a2);                                                      \
+            FV__STV(acc + i + 3 * NL, a3);                                                      \
+        }                                                                                       \
+        for (; i < n; i++) {                                                                    \
+            double a = acc[i];                                                                  \
+            for (int64_t t = t0; t < t1; t++)                                                   \
+                a += taps[t].w * line[taps[t].j + i];                                           \
+            acc[i] = a;                                                                         \
+        }                                                                                       \
+    }
+FV__ROW_KERNEL(fv__fnd_corr_v2, fv__v2d, 2, FV__SPLAT2, )
+#if FV__HAVE_AVX2_CLONES
+FV__ROW_KERNEL(fv__fnd_corr_v4, fv__v4d, 4, FV__SPLAT4, __attribute__((target("avx2"))))
+#endif
+
 static void
 fv__fnd_correlate_row(const fv__fnd_job *j, fv__fnd_state *st, int64_t row, const void *lp, int64_t n,
                       double *restrict acc, void *scratch)
 {
-    const double *line = lp;
-    for (int64_t t = j->row_first[row]; t < j->row_first[row + 1]; t++) {
-        const double *restrict v = line + j->taps[t].j;
-        const double w = j->taps[t].w;
-        for (int64_t i = 0; i < n; i++)
-            acc[i] += w * v[i];
+#if FV__HAVE_AVX2_CLONES
+    if (fv__cpu_avx2()) {
+        fv__fnd_corr_v4(j->taps, j->row_first[row], j->row_first[row + 1], lp, n, acc);
+        return;
     }
+#endif
+    fv__fnd_corr_v2(j->taps, j->row_first[row], j->row_first[row + 1], lp, n, acc);
 }
 
 static void
@@ -324,15 +365,21 @@ fv__fnd_range(void *arg, int64_t begin, int64_t end)
     fv_array *out = j->out;
     const int nd = j->nd, lead = nd - 1;
     const size_t lbytes = (size_t)j->plen * j->itemsize;
-    char *cache = malloc((size_t)j->nslots * lbytes);
-    int64_t *keys = malloc((size_t)j->nslots * sizeof(int64_t));
-    char *cline = malloc(lbytes);   /* the all-cval line */
-    double *res = malloc((size_t)j->C * sizeof(double));
-    void *scratch = j->scratch_bytes ? malloc(j->scratch_bytes) : NULL;
-    if (!cache || !keys || !cline || !res || (j->scratch_bytes && !scratch)) {
+    size_t off = 0;
+    const size_t ocache = fv__carve(&off, (size_t)j->nslots * lbytes);
+    const size_t okeys = fv__carve(&off, (size_t)j->nslots * sizeof(int64_t));
+    const size_t ocline = fv__carve(&off, lbytes);   /* the all-cval line */
+    const size_t ores = fv__carve(&off, (size_t)j->C * sizeof(double));
+    const size_t oscr = fv__carve(&off, j->scratch_bytes);
+    char *block = fv__scratch_get(off);
+    if (!block) {
         atomic_store(&j->failed, 1);
-        goto done;
+        return;
     }
+    char *cache = block + ocache, *cline = block + ocline;
+    int64_t *keys = (int64_t *)(block + okeys);
+    double *res = (double *)(block + ores);
+    void *scratch = j->scratch_bytes ? block + oscr : NULL;
     for (int64_t s = 0; s < j->nslots; s++)
         keys[s] = -1;
     int64_t cline_chunk = -1;
@@ -396,12 +443,7 @@ fv__fnd_range(void *arg, int64_t begin, int64_t end)
             j->fin(j, &state, n, res, scratch);
         j->store(out->data + ooff + x0 * out->strides[lead], out->strides[lead], res, n);
     }
-done:
-    free(cache);
-    free(keys);
-    free(cline);
-    free(res);
-    free(scratch);
+    fv__scratch_put(block);
 }
 
 fv_status
@@ -536,7 +578,7 @@ fv__cpu_filternd(fv_context *ctx, const fv__op_args *a)
     if (p->kind == FV__FND_MINIMUM || p->kind == FV__FND_MAXIMUM)
         j.scratch_bytes = (size_t)j.C * fv_dtype_size(in->dtype);
     else if (p->kind == FV__FND_RANK)
-        j.scratch_bytes = (size_t)(count * j.C) * fv_dtype_size(in->dtype) + (size_t)count * sizeof(double);
+        j.scratch_bytes = fv__round8((size_t)(count * j.C) * fv_dtype_size(in->dtype)) + (size_t)count * sizeof(double);
     if (p->kind == FV__FND_RANK) {
         fv__rank_net *net = NULL;
         if (fv__rank_net_want(count, in->dtype) && (st = fv__rank_net_new(count, p->rank, &net)))

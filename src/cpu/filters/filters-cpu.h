@@ -5,8 +5,15 @@
 #define FV_FILTERS_CPU_H
 
 #include <stdint.h>
+#include <string.h>
 #include "internal.h"
 #include "ndimage.h"
+
+/* Results must not depend on the compiler fusing a * b + c (clang contracts
+ * by default where FMA is available; GCC does not in ISO C mode). */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
 
 /* fv__fst_<sfx>(x): the value stored into an output element of type sfx for a
  * double result x. Bool outputs keep scipy's truth value as 0/1. */
@@ -36,11 +43,61 @@ static inline uint8_t fv__fcast_b(double x) { return (uint8_t)fv__cvt32(x); }
 #define fv__fcast_f32 fv__fst_f32
 #define fv__fcast_f64 fv__fst_f64
 
+/* AVX2 variants of the double-heavy kernels, chosen at run time (x86-64 with
+ * GCC or clang). They use AVX2 but never FMA, so results stay bit-identical. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(FV_NO_AVX2)
+#define FV__HAVE_AVX2_CLONES 1
+#include <stdatomic.h>
+#include <stdlib.h>
+static inline int
+fv__cpu_avx2(void)
+{
+    static atomic_int have = -1;
+    int h = atomic_load_explicit(&have, memory_order_relaxed);
+    if (h < 0) {
+        const char *no = getenv("FOVEA_NO_AVX2");   /* tests reach the SSE2 kernels with it */
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("avx2") && !(no && *no && *no != '0') ? 1 : 0;
+        atomic_store_explicit(&have, h, memory_order_relaxed);
+    }
+    return h;
+}
+#else
+#define FV__HAVE_AVX2_CLONES 0
+#endif
+
+/* GCC / clang vector extensions: loads and stores of unaligned vectors. */
+#define FV__LDV(VT, p) ({ VT v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define FV__STV(p, v) do { __typeof__(v) v_ = (v); memcpy((p), &v_, sizeof v_); } while (0)
+typedef double fv__v2d __attribute__((vector_size(16)));
+#define FV__SPLAT2(s) ((fv__v2d){(s), (s)})
+#if FV__HAVE_AVX2_CLONES
+typedef double fv__v4d __attribute__((vector_size(32)));
+#define FV__SPLAT4(s) ((fv__v4d){(s), (s), (s), (s)})
+#endif
+
 /* 1 for the floating dtypes (NaN is possible). */
 static inline int
 fv__dtype_has_nan(fv_dtype dt)
 {
     return dt == FV_FLOAT32 || dt == FV_FLOAT64;
+}
+
+/* Per-thread scratch memory reused across work items and calls (large
+ * buffers from malloc are fresh mappings each time, page faults included).
+ * fv__scratch_get returns at least `bytes` (64-byte aligned), or NULL; a
+ * nested user on the same thread gets its own allocation. Release with
+ * fv__scratch_put(p). */
+void *fv__scratch_get(size_t bytes);
+void fv__scratch_put(void *p);
+
+/* Carving one scratch block: *off advances by bytes rounded to 64. */
+static inline size_t
+fv__carve(size_t *off, size_t bytes)
+{
+    size_t at = *off;
+    *off += (bytes + 63) & ~(size_t)63;
+    return at;
 }
 
 /* Shared with the registration file. */

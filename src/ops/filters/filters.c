@@ -8,6 +8,10 @@
 #include "internal.h"
 #include "ndimage.h"
 
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF   /* the Gaussian kernel's arithmetic as numpy's */
+#endif
+
 /* ---- modes ------------------------------------------------------------------- */
 
 static const char *const fv__mode_names[FV_MODE_COUNT] = {"reflect", "constant", "nearest", "mirror", "wrap"};
