@@ -26,17 +26,21 @@ typedef struct fv_cu_ero_elems {
     int8_t delta[FV_CU_ERO_INLINE * FV_MAX_NDIM];
 } fv_cu_ero_elems;
 
+/* IT: the index type, 32 bits when the element count and every byte extent fit
+ * (integer division is much cheaper there), else 64. */
+template <typename IT>
 __global__ void
 fv_k_binary_erosion(const char *in, char *out, const char *mask, fv_cu_ero_geom g, fv_cu_ero_elems E,
                     int use_inline, const int32_t *delta, const int64_t *eoff, int *flags)
 {
     int changed = 0, differs = 0;
-    FV_GRID_STRIDE(int64_t, i, g.n) {
-        int64_t x[FV_MAX_NDIM], rem = i, io = 0, oo = 0, mo = 0;
+    FV_GRID_STRIDE(IT, i, g.n) {
+        int64_t x[FV_MAX_NDIM], io = 0, oo = 0, mo = 0;
+        IT rem = i;
         for (int d = g.nd - 1; d >= 0; d--) {
-            int64_t s = g.shape[d];
-            int64_t q = rem / s;
-            x[d] = rem - q * s;
+            IT s = (IT)g.shape[d];
+            IT q = rem / s;
+            x[d] = (int64_t)(rem - q * s);
             rem = q;
             io += x[d] * g.sin[d];
             oo += x[d] * g.sout[d];
@@ -51,7 +55,8 @@ fv_k_binary_erosion(const char *in, char *out, const char *mask, fv_cu_ero_geom 
             for (int e = 0; e < g.nel; e++) {
                 int inside = 1;
                 for (int d = 0; d < g.nd; d++) {
-                    int64_t c = x[d] + (use_inline ? (int64_t)E.delta[e * g.nd + d] : (int64_t)__ldg(&delta[e * g.nd + d]));
+                    int64_t c = x[d] + (use_inline ? (int64_t)E.delta[e * g.nd + d]
+                                                   : (int64_t)__ldg(&delta[e * g.nd + d]));
                     inside &= c >= 0 && c < g.shape[d];
                 }
                 int b = inside ? fv_cu_fg(in + io + (use_inline ? E.off[e] : __ldg(&eoff[e])), g.in_dt) : g.border;
@@ -178,9 +183,12 @@ fv_cu_binary_erosion(fv_context *ctx, const fv__op_args *a)
             st = fv__cuda_error("cudaMemcpyAsync", e);
             goto done;
         }
-        fv_k_binary_erosion<<<x.grid, x.block, 0, x.stream>>>(a->in->data, a->out->data,
-                                                             a->in2 ? a->in2->data : NULL, g, E, use_inline,
-                                                             ddelta, doff, dflags);
+        if (g.n <= INT32_MAX)
+            fv_k_binary_erosion<uint32_t><<<x.grid, x.block, 0, x.stream>>>(
+                a->in->data, a->out->data, a->in2 ? a->in2->data : NULL, g, E, use_inline, ddelta, doff, dflags);
+        else
+            fv_k_binary_erosion<uint64_t><<<x.grid, x.block, 0, x.stream>>>(
+                a->in->data, a->out->data, a->in2 ? a->in2->data : NULL, g, E, use_inline, ddelta, doff, dflags);
         if ((st = fv_cu_launch_status("binary_erosion kernel launch")) != FV_OK)
             goto done;
         if (g.want_flags) {   /* one small copy back per pass */
