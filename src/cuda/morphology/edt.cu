@@ -128,8 +128,12 @@ fv_k_edt_axis(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, int32_t *gs, 
         swr[l * lines + L] = wR;
     }
     const int64_t maxl = l;
-    if (maxl < 0)
+    if (maxl < 0) {   /* no site on this line yet: none after this axis either */
+        if (!g.final)
+            for (int64_t i = 0; i < n; i++)
+                fout[base + i * inner] = -1;
         return;
+    }
     int64_t doff = 0, ioff = 0;
     if (g.final)
         for (int a = 0; a < nd - 1; a++) {
