@@ -1017,6 +1017,10 @@ test_cuda(void)
 int
 main(void)
 {
+    if (getenv("FOVEA_TEST_CUDA_ONLY")) {   /* for compute-sanitizer runs */
+        test_cuda();
+        return fv_t_summary("test_morphology");
+    }
     test_errors();
     test_erosion();
     test_erosion_special();

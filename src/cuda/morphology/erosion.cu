@@ -1,0 +1,216 @@
+/* One pass of scipy's binary erosion (NI_BinaryErosion) on the GPU.
+ *
+ * One thread per output element (grid-stride): AND over the structure's
+ * elements of (in != 0) at the element's position (OR with invert), positions
+ * outside the image reading border_value, (in != 0) where mask == 0. The
+ * structure's elements (per-axis offsets and the input byte offset) live in a
+ * small device buffer. The `changed` flag is a device int set by one atomicOr
+ * per block and copied back once per pass when src/ops asks for it. */
+#include "cuda/morphology/morphology-cuda.cuh"
+
+typedef struct fv_cu_ero_geom {
+    int nd;
+    int in_dt, out_dt, mask_dt;
+    int border, invert, has_mask, want_flags;
+    int nel;
+    int64_t n;
+    int64_t shape[FV_MAX_NDIM];
+    int64_t sin[FV_MAX_NDIM], sout[FV_MAX_NDIM], smask[FV_MAX_NDIM];
+} fv_cu_ero_geom;
+
+/* Small structures travel with the launch (kernel parameter space): no transfer,
+ * no synchronisation. Larger ones go through a device buffer. */
+#define FV_CU_ERO_INLINE 64
+typedef struct fv_cu_ero_elems {
+    int64_t off[FV_CU_ERO_INLINE];
+    int8_t delta[FV_CU_ERO_INLINE * FV_MAX_NDIM];
+} fv_cu_ero_elems;
+
+/* IT: the index type, 32 bits when the element count and every byte extent fit
+ * (integer division is much cheaper there), else 64. */
+template <typename IT>
+__global__ void
+fv_k_binary_erosion(const char *in, char *out, const char *mask, fv_cu_ero_geom g, fv_cu_ero_elems E,
+                    int use_inline, const int32_t *delta, const int64_t *eoff, int *flags)
+{
+    int changed = 0, differs = 0;
+    FV_GRID_STRIDE(IT, i, g.n) {
+        int64_t x[FV_MAX_NDIM], io = 0, oo = 0, mo = 0;
+        IT rem = i;
+        for (int d = g.nd - 1; d >= 0; d--) {
+            IT s = (IT)g.shape[d];
+            IT q = rem / s;
+            x[d] = (int64_t)(rem - q * s);
+            rem = q;
+            io += x[d] * g.sin[d];
+            oo += x[d] * g.sout[d];
+            mo += x[d] * g.smask[d];
+        }
+        const int self = fv_cu_fg(in + io, g.in_dt);
+        int v;
+        if (g.has_mask && !fv_cu_fg(mask + mo, g.mask_dt)) {
+            v = self;
+        } else {
+            v = g.invert ? 0 : 1;
+            for (int e = 0; e < g.nel; e++) {
+                int inside = 1;
+                for (int d = 0; d < g.nd; d++) {
+                    int64_t c = x[d] + (use_inline ? (int64_t)E.delta[e * g.nd + d]
+                                                   : (int64_t)__ldg(&delta[e * g.nd + d]));
+                    inside &= c >= 0 && c < g.shape[d];
+                }
+                int b = inside ? fv_cu_fg(in + io + (use_inline ? E.off[e] : __ldg(&eoff[e])), g.in_dt) : g.border;
+                if (g.invert ? b : !b) {   /* the OR / AND is decided */
+                    v = !v;
+                    break;
+                }
+            }
+        }
+        if (g.want_flags & 2)
+            differs |= fv_cu_fg(out + oo, g.out_dt) != v;
+        fv_cu_store01(out + oo, g.out_dt, v);
+        changed |= v != self;
+    }
+    if (g.want_flags) {
+        if (__syncthreads_or(changed) && threadIdx.x == 0)
+            atomicOr(&flags[0], 1);
+        if (__syncthreads_or(differs) && threadIdx.x == 0)
+            atomicOr(&flags[1], 1);
+    }
+}
+
+fv_status
+fv_cu_binary_erosion(fv_context *ctx, const fv__op_args *a)
+{
+    const char *name = "binary_erosion";
+    const fv__binary_erosion_params *p = (const fv__binary_erosion_params *)a->params;
+    fv_array *buf = NULL;
+    int32_t *hdelta = NULL;
+    int64_t *hoff = NULL;
+    fv_cu_exec x;
+    fv_status st = FV_OK;
+    fv_cu_ero_geom g;
+    int entered = 0;
+
+    ctx = fv__ctx(ctx);
+    if (!p || p->ndim != a->in->ndim || a->out->ndim != a->in->ndim)
+        return fv_error_set(FV_EINTERNAL, name, "bad kernel parameters");
+    memset(&g, 0, sizeof g);
+    const int nd = p->ndim;
+    g.nd = nd;
+    g.n = fv_array_size(a->in);
+    g.in_dt = a->in->dtype;
+    g.out_dt = a->out->dtype;
+    g.mask_dt = a->in2 ? a->in2->dtype : 0;
+    g.has_mask = a->in2 != NULL;
+    g.border = p->border_value != 0;
+    g.invert = p->invert != 0;
+    g.want_flags = (p->changed ? 1 : 0) | (p->same_as_before ? 2 : 0);
+    for (int d = 0; d < nd; d++) {
+        g.shape[d] = a->in->shape[d];
+        g.sin[d] = a->in->strides[d];
+        g.sout[d] = a->out->strides[d];
+        g.smask[d] = a->in2 ? a->in2->strides[d] : 0;
+    }
+    if (p->changed)
+        *p->changed = 0;
+    if (p->same_as_before)
+        *p->same_as_before = 1;
+    int64_t ssize = 1, nel = 0;
+    for (int d = 0; d < nd; d++)
+        ssize *= p->sshape[d];
+    for (int64_t k = 0; k < ssize; k++)
+        nel += p->structure[k] != 0;
+    if (nel > INT32_MAX / FV_MAX_NDIM)
+        return fv_error_set(FV_EINVAL, name, "structure has too many elements");
+    g.nel = (int)nel;
+    if (g.n == 0)
+        return FV_OK;
+    hdelta = (int32_t *)malloc(sizeof *hdelta * (size_t)(nel * nd + 1));
+    hoff = (int64_t *)malloc(sizeof *hoff * (size_t)(nel + 1));
+    if (!hdelta || !hoff) {
+        st = fv_error_set(FV_ENOMEM, name, "out of host memory");
+        goto done;
+    }
+    for (int64_t k = 0, e = 0; k < ssize; k++) {
+        if (!p->structure[k])
+            continue;
+        int64_t rem = k, off = 0;
+        for (int d = nd - 1; d >= 0; d--) {
+            int64_t j = rem % p->sshape[d];
+            rem /= p->sshape[d];
+            int64_t dl = j - p->sshape[d] / 2 - p->origins[d];
+            hdelta[e * nd + d] = (int32_t)dl;
+            off += dl * a->in->strides[d];
+        }
+        hoff[e++] = off;
+    }
+    if ((st = fv_cu_begin(ctx, name, a, g.n, &x)) != FV_OK)
+        goto done;
+    entered = 1;
+    {
+        /* flags (2 ints); the structure too when it does not fit the launch */
+        fv_cu_ero_elems E;
+        memset(&E, 0, sizeof E);
+        int use_inline = nel <= FV_CU_ERO_INLINE;
+        for (int64_t k = 0; use_inline && k < nel * nd; k++)
+            use_inline = hdelta[k] >= -127 && hdelta[k] <= 127;
+        if (use_inline) {
+            for (int64_t k = 0; k < nel; k++)
+                E.off[k] = hoff[k];
+            for (int64_t k = 0; k < nel * nd; k++)
+                E.delta[k] = (int8_t)hdelta[k];
+        }
+        int64_t nbytes = 16 + (use_inline ? 0 : nel * 8 + nel * nd * 4);
+        char *dbuf = NULL;
+        if (g.want_flags || !use_inline) {
+            if ((st = fv_cu_morph_temp(ctx, x.device, FV_UINT8, nbytes, &buf)) != FV_OK)
+                goto done;
+            dbuf = buf->data;
+        }
+        int *dflags = (int *)dbuf;
+        int64_t *doff = use_inline ? NULL : (int64_t *)(dbuf + 16);
+        int32_t *ddelta = use_inline ? NULL : (int32_t *)(dbuf + 16 + nel * 8);
+        cudaError_t e = cudaSuccess;
+        if (g.want_flags)
+            e = cudaMemsetAsync(dflags, 0, 16, x.stream);
+        /* pageable sources: the call returns once the data is staged */
+        if (e == cudaSuccess && !use_inline && nel)
+            e = cudaMemcpyAsync(doff, hoff, (size_t)nel * 8, cudaMemcpyHostToDevice, x.stream);
+        if (e == cudaSuccess && !use_inline && nel)
+            e = cudaMemcpyAsync(ddelta, hdelta, (size_t)(nel * nd) * 4, cudaMemcpyHostToDevice, x.stream);
+        if (e != cudaSuccess) {
+            st = fv__cuda_error("cudaMemcpyAsync", e);
+            goto done;
+        }
+        if (g.n <= INT32_MAX)
+            fv_k_binary_erosion<uint32_t><<<x.grid, x.block, 0, x.stream>>>(
+                a->in->data, a->out->data, a->in2 ? a->in2->data : NULL, g, E, use_inline, ddelta, doff, dflags);
+        else
+            fv_k_binary_erosion<uint64_t><<<x.grid, x.block, 0, x.stream>>>(
+                a->in->data, a->out->data, a->in2 ? a->in2->data : NULL, g, E, use_inline, ddelta, doff, dflags);
+        if ((st = fv_cu_launch_status("binary_erosion kernel launch")) != FV_OK)
+            goto done;
+        if (g.want_flags) {   /* one small copy back per pass */
+            int hf[2] = {0, 0};
+            e = cudaMemcpyAsync(hf, dflags, sizeof hf, cudaMemcpyDeviceToHost, x.stream);
+            if (e == cudaSuccess)
+                e = cudaStreamSynchronize(x.stream);
+            if (e != cudaSuccess) {
+                st = fv__cuda_error("cudaMemcpyAsync", e);
+                goto done;
+            }
+            if (p->changed)
+                *p->changed = hf[0] != 0;
+            if (p->same_as_before)
+                *p->same_as_before = hf[1] == 0;
+        }
+    }
+done:
+    fv_cu_morph_release(ctx, buf);
+    if (entered)
+        fv_cu_end(&x);
+    free(hdelta);
+    free(hoff);
+    return st;
+}
