@@ -573,7 +573,11 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
     if (!fv_array_is_contiguous(out) || out->readonly)
         return fv_error_set(FV_EINVAL, "read_region", "out must be C-contiguous and writable");
     if (w == 0 || h == 0)
-        return FV_OK;
+        return fv__slide_failed(s);
+    if ((st = fv__slide_failed(s))) {   /* sticky: fails as any read does, leaving zeros */
+        memset(out->data, 0, (size_t)fv_array_nbytes(out));
+        return st;
+    }
     if (format == FV_PIXEL_NATIVE && d->bits != 8 && d->bits != 16)
         return fv_error_set(FV_EFORMAT, "read_region", "%u-bit samples", (unsigned)d->bits);
 
@@ -649,13 +653,10 @@ fv_slide_read_region(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int lev
                      const fv_read_options *opts, fv_array *out)
 {
     fv_read_options def = {FV_PIXEL_RGB, 0, 0};
-    fv_status st;
     if (!s)
         return fv_error_set(FV_EINVAL, "read_region", "slide is NULL");
     if (!opts)
         opts = &def;
-    if ((st = fv__slide_failed(s)))
-        return st;
     if (level < 0 || level >= s->layout.nlevels)
         return fv_error_set(FV_EINVAL, "read_region", "level %d is out of range (the slide has %d levels)", level,
                             s->layout.nlevels);
@@ -742,8 +743,6 @@ fv_slide_read_associated(fv_slide *s, const char *name, fv_pixel_format format, 
         return fv_error_set(FV_EINVAL, "associated", "format must be RGB or RGBA");
     if ((st = fv_slide_associated_size(s, name, &w, &h)))
         return st;
-    if ((st = fv__slide_failed(s)))
-        return st;
     const fv__assoc_desc *a = fv__find_assoc(s, name);
     if (a->ifd >= 0)
         return fv__read_ifd_region(s, NULL, a->ifd, w, h, 0, 0, w, h, format, 0, 1, out);
@@ -758,6 +757,10 @@ fv_slide_read_associated(fv_slide *s, const char *name, fv_pixel_format format, 
         out->shape[2] != shape[2] || out->dtype != FV_UINT8 || !fv_array_is_contiguous(out))
         return fv_error_set(FV_EINVAL, "associated", "out must be a contiguous host uint8 array of shape "
                             "(%lld, %lld, %lld)", (long long)h, (long long)w, (long long)shape[2]);
+    if ((st = fv__slide_failed(s))) {
+        memset(out->data, 0, (size_t)(w * h * shape[2]));
+        return st;
+    }
     fv__chunk_info ci = {.width = (uint32_t)w, .height = (uint32_t)h, .samples = (uint16_t)comps, .bits = 8,
                          .sample_format = 1, .compression = FV_TIFF_COMPRESSION_JPEG,
                          .photometric = comps == 3 ? FV_TIFF_PHOTOMETRIC_YCBCR : FV_TIFF_PHOTOMETRIC_MINISBLACK,

@@ -477,9 +477,10 @@ standard_props(const fv__tiff *t, const fv__format *f, fv__layout *l)
             continue;
         if ((st = fv__tiff_tag_f64(t, tg, &v, 1)) == FV_EIO)
             return st;   /* a read error; an unusable value is only left out */
-        if (st)
+        if (st) {
             fv_error_clear();
-        else if ((st = set_double_prop(l, pos[i].key, v)))
+            st = FV_OK;
+        } else if ((st = set_double_prop(l, pos[i].key, v)))
             return st;
     }
     const fv__tiff_tag *icc = fv__tiff_find_tag(d, 34675);   /* ICC profile */
