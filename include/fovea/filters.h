@@ -8,8 +8,13 @@
  *    difference stays within float32 rounding),
  *  - a floating result stored into an integer output is truncated toward zero
  *    and wrapped to the output type's width, as scipy's C cast does on x86-64
- *    (-3.0 into uint8 is 253); into bool it is (value != 0),
- *  - cval is used as a double, never cast to the input dtype first.
+ *    (-3.0 into uint8 is 253; results outside the int32 range stored into
+ *    8/16/32-bit outputs become INT32_MIN's low bits, see fv__cvt32 in
+ *    src/core/ndimage.h); into bool it is the truth of the byte scipy stores,
+ *    i.e. (uint8 as above) != 0 (0.5 -> false, 2.5 -> true, 256.0 -> false),
+ *  - cval is used as a double, except by the n-d minimum / maximum filters over
+ *    a footprint or structure and the rank filter, which (as scipy's C code)
+ *    cast it to the input dtype first.
  * Axes are C order (0 = slowest); negative axes are not accepted here (the
  * Python layer normalises them). Returns FV_OK or a negative fv_status with the
  * details in fv_error_message(). */
@@ -81,7 +86,11 @@ FV_API fv_status fv_convolve(fv_context *ctx, const fv_array *in, fv_array *out,
 /* scipy.ndimage.minimum_filter / maximum_filter with a footprint (nonzero bytes
  * select the window; NULL: the whole box) and an optional structure (float64,
  * NULL for flat): the minimum of in - structure, the maximum of in + structure,
- * computed in double as scipy's grey_erosion / grey_dilation do. */
+ * as scipy's grey_erosion / grey_dilation compute them (the first selected
+ * element in double, the others in the input type with the structure value
+ * cast to it). Without a structure and with a full box (footprint NULL or all
+ * nonzero) this is scipy's separable path: one 1-D pass per axis longer than 1
+ * through out, cval as a double. */
 FV_API fv_status fv_minimum_filter(fv_context *ctx, const fv_array *in, fv_array *out,
                                    const uint8_t *footprint, const double *structure, const int64_t *fshape,
                                    fv_mode mode, double cval, const int64_t *origins);

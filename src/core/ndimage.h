@@ -40,11 +40,20 @@ typedef struct fv__filter1d_params {
  * Selected elements: footprint[j] != 0 (footprint NULL: all), and for CORRELATE
  * additionally weights[j] != 0. Elements are visited in C order of the window. */
 typedef enum fv__filternd_kind {
-    FV__FND_CORRELATE = 0,   /* sum of weights[j] * x in double */
+    FV__FND_CORRELATE = 0,   /* sum of weights[j] * x in double (from 0.0, in C order); src/ops
+                              * zeroes the weights scipy skips (|w| <= DBL_EPSILON, NaN) */
     FV__FND_MINIMUM,         /* min of (x - structure[j]) (structure NULL: x) */
-    FV__FND_MAXIMUM,         /* max of (x + structure[j]) */
-    FV__FND_RANK             /* rank-th smallest of x over the selected elements */
+    FV__FND_MAXIMUM,         /* max of (x + structure[j]); scipy's NI_MinOrMaxFilter: the first
+                              * selected element in double (plus its structure value in double),
+                              * the others in the input type with the structure value cast to
+                              * it (wrapping integer sums), compared as doubles */
+    FV__FND_RANK             /* rank-th smallest of x over the selected elements, then cast to
+                              * the input type (scipy's `(_type)NI_Select(...)`) */
 } fv__filternd_kind;
+/* MINIMUM, MAXIMUM and RANK read cval cast to the input type (scipy's
+ * `(_type)cval`, fv__cvt32 & co. below; bool keeps the raw byte); CORRELATE
+ * reads it as a double. The n-d filters store unsigned results with scipy's
+ * `x > -1 ? (T)x : -(T)(-x)`, which differs from the 1-d store for uint64 only. */
 
 typedef struct fv__filternd_params {
     int kind;                /* fv__filternd_kind */

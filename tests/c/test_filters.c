@@ -1011,8 +1011,16 @@ test_errors(void)
     CHECK_ERR(fv_maximum_filter1d(NULL, a, b, 3, 5, FV_MODE_REFLECT, 0, 0), FV_EINVAL, "out of range");
     CHECK_ERR(fv_maximum_filter1d(NULL, a, b, 3, 0, (fv_mode)-1, 0, 0), FV_EINVAL, "invalid mode");
     /* oversize requests fail cleanly */
-    CHECK_ERR(fv_uniform_filter1d(NULL, a, b, INT64_MAX / 2, 0, FV_MODE_REFLECT, 0, 0), FV_ENOMEM, "too large");
-    CHECK_ERR(fv_minimum_filter1d(NULL, a, b, INT64_MAX, 1, FV_MODE_REFLECT, 0, 0), FV_ENOMEM, "too large");
+    CHECK_ERR(fv_uniform_filter1d(NULL, a, b, INT64_MAX / 2, 0, FV_MODE_REFLECT, 0, 0), FV_EINVAL, "too large");
+    CHECK_ERR(fv_minimum_filter1d(NULL, a, b, INT64_MAX, 1, FV_MODE_REFLECT, 0, 0), FV_EINVAL, "too large");
+    CHECK_ERR(fv_correlate1d(NULL, a, b, w, ((int64_t)1 << 30) + 1, 1, FV_MODE_REFLECT, 0, 0), FV_EINVAL,
+              "too large");
+    int64_t big_sz[2] = {3, ((int64_t)1 << 31)};
+    CHECK_ERR(fv_uniform_filter(NULL, a, b, big_sz, NULL, 0, NULL), FV_EINVAL, "too large");
+    CHECK_ERR(fv_maximum_filter(NULL, a, b, NULL, NULL, big_sz, FV_MODE_REFLECT, 0, NULL), FV_EINVAL, "too large");
+    int64_t big_fp[2] = {1 << 15, 1 << 14};   /* 2^29 elements */
+    CHECK_ERR(fv_rank_filter(NULL, a, b, NULL, big_fp, 0, FV_MODE_REFLECT, 0, NULL), FV_EINVAL, "too large");
+    CHECK_ERR(fv_correlate(NULL, a, b, w, big_fp, FV_MODE_REFLECT, 0, NULL), FV_EINVAL, "too large");
 
     /* n-d */
     CHECK_ERR(fv_correlate(NULL, a, b, NULL, f, FV_MODE_REFLECT, 0, NULL), FV_EINVAL, "weights is NULL");

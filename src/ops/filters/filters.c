@@ -164,6 +164,12 @@ done:
 
 /* ---- 1-D passes ------------------------------------------------------------------ */
 
+/* Windows beyond these sizes are refused up front: their line buffers (1-D) or
+ * per-element tables (n-d) would take gigabytes that an overcommitting system
+ * hands out and then kills the process for. */
+#define FV__MAX_TAPS ((int64_t)1 << 30)
+#define FV__MAX_FOOTPRINT ((int64_t)1 << 28)
+
 /* scipy's symmetry test of NI_Correlate1D (odd lengths, DBL_EPSILON apart). */
 static int
 fv__symmetry(const double *w, int64_t n)
@@ -237,6 +243,9 @@ fv__check_1d(const char *fn, const fv_array *in, const fv_array *out, int64_t si
         return st;
     if (size < 1)
         return fv_error_set(FV_EINVAL, fn, "filter size %lld must be >= 1", (long long)size);
+    if (size > FV__MAX_TAPS)
+        return fv_error_set(FV_EINVAL, fn, "filter size %lld is too large (at most %lld)", (long long)size,
+                            (long long)FV__MAX_TAPS);
     return fv__check_origin(fn, origin, size, axis);
 }
 
@@ -518,6 +527,9 @@ fv_uniform_filter(fv_context *ctx, const fv_array *in, fv_array *out, const int6
             continue;
         fv_mode mode = modes ? modes[ax] : FV_MODE_REFLECT;
         int64_t o = origins ? origins[ax] : 0;
+        if (size[ax] > FV__MAX_TAPS)
+            return fv_error_set(FV_EINVAL, fn, "filter size %lld is too large (at most %lld)", (long long)size[ax],
+                                (long long)FV__MAX_TAPS);
         if ((st = fv__check_mode(fn, mode)) || (st = fv__check_origin(fn, o, size[ax], ax)))
             return st;
         passes[k++] = (fv__filter1d_params){.kind = FV__F1D_UNIFORM, .axis = ax, .mode = mode, .cval = cval,
@@ -562,6 +574,9 @@ fv__check_nd(const char *fn, const fv_array *in, const fv_array *out, const int6
             return fv_error_set(FV_EINVAL, fn, "footprint is too large (element count overflows)");
         n *= fshape[d];
     }
+    if (n > FV__MAX_FOOTPRINT)
+        return fv_error_set(FV_EINVAL, fn, "footprint is too large (%lld elements, at most %lld)", (long long)n,
+                            (long long)FV__MAX_FOOTPRINT);
     for (int d = 0; d < in->ndim; d++)
         if ((st = fv__check_origin(fn, origins ? origins[d] : 0, fshape[d], d)))
             return st;
@@ -712,6 +727,9 @@ fv__min_or_max(const char *fn, int minimum, fv_context *ctx, const fv_array *in,
             if (fshape[d] <= 1)
                 continue;
             int64_t o = origins ? origins[d] : 0;
+            if (fshape[d] > FV__MAX_TAPS)
+                return fv_error_set(FV_EINVAL, fn, "filter size %lld is too large (at most %lld)",
+                                    (long long)fshape[d], (long long)FV__MAX_TAPS);
             if ((st = fv__check_origin(fn, o, fshape[d], d)))
                 return st;
             passes[k++] = (fv__filter1d_params){.kind = minimum ? FV__F1D_MINIMUM : FV__F1D_MAXIMUM, .axis = d,
