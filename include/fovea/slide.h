@@ -4,8 +4,9 @@
  * A slide handle is reference counted and safe to use from many threads at once.
  * It keeps its first error: after a failed read caused by the file (I/O error,
  * corrupt data) every later call fails with the same status and message. A failed
- * read never leaves partial pixels: on error the output array's contents are
- * unspecified and must not be used. */
+ * read never leaves partial pixels: when read_region or read_associated fails with
+ * a valid output array, that array is zero-filled (and must not be used as an
+ * image). Argument errors are reported before the sticky error. */
 #ifndef FOVEA_SLIDE_H
 #define FOVEA_SLIDE_H
 
