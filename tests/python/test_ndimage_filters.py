@@ -344,6 +344,17 @@ def test_rank_median_percentile(backend, rng, p):
         compare(backend, "percentile_filter", x, pct, **common)
 
 
+def test_rank_filter_1d_float16(backend, rng):
+    """scipy's 1-D rank path takes float16 (through float32); its n-D path refuses it."""
+    x = rng.standard_normal(15).astype(np.float16)
+    compare(backend, "median_filter", x, size=4, mode="wrap")
+    compare(backend, "percentile_filter", x, 50, footprint=[1, 0, 1, 1], origin=-1)
+    with pytest.raises(RuntimeError):
+        ndi.median_filter(backend.asarray(x.reshape(3, 5)), size=3)
+    with pytest.raises(RuntimeError):
+        sn.median_filter(x.reshape(3, 5), size=3)
+
+
 def test_median_filter_sizes_past_the_edge(backend, rng):
     """Windows longer than the axis, on every mode (the extension repeats)."""
     for mode in MODES:
@@ -622,3 +633,40 @@ def test_device_mismatch_raises(cp, rng):
         ndi.gaussian_filter(cp.asarray(x), 1.0, output=np.zeros_like(x))
     with pytest.raises(fovea.DeviceError):
         ndi.gaussian_filter(x, 1.0, output=cp.zeros(x.shape, cp.float32))
+
+
+def test_fovea_array_in_and_out(rng):
+    import fovea
+
+    x = data(rng, (6, 7), "int16")
+    got = ndi.gaussian_filter(fovea.asarray(x), 1.0)
+    assert isinstance(got, fovea.Array)
+    assert_close(np.asarray(got), sn.gaussian_filter(x, 1.0))
+    out = fovea.empty((6, 7), "float32")
+    assert ndi.sobel(fovea.asarray(x), output=out) is out
+    assert_close(np.asarray(out), sn.sobel(x, output=np.float32))
+    xf = x.astype(np.float32)
+    got = ndi.gaussian_gradient_magnitude(fovea.asarray(xf), 1.0)
+    assert isinstance(got, fovea.Array)
+    assert_close(np.asarray(got), sn.gaussian_gradient_magnitude(xf, 1.0))
+
+
+@pytest.mark.gpu
+def test_torch_cuda_without_cupy(torch_cuda, rng, monkeypatch):
+    """Single-pass filters work on torch CUDA tensors without CuPy; compositions say
+    that they need it."""
+    from fovea.ndimage import _support
+
+    monkeypatch.setattr(_support, "_cupy", lambda: None)
+    x = data(rng, (6, 7), "float32")
+    t = torch_cuda.from_numpy(x).cuda()
+    for name, args, kw in (("gaussian_filter", (1.0,), {}), ("median_filter", (), dict(size=3)),
+                           ("sobel", (), {}), ("uniform_filter", (0,), {})):
+        got = getattr(ndi, name)(t, *args, **kw)
+        assert isinstance(got, torch_cuda.Tensor) and got.is_cuda
+        assert_close(got.cpu().numpy(), getattr(sn, name)(x, *args, **kw), name)
+    out = torch_cuda.zeros((6, 7), dtype=torch_cuda.float64, device="cuda")
+    assert ndi.correlate(t, np.ones((2, 2)), output=out) is out
+    assert_close(out.cpu().numpy(), sn.correlate(x, np.ones((2, 2)), output=np.float64))
+    with pytest.raises(ImportError, match="gaussian_gradient_magnitude"):
+        ndi.gaussian_gradient_magnitude(t, 1.0)

@@ -426,3 +426,19 @@ def test_binary_erosion_far_origin_is_an_error_not_a_crash():
         ndi.binary_erosion(B2, origin=-2)
     with pytest.raises(ValueError):
         ndi.binary_dilation(B2, origin=(0, 2))
+
+
+@pytest.mark.gpu
+def test_torch_cuda_without_cupy(torch_cuda, rng, monkeypatch):
+    from fovea.ndimage import _support
+
+    monkeypatch.setattr(_support, "_cupy", lambda: None)
+    x = binary_data(rng, (7, 8), "bool")
+    t = torch_cuda.from_numpy(x).cuda()
+    for name, kw in (("binary_erosion", {}), ("binary_opening", dict(iterations=2)),
+                     ("distance_transform_edt", {}), ("grey_dilation", dict(size=3))):
+        got = getattr(ndi, name)(t, **kw)
+        assert isinstance(got, torch_cuda.Tensor) and got.is_cuda
+        assert_close(got.cpu().numpy(), getattr(sn, name)(x, **kw), name)
+    with pytest.raises(ImportError, match="binary_fill_holes"):
+        ndi.binary_fill_holes(t)

@@ -571,6 +571,12 @@ def _rank_filter(name, input, rank, size, footprint, output, mode, cval, origin,
         # scipy 1.17 sends these 1-D cases to its fast 1-D rank filter, which takes only
         # footprint.size: the window is footprint.size taps, holes in the footprint ignored
         footprint = np.ones(footprint.size, bool)
+        if np.dtype(x.dtype) == np.float16:  # which it also takes, through float32
+            tmp = c.empty(x.shape, np.float32)
+            c.run(_fovea.ndi_rank_filter, c.need_xp().asarray(x).astype(np.float32), tmp,
+                  np.ones(footprint.size, np.uint8), rank, mode, cval, tuple(origins))
+            c.assign(output, tmp)
+            return c.result(output)
     c.run(_fovea.ndi_rank_filter, x, output, np.ascontiguousarray(footprint, dtype=np.uint8), rank, mode, cval,
           tuple(origins))
     return c.result(output)
