@@ -24,6 +24,16 @@ PyObject *fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *
 PyObject *fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_skmorph_thin(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in ndimage.c: the filter and morphology bindings behind fovea.ndimage. */
+PyObject *fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_ndi_correlate(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_ndi_min_or_max_filter(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_ndi_rank_filter(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_ndi_binary_erosion(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_ndi_distance_transform_edt(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_ndi_distance_transform_cdt(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_ndi_assign(PyObject *self, PyObject *args, PyObject *kw);
 
 static PyObject *
 fvpy_gpu_available(PyObject *self, PyObject *unused)
@@ -205,6 +215,32 @@ static PyMethodDef fvpy_methods[] = {
      "skmorph_thin(image, max_num_iter=0, stream=None)\n--\n\nTwo-subiteration thinning of a 2-d image."},
     {"skmorph_medial_axis", FVPY_KW(fvpy_skmorph_medial_axis),
      "skmorph_medial_axis(image, order)\n--\n\nThe ordered pass of medial_axis (host arrays)."},
+    /* fovea.ndimage (ndimage.c): arrays in place, modes as fv_mode values; see python/fovea/ndimage */
+    {"ndi_correlate1d", FVPY_KW(fvpy_ndi_correlate1d),
+     "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None)\n--\n\n"
+     "fv_correlate1d into output."},
+    {"ndi_filter1d", FVPY_KW(fvpy_ndi_filter1d),
+     "ndi_filter1d(input, output, kind, size, axis, mode, cval, origin, stream=None)\n--\n\n"
+     "fv_uniform_filter1d (kind 0), fv_minimum_filter1d (1) or fv_maximum_filter1d (2) into output."},
+    {"ndi_correlate", FVPY_KW(fvpy_ndi_correlate),
+     "ndi_correlate(input, output, weights, mode, cval, origins, stream=None)\n--\n\nfv_correlate into output."},
+    {"ndi_min_or_max_filter", FVPY_KW(fvpy_ndi_min_or_max_filter),
+     "ndi_min_or_max_filter(input, output, footprint, structure, mode, cval, origins, minimum, stream=None)"
+     "\n--\n\nfv_minimum_filter / fv_maximum_filter into output."},
+    {"ndi_rank_filter", FVPY_KW(fvpy_ndi_rank_filter),
+     "ndi_rank_filter(input, output, footprint, rank, mode, cval, origins, stream=None)\n--\n\n"
+     "fv_rank_filter into output."},
+    {"ndi_binary_erosion", FVPY_KW(fvpy_ndi_binary_erosion),
+     "ndi_binary_erosion(input, output, structure, iterations, mask, border_value, origins, invert, "
+     "stream=None)\n--\n\nfv_binary_erosion into output."},
+    {"ndi_distance_transform_edt", FVPY_KW(fvpy_ndi_distance_transform_edt),
+     "ndi_distance_transform_edt(input, sampling, distances, indices, stream=None)\n--\n\n"
+     "fv_distance_transform_edt into distances and/or indices."},
+    {"ndi_distance_transform_cdt", FVPY_KW(fvpy_ndi_distance_transform_cdt),
+     "ndi_distance_transform_cdt(input, structure, distances, indices, stream=None)\n--\n\n"
+     "fv_distance_transform_cdt into distances and/or indices."},
+    {"ndi_assign", FVPY_KW(fvpy_ndi_assign),
+     "ndi_assign(src, dst, stream=None)\n--\n\ndst[...] = src (fv_astype) on their device."},
     {"_refcount", fvpy_refcount, METH_O, "_refcount(arr)\n--\n\nReference count of arr's fv_array (tests)."},
     {NULL, NULL, 0, NULL},
 };

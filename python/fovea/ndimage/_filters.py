@@ -1,0 +1,605 @@
+"""Filters with scipy.ndimage's signatures and results (scipy 1.17).
+
+Each function follows scipy's own composition (which 1-D passes, in which order,
+into which array) so that results, dtypes and rounding match; the passes run in
+the C library (include/fovea/filters.h) on the data's device.
+"""
+
+import numbers
+import operator
+import warnings
+from collections.abc import Iterable
+
+import numpy as np
+
+from .. import _fovea
+from . import _support as S
+from ._support import Call, public
+
+__all__ = [
+    "correlate1d",
+    "convolve1d",
+    "gaussian_filter1d",
+    "gaussian_filter",
+    "prewitt",
+    "sobel",
+    "generic_laplace",
+    "laplace",
+    "gaussian_laplace",
+    "generic_gradient_magnitude",
+    "gaussian_gradient_magnitude",
+    "correlate",
+    "convolve",
+    "uniform_filter1d",
+    "uniform_filter",
+    "minimum_filter1d",
+    "maximum_filter1d",
+    "minimum_filter",
+    "maximum_filter",
+    "rank_filter",
+    "median_filter",
+    "percentile_filter",
+]
+
+_F1D_UNIFORM, _F1D_MINIMUM, _F1D_MAXIMUM = 0, 1, 2
+
+
+def _complex_via_real_components(c, func, x, weights, output, cval, **kwargs):
+    """scipy's complex support: the real filters applied to the real and imaginary
+    parts (views) of input, weights and output."""
+    c.need_xp()
+    cx = np.dtype(x.dtype).kind == "c"
+    cw = weights.dtype.kind == "c"
+    if cx and cw:
+        func(x.real, weights.real, output=output.real, cval=np.real(cval), **kwargs)
+        output.real -= func(x.imag, weights.imag, output=None, cval=np.imag(cval), **kwargs)
+        func(x.real, weights.imag, output=output.imag, cval=np.real(cval), **kwargs)
+        output.imag += func(x.imag, weights.real, output=None, cval=np.imag(cval), **kwargs)
+    elif cx:
+        func(x.real, weights, output=output.real, cval=np.real(cval), **kwargs)
+        func(x.imag, weights, output=output.imag, cval=np.imag(cval), **kwargs)
+    else:
+        if np.iscomplexobj(cval):
+            raise ValueError("Cannot provide a complex-valued cval when the input is real.")
+        func(x, weights.real, output=output.real, cval=cval, **kwargs)
+        func(x, weights.imag, output=output.imag, cval=cval, **kwargs)
+    return output
+
+
+# ---- correlation and convolution -------------------------------------------------------
+
+
+@public
+def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
+    """1-D correlation along `axis` (scipy.ndimage.correlate1d)."""
+    c = Call("correlate1d", input)
+    return c.result(_correlate1d(c, c.input, weights, axis, output, mode, cval, origin))
+
+
+def _correlate1d(c, x, weights, axis, output, mode, cval, origin):
+    weights = S.host(weights)
+    if np.dtype(x.dtype).kind == "c" or weights.dtype.kind == "c":
+        if weights.dtype.kind == "c":
+            weights = weights.conj().astype(np.complex128, copy=False)
+        output = c.get_output(output, x, complex_output=True)
+        return _complex_via_real_components(
+            c, correlate1d, x, weights, output, cval, axis=axis, mode=mode, origin=origin)
+    output = c.get_output(output, x)
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.ndim != 1 or weights.shape[0] < 1:
+        raise RuntimeError("no filter weights given")
+    weights = np.ascontiguousarray(weights)
+    axis = S.normalize_axis_index(axis, x.ndim)
+    if S.invalid_origin(origin, len(weights)):
+        raise ValueError("Invalid origin; origin must satisfy -(len(weights) // 2) <= origin <= "
+                         "(len(weights)-1) // 2")
+    mode = S.mode_code(mode)
+    c.run(_fovea.ndi_correlate1d, x, output, weights, axis, mode, cval, origin)
+    return output
+
+
+@public
+def convolve1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
+    """1-D convolution along `axis` (scipy.ndimage.convolve1d)."""
+    weights = S.host(weights)[::-1]
+    origin = -origin
+    if not weights.shape[0] & 1:
+        origin -= 1
+    if weights.dtype.kind == "c":
+        weights = weights.conj()  # undone by correlate1d's conjugation
+    return correlate1d(input, weights, axis, output, mode, cval, origin)
+
+
+def _gaussian_kernel1d(sigma, order, radius):
+    """The taps of a sampled Gaussian (or its order-th derivative) over
+    [-radius, radius], normalised to sum 1, in scipy's arithmetic."""
+    if order < 0:
+        raise ValueError("order must be non-negative")
+    powers = np.arange(order + 1)
+    s2 = sigma * sigma
+    x = np.arange(-radius, radius + 1)
+    phi = np.exp(-0.5 / s2 * x ** 2)
+    phi = phi / phi.sum()
+    if order == 0:
+        return phi
+    # the derivative is q(x) * phi(x) with a polynomial q; d/dx maps the
+    # coefficients of q by (D + P): D differentiates, P multiplies by -x / s2
+    q = np.zeros(order + 1)
+    q[0] = 1
+    step = np.diag(powers[1:], 1) + np.diag(np.ones(order) / -s2, -1)
+    for _ in range(order):
+        q = step.dot(q)
+    q = (x[:, None] ** powers).dot(q)
+    return q * phi
+
+
+@public
+def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect", cval=0.0,
+                      truncate=4.0, *, radius=None):
+    """1-D Gaussian filter (scipy.ndimage.gaussian_filter1d)."""
+    sd = float(sigma)
+    lw = int(truncate * sd + 0.5)
+    if radius is not None:
+        lw = radius
+    if not isinstance(lw, numbers.Integral) or lw < 0:
+        raise ValueError("Radius must be a nonnegative integer.")
+    weights = _gaussian_kernel1d(sigma, order, lw)[::-1]
+    return correlate1d(input, weights, axis, output, mode, cval, 0)
+
+
+@public
+def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *,
+                    radius=None, axes=None):
+    """Multidimensional Gaussian filter as 1-D passes (scipy.ndimage.gaussian_filter)."""
+    c = Call("gaussian_filter", input)
+    x = c.input
+    output = c.get_output(output, x)
+    axes = S.check_axes(axes, x.ndim)
+    n = len(axes)
+    orders = S.normalize_sequence(order, n)
+    sigmas = S.normalize_sequence(sigma, n)
+    modes = S.normalize_sequence(mode, n)
+    radii = S.normalize_sequence(radius, n)
+    passes = [(axes[i], sigmas[i], orders[i], modes[i], radii[i]) for i in range(n) if sigmas[i] > 1e-15]
+    if passes:
+        for ax, sg, od, md, rd in passes:
+            gaussian_filter1d(x, sg, ax, od, output, md, cval, truncate, radius=rd)
+            x = output
+    else:
+        c.assign(output, x)
+    return c.result(output)
+
+
+@public
+def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0):
+    """Prewitt filter (scipy.ndimage.prewitt)."""
+    return _edge("prewitt", [1, 1, 1], input, axis, output, mode, cval)
+
+
+@public
+def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0):
+    """Sobel filter (scipy.ndimage.sobel)."""
+    return _edge("sobel", [1, 2, 1], input, axis, output, mode, cval)
+
+
+def _edge(name, smooth, input, axis, output, mode, cval):
+    c = Call(name, input)
+    x = c.input
+    axis = S.normalize_axis_index(axis, x.ndim)
+    output = c.get_output(output, x)
+    modes = S.normalize_sequence(mode, x.ndim)
+    correlate1d(x, [-1, 0, 1], axis, output, modes[axis], cval, 0)
+    for ax in range(x.ndim):
+        if ax != axis:
+            correlate1d(output, smooth, ax, output, modes[ax], cval, 0)
+    return c.result(output)
+
+
+@public
+def generic_laplace(input, derivative2, output=None, mode="reflect", cval=0.0, extra_arguments=(),
+                    extra_keywords=None, *, axes=None):
+    """Laplace filter from a second-derivative callable (scipy.ndimage.generic_laplace).
+
+    derivative2 is called as scipy calls it, with the working arrays: NumPy for
+    host data, CuPy for GPU data."""
+    c = Call("generic_laplace", input)
+    return c.result(_generic_laplace(c, derivative2, output, mode, cval, extra_arguments, extra_keywords,
+                                     axes))
+
+
+def _generic_laplace(c, derivative2, output, mode, cval, extra_arguments, extra_keywords, axes):
+    if extra_keywords is None:
+        extra_keywords = {}
+    x = c.input
+    output = c.get_output(output, x)
+    axes = S.check_axes(axes, x.ndim)
+    if len(axes) > 0:
+        modes = S.normalize_sequence(mode, len(axes))
+        derivative2(x, axes[0], output, modes[0], cval, *extra_arguments, **extra_keywords)
+        if len(axes) > 1:
+            c.need_xp()
+        for i in range(1, len(axes)):
+            tmp = derivative2(x, axes[i], np.dtype(output.dtype), modes[i], cval, *extra_arguments,
+                              **extra_keywords)
+            output += tmp
+    else:
+        c.assign(output, x)
+    return output
+
+
+@public
+def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None):
+    """Laplace filter from second differences (scipy.ndimage.laplace)."""
+
+    def derivative2(x, axis, output, mode, cval):
+        return correlate1d(x, [1, -2, 1], axis, output, mode, cval, 0)
+
+    c = Call("laplace", input)
+    return c.result(_generic_laplace(c, derivative2, output, mode, cval, (), None, axes))
+
+
+@public
+def gaussian_laplace(input, sigma, output=None, mode="reflect", cval=0.0, *, axes=None, **kwargs):
+    """Laplace filter with Gaussian second derivatives (scipy.ndimage.gaussian_laplace)."""
+    c = Call("gaussian_laplace", input)
+    x = c.input
+
+    def derivative2(x, axis, output, mode, cval, sigma, **kwargs):
+        order = [0] * x.ndim
+        order[axis] = 2
+        return gaussian_filter(x, sigma, order, output, mode, cval, **kwargs)
+
+    axes = S.check_axes(axes, x.ndim)
+    n = len(axes)
+    sigma = S.normalize_sequence(sigma, n)
+    if n < x.ndim:
+        full = [0] * x.ndim
+        for s, ax in zip(sigma, axes):
+            full[ax] = s
+        sigma = full
+    return c.result(_generic_laplace(c, derivative2, output, mode, cval, (sigma,), kwargs, axes))
+
+
+@public
+def generic_gradient_magnitude(input, derivative, output=None, mode="reflect", cval=0.0,
+                               extra_arguments=(), extra_keywords=None, *, axes=None):
+    """Gradient magnitude from a first-derivative callable
+    (scipy.ndimage.generic_gradient_magnitude); derivative gets the working arrays
+    (NumPy on the host, CuPy on a GPU)."""
+    c = Call("generic_gradient_magnitude", input)
+    return c.result(_generic_gradient_magnitude(c, derivative, output, mode, cval, extra_arguments,
+                                                extra_keywords, axes))
+
+
+def _generic_gradient_magnitude(c, derivative, output, mode, cval, extra_arguments, extra_keywords, axes):
+    if extra_keywords is None:
+        extra_keywords = {}
+    x = c.input
+    output = c.get_output(output, x)
+    axes = S.check_axes(axes, x.ndim)
+    if len(axes) > 0:
+        xp = c.need_xp()
+        modes = S.normalize_sequence(mode, len(axes))
+        derivative(x, axes[0], output, modes[0], cval, *extra_arguments, **extra_keywords)
+        xp.multiply(output, output, output)
+        for i in range(1, len(axes)):
+            tmp = derivative(x, axes[i], np.dtype(output.dtype), modes[i], cval, *extra_arguments,
+                             **extra_keywords)
+            xp.multiply(tmp, tmp, tmp)
+            output += tmp
+        xp.sqrt(output, output, casting="unsafe")
+    else:
+        c.assign(output, x)
+    return output
+
+
+@public
+def gaussian_gradient_magnitude(input, sigma, output=None, mode="reflect", cval=0.0, *, axes=None,
+                                **kwargs):
+    """Gradient magnitude with Gaussian derivatives (scipy.ndimage.gaussian_gradient_magnitude)."""
+    c = Call("gaussian_gradient_magnitude", input)
+
+    def derivative(x, axis, output, mode, cval, sigma, **kwargs):
+        order = [0] * x.ndim
+        order[axis] = 1
+        return gaussian_filter(x, sigma, order, output, mode, cval, **kwargs)
+
+    return c.result(_generic_gradient_magnitude(c, derivative, output, mode, cval, (sigma,), kwargs, axes))
+
+
+def _correlate_or_convolve(name, input, weights, output, mode, cval, origin, convolution, axes):
+    c = Call(name, input)
+    return c.result(_correlate_nd(c, weights, output, mode, cval, origin, convolution, axes))
+
+
+def _correlate_nd(c, weights, output, mode, cval, origin, convolution, axes):
+    x = c.input
+    weights = S.host(weights)
+    if np.dtype(x.dtype).kind == "c" or weights.dtype.kind == "c":
+        if weights.dtype.kind == "c" and not convolution:
+            weights = weights.conj()  # as np.correlate: conjugate the weights
+        output = c.get_output(output, x, complex_output=True)
+        func = convolve if convolution else correlate
+        return _complex_via_real_components(c, func, x, weights, output, cval, mode=mode, origin=origin,
+                                            axes=axes)
+    axes = S.check_axes(axes, x.ndim)
+    weights = np.asarray(weights, dtype=np.float64)
+    weights = S.expand_footprint(x.ndim, axes, weights, "weights")
+    origins = S.expand_origin(x.ndim, axes, origin)
+    wshape = [n for n in weights.shape if n > 0]
+    if len(wshape) != x.ndim:
+        raise RuntimeError(f"weights.ndim ({len(wshape)}) must match len(axes) ({len(axes)})")
+    if convolution:
+        weights = weights[(slice(None, None, -1),) * weights.ndim]
+        for i in range(len(origins)):
+            origins[i] = -origins[i]
+            if not weights.shape[i] & 1:
+                origins[i] -= 1
+    for o, n in zip(origins, wshape):
+        if S.invalid_origin(o, n):
+            raise ValueError("Invalid origin; origin must satisfy -(weights.shape[k] // 2) <= origin[k] <= "
+                             "(weights.shape[k]-1) // 2")
+    weights = np.ascontiguousarray(weights)
+    output = c.get_output(output, x)
+    if not isinstance(mode, str) and isinstance(mode, Iterable):
+        raise RuntimeError("A sequence of modes is not supported")
+    mode = S.mode_code(mode)
+    c.run(_fovea.ndi_correlate, x, output, weights, mode, cval, tuple(origins))
+    return output
+
+
+@public
+def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None):
+    """Multidimensional correlation (scipy.ndimage.correlate)."""
+    return _correlate_or_convolve("correlate", input, weights, output, mode, cval, origin, False, axes)
+
+
+@public
+def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None):
+    """Multidimensional convolution (scipy.ndimage.convolve)."""
+    return _correlate_or_convolve("convolve", input, weights, output, mode, cval, origin, True, axes)
+
+
+# ---- uniform, minimum and maximum --------------------------------------------------------
+
+
+@public
+def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
+    """1-D running mean (scipy.ndimage.uniform_filter1d)."""
+    c = Call("uniform_filter1d", input)
+    x = c.input
+    axis = S.normalize_axis_index(axis, x.ndim)
+    if size < 1:
+        raise RuntimeError("incorrect filter size")
+    cplx = np.dtype(x.dtype).kind == "c"
+    output = c.get_output(output, x, complex_output=cplx)
+    if size // 2 + origin < 0 or size // 2 + origin >= size:
+        raise ValueError("invalid origin")
+    mode = S.mode_code(mode)
+    if not cplx:
+        c.run(_fovea.ndi_filter1d, x, output, _F1D_UNIFORM, size, axis, mode, cval, origin)
+    else:
+        c.need_xp()
+        c.run(_fovea.ndi_filter1d, x.real, output.real, _F1D_UNIFORM, size, axis, mode, np.real(cval), origin)
+        c.run(_fovea.ndi_filter1d, x.imag, output.imag, _F1D_UNIFORM, size, axis, mode, np.imag(cval), origin)
+    return c.result(output)
+
+
+@public
+def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None):
+    """Multidimensional running mean as 1-D passes (scipy.ndimage.uniform_filter)."""
+    c = Call("uniform_filter", input)
+    x = c.input
+    output = c.get_output(output, x, complex_output=np.dtype(x.dtype).kind == "c")
+    axes = S.check_axes(axes, x.ndim)
+    n = len(axes)
+    sizes = S.normalize_sequence(size, n)
+    origins = S.normalize_sequence(origin, n)
+    modes = S.normalize_sequence(mode, n)
+    passes = [(axes[i], sizes[i], origins[i], modes[i]) for i in range(n) if sizes[i] > 1]
+    if passes:
+        for ax, sz, og, md in passes:
+            uniform_filter1d(x, int(sz), ax, output, md, cval, og)
+            x = output
+    else:
+        c.assign(output, x)
+    return c.result(output)
+
+
+def _min_or_max_1d(name, kind, input, size, axis, output, mode, cval, origin):
+    c = Call(name, input)
+    x = c.input
+    S.check_real(x)
+    axis = S.normalize_axis_index(axis, x.ndim)
+    if size < 1:
+        raise RuntimeError("incorrect filter size")
+    output = c.get_output(output, x)
+    if size // 2 + origin < 0 or size // 2 + origin >= size:
+        raise ValueError("invalid origin")
+    mode = S.mode_code(mode)
+    c.run(_fovea.ndi_filter1d, x, output, kind, size, axis, mode, cval, origin)
+    return c.result(output)
+
+
+@public
+def minimum_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
+    """1-D minimum filter (scipy.ndimage.minimum_filter1d)."""
+    return _min_or_max_1d("minimum_filter1d", _F1D_MINIMUM, input, size, axis, output, mode, cval, origin)
+
+
+@public
+def maximum_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
+    """1-D maximum filter (scipy.ndimage.maximum_filter1d)."""
+    return _min_or_max_1d("maximum_filter1d", _F1D_MAXIMUM, input, size, axis, output, mode, cval, origin)
+
+
+def _min_or_max_filter(name, input, size, footprint, structure, output, mode, cval, origin, minimum,
+                       axes=None, stacklevel=4):
+    """scipy's _min_or_max_filter: separable 1-D passes for a size or an all-true
+    footprint, else the n-D filter over footprint (and structure, for grey morphology)."""
+    if size is not None and footprint is not None:
+        warnings.warn("ignoring size because footprint is set", UserWarning, stacklevel=stacklevel)
+    if structure is None:
+        if footprint is None:
+            if size is None:
+                raise RuntimeError("no footprint provided")
+            separable = True
+        else:
+            footprint = S.host(footprint, bool)
+            if not footprint.any():
+                raise ValueError("All-zero footprint is not supported.")
+            if footprint.all():
+                size = footprint.shape
+                footprint = None
+                separable = True
+            else:
+                separable = False
+    else:
+        structure = S.host(structure, np.float64)
+        separable = False
+        if footprint is None:
+            footprint = np.ones(structure.shape, bool)
+        else:
+            footprint = S.host(footprint, bool)
+    c = Call(name, input)
+    x = c.input
+    S.check_real(x)
+    output = c.get_output(output, x)
+    axes = S.check_axes(axes, x.ndim)
+    n = len(axes)
+    if separable:
+        origins = S.normalize_sequence(origin, n)
+        sizes = S.normalize_sequence(size, n)
+        modes = S.normalize_sequence(mode, n)
+        passes = [(axes[i], sizes[i], origins[i], modes[i]) for i in range(n) if sizes[i] > 1]
+        fn = minimum_filter1d if minimum else maximum_filter1d
+        if passes:
+            for ax, sz, og, md in passes:
+                fn(x, int(sz), ax, output, md, cval, og)
+                x = output
+        else:
+            c.assign(output, x)
+        return c.result(output)
+    footprint = S.expand_footprint(x.ndim, axes, footprint)
+    origins = S.expand_origin(x.ndim, axes, origin)
+    fshape = [k for k in footprint.shape if k > 0]
+    if len(fshape) != x.ndim:
+        raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match len(axes) ({len(axes)})")
+    for o, k in zip(origins, fshape):
+        if k // 2 + o < 0 or k // 2 + o >= k:
+            raise ValueError("invalid origin")
+    if structure is not None:
+        if len(structure.shape) != n:
+            raise RuntimeError("structure array has incorrect shape")
+        structure = np.ascontiguousarray(structure.reshape(footprint.shape))
+    if not isinstance(mode, str) and isinstance(mode, Iterable):
+        raise RuntimeError("A sequence of modes is not supported for non-separable footprints")
+    mode = S.mode_code(mode)
+    c.run(_fovea.ndi_min_or_max_filter, x, output, np.ascontiguousarray(footprint, dtype=np.uint8), structure,
+          mode, cval, tuple(origins), bool(minimum))
+    return c.result(output)
+
+
+@public
+def minimum_filter(input, size=None, footprint=None, output=None, mode="reflect", cval=0.0, origin=0, *,
+                   axes=None):
+    """Multidimensional minimum filter (scipy.ndimage.minimum_filter)."""
+    return _min_or_max_filter("minimum_filter", input, size, footprint, None, output, mode, cval, origin, 1,
+                              axes)
+
+
+@public
+def maximum_filter(input, size=None, footprint=None, output=None, mode="reflect", cval=0.0, origin=0, *,
+                   axes=None):
+    """Multidimensional maximum filter (scipy.ndimage.maximum_filter)."""
+    return _min_or_max_filter("maximum_filter", input, size, footprint, None, output, mode, cval, origin, 0,
+                              axes)
+
+
+# ---- rank filters ------------------------------------------------------------------------
+
+
+def _rank_filter(name, input, rank, size, footprint, output, mode, cval, origin, operation, axes):
+    if size is not None and footprint is not None:
+        warnings.warn("ignoring size because footprint is set", UserWarning, stacklevel=4)
+    c = Call(name, input)
+    x = c.input
+    S.check_real(x)
+    axes = S.check_axes(axes, x.ndim)
+    n = len(axes)
+    if footprint is None:
+        if size is None:
+            raise RuntimeError("no footprint or filter size provided")
+        footprint = np.ones(S.normalize_sequence(size, n), dtype=bool)
+    else:
+        footprint = S.host(footprint, bool)
+    footprint = S.expand_footprint(x.ndim, axes, footprint)
+    origins = S.expand_origin(x.ndim, axes, origin)
+    mode = S.expand_mode(x.ndim, axes, mode)
+    fshape = [k for k in footprint.shape if k > 0]
+    if len(fshape) != x.ndim:
+        raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match len(axes) ({len(axes)})")
+    for o, k in zip(origins, fshape):
+        if k // 2 + o < 0 or k // 2 + o >= k:
+            raise ValueError("invalid origin")
+    count = int(np.count_nonzero(footprint))
+    if operation == "median":
+        rank = count // 2
+    elif operation == "percentile":
+        percentile = rank
+        if percentile < 0.0:
+            percentile += 100.0
+        if percentile < 0 or percentile > 100:
+            raise RuntimeError("invalid percentile")
+        if percentile == 100.0:
+            rank = count - 1
+        else:
+            rank = int(float(count) * percentile / 100.0)
+    if rank < 0:
+        rank += count
+    if rank < 0 or rank >= count:
+        raise RuntimeError("rank not within filter footprint size")
+    if rank == 0:
+        return c.result(minimum_filter(x, None, footprint, c.pass_output(output), mode, cval, origins, axes=None))
+    if rank == count - 1:
+        return c.result(maximum_filter(x, None, footprint, c.pass_output(output), mode, cval, origins, axes=None))
+    output = c.get_output(output, x)
+    if not isinstance(mode, str) and isinstance(mode, Iterable):
+        raise RuntimeError("A sequence of modes is not supported by non-separable rank filters")
+    mode = S.mode_code(mode)
+    if x.ndim == 1 and (x.size - ((footprint.size - 1) // 2 - origins[-1]) >= 0 or x.size == 1):
+        # scipy 1.17 sends these 1-D cases to its fast 1-D rank filter, which takes only
+        # footprint.size: the window is footprint.size taps, holes in the footprint ignored
+        footprint = np.ones(footprint.size, bool)
+        if np.dtype(x.dtype) == np.float16:  # which it also takes, through float32
+            tmp = c.empty(x.shape, np.float32)
+            c.run(_fovea.ndi_rank_filter, c.need_xp().asarray(x).astype(np.float32), tmp,
+                  np.ones(footprint.size, np.uint8), rank, mode, cval, tuple(origins))
+            c.assign(output, tmp)
+            return c.result(output)
+    c.run(_fovea.ndi_rank_filter, x, output, np.ascontiguousarray(footprint, dtype=np.uint8), rank, mode, cval,
+          tuple(origins))
+    return c.result(output)
+
+
+@public
+def rank_filter(input, rank, size=None, footprint=None, output=None, mode="reflect", cval=0.0, origin=0, *,
+                axes=None):
+    """Multidimensional rank filter (scipy.ndimage.rank_filter)."""
+    rank = operator.index(rank)
+    return _rank_filter("rank_filter", input, rank, size, footprint, output, mode, cval, origin, "rank", axes)
+
+
+@public
+def median_filter(input, size=None, footprint=None, output=None, mode="reflect", cval=0.0, origin=0, *,
+                  axes=None):
+    """Multidimensional median filter (scipy.ndimage.median_filter)."""
+    return _rank_filter("median_filter", input, 0, size, footprint, output, mode, cval, origin, "median", axes)
+
+
+@public
+def percentile_filter(input, percentile, size=None, footprint=None, output=None, mode="reflect", cval=0.0,
+                      origin=0, *, axes=None):
+    """Multidimensional percentile filter (scipy.ndimage.percentile_filter)."""
+    return _rank_filter("percentile_filter", input, percentile, size, footprint, output, mode, cval, origin,
+                        "percentile", axes)

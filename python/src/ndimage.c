@@ -1,0 +1,426 @@
+/* Bindings of the filter and morphology C API (include/fovea/filters.h,
+ * morphology.h) for fovea.ndimage.
+ *
+ * These are thin: the Python layer (python/fovea/ndimage) validates arguments
+ * the way scipy.ndimage does, allocates every output on the input's device and
+ * passes it in, so each binding only imports its arrays without copying, reads
+ * the small host parameters (weights, footprints, structures) through the
+ * buffer protocol, runs one library call without the GIL on the caller's
+ * stream and returns None. Modes arrive as fv_mode values. */
+#include "array.h"
+#include "errors.h"
+
+/* ---- shared plumbing ------------------------------------------------------------ */
+
+/* The arrays of one call: the input, the output, and up to two more arrays on
+ * the same device (mask, distances, indices; any may be absent). */
+typedef struct fvpy_nd {
+    const char *name;
+    fvpy_in in, out, aux1, aux2;
+    fv_context *ctx;
+    void *stream;
+    Py_buffer bufs[2];
+    int nbufs;
+} fvpy_nd;
+
+static int
+fvpy__nd_import(fvpy_nd *c, const char *what, PyObject *o, fvpy_in *dst, int writable)
+{
+    char da[32], db[32];
+    if (!o || o == Py_None)
+        return 0;
+    if (fvpy_import(o, c->stream, dst) < 0)
+        return -1;
+    if (writable && fv_array_readonly(dst->arr)) {
+        PyErr_Format(PyExc_ValueError, "%s: %s is read-only", c->name, what);
+        return -1;
+    }
+    if (dst != &c->in && c->in.arr &&
+        !fvpy_same_device(fv_array_device(c->in.arr), fv_array_device(dst->arr))) {
+        fvpy_device_error("%s: %s is on %s but the input is on %s; move one with fovea.to_device", c->name,
+                          what, fvpy_device_str(fv_array_device(dst->arr), da, sizeof da),
+                          fvpy_device_str(fv_array_device(c->in.arr), db, sizeof db));
+        return -1;
+    }
+    return 0;
+}
+
+/* Imports the input (required) and the optional arrays, then makes the CUDA
+ * context when the data lives on a GPU. 0 or -1 with an exception set. */
+static int
+fvpy__nd_open(fvpy_nd *c, const char *name, PyObject *stream_o, PyObject *in_o, PyObject *out_o,
+              PyObject *aux1_o, const char *aux1_what, int aux1_writable, PyObject *aux2_o,
+              const char *aux2_what)
+{
+    memset(c, 0, sizeof *c);
+    c->name = name;
+    if (fvpy_parse_stream(stream_o, &c->stream) < 0 || fvpy__nd_import(c, "input", in_o, &c->in, 0) < 0 ||
+        fvpy__nd_import(c, "output", out_o, &c->out, 1) < 0 ||
+        fvpy__nd_import(c, aux1_what, aux1_o, &c->aux1, aux1_writable) < 0 ||
+        fvpy__nd_import(c, aux2_what, aux2_o, &c->aux2, 1) < 0)
+        return -1;
+    if (fvpy_make_context(fv_array_device(c->in.arr), c->stream, &c->ctx) < 0 ||
+        fvpy_sync_input(c->ctx, &c->in, c->stream) < 0 || fvpy_sync_input(c->ctx, &c->out, c->stream) < 0 ||
+        fvpy_sync_input(c->ctx, &c->aux1, c->stream) < 0 || fvpy_sync_input(c->ctx, &c->aux2, c->stream) < 0)
+        return -1;
+    return 0;
+}
+
+/* Releases everything; returns None when st is FV_OK (and no exception is
+ * pending), else raises for st and returns NULL. */
+static PyObject *
+fvpy__nd_close(fvpy_nd *c, fv_status st)
+{
+    PyObject *ret = NULL;
+    if (st)
+        fvpy_raise(st);
+    else if (!PyErr_Occurred()) {
+        Py_INCREF(Py_None);
+        ret = Py_None;
+    }
+    for (int i = 0; i < c->nbufs; i++)
+        PyBuffer_Release(&c->bufs[i]);
+    fvpy_in_clear(&c->in);
+    fvpy_in_clear(&c->out);
+    fvpy_in_clear(&c->aux1);
+    fvpy_in_clear(&c->aux2);
+    fv_context_free(c->ctx);
+    return ret;
+}
+
+/* A C-contiguous host buffer of doubles ('d') or bytes ('B' or '?'), kept open
+ * in c until fvpy__nd_close. ndim_want < 0 accepts any ndim. */
+static int
+fvpy__nd_host(fvpy_nd *c, const char *what, PyObject *o, char kind, int ndim_want, const void **data,
+              int64_t *shape)
+{
+    Py_buffer *v = &c->bufs[c->nbufs];
+    const char *f;
+    if (c->nbufs >= 2) {
+        PyErr_Format(PyExc_SystemError, "%s: too many host buffers", c->name);
+        return -1;
+    }
+    if (PyObject_GetBuffer(o, v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    c->nbufs++;
+    f = v->format ? v->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@' || *f == '|')
+        f++;
+    if (kind == 'd' ? (strcmp(f, "d") != 0 || v->itemsize != 8)
+                    : ((strcmp(f, "B") != 0 && strcmp(f, "?") != 0) || v->itemsize != 1)) {
+        PyErr_Format(PyExc_TypeError, "%s: %s must be a C-contiguous %s host buffer (format '%s')", c->name,
+                     what, kind == 'd' ? "float64" : "uint8", f);
+        return -1;
+    }
+    if (ndim_want >= 0 && v->ndim != ndim_want) {
+        PyErr_Format(PyExc_ValueError, "%s: %s has %d dimensions, expected %d", c->name, what, v->ndim,
+                     ndim_want);
+        return -1;
+    }
+    if (v->len == 0) {
+        PyErr_Format(PyExc_ValueError, "%s: %s is empty", c->name, what);
+        return -1;
+    }
+    for (int i = 0; i < v->ndim && shape; i++)
+        shape[i] = (int64_t)v->shape[i];
+    *data = v->buf;
+    return 0;
+}
+
+/* A sequence of exactly n ints into out[]. */
+static int
+fvpy__nd_ints(fvpy_nd *c, const char *what, PyObject *o, int n, int64_t *out)
+{
+    PyObject *seq = PySequence_Fast(o, "origins must be a sequence of ints");
+    int rc = -1;
+    if (!seq)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != n) {
+        PyErr_Format(PyExc_ValueError, "%s: %s needs %d values, got %zd", c->name, what, n,
+                     PySequence_Fast_GET_SIZE(seq));
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        out[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (out[i] == -1 && PyErr_Occurred())
+            goto done;
+    }
+    rc = 0;
+done:
+    Py_DECREF(seq);
+    return rc;
+}
+
+static int
+fvpy__nd_mode(fvpy_nd *c, int mode)
+{
+    if (mode < 0 || mode >= FV_MODE_COUNT) {
+        PyErr_Format(PyExc_ValueError, "%s: mode %d out of range", c->name, mode);
+        return -1;
+    }
+    return 0;
+}
+
+#define FVPY_ND_RUN(c, st, call)   \
+    do {                           \
+        Py_BEGIN_ALLOW_THREADS     \
+        (st) = (call);             \
+        Py_END_ALLOW_THREADS       \
+    } while (0)
+
+/* ---- filters ------------------------------------------------------------------------ */
+
+/* ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None) */
+PyObject *
+fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "weights", "axis", "mode", "cval", "origin", "stream", NULL};
+    PyObject *in_o, *out_o, *w_o, *stream_o = Py_None;
+    int axis, mode;
+    double cval;
+    long long origin;
+    const void *w;
+    int64_t n;
+    fv_status st = FV_OK;
+    fvpy_nd c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiidL|O:ndi_correlate1d", kwlist, &in_o, &out_o, &w_o, &axis,
+                                     &mode, &cval, &origin, &stream_o))
+        return NULL;
+    if (fvpy__nd_open(&c, "correlate1d", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
+        fvpy__nd_mode(&c, mode) == 0 && fvpy__nd_host(&c, "weights", w_o, 'd', 1, &w, &n) == 0)
+        FVPY_ND_RUN(&c, st, fv_correlate1d(c.ctx, c.in.arr, c.out.arr, w, n, axis, (fv_mode)mode, cval, origin));
+    return fvpy__nd_close(&c, st);
+}
+
+/* ndi_filter1d(input, output, kind, size, axis, mode, cval, origin, stream=None):
+ * kind 0 uniform, 1 minimum, 2 maximum. */
+PyObject *
+fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "kind", "size", "axis", "mode", "cval", "origin", "stream",
+                             NULL};
+    PyObject *in_o, *out_o, *stream_o = Py_None;
+    int kind, axis, mode;
+    long long size, origin;
+    double cval;
+    fv_status st = FV_OK;
+    fvpy_nd c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiLiidL|O:ndi_filter1d", kwlist, &in_o, &out_o, &kind, &size,
+                                     &axis, &mode, &cval, &origin, &stream_o))
+        return NULL;
+    static const char *names[] = {"uniform_filter1d", "minimum_filter1d", "maximum_filter1d"};
+    if (kind < 0 || kind > 2) {
+        PyErr_Format(PyExc_ValueError, "ndi_filter1d: kind %d out of range", kind);
+        return NULL;
+    }
+    if (fvpy__nd_open(&c, names[kind], stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
+        fvpy__nd_mode(&c, mode) == 0) {
+        fv_mode m = (fv_mode)mode;
+        switch (kind) {
+        case 0: FVPY_ND_RUN(&c, st, fv_uniform_filter1d(c.ctx, c.in.arr, c.out.arr, size, axis, m, cval, origin)); break;
+        case 1: FVPY_ND_RUN(&c, st, fv_minimum_filter1d(c.ctx, c.in.arr, c.out.arr, size, axis, m, cval, origin)); break;
+        default: FVPY_ND_RUN(&c, st, fv_maximum_filter1d(c.ctx, c.in.arr, c.out.arr, size, axis, m, cval, origin)); break;
+        }
+    }
+    return fvpy__nd_close(&c, st);
+}
+
+/* ndi_correlate(input, output, weights, mode, cval, origins, stream=None):
+ * weights a C-contiguous float64 host array with input's ndim. */
+PyObject *
+fvpy_ndi_correlate(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "weights", "mode", "cval", "origins", "stream", NULL};
+    PyObject *in_o, *out_o, *w_o, *orig_o, *stream_o = Py_None;
+    int mode;
+    double cval;
+    const void *w;
+    int64_t fshape[FV_MAX_NDIM], origins[FV_MAX_NDIM];
+    fv_status st = FV_OK;
+    fvpy_nd c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOidO|O:ndi_correlate", kwlist, &in_o, &out_o, &w_o, &mode,
+                                     &cval, &orig_o, &stream_o))
+        return NULL;
+    if (fvpy__nd_open(&c, "correlate", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
+        fvpy__nd_mode(&c, mode) == 0) {
+        int nd = fv_array_ndim(c.in.arr);
+        if (fvpy__nd_host(&c, "weights", w_o, 'd', nd, &w, fshape) == 0 &&
+            fvpy__nd_ints(&c, "origins", orig_o, nd, origins) == 0)
+            FVPY_ND_RUN(&c, st, fv_correlate(c.ctx, c.in.arr, c.out.arr, w, fshape, (fv_mode)mode, cval, origins));
+    }
+    return fvpy__nd_close(&c, st);
+}
+
+/* ndi_min_or_max_filter(input, output, footprint, structure, mode, cval, origins,
+ * minimum, stream=None): footprint a C-contiguous uint8/bool host array with
+ * input's ndim; structure None or float64 of the same shape. */
+PyObject *
+fvpy_ndi_min_or_max_filter(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "footprint", "structure", "mode", "cval", "origins",
+                             "minimum", "stream", NULL};
+    PyObject *in_o, *out_o, *fp_o, *s_o, *orig_o, *stream_o = Py_None;
+    int mode, minimum;
+    double cval;
+    const void *fp, *s = NULL;
+    int64_t fshape[FV_MAX_NDIM], sshape[FV_MAX_NDIM], origins[FV_MAX_NDIM];
+    fv_status st = FV_OK;
+    fvpy_nd c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOidOp|O:ndi_min_or_max_filter", kwlist, &in_o, &out_o, &fp_o,
+                                     &s_o, &mode, &cval, &orig_o, &minimum, &stream_o))
+        return NULL;
+    if (fvpy__nd_open(&c, minimum ? "minimum_filter" : "maximum_filter", stream_o, in_o, out_o, NULL, NULL, 0,
+                      NULL, NULL) == 0 &&
+        fvpy__nd_mode(&c, mode) == 0) {
+        int nd = fv_array_ndim(c.in.arr);
+        if (fvpy__nd_host(&c, "footprint", fp_o, 'B', nd, &fp, fshape) < 0 ||
+            fvpy__nd_ints(&c, "origins", orig_o, nd, origins) < 0)
+            goto done;
+        if (s_o != Py_None) {
+            if (fvpy__nd_host(&c, "structure", s_o, 'd', nd, &s, sshape) < 0)
+                goto done;
+            if (memcmp(sshape, fshape, (size_t)nd * sizeof *fshape) != 0) {
+                PyErr_Format(PyExc_ValueError, "%s: structure and footprint shapes differ", c.name);
+                goto done;
+            }
+        }
+        if (minimum)
+            FVPY_ND_RUN(&c, st, fv_minimum_filter(c.ctx, c.in.arr, c.out.arr, fp, s, fshape, (fv_mode)mode, cval, origins));
+        else
+            FVPY_ND_RUN(&c, st, fv_maximum_filter(c.ctx, c.in.arr, c.out.arr, fp, s, fshape, (fv_mode)mode, cval, origins));
+    }
+done:
+    return fvpy__nd_close(&c, st);
+}
+
+/* ndi_rank_filter(input, output, footprint, rank, mode, cval, origins, stream=None) */
+PyObject *
+fvpy_ndi_rank_filter(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "footprint", "rank", "mode", "cval", "origins", "stream", NULL};
+    PyObject *in_o, *out_o, *fp_o, *orig_o, *stream_o = Py_None;
+    int mode;
+    long long rank;
+    double cval;
+    const void *fp;
+    int64_t fshape[FV_MAX_NDIM], origins[FV_MAX_NDIM];
+    fv_status st = FV_OK;
+    fvpy_nd c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOLidO|O:ndi_rank_filter", kwlist, &in_o, &out_o, &fp_o, &rank,
+                                     &mode, &cval, &orig_o, &stream_o))
+        return NULL;
+    if (fvpy__nd_open(&c, "rank_filter", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
+        fvpy__nd_mode(&c, mode) == 0) {
+        int nd = fv_array_ndim(c.in.arr);
+        if (fvpy__nd_host(&c, "footprint", fp_o, 'B', nd, &fp, fshape) == 0 &&
+            fvpy__nd_ints(&c, "origins", orig_o, nd, origins) == 0)
+            FVPY_ND_RUN(&c, st, fv_rank_filter(c.ctx, c.in.arr, c.out.arr, fp, fshape, rank, (fv_mode)mode, cval, origins));
+    }
+    return fvpy__nd_close(&c, st);
+}
+
+/* ---- morphology ----------------------------------------------------------------------- */
+
+/* ndi_binary_erosion(input, output, structure, iterations, mask, border_value,
+ * origins, invert, stream=None) */
+PyObject *
+fvpy_ndi_binary_erosion(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "structure", "iterations", "mask", "border_value", "origins",
+                             "invert", "stream", NULL};
+    PyObject *in_o, *out_o, *s_o, *mask_o, *orig_o, *stream_o = Py_None;
+    int iterations, border_value, invert;
+    const void *s;
+    int64_t sshape[FV_MAX_NDIM], origins[FV_MAX_NDIM];
+    fv_status st = FV_OK;
+    fvpy_nd c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiOpOp|O:ndi_binary_erosion", kwlist, &in_o, &out_o, &s_o,
+                                     &iterations, &mask_o, &border_value, &orig_o, &invert, &stream_o))
+        return NULL;
+    if (fvpy__nd_open(&c, invert ? "binary_dilation" : "binary_erosion", stream_o, in_o, out_o, mask_o, "mask",
+                      0, NULL, NULL) == 0) {
+        int nd = fv_array_ndim(c.in.arr);
+        if (fvpy__nd_host(&c, "structure", s_o, 'B', nd, &s, sshape) == 0 &&
+            fvpy__nd_ints(&c, "origins", orig_o, nd, origins) == 0)
+            FVPY_ND_RUN(&c, st, fv_binary_erosion(c.ctx, c.in.arr, c.out.arr, s, sshape, iterations, c.aux1.arr,
+                                                  border_value, origins, invert));
+    }
+    return fvpy__nd_close(&c, st);
+}
+
+/* ndi_distance_transform_edt(input, sampling, distances, indices, stream=None):
+ * sampling None or a float64 host buffer of input's ndim values. */
+PyObject *
+fvpy_ndi_distance_transform_edt(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "sampling", "distances", "indices", "stream", NULL};
+    PyObject *in_o, *samp_o, *dist_o, *ind_o, *stream_o = Py_None;
+    const void *samp = NULL;
+    int64_t n;
+    fv_status st = FV_OK;
+    fvpy_nd c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:ndi_distance_transform_edt", kwlist, &in_o, &samp_o,
+                                     &dist_o, &ind_o, &stream_o))
+        return NULL;
+    if (fvpy__nd_open(&c, "distance_transform_edt", stream_o, in_o, NULL, dist_o, "distances", 1, ind_o,
+                      "indices") == 0) {
+        if (samp_o != Py_None) {
+            if (fvpy__nd_host(&c, "sampling", samp_o, 'd', 1, &samp, &n) < 0)
+                goto done;
+            if (n != fv_array_ndim(c.in.arr)) {
+                PyErr_Format(PyExc_ValueError, "%s: sampling needs %d values", c.name, fv_array_ndim(c.in.arr));
+                goto done;
+            }
+        }
+        FVPY_ND_RUN(&c, st, fv_distance_transform_edt(c.ctx, c.in.arr, samp, c.aux1.arr, c.aux2.arr));
+    }
+done:
+    return fvpy__nd_close(&c, st);
+}
+
+/* ndi_distance_transform_cdt(input, structure, distances, indices, stream=None) */
+PyObject *
+fvpy_ndi_distance_transform_cdt(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "structure", "distances", "indices", "stream", NULL};
+    PyObject *in_o, *s_o, *dist_o, *ind_o, *stream_o = Py_None;
+    const void *s;
+    int64_t sshape[FV_MAX_NDIM];
+    fv_status st = FV_OK;
+    fvpy_nd c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:ndi_distance_transform_cdt", kwlist, &in_o, &s_o, &dist_o,
+                                     &ind_o, &stream_o))
+        return NULL;
+    if (fvpy__nd_open(&c, "distance_transform_cdt", stream_o, in_o, NULL, dist_o, "distances", 1, ind_o,
+                      "indices") == 0 &&
+        fvpy__nd_host(&c, "structure", s_o, 'B', fv_array_ndim(c.in.arr), &s, sshape) == 0)
+        FVPY_ND_RUN(&c, st, fv_distance_transform_cdt(c.ctx, c.in.arr, s, sshape, c.aux1.arr, c.aux2.arr));
+    return fvpy__nd_close(&c, st);
+}
+
+/* ---- helpers ---------------------------------------------------------------------------- */
+
+/* ndi_assign(src, dst, stream=None): dst[...] = src on their device (fv_astype), for
+ * GPU arrays when CuPy is absent. */
+PyObject *
+fvpy_ndi_assign(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"src", "dst", "stream", NULL};
+    PyObject *src_o, *dst_o, *stream_o = Py_None;
+    fv_status st = FV_OK;
+    fvpy_nd c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:ndi_assign", kwlist, &src_o, &dst_o, &stream_o))
+        return NULL;
+    if (fvpy__nd_open(&c, "assign", stream_o, src_o, dst_o, NULL, NULL, 0, NULL, NULL) == 0)
+        FVPY_ND_RUN(&c, st, fv_astype(c.ctx, c.in.arr, c.out.arr));
+    return fvpy__nd_close(&c, st);
+}

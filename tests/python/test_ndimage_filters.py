@@ -1,0 +1,672 @@
+"""fovea.ndimage filters against scipy.ndimage on random data.
+
+Every comparison runs on a sampled grid of dtype x mode x ndim x size x origin x
+axes (each value of each axis appears, the rest of the grid is drawn with a fixed
+seed), once per array backend: NumPy always, CuPy where a GPU and CuPy exist
+(the same tests run on the GPU machine). Integer and bool results must be exact;
+float32 agrees to rtol 1e-5 and float64 to rtol 1e-12 (atol scaled to the data).
+Invalid arguments must raise the exception type scipy raises (checked by
+calling scipy in the test).
+"""
+
+import inspect
+import random
+import warnings
+
+import numpy as np
+import pytest
+import scipy.ndimage as sn
+
+from fovea import ndimage as ndi
+from conftest import random_array
+
+MODES = ["reflect", "constant", "nearest", "mirror", "wrap", "grid-wrap", "grid-constant", "grid-mirror"]
+DTYPES = ["uint8", "int16", "int32", "uint16", "float32", "float64", "bool"]
+SHAPES = {1: (13,), 2: (7, 8), 3: (4, 5, 6), 4: (3, 4, 2, 5)}
+
+
+# ---- helpers shared with test_ndimage_morphology ----------------------------------------
+
+
+def sample_grid(n, seed=0, **axes):
+    """n parameter dicts over the given axes: every value of every axis appears at
+    least once; the remaining combinations are drawn with a fixed seed."""
+    names = list(axes)
+    rnd = random.Random(seed)
+    perms = [rnd.sample(list(axes[k]), len(axes[k])) for k in names]
+    combos = [tuple(p[i % len(p)] for p in perms) for i in range(max(len(p) for p in perms))]
+    while len(combos) < n:
+        combos.append(tuple(rnd.choice(list(axes[k])) for k in names))
+    return [pytest.param(dict(zip(names, c)), id="-".join(str(v) for v in c)) for c in combos]
+
+
+class Backend:
+    """How to move test data to an array library and back."""
+
+    def __init__(self, name, asarray, asnumpy, array_type):
+        self.name, self.asarray, self.asnumpy, self.type = name, asarray, asnumpy, array_type
+
+
+def _torch_backend(torch):
+    def to(a):
+        return torch.from_numpy(np.ascontiguousarray(a)).cuda()
+
+    return Backend("torch", to, lambda t: t.cpu().numpy(), torch.Tensor)
+
+
+@pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
+def backend(request):
+    if request.param == "numpy":
+        return Backend("numpy", np.asarray, np.asarray, np.ndarray)
+    cp = request.getfixturevalue("cp")
+    return Backend("cupy", cp.asarray, cp.asnumpy, cp.ndarray)
+
+
+@pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu),
+                        pytest.param("torch", marks=pytest.mark.gpu)])
+def any_backend(request):
+    """NumPy, CuPy and torch CUDA tensors: for the same-type-out tests."""
+    if request.param == "numpy":
+        return Backend("numpy", np.asarray, np.asarray, np.ndarray)
+    if request.param == "cupy":
+        cp = request.getfixturevalue("cp")
+        return Backend("cupy", cp.asarray, cp.asnumpy, cp.ndarray)
+    return _torch_backend(request.getfixturevalue("torch_cuda"))
+
+
+def assert_close(got, expected, err_msg=""):
+    """Same dtype and shape; exact for bool/integers, rtol 1e-5 (float32) or 1e-12
+    (float64) with atol scaled to the magnitude of the data."""
+    got = np.asarray(got)
+    expected = np.asarray(expected)
+    assert got.dtype == expected.dtype, f"{err_msg}: dtype {got.dtype} != {expected.dtype}"
+    assert got.shape == expected.shape, f"{err_msg}: shape {got.shape} != {expected.shape}"
+    if expected.dtype == np.bool_:
+        # scipy stores the raw low byte of a float result into bool outputs (2.5 -> 2);
+        # fovea stores 0/1 with the same truth value
+        expected = expected.view(np.uint8) != 0
+    if expected.dtype.kind in "biu":
+        np.testing.assert_array_equal(got, expected, err_msg=err_msg)
+        return
+    rtol = 1e-5 if expected.dtype in (np.float32, np.complex64) else 1e-12
+    scale = float(np.max(np.abs(expected))) if expected.size else 0.0
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol * max(scale, 1.0), err_msg=err_msg)
+
+
+def data(rng, shape, dtype):
+    """Random data over the dtype's range; int32 within +-2^20 so that sums stay in
+    range (out-of-range stores have their own test)."""
+    if np.dtype(dtype) == np.int32:
+        return random_array(rng, shape, dtype, lo=-(2 ** 20), hi=2 ** 20)
+    return random_array(rng, shape, dtype)
+
+
+def weights_for(rng, n, dtype):
+    """Dyadic weights for integer data (so any summation order gives the same exact
+    sums and truncation is tested, not rounding order); Gaussian weights for floats."""
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(n)
+    return rng.integers(-4, 5, size=n) / 4.0
+
+
+def multipass_output(dtype):
+    """Output for separable (multi-pass) filters: bool data goes to float64. scipy
+    stores the low byte of a float result in a bool output (2.5 -> 2, -1.0 -> 255)
+    and its next pass reads that byte back; fovea's bool outputs hold 0/1 (see
+    docs/ndimage.md), so multi-pass results into bool differ by design."""
+    return np.float64 if np.dtype(dtype) == np.bool_ else None
+
+
+def origin_for(size, pick):
+    return {"lo": -(size // 2), "0": 0, "hi": (size - 1) // 2}[pick]
+
+
+def axis_for(ndim, pick):
+    return pick if -ndim <= pick < ndim else -1
+
+
+def compare(backend, name, x, *args, **kw):
+    """scipy's result vs ours (on the backend) for ndimage.<name>(x, *args, **kw)."""
+    expected = getattr(sn, name)(x, *args, **kw)
+    got = getattr(ndi, name)(backend.asarray(x), *args, **kw)
+    assert isinstance(got, backend.type), f"{name} returned {type(got)}"
+    assert_close(backend.asnumpy(got), expected, err_msg=f"{name} {x.dtype} {x.shape} {args} {kw}")
+    return got
+
+
+# ---- 1-D filters ---------------------------------------------------------------------------
+
+GRID_1D = sample_grid(70, seed=1, dtype=DTYPES, mode=MODES, ndim=[1, 2, 3, 4], size=[1, 2, 3, 4, 5, 7],
+                      origin=["lo", "0", "hi"], axis=[0, 1, -1, 2, 3], cval=[0.0, 1.5, -7.25])
+
+
+@pytest.mark.parametrize("p", GRID_1D)
+def test_correlate1d_convolve1d(backend, rng, p):
+    x = data(rng, SHAPES[p["ndim"]], p["dtype"])
+    w = weights_for(rng, p["size"], p["dtype"])
+    kw = dict(axis=axis_for(x.ndim, p["axis"]), mode=p["mode"], cval=p["cval"],
+              origin=origin_for(p["size"], p["origin"]))
+    compare(backend, "correlate1d", x, w, **kw)
+    compare(backend, "convolve1d", x, w, **kw)
+
+
+@pytest.mark.parametrize("p", GRID_1D)
+def test_uniform_minimum_maximum_filter1d(backend, rng, p):
+    x = data(rng, SHAPES[p["ndim"]], p["dtype"])
+    kw = dict(axis=axis_for(x.ndim, p["axis"]), mode=p["mode"], cval=p["cval"],
+              origin=origin_for(p["size"], p["origin"]))
+    for name in ("uniform_filter1d", "minimum_filter1d", "maximum_filter1d"):
+        compare(backend, name, x, p["size"], **kw)
+
+
+@pytest.mark.parametrize("p", sample_grid(24, seed=2, dtype=DTYPES, mode=MODES, ndim=[1, 2, 3, 4],
+                                          sigma=[0.5, 1.0, 2.3], order=[0, 1, 2, 3], axis=[0, -1, 1],
+                                          radius=[None, 0, 2]))
+def test_gaussian_filter1d(backend, rng, p):
+    x = data(rng, SHAPES[p["ndim"]], p["dtype"])
+    compare(backend, "gaussian_filter1d", x, p["sigma"], axis=axis_for(x.ndim, p["axis"]), order=p["order"],
+            mode=p["mode"], cval=2.5, radius=p["radius"])
+
+
+# ---- separable n-D filters -------------------------------------------------------------------
+
+
+def _per_axis(rng, kind, n, choices):
+    if kind == "scalar":
+        return choices[0]
+    return tuple(choices[int(i)] for i in rng.integers(0, len(choices), n))
+
+
+@pytest.mark.parametrize("p", sample_grid(40, seed=3, dtype=DTYPES, mode=MODES + ["per-axis"],
+                                          ndim=[1, 2, 3, 4], sigma=["scalar", "per-axis"],
+                                          order=["scalar", "per-axis"], truncate=[4.0, 2.0, 0.3],
+                                          radius=[None, "scalar", "per-axis"], axes=[None, "last", "pair"]))
+def test_gaussian_filter(backend, rng, p):
+    x = data(rng, SHAPES[p["ndim"]], p["dtype"])
+    axes = {None: None, "last": (-1,), "pair": (0, -1) if x.ndim > 1 else 0}[p["axes"]]
+    n = x.ndim if axes is None else (1 if np.isscalar(axes) else len(axes))
+    sigma = 1.3 if p["sigma"] == "scalar" else _per_axis(rng, "v", n, [0.0, 0.7, 1.0, 1.8])
+    order = 0 if p["order"] == "scalar" else _per_axis(rng, "v", n, [0, 1, 2])
+    mode = p["mode"] if p["mode"] != "per-axis" else _per_axis(rng, "v", n, MODES)
+    radius = {None: None, "scalar": 2, "per-axis": _per_axis(rng, "v", n, [0, 1, 3])}[p["radius"]]
+    compare(backend, "gaussian_filter", x, sigma, order=order, mode=mode, cval=-1.25, truncate=p["truncate"],
+            radius=radius, axes=axes, output=multipass_output(x.dtype))
+
+
+@pytest.mark.parametrize("p", sample_grid(40, seed=4, dtype=DTYPES, mode=MODES + ["per-axis"],
+                                          ndim=[1, 2, 3, 4], size=["scalar", "per-axis"],
+                                          origin=["0", "scalar", "per-axis"], axes=[None, "last", "pair"]))
+def test_uniform_filter(backend, rng, p):
+    x = data(rng, SHAPES[p["ndim"]], p["dtype"])
+    axes = {None: None, "last": (-1,), "pair": (0, -1) if x.ndim > 1 else 0}[p["axes"]]
+    n = x.ndim if axes is None else (1 if np.isscalar(axes) else len(axes))
+    size = 4 if p["size"] == "scalar" else _per_axis(rng, "v", n, [0, 1, 2, 3, 5])
+    sizes = [size] * n if np.isscalar(size) else list(size)
+    if p["origin"] == "0":
+        origin = 0
+    elif p["origin"] == "scalar":
+        origin = min((s - 1) // 2 for s in sizes) if min(sizes) > 0 else 0
+    else:
+        origin = tuple(int(rng.integers(-(max(s, 1) // 2), (max(s, 1) - 1) // 2 + 1)) for s in sizes)
+    mode = p["mode"] if p["mode"] != "per-axis" else _per_axis(rng, "v", n, MODES)
+    compare(backend, "uniform_filter", x, size, mode=mode, cval=3.5, origin=origin, axes=axes,
+            output=multipass_output(x.dtype))
+
+
+@pytest.mark.parametrize("p", sample_grid(30, seed=5, dtype=DTYPES, mode=MODES, ndim=[1, 2, 3, 4],
+                                          axis=[0, -1, 1]))
+def test_sobel_prewitt_laplace(backend, rng, p):
+    x = data(rng, SHAPES[p["ndim"]], p["dtype"])
+    axis = axis_for(x.ndim, p["axis"])
+    out = multipass_output(x.dtype)
+    compare(backend, "sobel", x, axis=axis, mode=p["mode"], cval=1.0, output=out)
+    compare(backend, "prewitt", x, axis=axis, mode=p["mode"], cval=1.0, output=out)
+    compare(backend, "laplace", x, mode=p["mode"], cval=-2.0)
+    compare(backend, "laplace", x, mode=p["mode"], axes=axis)
+
+
+@pytest.mark.parametrize("p", sample_grid(24, seed=6, dtype=[d for d in DTYPES if d != "bool"],
+                                          mode=MODES + ["per-axis"], ndim=[1, 2, 3, 4],
+                                          sigma=["scalar", "per-axis"], axes=[None, "last"]))
+def test_gaussian_laplace_and_gradient_magnitude(backend, rng, p):
+    x = data(rng, SHAPES[p["ndim"]], p["dtype"])
+    axes = None if p["axes"] is None else (-1,)
+    n = x.ndim if axes is None else 1
+    sigma = 1.1 if p["sigma"] == "scalar" else _per_axis(rng, "v", n, [0.6, 1.0, 1.5])
+    mode = p["mode"] if p["mode"] != "per-axis" else _per_axis(rng, "v", n, MODES)
+    compare(backend, "gaussian_laplace", x, sigma, mode=mode, cval=0.5, axes=axes, truncate=3.0)
+    # scipy's gaussian_gradient_magnitude passes a per-axis sigma of len(axes) on to
+    # gaussian_filter over all axes, which refuses it: only a scalar sigma with axes
+    compare(backend, "gaussian_gradient_magnitude", x, sigma if axes is None else 0.9, mode=mode, axes=axes,
+            radius=2)
+
+
+def test_generic_laplace_and_gradient_magnitude_callbacks(backend, rng):
+    x = data(rng, (6, 7), "float64")
+
+    def d2(inp, axis, output, mode, cval, scale):
+        return ndi.correlate1d(inp, [scale, -2 * scale, scale], axis, output, mode, cval, 0)
+
+    def d2_ref(inp, axis, output, mode, cval, scale):
+        return sn.correlate1d(inp, [scale, -2 * scale, scale], axis, output, mode, cval, 0)
+
+    got = ndi.generic_laplace(backend.asarray(x), d2, extra_arguments=(0.5,), mode="nearest")
+    assert_close(backend.asnumpy(got), sn.generic_laplace(x, d2_ref, extra_arguments=(0.5,), mode="nearest"))
+    got = ndi.generic_gradient_magnitude(backend.asarray(x), ndi.sobel, mode="wrap")
+    assert_close(backend.asnumpy(got), sn.generic_gradient_magnitude(x, sn.sobel, mode="wrap"))
+
+
+# ---- n-D filters over footprints ------------------------------------------------------------
+
+
+def _fshape(rng, n, big=False):
+    return tuple(int(v) for v in rng.integers(1, 6 if big else 4, n))
+
+
+@pytest.mark.parametrize("p", sample_grid(40, seed=7, dtype=DTYPES, mode=MODES, ndim=[1, 2, 3, 4],
+                                          origin=["0", "scalar", "per-axis"], axes=[None, "last", "pair"],
+                                          zeros=[False, True]))
+def test_correlate_convolve(backend, rng, p):
+    x = data(rng, SHAPES[p["ndim"]], p["dtype"])
+    axes = {None: None, "last": (-1,), "pair": (0, -1) if x.ndim > 1 else 0}[p["axes"]]
+    n = x.ndim if axes is None else (1 if np.isscalar(axes) else len(axes))
+    fs = _fshape(rng, n, big=True)
+    w = weights_for(rng, int(np.prod(fs)), p["dtype"]).reshape(fs)
+    if p["zeros"]:
+        w[rng.random(fs) < 0.4] = 0  # zero weights are skipped: results must not change
+    if p["origin"] == "0":
+        origin = 0
+    elif p["origin"] == "scalar":
+        origin = min((s - 1) // 2 for s in fs)
+    else:
+        origin = tuple(int(rng.integers(-(s // 2), (s - 1) // 2 + 1)) for s in fs)
+    for name in ("correlate", "convolve"):
+        compare(backend, name, x, w, mode=p["mode"], cval=-0.75, origin=origin, axes=axes)
+
+
+def _footprint(rng, fs, kind):
+    if kind == "full":
+        return np.ones(fs, bool)
+    fp = rng.random(fs) < 0.6
+    fp.flat[int(rng.integers(0, fp.size))] = True
+    return fp
+
+
+@pytest.mark.parametrize("p", sample_grid(50, seed=8, dtype=DTYPES, mode=MODES + ["per-axis"],
+                                          ndim=[1, 2, 3, 4], window=["size", "full", "random"],
+                                          origin=["0", "scalar", "per-axis"], axes=[None, "last", "pair"]))
+def test_minimum_maximum_filter(backend, rng, p):
+    x = data(rng, SHAPES[p["ndim"]], p["dtype"])
+    axes = {None: None, "last": (-1,), "pair": (0, -1) if x.ndim > 1 else 0}[p["axes"]]
+    n = x.ndim if axes is None else (1 if np.isscalar(axes) else len(axes))
+    fs = _fshape(rng, n, big=True)
+    if p["window"] == "size":
+        kw = dict(size=fs)
+    else:
+        kw = dict(footprint=_footprint(rng, fs, p["window"]))
+    mode = p["mode"]
+    if mode == "per-axis":
+        if p["window"] == "random":
+            mode = "reflect"  # scipy refuses a sequence of modes for non-separable footprints
+        else:
+            mode = _per_axis(rng, "v", n, MODES)
+    if p["origin"] == "0":
+        origin = 0
+    elif p["origin"] == "scalar":
+        origin = min((s - 1) // 2 for s in fs)
+    else:
+        origin = tuple(int(rng.integers(-(s // 2), (s - 1) // 2 + 1)) for s in fs)
+    for name in ("minimum_filter", "maximum_filter"):
+        compare(backend, name, x, mode=mode, cval=-3.0, origin=origin, axes=axes, **kw)
+
+
+@pytest.mark.parametrize("p", sample_grid(50, seed=9, dtype=DTYPES, mode=MODES, ndim=[1, 2, 3, 4],
+                                          window=["size", "random"], rank=["low", "mid", "high", "neg"],
+                                          origin=["0", "per-axis"], axes=[None, "last"]))
+def test_rank_median_percentile(backend, rng, p):
+    x = data(rng, SHAPES[p["ndim"]], p["dtype"])
+    axes = None if p["axes"] is None else (-1,)
+    n = x.ndim if axes is None else 1
+    fs = _fshape(rng, n, big=True)
+    if p["window"] == "size":
+        kw = dict(size=fs)
+        count = int(np.prod(fs))
+    else:
+        fp = _footprint(rng, fs, "random")
+        kw = dict(footprint=fp)
+        count = int(fp.sum())
+    rank = {"low": min(1, count - 1), "mid": count // 2, "high": count - 1, "neg": -1}[p["rank"]]
+    origin = 0 if p["origin"] == "0" else tuple(int(rng.integers(-(s // 2), (s - 1) // 2 + 1)) for s in fs)
+    common = dict(mode=p["mode"], cval=2.0, origin=origin, axes=axes, **kw)
+    compare(backend, "rank_filter", x, rank, **common)
+    compare(backend, "median_filter", x, **common)
+    for pct in (0, 25.5, 50, -20, 100):
+        compare(backend, "percentile_filter", x, pct, **common)
+
+
+def test_rank_filter_1d_float16(backend, rng):
+    """scipy's 1-D rank path takes float16 (through float32); its n-D path refuses it."""
+    x = rng.standard_normal(15).astype(np.float16)
+    compare(backend, "median_filter", x, size=4, mode="wrap")
+    compare(backend, "percentile_filter", x, 50, footprint=[1, 0, 1, 1], origin=-1)
+    with pytest.raises(RuntimeError):
+        ndi.median_filter(backend.asarray(x.reshape(3, 5)), size=3)
+    with pytest.raises(RuntimeError):
+        sn.median_filter(x.reshape(3, 5), size=3)
+
+
+def test_median_filter_sizes_past_the_edge(backend, rng):
+    """Windows longer than the axis, on every mode (the extension repeats)."""
+    for mode in MODES:
+        x = data(rng, (3, 4), "int16")
+        compare(backend, "median_filter", x, size=(7, 9), mode=mode, cval=5)
+        compare(backend, "uniform_filter", x.astype(np.float64), size=(8, 11), mode=mode)
+        compare(backend, "minimum_filter", x, size=(5, 10), mode=mode, cval=-4)
+
+
+# ---- outputs, layouts, dtypes ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("out_dtype", [np.float32, "float64", float, np.dtype("int16"), "uint8", bool, np.int32])
+@pytest.mark.parametrize("name", ["gaussian_filter", "uniform_filter", "correlate", "median_filter",
+                                  "minimum_filter1d", "sobel", "laplace", "gaussian_gradient_magnitude"])
+def test_output_dtype(backend, rng, name, out_dtype):
+    x = data(rng, (6, 7), "float64")
+    x = x / 100  # keep integer outputs of float data in range
+    args = {"gaussian_filter": (1.0,), "uniform_filter": (3,), "correlate": (rng.standard_normal((2, 3)),),
+            "median_filter": (), "minimum_filter1d": (3,), "sobel": (), "laplace": (),
+            "gaussian_gradient_magnitude": (1.0,)}[name]
+    kw = {"median_filter": dict(size=3)}.get(name, {})
+    if out_dtype is bool and name not in ("correlate", "median_filter", "minimum_filter1d"):
+        pytest.skip("multi-pass filters into bool differ by design (see multipass_output)")
+    try:
+        expected = getattr(sn, name)(x, *args, output=out_dtype, **kw)
+    except Exception as e:  # e.g. sqrt into int16, unsafe casts scipy refuses
+        with pytest.raises(type(e)):
+            getattr(ndi, name)(backend.asarray(x), *args, output=out_dtype, **kw)
+        return
+    got = getattr(ndi, name)(backend.asarray(x), *args, output=out_dtype, **kw)
+    assert isinstance(got, backend.type)
+    assert_close(backend.asnumpy(got), expected)
+
+
+@pytest.mark.parametrize("name", ["gaussian_filter", "uniform_filter", "correlate1d", "correlate", "sobel",
+                                  "maximum_filter", "rank_filter", "gaussian_laplace",
+                                  "gaussian_gradient_magnitude", "percentile_filter"])
+@pytest.mark.parametrize("out_dtype", ["float32", "int32", "uint8"])
+def test_output_array_in_place(backend, rng, name, out_dtype):
+    x = data(rng, (5, 6, 4), "int16")
+    args = {"gaussian_filter": (0.8,), "uniform_filter": (2,), "correlate1d": ([0.25, 0.5, -0.25],),
+            "correlate": (np.full((2, 2, 3), 0.5),), "sobel": (), "maximum_filter": (), "rank_filter": (2,),
+            "gaussian_laplace": (1.0,), "gaussian_gradient_magnitude": (1.0,),
+            "percentile_filter": (30,)}[name]
+    kw = {"maximum_filter": dict(size=(2, 3, 1)), "rank_filter": dict(size=3),
+          "percentile_filter": dict(footprint=np.eye(3, dtype=bool)[:, :, None])}.get(name, {})
+    expected = np.zeros(x.shape, out_dtype)
+    ret = getattr(sn, name)(x, *args, output=expected, **kw)
+    out = backend.asarray(np.zeros(x.shape, out_dtype))
+    got = getattr(ndi, name)(backend.asarray(x), *args, output=out, **kw)
+    assert got is out if ret is expected else got is None
+    assert_close(backend.asnumpy(out), expected)
+
+
+def test_output_views_and_aliasing(backend, rng):
+    """Strided, reversed and transposed inputs and outputs; output == input (in place)."""
+    base = data(rng, (9, 10, 4), "float32")
+    for x in (base[::2], base[:, ::-1], base.transpose(2, 0, 1), base[1:, 2:, ::3]):
+        compare(backend, "gaussian_filter", x, 1.0)
+        compare(backend, "median_filter", x, size=3)
+        compare(backend, "correlate", x, np.arange(8.0).reshape(2, 2, 2) - 3)
+    exp_base = base.copy()
+    sn.uniform_filter(exp_base, 3, output=exp_base)
+    d = backend.asarray(base.copy())
+    ret = ndi.uniform_filter(d, 3, output=d)
+    assert ret is d
+    assert_close(backend.asnumpy(d), exp_base)
+    exp_base = base.copy()
+    sn.median_filter(exp_base, footprint=np.eye(3, dtype=bool)[None], output=exp_base)
+    d = backend.asarray(base.copy())
+    ndi.median_filter(d, footprint=np.eye(3, dtype=bool)[None], output=d)
+    assert_close(backend.asnumpy(d), exp_base)
+    # output a strided view
+    exp_full = np.zeros((10, 10, 4), np.float64)
+    sn.sobel(base[::2, ::1], output=exp_full[::2])
+    full = backend.asarray(np.zeros((10, 10, 4), np.float64))
+    ndi.sobel(backend.asarray(base[::2, ::1]), output=full[::2])
+    assert_close(backend.asnumpy(full), exp_full)
+
+
+def test_same_type_out(any_backend, rng):
+    x = data(rng, (8, 9), "float32")
+    for fn, args in ((ndi.gaussian_filter, (1.0,)), (ndi.median_filter, ()), (ndi.sobel, ()),
+                     (ndi.gaussian_gradient_magnitude, (1.0,)), (ndi.uniform_filter1d, (3,))):
+        kw = {"median_filter": dict(size=3)}.get(fn.__name__, {})
+        got = fn(any_backend.asarray(x), *args, **kw)
+        assert isinstance(got, any_backend.type), fn.__name__
+        assert_close(any_backend.asnumpy(got), getattr(sn, fn.__name__)(x, *args, **kw))
+
+
+def test_lists_and_scalars_take_numpy_path():
+    x = [[1, 2, 3], [4, 5, 6]]
+    got = ndi.uniform_filter(x, 2)
+    assert type(got) is np.ndarray
+    np.testing.assert_array_equal(got, sn.uniform_filter(x, 2))
+    assert_close(ndi.gaussian_filter(np.float64(3.5), 1.0), sn.gaussian_filter(np.float64(3.5), 1.0))
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 4, 2)])
+def test_empty_arrays(rng, shape):
+    x = np.zeros(shape, np.float32)
+    fp = np.ones((2,) * len(shape), bool)
+    fp.flat[0] = False
+    for name, args, kw in (("gaussian_filter", (1.0,), {}), ("uniform_filter", (3,), {}),
+                           ("median_filter", (), dict(size=3)), ("correlate1d", ([1.0, 2.0],), {}),
+                           ("maximum_filter", (), dict(footprint=fp)), ("median_filter", (), dict(footprint=fp))):
+        assert_close(getattr(ndi, name)(x, *args, **kw), getattr(sn, name)(x, *args, **kw), name)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_via_real_components(rng, dtype):
+    x = (rng.standard_normal((6, 7)) + 1j * rng.standard_normal((6, 7))).astype(dtype)
+    w = rng.standard_normal(3) + 1j * rng.standard_normal(3)
+    wr = rng.standard_normal((2, 3))
+    for name, args in (("correlate1d", (w,)), ("convolve1d", (w,)), ("correlate", (wr,)), ("convolve", (wr,)),
+                       ("uniform_filter1d", (3,)), ("uniform_filter", (2,)), ("gaussian_filter", (1.0,))):
+        assert_close(getattr(ndi, name)(x, *args, mode="wrap"), getattr(sn, name)(x, *args, mode="wrap"), name)
+    xr = rng.standard_normal((6, 7))
+    assert_close(ndi.correlate1d(xr, w), sn.correlate1d(xr, w))
+    assert_close(ndi.convolve(xr, wr + 1j * wr), sn.convolve(xr, wr + 1j * wr))
+
+
+STORE_VALUES = [300.7, -3.0, 0.5, -0.5, 2.5, 70000.5, -70000.5, 3e9, -3e9, 5e9, 2.0 ** 31 + 5, -(2.0 ** 31) - 5,
+                2.0 ** 63 + 4096, 1e19, 2e19, -1e19, float("nan"), float("inf"), -float("inf")]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                                   "uint64"])
+def test_out_of_range_stores_match_scipy(backend, dtype):
+    """Float results stored into integer outputs: scipy's C casts on x86-64 (32-bit
+    truncation for the narrow types, 64-bit for uint32/int64, uint64's split)."""
+    x = np.array(STORE_VALUES)
+    out = np.bool_ if dtype == "bool" else np.dtype(dtype)
+    for name, args in (("correlate1d", ([1.0],)), ("uniform_filter1d", (1,)), ("correlate", (np.ones(1),)),
+                       ("minimum_filter1d", (1,))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = getattr(sn, name)(x, *args, output=out)
+        got = getattr(ndi, name)(backend.asarray(x), *args, output=out)
+        assert_close(backend.asnumpy(got), expected, err_msg=f"{name} -> {dtype}")
+
+
+def test_int64_and_uint64_full_range(rng):
+    """Huge sums stored into 64-bit outputs follow scipy's x86-64 cast."""
+    for dt in ("int64", "uint64", "int8", "uint32"):
+        x = data(rng, (20,), dt)
+        assert_close(ndi.uniform_filter1d(x, 3), sn.uniform_filter1d(x, 3), dt)
+        assert_close(ndi.minimum_filter1d(x, 4), sn.minimum_filter1d(x, 4), dt)
+        # 2-D: scipy's 1-D fast rank path compares int64 exactly (and uint64 as int64);
+        # its n-D path and fovea compare as double (see docs/ndimage.md)
+        assert_close(ndi.median_filter(x.reshape(4, 5), 3), sn.median_filter(x.reshape(4, 5), 3), dt)
+        assert_close(ndi.correlate1d(x, [0.5, -0.5]), sn.correlate1d(x, [0.5, -0.5]), dt)
+
+
+# ---- API surface and errors ---------------------------------------------------------------------
+
+FILTER_NAMES = ["correlate", "convolve", "correlate1d", "convolve1d", "gaussian_filter", "gaussian_filter1d",
+                "gaussian_gradient_magnitude", "gaussian_laplace", "generic_gradient_magnitude",
+                "generic_laplace", "laplace", "sobel", "prewitt", "uniform_filter", "uniform_filter1d",
+                "minimum_filter", "minimum_filter1d", "maximum_filter", "maximum_filter1d", "median_filter",
+                "rank_filter", "percentile_filter"]
+
+
+@pytest.mark.parametrize("name", FILTER_NAMES)
+def test_signature_matches_scipy(name):
+    assert inspect.signature(getattr(ndi, name)) == inspect.signature(getattr(sn, name))
+
+
+X2 = np.arange(30, dtype=np.float64).reshape(5, 6)
+
+ERRORS = [
+    ("correlate1d", (X2, []), {}),
+    ("correlate1d", (X2, [[1, 2]]), {}),
+    ("correlate1d", (X2, [1, 2, 3]), dict(axis=2)),
+    ("correlate1d", (X2, [1, 2, 3]), dict(axis=1.0)),
+    ("correlate1d", (X2, [1, 2, 3]), dict(origin=2)),
+    ("correlate1d", (X2, [1, 2, 3]), dict(origin=0.5)),
+    ("correlate1d", (X2, [1, 2, 3]), dict(mode="foo")),
+    ("correlate1d", (X2, [1, 2, 3]), dict(mode=["reflect", "wrap"])),
+    ("correlate1d", (X2, [1, 2, 3]), dict(cval="1")),
+    ("correlate1d", (X2, [1, 2, 3]), dict(output=np.zeros((5, 5)))),
+    ("correlate1d", (X2, [1, 2, 3]), dict(output="bool")),
+    ("correlate1d", (X2, [1, 2, 3]), dict(output=np.float16)),
+    ("correlate1d", (X2.astype(np.float16), [1, 2, 3]), {}),
+    ("correlate1d", (np.float64(1.0), [1, 2, 3]), {}),
+    ("convolve1d", (X2, [1, 2, 3]), dict(origin=-2)),
+    ("correlate", (X2, np.ones((3,))), {}),
+    ("correlate", (X2, np.ones((3, 3))), dict(origin=(2, 0))),
+    ("correlate", (X2, np.ones((3, 3))), dict(mode=["reflect", "wrap"])),
+    ("correlate", (X2, np.ones((3, 3))), dict(axes=(0, 0))),
+    ("correlate", (X2, np.ones((3, 3))), dict(axes=(0, 2))),
+    ("correlate", (X2, np.ones((3,))), dict(axes=(0, 1))),
+    ("convolve", (X2, np.ones((3, 3))), dict(origin=(0, -2))),
+    ("gaussian_filter", (X2, [1, 2, 3]), {}),
+    ("gaussian_filter", (X2, 1), dict(order=-1)),
+    ("gaussian_filter", (X2, 1), dict(radius=1.5)),
+    ("gaussian_filter", (X2, 1), dict(mode="nope")),
+    ("gaussian_filter1d", (X2, -1), {}),
+    ("gaussian_filter1d", (X2, 0), {}),
+    ("gaussian_filter1d", (X2, 1), dict(radius=-1)),
+    ("uniform_filter1d", (X2, 0), {}),
+    ("uniform_filter1d", (X2, 2.5), {}),
+    ("uniform_filter1d", (X2, 3), dict(origin=2)),
+    ("uniform_filter", (X2, (3, 3, 3)), {}),
+    ("uniform_filter", (X2, 3), dict(axes=(3,))),
+    ("minimum_filter1d", (X2, 0), {}),
+    ("minimum_filter1d", (X2, 3), dict(origin=-2)),
+    ("maximum_filter1d", (X2.astype(np.complex128), 3), {}),
+    ("minimum_filter", (X2,), {}),
+    ("minimum_filter", (X2,), dict(footprint=np.zeros((3, 3)))),
+    ("minimum_filter", (X2,), dict(size=3, origin=2)),
+    ("maximum_filter", (X2,), dict(footprint=np.eye(3), origin=(0, 2))),
+    ("maximum_filter", (X2,), dict(footprint=np.eye(3), mode=["wrap", "reflect"])),
+    ("maximum_filter", (X2,), dict(footprint=np.eye(3)[0], axes=(0, 1))),
+    ("median_filter", (X2,), {}),
+    ("median_filter", (X2,), dict(size=3, origin=(2, 0))),
+    ("rank_filter", (X2, 9), dict(size=3)),
+    ("rank_filter", (X2, -10), dict(size=3)),
+    ("rank_filter", (X2, 1.5), dict(size=3)),
+    ("percentile_filter", (X2, 101), dict(size=3)),
+    ("percentile_filter", (X2, -101), dict(size=3)),
+    ("median_filter", (X2.astype(np.complex64),), dict(size=3)),
+    ("rank_filter", (X2, 2), dict(footprint=np.eye(3), mode=["wrap", "reflect"])),
+    ("sobel", (X2,), dict(axis=2)),
+    ("correlate", (X2, np.ones((3,))), dict(axes=-1)),  # scipy does not normalise a scalar axis here
+    ("uniform_filter", (X2, 3), dict(axes=5)),
+    ("generic_laplace", (X2, None), {}),
+]
+
+
+@pytest.mark.parametrize("name,args,kw", ERRORS, ids=[f"{e[0]}-{i}" for i, e in enumerate(ERRORS)])
+def test_invalid_arguments_raise_like_scipy(name, args, kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception) as ref:
+            getattr(sn, name)(*args, **kw)
+        with pytest.raises(type(ref.value)):
+            getattr(ndi, name)(*args, **kw)
+
+
+def test_size_and_footprint_warns():
+    with pytest.warns(UserWarning, match="ignoring size"):
+        got = ndi.minimum_filter(X2, size=2, footprint=np.eye(3, dtype=bool))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = sn.minimum_filter(X2, size=2, footprint=np.eye(3, dtype=bool))
+    assert_close(got, expected)
+    with pytest.warns(UserWarning, match="ignoring size"):
+        ndi.median_filter(X2, size=2, footprint=np.eye(3, dtype=bool))
+
+
+def test_input_untouched(rng):
+    x = data(rng, (6, 7), "uint8")
+    keep = x.copy()
+    for fn in (lambda a: ndi.gaussian_filter(a, 1), lambda a: ndi.median_filter(a, 3),
+               lambda a: ndi.sobel(a), lambda a: ndi.maximum_filter(a, footprint=np.eye(3))):
+        fn(x)
+        np.testing.assert_array_equal(x, keep)
+
+
+def test_readonly_output_refused(rng):
+    x = data(rng, (6, 7), "float64")
+    out = np.zeros_like(x)
+    out.flags.writeable = False
+    with pytest.raises(ValueError):
+        ndi.gaussian_filter(x, 1, output=out)
+
+
+@pytest.mark.gpu
+def test_device_mismatch_raises(cp, rng):
+    import fovea
+
+    x = data(rng, (6, 7), "float32")
+    with pytest.raises(fovea.DeviceError):
+        ndi.gaussian_filter(cp.asarray(x), 1.0, output=np.zeros_like(x))
+    with pytest.raises(fovea.DeviceError):
+        ndi.gaussian_filter(x, 1.0, output=cp.zeros(x.shape, cp.float32))
+
+
+def test_fovea_array_in_and_out(rng):
+    import fovea
+
+    x = data(rng, (6, 7), "int16")
+    got = ndi.gaussian_filter(fovea.asarray(x), 1.0)
+    assert isinstance(got, fovea.Array)
+    assert_close(np.asarray(got), sn.gaussian_filter(x, 1.0))
+    out = fovea.empty((6, 7), "float32")
+    assert ndi.sobel(fovea.asarray(x), output=out) is out
+    assert_close(np.asarray(out), sn.sobel(x, output=np.float32))
+    xf = x.astype(np.float32)
+    got = ndi.gaussian_gradient_magnitude(fovea.asarray(xf), 1.0)
+    assert isinstance(got, fovea.Array)
+    assert_close(np.asarray(got), sn.gaussian_gradient_magnitude(xf, 1.0))
+
+
+@pytest.mark.gpu
+def test_torch_cuda_without_cupy(torch_cuda, rng, monkeypatch):
+    """Single-pass filters work on torch CUDA tensors without CuPy; compositions say
+    that they need it."""
+    from fovea.ndimage import _support
+
+    monkeypatch.setattr(_support, "_cupy", lambda: None)
+    x = data(rng, (6, 7), "float32")
+    t = torch_cuda.from_numpy(x).cuda()
+    for name, args, kw in (("gaussian_filter", (1.0,), {}), ("median_filter", (), dict(size=3)),
+                           ("sobel", (), {}), ("uniform_filter", (0,), {})):
+        got = getattr(ndi, name)(t, *args, **kw)
+        assert isinstance(got, torch_cuda.Tensor) and got.is_cuda
+        assert_close(got.cpu().numpy(), getattr(sn, name)(x, *args, **kw), name)
+    out = torch_cuda.zeros((6, 7), dtype=torch_cuda.float64, device="cuda")
+    assert ndi.correlate(t, np.ones((2, 2)), output=out) is out
+    assert_close(out.cpu().numpy(), sn.correlate(x, np.ones((2, 2)), output=np.float64))
+    with pytest.raises(ImportError, match="gaussian_gradient_magnitude"):
+        ndi.gaussian_gradient_magnitude(t, 1.0)
