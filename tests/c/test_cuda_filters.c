@@ -19,6 +19,7 @@
  * few timings on 8192 x 8192 arrays. */
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,15 @@ static const fv_device GPU = {FV_DEVICE_CUDA, 0};
 static fv_context *ctx;
 static int cpu_kernels = -1;   /* unknown, 0 absent, 1 present */
 static int ncases;
+static char current[320];       /* the case running, for a crash report */
+
+static void
+on_crash(int sig)
+{
+    fprintf(stderr, "test_cuda_filters: signal %d during: %s\n", sig, current);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
 
 /* ---- random numbers ------------------------------------------------------------- */
 
@@ -580,6 +590,7 @@ run1d(const case1d *c)
              (long long)(c->nd > 1 ? c->shape[1] : 0), (long long)(c->nd > 2 ? c->shape[2] : 0),
              (long long)(c->nd > 3 ? c->shape[3] : 0), c->axis, (long long)c->size, (long long)c->origin,
              mode_names[c->mode], c->cval, c->lin, c->lout, c->specials, c->wkind);
+    snprintf(current, sizeof current, "%s", what);
     fv__filter1d_params p = {.kind = c->kind, .axis = c->axis, .mode = c->mode, .cval = c->cval,
                              .origin = c->origin, .size = c->size,
                              .weights = c->kind == FV__F1D_CORRELATE ? w : NULL, .symmetry = 0};
@@ -780,10 +791,10 @@ runnd(const casend *c)
             w[j] = round(uniform(-50.0, 150.0) * 10.0) / 10.0;
         }
     }
-    if (c->use_fp)
-        fp[irand(0, fsize - 1)] = 1;
+    int64_t sel = irand(0, fsize - 1);   /* one element selected for sure */
+    fp[sel] = 1;
     if (c->kind == FV__FND_CORRELATE)
-        w[irand(0, fsize - 1)] = 0.75;
+        w[sel] = 0.75;
     for (int64_t j = 0; j < fsize; j++)
         count += fp[j] && (c->kind != FV__FND_CORRELATE || fabs(w[j]) > DBL_EPSILON);
     fv__filternd_params p;
@@ -808,6 +819,7 @@ runnd(const casend *c)
              (long long)(c->nd > 1 ? c->fshape[1] : 0), (long long)(c->nd > 2 ? c->fshape[2] : 0),
              (long long)(c->nd > 3 ? c->fshape[3] : 0), (long long)count, (long long)p.rank,
              mode_names[c->mode], c->cval, c->lin, c->lout, c->specials, c->use_fp, c->use_st);
+    snprintf(current, sizeof current, "%s", what);
     make_input(c->idt, c->nd, c->shape, c->lin, c->specials, c->wide, &hb, &hin, &db, &din);
     hc = to_host(hin);
     dout = make_view(c->odt, c->nd, c->shape, c->lout, GPU, &ob);
@@ -1154,16 +1166,30 @@ main(void)
         printf("test_cuda_filters: skipped: %s\n", fv_cuda_unavailable_reason());
         return 77;
     }
+    setvbuf(stdout, NULL, _IONBF, 0);
+    signal(SIGFPE, on_crash);
+    signal(SIGSEGV, on_crash);
+    signal(SIGABRT, on_crash);
     cudaStream_t s = NULL;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
     CHECK_OK(fv_context_new(&ctx));
     CHECK_OK(fv_context_set_cuda(ctx, 0, s));
 
+    snprintf(current, sizeof current, "%s", "test_edges");
     test_edges();
+    printf("test_cuda_filters: %s done, %d cases, %d failed\n", "test_edges", ncases, fv_t_fail);
+    snprintf(current, sizeof current, "%s", "test_filter1d");
     test_filter1d();
+    printf("test_cuda_filters: %s done, %d cases, %d failed\n", "test_filter1d", ncases, fv_t_fail);
+    snprintf(current, sizeof current, "%s", "test_filter1d_paths");
     test_filter1d_paths();
+    printf("test_cuda_filters: %s done, %d cases, %d failed\n", "test_filter1d_paths", ncases, fv_t_fail);
+    snprintf(current, sizeof current, "%s", "test_filternd");
     test_filternd();
+    printf("test_cuda_filters: %s done, %d cases, %d failed\n", "test_filternd", ncases, fv_t_fail);
+    snprintf(current, sizeof current, "%s", "test_big");
     test_big();
+    printf("test_cuda_filters: %s done, %d cases, %d failed\n", "test_big", ncases, fv_t_fail);
     CHECK_OK(fv_context_synchronize(ctx));
 
     /* a few cases again on the default context (legacy default stream) */

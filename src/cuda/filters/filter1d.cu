@@ -38,6 +38,7 @@ enum { FVF_CORR = 0, FVF_CORR_SYM, FVF_CORR_ANTI, FVF_USUM, FVF_MIN, FVF_MAX };
 #define FVF_THREADS 256
 #define FVF_MM_DIRECT 24          /* min/max windows up to this many taps: direct */
 #define FVF_SMEM_BUDGET (160 * 1024)
+#define FVF_WINLINE 128           /* correlation weights up to this many ride in the kernel parameters */
 
 /* Line geometry in the kernel's index type (signed; byte strides). */
 template <typename IT> struct fvf_g1 {
@@ -50,7 +51,7 @@ template <typename IT> struct fvf_g1 {
 template <typename IT> struct fvf_targs {
     const char *in;
     char *out;
-    const double *w;          /* correlation weights on the device (size), or NULL */
+    const double *w;          /* correlation weights on the device (size > FVF_WINLINE), or NULL */
     uint8_t *nanflags;        /* min/max of float data: one byte per line, or NULL */
     fvf_g1<IT> g;
     IT left, size;            /* output i reads [i - left, i - left + size) */
@@ -59,6 +60,7 @@ template <typename IT> struct fvf_targs {
     int kind, mode, odt, dbl;
     double cval;
     int64_t nta, ntc, ntiles; /* tiles along the axis, along the cross direction, in all */
+    double wi[FVF_WINLINE];   /* the weights, when they fit here */
 };
 
 template <typename IT>
@@ -149,8 +151,15 @@ fvf_k_tile(fvf_targs<IT> p)
     const int cl = ROW ? (tid >> lsh) : 0;
     const int r0 = ROW ? 0 : (tid >> 5);
 
-    for (int i = tid; i < nw; i += FVF_THREADS)
-        w[i] = (ACC)p.w[i];
+    if (p.w) {
+        for (int i = tid; i < nw; i += FVF_THREADS)
+            w[i] = (ACC)p.w[i];
+    } else if (tid == 0) {   /* constant offsets into the parameters */
+#pragma unroll
+        for (int i = 0; i < FVF_WINLINE; i++)
+            if (i < nw)
+                w[i] = (ACC)p.wi[i];
+    }
 
     for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
         int64_t tq = tile / p.nta;
@@ -257,6 +266,13 @@ fvf_line_start(const fvf_targs<int64_t> &p, int64_t line, const char **src, char
     *dst = p.out + bo + cc * p.g.c_out;
 }
 
+template <typename ACC>
+__device__ __forceinline__ ACC
+fvf_wt(const fvf_targs<int64_t> &p, int64_t j)
+{
+    return (ACC)__ldg(p.w + j);   /* the direct kernel always has a device copy */
+}
+
 /* One output per thread from global memory (windows too long for a tile). */
 template <typename T, typename ACC>
 __global__ void __launch_bounds__(FVF_THREADS)
@@ -284,16 +300,16 @@ fvf_k_direct(fvf_targs<int64_t> p, int64_t total)
         ACC t;
         if (kind == FVF_CORR_SYM || kind == FVF_CORR_ANTI) {
             int64_t s1 = size >> 1;
-            t = fvf_mul(fvf_at<T, ACC>(src, q + s1, p.g, p.mode, cv), (ACC)p.w[s1]);
+            t = fvf_mul(fvf_at<T, ACC>(src, q + s1, p.g, p.mode, cv), fvf_wt<ACC>(p, s1));
             for (int64_t j = 0; j < s1; j++) {
                 ACC x = fvf_at<T, ACC>(src, q + j, p.g, p.mode, cv);
                 ACC y = fvf_at<T, ACC>(src, q + size - 1 - j, p.g, p.mode, cv);
-                t = fvf_add(t, fvf_mul(kind == FVF_CORR_SYM ? fvf_add(x, y) : fvf_sub(x, y), (ACC)p.w[j]));
+                t = fvf_add(t, fvf_mul(kind == FVF_CORR_SYM ? fvf_add(x, y) : fvf_sub(x, y), fvf_wt<ACC>(p, j)));
             }
         } else if (kind == FVF_CORR) {
-            t = fvf_mul(fvf_at<T, ACC>(src, q + size - 1, p.g, p.mode, cv), (ACC)p.w[size - 1]);
+            t = fvf_mul(fvf_at<T, ACC>(src, q + size - 1, p.g, p.mode, cv), fvf_wt<ACC>(p, size - 1));
             for (int64_t j = 0; j < size - 1; j++)
-                t = fvf_add(t, fvf_mul(fvf_at<T, ACC>(src, q + j, p.g, p.mode, cv), (ACC)p.w[j]));
+                t = fvf_add(t, fvf_mul(fvf_at<T, ACC>(src, q + j, p.g, p.mode, cv), fvf_wt<ACC>(p, j)));
         } else if (kind == FVF_USUM) {
             t = 0;
             for (int64_t j = 0; j < size; j++)
@@ -494,12 +510,29 @@ typedef struct fvf_job {
     int64_t size, left;
     int mode;
     double cval;
-    const double *wdev;
+    const double *wdev;       /* weights on the device (size > FVF_WINLINE) */
+    const double *wh;         /* weights on the host */
+    fv_array *wbuf;           /* owns wdev */
     fv_cu_exec x;
     fv_context *ctx;
     int device;
     size_t smem_optin;
 } fvf_job;
+
+/* A device copy of the weights (released by the caller's wbuf). */
+static fv_status
+fvf_weights_to_device(fvf_job *j)
+{
+    size_t nb = (size_t)j->size * sizeof(double);
+    fv_device dev = {FV_DEVICE_CUDA, j->device}, host = {FV_DEVICE_CPU, 0};
+    fv_status st;
+    if ((st = fvf_tmp_new(j->ctx, j->device, nb, &j->wbuf)) != FV_OK)
+        return st;
+    if ((st = fv__cuda_memcpy(j->ctx, j->wbuf->data, dev, j->wh, host, nb)) != FV_OK)
+        return st;
+    j->wdev = (const double *)j->wbuf->data;
+    return FV_OK;
+}
 
 template <typename IT>
 static void
@@ -510,6 +543,9 @@ fvf_fill(fvf_targs<IT> *t, const fvf_job *j)
     t->in = j->in->data;
     t->out = j->out->data;
     t->w = j->wdev;
+    if (!j->wdev && j->wh)
+        for (int64_t k = 0; k < j->size && k < FVF_WINLINE; k++)
+            t->wi[k] = j->wh[k];
     t->left = (IT)j->left;
     t->size = (IT)j->size;
     t->kind = j->kind;
@@ -667,7 +703,10 @@ fvf_run1d(fvf_job *j)
         else
             st = fvf_launch_tile<T, ACC, int64_t>(j, &pl, fl);
     } else if (!redo) {
-        st = fvf_launch_direct<T, ACC>(j);
+        if (j->kind <= FVF_CORR_ANTI && !j->wdev)
+            st = fvf_weights_to_device(j);
+        if (st == FV_OK)
+            st = fvf_launch_direct<T, ACC>(j);
     }
     if (st != FV_OK || !redo)
         goto done;
@@ -757,11 +796,11 @@ fv__cuda_filter1d(fv_context *ctx, const fv__op_args *a)
     const fv__filter1d_params *p = (const fv__filter1d_params *)a->params;
     const fv_array *in = a->in;
     fv_array *out = a->out;
-    fv_array *wbuf = NULL;
     fvf_job j;
     fv_status st;
     int begun = 0;
 
+    memset(&j, 0, sizeof j);
     ctx = fv__ctx(ctx);
     if (!p)
         return fv_error_set(FV_EINVAL, dom, "missing parameters");
@@ -806,6 +845,8 @@ fv__cuda_filter1d(fv_context *ctx, const fv__op_args *a)
     j.mode = p->mode;
     j.cval = p->cval;
     j.wdev = NULL;
+    j.wh = NULL;
+    j.wbuf = NULL;
     {
         int v = 0;
         if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, j.device) != cudaSuccess || v <= 0) {
@@ -818,13 +859,9 @@ fv__cuda_filter1d(fv_context *ctx, const fv__op_args *a)
     case FV__F1D_CORRELATE: {
         int sym = fvf_symmetry(p->weights, p->size);
         j.kind = sym > 0 ? FVF_CORR_SYM : sym < 0 ? FVF_CORR_ANTI : FVF_CORR;
-        size_t nb = (size_t)p->size * sizeof(double);
-        fv_device dev = {FV_DEVICE_CUDA, j.device}, host = {FV_DEVICE_CPU, 0};
-        if ((st = fvf_tmp_new(ctx, j.device, nb, &wbuf)) != FV_OK)
+        j.wh = p->weights;
+        if (p->size > FVF_WINLINE && (st = fvf_weights_to_device(&j)) != FV_OK)   /* longer: a device copy */
             goto done;
-        if ((st = fv__cuda_memcpy(ctx, wbuf->data, dev, p->weights, host, nb)) != FV_OK)
-            goto done;
-        j.wdev = (const double *)wbuf->data;
         break;
     }
     case FV__F1D_UNIFORM: j.kind = FVF_USUM; break;
@@ -849,7 +886,7 @@ fv__cuda_filter1d(fv_context *ctx, const fv__op_args *a)
         }
     }
 done:
-    fvf_tmp_release(ctx, wbuf);
+    fvf_tmp_release(ctx, j.wbuf);
     if (begun)
         fv_cu_end(&j.x);
     return st;
