@@ -1,8 +1,20 @@
-/* Placeholder until the filters CUDA kernels land: registers nothing. */
+/* Registration of the CUDA filter kernels (filter1d.cu, filternd.cu). */
 #include "cuda/cuda-kernels.h"
+
+extern "C" fv_status fv__cuda_filter1d(fv_context *ctx, const fv__op_args *a);
+extern "C" fv_status fv__cuda_filternd(fv_context *ctx, const fv__op_args *a);
+
+static void
+fv_cu_filters_set(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT], fv__op op, fv__kernel_fn fn)
+{
+    table[op][FV__BACKEND_CUDA].dtypes = FV_DTYPES_ALL;
+    table[op][FV__BACKEND_CUDA].max_ndim = FV_MAX_NDIM;
+    table[op][FV__BACKEND_CUDA].fn = fn;
+}
 
 extern "C" void
 fv__cuda_register_filters(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
 {
-    (void)table;
+    fv_cu_filters_set(table, FV__OP_FILTER1D, fv__cuda_filter1d);
+    fv_cu_filters_set(table, FV__OP_FILTERND, fv__cuda_filternd);
 }

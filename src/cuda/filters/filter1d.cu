@@ -1,0 +1,893 @@
+/* CUDA kernels of FV__OP_FILTER1D: one 1-D pass along an axis (correlate1d,
+ * uniform_filter1d, minimum_filter1d, maximum_filter1d), scipy.ndimage's results.
+ *
+ * Geometry: the axis, one "cross" direction (the other axis, after merging the
+ * contiguous ones, with the smallest input stride) and the rest as a batch.
+ *
+ * Paths:
+ *  - tile kernel (fvf_k_tile): a block loads a tile of lines x (outputs + halo)
+ *    into shared memory, coalesced along the axis when the axis is the densest
+ *    direction (ROW: one warp or the whole block per line), else along the cross
+ *    direction (COL: 32 lines side by side, warps down the axis), converting each
+ *    value once (cval past the edges) to the accumulator type. Correlation sums
+ *    in scipy's order (symmetric / antisymmetric / general), in double without
+ *    fused multiply-adds (so integer outputs match scipy bit for bit) or in
+ *    float for float32 outputs of float32 and 8/16-bit data. min/max: direct for
+ *    short windows, else log2(size) doubling passes (van Herk's bound without
+ *    the serial prefix scans), ties going to the later element as in scipy's
+ *    running minimum. 32-bit index math when the byte extents allow.
+ *  - direct kernel (fvf_k_direct): one output per thread from global memory,
+ *    64-bit, for windows too long for shared memory.
+ *  - uniform filter: scipy 1.17 keeps a running sum (sum += new - old) and
+ *    divides it per output. For data of up to 32-bit integers (and an integral
+ *    cval) every such sum is exact in double, so the tile kernel's direct window
+ *    sum / size is bit for bit scipy's. Into integer (or bool) outputs, other
+ *    data runs scipy's recurrence itself, one thread per line, so that the
+ *    truncation sees scipy's double. Float outputs of other data take the tile
+ *    kernel's window sum (within rounding of scipy's, which carries its
+ *    accumulated rounding), except on lines of float data with NaN or inf,
+ *    where the running sum's NaN tail is scipy's result: those lines are
+ *    flagged and redone serially.
+ *  - min/max over float data with NaN: scipy's result then depends on its
+ *    ascending-minima deque; lines where the tile kernel saw a NaN (flagged)
+ *    are redone by fvf_k_minmax_exact, which runs that deque per line. */
+#include "filters-common.cuh"
+
+enum { FVF_CORR = 0, FVF_CORR_SYM, FVF_CORR_ANTI, FVF_USUM, FVF_MIN, FVF_MAX };
+
+#define FVF_THREADS 256
+#define FVF_MM_DIRECT 24          /* min/max windows up to this many taps: direct */
+#define FVF_SMEM_BUDGET (160 * 1024)
+#define FVF_WINLINE 128           /* correlation weights up to this many ride in the kernel parameters */
+
+/* Line geometry in the kernel's index type (signed; byte strides). */
+template <typename IT> struct fvf_g1 {
+    IT n, s_in, s_out;       /* axis length and strides */
+    IT nc, c_in, c_out;      /* cross extent and strides */
+    int nb;                  /* batch axes */
+    IT bshape[FV_MAX_NDIM], bs_in[FV_MAX_NDIM], bs_out[FV_MAX_NDIM];
+};
+
+template <typename IT> struct fvf_targs {
+    const char *in;
+    char *out;
+    const double *w;          /* correlation weights on the device (size > FVF_WINLINE), or NULL */
+    uint8_t *nanflags;        /* min/max of float data: one byte per line, or NULL */
+    fvf_g1<IT> g;
+    IT left, size;            /* output i reads [i - left, i - left + size) */
+    IT ta;                    /* outputs per tile along the axis */
+    int tcl2;                 /* log2(lines per tile) */
+    int kind, mode, odt, dbl;
+    double cval;
+    int64_t nta, ntc, ntiles; /* tiles along the axis, along the cross direction, in all */
+    double wi[FVF_WINLINE];   /* the weights, when they fit here */
+};
+
+template <typename IT>
+__device__ __forceinline__ void
+fvf_batch_off(const fvf_g1<IT> &g, IT b, IT &oi, IT &oo)
+{
+    oi = 0;
+    oo = 0;
+    for (int d = g.nb - 1; d >= 0; d--) {
+        IT q = b / g.bshape[d];
+        IT x = b - q * g.bshape[d];
+        b = q;
+        oi += x * g.bs_in[d];
+        oo += x * g.bs_out[d];
+    }
+}
+
+/* min/max of an earlier and a later value; ties (and -0 vs 0) go to the later */
+template <typename ACC>
+__device__ __forceinline__ ACC
+fvf_comb(ACC earlier, ACC later, bool mn)
+{
+    return (mn ? later <= earlier : later >= earlier) ? later : earlier;
+}
+
+/* One output from the window r[0], r[ES], ..., r[(size-1)*ES] (shared memory). */
+template <typename ACC, int ES>
+__device__ __forceinline__ ACC
+fvf_window(const ACC *r, const ACC *w, int kind, int size)
+{
+    ACC t;
+    switch (kind) {
+    case FVF_CORR_SYM: {
+        int s1 = size >> 1;
+        t = fvf_mul(r[s1 * ES], w[s1]);
+        for (int j = 0; j < s1; j++)
+            t = fvf_add(t, fvf_mul(fvf_add(r[j * ES], r[(size - 1 - j) * ES]), w[j]));
+        return t;
+    }
+    case FVF_CORR_ANTI: {
+        int s1 = size >> 1;
+        t = fvf_mul(r[s1 * ES], w[s1]);
+        for (int j = 0; j < s1; j++)
+            t = fvf_add(t, fvf_mul(fvf_sub(r[j * ES], r[(size - 1 - j) * ES]), w[j]));
+        return t;
+    }
+    case FVF_CORR:
+        t = fvf_mul(r[(size - 1) * ES], w[size - 1]);
+        for (int j = 0; j < size - 1; j++)
+            t = fvf_add(t, fvf_mul(r[j * ES], w[j]));
+        return t;
+    case FVF_USUM:
+        t = 0;
+        for (int j = 0; j < size; j++)
+            t += r[j * ES];
+        return t / (ACC)size;
+    default: {
+        bool mn = kind == FVF_MIN;
+        t = r[0];
+        for (int j = 1; j < size; j++)
+            t = fvf_comb(t, r[j * ES], mn);
+        return t;
+    }
+    }
+}
+
+template <typename T, typename ACC, typename IT, bool ROW>
+__global__ void __launch_bounds__(FVF_THREADS)
+fvf_k_tile(fvf_targs<IT> p)
+{
+    extern __shared__ double fvf_smem_d[];
+    ACC *w = (ACC *)fvf_smem_d;
+    const int kind = p.kind;
+    const int size = (int)p.size;
+    const int nw = kind <= FVF_CORR_ANTI ? size : 0;
+    const IT TA = p.ta, L = TA + p.size - 1;
+    const int TC = 1 << p.tcl2;
+    ACC *t0 = w + ((nw + 1) & ~1);
+    ACC *t1 = t0 + (size_t)TC * (size_t)L;
+    const ACC cv = (ACC)p.cval;
+    /* lines to redo exactly: min/max with NaN, uniform with NaN or inf */
+    const bool track = fvf_is_float<T>::value && p.nanflags != NULL;
+    const bool mn = kind == FVF_MIN, us = kind == FVF_USUM;
+    const int tid = threadIdx.x;
+    /* ROW: lpl threads per line, line c = tid / lpl. COL: lane = cross, r0 = row */
+    const int lsh = 8 - p.tcl2, lpl = 1 << lsh;
+    const int lane = ROW ? (tid & (lpl - 1)) : (tid & 31);
+    const int cl = ROW ? (tid >> lsh) : 0;
+    const int r0 = ROW ? 0 : (tid >> 5);
+
+    if (p.w) {
+        for (int i = tid; i < nw; i += FVF_THREADS)
+            w[i] = (ACC)p.w[i];
+    } else if (tid == 0) {   /* constant offsets into the parameters */
+#pragma unroll
+        for (int i = 0; i < FVF_WINLINE; i++)
+            if (i < nw)
+                w[i] = (ACC)p.wi[i];
+    }
+
+    for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
+        int64_t tq = tile / p.nta;
+        IT ia = (IT)(tile - tq * p.nta);
+        int64_t b = tq / p.ntc;
+        IT ic = (IT)(tq - b * p.ntc);
+        IT bi, bo;
+        fvf_batch_off(p.g, (IT)b, bi, bo);
+        const IT a0 = ia * TA, c0 = ic * (IT)TC;
+        const IT cc = c0 + (ROW ? cl : lane);
+        const bool okc = cc < p.g.nc;
+        const IT ea = p.g.n - a0 < TA ? p.g.n - a0 : TA;   /* outputs in this tile */
+        const char *src = p.in + bi + cc * p.g.c_in;
+
+        __syncthreads();   /* the previous tile's readers are done */
+        if (okc) {
+            ACC *dst = ROW ? t0 + (size_t)cl * (size_t)L : t0 + lane;
+            const IT step = ROW ? (IT)lpl : (IT)8;
+            const IT es = ROW ? 1 : 32;
+            bool nan = false;
+            for (IT a = ROW ? (IT)lane : (IT)r0; a < L; a += step) {
+                IT pos = a0 + a - p.left;
+                ACC x;
+                if (pos >= 0 && pos < p.g.n) {
+                    x = (ACC)__ldg((const T *)(src + pos * p.g.s_in));
+                } else {
+                    IT e = fvf_extend<IT>(pos, p.g.n, p.mode);
+                    x = e < 0 ? cv : (ACC)__ldg((const T *)(src + e * p.g.s_in));
+                }
+                if (track && (us ? !(x - x == (ACC)0) : x != x))
+                    nan = true;
+                dst[a * es] = x;
+            }
+            if (nan)
+                p.nanflags[b * (int64_t)p.g.nc + (int64_t)cc] = 1;
+        }
+        __syncthreads();
+
+        const ACC *src_t = t0;
+        int P = 1;
+        if (p.dbl) {   /* min/max over [i, i + P) for P = 2, 4, ... <= size */
+            ACC *a_buf = t0, *b_buf = t1;
+            for (; 2 * P <= size; P *= 2) {
+                IT last = L - 2 * P;
+                if (okc) {
+                    if (ROW) {
+                        const ACC *s = a_buf + (size_t)cl * (size_t)L;
+                        ACC *d = b_buf + (size_t)cl * (size_t)L;
+                        for (IT i = lane; i <= last; i += lpl)
+                            d[i] = fvf_comb(s[i], s[i + P], mn);
+                    } else {
+                        for (IT i = r0; i <= last; i += 8)
+                            b_buf[i * 32 + lane] = fvf_comb(a_buf[i * 32 + lane], a_buf[(i + P) * 32 + lane], mn);
+                    }
+                }
+                __syncthreads();
+                ACC *tmp = a_buf;
+                a_buf = b_buf;
+                b_buf = tmp;
+            }
+            src_t = a_buf;
+        }
+
+        if (!okc)
+            continue;
+        char *dst = p.out + bo + cc * p.g.c_out;
+        if (ROW) {
+            const ACC *r = src_t + (size_t)cl * (size_t)L;
+            for (IT a = lane; a < ea; a += lpl) {
+                ACC v = p.dbl ? fvf_comb(r[a], r[a + size - P], mn) : fvf_window<ACC, 1>(r + a, w, kind, size);
+                fvf_store(dst + (a0 + a) * p.g.s_out, p.odt, v);
+            }
+        } else {
+            const ACC *r = src_t + lane;
+            for (IT a = r0; a < ea; a += 8) {
+                ACC v = p.dbl ? fvf_comb(r[a * 32], r[(a + size - P) * 32], mn)
+                              : fvf_window<ACC, 32>(r + a * 32, w, kind, size);
+                fvf_store(dst + (a0 + a) * p.g.s_out, p.odt, v);
+            }
+        }
+    }
+}
+
+/* Value at position pos of the line at src (any pos: extended by mode). */
+template <typename T, typename ACC>
+__device__ __forceinline__ ACC
+fvf_at(const char *src, int64_t pos, const fvf_g1<int64_t> &g, int mode, ACC cv)
+{
+    if (pos < 0 || pos >= g.n) {
+        pos = fvf_extend<int64_t>(pos, g.n, mode);
+        if (pos < 0)
+            return cv;
+    }
+    return (ACC)__ldg((const T *)(src + pos * g.s_in));
+}
+
+/* Line `line` (batch-major, cross fastest): input and output starts. */
+__device__ __forceinline__ void
+fvf_line_start(const fvf_targs<int64_t> &p, int64_t line, const char **src, char **dst)
+{
+    int64_t b = line / p.g.nc, cc = line - b * p.g.nc, bi, bo;
+    fvf_batch_off(p.g, b, bi, bo);
+    *src = p.in + bi + cc * p.g.c_in;
+    *dst = p.out + bo + cc * p.g.c_out;
+}
+
+template <typename ACC>
+__device__ __forceinline__ ACC
+fvf_wt(const fvf_targs<int64_t> &p, int64_t j)
+{
+    return (ACC)__ldg(p.w + j);   /* the direct kernel always has a device copy */
+}
+
+/* One output per thread from global memory (windows too long for a tile). */
+template <typename T, typename ACC>
+__global__ void __launch_bounds__(FVF_THREADS)
+fvf_k_direct(fvf_targs<int64_t> p, int64_t total)
+{
+    const ACC cv = (ACC)p.cval;
+    const int kind = p.kind;
+    const int64_t size = p.size, n = p.g.n;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+         i += (int64_t)blockDim.x * gridDim.x) {
+        int64_t line, pos;
+        if (p.tcl2) {   /* positions fastest (the axis is the dense direction) */
+            line = i / n;
+            pos = i - line * n;
+        } else {        /* cross fastest: line = b * nc + cc */
+            int64_t cc = i % p.g.nc, rest = i / p.g.nc;
+            int64_t b = rest / n;
+            pos = rest - b * n;
+            line = b * p.g.nc + cc;
+        }
+        const char *src;
+        char *dst;
+        fvf_line_start(p, line, &src, &dst);
+        int64_t q = pos - p.left;
+        ACC t;
+        if (kind == FVF_CORR_SYM || kind == FVF_CORR_ANTI) {
+            int64_t s1 = size >> 1;
+            t = fvf_mul(fvf_at<T, ACC>(src, q + s1, p.g, p.mode, cv), fvf_wt<ACC>(p, s1));
+            for (int64_t j = 0; j < s1; j++) {
+                ACC x = fvf_at<T, ACC>(src, q + j, p.g, p.mode, cv);
+                ACC y = fvf_at<T, ACC>(src, q + size - 1 - j, p.g, p.mode, cv);
+                t = fvf_add(t, fvf_mul(kind == FVF_CORR_SYM ? fvf_add(x, y) : fvf_sub(x, y), fvf_wt<ACC>(p, j)));
+            }
+        } else if (kind == FVF_CORR) {
+            t = fvf_mul(fvf_at<T, ACC>(src, q + size - 1, p.g, p.mode, cv), fvf_wt<ACC>(p, size - 1));
+            for (int64_t j = 0; j < size - 1; j++)
+                t = fvf_add(t, fvf_mul(fvf_at<T, ACC>(src, q + j, p.g, p.mode, cv), fvf_wt<ACC>(p, j)));
+        } else if (kind == FVF_USUM) {
+            t = 0;
+            for (int64_t j = 0; j < size; j++)
+                t += fvf_at<T, ACC>(src, q + j, p.g, p.mode, cv);
+            t /= (ACC)size;
+        } else {
+            bool mn = kind == FVF_MIN;
+            t = fvf_at<T, ACC>(src, q, p.g, p.mode, cv);
+            for (int64_t j = 1; j < size; j++)
+                t = fvf_comb(t, fvf_at<T, ACC>(src, q + j, p.g, p.mode, cv), mn);
+        }
+        fvf_store(dst + pos * p.g.s_out, p.odt, t);
+    }
+}
+
+/* scipy's running mean, one thread per line, in double, exactly its operations:
+ * sum = x[0] + ... + x[size-1]; then sum += x[new] - x[old]; each output sum / size
+ * (every line, or the lines flagged in p.nanflags). */
+template <typename T>
+__global__ void __launch_bounds__(FVF_THREADS)
+fvf_k_uniform_serial(fvf_targs<int64_t> p, int64_t nlines)
+{
+    const int64_t size = p.size, n = p.g.n, left = p.left;
+    const double ds = (double)size;
+    for (int64_t line = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; line < nlines;
+         line += (int64_t)blockDim.x * gridDim.x) {
+        if (p.nanflags && !p.nanflags[line])
+            continue;
+        const char *src;
+        char *dst;
+        fvf_line_start(p, line, &src, &dst);
+        double tmp = 0.0;
+        for (int64_t q = 0; q < size; q++)
+            tmp = __dadd_rn(tmp, fvf_at<T, double>(src, q - left, p.g, p.mode, p.cval));
+        fvf_store(dst, p.odt, __ddiv_rn(tmp, ds));
+        int64_t l = 1;
+        /* interior stretch: both ends inside the line, no extension checks */
+        int64_t lo = left + 1 > 1 ? left + 1 : 1, hi = n - size + left + 1;
+        if (hi > n)
+            hi = n;
+        for (; l < lo && l < n; l++) {
+            double d = __dsub_rn(fvf_at<T, double>(src, l - 1 - left + size, p.g, p.mode, p.cval),
+                                 fvf_at<T, double>(src, l - 1 - left, p.g, p.mode, p.cval));
+            tmp = __dadd_rn(tmp, d);
+            fvf_store(dst + l * p.g.s_out, p.odt, __ddiv_rn(tmp, ds));
+        }
+        const char *pn = src + (l - 1 - left + size) * p.g.s_in, *po = src + (l - 1 - left) * p.g.s_in;
+        for (; l < hi; l++) {
+            double d = __dsub_rn((double)__ldg((const T *)pn), (double)__ldg((const T *)po));
+            tmp = __dadd_rn(tmp, d);
+            fvf_store(dst + l * p.g.s_out, p.odt, __ddiv_rn(tmp, ds));
+            pn += p.g.s_in;
+            po += p.g.s_in;
+        }
+        for (; l < n; l++) {
+            double d = __dsub_rn(fvf_at<T, double>(src, l - 1 - left + size, p.g, p.mode, p.cval),
+                                 fvf_at<T, double>(src, l - 1 - left, p.g, p.mode, p.cval));
+            tmp = __dadd_rn(tmp, d);
+            fvf_store(dst + l * p.g.s_out, p.odt, __ddiv_rn(tmp, ds));
+        }
+    }
+}
+
+/* scipy's minimum/maximum_filter1d for flagged lines (float data with NaN):
+ * R. Harter's ascending-minima deque over the extended line, as scipy runs it.
+ * ring: `size` (value, death) pairs per thread. */
+struct fvf_pair {
+    double v;
+    int64_t death;
+};
+
+template <typename T>
+__global__ void __launch_bounds__(FVF_THREADS)
+fvf_k_minmax_exact(fvf_targs<int64_t> p, int64_t nlines, fvf_pair *scratch)
+{
+    const int64_t size = p.size, n = p.g.n, left = p.left;
+    const bool mn = p.kind == FVF_MIN;
+    const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    fvf_pair *ring = scratch + tid * size;
+    for (int64_t line = tid; line < nlines; line += (int64_t)blockDim.x * gridDim.x) {
+        if (!p.nanflags[line])
+            continue;
+        const char *src;
+        char *dst;
+        fvf_line_start(p, line, &src, &dst);
+        int64_t front = 0, last = 0;
+        ring[0].v = fvf_at<T, double>(src, -left, p.g, p.mode, p.cval);
+        ring[0].death = size;
+        for (int64_t ll = 1; ll < size + n - 1; ll++) {
+            double v = fvf_at<T, double>(src, ll - left, p.g, p.mode, p.cval);
+            if (ring[front].death == ll)
+                front = front + 1 == size ? 0 : front + 1;
+            if (mn ? v <= ring[front].v : v >= ring[front].v) {
+                ring[front].v = v;
+                ring[front].death = ll + size;
+                last = front;
+            } else {
+                while (mn ? ring[last].v >= v : ring[last].v <= v)
+                    last = last == 0 ? size - 1 : last - 1;
+                last = last + 1 == size ? 0 : last + 1;
+                ring[last].v = v;
+                ring[last].death = ll + size;
+            }
+            if (ll >= size - 1)
+                fvf_store(dst + (ll - (size - 1)) * p.g.s_out, p.odt, ring[front].v);
+        }
+    }
+}
+
+/* ==== host side =================================================================== */
+
+typedef struct fvf_geom {
+    int64_t n, s_in, s_out, nc, c_in, c_out;
+    int nb;
+    int64_t bshape[FV_MAX_NDIM], bs_in[FV_MAX_NDIM], bs_out[FV_MAX_NDIM];
+    int64_t nbatch;
+    int row;
+} fvf_geom;
+
+static void
+fvf_geom_init(fvf_geom *g, const fv_array *in, const fv_array *out, int axis)
+{
+    int64_t sh[FV_MAX_NDIM], si[FV_MAX_NDIM], so[FV_MAX_NDIM];
+    int m = 0;
+    memset(g, 0, sizeof *g);
+    if (in->ndim == 0) {
+        g->n = 1;
+        g->s_in = g->s_out = 0;
+    } else {
+        g->n = in->shape[axis];
+        g->s_in = in->strides[axis];
+        g->s_out = out->strides[axis];
+    }
+    for (int d = 0; d < in->ndim; d++) {
+        if (d == axis || in->shape[d] == 1)
+            continue;
+        if (m > 0 && si[m - 1] == in->shape[d] * in->strides[d] && so[m - 1] == in->shape[d] * out->strides[d]) {
+            sh[m - 1] *= in->shape[d];   /* contiguous with the previous one: merge */
+            si[m - 1] = in->strides[d];
+            so[m - 1] = out->strides[d];
+            continue;
+        }
+        sh[m] = in->shape[d];
+        si[m] = in->strides[d];
+        so[m] = out->strides[d];
+        m++;
+    }
+    int cross = -1;
+    for (int k = 0; k < m; k++) {
+        int64_t s = si[k] < 0 ? -si[k] : si[k];
+        if (cross < 0 || s <= (si[cross] < 0 ? -si[cross] : si[cross]))
+            cross = k;
+    }
+    g->nc = 1;
+    g->nbatch = 1;
+    if (cross >= 0) {
+        g->nc = sh[cross];
+        g->c_in = si[cross];
+        g->c_out = so[cross];
+    }
+    for (int k = 0; k < m; k++) {
+        if (k == cross)
+            continue;
+        g->bshape[g->nb] = sh[k];
+        g->bs_in[g->nb] = si[k];
+        g->bs_out[g->nb] = so[k];
+        g->nbatch *= sh[k];
+        g->nb++;
+    }
+    int64_t sa = g->s_in < 0 ? -g->s_in : g->s_in, sc = g->c_in < 0 ? -g->c_in : g->c_in;
+    g->row = cross < 0 || g->n == 1 ? 1 : (sa <= sc);
+}
+
+template <typename IT>
+static void
+fvf_pack(fvf_targs<IT> *t, const fvf_geom *g)
+{
+    t->g.n = (IT)g->n;
+    t->g.s_in = (IT)g->s_in;
+    t->g.s_out = (IT)g->s_out;
+    t->g.nc = (IT)g->nc;
+    t->g.c_in = (IT)g->c_in;
+    t->g.c_out = (IT)g->c_out;
+    t->g.nb = g->nb;
+    for (int d = 0; d < FV_MAX_NDIM; d++) {
+        t->g.bshape[d] = d < g->nb ? (IT)g->bshape[d] : 1;
+        t->g.bs_in[d] = d < g->nb ? (IT)g->bs_in[d] : 0;
+        t->g.bs_out[d] = d < g->nb ? (IT)g->bs_out[d] : 0;
+    }
+}
+
+/* What the launchers need beyond the params. */
+typedef struct fvf_job {
+    const fv_array *in;
+    fv_array *out;
+    fvf_geom g;
+    int kind;
+    int64_t size, left;
+    int mode;
+    double cval;
+    const double *wdev;       /* weights on the device (size > FVF_WINLINE) */
+    const double *wh;         /* weights on the host */
+    fv_array *wbuf;           /* owns wdev */
+    fv_cu_exec x;
+    fv_context *ctx;
+    int device;
+    size_t smem_optin;
+} fvf_job;
+
+/* A device copy of the weights (released by the caller's wbuf). */
+static fv_status
+fvf_weights_to_device(fvf_job *j)
+{
+    size_t nb = (size_t)j->size * sizeof(double);
+    fv_device dev = {FV_DEVICE_CUDA, j->device}, host = {FV_DEVICE_CPU, 0};
+    fv_status st;
+    if ((st = fvf_tmp_new(j->ctx, j->device, nb, &j->wbuf)) != FV_OK)
+        return st;
+    if ((st = fv__cuda_memcpy(j->ctx, j->wbuf->data, dev, j->wh, host, nb)) != FV_OK)
+        return st;
+    j->wdev = (const double *)j->wbuf->data;
+    return FV_OK;
+}
+
+template <typename IT>
+static void
+fvf_fill(fvf_targs<IT> *t, const fvf_job *j)
+{
+    memset(t, 0, sizeof *t);
+    fvf_pack(t, &j->g);
+    t->in = j->in->data;
+    t->out = j->out->data;
+    t->w = j->wdev;
+    if (!j->wdev && j->wh)
+        for (int64_t k = 0; k < j->size && k < FVF_WINLINE; k++)
+            t->wi[k] = j->wh[k];
+    t->left = (IT)j->left;
+    t->size = (IT)j->size;
+    t->kind = j->kind;
+    t->mode = j->mode;
+    t->odt = (int)j->out->dtype;
+    t->cval = j->cval;
+}
+
+static unsigned
+fvf_grid(int64_t work, int device, int per_sm)
+{
+    int64_t cap = (int64_t)fv__cuda_sm_count(device) * per_sm;
+    if (work > cap)
+        work = cap;
+    return work < 1 ? 1u : (unsigned)work;
+}
+
+/* Tile plan: returns 0 when no tile fits shared memory. */
+typedef struct fvf_plan {
+    int64_t ta;
+    int tcl2;
+    size_t smem;
+    int dbl;
+} fvf_plan;
+
+template <typename ACC>
+static int
+fvf_plan_tile(const fvf_job *j, fvf_plan *pl)
+{
+    const fvf_geom *g = &j->g;
+    int corr = j->kind <= FVF_CORR_ANTI;
+    int mm = j->kind == FVF_MIN || j->kind == FVF_MAX;
+    pl->dbl = mm && j->size > FVF_MM_DIRECT;
+    size_t budget = j->smem_optin < FVF_SMEM_BUDGET ? j->smem_optin : FVF_SMEM_BUDGET;
+    int64_t ta;
+    if (g->row) {
+        pl->tcl2 = g->nc >= 8 ? 3 : 0;
+        ta = pl->tcl2 ? 256 : 1024;
+        int64_t rn = (g->n + 31) / 32 * 32;
+        if (ta > rn)
+            ta = rn;
+    } else {
+        pl->tcl2 = 5;
+        ta = g->n < 128 ? g->n : 128;
+    }
+    for (;;) {
+        int64_t L = ta + j->size - 1;
+        size_t words = (size_t)(1 << pl->tcl2) * (size_t)L * (pl->dbl ? 2 : 1);
+        size_t nw = corr ? (size_t)((j->size + 1) & ~(int64_t)1) : 0;
+        if (L < (int64_t)1 << 30 && (nw + words) * sizeof(ACC) <= budget) {
+            pl->smem = (nw + words) * sizeof(ACC);
+            break;
+        }
+        if (ta <= 32)
+            return 0;
+        ta /= 2;
+    }
+    pl->ta = ta;
+    return 1;
+}
+
+static int
+fvf_fits32(const fvf_job *j, int64_t ta)
+{
+    int64_t n = fv_array_size(j->in);
+    if (n > INT32_MAX || fvf_extent(j->in) > INT32_MAX || fvf_extent(j->out) > INT32_MAX)
+        return 0;
+    if (2 * j->g.n + 2 * j->size + 2 * ta + 64 > INT32_MAX)
+        return 0;
+    return 1;
+}
+
+template <typename T, typename ACC, typename IT>
+static fv_status
+fvf_launch_tile(const fvf_job *j, const fvf_plan *pl, uint8_t *nanflags)
+{
+    fvf_targs<IT> t;
+    fvf_fill(&t, j);
+    t.ta = (IT)pl->ta;
+    t.tcl2 = pl->tcl2;
+    t.dbl = pl->dbl;
+    t.nanflags = nanflags;
+    t.nta = (j->g.n + pl->ta - 1) / pl->ta;
+    t.ntc = (j->g.nc + (1 << pl->tcl2) - 1) >> pl->tcl2;
+    t.ntiles = t.nta * t.ntc * j->g.nbatch;
+    unsigned grid = fvf_grid(t.ntiles, j->device, 32);
+    fv_status st;
+    if (j->g.row) {
+        if ((st = fvf_smem_attr(fvf_k_tile<T, ACC, IT, true>, pl->smem)) != FV_OK)
+            return st;
+        fvf_k_tile<T, ACC, IT, true><<<grid, FVF_THREADS, pl->smem, j->x.stream>>>(t);
+    } else {
+        if ((st = fvf_smem_attr(fvf_k_tile<T, ACC, IT, false>, pl->smem)) != FV_OK)
+            return st;
+        fvf_k_tile<T, ACC, IT, false><<<grid, FVF_THREADS, pl->smem, j->x.stream>>>(t);
+    }
+    return fv_cu_launch_status("filter1d kernel launch");
+}
+
+template <typename T, typename ACC>
+static fv_status
+fvf_launch_direct(const fvf_job *j)
+{
+    fvf_targs<int64_t> t;
+    fvf_fill(&t, j);
+    t.tcl2 = j->g.row;   /* order of the flat index */
+    int64_t total = j->g.n * j->g.nc * j->g.nbatch;
+    fvf_k_direct<T, ACC><<<fvf_grid((total + FVF_THREADS - 1) / FVF_THREADS, j->device, 16), FVF_THREADS, 0,
+                           j->x.stream>>>(t, total);
+    return fv_cu_launch_status("filter1d kernel launch");
+}
+
+template <typename T, typename ACC>
+static fv_status
+fvf_run1d(fvf_job *j)
+{
+    fv_status st = FV_OK;
+    const int64_t nlines = j->g.nc * j->g.nbatch;
+    const int us = j->kind == FVF_USUM, mm = j->kind == FVF_MIN || j->kind == FVF_MAX;
+    const unsigned lgrid = fvf_grid((nlines + FVF_THREADS - 1) / FVF_THREADS, j->device, 16);
+
+    /* uniform: window sums exact in double (data of up to 32-bit integers, a
+     * window of at most 2^20, an integral cval of at most 2^32 when it is used) */
+    const int exact_sum = !fvf_is_float<T>::value && sizeof(T) <= 4 && j->size <= ((int64_t)1 << 20) &&
+                          (j->mode != FV_MODE_CONSTANT || (j->cval == floor(j->cval) && fabs(j->cval) <= 4294967296.0));
+    if (us && !exact_sum && (fv_dtype_is_integer(j->out->dtype) || j->out->dtype == FV_BOOL)) {
+        fvf_targs<int64_t> t;
+        fvf_fill(&t, j);
+        fvf_k_uniform_serial<T><<<lgrid, FVF_THREADS, 0, j->x.stream>>>(t, nlines);
+        return fv_cu_launch_status("uniform_filter1d kernel launch");
+    }
+
+    /* float data: lines whose result depends on scipy's serial algorithm (min/max
+     * with NaN, running sums through NaN or inf) are flagged and redone exactly */
+    const int redo = fvf_is_float<T>::value && ((mm && j->size > 1) || us);
+    fv_array *flags = NULL, *scratch = NULL;
+    uint8_t *fl = NULL;
+    fvf_plan pl;
+    const int tile = fvf_plan_tile<ACC>(j, &pl);
+
+    if (redo) {
+        if ((st = fvf_tmp_new(j->ctx, j->device, (size_t)nlines, &flags)) != FV_OK)
+            goto done;
+        fl = (uint8_t *)flags->data;
+        /* without a tile kernel to flag lines, every line is redone */
+        cudaError_t e = cudaMemsetAsync(fl, tile ? 0 : 1, (size_t)nlines, j->x.stream);
+        if (e != cudaSuccess) {
+            st = fv__cuda_error("cudaMemsetAsync", e);
+            goto done;
+        }
+    }
+    if (tile) {
+        if (fvf_fits32(j, pl.ta))
+            st = fvf_launch_tile<T, ACC, int32_t>(j, &pl, fl);
+        else
+            st = fvf_launch_tile<T, ACC, int64_t>(j, &pl, fl);
+    } else if (!redo) {
+        if (j->kind <= FVF_CORR_ANTI && !j->wdev)
+            st = fvf_weights_to_device(j);
+        if (st == FV_OK)
+            st = fvf_launch_direct<T, ACC>(j);
+    }
+    if (st != FV_OK || !redo)
+        goto done;
+    if (us) {
+        fvf_targs<int64_t> t;
+        fvf_fill(&t, j);
+        t.nanflags = fl;
+        fvf_k_uniform_serial<T><<<lgrid, FVF_THREADS, 0, j->x.stream>>>(t, nlines);
+        st = fv_cu_launch_status("uniform_filter1d kernel launch");
+    } else {
+        /* bounded concurrency: a ring of `size` pairs per thread */
+        int64_t per = j->size * (int64_t)sizeof(fvf_pair);
+        int64_t threads = ((int64_t)64 << 20) / per;
+        if (threads > 32768)
+            threads = 32768;
+        if (threads > nlines)
+            threads = nlines;
+        threads = (threads + 31) / 32 * 32;
+        if (threads < 32)
+            threads = 32;
+        if ((st = fvf_tmp_new(j->ctx, j->device, (size_t)(threads * per), &scratch)) != FV_OK)
+            goto done;
+        fvf_targs<int64_t> t;
+        fvf_fill(&t, j);
+        t.nanflags = fl;
+        int block = threads < FVF_THREADS ? (int)threads : FVF_THREADS;
+        fvf_k_minmax_exact<T><<<(unsigned)(threads / block), block, 0, j->x.stream>>>(t, nlines,
+                                                                                   (fvf_pair *)scratch->data);
+        st = fv_cu_launch_status("minimum/maximum_filter1d kernel launch");
+    }
+done:
+    fvf_tmp_release(j->ctx, scratch);
+    fvf_tmp_release(j->ctx, flags);
+    return st;
+}
+
+/* float accumulation only where it is allowed and instantiated */
+template <typename T> struct fvf_small { static const bool value = false; };
+template <> struct fvf_small<uint8_t> { static const bool value = true; };
+template <> struct fvf_small<int8_t> { static const bool value = true; };
+template <> struct fvf_small<uint16_t> { static const bool value = true; };
+template <> struct fvf_small<int16_t> { static const bool value = true; };
+template <> struct fvf_small<float> { static const bool value = true; };
+
+template <typename T, bool SMALL> struct fvf_acc_run {
+    static fv_status run(fvf_job *j, int accf) { return fvf_run1d<T, double>(j); }
+};
+template <typename T> struct fvf_acc_run<T, true> {
+    static fv_status run(fvf_job *j, int accf)
+    {
+        return accf ? fvf_run1d<T, float>(j) : fvf_run1d<T, double>(j);
+    }
+};
+
+template <typename T>
+static fv_status
+fvf_run1d_t(fvf_job *j, int accf)
+{
+    return fvf_acc_run<T, fvf_small<T>::value>::run(j, accf);
+}
+
+/* scipy's symmetry test of correlate1d (odd sizes only) */
+static int
+fvf_symmetry(const double *w, int64_t size)
+{
+    if (!(size & 1))
+        return 0;
+    int64_t s1 = size / 2;
+    int sym = 1;
+    for (int64_t i = 1; i <= s1; i++)
+        if (fabs(w[s1 + i] - w[s1 - i]) > DBL_EPSILON) {
+            sym = 0;
+            break;
+        }
+    if (sym)
+        return 1;
+    for (int64_t i = 1; i <= s1; i++)
+        if (fabs(w[s1 + i] + w[s1 - i]) > DBL_EPSILON)
+            return 0;
+    return -1;
+}
+
+extern "C" fv_status
+fv__cuda_filter1d(fv_context *ctx, const fv__op_args *a)
+{
+    static const char *dom = "filter1d";
+    const fv__filter1d_params *p = (const fv__filter1d_params *)a->params;
+    const fv_array *in = a->in;
+    fv_array *out = a->out;
+    fvf_job j;
+    fv_status st;
+    int begun = 0;
+
+    memset(&j, 0, sizeof j);
+    ctx = fv__ctx(ctx);
+    if (!p)
+        return fv_error_set(FV_EINVAL, dom, "missing parameters");
+    if (p->kind < FV__F1D_CORRELATE || p->kind > FV__F1D_MAXIMUM)
+        return fv_error_set(FV_EINVAL, dom, "unknown filter kind %d", p->kind);
+    if (p->mode < 0 || p->mode >= FV_MODE_COUNT)
+        return fv_error_set(FV_EINVAL, dom, "invalid mode %d", p->mode);
+    if (p->size < 1)
+        return fv_error_set(FV_EINVAL, dom, "size %lld must be >= 1", (long long)p->size);
+    if (p->kind == FV__F1D_CORRELATE && !p->weights)
+        return fv_error_set(FV_EINVAL, dom, "weights missing");
+    if (in->ndim != out->ndim)
+        return fv_error_set(FV_EINVAL, dom, "input and output shapes differ");
+    for (int d = 0; d < in->ndim; d++)
+        if (in->shape[d] != out->shape[d])
+            return fv_error_set(FV_EINVAL, dom, "input and output shapes differ");
+    if (in->ndim > 0 ? (p->axis < 0 || p->axis >= in->ndim) : p->axis != 0)
+        return fv_error_set(FV_EINVAL, dom, "axis %d out of range for %d dimensions", p->axis, in->ndim);
+    if (p->size / 2 + p->origin < 0 || p->size / 2 + p->origin >= p->size)
+        return fv_error_set(FV_EINVAL, dom, "origin %lld out of range for size %lld", (long long)p->origin,
+                            (long long)p->size);
+    if (p->size > INT32_MAX / 4)
+        return fv_error_set(FV_EINVAL, dom, "size %lld too large", (long long)p->size);
+    if (!fv_dtype_is_valid(in->dtype) || !fv_dtype_is_valid(out->dtype))
+        return fv_error_set(FV_EDTYPE, dom, "invalid dtype");
+    if ((st = fv_cu_begin(ctx, dom, a, 1, &j.x)) != FV_OK)
+        return st;
+    begun = 1;
+    if (fv_array_size(out) == 0)
+        goto done;
+    if (!fvf_aligned(in) || !fvf_aligned(out)) {
+        st = fv_error_set(FV_EINVAL, dom, "CUDA array data or strides not aligned to the element size");
+        goto done;
+    }
+    j.in = in;
+    j.out = out;
+    j.ctx = ctx;
+    j.device = j.x.device;
+    fvf_geom_init(&j.g, in, out, p->axis);
+    j.size = p->size;
+    j.left = p->size / 2 + p->origin;
+    j.mode = p->mode;
+    j.cval = p->cval;
+    j.wdev = NULL;
+    j.wh = NULL;
+    j.wbuf = NULL;
+    {
+        int v = 0;
+        if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, j.device) != cudaSuccess || v <= 0) {
+            (void)cudaGetLastError();
+            v = 48 * 1024;
+        }
+        j.smem_optin = (size_t)v;
+    }
+    switch (p->kind) {
+    case FV__F1D_CORRELATE: {
+        int sym = fvf_symmetry(p->weights, p->size);
+        j.kind = sym > 0 ? FVF_CORR_SYM : sym < 0 ? FVF_CORR_ANTI : FVF_CORR;
+        j.wh = p->weights;
+        if (p->size > FVF_WINLINE && (st = fvf_weights_to_device(&j)) != FV_OK)   /* longer: a device copy */
+            goto done;
+        break;
+    }
+    case FV__F1D_UNIFORM: j.kind = FVF_USUM; break;
+    case FV__F1D_MINIMUM: j.kind = FVF_MIN; break;
+    default: j.kind = FVF_MAX; break;
+    }
+    {
+        int accf = fvf_acc_float(in->dtype, out->dtype);
+        st = FV_EDTYPE;
+        switch (in->dtype) {
+        case FV_BOOL: case FV_UINT8: st = fvf_run1d_t<uint8_t>(&j, accf); break;
+        case FV_INT8: st = fvf_run1d_t<int8_t>(&j, accf); break;
+        case FV_UINT16: st = fvf_run1d_t<uint16_t>(&j, accf); break;
+        case FV_INT16: st = fvf_run1d_t<int16_t>(&j, accf); break;
+        case FV_UINT32: st = fvf_run1d_t<uint32_t>(&j, accf); break;
+        case FV_INT32: st = fvf_run1d_t<int32_t>(&j, accf); break;
+        case FV_UINT64: st = fvf_run1d_t<uint64_t>(&j, accf); break;
+        case FV_INT64: st = fvf_run1d_t<int64_t>(&j, accf); break;
+        case FV_FLOAT32: st = fvf_run1d_t<float>(&j, accf); break;
+        case FV_FLOAT64: st = fvf_run1d_t<double>(&j, accf); break;
+        default: st = fv_error_set(FV_EDTYPE, dom, "no CUDA kernel for %s", fv_dtype_name(in->dtype)); break;
+        }
+    }
+done:
+    fvf_tmp_release(ctx, j.wbuf);
+    if (begun)
+        fv_cu_end(&j.x);
+    return st;
+}

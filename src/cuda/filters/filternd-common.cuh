@@ -1,0 +1,243 @@
+/* Shared by the n-d filter kernels (filternd.cu: correlate, minimum, maximum;
+ * filternd-rank.cu: rank). One output point per thread, in C order; interior
+ * points (the whole window inside the array) read in + base + offset[j], points
+ * near the border extend every coordinate by the mode.
+ *
+ * Window tables, built once per call on the host and copied to the device in
+ * one piece: for each selected element j (C order of the window): its byte
+ * offset in the input, its weight / structure value (double), the structure
+ * value cast to the input type (min/max), its per-axis displacement. */
+#ifndef FV_CUDA_FILTERND_COMMON_CUH
+#define FV_CUDA_FILTERND_COMMON_CUH
+
+#include <stdlib.h>
+#include "filters-common.cuh"
+
+#define FVF_ND_THREADS 256
+
+template <typename IT> struct fvf_ndg {
+    int ndim;
+    IT size;                            /* output points */
+    IT shape[FV_MAX_NDIM], s_in[FV_MAX_NDIM], s_out[FV_MAX_NDIM];
+    IT dmin[FV_MAX_NDIM], dmax[FV_MAX_NDIM];   /* displacement range per axis */
+};
+
+typedef struct fvf_ndtab {
+    const int64_t *off;     /* count */
+    const double *w;        /* count: weights, or the structure (negated for minimum) */
+    const uint64_t *st;     /* count: structure cast to the input type (bits) */
+    const int32_t *delta;   /* count * ndim */
+} fvf_ndtab;
+
+template <typename IT> struct fvf_ndargs {
+    const char *in;
+    char *out;
+    fvf_ndg<IT> g;
+    fvf_ndtab t;
+    int64_t count, rank;
+    int mode, odt, mn, has_st;
+    double cval;
+    uint8_t *flags;         /* rank of float data, large windows: points with NaN */
+};
+
+/* Coordinates and offsets of output point i; returns 1 when the window is inside. */
+template <typename IT>
+__device__ __forceinline__ bool
+fvf_nd_point(const fvf_ndg<IT> &g, IT i, IT *c, IT &oi, IT &oo)
+{
+    bool inside = true;
+    oi = 0;
+    oo = 0;
+#pragma unroll
+    for (int d = FV_MAX_NDIM - 1; d >= 0; d--) {
+        if (d < g.ndim) {
+            IT n = g.shape[d];
+            IT q = i / n;
+            IT x = i - q * n;
+            i = q;
+            c[d] = x;
+            oi += x * g.s_in[d];
+            oo += x * g.s_out[d];
+            inside = inside && x + g.dmin[d] >= 0 && x + g.dmax[d] < n;
+        }
+    }
+    return inside;
+}
+
+/* Byte offset of window element j at a border point, or -1 past a constant edge. */
+template <typename IT>
+__device__ __forceinline__ bool
+fvf_nd_border(const fvf_ndg<IT> &g, const int32_t *delta, int64_t j, const IT *c, int mode, IT &off)
+{
+    off = 0;
+    const int32_t *dj = delta + j * g.ndim;
+#pragma unroll
+    for (int d = 0; d < FV_MAX_NDIM; d++) {
+        if (d < g.ndim) {
+            IT q = fvf_extend<IT>(c[d] + (IT)__ldg(dj + d), g.shape[d], mode);
+            if (q < 0)
+                return false;
+            off += q * g.s_in[d];
+        }
+    }
+    return true;
+}
+
+/* Host: the window tables and geometry. kind: fv__filternd_kind. */
+typedef struct fvf_ndprep {
+    int ndim;
+    int64_t count;
+    int64_t shape[FV_MAX_NDIM], s_in[FV_MAX_NDIM], s_out[FV_MAX_NDIM];
+    int64_t dmin[FV_MAX_NDIM], dmax[FV_MAX_NDIM];
+    int64_t *off;       /* host copies, count each */
+    double *w;
+    int32_t *delta;
+} fvf_ndprep;
+
+static inline void
+fvf_ndprep_free(fvf_ndprep *p)
+{
+    free(p->off);
+    free(p->w);
+    free(p->delta);
+    p->off = NULL;
+    p->w = NULL;
+    p->delta = NULL;
+}
+
+static inline fv_status
+fvf_ndprep_init(fvf_ndprep *p, const fv__filternd_params *f, const fv_array *in, const fv_array *out,
+                const char *dom)
+{
+    int nd = in->ndim > 0 ? in->ndim : 1;
+    int64_t fsize = 1, fs[FV_MAX_NDIM], org[FV_MAX_NDIM];
+    memset(p, 0, sizeof *p);
+    p->ndim = nd;
+    for (int d = 0; d < nd; d++) {
+        p->shape[d] = in->ndim > 0 ? in->shape[d] : 1;
+        p->s_in[d] = in->ndim > 0 ? in->strides[d] : 0;
+        p->s_out[d] = in->ndim > 0 ? out->strides[d] : 0;
+        fs[d] = in->ndim > 0 ? f->fshape[d] : 1;
+        org[d] = in->ndim > 0 ? f->origins[d] : 0;
+        if (fs[d] < 1 || fs[d] > INT32_MAX / 4)
+            return fv_error_set(FV_EINVAL, dom, "window extent %lld out of range", (long long)fs[d]);
+        if (fs[d] / 2 + org[d] < 0 || fs[d] / 2 + org[d] >= fs[d])
+            return fv_error_set(FV_EINVAL, dom, "origin %lld out of range for extent %lld", (long long)org[d],
+                                (long long)fs[d]);
+        if (fsize > INT64_MAX / fs[d] / nd)
+            return fv_error_set(FV_EINVAL, dom, "window too large");
+        fsize *= fs[d];
+        p->dmin[d] = INT64_MAX;
+        p->dmax[d] = INT64_MIN;
+    }
+    int64_t count = 0;
+    for (int64_t j = 0; j < fsize; j++) {
+        if (f->footprint && !f->footprint[j])
+            continue;
+        if (f->kind == FV__FND_CORRELATE && !(fabs(f->weights[j]) > DBL_EPSILON))
+            continue;   /* scipy's correlate skips |w| <= DBL_EPSILON */
+        count++;
+    }
+    if (count < 1)
+        return fv_error_set(FV_EINVAL, dom, "the window selects no element");
+    if (f->kind == FV__FND_RANK && (f->rank < 0 || f->rank >= count))
+        return fv_error_set(FV_EINVAL, dom, "rank %lld out of range for %lld elements", (long long)f->rank,
+                            (long long)count);
+    p->off = (int64_t *)malloc((size_t)count * sizeof(int64_t));
+    p->w = (double *)malloc((size_t)count * sizeof(double));
+    p->delta = (int32_t *)malloc((size_t)count * (size_t)nd * sizeof(int32_t));
+    if (!p->off || !p->w || !p->delta) {
+        fvf_ndprep_free(p);
+        return fv_error_set(FV_ENOMEM, dom, "out of host memory for %lld window elements", (long long)count);
+    }
+    int64_t k = 0;
+    for (int64_t j = 0; j < fsize; j++) {
+        if (f->footprint && !f->footprint[j])
+            continue;
+        if (f->kind == FV__FND_CORRELATE && !(fabs(f->weights[j]) > DBL_EPSILON))
+            continue;
+        int64_t r = j, off = 0;
+        for (int d = nd - 1; d >= 0; d--) {
+            int64_t x = r % fs[d];
+            r /= fs[d];
+            int64_t dd = x - fs[d] / 2 - org[d];
+            p->delta[k * nd + d] = (int32_t)dd;
+            if (dd < p->dmin[d])
+                p->dmin[d] = dd;
+            if (dd > p->dmax[d])
+                p->dmax[d] = dd;
+            off += dd * p->s_in[d];
+        }
+        p->off[k] = off;
+        if (f->kind == FV__FND_CORRELATE)
+            p->w[k] = f->weights[j];
+        else if (f->weights)
+            p->w[k] = f->kind == FV__FND_MINIMUM ? -f->weights[j] : f->weights[j];
+        else
+            p->w[k] = 0.0;
+        k++;
+    }
+    p->count = count;
+    return FV_OK;
+}
+
+/* 32-bit index math when every offset and count fits. */
+static inline int
+fvf_nd_fits32(const fvf_ndprep *p, const fv_array *in, const fv_array *out)
+{
+    if (fv_array_size(out) > INT32_MAX / 2 || fvf_extent(in) > INT32_MAX / 2 || fvf_extent(out) > INT32_MAX / 2)
+        return 0;
+    for (int d = 0; d < p->ndim; d++) {
+        int64_t m = p->dmin[d] < 0 ? -p->dmin[d] : p->dmin[d];
+        int64_t M = p->dmax[d] < 0 ? -p->dmax[d] : p->dmax[d];
+        if (2 * p->shape[d] + m + M > INT32_MAX / 2)
+            return 0;
+    }
+    return 1;
+}
+
+template <typename IT>
+static inline void
+fvf_nd_pack(fvf_ndg<IT> *g, const fvf_ndprep *p, int64_t size)
+{
+    memset(g, 0, sizeof *g);
+    g->ndim = p->ndim;
+    g->size = (IT)size;
+    for (int d = 0; d < FV_MAX_NDIM; d++) {
+        int on = d < p->ndim;
+        g->shape[d] = on ? (IT)p->shape[d] : 1;
+        g->s_in[d] = on ? (IT)p->s_in[d] : 0;
+        g->s_out[d] = on ? (IT)p->s_out[d] : 0;
+        g->dmin[d] = on ? (IT)p->dmin[d] : 0;
+        g->dmax[d] = on ? (IT)p->dmax[d] : 0;
+    }
+}
+
+/* What the rank launcher needs (filternd-rank.cu). */
+typedef struct fvf_ndjob {
+    fv_context *ctx;
+    int device;
+    cudaStream_t stream;
+    const fv_array *in;
+    fv_array *out;
+    const fvf_ndprep *prep;
+    fvf_ndtab tab;
+    int fits32;
+    int64_t rank;
+    int mode;
+    double cval;
+} fvf_ndjob;
+
+fv_status fvf_rank_run(fvf_ndjob *j);
+
+static inline unsigned
+fvf_nd_grid(int64_t n, int device)
+{
+    int64_t blocks = (n + FVF_ND_THREADS - 1) / FVF_ND_THREADS;
+    int64_t cap = (int64_t)fv__cuda_sm_count(device) * 16;
+    if (blocks > cap)
+        blocks = cap;
+    return blocks < 1 ? 1u : (unsigned)blocks;
+}
+
+#endif

@@ -1,0 +1,370 @@
+/* CUDA kernels of the n-d rank filter (FV__OP_FILTERND, FV__FND_RANK): the
+ * rank-th smallest of the selected window values, cval cast to the input type
+ * first, the selected double converted back to the input type (scipy's
+ * NI_RankFilter).
+ *
+ * Without NaN in the window any selection gives scipy's value (order statistics
+ * commute with the monotone conversion to double), so:
+ *  - up to 9 elements (32-bit index math): the values sit in registers (padded
+ *    with the type's largest value) and an odd-even transposition network sorts
+ *    them;
+ *  - up to 64 elements: scipy's own quickselect on a per-thread double buffer;
+ *  - more: a bitwise radix select over order-preserving integer keys (one pass
+ *    per varying key bit, reading the window each time; no storage).
+ * With NaN the result is what scipy's quickselect (NI_Select) happens to leave,
+ * so that algorithm runs on exactly scipy's buffer: per thread for small windows,
+ * and for large ones in a second pass over the points flagged by the first, with
+ * a global scratch buffer and bounded concurrency. */
+#include "filternd-common.cuh"
+
+/* scipy's NI_Select (Hoare partition, iterative): rank-th of buf[lo..hi] */
+__device__ __noinline__ double
+fvf_select(double *buf, int64_t lo, int64_t hi, int64_t rank)
+{
+    for (;;) {
+        if (lo == hi)
+            return buf[lo];
+        double x = buf[lo];
+        int64_t ii = lo - 1, jj = hi + 1;
+        for (;;) {
+            do
+                jj--;
+            while (buf[jj] > x);
+            do
+                ii++;
+            while (buf[ii] < x);
+            if (ii < jj) {
+                double t = buf[ii];
+                buf[ii] = buf[jj];
+                buf[jj] = t;
+            } else {
+                break;
+            }
+        }
+        ii = jj - lo + 1;
+        if (rank < ii) {
+            hi = jj;
+        } else {
+            lo = jj + 1;
+            rank -= ii;
+        }
+    }
+}
+
+/* ---- order-preserving keys ------------------------------------------------------- */
+template <typename T> struct fvf_key;
+#define FVF_KEY_U(T, K)                                                                  \
+    template <> struct fvf_key<T> {                                                      \
+        typedef K type;                                                                  \
+        static __device__ __forceinline__ K of(T v) { return (K)v; }                     \
+        static __device__ __forceinline__ T back(K k) { return (T)k; }                   \
+    };
+#define FVF_KEY_S(T, U, K, SIGN)                                                         \
+    template <> struct fvf_key<T> {                                                      \
+        typedef K type;                                                                  \
+        static __device__ __forceinline__ K of(T v) { return (K)((U)v ^ (U)SIGN); }      \
+        static __device__ __forceinline__ T back(K k) { return (T)(U)((U)k ^ (U)SIGN); } \
+    };
+FVF_KEY_U(uint8_t, uint32_t)
+FVF_KEY_U(uint16_t, uint32_t)
+FVF_KEY_U(uint32_t, uint32_t)
+FVF_KEY_U(uint64_t, uint64_t)
+FVF_KEY_S(int8_t, uint8_t, uint32_t, 0x80u)
+FVF_KEY_S(int16_t, uint16_t, uint32_t, 0x8000u)
+FVF_KEY_S(int32_t, uint32_t, uint32_t, 0x80000000u)
+FVF_KEY_S(int64_t, uint64_t, uint64_t, 0x8000000000000000ull)
+#undef FVF_KEY_U
+#undef FVF_KEY_S
+template <> struct fvf_key<float> {
+    typedef uint32_t type;
+    static __device__ __forceinline__ uint32_t of(float v)
+    {
+        uint32_t u = __float_as_uint(v);
+        return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    }
+    static __device__ __forceinline__ float back(uint32_t k)
+    {
+        return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+    }
+};
+template <> struct fvf_key<double> {
+    typedef uint64_t type;
+    static __device__ __forceinline__ uint64_t of(double v)
+    {
+        uint64_t u = (uint64_t)__double_as_longlong(v);
+        return (u & 0x8000000000000000ull) ? ~u : (u | 0x8000000000000000ull);
+    }
+    static __device__ __forceinline__ double back(uint64_t k)
+    {
+        return __longlong_as_double((long long)((k & 0x8000000000000000ull) ? (k & 0x7fffffffffffffffull) : ~k));
+    }
+};
+
+template <typename T> struct fvf_top;   /* the largest value (padding) */
+template <> struct fvf_top<uint8_t> { static __device__ __forceinline__ uint8_t v() { return UINT8_MAX; } };
+template <> struct fvf_top<int8_t> { static __device__ __forceinline__ int8_t v() { return INT8_MAX; } };
+template <> struct fvf_top<uint16_t> { static __device__ __forceinline__ uint16_t v() { return UINT16_MAX; } };
+template <> struct fvf_top<int16_t> { static __device__ __forceinline__ int16_t v() { return INT16_MAX; } };
+template <> struct fvf_top<uint32_t> { static __device__ __forceinline__ uint32_t v() { return UINT32_MAX; } };
+template <> struct fvf_top<int32_t> { static __device__ __forceinline__ int32_t v() { return INT32_MAX; } };
+template <> struct fvf_top<uint64_t> { static __device__ __forceinline__ uint64_t v() { return UINT64_MAX; } };
+template <> struct fvf_top<int64_t> { static __device__ __forceinline__ int64_t v() { return INT64_MAX; } };
+template <> struct fvf_top<float> { static __device__ __forceinline__ float v() { return __int_as_float(0x7f800000); } };
+template <> struct fvf_top<double> { static __device__ __forceinline__ double v() { return __longlong_as_double(0x7ff0000000000000ll); } };
+
+/* scipy converts the selected double back to the input type: (double)(T)r */
+template <typename T>
+__device__ __forceinline__ double
+fvf_back(double r)
+{
+    return (double)fvf_to_in<T>(r);
+}
+
+/* Window element j of the point (inside: base + offset; else extended). */
+template <typename T, typename IT>
+__device__ __forceinline__ T
+fvf_rank_val(const fvf_ndargs<IT> &p, bool inside, const char *base, const IT *c, int64_t j, T cv)
+{
+    if (inside)
+        return __ldg((const T *)(base + (IT)__ldg(p.t.off + j)));
+    IT off;
+    return fvf_nd_border(p.g, p.t.delta, j, c, p.mode, off) ? __ldg((const T *)(p.in + off)) : cv;
+}
+
+/* NaN fallback of the small kernels: scipy's buffer and quickselect. */
+template <typename T, typename IT, int N>
+__device__ __noinline__ double
+fvf_rank_nan(const fvf_ndargs<IT> &p, IT i, T cv)
+{
+    IT c[FV_MAX_NDIM], oi, oo;
+    bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+    const char *base = p.in + oi;
+    double buf[N];
+    for (int64_t j = 0; j < p.count; j++)
+        buf[j] = (double)fvf_rank_val<T, IT>(p, inside, base, c, j, cv);
+    return fvf_select(buf, 0, p.count - 1, p.rank);
+}
+
+/* count <= N: registers and a transposition network */
+template <typename T, typename IT, int N>
+__global__ void __launch_bounds__(FVF_ND_THREADS)
+fvf_k_rank_small(fvf_ndargs<IT> p)
+{
+    const T cv = fvf_to_in<T>(p.cval);
+    const int count = (int)p.count, rank = (int)p.rank;
+    for (IT i = (IT)(blockIdx.x * blockDim.x + threadIdx.x); i < p.g.size; i += (IT)(blockDim.x * gridDim.x)) {
+        IT c[FV_MAX_NDIM], oi, oo;
+        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        const char *base = p.in + oi;
+        T v[N];
+        bool nan = false;
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+            if (j < count) {
+                v[j] = fvf_rank_val<T, IT>(p, inside, base, c, j, cv);
+                if (fvf_is_float<T>::value && v[j] != v[j])
+                    nan = true;
+            } else {
+                v[j] = fvf_top<T>::v();
+            }
+        }
+        double r;
+        if (fvf_is_float<T>::value && nan) {
+            r = fvf_rank_nan<T, IT, N>(p, i, cv);
+        } else {
+#pragma unroll
+            for (int round = 0; round < N; round++) {
+#pragma unroll
+                for (int k = round & 1; k + 1 < N; k += 2) {
+                    T a = v[k], b = v[k + 1];
+                    v[k] = b < a ? b : a;
+                    v[k + 1] = b < a ? a : b;
+                }
+            }
+            T s = v[0];
+#pragma unroll
+            for (int k = 1; k < N; k++)
+                if (k == rank)
+                    s = v[k];
+            r = (double)s;
+        }
+        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>(r));
+    }
+}
+
+/* count <= 64: scipy's quickselect per thread */
+template <typename T>
+__global__ void __launch_bounds__(FVF_ND_THREADS)
+fvf_k_rank_mid(fvf_ndargs<int64_t> p)
+{
+    const T cv = fvf_to_in<T>(p.cval);
+    double buf[64];
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < p.g.size;
+         i += (int64_t)blockDim.x * gridDim.x) {
+        int64_t c[FV_MAX_NDIM], oi, oo;
+        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        const char *base = p.in + oi;
+        for (int64_t j = 0; j < p.count; j++)
+            buf[j] = (double)fvf_rank_val<T, int64_t>(p, inside, base, c, j, cv);
+        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>(fvf_select(buf, 0, p.count - 1, p.rank)));
+    }
+}
+
+/* larger windows: bitwise radix select on the keys */
+template <typename T>
+__global__ void __launch_bounds__(FVF_ND_THREADS)
+fvf_k_rank_radix(fvf_ndargs<int64_t> p)
+{
+    typedef typename fvf_key<T>::type K;
+    const T cv = fvf_to_in<T>(p.cval);
+    const int64_t count = p.count;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < p.g.size;
+         i += (int64_t)blockDim.x * gridDim.x) {
+        int64_t c[FV_MAX_NDIM], oi, oo;
+        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        const char *base = p.in + oi;
+        K kand = ~(K)0, kor = 0;
+        bool nan = false;
+        for (int64_t j = 0; j < count; j++) {
+            T v = fvf_rank_val<T, int64_t>(p, inside, base, c, j, cv);
+            if (fvf_is_float<T>::value && v != v)
+                nan = true;
+            K k = fvf_key<T>::of(v);
+            kand &= k;
+            kor |= k;
+        }
+        if (nan) {   /* the exact pass redoes this point */
+            p.flags[i] = 1;
+            continue;
+        }
+        K diff = kand ^ kor;
+        K prefix = kand;
+        if (diff) {
+            int top = (int)(8 * sizeof(K)) - 1 - (sizeof(K) == 8 ? __clzll((long long)diff) : __clz((int)diff));
+            K below = (top == (int)(8 * sizeof(K)) - 1) ? ~(K)0 : (((K)1 << (top + 1)) - 1);
+            prefix = kand & ~below;   /* the common high bits */
+            int64_t r = p.rank;
+            for (int b = top; b >= 0; b--) {
+                K bit = (K)1 << b;
+                K hi = ~(bit | (bit - 1));   /* bits above b */
+                int64_t c0 = 0;
+                for (int64_t j = 0; j < count; j++) {
+                    K k = fvf_key<T>::of(fvf_rank_val<T, int64_t>(p, inside, base, c, j, cv));
+                    c0 += ((k & hi) == prefix) & !(k & bit);
+                }
+                if (r >= c0) {
+                    r -= c0;
+                    prefix |= bit;
+                }
+            }
+        }
+        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>((double)fvf_key<T>::back(prefix)));
+    }
+}
+
+/* points flagged by fvf_k_rank_radix: scipy's quickselect in global scratch */
+template <typename T>
+__global__ void __launch_bounds__(FVF_ND_THREADS)
+fvf_k_rank_exact(fvf_ndargs<int64_t> p, double *scratch)
+{
+    const T cv = fvf_to_in<T>(p.cval);
+    const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    double *buf = scratch + tid * p.count;
+    for (int64_t i = tid; i < p.g.size; i += (int64_t)blockDim.x * gridDim.x) {
+        if (!p.flags[i])
+            continue;
+        int64_t c[FV_MAX_NDIM], oi, oo;
+        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        const char *base = p.in + oi;
+        for (int64_t j = 0; j < p.count; j++)
+            buf[j] = (double)fvf_rank_val<T, int64_t>(p, inside, base, c, j, cv);
+        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>(fvf_select(buf, 0, p.count - 1, p.rank)));
+    }
+}
+
+/* ---- host -------------------------------------------------------------------------- */
+
+template <typename IT>
+static void
+fvf_rank_args(fvf_ndargs<IT> *p, const fvf_ndjob *j)
+{
+    memset(p, 0, sizeof *p);
+    p->in = j->in->data;
+    p->out = j->out->data;
+    fvf_nd_pack(&p->g, j->prep, fv_array_size(j->out));
+    p->t = j->tab;
+    p->count = j->prep->count;
+    p->rank = j->rank;
+    p->mode = j->mode;
+    p->odt = (int)j->out->dtype;
+    p->cval = j->cval;
+}
+
+template <typename T, typename IT, int N>
+static fv_status
+fvf_rank_small_launch(const fvf_ndjob *j)
+{
+    fvf_ndargs<IT> p;
+    fvf_rank_args(&p, j);
+    fvf_k_rank_small<T, IT, N><<<fvf_nd_grid(fv_array_size(j->out), j->device), FVF_ND_THREADS, 0, j->stream>>>(p);
+    return fv_cu_launch_status("rank filter kernel launch");
+}
+
+template <typename T>
+static fv_status
+fvf_rank_t(fvf_ndjob *j)
+{
+    int64_t count = j->prep->count, npts = fv_array_size(j->out);
+    unsigned grid = fvf_nd_grid(npts, j->device);
+    fv_status st = FV_OK;
+    if (count <= 9 && j->fits32)
+        return fvf_rank_small_launch<T, int32_t, 9>(j);
+    fvf_ndargs<int64_t> p;
+    fvf_rank_args(&p, j);
+    if (count <= 64) {
+        fvf_k_rank_mid<T><<<grid, FVF_ND_THREADS, 0, j->stream>>>(p);
+        return fv_cu_launch_status("rank filter kernel launch");
+    }
+    fv_array *flags = NULL, *scratch = NULL;
+    int isf = fvf_is_float<T>::value;
+    if (isf) {
+        if ((st = fvf_tmp_new(j->ctx, j->device, (size_t)npts, &flags)) != FV_OK)
+            goto done;
+        p.flags = (uint8_t *)flags->data;
+        cudaError_t e = cudaMemsetAsync(p.flags, 0, (size_t)npts, j->stream);
+        if (e != cudaSuccess) {
+            st = fv__cuda_error("cudaMemsetAsync", e);
+            goto done;
+        }
+    }
+    fvf_k_rank_radix<T><<<grid, FVF_ND_THREADS, 0, j->stream>>>(p);
+    if ((st = fv_cu_launch_status("rank filter kernel launch")) != FV_OK || !isf)
+        goto done;
+    {
+        int64_t per = count * (int64_t)sizeof(double);
+        int64_t threads = ((int64_t)64 << 20) / per;
+        if (threads > 32768)
+            threads = 32768;
+        if (threads > npts)
+            threads = npts;
+        threads = (threads + 31) / 32 * 32;
+        if (threads < 32)
+            threads = 32;
+        if ((st = fvf_tmp_new(j->ctx, j->device, (size_t)(threads * per), &scratch)) != FV_OK)
+            goto done;
+        int block = threads < FVF_ND_THREADS ? (int)threads : FVF_ND_THREADS;
+        fvf_k_rank_exact<T><<<(unsigned)(threads / block), block, 0, j->stream>>>(p, (double *)scratch->data);
+        st = fv_cu_launch_status("rank filter kernel launch");
+    }
+done:
+    fvf_tmp_release(j->ctx, scratch);
+    fvf_tmp_release(j->ctx, flags);
+    return st;
+}
+
+fv_status
+fvf_rank_run(fvf_ndjob *j)
+{
+    FVF_SWITCH_IN(j->in->dtype, fvf_rank_t<T>(j))
+    return fv_error_set(FV_EDTYPE, "filter", "no CUDA kernel for %s", fv_dtype_name(j->in->dtype));
+}

@@ -1,0 +1,312 @@
+/* CUDA kernels of FV__OP_FILTERND: correlate, minimum and maximum over an n-d
+ * window (the rank filter lives in filternd-rank.cu), scipy.ndimage's results:
+ *  - correlate: tmp = 0, tmp += w[j] * x[j] over the selected elements in C
+ *    order (|w| > DBL_EPSILON, as scipy), in double without fused multiply-adds,
+ *    or in float for float32 outputs of float32 and 8/16-bit data;
+ *  - minimum / maximum (scipy's NI_MinOrMaxFilter): cval is first cast to the
+ *    input type; the first element's value enters as double (plus its structure
+ *    value in double), every later one as the input type (plus the structure
+ *    value cast to the input type, with the input type's arithmetic), and
+ *    replaces the result when strictly smaller / greater in double. */
+#include "filternd-common.cuh"
+
+/* a + b in T's own arithmetic (integers wrap, bool as one byte) */
+template <typename T> __device__ __forceinline__ T fvf_tadd(T a, T b);
+#define FVF_TADD_INT(T, W) \
+    template <> __device__ __forceinline__ T fvf_tadd<T>(T a, T b) { return (T)((W)a + (W)b); }
+FVF_TADD_INT(uint8_t, uint32_t)
+FVF_TADD_INT(int8_t, uint32_t)
+FVF_TADD_INT(uint16_t, uint32_t)
+FVF_TADD_INT(int16_t, uint32_t)
+FVF_TADD_INT(uint32_t, uint32_t)
+FVF_TADD_INT(int32_t, uint32_t)
+FVF_TADD_INT(uint64_t, uint64_t)
+FVF_TADD_INT(int64_t, uint64_t)
+#undef FVF_TADD_INT
+template <> __device__ __forceinline__ float fvf_tadd<float>(float a, float b) { return __fadd_rn(a, b); }
+template <> __device__ __forceinline__ double fvf_tadd<double>(double a, double b) { return __dadd_rn(a, b); }
+
+template <typename T> __device__ __forceinline__ T fvf_from_bits(uint64_t b);
+#define FVF_FROM_BITS_INT(T) \
+    template <> __device__ __forceinline__ T fvf_from_bits<T>(uint64_t b) { return (T)b; }
+FVF_FROM_BITS_INT(uint8_t)
+FVF_FROM_BITS_INT(int8_t)
+FVF_FROM_BITS_INT(uint16_t)
+FVF_FROM_BITS_INT(int16_t)
+FVF_FROM_BITS_INT(uint32_t)
+FVF_FROM_BITS_INT(int32_t)
+FVF_FROM_BITS_INT(uint64_t)
+FVF_FROM_BITS_INT(int64_t)
+#undef FVF_FROM_BITS_INT
+template <> __device__ __forceinline__ float fvf_from_bits<float>(uint64_t b) { return __uint_as_float((uint32_t)b); }
+template <> __device__ __forceinline__ double fvf_from_bits<double>(uint64_t b) { return __longlong_as_double((long long)b); }
+
+template <typename T, typename ACC, typename IT>
+__global__ void __launch_bounds__(FVF_ND_THREADS)
+fvf_k_nd_correlate(fvf_ndargs<IT> p)
+{
+    const ACC cv = (ACC)p.cval;
+    const int64_t count = p.count;
+    for (IT i = (IT)(blockIdx.x * blockDim.x + threadIdx.x); i < p.g.size; i += (IT)(blockDim.x * gridDim.x)) {
+        IT c[FV_MAX_NDIM], oi, oo;
+        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        ACC t = 0;
+        if (inside) {
+            const char *base = p.in + oi;
+            for (int64_t j = 0; j < count; j++)
+                t = fvf_add(t, fvf_mul((ACC)__ldg(p.t.w + j), (ACC)__ldg((const T *)(base + (IT)__ldg(p.t.off + j)))));
+        } else {
+            for (int64_t j = 0; j < count; j++) {
+                IT off;
+                ACC x = fvf_nd_border(p.g, p.t.delta, j, c, p.mode, off) ? (ACC)__ldg((const T *)(p.in + off)) : cv;
+                t = fvf_add(t, fvf_mul((ACC)__ldg(p.t.w + j), x));
+            }
+        }
+        fvf_store_nd(p.out + oo, p.odt, t);
+    }
+}
+
+template <typename T, typename IT>
+__global__ void __launch_bounds__(FVF_ND_THREADS)
+fvf_k_nd_minmax(fvf_ndargs<IT> p)
+{
+    const T cv = fvf_to_in<T>(p.cval);
+    const int64_t count = p.count;
+    const bool mn = p.mn, hs = p.has_st;
+    for (IT i = (IT)(blockIdx.x * blockDim.x + threadIdx.x); i < p.g.size; i += (IT)(blockDim.x * gridDim.x)) {
+        IT c[FV_MAX_NDIM], oi, oo;
+        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        const char *base = p.in + oi;
+        T v;
+        IT off;
+        if (inside)
+            v = __ldg((const T *)(base + (IT)__ldg(p.t.off)));
+        else
+            v = fvf_nd_border(p.g, p.t.delta, 0, c, p.mode, off) ? __ldg((const T *)(p.in + off)) : cv;
+        double res = (double)v;
+        if (hs)
+            res = __dadd_rn(res, __ldg(p.t.w));
+        for (int64_t j = 1; j < count; j++) {
+            if (inside)
+                v = __ldg((const T *)(base + (IT)__ldg(p.t.off + j)));
+            else
+                v = fvf_nd_border(p.g, p.t.delta, j, c, p.mode, off) ? __ldg((const T *)(p.in + off)) : cv;
+            if (hs)
+                v = fvf_tadd<T>(v, fvf_from_bits<T>(__ldg(p.t.st + j)));
+            double x = (double)v;
+            if (mn ? x < res : x > res)
+                res = x;
+        }
+        fvf_store_nd(p.out + oo, p.odt, res);
+    }
+}
+
+/* ---- host -------------------------------------------------------------------------- */
+
+template <typename T> static uint64_t
+fvf_bits_of(T v)
+{
+    uint64_t b = 0;
+    memcpy(&b, &v, sizeof v);
+    return b;
+}
+
+template <typename T, typename ACC, typename IT>
+static fv_status
+fvf_nd_launch_corr(const fvf_ndjob *j)
+{
+    fvf_ndargs<IT> p;
+    memset(&p, 0, sizeof p);
+    p.in = j->in->data;
+    p.out = j->out->data;
+    fvf_nd_pack(&p.g, j->prep, fv_array_size(j->out));
+    p.t = j->tab;
+    p.count = j->prep->count;
+    p.mode = j->mode;
+    p.odt = (int)j->out->dtype;
+    p.cval = j->cval;
+    fvf_k_nd_correlate<T, ACC, IT><<<fvf_nd_grid(fv_array_size(j->out), j->device), FVF_ND_THREADS, 0, j->stream>>>(p);
+    return fv_cu_launch_status("correlate kernel launch");
+}
+
+template <typename T, typename IT>
+static fv_status
+fvf_nd_launch_minmax(const fvf_ndjob *j, int mn, int has_st)
+{
+    fvf_ndargs<IT> p;
+    memset(&p, 0, sizeof p);
+    p.in = j->in->data;
+    p.out = j->out->data;
+    fvf_nd_pack(&p.g, j->prep, fv_array_size(j->out));
+    p.t = j->tab;
+    p.count = j->prep->count;
+    p.mode = j->mode;
+    p.odt = (int)j->out->dtype;
+    p.cval = j->cval;
+    p.mn = mn;
+    p.has_st = has_st;
+    fvf_k_nd_minmax<T, IT><<<fvf_nd_grid(fv_array_size(j->out), j->device), FVF_ND_THREADS, 0, j->stream>>>(p);
+    return fv_cu_launch_status("minimum/maximum filter kernel launch");
+}
+
+template <typename T> struct fvf_nd_small { static const bool value = false; };
+template <> struct fvf_nd_small<uint8_t> { static const bool value = true; };
+template <> struct fvf_nd_small<int8_t> { static const bool value = true; };
+template <> struct fvf_nd_small<uint16_t> { static const bool value = true; };
+template <> struct fvf_nd_small<int16_t> { static const bool value = true; };
+template <> struct fvf_nd_small<float> { static const bool value = true; };
+
+template <typename T, bool SMALL> struct fvf_nd_corr_run {
+    static fv_status run(const fvf_ndjob *j, int accf)
+    {
+        return j->fits32 ? fvf_nd_launch_corr<T, double, int32_t>(j) : fvf_nd_launch_corr<T, double, int64_t>(j);
+    }
+};
+template <typename T> struct fvf_nd_corr_run<T, true> {
+    static fv_status run(const fvf_ndjob *j, int accf)
+    {
+        if (accf)
+            return j->fits32 ? fvf_nd_launch_corr<T, float, int32_t>(j) : fvf_nd_launch_corr<T, float, int64_t>(j);
+        return j->fits32 ? fvf_nd_launch_corr<T, double, int32_t>(j) : fvf_nd_launch_corr<T, double, int64_t>(j);
+    }
+};
+
+/* Structure values cast to T (as bits) into st, then run min/max. */
+template <typename T>
+static fv_status
+fvf_nd_minmax_t(const fvf_ndjob *j, int mn, int has_st, uint64_t *st_host)
+{
+    if (has_st)
+        for (int64_t k = 0; k < j->prep->count; k++)
+            st_host[k] = fvf_bits_of<T>(fvf_to_in<T>(j->prep->w[k]));
+    return FV_OK;
+}
+
+template <typename T>
+static fv_status
+fvf_nd_minmax_launch_t(const fvf_ndjob *j, int mn, int has_st)
+{
+    return j->fits32 ? fvf_nd_launch_minmax<T, int32_t>(j, mn, has_st) : fvf_nd_launch_minmax<T, int64_t>(j, mn, has_st);
+}
+
+static fv_status
+fvf_nd_st_bits(fv_dtype dt, const fvf_ndjob *j, int mn, int has_st, uint64_t *st_host)
+{
+    FVF_SWITCH_IN(dt, fvf_nd_minmax_t<T>(j, mn, has_st, st_host))
+    return fv_error_set(FV_EDTYPE, "filter", "no CUDA kernel for %s", fv_dtype_name(dt));
+}
+
+static fv_status
+fvf_nd_minmax_launch(fv_dtype dt, const fvf_ndjob *j, int mn, int has_st)
+{
+    FVF_SWITCH_IN(dt, fvf_nd_minmax_launch_t<T>(j, mn, has_st))
+    return fv_error_set(FV_EDTYPE, "filter", "no CUDA kernel for %s", fv_dtype_name(dt));
+}
+
+static fv_status
+fvf_nd_corr_launch(fv_dtype dt, const fvf_ndjob *j, int accf)
+{
+    FVF_SWITCH_IN(dt, (fvf_nd_corr_run<T, fvf_nd_small<T>::value>::run(j, accf)))
+    return fv_error_set(FV_EDTYPE, "filter", "no CUDA kernel for %s", fv_dtype_name(dt));
+}
+
+extern "C" fv_status
+fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
+{
+    static const char *dom = "filter";
+    const fv__filternd_params *f = (const fv__filternd_params *)a->params;
+    const fv_array *in = a->in;
+    fv_array *out = a->out;
+    fv_array *tabbuf = NULL;
+    char *host = NULL;
+    fvf_ndprep prep;
+    fvf_ndjob j;
+    fv_cu_exec x;
+    fv_status st;
+
+    memset(&prep, 0, sizeof prep);
+    ctx = fv__ctx(ctx);
+    if (!f)
+        return fv_error_set(FV_EINVAL, dom, "missing parameters");
+    if (f->kind < FV__FND_CORRELATE || f->kind > FV__FND_RANK)
+        return fv_error_set(FV_EINVAL, dom, "unknown filter kind %d", f->kind);
+    if (f->mode < 0 || f->mode >= FV_MODE_COUNT)
+        return fv_error_set(FV_EINVAL, dom, "invalid mode %d", f->mode);
+    if (f->kind == FV__FND_CORRELATE && !f->weights)
+        return fv_error_set(FV_EINVAL, dom, "weights missing");
+    if (in->ndim != out->ndim || (f->ndim != in->ndim && !(in->ndim == 0 && f->ndim <= 1)))
+        return fv_error_set(FV_EINVAL, dom, "input, output and window dimensions differ");
+    for (int d = 0; d < in->ndim; d++)
+        if (in->shape[d] != out->shape[d])
+            return fv_error_set(FV_EINVAL, dom, "input and output shapes differ");
+    if (!fv_dtype_is_valid(in->dtype) || !fv_dtype_is_valid(out->dtype))
+        return fv_error_set(FV_EDTYPE, dom, "invalid dtype");
+    if ((st = fvf_ndprep_init(&prep, f, in, out, dom)) != FV_OK)
+        return st;
+    if ((st = fv_cu_begin(ctx, dom, a, 1, &x)) != FV_OK) {
+        fvf_ndprep_free(&prep);
+        return st;
+    }
+    if (fv_array_size(out) == 0)
+        goto done;
+    if (!fvf_aligned(in) || !fvf_aligned(out)) {
+        st = fv_error_set(FV_EINVAL, dom, "CUDA array data or strides not aligned to the element size");
+        goto done;
+    }
+    {
+        /* one device block: off | w | st | delta */
+        int64_t n = prep.count;
+        size_t b_off = 0, b_w = (size_t)n * 8, b_st = 2 * (size_t)n * 8, b_d = 3 * (size_t)n * 8;
+        size_t total = b_d + (size_t)n * (size_t)prep.ndim * sizeof(int32_t);
+        fv_device dev = {FV_DEVICE_CUDA, x.device}, hdev = {FV_DEVICE_CPU, 0};
+        if (!(host = (char *)malloc(total))) {
+            st = fv_error_set(FV_ENOMEM, dom, "out of host memory");
+            goto done;
+        }
+        memcpy(host + b_off, prep.off, (size_t)n * 8);
+        memcpy(host + b_w, prep.w, (size_t)n * 8);
+        memset(host + b_st, 0, (size_t)n * 8);
+        memcpy(host + b_d, prep.delta, (size_t)n * (size_t)prep.ndim * sizeof(int32_t));
+        j.ctx = ctx;
+        j.device = x.device;
+        j.stream = x.stream;
+        j.in = in;
+        j.out = out;
+        j.prep = &prep;
+        j.fits32 = fvf_nd_fits32(&prep, in, out);
+        j.rank = f->rank;
+        j.mode = f->mode;
+        j.cval = f->cval;
+        int mn = f->kind == FV__FND_MINIMUM, has_st = f->kind != FV__FND_CORRELATE && f->weights != NULL;
+        if ((f->kind == FV__FND_MINIMUM || f->kind == FV__FND_MAXIMUM) &&
+            (st = fvf_nd_st_bits(in->dtype, &j, mn, has_st, (uint64_t *)(host + b_st))) != FV_OK)
+            goto done;
+        if ((st = fvf_tmp_new(ctx, x.device, total, &tabbuf)) != FV_OK)
+            goto done;
+        if ((st = fv__cuda_memcpy(ctx, tabbuf->data, dev, host, hdev, total)) != FV_OK)
+            goto done;
+        char *dbase = (char *)tabbuf->data;
+        j.tab.off = (const int64_t *)(dbase + b_off);
+        j.tab.w = (const double *)(dbase + b_w);
+        j.tab.st = (const uint64_t *)(dbase + b_st);
+        j.tab.delta = (const int32_t *)(dbase + b_d);
+        switch (f->kind) {
+        case FV__FND_CORRELATE:
+            st = fvf_nd_corr_launch(in->dtype, &j, fvf_acc_float(in->dtype, out->dtype));
+            break;
+        case FV__FND_MINIMUM:
+        case FV__FND_MAXIMUM:
+            st = fvf_nd_minmax_launch(in->dtype, &j, mn, has_st);
+            break;
+        default:
+            st = fvf_rank_run(&j);
+            break;
+        }
+    }
+done:
+    fvf_tmp_release(ctx, tabbuf);
+    free(host);
+    fvf_ndprep_free(&prep);
+    fv_cu_end(&x);
+    return st;
+}
