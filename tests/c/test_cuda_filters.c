@@ -903,13 +903,17 @@ test_filternd(void)
             }
         }
     }
-    /* rank paths: 3x3 / 5x5 medians (registers), 7x7 (quickselect), 9x9 and 11x11
-     * (radix select; NaN: exact second pass), in 2-D images */
+    /* rank paths in 2-D images: 3x3 (registers), 8-bit up to 255 elements (nibble
+     * counts), float32 / 16-bit 5x5 (sorting network), up to 64 (quickselect),
+     * more (radix select; NaN: exact second pass) */
     static const fv_dtype rk[][2] = {{FV_UINT8, FV_UINT8}, {FV_FLOAT32, FV_FLOAT32}, {FV_FLOAT64, FV_FLOAT64},
-                                     {FV_INT16, FV_INT16}, {FV_UINT64, FV_FLOAT64}, {FV_INT64, FV_INT64}};
-    static const int64_t fs[] = {3, 5, 7, 9, 11};
+                                     {FV_INT16, FV_INT16}, {FV_UINT64, FV_FLOAT64}, {FV_INT64, FV_INT64},
+                                     {FV_INT8, FV_INT8},   {FV_UINT16, FV_INT32}};
+    static const int64_t fs[] = {3, 5, 7, 9, 11, 17};
     for (size_t k = 0; k < sizeof rk / sizeof rk[0]; k++) {
         for (size_t f = 0; f < sizeof fs / sizeof fs[0]; f++) {
+            if (fs[f] == 17 && rk[k][0] != FV_UINT8 && rk[k][0] != FV_INT16)
+                continue;
             casend c;
             memset(&c, 0, sizeof c);
             c.idt = rk[k][0];
@@ -1110,7 +1114,7 @@ bench(cudaStream_t s)
         int f32;
     } c1[] = {{"correlate1d 33 taps f32", 0, 33, g, 1}, {"correlate1d 9 taps f32", 0, 9, s9, 1},
               {"uniform1d 9 f32", 1, 9, NULL, 1},      {"minimum1d 9 f32", 2, 9, NULL, 1},
-              {"maximum1d 51 f32", 3, 51, NULL, 1},    {"uniform1d 9 u8 (serial)", 1, 9, NULL, 0},
+              {"maximum1d 51 f32", 3, 51, NULL, 1},    {"uniform1d 9 u8", 1, 9, NULL, 0},
               {"correlate1d 9 taps u8", 0, 9, s9, 0},  {"minimum1d 9 u8", 2, 9, NULL, 0}};
     for (size_t k = 0; k < sizeof c1 / sizeof c1[0]; k++) {
         for (int axis = 0; axis < 2; axis++) {
@@ -1128,7 +1132,8 @@ bench(cudaStream_t s)
         int kind;
         int64_t f;
         int f32;
-    } cn[] = {{"correlate 3x3 f32", 0, 3, 1}, {"median 3x3 f32", 3, 3, 1}, {"median 3x3 u8", 3, 3, 0},
+    } cn[] = {{"correlate 3x3 f32", 0, 3, 1}, {"median 3x3 f32", 3, 3, 1}, {"median 5x5 f32", 3, 5, 1},
+              {"median 3x3 u8", 3, 3, 0},
               {"median 5x5 u8", 3, 5, 0},     {"median 7x7 u8", 3, 7, 0},   {"median 11x11 u8", 3, 11, 0},
               {"maximum 5x5 disk u8", 2, 5, 0}};
     uint8_t disk[25];

@@ -243,6 +243,190 @@ fvf_k_tile(fvf_targs<IT> p)
     }
 }
 
+
+/* ---- the register-blocked tile kernel --------------------------------------------
+ * A tile of 32 lines x (TA outputs + halo) sits in shared memory as [position][line]
+ * with a pitch of 33 (loads along the axis and reads across lines are both free
+ * of bank conflicts). Each thread takes one line (its lane) and FVF_R consecutive
+ * outputs, sliding a window of FVF_R values through registers: per tap one value
+ * and one weight come from shared memory for FVF_R outputs. Sums keep scipy's
+ * order (general: the last tap first, then the others in order; symmetric /
+ * antisymmetric: the centre, then the pairs from the outside in). Results go
+ * straight to global memory when lanes are adjacent lines (COL), or back
+ * through shared memory to be written along the lines (ROW). */
+#define FVF_R 8
+#define FVF_PITCH 33
+
+template <typename T, typename ACC, typename IT, bool ROW>
+__global__ void __launch_bounds__(FVF_THREADS)
+fvf_k_tile2(fvf_targs<IT> p)
+{
+    extern __shared__ double fvf_smem_d[];
+    ACC *w = (ACC *)fvf_smem_d;
+    const int kind = p.kind;
+    const int size = (int)p.size;
+    const int nw = kind <= FVF_CORR_ANTI ? size : 0;
+    const IT TA = p.ta, L = TA + p.size - 1;
+    ACC *t0 = w + ((nw + 1) & ~1);
+    const ACC cv = (ACC)p.cval;
+    const bool track = fvf_is_float<T>::value && p.nanflags != NULL;
+    const bool mn = kind == FVF_MIN, us = kind == FVF_USUM;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+
+    if (p.w) {
+        for (int i = tid; i < nw; i += FVF_THREADS)
+            w[i] = (ACC)p.w[i];
+    } else if (tid == 0) {
+#pragma unroll
+        for (int i = 0; i < FVF_WINLINE; i++)
+            if (i < nw)
+                w[i] = (ACC)p.wi[i];
+    }
+
+    for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
+        int64_t tq = tile / p.nta;
+        IT ia = (IT)(tile - tq * p.nta);
+        int64_t b = tq / p.ntc;
+        IT ic = (IT)(tq - b * p.ntc);
+        IT bi, bo;
+        fvf_batch_off(p.g, (IT)b, bi, bo);
+        const IT a0 = ia * TA, c0 = ic * (IT)32;
+        const IT ea = p.g.n - a0 < TA ? p.g.n - a0 : TA;
+
+        __syncthreads();
+        /* load: ROW walks along each line (warp per line), COL across lines (lane per line) */
+        for (int cr = ROW ? warp : lane; cr < 32; cr += ROW ? 8 : 32) {
+            const IT cc = c0 + cr;
+            if (cc >= p.g.nc)
+                continue;
+            const char *src = p.in + bi + cc * p.g.c_in;
+            bool nan = false;
+            for (IT a = ROW ? (IT)lane : (IT)warp; a < L; a += ROW ? 32 : 8) {
+                IT pos = a0 + a - p.left;
+                ACC x;
+                if (pos >= 0 && pos < p.g.n) {
+                    x = (ACC)__ldg((const T *)(src + pos * p.g.s_in));
+                } else {
+                    IT e = fvf_extend<IT>(pos, p.g.n, p.mode);
+                    x = e < 0 ? cv : (ACC)__ldg((const T *)(src + e * p.g.s_in));
+                }
+                if (track && (us ? !(x - x == (ACC)0) : x != x))
+                    nan = true;
+                t0[a * FVF_PITCH + cr] = x;
+            }
+            if (nan)
+                p.nanflags[b * (int64_t)p.g.nc + (int64_t)cc] = 1;
+        }
+        __syncthreads();
+
+        /* compute: lane = line, FVF_R consecutive outputs per chunk */
+        ACC res[2][FVF_R];
+        const ACC *col = t0 + lane;
+#pragma unroll
+        for (int m = 0; m < 2; m++) {
+            const IT as = (IT)((m * 8 + warp) * FVF_R);
+            ACC *acc = res[m];
+            if (as >= TA)
+                break;
+            const ACC *x = col + (size_t)as * FVF_PITCH;
+            ACC v[FVF_R];
+            if (kind == FVF_CORR_SYM || kind == FVF_CORR_ANTI) {
+                const int s1 = size >> 1;
+                const bool sy = kind == FVF_CORR_SYM;
+                ACC vr[FVF_R];
+#pragma unroll
+                for (int k = 0; k < FVF_R; k++) {
+                    acc[k] = fvf_mul(x[(k + s1) * FVF_PITCH], w[s1]);
+                    v[k] = x[k * FVF_PITCH];
+                    vr[k] = x[(k + size - 1) * FVF_PITCH];
+                }
+                for (int j = 0; j < s1; j++) {
+                    const ACC wj = w[j];
+#pragma unroll
+                    for (int k = 0; k < FVF_R; k++)
+                        acc[k] = fvf_add(acc[k], fvf_mul(sy ? fvf_add(v[k], vr[k]) : fvf_sub(v[k], vr[k]), wj));
+#pragma unroll
+                    for (int k = 0; k < FVF_R - 1; k++)
+                        v[k] = v[k + 1];
+#pragma unroll
+                    for (int k = FVF_R - 1; k > 0; k--)
+                        vr[k] = vr[k - 1];
+                    v[FVF_R - 1] = x[(FVF_R + j) * FVF_PITCH];
+                    vr[0] = x[(size - 2 - j) * FVF_PITCH];
+                }
+            } else if (kind == FVF_CORR) {
+                const ACC wl = w[size - 1];
+#pragma unroll
+                for (int k = 0; k < FVF_R; k++) {
+                    acc[k] = fvf_mul(x[(k + size - 1) * FVF_PITCH], wl);
+                    v[k] = x[k * FVF_PITCH];
+                }
+                for (int j = 0; j < size - 1; j++) {
+                    const ACC wj = w[j];
+#pragma unroll
+                    for (int k = 0; k < FVF_R; k++)
+                        acc[k] = fvf_add(acc[k], fvf_mul(v[k], wj));
+#pragma unroll
+                    for (int k = 0; k < FVF_R - 1; k++)
+                        v[k] = v[k + 1];
+                    v[FVF_R - 1] = x[(FVF_R + j) * FVF_PITCH];
+                }
+            } else {   /* uniform sum, min, max: element 0 first, then 1, 2, ... */
+#pragma unroll
+                for (int k = 0; k < FVF_R; k++) {
+                    acc[k] = x[k * FVF_PITCH];
+                    v[k] = x[(k + 1) * FVF_PITCH];
+                }
+                for (int j = 1; j < size; j++) {
+#pragma unroll
+                    for (int k = 0; k < FVF_R; k++)
+                        acc[k] = us ? acc[k] + v[k] : fvf_comb(acc[k], v[k], mn);
+#pragma unroll
+                    for (int k = 0; k < FVF_R - 1; k++)
+                        v[k] = v[k + 1];
+                    v[FVF_R - 1] = x[(FVF_R + j) * FVF_PITCH];
+                }
+                if (us) {
+#pragma unroll
+                    for (int k = 0; k < FVF_R; k++)
+                        acc[k] = acc[k] / (ACC)size;
+                }
+            }
+            if (!ROW) {   /* lanes are adjacent lines: store directly */
+                const IT cc = c0 + lane;
+                if (cc < p.g.nc) {
+                    char *dst = p.out + bo + cc * p.g.c_out;
+#pragma unroll
+                    for (int k = 0; k < FVF_R; k++)
+                        if (as + k < ea)
+                            fvf_store(dst + (a0 + as + k) * p.g.s_out, p.odt, acc[k]);
+                }
+            }
+        }
+        if (ROW) {   /* back through shared memory, then along the lines */
+            __syncthreads();
+#pragma unroll
+            for (int m = 0; m < 2; m++) {
+                const IT as = (IT)((m * 8 + warp) * FVF_R);
+                if (as >= TA)
+                    break;
+#pragma unroll
+                for (int k = 0; k < FVF_R; k++)
+                    t0[(as + k) * FVF_PITCH + lane] = res[m][k];
+            }
+            __syncthreads();
+            for (int cr = warp; cr < 32; cr += 8) {
+                const IT cc = c0 + cr;
+                if (cc >= p.g.nc)
+                    continue;
+                char *dst = p.out + bo + cc * p.g.c_out;
+                for (IT a = lane; a < ea; a += 32)
+                    fvf_store(dst + (a0 + a) * p.g.s_out, p.odt, t0[a * FVF_PITCH + cr]);
+            }
+        }
+    }
+}
+
 /* Value at position pos of the line at src (any pos: extended by mode). */
 template <typename T, typename ACC>
 __device__ __forceinline__ ACC
@@ -569,6 +753,7 @@ typedef struct fvf_plan {
     int tcl2;
     size_t smem;
     int dbl;
+    int v2;     /* the register-blocked kernel */
 } fvf_plan;
 
 template <typename ACC>
@@ -581,6 +766,21 @@ fvf_plan_tile(const fvf_job *j, fvf_plan *pl)
     pl->dbl = mm && j->size > FVF_MM_DIRECT;
     size_t budget = j->smem_optin < FVF_SMEM_BUDGET ? j->smem_optin : FVF_SMEM_BUDGET;
     int64_t ta;
+    pl->v2 = 0;
+    if (!pl->dbl && (!g->row || g->nc >= 32)) {   /* 32 lines per tile */
+        size_t nw = corr ? (size_t)((j->size + 1) & ~(int64_t)1) : 0;
+        for (ta = g->n > 64 ? 128 : 64; ta >= 64; ta -= 64) {
+            int64_t L = ta + j->size - 1;
+            size_t words = (size_t)(L + 1) * FVF_PITCH;   /* a spare row: the last slide reads one past */
+            if (L < (int64_t)1 << 24 && (nw + words) * sizeof(ACC) <= budget) {
+                pl->v2 = 1;
+                pl->ta = ta;
+                pl->tcl2 = 5;
+                pl->smem = (nw + words) * sizeof(ACC);
+                return 1;
+            }
+        }
+    }
     if (g->row) {
         pl->tcl2 = g->nc >= 8 ? 3 : 0;
         ta = pl->tcl2 ? 256 : 1024;
@@ -633,7 +833,15 @@ fvf_launch_tile(const fvf_job *j, const fvf_plan *pl, uint8_t *nanflags)
     t.ntiles = t.nta * t.ntc * j->g.nbatch;
     unsigned grid = fvf_grid(t.ntiles, j->device, 32);
     fv_status st;
-    if (j->g.row) {
+    if (pl->v2 && j->g.row) {
+        if ((st = fvf_smem_attr(fvf_k_tile2<T, ACC, IT, true>, pl->smem)) != FV_OK)
+            return st;
+        fvf_k_tile2<T, ACC, IT, true><<<grid, FVF_THREADS, pl->smem, j->x.stream>>>(t);
+    } else if (pl->v2) {
+        if ((st = fvf_smem_attr(fvf_k_tile2<T, ACC, IT, false>, pl->smem)) != FV_OK)
+            return st;
+        fvf_k_tile2<T, ACC, IT, false><<<grid, FVF_THREADS, pl->smem, j->x.stream>>>(t);
+    } else if (j->g.row) {
         if ((st = fvf_smem_attr(fvf_k_tile<T, ACC, IT, true>, pl->smem)) != FV_OK)
             return st;
         fvf_k_tile<T, ACC, IT, true><<<grid, FVF_THREADS, pl->smem, j->x.stream>>>(t);

@@ -8,7 +8,12 @@
  *  - up to 9 elements (32-bit index math): the values sit in registers (padded
  *    with the type's largest value) and an odd-even transposition network sorts
  *    them;
- *  - up to 64 elements: scipy's own quickselect on a per-thread double buffer;
+ *  - 8-bit data, up to 255 elements: two counting passes over 16 bins (the high
+ *    and the low 4 bits of the order-preserving key), the counters packed in
+ *    two 64-bit registers;
+ *  - float32 and 16-bit data, up to 32 elements: registers and Batcher's
+ *    odd-even merge sort network for 32;
+ *  - up to 64 elements: scipy's own quickselect on a per-thread buffer;
  *  - more: a bitwise radix select over order-preserving integer keys (one pass
  *    per varying key bit, reading the window each time; no storage).
  * With NaN the result is what scipy's quickselect (NI_Select) happens to leave,
@@ -17,14 +22,17 @@
  * a global scratch buffer and bounded concurrency. */
 #include "filternd-common.cuh"
 
-/* scipy's NI_Select (Hoare partition, iterative): rank-th of buf[lo..hi] */
-__device__ __noinline__ double
-fvf_select(double *buf, int64_t lo, int64_t hi, int64_t rank)
+/* scipy's NI_Select (Hoare partition, iterative): rank-th of buf[lo..hi]. On
+ * the input type itself it compares as scipy's doubles do (floats convert
+ * exactly; integers keep their order, so the selected value is the same). */
+template <typename V>
+__device__ __noinline__ V
+fvf_select(V *buf, int64_t lo, int64_t hi, int64_t rank)
 {
     for (;;) {
         if (lo == hi)
             return buf[lo];
-        double x = buf[lo];
+        V x = buf[lo];
         int64_t ii = lo - 1, jj = hi + 1;
         for (;;) {
             do
@@ -34,7 +42,7 @@ fvf_select(double *buf, int64_t lo, int64_t hi, int64_t rank)
                 ii++;
             while (buf[ii] < x);
             if (ii < jj) {
-                double t = buf[ii];
+                V t = buf[ii];
                 buf[ii] = buf[jj];
                 buf[jj] = t;
             } else {
@@ -142,7 +150,7 @@ fvf_rank_nan(const fvf_ndargs<IT> &p, IT i, T cv)
     double buf[N];
     for (int64_t j = 0; j < p.count; j++)
         buf[j] = (double)fvf_rank_val<T, IT>(p, inside, base, c, j, cv);
-    return fvf_select(buf, 0, p.count - 1, p.rank);
+    return fvf_select<double>(buf, 0, p.count - 1, p.rank);
 }
 
 /* count <= N: registers and a transposition network */
@@ -192,21 +200,142 @@ fvf_k_rank_small(fvf_ndargs<IT> p)
     }
 }
 
+
+/* Batcher's odd-even merge sort of v[0..N) (N a power of 2), all indices known at
+ * compile time so that v stays in registers. */
+template <typename T, int N>
+__device__ __forceinline__ void
+fvf_batcher(T *v)
+{
+#pragma unroll
+    for (int p = 1; p < N; p <<= 1) {
+#pragma unroll
+        for (int k = p; k >= 1; k >>= 1) {
+#pragma unroll
+            for (int j = k % p; j + k < N; j += 2 * k) {
+#pragma unroll
+                for (int i = 0; i < k; i++) {
+                    if (i + j + k < N && (i + j) / (2 * p) == (i + j + k) / (2 * p)) {
+                        T a = v[i + j], b = v[i + j + k];
+                        v[i + j] = b < a ? b : a;
+                        v[i + j + k] = b < a ? a : b;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* 10..32 elements of float32 / 16-bit data: registers and a sorting network */
+template <typename T, typename IT>
+__global__ void __launch_bounds__(FVF_ND_THREADS)
+fvf_k_rank_net32(fvf_ndargs<IT> p)
+{
+    const T cv = fvf_to_in<T>(p.cval);
+    const int count = (int)p.count, rank = (int)p.rank;
+    for (IT i = (IT)(blockIdx.x * blockDim.x + threadIdx.x); i < p.g.size; i += (IT)(blockDim.x * gridDim.x)) {
+        IT c[FV_MAX_NDIM], oi, oo;
+        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        const char *base = p.in + oi;
+        T v[32];
+        bool nan = false;
+#pragma unroll
+        for (int j = 0; j < 32; j++) {
+            if (j < count) {
+                v[j] = fvf_rank_val<T, IT>(p, inside, base, c, j, cv);
+                if (fvf_is_float<T>::value && v[j] != v[j])
+                    nan = true;
+            } else {
+                v[j] = fvf_top<T>::v();
+            }
+        }
+        double r;
+        if (fvf_is_float<T>::value && nan) {
+            r = fvf_rank_nan<T, IT, 32>(p, i, cv);
+        } else {
+            fvf_batcher<T, 32>(v);
+            T s = v[0];
+#pragma unroll
+            for (int k = 1; k < 32; k++)
+                if (k == rank)
+                    s = v[k];
+            r = (double)s;
+        }
+        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>(r));
+    }
+}
+
+/* 8-bit data, up to 255 elements: counting on the high, then the low nibble */
+__device__ __forceinline__ void
+fvf_nib_add(uint64_t &a, uint64_t &b, uint32_t d)
+{
+    if (d < 8)
+        a += 1ull << (d * 8);
+    else
+        b += 1ull << ((d - 8) * 8);
+}
+
+__device__ __forceinline__ uint32_t
+fvf_nib_find(uint64_t a, uint64_t b, int &r)
+{
+    uint32_t digit = 15;
+    bool found = false;
+#pragma unroll
+    for (int d = 0; d < 16; d++) {
+        int cnt = (int)(((d < 8 ? a >> (d * 8) : b >> ((d - 8) * 8))) & 255);
+        if (!found) {
+            if (r < cnt) {
+                digit = (uint32_t)d;
+                found = true;
+            } else {
+                r -= cnt;
+            }
+        }
+    }
+    return digit;
+}
+
+template <typename T, typename IT>
+__global__ void __launch_bounds__(FVF_ND_THREADS)
+fvf_k_rank_nib(fvf_ndargs<IT> p)
+{
+    const T cv = fvf_to_in<T>(p.cval);
+    const int64_t count = p.count;
+    for (IT i = (IT)(blockIdx.x * blockDim.x + threadIdx.x); i < p.g.size; i += (IT)(blockDim.x * gridDim.x)) {
+        IT c[FV_MAX_NDIM], oi, oo;
+        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        const char *base = p.in + oi;
+        uint64_t a = 0, b = 0;
+        for (int64_t j = 0; j < count; j++)
+            fvf_nib_add(a, b, fvf_key<T>::of(fvf_rank_val<T, IT>(p, inside, base, c, j, cv)) >> 4);
+        int r = (int)p.rank;
+        uint32_t hi = fvf_nib_find(a, b, r);
+        a = b = 0;
+        for (int64_t j = 0; j < count; j++) {
+            uint32_t k = fvf_key<T>::of(fvf_rank_val<T, IT>(p, inside, base, c, j, cv));
+            if ((k >> 4) == hi)
+                fvf_nib_add(a, b, k & 15);
+        }
+        uint32_t lo = fvf_nib_find(a, b, r);
+        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>((double)fvf_key<T>::back((hi << 4) | lo)));
+    }
+}
+
 /* count <= 64: scipy's quickselect per thread */
 template <typename T>
 __global__ void __launch_bounds__(FVF_ND_THREADS)
 fvf_k_rank_mid(fvf_ndargs<int64_t> p)
 {
     const T cv = fvf_to_in<T>(p.cval);
-    double buf[64];
+    T buf[64];
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < p.g.size;
          i += (int64_t)blockDim.x * gridDim.x) {
         int64_t c[FV_MAX_NDIM], oi, oo;
         bool inside = fvf_nd_point(p.g, i, c, oi, oo);
         const char *base = p.in + oi;
         for (int64_t j = 0; j < p.count; j++)
-            buf[j] = (double)fvf_rank_val<T, int64_t>(p, inside, base, c, j, cv);
-        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>(fvf_select(buf, 0, p.count - 1, p.rank)));
+            buf[j] = fvf_rank_val<T, int64_t>(p, inside, base, c, j, cv);
+        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>((double)fvf_select<T>(buf, 0, p.count - 1, p.rank)));
     }
 }
 
@@ -278,7 +407,7 @@ fvf_k_rank_exact(fvf_ndargs<int64_t> p, double *scratch)
         const char *base = p.in + oi;
         for (int64_t j = 0; j < p.count; j++)
             buf[j] = (double)fvf_rank_val<T, int64_t>(p, inside, base, c, j, cv);
-        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>(fvf_select(buf, 0, p.count - 1, p.rank)));
+        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>(fvf_select<double>(buf, 0, p.count - 1, p.rank)));
     }
 }
 
@@ -300,6 +429,50 @@ fvf_rank_args(fvf_ndargs<IT> *p, const fvf_ndjob *j)
     p->cval = j->cval;
 }
 
+template <typename T, typename IT>
+static fv_status
+fvf_rank_nib_launch(const fvf_ndjob *j)
+{
+    fvf_ndargs<IT> p;
+    fvf_rank_args(&p, j);
+    fvf_k_rank_nib<T, IT><<<fvf_nd_grid(fv_array_size(j->out), j->device), FVF_ND_THREADS, 0, j->stream>>>(p);
+    return fv_cu_launch_status("rank filter kernel launch");
+}
+
+/* the network kernel only for float32 and 16-bit data (compile time) */
+template <typename T> struct fvf_net_ok { static const bool value = false; };
+template <> struct fvf_net_ok<float> { static const bool value = true; };
+template <> struct fvf_net_ok<uint16_t> { static const bool value = true; };
+template <> struct fvf_net_ok<int16_t> { static const bool value = true; };
+template <typename T, bool OK> struct fvf_net_run {
+    static fv_status run(const fvf_ndjob *j) { return FV_ENOKERNEL; }
+};
+template <typename T> struct fvf_net_run<T, true> {
+    static fv_status run(const fvf_ndjob *j)
+    {
+        fvf_ndargs<int32_t> p;
+        fvf_rank_args(&p, j);
+        fvf_k_rank_net32<T, int32_t><<<fvf_nd_grid(fv_array_size(j->out), j->device), FVF_ND_THREADS, 0,
+                                        j->stream>>>(p);
+        return fv_cu_launch_status("rank filter kernel launch");
+    }
+};
+template <typename T> struct fvf_nib_run {
+    static fv_status run(const fvf_ndjob *j) { return FV_ENOKERNEL; }
+};
+template <> struct fvf_nib_run<uint8_t> {
+    static fv_status run(const fvf_ndjob *j)
+    {
+        return j->fits32 ? fvf_rank_nib_launch<uint8_t, int32_t>(j) : fvf_rank_nib_launch<uint8_t, int64_t>(j);
+    }
+};
+template <> struct fvf_nib_run<int8_t> {
+    static fv_status run(const fvf_ndjob *j)
+    {
+        return j->fits32 ? fvf_rank_nib_launch<int8_t, int32_t>(j) : fvf_rank_nib_launch<int8_t, int64_t>(j);
+    }
+};
+
 template <typename T, typename IT, int N>
 static fv_status
 fvf_rank_small_launch(const fvf_ndjob *j)
@@ -319,6 +492,10 @@ fvf_rank_t(fvf_ndjob *j)
     fv_status st = FV_OK;
     if (count <= 9 && j->fits32)
         return fvf_rank_small_launch<T, int32_t, 9>(j);
+    if (sizeof(T) == 1 && count <= 255)
+        return fvf_nib_run<T>::run(j);
+    if (fvf_net_ok<T>::value && count <= 32 && j->fits32)
+        return fvf_net_run<T, fvf_net_ok<T>::value>::run(j);
     fvf_ndargs<int64_t> p;
     fvf_rank_args(&p, j);
     if (count <= 64) {
