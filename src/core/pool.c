@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <unistd.h>
+#include <stdatomic.h>
 #include "internal.h"
 #include "alloc.h"
 
@@ -34,7 +35,7 @@ typedef struct fv__pool {
 
 static fv__pool *fv__the_pool;
 static pthread_mutex_t fv__pool_init_mu = PTHREAD_MUTEX_INITIALIZER;
-static int fv__pool_size_cached;
+static atomic_int fv__pool_size_cached;   /* 0: not detected yet (racing detections agree) */
 static _Thread_local int fv__in_task;
 static pthread_once_t fv__atfork_once = PTHREAD_ONCE_INIT;
 
@@ -76,9 +77,12 @@ fv__detect_size(void)
 int
 fv_num_threads(void)
 {
-    if (!fv__pool_size_cached)
-        fv__pool_size_cached = fv__detect_size();
-    return fv__pool_size_cached;
+    int n = atomic_load_explicit(&fv__pool_size_cached, memory_order_relaxed);
+    if (!n) {
+        n = fv__detect_size();
+        atomic_store_explicit(&fv__pool_size_cached, n, memory_order_relaxed);
+    }
+    return n;
 }
 
 static void
