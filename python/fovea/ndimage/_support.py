@@ -199,10 +199,27 @@ def public(fn):
             return fn(*args, **kw)
         torch = sys.modules["torch"]
         with cp.cuda.Device(dev.index or 0):
-            with cp.cuda.ExternalStream(torch.cuda.current_stream(dev).cuda_stream):
+            with _external_stream(cp, torch.cuda.current_stream(dev).cuda_stream):
                 return fn(*args, **kw)
 
     return run
+
+
+class _StreamRef:
+    """A cudaStream_t by the CUDA stream protocol (for CuPy's Stream.from_external)."""
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+    def __cuda_stream__(self):
+        return (0, self.ptr)
+
+
+def _external_stream(cp, ptr):
+    from_external = getattr(cp.cuda.Stream, "from_external", None)
+    if from_external is not None:  # CuPy >= 14
+        return from_external(_StreamRef(ptr))
+    return cp.cuda.ExternalStream(ptr)
 
 
 class Call:
