@@ -18,6 +18,7 @@ import functools
 import numbers
 import operator
 import sys
+import warnings
 from collections.abc import Iterable
 
 import numpy as np
@@ -216,10 +217,16 @@ class _StreamRef:
 
 
 def _external_stream(cp, ptr):
+    """A CuPy stream object over the cudaStream_t ptr, usable as a context manager."""
     from_external = getattr(cp.cuda.Stream, "from_external", None)
     if from_external is not None:  # CuPy >= 14
-        return from_external(_StreamRef(ptr))
-    return cp.cuda.ExternalStream(ptr)
+        try:
+            return from_external(_StreamRef(ptr))
+        except Exception:  # an older protocol handshake: fall back to ExternalStream
+            pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return cp.cuda.ExternalStream(ptr)
 
 
 class Call:
@@ -333,8 +340,6 @@ class Call:
         if isinstance(output, (type, np.dtype)):
             dtype = np.dtype(output)
             if complex_output and dtype.kind != "c":
-                import warnings
-
                 warnings.warn("promoting specified output dtype to complex", stacklevel=4)
                 dtype = np.promote_types(dtype, np.complex64)
             return self.empty(shape, dtype)
