@@ -670,3 +670,26 @@ def test_torch_cuda_without_cupy(torch_cuda, rng, monkeypatch):
     assert_close(out.cpu().numpy(), sn.correlate(x, np.ones((2, 2)), output=np.float64))
     with pytest.raises(ImportError, match="gaussian_gradient_magnitude"):
         ndi.gaussian_gradient_magnitude(t, 1.0)
+
+
+@pytest.mark.gpu
+def test_side_streams(cp, torch_cuda, rng):
+    """Work on a CuPy side stream and on a torch side stream stays on that stream,
+    the CuPy steps of compositions included."""
+    x = data(rng, (64, 80), "float32")
+    expected = sn.gaussian_gradient_magnitude(x, 1.5)
+    with cp.cuda.Stream(non_blocking=True) as s:
+        d = cp.asarray(x)
+        got = ndi.gaussian_gradient_magnitude(d, 1.5)
+        med = ndi.median_filter(d, size=3)
+        s.synchronize()
+    assert_close(cp.asnumpy(got), expected)
+    assert_close(cp.asnumpy(med), sn.median_filter(x, size=3))
+    s2 = torch_cuda.cuda.Stream()
+    with torch_cuda.cuda.stream(s2):
+        t = torch_cuda.from_numpy(x).cuda()
+        got = ndi.gaussian_gradient_magnitude(t, 1.5)
+        lap = ndi.gaussian_laplace(t, 1.0)
+    s2.synchronize()
+    assert_close(got.cpu().numpy(), expected)
+    assert_close(lap.cpu().numpy(), sn.gaussian_laplace(x, 1.0))

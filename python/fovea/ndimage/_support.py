@@ -18,6 +18,7 @@ import functools
 import numbers
 import operator
 import sys
+import warnings
 from collections.abc import Iterable
 
 import numpy as np
@@ -199,10 +200,33 @@ def public(fn):
             return fn(*args, **kw)
         torch = sys.modules["torch"]
         with cp.cuda.Device(dev.index or 0):
-            with cp.cuda.ExternalStream(torch.cuda.current_stream(dev).cuda_stream):
+            with _external_stream(cp, torch.cuda.current_stream(dev).cuda_stream):
                 return fn(*args, **kw)
 
     return run
+
+
+class _StreamRef:
+    """A cudaStream_t by the CUDA stream protocol (for CuPy's Stream.from_external)."""
+
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+    def __cuda_stream__(self):
+        return (0, self.ptr)
+
+
+def _external_stream(cp, ptr):
+    """A CuPy stream object over the cudaStream_t ptr, usable as a context manager."""
+    from_external = getattr(cp.cuda.Stream, "from_external", None)
+    if from_external is not None:  # CuPy >= 14
+        try:
+            return from_external(_StreamRef(ptr))
+        except Exception:  # an older protocol handshake: fall back to ExternalStream
+            pass
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return cp.cuda.ExternalStream(ptr)
 
 
 class Call:
@@ -316,8 +340,6 @@ class Call:
         if isinstance(output, (type, np.dtype)):
             dtype = np.dtype(output)
             if complex_output and dtype.kind != "c":
-                import warnings
-
                 warnings.warn("promoting specified output dtype to complex", stacklevel=4)
                 dtype = np.promote_types(dtype, np.complex64)
             return self.empty(shape, dtype)
