@@ -38,7 +38,7 @@ typedef struct fv__filter1d_params {
  * in -> out as above. The window is fshape[ndim] (ndim = in->ndim) in C order;
  * element j of the window reads in[i + j - fshape / 2 - origins] per axis.
  * Selected elements: footprint[j] != 0 (footprint NULL: all), and for CORRELATE
- * additionally weights[j] != 0. Elements are visited in C order of the window. */
+ * additionally |weights[j]| > DBL_EPSILON (scipy's rule; NaN weights are not selected). Elements are visited in C order of the window. */
 typedef enum fv__filternd_kind {
     FV__FND_CORRELATE = 0,   /* sum of weights[j] * x in double (from 0.0, in C order); src/ops
                               * zeroes the weights scipy skips (|w| <= DBL_EPSILON, NaN) */

@@ -8,6 +8,7 @@
  * are converted once into padded buffers (boundary extension included; cache
  * per work item), and every window element then updates the whole chunk with
  * one contiguous loop. Per output the operations happen in scipy's order. */
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -481,7 +482,7 @@ fv__cpu_filternd(fv_context *ctx, const fv__op_args *a)
     j.rel = malloc((size_t)nlead * (size_t)(lead > 0 ? lead : 1) * sizeof(int64_t));
     int64_t count = 0;
     for (int64_t t = 0; t < fsize; t++)
-        if ((!p->footprint || p->footprint[t]) && (p->kind != FV__FND_CORRELATE || p->weights[t] != 0.0))
+        if ((!p->footprint || p->footprint[t]) && (p->kind != FV__FND_CORRELATE || fabs(p->weights[t]) > DBL_EPSILON))
             count++;
     j.taps = malloc((size_t)(count ? count : 1) * sizeof(fv__fnd_tap));
     if (!j.row_first || !j.rel || !j.taps) {
@@ -502,7 +503,7 @@ fv__cpu_filternd(fv_context *ctx, const fv__op_args *a)
             int64_t first = k;
             for (int64_t c = 0; c < flast; c++) {
                 int64_t t = r * flast + c;
-                if (!((!p->footprint || p->footprint[t]) && (p->kind != FV__FND_CORRELATE || p->weights[t] != 0.0)))
+                if (!((!p->footprint || p->footprint[t]) && (p->kind != FV__FND_CORRELATE || fabs(p->weights[t]) > DBL_EPSILON)))
                     continue;
                 j.taps[k].j = c;
                 j.taps[k].w = 0.0;
