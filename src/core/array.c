@@ -61,6 +61,52 @@ fv__array_extent(const fv_array *a, int64_t *lo, int64_t *hi)
     *hi = h + (int64_t)fv_dtype_size(a->dtype);
 }
 
+int
+fv__array_same_shape(const fv_array *a, const fv_array *b)
+{
+    if (a->ndim != b->ndim)
+        return 0;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i])
+            return 0;
+    return 1;
+}
+
+int
+fv__array_same_device(const fv_array *a, const fv_array *b)
+{
+    return a->device.type == b->device.type && (a->device.type == FV_DEVICE_CPU || a->device.id == b->device.id);
+}
+
+int
+fv__arrays_overlap(const fv_array *a, const fv_array *b)
+{
+    if (!a || !b || !fv__array_same_device(a, b))
+        return 0;
+    int64_t alo, ahi, blo, bhi;
+    fv__array_extent(a, &alo, &ahi);
+    fv__array_extent(b, &blo, &bhi);
+    if (alo == ahi || blo == bhi)
+        return 0;
+    uintptr_t a0 = (uintptr_t)a->data + (uintptr_t)alo, a1 = (uintptr_t)a->data + (uintptr_t)ahi;
+    uintptr_t b0 = (uintptr_t)b->data + (uintptr_t)blo, b1 = (uintptr_t)b->data + (uintptr_t)bhi;
+    return a0 < b1 && b0 < a1;
+}
+
+fv_status
+fv__array_as_1d(const fv_array *a, fv_array **v)
+{
+    if (a->ndim > 0) {
+        *v = fv_array_ref((fv_array *)a);
+        return FV_OK;
+    }
+    int64_t shape[1] = {1}, strides[1] = {(int64_t)fv_dtype_size(a->dtype)};
+    fv_status st = fv_array_view(a, 1, shape, strides, 0, v);
+    if (!st && a->readonly)
+        fv_array_set_readonly(*v, 1);
+    return st;
+}
+
 static fv_array *
 fv__array_alloc_struct(fv_dtype dtype, int ndim, const int64_t *shape, fv_device dev)
 {

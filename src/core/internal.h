@@ -33,6 +33,16 @@ struct fv_array {
 
 /* Byte range [lo, hi) that an array's elements occupy, relative to data. */
 void fv__array_extent(const fv_array *a, int64_t *lo, int64_t *hi);
+/* 1 when a and b have the same ndim and extents. */
+int fv__array_same_shape(const fv_array *a, const fv_array *b);
+/* 1 when a and b live on the same device (type, and id for CUDA). */
+int fv__array_same_device(const fv_array *a, const fv_array *b);
+/* 1 when a and b (either may be NULL) may share memory: same device and their
+ * non-empty byte extents intersect. */
+int fv__arrays_overlap(const fv_array *a, const fv_array *b);
+/* a itself (+1 reference), or for a 0-d array a 1-d view of its one element
+ * (read-only when a is), so that kernels always see ndim >= 1. */
+fv_status fv__array_as_1d(const fv_array *a, fv_array **v);
 /* Checked size: FV_EINVAL when the element count or byte size overflows. */
 fv_status fv__shape_size(const char *domain, int ndim, const int64_t *shape, size_t itemsize,
                          int64_t *nelems, int64_t *nbytes);

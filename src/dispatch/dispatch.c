@@ -39,12 +39,6 @@ fv__array_backend(const fv_array *a)
     return a->device.type == FV_DEVICE_CUDA ? FV__BACKEND_CUDA : FV__BACKEND_CPU;
 }
 
-static int
-fv__same_device(const fv_array *a, const fv_array *b)
-{
-    return a->device.type == b->device.type && (a->device.type == FV_DEVICE_CPU || a->device.id == b->device.id);
-}
-
 fv_status
 fv__dispatch(fv_context *ctx, fv__op op, const fv__op_args *a)
 {
@@ -53,7 +47,7 @@ fv__dispatch(fv_context *ctx, fv__op op, const fv__op_args *a)
     if (!a->in || !a->out)
         return fv_error_set(FV_EINVAL, name, "NULL array");
     fv__backend_id be = fv__array_backend(a->in);
-    if (!fv__same_device(a->in, a->out) || (a->in2 && !fv__same_device(a->in, a->in2)))
+    if (!fv__array_same_device(a->in, a->out) || (a->in2 && !fv__array_same_device(a->in, a->in2)))
         return fv_error_set(FV_EDEVICE, name, "arrays are on different devices (inputs and output must "
                             "share one; use fv_copy / fovea.to_device to move data)");
     if (be == FV__BACKEND_CUDA && !fv__cuda_init())

@@ -3,23 +3,12 @@
 #include <string.h>
 #include "internal.h"
 
-static int
-fv__same_shape(const fv_array *a, const fv_array *b)
-{
-    if (a->ndim != b->ndim)
-        return 0;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i])
-            return 0;
-    return 1;
-}
-
 static fv_status
 fv__check_pair(const char *name, const fv_array *in, const fv_array *out)
 {
     if (!in || !out)
         return fv_error_set(FV_EINVAL, name, "NULL array");
-    if (!fv__same_shape(in, out))
+    if (!fv__array_same_shape(in, out))
         return fv_error_set(FV_EINVAL, name, "input and output shapes differ (%d-d and %d-d, or extents)",
                             in->ndim, out->ndim);
     if (out->readonly)

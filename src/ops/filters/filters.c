@@ -93,35 +93,12 @@ fv__check_origin(const char *fn, int64_t origin, int64_t n, int axis)
     return FV_OK;
 }
 
-static int64_t
-fv__array_elems(const fv_array *a)
-{
-    int64_t n = 1;
-    for (int d = 0; d < a->ndim; d++)
-        n *= a->shape[d];
-    return n;
-}
-
-static int
-fv__overlap(const fv_array *a, const fv_array *b)
-{
-    if (a->device.type != b->device.type || (a->device.type == FV_DEVICE_CUDA && a->device.id != b->device.id))
-        return 0;
-    if (fv__array_elems(a) == 0 || fv__array_elems(b) == 0)
-        return 0;
-    int64_t alo, ahi, blo, bhi;
-    fv__array_extent(a, &alo, &ahi);
-    fv__array_extent(b, &blo, &bhi);
-    const char *a0 = a->data + alo, *a1 = a->data + ahi, *b0 = b->data + blo, *b1 = b->data + bhi;
-    return a0 < b1 && b0 < a1;
-}
-
 /* in itself, or a copy of it when it shares memory with out (+1 reference). */
 static fv_status
 fv__source(fv_context *ctx, const fv_array *in, const fv_array *out, fv_array **src)
 {
     fv_status st;
-    if (!fv__overlap(in, out)) {
+    if (!fv__arrays_overlap(in, out)) {
         *src = fv_array_ref((fv_array *)in);
         return FV_OK;
     }
@@ -134,8 +111,6 @@ fv__source(fv_context *ctx, const fv_array *in, const fv_array *out, fv_array **
     return st;
 }
 
-static fv_status fv__as_1d(const fv_array *a, fv_array **v);
-
 /* out = in, converted as numpy's `output[...] = input` does: fv_astype, except
  * floating data into integer outputs, which takes scipy's store (an identity
  * 1-D filter pass; numpy's cast agrees with it but for uint32 outside its range). */
@@ -144,9 +119,9 @@ fv__assign(fv_context *ctx, const fv_array *in, fv_array *out)
 {
     fv_status st;
     fv_array *vin = NULL, *vout = NULL, *src = NULL;
-    if (fv__array_elems(out) == 0)
+    if (fv_array_size(out) == 0)
         return FV_OK;
-    if ((st = fv__as_1d(in, &vin)) || (st = fv__as_1d(out, &vout)) || (st = fv__source(ctx, vin, vout, &src)))
+    if ((st = fv__array_as_1d(in, &vin)) || (st = fv__array_as_1d(out, &vout)) || (st = fv__source(ctx, vin, vout, &src)))
         goto done;
     if (fv_dtype_is_float(in->dtype) && fv_dtype_is_integer(out->dtype)) {
         fv__filter1d_params p = {.kind = FV__F1D_MINIMUM, .axis = 0, .mode = FV_MODE_NEAREST, .size = 1};
@@ -201,7 +176,7 @@ fv__run_passes(fv_context *ctx, const fv_array *in, fv_array *out, const fv__fil
 {
     fv_status st;
     fv_array *src = NULL, *tmp[2] = {NULL, NULL};
-    if (fv__array_elems(out) == 0)
+    if (fv_array_size(out) == 0)
         return FV_OK;
     if (k == 0)
         return fv__assign(ctx, in, out);
@@ -540,21 +515,6 @@ fv_uniform_filter(fv_context *ctx, const fv_array *in, fv_array *out, const int6
 
 /* ---- n-D filters ---------------------------------------------------------------------- */
 
-/* Views of 0-d arrays as shape (1,), so that the kernels always see ndim >= 1. */
-static fv_status
-fv__as_1d(const fv_array *a, fv_array **v)
-{
-    if (a->ndim > 0) {
-        *v = fv_array_ref((fv_array *)a);
-        return FV_OK;
-    }
-    int64_t shape[1] = {1}, strides[1] = {(int64_t)fv_dtype_size(a->dtype)};
-    fv_status st = fv_array_view(a, 1, shape, strides, 0, v);
-    if (!st && a->readonly)
-        fv_array_set_readonly(*v, 1);
-    return st;
-}
-
 /* Checks shared by the n-D filters; *fsize receives the element count of the
  * window (checked for overflow). */
 static fv_status
@@ -594,9 +554,9 @@ fv__run_nd(fv_context *ctx, const fv_array *in, fv_array *out, fv__filternd_para
 {
     fv_status st;
     fv_array *vin = NULL, *vout = NULL, *src = NULL;
-    if (fv__array_elems(out) == 0)
+    if (fv_array_size(out) == 0)
         return FV_OK;
-    if ((st = fv__as_1d(in, &vin)) || (st = fv__as_1d(out, &vout)))
+    if ((st = fv__array_as_1d(in, &vin)) || (st = fv__array_as_1d(out, &vout)))
         goto done;
     p->ndim = vin->ndim;
     for (int d = 0; d < FV_MAX_NDIM; d++) {
@@ -646,7 +606,7 @@ fv__correlate_nd(const char *fn, fv_context *ctx, const fv_array *in, fv_array *
     }
     if ((st = fv__check_nd(fn, in, out, fshape, mode, o, &fsize)))
         return st;
-    if (fv__array_elems(out) == 0)
+    if (fv_array_size(out) == 0)
         return FV_OK;
     /* scipy selects the weights with |w| > DBL_EPSILON (NaN is not selected) */
     double *w = malloc((size_t)fsize * sizeof(double));

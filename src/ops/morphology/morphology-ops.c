@@ -14,42 +14,10 @@
 
 /* ---- shared checks ------------------------------------------------------------ */
 
-static int
-fv__same_shape(const fv_array *a, const fv_array *b)
-{
-    if (a->ndim != b->ndim)
-        return 0;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i])
-            return 0;
-    return 1;
-}
-
-static int
-fv__same_device(const fv_array *a, const fv_array *b)
-{
-    return a->device.type == b->device.type && (a->device.type == FV_DEVICE_CPU || a->device.id == b->device.id);
-}
-
-/* 1 when a and b may share memory (their byte extents intersect). */
-static int
-fv__overlap(const fv_array *a, const fv_array *b)
-{
-    if (!a || !b || !fv__same_device(a, b))
-        return 0;
-    int64_t alo, ahi, blo, bhi;
-    fv__array_extent(a, &alo, &ahi);
-    fv__array_extent(b, &blo, &bhi);
-    if (alo == ahi || blo == bhi)
-        return 0;
-    const char *a0 = a->data + alo, *a1 = a->data + ahi, *b0 = b->data + blo, *b1 = b->data + bhi;
-    return a0 < b1 && b0 < a1;
-}
-
 static fv_status
 fv__check_device(const char *name, const char *what, const fv_array *in, const fv_array *a)
 {
-    if (!fv__same_device(in, a))
+    if (!fv__array_same_device(in, a))
         return fv_error_set(FV_EDEVICE, name, "%s is on another device than the input (use fv_copy / "
                             "fovea.to_device to move data)", what);
     return FV_OK;
@@ -78,18 +46,6 @@ fv__bool_copy(fv_context *ctx, const char *name, const fv_array *a, fv_array **o
     return st;
 }
 
-/* A 0-d array as a 1-d view of one element (scipy treats 0-d like that). */
-static fv_status
-fv__as_1d(const fv_array *a, fv_array **out)
-{
-    if (a->ndim != 0) {
-        *out = fv_array_ref((fv_array *)a);
-        return FV_OK;
-    }
-    int64_t one = 1, st = (int64_t)fv_dtype_size(a->dtype);
-    return fv_array_view(a, 1, &one, &st, 0, out);
-}
-
 /* ---- binary erosion ------------------------------------------------------------- */
 
 fv_status
@@ -106,14 +62,14 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
         return fv_error_set(FV_EINVAL, name, "structure is NULL");
     if (in->ndim > 0 && !sshape)
         return fv_error_set(FV_EINVAL, name, "structure shape is NULL");
-    if (!fv__same_shape(in, out))
+    if (!fv__array_same_shape(in, out))
         return fv_error_set(FV_EINVAL, name, "input and output shapes differ");
     if ((st = fv__check_device(name, "the output", in, out)))
         return st;
     if (out->readonly)
         return fv_error_set(FV_EINVAL, name, "output array is read-only");
     if (mask) {
-        if (!fv__same_shape(in, mask))
+        if (!fv__array_same_shape(in, mask))
             return fv_error_set(FV_EINVAL, name, "mask and input shapes differ");
         if ((st = fv__check_device(name, "the mask", in, mask)))
             return st;
@@ -144,13 +100,13 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
 
     if (fv_array_size(in) == 0)
         return FV_OK;
-    if ((st = fv__as_1d(in, &in1)) || (st = fv__as_1d(out, &out1)))
+    if ((st = fv__array_as_1d(in, &in1)) || (st = fv__array_as_1d(out, &out1)))
         goto done;
-    if (mask && (st = fv__as_1d(mask, &mask1)))
+    if (mask && (st = fv__array_as_1d(mask, &mask1)))
         goto done;
     /* the mask is read in every pass: stage it when the output would clobber it,
      * and as contiguous bool when there are several passes */
-    if (mask1 && (fv__overlap(mask1, out1) ||
+    if (mask1 && (fv__arrays_overlap(mask1, out1) ||
                   (iterations != 1 && !(mask1->dtype == FV_BOOL && fv_array_is_contiguous(mask1))))) {
         if ((st = fv__bool_copy(ctx, name, mask1, &maskc)))
             goto done;
@@ -158,7 +114,7 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
         maskc = fv_array_ref(mask1);
     }
     /* the passes write `target`: the output, or a temporary when it overlaps the input */
-    if (fv__overlap(in1, out1)) {
+    if (fv__arrays_overlap(in1, out1)) {
         if ((st = fv__temp(ctx, out1, out1->dtype, &target)))
             goto done;
     } else {
@@ -249,7 +205,7 @@ fv__distance_setup(fv_context *ctx, const char *name, const fv_array *in, fv_arr
         if (distances->dtype != dist_dt)
             return fv_error_set(FV_EDTYPE, name, "distances must be %s, not %s", fv_dtype_name(dist_dt),
                                 fv_dtype_name(distances->dtype));
-        if (!fv__same_shape(in, distances))
+        if (!fv__array_same_shape(in, distances))
             return fv_error_set(FV_EINVAL, name, "distances has wrong shape (it must equal the input's)");
         if ((st = fv__check_device(name, "distances", in, distances)))
             return st;
@@ -273,7 +229,7 @@ fv__distance_setup(fv_context *ctx, const char *name, const fv_array *in, fv_arr
             return st;
         if (indices->readonly)
             return fv_error_set(FV_EINVAL, name, "indices array is read-only");
-        if (distances && fv__overlap(distances, indices))
+        if (distances && fv__arrays_overlap(distances, indices))
             return fv_error_set(FV_EINVAL, name, "distances and indices overlap in memory");
     }
     for (int d = 0; d < nd; d++)
@@ -284,9 +240,9 @@ fv__distance_setup(fv_context *ctx, const char *name, const fv_array *in, fv_arr
     p->distances = distances;
     p->indices = indices;
     fv_array *in1 = NULL;
-    if ((st = fv__as_1d(in, &in1)))
+    if ((st = fv__array_as_1d(in, &in1)))
         return st;
-    if (fv__overlap(in, distances) || fv__overlap(in, indices)) {
+    if (fv__arrays_overlap(in, distances) || fv__arrays_overlap(in, indices)) {
         fv_array *c = NULL;
         st = fv__bool_copy(ctx, name, in1, &c);
         fv_array_unref(in1);
@@ -305,7 +261,7 @@ fv__distance_run(fv_context *ctx, fv__op op, const fv_array *in1, fv__distance_p
 {
     fv_array *d1 = NULL, *i1 = NULL;
     fv_status st = FV_OK;
-    if (distances && (st = fv__as_1d(distances, &d1)))
+    if (distances && (st = fv__array_as_1d(distances, &d1)))
         goto done;
     if (indices) {
         if (indices->ndim == 1) {   /* (1,) for a 0-d input -> (1, 1) */

@@ -9,19 +9,6 @@
 
 /* ---- shared helpers ---------------------------------------------------------- */
 
-int
-fv__skm_overlap(const fv_array *a, const fv_array *b)
-{
-    int64_t alo, ahi, blo, bhi;
-    if (!a || !b || a->device.type != b->device.type || fv_array_size(a) == 0 || fv_array_size(b) == 0)
-        return 0;
-    fv__array_extent(a, &alo, &ahi);
-    fv__array_extent(b, &blo, &bhi);
-    uintptr_t a0 = (uintptr_t)a->data + (uintptr_t)alo, a1 = (uintptr_t)a->data + (uintptr_t)ahi;
-    uintptr_t b0 = (uintptr_t)b->data + (uintptr_t)blo, b1 = (uintptr_t)b->data + (uintptr_t)bhi;
-    return a0 < b1 && b0 < a1;
-}
-
 fv_status
 fv__skm_contig(fv_context *ctx, const fv_array *a, fv_array **c)
 {
@@ -45,7 +32,7 @@ fv__skm_work(fv_context *ctx, fv_array *out, const fv_array *const *ins, int nin
 {
     int ok = fv_array_is_contiguous(out);
     for (int i = 0; ok && i < nin; i++)
-        ok = !fv__skm_overlap(out, ins[i]);
+        ok = !fv__arrays_overlap(out, ins[i]);
     *work = NULL;
     if (ok) {
         *work = fv_array_ref(out);
@@ -63,17 +50,6 @@ fv__skm_finish(fv_context *ctx, fv_status st, fv_array *work, fv_array *out)
     return st;
 }
 
-static int
-fv__same_shape(const fv_array *a, const fv_array *b)
-{
-    if (a->ndim != b->ndim)
-        return 0;
-    for (int i = 0; i < a->ndim; i++)
-        if (a->shape[i] != b->shape[i])
-            return 0;
-    return 1;
-}
-
 /* ---- reconstruction ------------------------------------------------------------ */
 
 fv_status
@@ -89,7 +65,7 @@ fv_reconstruction(fv_context *ctx, const fv_array *seed, const fv_array *mask, f
 
     if (!seed || !mask || !out)
         return fv_error_set(FV_EINVAL, name, "NULL array");
-    if (!fv__same_shape(seed, mask) || !fv__same_shape(seed, out))
+    if (!fv__array_same_shape(seed, mask) || !fv__array_same_shape(seed, out))
         return fv_error_set(FV_EINVAL, name, "seed, mask and out must have one shape");
     if (seed->dtype != mask->dtype || seed->dtype != out->dtype)
         return fv_error_set(FV_EDTYPE, name, "seed, mask and out must have one dtype (got %s, %s, %s)",

@@ -74,8 +74,6 @@ fv__thin_deletes(unsigned c, int second)
 
 /* Contiguous-array plumbing of the op layer (src/ops/morphology/reconstruction.c). */
 
-/* 1 when the byte ranges of a and b may overlap (same device). */
-int fv__skm_overlap(const fv_array *a, const fv_array *b);
 /* *c = a (a new reference) when a is C-contiguous, else a contiguous copy on
  * a's device. */
 fv_status fv__skm_contig(fv_context *ctx, const fv_array *a, fv_array **c);

@@ -21,21 +21,19 @@ import sys
 import numpy as np
 
 from ... import _fovea
+from ..._arrays import _cupy as _import_cupy
+from .._shared import _fovea_back, _identity, _torch_back
 
 
 def _cupy(required_for=None):
-    cp = sys.modules.get("cupy")
-    if cp is not None:
-        return cp
-    try:
-        import cupy as cp
-    except Exception:  # ImportError or a broken CUDA install
-        if required_for is None:
-            return None
+    """CuPy, or None when it cannot be imported (TypeError naming the need when
+    required_for is given)."""
+    cp = _import_cupy()
+    if cp is None and required_for is not None:
         raise TypeError(
             "fovea.skimage.morphology works on CUDA data through CuPy, which is not "
             f"installed (needed for {required_for})"
-        ) from None
+        )
     return cp
 
 
@@ -52,18 +50,6 @@ def _kind(x):
     if hasattr(x, "__cuda_array_interface__"):
         return "cai"
     return "numpy"
-
-
-def _identity(r):
-    return r
-
-
-def _torch_back(r):
-    return sys.modules["torch"].from_dlpack(r)
-
-
-def _fovea_back(r):
-    return _fovea.asarray(r)
 
 
 def take(x):
