@@ -64,10 +64,20 @@ FV_API fv_status fv_slide_read_associated(fv_slide *s, const char *name, fv_pixe
 
 /* Read a region: (x, y) in level-0 pixels, size w x h in pixels of `level`. The
  * level origin is floor(x / downsample), floor(y / downsample). Pixels outside the
- * image are background. out: host uint8 (h, w, 3|4) or native (h, w, S), which
- * this call fills entirely (allocate it with fv_slide_region_shape's shape). */
+ * image are background. out: uint8 (h, w, 3|4) or native (h, w, S), C-contiguous,
+ * which this call fills entirely (allocate it with fv_slide_region_shape's shape).
+ * out in host memory: tiles are decoded on the CPU (num_workers threads). out in
+ * CUDA device memory: JPEG tiles are decoded on that GPU with nvJPEG (others on the
+ * CPU, then copied) and the region is assembled there; the call returns when out
+ * holds the pixels. The GPU path needs the CUDA backend (FV_EDEVICE otherwise). */
 FV_API fv_status fv_slide_read_region(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w,
                                       int64_t h, const fv_read_options *opts, fv_array *out);
+/* n regions of the same size and level at level-0 locations xy[2i], xy[2i+1] into
+ * out (n, h, w, C), host or device memory as for fv_slide_read_region. On the GPU
+ * all tiles the regions touch are read once and decoded in one nvJPEG batch. A
+ * failure leaves out zero-filled. */
+FV_API fv_status fv_slide_read_regions(fv_slide *s, fv_context *ctx, const int64_t *xy, int64_t n, int level,
+                                       int64_t w, int64_t h, const fv_read_options *opts, fv_array *out);
 /* The shape and dtype read_region needs for (w, h, format). */
 FV_API fv_status fv_slide_region_shape(const fv_slide *s, int64_t w, int64_t h, fv_pixel_format format,
                                        int64_t shape[3], fv_dtype *dtype);
@@ -87,6 +97,8 @@ typedef struct fv_loader_options {
     uint64_t seed;
     int drop_last;                /* drop a final batch smaller than batch_size */
     int nocache;
+    fv_device device;             /* where batches live: host (zero or FV_DEVICE_CPU) or a CUDA device,
+                                   * where each batch is decoded with one fv_slide_read_regions */
 } fv_loader_options;
 
 /* Loader over n (x, y) level-0 locations (xy holds 2n values, copied). Batches come
@@ -94,7 +106,7 @@ typedef struct fv_loader_options {
  * batches, so memory stays bounded. The loader holds a reference to the slide. */
 FV_API fv_status fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_options *opts,
                                      fv_batch_loader **out);
-/* The next batch, a new host array (N, H, W, C) the caller owns (N = batch_size but
+/* The next batch, a new array (N, H, W, C) on opts->device the caller owns (N = batch_size but
  * for a short last batch), or *out = NULL after the last one. A failed read is
  * reported once (its status and message); after it the loader is finished. */
 FV_API fv_status fv_batch_loader_next(fv_batch_loader *l, fv_array **out);

@@ -114,16 +114,26 @@ def _device_arg(device):
     raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', not {device!r}")
 
 
+def _gpu_check(device, what):
+    """DeviceError (saying why) unless fovea can use a GPU."""
+    if not _fovea.gpu_available():
+        reason = _fovea.config().get("cuda", {}).get("reason", "") or "CUDA is unavailable"
+        raise DeviceError(f"{what}: device={device!r} needs a usable GPU: {reason}")
+
+
+def _from_gpu(arr):
+    """A fovea.Array in device memory as a CuPy array (zero-copy), or itself without CuPy."""
+    from ._arrays import _cupy
+
+    cp = _cupy()
+    return cp.asarray(arr) if cp is not None else arr
+
+
 def _to_device(arr, device, what):
     """arr (a host NumPy array) on device: decoded on the CPU, copied to the GPU."""
     if device == "cpu":
         return arr
-    if not _fovea.gpu_available():
-        reason = _fovea.config().get("cuda", {}).get("reason", "") or "CUDA is unavailable"
-        raise DeviceError(
-            f"{what}: device={device!r} needs a usable GPU (slides are decoded on the CPU and "
-            f"copied to the GPU; GPU decoding is not available yet): {reason}"
-        )
+    _gpu_check(device, what)
     from ._arrays import to_device
 
     return to_device(arr, device)
@@ -378,8 +388,8 @@ class CuImage:
     """A whole-slide image with cuCIM's ``CuImage`` interface.
 
     ``read_region`` returns a NumPy array (H, W, 3) uint8 (cuCIM returns a CuImage
-    that users convert with ``np.asarray``), or an array on the GPU for
-    ``device="cuda"`` (decoded on the CPU, then copied). Pickles as its path.
+    that users convert with ``np.asarray``), or a CuPy array for ``device="cuda"``
+    (JPEG tiles decoded on the GPU with nvJPEG). Pickles as its path.
     """
 
     cache = staticmethod(cache)
@@ -590,9 +600,11 @@ class CuImage:
         location: (x, y) of the top-left pixel in level-0 coordinates (None: (0, 0)); the
         level's origin is floor(x / downsample), floor(y / downsample). size: (width,
         height) in pixels of `level`; None reads the whole level. Pixels outside the
-        image are white. device: 'cpu' (NumPy) or 'cuda' (decoded on the CPU, then
-        copied to the GPU with fovea.to_device). num_workers: threads decoding the
-        region's tiles (0: the library's pool).
+        image are white. device: 'cpu' (NumPy) or 'cuda' / 'cuda:N' (a CuPy array, or a
+        fovea.Array without CuPy: JPEG tiles are decoded on the GPU with nvJPEG, other
+        codecs on the CPU and copied, and the region is assembled on the GPU).
+        num_workers: threads reading (and CPU-decoding) the region's tiles (0: the
+        library's pool).
 
         Many locations (cuCIM's batch loading): a list, tuple, iterator or integer array
         of (x, y) pairs, flattened as cuCIM does ([0, 0, 100, 0] is two locations). The
@@ -607,6 +619,8 @@ class CuImage:
         bypasses the tile cache.
         """
         device = _device_arg(device)
+        if device != "cpu":
+            _gpu_check(device, "read_region")
         lv = _int(level, "level")
         if not 0 <= lv < len(self._levels):
             raise ValueError(f"level {lv} is out of range (the slide has {len(self._levels)} levels)")
@@ -627,11 +641,11 @@ class CuImage:
             if pf < 1:
                 raise ValueError(f"prefetch_factor = {pf} must be >= 1")
             it = self._slide.batches(locs, lv, w, h, pixel_format, bs, min(nw, 1024), pf, bool(shuffle),
-                                     _int(seed, "seed") & ((1 << 64) - 1), bool(drop_last), nc)
+                                     _int(seed, "seed") & ((1 << 64) - 1), bool(drop_last), nc, device)
             return _Batches(it, device)
         x, y = _pair((0, 0) if location is None else location, "location")
-        arr = self._slide.read_region(x, y, lv, w, h, pixel_format, min(nw, 1 << 16), nc)
-        return _to_device(arr, device, "read_region")
+        arr = self._slide.read_region(x, y, lv, w, h, pixel_format, min(nw, 1 << 16), nc, device)
+        return arr if device == "cpu" else _from_gpu(arr)
 
 
 def _locations(location):
@@ -677,7 +691,7 @@ class _Batches:
         except BaseException:
             self._it = None
             raise
-        return _to_device(batch, self._device, "read_region")
+        return batch if self._device == "cpu" else _from_gpu(batch)
 
     def __len__(self):
         return self._it.__length_hint__() if self._it is not None else 0

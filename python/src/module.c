@@ -15,6 +15,7 @@ PyObject *fvpy_cache_stats(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_reset_stats(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_clear(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_configure(PyObject *self, PyObject *args);
+PyObject *fvpy_gpu_read_stats(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_cache_type(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_shm_name(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_attach_shared(PyObject *self, PyObject *name);
@@ -195,6 +196,11 @@ static PyMethodDef fvpy_methods[] = {
      "cache_reset_stats()\n--\n\nZero the hit, miss and eviction counters."},
     {"cache_clear", fvpy_cache_clear, METH_NOARGS,
      "cache_clear()\n--\n\nDrop every cached tile (the capacity stays)."},
+    {"gpu_read_stats", (PyCFunction)(void (*)(void))fvpy_gpu_read_stats, METH_VARARGS | METH_KEYWORDS,
+     "gpu_read_stats(reset=False)\n--\n\nCounters of the GPU slide reader: regions, tiles_gpu (decoded by "
+     "nvJPEG), tiles_cpu (decoded on the CPU and copied), bytes_read (compressed bytes staged for nvJPEG), "
+     "io_s (host seconds reading and CPU-decoding, wall time of those phases), decode_s and assemble_s (GPU "
+     "seconds from CUDA events). reset=True zeroes them after reading."},
     {"cache_configure", fvpy_cache_configure, METH_VARARGS,
      "cache_configure(type, capacity)\n--\n\nReplace the process's tile cache with a new one: type "
      "'per_process', 'nocache' or 'shared_memory'; capacity in bytes. Statistics start from zero."},

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "errors.h"
+#include "slide/slide-internal.h"
 
 typedef struct fvpy_Slide {
     PyObject_HEAD
@@ -121,6 +122,32 @@ fvpy__pixel_format(PyObject *o, fv_pixel_format *out)
         return -1;
     }
     return 0;
+}
+
+/* device=None, "cpu", "cuda" or "cuda:N" for the slide reader: a usable device. */
+static int
+fvpy__slide_device(PyObject *o, fv_device *dev)
+{
+    *dev = (fv_device){FV_DEVICE_CPU, 0};
+    if (!o || o == Py_None)
+        return 0;
+    if (fvpy_parse_device(o, dev) < 0)
+        return -1;
+    if (dev->type == FV_DEVICE_CUDA && dev->id < 0)
+        dev->id = 0;
+    return dev->type == FV_DEVICE_CUDA ? fvpy_check_device("read_region", *dev) : 0;
+}
+
+static PyObject *fvpy__to_numpy(fv_array *out);
+
+/* out (stolen): host memory as NumPy (fvpy__to_numpy), device memory as a
+ * fovea.Array (the Python layer hands it on as CuPy / torch). */
+static PyObject *
+fvpy__to_result(fv_array *out)
+{
+    if (fv_array_device(out).type == FV_DEVICE_CUDA)
+        return fvpy_array_new(out, NULL, 0);
+    return fvpy__to_numpy(out);
 }
 
 /* out (stolen) as a NumPy array sharing its memory, or a fovea.Array without NumPy. */
@@ -450,8 +477,9 @@ done:
 static PyObject *
 fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"x", "y", "level", "width", "height", "format", "num_workers", "nocache", NULL};
-    PyObject *x_o, *y_o, *level_o, *w_o, *h_o, *fmt_o = NULL, *ret = NULL;
+    static char *kwlist[] = {"x", "y", "level", "width", "height", "format", "num_workers", "nocache", "device",
+                             NULL};
+    PyObject *x_o, *y_o, *level_o, *w_o, *h_o, *fmt_o = NULL, *dev_o = NULL, *ret = NULL;
     int num_workers = 0, nocache = 0;
     int64_t x, y, level, w, h, shape[3];
     fv_read_options opts = {FV_PIXEL_RGB, 0, 0};
@@ -459,9 +487,12 @@ fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
     fv_array *out = NULL;
     fv_dtype dt;
     fv_status st;
+    fv_device dev = {FV_DEVICE_CPU, 0};
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|Oip:read_region", kwlist, &x_o, &y_o, &level_o, &w_o,
-                                     &h_o, &fmt_o, &num_workers, &nocache))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|OipO:read_region", kwlist, &x_o, &y_o, &level_o, &w_o,
+                                     &h_o, &fmt_o, &num_workers, &nocache, &dev_o))
+        return NULL;
+    if (fvpy__slide_device(dev_o, &dev) < 0)
         return NULL;
     if (fvpy__int64(x_o, "x", &x) < 0 || fvpy__int64(y_o, "y", &y) < 0 ||
         fvpy__int64(level_o, "level", &level) < 0 || fvpy__int64(w_o, "width", &w) < 0 ||
@@ -485,7 +516,7 @@ fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
         st = fv_error_set(FV_EINVAL, "read_region", "level %lld is out of range (the slide has %d levels)",
                           (long long)level, fv_slide_level_count(s));
     if (!st)
-        st = fv_array_new(NULL, dt, 3, shape, (fv_device){FV_DEVICE_CPU, 0}, &out);
+        st = fv_array_new(NULL, dt, 3, shape, dev, &out);
     if (!st)
         st = fv_slide_read_region(s, NULL, x, y, (int)level, w, h, &opts, out);
     Py_END_ALLOW_THREADS
@@ -493,7 +524,7 @@ fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
         fvpy_raise(st);
         goto done;
     }
-    ret = fvpy__to_numpy(out);
+    ret = fvpy__to_result(out);
     out = NULL;
 done:
     fv_array_unref(out);
@@ -555,7 +586,7 @@ fvpy__batches_next(fvpy_Batches *self)
         fvpy__batches_close_loader(self);
         return NULL;
     }
-    return fvpy__to_numpy(out);
+    return fvpy__to_result(out);
 }
 
 static PyObject *
@@ -594,21 +625,22 @@ static PyObject *
 fvpy__slide_batches(fvpy_Slide *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"locations", "level", "width", "height", "format", "batch_size", "num_workers",
-                             "prefetch_factor", "shuffle", "seed", "drop_last", "nocache", NULL};
-    PyObject *loc_o, *fmt_o = NULL, *np = NULL, *arr = NULL, *ret = NULL;
+                             "prefetch_factor", "shuffle", "seed", "drop_last", "nocache", "device", NULL};
+    PyObject *loc_o, *fmt_o = NULL, *np = NULL, *arr = NULL, *ret = NULL, *dev_o = NULL;
     int level, batch_size = 1, num_workers = 0, prefetch = 2, shuffle = 0, drop_last = 0, nocache = 0;
     long long w, h;
     unsigned long long seed = 0;
     fv_slide *s = NULL;
     fv_batch_loader *l = NULL;
     fv_status st;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiLL|OiiipKpp:batches", kwlist, &loc_o, &level, &w, &h, &fmt_o,
-                                     &batch_size, &num_workers, &prefetch, &shuffle, &seed, &drop_last, &nocache))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiLL|OiiipKppO:batches", kwlist, &loc_o, &level, &w, &h, &fmt_o,
+                                     &batch_size, &num_workers, &prefetch, &shuffle, &seed, &drop_last, &nocache,
+                                     &dev_o))
         return NULL;
     fv_loader_options o = {.level = level, .width = w, .height = h, .batch_size = batch_size,
                            .num_workers = num_workers, .prefetch_factor = prefetch, .shuffle = shuffle,
                            .seed = seed, .drop_last = drop_last, .nocache = nocache};
-    if (fvpy__pixel_format(fmt_o, &o.format) < 0)
+    if (fvpy__pixel_format(fmt_o, &o.format) < 0 || fvpy__slide_device(dev_o, &o.device) < 0)
         return NULL;
     /* the locations as one contiguous int64 (n, 2) array: handed to C once */
     if (!(np = fvpy_numpy()))
@@ -892,4 +924,19 @@ fvpy_slide_init(PyObject *m)
     if (PyType_Ready(&fvpy_SlideType) < 0 || PyType_Ready(&fvpy_BatchesType) < 0)
         return -1;
     return fvpy_add_object(m, "Slide", (PyObject *)&fvpy_SlideType);
+}
+
+PyObject *
+fvpy_gpu_read_stats(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"reset", NULL};
+    int reset = 0;
+    fv__gpu_read_stats g;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:gpu_read_stats", kwlist, &reset))
+        return NULL;
+    fv__slide_gpu_stats(&g, reset);
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:d,s:d,s:d}", "regions", (unsigned long long)g.regions, "tiles_gpu",
+                         (unsigned long long)g.tiles_gpu, "tiles_cpu", (unsigned long long)g.tiles_cpu,
+                         "bytes_read", (unsigned long long)g.bytes_read, "io_s", g.io_s, "decode_s", g.decode_s,
+                         "assemble_s", g.assemble_s);
 }

@@ -133,7 +133,9 @@ static void
 fv__config_build(void)
 {
     int cuda = fv__cuda_init();
-    char reason[512], devs[2048] = "";
+    char reason[512], devs[2048] = "", jinfo[400];
+    int jok = 0;
+    fv__json_str(jinfo, sizeof jinfo, cuda ? fv__slide_gpu_decoder(&jok) : "CUDA is unavailable");
     fv__json_str(reason, sizeof reason, cuda ? "" : fv__cuda_reason());
     size_t off = 0;
     int ndev = cuda ? fv__cuda_device_count() : 0;
@@ -151,11 +153,13 @@ fv__config_build(void)
              "{\"version\": \"%s\", \"threads\": %d, \"backends\": [\"cpu\"%s], "
              "\"cuda\": {\"built\": %s, \"available\": %s, \"reason\": \"%s\", \"runtime\": \"%s\", "
              "\"driver\": \"%s\", \"devices\": [%s]}, "
+             "\"nvjpeg\": {\"available\": %s, \"backend\": \"%s\", \"reason\": \"%s\"}, "
              "\"compiler\": \"%s\", \"ndim_max\": %d, "
              "\"dtypes\": [\"bool\", \"uint8\", \"uint16\", \"uint32\", \"uint64\", \"int8\", \"int16\", "
              "\"int32\", \"int64\", \"float32\", \"float64\"]}",
              FV_VERSION_STRING, fv_num_threads(), cuda ? ", \"cuda\"" : "", built ? "true" : "false",
              cuda ? "true" : "false", reason, fv__cuda_runtime_version(), fv__cuda_driver_version(), devs,
+             jok ? "true" : "false", jok ? jinfo : "", jok ? "" : jinfo,
 #if defined(__clang__)
              "clang " __clang_version__,
 #elif defined(__GNUC__)

@@ -173,6 +173,9 @@ const char *fv__cuda_reason(void);             /* why unavailable, "" if fine */
 const char *fv__cuda_runtime_version(void);
 const char *fv__cuda_driver_version(void);
 const char *fv__cuda_device_name(int device);
+/* GPU JPEG decoding for the slide reader (src/cuda/io): *available = 1 and the
+ * nvJPEG backend's name, or 0 and why not. */
+const char *fv__slide_gpu_decoder(int *available);
 
 #ifdef __cplusplus
 }

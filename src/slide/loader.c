@@ -63,11 +63,36 @@ fv__read_patch(fv_batch_loader *l, int64_t k, fv_array *arr, int64_t i)
     return st;
 }
 
+static int
+fv__on_gpu(const fv_batch_loader *l)
+{
+    return l->o.device.type == FV_DEVICE_CUDA;
+}
+
 static fv_status
 fv__new_batch(fv_batch_loader *l, int64_t size, fv_array **out)
 {
     int64_t shape[4] = {size, l->shape[1], l->shape[2], l->shape[3]};
-    return fv_array_new(NULL, l->dt, 4, shape, (fv_device){FV_DEVICE_CPU, 0}, out);
+    fv_device dev = fv__on_gpu(l) ? l->o.device : (fv_device){FV_DEVICE_CPU, 0};
+    return fv_array_new(NULL, l->dt, 4, shape, dev, out);
+}
+
+/* Read the size patches of batch b (serving order) into arr: on the GPU as one
+ * batched read (every tile they touch read once, one nvJPEG batch). */
+static fv_status
+fv__read_batch_gpu(fv_batch_loader *l, int64_t b, int64_t size, fv_array *arr)
+{
+    int64_t *xy = fv__malloc((size_t)size * 2 * sizeof *xy);
+    if (!xy)
+        return fv_error_set(FV_ENOMEM, "loader", "out of host memory");
+    for (int64_t i = 0; i < size; i++) {
+        int64_t loc = l->order[b * l->o.batch_size + i];
+        xy[2 * i] = l->xy[2 * loc];
+        xy[2 * i + 1] = l->xy[2 * loc + 1];
+    }
+    fv_status st = fv_slide_read_regions(l->s, l->ctx, xy, size, l->o.level, l->o.width, l->o.height, &l->ro, arr);
+    fv__free(xy);
+    return st;
 }
 
 static int64_t
@@ -98,11 +123,15 @@ fv__loader_worker(void *p)
             if ((sl->st = fv__new_batch(l, sl->size, &sl->arr)))
                 snprintf(sl->msg, sizeof sl->msg, "%s", fv_error_message());
         }
-        l->next_patch++;
+        /* on the GPU a worker takes a whole batch (k is then its first patch) */
+        int64_t claim = fv__on_gpu(l) ? sl->size : 1;
+        l->next_patch += claim;
         fv_array *arr = fv_array_ref(sl->arr);
         int failed = sl->st != FV_OK;
         pthread_mutex_unlock(&l->mu);
-        fv_status st = failed ? FV_OK : fv__read_patch(l, k, arr, i);
+        fv_status st = FV_OK;
+        if (!failed)
+            st = fv__on_gpu(l) ? fv__read_batch_gpu(l, b, claim, arr) : fv__read_patch(l, k, arr, i);
         char msg[512];
         if (st)
             snprintf(msg, sizeof msg, "%s", fv_error_message());
@@ -112,7 +141,7 @@ fv__loader_worker(void *p)
             sl->st = st;
             memcpy(sl->msg, msg, sizeof msg);
         }
-        if (++sl->done == sl->size)
+        if ((sl->done += claim) == sl->size)
             pthread_cond_broadcast(&l->cv_done);
     }
     pthread_mutex_unlock(&l->mu);
@@ -139,6 +168,12 @@ fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_o
     fv_level_info li;
     if ((st = fv_slide_level_info(s, opts->level, &li)))
         return st;
+    if (opts->device.type == FV_DEVICE_CUDA) {
+        if ((st = fv__cuda_check_device(opts->device.id)))
+            return st;
+    } else if (opts->device.type != 0 && opts->device.type != FV_DEVICE_CPU) {
+        return fv_error_set(FV_EINVAL, "loader", "device type %d is neither CPU nor CUDA", (int)opts->device.type);
+    }
     fv_batch_loader *l = fv__calloc(1, sizeof *l);
     if (!l)
         return fv_error_set(FV_ENOMEM, "loader", "out of host memory");
@@ -220,9 +255,13 @@ fv_batch_loader_next(fv_batch_loader *l, fv_array **out)
     if (l->nthreads == 0) {   /* serve in the calling thread */
         fv_array *arr = NULL;
         int64_t size = fv__batch_size(l, b);
-        if (!(st = fv__new_batch(l, size, &arr)))
-            for (int64_t i = 0; i < size && !st; i++)
-                st = fv__read_patch(l, b * l->o.batch_size + i, arr, i);
+        if (!(st = fv__new_batch(l, size, &arr))) {
+            if (fv__on_gpu(l))
+                st = fv__read_batch_gpu(l, b, size, arr);
+            else
+                for (int64_t i = 0; i < size && !st; i++)
+                    st = fv__read_patch(l, b * l->o.batch_size + i, arr, i);
+        }
         if (st) {
             fv_array_unref(arr);
             l->finished = 1;

@@ -11,21 +11,11 @@
 #include "tiff/tiff.h"
 #include "cache.h"
 #include "alloc.h"
+#include "slide-internal.h"
 
 #define FV__MAX_REGION_PIXELS ((int64_t)1 << 34)   /* 16 Gpixel: a hostile size is refused */
 
-struct fv_slide {
-    FV__ATOMIC_INT refs;
-    fv__tiff *tiff;
-    fv__layout layout;
-    uint64_t file_id;
-    int samples;            /* level 0's samples per pixel after decoding */
-    fv_dtype dtype;         /* uint8 or uint16 */
-    char *metadata_json;
-    pthread_mutex_t err_mu;
-    fv_status sticky;       /* first error from the file, or FV_OK */
-    char sticky_msg[512];
-};
+
 
 /* ---- small helpers --------------------------------------------------------------- */
 
@@ -80,7 +70,7 @@ fv__sb_json_str(fv__sbuf *b, const char *s)
     fv__sb_printf(b, "\"");
 }
 
-static fv_status
+fv_status
 fv__slide_failed(fv_slide *s)
 {
     pthread_mutex_lock(&s->err_mu);
@@ -93,7 +83,7 @@ fv__slide_failed(fv_slide *s)
     return FV_OK;
 }
 
-static void
+void
 fv__slide_set_sticky(fv_slide *s, fv_status st, const char *msg)
 {
     if (st != FV_EIO && st != FV_EFORMAT)
@@ -293,12 +283,7 @@ fv_slide_region_shape(const fv_slide *s, int64_t w, int64_t h, fv_pixel_format f
 
 /* ---- chunks ------------------------------------------------------------------------ */
 
-typedef struct fv__chunk_geom {
-    int64_t x0, y0;       /* top-left pixel of the chunk in the directory */
-    uint32_t w, h;        /* decoded chunk size */
-} fv__chunk_geom;
-
-static void
+void
 fv__chunk_geometry(const fv__tiff_ifd *d, uint64_t chunk, fv__chunk_geom *g)
 {
     if (d->tile_width) {
@@ -336,7 +321,7 @@ fv__chunk_info_of(const fv__tiff *t, const fv__tiff_ifd *d, const fv__chunk_geom
 }
 
 /* Samples per decoded pixel: YCbCr JPEG/JP2K come out as RGB. */
-static int
+int
 fv__decoded_samples(const fv__tiff_ifd *d)
 {
     return d->photometric == FV_TIFF_PHOTOMETRIC_YCBCR ? 3 : d->samples;
@@ -348,7 +333,7 @@ fv__decoded_samples(const fv__tiff_ifd *d)
  * cached (nocache, or a disabled cache), decode only that rectangle, or more
  * (fv__codec_decode_rect); got = the rectangle the tile holds (rows of got[2]
  * pixels), the whole chunk unless partially decoded. */
-static fv_status
+fv_status
 fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, const uint32_t *want, fv__tile **out,
               uint32_t got[4])
 {
@@ -563,23 +548,26 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
                             ifd, fv__decoded_samples(d), s->samples);
     if (!out)
         return fv_error_set(FV_EINVAL, "read_region", "out is NULL");
-    if (out->device.type != FV_DEVICE_CPU)
-        return fv_error_set(FV_EDEVICE, "read_region", "out must be in host memory (the GPU path decodes "
-                            "with device=\"cuda\")");
     if (out->ndim != 3 || out->shape[0] != shape[0] || out->shape[1] != shape[1] || out->shape[2] != shape[2] ||
         out->dtype != dt)
         return fv_error_set(FV_EINVAL, "read_region", "out must be a %s array of shape (%lld, %lld, %lld)",
                             fv_dtype_name(dt), (long long)shape[0], (long long)shape[1], (long long)shape[2]);
     if (!fv_array_is_contiguous(out) || out->readonly)
         return fv_error_set(FV_EINVAL, "read_region", "out must be C-contiguous and writable");
+    if (format == FV_PIXEL_NATIVE && d->bits != 8 && d->bits != 16)
+        return fv_error_set(FV_EFORMAT, "read_region", "%u-bit samples", (unsigned)d->bits);
+    if (out->device.type != FV_DEVICE_CPU) {   /* decoded and assembled on the GPU */
+        const int64_t lxy[2] = {lx, ly};
+        if (w == 0 || h == 0)
+            return fv__slide_failed(s);
+        return fv__slide_read_gpu(s, ctx, ifd, clip_w, clip_h, lxy, 1, w, h, format, num_workers, nocache, out);
+    }
     if (w == 0 || h == 0)
         return fv__slide_failed(s);
     if ((st = fv__slide_failed(s))) {   /* sticky: fails as any read does, leaving zeros */
         memset(out->data, 0, (size_t)fv_array_nbytes(out));
         return st;
     }
-    if (format == FV_PIXEL_NATIVE && d->bits != 8 && d->bits != 16)
-        return fv_error_set(FV_EFORMAT, "read_region", "%u-bit samples", (unsigned)d->bits);
 
     fv__region_job j = {.s = s, .ifd = ifd, .lx = lx, .ly = ly, .w = w, .h = h, .format = format,
                         .nocache = nocache, .out = (uint8_t *)out->data, .out_c = (int)shape[2],
@@ -648,32 +636,131 @@ done:
     return st;
 }
 
-fv_status
-fv_slide_read_region(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w, int64_t h,
-                     const fv_read_options *opts, fv_array *out)
+/* Level coordinates of the level-0 location (x, y): floor(location / downsample). */
+static fv_status
+fv__level_origin(const fv_slide *s, int level, int64_t x, int64_t y, int64_t *lx, int64_t *ly)
 {
-    fv_read_options def = {FV_PIXEL_RGB, 0, 0};
+    const fv__level_desc *l = &s->layout.levels[level];
+    const double lim = 9.0e15;   /* far-away coordinates are refused */
+    if (fabs((double)x) > lim || fabs((double)y) > lim)
+        return fv_error_set(FV_EINVAL, "read_region", "location (%lld, %lld) is out of range", (long long)x,
+                            (long long)y);
+    *lx = level == 0 ? x : (int64_t)floor((double)x / l->downsample);
+    *ly = level == 0 ? y : (int64_t)floor((double)y / l->downsample);
+    return FV_OK;
+}
+
+static fv_status
+fv__check_read_args(const fv_slide *s, int level, const fv_read_options *opts)
+{
     if (!s)
         return fv_error_set(FV_EINVAL, "read_region", "slide is NULL");
-    if (!opts)
-        opts = &def;
     if (level < 0 || level >= s->layout.nlevels)
         return fv_error_set(FV_EINVAL, "read_region", "level %d is out of range (the slide has %d levels)", level,
                             s->layout.nlevels);
     if (opts->num_workers < 0)
         return fv_error_set(FV_EINVAL, "read_region", "num_workers = %d must be >= 0", opts->num_workers);
+    return FV_OK;
+}
+
+fv_status
+fv_slide_read_region(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w, int64_t h,
+                     const fv_read_options *opts, fv_array *out)
+{
+    fv_read_options def = {FV_PIXEL_RGB, 0, 0};
+    fv_status st;
+    int64_t lx, ly;
+    if (!opts)
+        opts = &def;
+    if ((st = fv__check_read_args(s, level, opts)) || (st = fv__level_origin(s, level, x, y, &lx, &ly)))
+        return st;
     const fv__level_desc *l = &s->layout.levels[level];
-    /* level origin: floor(location / downsample); far-away coordinates are refused */
-    const double lim = 9.0e15;
-    if (fabs((double)x) > lim || fabs((double)y) > lim)
-        return fv_error_set(FV_EINVAL, "read_region", "location (%lld, %lld) is out of range", (long long)x,
-                            (long long)y);
-    int64_t lx = (int64_t)floor((double)x / l->downsample), ly = (int64_t)floor((double)y / l->downsample);
-    if (level == 0)
-        lx = x, ly = y;
     return fv__read_ifd_region(s, ctx, l->ifd, l->width, l->height, lx, ly, w, h, opts->format, opts->num_workers,
                                opts->nocache, out);
 }
+
+fv_status
+fv_slide_read_regions(fv_slide *s, fv_context *ctx, const int64_t *xy, int64_t n, int level, int64_t w, int64_t h,
+                      const fv_read_options *opts, fv_array *out)
+{
+    fv_read_options def = {FV_PIXEL_RGB, 0, 0};
+    fv_status st;
+    int64_t shape[3], *lxy = NULL;
+    fv_dtype dt;
+    if (!opts)
+        opts = &def;
+    if ((st = fv__check_read_args(s, level, opts)))
+        return st;
+    if (n < 1 || !xy)
+        return fv_error_set(FV_EINVAL, "read_regions", "need n >= 1 locations (n = %lld)", (long long)n);
+    if (!out)
+        return fv_error_set(FV_EINVAL, "read_regions", "out is NULL");
+    if ((st = fv_slide_region_shape(s, w, h, opts->format, shape, &dt)))
+        return st;
+    if (out->ndim != 4 || out->shape[0] != n || out->shape[1] != shape[0] || out->shape[2] != shape[1] ||
+        out->shape[3] != shape[2] || out->dtype != dt)
+        return fv_error_set(FV_EINVAL, "read_regions", "out must be a %s array of shape (%lld, %lld, %lld, %lld)",
+                            fv_dtype_name(dt), (long long)n, (long long)shape[0], (long long)shape[1],
+                            (long long)shape[2]);
+    if (!fv_array_is_contiguous(out) || out->readonly)
+        return fv_error_set(FV_EINVAL, "read_regions", "out must be C-contiguous and writable");
+    const fv__level_desc *l = &s->layout.levels[level];
+    const fv__tiff_ifd *d = &s->tiff->ifds[l->ifd];
+    if (opts->format == FV_PIXEL_NATIVE && fv__decoded_samples(d) != s->samples)
+        return fv_error_set(FV_EFORMAT, "read_region", "directory %d has %d samples per pixel, level 0 has %d",
+                            l->ifd, fv__decoded_samples(d), s->samples);
+    if (opts->format == FV_PIXEL_NATIVE && d->bits != 8 && d->bits != 16)
+        return fv_error_set(FV_EFORMAT, "read_region", "%u-bit samples", (unsigned)d->bits);
+    if (!(lxy = fv__malloc((size_t)n * 2 * sizeof *lxy)))
+        return fv_error_set(FV_ENOMEM, "read_regions", "out of host memory for %lld locations", (long long)n);
+    for (int64_t i = 0; i < n && !st; i++)
+        st = fv__level_origin(s, level, xy[2 * i], xy[2 * i + 1], &lxy[2 * i], &lxy[2 * i + 1]);
+    if (st || w == 0 || h == 0) {
+        if (!st)
+            st = fv__slide_failed(s);
+        goto done;
+    }
+    if (out->device.type != FV_DEVICE_CPU) {   /* one batched GPU decode for all of them */
+        st = fv__slide_read_gpu(s, ctx, l->ifd, l->width, l->height, lxy, n, w, h, opts->format, opts->num_workers,
+                                opts->nocache, out);
+        goto done;
+    }
+    int64_t item = shape[0] * shape[1] * shape[2] * (int64_t)fv_dtype_size(dt);
+    for (int64_t i = 0; i < n && !st; i++) {
+        fv_array *view = NULL;
+        if (!(st = fv_array_view(out, 3, shape, NULL, i * item, &view)))
+            st = fv__read_ifd_region(s, ctx, l->ifd, l->width, l->height, lxy[2 * i], lxy[2 * i + 1], w, h,
+                                     opts->format, opts->num_workers, opts->nocache, view);
+        fv_array_unref(view);
+    }
+    if (st)   /* no partial pixels: the items read before the failure are cleared too */
+        memset(out->data, 0, (size_t)fv_array_nbytes(out));
+done:
+    fv__free(lxy);
+    return st;
+}
+
+#ifndef FOVEA_HAVE_CUDA
+fv_status
+fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_t clip_h, const int64_t *lxy,
+                   int64_t n, int64_t w, int64_t h, fv_pixel_format format, int num_workers, int nocache, fv_array *out)
+{
+    return fv__cuda_check_device(out->device.id);
+}
+
+void
+fv__slide_gpu_stats(fv__gpu_read_stats *out, int reset)
+{
+    memset(out, 0, sizeof *out);
+}
+
+const char *
+fv__slide_gpu_decoder(int *available)
+{
+    *available = 0;
+    return "this fovea was built without the CUDA backend";
+}
+#endif
 
 /* ---- associated images ----------------------------------------------------------------- */
 

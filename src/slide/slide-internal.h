@@ -1,0 +1,70 @@
+/* Slide internals shared by the CPU reader (slide.c), the batch loader
+ * (loader.c) and the GPU reader (src/cuda/io/read-gpu.c). */
+#ifndef FV_SLIDE_INTERNAL_H
+#define FV_SLIDE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include "internal.h"
+#include "fovea/slide.h"
+#include "tiff/tiff.h"
+#include "cache.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fv_slide {
+    FV__ATOMIC_INT refs;
+    fv__tiff *tiff;
+    fv__layout layout;
+    uint64_t file_id;
+    int samples;            /* level 0's samples per pixel after decoding */
+    fv_dtype dtype;         /* uint8 or uint16 */
+    char *metadata_json;
+    pthread_mutex_t err_mu;
+    fv_status sticky;       /* first error from the file, or FV_OK */
+    char sticky_msg[512];
+};
+
+/* The sticky error (FV_OK when none), re-raised with its message. */
+fv_status fv__slide_failed(fv_slide *s);
+/* Keep st/msg as the sticky error when it comes from the file (FV_EIO, FV_EFORMAT). */
+void fv__slide_set_sticky(fv_slide *s, fv_status st, const char *msg);
+
+typedef struct fv__chunk_geom {
+    int64_t x0, y0;       /* top-left pixel of the chunk in the directory */
+    uint32_t w, h;        /* decoded chunk size */
+} fv__chunk_geom;
+
+void fv__chunk_geometry(const fv__tiff_ifd *d, uint64_t chunk, fv__chunk_geom *g);
+/* Samples per decoded pixel: YCbCr JPEG/JP2K come out as RGB. */
+int fv__decoded_samples(const fv__tiff_ifd *d);
+/* Read and decode one chunk on the CPU (through the tile cache unless nocache);
+ * *out = NULL for a missing chunk (background). want/got: see slide.c. */
+fv_status fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, const uint32_t *want, fv__tile **out,
+                        uint32_t got[4]);
+
+/* The GPU reader (src/cuda/io/read-gpu.c; without the CUDA backend a stub that
+ * fails with FV_EDEVICE). Reads n regions of w x h pixels of directory ifd, whose
+ * image is clip_w x clip_h, at directory coordinates lxy[2i], lxy[2i+1], into
+ * out: a C-contiguous device array (n, h, w, C) (or (h, w, C) when n == 1) of the
+ * format's dtype, validated by the caller. JPEG tiles are decoded with nvJPEG,
+ * others on the CPU and copied; regions are assembled on the device. Returns when
+ * out holds the pixels (or, on failure, zeros). */
+fv_status fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_t clip_h,
+                             const int64_t *lxy, int64_t n, int64_t w, int64_t h, fv_pixel_format format,
+                             int num_workers, int nocache, fv_array *out);
+
+/* Counters of the GPU reader since the last reset (fv__slide_gpu_stats). */
+typedef struct fv__gpu_read_stats {
+    uint64_t regions, tiles_gpu, tiles_cpu, bytes_read;
+    double io_s, decode_s, assemble_s;
+} fv__gpu_read_stats;
+void fv__slide_gpu_stats(fv__gpu_read_stats *out, int reset);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
