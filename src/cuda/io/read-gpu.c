@@ -13,9 +13,10 @@
  *      their slots (YCbCr -> interleaved RGB; RGB-coded and gray streams planar);
  *   4. assemble: one kernel writes every output pixel (crop, stitch, format
  *      conversion, background) from the slots.
- * All device work runs on the reader's own stream (ordered after the caller's
- * context stream, if any); the call waits for that stream only (never the whole
- * device) before it returns, so the output is ready for any stream.
+ * All device work runs on the reader's own non-blocking stream, ordered after the
+ * caller's stream (the context's, else the legacy default stream) by an event;
+ * the call waits for its stream only (never the whole device) before it returns,
+ * so the output is ready for any stream.
  *
  * Readers (stream, events, nvJPEG decoder, pinned staging, device scratch) are
  * kept in a per-process pool and reused: concurrent calls (the batch loader's
@@ -134,9 +135,9 @@ fv__reader_get(int device, fv__gpu_reader **out)
     if (!(r = fv__calloc(1, sizeof *r)))
         return fv_error_set(FV_ENOMEM, "read_region", "out of host memory");
     r->device = device;
-    /* a blocking stream: ordered after work on the legacy default stream (where
-     * fovea allocates arrays made without a context) */
-    if ((e = cudaStreamCreate(&r->stream)) != cudaSuccess || (e = cudaEventCreate(&r->ev_in)) != cudaSuccess ||
+    /* non-blocking: decoding runs beside the consumer's work on the legacy default
+     * stream; each call orders itself after the caller's stream explicitly */
+    if ((e = cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking)) != cudaSuccess || (e = cudaEventCreate(&r->ev_in)) != cudaSuccess ||
         (e = cudaEventCreate(&r->ev_dec0)) != cudaSuccess || (e = cudaEventCreate(&r->ev_dec1)) != cudaSuccess ||
         (e = cudaEventCreate(&r->ev_asm0)) != cudaSuccess || (e = cudaEventCreate(&r->ev_asm1)) != cudaSuccess) {
         fv_status st = fv__cuda_error("read_region: stream or event", e);
@@ -447,11 +448,12 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
         return st;
     if ((st = fv__reader_get(dev, &r)))
         goto done;
-    {   /* order after the caller's stream (the output may have been allocated there) */
+    {   /* order after the caller's stream (the context's, else the legacy default
+         * stream): the output was allocated there, stream-ordered */
         cudaStream_t cs = (cudaStream_t)fv__cuda_stream_for(fv__ctx(ctx), dev);
         cudaError_t e;
-        if (cs && ((e = cudaEventRecord(r->ev_in, cs)) != cudaSuccess ||
-                   (e = cudaStreamWaitEvent(r->stream, r->ev_in, 0)) != cudaSuccess)) {
+        if ((e = cudaEventRecord(r->ev_in, cs)) != cudaSuccess ||
+            (e = cudaStreamWaitEvent(r->stream, r->ev_in, 0)) != cudaSuccess) {
             st = fv__cuda_error("read_region: stream ordering", e);
             goto done;
         }
