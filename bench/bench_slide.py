@@ -57,6 +57,24 @@ def make_slide(path, size, tile, quality, rng):
             yield pool[(i * 7919 + (i // across) * 104729) % len(pool)]
 
     t0 = time.perf_counter()
+    try:
+        import imagecodecs  # noqa: F401  (tifffile's JPEG encoder)
+    except ImportError:
+        # no JPEG encoder for tifffile (the GPU machine, when imagecodecs is not carried):
+        # the same tiles uncompressed, then fovea's own converter (libjpeg-turbo, YCbCr
+        # 4:2:0 tiles of the same size and quality; its levels halve instead of quartering)
+        import fovea
+        raw = path + ".raw.tif"
+        with tifffile.TiffWriter(raw, bigtiff=True) as tw:
+            tw.write(tiles(size), shape=(size, size, 3), dtype=np.uint8, tile=(tile, tile), photometric="rgb")
+        rc = fovea._fovea.cli_main(["fovea", "convert", raw, path, "--tile-size", str(tile), "--compression",
+                                    "jpeg", "--quality", str(quality), "--no-progress"])
+        os.unlink(raw)
+        if rc != 0:
+            raise RuntimeError(f"fovea convert failed ({rc})")
+        print(f"# wrote {path} with fovea convert (no imagecodecs): {size}x{size}, "
+              f"{os.path.getsize(path) / 1e9:.2f} GB in {time.perf_counter() - t0:.0f} s")
+        return
     with tifffile.TiffWriter(path, bigtiff=True) as tw:
         for k, n in enumerate(levels):
             tw.write(tiles(n), shape=(n, n, 3), dtype=np.uint8, tile=(tile, tile), photometric="rgb",
