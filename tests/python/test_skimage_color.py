@@ -345,6 +345,18 @@ def test_delta_e(xp, rng, name, kw, dtype):
     assert_matches(ours, ref, xp)
 
 
+def test_delta_e_against_one_colour(xp, rng):
+    lab = make(rng, (5, 6, 3), "float64", "lab")
+    for name, kw in DELTAS:
+        err = skimage_error(getattr(skc, name), lab, [50, 10, -20], **kw)
+        if err is not None:  # ciede2000 normalises channel_axis with lab1.ndim only
+            with pytest.raises(err):
+                getattr(fc, name)(xp.asarray(lab), [50, 10, -20], **kw)
+            continue
+        ref = getattr(skc, name)(lab, [50, 10, -20], **kw)
+        assert_matches(getattr(fc, name)(xp.asarray(lab), [50, 10, -20], **kw), ref, xp)
+
+
 def test_delta_e_hue_edges(xp):
     # zero chroma, opposite hues and the hue wrap-around of CIEDE2000
     a = np.array([[50, 0, 0], [50, 10, 0], [50, 10, 0.01], [50, -10, 1e-9], [60, 0, 20], [40, 5, -5]], float)

@@ -42,8 +42,8 @@ def _match_label_with_color(label, xp, colors, bg_label, bg_color):
     bg_color = _rgb_vector(bg_color)
     unique_labels, mapped = xp.unique(label, return_inverse=True)
     mapped = mapped.reshape(-1)
-    rank = int(xp.searchsorted(unique_labels, bg_label))
-    has_bg = rank < unique_labels.size and bool(unique_labels[rank] == bg_label)
+    rank = int((unique_labels < bg_label).sum())  # unique_labels is sorted
+    has_bg = rank < unique_labels.size and int(unique_labels[rank]) == bg_label
     if has_bg:
         mapped = xp.where(mapped < rank, mapped + 1, mapped)
         mapped = xp.where(label.reshape(-1) == bg_label, 0, mapped)

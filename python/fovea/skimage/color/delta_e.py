@@ -14,12 +14,16 @@ __all__ = ["deltaE_cie76", "deltaE_ciede94", "deltaE_ciede2000", "deltaE_cmc"]
 
 def _delta_e(conv, lab1, lab2, k, channel_axis, unroll=False, one_pixel_f64=False):
     a, xp, back = prepare(lab1)
-    b = like_input(lab2, xp, "lab2")
-    b = xp.asarray(b)
+    if isinstance(lab2, (list, tuple, int, float)):  # a colour given as numbers
+        b = xp.asarray(lab2)
+    else:
+        b = xp.asarray(like_input(lab2, xp, "lab2"))
     dt = supported_float_type((a.dtype, b.dtype))
     a = a.astype(dt, copy=False)
     b = b.astype(dt, copy=False)
     one_pixel = unroll and a.ndim == 1 and b.ndim == 1
+    if unroll:  # scikit-image's ciede2000 normalises the axis with lab1's ndim for both
+        channel_axis = channel_axis % a.ndim
     a = xp.moveaxis(a, channel_axis, -1)
     b = xp.moveaxis(b, channel_axis, -1)
     if a.shape[-1] < 3 or b.shape[-1] < 3:
