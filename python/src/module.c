@@ -20,6 +20,8 @@ PyObject *fvpy_cache_type(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_shm_name(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_attach_shared(PyObject *self, PyObject *name);
 
+/* Defined in color.c: the colour conversions of fovea.skimage.color. */
+PyObject *fvpy_color_convert(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in skmorphology.c: the scikit-image morphology kernels. */
 PyObject *fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw);
@@ -210,6 +212,11 @@ static PyMethodDef fvpy_methods[] = {
      "cache_shm_name()\n--\n\nThe shared-memory segment's name ('' unless the type is shared_memory)."},
     {"cache_attach_shared", fvpy_cache_attach_shared, METH_O,
      "cache_attach_shared(name)\n--\n\nUse the existing shared-memory cache segment `name`."},
+    /* colour conversions (color.c), used by fovea.skimage.color */
+    {"color_convert", FVPY_KW(fvpy_color_convert),
+     "color_convert(input, conv, out_dtype, out_channels, input2=None, matrix=None, pre=0, post=0, "
+     "pre_offset=None, post_offset=None, white=None, background=None, k=None, stream=None)\n--\n\n"
+     "fv_color_convert (or fv_color_delta_e with input2) on channels-last data; out_channels -1: no channel axis."},
     /* scikit-image morphology kernels (skmorphology.c), used by fovea.skimage.morphology */
     {"skmorph_reconstruction", FVPY_KW(fvpy_skmorph_reconstruction),
      "skmorph_reconstruction(seed, mask, method=0, footprint=None, fshape=None, offset=None, stream=None)\n--\n\n"

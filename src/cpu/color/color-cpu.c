@@ -1,0 +1,68 @@
+/* CPU kernel of FV__OP_COLOR: the pixels of the job's geometry split over the
+ * thread pool; each chunk walks its pixels line by line along the innermost
+ * pixel axis and runs the shared per-pixel math (src/ops/color/color-kernels.h). */
+#include "internal.h"
+#include "ops/color/color-kernels.h"
+
+typedef void (*fv__color_pixel_fn)(const fv__color_job *j, const char *pin, const char *pin2, char *pout);
+
+typedef struct fv__color_cpu {
+    const fv__color_job *j;
+    const char *in, *in2;
+    char *out;
+    fv__color_pixel_fn px;
+} fv__color_cpu;
+
+static void
+fv__color_range(void *arg, int64_t begin, int64_t end)
+{
+    const fv__color_cpu *w = (const fv__color_cpu *)arg;
+    const fv__geom *g = &w->j->g;
+    const int nd = g->ndim, last = nd - 1;
+    int64_t idx[FV_MAX_NDIM];
+    int64_t r = begin;
+    for (int d = nd - 1; d >= 0; d--) {   /* multi-index of `begin` */
+        idx[d] = r % g->shape[d];
+        r /= g->shape[d];
+    }
+    int64_t i = begin;
+    while (i < end) {
+        int64_t off[3] = {0, 0, 0};
+        for (int d = 0; d < nd; d++)
+            for (int o = 0; o < g->nops; o++)
+                off[o] += idx[d] * g->strides[o][d];
+        int64_t n = g->shape[last] - idx[last];
+        if (n > end - i)
+            n = end - i;
+        const int64_t s0 = g->strides[0][last], s1 = g->strides[1][last], s2 = g->nops > 2 ? g->strides[2][last] : 0;
+        char *po = w->out + off[0];
+        const char *pi = w->in + off[1];
+        const char *pi2 = w->in2 ? w->in2 + off[2] : NULL;
+        for (int64_t k = 0; k < n; k++)
+            w->px(w->j, pi + k * s1, pi2 ? pi2 + k * s2 : NULL, po + k * s0);
+        i += n;
+        idx[last] += n;
+        for (int d = last; d > 0 && idx[d] >= g->shape[d]; d--) {   /* carry */
+            idx[d] = 0;
+            idx[d - 1]++;
+        }
+    }
+}
+
+static fv_status
+fv__cpu_color(fv_context *ctx, const fv__op_args *a)
+{
+    const fv__color_job *j = (const fv__color_job *)a->params;
+    fv__color_cpu w = {j, a->in->data, a->in2 ? a->in2->data : NULL, a->out->data, NULL};
+    const int si = a->in->dtype == FV_FLOAT32, so = a->out->dtype == FV_FLOAT32;
+    w.px = si ? (so ? fv__color_pixel_ff : fv__color_pixel_fd) : (so ? fv__color_pixel_df : fv__color_pixel_dd);
+    if (j->g.size > 0)
+        fv__parallel_for(ctx, j->g.size, 8192, fv__color_range, &w);
+    return FV_OK;
+}
+
+void
+fv__cpu_register_color(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
+{
+    table[FV__OP_COLOR][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_FLOAT, FV_MAX_NDIM, fv__cpu_color};
+}
