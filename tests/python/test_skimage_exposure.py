@@ -64,7 +64,7 @@ def check(ours, ref, xp, exact=False, int_slack=0):
         rtol = 1e-5
     else:
         rtol = 1e-12 if xp is np else 1e-9
-    np.testing.assert_allclose(o, r, rtol=rtol, atol=rtol * max(1.0, float(np.nanmax(np.abs(r)), initial=0)))
+    np.testing.assert_allclose(o, r, rtol=rtol, atol=rtol * max(1.0, float(np.nanmax(np.abs(r), initial=0))))
 
 
 # ---- histogram --------------------------------------------------------------------------------

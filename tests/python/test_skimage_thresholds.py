@@ -70,7 +70,7 @@ def test_global_thresholds(xp, name, func):
         same(g(xp.asarray(img), nbins=37), f(img, nbins=37))
 
 
-@pytest.mark.parametrize("name", ["camera", "bimodal_f32", "coins", "rand_i16"])
+@pytest.mark.parametrize("name", ["camera", "bimodal_f32", "coins", "moon"])
 def test_hist_inputs(xp, name):
     img = IMAGES[name]
     from skimage.exposure import histogram
@@ -116,10 +116,12 @@ def test_minimum_errors(xp):
         ff.threshold_minimum(xp.asarray(flat))
 
 
-@pytest.mark.parametrize("name", ["camera", "coins", "camera_f32", "rand_u16", "blobs3d_f"])
+@pytest.mark.parametrize("name", ["camera", "coins", "camera_f32", "blobs3d_f", "bimodal_f32"])
 @pytest.mark.parametrize("classes", [2, 3, 4])
 def test_multiotsu(xp, name, classes):
     img = IMAGES[name]
+    if classes == 4 and img.dtype.kind in "iu":
+        img = (img // 4).astype(img.dtype)  # one bin per value: keep the 3-threshold search small
     nbins = 64 if classes == 4 else 256
     same(ff.threshold_multiotsu(xp.asarray(img), classes=classes, nbins=nbins),
          skf.threshold_multiotsu(img, classes=classes, nbins=nbins))
@@ -173,7 +175,8 @@ def field(ours, ref, xp, img):
 @pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
 @pytest.mark.parametrize("mode", ["reflect", "constant", "nearest"])
 def test_threshold_local(xp, method, dtype, mode):
-    img = IMAGES["camera"][::4, ::4].astype(dtype)
+    step = 12 if method == "generic" else 4  # generic: a Python call per pixel in the reference too
+    img = IMAGES["camera"][::step, ::step].astype(dtype)
     param = np.mean if method == "generic" else None
     ref = skf.threshold_local(img, 7, method, offset=3, mode=mode, param=param, cval=2)
     ours = ff.threshold_local(xp.asarray(img), 7, method, offset=3, mode=mode, param=param, cval=2)
