@@ -15,5 +15,6 @@
 #include "morphology.h"
 #include "skmorphology.h"
 #include "color.h"
+#include "exposure.h"
 
 #endif

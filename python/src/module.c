@@ -27,6 +27,10 @@ PyObject *fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *
 PyObject *fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_skmorph_thin(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in exposure.c: histograms, min / max, CLAHE. */
+PyObject *fvpy_exp_minmax(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_exp_histogram(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_exp_clahe(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in ndimage.c: the filter and morphology bindings behind fovea.ndimage. */
 PyObject *fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw);
@@ -228,6 +232,15 @@ static PyMethodDef fvpy_methods[] = {
      "skmorph_thin(image, max_num_iter=0, stream=None)\n--\n\nTwo-subiteration thinning of a 2-d image."},
     {"skmorph_medial_axis", FVPY_KW(fvpy_skmorph_medial_axis),
      "skmorph_medial_axis(image, order)\n--\n\nThe ordered pass of medial_axis (host arrays)."},
+    /* exposure kernels (exposure.c), used by fovea.skimage.exposure and the thresholds */
+    {"exp_minmax", FVPY_KW(fvpy_exp_minmax),
+     "exp_minmax(image, mask=None, stream=None)\n--\n\n(min, max, count) over the (masked) elements; NaN "
+     "when any is NaN."},
+    {"exp_histogram", FVPY_KW(fvpy_exp_histogram),
+     "exp_histogram(image, mask, nbins, integer, lo=0, first=0, last=1, denom=1, single_bins=False, "
+     "single_diff=False, single_div=False, edges=None, stream=None)\n--\n\nfv_histogram into a new int64 array."},
+    {"exp_clahe", FVPY_KW(fvpy_exp_clahe),
+     "exp_clahe(image, kernel_size, clip_limit, nbins, stream=None)\n--\n\nfv_clahe of a uint16 image."},
     /* fovea.ndimage (ndimage.c): arrays in place, modes as fv_mode values; see python/fovea/ndimage */
     {"ndi_correlate1d", FVPY_KW(fvpy_ndi_correlate1d),
      "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None)\n--\n\n"

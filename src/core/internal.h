@@ -105,7 +105,10 @@ typedef enum fv__backend_id {
     X(LOCAL_MAXIMA, "local_maxima") \
     X(THIN, "thin")               \
     X(MEDIAL_AXIS, "medial_axis") \
-    X(COLOR, "color")
+    X(COLOR, "color")             \
+    X(MINMAX, "minmax")           \
+    X(HISTOGRAM, "histogram")     \
+    X(CLAHE, "equalize_adapthist")
 
 typedef enum fv__op {
 #define FV__OP_ENUM(E, NAME) FV__OP_##E,
@@ -146,6 +149,7 @@ void fv__cpu_register_filters(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
 void fv__cpu_register_morphology(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 void fv__cpu_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* skimage morphology */
 void fv__cpu_register_color(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);     /* skimage color */
+void fv__cpu_register_exposure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);  /* histogram, CLAHE */
 
 /* ---- device memory (the CUDA backend, or stubs without it) ---------------- */
 

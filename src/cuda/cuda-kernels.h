@@ -19,6 +19,7 @@ void fv__cuda_register_filters(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]
 void fv__cuda_register_morphology(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 void fv__cuda_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* skimage morphology */
 void fv__cuda_register_color(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);     /* skimage color */
+void fv__cuda_register_exposure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);  /* histogram, CLAHE */
 
 /* ---- helpers defined in backend-cuda.c, for the kernel files ---------------- */
 

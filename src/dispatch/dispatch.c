@@ -20,6 +20,7 @@ fv__cpu_init(void)
     fv__cpu_register_morphology(fv__kernels);
     fv__cpu_register_skmorph(fv__kernels);
     fv__cpu_register_color(fv__kernels);
+    fv__cpu_register_exposure(fv__kernels);
 }
 
 const char *

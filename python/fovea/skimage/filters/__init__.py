@@ -32,8 +32,34 @@ from .edges import (
     sobel_v,
 )
 from .ridges import frangi, hessian, meijering, sato
+from .thresholding import (
+    apply_hysteresis_threshold,
+    threshold_isodata,
+    threshold_li,
+    threshold_local,
+    threshold_mean,
+    threshold_minimum,
+    threshold_multiotsu,
+    threshold_niblack,
+    threshold_otsu,
+    threshold_sauvola,
+    threshold_triangle,
+    threshold_yen,
+)
 
 __all__ = [
+    "apply_hysteresis_threshold",
+    "threshold_isodata",
+    "threshold_li",
+    "threshold_local",
+    "threshold_mean",
+    "threshold_minimum",
+    "threshold_multiotsu",
+    "threshold_niblack",
+    "threshold_otsu",
+    "threshold_sauvola",
+    "threshold_triangle",
+    "threshold_yen",
     "correlate_sparse",
     "difference_of_gaussians",
     "farid",
