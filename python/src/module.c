@@ -24,6 +24,8 @@ PyObject *fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *
 PyObject *fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_skmorph_thin(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in measure.c: connected-component labelling. */
+PyObject *fvpy_measure_label(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in ndimage.c: the filter and morphology bindings behind fovea.ndimage. */
 PyObject *fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw);
@@ -215,6 +217,10 @@ static PyMethodDef fvpy_methods[] = {
      "skmorph_thin(image, max_num_iter=0, stream=None)\n--\n\nTwo-subiteration thinning of a 2-d image."},
     {"skmorph_medial_axis", FVPY_KW(fvpy_skmorph_medial_axis),
      "skmorph_medial_axis(image, order)\n--\n\nThe ordered pass of medial_axis (host arrays)."},
+    /* labelling (measure.c), used by fovea.skimage.measure.label and fovea.ndimage.label */
+    {"measure_label", FVPY_KW(fvpy_measure_label),
+     "measure_label(image, connectivity=0, structure=None, background=None, nonzero=False, wide=True, "
+     "stream=None)\n--\n\nConnected components of image: (labels as int64 (wide) or int32, number of labels)."},
     /* fovea.ndimage (ndimage.c): arrays in place, modes as fv_mode values; see python/fovea/ndimage */
     {"ndi_correlate1d", FVPY_KW(fvpy_ndi_correlate1d),
      "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None)\n--\n\n"

@@ -104,7 +104,8 @@ typedef enum fv__backend_id {
     X(RECONSTRUCTION, "reconstruction") \
     X(LOCAL_MAXIMA, "local_maxima") \
     X(THIN, "thin")               \
-    X(MEDIAL_AXIS, "medial_axis")
+    X(MEDIAL_AXIS, "medial_axis") \
+    X(LABEL, "label")
 
 typedef enum fv__op {
 #define FV__OP_ENUM(E, NAME) FV__OP_##E,
@@ -144,6 +145,7 @@ void fv__cpu_register(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 void fv__cpu_register_filters(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 void fv__cpu_register_morphology(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 void fv__cpu_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* skimage morphology */
+void fv__cpu_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* labelling */
 
 /* ---- device memory (the CUDA backend, or stubs without it) ---------------- */
 

@@ -131,6 +131,7 @@ cuda_init_once(void)
     fv__cuda_register_filters(fv__kernels);
     fv__cuda_register_morphology(fv__kernels);
     fv__cuda_register_skmorph(fv__kernels);
+    fv__cuda_register_measure(fv__kernels);
     g_ok = 1;
 }
 

@@ -18,6 +18,7 @@ void fv__cuda_register_kernels(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]
 void fv__cuda_register_filters(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 void fv__cuda_register_morphology(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
 void fv__cuda_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* skimage morphology */
+void fv__cuda_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* labelling */
 
 /* ---- helpers defined in backend-cuda.c, for the kernel files ---------------- */
 

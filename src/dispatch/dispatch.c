@@ -19,6 +19,7 @@ fv__cpu_init(void)
     fv__cpu_register_filters(fv__kernels);
     fv__cpu_register_morphology(fv__kernels);
     fv__cpu_register_skmorph(fv__kernels);
+    fv__cpu_register_measure(fv__kernels);
 }
 
 const char *
