@@ -23,12 +23,13 @@ def _working(c, res):
         return c.xp.asarray(res)
 
 
-def _kernel_input(c, x):
-    """x as the kernel takes it in nonzero mode (bool, integers, float32/64)."""
+def _kernel_input(x):
+    """x as the kernel takes it in nonzero mode: bool, integers, float32/64, the
+    dtypes of scipy's fused Cython signature (TypeError otherwise, as scipy's)."""
     dt = np.dtype(x.dtype)
     if dt.kind in "biu" or dt.name in ("float32", "float64"):
         return x
-    return c.need_xp().not_equal(x, 0)
+    raise TypeError("No matching signature found")
 
 
 @public
@@ -73,7 +74,7 @@ def label(input, structure=None, output=None):
         raise AssertionError("Structuring element is not symmetric")
     wide = need_64bits or want == np.int64
     res, num = _fovea.measure_label(
-        _kernel_input(c, x),
+        _kernel_input(x),
         0,
         np.ascontiguousarray(structure, dtype=np.uint8).tobytes(),
         None,

@@ -24,12 +24,15 @@ def map_array(input_arr, input_vals, output_vals, out=None):
             f"shape {input_arr.shape}, provided output array has shape {out.shape}."
         )
     dtype = out.dtype if out is not None else output_vals.dtype
-    order = xp.argsort(input_vals, kind="stable") if xp is np else xp.argsort(input_vals)
-    keys = input_vals[order].astype(input_arr.dtype, copy=False)
+    # keys in the input's dtype (wrapping as skimage's cast does); among equal
+    # keys the last one wins, as in skimage's hash map
+    keys = input_vals.astype(input_arr.dtype, copy=False)
+    order = xp.argsort(keys, kind="stable")
+    keys = keys[order]
     vals = output_vals[order].astype(dtype, copy=False)
     res = xp.zeros(input_arr.shape, dtype=dtype)
     if keys.size:
-        idx = xp.searchsorted(keys, input_arr)
+        idx = xp.searchsorted(keys, input_arr, side="right") - 1
         xp.clip(idx, 0, keys.size - 1, out=idx)
         hit = keys[idx] == input_arr
         res = xp.where(hit, vals[idx], xp.zeros((), dtype=dtype))
