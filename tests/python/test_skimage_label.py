@@ -20,6 +20,11 @@ from fovea.skimage import measure as fm
 from fovea.skimage import morphology as fmo
 from fovea.skimage import segmentation as fs
 
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Only one label was provided:UserWarning"),
+    pytest.mark.filterwarnings("ignore:Any labeled images will be returned:UserWarning"),
+]
+
 INT_DTYPES = ["uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64"]
 SHAPES = {1: [(1,), (2,), (37,)], 2: [(1, 1), (1, 9), (9, 1), (17, 23)], 3: [(5, 7, 9), (1, 6, 5)],
           4: [(3, 4, 5, 6)]}
