@@ -222,11 +222,19 @@ fv__lab_next_line(const fv__lab_job *j, int64_t *co)
         fv__lab_job *j = arg;                                                          \
         const IT *P = j->P;                                                            \
         int32_t *out = j->out;                                                         \
+        IT lastp = -1, lastq = -1; /* a run's pixels share their link: chase once */   \
         for (int64_t i = cb * j->W; i < ce * j->W; i++) {                              \
-            IT p = P[i];                                                               \
-            while (p >= 0)                                                             \
-                p = P[p];                                                              \
-            out[i] = (int32_t)(-p - 1);                                                \
+            IT p = P[i], q;                                                            \
+            if (p == lastp) {                                                          \
+                q = lastq;                                                             \
+            } else {                                                                  \
+                q = p;                                                                 \
+                while (q >= 0)                                                         \
+                    q = P[q];                                                          \
+                lastp = p;                                                             \
+                lastq = q;                                                             \
+            }                                                                          \
+            out[i] = (int32_t)(-q - 1);                                                \
         }                                                                              \
     }                                                                                  \
     static void fv__lab_emit64_##S(void *arg, int64_t cb, int64_t ce)                  \
@@ -234,11 +242,19 @@ fv__lab_next_line(const fv__lab_job *j, int64_t *co)
         fv__lab_job *j = arg;                                                          \
         const IT *P = j->P;                                                            \
         int64_t *out = j->out;                                                         \
+        IT lastp = -1, lastq = -1; /* a run's pixels share their link: chase once */   \
         for (int64_t i = cb * j->W; i < ce * j->W; i++) {                              \
-            IT p = P[i];                                                               \
-            while (p >= 0)                                                             \
-                p = P[p];                                                              \
-            out[i] = (int64_t)(-p - 1);                                                \
+            IT p = P[i], q;                                                            \
+            if (p == lastp) {                                                          \
+                q = lastq;                                                             \
+            } else {                                                                  \
+                q = p;                                                                 \
+                while (q >= 0)                                                         \
+                    q = P[q];                                                          \
+                lastp = p;                                                             \
+                lastq = q;                                                             \
+            }                                                                          \
+            out[i] = (int64_t)(-q - 1);                                                \
         }                                                                              \
     }                                                                                  \
     static void fv__lab_members_##S(void *arg, int64_t cb, int64_t ce)                 \
@@ -312,10 +328,13 @@ FV__LAB_DEFINE_IT(int64_t, i64)
                         int64_t lo, hi;                                                \
                         int span = fv__lab_span(a.mask[g], x0, x1, W, &lo, &hi);       \
                         for (int64_t y = lo; y <= hi; y++) {                           \
-                            if (nrow[y] != v || (span && rowconn && y > lo && nrow[y - 1] == v) || \
-                                (!span && !fv__lab_touch5(y, x0, x1)))                 \
+                            if (nrow[y] != v || (!span && !fv__lab_touch5(y, x0, x1)))    \
                                 continue;                                              \
-                            IT rj = fv__lab_find_##S(P, (IT)(base + a.delta[g] + y));  \
+                            const int64_t yq = y;                                      \
+                            if (span && rowconn) /* the rest of this stretch is joined */ \
+                                while (y < hi && nrow[y + 1] == v)                     \
+                                    y++;                                               \
+                            IT rj = fv__lab_find_##S(P, (IT)(base + a.delta[g] + yq)); \
                             if (rj < r) {                                              \
                                 P[r] = rj;                                             \
                                 r = rj;                                                \
@@ -365,10 +384,13 @@ FV__LAB_DEFINE_IT(int64_t, i64)
                             int64_t lo, hi;                                            \
                             int span = fv__lab_span(a.mask[g], x0, x1, W, &lo, &hi);   \
                             for (int64_t y = lo; y <= hi; y++) {                       \
-                                if (nrow[y] != v || (span && rowconn && y > lo && nrow[y - 1] == v) || \
-                                    (!span && !fv__lab_touch5(y, x0, x1)))             \
+                                if (nrow[y] != v || (!span && !fv__lab_touch5(y, x0, x1))) \
                                     continue;                                          \
-                                fv__lab_aunion_##S(P, (IT)(base + x0), (IT)(base + a.delta[g] + y)); \
+                                const int64_t yq = y;                                  \
+                                if (span && rowconn)                                   \
+                                    while (y < hi && nrow[y + 1] == v)                 \
+                                        y++;                                           \
+                                fv__lab_aunion_##S(P, (IT)(base + x0), (IT)(base + a.delta[g] + yq)); \
                             }                                                          \
                         }                                                              \
                     }                                                                  \
