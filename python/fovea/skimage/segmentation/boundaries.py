@@ -83,8 +83,9 @@ def mark_boundaries(image, label_img, color=(1, 1, 0), outline_color=None, mode=
             from cupyx.scipy import ndimage as zndi
         marked = zndi.zoom(marked, [2 - 1 / s for s in marked.shape[:-1]] + [1], mode="mirror")
     boundaries = _find(lab, _xp.xp_of(lab), 1, mode, background_label)
+    # painted with where() over a trailing channel axis: the same on NumPy and CuPy
     if outline_color is not None:
         outlines = dilation(boundaries, footprint_rectangle((3, 3)))
-        marked[outlines] = xp.asarray(outline_color, dtype=marked.dtype)
-    marked[boundaries] = xp.asarray(color, dtype=marked.dtype)
+        marked = xp.where(outlines[..., None], xp.asarray(outline_color, dtype=marked.dtype), marked)
+    marked = xp.where(boundaries[..., None], xp.asarray(color, dtype=marked.dtype), marked)
     return back(marked)
