@@ -16,5 +16,6 @@
 #include "skmorphology.h"
 #include "color.h"
 #include "exposure.h"
+#include "measure.h"
 
 #endif

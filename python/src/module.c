@@ -31,6 +31,8 @@ PyObject *fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
 PyObject *fvpy_exp_minmax(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_exp_histogram(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_exp_clahe(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in measure.c: connected-component labelling. */
+PyObject *fvpy_measure_label(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in ndimage.c: the filter and morphology bindings behind fovea.ndimage. */
 PyObject *fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw);
@@ -241,6 +243,10 @@ static PyMethodDef fvpy_methods[] = {
      "single_diff=False, single_div=False, edges=None, stream=None)\n--\n\nfv_histogram into a new int64 array."},
     {"exp_clahe", FVPY_KW(fvpy_exp_clahe),
      "exp_clahe(image, kernel_size, clip_limit, nbins, stream=None)\n--\n\nfv_clahe of a uint16 image."},
+    /* labelling (measure.c), used by fovea.skimage.measure.label and fovea.ndimage.label */
+    {"measure_label", FVPY_KW(fvpy_measure_label),
+     "measure_label(image, connectivity=0, structure=None, background=None, nonzero=False, wide=True, "
+     "stream=None)\n--\n\nConnected components of image: (labels as int64 (wide) or int32, number of labels)."},
     /* fovea.ndimage (ndimage.c): arrays in place, modes as fv_mode values; see python/fovea/ndimage */
     {"ndi_correlate1d", FVPY_KW(fvpy_ndi_correlate1d),
      "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None)\n--\n\n"

@@ -108,7 +108,8 @@ typedef enum fv__backend_id {
     X(COLOR, "color")             \
     X(MINMAX, "minmax")           \
     X(HISTOGRAM, "histogram")     \
-    X(CLAHE, "equalize_adapthist")
+    X(CLAHE, "equalize_adapthist") \
+    X(LABEL, "label")
 
 typedef enum fv__op {
 #define FV__OP_ENUM(E, NAME) FV__OP_##E,
@@ -150,6 +151,7 @@ void fv__cpu_register_morphology(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUN
 void fv__cpu_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* skimage morphology */
 void fv__cpu_register_color(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);     /* skimage color */
 void fv__cpu_register_exposure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);  /* histogram, CLAHE */
+void fv__cpu_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* labelling */
 
 /* ---- device memory (the CUDA backend, or stubs without it) ---------------- */
 

@@ -20,6 +20,7 @@ void fv__cuda_register_morphology(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COU
 void fv__cuda_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* skimage morphology */
 void fv__cuda_register_color(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);     /* skimage color */
 void fv__cuda_register_exposure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);  /* histogram, CLAHE */
+void fv__cuda_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* labelling */
 
 /* ---- helpers defined in backend-cuda.c, for the kernel files ---------------- */
 

@@ -36,6 +36,7 @@ from ._filters import (
     uniform_filter,
     uniform_filter1d,
 )
+from ._measurements import label
 from ._morphology import (
     binary_closing,
     binary_dilation,
@@ -85,6 +86,7 @@ __all__ = [
     "grey_erosion",
     "grey_opening",
     "iterate_structure",
+    "label",
     "laplace",
     "maximum_filter",
     "maximum_filter1d",

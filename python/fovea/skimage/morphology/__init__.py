@@ -27,6 +27,7 @@ from .footprints import (
 )
 from .gray import black_tophat, closing, dilation, erosion, opening, white_tophat
 from .grayreconstruct import reconstruction
+from .misc import remove_small_holes, remove_small_objects
 from .isotropic import isotropic_closing, isotropic_dilation, isotropic_erosion, isotropic_opening
 from ._skeletonize import medial_axis, thin
 
@@ -62,6 +63,8 @@ __all__ = [
     "pad_footprint",
     "rectangle",
     "reconstruction",
+    "remove_small_holes",
+    "remove_small_objects",
     "square",
     "star",
     "thin",

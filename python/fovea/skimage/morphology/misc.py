@@ -1,0 +1,136 @@
+"""skimage.morphology.remove_small_objects and remove_small_holes (0.26 API,
+with its `max_size` keyword and the deprecated `min_size` /
+`area_threshold`, which - as skimage's deprecation decorator does - are
+passed on as max_size, an inclusive threshold) on fovea's labelling kernel; component sizes by bincount
+on the data's device (NumPy or CuPy)."""
+
+import warnings
+
+import numpy as np
+
+from . import _xp
+
+__all__ = ["remove_small_objects", "remove_small_holes"]
+
+
+class _Deprecated:
+    def __repr__(self):
+        return "<DEPRECATED>"
+
+
+DEPRECATED = _Deprecated()
+
+
+class _DefaultMaxSize(int):
+    """64, the default of max_size, told apart from an explicit 64."""
+
+
+_MAX_SIZE = _DefaultMaxSize(64)
+
+_NOTE = (
+    " Note that the new threshold removes objects smaller than **or equal to** its value, while the "
+    "previous parameter only removed smaller ones."
+)
+
+
+def _deprecated(old, func, max_size):
+    if max_size is not _MAX_SIZE:
+        raise ValueError(
+            f"Both deprecated parameter `{old}` and new parameter `max_size` are used. Use only the latter "
+            "to avoid conflicting values."
+        )
+    warnings.warn(
+        f"Parameter `{old}` is deprecated since version 0.26.0 and will be removed in 2.0.0 (or later). To "
+        f"avoid this warning, please use the parameter `max_size` instead. For more details, see the "
+        f"documentation of `{func}`." + _NOTE,
+        FutureWarning,
+        stacklevel=3,
+    )
+
+
+def _check_dtype_supported(ar):
+    if not (ar.dtype == bool or np.issubdtype(ar.dtype, np.integer)):
+        raise TypeError(f"Only bool or integer image types are supported. Got {ar.dtype}.")
+
+
+def _remove_small(x, out, connectivity, min_size, max_size):
+    """The body of skimage's remove_small_objects on internal arrays; writes out."""
+    from ..measure._label import label_array   # late: measure imports this package
+
+    xp = _xp.xp_of(x)
+    if out is not x:
+        out[...] = x
+    if max_size == 0 and min_size is DEPRECATED:
+        return out
+    if out.dtype == bool:
+        if not 1 <= connectivity <= max(x.ndim, 1):
+            from ...ndimage import generate_binary_structure
+
+            generate_binary_structure(x.ndim, connectivity)   # scipy's behaviour for odd values
+        conn = min(max(int(connectivity), 1), max(x.ndim, 1))
+        if x.ndim == 0:
+            ccs = xp.asarray(out, dtype=np.int32)
+        else:
+            ccs = label_array(out, background=0, connectivity=conn)[0]
+    else:
+        ccs = out
+    if ccs.size and bool(ccs.min() < 0):
+        raise ValueError(
+            "Negative value labels are not supported. Try relabeling the input with `scipy.ndimage.label` "
+            "or `skimage.morphology.label`."
+        )
+    flat = ccs.ravel()
+    sizes = xp.bincount(flat) if flat.size else xp.zeros(1, dtype=np.int64)
+    if len(sizes) == 2 and out.dtype != bool:
+        warnings.warn(
+            "Only one label was provided to `remove_small_objects`. Did you mean to use a boolean array?",
+            UserWarning,
+            stacklevel=3,
+        )
+    too_small = sizes < min_size if min_size is not DEPRECATED else sizes <= max_size
+    out[too_small[ccs]] = 0
+    return out
+
+
+def remove_small_objects(ar, min_size=DEPRECATED, connectivity=1, *, max_size=_MAX_SIZE, out=None):
+    """Remove connected components of max_size pixels or fewer
+    (skimage.morphology.remove_small_objects). ar: bool (components labelled
+    with `connectivity`) or a non-negative integer label image. The
+    deprecated min_size acts as max_size (as in skimage 0.26)."""
+    if min_size is not DEPRECATED:
+        # skimage's decorator passes the old value on as max_size (inclusive)
+        _deprecated("min_size", "remove_small_objects", max_size)
+        min_size, max_size = DEPRECATED, min_size
+    x, back = _xp.take(ar)
+    _check_dtype_supported(x)
+    res = x.copy() if out is None else _xp.inner(out)
+    res = _remove_small(x, res, connectivity, min_size, max_size)
+    return out if out is not None else back(res)
+
+
+def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_size=_MAX_SIZE, out=None):
+    """Fill holes (background components) of max_size pixels or fewer
+    (skimage.morphology.remove_small_holes); returns a bool array. The
+    deprecated area_threshold acts as max_size (as in skimage 0.26)."""
+    if area_threshold is not DEPRECATED:
+        _deprecated("area_threshold", "remove_small_holes", max_size)
+        area_threshold, max_size = DEPRECATED, area_threshold
+    x, back = _xp.take(ar)
+    xp = _xp.xp_of(x)
+    _check_dtype_supported(x)
+    if x.dtype != bool:
+        warnings.warn(
+            "Any labeled images will be returned as a boolean array. Did you mean to use a boolean array?",
+            UserWarning,
+            stacklevel=2,
+        )
+    if out is not None:
+        res = _xp.inner(out)
+        if res.dtype != bool:
+            raise TypeError("out dtype must be bool")
+    else:
+        res = x.astype(bool, copy=True)
+    xp.logical_not(x, out=res)
+    res = _remove_small(res, res, connectivity, area_threshold, max_size)
+    xp.logical_not(res, out=res)
+    return out if out is not None else back(res)

@@ -1,0 +1,136 @@
+/* fv_label (skimage.measure.label, scipy.ndimage.label): validate, derive the
+ * backward neighbour offsets from the structure or connectivity, make the
+ * arrays contiguous, dispatch. */
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "fovea/measure.h"
+#include "ops/measure/label-kernels.h"
+#include "ops/morphology/skmorphology-kernels.h"   /* fv__skm_contig / work / finish */
+
+/* The bit pattern that a value of dt must have to equal bg after the int64
+ * conversion; 0 when no value of dt converts to bg. */
+static int
+fv__label_bg_bits(fv_dtype dt, int64_t bg, uint64_t *bits)
+{
+    switch (dt) {
+    case FV_BOOL: *bits = (uint64_t)bg; return bg == 0 || bg == 1;
+    case FV_UINT8: *bits = (uint64_t)bg; return bg >= 0 && bg <= UINT8_MAX;
+    case FV_UINT16: *bits = (uint64_t)bg; return bg >= 0 && bg <= UINT16_MAX;
+    case FV_UINT32: *bits = (uint64_t)bg; return bg >= 0 && bg <= UINT32_MAX;
+    case FV_INT8: *bits = (uint64_t)bg & 0xffu; return bg >= INT8_MIN && bg <= INT8_MAX;
+    case FV_INT16: *bits = (uint64_t)bg & 0xffffu; return bg >= INT16_MIN && bg <= INT16_MAX;
+    case FV_INT32: *bits = (uint64_t)bg & 0xffffffffu; return bg >= INT32_MIN && bg <= INT32_MAX;
+    default: *bits = (uint64_t)bg; return 1;   /* int64, uint64 (wraps like the C cast) */
+    }
+}
+
+fv_status
+fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *structure, int connectivity,
+         const int64_t *background, int nonzero, int64_t *num_labels)
+{
+    const char *name = "label";
+    fv_array *img = NULL, *in = NULL, *work = NULL, *out1 = NULL;
+    int8_t *nb = NULL;
+    fv_status st = FV_OK;
+
+    if (num_labels)
+        *num_labels = 0;
+    if (!image || !out)
+        return fv_error_set(FV_EINVAL, name, "NULL array");
+    if (!fv__array_same_shape(image, out))
+        return fv_error_set(FV_EINVAL, name, "out must have the image's shape");
+    if (out->dtype != FV_INT32 && out->dtype != FV_INT64)
+        return fv_error_set(FV_EDTYPE, name, "out must be int32 or int64, got %s", fv_dtype_name(out->dtype));
+    if (!fv__array_same_device(image, out))
+        return fv_error_set(FV_EDEVICE, name, "image and out are on different devices");
+    if (fv__arrays_overlap(image, out))
+        return fv_error_set(FV_EINVAL, name, "out must not overlap image");
+    if (nonzero) {
+        if (background)
+            return fv_error_set(FV_EINVAL, name, "background is not used with nonzero = 1");
+        if (image->dtype != FV_BOOL && !fv_dtype_is_integer(image->dtype) && !fv_dtype_is_float(image->dtype))
+            return fv_error_set(FV_EDTYPE, name, "unsupported image dtype %s", fv_dtype_name(image->dtype));
+    } else if (image->dtype != FV_BOOL && !fv_dtype_is_integer(image->dtype)) {
+        return fv_error_set(FV_EDTYPE, name, "image must be bool or an integer dtype, got %s "
+                            "(convert it to int64 first, as skimage does)", fv_dtype_name(image->dtype));
+    }
+    const int nd = image->ndim;
+    if (!structure && nd > 0 && (connectivity < 1 || connectivity > nd))
+        return fv_error_set(FV_EINVAL, name, "connectivity for a %d-d image must be in 1..%d, got %d", nd, nd,
+                            connectivity);
+    int64_t n = fv_array_size(image);
+    if (out->dtype == FV_INT32 && n >= INT32_MAX - 1)
+        return fv_error_set(FV_EINVAL, name, "%lld pixels are too many for int32 labels: use int64",
+                            (long long)n);
+
+    /* backward neighbours: the half of the set whose first nonzero offset is -1 */
+    int ncells = 1, nnb = 0, nd1 = nd > 0 ? nd : 1;
+    for (int d = 0; d < nd; d++)
+        ncells *= 3;
+    if (!(nb = malloc((size_t)ncells * (size_t)nd1)))
+        return fv_error_set(FV_ENOMEM, name, "out of memory");
+    for (int c = 0; c < ncells; c++) {
+        int8_t o[FV_MAX_NDIM];
+        int rest = c, hops = 0, mirror = 0, first = 0;
+        for (int d = nd - 1; d >= 0; d--) {
+            o[d] = (int8_t)(rest % 3 - 1);
+            rest /= 3;
+        }
+        for (int d = 0; d < nd; d++) {
+            hops += o[d] != 0;
+            mirror = mirror * 3 + (1 - o[d]);
+            if (!first && o[d])
+                first = o[d];
+        }
+        int in_set;
+        if (structure) {
+            if ((structure[c] != 0) != (structure[mirror] != 0)) {
+                st = fv_error_set(FV_EINVAL, name, "structure is not symmetric");
+                goto done;
+            }
+            in_set = structure[c] != 0;
+        } else {
+            in_set = hops <= connectivity;
+        }
+        if (first == -1 && in_set) {
+            memcpy(nb + (size_t)nnb * nd1, o, (size_t)nd1);
+            nnb++;
+        }
+    }
+    if (n == 0)
+        goto done;
+
+    if ((st = fv__array_as_1d(image, &img)) || (st = fv__array_as_1d(out, &out1)))
+        goto done;
+    if (nonzero && img->dtype != FV_BOOL) {
+        if ((st = fv_array_new(ctx, FV_BOOL, img->ndim, img->shape, img->device, &in)))
+            goto done;
+        fv__op_args c = {.in = img, .out = in};
+        if ((st = fv__dispatch(ctx, FV__OP_ASTYPE, &c)))
+            goto done;
+    } else if ((st = fv__skm_contig(ctx, img, &in))) {
+        goto done;
+    }
+    fv__label_params p = {.nnb = nnb, .nb = nb, .has_background = nonzero ? 1 : background != NULL};
+    if (nonzero)
+        p.background = 0;
+    else if (background)
+        p.has_background = fv__label_bg_bits(in->dtype, *background, &p.background);
+    const fv_array *ins[1] = {in};
+    if ((st = fv__skm_work(ctx, out1, ins, 1, &work)))
+        goto done;
+    fv__op_args a = {.in = in, .out = work, .params = &p};
+    st = fv__dispatch(ctx, FV__OP_LABEL, &a);
+    st = fv__skm_finish(ctx, st, work, out1);
+    work = NULL;
+    if (st == FV_OK && num_labels)
+        *num_labels = p.num;
+done:
+    fv_array_unref(work);
+    fv_array_unref(in);
+    fv_array_unref(img);
+    fv_array_unref(out1);
+    free(nb);
+    return st;
+}
