@@ -479,6 +479,7 @@ struct fv__gpujpeg {
     size_t *len;
     nvjpegImage_t *bimg;
     int *order;                /* ... and the item index of each                   */
+    int64_t counts[3];         /* fv__gpujpeg_counts                               */
 };
 
 fv_status
@@ -759,10 +760,20 @@ fv__gpujpeg_decode(fv__gpujpeg *d, const fv__gpujpeg_item *items, int n, fv__gpu
                 k++;
             }
 
-    if (nhw && (st = lane_decode(d, 0, 0, nhw, fmt, stream)) != FV_OK)
+    if (nhw && (st = lane_decode(d, 0, 0, nhw, fmt, stream)) != FV_OK) {
+        /* every stream passed the host-side checks: a refusal by the engines is more
+         * likely a limitation of theirs than bad data, so the fallback lane gets a
+         * go at the same streams (its writes come later on the same CUDA stream) */
+        if ((st = lane_open(d, 1)) != FV_OK || (st = lane_decode(d, 1, 0, nhw, fmt, stream)) != FV_OK)
+            goto done;
+        d->counts[2]++;
+        d->counts[1] += nhw;
+        nhw = 0;
+    }
+    if (nfb && (st = lane_decode(d, 1, n - nfb, nfb, fmt, stream)) != FV_OK)
         goto done;
-    if (nfb && (st = lane_decode(d, 1, nhw, nfb, fmt, stream)) != FV_OK)
-        goto done;
+    d->counts[0] += nhw;
+    d->counts[1] += nfb;
     if ((ce = cudaEventRecord(d->done, stream)) != cudaSuccess) {
         st = fv__cuda_error("cudaEventRecord", ce);
         goto done;
@@ -771,6 +782,13 @@ fv__gpujpeg_decode(fv__gpujpeg *d, const fv__gpujpeg_item *items, int n, fv__gpu
 done:
     fv__cuda_leave(prev);
     return st;
+}
+
+void
+fv__gpujpeg_counts(const fv__gpujpeg *d, int64_t counts[3])
+{
+    for (int i = 0; i < 3; i++)
+        counts[i] = d ? d->counts[i] : 0;
 }
 
 fv_status
@@ -812,6 +830,13 @@ fv__gpujpeg_new(int device, fv__gpujpeg **out)
 }
 
 void fv__gpujpeg_free(fv__gpujpeg *d) { (void)d; }
+
+void
+fv__gpujpeg_counts(const fv__gpujpeg *d, int64_t counts[3])
+{
+    (void)d;
+    counts[0] = counts[1] = counts[2] = 0;
+}
 const char *fv__gpujpeg_backend(const fv__gpujpeg *d) { (void)d; return "none"; }
 
 fv_status

@@ -89,6 +89,11 @@ typedef struct fv__gpujpeg_item {
 fv_status fv__gpujpeg_decode(fv__gpujpeg *d, const fv__gpujpeg_item *items, int n, fv__gpujpeg_mode mode,
                              void *stream);
 
+/* What this decoder has done so far: counts[0] streams decoded by the primary
+ * backend, counts[1] by the fallback (GPU_HYBRID) lane, counts[2] hardware batches
+ * that failed and were redone on the fallback lane. For tests and diagnostics. */
+void fv__gpujpeg_counts(const fv__gpujpeg *d, int64_t counts[3]);
+
 /* Wait for this decoder's queued work on `stream`. */
 fv_status fv__gpujpeg_sync(fv__gpujpeg *d, void *stream);
 
