@@ -61,7 +61,9 @@ const char *fv__gpujpeg_backend(const fv__gpujpeg *d);
 typedef enum fv__gpujpeg_mode {
     /* interleaved RGB, 3 bytes per pixel: nvJPEG converts YCbCr to RGB and upsamples
      * chroma (for 3-component streams coded as YCbCr; 1-component streams come
-     * out as gray replicated into R, G and B) */
+     * out as gray replicated into R, G and B: checked on an H100, nvJPEG 13.0).
+     * nvJPEG ignores an Adobe transform 0 here and converts RGB-coded streams as
+     * if YCbCr: those must use PLANAR. */
     FV__GPUJPEG_RGBI = 0,
     /* the components as coded, one plane each at full resolution, no colour
      * conversion: for 3-component streams coded as RGB (Aperio's RGB JPEG, an Adobe
