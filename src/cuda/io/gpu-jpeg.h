@@ -61,7 +61,9 @@ const char *fv__gpujpeg_backend(const fv__gpujpeg *d);
 typedef enum fv__gpujpeg_mode {
     /* interleaved RGB, 3 bytes per pixel: nvJPEG converts YCbCr to RGB and upsamples
      * chroma (for 3-component streams coded as YCbCr; 1-component streams come
-     * out as gray replicated into R, G and B) */
+     * out as gray replicated into R, G and B: checked on an H100, nvJPEG 13.0).
+     * nvJPEG ignores an Adobe transform 0 here and converts RGB-coded streams as
+     * if YCbCr: those must use PLANAR. */
     FV__GPUJPEG_RGBI = 0,
     /* the components as coded, one plane each at full resolution, no colour
      * conversion: for 3-component streams coded as RGB (Aperio's RGB JPEG, an Adobe
@@ -88,6 +90,11 @@ typedef struct fv__gpujpeg_item {
  * destinations then hold unspecified bytes, and the decoder stays usable. */
 fv_status fv__gpujpeg_decode(fv__gpujpeg *d, const fv__gpujpeg_item *items, int n, fv__gpujpeg_mode mode,
                              void *stream);
+
+/* What this decoder has done so far: counts[0] streams decoded by the primary
+ * backend, counts[1] by the fallback (GPU_HYBRID) lane, counts[2] hardware batches
+ * that failed and were redone on the fallback lane. For tests and diagnostics. */
+void fv__gpujpeg_counts(const fv__gpujpeg *d, int64_t counts[3]);
 
 /* Wait for this decoder's queued work on `stream`. */
 fv_status fv__gpujpeg_sync(fv__gpujpeg *d, void *stream);
