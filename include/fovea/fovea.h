@@ -14,5 +14,6 @@
 #include "filters.h"
 #include "morphology.h"
 #include "skmorphology.h"
+#include "filesystem.h"
 
 #endif
