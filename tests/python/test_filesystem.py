@@ -306,13 +306,16 @@ def test_pwrite_cupy(cp, tmp_path, data, flags):
 
 @pytest.mark.gpu
 def test_cupy_non_default_stream(cp, datafile, data):
+    # __cuda_array_interface__ names the current stream (s): pread must wait for
+    # the work pending on it before writing the buffer
     s = cp.cuda.Stream(non_blocking=True)
     with s:
         dev = cp.zeros(SIZE, dtype=cp.uint8)
-        dev += 1  # pending work on s when pread starts
-    with fs.open(datafile, "rn") as f:
-        assert f.pread(dev, SIZE, 0) == SIZE
-    np.testing.assert_array_equal(cp.asnumpy(dev), data)
+        for _ in range(20):
+            dev += 1  # pending work on s when pread starts
+        with fs.open(datafile, "rn") as f:
+            assert f.pread(dev, SIZE, 0) == SIZE
+        np.testing.assert_array_equal(cp.asnumpy(dev, stream=s), data)
 
 
 @pytest.mark.gpu
