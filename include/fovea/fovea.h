@@ -17,5 +17,6 @@
 #include "color.h"
 #include "exposure.h"
 #include "measure.h"
+#include "filesystem.h"
 
 #endif

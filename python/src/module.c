@@ -22,6 +22,13 @@ PyObject *fvpy_cache_attach_shared(PyObject *self, PyObject *name);
 
 /* Defined in color.c: the colour conversions of fovea.skimage.color. */
 PyObject *fvpy_color_convert(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in filesystem.c: the CuFileDriver type and fovea.filesystem's functions. */
+int fvpy_filesystem_init(PyObject *m);
+PyObject *fvpy_fs_open(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_fs_discard_page_cache(PyObject *self, PyObject *path);
+PyObject *fvpy_fs_is_gds_available(PyObject *self, PyObject *unused);
+PyObject *fvpy_fs_gds_status(PyObject *self, PyObject *unused);
+
 /* Defined in skmorphology.c: the scikit-image morphology kernels. */
 PyObject *fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw);
@@ -223,6 +230,15 @@ static PyMethodDef fvpy_methods[] = {
      "color_convert(input, conv, out_dtype, out_channels, input2=None, matrix=None, pre=0, post=0, "
      "pre_offset=None, post_offset=None, white=None, background=None, k=None, stream=None)\n--\n\n"
      "fv_color_convert (or fv_color_delta_e with input2) on channels-last data; out_channels -1: no channel axis."},
+    /* fovea.filesystem (filesystem.c): see python/fovea/filesystem.py */
+    {"fs_open", FVPY_KW(fvpy_fs_open),
+     "fs_open(file_path, flags='r', mode=0o644)\n--\n\nOpen a file as a CuFileDriver (fv_file_open)."},
+    {"fs_discard_page_cache", fvpy_fs_discard_page_cache, METH_O,
+     "fs_discard_page_cache(file_path)\n--\n\nfdatasync, then drop the file's pages from the page cache; True."},
+    {"fs_is_gds_available", fvpy_fs_is_gds_available, METH_NOARGS,
+     "fs_is_gds_available()\n--\n\nTrue when cuFile runs in true GPUDirect Storage mode."},
+    {"fs_gds_status", fvpy_fs_gds_status, METH_NOARGS,
+     "fs_gds_status()\n--\n\nThe cuFile driver's state as one line ('gds: ...', 'compat: ...', 'unavailable: ...')."},
     /* scikit-image morphology kernels (skmorphology.c), used by fovea.skimage.morphology */
     {"skmorph_reconstruction", FVPY_KW(fvpy_skmorph_reconstruction),
      "skmorph_reconstruction(seed, mask, method=0, footprint=None, fshape=None, offset=None, stream=None)\n--\n\n"
@@ -291,7 +307,7 @@ PyInit__fovea(void)
     PyObject *m = PyModule_Create(&fvpy_module);
     if (!m)
         return NULL;
-    if (fvpy_errors_init(m) < 0 || fvpy_array_init(m) < 0 || fvpy_slide_init(m) < 0 ||
+    if (fvpy_errors_init(m) < 0 || fvpy_array_init(m) < 0 || fvpy_slide_init(m) < 0 || fvpy_filesystem_init(m) < 0 ||
         PyModule_AddStringConstant(m, "__version__", fv_version()) < 0 ||
         PyModule_AddIntConstant(m, "MAX_NDIM", FV_MAX_NDIM) < 0) {
         Py_DECREF(m);

@@ -41,3 +41,51 @@ fv_status fv__cuda_memset0(fv_context *ctx, void *ptr, size_t n) { return fv__cu
 void fv__cuda_mark_use(fv_context *ctx, const fv_array *a) { (void)ctx; (void)a; }
 fv_status fv__cuda_synchronize(fv_context *ctx) { return FV_OK; }
 fv_status fv__cuda_stream_wait(fv_context *ctx, void *producer, void *consumer) { return fv__cuda_check_device(0); }
+
+/* ---- file I/O to device memory (src/cuda/io/cuda-io.h) --------------------------- */
+#include "cuda/io/cuda-io.h"
+
+#define FV__NOCUFILE "unavailable: " FV__NOCUDA
+
+int fv__cufile_mode(void) { return FV__CUFILE_NONE; }
+const char *fv__cufile_status(void) { return FV__NOCUFILE; }
+
+fv_status
+fv__cufile_register(int fd, void **handle)
+{
+    (void)fd;
+    *handle = NULL;
+    return fv_error_set(FV_EUNSUPPORTED, "cufile", "%s", FV__NOCUFILE);
+}
+
+void fv__cufile_deregister(void *handle) { (void)handle; }
+
+fv_status
+fv__cufile_read(void *handle, int device, void *buf, size_t count, uint64_t off, size_t *done)
+{
+    *done = 0;
+    return fv__cuda_check_device(device);
+}
+
+fv_status
+fv__cufile_write(void *handle, int device, const void *buf, size_t count, uint64_t off, size_t *done)
+{
+    *done = 0;
+    return fv__cuda_check_device(device);
+}
+
+fv_status
+fv__cuda_staged_read(int device, fv__host_io_fn rd, void *arg, void *dst, size_t count, uint64_t off,
+                     size_t *nread)
+{
+    *nread = 0;
+    return fv__cuda_check_device(device);
+}
+
+fv_status
+fv__cuda_staged_write(int device, fv__host_io_fn wr, void *arg, const void *src, size_t count, uint64_t off,
+                      size_t *nwritten)
+{
+    *nwritten = 0;
+    return fv__cuda_check_device(device);
+}
