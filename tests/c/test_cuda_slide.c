@@ -248,6 +248,10 @@ check_corrupt(const char *good, const char *bad)
     CHECK(strstr(fv_error_message(), want) != NULL);
     CHECK(all_zero_device(b));
     /* sticky: a good region fails too, with the same message */
+    fv_array_unref(b);
+    b = NULL;
+    int64_t shape1[4] = {1, 64, 64, 3};
+    CHECK_OK(fv_array_new(NULL, FV_UINT8, 4, shape1, GPU, &b));
     CHECK_ERR(fv_slide_read_regions(s, NULL, xy, 1, 0, 64, 64, &o, b), FV_EFORMAT, "handle failed earlier");
     fv_array_unref(b);
     fv_slide_unref(s);

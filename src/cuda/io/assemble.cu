@@ -36,7 +36,7 @@ fv_k_assemble(fv__gpu_assemble_args a)
         int32_t slot = -1;
         if (tx >= 0 && ty >= 0 && tx < p.ntx && ty < p.nty)
             slot = a.cells[p.cell_off + ty * p.ntx + tx];
-        if (slot < 0) {
+        if (slot < 0 || a.slot_layout[slot] == FV__SLOT_MISSING) {
             fv__put_bg(dst, opix, a.format);
             continue;
         }

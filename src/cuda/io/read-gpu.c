@@ -585,7 +585,7 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
         int64_t ngpu = 0, ncpu = 0;
         for (int64_t k = 0; k < nslots; k++) {
             fv__pass_chunk *c = &chunks[k];
-            layouts[k] = FV__SLOT_INTERLEAVED;
+            layouts[k] = c->kind == FV__CHUNK_MISSING ? FV__SLOT_MISSING : FV__SLOT_INTERLEAVED;
             if (c->kind == FV__CHUNK_CPU && c->tile) {
                 size_t nb = c->tile->nbytes < slot_bytes ? c->tile->nbytes : slot_bytes;
                 cudaError_t e = cudaMemcpyAsync(r->scratch + (size_t)k * slot_bytes, c->tile->data, nb,
@@ -653,7 +653,7 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
                         fv__slide_set_sticky(s, st, msg);
                         goto release;
                     }
-                    layouts[k] = FV__SLOT_INTERLEAVED;
+                    layouts[k] = c->tile ? FV__SLOT_INTERLEAVED : FV__SLOT_MISSING;
                     if (c->tile) {
                         size_t nb = c->tile->nbytes < slot_bytes ? c->tile->nbytes : slot_bytes;
                         if ((e = cudaMemcpyAsync(r->scratch + (size_t)k * slot_bytes, c->tile->data, nb,

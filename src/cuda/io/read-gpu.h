@@ -28,6 +28,7 @@ typedef struct fv__gpu_piece {
 /* slot layouts */
 #define FV__SLOT_INTERLEAVED 0   /* src_c samples of src_isz bytes per pixel, rows of cw pixels */
 #define FV__SLOT_PLANAR 1        /* src_c planes of cw * ch bytes (8-bit) */
+#define FV__SLOT_MISSING 2       /* a chunk without data (offset or byte count 0): background */
 
 typedef struct fv__gpu_assemble_args {
     uint8_t *out;                 /* device */
