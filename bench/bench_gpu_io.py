@@ -323,23 +323,6 @@ def first_batch_diff(a, b):
     return float(d.mean()), int(d.max())
 
 
-def cucim_run(path, locs, size, workers):
-    import cupy as cp  # noqa: PLC0415
-    from cucim import CuImage  # noqa: PLC0415
-
-    im = CuImage(path)
-    arr = [(int(x), int(y)) for x, y in locs]
-
-    def run():
-        n = 0
-        for b in im.read_region(arr, (size, size), 0, batch_size=BATCH, num_workers=workers,
-                                prefetch_factor=PREFETCH, device="cuda"):
-            n += cp.asarray(b).shape[0]
-        return n, None
-
-    return run
-
-
 # ---- main ------------------------------------------------------------------------------------------
 
 
