@@ -58,11 +58,16 @@ at(const fv_array *a, int64_t i)
     return fv_array_dtype(a) == FV_FLOAT32 ? ((const float *)fv_array_data(a))[i] : ((const double *)fv_array_data(a))[i];
 }
 
+/* single: the result went through float32 arithmetic (a float32 output, or a
+ * float32 intermediate such as STAIN_LOG's logf of float32 input even when
+ * the output is float64): compared at float32 level, since the GPU's
+ * transcendentals (logf, powf, cbrtf: CUDA documents 1-2 ulp) and FMA
+ * contraction differ from glibc's by an ulp or so of the working type. */
 static void
-compare(const char *what, const fv_array *got, const fv_array *want)
+compare(const char *what, const fv_array *got, const fv_array *want, int single)
 {
     int64_t n = fv_array_size(want);
-    double rtol = fv_array_dtype(want) == FV_FLOAT32 ? 1e-5 : 1e-12, scale = 0;
+    double rtol = single || fv_array_dtype(want) == FV_FLOAT32 ? 1e-5 : 1e-12, scale = 0;
     for (int64_t i = 0; i < n; i++)
         if (isfinite(at(want, i)) && fabs(at(want, i)) > scale)
             scale = fabs(at(want, i));
@@ -125,7 +130,11 @@ run_case(const char *what, const fv_color_params *p, const fv_array *h, const fv
     CHECK_OK(fv_copy(ctx, dout, got));
     char name[160];
     snprintf(name, sizeof name, "%s %s%s", what, fv_dtype_name(fv_array_dtype(h)), strided ? " strided" : "");
-    compare(name, got, hout);
+    /* float32 input, float64 output: STAIN_LOG still takes its log in float32
+     * (as skimage's separate_stains does), so the result carries a float32
+     * rounding of logf that differs by an ulp between CUDA and glibc */
+    int single = fv_array_dtype(h) == FV_FLOAT32 && !h2 && p->conv == FV_COLOR_MATRIX && p->pre == FV_COLOR_PRE_STAIN_LOG;
+    compare(name, got, hout, single);
     fv_array *all[] = {hin, din, dbase, hin2, din2, hout, dout, got};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         fv_array_unref(all[k]);

@@ -18,6 +18,7 @@ skc = pytest.importorskip("skimage.color")
 
 from conftest import random_array  # noqa: E402
 from fovea.skimage import color as fc  # noqa: E402
+import fovea  # noqa: E402
 
 DTYPES = ["uint8", "uint16", "int32", "float32", "float64"]
 SHAPES = {"1px": (3,), "2d": (6, 7, 3), "3d": (3, 4, 5, 3)}
@@ -293,7 +294,14 @@ def test_gray2rgba_alpha(xp, rng):
     with pytest.warns(UserWarning, match="alpha cannot be safely cast"):
         fc.gray2rgba(xp.asarray(img), alpha=300)
     with pytest.raises(ValueError, match="alpha.shape must match"):
-        fc.gray2rgba(xp.asarray(img), alpha=np.zeros((2, 2), np.uint8))
+        fc.gray2rgba(xp.asarray(img), alpha=xp.zeros((2, 2), np.uint8))
+    # a 0-d alpha is a parameter, taken from wherever it lives
+    ours = fc.gray2rgba(xp.asarray(img), alpha=np.array(7, np.uint8))
+    assert_matches(ours, skc.gray2rgba(img, alpha=np.array(7, np.uint8)), xp)
+    if xp is not np:
+        # an alpha array must live with the image: nothing moves between host and device silently
+        with pytest.raises(fovea.DeviceError):
+            fc.gray2rgba(xp.asarray(img), alpha=np.zeros((5, 6), np.uint8))
 
 
 SPACES = ["RGB", "HSV", "RGB CIE", "XYZ", "YUV", "YIQ", "YPbPr", "YCbCr", "YDbDr"]

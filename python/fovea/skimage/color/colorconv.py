@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ... import _fovea
-from .._shared import img_as_float, like_input, prepare, supported_float_type
+from .._shared import host, img_as_float, like_input, prepare, supported_float_type
 from ..morphology import _xp
 from . import _tables
 from ._tables import *  # noqa: F401,F403  the conversion matrices
@@ -403,7 +403,13 @@ def gray2rgba(image, alpha=None, *, channel_axis=-1):
     arr, xp, back = prepare(image)
     if alpha is None:
         alpha = _alpha_max(arr.dtype)
-    alpha_src = like_input(alpha, xp, "alpha") if not np.isscalar(alpha) else alpha
+    # A scalar (or 0-d array, wherever it lives) is a parameter and goes with the
+    # image; an alpha array must live where the image does (nothing is copied
+    # between host and device silently: DeviceError otherwise).
+    if np.isscalar(alpha) or np.ndim(alpha) == 0:
+        alpha_src = host(alpha)[()] if not np.isscalar(alpha) else alpha
+    else:
+        alpha_src = like_input(alpha, xp, "alpha")
     with np.errstate(over="ignore", under="ignore"):
         alpha_arr = xp.asarray(alpha_src).astype(arr.dtype)
     if not bool(xp.array_equal(alpha_arr, xp.asarray(alpha_src))):

@@ -260,7 +260,12 @@ def threshold_local(image, block_size=3, method="gaussian", offset=0, mode="refl
     """A threshold per pixel from its neighbourhood of block_size (odd):
     weighted mean ('gaussian', sigma = (block_size - 1) / 6 unless param),
     'mean', 'median' or 'generic' (param: a function of the neighbourhood),
-    minus offset."""
+    minus offset.
+
+    method='generic' calls the Python function `param` once per pixel, which
+    only the host can do: for a device image, the image is copied to the host,
+    filtered there with scipy.ndimage.generic_filter and the result copied back
+    (cupyx's generic_filter takes only CuPy kernels, not Python callables)."""
     img, back = _xp.take(image)
     xp = xp_of(img)
     if np.isscalar(block_size):
@@ -274,11 +279,13 @@ def threshold_local(image, block_size=3, method="gaussian", offset=0, mode="refl
     img = img.astype(fdt, copy=False)
     thresh = xp.zeros(img.shape, dtype=fdt)
     if method == "generic":
+        import scipy.ndimage as sndi
+
         if xp is np:
-            import scipy.ndimage as sndi
-        else:
-            import cupyx.scipy.ndimage as sndi
-        sndi.generic_filter(img, param, block_size, output=thresh, mode=mode, cval=cval)
+            sndi.generic_filter(img, param, block_size, output=thresh, mode=mode, cval=cval)
+        else:   # a Python callable runs on the host (see the docstring): explicit copies
+            h = sndi.generic_filter(_xp.host(img), param, block_size, mode=mode, cval=cval)
+            thresh = xp.asarray(h.astype(fdt, copy=False))
     elif method == "gaussian":
         sigma = tuple((b - 1) / 6.0 for b in block_size) if param is None else param
         fndi.gaussian_filter(img, sigma, output=thresh, mode=mode, cval=cval, truncate=4.0)

@@ -87,6 +87,8 @@ def _remove_small(x, out, connectivity, min_size, max_size):
             UserWarning,
             stacklevel=3,
         )
+    if isinstance(max_size, _DefaultMaxSize):
+        max_size = int(max_size)   # a plain int: CuPy's ufuncs reject int subclasses
     too_small = sizes < min_size if min_size is not DEPRECATED else sizes <= max_size
     out[too_small[ccs]] = 0
     return out
