@@ -78,6 +78,11 @@ FV_API fv_status fv_slide_read_region(fv_slide *s, fv_context *ctx, int64_t x, i
  * failure leaves out zero-filled. */
 FV_API fv_status fv_slide_read_regions(fv_slide *s, fv_context *ctx, const int64_t *xy, int64_t n, int level,
                                        int64_t w, int64_t h, const fv_read_options *opts, fv_array *out);
+/* Frees what GPU reads keep between calls (per device: pinned staging, device
+ * scratch, streams, nvJPEG decoders and handles); the next GPU read creates them
+ * again. Reads in progress keep theirs. It also runs at process exit. A no-op
+ * without CUDA. */
+FV_API void fv_slide_gpu_release(void);
 /* The shape and dtype read_region needs for (w, h, format). */
 FV_API fv_status fv_slide_region_shape(const fv_slide *s, int64_t w, int64_t h, fv_pixel_format format,
                                        int64_t shape[3], fv_dtype *dtype);

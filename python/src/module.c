@@ -16,6 +16,7 @@ PyObject *fvpy_cache_reset_stats(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_clear(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_configure(PyObject *self, PyObject *args);
 PyObject *fvpy_gpu_read_stats(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_gpu_release(PyObject *self, PyObject *noargs);
 PyObject *fvpy_cache_type(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_shm_name(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_attach_shared(PyObject *self, PyObject *name);
@@ -216,6 +217,9 @@ static PyMethodDef fvpy_methods[] = {
      "nvJPEG), tiles_cpu (decoded on the CPU and copied), bytes_read (compressed bytes staged for nvJPEG), "
      "io_s (host seconds reading and CPU-decoding, wall time of those phases), decode_s and assemble_s (GPU "
      "seconds from CUDA events). reset=True zeroes them after reading."},
+    {"gpu_release", fvpy_gpu_release, METH_NOARGS,
+     "gpu_release()\n--\n\nFree what GPU slide reads keep between calls (pinned staging, device scratch, "
+     "streams, nvJPEG decoders and handles); the next GPU read creates them again. Also runs at exit."},
     {"cache_configure", fvpy_cache_configure, METH_VARARGS,
      "cache_configure(type, capacity)\n--\n\nReplace the process's tile cache with a new one: type "
      "'per_process', 'nocache' or 'shared_memory'; capacity in bytes. Statistics start from zero."},

@@ -940,3 +940,12 @@ fvpy_gpu_read_stats(PyObject *self, PyObject *args, PyObject *kw)
                          "bytes_read", (unsigned long long)g.bytes_read, "io_s", g.io_s, "decode_s", g.decode_s,
                          "assemble_s", g.assemble_s);
 }
+
+PyObject *
+fvpy_gpu_release(PyObject *self, PyObject *noargs)
+{
+    Py_BEGIN_ALLOW_THREADS
+    fv_slide_gpu_release();
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}

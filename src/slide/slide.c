@@ -754,6 +754,11 @@ fv__slide_gpu_stats(fv__gpu_read_stats *out, int reset)
     memset(out, 0, sizeof *out);
 }
 
+void
+fv_slide_gpu_release(void)
+{
+}
+
 const char *
 fv__slide_gpu_decoder(int *available)
 {

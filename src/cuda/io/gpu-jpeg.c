@@ -268,6 +268,7 @@ item_error(fv_status st, int i)
 #define FV__NVJPEG_FUNCS(X)            \
     X(nvjpegGetProperty)               \
     X(nvjpegCreateEx)                  \
+    X(nvjpegDestroy)                   \
     X(nvjpegJpegStateCreate)           \
     X(nvjpegJpegStateDestroy)          \
     X(nvjpegJpegStreamCreate)          \
@@ -294,6 +295,7 @@ static struct {
     nvjpegBackend_t be[2];
     nvjpegStatus_t err[2];     /* why creation failed                      */
 } g_dev[FV__GJ_MAX_DEVICES];
+static int g_live;             /* decoders alive (under g_handles_lock)    */
 
 static void
 load_once(void)
@@ -423,7 +425,7 @@ create_handle(nvjpegBackend_t be, nvjpegHandle_t *h)
 }
 
 /* The device's handle `which` (0 primary, 1 fallback); the device must be current.
- * Handles are never destroyed (process lifetime). */
+ * Handles live until fv__gpujpeg_release_handles finds no decoder alive. */
 static fv_status
 device_handle(int device, int which, nvjpegHandle_t *h, nvjpegBackend_t *be)
 {
@@ -505,6 +507,9 @@ fv__gpujpeg_new(int device, fv__gpujpeg **out)
         return fv_error_set(FV_ENOMEM, FV__GJ_DOMAIN, "out of memory");
     d->device = device;
     d->lane[0].init_n = d->lane[1].init_n = -1;
+    pthread_mutex_lock(&g_handles_lock);
+    g_live++;
+    pthread_mutex_unlock(&g_handles_lock);
     if ((st = fv__cuda_enter(device, &prev)) != FV_OK)
         goto done;
     if ((st = device_handle(device, 0, &d->lane[0].h, &d->lane[0].be)) != FV_OK)
@@ -555,6 +560,9 @@ fv__gpujpeg_free(fv__gpujpeg *d)
         (void)cudaGetLastError();
         fv__cuda_leave(prev);
     }
+    pthread_mutex_lock(&g_handles_lock);
+    g_live--;
+    pthread_mutex_unlock(&g_handles_lock);
     free(d->img);
     free(d->route);
     free(d->ptr);
@@ -562,6 +570,32 @@ fv__gpujpeg_free(fv__gpujpeg *d)
     free(d->bimg);
     free(d->order);
     free(d);
+}
+
+void
+fv__gpujpeg_release_handles(void)
+{
+    pthread_mutex_lock(&g_handles_lock);   /* a handle exists only once the library loaded */
+    if (g_live == 0) {
+        for (int dev = 0; dev < FV__GJ_MAX_DEVICES; dev++) {
+            int prev = -1;
+            if (!g_dev[dev].h[0] && !g_dev[dev].h[1]) {
+                g_dev[dev].tried[0] = g_dev[dev].tried[1] = 0;
+                continue;
+            }
+            if (fv__cuda_enter(dev, &prev) != FV_OK)
+                continue;   /* cannot make it current: leave the handles alone */
+            for (int i = 0; i < 2; i++) {
+                if (g_dev[dev].h[i])
+                    (void)nj.nvjpegDestroy(g_dev[dev].h[i]);
+                g_dev[dev].h[i] = NULL;
+                g_dev[dev].tried[i] = 0;
+            }
+            (void)cudaGetLastError();
+            fv__cuda_leave(prev);
+        }
+    }
+    pthread_mutex_unlock(&g_handles_lock);
 }
 
 const char *
@@ -830,6 +864,7 @@ fv__gpujpeg_new(int device, fv__gpujpeg **out)
 }
 
 void fv__gpujpeg_free(fv__gpujpeg *d) { (void)d; }
+void fv__gpujpeg_release_handles(void) {}
 
 void
 fv__gpujpeg_counts(const fv__gpujpeg *d, int64_t counts[3])

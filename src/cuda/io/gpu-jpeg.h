@@ -55,6 +55,10 @@ typedef struct fv__gpujpeg fv__gpujpeg;
 /* A decoder on `device` (FV_EDEVICE when unavailable: the message says why). */
 fv_status fv__gpujpeg_new(int device, fv__gpujpeg **out);
 void fv__gpujpeg_free(fv__gpujpeg *d);   /* NULL is a no-op; waits for its work */
+/* Destroys the per-device nvJPEG handles (they are created on first use and
+ * shared by every decoder) when no decoder is alive; a later fv__gpujpeg_new
+ * creates them again. A no-op while decoders exist. */
+void fv__gpujpeg_release_handles(void);
 /* "hardware", "gpu-hybrid" or "default": the nvJPEG backend in use. */
 const char *fv__gpujpeg_backend(const fv__gpujpeg *d);
 

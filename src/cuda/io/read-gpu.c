@@ -83,6 +83,7 @@ typedef struct fv__gpu_reader {
 
 static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static fv__gpu_reader *g_pool;
+static pthread_once_t g_atexit_once = PTHREAD_ONCE_INIT;
 
 static void
 fv__reader_free(fv__gpu_reader *r)
@@ -111,6 +112,39 @@ fv__reader_free(fv__gpu_reader *r)
     if (r->stream)
         (void)cudaStreamDestroy(r->stream);
     fv__free(r);
+}
+
+/* Frees every idle reader (readers in use stay with their calls) and then, when
+ * no decoder is left, the nvJPEG handles. Registered with atexit once the first
+ * reader exists, i.e. after the CUDA runtime initialised and registered its own
+ * teardown, so it runs before that (atexit handlers run in reverse order). */
+void
+fv_slide_gpu_release(void)
+{
+    fv__gpu_reader *list;
+    pthread_mutex_lock(&g_pool_mu);
+    list = g_pool;
+    g_pool = NULL;
+    pthread_mutex_unlock(&g_pool_mu);
+    while (list) {
+        fv__gpu_reader *r = list;
+        int prev = -1;
+        list = r->next;
+        if (fv__cuda_enter(r->device, &prev) == FV_OK) {
+            fv__reader_free(r);
+            (void)cudaGetLastError();
+            fv__cuda_leave(prev);
+        } else {
+            fv__free(r);   /* the device is gone: nothing of it can be freed */
+        }
+    }
+    fv__gpujpeg_release_handles();
+}
+
+static void
+fv__release_atexit(void)
+{
+    atexit(fv_slide_gpu_release);
 }
 
 /* A reader for `device` (current device already set). */
@@ -146,6 +180,7 @@ fv__reader_get(int device, fv__gpu_reader **out)
     }
     if (fv__gpujpeg_new(device, &r->jpeg) != FV_OK)
         r->jpeg = NULL;   /* JPEG tiles are then decoded on the CPU */
+    pthread_once(&g_atexit_once, fv__release_atexit);
     *out = r;
     return FV_OK;
 }
