@@ -234,6 +234,19 @@ def test_offset_and_inputs(rng):
     same(fs.watershed(np.zeros((0, 4)), np.zeros((0, 4), np.int32)), np.zeros((0, 4), np.int32))
 
 
+def test_nonfinite_values(rng):
+    """inf and NaN pixels: the CPU follows skimage's float comparisons exactly."""
+    img = sndi.gaussian_filter(rng.random((30, 32)), 1)
+    img.flat[rng.choice(img.size, 20, replace=False)] = np.inf
+    img.flat[rng.choice(img.size, 5, replace=False)] = -np.inf
+    markers = random_markers(rng, img.shape, 6)
+    for kw in (dict(), dict(watershed_line=True), dict(compactness=0.2)):
+        same(fs.watershed(img, markers, **kw), sks.watershed(img, markers, **kw))
+    img.flat[rng.choice(img.size, 10, replace=False)] = np.nan
+    for kw in (dict(), dict(watershed_line=True), dict(compactness=0.2)):
+        same(fs.watershed(img, markers, **kw), sks.watershed(img, markers, **kw))
+
+
 def test_bad_input():
     img = np.zeros((8, 9))
     mk = np.zeros((8, 9), np.int32)
@@ -328,6 +341,10 @@ def test_gpu_tie_free_equal(gpu, rng, shape):
             markers = random_markers(rng, shape, 9, negative=True)
             want = sks.watershed(img, markers, connectivity=conn, mask=mask)
             same(gpu.get(fs.watershed(gpu.put(img), gpu.put(markers), connectivity=conn, mask=gpu.put(mask))), want)
+    img_inf = img.copy()
+    img_inf.flat[img.size // 2] = np.inf   # one infinite pixel is still reached (and tie-free)
+    markers = random_markers(rng, shape, 6)
+    same(gpu.get(fs.watershed(gpu.put(img_inf), gpu.put(markers))), sks.watershed(img_inf, markers))
     img32 = img.astype(np.float32)
     markers = random_markers(rng, shape, 5, dtype=np.uint16)
     same(gpu.get(fs.watershed(gpu.put(img32), gpu.put(markers))), sks.watershed(img32, markers))

@@ -6,7 +6,7 @@
  * its first popped neighbour, which is one of lowest level. On the GPU:
  *
  *   init    seeds outside the mask are cleared; K = (C, D) is (value, 0) at
- *           seeds and +inf elsewhere, where D counts the steps taken at the
+ *           seeds and "unreached" (D = INT64_MAX) elsewhere, where D counts the steps taken at the
  *           level C (a stand-in for the CPU's queue age on plateaus);
  *   relax   Jacobi rounds (two buffers, so every read sees one consistent
  *           (C, D) pair): for each in-mask non-seed pixel, K = the
@@ -32,6 +32,7 @@
 #include "ops/segmentation/watershed-kernels.h"
 
 #define FV_WS_ROUNDS 8            /* relax rounds between convergence checks */
+#define FV_WS_UNREACHED INT64_MAX /* D of a pixel no seed reaches (C is +inf there, but so may a value be) */
 
 __global__ void
 fv_k_ws_init(const uint8_t *mask, int64_t *lab, double *C, int64_t *D, int64_t *P, int64_t n, const double *img)
@@ -41,7 +42,7 @@ fv_k_ws_init(const uint8_t *mask, int64_t *lab, double *C, int64_t *D, int64_t *
         if (l && !mask[i])
             lab[i] = l = 0;
         C[i] = l ? img[i] : INFINITY;
-        D[i] = 0;
+        D[i] = l ? 0 : FV_WS_UNREACHED;
         P[i] = l ? i : -1;
     }
 }
@@ -59,11 +60,12 @@ fv_k_ws_relax(const double *img, const uint8_t *mask, const int64_t *lab, const 
                 int64_t j = i + nb[k];
                 if (j < 0 || j >= n || !mask[j])
                     continue;
-                double cq = C[j];
-                if (cq == INFINITY)
+                int64_t dq = D[j];
+                if (dq == FV_WS_UNREACHED)
                     continue;
+                double cq = C[j];
                 double c = v > cq ? v : cq;
-                int64_t d = c == cq ? D[j] + 1 : 0;
+                int64_t d = c == cq ? dq + 1 : 0;
                 if (c < bc || (c == bc && d < bd)) {
                     bc = c;
                     bd = d;
@@ -82,13 +84,13 @@ fv_k_ws_link(const uint8_t *mask, const int64_t *lab, const double *C, const int
              const int64_t *nb, int nnb, int64_t n)
 {
     FV_GRID_STRIDE(int64_t, i, n) {
-        if (!mask[i] || lab[i] || C[i] == INFINITY)
+        if (!mask[i] || lab[i] || D[i] == FV_WS_UNREACHED)
             continue;
         double bc = INFINITY;
         int64_t bd = 0, best = -1;
         for (int k = 0; k < nnb; k++) {
             int64_t j = i + nb[k];
-            if (j < 0 || j >= n || !mask[j] || C[j] == INFINITY)
+            if (j < 0 || j >= n || !mask[j] || D[j] == FV_WS_UNREACHED)
                 continue;
             if (best < 0 || C[j] < bc || (C[j] == bc && D[j] < bd)) {
                 bc = C[j];
