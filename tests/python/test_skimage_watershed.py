@@ -218,6 +218,8 @@ def test_offset_and_inputs(rng):
     img = plateau_image(rng, (20, 21), 4, "uint8")
     markers = random_markers(rng, img.shape, 5)
     same(fs.watershed(img, markers, offset=(1, 1)), sks.watershed(img, markers, offset=(1, 1)))
+    for conn in (0, 3, 1.5):   # scipy's generate_binary_structure clamps these
+        same(fs.watershed(img, markers, connectivity=conn), sks.watershed(img, markers, connectivity=conn))
     same(fs.watershed(img.tolist(), markers.tolist()), sks.watershed(img, np.asarray(markers.tolist())))
     one = np.array([3.0, 1, 2, 2, 0, 5, 4, 4, 1])
     m1 = np.array([1, 0, 0, 0, 0, 0, 0, 0, 2])
