@@ -30,68 +30,78 @@ typedef struct fv__ws_item {
     int64_t source;
 } fv__ws_item;
 
-typedef struct fv__ws_heap {
-    fv__ws_item *v;
-    int64_t n, cap;
-} fv__ws_heap;
+/* The plain flood needs no seed index; below 2^32 pixels its items take 16 bytes. */
+typedef struct fv__ws_item16 {
+    double value;
+    int32_t age;
+    uint32_t index;
+} fv__ws_item16;
 
-static inline int
-fv__ws_smaller(const fv__ws_item *a, const fv__ws_item *b)
-{
-    if (a->value != b->value)
-        return a->value < b->value;
-    return a->age < b->age;
-}
+/* A binary min-heap of ITEM by (value, age): NAME##_push (-1 when out of
+ * memory) and NAME##_pop, with skimage's sift rules (see the top). */
+#define FV__WS_HEAP(NAME, ITEM)                                                              \
+    typedef struct NAME {                                                                    \
+        ITEM *v;                                                                             \
+        int64_t n, cap;                                                                      \
+    } NAME;                                                                                  \
+    static inline int NAME##_smaller(const ITEM *a, const ITEM *b)                          \
+    {                                                                                        \
+        if (a->value != b->value)                                                            \
+            return a->value < b->value;                                                      \
+        return a->age < b->age;                                                              \
+    }                                                                                        \
+    static int NAME##_push(NAME *h, const ITEM *it)                                          \
+    {                                                                                        \
+        if (h->n == h->cap) {                                                                \
+            int64_t cap = h->cap ? h->cap * 2 : 1024;                                        \
+            ITEM *v = (uint64_t)cap > SIZE_MAX / sizeof *v ? NULL                            \
+                                                           : fv__realloc(h->v, (size_t)cap * sizeof *v); \
+            if (!v)                                                                          \
+                return -1;                                                                   \
+            h->v = v;                                                                        \
+            h->cap = cap;                                                                    \
+        }                                                                                    \
+        int64_t c = h->n++;                                                                  \
+        ITEM x = *it;                                                                        \
+        while (c > 0) { /* sift up while strictly smaller than the parent */                 \
+            int64_t parent = (c - 1) / 2;                                                    \
+            if (!NAME##_smaller(&x, &h->v[parent]))                                          \
+                break;                                                                       \
+            h->v[c] = h->v[parent];                                                          \
+            c = parent;                                                                      \
+        }                                                                                    \
+        h->v[c] = x;                                                                         \
+        return 0;                                                                            \
+    }                                                                                        \
+    static void NAME##_pop(NAME *h, ITEM *out)                                               \
+    {                                                                                        \
+        *out = h->v[0];                                                                      \
+        if (--h->n == 0)                                                                     \
+            return;                                                                          \
+        ITEM x = h->v[h->n]; /* the last item, sifted down from the root */                  \
+        int64_t i = 0;                                                                       \
+        for (;;) {                                                                           \
+            int64_t l = 2 * i + 1, r = l + 1;                                                \
+            if (l >= h->n)                                                                   \
+                break;                                                                       \
+            const ITEM *m = &x;                                                              \
+            int64_t mi = i;                                                                  \
+            if (NAME##_smaller(&h->v[l], m)) {                                               \
+                m = &h->v[l];                                                                \
+                mi = l;                                                                      \
+            }                                                                                \
+            if (r < h->n && NAME##_smaller(&h->v[r], m))                                     \
+                mi = r;                                                                      \
+            if (mi == i)                                                                     \
+                break;                                                                       \
+            h->v[i] = h->v[mi];                                                              \
+            i = mi;                                                                          \
+        }                                                                                    \
+        h->v[i] = x;                                                                         \
+    }
 
-static int
-fv__ws_push(fv__ws_heap *h, const fv__ws_item *it)
-{
-    if (h->n == h->cap) {
-        int64_t cap = h->cap ? h->cap * 2 : 1024;
-        fv__ws_item *v = (size_t)cap > SIZE_MAX / sizeof *v ? NULL : fv__realloc(h->v, (size_t)cap * sizeof *v);
-        if (!v)
-            return -1;
-        h->v = v;
-        h->cap = cap;
-    }
-    int64_t c = h->n++;
-    h->v[c] = *it;
-    while (c > 0) {
-        int64_t parent = (c - 1) / 2;
-        if (!fv__ws_smaller(&h->v[c], &h->v[parent]))
-            break;
-        fv__ws_item t = h->v[c];
-        h->v[c] = h->v[parent];
-        h->v[parent] = t;
-        c = parent;
-    }
-    return 0;
-}
-
-static void
-fv__ws_pop(fv__ws_heap *h, fv__ws_item *out)
-{
-    *out = h->v[0];
-    if (--h->n == 0)
-        return;
-    h->v[0] = h->v[h->n];
-    int64_t i = 0;
-    for (;;) {
-        int64_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l >= h->n)
-            break;
-        if (fv__ws_smaller(&h->v[l], &h->v[i]))
-            m = l;
-        if (r < h->n && fv__ws_smaller(&h->v[r], &h->v[m]))
-            m = r;
-        if (m == i)
-            break;
-        fv__ws_item t = h->v[i];
-        h->v[i] = h->v[m];
-        h->v[m] = t;
-        i = m;
-    }
-}
+FV__WS_HEAP(fv__ws_heap, fv__ws_item)
+FV__WS_HEAP(fv__ws_heap16, fv__ws_item16)
 
 /* skimage's distance between raveled points: coordinates by division. */
 static double
@@ -127,6 +137,44 @@ fv__ws_on_line(const int64_t *lab, uint8_t *mask, int64_t n, const fv__watershed
     return 0;
 }
 
+/* The plain flood (no compactness, no lines) below 2^32 pixels: a pixel is
+ * labelled when it is queued, from the pixel that queues it. */
+static fv_status
+fv__ws_plain16(const double *img, const uint8_t *mask, int64_t *lab, int64_t n, const fv__watershed_params *p)
+{
+    fv__ws_heap16 h = {0};
+    fv__ws_item16 it, nw;
+    int64_t age = 1;
+    for (int64_t i = 0; i < n; i++) {
+        if (!lab[i])
+            continue;
+        it = (fv__ws_item16){.value = img[i], .age = 0, .index = (uint32_t)i};
+        if (fv__ws_heap16_push(&h, &it))
+            goto oom;
+    }
+    while (h.n > 0) {
+        fv__ws_heap16_pop(&h, &it);
+        const int64_t i = it.index, l = lab[i];
+        for (int k = 0; k < p->nnb; k++) {
+            int64_t j = i + p->nb[k];
+            if (j < 0 || j >= n || !mask[j] || lab[j])
+                continue;
+            age++;
+            lab[j] = l;
+            nw.value = img[j] < it.value ? it.value : img[j];
+            nw.age = (int32_t)(uint32_t)(uint64_t)age;
+            nw.index = (uint32_t)j;
+            if (fv__ws_heap16_push(&h, &nw))
+                goto oom;
+        }
+    }
+    fv__free(h.v);
+    return FV_OK;
+oom:
+    fv__free(h.v);
+    return fv_error_set(FV_ENOMEM, "watershed", "out of memory for the flooding queue");
+}
+
 fv_status
 fv__cpu_watershed(fv_context *ctx, const fv__op_args *a)
 {
@@ -144,19 +192,20 @@ fv__cpu_watershed(fv_context *ctx, const fv__op_args *a)
     if (a->in->dtype != FV_FLOAT64 || !a->in2 || a->in2->dtype != FV_BOOL || a->out->dtype != FV_INT64)
         return fv_error_set(FV_EDTYPE, "watershed", "kernel needs float64 image, bool mask, int64 labels");
 
+    for (int64_t i = 0; i < n; i++)   /* seeds outside the mask are no seeds */
+        if (lab[i] && !mask[i])
+            lab[i] = 0;
+    if (!compact && !wsl && (uint64_t)n <= UINT32_MAX)
+        return fv__ws_plain16(img, mask, lab, n, p);
     for (int64_t i = 0; i < n; i++) {
         if (!lab[i])
             continue;
-        if (!mask[i]) {
-            lab[i] = 0;
-            continue;
-        }
         it = (fv__ws_item){.value = img[i], .age = 0, .index = i, .source = i};
-        if (fv__ws_push(&h, &it))
+        if (fv__ws_heap_push(&h, &it))
             goto oom;
     }
     while (h.n > 0) {
-        fv__ws_pop(&h, &it);
+        fv__ws_heap_pop(&h, &it);
         if (compact || wsl) {
             if (lab[it.index] && it.index != it.source)
                 continue;   /* reached earlier from another neighbour */
@@ -179,7 +228,7 @@ fv__cpu_watershed(fv_context *ctx, const fv__op_args *a)
             nw.age = (int32_t)(uint32_t)(uint64_t)age;
             nw.index = j;
             nw.source = it.source;
-            if (fv__ws_push(&h, &nw))
+            if (fv__ws_heap_push(&h, &nw))
                 goto oom;
         }
     }
