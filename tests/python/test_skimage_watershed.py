@@ -123,6 +123,18 @@ def test_plateaus_exact(rng, dtype, shape, use_mask):
         same(fs.watershed(img, markers, connectivity=conn, mask=mask), want)
 
 
+@pytest.mark.parametrize("shape", [(220, 190), (30, 28, 26)])
+def test_tie_free_exact(rng, shape):
+    """Continuous values, seeds of distinct values (fovea's faster queue)."""
+    img = sndi.gaussian_filter(rng.random(shape), 1.0)
+    mask = rng.random(shape) > 0.1
+    for conn in (1, len(shape)):
+        markers = random_markers(rng, shape, 300, negative=True)
+        for kw in (dict(), dict(mask=mask)):
+            same(fs.watershed(img, markers, connectivity=conn, **kw),
+                 sks.watershed(img, markers, connectivity=conn, **kw))
+
+
 def test_random_small_exact(rng):
     """Many small cases: ties everywhere (2 levels), seeds of equal value."""
     for t in range(500):

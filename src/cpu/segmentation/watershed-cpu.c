@@ -103,6 +103,69 @@ typedef struct fv__ws_item16 {
 FV__WS_HEAP(fv__ws_heap, fv__ws_item)
 FV__WS_HEAP(fv__ws_heap16, fv__ws_item16)
 
+/* A 4-ary heap of fv__ws_item16: a different queue, so only used where the
+ * (value, age) order is strict (no two seeds of one value, no NaN): then
+ * every correct queue pops the same sequence as skimage's binary heap. */
+typedef struct fv__ws_heap4 {
+    fv__ws_item16 *v;
+    int64_t n, cap;
+} fv__ws_heap4;
+
+static int
+fv__ws_heap4_push(fv__ws_heap4 *h, const fv__ws_item16 *it)
+{
+    if (h->n == h->cap) {
+        int64_t cap = h->cap ? h->cap * 2 : 1024;
+        fv__ws_item16 *v = (uint64_t)cap > SIZE_MAX / sizeof *v ? NULL : fv__realloc(h->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        h->v = v;
+        h->cap = cap;
+    }
+    int64_t c = h->n++;
+    fv__ws_item16 x = *it;
+    while (c > 0) {
+        int64_t parent = (c - 1) >> 2;
+        if (!fv__ws_heap16_smaller(&x, &h->v[parent]))
+            break;
+        h->v[c] = h->v[parent];
+        c = parent;
+    }
+    h->v[c] = x;
+    return 0;
+}
+
+static void
+fv__ws_heap4_pop(fv__ws_heap4 *h, fv__ws_item16 *out)
+{
+    *out = h->v[0];
+    if (--h->n == 0)
+        return;
+    fv__ws_item16 x = h->v[h->n];
+    int64_t i = 0;
+    for (;;) {
+        int64_t c0 = 4 * i + 1;
+        if (c0 >= h->n)
+            break;
+        int64_t end = c0 + 4 < h->n ? c0 + 4 : h->n, m = c0;
+        for (int64_t c = c0 + 1; c < end; c++)
+            if (fv__ws_heap16_smaller(&h->v[c], &h->v[m]))
+                m = c;
+        if (!fv__ws_heap16_smaller(&h->v[m], &x))
+            break;
+        h->v[i] = h->v[m];
+        i = m;
+    }
+    h->v[i] = x;
+}
+
+static int
+fv__ws_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* skimage's distance between raveled points: coordinates by division. */
 static double
 fv__ws_dist(int64_t a, int64_t b, const fv__watershed_params *p)
@@ -139,40 +202,71 @@ fv__ws_on_line(const int64_t *lab, uint8_t *mask, int64_t n, const fv__watershed
 
 /* The plain flood (no compactness, no lines) below 2^32 pixels: a pixel is
  * labelled when it is queued, from the pixel that queues it. */
-static fv_status
-fv__ws_plain16(const double *img, const uint8_t *mask, int64_t *lab, int64_t n, const fv__watershed_params *p)
+#define FV__WS_PLAIN(NAME, HEAP)                                                               \
+    static fv_status NAME(const double *img, const uint8_t *mask, int64_t *lab, int64_t n,     \
+                          const fv__watershed_params *p)                                       \
+    {                                                                                          \
+        HEAP h = {0};                                                                          \
+        fv__ws_item16 it, nw;                                                                  \
+        int64_t age = 1;                                                                       \
+        for (int64_t i = 0; i < n; i++) {                                                      \
+            if (!lab[i])                                                                       \
+                continue;                                                                      \
+            it = (fv__ws_item16){.value = img[i], .age = 0, .index = (uint32_t)i};             \
+            if (HEAP##_push(&h, &it))                                                          \
+                goto oom;                                                                      \
+        }                                                                                      \
+        while (h.n > 0) {                                                                      \
+            HEAP##_pop(&h, &it);                                                               \
+            const int64_t i = it.index, l = lab[i];                                            \
+            for (int k = 0; k < p->nnb; k++) {                                                 \
+                int64_t j = i + p->nb[k];                                                      \
+                if (j < 0 || j >= n || !mask[j] || lab[j])                                     \
+                    continue;                                                                  \
+                age++;                                                                         \
+                lab[j] = l;                                                                    \
+                nw.value = img[j] < it.value ? it.value : img[j];                              \
+                nw.age = (int32_t)(uint32_t)(uint64_t)age;                                     \
+                nw.index = (uint32_t)j;                                                        \
+                if (HEAP##_push(&h, &nw))                                                      \
+                    goto oom;                                                                  \
+            }                                                                                  \
+        }                                                                                      \
+        fv__free(h.v);                                                                         \
+        return FV_OK;                                                                          \
+    oom:                                                                                       \
+        fv__free(h.v);                                                                         \
+        return fv_error_set(FV_ENOMEM, "watershed", "out of memory for the flooding queue");   \
+    }
+
+FV__WS_PLAIN(fv__ws_plain16, fv__ws_heap16)
+FV__WS_PLAIN(fv__ws_plain4, fv__ws_heap4)
+
+/* 1 when the queue order is strict: no NaN where the flood may go, no two
+ * seeds of equal value (they would share age 0); -1 when out of memory. */
+static int
+fv__ws_strict(const double *img, const uint8_t *mask, const int64_t *lab, int64_t n)
 {
-    fv__ws_heap16 h = {0};
-    fv__ws_item16 it, nw;
-    int64_t age = 1;
+    int64_t ns = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (!lab[i])
-            continue;
-        it = (fv__ws_item16){.value = img[i], .age = 0, .index = (uint32_t)i};
-        if (fv__ws_heap16_push(&h, &it))
-            goto oom;
+        if (mask[i] && img[i] != img[i])
+            return 0;
+        ns += lab[i] != 0;
     }
-    while (h.n > 0) {
-        fv__ws_heap16_pop(&h, &it);
-        const int64_t i = it.index, l = lab[i];
-        for (int k = 0; k < p->nnb; k++) {
-            int64_t j = i + p->nb[k];
-            if (j < 0 || j >= n || !mask[j] || lab[j])
-                continue;
-            age++;
-            lab[j] = l;
-            nw.value = img[j] < it.value ? it.value : img[j];
-            nw.age = (int32_t)(uint32_t)(uint64_t)age;
-            nw.index = (uint32_t)j;
-            if (fv__ws_heap16_push(&h, &nw))
-                goto oom;
-        }
-    }
-    fv__free(h.v);
-    return FV_OK;
-oom:
-    fv__free(h.v);
-    return fv_error_set(FV_ENOMEM, "watershed", "out of memory for the flooding queue");
+    if (ns < 2)
+        return 1;
+    double *v = fv__malloc(sizeof *v * (size_t)ns);
+    if (!v)
+        return -1;
+    for (int64_t i = 0, k = 0; i < n; i++)
+        if (lab[i])
+            v[k++] = img[i];
+    qsort(v, (size_t)ns, sizeof *v, fv__ws_cmp_double);
+    int strict = 1;
+    for (int64_t k = 1; k < ns && strict; k++)
+        strict = v[k] != v[k - 1];
+    fv__free(v);
+    return strict;
 }
 
 fv_status
@@ -195,8 +289,12 @@ fv__cpu_watershed(fv_context *ctx, const fv__op_args *a)
     for (int64_t i = 0; i < n; i++)   /* seeds outside the mask are no seeds */
         if (lab[i] && !mask[i])
             lab[i] = 0;
-    if (!compact && !wsl && (uint64_t)n <= UINT32_MAX)
-        return fv__ws_plain16(img, mask, lab, n, p);
+    if (!compact && !wsl && (uint64_t)n <= UINT32_MAX) {
+        int strict = fv__ws_strict(img, mask, lab, n);
+        if (strict < 0)
+            return fv_error_set(FV_ENOMEM, "watershed", "out of memory");
+        return strict ? fv__ws_plain4(img, mask, lab, n, p) : fv__ws_plain16(img, mask, lab, n, p);
+    }
     for (int64_t i = 0; i < n; i++) {
         if (!lab[i])
             continue;
