@@ -202,6 +202,20 @@ def test_footprints_and_offset(rng, case):
     same(fs.watershed(img, markers, **kw), sks.watershed(img, markers, **kw))
 
 
+def test_footprint_wider_than_padded_image(rng):
+    """An origin at the footprint's edge: skimage's raveled offsets wrap into
+    the next row and duplicates are dropped; the mask keeps skimage in bounds."""
+    fp = np.ones((1, 5), bool)
+    mask = np.zeros((4, 2), bool)
+    mask[0] = mask[1, 0] = True
+    for t in range(20):
+        img = rng.integers(0, 3, (4, 2)).astype(float)
+        mk = np.zeros((4, 2), np.int32)
+        mk[0, 0], mk[0, 1] = 1, 2 * (t % 2)
+        kw = dict(connectivity=fp, offset=(0, 0), mask=mask)
+        same(fs.watershed(img, mk, **kw), sks.watershed(img, mk, **kw))
+
+
 @pytest.mark.parametrize("compactness", [0.001, 0.1, 1.0, 50.0])
 @pytest.mark.parametrize("shape", [(41, 38), (10, 12, 9)])
 def test_compactness(rng, compactness, shape):

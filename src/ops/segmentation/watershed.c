@@ -11,21 +11,34 @@
 typedef struct fv__ws_nb {
     int64_t rav;
     double dist;
+    int64_t pos;   /* position in C order (distance sort) or after it (de-duplication) */
+    int keep;
 } fv__ws_nb;
 
-/* Stable sort by distance (insertion sort: footprints are small). */
-static void
-fv__ws_sort(fv__ws_nb *v, int64_t n)
+/* numpy's stable argsort by distance: ties keep C order */
+static int
+fv__ws_by_dist(const void *pa, const void *pb)
 {
-    for (int64_t i = 1; i < n; i++) {
-        fv__ws_nb x = v[i];
-        int64_t j = i;
-        while (j > 0 && v[j - 1].dist > x.dist) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = x;
-    }
+    const fv__ws_nb *a = pa, *b = pb;
+    if (a->dist != b->dist)
+        return a->dist < b->dist ? -1 : 1;
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static int
+fv__ws_by_rav(const void *pa, const void *pb)
+{
+    const fv__ws_nb *a = pa, *b = pb;
+    if (a->rav != b->rav)
+        return a->rav < b->rav ? -1 : 1;
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static int
+fv__ws_by_pos(const void *pa, const void *pb)
+{
+    const fv__ws_nb *a = pa, *b = pb;
+    return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
 /* A view of the interior of the padded C-contiguous array p (pad[d] cells on
@@ -175,20 +188,25 @@ fv_watershed(fv_context *ctx, const fv_array *image, const fv_array *markers, co
         }
         nbs[cnt].rav = r;
         nbs[cnt].dist = sqrt(ss);
+        nbs[cnt].pos = cnt;
         cnt++;
     }
-    fv__ws_sort(nbs, cnt);
+    qsort(nbs, (size_t)cnt, sizeof *nbs, fv__ws_by_dist);
     int small = 0;
     for (int d = 0; d < nd; d++)
         small |= pshape[d] < fshape[d];
-    int64_t kept = 0;
-    for (int64_t i = 0; i < cnt; i++) {
-        int dup = 0;
-        if (small)
-            for (int64_t j = 0; j < i && !dup; j++)
-                dup = nbs[j].rav == nbs[i].rav;
-        if (!dup)
-            nbs[kept++] = nbs[i];
+    int64_t kept = cnt;
+    if (small) {   /* offsets that coincide in the padded image: keep the first in distance order */
+        for (int64_t i = 0; i < cnt; i++)
+            nbs[i].pos = i;
+        qsort(nbs, (size_t)cnt, sizeof *nbs, fv__ws_by_rav);
+        for (int64_t i = 0; i < cnt; i++)
+            nbs[i].keep = i == 0 || nbs[i].rav != nbs[i - 1].rav;
+        qsort(nbs, (size_t)cnt, sizeof *nbs, fv__ws_by_pos);
+        kept = 0;
+        for (int64_t i = 0; i < cnt; i++)
+            if (nbs[i].keep)
+                nbs[kept++] = nbs[i];
     }
     for (int64_t i = 1; i < kept; i++)   /* skimage drops the nearest as "the centre" */
         rav[i - 1] = nbs[i].rav;
