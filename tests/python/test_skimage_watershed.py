@@ -167,7 +167,7 @@ def test_markers_none_and_int(rng, shape, use_mask):
         same(fs.watershed(img, connectivity=conn, mask=mask), sks.watershed(img, connectivity=conn, mask=mask))
     img2 = sndi.gaussian_filter(rng.random(shape), 1)
     same(fs.watershed(img2, mask=mask), sks.watershed(img2, mask=mask))
-    for k in (1, 5, 17, 10**6):
+    for k in (1, 5, 17, 10**6, np.int64(9), 7.6):
         same(fs.watershed(img, k, mask=mask), sks.watershed(img, k, mask=mask))
 
 

@@ -57,6 +57,8 @@ def _regular_seeds(xp, shape, n_points):
 
 
 def _is_arraylike(m):
+    if isinstance(m, np.generic):   # a NumPy scalar is a count, as in skimage
+        return False
     return isinstance(m, (np.ndarray, list, tuple)) or hasattr(m, "__array_interface__") or \
         hasattr(m, "__cuda_array_interface__") or hasattr(m, "__dlpack__")
 
