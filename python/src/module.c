@@ -41,6 +41,8 @@ PyObject *fvpy_exp_histogram(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_exp_clahe(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in measure.c: connected-component labelling. */
 PyObject *fvpy_measure_label(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in segmentation.c: the watershed. */
+PyObject *fvpy_segmentation_watershed(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in ndimage.c: the filter and morphology bindings behind fovea.ndimage. */
 PyObject *fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw);
@@ -267,6 +269,10 @@ static PyMethodDef fvpy_methods[] = {
     {"measure_label", FVPY_KW(fvpy_measure_label),
      "measure_label(image, connectivity=0, structure=None, background=None, nonzero=False, wide=True, "
      "stream=None)\n--\n\nConnected components of image: (labels as int64 (wide) or int32, number of labels)."},
+    {"segmentation_watershed", FVPY_KW(fvpy_segmentation_watershed),
+     "segmentation_watershed(image, markers, mask=None, connectivity=1, footprint=None, footprint_shape=None, "
+     "offset=None, compactness=0, watershed_line=False, stream=None)\n--\n\n"
+     "Watershed of image from markers: labels of the markers' dtype."},
     /* fovea.ndimage (ndimage.c): arrays in place, modes as fv_mode values; see python/fovea/ndimage */
     {"ndi_correlate1d", FVPY_KW(fvpy_ndi_correlate1d),
      "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None)\n--\n\n"

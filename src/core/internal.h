@@ -109,7 +109,8 @@ typedef enum fv__backend_id {
     X(MINMAX, "minmax")           \
     X(HISTOGRAM, "histogram")     \
     X(CLAHE, "equalize_adapthist") \
-    X(LABEL, "label")
+    X(LABEL, "label")             \
+    X(WATERSHED, "watershed")
 
 typedef enum fv__op {
 #define FV__OP_ENUM(E, NAME) FV__OP_##E,
@@ -152,6 +153,7 @@ void fv__cpu_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
 void fv__cpu_register_color(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);     /* skimage color */
 void fv__cpu_register_exposure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);  /* histogram, CLAHE */
 void fv__cpu_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* labelling */
+void fv__cpu_register_segmentation(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* watershed */
 
 /* ---- device memory (the CUDA backend, or stubs without it) ---------------- */
 

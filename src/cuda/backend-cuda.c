@@ -134,6 +134,7 @@ cuda_init_once(void)
     fv__cuda_register_color(fv__kernels);
     fv__cuda_register_exposure(fv__kernels);
     fv__cuda_register_measure(fv__kernels);
+    fv__cuda_register_segmentation(fv__kernels);
     g_ok = 1;
 }
 

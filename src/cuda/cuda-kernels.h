@@ -21,6 +21,7 @@ void fv__cuda_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]
 void fv__cuda_register_color(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);     /* skimage color */
 void fv__cuda_register_exposure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);  /* histogram, CLAHE */
 void fv__cuda_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* labelling */
+void fv__cuda_register_segmentation(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* watershed */
 
 /* ---- helpers defined in backend-cuda.c, for the kernel files ---------------- */
 

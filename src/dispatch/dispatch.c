@@ -22,6 +22,7 @@ fv__cpu_init(void)
     fv__cpu_register_color(fv__kernels);
     fv__cpu_register_exposure(fv__kernels);
     fv__cpu_register_measure(fv__kernels);
+    fv__cpu_register_segmentation(fv__kernels);
 }
 
 const char *
