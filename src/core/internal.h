@@ -109,7 +109,8 @@ typedef enum fv__backend_id {
     X(MINMAX, "minmax")           \
     X(HISTOGRAM, "histogram")     \
     X(CLAHE, "equalize_adapthist") \
-    X(LABEL, "label")
+    X(LABEL, "label")             \
+    X(REGION_STATS, "region_stats")
 
 typedef enum fv__op {
 #define FV__OP_ENUM(E, NAME) FV__OP_##E,
