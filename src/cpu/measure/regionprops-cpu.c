@@ -9,8 +9,9 @@
  * parallel over labels): each block's moments are moved from its reference
  * to the label's box start with the binomial shift
  *     sum (x - b)^p = sum_k C(p, k) (r - b)^(p - k) sum (x - r)^k
- * and added. Blocks: enough to keep the pool busy, but their tables together
- * stay within a memory budget (one block when the label count is huge). */
+ * and added. Blocks: one per thread of the context (each costs a table to
+ * clear and to merge), fewer for small images, and their tables together stay
+ * within a memory budget (one block when the label count is huge). */
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -238,9 +239,9 @@ fv__cpu_region_stats(fv_context *ctx, const fv__op_args *a)
     if (L == 0)
         return FV_OK;
     const int64_t per_block = L * (p->ncols * (int64_t)sizeof(double) + p->nd * (int64_t)sizeof(int64_t));
-    int64_t nb = j.n / FV__RP_MIN_BLOCK;
-    if (nb > 64)
-        nb = 64;
+    int64_t nb = j.n / FV__RP_MIN_BLOCK, nt = fv_context_threads(ctx);
+    if (nb > nt)   /* one block per thread: each block costs a table to clear and merge */
+        nb = nt;
     if (nb > FV__RP_BUDGET / per_block)
         nb = FV__RP_BUDGET / per_block;
     j.nblocks = nb < 1 ? 1 : nb;

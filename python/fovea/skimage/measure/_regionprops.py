@@ -671,19 +671,33 @@ def regionprops(label_image, intensity_image=None, cache=True, *, extra_properti
     """Measure the labelled regions of a 2-d or 3-d label image (a list of
     RegionProperties, one per present label, in label order). See
     scikit-image's documentation for the properties."""
-    batch = _prepare(label_image, intensity_image, spacing, offset)
-    regions = [RegionProperties(batch, i, cache, extra_properties) for i in range(batch.n)]
-    return _RegionList(regions, batch, extra_properties)
+    return list(_LazyRegions(label_image, intensity_image, cache, extra_properties, spacing, offset))
 
 
-class _RegionList(list):
-    """A list of RegionProperties that remembers their shared batch (so that
-    regionprops_table can read whole columns from it)."""
+class _LazyRegions:
+    """The regions of one batch, each RegionProperties made when first asked
+    for (regionprops_table reads batch columns without making any)."""
 
-    def __init__(self, regions, batch, extra_properties):
-        super().__init__(regions)
-        self._batch = batch
-        self._extra = {f.__name__ for f in extra_properties} if extra_properties else set()
+    def __init__(self, label_image, intensity_image, cache, extra_properties, spacing, offset=None):
+        self._batch = _prepare(label_image, intensity_image, spacing, offset)
+        self._cache = cache
+        self._extra_properties = extra_properties
+        self._made = {}
+
+    def __len__(self):
+        return self._batch.n
+
+    def __getitem__(self, i):
+        if not -self._batch.n <= i < self._batch.n:
+            raise IndexError(i)
+        i %= self._batch.n
+        r = self._made.get(i)
+        if r is None:
+            r = self._made[i] = RegionProperties(self._batch, i, self._cache, self._extra_properties)
+        return r
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
 
 
 def _infer_dtype(func, intensity, ndim):
@@ -764,8 +778,7 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
     """Region properties as a dict of columns (scikit-image's names and dtypes).
     Batch properties are whole columns of the one-pass table; the others are
     computed region by region."""
-    regions = regionprops(label_image, intensity_image=intensity_image, cache=cache,
-                          extra_properties=extra_properties, spacing=spacing)
+    regions = _LazyRegions(label_image, intensity_image, cache, extra_properties, spacing)
     if extra_properties is not None:
         properties = list(properties) + [f.__name__ for f in extra_properties]
     if len(regions) == 0:
@@ -777,8 +790,7 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
         inten = regions._batch.intensity_image
         if inten is not None:
             inten = xp.zeros(dummy.shape + inten.shape[nd:], dtype=inten.dtype)
-        regions = regionprops(dummy, intensity_image=inten, cache=cache, extra_properties=extra_properties,
-                              spacing=spacing)
+        regions = _LazyRegions(dummy, inten, cache, extra_properties, spacing)
         d = _props_to_dict(regions, properties, separator)
         return {k: v[:0] for k, v in d.items()}
     return _props_to_dict(regions, properties, separator)
