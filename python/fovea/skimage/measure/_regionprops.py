@@ -746,6 +746,8 @@ def _props_to_dict(regions, properties, separator):
             continue
         r = regions[0]
         rp = getattr(r, prop)
+        if _is_cupy(rp) and rp.ndim == 0:   # a CuPy 0-d result is a scalar column, as NumPy's scalars
+            rp = rp.item()
         if prop in COL_DTYPES:
             dtype = COL_DTYPES[prop]
         else:
