@@ -135,16 +135,31 @@ class _Batch:
         self.offset = offset
         self.multichannel = intensity_image is not None and intensity_image.ndim == nd + 1
         self.nch = 0 if intensity_image is None else (intensity_image.shape[nd] if self.multichannel else 1)
-        max_label = int(xp.max(x)) if x.size else 0
-        self.max_label = max_label = max(max_label, 0)
+        max_label = max(int(xp.max(x)) if x.size else 0, 0)
+        compact = None
+        if max_label > 2 * x.size + 65536:
+            # sparse huge labels: the table would have max_label rows; number them 1..k first
+            uniq, inv = xp.unique(x, return_inverse=True)
+            first = int(xp.searchsorted(uniq, 1))
+            inv = inv.reshape(x.shape).astype(np.int64) - (first - 1)
+            x_tab = xp.where(inv > 0, inv, 0)
+            compact = uniq[first:].astype(np.int64)
+            max_label = int(compact.shape[0])
+        else:
+            x_tab = x
+        self.table_labels = x_tab   # labels as numbered in the table (for intensity_std)
+        self.max_label = max_label
         inten = intensity_image
+        if inten is not None and not _xp.kernel_dtype_ok(inten):
+            inten = inten.astype(np.float64)   # float16 and the like
         if inten is not None and inten.dtype == bool:
             inten = inten.astype(np.uint8)
-        tab = _fovea.measure_region_stats(x, inten, max_label, _xp.stream_of(x))
+        tab = _fovea.measure_region_stats(x_tab, inten, max_label, _xp.stream_of(x))
         tab = _xp.wrap(tab, x)
         present = xp.flatnonzero(tab[:, 0] > 0)
         rows = tab[present]
-        self.labels = (present + 1).astype(np.int64)
+        self.rows_index = present + 1   # table label of each region
+        self.labels = (present + 1).astype(np.int64) if compact is None else compact[present]
         self.n = n = int(rows.shape[0])
         self.count = rows[:, 0]
         self.start = rows[:, 1 : 1 + nd].astype(np.int64)
@@ -298,15 +313,15 @@ class _Batch:
 
     def _p_intensity_std(self):
         xp = self.xp
-        lab = self.label_image.reshape(-1)
-        sel = xp.flatnonzero(lab > 0)
+        lab = self.table_labels.reshape(-1)
+        sel = xp.flatnonzero((lab > 0) & (lab <= self.max_label))
         idx = lab[sel].astype(np.int64)
         vals = self.intensity_image.reshape(lab.shape[0], self.nch)[sel].astype(np.float64)
         mean_full = xp.zeros((self.max_label + 1, self.nch))
-        mean_full[self.labels] = self._w0() / self.count[:, None]
+        mean_full[self.rows_index] = self._w0() / self.count[:, None]
         dev = vals - mean_full[idx]
         var = xp.stack([xp.bincount(idx, weights=dev[:, c] ** 2, minlength=self.max_label + 1)
-                        for c in range(self.nch)], axis=1)[self.labels]
+                        for c in range(self.nch)], axis=1)[self.rows_index]
         return self._per_channel(xp.sqrt(var / self.count[:, None]))
 
     def _cwl(self):
