@@ -34,6 +34,7 @@ import numpy as np
 from ... import _fovea
 from ..morphology import _xp
 from . import _moments as _mom
+from . import _regionprops_batch as _rpb
 from ._regionprops_utils import euler_number, perimeter, perimeter_crofton
 
 __all__ = ["regionprops", "regionprops_table", "euler_number", "perimeter", "perimeter_crofton"]
@@ -95,7 +96,7 @@ _BATCH = frozenset(
     "moments_hu inertia_tensor inertia_tensor_eigvals eccentricity orientation axis_major_length "
     "axis_minor_length equivalent_diameter_area extent intensity_mean intensity_min intensity_max intensity_std "
     "moments_weighted moments_weighted_central moments_weighted_normalized moments_weighted_hu "
-    "centroid_weighted centroid_weighted_local".split()
+    "centroid_weighted centroid_weighted_local perimeter perimeter_crofton euler_number".split()
 )
 
 
@@ -294,6 +295,29 @@ class _Batch:
         if self.nd == 3:
             return xp.sqrt(xp.clip(10 * (-ev[:, 0] + ev[:, 1] + ev[:, 2]), 0, None))
         raise ValueError("axis_minor_length only available in 2D and 3D")
+
+    # ---- per-label pixel neighbourhoods, all labels at once (_regionprops_batch) -----
+    def _per_label(self, fn):
+        t = self.table_labels
+        if t.dtype.kind == "i" and bool((t < 0).any()):   # negative labels are no region
+            t = self.xp.where(t > 0, t, 0)
+        return fn(t, self.max_label, self.xp)[self.rows_index]
+
+    def _isotropic(self):
+        if len(np.unique(self.spacing)) != 1:
+            raise NotImplementedError("`perimeter` supports isotropic spacings only")
+        return float(self.spacing[0])
+
+    def _p_perimeter(self):
+        return self._per_label(_rpb.perimeters) * self._isotropic()
+
+    def _p_perimeter_crofton(self):
+        return self._per_label(_rpb.crofton_perimeters) * self._isotropic()
+
+    def _p_euler_number(self):
+        if self.nd not in (2, 3):
+            raise NotImplementedError("Euler number is implemented for 2D and 3D images only")
+        return self._per_label(_rpb.euler_numbers)
 
     # ---- intensity ----------------------------------------------------------
     def _w0(self):
@@ -618,25 +642,9 @@ class RegionProperties:
     def area_filled(self):
         return np.float64(int(self._batch.xp.sum(self.image_filled))) * self._pixel_area
 
-    @property
-    def euler_number(self):
-        if self._ndim not in (2, 3):
-            raise NotImplementedError("Euler number is implemented for 2D and 3D images only")
-        return euler_number(self._host_image(), self._ndim)
-
-    @property
-    def perimeter(self):
-        _check_only2d("perimeter", self._ndim)
-        if len(np.unique(self._spacing)) != 1:
-            raise NotImplementedError("`perimeter` supports isotropic spacings only")
-        return perimeter(self._host_image(), 4) * self._spacing[0]
-
-    @property
-    def perimeter_crofton(self):
-        _check_only2d("perimeter_crofton", self._ndim)
-        if len(np.unique(self._spacing)) != 1:
-            raise NotImplementedError("`perimeter` supports isotropic spacings only")
-        return perimeter_crofton(self._host_image(), 4) * self._spacing[0]
+    euler_number = property(lambda self: int(self._b("euler_number")))
+    perimeter = property(lambda self: self._b("perimeter"))
+    perimeter_crofton = property(lambda self: self._b("perimeter_crofton"))
 
     @property
     def feret_diameter_max(self):

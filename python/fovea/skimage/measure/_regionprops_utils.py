@@ -84,15 +84,18 @@ def perimeter_crofton(image, directions=4):
     if img.ndim != 2:
         raise NotImplementedError("`perimeter_crofton` supports 2D images only")
     h = _quad_codes(img > 0)
+    return float(np.asarray(_crofton_coefs(directions)) @ h)
+
+
+def _crofton_coefs(directions):
+    """Crofton weight of each 2 x 2 code (x + 2 up + 4 left + 8 up-left)."""
     if directions == 2:
         a, b = pi / 2, pi
-        coefs = [0, a, 0, 0, 0, a, 0, 0, a, b, 0, 0, a, b, 0, 0]
-    else:
-        a = pi / 4 * (1 + 1 / sqrt(2))
-        b = pi / (4 * sqrt(2))
-        c = pi / (2 * sqrt(2))
-        coefs = [0, a, b, c, 0, a, 0, b, pi / 4, pi / 2, b, b, pi / 4, pi / 2, 0, 0]
-    return float(np.asarray(coefs) @ h)
+        return [0, a, 0, 0, 0, a, 0, 0, a, b, 0, 0, a, b, 0, 0]
+    a = pi / 4 * (1 + 1 / sqrt(2))
+    b = pi / (4 * sqrt(2))
+    c = pi / (2 * sqrt(2))
+    return [0, a, b, c, 0, a, 0, b, pi / 4, pi / 2, b, b, pi / 4, pi / 2, 0, 0]
 
 
 def _window_count(fg, span, mode):
