@@ -309,6 +309,12 @@ def test_regionprops_attributes_and_errors():
     with pytest.raises(AttributeError):
         r.no_such_property
     assert repr(r) == f"<RegionProperties: label={r.label}, bbox={r.bbox}>"
+    again = fm.regionprops(lab)
+    assert again[0] == r and again[1] != r and r != "r"
+    with pytest.raises(AttributeError, match="number of arguments"):
+        def two_many(a, b, c):
+            return 0
+        getattr(fm.regionprops(lab, extra_properties=(two_many,))[0], "two_many")
     r3 = fm.regionprops(smooth_labels(rng, (6, 7, 8), 1.0))[0]
     with pytest.raises(NotImplementedError):
         r3.eccentricity

@@ -24,10 +24,38 @@ def _cross(o, a, b):
     return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 
 
+def _prefilter(points):
+    """Drop the points strictly inside the octagon of the extreme points
+    along the axes and diagonals (Akl-Toussaint): they are no hull vertices."""
+    if len(points) < 16:
+        return points
+    x, y = points[:, 0], points[:, 1]
+    ext = [np.argmin(x), np.argmin(x + y), np.argmin(y), np.argmin(y - x), np.argmax(x), np.argmax(x + y),
+           np.argmax(y), np.argmax(y - x)]
+    # the extremes in angular (counter-clockwise) order around the centre, duplicates removed
+    poly = []
+    for i in ext:
+        p = (points[i, 0], points[i, 1])
+        if not poly or poly[-1] != p:
+            poly.append(p)
+    if len(poly) > 1 and poly[0] == poly[-1]:
+        poly.pop()
+    if len(poly) < 3:
+        return points
+    poly = np.asarray(poly)
+    a = poly
+    b = np.roll(poly, -1, axis=0)
+    cr = (b[:, 0] - a[:, 0])[:, None] * (y[None, :] - a[:, 1][:, None]) - \
+         (b[:, 1] - a[:, 1])[:, None] * (x[None, :] - a[:, 0][:, None])
+    # the octagon is ordered x-min, x+y-min, y-min, ... which is clockwise in (x, y): inside is cr < 0
+    inside = (cr < 0).all(axis=0) if (cr <= 0).sum() >= (cr >= 0).sum() else (cr > 0).all(axis=0)
+    return points[~inside]
+
+
 def _hull_2d(points):
     """Vertices (counter-clockwise in (row, col) axes) of the convex hull of
     unique points (k, 2), by the monotone chain; collinear points dropped."""
-    pts = sorted(map(tuple, points))
+    pts = sorted(map(tuple, _prefilter(np.asarray(points, dtype=float)).tolist()))
     if len(pts) <= 2:
         return np.asarray(pts, dtype=float)
     lower, upper = [], []
@@ -62,8 +90,6 @@ def _diamond(coords):
 
 def _inside_polygon(shape, verts, tolerance):
     """Grid points (pixel centres) inside or on the convex polygon verts."""
-    r = np.arange(shape[0], dtype=float)[:, None]
-    c = np.arange(shape[1], dtype=float)[None, :]
     lo = np.floor(verts.min(axis=0)).astype(int)
     hi = np.ceil(verts.max(axis=0)).astype(int) + 1
     mask = np.zeros(shape, dtype=bool)
@@ -71,16 +97,16 @@ def _inside_polygon(shape, verts, tolerance):
     c0, c1 = max(lo[1], 0), min(hi[1], shape[1])
     if r0 >= r1 or c0 >= c1:
         return mask
-    rr, cc = r[r0:r1], c[:, c0:c1]
-    inside = np.ones((r1 - r0, c1 - c0), dtype=bool)
-    k = len(verts)
-    for i in range(k):
-        a, b = verts[i], verts[(i + 1) % k]
-        # counter-clockwise in (row, col): inside is where the cross product >= 0
-        cr = (b[0] - a[0]) * (cc - a[1]) - (b[1] - a[1]) * (rr - a[0])
-        scale = max(abs(b[0] - a[0]), abs(b[1] - a[1]), 1.0)
-        inside &= cr >= -tolerance * scale
-    mask[r0:r1, c0:c1] = inside
+    rr = np.arange(r0, r1, dtype=float)[None, :, None]
+    cc = np.arange(c0, c1, dtype=float)[None, None, :]
+    a = verts
+    b = np.roll(verts, -1, axis=0)
+    dr = (b[:, 0] - a[:, 0])[:, None, None]
+    dc = (b[:, 1] - a[:, 1])[:, None, None]
+    # counter-clockwise in (row, col): inside is where the cross product >= 0
+    cr = dr * (cc - a[:, 1][:, None, None]) - dc * (rr - a[:, 0][:, None, None])
+    scale = np.maximum(np.maximum(np.abs(dr), np.abs(dc)), 1.0)
+    mask[r0:r1, c0:c1] = (cr >= -tolerance * scale).all(axis=0)
     return mask
 
 
@@ -94,8 +120,7 @@ def _hull_image_host(img, offset_coordinates, tolerance, include_borders):
         coords = _row_extremes(img).astype(float)
         if offset_coordinates:
             coords = _diamond(coords)
-        coords = np.unique(coords, axis=0)
-        verts = _hull_2d(coords)
+        verts = _hull_2d(coords)   # duplicates fall out of the chain (zero cross products)
         if len(verts) < 3:
             # degenerate (collinear) input: skimage's Qhull call fails the same way
             warnings.warn("Failed to get convex hull image. Returning empty image (the points are collinear)",
