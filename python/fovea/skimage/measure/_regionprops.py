@@ -155,8 +155,10 @@ class _Batch:
             inten = inten.astype(np.float64)   # float16 and the like
         if inten is not None and inten.dtype == bool:
             inten = inten.astype(np.uint8)
-        tab = _fovea.measure_region_stats(x_tab, inten, max_label, _xp.stream_of(x))
-        tab = _xp.wrap(tab, x)
+        if max_label > 0:
+            tab = _xp.wrap(_fovea.measure_region_stats(x_tab, inten, max_label, _xp.stream_of(x)), x)
+        else:   # no labels: no table to compute (and no zero-size device allocation)
+            tab = xp.zeros((0, 1 + 2 * nd + 4**nd + self.nch * (2 + 4**nd)))
         present = xp.flatnonzero(tab[:, 0] > 0)
         rows = tab[present]
         self.rows_index = present + 1   # table label of each region
