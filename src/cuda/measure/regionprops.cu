@@ -10,6 +10,10 @@
  *          label as on the CPU), double atomicAdd into the row; intensity
  *          min / max by compare-and-swap loops
  *   finish count and box into the row as doubles.
+ * Warp aggregation: when all 32 lanes of a warp hold pixels of one label (the
+ * common case inside large regions), the warp first reduces its values with
+ * shuffles and one lane makes the atomic update, 32 times fewer atomics on
+ * the contended row. Otherwise every lane updates on its own.
  * Index type: int64 throughout (the pixel loops are grid-stride). */
 #include "cuda/common.cuh"
 #include "ops/measure/regionprops-kernels.h"
@@ -42,6 +46,64 @@ fv_cu_rp_amax(double *p, double v)
             break;
         old = prev;
     }
+}
+
+
+#define FV_CU_RP_FULL 0xffffffffu
+
+__device__ __forceinline__ double
+fv_cu_rp_wsum(double v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(FV_CU_RP_FULL, v, o);
+    return v;
+}
+
+__device__ __forceinline__ double
+fv_cu_rp_wmin(double v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmin(v, __shfl_xor_sync(FV_CU_RP_FULL, v, o));
+    return v;
+}
+
+__device__ __forceinline__ double
+fv_cu_rp_wmax(double v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmax(v, __shfl_xor_sync(FV_CU_RP_FULL, v, o));
+    return v;
+}
+
+__device__ __forceinline__ long long
+fv_cu_rp_wmin_ll(long long v)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        long long w = __shfl_xor_sync(FV_CU_RP_FULL, v, o);
+        v = w < v ? w : v;
+    }
+    return v;
+}
+
+__device__ __forceinline__ long long
+fv_cu_rp_wmax_ll(long long v)
+{
+    for (int o = 16; o > 0; o >>= 1) {
+        long long w = __shfl_xor_sync(FV_CU_RP_FULL, v, o);
+        v = w > v ? w : v;
+    }
+    return v;
+}
+
+/* 1 when the whole warp is here (same loop iteration) and every lane holds a
+ * pixel of label l (valid); uniform across the warp. */
+__device__ __forceinline__ int
+fv_cu_rp_uniform(int64_t l, int valid)
+{
+    unsigned active = __activemask();
+    long long l0 = __shfl_sync(active, (long long)l, __ffs(active) - 1);
+    int same = __all_sync(active, valid && (long long)l == l0);
+    return active == FV_CU_RP_FULL && same;
 }
 
 template <typename LT>
@@ -81,18 +143,29 @@ template <typename LT>
 __global__ void
 fv_k_rp_box(const LT *lab, int64_t n, double *tab, long long *box, fv_cu_rp_geom g)
 {
+    const int lane = (int)(threadIdx.x & 31);
     FV_GRID_STRIDE(int64_t, i, n) {
         int64_t l = fv_cu_rp_label<LT>(lab, i);
-        if (l <= 0 || l > g.L)
+        const int valid = l > 0 && l <= g.L;
+        const int agg = fv_cu_rp_uniform(l, valid);   /* every lane calls it: no early exit before */
+        if (!valid)
             continue;
         l--;
-        atomicAdd(tab + l * g.ncols, 1.0);
+        if (!agg || lane == 0)
+            atomicAdd(tab + l * g.ncols, agg ? 32.0 : 1.0);
         int64_t rest = i;
         for (int d = g.nd - 1; d >= 0; d--) {
             long long x = (long long)(rest % g.shape[d]);
             rest /= g.shape[d];
-            atomicMin(box + l * 2 * g.nd + d, x);
-            atomicMax(box + l * 2 * g.nd + g.nd + d, x);
+            long long lo = x, hi = x;
+            if (agg) {
+                lo = fv_cu_rp_wmin_ll(x);
+                hi = fv_cu_rp_wmax_ll(x);
+            }
+            if (!agg || lane == 0) {
+                atomicMin(box + l * 2 * g.nd + d, lo);
+                atomicMax(box + l * 2 * g.nd + g.nd + d, hi);
+            }
         }
     }
 }
@@ -102,9 +175,12 @@ __global__ void
 fv_k_rp_moments(const LT *lab, const double *inten, int64_t n, double *tab, const long long *box,
                 fv_cu_rp_geom g)
 {
+    const int lane = (int)(threadIdx.x & 31);
     FV_GRID_STRIDE(int64_t, i, n) {
         int64_t l = fv_cu_rp_label<LT>(lab, i);
-        if (l <= 0 || l > g.L)
+        const int valid = l > 0 && l <= g.L;
+        const int agg = fv_cu_rp_uniform(l, valid);   /* every lane calls it: no early exit before */
+        if (!valid)
             continue;
         l--;
         double rel[FV__RP_MAX_NDIM];
@@ -125,14 +201,27 @@ fv_k_rp_moments(const LT *lab, const double *inten, int64_t n, double *tab, cons
                 double x = rel[d];
                 m *= e == 0 ? 1.0 : e == 1 ? x : e == 2 ? x * x : x * x * x;
             }
-            atomicAdd(row + g.col_mom + k, m);
-            for (int64_t c = 0; c < g.nch; c++)
-                atomicAdd(row + g.col_ch + c * (2 + g.nmom) + 2 + k, m * inten[i * g.nch + c]);
+            double s = agg ? fv_cu_rp_wsum(m) : m;
+            if (!agg || lane == 0)
+                atomicAdd(row + g.col_mom + k, s);
+            for (int64_t c = 0; c < g.nch; c++) {
+                double w = m * inten[i * g.nch + c];
+                if (agg)
+                    w = fv_cu_rp_wsum(w);
+                if (!agg || lane == 0)
+                    atomicAdd(row + g.col_ch + c * (2 + g.nmom) + 2 + k, w);
+            }
         }
         for (int64_t c = 0; c < g.nch; c++) {
-            double v = inten[i * g.nch + c];
-            fv_cu_rp_amin(row + g.col_ch + c * (2 + g.nmom), v);
-            fv_cu_rp_amax(row + g.col_ch + c * (2 + g.nmom) + 1, v);
+            double v = inten[i * g.nch + c], lo = v, hi = v;
+            if (agg) {
+                lo = fv_cu_rp_wmin(v);
+                hi = fv_cu_rp_wmax(v);
+            }
+            if (!agg || lane == 0) {
+                fv_cu_rp_amin(row + g.col_ch + c * (2 + g.nmom), lo);
+                fv_cu_rp_amax(row + g.col_ch + c * (2 + g.nmom) + 1, hi);
+            }
         }
     }
 }
