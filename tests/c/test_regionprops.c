@@ -229,8 +229,11 @@ run_stats(const fv_array *lab, const fv_array *inten, int64_t L, fv_array *out)
 #endif
 }
 
+/* blocky: labels are large boxes (whole warps of one label on the GPU: its
+ * aggregated path) with a few pixels of other labels sprinkled in. */
 static void
-one_case(fv_dtype ldt, int nd, const int64_t *shape, int64_t nlabels, double density, int64_t nch, fv_dtype idt)
+one_case_mode(fv_dtype ldt, int nd, const int64_t *shape, int64_t nlabels, double density, int64_t nch,
+              fv_dtype idt, int blocky)
 {
     fv_array *lab = NULL, *inten = NULL, *out = NULL, *cpu = NULL;
     int64_t n = 1, ishape[8];
@@ -244,6 +247,14 @@ one_case(fv_dtype ldt, int nd, const int64_t *shape, int64_t nlabels, double den
     void *ld = fv_array_data(lab);
     for (int64_t i = 0; i < n; i++) {
         int64_t v = uniform() < density ? 1 + (int64_t)(uniform() * (double)nlabels) : 0;
+        if (blocky && uniform() > 0.001) {
+            int64_t rest = i, key = 0;
+            for (int d = nd - 1; d >= 0; d--) {
+                key = key * 7 + (rest % shape[d]) / 45;
+                rest /= shape[d];
+            }
+            v = key % (nlabels + 1);   /* 0 is a background box */
+        }
         if (signed_dt && uniform() < 0.02)
             v = -1 - (int64_t)(uniform() * 3);   /* ignored */
         label_put(ld, ldt, i, v);
@@ -292,6 +303,12 @@ one_case(fv_dtype ldt, int nd, const int64_t *shape, int64_t nlabels, double den
 }
 
 static void
+one_case(fv_dtype ldt, int nd, const int64_t *shape, int64_t nlabels, double density, int64_t nch, fv_dtype idt)
+{
+    one_case_mode(ldt, nd, shape, nlabels, density, nch, idt, 0);
+}
+
+static void
 test_random(void)
 {
     const fv_dtype ldts[] = {FV_UINT8, FV_INT8, FV_UINT16, FV_INT16, FV_UINT32, FV_INT32, FV_UINT64, FV_INT64};
@@ -316,6 +333,8 @@ test_large(void)
     one_case(FV_INT32, 2, s2, 5, 0.9, 2, FV_FLOAT64);
     one_case(FV_UINT16, 2, s2, 20000, 0.5, 1, FV_UINT8);
     one_case(FV_INT64, 3, s3, 40, 0.7, 1, FV_FLOAT32);
+    one_case_mode(FV_INT32, 2, s2, 30, 0.5, 2, FV_FLOAT32, 1);
+    one_case_mode(FV_UINT8, 3, s3, 9, 0.5, 0, FV_FLOAT64, 1);
 }
 
 static void
