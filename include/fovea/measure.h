@@ -45,6 +45,36 @@ FV_EXTERN_C_BEGIN
 FV_API fv_status fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *structure,
                           int connectivity, const int64_t *background, int nonzero, int64_t *num_labels);
 
+/* Per-label statistics behind skimage.measure.regionprops, for every label at
+ * once in one pass over labels (and intensity).
+ *
+ * labels: any integer dtype, 1..4 dimensions, any strides; pixels whose
+ *   label is <= 0 or > max_label are ignored (skimage ignores label 0 and
+ *   scipy.ndimage.find_objects negative labels).
+ * intensity: NULL, or any real dtype with labels' shape (one channel) or
+ *   labels' shape plus a trailing channel axis of C >= 1 channels; values
+ *   are taken as float64. Same device as labels.
+ * max_label: >= 0; rows of out are labels 1..max_label.
+ * out: float64, C-contiguous, shape (max_label, fv_region_stats_columns(
+ *   ndim, C)) (C = 0 without intensity), on labels' device. Row l - 1:
+ *     [0]                     pixel count (0: label l is absent, the rest 0)
+ *     [1, 1 + ndim)           bounding box start per axis (inclusive)
+ *     [1 + ndim, 1 + 2 ndim)  bounding box stop per axis (exclusive)
+ *     [1 + 2 ndim, G)         raw spatial moments up to order 3 per axis
+ *                             about the box start: M = 4^ndim values in the
+ *                             C order of a (4,) * ndim array, G = 1 + 2 ndim + M
+ *     per channel c, at G + c (2 + M): min, max, then the M intensity-weighted
+ *                             raw moments about the box start ([0] = sum)
+ * CPU: the image is cut into row blocks, each accumulating its own table with
+ * moments about the first pixel of each label it sees; the tables are merged
+ * per label with the binomial shift to the box start (so sums never lose
+ * digits to distance from the image origin). CUDA: a bounding-box pass with
+ * integer atomics, then one pass of double atomicAdd into the table.
+ * Returns FV_OK or a negative fv_status (details in fv_error_message()). */
+FV_API int64_t fv_region_stats_columns(int ndim, int64_t channels);
+FV_API fv_status fv_region_stats(fv_context *ctx, const fv_array *labels, const fv_array *intensity,
+                                 int64_t max_label, fv_array *out);
+
 FV_EXTERN_C_END
 
 #endif

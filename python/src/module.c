@@ -43,6 +43,7 @@ PyObject *fvpy_exp_clahe(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_measure_label(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in segmentation.c: the watershed. */
 PyObject *fvpy_segmentation_watershed(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_measure_region_stats(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in ndimage.c: the filter and morphology bindings behind fovea.ndimage. */
 PyObject *fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw);
@@ -266,6 +267,9 @@ static PyMethodDef fvpy_methods[] = {
     {"exp_clahe", FVPY_KW(fvpy_exp_clahe),
      "exp_clahe(image, kernel_size, clip_limit, nbins, stream=None)\n--\n\nfv_clahe of a uint16 image."},
     /* labelling (measure.c), used by fovea.skimage.measure.label and fovea.ndimage.label */
+    {"measure_region_stats", FVPY_KW(fvpy_measure_region_stats),
+     "measure_region_stats(labels, intensity, max_label, stream=None) -> fovea.Array: the per-label float64 "
+     "table of fv_region_stats (regionprops batch statistics)."},
     {"measure_label", FVPY_KW(fvpy_measure_label),
      "measure_label(image, connectivity=0, structure=None, background=None, nonzero=False, wide=True, "
      "stream=None)\n--\n\nConnected components of image: (labels as int64 (wide) or int32, number of labels)."},

@@ -110,7 +110,8 @@ typedef enum fv__backend_id {
     X(HISTOGRAM, "histogram")     \
     X(CLAHE, "equalize_adapthist") \
     X(LABEL, "label")             \
-    X(WATERSHED, "watershed")
+    X(WATERSHED, "watershed") \
+    X(REGION_STATS, "region_stats")
 
 typedef enum fv__op {
 #define FV__OP_ENUM(E, NAME) FV__OP_##E,

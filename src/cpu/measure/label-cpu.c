@@ -24,6 +24,7 @@
 #include <string.h>
 #include "internal.h"
 #include "ops/measure/label-kernels.h"
+#include "ops/measure/regionprops-kernels.h"
 
 #define FV__LD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define FV__ST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -545,4 +546,5 @@ fv__cpu_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
 {
     uint32_t dt = FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL);
     table[FV__OP_LABEL][FV__BACKEND_CPU] = (fv__kernel){dt, FV_MAX_NDIM, fv__cpu_label};
+    fv__cpu_register_regionprops(table);
 }

@@ -23,6 +23,7 @@
 #include <cub/device/device_scan.cuh>
 #include "cuda/common.cuh"
 #include "ops/measure/label-kernels.h"
+#include "ops/measure/regionprops-kernels.h"
 
 typedef struct fv_cu_label_geom {
     int nd;
@@ -310,4 +311,5 @@ fv__cuda_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
 {
     uint32_t dt = FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL);
     table[FV__OP_LABEL][FV__BACKEND_CUDA] = (fv__kernel){dt, FV_MAX_NDIM, fv__cuda_label};
+    fv__cuda_register_regionprops(table);
 }

@@ -1,6 +1,38 @@
-"""scikit-image's measure module (0.26 API) on fovea's kernels: so far
-``label``, connected-component labelling in C on all CPU cores or in CUDA."""
+"""scikit-image's measure module (0.26 API) on fovea's kernels: ``label``
+(connected-component labelling in C on all CPU cores or in CUDA),
+``regionprops`` / ``regionprops_table`` (every label's statistics in one pass
+of the fv_region_stats kernel, the properties derived in batch), the moment
+functions, ``perimeter``, ``perimeter_crofton`` and ``euler_number``."""
 
 from ._label import label
+from ._moments import (
+    centroid,
+    inertia_tensor,
+    inertia_tensor_eigvals,
+    moments,
+    moments_central,
+    moments_coords,
+    moments_coords_central,
+    moments_hu,
+    moments_normalized,
+)
+from ._regionprops import regionprops, regionprops_table
+from ._regionprops_utils import euler_number, perimeter, perimeter_crofton
 
-__all__ = ["label"]
+__all__ = [
+    "centroid",
+    "euler_number",
+    "inertia_tensor",
+    "inertia_tensor_eigvals",
+    "label",
+    "moments",
+    "moments_central",
+    "moments_coords",
+    "moments_coords_central",
+    "moments_hu",
+    "moments_normalized",
+    "perimeter",
+    "perimeter_crofton",
+    "regionprops",
+    "regionprops_table",
+]

@@ -7,6 +7,7 @@ tensors (GPU); the result has the input's array type. Footprint generators
 return NumPy arrays as scikit-image's do.
 """
 
+from .convex_hull import convex_hull_image, convex_hull_object
 from .binary import binary_closing, binary_dilation, binary_erosion, binary_opening
 from .extrema import h_maxima, h_minima, local_maxima, local_minima
 from .footprints import (
@@ -38,6 +39,8 @@ __all__ = [
     "binary_erosion",
     "binary_opening",
     "black_tophat",
+    "convex_hull_image",
+    "convex_hull_object",
     "closing",
     "cube",
     "diamond",
