@@ -17,6 +17,7 @@
 #include "color.h"
 #include "exposure.h"
 #include "measure.h"
+#include "contours.h"
 #include "filesystem.h"
 
 #endif

@@ -40,6 +40,8 @@ PyObject *fvpy_exp_histogram(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_exp_clahe(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in measure.c: connected-component labelling. */
 PyObject *fvpy_measure_label(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in contours.c: marching-squares contours. */
+PyObject *fvpy_measure_find_contours(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in ndimage.c: the filter and morphology bindings behind fovea.ndimage. */
 PyObject *fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw);
@@ -263,6 +265,9 @@ static PyMethodDef fvpy_methods[] = {
     {"measure_label", FVPY_KW(fvpy_measure_label),
      "measure_label(image, connectivity=0, structure=None, background=None, nonzero=False, wide=True, "
      "stream=None)\n--\n\nConnected components of image: (labels as int64 (wide) or int32, number of labels)."},
+    {"measure_find_contours", FVPY_KW(fvpy_measure_find_contours),
+     "measure_find_contours(image, level, fully_connected_high=False, mask=None) -> (points, offsets): "
+     "marching-squares contours of a 2-d float64 host image (fovea/contours.h)"},
     /* fovea.ndimage (ndimage.c): arrays in place, modes as fv_mode values; see python/fovea/ndimage */
     {"ndi_correlate1d", FVPY_KW(fvpy_ndi_correlate1d),
      "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None)\n--\n\n"
