@@ -101,10 +101,9 @@ def blur_effect(image, h_size=11, channel_axis=None, reduce_func=np.max):
     B = []
     for ax in range(x.ndim):
         blurred = fndi.uniform_filter1d(x, h_size, axis=ax)
-        sharp = xp.abs(sobel(x, axis=ax))
-        soft = xp.abs(sobel(blurred, axis=ax))
-        xp.maximum(sharp, _EPS, out=sharp)
-        xp.maximum(soft, _EPS, out=soft)
+        # scikit-image's np.maximum with a float64 scalar makes these float64
+        sharp = xp.maximum(xp.abs(sobel(x, axis=ax)).astype(np.float64, copy=False), _EPS)
+        soft = xp.maximum(xp.abs(sobel(blurred, axis=ax)).astype(np.float64, copy=False), _EPS)
         T = xp.maximum(0, sharp - soft)
         M1 = xp.sum(sharp[slices])
         M2 = xp.sum(T[slices])
