@@ -312,7 +312,7 @@ def points(rng, shape, density):
 
 
 @pytest.mark.parametrize("shape", [(30, 40), (8, 9, 10), (50,)])
-@pytest.mark.parametrize("density", [0.002, 0.05, 0.5])
+@pytest.mark.parametrize("density", [0.002, 0.01, 0.05, 0.5])
 @pytest.mark.parametrize("method", ["standard", "modified"])
 def test_hausdorff_distance(xp, rng, shape, density, method):
     a, b = points(rng, shape, density), points(rng, shape, density)
@@ -339,7 +339,7 @@ def test_hausdorff_distance_values_and_shapes(xp, rng):
 
 
 @pytest.mark.parametrize("shape", [(30, 40), (8, 9, 10)])
-@pytest.mark.parametrize("density", [0.003, 0.05])
+@pytest.mark.parametrize("density", [0.003, 0.01, 0.05, 0.3])
 def test_hausdorff_pair(xp, rng, shape, density):
     a, b = points(rng, shape, density), points(rng, shape, density)
     a.flat[0] = b.flat[-1] = True
