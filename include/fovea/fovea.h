@@ -18,6 +18,7 @@
 #include "exposure.h"
 #include "measure.h"
 #include "contours.h"
+#include "metrics.h"
 #include "filesystem.h"
 
 #endif

@@ -364,3 +364,45 @@ def test_hausdorff_pair_empty(xp):
     b[1, 1] = True
     with pytest.warns(UserWarning, match="empty"):
         assert fm.hausdorff_pair(xp.put(a), xp.put(b)) == ((), ())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(30, 41), (9, 10, 11)])
+def test_ssim_map_c_kernel_equals_array_path(rng, dtype, shape):
+    """The host C kernel (metrics_ssim_map) and the array-operations path that
+    GPU data takes (run here with NumPy) give the same map, mean and gradient
+    terms, bit for bit."""
+    from fovea import _fovea
+    from fovea.skimage.metrics import _ssim
+
+    mom = [rng.random(shape).astype(dtype) for _ in range(5)]
+    mom[2] += mom[0] ** 2   # plausible second moments
+    mom[3] += mom[1] ** 2
+    args = (0.9, 1e-4, 9e-4)
+    ref = [m.copy() for m in mom]
+    S_ref, mean_ref, g1, g2, g3 = _ssim._ssim_map_xp(np, *ref, *args, True, 3)
+    got = [m.copy() for m in mom]
+    S = np.empty_like(got[0])
+    mean = _fovea.metrics_ssim_map(*got, *args, S=S, gradient=True, pad=3)
+    np.testing.assert_array_equal(S, S_ref)
+    np.testing.assert_array_equal(got[2], g1)
+    np.testing.assert_array_equal(got[3], g2)
+    np.testing.assert_array_equal(got[4], g3)
+    np.testing.assert_allclose(mean, mean_ref, rtol=1e-12)
+
+
+def test_ssim_map_errors():
+    from fovea import _fovea
+
+    a = np.zeros((5, 5))
+    with pytest.raises(TypeError, match="float32 or float64"):
+        _fovea.metrics_ssim_map(*[a.astype(np.int32)] * 5, 1.0, 0.0, 0.0)
+    with pytest.raises(TypeError, match="uy is float32 but ux is float64"):
+        _fovea.metrics_ssim_map(a, a.astype(np.float32), a, a, a, 1.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="shape"):
+        _fovea.metrics_ssim_map(a, a, a, a, np.zeros((5, 4)), 1.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="contiguous"):
+        _fovea.metrics_ssim_map(a, a, a, a, np.zeros((5, 10))[:, ::2], 1.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="must not overlap"):
+        b = np.zeros((5, 5))
+        _fovea.metrics_ssim_map(a, a, b, b, np.zeros((5, 5)), 1.0, 0.0, 0.0, gradient=True)

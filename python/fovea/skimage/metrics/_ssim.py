@@ -9,6 +9,7 @@ image less a border of (win_size - 1) // 2 pixels."""
 
 import numpy as np
 
+from ... import _fovea
 from ... import ndimage as fndi
 from .._shared import slice_at_axis, supported_float_type
 from ._common import check_same_shape, dtype_range, two, warn
@@ -108,18 +109,45 @@ def _ssim(a, b, xp, win_size, gradient, data_range, channel_axis, gaussian_weigh
     ux = filt(x)
     uy = filt(y)
     t = x * x
-    vx = filt(t)                       # uxx, then cov_norm * (uxx - ux*ux)
+    uxx = filt(t)
     xp.multiply(y, y, out=t)
-    vy = filt(t)
+    uyy = filt(t)
     xp.multiply(x, y, out=t)
-    vxy = filt(t)
+    uxy = filt(t)
+    del t
+    C1 = (K1 * data_range) ** 2
+    C2 = (K2 * data_range) ** 2
+    pad = (win_size - 1) // 2
+    if xp is np:
+        # one multi-threaded C pass: S (into ux's memory), its interior mean and
+        # the gradient's three terms (into uxx, uyy, uxy)
+        S = ux if full else None
+        mssim = np.float64(_fovea.metrics_ssim_map(ux, uy, uxx, uyy, uxy, cov_norm, C1, C2, S=S,
+                                                   gradient=bool(gradient), pad=pad))
+        g1, g2, g3 = uxx, uyy, uxy
+    else:
+        S, mssim, g1, g2, g3 = _ssim_map_xp(xp, ux, uy, uxx, uyy, uxy, cov_norm, C1, C2, gradient, pad)
+    grad = None
+    if gradient:
+        grad = filt(g1)
+        grad *= x
+        g2 = filt(g2)
+        g2 *= y
+        grad += g2
+        grad += filt(g3)
+        grad *= 2 / x.size
+    return _pack(mssim, grad, S, gradient, full)
+
+
+def _ssim_map_xp(xp, ux, uy, vx, vy, vxy, cov_norm, C1, C2, gradient, pad):
+    """The SSIM map with array operations (GPU data), in place where it can,
+    in scikit-image's order of operations. vx, vy, vxy enter holding uxx,
+    uyy, uxy. Returns (S, mean, A1 / D, -S / B2, third gradient term)."""
+    t = xp.empty_like(ux)
     for v, p, q in ((vx, ux, ux), (vy, uy, uy), (vxy, ux, uy)):
         xp.multiply(p, q, out=t)
         xp.subtract(v, t, out=v)
         xp.multiply(v, cov_norm, out=v)
-    R = data_range
-    C1 = (K1 * R) ** 2
-    C2 = (K2 * R) ** 2
     A1 = 2 * ux
     A1 *= uy
     A1 += C1
@@ -133,36 +161,25 @@ def _ssim(a, b, xp, win_size, gradient, data_range, channel_axis, gaussian_weigh
     B2 = vx                            # vx + vy + C2
     B2 += vy
     B2 += C2
-    del vy
     D = xp.multiply(B1, B2)
     S = xp.multiply(A1, A2)
     S /= D
-
-    pad = (win_size - 1) // 2
     inner = tuple(slice(pad, s - pad) for s in S.shape)
     mssim = S[inner].mean(dtype=np.float64)
-
-    grad = None
-    if gradient:
-        xp.divide(A1, D, out=t)
-        grad = filt(t)
-        grad *= x
-        xp.negative(S, out=t)
-        t /= B2
-        g2 = filt(t)
-        g2 *= y
-        grad += g2
-        # (ux * (A2 - A1) - uy * (B2 - B1) * S) / D
-        xp.subtract(A2, A1, out=t)
-        t *= ux
-        xp.subtract(B2, B1, out=g2)
-        g2 *= uy
-        g2 *= S
-        t -= g2
-        t /= D
-        grad += filt(t)
-        grad *= 2 / x.size
-    return _pack(mssim, grad, S, gradient, full)
+    if not gradient:
+        return S, mssim, None, None, None
+    g1 = A1 / D
+    g2 = xp.negative(S)
+    g2 /= B2
+    # (ux * (A2 - A1) - uy * (B2 - B1) * S) / D
+    g3 = xp.subtract(A2, A1)
+    g3 *= ux
+    xp.subtract(B2, B1, out=t)
+    t *= uy
+    t *= S
+    g3 -= t
+    g3 /= D
+    return S, mssim, g1, g2, g3
 
 
 def _pack(mssim, grad, S, gradient, full):
