@@ -406,3 +406,16 @@ def test_ssim_map_errors():
     with pytest.raises(ValueError, match="must not overlap"):
         b = np.zeros((5, 5))
         _fovea.metrics_ssim_map(a, a, b, b, np.zeros((5, 5)), 1.0, 0.0, 0.0, gradient=True)
+
+
+def test_segmentation_metrics_need_images_or_table(xp, rng):
+    t, s = seg_pair(rng, (6, 7), 3, 4)
+    with pytest.raises(ValueError, match="or a table"):
+        fm.adapted_rand_error(xp.put(t))
+    with pytest.raises(ValueError, match="or a table"):
+        fm.variation_of_information(xp.put(t))
+    if xp.name == "numpy":   # a table alone is enough
+        table = skm.contingency_table(t, s, normalize=True)
+        close(fm.variation_of_information(table=table), skm.variation_of_information(t, s), rtol=1e-9)
+        with pytest.raises(ValueError, match="same dimensions"):
+            fm.variation_of_information(t, s[:3])

@@ -129,6 +129,8 @@ def adapted_rand_error(image_true=None, image_test=None, *, table=None, ignore_l
         t, s, xp, _ = two(image_true, image_test, "image_test")
         check_same_shape(t, s)
     if table is None:
+        if image_test is None or image_true is None:
+            raise ValueError("adapted_rand_error needs image_true and image_test, or a table")
         rows, cols, p, nrows, ncols = _table_data(t, s, xp, ignore_labels, False)
     else:
         xp = _table_xp(table)
@@ -153,9 +155,11 @@ def variation_of_information(image0=None, image1=None, *, table=None, ignore_lab
     conditional entropies whose sum is the variation of information. Pixels of
     image0 labelled with one of ignore_labels are left out. table: a
     precomputed normalised contingency table."""
-    t, s, xp, _ = two(image0, image1, "image1")
-    check_same_shape(t, s)
     if table is None:
+        if image0 is None or image1 is None:
+            raise ValueError("variation_of_information needs image0 and image1, or a table")
+        t, s, xp, _ = two(image0, image1, "image1")
+        check_same_shape(t, s)
         rows, cols, p, nrows, ncols = _table_data(t, s, xp, ignore_labels, True)
     else:
         xp = _table_xp(table)
