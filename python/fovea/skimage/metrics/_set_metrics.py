@@ -7,7 +7,7 @@ a common shape (the nearest point always lies inside the bounding box of the
 two point sets, so the padding changes nothing). Distances are the square
 roots of the same integer sums as the KD-tree's, so they are equal; the mean
 of 'modified' is taken in the same (raster) order. Where the point sets are
-small next to the image (na * nb <= 8 pixels per image pixel), the nearest
+small next to the image (na * nb at most the pixel count), the nearest
 distances come from the pairwise squared distances instead (integers, in
 chunks), which is exact too and cheaper than two transforms."""
 
@@ -63,7 +63,7 @@ def _brute(a_pts, b_pts, xp, want_index=False):
 
 
 def _use_brute(na, nb, size):
-    return na * nb <= 8 * size
+    return na * nb <= size
 
 
 def hausdorff_distance(image0, image1, method="standard"):
