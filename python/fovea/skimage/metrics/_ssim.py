@@ -16,6 +16,18 @@ from ._common import check_same_shape, dtype_range, two, warn
 
 __all__ = ["structural_similarity"]
 
+
+def _fovea_astype(v, dt):
+    from ... import astype
+
+    return astype(v, dt)
+
+
+def _fovea_multiply(u, v):
+    from ... import multiply
+
+    return multiply(u, v)
+
 _WIN_MSG = ("win_size exceeds image extent. Either ensure that your images are at least 7x7; or pass win_size "
             "explicitly in the function call, with an odd value less than or equal to the smaller side of your "
             "images. If your images are multichannel (with color channels), set channel_axis to the axis number "
@@ -101,20 +113,21 @@ def _ssim(a, b, xp, win_size, gradient, data_range, channel_axis, gaussian_weigh
         def filt(x):
             return fndi.uniform_filter(x, size=win_size)
 
-    x = a.astype(float_type, copy=False)
-    y = b.astype(float_type, copy=False)
+    if xp is np:
+        # fovea's multi-threaded casts and products (exact, as NumPy's)
+        cast, mul = _fovea_astype, _fovea_multiply
+    else:
+        cast, mul = (lambda v, dt: v.astype(dt, copy=False)), xp.multiply
+    x = a if a.dtype == float_type else cast(a, float_type)
+    y = b if b.dtype == float_type else cast(b, float_type)
     NP = win_size ** a.ndim
     cov_norm = NP / (NP - 1) if use_sample_covariance else 1.0
 
     ux = filt(x)
     uy = filt(y)
-    t = x * x
-    uxx = filt(t)
-    xp.multiply(y, y, out=t)
-    uyy = filt(t)
-    xp.multiply(x, y, out=t)
-    uxy = filt(t)
-    del t
+    uxx = filt(mul(x, x))
+    uyy = filt(mul(y, y))
+    uxy = filt(mul(x, y))
     C1 = (K1 * data_range) ** 2
     C2 = (K2 * data_range) ** 2
     pad = (win_size - 1) // 2
