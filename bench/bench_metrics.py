@@ -10,6 +10,8 @@ warm-up. Each case also checks that fovea's result equals the peer's (SSIM to
 ratio = peer time / fovea time (> 1: fovea is faster).
 
     python bench/bench_metrics.py [--cpu] [--gpu] [--quick] [--only REGEX] [--repeat 3]
+
+Without --cpu / --gpu both run (tools/gpu-check runs it that way).
 """
 import argparse
 import re
@@ -131,8 +133,8 @@ def main():
     ap.add_argument("--only", default=None, help="regex over case names")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    if not args.cpu and not args.gpu:
-        args.cpu = True
+    if not args.cpu and not args.gpu:   # both (the GPU part is skipped without CuPy or a GPU)
+        args.cpu = args.gpu = True
     import fovea
     from fovea.skimage import measure as fmeas
     from fovea.skimage import metrics as fmet

@@ -20,7 +20,8 @@ def _mse(a, b, xp):
         d = np.subtract(a, b).reshape(-1)
         return np.float64(np.dot(d, d) / d.size)
     d = a - b
-    return xp.mean(d * d, dtype=np.float64)
+    xp.multiply(d, d, out=d)
+    return xp.mean(d, dtype=np.float64)
 
 
 def _mse_images(a, b, xp):
