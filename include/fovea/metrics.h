@@ -31,6 +31,21 @@ FV_API fv_status fv_ssim_map(fv_context *ctx, const fv_array *ux, const fv_array
                              fv_array *uyy, fv_array *uxy, double cov_norm, double c1, double c2,
                              fv_array *S_out, int gradient, int64_t pad, double *mean);
 
+/* Nearest neighbours between two integer point sets, exactly (the distances
+ * of skimage.metrics.hausdorff_distance / hausdorff_pair).
+ * points: int64 (n, nd), C-contiguous host array, sorted ascending by
+ * column `axis` (np.argwhere's raster order is sorted by column 0).
+ * queries: int64 (m, nd), C-contiguous host array, any order.
+ * d2: int64 (m,): squared Euclidean distance from each query to the nearest
+ * point; index: NULL or int64 (m,): the row of that point (the lowest row
+ * among equally near ones). n >= 1, nd <= 8; coordinates must lie in
+ * (-2^28, 2^28) (FV_EINVAL otherwise) so that squared distances fit int64.
+ * A sweep along `axis`: from the query's position in the sorted points
+ * outwards in both directions, stopping each direction once the gap along
+ * `axis` alone exceeds the best distance found; queries run in parallel. */
+FV_API fv_status fv_nearest_points(fv_context *ctx, const fv_array *points, int axis, const fv_array *queries,
+                                   fv_array *d2, fv_array *index);
+
 FV_EXTERN_C_END
 
 #endif

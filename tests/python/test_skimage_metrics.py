@@ -419,3 +419,48 @@ def test_segmentation_metrics_need_images_or_table(xp, rng):
         close(fm.variation_of_information(table=table), skm.variation_of_information(t, s), rtol=1e-9)
         with pytest.raises(ValueError, match="same dimensions"):
             fm.variation_of_information(t, s[:3])
+
+
+@pytest.mark.parametrize("shape", [(300, 200), (20, 30, 40), (5000,)])
+@pytest.mark.parametrize("density", [0.002, 0.05])
+def test_nearest_point_paths_agree(rng, shape, density):
+    """The three exact nearest-point paths (C sweep for sparse host sets, pairwise
+    distances for small GPU sets, distance transforms otherwise), run here on
+    host data, give the same distances and, without ties, the same points."""
+    from scipy.spatial import cKDTree
+
+    from fovea.skimage.metrics import _set_metrics as sm
+
+    a, b = points(rng, shape, density), points(rng, shape, density)
+    a.flat[0] = b.flat[-1] = True
+    pa, pb = np.argwhere(a), np.argwhere(b)
+    want_d, want_i = cKDTree(pa).query(pb, k=1)
+    d_sweep, i_sweep = sm._sweep(pa, pb, True)
+    d_brute, _, i_brute, _ = sm._brute(pa, pb, np, want_index=True)
+    from fovea import ndimage as fndi
+    d_edt = fndi.distance_transform_edt(~a)[b]
+    for d in (d_sweep, d_brute, d_edt):
+        np.testing.assert_array_equal(d, want_d)
+    d2 = ((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1)
+    unique = (d2 == d2.min(0)).sum(0) == 1          # queries without ties
+    np.testing.assert_array_equal(i_sweep[unique], want_i[unique])
+    np.testing.assert_array_equal(i_brute[unique], want_i[unique])
+
+
+def test_nearest_points_errors():
+    from fovea import _fovea
+
+    p = np.array([[3, 0], [1, 0]], np.int64)
+    q = np.zeros((1, 2), np.int64)
+    with pytest.raises(ValueError, match="not sorted"):
+        _fovea.metrics_nearest_points(p, 0, q)
+    with pytest.raises(ValueError, match="coordinates"):
+        _fovea.metrics_nearest_points(p[::-1].copy(), 0, np.zeros((1, 3), np.int64))
+    with pytest.raises(ValueError, match="axis"):
+        _fovea.metrics_nearest_points(p[::-1].copy(), 2, q)
+    with pytest.raises(ValueError, match="2\\^28"):
+        _fovea.metrics_nearest_points(np.array([[0, 1 << 29]], np.int64), 0, q)
+    with pytest.raises(TypeError, match="int64"):
+        _fovea.metrics_nearest_points(p.astype(np.int32), 0, q)
+    with pytest.raises(ValueError, match="no points"):
+        _fovea.metrics_nearest_points(np.zeros((0, 2), np.int64), 0, q)

@@ -6,15 +6,20 @@ EDT of the other's complement sampled there. Both images are zero-padded to
 a common shape (the nearest point always lies inside the bounding box of the
 two point sets, so the padding changes nothing). Distances are the square
 roots of the same integer sums as the KD-tree's, so they are equal; the mean
-of 'modified' is taken in the same (raster) order. Where the point sets are
-small next to the image (na * nb at most the pixel count), the nearest
-distances come from the pairwise squared distances instead (integers, in
-chunks), which is exact too and cheaper than two transforms."""
+of 'modified' is taken in the same (raster) order.
+
+Sparse point sets: on the host, where it is estimated cheaper than two
+transforms of the whole image, an exact sweep in C (fv_nearest_points:
+points sorted along their longest axis, each query walking outwards from its
+place until the gap along that axis exceeds the best distance); on the GPU,
+for na * nb at most the pixel count, pairwise integer squared distances in
+chunks. Both give the same integer squared distances, hence equal values."""
 
 import warnings
 
 import numpy as np
 
+from ... import _fovea
 from ... import ndimage as fndi
 from ._common import two
 
@@ -66,6 +71,44 @@ def _use_brute(na, nb, size):
     return na * nb <= size
 
 
+def _sweep_cost(n_src, n_q, shape):
+    """Rough operation count of the sweep for n_q queries against n_src
+    points in an image of shape: the points within the nearest-neighbour gap
+    of the query along the longest axis."""
+    size = float(np.prod(shape))
+    n_src = max(n_src, 1)
+    per_slab = max(1.0, n_src / max(shape))
+    gap = (size / n_src) ** (1.0 / len(shape))
+    return n_q * per_slab * (2 * gap + 1)
+
+
+def _use_sweep(na, nb, shape):
+    """The host sweep (fv_nearest_points) where it costs less than two exact
+    distance transforms of the whole image (about 25 operations a pixel)."""
+    if len(shape) > 8 or max(shape) >= 1 << 28:
+        return False
+    return _sweep_cost(na, nb, shape) + _sweep_cost(nb, na, shape) <= 25 * float(np.prod(shape))
+
+
+def _sweep(src, queries, want_index=False):
+    """(distance from each query to the nearest src point, its row in src or
+    None), exactly, by fovea's C sweep along src's longest axis."""
+    src = np.ascontiguousarray(src, dtype=np.int64)
+    queries = np.ascontiguousarray(queries, dtype=np.int64)
+    ax = int(np.argmax(src.max(0) - src.min(0)))
+    order = None
+    if ax != 0:   # argwhere's rows are sorted by axis 0 only
+        order = np.argsort(src[:, ax], kind="stable")
+        src = np.ascontiguousarray(src[order])
+    d2, idx = _fovea.metrics_nearest_points(src, ax, queries, want_index)
+    d = np.sqrt(np.asarray(d2).astype(np.float64))
+    if want_index:
+        idx = np.asarray(idx)
+        if order is not None:
+            idx = order[idx]
+    return d, idx
+
+
 def hausdorff_distance(image0, image1, method="standard"):
     """Hausdorff distance between the sets of nonzero pixels of the two images
     ('standard': the largest nearest-point distance either way; 'modified':
@@ -80,7 +123,11 @@ def hausdorff_distance(image0, image1, method="standard"):
         return 0 if nb == 0 else np.inf
     if nb == 0:
         return np.inf
-    if _use_brute(na, nb, a.size):
+    if xp is np and _use_sweep(na, nb, a.shape):
+        a_pts, b_pts = np.argwhere(a), np.argwhere(b)
+        fwd, _ = _sweep(a_pts, b_pts)
+        bwd, _ = _sweep(b_pts, a_pts)
+    elif xp is not np and _use_brute(na, nb, a.size):
         fwd, bwd = _brute(xp.argwhere(a), xp.argwhere(b), xp)
     else:
         fwd = fndi.distance_transform_edt(~a)[b]   # from each point of b to the nearest of a
@@ -102,7 +149,15 @@ def hausdorff_pair(image0, image1):
     if len(a_pts) == 0 or len(b_pts) == 0:
         warnings.warn("One or both of the images is empty.", stacklevel=2)
         return (), ()
-    if _use_brute(len(a_pts), len(b_pts), a.size):
+    if xp is np and _use_sweep(len(a_pts), len(b_pts), a.shape):
+        d_from_b, near_a = _sweep(a_pts, b_pts, True)
+        d_from_a, near_b = _sweep(b_pts, a_pts, True)
+        ia = int(d_from_b.argmax())
+        ib = int(d_from_a.argmax())
+        if float(d_from_a[ib]) > float(d_from_b[ia]):
+            return a_pts[ib], b_pts[int(near_b[ib])]
+        return a_pts[int(near_a[ia])], b_pts[ia]
+    if xp is not np and _use_brute(len(a_pts), len(b_pts), a.size):
         d_from_b, d_from_a, near_a, near_b = _brute(a_pts, b_pts, xp, want_index=True)
         ia = int(d_from_b.argmax())
         ib = int(d_from_a.argmax())
