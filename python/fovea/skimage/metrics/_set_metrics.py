@@ -29,8 +29,8 @@ __all__ = ["hausdorff_distance", "hausdorff_pair"]
 def _common_shape(a, b, xp):
     if a.ndim != b.ndim:
         raise ValueError("image0 and image1 must have the same number of dimensions")
-    a = a != 0
-    b = b != 0
+    a = a.astype(bool, copy=False)   # nonzero (NaN too), no copy for bool input
+    b = b.astype(bool, copy=False)
     if a.shape != b.shape:
         shape = tuple(max(s, t) for s, t in zip(a.shape, b.shape))
         a = xp.pad(a, [(0, s - i) for s, i in zip(shape, a.shape)])
@@ -117,21 +117,31 @@ def hausdorff_distance(image0, image1, method="standard"):
     if method not in ("standard", "modified"):
         raise ValueError(f"unrecognized method {method}")
     a, b, xp, _ = two(image0, image1)
+    if xp is np:   # the points first: the sweep needs no common shape
+        if a.ndim != b.ndim:
+            raise ValueError("image0 and image1 must have the same number of dimensions")
+        a_pts, b_pts = np.argwhere(a), np.argwhere(b)
+        na, nb = len(a_pts), len(b_pts)
+        shape = tuple(max(s, t) for s, t in zip(a.shape, b.shape))
+        if na and nb and _use_sweep(na, nb, shape):
+            fwd, _ = _sweep(a_pts, b_pts)
+            bwd, _ = _sweep(b_pts, a_pts)
+            return _combine(fwd, bwd, method)
     a, b = _common_shape(a, b, xp)
     na, nb = int(xp.count_nonzero(a)), int(xp.count_nonzero(b))
     if na == 0:
         return 0 if nb == 0 else np.inf
     if nb == 0:
         return np.inf
-    if xp is np and _use_sweep(na, nb, a.shape):
-        a_pts, b_pts = np.argwhere(a), np.argwhere(b)
-        fwd, _ = _sweep(a_pts, b_pts)
-        bwd, _ = _sweep(b_pts, a_pts)
-    elif xp is not np and _use_brute(na, nb, a.size):
+    if xp is not np and _use_brute(na, nb, a.size):
         fwd, bwd = _brute(xp.argwhere(a), xp.argwhere(b), xp)
     else:
         fwd = fndi.distance_transform_edt(~a)[b]   # from each point of b to the nearest of a
         bwd = fndi.distance_transform_edt(~b)[a]
+    return _combine(fwd, bwd, method)
+
+
+def _combine(fwd, bwd, method):
     if method == "standard":
         return float(max(fwd.max(), bwd.max()))
     return float(max(fwd.mean(), bwd.mean()))
