@@ -464,3 +464,10 @@ def test_nearest_points_errors():
         _fovea.metrics_nearest_points(p.astype(np.int32), 0, q)
     with pytest.raises(ValueError, match="no points"):
         _fovea.metrics_nearest_points(np.zeros((0, 2), np.int64), 0, q)
+
+
+def test_hausdorff_dimension_errors(xp):
+    with pytest.raises(ValueError, match="same number of dimensions"):
+        fm.hausdorff_distance(xp.put(np.ones((3, 3))), xp.put(np.ones(3)))
+    with pytest.raises(ValueError, match="at least one dimension"):
+        fm.hausdorff_pair(xp.put(np.ones(())), xp.put(np.ones(())))

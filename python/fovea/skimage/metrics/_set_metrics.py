@@ -26,6 +26,13 @@ from ._common import two
 __all__ = ["hausdorff_distance", "hausdorff_pair"]
 
 
+def _check_ndim(a, b):
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("image0 and image1 must have at least one dimension")
+    if a.ndim != b.ndim:
+        raise ValueError("image0 and image1 must have the same number of dimensions")
+
+
 def _common_shape(a, b, xp):
     if a.ndim != b.ndim:
         raise ValueError("image0 and image1 must have the same number of dimensions")
@@ -117,9 +124,8 @@ def hausdorff_distance(image0, image1, method="standard"):
     if method not in ("standard", "modified"):
         raise ValueError(f"unrecognized method {method}")
     a, b, xp, _ = two(image0, image1)
+    _check_ndim(a, b)
     if xp is np:   # the points first: the sweep needs no common shape
-        if a.ndim != b.ndim:
-            raise ValueError("image0 and image1 must have the same number of dimensions")
         a_pts, b_pts = np.argwhere(a), np.argwhere(b)
         na, nb = len(a_pts), len(b_pts)
         shape = tuple(max(s, t) for s, t in zip(a.shape, b.shape))
@@ -153,6 +159,7 @@ def hausdorff_pair(image0, image1):
     set is empty. Where several points of one set are nearest, the one chosen
     may differ from scikit-image's KD-tree choice (the distance is the same)."""
     a, b, xp, _ = two(image0, image1)
+    _check_ndim(a, b)
     a, b = _common_shape(a, b, xp)
     a_pts = xp.argwhere(a)
     b_pts = xp.argwhere(b)
