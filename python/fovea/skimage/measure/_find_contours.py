@@ -5,8 +5,8 @@ contours (points, order, starting points, orientation) are equal to
 scikit-image's.
 
 CuPy / CUDA input: the image (and mask) are copied to the host, the contours
-found there and returned as a list of NumPy arrays, as cuCIM does (contours
-are ragged, host-side data)."""
+found there and returned as a list of NumPy arrays (contours are ragged,
+host-side data; the joining is sequential)."""
 
 import numpy as np
 
