@@ -18,6 +18,8 @@
 #include "exposure.h"
 #include "measure.h"
 #include "segmentation.h"
+#include "contours.h"
+#include "metrics.h"
 #include "filesystem.h"
 
 #endif

@@ -44,6 +44,11 @@ PyObject *fvpy_measure_label(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in segmentation.c: the watershed. */
 PyObject *fvpy_segmentation_watershed(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_measure_region_stats(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in contours.c: marching-squares contours. */
+PyObject *fvpy_measure_find_contours(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in metrics.c: the pointwise SSIM map. */
+PyObject *fvpy_metrics_ssim_map(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_metrics_nearest_points(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in ndimage.c: the filter and morphology bindings behind fovea.ndimage. */
 PyObject *fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw);
@@ -277,6 +282,15 @@ static PyMethodDef fvpy_methods[] = {
      "segmentation_watershed(image, markers, mask=None, connectivity=1, footprint=None, footprint_shape=None, "
      "offset=None, compactness=0, watershed_line=False, stream=None)\n--\n\n"
      "Watershed of image from markers: labels of the markers' dtype."},
+    {"measure_find_contours", FVPY_KW(fvpy_measure_find_contours),
+     "measure_find_contours(image, level, fully_connected_high=False, mask=None) -> (points, offsets): "
+     "marching-squares contours of a 2-d float64 host image (fovea/contours.h)"},
+    {"metrics_ssim_map", FVPY_KW(fvpy_metrics_ssim_map),
+     "metrics_ssim_map(ux, uy, uxx, uyy, uxy, cov_norm, c1, c2, S=None, gradient=False, pad=0) -> mean: "
+     "the SSIM map from the local moments, host float32/float64 (fovea/metrics.h)"},
+    {"metrics_nearest_points", FVPY_KW(fvpy_metrics_nearest_points),
+     "metrics_nearest_points(points, axis, queries, want_index=False) -> (d2, index or None): exact nearest "
+     "neighbours of int64 point sets (fovea/metrics.h)"},
     /* fovea.ndimage (ndimage.c): arrays in place, modes as fv_mode values; see python/fovea/ndimage */
     {"ndi_correlate1d", FVPY_KW(fvpy_ndi_correlate1d),
      "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None)\n--\n\n"

@@ -1,0 +1,49 @@
+"""Helpers shared by the metrics: two inputs on one device, scikit-image's
+dtype ranges and shape check."""
+
+import warnings
+
+import numpy as np
+
+from .._shared import like_input, prepare, supported_float_type
+
+__all__ = ["two", "check_same_shape", "dtype_range", "as_floats", "warn"]
+
+
+def two(a, b, name_b="image1"):
+    """(a, b, xp, back): both inputs as arrays of one library (NumPy or CuPy);
+    DeviceError when they live on different devices."""
+    a, xp, back = prepare(a)
+    b = like_input(b, xp, name_b)
+    if xp is np:
+        b = np.asarray(b)
+    return a, b, xp, back
+
+
+def check_same_shape(a, b):
+    if a.shape != b.shape:
+        raise ValueError("Input images must have the same dimensions.")
+
+
+def dtype_range(dtype):
+    """scikit-image's dtype_range[dtype.type]: (min, max) of the type; floats
+    (-1, 1), bool (False, True)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return False, True
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return info.min, info.max
+    if dt.kind == "f" and dt.itemsize <= 8:
+        return -1, 1
+    raise KeyError(dt.type)
+
+
+def as_floats(a, b, xp):
+    """Both images in the supported float type of their two dtypes."""
+    ft = supported_float_type((a.dtype, b.dtype))
+    return a.astype(ft, copy=False), b.astype(ft, copy=False)
+
+
+def warn(msg, stacklevel=3):
+    warnings.warn(msg, UserWarning, stacklevel=stacklevel)
