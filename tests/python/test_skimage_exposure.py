@@ -195,6 +195,18 @@ def test_equalize_adapthist_data(xp, name):
     check(fe.equalize_adapthist(xp.asarray(f)), ske.equalize_adapthist(f), xp)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "float32", "float64"])
+@pytest.mark.parametrize("channels,kernel_size", [(3, None), (4, 9), (3, (7, 12))])
+def test_equalize_adapthist_rgb(xp, dtype, channels, kernel_size):
+    """RGB(A)-like images are equalized on their HSV value, as scikit-image's adapt_rgb(hsv_value)."""
+    img = random_image(dtype, (45, 38, channels), seed=17)
+    ref = ske.equalize_adapthist(img, kernel_size=kernel_size)
+    check(fe.equalize_adapthist(xp.asarray(img), kernel_size=kernel_size), ref, xp)
+    if channels == 3 and dtype == "uint8":
+        a = skdata.astronaut()[::4, ::4]
+        check(fe.equalize_adapthist(xp.asarray(a), clip_limit=0.02), ske.equalize_adapthist(a, clip_limit=0.02), xp)
+
+
 def test_equalize_adapthist_errors(xp):
     img = np.zeros((10, 10), np.uint8)
     img[3] = 9

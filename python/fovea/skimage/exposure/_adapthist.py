@@ -45,7 +45,22 @@ def _img_as_uint(image, xp):
 def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
     """Contrast Limited Adaptive Histogram Equalization over contextual regions
     of kernel_size (default: 1/8 of each extent), clip_limit in [0, 1], nbins
-    grey bins. Returns float32 for float16/32 input, else float64, in [0, 1]."""
+    grey bins. Returns float32 for float16/32 input, else float64, in [0, 1].
+
+    An RGB(A)-like image (3-d with 3 or 4 samples last, scikit-image's
+    ``adapt_rgb(hsv_value)``) is equalized on its HSV value: rgb2hsv of the
+    first three channels, CLAHE of V, hsv2rgb."""
+    img, back = _xp.take(image)
+    if img.ndim == 3 and img.shape[-1] in (3, 4):
+        from ..color import hsv2rgb, rgb2hsv
+        hsv = rgb2hsv(img[:, :, :3])
+        value = _equalize_adapthist(hsv[:, :, 2].copy(), kernel_size, clip_limit, nbins)
+        hsv[:, :, 2] = value.astype(hsv.dtype, copy=False)
+        return back(hsv2rgb(hsv))
+    return back(_equalize_adapthist(img, kernel_size, clip_limit, nbins))
+
+
+def _equalize_adapthist(image, kernel_size, clip_limit, nbins):
     img, back = _xp.take(image)
     xp = xp_of(img)
     float_dtype = supported_float_type(img.dtype)
