@@ -117,7 +117,11 @@ def run_suite(title, ours, peer, d, repeat, only, sync=None):
             if peer is None:
                 print(f"{name:40s} {t_o * 1e3:10.1f} {'-':>10s} {'-':>7s}")
                 continue
-            t_p, r_p = best_of(lambda: fn(*peer, d), repeat, sync)
+            try:
+                t_p, r_p = best_of(lambda: fn(*peer, d), repeat, sync)
+            except (AttributeError, NotImplementedError, ImportError) as e:   # the peer lacks it
+                print(f"{name:40s} {t_o * 1e3:10.1f} {'-':>10s} {'-':>7s}  (peer: {type(e).__name__}: {e})")
+                continue
         ok = cmp(r_o, r_p)
         ratios.append(t_p / t_o)
         print(f"{name:40s} {t_o * 1e3:10.1f} {t_p * 1e3:10.1f} {t_p / t_o:7.2f}  {'yes' if ok else 'NO'}")
