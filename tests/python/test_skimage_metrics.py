@@ -319,7 +319,12 @@ def test_hausdorff_distance(xp, rng, shape, density, method):
     a.flat[0] = b.flat[-1] = True
     want = skm.hausdorff_distance(a, b, method=method)
     got = fm.hausdorff_distance(xp.put(a), xp.put(b), method=method)
-    assert got == want, (got, want)
+    if method == "modified" and xp.name == "cupy":
+        # a mean of distances: the GPU's reduction order rounds differently from
+        # NumPy's pairwise sum (seen on an H200: ulp-level differences)
+        assert got == pytest.approx(want, rel=1e-12), (got, want)
+    else:
+        assert got == want, (got, want)
 
 
 def test_hausdorff_distance_values_and_shapes(xp, rng):
