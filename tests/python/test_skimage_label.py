@@ -19,6 +19,7 @@ from fovea import ndimage as fndi
 from fovea.skimage import measure as fm
 from fovea.skimage import morphology as fmo
 from fovea.skimage import segmentation as fs
+from xpcase import xp_fixture  # noqa: E402 (tests/python/xpcase.py)
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Only one label was provided:UserWarning"),
@@ -30,38 +31,7 @@ SHAPES = {1: [(1,), (2,), (37,)], 2: [(1, 1), (1, 9), (9, 1), (17, 23)], 3: [(5,
           4: [(3, 4, 5, 6)]}
 
 
-class _Numpy:
-    name = "numpy"
-
-    @staticmethod
-    def put(a):
-        return a
-
-    @staticmethod
-    def get(a):
-        assert isinstance(a, np.ndarray), type(a)
-        return a
-
-
-class _Cupy:
-    name = "cupy"
-
-    def __init__(self, cp):
-        self.cp = cp
-
-    def put(self, a):
-        return self.cp.asarray(a)
-
-    def get(self, a):
-        assert isinstance(a, self.cp.ndarray), type(a)
-        return a.get()
-
-
-@pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
-def xp(request):
-    if request.param == "numpy":
-        return _Numpy()
-    return _Cupy(request.getfixturevalue("cp"))
+xp = xp_fixture()
 
 
 def same(got, want):

@@ -11,44 +11,12 @@ import scipy.ndimage as sndi
 from skimage import measure as skm
 
 from fovea.skimage import measure as fm
+from xpcase import xp_fixture  # noqa: E402 (tests/python/xpcase.py)
 
 DTYPES = ["uint8", "uint16", "int16", "float32", "float64"]
 
 
-class _Numpy:
-    name = "numpy"
-
-    @staticmethod
-    def put(a):
-        return a
-
-    @staticmethod
-    def get(a):
-        assert isinstance(a, (np.ndarray, np.generic, float)), type(a)
-        return np.asarray(a)
-
-
-class _Cupy:
-    name = "cupy"
-
-    def __init__(self, cp):
-        self.cp = cp
-
-    def put(self, a):
-        return self.cp.asarray(a)
-
-    def get(self, a):
-        if isinstance(a, (float, np.generic)):
-            return np.asarray(a)
-        assert isinstance(a, self.cp.ndarray), type(a)
-        return a.get()
-
-
-@pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
-def xp(request):
-    if request.param == "numpy":
-        return _Numpy()
-    return _Cupy(request.getfixturevalue("cp"))
+xp = xp_fixture(scalars=True)
 
 
 def rand_image(rng, shape, dtype):

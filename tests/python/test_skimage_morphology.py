@@ -15,6 +15,7 @@ from skimage import morphology as sk
 from fovea.skimage import morphology as fm
 
 from conftest import layouts, random_array
+from xpcase import xp_fixture  # noqa: E402 (tests/python/xpcase.py)
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::FutureWarning"),
@@ -22,38 +23,7 @@ pytestmark = [
 ]
 
 
-class _Numpy:
-    name = "numpy"
-
-    @staticmethod
-    def put(a):
-        return a
-
-    @staticmethod
-    def get(a):
-        assert isinstance(a, np.ndarray), type(a)
-        return a
-
-
-class _Cupy:
-    name = "cupy"
-
-    def __init__(self, cp):
-        self.cp = cp
-
-    def put(self, a):
-        return self.cp.asarray(a)
-
-    def get(self, a):
-        assert isinstance(a, self.cp.ndarray), type(a)
-        return a.get()
-
-
-@pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
-def xp(request):
-    if request.param == "numpy":
-        return _Numpy()
-    return _Cupy(request.getfixturevalue("cp"))
+xp = xp_fixture()
 
 
 def same(got, want):

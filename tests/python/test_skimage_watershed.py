@@ -21,45 +21,15 @@ from skimage import segmentation as sks
 from skimage.feature import peak_local_max
 
 from fovea.skimage import segmentation as fs
+from xpcase import CupyCase, xp_fixture  # noqa: E402 (tests/python/xpcase.py)
 
 
-class _Numpy:
-    name = "numpy"
-
-    @staticmethod
-    def put(a):
-        return a
-
-    @staticmethod
-    def get(a):
-        assert isinstance(a, np.ndarray), type(a)
-        return a
-
-
-class _Cupy:
-    name = "cupy"
-
-    def __init__(self, cp):
-        self.cp = cp
-
-    def put(self, a):
-        return None if a is None else self.cp.asarray(a)
-
-    def get(self, a):
-        assert isinstance(a, self.cp.ndarray), type(a)
-        return a.get()
-
-
-@pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
-def xp(request):
-    if request.param == "numpy":
-        return _Numpy()
-    return _Cupy(request.getfixturevalue("cp"))
+xp = xp_fixture()
 
 
 @pytest.fixture
 def gpu(cp):
-    return _Cupy(cp)
+    return CupyCase(cp)
 
 
 def same(got, want):

@@ -1,0 +1,54 @@
+"""Array backends for tests that run once with NumPy and once with CuPy inputs.
+
+``xp = xp_fixture()`` in a test module gives its tests an ``xp`` fixture,
+parametrised over "numpy" and "cupy" (the CuPy case carries the ``gpu`` marker
+and needs the ``cp`` fixture of conftest.py, so it is skipped without a GPU):
+``xp.put(a)`` turns a NumPy array into the backend's array (None stays None),
+``xp.get(r)`` checks that a result is the backend's array type and returns it as
+NumPy. ``scalars=True`` also accepts Python / NumPy scalars from ``get``.
+"""
+import numpy as np
+import pytest
+
+
+class NumpyCase:
+    name = "numpy"
+
+    def __init__(self, scalars=False):
+        self.scalars = scalars
+
+    @staticmethod
+    def put(a):
+        return a
+
+    def get(self, a):
+        ok = (np.ndarray, np.generic, float, int) if self.scalars else (np.ndarray,)
+        assert isinstance(a, ok), type(a)
+        return np.asarray(a)
+
+
+class CupyCase:
+    name = "cupy"
+
+    def __init__(self, cp, scalars=False):
+        self.cp = cp
+        self.scalars = scalars
+
+    def put(self, a):
+        return None if a is None else self.cp.asarray(a)
+
+    def get(self, a):
+        if self.scalars and isinstance(a, (np.generic, float, int)):
+            return np.asarray(a)
+        assert isinstance(a, self.cp.ndarray), type(a)
+        return a.get()
+
+
+def xp_fixture(scalars=False):
+    @pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
+    def xp(request):
+        if request.param == "numpy":
+            return NumpyCase(scalars)
+        return CupyCase(request.getfixturevalue("cp"), scalars)
+
+    return xp
