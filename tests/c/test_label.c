@@ -24,20 +24,8 @@ static const fv_device GPU = {FV_DEVICE_CUDA, 0};
 static fv_context *ctx;
 static int ncases;
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t
-next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-static double
-uniform(void)
-{
-    return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
-}
+#define FV_T_SEED 0x9e3779b97f4a7c15ull
+#include "xorshift.h"
 
 /* ---- reference: flood fill in raster order ------------------------------------- */
 

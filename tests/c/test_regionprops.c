@@ -25,20 +25,8 @@ static const fv_device GPU = {FV_DEVICE_CUDA, 0};
 static fv_context *ctx;
 static int ncases;
 
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint64_t
-next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-static double
-uniform(void)
-{
-    return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
-}
+#define FV_T_SEED 0x2545f4914f6cdd1dull
+#include "xorshift.h"
 
 static int64_t
 label_at(const void *data, fv_dtype dt, int64_t i)
