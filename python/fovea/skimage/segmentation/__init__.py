@@ -9,6 +9,7 @@ kernel (fovea.skimage.measure.label), the morphology through
 fovea.skimage.morphology, distances through fovea.ndimage; the rest is
 NumPy or CuPy array code on the data's own device."""
 
+from ._chan_vese import chan_vese
 from ._clear_border import clear_border
 from ._expand_labels import expand_labels
 from ._join import ArrayMap, join_segmentations, relabel_sequential
@@ -24,6 +25,7 @@ from ._morphsnakes import (
 
 __all__ = [
     "ArrayMap",
+    "chan_vese",
     "checkerboard_level_set",
     "clear_border",
     "disk_level_set",
