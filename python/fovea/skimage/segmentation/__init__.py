@@ -14,6 +14,7 @@ from ._clear_border import clear_border
 from ._expand_labels import expand_labels
 from ._join import ArrayMap, join_segmentations, relabel_sequential
 from .boundaries import find_boundaries, mark_boundaries
+from ._random_walker import random_walker
 from ._watershed import watershed
 from ._morphsnakes import (
     checkerboard_level_set,
@@ -36,6 +37,7 @@ __all__ = [
     "find_boundaries",
     "join_segmentations",
     "mark_boundaries",
+    "random_walker",
     "relabel_sequential",
     "watershed",
 ]
