@@ -20,7 +20,6 @@ active pixels stay 0 (probability 0). The connectivity tests run in fovea's
 binary_propagation.
 """
 
-import inspect
 import numbers
 import warnings
 
@@ -154,26 +153,61 @@ def _linear_system(data, spacing, ranks, nlabels, active, beta, multichannel, xp
     return lap, rhs, unl
 
 
-def _cg(xp, linalg):
-    """The conjugate-gradient function and the name of its relative-tolerance
-    argument (rtol in current SciPy / CuPy, tol in older releases)."""
-    params = inspect.signature(linalg.cg).parameters
-    return linalg.cg, ("rtol" if "rtol" in params else "tol")
+def _block_pcg(lap, rhs, tol, inv_diag, xp):
+    """Conjugate gradients on every column of rhs at once (each column its own
+    scalars), preconditioned by inv_diag (Jacobi) or not (None): scipy's cg step
+    by step (x0 = 0, stop when ||r|| < tol * ||b||, at most 10 n iterations), with
+    the matrix applied to all columns in one sparse product and the vector
+    updates done in place. Returns (X, converged per column)."""
+    n, k = rhs.shape
+    dtype = xp.result_type(lap.dtype, rhs.dtype)
+    b = xp.ascontiguousarray(rhs, dtype=dtype)
+    threshold = tol * xp.sqrt(xp.einsum("ij,ij->j", b, b))
+    x = xp.zeros((n, k), dtype=dtype)
+    r = b.copy()
+    z = xp.empty_like(r)
+    p = xp.empty_like(r)
+    tmp = xp.empty_like(r)
+    active = xp.ones(k, dtype=bool)
+    rho_prev = None
+    exhausted = True
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for it in range(10 * n):
+            rnorm = xp.sqrt(xp.einsum("ij,ij->j", r, r))
+            active &= ~(rnorm < threshold)
+            if not bool(active.any()):
+                exhausted = False
+                break
+            if inv_diag is None:
+                z[...] = r
+            else:
+                xp.multiply(r, inv_diag[:, None], out=z)
+            rho = xp.einsum("ij,ij->j", r, z)
+            if it == 0:
+                p[...] = z
+            else:
+                p *= xp.where(active, rho / rho_prev, 0).astype(dtype, copy=False)
+                p += z
+            q = lap @ p
+            alpha = xp.where(active, rho / xp.einsum("ij,ij->j", p, q), 0).astype(dtype, copy=False)
+            xp.multiply(p, alpha, out=tmp)
+            x += tmp
+            xp.multiply(q, alpha, out=tmp)
+            r -= tmp
+            rho_prev = rho
+    converged = ~active if exhausted else xp.ones(k, dtype=bool)
+    return x, converged
 
 
-def _solve(lap, rhs, tol, mode, xp, sparse, linalg):
+def _solve(lap, rhs, tol, mode, xp, linalg):
+    """(nlabels, n) probabilities."""
     nlabels = rhs.shape[1]
     if mode == "bf":
         if xp is np:
             x = linalg.spsolve(lap.tocsc(), rhs)
             return np.asarray(x).reshape(lap.shape[0], nlabels).T
         return xp.stack([linalg.spsolve(lap, rhs[:, i]) for i in range(nlabels)])
-    maxiter = None
-    precond = None
-    if mode == "cg_j":
-        n = lap.shape[0]
-        precond = sparse.diags(1.0 / lap.diagonal(), 0, shape=(n, n), format="dia")
-    elif mode == "cg_mg":
+    if mode == "cg_mg":
         from pyamg import ruge_stuben_solver
 
         if lap.indptr[-1] > np.iinfo(np.int32).max or max(lap.shape) > np.iinfo(np.int32).max:
@@ -181,15 +215,19 @@ def _solve(lap, rhs, tol, mode, xp, sparse, linalg):
         lap.indices = lap.indices.astype(np.int32, copy=False)
         lap.indptr = lap.indptr.astype(np.int32, copy=False)
         precond = ruge_stuben_solver(lap, coarse_solver="pinv").aspreconditioner(cycle="V")
-        maxiter = 30
-    cg, tol_name = _cg(xp, linalg)
-    results = [cg(lap, rhs[:, i], **{tol_name: tol}, atol=0, M=precond, maxiter=maxiter) for i in range(nlabels)]
-    if any(int(info) > 0 for _, info in results):
+        results = [linalg.cg(lap, rhs[:, i], rtol=tol, atol=0, M=precond, maxiter=30) for i in range(nlabels)]
+        converged = np.array([int(info) == 0 for _, info in results])
+        x = np.stack([x.ravel() for x, _ in results])
+    else:
+        inv_diag = 1.0 / lap.diagonal() if mode == "cg_j" else None
+        x, converged = _block_pcg(lap, rhs, tol, inv_diag, xp)
+        x = x.T
+    if not bool(converged.all()):
         _warn(
             "Conjugate gradient convergence to tolerance not achieved. Consider decreasing beta to "
             "improve system conditionning."
         )
-    return xp.stack([x.ravel() for x, _ in results])
+    return x
 
 
 def _have_pyamg():
@@ -282,7 +320,7 @@ def random_walker(data, labels, beta=130, mode="cg_j", tol=1.0e-3, copy=True, re
     ranks3 = xp.atleast_3d(ranks)
     active3 = None if active is None else xp.atleast_3d(active)
     lap, rhs, unl = _linear_system(x, spacing, ranks3, nlabels, active3, beta, multichannel, xp, sparse)
-    probs = _solve(lap, rhs, tol, mode, xp, sparse, linalg)
+    probs = _solve(lap, rhs, tol, mode, xp, linalg)
     if bool(probs.min() < -prob_tol) or bool(probs.max() > 1 + prob_tol):
         _warn(
             "The probability range is outside [0, 1] given the tolerance `prob_tol`. Consider decreasing "
