@@ -80,7 +80,7 @@ def _preprocess(labels, xp):
         active[isolated] = False
     else:
         active = None
-    zero = int(xp.searchsorted(values, 0))
+    zero = int((values < 0).sum())  # the position of 0 among the sorted label values
     ranks = inverse.reshape(labels.shape) - zero
     nlabels = int(values.shape[0]) - zero - 1
     return ranks, nlabels, active, isolated
