@@ -287,3 +287,17 @@ def test_chan_vese_errors():
         fs.chan_vese(np.zeros((4, 5, 6)))
     with pytest.raises(TypeError, match="tol"):
         fs.chan_vese(CAMERA, tol="small")
+
+
+def test_fovea_array_round_trip(fresh_cycles):
+    import fovea
+
+    img = CAMERA.astype(np.float64)
+    out = fs.morphological_chan_vese(fovea.asarray(img), 4, init_level_set=fovea.asarray(sks.disk_level_set(img.shape)))
+    assert isinstance(out, fovea.Array)
+    same(np.asarray(out), sks.morphological_chan_vese(img, 4, init_level_set="disk"))
+    seg, phi, energies = fs.chan_vese(fovea.asarray(img), max_num_iter=5, extended_output=True)
+    assert isinstance(seg, fovea.Array) and isinstance(phi, fovea.Array) and len(energies) == 5
+    same(np.asarray(seg), sks.chan_vese(img, max_num_iter=5))
+    g = fs.inverse_gaussian_gradient(fovea.asarray(img))
+    assert isinstance(g, fovea.Array)

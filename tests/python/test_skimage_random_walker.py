@@ -241,10 +241,10 @@ def test_random_walker_warnings(rng):
     x01 = blobs(rng, (40, 40))
     lab = seeds_from(rng, x01)
     with pytest.warns(UserWarning, match="cg_mg"):
-        got = fs.random_walker(x01, lab, mode="cg_mg")
+        got = fs.random_walker(x01, lab, mode="cg_mg", prob_tol=1)
     np.testing.assert_array_equal(got, quiet(sks.random_walker, x01, lab, mode="cg_j"))
     with pytest.warns(UserWarning, match="Conjugate gradient convergence"):
-        fs.random_walker(x01, lab, beta=1e5, tol=1e-12)
+        fs.random_walker(x01, lab, beta=1e5, tol=1e-12, prob_tol=1e9)
 
 
 def test_random_walker_errors(rng):
@@ -276,3 +276,13 @@ def test_random_walker_errors(rng):
     assert str(a) == str(b)
     a, b = both(ValueError, x01, -np.ones_like(lab))
     assert str(a) == str(b)
+
+
+def test_fovea_array_round_trip(rng):
+    import fovea
+
+    x01 = blobs(rng, (30, 34))
+    lab = seeds_from(rng, x01)
+    out = quiet(fs.random_walker, fovea.asarray(x01), fovea.asarray(lab))
+    assert isinstance(out, fovea.Array)
+    np.testing.assert_array_equal(np.asarray(out), quiet(sks.random_walker, x01, lab))
