@@ -286,3 +286,17 @@ def test_fovea_array_round_trip(rng):
     out = quiet(fs.random_walker, fovea.asarray(x01), fovea.asarray(lab))
     assert isinstance(out, fovea.Array)
     np.testing.assert_array_equal(np.asarray(out), quiet(sks.random_walker, x01, lab))
+
+
+@pytest.mark.parametrize("prob_tol", [1e-3, 1e-2, 1e-1])
+def test_random_walker_prob_tol_warning(rng, prob_tol):
+    x01 = blobs(rng, (40, 40))
+    lab = seeds_from(rng, x01, levels=(0.3, 0.5, 0.7))
+
+    def range_warned(fn):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            fn(x01, lab.copy(), prob_tol=prob_tol)
+        return any("probability range" in str(w.message) for w in seen)
+
+    assert range_warned(fs.random_walker) == range_warned(sks.random_walker)
