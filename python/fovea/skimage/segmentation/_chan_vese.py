@@ -23,12 +23,16 @@ __all__ = ["chan_vese"]
 
 def _shifts(phi, xp):
     """phi's neighbours with edge replication: (right, left, down, up), i.e.
-    phi[i, j+1], phi[i, j-1], phi[i+1, j], phi[i-1, j] clamped to the image."""
-    right = xp.concatenate([phi[:, 1:], phi[:, -1:]], axis=1)
-    left = xp.concatenate([phi[:, :1], phi[:, :-1]], axis=1)
-    down = xp.concatenate([phi[1:], phi[-1:]], axis=0)
-    up = xp.concatenate([phi[:1], phi[:-1]], axis=0)
-    return right, left, down, up
+    phi[i, j+1], phi[i, j-1], phi[i+1, j], phi[i-1, j] clamped to the image,
+    as views of one edge-padded copy."""
+    n, m = phi.shape
+    pad = xp.empty((n + 2, m + 2), dtype=phi.dtype)
+    pad[1:-1, 1:-1] = phi
+    pad[0, 1:-1] = phi[0]
+    pad[-1, 1:-1] = phi[-1]
+    pad[:, 0] = pad[:, 1]
+    pad[:, -1] = pad[:, -2]
+    return pad[1:-1, 2:], pad[1:-1, :-2], pad[2:, 1:-1], pad[:-2, 1:-1]
 
 
 def _region_means(image, h, xp):
