@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 
 from ... import ndimage as fndi
-from .._shared import check_nD, prepare
+from .._shared import check_nD, like_input, prepare
 
 __all__ = [
     "morphological_chan_vese",
@@ -145,16 +145,14 @@ def inverse_gaussian_gradient(image, alpha=100.0, sigma=5.0):
     return back(1.0 / xp.sqrt(1.0 + alpha * gradnorm))
 
 
-def _init_level_set(init_level_set, shape, xp, back_name):
+def _init_level_set(init_level_set, shape, xp):
     if isinstance(init_level_set, str):
         if init_level_set == "checkerboard":
             return _checkerboard(shape, 5, xp)
         if init_level_set == "disk":
             return _disk(shape, None, None, xp)
         raise ValueError("`init_level_set` not in ['checkerboard', 'disk']")
-    from .._shared import like_input
-
-    return like_input(init_level_set, xp, back_name)
+    return like_input(init_level_set, xp, "init_level_set")
 
 
 def _check_input(image, level_set):
@@ -207,7 +205,7 @@ def morphological_chan_vese(image, num_iter, init_level_set="checkerboard", smoo
     x, xp, back = prepare(image)
     num_iter = _check_count(num_iter, "num_iter")
     smoothing = _check_count(smoothing, "smoothing")
-    level = _init_level_set(init_level_set, tuple(x.shape), xp, "init_level_set")
+    level = _init_level_set(init_level_set, tuple(x.shape), xp)
     _check_input(x, level)
     u = (level > 0).astype(np.int8)
     iter_callback(back(u))
@@ -234,7 +232,7 @@ def morphological_geodesic_active_contour(gimage, num_iter, init_level_set="disk
     x, xp, back = prepare(gimage)
     num_iter = _check_count(num_iter, "num_iter")
     smoothing = _check_count(smoothing, "smoothing")
-    level = _init_level_set(init_level_set, tuple(x.shape), xp, "init_level_set")
+    level = _init_level_set(init_level_set, tuple(x.shape), xp)
     _check_input(x, level)
     if isinstance(threshold, str) and threshold == "auto":
         threshold = xp.percentile(x, 40)
