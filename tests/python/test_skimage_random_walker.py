@@ -300,3 +300,16 @@ def test_random_walker_prob_tol_warning(rng, prob_tol):
         return any("probability range" in str(w.message) for w in seen)
 
     assert range_warned(fs.random_walker) == range_warned(sks.random_walker)
+
+
+def test_random_walker_constant_data():
+    """std(data) == 0 makes every weight NaN: scikit-image iterates CG 10 n times
+    and gets NaN probabilities; fovea stops at once with the same answer."""
+    const = np.full((12, 14), 0.5)
+    lab = np.zeros(const.shape, int)
+    lab[0, 0], lab[-1, -1] = 1, 2
+    with pytest.warns(UserWarning, match="Conjugate gradient"):
+        got = fs.random_walker(const, lab, return_full_prob=True)
+    want = quiet(sks.random_walker, const, lab, return_full_prob=True)
+    np.testing.assert_array_equal(got, want)  # NaN where scikit-image has NaN
+    np.testing.assert_array_equal(quiet(fs.random_walker, const, lab), quiet(sks.random_walker, const, lab))

@@ -169,12 +169,16 @@ def _block_pcg(lap, rhs, tol, inv_diag, xp):
     p = xp.empty_like(r)
     tmp = xp.empty_like(r)
     active = xp.ones(k, dtype=bool)
+    failed = xp.zeros(k, dtype=bool)
     rho_prev = None
     exhausted = True
     with np.errstate(divide="ignore", invalid="ignore"):
         for it in range(10 * n):
             rnorm = xp.sqrt(xp.einsum("ij,ij->j", r, r))
-            active &= ~(rnorm < threshold)
+            # NaN residuals (NaN weights: constant data) never converge; scipy would
+            # iterate 10 n times on them, here they stop at once as not converged
+            failed |= active & ~xp.isfinite(rnorm)
+            active &= ~(rnorm < threshold) & ~failed
             if not bool(active.any()):
                 exhausted = False
                 break
@@ -195,7 +199,9 @@ def _block_pcg(lap, rhs, tol, inv_diag, xp):
             xp.multiply(q, alpha, out=tmp)
             r -= tmp
             rho_prev = rho
-    converged = ~active if exhausted else xp.ones(k, dtype=bool)
+    converged = ~(active | failed) if exhausted else ~failed
+    if bool(failed.any()):
+        x[:, failed] = np.nan  # what CG's first step makes of a NaN system
     return x, converged
 
 
