@@ -313,3 +313,25 @@ def test_random_walker_constant_data():
     want = quiet(sks.random_walker, const, lab, return_full_prob=True)
     np.testing.assert_array_equal(got, want)  # NaN where scikit-image has NaN
     np.testing.assert_array_equal(quiet(fs.random_walker, const, lab), quiet(sks.random_walker, const, lab))
+
+
+@pytest.mark.parametrize("mode", ["cg", "cg_j"])
+def test_block_cg_meets_its_tolerance(rng, mode):
+    """The block CG's columns satisfy scipy's stopping rule ||b - A x|| < tol ||b||,
+    and agree with the direct solve."""
+    import scipy.sparse as sparse
+    import scipy.sparse.linalg as linalg
+
+    from fovea.skimage.segmentation import _random_walker as rw
+
+    x01 = blobs(rng, (30, 36))
+    lab = np.atleast_3d(seeds_from(rng, x01, levels=(0.3, 0.5, 0.7)))
+    data = np.atleast_3d(x01)[..., np.newaxis]
+    lap, rhs, _ = rw._linear_system(data, np.ones(3), lab, 3, None, 130, False, np, sparse)
+    for tol in (1e-2, 1e-4, 1e-8):
+        x, converged = rw._block_pcg(lap, rhs, tol, 1.0 / lap.diagonal() if mode == "cg_j" else None, np)
+        assert converged.all()
+        res = np.linalg.norm(rhs - lap @ x, axis=0)
+        assert (res < tol * np.linalg.norm(rhs, axis=0)).all()
+        direct = linalg.spsolve(lap.tocsc(), rhs)
+        assert np.abs(x - direct).max() < 1e4 * tol
