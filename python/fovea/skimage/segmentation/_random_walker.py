@@ -201,7 +201,7 @@ def _block_pcg(lap, rhs, tol, inv_diag, xp):
             rho_prev = rho
     converged = ~(active | failed) if exhausted else ~failed
     if bool(failed.any()):
-        x[:, failed] = np.nan  # what CG's first step makes of a NaN system
+        x[:, xp.nonzero(failed)[0]] = np.nan  # what CG's first step makes of a NaN system
     return x, converged
 
 
