@@ -1,24 +1,43 @@
 """scikit-image's segmentation clean-up functions (0.26 API) on fovea:
 clear_border, relabel_sequential, find_boundaries, mark_boundaries,
 expand_labels, join_segmentations and watershed (fovea's C / CUDA
-kernel, fv_watershed). Labelling runs in fovea's C / CUDA
+kernel, fv_watershed); the active contours chan_vese,
+morphological_chan_vese, morphological_geodesic_active_contour (with
+inverse_gaussian_gradient, checkerboard_level_set, disk_level_set) and
+random_walker. Labelling runs in fovea's C / CUDA
 kernel (fovea.skimage.measure.label), the morphology through
 fovea.skimage.morphology, distances through fovea.ndimage; the rest is
 NumPy or CuPy array code on the data's own device."""
 
+from ._chan_vese import chan_vese
 from ._clear_border import clear_border
 from ._expand_labels import expand_labels
 from ._join import ArrayMap, join_segmentations, relabel_sequential
 from .boundaries import find_boundaries, mark_boundaries
+from ._random_walker import random_walker
 from ._watershed import watershed
+from ._morphsnakes import (
+    checkerboard_level_set,
+    disk_level_set,
+    inverse_gaussian_gradient,
+    morphological_chan_vese,
+    morphological_geodesic_active_contour,
+)
 
 __all__ = [
     "ArrayMap",
+    "chan_vese",
+    "checkerboard_level_set",
     "clear_border",
+    "disk_level_set",
+    "inverse_gaussian_gradient",
+    "morphological_chan_vese",
+    "morphological_geodesic_active_contour",
     "expand_labels",
     "find_boundaries",
     "join_segmentations",
     "mark_boundaries",
+    "random_walker",
     "relabel_sequential",
     "watershed",
 ]
