@@ -186,18 +186,33 @@ def analyse_batch(batch):
     markers = xp.where(markers > 0, markers - xp.asarray(offs)[:, None, None], 0).astype(markers.dtype)
     if xp is np:
         # the CPU flood follows scikit-image's priority queue exactly, and its order
-        # among equal seeds depends on every seed in the queue: one patch at a time
-        labels = [segmentation.watershed(-dist[i], markers[i], mask=mask[i]) for i in range(n)]
+        # among equal seeds depends on every seed in the queue: one patch at a time,
+        # the patches on as many threads as there are cores (the kernel releases the GIL)
+        neg = -dist
+        labels = _pool().map(lambda i: segmentation.watershed(neg[i], markers[i], mask=mask[i]), range(n))
+        labels = list(labels)
     else:
         # the GPU flood labels each pixel from the seed it reaches at the lowest
         # level: patches cannot interact, so the whole batch floods at once
         labels = segmentation.watershed(-dist, markers, mask=mask, connectivity=cross)
-    out = []
-    for i in range(n):
-        lab = labels[i]
-        table = measure.regionprops_table(lab, intensity_image=hema[i], properties=PROPERTIES)
-        out.append((lab, table))
-    return out
+    def table(i):
+        return labels[i], measure.regionprops_table(labels[i], intensity_image=hema[i], properties=PROPERTIES)
+
+    if xp is np:
+        return list(_pool().map(table, range(n)))
+    return [table(i) for i in range(n)]
+
+
+_POOL = None
+
+
+def _pool():
+    """A process-wide thread pool of os.cpu_count() workers for per-patch steps."""
+    global _POOL
+    if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor
+        _POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="fovea-demo")
+    return _POOL
 
 
 def _xp(a):
