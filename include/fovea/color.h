@@ -100,6 +100,10 @@ typedef struct fv_color_params {
 } fv_color_params;
 
 /* Run the conversion p->conv from in to out (see the top of this file).
+ * MATRIX also takes uint8 input on the CPU, into float64 out: each value v is
+ * taken as v * (1 / 255) (scikit-image's img_as_float64), bit for bit as if
+ * that float64 array were passed, with the pre-function evaluated once per
+ * value (256 per channel) instead of once per pixel.
  * FV_EINVAL for a bad conversion, shape or channel count, FV_EDTYPE for a
  * dtype other than float32 / float64 (or a mix other than the allowed one). */
 FV_API fv_status fv_color_convert(fv_context *ctx, const fv_array *in, fv_array *out, const fv_color_params *p);

@@ -218,11 +218,58 @@ test_errors(void)
         fv_array_unref(all[k]);
 }
 
+/* uint8 input of a matrix conversion: the same bits as its float64 conversion
+ * v * (1 / 255) through the float path, for every pre- and post-function; other
+ * conversions and outputs refuse it. */
+static void
+test_uint8(void)
+{
+    const int n = 300;
+    fv_array *u = arr(FV_UINT8, 2, n, 3, 0), *f = arr(FV_FLOAT64, 2, n, 3, 0);
+    fv_array *o1 = arr(FV_FLOAT64, 2, n, 3, 0), *o2 = arr(FV_FLOAT64, 2, n, 3, 0), *o32 = arr(FV_FLOAT32, 2, n, 3, 0);
+    uint8_t *pu = fv_array_data(u);
+    double *pf = fv_array_data(f);
+    for (int i = 0; i < 3 * n; i++) {
+        pu[i] = (uint8_t)((i * 37 + i / 7) & 255);
+        pf[i] = (double)pu[i] * (1.0 / 255);
+    }
+    const fv_color_pre pres[] = {FV_COLOR_PRE_NONE, FV_COLOR_PRE_SRGB_LINEAR, FV_COLOR_PRE_STAIN_LOG,
+                                 FV_COLOR_PRE_STAIN_EXP};
+    const fv_color_post posts[] = {FV_COLOR_POST_NONE, FV_COLOR_POST_SRGB_GAMMA, FV_COLOR_POST_NONNEG,
+                                   FV_COLOR_POST_EXP_CLIP, FV_COLOR_POST_CLIP01};
+    for (size_t a = 0; a < sizeof pres / sizeof pres[0]; a++)
+        for (size_t b = 0; b < sizeof posts / sizeof posts[0]; b++) {
+            fv_color_params p = params(FV_COLOR_MATRIX);
+            p.rows = 3;
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++)
+                    p.matrix[r][c] = 0.1 * (r + 1) - 0.07 * c + (r == c);
+            p.pre_offset[1] = 0.125;
+            p.post_offset[2] = -0.25;
+            p.pre = pres[a];
+            p.post = posts[b];
+            CHECK_OK(fv_color_convert(NULL, u, o1, &p));
+            CHECK_OK(fv_color_convert(NULL, f, o2, &p));
+            CHECK(memcmp(fv_array_data(o1), fv_array_data(o2), (size_t)n * 3 * sizeof(double)) == 0);
+        }
+    fv_color_params p = params(FV_COLOR_MATRIX);
+    p.rows = 3;
+    CHECK_ERR(fv_color_convert(NULL, u, o32, &p), FV_EDTYPE, "float32 or float64");
+    p = params(FV_COLOR_RGB2HSV);
+    CHECK_ERR(fv_color_convert(NULL, u, o1, &p), FV_EDTYPE, "float32 or float64");
+    fv_array_unref(u);
+    fv_array_unref(f);
+    fv_array_unref(o1);
+    fv_array_unref(o2);
+    fv_array_unref(o32);
+}
+
 int
 main(void)
 {
     test_values();
     test_layouts();
     test_errors();
+    test_uint8();
     return fv_t_summary("test_color");
 }

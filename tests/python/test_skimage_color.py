@@ -473,3 +473,21 @@ def test_same_array_type_out(rng):
     out = fc.rgb2lab(img)
     assert isinstance(out, torch.Tensor)
     np.testing.assert_allclose(out.numpy(), skc.rgb2lab(img.numpy()), rtol=1e-12, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["rgb2hed", "rgb2xyz", "rgb2lab", "rgb2luv", "rgb2gray", "rgb2yuv", "rgb2ycbcr",
+                                  "rgb2yiq", "rgb2ypbpr", "rgb2ydbdr"])
+def test_uint8_host_fast_path_bits(name):
+    """uint8 NumPy input goes to the C matrix conversion as uint8 (its per-channel
+    pre-function evaluated once per value): the same bits as img_as_float64 input,
+    also for strided views and another channel axis."""
+    from skimage.util import img_as_float
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 256, (41, 37, 3), dtype=np.uint8)
+    fn = getattr(fc, name)
+    for img in (x, x[::2, ::3]):
+        got = fn(img)
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, fn(img_as_float(img)))
+    xt = np.moveaxis(x, -1, 0)
+    np.testing.assert_array_equal(fn(xt, channel_axis=0), fn(img_as_float(xt), channel_axis=0))

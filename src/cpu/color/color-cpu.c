@@ -11,7 +11,23 @@ typedef struct fv__color_cpu {
     const char *in, *in2;
     char *out;
     fv__color_pixel_fn px;
+    const double (*lut)[256];   /* uint8 MATRIX input: each channel's prepared values */
 } fv__color_cpu;
+
+/* One pixel of uint8 MATRIX input: the prepared channel values from the tables,
+ * then the rows into float64 out (the float path's arithmetic, value for value). */
+static void
+fv__color_pixel_u8(const fv__color_cpu *w, const char *pin, char *pout)
+{
+    const fv__color_job *j = w->j;
+    const int64_t so = j->cs[0], si = j->cs[1];
+    double v[3], o[3];
+    for (int c = 0; c < 3; c++)
+        v[c] = w->lut[c][*(const uint8_t *)(pin + c * si)];
+    const int nout = fv__color_rows_d(&j->p, v, o);
+    for (int c = 0; c < nout; c++)
+        *(double *)(pout + c * so) = o[c];
+}
 
 static void
 fv__color_range(void *arg, int64_t begin, int64_t end)
@@ -38,8 +54,12 @@ fv__color_range(void *arg, int64_t begin, int64_t end)
         char *po = w->out + off[0];
         const char *pi = w->in + off[1];
         const char *pi2 = w->in2 ? w->in2 + off[2] : NULL;
-        for (int64_t k = 0; k < n; k++)
-            w->px(w->j, pi + k * s1, pi2 ? pi2 + k * s2 : NULL, po + k * s0);
+        if (w->lut)
+            for (int64_t k = 0; k < n; k++)
+                fv__color_pixel_u8(w, pi + k * s1, po + k * s0);
+        else
+            for (int64_t k = 0; k < n; k++)
+                w->px(w->j, pi + k * s1, pi2 ? pi2 + k * s2 : NULL, po + k * s0);
         i += n;
         idx[last] += n;
         for (int d = last; d > 0 && idx[d] >= g->shape[d]; d--) {   /* carry */
@@ -53,9 +73,21 @@ static fv_status
 fv__cpu_color(fv_context *ctx, const fv__op_args *a)
 {
     const fv__color_job *j = (const fv__color_job *)a->params;
-    fv__color_cpu w = {j, a->in->data, a->in2 ? a->in2->data : NULL, a->out->data, NULL};
-    const int si = a->in->dtype == FV_FLOAT32, so = a->out->dtype == FV_FLOAT32;
-    w.px = si ? (so ? fv__color_pixel_ff : fv__color_pixel_fd) : (so ? fv__color_pixel_df : fv__color_pixel_dd);
+    fv__color_cpu w = {j, a->in->data, a->in2 ? a->in2->data : NULL, a->out->data, NULL, NULL};
+    double lut[3][256];
+    if (a->in->dtype == FV_UINT8) {
+        /* validated by the op: MATRIX to float64. Each 8-bit value is first what
+         * scikit-image's img_as_float64 makes of it (v * (1 / 255)); its offset and
+         * pre-function (sRGB linearisation, stain log) then go through the same
+         * code as float64 input, once per value instead of once per pixel */
+        for (int c = 0; c < 3; c++)
+            for (int v = 0; v < 256; v++)
+                lut[c][v] = fv__color_pre_d(&j->p, c, (double)v * (1.0 / 255), 0);
+        w.lut = (const double (*)[256])lut;
+    } else {
+        const int si = a->in->dtype == FV_FLOAT32, so = a->out->dtype == FV_FLOAT32;
+        w.px = si ? (so ? fv__color_pixel_ff : fv__color_pixel_fd) : (so ? fv__color_pixel_df : fv__color_pixel_dd);
+    }
     if (j->g.size > 0)
         fv__parallel_for(ctx, j->g.size, 8192, fv__color_range, &w);
     return FV_OK;
@@ -64,5 +96,6 @@ fv__cpu_color(fv_context *ctx, const fv__op_args *a)
 void
 fv__cpu_register_color(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
 {
-    table[FV__OP_COLOR][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_FLOAT, FV_MAX_NDIM, fv__cpu_color};
+    table[FV__OP_COLOR][FV__BACKEND_CPU] =
+        (fv__kernel){FV_DTYPES_FLOAT | FV_DTYPE_BIT(FV_UINT8), FV_MAX_NDIM, fv__cpu_color};
 }

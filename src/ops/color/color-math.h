@@ -32,6 +32,66 @@ FV__CMATH(fv__color_clip01_)(FV__CT x)
     return x < 0 ? K(0) : x > 1 ? K(1) : x;   /* NaN stays NaN, as np.clip */
 }
 
+/* MATRIX, step 1: input channel c's value x (offset, then the pre-function).
+ * in_single: the input was float32 (STAIN_LOG takes its log in float32). */
+FV_HD FV__CT
+FV__CMATH(fv__color_pre_)(const fv_color_params *p, int c, FV__CT x, int in_single)
+{
+    x = x + K(p->pre_offset[c]);
+    switch (p->pre) {
+    case FV_COLOR_PRE_SRGB_LINEAR:
+        x = x > K(0.04045) ? FV__CM(pow)((x + K(0.055)) / K(1.055), K(2.4)) : x / K(12.92);
+        break;
+    case FV_COLOR_PRE_STAIN_LOG:
+        if (in_single) {
+            float xf = (float)x;
+            x = (FV__CT)logf(xf < 1e-6f ? 1e-6f : xf);
+        } else {
+            double xd = (double)x;
+            x = (FV__CT)log(xd < 1e-6 ? 1e-6 : xd);
+        }
+        x = x / K(-13.815510557964274);
+        break;
+    case FV_COLOR_PRE_STAIN_EXP:
+        x = -(x * K(13.815510557964274));
+        break;
+    default:
+        break;
+    }
+    return x;
+}
+
+/* MATRIX, step 2: the rows (products summed left to right) and the post-function
+ * of the prepared channels v[3]; returns the rows written to o. */
+FV_HD int
+FV__CMATH(fv__color_rows_)(const fv_color_params *p, const FV__CT *v, FV__CT *o)
+{
+    const int rows = p->rows;
+    for (int r = 0; r < rows; r++) {
+        FV__CT y = K(p->matrix[r][0]) * v[0] + K(p->matrix[r][1]) * v[1] + K(p->matrix[r][2]) * v[2];
+        y += K(p->post_offset[r]);
+        switch (p->post) {
+        case FV_COLOR_POST_SRGB_GAMMA:
+            y = y > K(0.0031308) ? K(1.055) * FV__CM(pow)(y, K(1.0 / 2.4)) - K(0.055) : y * K(12.92);
+            y = FV__CMATH(fv__color_clip01_)(y);
+            break;
+        case FV_COLOR_POST_NONNEG:
+            y = y < 0 ? K(0) : y;
+            break;
+        case FV_COLOR_POST_EXP_CLIP:
+            y = FV__CMATH(fv__color_clip01_)(FV__CM(exp)(y));
+            break;
+        case FV_COLOR_POST_CLIP01:
+            y = FV__CMATH(fv__color_clip01_)(y);
+            break;
+        default:
+            break;
+        }
+        o[r] = y;
+    }
+    return rows;
+}
+
 /* Conversion of one pixel: v[cin] in, o[] out; returns the channels written.
  * in_single: the input was float32 (STAIN_LOG takes its log in float32). */
 FV_HD int
@@ -39,54 +99,9 @@ FV__CMATH(fv__color_math_)(const fv_color_params *p, FV__CT *v, FV__CT *o, int i
 {
     switch (p->conv) {
     case FV_COLOR_MATRIX: {
-        for (int c = 0; c < 3; c++) {
-            FV__CT x = v[c] + K(p->pre_offset[c]);
-            switch (p->pre) {
-            case FV_COLOR_PRE_SRGB_LINEAR:
-                x = x > K(0.04045) ? FV__CM(pow)((x + K(0.055)) / K(1.055), K(2.4)) : x / K(12.92);
-                break;
-            case FV_COLOR_PRE_STAIN_LOG:
-                if (in_single) {
-                    float xf = (float)x;
-                    x = (FV__CT)logf(xf < 1e-6f ? 1e-6f : xf);
-                } else {
-                    double xd = (double)x;
-                    x = (FV__CT)log(xd < 1e-6 ? 1e-6 : xd);
-                }
-                x = x / K(-13.815510557964274);
-                break;
-            case FV_COLOR_PRE_STAIN_EXP:
-                x = -(x * K(13.815510557964274));
-                break;
-            default:
-                break;
-            }
-            v[c] = x;
-        }
-        const int rows = p->rows;
-        for (int r = 0; r < rows; r++) {
-            FV__CT y = K(p->matrix[r][0]) * v[0] + K(p->matrix[r][1]) * v[1] + K(p->matrix[r][2]) * v[2];
-            y += K(p->post_offset[r]);
-            switch (p->post) {
-            case FV_COLOR_POST_SRGB_GAMMA:
-                y = y > K(0.0031308) ? K(1.055) * FV__CM(pow)(y, K(1.0 / 2.4)) - K(0.055) : y * K(12.92);
-                y = FV__CMATH(fv__color_clip01_)(y);
-                break;
-            case FV_COLOR_POST_NONNEG:
-                y = y < 0 ? K(0) : y;
-                break;
-            case FV_COLOR_POST_EXP_CLIP:
-                y = FV__CMATH(fv__color_clip01_)(FV__CM(exp)(y));
-                break;
-            case FV_COLOR_POST_CLIP01:
-                y = FV__CMATH(fv__color_clip01_)(y);
-                break;
-            default:
-                break;
-            }
-            o[r] = y;
-        }
-        return rows;
+        for (int c = 0; c < 3; c++)
+            v[c] = FV__CMATH(fv__color_pre_)(p, c, v[c], in_single);
+        return FV__CMATH(fv__color_rows_)(p, v, o);
     }
     case FV_COLOR_RGB2HSV: {
         const FV__CT r = v[0], g = v[1], b = v[2];

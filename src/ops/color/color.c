@@ -53,10 +53,18 @@ fv__color_run(fv_context *ctx, const char *name, const fv_array *in, const fv_ar
         return fv_error_set(FV_EINVAL, name, "the input must have at least %d channels along its last axis, "
                             "got %lld", cin_min, (long long)cin);
     }
-    if (!fv__color_is_float(in->dtype) || !fv__color_is_float(out->dtype) || (in2 && in2->dtype != in->dtype))
-        return fv_error_set(FV_EDTYPE, name, "arrays must be float32 or float64 (inputs of one dtype), got %s "
-                            "in, %s out", fv_dtype_name(in->dtype), fv_dtype_name(out->dtype));
-    if (in->dtype != out->dtype && !(p->conv == FV_COLOR_MATRIX && in->dtype == FV_FLOAT32) &&
+    /* uint8 input (values taken as scikit-image's img_as_float64 makes them:
+     * v / 255) for the linear conversions into float64, on the CPU: each channel's
+     * pre-function is then evaluated once per value, not once per pixel */
+    const int u8 = in->dtype == FV_UINT8 && p->conv == FV_COLOR_MATRIX && out->dtype == FV_FLOAT64 && !in2;
+    if (u8 && in->device.type != FV_DEVICE_CPU)
+        return fv_error_set(FV_EDTYPE, name, "uint8 input is taken on the CPU only; convert it to float first");
+    if ((!u8 && !fv__color_is_float(in->dtype)) || !fv__color_is_float(out->dtype) ||
+        (in2 && in2->dtype != in->dtype))
+        return fv_error_set(FV_EDTYPE, name, "arrays must be float32 or float64 (inputs of one dtype; uint8 "
+                            "for a matrix conversion into float64 on the CPU), got %s in, %s out",
+                            fv_dtype_name(in->dtype), fv_dtype_name(out->dtype));
+    if (in->dtype != out->dtype && !(p->conv == FV_COLOR_MATRIX && (in->dtype == FV_FLOAT32 || u8)) &&
         p->conv < FV_COLOR_DELTAE_CIE76)
         return fv_error_set(FV_EDTYPE, name, "%s input with %s output is not supported", fv_dtype_name(in->dtype),
                             fv_dtype_name(out->dtype));

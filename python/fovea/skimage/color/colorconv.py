@@ -74,7 +74,9 @@ except ImportError:  # numpy < 1.25
 
 def _run(arr, conv, out_dtype=None, out_channels=3, **kw):
     """The C conversion of the channels-last float array arr (NumPy or CuPy)."""
-    out_dtype = np.dtype(arr.dtype if out_dtype is None else out_dtype)
+    if out_dtype is None:   # uint8 input (a matrix conversion on the host): float64, as img_as_float64
+        out_dtype = np.float64 if arr.dtype == np.uint8 else arr.dtype
+    out_dtype = np.dtype(out_dtype)
     res = _fovea.color_convert(arr, conv, out_dtype.name, out_channels, stream=_xp.stream_of(arr), **kw)
     return _xp.wrap(res, arr)
 
@@ -123,12 +125,21 @@ def _prepare_colorarray(arr, xp, nch=3):
     return _to_float(arr, xp)
 
 
+def _prepare_matrix_input(arr, xp):
+    """As _prepare_colorarray, but uint8 host data stays uint8: the C matrix
+    conversion reads it as img_as_float64 would (v / 255) and evaluates the
+    per-channel pre-function (sRGB linearisation, stain log) once per value."""
+    if xp is np and arr.dtype == np.uint8 and arr.ndim > 0 and arr.shape[-1] == 3:
+        return arr
+    return _prepare_colorarray(arr, xp)
+
+
 def _simple(conv, **kw):
     """A 3 -> 3 conversion as a scikit-image function of (image, *, channel_axis)."""
 
     def fn(image, *, channel_axis=-1):
         arr, xp, back, ax = _last(image, channel_axis)
-        arr = _prepare_colorarray(arr, xp)
+        arr = _prepare_matrix_input(arr, xp) if conv == MATRIX else _prepare_colorarray(arr, xp)
         return back(_restore(_run(arr, conv, **kw), xp, ax))
 
     return fn
@@ -185,7 +196,7 @@ def ycbcr2rgb(ycbcr, *, channel_axis=-1):
         arr[..., 1] -= 128
         arr[..., 2] -= 128
         kw = {}
-    arr = _prepare_colorarray(arr, xp)
+    arr = _prepare_matrix_input(arr, xp)
     return back(_restore(_run(arr, MATRIX, matrix=_matrix(rgb_from_ycbcr), **kw), xp, ax))  # noqa: F405
 
 
@@ -193,7 +204,7 @@ def rgb2gray(rgb, *, channel_axis=-1):
     """Luminance Y = 0.2125 R + 0.7154 G + 0.0721 B, as skimage.color.rgb2gray
     (the channel axis is removed)."""
     arr, xp, back, _ = _last(rgb, channel_axis)
-    arr = _prepare_colorarray(arr, xp)
+    arr = _prepare_matrix_input(arr, xp)
     return back(_run(arr, MATRIX, out_channels=-1, matrix=[0.2125, 0.7154, 0.0721]))
 
 
@@ -205,7 +216,7 @@ def separate_stains(rgb, conv_matrix, *, channel_axis=-1):
     as skimage.color.separate_stains: max(log(max(rgb, 1e-6)) / log(1e-6) @ conv_matrix, 0).
     The result is float64, as scikit-image's."""
     arr, xp, back, ax = _last(rgb, channel_axis)
-    arr = _prepare_colorarray(arr, xp)
+    arr = _prepare_matrix_input(arr, xp)
     m = np.asarray(_xp.host(conv_matrix), dtype=np.float64)
     if m.shape != (3, 3):
         raise ValueError(f"conv_matrix must be 3 x 3, got shape {m.shape}")
@@ -288,7 +299,7 @@ def lab2xyz(lab, illuminant="D65", observer="2", *, channel_axis=-1):
 def rgb2lab(rgb, illuminant="D65", observer="2", *, channel_axis=-1):
     """sRGB to CIE L*a*b*, as skimage.color.rgb2lab (through XYZ)."""
     arr, xp, back, ax = _last(rgb, channel_axis)
-    arr = _prepare_colorarray(arr, xp)
+    arr = _prepare_matrix_input(arr, xp)
     xyz = _run(arr, MATRIX, matrix=_matrix(xyz_from_rgb), pre=PRE_SRGB_LINEAR)  # noqa: F405
     return back(_restore(_run(xyz, XYZ2LAB, white=_white(illuminant, observer)), xp, ax))
 
@@ -326,7 +337,7 @@ def luv2xyz(luv, illuminant="D65", observer="2", *, channel_axis=-1):
 def rgb2luv(rgb, *, channel_axis=-1):
     """sRGB to CIE L*u*v* (D65, 2 degrees), as skimage.color.rgb2luv."""
     arr, xp, back, ax = _last(rgb, channel_axis)
-    arr = _prepare_colorarray(arr, xp)
+    arr = _prepare_matrix_input(arr, xp)
     xyz = _run(arr, MATRIX, matrix=_matrix(xyz_from_rgb), pre=PRE_SRGB_LINEAR)  # noqa: F405
     return back(_restore(_run(xyz, XYZ2LUV, white=_white("D65", "2")), xp, ax))
 
