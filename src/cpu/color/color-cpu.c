@@ -1,6 +1,8 @@
 /* CPU kernel of FV__OP_COLOR: the pixels of the job's geometry split over the
  * thread pool; each chunk walks its pixels line by line along the innermost
  * pixel axis and runs the shared per-pixel math (src/ops/color/color-kernels.h). */
+#include <string.h>
+
 #include "internal.h"
 #include "ops/color/color-kernels.h"
 
@@ -12,10 +14,56 @@ typedef struct fv__color_cpu {
     char *out;
     fv__color_pixel_fn px;
     const double (*lut)[256];   /* uint8 MATRIX input: each channel's prepared values */
+    int fast;                   /* ... with 3 rows, post NONE or NONNEG, channels adjacent */
 } fv__color_cpu;
 
 /* One pixel of uint8 MATRIX input: the prepared channel values from the tables,
  * then the rows into float64 out (the float path's arithmetic, value for value). */
+/* y < 0 ? +0.0 : y (NaN and -0.0 kept, as the generic path), without a branch:
+ * colour-deconvolution values straddle 0 at random */
+static inline double
+fv__nonneg(double y)
+{
+    uint64_t b;
+    memcpy(&b, &y, sizeof b);
+    b &= (uint64_t)0 - (uint64_t)!(y < 0);   /* all ones when y >= 0 or NaN, else 0 */
+    memcpy(&y, &b, sizeof y);
+    return y;
+}
+
+/* A line of n pixels of uint8 MATRIX input with packed pixels (3 bytes in,
+ * 3 doubles out) for 3 rows and post NONE or NONNEG: fv__color_rows_d's
+ * arithmetic (products summed left to right, then the post offset), with the
+ * matrix in registers. */
+static void
+fv__color_line_u8(const fv__color_cpu *w, const uint8_t *in, double *out, int64_t n)
+{
+    const fv_color_params *p = &w->j->p;
+    const double *l0 = w->lut[0], *l1 = w->lut[1], *l2 = w->lut[2];
+    const double m00 = p->matrix[0][0], m01 = p->matrix[0][1], m02 = p->matrix[0][2];
+    const double m10 = p->matrix[1][0], m11 = p->matrix[1][1], m12 = p->matrix[1][2];
+    const double m20 = p->matrix[2][0], m21 = p->matrix[2][1], m22 = p->matrix[2][2];
+    const double a0 = p->post_offset[0], a1 = p->post_offset[1], a2 = p->post_offset[2];
+    const int nonneg = p->post == FV_COLOR_POST_NONNEG;
+    for (int64_t k = 0; k < n; k++) {
+        const double v0 = l0[in[3 * k]], v1 = l1[in[3 * k + 1]], v2 = l2[in[3 * k + 2]];
+        double y0 = m00 * v0 + m01 * v1 + m02 * v2;
+        double y1 = m10 * v0 + m11 * v1 + m12 * v2;
+        double y2 = m20 * v0 + m21 * v1 + m22 * v2;
+        y0 += a0;
+        y1 += a1;
+        y2 += a2;
+        if (nonneg) {
+            y0 = fv__nonneg(y0);
+            y1 = fv__nonneg(y1);
+            y2 = fv__nonneg(y2);
+        }
+        out[3 * k] = y0;
+        out[3 * k + 1] = y1;
+        out[3 * k + 2] = y2;
+    }
+}
+
 static void
 fv__color_pixel_u8(const fv__color_cpu *w, const char *pin, char *pout)
 {
@@ -54,7 +102,9 @@ fv__color_range(void *arg, int64_t begin, int64_t end)
         char *po = w->out + off[0];
         const char *pi = w->in + off[1];
         const char *pi2 = w->in2 ? w->in2 + off[2] : NULL;
-        if (w->lut)
+        if (w->lut && w->fast && s1 == 3 && s0 == 3 * (int64_t)sizeof(double))
+            fv__color_line_u8(w, (const uint8_t *)pi, (double *)po, n);
+        else if (w->lut)
             for (int64_t k = 0; k < n; k++)
                 fv__color_pixel_u8(w, pi + k * s1, po + k * s0);
         else
@@ -73,7 +123,7 @@ static fv_status
 fv__cpu_color(fv_context *ctx, const fv__op_args *a)
 {
     const fv__color_job *j = (const fv__color_job *)a->params;
-    fv__color_cpu w = {j, a->in->data, a->in2 ? a->in2->data : NULL, a->out->data, NULL, NULL};
+    fv__color_cpu w = {j, a->in->data, a->in2 ? a->in2->data : NULL, a->out->data, NULL, NULL, 0};
     double lut[3][256];
     if (a->in->dtype == FV_UINT8) {
         /* validated by the op: MATRIX to float64. Each 8-bit value is first what
@@ -84,6 +134,8 @@ fv__cpu_color(fv_context *ctx, const fv__op_args *a)
             for (int v = 0; v < 256; v++)
                 lut[c][v] = fv__color_pre_d(&j->p, c, (double)v * (1.0 / 255), 0);
         w.lut = (const double (*)[256])lut;
+        w.fast = j->p.rows == 3 && j->cs[1] == 1 && j->cs[0] == (int64_t)sizeof(double) &&
+                 (j->p.post == FV_COLOR_POST_NONE || j->p.post == FV_COLOR_POST_NONNEG);
     } else {
         const int si = a->in->dtype == FV_FLOAT32, so = a->out->dtype == FV_FLOAT32;
         w.px = si ? (so ? fv__color_pixel_ff : fv__color_pixel_fd) : (so ? fv__color_pixel_df : fv__color_pixel_dd);
