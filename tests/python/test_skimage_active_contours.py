@@ -16,40 +16,10 @@ from skimage.segmentation import morphsnakes as skms
 
 from fovea.skimage import segmentation as fs
 from fovea.skimage.segmentation import _morphsnakes as fms
+from xpcase import NumpyCase, xp_fixture  # noqa: E402 (tests/python/xpcase.py)
 
 
-class _Numpy:
-    name = "numpy"
-
-    @staticmethod
-    def put(a):
-        return a
-
-    @staticmethod
-    def get(a):
-        assert isinstance(a, np.ndarray), type(a)
-        return a
-
-
-class _Cupy:
-    name = "cupy"
-
-    def __init__(self, cp):
-        self.cp = cp
-
-    def put(self, a):
-        return None if a is None else self.cp.asarray(a)
-
-    def get(self, a):
-        assert isinstance(a, self.cp.ndarray), type(a)
-        return a.get()
-
-
-@pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
-def xp(request):
-    if request.param == "numpy":
-        return _Numpy()
-    return _Cupy(request.getfixturevalue("cp"))
+xp = xp_fixture()
 
 
 @pytest.fixture(autouse=True)
@@ -234,7 +204,7 @@ def test_gac_integer_image_fails_like_skimage():
 
 # ---- chan_vese ----------------------------------------------------------------
 
-def check_chan_vese(img, xp=_Numpy(), iters=40, **kw):
+def check_chan_vese(img, xp=NumpyCase(), iters=40, **kw):
     want = sks.chan_vese(img, max_num_iter=iters, extended_output=True, **kw)
     init = kw.pop("init_level_set", "checkerboard")
     got = fs.chan_vese(xp.put(img), max_num_iter=iters, extended_output=True,

@@ -15,42 +15,10 @@ from skimage import data as skdata
 from skimage import segmentation as sks
 
 from fovea.skimage import segmentation as fs
+from xpcase import xp_fixture  # noqa: E402 (tests/python/xpcase.py)
 
 
-class _Numpy:
-    name = "numpy"
-    prob_atol = 1e-6
-
-    @staticmethod
-    def put(a):
-        return a
-
-    @staticmethod
-    def get(a):
-        assert isinstance(a, np.ndarray), type(a)
-        return a
-
-
-class _Cupy:
-    name = "cupy"
-    prob_atol = 1e-2
-
-    def __init__(self, cp):
-        self.cp = cp
-
-    def put(self, a):
-        return None if a is None else self.cp.asarray(a)
-
-    def get(self, a):
-        assert isinstance(a, self.cp.ndarray), type(a)
-        return a.get()
-
-
-@pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
-def xp(request):
-    if request.param == "numpy":
-        return _Numpy()
-    return _Cupy(request.getfixturevalue("cp"))
+xp = xp_fixture(numpy={"prob_atol": 1e-6}, cupy={"prob_atol": 1e-2})
 
 
 def blobs(rng, shape, sigma=3.0):

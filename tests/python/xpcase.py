@@ -44,11 +44,17 @@ class CupyCase:
         return a.get()
 
 
-def xp_fixture(scalars=False):
+def xp_fixture(scalars=False, numpy=None, cupy=None):
+    """The ``xp`` fixture; numpy / cupy: extra attributes of each case (tolerances)."""
+
     @pytest.fixture(params=["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
     def xp(request):
         if request.param == "numpy":
-            return NumpyCase(scalars)
-        return CupyCase(request.getfixturevalue("cp"), scalars)
+            case, extra = NumpyCase(scalars), numpy
+        else:
+            case, extra = CupyCase(request.getfixturevalue("cp"), scalars), cupy
+        for k, v in (extra or {}).items():
+            setattr(case, k, v)
+        return case
 
     return xp
