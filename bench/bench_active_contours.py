@@ -18,7 +18,6 @@ import json
 import os
 import platform
 import re
-import statistics
 import sys
 import time
 import warnings
@@ -26,6 +25,8 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import find_cupy, timeit  # noqa: E402
 import fovea  # noqa: E402
 from fovea.skimage import segmentation as fseg  # noqa: E402
 from fovea.skimage.segmentation import _morphsnakes as fms  # noqa: E402
@@ -50,20 +51,6 @@ def seeds(img, seed):
     return lab
 
 
-def timeit(fn, repeat, sync=None):
-    fn()
-    if sync:
-        sync()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        r = fn()
-        if sync:
-            sync()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts), r
-
-
 def reset_cycles():
     """Both libraries alternate SIoIS / ISoSI across calls: start both afresh."""
     from skimage.segmentation import morphsnakes as skms
@@ -86,14 +73,8 @@ def main():
     import skimage
     from skimage import segmentation as sseg
 
-    cp = cseg = None
-    gpu = ""
-    if not a.no_gpu and fovea._fovea.gpu_available():
-        try:
-            import cupy as cp
-            gpu = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-        except ImportError:
-            cp = None
+    cseg = None
+    cp, gpu = find_cupy(fovea, a.no_gpu)
     if cp is not None:
         try:
             from cucim.skimage import segmentation as cseg

@@ -26,6 +26,8 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _timing import find_cupy, timeit  # noqa: E402
 import fovea  # noqa: E402
 from fovea.skimage import color as fcolor, exposure as fexposure, filters as ffilters, measure as fmeasure  # noqa
 
@@ -46,20 +48,6 @@ def rgb_image(n, seed):
     img = np.tile(ihc, (reps, reps, 1))[:n, :n]
     rng = np.random.default_rng(seed)
     return np.clip(img.astype(np.int16) + rng.integers(-3, 4, img.shape), 0, 255).astype(np.uint8)
-
-
-def timeit(fn, repeat, sync=None):
-    fn()
-    if sync:
-        sync()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        r = fn()
-        if sync:
-            sync()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts), r
 
 
 def same_labels(a, b):
@@ -90,14 +78,8 @@ def main():
     import skimage
     from skimage import color as scolor, exposure as sexposure, filters as sfilters, measure as smeasure
 
-    cp = cucim = None
-    gpu = ""
-    if not a.no_gpu and fovea._fovea.gpu_available():
-        try:
-            import cupy as cp
-            gpu = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-        except ImportError:
-            cp = None
+    cucim = None
+    cp, gpu = find_cupy(fovea, a.no_gpu)
     if cp is not None:
         try:
             from cucim.skimage import color as ccolor, exposure as cexposure, filters as cfilters, measure as cmeasure

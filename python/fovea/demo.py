@@ -24,6 +24,8 @@ import zlib
 
 import numpy as np
 
+from .skimage._shared import host as _host
+
 PROPERTIES = ("label", "area", "centroid", "bbox", "eccentricity", "orientation", "axis_major_length",
               "axis_minor_length", "intensity_mean", "intensity_max")
 
@@ -134,17 +136,11 @@ def write_png(path, rgb):
 
 # ---- the pipeline ----------------------------------------------------------------------
 
-def _host(a):
-    if hasattr(a, "get") and type(a).__module__.startswith("cupy"):
-        return a.get()
-    return np.asarray(a)
-
-
-def _plane_structure(ndim_plane_conn):
+def _plane_structure(connectivity):
     """A (3, 3, 3) structure that connects within a patch only (the middle plane):
     connectivity 1 (cross) or 2 (full 3 x 3) of a 2-d image."""
     s = np.zeros((3, 3, 3), bool)
-    s[1] = np.ones((3, 3), bool) if ndim_plane_conn == 2 else np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], bool)
+    s[1] = np.ones((3, 3), bool) if connectivity == 2 else np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], bool)
     return s
 
 
@@ -155,18 +151,19 @@ def analyse_batch(batch):
     structuring elements never reach across patches (the distance transform's
     sampling along N is far beyond any in-patch distance), so each step is one
     large kernel launch instead of N small ones; Otsu's threshold is taken per
-    patch, and on the CPU the watershed too (see below). Returns a list of (labels, table) per patch: the watershed labels
-    (same array type as the input; numbered per patch from 1 as scikit-image
-    numbers one patch's markers) and
-    regionprops_table's dict."""
+    patch, and on the CPU the watershed and the table too (see below). Returns a
+    list of (labels, table) per patch: the watershed labels (same array type as the
+    input; numbered per patch from 1 as scikit-image numbers one patch's markers)
+    and regionprops_table's dict."""
     from . import ndimage as ndi
     from .skimage import color, filters, measure, morphology, segmentation
+    from .skimage.morphology._xp import xp_of
 
     n = batch.shape[0]
     hed = color.rgb2hed(batch, channel_axis=-1)
     hema = hed[..., 0]
     smooth = ndi.gaussian_filter(hema, sigma=(0, SIGMA, SIGMA))
-    xp = _xp(batch)
+    xp = xp_of(batch)
     th = xp.asarray([float(filters.threshold_otsu(smooth[i])) for i in range(n)], dtype=smooth.dtype)
     mask = smooth > th[:, None, None]
     mask = morphology.opening(mask, morphology.disk(OPEN_RADIUS)[None])
@@ -184,23 +181,22 @@ def analyse_batch(batch):
     pm = _host(markers.reshape(n, -1).max(axis=1)).astype(np.int64)
     offs = np.concatenate([[0], np.maximum.accumulate(pm)[:-1]]).astype(markers.dtype)
     markers = xp.where(markers > 0, markers - xp.asarray(offs)[:, None, None], 0).astype(markers.dtype)
+    neg = -dist
     if xp is np:
         # the CPU flood follows scikit-image's priority queue exactly, and its order
         # among equal seeds depends on every seed in the queue: one patch at a time,
-        # the patches on as many threads as there are cores (the kernel releases the GIL)
-        neg = -dist
-        labels = _pool().map(lambda i: segmentation.watershed(neg[i], markers[i], mask=mask[i]), range(n))
-        labels = list(labels)
-    else:
-        # the GPU flood labels each pixel from the seed it reaches at the lowest
-        # level: patches cannot interact, so the whole batch floods at once
-        labels = segmentation.watershed(-dist, markers, mask=mask, connectivity=cross)
-    def table(i):
-        return labels[i], measure.regionprops_table(labels[i], intensity_image=hema[i], properties=PROPERTIES)
+        # with the table, on as many threads as there are cores (the kernels release
+        # the GIL)
+        def patch(i):
+            lab = segmentation.watershed(neg[i], markers[i], mask=mask[i])
+            return lab, measure.regionprops_table(lab, intensity_image=hema[i], properties=PROPERTIES)
 
-    if xp is np:
-        return list(_pool().map(table, range(n)))
-    return [table(i) for i in range(n)]
+        return list(_pool().map(patch, range(n)))
+    # the GPU flood labels each pixel from the seed it reaches at the lowest level:
+    # patches cannot interact, so the whole batch floods at once
+    labels = segmentation.watershed(neg, markers, mask=mask, connectivity=cross)
+    return [(labels[i], measure.regionprops_table(labels[i], intensity_image=hema[i], properties=PROPERTIES))
+            for i in range(n)]
 
 
 _POOL = None
@@ -213,13 +209,6 @@ def _pool():
         from concurrent.futures import ThreadPoolExecutor
         _POOL = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="fovea-demo")
     return _POOL
-
-
-def _xp(a):
-    if type(a).__module__.startswith("cupy"):
-        import cupy
-        return cupy
-    return np
 
 
 def reference_patch(patch):
