@@ -157,7 +157,15 @@ def profile_line(image, src, dst, linewidth=1, order=None, mode="reflect", cval=
     if xp is np:
         from scipy.ndimage import map_coordinates
     else:
-        from cupyx.scipy.ndimage import map_coordinates
+        from cupyx.scipy.ndimage import map_coordinates as cupy_map
+
+        def map_coordinates(a, c, **kw):
+            # scipy interpolates in float64 and rounds integer outputs half away from
+            # zero; CuPy works in the input's float precision and rounds half to even
+            t = cupy_map(a, c, output=np.float64, **kw)
+            if a.dtype.kind in "iu":
+                t = xp.where(t > 0, t + 0.5, t - 0.5) if a.dtype.kind == "i" else t + 0.5
+            return t.astype(a.dtype)
     coords = xp.asarray(_line_coordinates(src, dst, linewidth))
     kw = dict(prefilter=order > 1, order=order, mode=mode, cval=cval)
     if x.ndim == 3:
