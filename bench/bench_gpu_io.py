@@ -7,8 +7,8 @@ pattern): a SIZE x SIZE tiled JPEG pyramid, 256 x 256 tiles, q=90, YCbCr 4:2:0 t
   grid:   every 256 x 256 patch on the 256-pixel grid (row-major; --grid-max caps it),
 batch size 64, for:
   fovea cuda   CuImage.read_region(locations, size, 0, batch_size=64, num_workers=W,
-               prefetch_factor=2, device="cuda") -> CuPy batches (N, H, W, 3) (tile cache
-               cleared before each run), W in --workers
+               prefetch_factor=2, device="cuda") -> CuPy batches (N, H, W, 3) (host and
+               device tile caches cleared before each run), W in --workers
   (a) cpu+copy fovea's CPU path on all cores (num_workers = os.cpu_count()) and
                cupy.asarray of every batch
   (b) tv       torchvision.io.decode_jpeg(list of 64 tile tensors, device="cuda") on the
@@ -155,6 +155,7 @@ def splice(tables, tile):
 def fovea_gpu_run(im, locs, size, workers):
     def run():
         fovea.cache().clear()
+        fovea.gpu_cache(clear=True)
         n = 0
         last = None
         for b in im.read_region(locs, (size, size), 0, batch_size=BATCH, num_workers=workers,

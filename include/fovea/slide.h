@@ -164,6 +164,18 @@ FV_API void fv_cache_get_stats(fv_cache_stats *out);
 FV_API void fv_cache_reset_stats(void);
 FV_API void fv_cache_clear(void);
 
+/* The GPU reads' decoded-tile cache: decoded tiles kept in device memory (one cache
+ * per GPU, least recently used evicted first), so reads of tiles read before
+ * (overlapping random patches, later epochs) neither read nor decode them again.
+ * Reads with nocache bypass it. Capacity in bytes per GPU, never exceeded (0
+ * disables it): default 1 GiB or FOVEA_GPU_CACHE_BYTES; shrinking evicts at once
+ * what no read in progress uses. Stats are summed over the GPUs; clear drops every
+ * tile not in use (fv_slide_gpu_release too). Without CUDA: accepted, all zero. */
+FV_API fv_status fv_gpu_cache_set_capacity(uint64_t bytes);
+FV_API void fv_gpu_cache_get_stats(fv_cache_stats *out);
+FV_API void fv_gpu_cache_reset_stats(void);
+FV_API void fv_gpu_cache_clear(void);
+
 /* Cache types (cuCIM's CuImage.cache(type, memory_capacity=...)):
  *   FV_CACHE_NONE         no caching; every read decodes (misses are counted).
  *   FV_CACHE_PER_PROCESS  the default: an LRU in this process's memory (256 MiB, or

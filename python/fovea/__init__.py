@@ -38,6 +38,7 @@ from ._slide import (
     OpenSlideCache,
     cache,
     cache_info,
+    gpu_cache,
     open,
     open_slide,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "astype",
     "cache",
     "cache_info",
+    "gpu_cache",
     "config",
     "copy",
     "empty",

@@ -374,6 +374,25 @@ def cache_info():
     return CacheInfo(t, hits, misses, evictions, raw["entries"], raw["bytes"], raw["capacity"], raw["capacity"])
 
 
+def gpu_cache(memory_capacity=None, *, clear=False):
+    """The GPU reads' device tile cache: decoded tiles kept in GPU memory (one cache
+    per GPU, least recently used evicted first), so ``read_region(...,
+    device="cuda")`` of tiles read before neither reads nor decodes them again.
+    memory_capacity: the limit per GPU in MiB (0 turns it off; default 1 GiB, or
+    FOVEA_GPU_CACHE_BYTES in bytes); shrinking evicts at once. clear: drop every
+    cached tile. Returns the statistics (dict: hits, misses, evictions, bytes,
+    capacity, entries). Reads with ``nocache=True`` bypass it; without a GPU it holds
+    nothing."""
+    if memory_capacity is not None:
+        mc = _int(memory_capacity, "memory_capacity")
+        if not 0 <= mc <= (1 << 43):
+            raise ValueError(f"memory_capacity = {memory_capacity!r} MiB is out of range")
+        _fovea.gpu_cache_set_capacity(mc * _MiB)
+    if clear:
+        _fovea.gpu_cache_clear()
+    return _fovea.gpu_cache_stats()
+
+
 class _CacheInfoAttr:
     """``CuImage.cache_info`` on the class or on an instance: a fresh ``CacheInfo``."""
 

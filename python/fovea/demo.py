@@ -164,7 +164,7 @@ def analyse_batch(batch):
     hema = hed[..., 0]
     smooth = ndi.gaussian_filter(hema, sigma=(0, SIGMA, SIGMA))
     xp = xp_of(batch)
-    th = xp.asarray([float(filters.threshold_otsu(smooth[i])) for i in range(n)], dtype=smooth.dtype)
+    th = otsu_batch(smooth)
     mask = smooth > th[:, None, None]
     mask = morphology.opening(mask, morphology.disk(OPEN_RADIUS)[None])
     cross, full = _plane_structure(1), _plane_structure(2)
@@ -195,8 +195,75 @@ def analyse_batch(batch):
     # the GPU flood labels each pixel from the seed it reaches at the lowest level:
     # patches cannot interact, so the whole batch floods at once
     labels = segmentation.watershed(neg, markers, mask=mask, connectivity=cross)
-    return [(labels[i], measure.regionprops_table(labels[i], intensity_image=hema[i], properties=PROPERTIES))
-            for i in range(n)]
+    return list(zip(labels, tables_batch(labels, hema, np.maximum(pm - offs.astype(np.int64), 0))))
+
+
+def tables_batch(labels, intensity, counts):
+    """regionprops_table (PROPERTIES) of every patch of labels (N, H, W), each numbered
+    from 1 to at most counts[i], in one call: the patches stacked into one (N * H, W)
+    image with patch i's labels raised by the counts of the patches before it, its
+    rows and columns then split by patch and shifted back (area, the intensities and
+    the shape measures do not depend on where a region lies)."""
+    from .skimage import measure
+    from .skimage.morphology._xp import xp_of
+
+    xp = xp_of(labels)
+    n, h, w = labels.shape
+    counts = np.asarray(counts, np.int64)
+    offs = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    raised = xp.where(labels > 0, labels + xp.asarray(offs, dtype=labels.dtype)[:, None, None], 0)
+    table = measure.regionprops_table(raised.reshape(n * h, w), intensity_image=intensity.reshape(n * h, w),
+                                      properties=PROPERTIES)
+    lab = _host(table["label"])
+    cuts = np.searchsorted(lab, offs + counts, side="right")
+    starts = np.concatenate([[0], cuts[:-1]])
+    out = []
+    for i in range(n):
+        t = {k: v[starts[i]:cuts[i]] for k, v in table.items()}
+        t["label"] = t["label"] - offs[i]
+        for k in ("centroid-0", "bbox-0", "bbox-2"):
+            t[k] = t[k] - i * h
+        out.append(t)
+    return out
+
+
+def otsu_batch(images):
+    """threshold_otsu of each image of images (N, ...) at once: scikit-image's
+    256-bin histogram of each image over its own range (NumPy's bin rule, edges
+    from linspace), its Otsu criterion, and the value of a constant image."""
+    from .skimage.morphology._xp import xp_of
+
+    xp = xp_of(images)
+    if images.dtype.kind != "f":
+        raise TypeError("otsu_batch: floating-point images only")
+    n, nb, dt = images.shape[0], 256, images.dtype
+    flat = images.reshape(n, -1)
+    lo, hi = flat.min(axis=1), flat.max(axis=1)
+    const = lo == hi
+    hi = xp.where(const, lo + 1, hi)   # a constant image's threshold is its value (below)
+    # np.histogram in the image's dtype: edges = linspace(lo, hi, nb + 1), the bin of
+    # ((x - lo) / (hi - lo)) * nb, corrected against the edges
+    step = (hi - lo) / dt.type(nb)
+    edges = xp.arange(nb + 1, dtype=dt)[None, :] * step[:, None] + lo[:, None]
+    edges[:, -1] = hi
+    idx = (((flat - lo[:, None]) / (hi - lo)[:, None]) * dt.type(nb)).astype(np.int64)
+    idx = xp.minimum(idx, nb - 1)
+    rows = xp.arange(n, dtype=np.int64)[:, None] * (nb + 1)
+    ev = edges.ravel()
+    idx -= flat < ev[rows + idx]
+    idx += (flat >= ev[rows + idx + 1]) & (idx != nb - 1)
+    counts = xp.bincount((idx + xp.arange(n, dtype=np.int64)[:, None] * nb).ravel(), minlength=n * nb)
+    counts = counts.reshape(n, nb)
+    centers = (edges[:, :-1] + edges[:, 1:]) / dt.type(2)
+    # threshold_otsu's criterion, row by row
+    w1 = xp.cumsum(counts, axis=1)
+    w2 = xp.cumsum(counts[:, ::-1], axis=1)[:, ::-1]
+    with np.errstate(invalid="ignore", divide="ignore"):   # constant images: replaced below
+        m1 = xp.cumsum(counts * centers, axis=1) / w1
+        m2 = (xp.cumsum((counts * centers)[:, ::-1], axis=1) / w2[:, ::-1])[:, ::-1]
+    var12 = w1[:, :-1] * w2[:, 1:] * (m1[:, :-1] - m2[:, 1:]) ** 2
+    th = xp.take_along_axis(centers, xp.argmax(var12, axis=1)[:, None], axis=1)[:, 0]
+    return xp.where(const, lo, th)
 
 
 _POOL = None

@@ -14,6 +14,10 @@ PyObject *fvpy_cache_set_capacity(PyObject *self, PyObject *bytes);
 PyObject *fvpy_cache_stats(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_reset_stats(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_clear(PyObject *self, PyObject *unused);
+PyObject *fvpy_gpu_cache_set_capacity(PyObject *self, PyObject *bytes);
+PyObject *fvpy_gpu_cache_stats(PyObject *self, PyObject *unused);
+PyObject *fvpy_gpu_cache_reset_stats(PyObject *self, PyObject *unused);
+PyObject *fvpy_gpu_cache_clear(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_configure(PyObject *self, PyObject *args);
 PyObject *fvpy_gpu_read_stats(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_gpu_release(PyObject *self, PyObject *noargs);
@@ -220,6 +224,16 @@ static PyMethodDef fvpy_methods[] = {
      "cache_reset_stats()\n--\n\nZero the hit, miss and eviction counters."},
     {"cache_clear", fvpy_cache_clear, METH_NOARGS,
      "cache_clear()\n--\n\nDrop every cached tile (the capacity stays)."},
+    {"gpu_cache_set_capacity", fvpy_gpu_cache_set_capacity, METH_O,
+     "gpu_cache_set_capacity(nbytes)\n--\n\nCapacity per GPU of the GPU reads' device tile cache in bytes (0 "
+     "disables it; default 1 GiB or FOVEA_GPU_CACHE_BYTES)."},
+    {"gpu_cache_stats", fvpy_gpu_cache_stats, METH_NOARGS,
+     "gpu_cache_stats()\n--\n\nDevice tile cache counters (all GPUs): dict of hits, misses, evictions, bytes, "
+     "capacity, entries."},
+    {"gpu_cache_reset_stats", fvpy_gpu_cache_reset_stats, METH_NOARGS,
+     "gpu_cache_reset_stats()\n--\n\nZero the device tile cache's hit, miss and eviction counters."},
+    {"gpu_cache_clear", fvpy_gpu_cache_clear, METH_NOARGS,
+     "gpu_cache_clear()\n--\n\nDrop every device-cached tile not in use (the capacity stays)."},
     {"gpu_read_stats", (PyCFunction)(void (*)(void))fvpy_gpu_read_stats, METH_VARARGS | METH_KEYWORDS,
      "gpu_read_stats(reset=False)\n--\n\nCounters of the GPU slide reader: regions, tiles_gpu (decoded by "
      "nvJPEG), tiles_cpu (decoded on the CPU and copied), bytes_read (compressed bytes staged for nvJPEG), "

@@ -793,8 +793,10 @@ fvpy_slide_detect_vendor(PyObject *self, PyObject *path_o)
     return ret;
 }
 
-PyObject *
-fvpy_cache_set_capacity(PyObject *self, PyObject *arg)
+/* The host tile cache (cache_*) and the GPU reads' device tile cache (gpu_cache_*)
+ * share these. */
+static PyObject *
+fvpy__set_capacity(PyObject *arg, fv_status (*set)(uint64_t))
 {
     int64_t bytes;
     fv_status st;
@@ -805,19 +807,19 @@ fvpy_cache_set_capacity(PyObject *self, PyObject *arg)
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    st = fv_cache_set_capacity((uint64_t)bytes);
+    st = set((uint64_t)bytes);
     Py_END_ALLOW_THREADS
     if (st)
         return fvpy_raise(st);
     Py_RETURN_NONE;
 }
 
-PyObject *
-fvpy_cache_stats(PyObject *self, PyObject *unused)
+static PyObject *
+fvpy__stats(void (*get)(fv_cache_stats *))
 {
     fv_cache_stats cs;
     Py_BEGIN_ALLOW_THREADS
-    fv_cache_get_stats(&cs);
+    get(&cs);
     Py_END_ALLOW_THREADS
     return Py_BuildValue("{sKsKsKsKsKsK}", "hits", (unsigned long long)cs.hits, "misses",
                          (unsigned long long)cs.misses, "evictions", (unsigned long long)cs.evictions, "bytes",
@@ -825,22 +827,61 @@ fvpy_cache_stats(PyObject *self, PyObject *unused)
                          (unsigned long long)cs.entries);
 }
 
-PyObject *
-fvpy_cache_reset_stats(PyObject *self, PyObject *unused)
+static PyObject *
+fvpy__call(void (*fn)(void))
 {
     Py_BEGIN_ALLOW_THREADS
-    fv_cache_reset_stats();
+    fn();
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
 
 PyObject *
+fvpy_cache_set_capacity(PyObject *self, PyObject *arg)
+{
+    return fvpy__set_capacity(arg, fv_cache_set_capacity);
+}
+
+PyObject *
+fvpy_cache_stats(PyObject *self, PyObject *unused)
+{
+    return fvpy__stats(fv_cache_get_stats);
+}
+
+PyObject *
+fvpy_cache_reset_stats(PyObject *self, PyObject *unused)
+{
+    return fvpy__call(fv_cache_reset_stats);
+}
+
+PyObject *
 fvpy_cache_clear(PyObject *self, PyObject *unused)
 {
-    Py_BEGIN_ALLOW_THREADS
-    fv_cache_clear();
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
+    return fvpy__call(fv_cache_clear);
+}
+
+PyObject *
+fvpy_gpu_cache_set_capacity(PyObject *self, PyObject *arg)
+{
+    return fvpy__set_capacity(arg, fv_gpu_cache_set_capacity);
+}
+
+PyObject *
+fvpy_gpu_cache_stats(PyObject *self, PyObject *unused)
+{
+    return fvpy__stats(fv_gpu_cache_get_stats);
+}
+
+PyObject *
+fvpy_gpu_cache_reset_stats(PyObject *self, PyObject *unused)
+{
+    return fvpy__call(fv_gpu_cache_reset_stats);
+}
+
+PyObject *
+fvpy_gpu_cache_clear(PyObject *self, PyObject *unused)
+{
+    return fvpy__call(fv_gpu_cache_clear);
 }
 
 static const char *const fvpy__cache_types[] = {"nocache", "per_process", "shared_memory"};
@@ -935,9 +976,9 @@ fvpy_gpu_read_stats(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:gpu_read_stats", kwlist, &reset))
         return NULL;
     fv__slide_gpu_stats(&g, reset);
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:d,s:d,s:d}", "regions", (unsigned long long)g.regions, "tiles_gpu",
-                         (unsigned long long)g.tiles_gpu, "tiles_cpu", (unsigned long long)g.tiles_cpu,
-                         "bytes_read", (unsigned long long)g.bytes_read, "io_s", g.io_s, "decode_s", g.decode_s,
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:d}", "regions", (unsigned long long)g.regions,
+                         "tiles_gpu", (unsigned long long)g.tiles_gpu, "tiles_cpu", (unsigned long long)g.tiles_cpu,
+                         "tiles_cached", (unsigned long long)g.tiles_cached, "bytes_read", (unsigned long long)g.bytes_read, "io_s", g.io_s, "decode_s", g.decode_s,
                          "assemble_s", g.assemble_s);
 }
 

@@ -58,7 +58,7 @@ fv_status fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip
 
 /* Counters of the GPU reader since the last reset (fv__slide_gpu_stats). */
 typedef struct fv__gpu_read_stats {
-    uint64_t regions, tiles_gpu, tiles_cpu, bytes_read;
+    uint64_t regions, tiles_gpu, tiles_cpu, tiles_cached, bytes_read;
     double io_s, decode_s, assemble_s;
 } fv__gpu_read_stats;
 void fv__slide_gpu_stats(fv__gpu_read_stats *out, int reset);

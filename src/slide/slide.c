@@ -759,6 +759,30 @@ fv_slide_gpu_release(void)
 {
 }
 
+fv_status
+fv_gpu_cache_set_capacity(uint64_t bytes)
+{
+    (void)bytes;
+    return FV_OK;
+}
+
+void
+fv_gpu_cache_get_stats(fv_cache_stats *out)
+{
+    if (out)
+        memset(out, 0, sizeof *out);
+}
+
+void
+fv_gpu_cache_reset_stats(void)
+{
+}
+
+void
+fv_gpu_cache_clear(void)
+{
+}
+
 const char *
 fv__slide_gpu_decoder(int *available)
 {

@@ -65,3 +65,43 @@ def test_demo_gpu_when_present(tmp_path, monkeypatch, capsys):
     text = capsys.readouterr().out
     assert rc == 0, text
     assert "on cuda" in text
+
+
+from xpcase import xp_fixture  # noqa: E402
+
+xp = xp_fixture()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_otsu_batch_equals_threshold_otsu(xp, dtype):
+    from skimage.filters import threshold_otsu
+    rng = np.random.default_rng(5)
+    for trial in range(8):
+        x = (rng.random((5, 29, 33)) ** rng.uniform(0.2, 5)).astype(dtype)
+        x[1] *= 1e-3
+        x[2] += rng.integers(-5, 5)
+        x[3] = 0.25 if trial % 2 else x[3]                 # a constant image
+        x[4] = np.round(x[4] * 7) / 7                     # few levels, ties at edges
+        th = xp.get(demo.otsu_batch(xp.put(x)))
+        assert th.dtype == dtype
+        assert th.tolist() == [threshold_otsu(x[i]) for i in range(5)]
+
+
+def test_tables_batch_equals_per_patch(xp):
+    from skimage.measure import label, regionprops_table
+    rng = np.random.default_rng(6)
+    from scipy import ndimage as sndi
+    noise = sndi.gaussian_filter(rng.standard_normal((4, 64, 48)), (0, 3, 3))
+    labs = np.stack([label(noise[i] > 0.1) for i in range(4)])
+    labs[2] = 0                                           # a patch without nuclei
+    inten = rng.random(labs.shape)
+    counts = labs.reshape(4, -1).max(axis=1)
+    got = demo.tables_batch(xp.put(labs), xp.put(inten), counts)
+    assert len(got) == 4
+    for i in range(4):
+        want = regionprops_table(labs[i], intensity_image=inten[i], properties=demo.PROPERTIES)
+        assert list(got[i]) == list(want)
+        for k in want:
+            g = np.asarray(xp.get(got[i][k]))
+            assert g.shape == want[k].shape, k
+            np.testing.assert_allclose(g, want[k], rtol=1e-9, atol=1e-9, err_msg=k)

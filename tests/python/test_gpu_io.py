@@ -961,7 +961,7 @@ def test_gpu_read_stats_shape():
     st = _read_stats()
     if st is None:
         pytest.skip("this build has no fovea._fovea.gpu_read_stats")
-    keys = {"regions", "tiles_gpu", "tiles_cpu", "bytes_read", "io_s", "decode_s", "assemble_s"}
+    keys = {"regions", "tiles_gpu", "tiles_cpu", "tiles_cached", "bytes_read", "io_s", "decode_s", "assemble_s"}
     assert set(st) >= keys, set(st)
     assert all(st[k] >= 0 for k in keys)
     _read_stats(reset=True)
@@ -996,3 +996,84 @@ def test_gpu_read_stats_count_the_reads(cp, make):
     assert n == 20 and st["regions"] >= 1 and st["tiles_gpu"] + st["tiles_cpu"] >= 1, st
     if nv.get("available"):
         assert st["tiles_gpu"] >= 1, st
+
+
+# ---- the device tile cache ---------------------------------------------------------------------------------
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kind", ["jpeg-ycbcr-tables", "zstd"])
+def test_gpu_tile_cache(cp, make, kind):
+    """Reads of tiles read before come from the device tile cache (no read, no
+    decode) with the same pixels; the capacity bounds it (evictions under a small
+    one, nothing kept at 0); nocache=True reads bypass it; clear empties it."""
+    s = make(kind)
+    img = fovea.open(s.path)
+    locs = _locations(24, W, H, 11)
+    rgba = dict(pixel_format="rgba")
+    try:
+        fovea.gpu_cache(64, clear=True)
+        _fovea.gpu_cache_reset_stats()
+        _read_stats(reset=True)
+        first = _host(img.read_region(locs, (96, 80), 0, device="cuda"))
+        st = _read_stats(reset=True)
+        assert st["tiles_cached"] == 0 and st["tiles_gpu"] + st["tiles_cpu"] > 0, st
+        c = fovea.gpu_cache()
+        assert c["entries"] > 0 and 0 < c["bytes"] <= c["capacity"] == 64 << 20, c
+        again = _host(img.read_region(locs, (96, 80), 0, device="cuda"))
+        st = _read_stats(reset=True)
+        assert st["tiles_cached"] > 0 and st["tiles_gpu"] + st["tiles_cpu"] == 0, st
+        np.testing.assert_array_equal(again, first)
+        assert fovea.gpu_cache()["hits"] >= st["tiles_cached"]
+        cpu = img.read_region(locs, (96, 80), 0)
+        inside = np.stack([_inside_mask(img, tuple(l), (96, 80), 0) for l in locs])
+        assert_close(again, cpu, s.jpeg, inside, kind + " cached")
+        # another pixel format from the same cached tiles
+        assert_close(img.read_region(locs, (96, 80), 0, device="cuda", **rgba), img.read_region(locs, (96, 80), 0, **rgba),
+                     s.jpeg, inside, kind + " cached rgba")
+        # bypass
+        img.read_region(locs, (96, 80), 0, device="cuda", nocache=True)
+        st = _read_stats(reset=True)
+        assert st["tiles_cached"] == 0, st
+        # a capacity of about two tiles: evictions, never above it, same pixels
+        cap = 2 * s.tile * s.tile * 3 + 1000
+        fovea.gpu_cache(0)
+        assert fovea.gpu_cache()["entries"] == 0
+        _fovea.gpu_cache_set_capacity(cap)
+        whole = img.read_region(None, None, 0, device="cuda")
+        assert_close(whole, img.read_region(None, None, 0), s.jpeg, None, kind + " whole level, small cache")
+        for y in range(0, H, 150):
+            for x in range(0, W, 170):
+                got = img.read_region((x, y), (64, 64), 0, device="cuda")
+                ins = _inside_mask(img, (x, y), (64, 64), 0)
+                assert_close(got, img.read_region((x, y), (64, 64), 0), s.jpeg, ins, f"{kind} {(x, y)} small cache")
+                assert fovea.gpu_cache()["bytes"] <= cap
+        assert fovea.gpu_cache()["evictions"] > 0
+        # threads sharing a small cache
+        def job(seed):
+            ls = _locations(16, W, H, seed)
+            g = _host(img.read_region(ls, (64, 64), 0, device="cuda"))
+            return ls, g
+        with concurrent.futures.ThreadPoolExecutor(4) as ex:
+            for ls, g in ex.map(job, range(100, 112)):
+                ins = np.stack([_inside_mask(img, tuple(l), (64, 64), 0) for l in ls])
+                assert_close(g, img.read_region(ls, (64, 64), 0), s.jpeg, ins, kind + " threads")
+        assert fovea.gpu_cache()["bytes"] <= cap
+        fovea.gpu_cache(0)
+        img.read_region(locs, (96, 80), 0, device="cuda")
+        assert fovea.gpu_cache()["entries"] == 0
+        assert _read_stats(reset=True)["tiles_cached"] == 0
+        fovea.gpu_cache(64)
+        img.read_region(locs, (96, 80), 0, device="cuda")
+        assert fovea.gpu_cache(clear=True)["entries"] == 0
+    finally:
+        fovea.gpu_cache(1024, clear=True)
+
+
+def test_gpu_cache_controls():
+    c = fovea.gpu_cache()
+    assert set(c) == {"hits", "misses", "evictions", "bytes", "capacity", "entries"}
+    with pytest.raises(ValueError):
+        fovea.gpu_cache(-1)
+    with pytest.raises(TypeError):
+        fovea.gpu_cache("big")

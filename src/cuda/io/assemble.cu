@@ -41,7 +41,7 @@ fv_k_assemble(fv__gpu_assemble_args a)
             continue;
         }
         const int64_t sx = X - (X / a.cw) * a.cw, sy = Y - (Y / a.ch) * a.ch;
-        const uint8_t *base = a.slots + (size_t)slot * a.slot_bytes;
+        const uint8_t *base = a.slots[slot];
         unsigned v[4] = {0, 0, 0, 0};
         if (a.slot_layout[slot] == FV__SLOT_PLANAR) {
             for (int k = 0; k < a.src_c && k < 4; k++)

@@ -4,7 +4,9 @@
  * fit a bounded device scratch buffer. For each pass:
  *   1. plan: the pieces (regions, or bands of tile rows of a large region), the
  *      distinct chunks they touch (each read and decoded once per pass) and a
- *      slot in the scratch buffer for each chunk;
+ *      slot for each chunk: its entry in the device tile cache (gpu-cache.h) when
+ *      it was decoded before (nothing to read or decode), else a new cache entry,
+ *      or a place in the scratch buffer when the cache is off or full;
  *   2. read (host threads, pread): JPEG chunks' compressed bytes into pinned
  *      staging, the TIFF JPEGTables spliced in front; every other chunk, and any
  *      JPEG the GPU decoder cannot take (progressive, 12-bit, odd sampling, wrong
@@ -12,7 +14,8 @@
  *   3. decode: the JPEG chunks in one nvJPEG batch per output mode, straight into
  *      their slots (YCbCr -> interleaved RGB; RGB-coded and gray streams planar);
  *   4. assemble: one kernel writes every output pixel (crop, stitch, format
- *      conversion, background) from the slots.
+ *      conversion, background) from the slots;
+ *   5. after the pass's stream finished: the new cache entries are published.
  * All device work runs on the reader's own non-blocking stream, ordered after the
  * caller's stream (the context's, else the legacy default stream) by an event;
  * the call waits for its stream only (never the whole device) before it returns,
@@ -37,6 +40,7 @@
 #include "codec/codec.h"
 #include "slide/slide-internal.h"
 #include "cuda/cuda-kernels.h"
+#include "cuda/io/gpu-cache.h"
 #include "cuda/io/gpu-jpeg.h"
 #include "cuda/io/read-gpu.h"
 
@@ -114,14 +118,15 @@ fv__reader_free(fv__gpu_reader *r)
     fv__free(r);
 }
 
-/* Frees every idle reader (readers in use stay with their calls) and then, when
- * no decoder is left, the nvJPEG handles. Registered with atexit once the first
+/* Frees the device tile cache's idle entries, every idle reader (readers in use
+ * stay with their calls) and then, when no decoder is left, the nvJPEG handles. Registered with atexit once the first
  * reader exists, i.e. after the CUDA runtime initialised and registered its own
  * teardown, so it runs before that (atexit handlers run in reverse order). */
 void
 fv_slide_gpu_release(void)
 {
     fv__gpu_reader *list;
+    fv__gpucache_drop_all();
     pthread_mutex_lock(&g_pool_mu);
     list = g_pool;
     g_pool = NULL;
@@ -265,7 +270,7 @@ fv__slide_gpu_decoder(int *available)
 
 /* ---- one pass ------------------------------------------------------------------------- */
 
-enum { FV__CHUNK_MISSING = 0, FV__CHUNK_GPU = 1, FV__CHUNK_CPU = 2 };
+enum { FV__CHUNK_MISSING = 0, FV__CHUNK_GPU = 1, FV__CHUNK_CPU = 2, FV__CHUNK_CACHED = 3 };
 
 typedef struct fv__pass_chunk {
     uint64_t chunk;
@@ -273,6 +278,9 @@ typedef struct fv__pass_chunk {
     int mode;                 /* fv__gpujpeg_mode for GPU chunks */
     size_t staged, staged_len;   /* GPU: offset and length of the spliced stream in pinned */
     fv__tile *tile;           /* CPU: the decoded tile (host) */
+    fv__gpucache_entry *hit;  /* CACHED: the device tile cache's entry (referenced) */
+    fv__gpucache_entry *fresh;   /* GPU / CPU: the cache entry decoded into, or NULL */
+    uint8_t *dst;             /* the slot's device pixels */
 } fv__pass_chunk;
 
 typedef struct fv__pass {
@@ -549,11 +557,13 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
     pthread_mutex_init(&p.mu, NULL);
     pass_inited = 1;
     int jpeg_ok = r->jpeg && d->compression == FV_TIFF_COMPRESSION_JPEG && src_isz == 1 && (src_c == 1 || src_c == 3);
+    int usecache = !nocache && s->file_id != 0;
 
     for (int64_t pa = 0; pa < plan.npieces;) {
         /* gather pieces while their distinct chunks fit the pass */
         memset(map.keys, 0, (size_t)map.cap * sizeof *map.keys);
         int64_t nslots = 0, pb = pa;
+        int pass_ok = 0;
         plan.ncells = 0;
         while (pb < plan.npieces) {
             fv__gpu_piece *pc = &plan.pieces[pb];
@@ -561,7 +571,7 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
             if (pb > pa && nslots + need > max_chunks)
                 break;
             if (!fv__grow((void **)&plan.cells, &plan.cap_cells, plan.ncells + need, sizeof *plan.cells))
-                goto oom;
+                goto oom_release;
             pc->cell_off = plan.ncells;
             for (int32_t ty = 0; ty < pc->nty; ty++)
                 for (int32_t tx = 0; tx < pc->ntx; tx++) {
@@ -573,9 +583,12 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
                         if (slot < 0) {   /* new */
                             slot = -1 - slot;
                             int missing = d->chunk_offsets[chunk] == 0 || d->chunk_bytes[chunk] == 0;
+                            fv__gpucache_entry *hit =
+                                missing || !usecache ? NULL : fv__gpucache_get(dev, s->file_id, (uint32_t)ifd, chunk);
                             chunks[nslots] = (fv__pass_chunk){chunk, missing ? FV__CHUNK_MISSING
+                                                              : hit ? FV__CHUNK_CACHED
                                                               : jpeg_ok ? FV__CHUNK_GPU : FV__CHUNK_CPU,
-                                                              0, 0, 0, NULL};
+                                                              0, 0, 0, NULL, hit, NULL, NULL};
                             nslots++;
                         }
                     }
@@ -598,10 +611,22 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
         int64_t npieces = pb - pa;
         size_t plan_bytes = FV__ALIGN((size_t)npieces * sizeof(fv__gpu_piece)) +
                             FV__ALIGN((size_t)(plan.ncells ? plan.ncells : 1) * sizeof(int32_t)) +
-                            FV__ALIGN((size_t)(nslots ? nslots : 1));
+                            FV__ALIGN((size_t)(nslots ? nslots : 1)) +
+                            FV__ALIGN((size_t)(nslots ? nslots : 1) * sizeof(uint8_t *));
         size_t slots_bytes = (size_t)nslots * slot_bytes;
         if ((st = fv__reader_reserve(r, staged + plan_bytes, slots_bytes + plan_bytes)))
-            goto done;
+            goto release;
+        /* where each slot's pixels are: a cache entry (old or new), else scratch */
+        for (int64_t k = 0; k < nslots; k++) {
+            fv__pass_chunk *c = &chunks[k];
+            if (c->kind == FV__CHUNK_CACHED) {
+                c->dst = fv__gpucache_data(c->hit);
+                continue;
+            }
+            if (usecache && c->kind != FV__CHUNK_MISSING)
+                c->fresh = fv__gpucache_reserve(dev, s->file_id, (uint32_t)ifd, c->chunk, slot_bytes, r->stream);
+            c->dst = c->fresh ? fv__gpucache_data(c->fresh) : r->scratch + (size_t)k * slot_bytes;
+        }
 
         /* read (and CPU-decode) on the host threads */
         p.s = s, p.ifd = ifd, p.d = d, p.nocache = nocache, p.jpeg_ok = jpeg_ok;
@@ -618,13 +643,16 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
 
         /* CPU-decoded chunks to their slots (pageable copies: the tiles may go) */
         int64_t ngpu = 0, ncpu = 0;
+        int64_t nhit = 0;
         for (int64_t k = 0; k < nslots; k++) {
             fv__pass_chunk *c = &chunks[k];
             layouts[k] = c->kind == FV__CHUNK_MISSING ? FV__SLOT_MISSING : FV__SLOT_INTERLEAVED;
-            if (c->kind == FV__CHUNK_CPU && c->tile) {
+            if (c->kind == FV__CHUNK_CACHED) {
+                layouts[k] = (uint8_t)fv__gpucache_layout(c->hit);
+                nhit++;
+            } else if (c->kind == FV__CHUNK_CPU && c->tile) {
                 size_t nb = c->tile->nbytes < slot_bytes ? c->tile->nbytes : slot_bytes;
-                cudaError_t e = cudaMemcpyAsync(r->scratch + (size_t)k * slot_bytes, c->tile->data, nb,
-                                                cudaMemcpyHostToDevice, r->stream);
+                cudaError_t e = cudaMemcpyAsync(c->dst, c->tile->data, nb, cudaMemcpyHostToDevice, r->stream);
                 if (e != cudaSuccess) {
                     st = fv__cuda_error("read_region: cudaMemcpyAsync", e);
                     goto release;
@@ -653,7 +681,7 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
                     memset(it, 0, sizeof *it);
                     it->data = r->pinned + c->staged;
                     it->len = c->staged_len;
-                    uint8_t *slot = r->scratch + (size_t)k * slot_bytes;
+                    uint8_t *slot = c->dst;
                     if (mode == FV__GPUJPEG_RGBI) {
                         it->dst[0] = slot;
                         it->pitch[0] = (size_t)cw * 3;
@@ -691,8 +719,8 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
                     layouts[k] = c->tile ? FV__SLOT_INTERLEAVED : FV__SLOT_MISSING;
                     if (c->tile) {
                         size_t nb = c->tile->nbytes < slot_bytes ? c->tile->nbytes : slot_bytes;
-                        if ((e = cudaMemcpyAsync(r->scratch + (size_t)k * slot_bytes, c->tile->data, nb,
-                                                 cudaMemcpyHostToDevice, r->stream)) != cudaSuccess) {
+                        if ((e = cudaMemcpyAsync(c->dst, c->tile->data, nb, cudaMemcpyHostToDevice, r->stream)) !=
+                            cudaSuccess) {
                             st = fv__cuda_error("read_region: cudaMemcpyAsync", e);
                             goto release;
                         }
@@ -706,9 +734,12 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
             uint8_t *hp = r->pinned + staged, *dp = r->scratch + slots_bytes;
             size_t o_cells = FV__ALIGN((size_t)npieces * sizeof(fv__gpu_piece));
             size_t o_lay = o_cells + FV__ALIGN((size_t)(plan.ncells ? plan.ncells : 1) * sizeof(int32_t));
+            size_t o_ptr = o_lay + FV__ALIGN((size_t)(nslots ? nslots : 1));
             memcpy(hp, plan.pieces + pa, (size_t)npieces * sizeof(fv__gpu_piece));
             memcpy(hp + o_cells, plan.cells, (size_t)plan.ncells * sizeof(int32_t));
             memcpy(hp + o_lay, layouts, (size_t)nslots);
+            for (int64_t k = 0; k < nslots; k++)
+                memcpy(hp + o_ptr + (size_t)k * sizeof(uint8_t *), &chunks[k].dst, sizeof(uint8_t *));
             int32_t max_rows = 0;
             for (int64_t q = pa; q < pb; q++)
                 if (plan.pieces[q].rows > max_rows)
@@ -719,11 +750,11 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
                 goto release;
             }
             fv__gpu_assemble_args a = {
-                .out = (uint8_t *)out->data, .slots = r->scratch, .pieces = (const fv__gpu_piece *)dp,
+                .out = (uint8_t *)out->data, .slots = (const uint8_t *const *)(dp + o_ptr),
+                .pieces = (const fv__gpu_piece *)dp,
                 .cells = (const int32_t *)(dp + o_cells), .slot_layout = dp + o_lay, .npieces = (int)npieces,
                 .max_rows = max_rows, .w = w, .out_c = out_c, .out_isz = out_isz, .format = (int)format,
-                .src_c = src_c, .src_isz = src_isz, .cw = cw, .ch = chh, .clip_w = W, .clip_h = H,
-                .slot_bytes = slot_bytes};
+                .src_c = src_c, .src_isz = src_isz, .cw = cw, .ch = chh, .clip_w = W, .clip_h = H};
             (void)cudaEventRecord(r->ev_asm0, r->stream);
             if ((st = fv__gpu_assemble(&a, r->stream)))
                 goto release;
@@ -733,6 +764,7 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
                 st = fv__cuda_error("read_region: cudaStreamSynchronize", e);
                 goto release;
             }
+            pass_ok = 1;
             float ms = 0;
             if (ngpu && cudaEventElapsedTime(&ms, r->ev_dec0, r->ev_dec1) == cudaSuccess)
                 dec_ms = ms;
@@ -743,6 +775,7 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
         pthread_mutex_lock(&g_stats_mu);
         g_stats.tiles_gpu += (uint64_t)ngpu;
         g_stats.tiles_cpu += (uint64_t)ncpu;
+        g_stats.tiles_cached += (uint64_t)nhit;
         for (int64_t k = 0; k < nslots; k++)
             if (chunks[k].kind == FV__CHUNK_GPU)
                 g_stats.bytes_read += chunks[k].staged_len;
@@ -751,9 +784,17 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
         g_stats.assemble_s += asm_ms * 1e-3;
         pthread_mutex_unlock(&g_stats_mu);
     release:
+        /* the stream has finished with the pass (or failed: the entries go) */
         for (int64_t k = 0; k < nslots; k++) {
-            fv__tile_unref(chunks[k].tile);
-            chunks[k].tile = NULL;
+            fv__pass_chunk *c = &chunks[k];
+            fv__tile_unref(c->tile);
+            c->tile = NULL;
+            if (c->fresh && pass_ok && c->kind != FV__CHUNK_MISSING)
+                fv__gpucache_publish(c->fresh, layouts[k], r->stream);
+            else if (c->fresh)
+                fv__gpucache_abandon(c->fresh, r->stream);
+            fv__gpucache_put(c->hit);
+            c->fresh = c->hit = NULL;
         }
         if (st)
             goto done;

@@ -1,6 +1,6 @@
 /* The GPU slide reader's kernel interface (internal): read-gpu.c plans a pass
- * (pieces of output regions, the chunks they touch, decoded into slots of a
- * device scratch buffer) and assemble.cu copies slot pixels into the output,
+ * (pieces of output regions, the chunks they touch, decoded into slots: device
+ * tile cache entries or places in a scratch buffer) and assemble.cu copies slot pixels into the output,
  * converting the pixel format and painting background. Plain C. */
 #ifndef FV_CUDA_IO_READ_GPU_H
 #define FV_CUDA_IO_READ_GPU_H
@@ -32,7 +32,7 @@ typedef struct fv__gpu_piece {
 
 typedef struct fv__gpu_assemble_args {
     uint8_t *out;                 /* device */
-    const uint8_t *slots;         /* device: nslots * slot_bytes */
+    const uint8_t *const *slots;  /* device: each slot's decoded chunk (device pointers) */
     const fv__gpu_piece *pieces;  /* device */
     const int32_t *cells;         /* device */
     const uint8_t *slot_layout;   /* device: one FV__SLOT_* per slot */
@@ -44,7 +44,6 @@ typedef struct fv__gpu_assemble_args {
     int src_c, src_isz;           /* decoded samples and bytes per sample */
     int64_t cw, ch;               /* chunk size (tiles; or image width x rows per strip) */
     int64_t clip_w, clip_h;       /* pixels at or beyond are background */
-    size_t slot_bytes;
 } fv__gpu_assemble_args;
 
 /* Queue the assembly on stream (cudaStream_t). FV_ECUDA on a launch failure. */
