@@ -3,7 +3,11 @@
  * values, every connectivity, random point-symmetric structures, background
  * values, several dtypes, int32 and int64 labels), images large enough for
  * many CPU blocks, worst cases for union-find (combs, spirals, staircases),
- * strided views, 0-d and empty images, and the argument errors.
+ * strided views, 0-d and empty images, and the argument errors. The CUDA
+ * merge's table of representative neighbours (fv__label_rep_table) is checked
+ * against a brute-force union-find for every set of neighbours of every
+ * structure family and random structures, and its rule is run sequentially on
+ * dense images of few values beside the backend.
  *
  * Built twice: test_label runs the CPU backend; test_cuda_label
  * (FV_TEST_CUDA) runs the same cases on the CUDA backend and compares them
@@ -15,6 +19,7 @@
 #include <string.h>
 
 #include "fovea/fovea.h"
+#include "ops/measure/label-kernels.h"   /* fv__label_rep_table */
 #include "check.h"
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
@@ -303,6 +308,251 @@ test_large(void)
     fv_context_free(many);
 }
 
+/* ---- the CUDA merge's representative neighbours ----------------------------------- */
+
+/* The backward half of a 3^nd structure (centre ignored), rows of nd offsets in
+ * C order of the cells: the table fv_label hands the kernels. Returns nnb. */
+static int
+backward_nb(int nd, const uint8_t *st, int8_t *nb)
+{
+    int ncells = 1, nnb = 0;
+    for (int d = 0; d < nd; d++)
+        ncells *= 3;
+    for (int c = 0; c < ncells; c++) {
+        int8_t o[FV_MAX_NDIM];
+        int rest = c, first = 0;
+        for (int d = nd - 1; d >= 0; d--) {
+            o[d] = (int8_t)(rest % 3 - 1);
+            rest /= 3;
+        }
+        for (int d = 0; d < nd && !first; d++)
+            first = o[d];
+        if (first == -1 && st[c]) {
+            memcpy(nb + (size_t)nnb * nd, o, (size_t)nd);
+            nnb++;
+        }
+    }
+    return nnb;
+}
+
+/* Cells (3^nd, C order) whose number of nonzero offsets is in hops (bit h). */
+static void
+hops_structure(int nd, unsigned hops, uint8_t *st)
+{
+    int ncells = 1;
+    for (int d = 0; d < nd; d++)
+        ncells *= 3;
+    for (int c = 0; c < ncells; c++) {
+        int rest = c, h = 0;
+        for (int d = 0; d < nd; d++) {
+            h += rest % 3 != 1;
+            rest /= 3;
+        }
+        st[c] = h > 0 && (hops >> h & 1);
+    }
+}
+
+static int
+uf_find(int *par, int x)
+{
+    while (par[x] != x)
+        x = par[x];
+    return x;
+}
+
+/* fv__label_rep_table against a brute-force union-find per set: neighbours j,
+ * k of the set are adjacent when the cell of nb[k] - nb[j] is in st itself;
+ * rep must hold exactly the lowest member of each component. */
+static void
+check_rep_table(const char *what, int nd, const uint8_t *st)
+{
+    int8_t nb[40 * 4];
+    int nnb = backward_nb(nd, st, nb), adj[FV__LABEL_REP_MAX][FV__LABEL_REP_MAX], bad = 0;
+    if (nnb > FV__LABEL_REP_MAX)
+        return;
+    uint16_t *rep = malloc(sizeof(uint16_t) << nnb);
+    fv__label_rep_table(nd, nnb, nb, rep);
+    for (int j = 0; j < nnb; j++)
+        for (int k = 0; k < nnb; k++) {
+            int c = 0, ok = j != k;
+            for (int d = 0; d < nd; d++) {
+                int diff = nb[k * nd + d] - nb[j * nd + d];
+                ok &= diff >= -1 && diff <= 1;
+                c = c * 3 + diff + 1;
+            }
+            adj[j][k] = ok && st[c];
+        }
+    for (uint32_t m = 0; m < (1u << nnb) && bad < 5; m++) {
+        int par[FV__LABEL_REP_MAX];
+        uint32_t want = 0;
+        for (int k = 0; k < nnb; k++)
+            par[k] = k;
+        for (int j = 0; j < nnb; j++)
+            for (int k = j + 1; k < nnb; k++)
+                if ((m >> j & 1) && (m >> k & 1) && adj[j][k]) {
+                    int a = uf_find(par, j), b = uf_find(par, k);
+                    if (a < b)
+                        par[b] = a;
+                    else
+                        par[a] = b;
+                }
+        for (int k = 0; k < nnb; k++)
+            if ((m >> k & 1) && uf_find(par, k) == k)
+                want |= 1u << k;
+        if (rep[m] != want) {
+            bad++;
+            fprintf(stderr, "%s: rep[%#x] = %#x, wanted %#x\n", what, (unsigned)m, (unsigned)rep[m],
+                    (unsigned)want);
+        }
+    }
+    CHECK(bad == 0);
+    free(rep);
+}
+
+/* The CUDA merge rule run sequentially on a uint8 image: each foreground pixel
+ * unites only with the representatives of its equal in-bounds backward
+ * neighbours. Compared with the flood fill (the partition does not depend on
+ * the order of the unions, so this covers the parallel kernel's rule). */
+static void
+check_rep_rule(const char *what, const fv_array *img, const uint8_t *st, const int64_t *bg)
+{
+    const int nd = fv_array_ndim(img);
+    const int64_t *shape = fv_array_shape(img), n = fv_array_size(img);
+    const uint8_t *v = fv_array_data(img);
+    int8_t nb[40 * 4];
+    int nnb = backward_nb(nd, st, nb);
+    if (nnb > FV__LABEL_REP_MAX)   /* the kernels unite with every equal neighbour */
+        return;
+    int64_t off[FV__LABEL_REP_MAX], cst[4], next = 0, bad = -1;
+    int64_t *want = malloc(sizeof(int64_t) * (size_t)n), *par = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t *got = malloc(sizeof(int64_t) * (size_t)n);
+    uint16_t *rep = malloc(sizeof(uint16_t) << nnb);
+    ncases++;
+    fv__label_rep_table(nd, nnb, nb, rep);
+    cst[nd - 1] = 1;
+    for (int d = nd - 2; d >= 0; d--)
+        cst[d] = cst[d + 1] * shape[d + 1];
+    for (int k = 0; k < nnb; k++) {
+        off[k] = 0;
+        for (int d = 0; d < nd; d++)
+            off[k] += nb[k * nd + d] * cst[d];
+    }
+    for (int64_t i = 0; i < n; i++) {
+        par[i] = i;
+        if (bg && v[i] == *bg)
+            continue;
+        uint32_t m = 0;
+        for (int k = 0; k < nnb; k++) {
+            int ok = 1;
+            for (int d = 0; d < nd; d++) {
+                int64_t c = i / cst[d] % shape[d] + nb[k * nd + d];
+                ok &= c >= 0 && c < shape[d];
+            }
+            if (ok && v[i + off[k]] == v[i])
+                m |= 1u << k;
+        }
+        for (int k = 0; k < nnb; k++) {
+            if (!(rep[m] >> k & 1))
+                continue;
+            int64_t a = i, b = i + off[k];
+            while (par[a] != a)
+                a = par[a];
+            while (par[b] != b)
+                b = par[b];
+            if (a < b)
+                par[b] = a;
+            else
+                par[a] = b;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = i;
+        while (par[r] != r)
+            r = par[r];
+        got[i] = bg && v[i] == *bg ? 0 : r == i ? ++next : got[r];
+    }
+    int64_t want_num = flood_fill(v, FV_UINT8, nd, shape, st, 0, bg, want);
+    for (int64_t i = 0; i < n && bad < 0; i++)
+        if (got[i] != want[i])
+            bad = i;
+    if (bad >= 0 || next != want_num) {
+        fv_t_fail++;
+        fprintf(stderr, "%s: the representative rule differs from the flood fill (first at %lld)\n", what,
+                (long long)bad);
+    } else {
+        fv_t_pass++;
+    }
+    free(rep);
+    free(got);
+    free(par);
+    free(want);
+}
+
+/* The representative table (exhaustively, every structure family), its rule on
+ * images, and the backend on the same images: few values, dense, so that
+ * equal neighbours of different values touch everywhere. */
+static void
+test_rep(void)
+{
+    static const int64_t shapes[4][4] = {{211}, {61, 67}, {13, 17, 19}, {5, 6, 7, 8}};
+    static const double dens[] = {0.6, 0.85, 1.0};
+    uint8_t st[81];
+    char what[160];
+    for (int nd = 1; nd <= 4; nd++) {
+        /* every family of cells by number of nonzero offsets: the balls
+         * (connectivity) and the non-ball ones (diagonals only, faces and
+         * corners, ...) */
+        for (unsigned hops = 2; hops < (2u << nd); hops += 2) {
+            hops_structure(nd, hops, st);
+            snprintf(what, sizeof what, "rep table %dd hops %#x", nd, hops);
+            check_rep_table(what, nd, st);
+        }
+        /* random point-symmetric structures (sparser in 4-d, where the
+         * table is used for at most 13 backward neighbours) */
+        int ncells = nd == 1 ? 3 : nd == 2 ? 9 : nd == 3 ? 27 : 81;
+        double pcell = nd == 4 ? 0.12 : 0.45;
+        for (int t = 0; t < 40; t++) {
+            for (int c = 0; c < ncells; c++)
+                st[c] = uniform() < pcell;
+            for (int c = 0; c < ncells; c++)
+                st[c] = st[c] | st[ncells - 1 - c];
+            snprintf(what, sizeof what, "rep table %dd random #%d", nd, t);
+            check_rep_table(what, nd, st);
+        }
+        for (size_t k = 0; k < sizeof dens / sizeof *dens; k++) {
+            for (int nvalues = 1; nvalues <= 3; nvalues++) {
+                fv_array *img = random_image(FV_UINT8, nd, shapes[nd - 1], dens[k], nvalues);
+                const int64_t bg0 = 0, *bgs[2] = {&bg0, NULL};
+                for (int b = 0; b < 2; b++) {
+                    const int64_t *bg = bgs[b];
+                    for (unsigned hops = 2; hops < (2u << nd); hops += 2) {
+                        hops_structure(nd, hops, st);
+                        snprintf(what, sizeof what, "rep rule %dd density %.2f values %d hops %#x%s", nd,
+                                 dens[k], nvalues, hops, bg ? "" : " no background");
+                        check_rep_rule(what, img, st, bg);
+                        run_case(what, img, FV_INT32, st, 0, bg, 0);
+                        /* the connectivity balls given as connectivity too */
+                        for (int conn = 1; conn <= nd; conn++)
+                            if (hops == (2u << conn) - 2)
+                                run_case(what, img, FV_INT64, NULL, conn, bg, 0);
+                    }
+                    for (int t = 0; t < 4; t++) {
+                        for (int c = 0; c < ncells; c++)
+                            st[c] = uniform() < pcell;
+                        for (int c = 0; c < ncells; c++)
+                            st[c] = st[c] | st[ncells - 1 - c];
+                        snprintf(what, sizeof what, "rep rule %dd density %.2f values %d random #%d%s",
+                                 nd, dens[k], nvalues, t, bg ? "" : " no background");
+                        check_rep_rule(what, img, st, bg);
+                        run_case(what, img, FV_INT32, st, 0, bg, 0);
+                    }
+                }
+                fv_array_unref(img);
+            }
+        }
+    }
+}
+
 /* Worst cases for union-find: combs joined at the far end (late merges of
  * many trees), a spiral (one long path), staircases (diagonal only). */
 static void
@@ -443,6 +693,7 @@ main(void)
         return 1;
     }
     test_random();
+    test_rep();
     test_large();
     test_shapes();
     test_views_and_edges();   /* the argument checks on host arrays; its one case runs on the GPU too */

@@ -3,14 +3,21 @@
  * GPUs", with the consecutive numbering of Komura's relabelling step.
  *
  *   init     P[i] = i for foreground pixels, -1 for background;
- *   merge    every foreground pixel unites with each equal backward neighbour:
- *            both roots are found (plain reads of P, no writes), then the
- *            larger root is lowered with atomicMin to the smaller one. When
- *            atomicMin returns something other than the expected root, that
- *            root had been re-linked meanwhile: the returned value is another
- *            member of the same tree and the union goes on from it. Links
- *            only ever point to smaller indices, so each final root is its
- *            component's first pixel in raster order;
+ *   merge    every foreground pixel unites with its equal backward neighbours,
+ *            but only with one per connected component of that set (the
+ *            table rep of fv__label_rep_table, when there are at most 13
+ *            backward neighbours: always in 1..3 dimensions): the others are
+ *            joined to it by their own merges. A union finds both roots
+ *            (plain reads of P, no writes), then lowers the larger root with
+ *            atomicMin to the smaller one. When atomicMin returns something
+ *            other than the expected root, that root had been re-linked
+ *            meanwhile: the returned value is another member of the same
+ *            tree and the union goes on from it. Links only ever point to
+ *            smaller indices, so each final root is its component's first
+ *            pixel in raster order. 1..3-d images run a kernel that keeps
+ *            each thread's coordinates up to date along its grid-stride
+ *            loop (no division per pixel) and takes the neighbour offsets
+ *            from its parameters; more dimensions run the generic one;
  *   compress P[i] = root of i (only ancestors are written, so concurrent
  *            finds stay valid) and S[i] = 1 for roots, 0 otherwise;
  *   scan     S = inclusive prefix sum of S (CUB, in place): a root's S is
@@ -43,18 +50,24 @@ fv_cu_label_amin(int64_t *p, int64_t v)
     return (int64_t)atomicMin((long long *)p, (long long)v);
 }
 
+/* The root of x as far as this thread sees. Other threads link roots
+ * meanwhile, and these plain reads may also return an older link (L1 is not
+ * coherent between SMs): every link read was a real one at some time, and
+ * unite checks the roots it acts on with its atomicMin. */
 template <typename IT>
 __device__ __forceinline__ IT
 fv_cu_label_find(const IT *P, IT x)
 {
     for (;;) {
-        IT p = *(const volatile IT *)&P[x];   /* other threads lower roots meanwhile */
+        IT p = P[x];
         if (p == x)
             return x;
         x = p;
     }
 }
 
+/* Terminates: every retry lowers a + b (finds only move to smaller indices,
+ * the retried root becomes the smaller value atomicMin returned). */
 template <typename IT>
 __device__ void
 fv_cu_label_unite(IT *P, IT a, IT b)
@@ -85,11 +98,13 @@ fv_k_label_init(const VT *in, IT *P, IT n, int hasbg, VT bg)
     FV_GRID_STRIDE(IT, i, n) { P[i] = hasbg && in[i] == bg ? (IT)-1 : i; }
 }
 
-/* off: nnb flat offsets; nbo: nnb rows of nd per-axis offsets in {-1, 0, 1} */
+/* Generic merge, any number of dimensions. off: nnb flat offsets; nbo: nnb
+ * rows of nd per-axis offsets in {-1, 0, 1}; rep: NULL (unite with every equal
+ * neighbour) or the table of fv__label_rep_table (nnb <= FV__LABEL_REP_MAX). */
 template <typename VT, typename IT>
 __global__ void
 fv_k_label_merge(const VT *in, IT *P, IT n, fv_cu_label_geom g, const int64_t *off, const int8_t *nbo,
-                 int hasbg, VT bg)
+                 const uint16_t *rep, int hasbg, VT bg)
 {
     FV_GRID_STRIDE(IT, i, n) {
         const VT v = in[i];
@@ -102,6 +117,7 @@ fv_k_label_merge(const VT *in, IT *P, IT n, fv_cu_label_geom g, const int64_t *o
             r = q;
         }
         co[0] = r;
+        uint32_t m = 0;
         for (int k = 0; k < g.nnb; k++) {
             const int8_t *o = nbo + (size_t)k * g.nd;
             int ok = 1;
@@ -112,9 +128,80 @@ fv_k_label_merge(const VT *in, IT *P, IT n, fv_cu_label_geom g, const int64_t *o
             if (!ok)
                 continue;
             const IT j = i + (IT)off[k];
-            if (in[j] == v)
+            if (in[j] != v)
+                continue;
+            if (rep)
+                m |= 1u << k;
+            else
                 fv_cu_label_unite(P, i, j);
         }
+        for (uint32_t b = m ? (uint32_t)__ldg(&rep[m]) : 0u; b; b &= b - 1) {
+            const int k = __ffs((int)b) - 1;
+            fv_cu_label_unite(P, i, i + (IT)off[k]);
+        }
+    }
+}
+
+/* Backward neighbours of a 1..3-d image, passed by value (kernel parameter
+ * space: uniform reads, no transfer). Axes are those of the image. */
+#define FV_CU_LABEL_NBK 13   /* (3^3 - 1) / 2 */
+template <typename IT>
+struct fv_cu_label_nbk {
+    int nnb;
+    IT shape[3];
+    IT step[3];               /* the grid stride as coordinates (step[d] < shape[d] for d > 0) */
+    uint32_t lo[3], hi[3];    /* bit k: neighbour k is outside where co[d] == 0 / co[d] == shape[d] - 1 */
+    IT off[FV_CU_LABEL_NBK];  /* flat offsets */
+};
+
+/* Merge in ND = 1..3 dimensions. Each thread computes its coordinates once and
+ * then moves them by the grid stride with carries; the in-bounds neighbours
+ * are a mask made from per-axis border masks. */
+template <int ND, typename VT, typename IT>
+__global__ void
+fv_k_label_merge_nd(const VT *in, IT *P, IT n, fv_cu_label_nbk<IT> g, const uint16_t *rep, int hasbg, VT bg)
+{
+    const IT stride = (IT)blockDim.x * (IT)gridDim.x;
+    IT i = (IT)blockIdx.x * (IT)blockDim.x + (IT)threadIdx.x, co[ND];
+    {
+        IT r = i;
+#pragma unroll
+        for (int d = ND - 1; d > 0; d--) {
+            IT q = r / g.shape[d];
+            co[d] = r - q * g.shape[d];
+            r = q;
+        }
+        co[0] = r;
+    }
+    for (; i < n; i += stride) {
+        const VT v = in[i];
+        if (!(hasbg && v == bg)) {
+            uint32_t ok = (1u << g.nnb) - 1u, m = 0;
+#pragma unroll
+            for (int d = 0; d < ND; d++) {
+                if (co[d] == 0)
+                    ok &= ~g.lo[d];
+                if (co[d] == g.shape[d] - 1)
+                    ok &= ~g.hi[d];
+            }
+#pragma unroll
+            for (int k = 0; k < (ND == 1 ? 1 : ND == 2 ? 4 : FV_CU_LABEL_NBK); k++)
+                if ((ok >> k & 1u) && in[i + g.off[k]] == v)
+                    m |= 1u << k;
+            for (uint32_t b = m ? (uint32_t)__ldg(&rep[m]) : 0u; b; b &= b - 1) {
+                const int k = __ffs((int)b) - 1;
+                fv_cu_label_unite(P, i, i + g.off[k]);
+            }
+        }
+        IT carry = 0;
+#pragma unroll
+        for (int d = ND - 1; d > 0; d--) {
+            co[d] += g.step[d] + carry;
+            carry = co[d] >= g.shape[d];
+            if (carry)
+                co[d] -= g.shape[d];
+        }
+        co[0] += g.step[0] + carry;
     }
 }
 
@@ -156,10 +243,48 @@ fv_cu_label_alloc(fv_context *ctx, int device, size_t n, fv_cu_label_buf *b)
     return fv__cuda_alloc(ctx, device, n ? n : 1, &b->ptr, &b->opaque);
 }
 
+/* Device copies of the neighbour tables (fv__cuda_label). rep: NULL when
+ * there are more than FV__LABEL_REP_MAX backward neighbours. */
+typedef struct fv_cu_label_tab {
+    const int64_t *off;
+    const int8_t *nbo;
+    const uint16_t *rep;
+} fv_cu_label_tab;
+
+/* The parameters of fv_k_label_merge_nd: nb (nnb rows of nd offsets) for an
+ * image of g's shape, run by a grid of stride threads. */
+template <typename IT>
+static void
+fv_cu_label_nbk_fill(const fv_cu_label_geom *g, const int8_t *nb, int64_t stride, fv_cu_label_nbk<IT> *k)
+{
+    int64_t cst = 1, r = stride;
+    memset(k, 0, sizeof *k);
+    k->nnb = g->nnb;
+    for (int d = g->nd - 1; d >= 0; d--) {
+        k->shape[d] = (IT)g->shape[d];
+        k->step[d] = (IT)(d > 0 ? r % g->shape[d] : r);
+        r /= g->shape[d];
+    }
+    for (int j = 0; j < g->nnb; j++) {
+        int64_t off = 0;
+        cst = 1;
+        for (int d = g->nd - 1; d >= 0; d--) {
+            const int o = nb[(size_t)j * g->nd + d];
+            off += o * cst;
+            cst *= g->shape[d];
+            if (o < 0)
+                k->lo[d] |= 1u << j;
+            else if (o > 0)
+                k->hi[d] |= 1u << j;
+        }
+        k->off[j] = (IT)off;
+    }
+}
+
 template <typename VT, typename IT>
 static fv_status
 fv_cu_label_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, const fv_cu_label_geom *g,
-                const int64_t *off_d, const int8_t *nbo_d, int64_t *num)
+                const fv_cu_label_tab *t, int64_t *num)
 {
     const fv__label_params *p = (const fv__label_params *)a->params;
     const IT n = (IT)fv_array_size(a->in);
@@ -189,8 +314,20 @@ fv_cu_label_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, cons
     fv_k_label_init<VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, hasbg, bg);
     if ((st = fv_cu_launch_status("label init")))
         goto done;
-    if (g->nnb > 0) {
-        fv_k_label_merge<VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, *g, off_d, nbo_d, hasbg, bg);
+    if (g->nnb > 0 && g->nd <= 3) {
+        fv_cu_label_nbk<IT> k;
+        fv_cu_label_nbk_fill(g, p->nb, (int64_t)x->grid * x->block, &k);
+        if (g->nd == 1)
+            fv_k_label_merge_nd<1, VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg, bg);
+        else if (g->nd == 2)
+            fv_k_label_merge_nd<2, VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg, bg);
+        else
+            fv_k_label_merge_nd<3, VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg, bg);
+        if ((st = fv_cu_launch_status("label merge")))
+            goto done;
+    } else if (g->nnb > 0) {
+        fv_k_label_merge<VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, *g, t->off, t->nbo, t->rep,
+                                                                      hasbg, bg);
         if ((st = fv_cu_launch_status("label merge")))
             goto done;
     }
@@ -228,13 +365,13 @@ done:
 template <typename IT>
 static fv_status
 fv_cu_label_by_value(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, const fv_cu_label_geom *g,
-                     const int64_t *off_d, const int8_t *nbo_d, int64_t *num)
+                     const fv_cu_label_tab *t, int64_t *num)
 {
     switch (fv_dtype_size(a->in->dtype)) {
-    case 1: return fv_cu_label_run<uint8_t, IT>(ctx, a, x, g, off_d, nbo_d, num);
-    case 2: return fv_cu_label_run<uint16_t, IT>(ctx, a, x, g, off_d, nbo_d, num);
-    case 4: return fv_cu_label_run<uint32_t, IT>(ctx, a, x, g, off_d, nbo_d, num);
-    case 8: return fv_cu_label_run<uint64_t, IT>(ctx, a, x, g, off_d, nbo_d, num);
+    case 1: return fv_cu_label_run<uint8_t, IT>(ctx, a, x, g, t, num);
+    case 2: return fv_cu_label_run<uint16_t, IT>(ctx, a, x, g, t, num);
+    case 4: return fv_cu_label_run<uint32_t, IT>(ctx, a, x, g, t, num);
+    case 8: return fv_cu_label_run<uint64_t, IT>(ctx, a, x, g, t, num);
     default: return fv_error_set(FV_EDTYPE, "label", "unsupported dtype %s", fv_dtype_name(a->in->dtype));
     }
 }
@@ -266,8 +403,11 @@ fv__cuda_label(fv_context *ctx, const fv__op_args *a)
     for (int d = nd - 2; d >= 0; d--)
         cst[d] = cst[d + 1] * a->in->shape[d + 1];
 
-    /* neighbour table on the device: nnb int64 flat offsets, then nnb * nd int8 */
-    const size_t tbytes = (size_t)p->nnb * (sizeof(int64_t) + (size_t)nd);
+    /* neighbour tables on the device: nnb int64 flat offsets, nnb * nd int8
+     * per-axis offsets, then (nnb <= FV__LABEL_REP_MAX) 2^nnb uint16 rep */
+    const int use_rep = p->nnb <= FV__LABEL_REP_MAX;
+    const size_t repat = ((size_t)p->nnb * (sizeof(int64_t) + (size_t)nd) + 1) & ~(size_t)1;
+    const size_t tbytes = repat + (use_rep ? sizeof(uint16_t) << p->nnb : 0);
     if (p->nnb > 0) {
         if (!(host = (int64_t *)malloc(tbytes))) {
             st = fv_error_set(FV_ENOMEM, "label", "out of memory");
@@ -279,6 +419,8 @@ fv__cuda_label(fv_context *ctx, const fv__op_args *a)
                 host[k] += p->nb[(size_t)k * nd + d] * cst[d];
         }
         memcpy(host + p->nnb, p->nb, (size_t)p->nnb * (size_t)nd);
+        if (use_rep)
+            fv__label_rep_table(nd, p->nnb, p->nb, (uint16_t *)((char *)host + repat));
         if ((st = fv_cu_label_alloc(ctx, x.device, tbytes, &tab)))
             goto done;
         fv_device dev = {FV_DEVICE_CUDA, x.device}, hdev = {FV_DEVICE_CPU, 0};
@@ -286,13 +428,17 @@ fv__cuda_label(fv_context *ctx, const fv__op_args *a)
             goto done;
     }
     {
-        const int64_t *off_d = (const int64_t *)tab.ptr;
-        const int8_t *nbo_d = tab.ptr ? (const int8_t *)(off_d + p->nnb) : NULL;
+        fv_cu_label_tab t = {NULL, NULL, NULL};
+        if (tab.ptr) {
+            t.off = (const int64_t *)tab.ptr;
+            t.nbo = (const int8_t *)(t.off + p->nnb);
+            t.rep = use_rep ? (const uint16_t *)((const char *)tab.ptr + repat) : NULL;
+        }
         /* 32-bit indices when i + the grid stride cannot overflow */
         if (n < INT32_MAX - ((int64_t)1 << 26))
-            st = fv_cu_label_by_value<int32_t>(ctx, a, &x, &g, off_d, nbo_d, &num);
+            st = fv_cu_label_by_value<int32_t>(ctx, a, &x, &g, &t, &num);
         else
-            st = fv_cu_label_by_value<int64_t>(ctx, a, &x, &g, off_d, nbo_d, &num);
+            st = fv_cu_label_by_value<int64_t>(ctx, a, &x, &g, &t, &num);
     }
     if (st == FV_OK)
         p->num = num;

@@ -27,6 +27,21 @@ typedef struct fv__label_params {
     int64_t num;             /* out: number of labels */
 } fv__label_params;
 
+/* Representative neighbours of the merge step (src/cuda/measure/label.cu),
+ * for nnb <= FV__LABEL_REP_MAX backward neighbours nb (rows of nd offsets, as
+ * in fv__label_params). A pixel whose equal backward neighbours form the set m
+ * (bit k: neighbour k) needs to unite with only one member of each connected
+ * component of m, two members j, k being adjacent when nb[k] - nb[j] is in the
+ * structure (nb or -nb, the structure being point-symmetric): the later of j
+ * and k has the other among its own equal backward neighbours and unites with
+ * it (or with a member of the same component, by induction in raster order).
+ * Fills rep[m] for every m < 2^nnb with the lowest-numbered member of each
+ * component of m: in fv_label's order of nb (C order of the 3^nd cells), the
+ * neighbour earliest in raster order, whose tree the threads that ran before
+ * have most likely settled. */
+#define FV__LABEL_REP_MAX 13
+void fv__label_rep_table(int nd, int nnb, const int8_t *nb, uint16_t *rep);
+
 fv_status fv__cpu_label(fv_context *ctx, const fv__op_args *a);
 fv_status fv__cuda_label(fv_context *ctx, const fv__op_args *a);
 

@@ -25,6 +25,52 @@ fv__label_bg_bits(fv_dtype dt, int64_t bg, uint64_t *bits)
     }
 }
 
+void
+fv__label_rep_table(int nd, int nnb, const int8_t *nb, uint16_t *rep)
+{
+    uint32_t adj[FV__LABEL_REP_MAX];
+    uint16_t low[1 << FV__LABEL_REP_MAX];   /* low[m]: the component of m's lowest member */
+
+    /* adj[j]: the neighbours k whose offset from j, nb[k] - nb[j], is in the
+     * structure: equal to a row of nb or to its negation */
+    for (int j = 0; j < nnb; j++) {
+        adj[j] = 0;
+        for (int k = 0; k < nnb; k++) {
+            for (int l = 0; l < nnb && k != j; l++) {
+                int same = 1, neg = 1;
+                for (int d = 0; d < nd; d++) {
+                    int diff = nb[(size_t)k * nd + d] - nb[(size_t)j * nd + d];
+                    same &= diff == nb[(size_t)l * nd + d];
+                    neg &= diff == -nb[(size_t)l * nd + d];
+                }
+                if (same || neg) {
+                    adj[j] |= 1u << k;
+                    break;
+                }
+            }
+        }
+    }
+    /* m = m' + its top member t: t joins the components of m' it touches;
+     * the rest of m is m less its first component, a smaller set */
+    rep[0] = low[0] = 0;
+    for (uint32_t m = 1, top = 1, t = 0; m < (1u << nnb); m++) {
+        if (m == top << 1) {
+            top <<= 1;
+            t++;
+        }
+        const uint32_t rest = m ^ top;
+        uint32_t c = rest ? low[rest] : top;
+        if (c & adj[t]) {
+            c |= top;
+            for (uint32_t r = rest & ~c; r; r &= ~(uint32_t)low[r])
+                if (low[r] & adj[t])
+                    c |= low[r];
+        }
+        low[m] = (uint16_t)c;
+        rep[m] = (uint16_t)((m & (~m + 1)) | rep[m & ~c]);
+    }
+}
+
 fv_status
 fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *structure, int connectivity,
          const int64_t *background, int nonzero, int64_t *num_labels)
