@@ -325,8 +325,8 @@ def assert_close(gpu, cpu, jpeg, inside=None, what=""):
         return
     d = np.abs(g.astype(np.int32) - cpu.astype(np.int32))
     if inside is None:
-        inside = np.ones(cpu.shape[:2], bool)
-    inside = inside.reshape(cpu.shape[:2])
+        inside = np.ones(cpu.shape[:-1], bool)
+    inside = inside.reshape(cpu.shape[:-1])   # (h, w) or (n, h, w)
     np.testing.assert_array_equal(g[~inside], cpu[~inside], err_msg=f"{what}: background differs")
     din = d[inside]
     if din.size:
@@ -1001,6 +1001,13 @@ def test_gpu_read_stats_count_the_reads(cp, make):
 # ---- the device tile cache ---------------------------------------------------------------------------------
 
 
+def _all(img, locs, size, **kw):
+    """The regions at locs (level 0) as one (n, h, w, C) batch."""
+    batches = list(img.read_region(locs, size, 0, batch_size=len(locs), **kw))
+    assert len(batches) == 1
+    return batches[0]
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("kind", ["jpeg-ycbcr-tables", "zstd"])
 def test_gpu_tile_cache(cp, make, kind):
@@ -1015,24 +1022,25 @@ def test_gpu_tile_cache(cp, make, kind):
         fovea.gpu_cache(64, clear=True)
         _fovea.gpu_cache_reset_stats()
         _read_stats(reset=True)
-        first = _host(img.read_region(locs, (96, 80), 0, device="cuda"))
+        first = _host(_all(img, locs, (96, 80), device="cuda"))
         st = _read_stats(reset=True)
         assert st["tiles_cached"] == 0 and st["tiles_gpu"] + st["tiles_cpu"] > 0, st
         c = fovea.gpu_cache()
         assert c["entries"] > 0 and 0 < c["bytes"] <= c["capacity"] == 64 << 20, c
-        again = _host(img.read_region(locs, (96, 80), 0, device="cuda"))
+        again = _host(_all(img, locs, (96, 80), device="cuda"))
         st = _read_stats(reset=True)
         assert st["tiles_cached"] > 0 and st["tiles_gpu"] + st["tiles_cpu"] == 0, st
         np.testing.assert_array_equal(again, first)
         assert fovea.gpu_cache()["hits"] >= st["tiles_cached"]
-        cpu = img.read_region(locs, (96, 80), 0)
+        cpu = _all(img, locs, (96, 80))
         inside = np.stack([_inside_mask(img, tuple(l), (96, 80), 0) for l in locs])
         assert_close(again, cpu, s.jpeg, inside, kind + " cached")
         # another pixel format from the same cached tiles
-        assert_close(img.read_region(locs, (96, 80), 0, device="cuda", **rgba), img.read_region(locs, (96, 80), 0, **rgba),
+        assert_close(_all(img, locs, (96, 80), device="cuda", **rgba), _all(img, locs, (96, 80), **rgba),
                      s.jpeg, inside, kind + " cached rgba")
         # bypass
-        img.read_region(locs, (96, 80), 0, device="cuda", nocache=True)
+        _read_stats(reset=True)
+        _all(img, locs, (96, 80), device="cuda", nocache=True)
         st = _read_stats(reset=True)
         assert st["tiles_cached"] == 0, st
         # a capacity of about two tiles: evictions, never above it, same pixels
@@ -1052,19 +1060,19 @@ def test_gpu_tile_cache(cp, make, kind):
         # threads sharing a small cache
         def job(seed):
             ls = _locations(16, W, H, seed)
-            g = _host(img.read_region(ls, (64, 64), 0, device="cuda"))
+            g = _host(_all(img, ls, (64, 64), device="cuda"))
             return ls, g
         with concurrent.futures.ThreadPoolExecutor(4) as ex:
             for ls, g in ex.map(job, range(100, 112)):
                 ins = np.stack([_inside_mask(img, tuple(l), (64, 64), 0) for l in ls])
-                assert_close(g, img.read_region(ls, (64, 64), 0), s.jpeg, ins, kind + " threads")
+                assert_close(g, _all(img, ls, (64, 64)), s.jpeg, ins, kind + " threads")
         assert fovea.gpu_cache()["bytes"] <= cap
         fovea.gpu_cache(0)
-        img.read_region(locs, (96, 80), 0, device="cuda")
+        _all(img, locs, (96, 80), device="cuda")
         assert fovea.gpu_cache()["entries"] == 0
         assert _read_stats(reset=True)["tiles_cached"] == 0
         fovea.gpu_cache(64)
-        img.read_region(locs, (96, 80), 0, device="cuda")
+        _all(img, locs, (96, 80), device="cuda")
         assert fovea.gpu_cache(clear=True)["entries"] == 0
     finally:
         fovea.gpu_cache(1024, clear=True)
