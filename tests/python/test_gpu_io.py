@@ -1068,6 +1068,7 @@ def test_gpu_tile_cache(cp, make, kind):
                 assert_close(g, _all(img, ls, (64, 64)), s.jpeg, ins, kind + " threads")
         assert fovea.gpu_cache()["bytes"] <= cap
         fovea.gpu_cache(0)
+        _read_stats(reset=True)
         _all(img, locs, (96, 80), device="cuda")
         assert fovea.gpu_cache()["entries"] == 0
         assert _read_stats(reset=True)["tiles_cached"] == 0
