@@ -337,6 +337,32 @@ fv__cache_acquire(const fv__tile_key *key, int *must_decode)
     }
 }
 
+fv__tile *
+fv__cache_peek(const fv__tile_key *key)
+{
+    fv__tile *t = NULL;
+    pthread_mutex_lock(&fv__cache.mu);
+    fv__cache_configure_locked();
+    if (fv__cache.type == FV_CACHE_PER_PROCESS && fv__cache.capacity) {
+        fv__centry *e = *fv__find_slot(key);
+        if (e && !e->pending) {
+            fv__cache.hits++;
+            fv__lru_unlink(e);
+            fv__lru_push_front(e);
+            t = fv__tile_ref(e->tile);
+        } else {
+            fv__cache.misses++;
+        }
+    } else if (fv__cache.type == FV_CACHE_SHARED_MEMORY) {
+        if (fv__shm_lookup(fv__cache.shm, key, &t) != 1)
+            t = NULL;   /* the segment counts its own hits and misses */
+    } else {
+        fv__cache.misses++;
+    }
+    pthread_mutex_unlock(&fv__cache.mu);
+    return t;
+}
+
 void
 fv__cache_finish(const fv__tile_key *key, fv__tile *tile)
 {

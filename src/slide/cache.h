@@ -33,6 +33,9 @@ void fv__tile_unref(fv__tile *t);
  * the tile, or NULL on failure) exactly once. Waits while another thread decodes
  * the same key. */
 fv__tile *fv__cache_acquire(const fv__tile_key *key, int *must_decode);
+/* A referenced tile when key is cached (a hit), else NULL (a miss); never waits,
+ * never reserves the key. */
+fv__tile *fv__cache_peek(const fv__tile_key *key);
 /* Publish the result of a decode started by fv__cache_acquire (tile may be NULL).
  * The cache takes its own reference; the caller keeps its one. */
 void fv__cache_finish(const fv__tile_key *key, fv__tile *tile);

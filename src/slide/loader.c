@@ -11,6 +11,7 @@
 #include <string.h>
 #include "internal.h"
 #include "alloc.h"
+#include "slide/slide-internal.h"
 
 typedef struct fv__slot {
     int64_t batch;          /* batch held, -1 when none */
@@ -26,6 +27,7 @@ struct fv_batch_loader {
     fv_read_options ro;
     int64_t n, nb, total;
     int64_t *xy, *order;
+    fv__chunk_set once;     /* tiles one patch alone needs: decoded in part, not cached */
     int64_t shape[4];
     fv_dtype dt;
     int64_t item_bytes;
@@ -57,8 +59,8 @@ fv__read_patch(fv_batch_loader *l, int64_t k, fv_array *arr, int64_t i)
     int64_t loc = l->order[k];
     fv_status st = fv_array_view(arr, 3, l->shape + 1, NULL, i * l->item_bytes, &view);
     if (!st)
-        st = fv_slide_read_region(l->s, l->ctx, l->xy[2 * loc], l->xy[2 * loc + 1], l->o.level, l->o.width,
-                                  l->o.height, &l->ro, view);
+        st = fv__slide_read_region_once(l->s, l->ctx, l->xy[2 * loc], l->xy[2 * loc + 1], l->o.level, l->o.width,
+                                        l->o.height, &l->ro, l->once.keys ? &l->once : NULL, view);
     fv_array_unref(view);
     return st;
 }
@@ -210,6 +212,11 @@ fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_o
     }
     for (int i = 0; i < l->P; i++)
         l->slots[i].batch = -1;
+    /* a tile only one patch of the list touches is decoded in part (what that patch
+     * needs) and not cached: caching it would decode all of it for nothing */
+    if (!fv__on_gpu(l) && !opts->nocache &&
+        (st = fv__chunk_set_single_use(s, opts->level, xy, n, opts->width, opts->height, &l->once)))
+        goto fail;
     if ((st = fv_context_new(&l->ctx)))
         goto fail;
     fv_context_set_threads(l->ctx, 1);
@@ -331,5 +338,6 @@ fv_batch_loader_free(fv_batch_loader *l)
     fv__free(l->slots);
     fv__free(l->xy);
     fv__free(l->order);
+    fv__chunk_set_free(&l->once);
     fv__free(l);
 }

@@ -40,10 +40,49 @@ typedef struct fv__chunk_geom {
 void fv__chunk_geometry(const fv__tiff_ifd *d, uint64_t chunk, fv__chunk_geom *g);
 /* Samples per decoded pixel: YCbCr JPEG/JP2K come out as RGB. */
 int fv__decoded_samples(const fv__tiff_ifd *d);
-/* Read and decode one chunk on the CPU (through the tile cache unless nocache);
- * *out = NULL for a missing chunk (background). want/got: see slide.c. */
-fv_status fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, const uint32_t *want, fv__tile **out,
+/* How fv__get_chunk uses the tile cache. */
+enum {
+    FV__CHUNK_CACHE = 0,     /* look up; on a miss decode the whole chunk and insert it */
+    FV__CHUNK_NOCACHE = 1,   /* bypass the cache (decode only what is wanted) */
+    FV__CHUNK_PEEK = 2       /* take it from the cache when there; else decode only what is
+                              * wanted, without inserting (a chunk nothing else will read) */
+};
+/* Read and decode one chunk on the CPU (mode: FV__CHUNK_*); *out = NULL for a
+ * missing chunk (background). want/got: see slide.c. */
+fv_status fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int mode, const uint32_t *want, fv__tile **out,
                         uint32_t got[4]);
+
+/* A set of chunk indices of one directory (open addressing: chunk + 1, 0 = empty). */
+typedef struct fv__chunk_set {
+    uint64_t *keys;
+    uint64_t mask;            /* capacity - 1 (a power of two) */
+} fv__chunk_set;
+
+static inline int
+fv__chunk_set_has(const fv__chunk_set *cs, uint64_t chunk)
+{
+    uint64_t i = ((chunk + 1) * 0x9e3779b97f4a7c15ull) >> 17;
+    for (;; i++) {
+        uint64_t k = cs->keys[i & cs->mask];
+        if (k == chunk + 1)
+            return 1;
+        if (!k)
+            return 0;
+    }
+}
+
+/* The chunks of level `level` that exactly one of the n regions of w x h pixels at
+ * level-0 locations xy touches (the batch loader reads those with FV__CHUNK_PEEK:
+ * a patch decodes only its part of a tile no other patch of the list needs, and
+ * does not fill the cache with it). *out is empty (keys NULL) when the regions are
+ * too many to count (more than 2^24 chunk touches) or nothing qualifies. */
+fv_status fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, int64_t n, int64_t w, int64_t h,
+                                   fv__chunk_set *out);
+void fv__chunk_set_free(fv__chunk_set *cs);
+/* fv_slide_read_region, the chunks of `once` (NULL: none) read with FV__CHUNK_PEEK. */
+fv_status fv__slide_read_region_once(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w,
+                                     int64_t h, const fv_read_options *opts, const fv__chunk_set *once,
+                                     fv_array *out);
 
 /* The GPU reader (src/cuda/io/read-gpu.c; without the CUDA backend a stub that
  * fails with FV_EDEVICE). Reads n regions of w x h pixels of directory ifd, whose

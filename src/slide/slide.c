@@ -327,16 +327,17 @@ fv__decoded_samples(const fv__tiff_ifd *d)
     return d->photometric == FV_TIFF_PHOTOMETRIC_YCBCR ? 3 : d->samples;
 }
 
-/* Read and decode one chunk (through the cache unless nocache). *out = NULL for a
- * missing chunk (offset or byte count 0): the caller paints background.
- * want = {x, y, w, h} (chunk pixels), or NULL: when the decoded tile will not be
- * cached (nocache, or a disabled cache), decode only that rectangle, or more
+/* Read and decode one chunk: through the cache (mode FV__CHUNK_CACHE), not at all
+ * (FV__CHUNK_NOCACHE), or taken from the cache when there but not inserted
+ * (FV__CHUNK_PEEK). *out = NULL for a missing chunk (offset or byte count 0): the
+ * caller paints background. want = {x, y, w, h} (chunk pixels), or NULL: when the
+ * decoded tile will not be cached, decode only that rectangle, or more
  * (fv__codec_decode_rect); got = the rectangle the tile holds (rows of got[2]
  * pixels), the whole chunk unless partially decoded. */
 fv_status
-fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, const uint32_t *want, fv__tile **out,
-              uint32_t got[4])
+fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int mode, const uint32_t *want, fv__tile **out, uint32_t got[4])
 {
+    const int nocache = mode != FV__CHUNK_CACHE;
     const fv__tiff_ifd *d = &s->tiff->ifds[ifd];
     fv_status st = FV_OK;
     uint8_t *src = NULL;
@@ -354,6 +355,10 @@ fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int nocache, const uint32_t 
     got[2] = g.w;
     got[3] = g.h;
     int must = 1;
+    if (mode == FV__CHUNK_PEEK && (tile = fv__cache_peek(&key))) {
+        *out = tile;
+        return FV_OK;
+    }
     if (!nocache) {
         /* with a disabled cache this only counts the miss (and, should the cache
          * be enabled meanwhile, a partial decode is published as a failure) */
@@ -423,6 +428,7 @@ typedef struct fv__region_job {
     fv_pixel_format format;
     int nocache;
     int partial;                 /* decode only the part of each chunk the region needs */
+    const fv__chunk_set *once;   /* chunks read through the cache without insertion (NULL: none) */
     uint8_t *out;                /* (h, w, C) contiguous */
     int out_c, out_isz;
     uint64_t tx0, ty0, ntx;      /* chunk grid covered */
@@ -509,7 +515,14 @@ fv__region_task(void *p, int64_t begin, int64_t end)
         fv__tile *t = NULL;
         uint32_t want[4] = {(uint32_t)(ix0 - g.x0), (uint32_t)(iy0 - g.y0), (uint32_t)(ix1 - ix0), (uint32_t)(iy1 - iy0)};
         uint32_t got[4];
-        fv_status st = fv__get_chunk(j->s, j->ifd, chunk, j->nocache, j->partial ? want : NULL, &t, got);
+        /* a chunk nothing else will read: from the cache if it is there, else only
+         * the part needed, not kept */
+        int mode = j->nocache ? FV__CHUNK_NOCACHE
+                   : j->once && fv__chunk_set_has(j->once, chunk) && d->compression == FV_TIFF_COMPRESSION_JPEG
+                       ? FV__CHUNK_PEEK
+                       : FV__CHUNK_CACHE;
+        fv_status st = fv__get_chunk(j->s, j->ifd, chunk, mode, j->partial || mode == FV__CHUNK_PEEK ? want : NULL,
+                                     &t, got);
         if (st) {
             pthread_mutex_lock(&j->mu);
             if (!j->st) {
@@ -530,11 +543,42 @@ fv__region_task(void *p, int64_t begin, int64_t end)
     }
 }
 
+/* The chunks (tiles, or strips) holding the directory pixels [ix0, ix1) x [iy0, iy1),
+ * a non-empty rectangle inside the image: a new array of *nch chunk indices. */
+static fv_status
+fv__region_chunks(const fv__tiff_ifd *d, int64_t ix0, int64_t iy0, int64_t ix1, int64_t iy1, uint64_t **chunks,
+                  uint64_t *nch)
+{
+    uint64_t *c;
+    if (d->tile_width) {
+        uint64_t across = (d->width + d->tile_width - 1) / d->tile_width;
+        uint64_t tx0 = (uint64_t)ix0 / d->tile_width, tx1 = (uint64_t)(ix1 - 1) / d->tile_width;
+        uint64_t ty0 = (uint64_t)iy0 / d->tile_height, ty1 = (uint64_t)(iy1 - 1) / d->tile_height;
+        *nch = (tx1 - tx0 + 1) * (ty1 - ty0 + 1);
+        if (!(c = fv__malloc(*nch * sizeof *c)))
+            return fv_error_set(FV_ENOMEM, "read_region", "out of host memory");
+        uint64_t k = 0;
+        for (uint64_t ty = ty0; ty <= ty1; ty++)
+            for (uint64_t tx = tx0; tx <= tx1; tx++)
+                c[k++] = ty * across + tx;
+    } else {
+        uint64_t s0 = (uint64_t)iy0 / d->rows_per_strip, s1 = (uint64_t)(iy1 - 1) / d->rows_per_strip;
+        *nch = s1 - s0 + 1;
+        if (!(c = fv__malloc(*nch * sizeof *c)))
+            return fv_error_set(FV_ENOMEM, "read_region", "out of host memory");
+        for (uint64_t k = 0; k < *nch; k++)
+            c[k] = s0 + k;
+    }
+    *chunks = c;
+    return FV_OK;
+}
+
 /* Region (lx, ly, w, h) of directory ifd, whose image is clip_w x clip_h (at most
  * the directory's size: Philips levels are smaller than their padded TIFF images). */
 static fv_status
 fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_t clip_h, int64_t lx, int64_t ly,
-                    int64_t w, int64_t h, fv_pixel_format format, int num_workers, int nocache, fv_array *out)
+                    int64_t w, int64_t h, fv_pixel_format format, int num_workers, int nocache,
+                    const fv__chunk_set *once, fv_array *out)
 {
     fv_status st = FV_OK;
     fv_context *lctx = NULL;
@@ -570,8 +614,8 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
     }
 
     fv__region_job j = {.s = s, .ifd = ifd, .lx = lx, .ly = ly, .w = w, .h = h, .format = format,
-                        .nocache = nocache, .out = (uint8_t *)out->data, .out_c = (int)shape[2],
-                        .out_isz = (int)fv_dtype_size(dt)};
+                        .nocache = nocache, .once = nocache ? NULL : once, .out = (uint8_t *)out->data,
+                        .out_c = (int)shape[2], .out_isz = (int)fv_dtype_size(dt)};
     /* only JPEG decodes less than a whole chunk (fv__codec_decode_rect) */
     j.partial = d->compression == FV_TIFF_COMPRESSION_JPEG && (nocache || !fv__cache_enabled());
     pthread_mutex_init(&j.mu, NULL);
@@ -593,29 +637,8 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
     fv__fill_background(j.out, row, ix1 - lx, iy0 - ly, w, iy1 - ly, j.out_c, j.out_isz, format);
     /* the chunks the region touches */
     uint64_t nch;
-    if (d->tile_width) {
-        uint64_t across = (d->width + d->tile_width - 1) / d->tile_width;
-        uint64_t tx0 = (uint64_t)ix0 / d->tile_width, tx1 = (uint64_t)(ix1 - 1) / d->tile_width;
-        uint64_t ty0 = (uint64_t)iy0 / d->tile_height, ty1 = (uint64_t)(iy1 - 1) / d->tile_height;
-        nch = (tx1 - tx0 + 1) * (ty1 - ty0 + 1);
-        if (!(j.chunks = fv__malloc(nch * sizeof *j.chunks))) {
-            st = fv_error_set(FV_ENOMEM, "read_region", "out of host memory");
-            goto done;
-        }
-        uint64_t k = 0;
-        for (uint64_t ty = ty0; ty <= ty1; ty++)
-            for (uint64_t tx = tx0; tx <= tx1; tx++)
-                j.chunks[k++] = ty * across + tx;
-    } else {
-        uint64_t s0 = (uint64_t)iy0 / d->rows_per_strip, s1 = (uint64_t)(iy1 - 1) / d->rows_per_strip;
-        nch = s1 - s0 + 1;
-        if (!(j.chunks = fv__malloc(nch * sizeof *j.chunks))) {
-            st = fv_error_set(FV_ENOMEM, "read_region", "out of host memory");
-            goto done;
-        }
-        for (uint64_t k = 0; k < nch; k++)
-            j.chunks[k] = s0 + k;
-    }
+    if ((st = fv__region_chunks(d, ix0, iy0, ix1, iy1, &j.chunks, &nch)))
+        goto done;
     if (num_workers > 0) {
         if ((st = fv_context_new(&lctx)))
             goto done;
@@ -650,6 +673,76 @@ fv__level_origin(const fv_slide *s, int level, int64_t x, int64_t y, int64_t *lx
     return FV_OK;
 }
 
+void
+fv__chunk_set_free(fv__chunk_set *cs)
+{
+    fv__free(cs->keys);
+    cs->keys = NULL;
+    cs->mask = 0;
+}
+
+fv_status
+fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, int64_t n, int64_t w, int64_t h,
+                         fv__chunk_set *out)
+{
+    const fv__level_desc *l = &s->layout.levels[level];
+    const fv__tiff_ifd *d = &s->tiff->ifds[l->ifd];
+    const int64_t W = l->width < (int64_t)d->width ? l->width : (int64_t)d->width;
+    const int64_t H = l->height < (int64_t)d->height ? l->height : (int64_t)d->height;
+    uint64_t *keys = NULL, cap = 0, *ch = NULL, nch = 0, total = 0;
+    uint32_t *counts = NULL;
+    fv_status st = FV_OK;
+    memset(out, 0, sizeof *out);
+    if (n < 2 || w < 1 || h < 1)
+        return FV_OK;
+    /* an upper bound of the touches, for the table: chunks per region */
+    uint64_t per = (uint64_t)(d->tile_width ? (w / (int64_t)d->tile_width + 2) * (h / (int64_t)d->tile_height + 2)
+                                            : h / (int64_t)(d->rows_per_strip ? d->rows_per_strip : 1) + 2);
+    if (per > ((uint64_t)1 << 24) / (uint64_t)n)
+        return FV_OK;
+    for (cap = 64; cap < 2 * per * (uint64_t)n; cap *= 2)
+        ;
+    keys = fv__calloc(cap, sizeof *keys);
+    counts = fv__calloc(cap, sizeof *counts);
+    if (!keys || !counts)
+        goto oom;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t lx, ly;
+        if (fv__level_origin(s, level, xy[2 * i], xy[2 * i + 1], &lx, &ly))
+            continue;   /* the read reports it */
+        int64_t ix0 = lx > 0 ? lx : 0, iy0 = ly > 0 ? ly : 0;
+        int64_t ix1 = lx + w < W ? lx + w : W, iy1 = ly + h < H ? ly + h : H;
+        if (ix0 >= ix1 || iy0 >= iy1)
+            continue;
+        if ((st = fv__region_chunks(d, ix0, iy0, ix1, iy1, &ch, &nch)))
+            goto done;
+        for (uint64_t k = 0; k < nch && total < cap / 2; k++, total++) {
+            uint64_t q = ((ch[k] + 1) * 0x9e3779b97f4a7c15ull) >> 17;
+            while (keys[q & (cap - 1)] && keys[q & (cap - 1)] != ch[k] + 1)
+                q++;
+            keys[q & (cap - 1)] = ch[k] + 1;
+            counts[q & (cap - 1)]++;
+        }
+        fv__free(ch);
+        ch = NULL;
+    }
+    /* keep the chunks counted once (the same probe order: the table is the set) */
+    for (uint64_t q = 0; q < cap; q++)
+        if (keys[q] && counts[q] != 1)
+            keys[q] = UINT64_MAX;   /* a tombstone: probes go past it, never match */
+    out->keys = keys;
+    out->mask = cap - 1;
+    keys = NULL;
+    goto done;
+oom:
+    st = fv_error_set(FV_ENOMEM, "loader", "out of host memory");
+done:
+    fv__free(ch);
+    fv__free(keys);
+    fv__free(counts);
+    return st;
+}
+
 static fv_status
 fv__check_read_args(const fv_slide *s, int level, const fv_read_options *opts)
 {
@@ -667,6 +760,13 @@ fv_status
 fv_slide_read_region(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w, int64_t h,
                      const fv_read_options *opts, fv_array *out)
 {
+    return fv__slide_read_region_once(s, ctx, x, y, level, w, h, opts, NULL, out);
+}
+
+fv_status
+fv__slide_read_region_once(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w, int64_t h,
+                           const fv_read_options *opts, const fv__chunk_set *once, fv_array *out)
+{
     fv_read_options def = {FV_PIXEL_RGB, 0, 0};
     fv_status st;
     int64_t lx, ly;
@@ -676,7 +776,7 @@ fv_slide_read_region(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int lev
         return st;
     const fv__level_desc *l = &s->layout.levels[level];
     return fv__read_ifd_region(s, ctx, l->ifd, l->width, l->height, lx, ly, w, h, opts->format, opts->num_workers,
-                               opts->nocache, out);
+                               opts->nocache, once, out);
 }
 
 fv_status
@@ -730,7 +830,7 @@ fv_slide_read_regions(fv_slide *s, fv_context *ctx, const int64_t *xy, int64_t n
         fv_array *view = NULL;
         if (!(st = fv_array_view(out, 3, shape, NULL, i * item, &view)))
             st = fv__read_ifd_region(s, ctx, l->ifd, l->width, l->height, lxy[2 * i], lxy[2 * i + 1], w, h,
-                                     opts->format, opts->num_workers, opts->nocache, view);
+                                     opts->format, opts->num_workers, opts->nocache, NULL, view);
         fv_array_unref(view);
     }
     if (st)   /* no partial pixels: the items read before the failure are cleared too */
@@ -861,7 +961,7 @@ fv_slide_read_associated(fv_slide *s, const char *name, fv_pixel_format format, 
         return st;
     const fv__assoc_desc *a = fv__find_assoc(s, name);
     if (a->ifd >= 0)
-        return fv__read_ifd_region(s, NULL, a->ifd, w, h, 0, 0, w, h, format, 0, 1, out);
+        return fv__read_ifd_region(s, NULL, a->ifd, w, h, 0, 0, w, h, format, 0, 1, NULL, out);
     /* a JPEG held in the metadata (Philips) */
     int comps;
     fv__jpeg_size(a->jpeg, a->jpeg_len, &w, &h, &comps);

@@ -132,6 +132,7 @@ loader_ok(fv_slide *s, int64_t n, int bs, int workers, int prefetch, int shuffle
 
 /* ---- JPEG tiles: reads that bypass the cache decode only what they need ----------- */
 
+
 /* A classic little-endian tiled TIFF of JPEG tiles (jw x jh, tile jt) encoded with
  * the library's own encoder (complete streams, no JPEGTables): samples 3 with
  * photometric YCbCr (4:2:0) or RGB (no subsampling), or 1 (gray). Tile `missing`
@@ -235,6 +236,75 @@ same_array(const fv_array *a, const fv_array *b)
     return !memcmp(fv_array_data(a), fv_array_data(b), n);
 }
 
+/* The batch loader decodes in part, and does not cache, the tiles only one patch of
+ * its list touches; the others are cached whole. Every patch equals read_region's;
+ * the cache ends up holding exactly the tiles touched by two or more patches. */
+static void
+loader_single_use(fv_slide *s, int64_t t, int64_t jw, int64_t jh, const char *name)
+{
+    enum { N = 9, PW = 70, PH = 50 };
+    int64_t xy[2 * N];
+    unsigned r = 777;
+    int64_t across = (jw + t - 1) / t, down = (jh + t - 1) / t;
+    int *count = calloc((size_t)(across * down), sizeof *count);
+    for (int i = 0; i < N; i++) {
+        r = r * 1103515245u + 12345u;
+        xy[2 * i] = (int64_t)(r >> 8) % (jw + 40) - 20;
+        r = r * 1103515245u + 12345u;
+        xy[2 * i + 1] = (int64_t)(r >> 8) % (jh + 40) - 20;
+        int64_t x0 = xy[2 * i] > 0 ? xy[2 * i] : 0, y0 = xy[2 * i + 1] > 0 ? xy[2 * i + 1] : 0;
+        int64_t x1 = xy[2 * i] + PW < jw ? xy[2 * i] + PW : jw, y1 = xy[2 * i + 1] + PH < jh ? xy[2 * i + 1] + PH : jh;
+        if (x0 >= x1 || y0 >= y1)
+            continue;
+        for (int64_t ty = y0 / t; ty <= (y1 - 1) / t; ty++)
+            for (int64_t tx = x0 / t; tx <= (x1 - 1) / t; tx++)
+                count[ty * across + tx]++;
+    }
+    uint64_t shared = 0, once = 0;
+    for (int64_t q = 0; q < across * down; q++) {
+        if (q == 1)
+            continue;   /* the missing tile: background, never cached */
+        shared += count[q] >= 2;
+        once += count[q] == 1;
+    }
+    for (int workers = 0; workers <= 2; workers += 2) {
+        fv_cache_clear();
+        fv_cache_reset_stats();
+        fv_loader_options o = {.level = 0, .width = PW, .height = PH, .format = FV_PIXEL_RGB, .batch_size = 7,
+                               .num_workers = workers};
+        fv_batch_loader *l = NULL;
+        CHECK_OK(fv_batch_loader_new(s, xy, N, &o, &l));
+        int bad = 0;
+        int64_t b = 0;
+        for (;;) {
+            fv_array *batch = NULL;
+            CHECK_OK(fv_batch_loader_next(l, &batch));
+            if (!batch)
+                break;
+            for (int64_t i = 0; i < fv_array_shape(batch)[0]; i++) {
+                int64_t loc = fv_batch_loader_location_index(l, b, i);
+                fv_array *one = read_jpeg(s, xy[2 * loc], xy[2 * loc + 1], PW, PH, FV_PIXEL_RGB, 1, 1);
+                bad += !one || memcmp((uint8_t *)fv_array_data(batch) + i * PW * PH * 3, fv_array_data(one),
+                                      (size_t)PW * PH * 3) != 0;
+                fv_array_unref(one);
+            }
+            fv_array_unref(batch);
+            b++;
+        }
+        fv_batch_loader_free(l);
+        fv_cache_stats st;
+        fv_cache_get_stats(&st);
+        CHECK(bad == 0);
+        CHECK(st.entries == shared);
+        if (bad || st.entries != shared)
+            fprintf(stderr, "  loader %s, %d workers: %d patches differ; %llu tiles cached, %llu shared\n", name,
+                    workers, bad, (unsigned long long)st.entries, (unsigned long long)shared);
+    }
+    printf("  jpeg %s: loader, %llu tiles used by one patch decoded in part, %llu shared cached\n", name,
+           (unsigned long long)once, (unsigned long long)shared);
+    free(count);
+}
+
 /* Random regions (inside, straddling tiles, off the edges, tiny and large): reads
  * with nocache, with a cache of capacity 0 and with cache type none (all partial
  * decodes) equal cached reads (whole tiles), in RGB, RGBA and native formats. */
@@ -304,6 +374,7 @@ test_jpeg_partial(const char *dir)
         fv_array_unref(b);
         CHECK(bad == 0);
         printf("  jpeg %s: %d regions, nocache = cached\n", kinds[k].name, cases);
+        loader_single_use(s, (int64_t)kinds[k].t, JW, JH, kinds[k].name);
         /* the missing tile (1) is background in both */
         a = read_jpeg(s, kinds[k].t + 3, 5, 20, 20, FV_PIXEL_RGB, 1, 1);
         int bg = a != NULL;

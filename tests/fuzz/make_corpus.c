@@ -10,6 +10,8 @@
  *                output; and mutated headers (bad magic, loops, truncations,
  *                huge counts, offsets past the end)
  *   read_region  the same files behind the 12 parameter bytes (two variants)
+ *   loader       the same files behind the batch loader's 16 parameter bytes
+ *                (three variants: workers, shuffle, drop_last, early stop)
  *   codec        single chunks of every codec behind the 7 header bytes
  *   xml          Philips and OME documents and XML edge cases
  *   description  Aperio / Philips / OME / generic descriptions with flag bytes
@@ -53,7 +55,8 @@ save(const char *target, const char *name, const void *p, size_t n)
     nfiles++;
 }
 
-/* a slide file: for tiff_open, and for read_region behind two parameter sets */
+/* a slide file: for tiff_open, for read_region behind two parameter sets and for
+ * loader behind three */
 static void
 save_slide(const char *name, const uint8_t *p, size_t n)
 {
@@ -68,6 +71,20 @@ save_slide(const char *name, const uint8_t *p, size_t n)
         char nm[256];
         snprintf(nm, sizeof nm, "%s-%d", name, k);
         save("read_region", nm, b, n + 12);
+        free(b);
+    }
+    static const uint8_t lparams[3][16] = {
+        {0x0b, 0x00, 0x20, 0x77, 20, 1, 2, 3, 4, 5, 6, 7, 8},          /* 4 per batch, 1 worker, all */
+        {0xb2, 0x27, 0xe1, 0xf3, 33, 9, 8, 7, 6, 5, 4, 3, 2},          /* shuffle, drop_last, RGBA nocache, stop after 2 */
+        {0x5f, 0x08, 0x62, 0x10, 48, 42, 0, 0, 0, 0, 0, 0, 1, 1}};     /* 8 per batch, 3 workers, native, outside,
+                                                                          * the handle dropped while loading */
+    for (int k = 0; k < 3; k++) {
+        uint8_t *b = malloc(n + 16);
+        memcpy(b, lparams[k], 16);
+        memcpy(b + 16, p, n);
+        char nm[256];
+        snprintf(nm, sizeof nm, "%s-%d", name, k);
+        save("loader", nm, b, n + 16);
         free(b);
     }
 }
@@ -989,8 +1006,8 @@ main(int argc, char **argv)
     }
     snprintf(outdir, sizeof outdir, "%s", argv[1]);
     mkdir_p(outdir);
-    static const char *targets[] = {"tiff_open", "read_region", "codec", "xml", "description"};
-    for (int i = 0; i < 5; i++) {
+    static const char *targets[] = {"tiff_open", "read_region", "codec", "xml", "description", "loader"};
+    for (int i = 0; i < 6; i++) {
         char p[2048];
         snprintf(p, sizeof p, "%s/%s", outdir, targets[i]);
         mkdir_p(p);

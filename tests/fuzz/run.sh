@@ -14,7 +14,7 @@ secs=${2:-${FOVEA_FUZZ_SECONDS:-60}}
 par=${3:-2}
 shift $(( $# < 3 ? $# : 3 ))
 targets=("$@")
-(( ${#targets[@]} )) || targets=(tiff_open read_region codec xml description)
+(( ${#targets[@]} )) || targets=(tiff_open read_region codec xml description loader)
 bin=$build/tests/fuzz
 out=$build/fuzz
 mkdir -p "$out/artifacts" "$out/logs"
@@ -28,6 +28,7 @@ opts_for() {
     codec)       echo "-dict=$here/codec.dict -max_len=16384" ;;
     xml)         echo "-dict=$here/xml.dict -max_len=8192" ;;
     description) echo "-dict=$here/xml.dict -max_len=16384" ;;
+    loader)      echo "-dict=$here/tiff.dict -max_len=32784" ;;
   esac
 }
 

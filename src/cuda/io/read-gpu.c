@@ -315,7 +315,8 @@ fv__pass_cpu_decode(fv__pass *p, fv__pass_chunk *c)
 {
     uint32_t got[4];
     fv__tile *t = NULL;
-    fv_status st = fv__get_chunk(p->s, p->ifd, c->chunk, p->nocache, NULL, &t, got);
+    fv_status st = fv__get_chunk(p->s, p->ifd, c->chunk, p->nocache ? FV__CHUNK_NOCACHE : FV__CHUNK_CACHE, NULL, &t,
+                                 got);
     if (st)
         return st;
     c->kind = t ? FV__CHUNK_CPU : FV__CHUNK_MISSING;
