@@ -27,7 +27,7 @@ struct fv_batch_loader {
     fv_read_options ro;
     int64_t n, nb, total;
     int64_t *xy, *order;
-    fv__chunk_set once;     /* tiles one patch alone needs: decoded in part, not cached */
+    fv__chunk_set once;     /* tiles at most two patches need: decoded in part, not cached */
     int64_t shape[4];
     fv_dtype dt;
     int64_t item_bytes;
@@ -212,8 +212,8 @@ fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_o
     }
     for (int i = 0; i < l->P; i++)
         l->slots[i].batch = -1;
-    /* a tile only one patch of the list touches is decoded in part (what that patch
-     * needs) and not cached: caching it would decode all of it for nothing */
+    /* a tile only one or two patches of the list touch is decoded in part (what each
+     * needs) and not cached: caching it would decode all of it for (almost) nothing */
     if (!fv__on_gpu(l) && !opts->nocache &&
         (st = fv__chunk_set_single_use(s, opts->level, xy, n, opts->width, opts->height, &l->once)))
         goto fail;

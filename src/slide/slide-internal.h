@@ -71,9 +71,9 @@ fv__chunk_set_has(const fv__chunk_set *cs, uint64_t chunk)
     }
 }
 
-/* The chunks of level `level` that exactly one of the n regions of w x h pixels at
- * level-0 locations xy touches (the batch loader reads those with FV__CHUNK_PEEK:
- * a patch decodes only its part of a tile no other patch of the list needs, and
+/* The chunks of level `level` that at most two of the n regions of w x h pixels at
+ * level-0 locations xy touch (the batch loader reads those with FV__CHUNK_PEEK: a
+ * patch decodes only its part of a tile few other patches of the list need, and
  * does not fill the cache with it). *out is empty (keys NULL) when the regions are
  * too many to count (more than 2^24 chunk touches) or nothing qualifies. */
 fv_status fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, int64_t n, int64_t w, int64_t h,

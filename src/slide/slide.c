@@ -726,9 +726,11 @@ fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, int64_t n, i
         fv__free(ch);
         ch = NULL;
     }
-    /* keep the chunks counted once (the same probe order: the table is the set) */
+    /* keep the chunks touched at most twice (the same probe order: the table is the
+     * set): two partial decodes of a tile cost about what one whole decode and its
+     * cache insertion do, and keep the cache for the tiles that repay it */
     for (uint64_t q = 0; q < cap; q++)
-        if (keys[q] && counts[q] != 1)
+        if (keys[q] && counts[q] > 2)
             keys[q] = UINT64_MAX;   /* a tombstone: probes go past it, never match */
     out->keys = keys;
     out->mask = cap - 1;
