@@ -171,7 +171,7 @@ fv_cmd_convert(int argc, char **argv)
 {
     const char *in = NULL, *outp = NULL;
     fv_convert_options o = {0};
-    int progress = isatty(2);
+    int progress = isatty(2), quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int64_t v;
@@ -179,7 +179,8 @@ fv_cmd_convert(int argc, char **argv)
             printf("usage: fovea convert IN OUT [--tile-size 256] [--compression jpeg|deflate|zstd|none]\n"
                    "                     [--quality Q] [--workers N] [--classic] [--progress|--no-progress]\n\n"
                    "Write a tiled, pyramidal BigTIFF (RGB) from level 0 of any slide fovea reads.\n"
-                   "--quality: JPEG quality 1..100 (default 90), or the deflate/zstd level.\n");
+                   "--quality: JPEG quality 1..100 (default 90), or the deflate/zstd level.\n"
+                   "--no-progress: neither the progress bar nor the final \"OUT: written\" line.\n");
             return 0;
         } else if (!strcmp(a, "--tile-size") && i + 1 < argc) {
             if (fv__parse_i64(argv[++i], &v))
@@ -211,6 +212,7 @@ fv_cmd_convert(int argc, char **argv)
             progress = 1;
         } else if (!strcmp(a, "--no-progress")) {
             progress = 0;
+            quiet = 1;
         } else if (a[0] != '-' && !in) {
             in = a;
         } else if (a[0] != '-' && !outp) {
@@ -225,7 +227,8 @@ fv_cmd_convert(int argc, char **argv)
         o.progress = fv__progress;
     if (fv_slide_convert(in, outp, &o))
         return fv__fail("convert");
-    printf("%s: written\n", outp);
+    if (!quiet)   /* --no-progress: quiet, for scripts */
+        printf("%s: written\n", outp);
     return 0;
 usage:
     fprintf(stderr, "usage: fovea convert IN OUT [--tile-size 256] [--compression jpeg|deflate|zstd|none] "
