@@ -55,6 +55,22 @@ save(const char *target, const char *name, const void *p, size_t n)
     nfiles++;
 }
 
+/* target/name-k: the k-th of nsets parameter blocks of plen bytes, then the file */
+static void
+save_behind(const char *target, const char *name, const uint8_t *params, int nsets, size_t plen, const uint8_t *p,
+            size_t n)
+{
+    for (int k = 0; k < nsets; k++) {
+        uint8_t *b = malloc(n + plen);
+        memcpy(b, params + (size_t)k * plen, plen);
+        memcpy(b + plen, p, n);
+        char nm[256];
+        snprintf(nm, sizeof nm, "%s-%d", name, k);
+        save(target, nm, b, n + plen);
+        free(b);
+    }
+}
+
 /* a slide file: for tiff_open, for read_region behind two parameter sets and for
  * loader behind three */
 static void
@@ -63,30 +79,14 @@ save_slide(const char *name, const uint8_t *p, size_t n)
     static const uint8_t params[2][12] = {
         {0x00, 16, 16, 0x33, 0x05, 100, 120, 0xff, 0x82, 0, 0, 0x10},   /* RGB, RGBA level 1, native cached */
         {0x8a, 230, 200, 0xf7, 0x01, 1, 250, 0x0f, 0x06, 128, 128, 0x44}};
-    save("tiff_open", name, p, n);
-    for (int k = 0; k < 2; k++) {
-        uint8_t *b = malloc(n + 12);
-        memcpy(b, params[k], 12);
-        memcpy(b + 12, p, n);
-        char nm[256];
-        snprintf(nm, sizeof nm, "%s-%d", name, k);
-        save("read_region", nm, b, n + 12);
-        free(b);
-    }
     static const uint8_t lparams[3][16] = {
         {0x0b, 0x00, 0x20, 0x77, 20, 1, 2, 3, 4, 5, 6, 7, 8},          /* 4 per batch, 1 worker, all */
         {0xb2, 0x27, 0xe1, 0xf3, 33, 9, 8, 7, 6, 5, 4, 3, 2},          /* shuffle, drop_last, RGBA nocache, stop after 2 */
         {0x5f, 0x08, 0x62, 0x10, 48, 42, 0, 0, 0, 0, 0, 0, 1, 1}};     /* 8 per batch, 3 workers, native, outside,
                                                                           * the handle dropped while loading */
-    for (int k = 0; k < 3; k++) {
-        uint8_t *b = malloc(n + 16);
-        memcpy(b, lparams[k], 16);
-        memcpy(b + 16, p, n);
-        char nm[256];
-        snprintf(nm, sizeof nm, "%s-%d", name, k);
-        save("loader", nm, b, n + 16);
-        free(b);
-    }
+    save("tiff_open", name, p, n);
+    save_behind("read_region", name, &params[0][0], 2, 12, p, n);
+    save_behind("loader", name, &lparams[0][0], 3, 16, p, n);
 }
 
 #define FAIL(...)                                                                                              \
