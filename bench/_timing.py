@@ -1,5 +1,6 @@
-"""Shared pieces of the segmentation benchmarks (bench_segmentation.py,
-bench_active_contours.py): timing and finding the GPU."""
+"""Shared pieces of the benchmarks (bench_core.py, bench_watershed.py,
+bench_segmentation.py, bench_active_contours.py): timing, the machine, finding the GPU."""
+import os
 import statistics
 import time
 
@@ -30,3 +31,22 @@ def find_cupy(fovea, no_gpu):
     except ImportError:
         return None, ""
     return cp, cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+
+
+def median_time(fn, repeat, sync=None):
+    """Median seconds of `repeat` runs after one warm-up (timeit without the result)."""
+    return timeit(fn, repeat, sync)[0]
+
+
+def machine():
+    """The CPU model and the core count."""
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores"

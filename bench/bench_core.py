@@ -7,27 +7,13 @@ device-to-device copy bandwidth. Prints one table; ratio = peer time / fovea tim
     python bench/bench_core.py [--size 8192] [--repeat 15]
 """
 import argparse
-import os
 import statistics
 import time
 
 import numpy as np
 
+from _timing import machine, median_time  # noqa: E402 (bench/ is sys.path[0])
 import fovea
-
-
-def median_time(fn, repeat, sync=None):
-    fn()
-    if sync:
-        sync()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        if sync:
-            sync()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def gpu_time(cp, fn, repeat):
@@ -60,19 +46,6 @@ def cases(xp, n, rng):
         ("add i16+f32 (promote)", lambda: fovea.add(i16, f), lambda: xp.add(i16, f), n * n * 10),
         ("transpose copy f32", lambda: fovea.astype(f.T, np.float32), lambda: xp.ascontiguousarray(f.T), n * n * 8),
     ]
-
-
-def machine():
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores"
 
 
 def main():

@@ -13,8 +13,6 @@ Prints one table; ratio = peer time / fovea time.
     python bench/bench_watershed.py [--size 2048] [--repeat 5]
 """
 import argparse
-import os
-import statistics
 import time
 
 import numpy as np
@@ -23,35 +21,9 @@ import skimage
 from skimage import segmentation as sks
 from skimage.feature import peak_local_max
 
+from _timing import machine, median_time  # noqa: E402 (bench/ is sys.path[0])
 import fovea
 from fovea.skimage import segmentation as fs
-
-
-def median_time(fn, repeat, sync=None):
-    fn()
-    if sync:
-        sync()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        if sync:
-            sync()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
-def machine():
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores"
 
 
 def nuclei(n, rng):

@@ -47,7 +47,8 @@ def kernel_table(fn, cp, label, rows=18):
     for e in evs:
         k = e.name[:90]
         t, c = tot.get(k, (0.0, 0))
-        tot[k] = (t + e.device_time_total if hasattr(e, "device_time_total") else t + e.cuda_time_total, c + 1)
+        us = e.device_time_total if hasattr(e, "device_time_total") else e.cuda_time_total
+        tot[k] = (t + us, c + 1)
     allt = sum(t for t, _ in tot.values())
     print(f"[{label}] GPU busy {allt / 1e3:.2f} ms in {sum(c for _, c in tot.values())} kernels/copies")
     for k, (t, c) in sorted(tot.items(), key=lambda kv: -kv[1][0])[:rows]:
@@ -63,6 +64,15 @@ def py_profile(fn, label, rows=25):
     pstats.Stats(pr, stream=s).sort_stats("cumulative").print_stats(rows)
     print(f"[{label}] Python profile (cumulative)")
     print("\n".join(line for line in s.getvalue().splitlines() if line.strip())[:6000])
+
+
+def demo_slide():
+    """The demo's sample slide (written on first use)."""
+    from fovea import demo
+    path = demo.default_slide_path()
+    if not os.path.exists(path):
+        demo.sample_slide(path)
+    return fovea.open(path)
 
 
 def wall(fn, cp, repeat=5):
@@ -105,10 +115,7 @@ def main():
 
     if re.search(a.only, "demo"):
         from fovea import demo
-        path = demo.default_slide_path()
-        if not os.path.exists(path):
-            demo.sample_slide(path)
-        slide = fovea.open(path)
+        slide = demo_slide()
         ps, n = 512, a.batch_size
         rng = np.random.default_rng(0)
         locs = np.stack([rng.integers(0, 4096 - ps, n), rng.integers(0, 4096 - ps, n)], 1).astype(np.int64)
@@ -122,11 +129,7 @@ def main():
             py_profile(lambda: (f(), cp.cuda.Device().synchronize()), "demo", rows=45)
 
     if re.search(a.only, "gpuio"):
-        from fovea import demo
-        path = demo.default_slide_path()
-        if not os.path.exists(path):
-            demo.sample_slide(path)
-        slide = fovea.open(path)
+        slide = demo_slide()
         rng = np.random.default_rng(1)
         locs = np.stack([rng.integers(0, 4096 - 224, a.patches), rng.integers(0, 4096 - 224, a.patches)],
                         1).astype(np.int64)

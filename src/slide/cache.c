@@ -287,6 +287,16 @@ fv__cache_set_shm_locked(fv__shm *s)
 
 /* ---- acquire / finish -------------------------------------------------------------- */
 
+/* A per-process hit on e: counted, made the most recent, a new reference. */
+static fv__tile *
+fv__cache_hit_locked(fv__centry *e)
+{
+    fv__cache.hits++;
+    fv__lru_unlink(e);
+    fv__lru_push_front(e);
+    return fv__tile_ref(e->tile);
+}
+
 fv__tile *
 fv__cache_acquire(const fv__tile_key *key, int *must_decode)
 {
@@ -308,10 +318,7 @@ fv__cache_acquire(const fv__tile_key *key, int *must_decode)
             continue;
         }
         if (e) {   /* per-process hit */
-            fv__cache.hits++;
-            fv__lru_unlink(e);
-            fv__lru_push_front(e);
-            fv__tile *t = fv__tile_ref(e->tile);
+            fv__tile *t = fv__cache_hit_locked(e);
             pthread_mutex_unlock(&fv__cache.mu);
             return t;
         }
@@ -345,14 +352,10 @@ fv__cache_peek(const fv__tile_key *key)
     fv__cache_configure_locked();
     if (fv__cache.type == FV_CACHE_PER_PROCESS && fv__cache.capacity) {
         fv__centry *e = *fv__find_slot(key);
-        if (e && !e->pending) {
-            fv__cache.hits++;
-            fv__lru_unlink(e);
-            fv__lru_push_front(e);
-            t = fv__tile_ref(e->tile);
-        } else {
+        if (e && !e->pending)
+            t = fv__cache_hit_locked(e);
+        else
             fv__cache.misses++;
-        }
     } else if (fv__cache.type == FV_CACHE_SHARED_MEMORY) {
         if (fv__shm_lookup(fv__cache.shm, key, &t) != 1)
             t = NULL;   /* the segment counts its own hits and misses */

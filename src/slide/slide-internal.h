@@ -58,10 +58,17 @@ typedef struct fv__chunk_set {
     uint64_t mask;            /* capacity - 1 (a power of two) */
 } fv__chunk_set;
 
+/* Where the probe for chunk starts (before masking). */
+static inline uint64_t
+fv__chunk_set_probe(uint64_t chunk)
+{
+    return ((chunk + 1) * 0x9e3779b97f4a7c15ull) >> 17;
+}
+
 static inline int
 fv__chunk_set_has(const fv__chunk_set *cs, uint64_t chunk)
 {
-    uint64_t i = ((chunk + 1) * 0x9e3779b97f4a7c15ull) >> 17;
+    uint64_t i = fv__chunk_set_probe(chunk);
     for (;; i++) {
         uint64_t k = cs->keys[i & cs->mask];
         if (k == chunk + 1)
@@ -71,10 +78,10 @@ fv__chunk_set_has(const fv__chunk_set *cs, uint64_t chunk)
     }
 }
 
-/* The chunks of level `level` that at most two of the n regions of w x h pixels at
- * level-0 locations xy touch (the batch loader reads those with FV__CHUNK_PEEK: a
- * patch decodes only its part of a tile few other patches of the list need, and
- * does not fill the cache with it). *out is empty (keys NULL) when the regions are
+/* The JPEG chunks of level `level` that at most two of the n regions of w x h
+ * pixels at level-0 locations xy touch (the batch loader reads those with
+ * FV__CHUNK_PEEK: a patch decodes only its part of a tile few other patches of the
+ * list need, and does not fill the cache with it). *out is empty (keys NULL) when the regions are
  * too many to count (more than 2^24 chunk touches) or nothing qualifies. */
 fv_status fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, int64_t n, int64_t w, int64_t h,
                                    fv__chunk_set *out);

@@ -517,10 +517,9 @@ fv__region_task(void *p, int64_t begin, int64_t end)
         uint32_t got[4];
         /* a chunk nothing else will read: from the cache if it is there, else only
          * the part needed, not kept */
-        int mode = j->nocache ? FV__CHUNK_NOCACHE
-                   : j->once && fv__chunk_set_has(j->once, chunk) && d->compression == FV_TIFF_COMPRESSION_JPEG
-                       ? FV__CHUNK_PEEK
-                       : FV__CHUNK_CACHE;
+        int mode = j->nocache                                       ? FV__CHUNK_NOCACHE
+                   : j->once && fv__chunk_set_has(j->once, chunk) ? FV__CHUNK_PEEK
+                                                                  : FV__CHUNK_CACHE;
         fv_status st = fv__get_chunk(j->s, j->ifd, chunk, mode, j->partial || mode == FV__CHUNK_PEEK ? want : NULL,
                                      &t, got);
         if (st) {
@@ -541,6 +540,20 @@ fv__region_task(void *p, int64_t begin, int64_t end)
                  iy0 - j->ly, ix1 - ix0, iy1 - iy0);
         fv__tile_unref(t);
     }
+}
+
+/* The part of region (lx, ly, w, h) inside directory d's image, clipped to clip_w x
+ * clip_h: [r[0], r[2]) x [r[1], r[3]); *W, *H get the clipped image size. Returns 0
+ * when that part is empty. */
+static int
+fv__region_inside(const fv__tiff_ifd *d, int64_t clip_w, int64_t clip_h, int64_t lx, int64_t ly, int64_t w,
+                  int64_t h, int64_t *W, int64_t *H, int64_t r[4])
+{
+    *W = clip_w < (int64_t)d->width ? clip_w : (int64_t)d->width;
+    *H = clip_h < (int64_t)d->height ? clip_h : (int64_t)d->height;
+    r[0] = lx > 0 ? lx : 0, r[1] = ly > 0 ? ly : 0;
+    r[2] = lx + w < *W ? lx + w : *W, r[3] = ly + h < *H ? ly + h : *H;
+    return r[0] < r[2] && r[1] < r[3];
 }
 
 /* The chunks (tiles, or strips) holding the directory pixels [ix0, ix1) x [iy0, iy1),
@@ -620,14 +633,11 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
     j.partial = d->compression == FV_TIFF_COMPRESSION_JPEG && (nocache || !fv__cache_enabled());
     pthread_mutex_init(&j.mu, NULL);
     /* background outside the directory */
-    int64_t W = clip_w < (int64_t)d->width ? clip_w : (int64_t)d->width;
-    int64_t H = clip_h < (int64_t)d->height ? clip_h : (int64_t)d->height;
-    j.clip_w = W;
-    j.clip_h = H;
-    int64_t ix0 = lx > 0 ? lx : 0, iy0 = ly > 0 ? ly : 0;
-    int64_t ix1 = lx + w < W ? lx + w : W, iy1 = ly + h < H ? ly + h : H;
+    int64_t r[4];
+    int inside = fv__region_inside(d, clip_w, clip_h, lx, ly, w, h, &j.clip_w, &j.clip_h, r);
+    int64_t ix0 = r[0], iy0 = r[1], ix1 = r[2], iy1 = r[3];
     int64_t row = w * j.out_c * j.out_isz;
-    if (ix0 >= ix1 || iy0 >= iy1) {
+    if (!inside) {
         fv__fill_background(j.out, row, 0, 0, w, h, j.out_c, j.out_isz, format);
         goto done;
     }
@@ -687,13 +697,12 @@ fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, int64_t n, i
 {
     const fv__level_desc *l = &s->layout.levels[level];
     const fv__tiff_ifd *d = &s->tiff->ifds[l->ifd];
-    const int64_t W = l->width < (int64_t)d->width ? l->width : (int64_t)d->width;
-    const int64_t H = l->height < (int64_t)d->height ? l->height : (int64_t)d->height;
     uint64_t *keys = NULL, cap = 0, *ch = NULL, nch = 0, total = 0;
     uint32_t *counts = NULL;
     fv_status st = FV_OK;
     memset(out, 0, sizeof *out);
-    if (n < 2 || w < 1 || h < 1)
+    /* only JPEG decodes less than a whole chunk (fv__codec_decode_rect) */
+    if (n < 2 || w < 1 || h < 1 || d->compression != FV_TIFF_COMPRESSION_JPEG)
         return FV_OK;
     /* an upper bound of the touches, for the table: chunks per region */
     uint64_t per = (uint64_t)(d->tile_width ? (w / (int64_t)d->tile_width + 2) * (h / (int64_t)d->tile_height + 2)
@@ -710,14 +719,13 @@ fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, int64_t n, i
         int64_t lx, ly;
         if (fv__level_origin(s, level, xy[2 * i], xy[2 * i + 1], &lx, &ly))
             continue;   /* the read reports it */
-        int64_t ix0 = lx > 0 ? lx : 0, iy0 = ly > 0 ? ly : 0;
-        int64_t ix1 = lx + w < W ? lx + w : W, iy1 = ly + h < H ? ly + h : H;
-        if (ix0 >= ix1 || iy0 >= iy1)
+        int64_t W, H, r[4];
+        if (!fv__region_inside(d, l->width, l->height, lx, ly, w, h, &W, &H, r))
             continue;
-        if ((st = fv__region_chunks(d, ix0, iy0, ix1, iy1, &ch, &nch)))
+        if ((st = fv__region_chunks(d, r[0], r[1], r[2], r[3], &ch, &nch)))
             goto done;
         for (uint64_t k = 0; k < nch && total < cap / 2; k++, total++) {
-            uint64_t q = ((ch[k] + 1) * 0x9e3779b97f4a7c15ull) >> 17;
+            uint64_t q = fv__chunk_set_probe(ch[k]);
             while (keys[q & (cap - 1)] && keys[q & (cap - 1)] != ch[k] + 1)
                 q++;
             keys[q & (cap - 1)] = ch[k] + 1;
