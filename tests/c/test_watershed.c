@@ -6,12 +6,15 @@
  * ties this is skimage's watershed, so both backends must equal it there; on
  * plateau images every result must be a valid watershed (all reachable
  * pixels labelled, each reached from its own seeds, through its own label, at
- * the lowest flood level). 1-, 2- and 3-d, every connectivity, masks,
- * strided views, empty images and the argument errors.
+ * the lowest flood level). 1-, 2- and 3-d, every connectivity, the cross
+ * of a 3 x 3 x 3 footprint's middle plane, masks, strided views, empty
+ * images and the argument errors.
  *
  * Built twice: test_watershed runs the CPU backend; test_cuda_watershed
  * (FV_TEST_CUDA) runs the cases on the CUDA backend and compares them with the
- * reference and with the CPU, exiting 77 (ctest: skipped) without a GPU. */
+ * reference and with the CPU, and its tiled relaxation with its Jacobi rounds
+ * (FOVEA_WS_UNTILED=1), which must give identical labels, plateaus included;
+ * it exits 77 (ctest: skipped) without a GPU. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,6 +69,17 @@ geo_init(geo *g, int nd, const int64_t *shape, int conn)
             g->nnb++;
         }
     }
+}
+
+/* keep the neighbours within one plane (no step along axis 0) */
+static void
+geo_keep_plane(geo *g)
+{
+    int kept = 0;
+    for (int k = 0; k < g->nnb; k++)
+        if (!g->off[k][0])
+            memcpy(g->off[kept++], g->off[k], sizeof g->off[k]);
+    g->nnb = kept;
 }
 
 /* neighbour k of i, or -1 outside the image */
@@ -243,19 +257,28 @@ valid_watershed(const geo *g, const double *img, const int32_t *mk, const uint8_
 
 /* ---- running fv_watershed on a backend -------------------------------------------- */
 
+/* conn < 0 (3-d): the cross of a 3 x 3 x 3 footprint's middle plane (the demo's) */
 static fv_status
 run(fv_device dev, int nd, const int64_t *shape, const double *img, const int32_t *mk, const uint8_t *mask,
     int conn, double compactness, int wsl, int32_t *out)
 {
     fv_array *hi = NULL, *hm = NULL, *hk = NULL, *ho = NULL, *di = NULL, *dm = NULL, *dk = NULL, *dout = NULL;
+    uint8_t plane[27] = {0};
+    const int64_t fsh[3] = {3, 3, 3};
+    const uint8_t *fp = NULL;
     fv_status st;
+    if (conn < 0) {
+        plane[10] = plane[12] = plane[13] = plane[14] = plane[16] = 1;
+        fp = plane;
+        conn = 1;
+    }
     if ((st = fv_array_wrap(FV_FLOAT64, nd, shape, NULL, (void *)img, CPU, NULL, NULL, &hi)) ||
         (st = fv_array_wrap(FV_INT32, nd, shape, NULL, (void *)mk, CPU, NULL, NULL, &hk)) ||
         (mask && (st = fv_array_wrap(FV_BOOL, nd, shape, NULL, (void *)mask, CPU, NULL, NULL, &hm))) ||
         (st = fv_array_wrap(FV_INT32, nd, shape, NULL, out, CPU, NULL, NULL, &ho)))
         goto done;
     if (dev.type == FV_DEVICE_CPU) {
-        st = fv_watershed(ctx, hi, hk, hm, ho, conn, NULL, NULL, NULL, compactness, wsl);
+        st = fv_watershed(ctx, hi, hk, hm, ho, conn, fp, fp ? fsh : NULL, NULL, compactness, wsl);
         goto done;
     }
     if ((st = fv_array_new(ctx, FV_FLOAT64, nd, shape, dev, &di)) || (st = fv_copy(ctx, hi, di)) ||
@@ -264,7 +287,7 @@ run(fv_device dev, int nd, const int64_t *shape, const double *img, const int32_
         goto done;
     if (mask && ((st = fv_array_new(ctx, FV_BOOL, nd, shape, dev, &dm)) || (st = fv_copy(ctx, hm, dm))))
         goto done;
-    if ((st = fv_watershed(ctx, di, dk, dm, dout, conn, NULL, NULL, NULL, compactness, wsl)))
+    if ((st = fv_watershed(ctx, di, dk, dm, dout, conn, fp, fp ? fsh : NULL, NULL, compactness, wsl)))
         goto done;
     st = fv_copy(ctx, dout, ho);
 done:
@@ -330,12 +353,34 @@ test_skimage_cases(void)
     ncases += 8;
 }
 
-/* random image: continuous (no ties) or quantised to `levels` (plateaus) */
+#ifdef FV_TEST_CUDA
+/* the CUDA backend's labels with its Jacobi rounds instead of the tiled relaxation */
+static fv_status
+run_untiled(int nd, const int64_t *shape, const double *img, const int32_t *mk, const uint8_t *mask, int conn,
+            int32_t *out)
+{
+    const char *env = getenv("FOVEA_WS_UNTILED");
+    char *prev = env ? strdup(env) : NULL;
+    setenv("FOVEA_WS_UNTILED", "1", 1);
+    fv_status st = run(GPU, nd, shape, img, mk, mask, conn, 0, 0, out);
+    if (prev)
+        setenv("FOVEA_WS_UNTILED", prev, 1);
+    else
+        unsetenv("FOVEA_WS_UNTILED");
+    free(prev);
+    return st;
+}
+#endif
+
+/* random image: continuous (no ties) or quantised to `levels` (plateaus);
+ * conn < 0: the plane cross of run */
 static void
 random_case(int nd, const int64_t *shape, int levels, int conn, int use_mask, int nseeds)
 {
     geo g;
-    geo_init(&g, nd, shape, conn);
+    geo_init(&g, nd, shape, conn < 0 ? 1 : conn);
+    if (conn < 0)
+        geo_keep_plane(&g);
     const int64_t n = g.n;
     double *img = malloc(sizeof *img * (size_t)n);
     int32_t *mk = calloc((size_t)n, sizeof *mk), *out = malloc(sizeof *out * (size_t)n);
@@ -360,6 +405,9 @@ random_case(int nd, const int64_t *shape, int levels, int conn, int use_mask, in
         CHECK_OK(run(CPU, nd, shape, img, mk, use_mask ? mask : NULL, conn, 0, 0, ref));
         CHECK(!memcmp(out, ref, sizeof *out * (size_t)n));
     }
+    /* the Jacobi rounds reach the tiled relaxation's keys: the same labels, on plateaus too */
+    CHECK_OK(run_untiled(nd, shape, img, mk, use_mask ? mask : NULL, conn, ref));
+    CHECK(!memcmp(out, ref, sizeof *out * (size_t)n));
 #endif
     ncases++;
     free(mask);
@@ -380,9 +428,23 @@ test_random(void)
         int conn = 1 + (int)(next_u64() % (uint64_t)nd);
         random_case(nd, shape, t % 2 ? 0 : 2 + t % 5, conn, t % 3 == 0, 1 + (int)(next_u64() % 9));
     }
-    const int64_t big[2] = {300, 257};   /* many CPU heap growths / GPU blocks */
+    const int64_t big[2] = {300, 257};   /* many CPU heap growths / GPU blocks and tiles */
     random_case(2, big, 0, 2, 1, 40);
     random_case(2, big, 3, 1, 0, 40);
+    /* many of the GPU's 3-d tiles (8 x 8 x 16 boxes; planes of 32 x 32 for the plane cross) */
+    const int64_t vol[3] = {20, 41, 70}, planes[3] = {6, 100, 90};
+    for (int conn = 1; conn <= 3; conn++) {
+        random_case(3, vol, 0, conn, conn != 2, 30);
+        random_case(3, vol, 2 + conn, conn, conn == 2, 30);
+    }
+    random_case(3, planes, 0, -1, 1, 40);
+    random_case(3, planes, 3, -1, 1, 40);
+    random_case(3, planes, 2, -1, 0, 40);
+    for (int t = 0; t < 12; t++) {   /* small ones with the plane cross */
+        int64_t shape[3] = {1 + (int64_t)(next_u64() % 5), 2 + (int64_t)(next_u64() % 40),
+                            2 + (int64_t)(next_u64() % 40)};
+        random_case(3, shape, t % 2 ? 0 : 2 + t % 3, -1, t % 3 == 0, 1 + (int)(next_u64() % 9));
+    }
 }
 
 static void

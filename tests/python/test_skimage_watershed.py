@@ -363,6 +363,28 @@ def test_gpu_nuclei_and_host_variants(gpu, rng):
     check_valid_watershed(q, _minima_labels(q), None, 1, got)
 
 
+@pytest.mark.gpu
+def test_gpu_tiled_equals_jacobi(gpu, rng, monkeypatch):
+    """The GPU's tiled relaxation (2- and 3-d footprints of reach 1) reaches the keys
+    of its Jacobi rounds over the whole image (FOVEA_WS_UNTILED=1), so the labels are
+    identical, plateaus included; across many tiles, with the demo's footprint (the
+    cross of a 3 x 3 x 3 footprint's middle plane) among the others. Tie-free: skimage's."""
+    cross = np.zeros((3, 3, 3), bool)
+    cross[1] = [[0, 1, 0], [1, 1, 1], [0, 1, 0]]
+    for shape, conn in [((4, 70, 75), cross), ((70, 75), 1), ((70, 75), 2), ((12, 20, 37), 1),
+                        ((12, 20, 37), 3)]:
+        for img in (plateau_image(rng, shape, 4, "uint8"), rng.random(shape)):
+            mask = rng.random(shape) > 0.15
+            markers = random_markers(rng, shape, 25)
+            args = (gpu.put(img), gpu.put(markers))
+            monkeypatch.delenv("FOVEA_WS_UNTILED", raising=False)
+            tiled = gpu.get(fs.watershed(*args, connectivity=conn, mask=gpu.put(mask)))
+            monkeypatch.setenv("FOVEA_WS_UNTILED", "1")
+            same(gpu.get(fs.watershed(*args, connectivity=conn, mask=gpu.put(mask))), tiled)
+            if img.dtype.kind == "f":
+                same(tiled, sks.watershed(img, markers, connectivity=conn, mask=mask))
+
+
 def _minima_labels(img):
     from skimage.morphology import local_minima
     return sndi.label(local_minima(img, connectivity=1))[0]

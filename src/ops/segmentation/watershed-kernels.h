@@ -8,7 +8,10 @@
  * the padding), a->out the padded labels as C-contiguous int64, holding the
  * seeds' labels on entry (0 elsewhere; seeds outside the mask are the
  * kernel's to clear) and the result on return. Neighbours are raveled
- * offsets; a neighbour index outside [0, n) is skipped. */
+ * offsets; a neighbour index outside [0, n) is skipped. An in-mask pixel
+ * lies at least pad[d] cells from either end of axis d, so a neighbour whose
+ * step along every axis d is at most pad[d] is its grid neighbour (no wrap):
+ * src/ops/segmentation/watershed-relax.h. */
 #ifndef FV_WATERSHED_KERNELS_H
 #define FV_WATERSHED_KERNELS_H
 
@@ -22,6 +25,7 @@ extern "C" {
 typedef struct fv__watershed_params {
     int ndim;
     int64_t strides[FV_MAX_NDIM];   /* of the padded array, in elements */
+    int64_t pad[FV_MAX_NDIM];       /* padding on each side of axis d (0 in the mask) */
     int nnb;
     const int64_t *nb;              /* host: nnb raveled offsets, skimage's order */
     double compactness;             /* > 0: compact watershed */

@@ -167,6 +167,7 @@ fv_watershed(fv_context *ctx, const fv_array *image, const fv_array *markers, co
         int64_t s = 1;
         for (int d = nd - 1; d >= 0; d--) {
             p.strides[d] = s;
+            p.pad[d] = pad[d];
             s *= pshape[d];
         }
     }
