@@ -429,6 +429,61 @@ test_cuda(void)
     free(seed);
 }
 
+/* The line scans of the CUDA reconstruction (src/cuda/morphology/reconstruction.cu) on long
+ * lines: contiguous ones of several warp tiles (rows kernel), strided ones and short contiguous
+ * ones (segs kernel), footprints whose on-axis offsets are {-1, +1}, only +1 (an offset), or
+ * wider (the thread-per-line kernel); GPU against CPU. */
+static void
+test_cuda_line_scans(void)
+{
+    static const fv_dtype dts[] = {FV_UINT8, FV_INT32, FV_FLOAT32, FV_FLOAT64};
+    static const int64_t shapes[][3] = {{4, 50, 300}, {3, 1000, 1}, {1000, 3, 1}, {2, 5, 700}};
+    static const int nds[] = {3, 2, 2, 3};
+    uint8_t ones[27];
+    memset(ones, 1, sizeof ones);
+    for (int t = 0; t < 16; t++) {
+        const int si = t % 4, nd = nds[si], erosion = (t / 4) % 2, fpk = t / 2 % 4;
+        const int64_t *sh = shapes[si];
+        const fv_dtype dt = dts[(t + t / 4) % 4];
+        int64_t n = 1, fsh[3], off[3];
+        for (int d = 0; d < nd; d++) {
+            n *= sh[d];
+            fsh[d] = d < nd - 2 ? 1 : 3;   /* fpk 0: in-plane 3 x 3 (the demo's h_maxima) */
+            off[d] = 0;
+        }
+        if (fpk == 2)   /* the last two axes' offsets 0 and +1 only: forward passes */
+            fsh[nd - 1] = fsh[nd - 2] = 2;
+        if (fpk == 3)   /* 1 x 5 along the last axis: offsets -2..2, the thread-per-line kernel */
+            for (int d = 0; d < nd; d++)
+                fsh[d] = d == nd - 1 ? 5 : 1;
+        double *mask = malloc((size_t)n * sizeof *mask), *seed = malloc((size_t)n * sizeof *seed);
+        for (int64_t i = 0; i < n; i++) {
+            mask[i] = (double)(next_u64() % 50);
+            seed[i] = next_u64() % 97 == 0 ? mask[i] : (erosion ? 50 : 0);
+        }
+        fv_array *hs = from_doubles(dt, nd, sh, seed), *hm = from_doubles(dt, nd, sh, mask), *ho = NULL;
+        fv_array *gs = to_gpu(hs), *gm = to_gpu(hm), *go = NULL;
+        CHECK_OK(fv_array_new(NULL, dt, nd, sh, CPU, &ho));
+        CHECK_OK(fv_array_new(NULL, dt, nd, sh, GPU, &go));
+        const uint8_t *fp = fpk == 1 ? NULL : ones;   /* fpk 1: the full 3^nd box */
+        const int64_t *fs = fpk == 1 ? NULL : fsh, *fo = fpk == 2 ? off : NULL;
+        CHECK_OK(fv_reconstruction(NULL, hs, hm, ho, erosion, fp, fs, fo));
+        CHECK_OK(fv_reconstruction(NULL, gs, gm, go, erosion, fp, fs, fo));
+        if (!same_as_host(go, ho))
+            fprintf(stderr, "line scans: case %d (%s, shape %d, footprint %d, erosion %d) differs\n",
+                    t, fv_dtype_name(dt), si, fpk, erosion);
+        CHECK(same_as_host(go, ho));
+        fv_array_unref(hs);
+        fv_array_unref(hm);
+        fv_array_unref(ho);
+        fv_array_unref(gs);
+        fv_array_unref(gm);
+        fv_array_unref(go);
+        free(mask);
+        free(seed);
+    }
+}
+
 int
 main(void)
 {
@@ -437,9 +492,10 @@ main(void)
     test_local_maxima_cases();
     test_thin();
     test_medial_axis();
-    if (fv_cuda_available())
+    if (fv_cuda_available()) {
         test_cuda();
-    else
+        test_cuda_line_scans();
+    } else
         printf("skmorphology: CUDA part skipped: %s\n", fv_cuda_unavailable_reason());
     return fv_t_summary("skmorphology");
 }

@@ -2,9 +2,13 @@
  *
  *   out = min(seed, mask)                      (erosion: max)
  *   repeat:
- *     line scans: along each axis, one thread per line propagates forward then
- *       backward through the neighbours that lie on that axis (fast transport
- *       along straight runs; an accelerator only)
+ *     line scans: along each axis, each line propagates forward then backward
+ *       through the neighbours that lie on that axis (fast transport along
+ *       straight runs; an accelerator only). Where those offsets are only +1
+ *       and -1, a line is a prefix scan of clamps (ops/morphology/rec-scan.h),
+ *       run in parallel: a warp per contiguous line (rows), or 32 adjacent
+ *       lines cut into segments per block (segs); other offsets: one thread
+ *       per line (lines). All three give the same pixels.
  *     sweep: every pixel takes min(mask, max(itself, its sources)) over all
  *       neighbour offsets, and sets a flag when it changes
  *   until a sweep changes nothing (one flag read per round).
@@ -16,6 +20,7 @@
  * scikit-image morphology CUDA kernels. */
 #include "cuda/common.cuh"
 #include "ops/morphology/skmorphology-kernels.h"
+#include "ops/morphology/rec-scan.h"
 
 /* Image shape and C-contiguous strides (elements), passed by value. */
 typedef struct fv_cu_shape {
@@ -124,11 +129,157 @@ fv_cu_shape_init(fv_cu_shape *g, const fv_array *a)
         }                                                                                            \
     }
 
-#define FV_CU_REC_BOTH(E, T, S) FV_CU_REC_KERNELS(T, S, dil) FV_CU_REC_KERNELS(T, S, ero)
+/* The scan kernels, for axes whose on-axis offsets are +1 and/or -1. `passes`:
+ * bit 0 the forward pass (offset +1: from t - 1), bit 1 the backward one (-1).
+ * Both write a pixel only where it rises, as the line kernel does. */
+#define FV_CU_REC_K 8                                /* rows: pixels per lane in a tile */
+#define FV_CU_REC_TILE (32 * FV_CU_REC_K)            /* rows: pixels per warp in a tile */
+#define FV_CU_REC_PAD(i) ((i) + ((i) >> 5))          /* rows: shared index, a pad per 32 */
+#define FV_CU_REC_ROW_WARPS 4                        /* rows: warps (lines) per block */
+#define FV_CU_REC_MIN_ROW 64                         /* shorter contiguous lines: segs */
+#define FV_CU_REC_MAX_SEG 16                         /* segs: segments per line, at most */
+#define FV_CU_REC_FULL 0xffffffffu
+
+#define FV_CU_REC_SCAN_KERNELS(T, S, DIR)                                                            \
+    /* Contiguous lines of len pixels, a warp per line. A line goes by in tiles of 32 x K pixels,   \
+     * staged in shared memory (coalesced); lane l composes tile pixels [lK, lK + K) into one       \
+     * clamp, a shuffle scan composes the lanes, and each lane applies its chunk from the carry     \
+     * through its predecessor lanes. The backward pass walks the tiles from the line's end. */     \
+    __global__ void __launch_bounds__(32 * FV_CU_REC_ROW_WARPS)                                      \
+        fv_k_rec_rows_##DIR##_##S(const T *mask, T *out, int64_t len, int64_t nlines, int passes)    \
+    {                                                                                                \
+        __shared__ T sv[FV_CU_REC_ROW_WARPS][FV_CU_REC_PAD(FV_CU_REC_TILE)];                         \
+        __shared__ T sm[FV_CU_REC_ROW_WARPS][FV_CU_REC_PAD(FV_CU_REC_TILE)];                         \
+        const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;                                     \
+        T *tv = sv[w], *tm = sm[w];                                                                  \
+        for (int64_t line = (int64_t)blockIdx.x * FV_CU_REC_ROW_WARPS + w; line < nlines;            \
+             line += (int64_t)gridDim.x * FV_CU_REC_ROW_WARPS) {                                     \
+            T *o = out + line * len;                                                                 \
+            const T *mk = mask + line * len;                                                         \
+            for (int pass = 0; pass < 2; pass++) {                                                   \
+                if (!((passes >> pass) & 1))                                                         \
+                    continue;                                                                        \
+                T carry = fv__rec_start_##DIR##_##S();                                               \
+                for (int64_t t0 = 0; t0 < len; t0 += FV_CU_REC_TILE) {                               \
+                    const int n = (int)(len - t0 < FV_CU_REC_TILE ? len - t0 : FV_CU_REC_TILE);      \
+                    /* q: position in walk order within the tile */                                  \
+                    for (int q = lane; q < n; q += 32) {                                             \
+                        int64_t t = pass ? len - 1 - t0 - q : t0 + q;                                \
+                        tv[FV_CU_REC_PAD(q)] = o[t];                                                 \
+                        tm[FV_CU_REC_PAD(q)] = mk[t];                                                \
+                    }                                                                                \
+                    __syncwarp();                                                                    \
+                    const int q0 = lane * FV_CU_REC_K;                                               \
+                    const int q1 = q0 + FV_CU_REC_K < n ? q0 + FV_CU_REC_K : n;                      \
+                    T a = carry, b = carry, pa, pb;                                                  \
+                    if (q0 < n) {                                                                    \
+                        fv__rec_pixel_##DIR##_##S(tv[FV_CU_REC_PAD(q0)], tm[FV_CU_REC_PAD(q0)],      \
+                                                  &a, &b);                                           \
+                        for (int q = q0 + 1; q < q1; q++) {                                          \
+                            fv__rec_pixel_##DIR##_##S(tv[FV_CU_REC_PAD(q)], tm[FV_CU_REC_PAD(q)],    \
+                                                      &pa, &pb);                                     \
+                            fv__rec_after_##DIR##_##S(pa, pb, &a, &b);                               \
+                        }                                                                            \
+                    }                                                                                \
+                    /* inclusive scan over the lanes; lanes past the tile's end hold junk that       \
+                     * reaches no lane below them */                                                 \
+                    for (int off = 1; off < 32; off <<= 1) {                                         \
+                        pa = (T)__shfl_up_sync(FV_CU_REC_FULL, a, off);                              \
+                        pb = (T)__shfl_up_sync(FV_CU_REC_FULL, b, off);                              \
+                        if (lane >= off) {                                                           \
+                            fv__rec_after_##DIR##_##S(a, b, &pa, &pb);                               \
+                            a = pa;                                                                  \
+                            b = pb;                                                                  \
+                        }                                                                            \
+                    }                                                                                \
+                    pa = (T)__shfl_up_sync(FV_CU_REC_FULL, a, 1);                                    \
+                    pb = (T)__shfl_up_sync(FV_CU_REC_FULL, b, 1);                                    \
+                    T x = lane ? fv__rec_clamp_##DIR##_##S(pa, pb, carry) : carry;                   \
+                    for (int q = q0; q < q1; q++) { /* the new value replaces the mask */            \
+                        fv__rec_pixel_##DIR##_##S(tv[FV_CU_REC_PAD(q)], tm[FV_CU_REC_PAD(q)], &pa,   \
+                                                  &pb);                                              \
+                        x = fv__rec_clamp_##DIR##_##S(pa, pb, x);                                    \
+                        tm[FV_CU_REC_PAD(q)] = x;                                                    \
+                    }                                                                                \
+                    __syncwarp();                                                                    \
+                    carry = tm[FV_CU_REC_PAD(n - 1)];                                                \
+                    for (int q = lane; q < n; q += 32) {                                             \
+                        T nv = tm[FV_CU_REC_PAD(q)];                                                 \
+                        if (FV__REC_LT_##DIR(tv[FV_CU_REC_PAD(q)], nv))                              \
+                            o[pass ? len - 1 - t0 - q : t0 + q] = nv;                                \
+                    }                                                                                \
+                    __syncwarp();                                                                    \
+                }                                                                                    \
+            }                                                                                        \
+        }                                                                                            \
+    }                                                                                                \
+    /* Lines of len pixels, st apart (any st >= 1): a block of (32, nseg) threads takes 32         \
+     * consecutive lines (adjacent in memory for st >= 32: coalesced along threadIdx.x) and cuts    \
+     * each into nseg segments along threadIdx.y. A thread composes its segment into one clamp,     \
+     * then applies it from the carry through the segments before it (in walk order). */           \
+    __global__ void __launch_bounds__(32 * FV_CU_REC_MAX_SEG)                                        \
+        fv_k_rec_segs_##DIR##_##S(const T *mask, T *out, int64_t len, int64_t st, int64_t nlines,    \
+                                  int passes)                                                       \
+    {                                                                                                \
+        __shared__ T sa[FV_CU_REC_MAX_SEG][32], sb[FV_CU_REC_MAX_SEG][32];                           \
+        const int tx = threadIdx.x, ty = threadIdx.y;                                                \
+        const int64_t seg = (len + blockDim.y - 1) / blockDim.y;                                     \
+        const int nseg = (int)((len + seg - 1) / seg); /* segments that hold pixels */               \
+        const int64_t lo = ty * seg, hi = lo + seg < len ? lo + seg : len;                           \
+        for (int64_t g0 = (int64_t)blockIdx.x * 32; g0 < nlines; g0 += (int64_t)gridDim.x * 32) {   \
+            const int64_t line = g0 + tx;                                                            \
+            const int act = line < nlines && ty < nseg;                                              \
+            const int64_t base = act ? line / st * len * st + line % st : 0;                         \
+            for (int pass = 0; pass < 2; pass++) {                                                   \
+                if (!((passes >> pass) & 1))                                                         \
+                    continue;                                                                        \
+                /* the segment's first pixel in walk order, and the step to the next */              \
+                const int64_t step = pass ? -st : st, first = base + (pass ? hi - 1 : lo) * st;      \
+                if (act) {                                                                           \
+                    const T *mp = mask + first;                                                      \
+                    const T *op = out + first;                                                       \
+                    T a, b, pa, pb;                                                                  \
+                    fv__rec_pixel_##DIR##_##S(*op, *mp, &a, &b);                                     \
+                    for (int64_t k = 1; k < hi - lo; k++) {                                          \
+                        mp += step;                                                                  \
+                        op += step;                                                                  \
+                        fv__rec_pixel_##DIR##_##S(*op, *mp, &pa, &pb);                               \
+                        fv__rec_after_##DIR##_##S(pa, pb, &a, &b);                                   \
+                    }                                                                                \
+                    sa[ty][tx] = a;                                                                  \
+                    sb[ty][tx] = b;                                                                  \
+                }                                                                                    \
+                __syncthreads();                                                                     \
+                if (act) {                                                                           \
+                    const T *mp = mask + first;                                                      \
+                    T *op = out + first;                                                             \
+                    T x = fv__rec_start_##DIR##_##S(), pa, pb;                                       \
+                    if (!pass)                                                                       \
+                        for (int k = 0; k < ty; k++)                                                 \
+                            x = fv__rec_clamp_##DIR##_##S(sa[k][tx], sb[k][tx], x);                  \
+                    else                                                                             \
+                        for (int k = nseg - 1; k > ty; k--)                                          \
+                            x = fv__rec_clamp_##DIR##_##S(sa[k][tx], sb[k][tx], x);                  \
+                    for (int64_t k = 0; k < hi - lo; k++, mp += step, op += step) {                  \
+                        const T v = *op;                                                             \
+                        fv__rec_pixel_##DIR##_##S(v, *mp, &pa, &pb);                                 \
+                        x = fv__rec_clamp_##DIR##_##S(pa, pb, x);                                    \
+                        if (FV__REC_LT_##DIR(v, x))                                                  \
+                            *op = x;                                                                 \
+                    }                                                                                \
+                }                                                                                    \
+                __syncthreads();                                                                     \
+            }                                                                                        \
+        }                                                                                            \
+    }
+
+#define FV_CU_REC_BOTH(E, T, S)                                                                      \
+    FV_CU_REC_KERNELS(T, S, dil) FV_CU_REC_KERNELS(T, S, ero)                                        \
+    FV_CU_REC_SCAN_KERNELS(T, S, dil) FV_CU_REC_SCAN_KERNELS(T, S, ero)
 FV_FOREACH_DTYPE(FV_CU_REC_BOTH)
 
-/* Launch one of the three kernels for (dtype, direction); 0 when the dtype is unknown. */
-enum { FV_CU_REC_INIT, FV_CU_REC_SWEEP, FV_CU_REC_LINES };
+/* Launch one of the kernels for (dtype, direction); 0 when the dtype is unknown. */
+enum { FV_CU_REC_INIT, FV_CU_REC_SWEEP, FV_CU_REC_LINES, FV_CU_REC_ROWS, FV_CU_REC_SEGS };
 
 typedef struct fv_cu_rec_call {
     int which, ero;
@@ -142,6 +293,8 @@ typedef struct fv_cu_rec_call {
     int64_t nlines;
     const int64_t *ax;
     int nax;
+    int passes;      /* rows, segs: bit 0 forward, bit 1 backward */
+    int nseg;        /* segs: segments per line (blockDim.y) */
 } fv_cu_rec_call;
 
 #define FV_CU_REC_LAUNCH_DIR(T, S, DIR, grid, x, c)                                                  \
@@ -154,16 +307,43 @@ typedef struct fv_cu_rec_call {
         fv_k_rec_sweep_##DIR##_##S<<<grid, (x)->block, 0, (x)->stream>>>(                            \
             (const T *)(c)->mask, (T *)(c)->out, (c)->g, (c)->nb, (c)->nnb, (c)->changed);           \
         break;                                                                                       \
+    case FV_CU_REC_ROWS:                                                                             \
+        fv_k_rec_rows_##DIR##_##S<<<grid, 32 * FV_CU_REC_ROW_WARPS, 0, (x)->stream>>>(               \
+            (const T *)(c)->mask, (T *)(c)->out, (c)->g.n[(c)->axis], (c)->nlines, (c)->passes);     \
+        break;                                                                                       \
+    case FV_CU_REC_SEGS:                                                                             \
+        fv_k_rec_segs_##DIR##_##S<<<grid, dim3(32, (unsigned)(c)->nseg), 0, (x)->stream>>>(          \
+            (const T *)(c)->mask, (T *)(c)->out, (c)->g.n[(c)->axis], (c)->g.s[(c)->axis],           \
+            (c)->nlines, (c)->passes);                                                               \
+        break;                                                                                       \
     default:                                                                                         \
         fv_k_rec_lines_##DIR##_##S<<<grid, (x)->block, 0, (x)->stream>>>(                            \
             (const T *)(c)->mask, (T *)(c)->out, (c)->g, (c)->axis, (c)->nlines, (c)->ax, (c)->nax); \
         break;                                                                                       \
     }
 
+/* Blocks for n work items of `per` each, at most one resident wave of `threads`-thread blocks
+ * (the kernels stride over the rest). */
+static unsigned
+fv_cu_rec_grid(int64_t n, int per, int threads, int device)
+{
+    int64_t blocks = (n + per - 1) / per;
+    int64_t cap = (int64_t)fv__cuda_sm_count(device) * (2048 / threads);
+    if (blocks > cap)
+        blocks = cap;
+    return blocks < 1 ? 1u : (unsigned)blocks;
+}
+
 static int
 fv_cu_rec_launch(fv_dtype dt, const fv_cu_exec *x, const fv_cu_rec_call *c)
 {
-    unsigned grid = fv_cu_grid(c->which == FV_CU_REC_LINES ? c->nlines : c->g.size, x->device);
+    unsigned grid;
+    if (c->which == FV_CU_REC_ROWS)
+        grid = fv_cu_rec_grid(c->nlines, FV_CU_REC_ROW_WARPS, 32 * FV_CU_REC_ROW_WARPS, x->device);
+    else if (c->which == FV_CU_REC_SEGS)
+        grid = fv_cu_rec_grid(c->nlines, 32, 32 * c->nseg, x->device);
+    else
+        grid = fv_cu_grid(c->which == FV_CU_REC_LINES ? c->nlines : c->g.size, x->device);
     switch (dt) {
 #define FV_CU_REC_CASE(E, T, S)                                          \
     case E:                                                              \
@@ -189,7 +369,7 @@ fv__cuda_reconstruction(fv_context *ctx, const fv__op_args *a)
     fv_cu_rec_call c;
     void *dbuf = NULL, *dopaque = NULL;
     int64_t *hbuf = NULL;
-    int nax[FV_MAX_NDIM] = {0};
+    int nax[FV_MAX_NDIM] = {0}, passes[FV_MAX_NDIM] = {0};
     fv_status st;
     cudaError_t e;
 
@@ -215,6 +395,16 @@ fv__cuda_reconstruction(fv_context *ctx, const fv__op_args *a)
                         on_axis = 0;
                 if (on_axis)
                     axes[(size_t)d * p->nnb + nax[d]++] = p->nb[(int64_t)k * nd + d];
+            }
+        /* the scan kernels serve axes whose offsets are only +1 and -1 */
+        for (int d = 0; d < nd; d++)
+            for (int k = 0; k < nax[d]; k++) {
+                int64_t o = axes[(size_t)d * p->nnb + k];
+                if (o != 1 && o != -1) {
+                    passes[d] = 0;
+                    break;
+                }
+                passes[d] |= o == 1 ? 1 : 2;
             }
     }
     if ((st = fv__cuda_alloc(ctx, x.device, nwords * sizeof *hbuf, &dbuf, &dopaque)))
@@ -246,6 +436,19 @@ fv__cuda_reconstruction(fv_context *ctx, const fv__op_args *a)
             c.nlines = c.g.size / c.g.n[d];
             c.ax = (const int64_t *)dbuf + 1 + (size_t)p->nnb * nd + (size_t)d * p->nnb;
             c.nax = nax[d];
+            c.passes = passes[d];
+            if (passes[d] && c.g.s[d] == 1 && c.g.n[d] >= FV_CU_REC_MIN_ROW) {
+                c.which = FV_CU_REC_ROWS;
+            } else if (passes[d]) {
+                /* segments per line: enough warps to fill the GPU, >= 8 pixels a segment */
+                const int64_t groups = (c.nlines + 31) / 32;
+                const int64_t fill = (int64_t)fv__cuda_sm_count(x.device) * 64;
+                c.which = FV_CU_REC_SEGS;
+                c.nseg = 1;
+                while (c.nseg < FV_CU_REC_MAX_SEG && groups * c.nseg < fill &&
+                       c.g.n[d] >= 16 * c.nseg)
+                    c.nseg *= 2;
+            }
             fv_cu_rec_launch(a->in->dtype, &x, &c);
             if ((st = fv_cu_launch_status("reconstruction lines")))
                 goto done;
