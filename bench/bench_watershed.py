@@ -18,6 +18,7 @@ Prints one table; ratio = peer time / fovea time.
     python bench/bench_watershed.py [--size 2048] [--repeat 5]
 """
 import argparse
+import os
 import time
 
 import numpy as np
