@@ -10,7 +10,9 @@
  * usable; a decoder made and freed many times leaks no device memory.
  *
  * FOVEA_TEST_CUDA_ONLY=1 skips the host-side checks (compute-sanitizer runs);
- * FOVEA_TEST_JPEG_ROUNDS sets the new/free rounds of the leak check (200). */
+ * FOVEA_TEST_JPEG_ROUNDS sets the new/free rounds of the leak check (200);
+ * FOVEA_TEST_SANITIZER=initcheck skips its device-memory delta (the tool's own
+ * allocations move it). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -712,7 +714,13 @@ test_leak(void)
     CHECK(cudaMemGetInfo(&free1, &total) == cudaSuccess);
     double mb = ((double)free0 - (double)free1) / 1048576.0;
     printf("test_cuda_jpeg: %d decoders made and freed: device memory in use changed by %.1f MiB\n", rounds, mb);
-    CHECK(mb < 4.0);
+    /* initcheck's own device allocations move cudaMemGetInfo (32 MiB on an H100);
+     * there memcheck's leak check is the measure (tools/gpu-check runs both) */
+    const char *tool = getenv("FOVEA_TEST_SANITIZER");
+    if (tool && !strcmp(tool, "initcheck"))
+        printf("test_cuda_jpeg: under initcheck: the device memory change is not checked\n");
+    else
+        CHECK(mb < 4.0);
 }
 
 int
