@@ -6,7 +6,8 @@ flipped/rotated/tinted per tile; a procedural texture when scikit-image is absen
 Then, in one run, compares on the same patch list:
   fovea (CuImage face, cache off and on), openslide-python, tiffslide
 at 1 thread and at all cores (a thread pool of that many threads, one patch per
-task), the libjpeg-turbo decode ceiling (imagecodecs decoding exactly the tiles the
+task), fovea's batch loader (one read_region call over the whole patch list, its own
+decode threads: the API a training pipeline uses), the libjpeg-turbo decode ceiling (imagecodecs decoding exactly the tiles the
 patches touch, same threads, nothing else), and a whole-level read vs tifffile.
 
     python bench/bench_slide.py [--size 50000] [--patches 4000] [--threads 1,16]
@@ -161,6 +162,15 @@ def main():
             data = os.pread(fd, counts[t], offs[t])
             imagecodecs.jpeg8_decode(data, tables=tables)
 
+    def batch_loader(th):
+        """fovea's batch API: one read_region call for every location, th decode
+        threads (the loader's own), batches of 64; the per-process cache cleared first"""
+        fovea.cache().clear()
+        t0 = time.perf_counter()
+        n = sum(len(b) for b in fv.read_region(locs, (P, P), 0, num_workers=th, batch_size=64))
+        assert n == len(locs)
+        return time.perf_counter() - t0
+
     print(f"{'reader':22s} {'threads':>7s} {'seconds':>8s} {'patches/s':>10s} {'vs fovea':>9s}")
     results = {}
     for th in threads:
@@ -169,8 +179,9 @@ def main():
             fn = mk()
             fn(locs[0])
             results[(name, th)] = run_pool(fn, locs, th)
+        results[("fovea batch loader", th)] = batch_loader(th)
         base = results[("fovea (cache off)", th)]
-        for name in readers:
+        for name in list(readers) + ["fovea batch loader"]:
             t = results[(name, th)]
             print(f"{name:22s} {th:7d} {t:8.2f} {len(locs) / t:10.0f} {t / base:9.2f}")
         print(f"{'decode ceiling':22s} {th:7d} {t_ceiling:8.2f} {len(locs) / t_ceiling:10.0f} "
