@@ -29,30 +29,10 @@ below(int64_t n)
 /* ---- the sequential kernel and the models, per (T, S, DIR) ----------------------------------- */
 
 #define MODELS(T, S, DIR)                                                                            \
-    /* fv_k_rec_lines_DIR_S on one contiguous line (base 0, stride 1), as written there */            \
+    /* the sequential line walk (fv_k_rec_lines_DIR_S's body) on one contiguous line */          \
     static void seq_##DIR##_##S(const T *mask, T *out, int64_t len, const int64_t *ax, int nax)      \
     {                                                                                                \
-        const int64_t base = 0, st = 1;                                                              \
-        for (int pass = 0; pass < 2; pass++) {                                                       \
-            for (int64_t t0 = 0; t0 < len; t0++) {                                                   \
-                int64_t t = pass ? len - 1 - t0 : t0, x = base + t * st;                             \
-                T v = out[x], m = mask[x], best = v;                                                 \
-                if (!FV__REC_LT_##DIR(v, m))                                                         \
-                    continue;                                                                        \
-                for (int k = 0; k < nax; k++) {                                                      \
-                    int64_t a = ax[k], src = t - a;                                                  \
-                    if ((pass ? a >= 0 : a <= 0) || src < 0 || src >= len)                           \
-                        continue;                                                                    \
-                    T u = out[base + src * st];                                                      \
-                    if (FV__REC_LT_##DIR(best, u))                                                   \
-                        best = u;                                                                    \
-                }                                                                                    \
-                if (FV__REC_LT_##DIR(m, best))                                                       \
-                    best = m;                                                                        \
-                if (FV__REC_LT_##DIR(v, best))                                                       \
-                    out[x] = best;                                                                   \
-            }                                                                                        \
-        }                                                                                            \
+        fv__rec_line_##DIR##_##S(mask, out, 0, 1, len, ax, nax);                                     \
     }                                                                                                \
     /* fv_k_rec_rows: tiles of lanes * k pixels; lane l composes [lk, lk + k), a Hillis-Steele      \
      * scan over the lanes (each step reads the previous step's values, as __shfl_up_sync does),    \

@@ -44,15 +44,12 @@ fv_cu_shape_init(fv_cu_shape *g, const fv_array *a)
     g->size = s;
 }
 
-#define FV_CU_LT_dil(a, b) ((a) < (b))
-#define FV_CU_LT_ero(a, b) ((a) > (b))
-
 #define FV_CU_REC_KERNELS(T, S, DIR)                                                                 \
     __global__ void fv_k_rec_init_##DIR##_##S(const T *seed, const T *mask, T *out, int64_t n)      \
     {                                                                                                \
         FV_GRID_STRIDE(int64_t, i, n) {                                                              \
             T s = seed[i], m = mask[i];                                                              \
-            out[i] = FV_CU_LT_##DIR(m, s) ? m : s;                                                   \
+            out[i] = FV__REC_LT_##DIR(m, s) ? m : s;                                                 \
         }                                                                                            \
     }                                                                                                \
     __global__ void fv_k_rec_sweep_##DIR##_##S(const T *mask, T *out, fv_cu_shape g, const int64_t *nb, \
@@ -60,7 +57,7 @@ fv_cu_shape_init(fv_cu_shape *g, const fv_array *a)
     {                                                                                                \
         FV_GRID_STRIDE(int64_t, i, g.size) {                                                         \
             T v = out[i], m = mask[i];                                                               \
-            if (!FV_CU_LT_##DIR(v, m))                                                               \
+            if (!FV__REC_LT_##DIR(v, m))                                                             \
                 continue;                                                                            \
             int64_t c[FV_MAX_NDIM], rem = i;                                                         \
             for (int d = g.nd - 1; d >= 0; d--) {                                                    \
@@ -81,13 +78,13 @@ fv_cu_shape_init(fv_cu_shape *g, const fv_array *a)
                 }                                                                                    \
                 if (ok) {                                                                            \
                     T u = out[j];                                                                    \
-                    if (FV_CU_LT_##DIR(best, u))                                                     \
+                    if (FV__REC_LT_##DIR(best, u))                                                   \
                         best = u;                                                                    \
                 }                                                                                    \
             }                                                                                        \
-            if (FV_CU_LT_##DIR(m, best))                                                             \
+            if (FV__REC_LT_##DIR(m, best))                                                           \
                 best = m;                                                                            \
-            if (FV_CU_LT_##DIR(v, best)) {                                                           \
+            if (FV__REC_LT_##DIR(v, best)) {                                                         \
                 out[i] = best;                                                                       \
                 *changed = 1;                                                                        \
             }                                                                                        \
@@ -106,26 +103,7 @@ fv_cu_shape_init(fv_cu_shape *g, const fv_array *a)
                 base += (rem % g.n[d]) * g.s[d];                                                     \
                 rem /= g.n[d];                                                                       \
             }                                                                                        \
-            for (int pass = 0; pass < 2; pass++) {                                                   \
-                for (int64_t t0 = 0; t0 < len; t0++) {                                               \
-                    int64_t t = pass ? len - 1 - t0 : t0, x = base + t * st;                         \
-                    T v = out[x], m = mask[x], best = v;                                             \
-                    if (!FV_CU_LT_##DIR(v, m))                                                       \
-                        continue;                                                                    \
-                    for (int k = 0; k < nax; k++) {                                                  \
-                        int64_t a = ax[k], src = t - a;                                              \
-                        if ((pass ? a >= 0 : a <= 0) || src < 0 || src >= len)                       \
-                            continue;                                                                \
-                        T u = out[base + src * st];                                                  \
-                        if (FV_CU_LT_##DIR(best, u))                                                 \
-                            best = u;                                                                \
-                    }                                                                                \
-                    if (FV_CU_LT_##DIR(m, best))                                                     \
-                        best = m;                                                                    \
-                    if (FV_CU_LT_##DIR(v, best))                                                     \
-                        out[x] = best;                                                               \
-                }                                                                                    \
-            }                                                                                        \
+            fv__rec_line_##DIR##_##S(mask, out, base, st, len, ax, nax);                             \
         }                                                                                            \
     }
 

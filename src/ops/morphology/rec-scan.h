@@ -67,7 +67,8 @@
  *   fv__rec_start_DIR_S()              START
  *   fv__rec_clamp_DIR_S(a, b, x)       h_(a,b)(x)
  *   fv__rec_pixel_DIR_S(v, m, &a, &b)  the clamp f of a pixel (value v, mask m)
- *   fv__rec_after_DIR_S(a, b, &a0, &b0)  (a0, b0) := h_(a,b) o h_(a0,b0) */
+ *   fv__rec_after_DIR_S(a, b, &a0, &b0)  (a0, b0) := h_(a,b) o h_(a0,b0)
+ *   fv__rec_line_DIR_S(mask, out, base, st, len, ax, nax)  the sequential line walk */
 #define FV__REC_SCAN_DEFINE(T, S, DIR)                                                               \
     FV_HD T fv__rec_start_##DIR##_##S(void) { return (T)FV__REC_START_##DIR(S); }                    \
     FV_HD T fv__rec_clamp_##DIR##_##S(T a, T b, T x)                                                 \
@@ -84,6 +85,33 @@
         T na = fv__rec_clamp_##DIR##_##S(a, b, *a0), nb = fv__rec_clamp_##DIR##_##S(a, b, *b0);      \
         *a0 = na;                                                                                    \
         *b0 = nb;                                                                                    \
+    }                                                                                                \
+    /* The sequential walk of one line (the CUDA line kernel's body, and the scans' reference):     \
+     * pixels base + t * st, t < len; forward then backward, each pass taking the on-axis          \
+     * offsets ax[0..nax) that point back along it; a pixel rises to min(mask, max of them). */     \
+    FV_HD void fv__rec_line_##DIR##_##S(const T *mask, T *out, int64_t base, int64_t st, int64_t len, \
+                                        const int64_t *ax, int nax)                                 \
+    {                                                                                                \
+        for (int pass = 0; pass < 2; pass++) {                                                       \
+            for (int64_t t0 = 0; t0 < len; t0++) {                                                   \
+                int64_t t = pass ? len - 1 - t0 : t0, x = base + t * st;                             \
+                T v = out[x], m = mask[x], best = v;                                                 \
+                if (!FV__REC_LT_##DIR(v, m))                                                         \
+                    continue;                                                                        \
+                for (int k = 0; k < nax; k++) {                                                      \
+                    int64_t a = ax[k], src = t - a;                                                  \
+                    if ((pass ? a >= 0 : a <= 0) || src < 0 || src >= len)                           \
+                        continue;                                                                    \
+                    T u = out[base + src * st];                                                      \
+                    if (FV__REC_LT_##DIR(best, u))                                                   \
+                        best = u;                                                                    \
+                }                                                                                    \
+                if (FV__REC_LT_##DIR(m, best))                                                       \
+                    best = m;                                                                        \
+                if (FV__REC_LT_##DIR(v, best))                                                       \
+                    out[x] = best;                                                                   \
+            }                                                                                        \
+        }                                                                                            \
     }
 
 #define FV__REC_SCAN_BOTH(E, T, S) FV__REC_SCAN_DEFINE(T, S, dil) FV__REC_SCAN_DEFINE(T, S, ero)
