@@ -193,7 +193,9 @@ def main():
                     help="cap on the patches openslide and tiffslide read per measurement (0: no cap)")
     ap.add_argument("--readers", default="fovea,cucim,openslide,tiffslide,tiffslide-proc")
     ap.add_argument("--cases", default="grid,random")
+    ap.add_argument("--batch-size", type=int, default=BATCH, help="batch_size of the batched readers")
     args = ap.parse_args()
+    globals()["BATCH"] = args.batch_size
 
     path = args.path or f"/tmp/fovea-bench-{args.size}-{args.tile}-q{args.quality}.tif"
     if not os.path.exists(path):

@@ -3,7 +3,18 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "alloc.h"
+
+/* Host buffers of FV__HUGE_MIN bytes or more (array data: batches of patches,
+ * whole levels, filter outputs) start on a 2 MiB boundary and are advised for
+ * transparent huge pages. A fresh buffer is faulted in page by page as it is
+ * first written; at 4 KiB a 50 MB batch of 256 patches takes ~12 800 faults,
+ * which made the batch loader 36 % slower at batch_size 256 than at 64 on the
+ * build VM; with the advice it is ~25. Advice only: where THP is off or madvise
+ * fails nothing changes. */
+#define FV__HUGE_MIN ((size_t)4 << 20)
+#define FV__HUGE_PAGE ((size_t)2 << 20)
 
 /* armed: 0 off (one relaxed load per allocation), 1 counting */
 static atomic_int fv__af_armed;
@@ -61,9 +72,17 @@ fv__aligned_alloc(size_t align, size_t n)
 {
     if (fv__alloc_refuse())
         return NULL;
+    const int huge = n >= FV__HUGE_MIN;
+    if (huge && align < FV__HUGE_PAGE)
+        align = FV__HUGE_PAGE;
     if (n % align)
         n += align - n % align;
-    return fv__alloc_got(aligned_alloc(align, n ? n : align));
+    void *p = aligned_alloc(align, n ? n : align);
+#ifdef MADV_HUGEPAGE
+    if (p && huge)
+        (void)madvise(p, n, MADV_HUGEPAGE);
+#endif
+    return fv__alloc_got(p);
 }
 
 char *
