@@ -112,7 +112,7 @@ typedef struct fv__fnd_tap {
 typedef struct fv__fnd_job fv__fnd_job;
 typedef struct fv__fnd_state {
     int first;      /* no element applied yet */
-    int nan;        /* RANK: a NaN among the values */
+    int nan;        /* RANK: a NaN or -0.0 among the values (FV__SELECT_ONLY) */
     int64_t t;      /* RANK: values gathered so far */
 } fv__fnd_state;
 typedef void (*fv__fnd_row_fn)(const fv__fnd_job *j, fv__fnd_state *st, int64_t row, const void *line,
@@ -157,13 +157,15 @@ struct fv__fnd_job {
 #define FV__TADD_E(C, S, T, a, b) FV__TADD_X(C, S, T, a, b)
 #define FV__TADD(E, S, T, a, b) FV__TADD_E(FV__CLASS(E), S, T, a, b)
 
-#define FV__ISNAN_B(x) 0
-#define FV__ISNAN_U(x) 0
-#define FV__ISNAN_I(x) 0
-#define FV__ISNAN_F(x) ((x) != (x))
-#define FV__ISNAN_X(C, x) FV__ISNAN_##C(x)
-#define FV__ISNAN_E(C, x) FV__ISNAN_X(C, x)
-#define FV__ISNAN(E, x) FV__ISNAN_E(FV__CLASS(E), x)
+/* A value after which only scipy's quickselect gives scipy's bits: NaN, and
+ * -0.0 (equal to +0.0, so which zero a network selects depends on its order) */
+#define FV__SELECT_ONLY_B(x) 0
+#define FV__SELECT_ONLY_U(x) 0
+#define FV__SELECT_ONLY_I(x) 0
+#define FV__SELECT_ONLY_F(x) (((x) != (x)) | (((x) == 0) & (signbit(x) != 0)))
+#define FV__SELECT_ONLY_X(C, x) FV__SELECT_ONLY_##C(x)
+#define FV__SELECT_ONLY_E(C, x) FV__SELECT_ONLY_X(C, x)
+#define FV__SELECT_ONLY(E, x) FV__SELECT_ONLY_E(FV__CLASS(E), x)
 
 /* Per work item, the rows of the window are applied one after the other
  * (row() with the row's padded source line), then finish() writes the doubles
@@ -222,8 +224,8 @@ struct fv__fnd_job {
             res[i] = (double)r[i];                                                           \
     }                                                                                        \
     /* scipy's CASE_RANK_POINT: the rank-th of the window's values (cval cast to the       \
-     * input type). A selection network over the chunk where it applies and no NaN is     \
-     * present; else scipy's own quickselect on the values in C order. */                  \
+     * input type). A selection network over the chunk where it applies and no NaN or    \
+     * -0.0 is present; else scipy's own quickselect on the values in C order. */         \
     static void fv__fnd_rank_row_##S(const fv__fnd_job *j, fv__fnd_state *st, int64_t row,   \
                                      const void *lp, int64_t n, double *restrict res,        \
                                      void *scratch)                                          \
@@ -236,7 +238,7 @@ struct fv__fnd_job {
             const T *restrict v = line + taps[k].j;                                          \
             memcpy(V + st->t * n, v, (size_t)n * sizeof(T));                                 \
             for (int64_t i = 0; i < n; i++)                                                  \
-                nan |= FV__ISNAN(E, v[i]);                                                   \
+                nan |= FV__SELECT_ONLY(E, v[i]);                                             \
         }                                                                                    \
         st->nan |= nan;                                                                      \
     }                                                                                        \
