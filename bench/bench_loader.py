@@ -181,6 +181,7 @@ class TiffslideProcesses:
 
 
 def main():
+    global BATCH
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", type=int, default=50000)
     ap.add_argument("--tile", type=int, default=256)
@@ -195,7 +196,7 @@ def main():
     ap.add_argument("--cases", default="grid,random")
     ap.add_argument("--batch-size", type=int, default=BATCH, help="batch_size of the batched readers")
     args = ap.parse_args()
-    globals()["BATCH"] = args.batch_size
+    BATCH = args.batch_size
 
     path = args.path or f"/tmp/fovea-bench-{args.size}-{args.tile}-q{args.quality}.tif"
     if not os.path.exists(path):

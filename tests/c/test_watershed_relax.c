@@ -398,22 +398,24 @@ static void
 test_large(void)
 {
     static const int64_t sh2[2] = {150, 133}, sh3[3] = {5, 70, 61}, sh3b[3] = {19, 20, 37};
-    wcase w;
-    wcase_random(&w, 2, sh2, FP_CONN, 1, VAL_INT, 3, 1, 30);
-    check_case(&w, 2);
-    wcase_free(&w);
-    wcase_random(&w, 2, sh2, FP_CONN, 2, VAL_CONT, 0, 0, 30);
-    check_case(&w, 2);
-    wcase_free(&w);
-    wcase_random(&w, 3, sh3, FP_PLANE_CROSS, 1, VAL_INT, 2, 1, 40);   /* the demo's footprint */
-    check_case(&w, 2);
-    wcase_free(&w);
-    wcase_random(&w, 3, sh3b, FP_CONN, 1, VAL_SPECIAL, 3, 1, 30);
-    check_case(&w, 2);
-    wcase_free(&w);
-    wcase_random(&w, 3, sh3b, FP_CONN, 3, VAL_INT, 2, 0, 30);
-    check_case(&w, 2);
-    wcase_free(&w);
+    static const struct {
+        int nd;
+        const int64_t *shape;
+        int fp, conn, vals, levels, use_mask, nseeds;
+    } cases[] = {
+        {2, sh2, FP_CONN, 1, VAL_INT, 3, 1, 30},
+        {2, sh2, FP_CONN, 2, VAL_CONT, 0, 0, 30},
+        {3, sh3, FP_PLANE_CROSS, 1, VAL_INT, 2, 1, 40},   /* the demo's footprint */
+        {3, sh3b, FP_CONN, 1, VAL_SPECIAL, 3, 1, 30},
+        {3, sh3b, FP_CONN, 3, VAL_INT, 2, 0, 30},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        wcase w;
+        wcase_random(&w, cases[k].nd, cases[k].shape, cases[k].fp, cases[k].conn, cases[k].vals, cases[k].levels,
+                     cases[k].use_mask, cases[k].nseeds);
+        check_case(&w, 2);
+        wcase_free(&w);
+    }
 }
 
 /* fv__ws_grid_steps refuses what the tiles cannot hold. */

@@ -125,14 +125,14 @@ def _binary_erosion(name, input, structure, iterations, mask, output, border_val
             raise TypeError("Complex output type not supported")
     else:
         out = c.get_output(bool, x)
+    if iterations < 1 and _flood_eligible(c, x, structure, origin, mask):
+        c.assign(out, _flood_by_labels(c, x, mask, structure, border_value, invert))
+        return c, out
     target = out
     if np.dtype(out.dtype).kind not in "biu":  # the C library writes 0/1 into bool and integers
         target = c.empty(x.shape, bool)
     st = np.ascontiguousarray(structure, dtype=np.uint8)
     args = (bool(border_value), tuple(int(o) for o in origin), bool(invert))
-    if iterations < 1 and _flood_eligible(c, x, structure, origin, mask):
-        c.assign(out, _flood_by_labels(c, x, mask, structure, border_value, invert))
-        return c, out
     if (mask is not None and iterations != 1 and cit and not brute_force
             and np.dtype(mask.dtype) not in (np.bool_, np.int8, np.uint8)):
         # scipy's fast path for repeated passes reads the mask as int8 after the first
