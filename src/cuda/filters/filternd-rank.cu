@@ -411,6 +411,211 @@ fvf_k_rank_exact(fvf_ndargs<int64_t> p, double *scratch)
     }
 }
 
+/* ---- tiled 2-D path: a full K x K box (K = 3, 5) over 8/16-bit and float32 data ----
+ * One block per 32 x 32 output tile: the tile and its halo (the window's
+ * displacements, origin included) go to shared memory with the mode applied at
+ * load time (fvf_extend per axis; outside a constant edge: cval cast to the
+ * input type), then each thread takes 4 output rows of one column: the
+ * (4 + K - 1) x K values it needs sit in registers, and a Batcher network over
+ * the K * K elements sorts them (with the rank known at compile time the
+ * compiler drops every comparator that does not lead to it). 8-bit data run 4
+ * pixels per 32-bit word (__vminu4 ...), 16-bit data 2.
+ * Without NaN the rank-th is scipy's value (see the top of this file); equal
+ * values are identical bits except +-0, so a float window with NaN, or with
+ * -0.0 and a zero selected, runs scipy's quickselect on scipy's buffer (the
+ * window in C order, as fvf_rank_nan) and the result keeps scipy's sign. */
+#define FVF_RT_BX 32                        /* threads along x, one column each */
+#define FVF_RT_BY 8                         /* threads along y */
+#define FVF_RT_PY 4                         /* output rows per thread */
+#define FVF_RT_TH (FVF_RT_BY * FVF_RT_PY)   /* tile height */
+
+typedef struct fvf_rtargs {
+    const char *in;
+    char *out;
+    int h, w;                    /* image rows, columns */
+    int dy, dx;                  /* displacement of window element (0, 0) */
+    int sy_in, sx_in, sy_out, sx_out;   /* byte strides (0 along an axis of 1) */
+    int mode, odt, rank;
+    double cval;
+} fvf_rtargs;
+
+/* lanes: L pixels share one network word W */
+template <typename T> struct fvf_rt;
+#define FVF_RT_INT(T, U, BITS, MN, MX)                                                         \
+    template <> struct fvf_rt<T> {                                                             \
+        typedef uint32_t W;                                                                    \
+        enum { L = 32 / BITS };                                                                \
+        static __device__ __forceinline__ W mn(W a, W b) { return MN(a, b); }                  \
+        static __device__ __forceinline__ W mx(W a, W b) { return MX(a, b); }                  \
+        static __device__ __forceinline__ W put(W w, T v, int l) { return w | ((W)(U)v << (BITS * l)); } \
+        static __device__ __forceinline__ T get(W w, int l) { return (T)(U)(w >> (BITS * l)); }  \
+        static __device__ __forceinline__ bool odd(T) { return false; }                        \
+        static __device__ __forceinline__ bool negz(T) { return false; }                       \
+    };
+FVF_RT_INT(uint8_t, uint8_t, 8, __vminu4, __vmaxu4)
+FVF_RT_INT(int8_t, uint8_t, 8, __vmins4, __vmaxs4)
+FVF_RT_INT(uint16_t, uint16_t, 16, __vminu2, __vmaxu2)
+FVF_RT_INT(int16_t, uint16_t, 16, __vmins2, __vmaxs2)
+#undef FVF_RT_INT
+template <> struct fvf_rt<float> {
+    typedef float W;
+    enum { L = 1 };
+    static __device__ __forceinline__ W mn(W a, W b) { return fminf(a, b); }
+    static __device__ __forceinline__ W mx(W a, W b) { return fmaxf(a, b); }
+    static __device__ __forceinline__ W put(W, float v, int) { return v; }
+    static __device__ __forceinline__ float get(W w, int) { return w; }
+    /* NaN or -0.0: the thread checks its pixels one by one */
+    static __device__ __forceinline__ bool odd(float v)
+    {
+        uint32_t b = __float_as_uint(v);
+        return (b & 0x7fffffffu) > 0x7f800000u || b == 0x80000000u;
+    }
+    static __device__ __forceinline__ bool negz(float v) { return __float_as_uint(v) == 0x80000000u; }
+};
+
+/* Batcher's odd-even merge sort of 9 and 25 elements: the networks for 16 and
+ * 32 (fvf_batcher's loops) without the comparators that touch an index >= N
+ * (padding with the largest value: those never swap), listed out so that every
+ * index is a constant and v stays in registers (the loops, not unrolled by
+ * the front end, left v in local memory). Checked on all 0-1 inputs. */
+#define FVF_RT_NET9(C) \
+    C(0, 1) C(2, 3) C(4, 5) C(6, 7) C(0, 2) C(1, 3) C(4, 6) C(5, 7) C(1, 2) C(5, 6) C(0, 4) C(1, 5) \
+    C(2, 6) C(3, 7) C(2, 4) C(3, 5) C(1, 2) C(3, 4) C(5, 6) C(0, 8) C(4, 8) C(2, 4) C(3, 5) C(6, 8) \
+    C(1, 2) C(3, 4) C(5, 6) C(7, 8)
+
+#define FVF_RT_NET25(C) \
+    C(0, 1) C(2, 3) C(4, 5) C(6, 7) C(8, 9) C(10, 11) C(12, 13) C(14, 15) C(16, 17) C(18, 19) C(20, 21) \
+    C(22, 23) C(0, 2) C(1, 3) C(4, 6) C(5, 7) C(8, 10) C(9, 11) C(12, 14) C(13, 15) C(16, 18) C(17, 19) \
+    C(20, 22) C(21, 23) C(1, 2) C(5, 6) C(9, 10) C(13, 14) C(17, 18) C(21, 22) C(0, 4) C(1, 5) C(2, 6) \
+    C(3, 7) C(8, 12) C(9, 13) C(10, 14) C(11, 15) C(16, 20) C(17, 21) C(18, 22) C(19, 23) C(2, 4) \
+    C(3, 5) C(10, 12) C(11, 13) C(18, 20) C(19, 21) C(1, 2) C(3, 4) C(5, 6) C(9, 10) C(11, 12) C(13, 14) \
+    C(17, 18) C(19, 20) C(21, 22) C(0, 8) C(1, 9) C(2, 10) C(3, 11) C(4, 12) C(5, 13) C(6, 14) C(7, 15) \
+    C(16, 24) C(4, 8) C(5, 9) C(6, 10) C(7, 11) C(20, 24) C(2, 4) C(3, 5) C(6, 8) C(7, 9) C(10, 12) \
+    C(11, 13) C(18, 20) C(19, 21) C(22, 24) C(1, 2) C(3, 4) C(5, 6) C(7, 8) C(9, 10) C(11, 12) C(13, 14) \
+    C(17, 18) C(19, 20) C(21, 22) C(23, 24) C(0, 16) C(1, 17) C(2, 18) C(3, 19) C(4, 20) C(5, 21) \
+    C(6, 22) C(7, 23) C(8, 24) C(8, 16) C(9, 17) C(10, 18) C(11, 19) C(12, 20) C(13, 21) C(14, 22) \
+    C(15, 23) C(4, 8) C(5, 9) C(6, 10) C(7, 11) C(12, 16) C(13, 17) C(14, 18) C(15, 19) C(20, 24) \
+    C(2, 4) C(3, 5) C(6, 8) C(7, 9) C(10, 12) C(11, 13) C(14, 16) C(15, 17) C(18, 20) C(19, 21) \
+    C(22, 24) C(1, 2) C(3, 4) C(5, 6) C(7, 8) C(9, 10) C(11, 12) C(13, 14) C(15, 16) C(17, 18) C(19, 20) \
+    C(21, 22) C(23, 24)
+
+template <typename Tr, int N> struct fvf_rt_net;
+#define FVF_RT_CMP(I, J)                  \
+    {                                     \
+        typename Tr::W a = v[I], b = v[J]; \
+        v[I] = Tr::mn(a, b);              \
+        v[J] = Tr::mx(a, b);              \
+    }
+template <typename Tr> struct fvf_rt_net<Tr, 9> {
+    static __device__ __forceinline__ void sort(typename Tr::W *v) { FVF_RT_NET9(FVF_RT_CMP) }
+};
+template <typename Tr> struct fvf_rt_net<Tr, 25> {
+    static __device__ __forceinline__ void sort(typename Tr::W *v) { FVF_RT_NET25(FVF_RT_CMP) }
+};
+#undef FVF_RT_CMP
+
+/* scipy's quickselect on the window at w (shared memory, rows sw apart) in C
+ * order: the buffer fvf_rank_nan fills */
+template <typename T, int K>
+__device__ __noinline__ double
+fvf_rt_exact(const T *w, int sw, int rank)
+{
+    double buf[K * K];
+    for (int ky = 0; ky < K; ky++)
+        for (int kx = 0; kx < K; kx++)
+            buf[ky * K + kx] = (double)w[ky * sw + kx];
+    return fvf_select<double>(buf, 0, K * K - 1, rank);
+}
+
+/* R >= 0: the rank at compile time (the median); R < 0: a.rank */
+template <typename T, int K, int R>
+__global__ void __launch_bounds__(FVF_RT_BX * FVF_RT_BY)
+fvf_k_rank_tile(fvf_rtargs a)
+{
+    typedef fvf_rt<T> Tr;
+    typedef typename Tr::W W;
+    enum { SW = FVF_RT_BX + K - 1, SH = FVF_RT_TH + K - 1, N = K * K, L = Tr::L, NR = FVF_RT_PY + K - 1 };
+    __shared__ T s[SH][SW];
+    const int x0 = (int)blockIdx.x * FVF_RT_BX, y0 = (int)blockIdx.y * FVF_RT_TH;
+    const T cv = fvf_to_in<T>(a.cval);
+    for (int e = (int)(threadIdx.y * FVF_RT_BX + threadIdx.x); e < SH * SW; e += FVF_RT_BX * FVF_RT_BY) {
+        const int sy = e / SW, sx = e - sy * SW;
+        const int iy = fvf_extend<int>(y0 + a.dy + sy, a.h, a.mode);
+        const int ix = iy < 0 ? -1 : fvf_extend<int>(x0 + a.dx + sx, a.w, a.mode);
+        s[sy][sx] = ix < 0 ? cv : __ldg((const T *)(a.in + iy * a.sy_in + ix * a.sx_in));
+    }
+    __syncthreads();
+    const int x = x0 + (int)threadIdx.x, yb = y0 + (int)threadIdx.y * FVF_RT_PY;
+    if (x >= a.w || yb >= a.h)
+        return;
+    T r[NR][K];
+    bool odd = false;
+#pragma unroll
+    for (int i = 0; i < NR; i++) {
+#pragma unroll
+        for (int kx = 0; kx < K; kx++) {
+            r[i][kx] = s[threadIdx.y * FVF_RT_PY + i][threadIdx.x + kx];
+            odd |= Tr::odd(r[i][kx]);
+        }
+    }
+    const int rank = R >= 0 ? R : a.rank;
+    unsigned redo = 0;   /* float pixels with NaN or -0.0: bit q for row yb + q */
+#pragma unroll
+    for (int g = 0; g < FVF_RT_PY / L; g++) {
+        W v[N];
+#pragma unroll
+        for (int ky = 0; ky < K; ky++) {
+#pragma unroll
+            for (int kx = 0; kx < K; kx++) {
+                W w = 0;
+#pragma unroll
+                for (int l = 0; l < L; l++)
+                    w = Tr::put(w, r[g * L + l + ky][kx], l);
+                v[ky * K + kx] = w;
+            }
+        }
+        fvf_rt_net<Tr, N>::sort(v);
+        W sel = v[0];
+        if (R >= 0) {
+            sel = v[R >= 0 ? R : 0];
+        } else {
+#pragma unroll
+            for (int k = 1; k < N; k++)
+                if (k == rank)
+                    sel = v[k];
+        }
+#pragma unroll
+        for (int l = 0; l < L; l++) {
+            const int y = yb + g * L + l;
+            const T t = Tr::get(sel, l);
+            bool exact = false;
+            if (fvf_is_float<T>::value && odd) {
+                bool nan = false, negz = false;
+#pragma unroll
+                for (int ky = 0; ky < K; ky++) {
+#pragma unroll
+                    for (int kx = 0; kx < K; kx++) {
+                        T u = r[g * L + l + ky][kx];
+                        nan |= u != u;
+                        negz |= Tr::negz(u);
+                    }
+                }
+                exact = nan || (negz && t == (T)0);
+                redo |= (unsigned)exact << (g * L + l);
+            }
+            if (y < a.h && !exact)
+                fvf_store_nd(a.out + y * a.sy_out + x * a.sx_out, a.odt, fvf_back<T>((double)t));
+        }
+    }
+    /* NaN, or -0.0 and a zero selected: scipy's quickselect, after the registers died */
+    for (int q = 0; redo && q < FVF_RT_PY; q++) {
+        const int y = yb + q;
+        if (((redo >> q) & 1) && y < a.h)
+            fvf_store_nd(a.out + y * a.sy_out + x * a.sx_out, a.odt,
+                         fvf_back<T>(fvf_rt_exact<T, K>(&s[threadIdx.y * FVF_RT_PY + q][threadIdx.x], SW, rank)));
+    }
+}
+
 /* ---- host -------------------------------------------------------------------------- */
 
 template <typename IT>
@@ -483,6 +688,72 @@ fvf_rank_small_launch(const fvf_ndjob *j)
     return fv_cu_launch_status("rank filter kernel launch");
 }
 
+/* The tiled path's window size (3 or 5), or 0 where the generic kernels run:
+ * FOVEA_RANK_UNTILED set (not "0"), not 2-d, not a full 3x3 or 5x5 box (the
+ * selected elements' displacements span K x K and all K * K are selected),
+ * 64-bit index math, more tile rows than a grid holds. */
+static int
+fvf_rank_tile_k(const fvf_ndjob *j)
+{
+    const fvf_ndprep *p = j->prep;
+    const char *env = getenv("FOVEA_RANK_UNTILED");
+    if ((env && *env && strcmp(env, "0")) || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
+        return 0;
+    int64_t k = p->dmax[0] - p->dmin[0] + 1;
+    if ((k != 3 && k != 5) || p->dmax[1] - p->dmin[1] + 1 != k || p->count != k * k)
+        return 0;
+    if ((p->shape[0] + FVF_RT_TH - 1) / FVF_RT_TH > 65535 || (p->shape[1] + FVF_RT_BX - 1) / FVF_RT_BX > INT32_MAX)
+        return 0;
+    return (int)k;
+}
+
+template <typename T, int K>
+static fv_status
+fvf_rank_tile_launch(const fvf_ndjob *j)
+{
+    const fvf_ndprep *p = j->prep;
+    fvf_rtargs a;
+    memset(&a, 0, sizeof a);
+    a.in = (const char *)j->in->data;
+    a.out = (char *)j->out->data;
+    a.h = (int)p->shape[0];
+    a.w = (int)p->shape[1];
+    a.dy = (int)p->dmin[0];
+    a.dx = (int)p->dmin[1];
+    a.sy_in = p->shape[0] > 1 ? (int)p->s_in[0] : 0;
+    a.sx_in = p->shape[1] > 1 ? (int)p->s_in[1] : 0;
+    a.sy_out = p->shape[0] > 1 ? (int)p->s_out[0] : 0;
+    a.sx_out = p->shape[1] > 1 ? (int)p->s_out[1] : 0;
+    a.mode = j->mode;
+    a.odt = (int)j->out->dtype;
+    a.rank = (int)j->rank;
+    a.cval = j->cval;
+    dim3 grid((unsigned)((a.w + FVF_RT_BX - 1) / FVF_RT_BX), (unsigned)((a.h + FVF_RT_TH - 1) / FVF_RT_TH));
+    dim3 block(FVF_RT_BX, FVF_RT_BY);
+    if (j->rank == K * K / 2)
+        fvf_k_rank_tile<T, K, K * K / 2><<<grid, block, 0, j->stream>>>(a);
+    else
+        fvf_k_rank_tile<T, K, -1><<<grid, block, 0, j->stream>>>(a);
+    return fv_cu_launch_status("rank filter kernel launch");
+}
+
+/* the tiled kernels only for 8/16-bit and float32 data (compile time) */
+template <typename T> struct fvf_tile_ok { static const bool value = false; };
+template <> struct fvf_tile_ok<uint8_t> { static const bool value = true; };
+template <> struct fvf_tile_ok<int8_t> { static const bool value = true; };
+template <> struct fvf_tile_ok<uint16_t> { static const bool value = true; };
+template <> struct fvf_tile_ok<int16_t> { static const bool value = true; };
+template <> struct fvf_tile_ok<float> { static const bool value = true; };
+template <typename T, bool OK> struct fvf_tile_run {
+    static fv_status run(const fvf_ndjob *j, int k) { return FV_ENOKERNEL; }
+};
+template <typename T> struct fvf_tile_run<T, true> {
+    static fv_status run(const fvf_ndjob *j, int k)
+    {
+        return k == 3 ? fvf_rank_tile_launch<T, 3>(j) : fvf_rank_tile_launch<T, 5>(j);
+    }
+};
+
 template <typename T>
 static fv_status
 fvf_rank_t(fvf_ndjob *j)
@@ -490,6 +761,9 @@ fvf_rank_t(fvf_ndjob *j)
     int64_t count = j->prep->count, npts = fv_array_size(j->out);
     unsigned grid = fvf_nd_grid(npts, j->device);
     fv_status st = FV_OK;
+    int tk = fvf_tile_ok<T>::value ? fvf_rank_tile_k(j) : 0;
+    if (tk)
+        return fvf_tile_run<T, fvf_tile_ok<T>::value>::run(j, tk);
     if (count <= 9 && j->fits32)
         return fvf_rank_small_launch<T, int32_t, 9>(j);
     if (sizeof(T) == 1 && count <= 255)
