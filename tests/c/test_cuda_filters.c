@@ -766,7 +766,63 @@ typedef struct casend {
     int use_fp, use_st;
     double fp_density;
     int rank_sel;   /* -1 random, else 0 min, 1 median, 2 max */
+    int tiled;      /* rank: also bit for bit against the model (float: NaN any payload), the
+                     * generic kernels (FOVEA_RANK_UNTILED=1) and the CPU backend (both: +-0 equal) */
 } casend;
+
+/* a and b (contiguous host arrays of one dtype) hold the same bits; floats: any
+ * NaN equals any NaN, and with zsign == 0 also -0.0 equals +0.0 */
+static int
+same_bits(const fv_array *a, const fv_array *b, int zsign, const char *what, const char *who)
+{
+    fv_dtype dt = fv_array_dtype(a);
+    int64_t n = fv_array_size(a);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t x = m_load(a, i), y = m_load(b, i);
+        if (x == y)
+            continue;
+        if (is_float(dt)) {
+            double u = m_tod(dt, x), v = m_tod(dt, y);
+            if ((isnan(u) && isnan(v)) || (!zsign && u == 0 && v == 0))
+                continue;
+        }
+        fprintf(stderr, "%s [%s]: element %lld: 0x%llx != 0x%llx\n", what, who, (long long)i,
+                (unsigned long long)x, (unsigned long long)y);
+        return 0;
+    }
+    return 1;
+}
+
+/* the model's results stored into a contiguous host array of dtype odt */
+static fv_array *
+model_array(fv_dtype odt, int nd, const int64_t *shape, const double *res)
+{
+    fv_array *m = new_array(odt, nd, shape, CPU);
+    if (!m)
+        return NULL;
+    size_t s = fv_dtype_size(odt);
+    for (int64_t i = 0; i < fv_array_size(m); i++) {
+        uint64_t b = m_store_nd(odt, res[i]);
+        memcpy((char *)fv_array_data(m) + i * (int64_t)s, &b, s);
+    }
+    return m;
+}
+
+/* FOVEA_RANK_UNTILED=1 around one dispatch: the generic rank kernels */
+static fv_status
+dispatch_untiled(fv__op_args *a)
+{
+    const char *env = getenv("FOVEA_RANK_UNTILED");
+    char *prev = env ? strdup(env) : NULL;
+    setenv("FOVEA_RANK_UNTILED", "1", 1);
+    fv_status st = fv__dispatch(ctx, FV__OP_FILTERND, a);
+    if (prev)
+        setenv("FOVEA_RANK_UNTILED", prev, 1);
+    else
+        unsetenv("FOVEA_RANK_UNTILED");
+    free(prev);
+    return st;
+}
 
 static void
 runnd(const casend *c)
@@ -834,6 +890,19 @@ runnd(const casend *c)
         } else {
             got = to_host(dout);
             CHECK(got && compare(got, res, mag, c->kind != FV__FND_CORRELATE, 1, rtol, what, "cuda"));
+            if (got && c->tiled) {
+                fv_array *mod = model_array(c->odt, c->nd, c->shape, res), *ub = NULL, *ug = NULL;
+                fv_array *uout = make_view(c->odt, c->nd, c->shape, c->lout, GPU, &ub);
+                CHECK(mod && same_bits(got, mod, 1, what, "tiled vs model"));
+                fv__op_args au = {.in = din, .out = uout, .in2 = NULL, .params = &p};
+                CHECK_OK(dispatch_untiled(&au));
+                ug = to_host(uout);
+                CHECK(ug && same_bits(got, ug, 0, what, "tiled vs untiled"));
+                fv_array_unref(ug);
+                fv_array_unref(uout);
+                fv_array_unref(ub);
+                fv_array_unref(mod);
+            }
         }
         if (cpu_kernels != 0) {
             fv_array *hout = new_array(c->odt, c->nd, c->shape, CPU);
@@ -846,6 +915,8 @@ runnd(const casend *c)
                 CHECK_OK(st);
                 if (st == FV_OK)
                     CHECK(compare(hout, res, mag, c->kind != FV__FND_CORRELATE, 1, rtol, what, "cpu"));
+                if (st == FV_OK && got && c->tiled)
+                    CHECK(same_bits(got, hout, 0, what, "tiled vs cpu"));
             }
             fv_array_unref(hout);
         }
@@ -932,6 +1003,53 @@ test_filternd(void)
             c.fp_density = 0.8;
             c.rank_sel = (int)(k % 3) == 2 ? -1 : 1;
             runnd(&c);
+        }
+    }
+}
+
+/* the tiled rank kernels (2-d, a full 3x3 or 5x5 box, 8/16-bit and float32
+ * data): every mode, origins -1..1, thin, tiny and uneven shapes, strided
+ * views, NaN / +-inf / -0.0 among the floats, NaN cval; bit for bit against
+ * the model, the generic kernels and the CPU backend */
+static void
+test_rank_tiled(void)
+{
+    static const fv_dtype tp[][2] = {{FV_UINT8, FV_UINT8}, {FV_INT8, FV_INT8},     {FV_UINT16, FV_UINT16},
+                                     {FV_INT16, FV_INT16}, {FV_FLOAT32, FV_FLOAT32}, {FV_UINT8, FV_FLOAT32},
+                                     {FV_FLOAT32, FV_INT16}, {FV_BOOL, FV_UINT8}};
+    static const int rsel[] = {1, 0, 1, 2, -1};   /* median (compile-time rank), min, max, random */
+    static const int64_t shp[][2] = {{1, 40}, {40, 1}, {2, 2}, {3, 3}, {17, 33}, {130, 257}, {1, 1}, {33, 65}};
+    int n = 0;
+    for (int k = 3; k <= 5; k += 2) {
+        for (int mode = 0; mode < FV_MODE_COUNT; mode++) {
+            for (size_t t = 0; t < sizeof tp / sizeof tp[0]; t++) {
+                for (size_t si = 0; si < sizeof shp / sizeof shp[0]; si++, n++) {
+                    casend c;
+                    memset(&c, 0, sizeof c);
+                    c.idt = tp[t][0];
+                    c.odt = tp[t][1];
+                    c.kind = FV__FND_RANK;
+                    c.mode = mode;
+                    c.nd = 2;
+                    c.shape[0] = shp[si][0];
+                    c.shape[1] = shp[si][1];
+                    c.fshape[0] = c.fshape[1] = k;
+                    c.origins[0] = n % 3 - 1;
+                    c.origins[1] = (n / 3) % 3 - 1;
+                    c.cval = cvals[n % 7];
+                    if (is_float(c.idt) && n % 11 == 0)
+                        c.cval = NAN;
+                    if (is_float(c.idt) && n % 13 == 0)
+                        c.cval = -0.0;
+                    c.lin = n % 3;
+                    c.lout = (n / 3) % 3;
+                    c.specials = is_float(c.idt) ? 1 + n % 2 : 0;
+                    c.wide = (n / 2) % 2;
+                    c.rank_sel = rsel[n % 5];
+                    c.tiled = 1;
+                    runnd(&c);
+                }
+            }
         }
     }
 }
@@ -1192,6 +1310,9 @@ main(void)
     snprintf(current, sizeof current, "%s", "test_filternd");
     test_filternd();
     printf("test_cuda_filters: %s done, %d cases, %d failed\n", "test_filternd", ncases, fv_t_fail);
+    snprintf(current, sizeof current, "%s", "test_rank_tiled");
+    test_rank_tiled();
+    printf("test_cuda_filters: %s done, %d cases, %d failed\n", "test_rank_tiled", ncases, fv_t_fail);
     snprintf(current, sizeof current, "%s", "test_big");
     test_big();
     printf("test_cuda_filters: %s done, %d cases, %d failed\n", "test_big", ncases, fv_t_fail);
