@@ -5,6 +5,9 @@
  *
  * Without NaN in the window any selection gives scipy's value (order statistics
  * commute with the monotone conversion to double), so:
+ *  - 2-d, a full 3x3 or 5x5 box, 8/16-bit and float32 data: shared-memory
+ *    tiles and Batcher networks (fvf_k_rank_tile; FOVEA_RANK_UNTILED=1 turns
+ *    it off for the kernels below);
  *  - up to 9 elements (32-bit index math): the values sit in registers (padded
  *    with the type's largest value) and an odd-even transposition network sorts
  *    them;
