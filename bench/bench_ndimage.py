@@ -12,6 +12,8 @@ summary with the medians the issue's targets are stated in.
 
     python bench/bench_ndimage.py [--gpu] [--cpu] [--shapes 4k,8k,3d] [--dtypes float32,uint8]
                                   [--only REGEX] [--budget 0.3] [--json FILE]
+    python bench/bench_ndimage.py --summarize A.json B.json ...   (one summary over runs made in parts,
+                                  e.g. one device call per shape)
 """
 import argparse
 import json
@@ -25,6 +27,7 @@ import time
 import numpy as np
 
 SHAPES = {"4k": (2160, 3840), "8k": (8192, 8192), "3d": (256, 256, 256), "1k": (1024, 1024)}
+SLOW = 1.0   # seconds: a warm-up call slower than this gets one timed run, not the minimum of several
 SEPARABLE = {"gaussian_filter", "uniform_filter", "minimum_filter(size)", "maximum_filter(size)",
              "gaussian_filter1d", "uniform_filter1d", "correlate1d", "sobel", "prewitt"}
 
@@ -166,8 +169,11 @@ class Inputs:
 def gpu_timer(cp):
     def run(fn, d, budget, min_runs=3, max_runs=25):
         d.rotate(0)
+        t0 = time.perf_counter()
         fn()
         cp.cuda.get_current_stream().synchronize()
+        if time.perf_counter() - t0 > SLOW:   # a slow peer: one timed run is enough
+            min_runs = 1
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         times, t_end = [], time.perf_counter() + budget
         i = 0
@@ -186,7 +192,10 @@ def gpu_timer(cp):
 
 def cpu_timer(fn, d, budget, min_runs=2, max_runs=15):
     d.rotate(0)
+    t0 = time.perf_counter()
     fn()
+    if time.perf_counter() - t0 > SLOW:
+        min_runs = 1
     times, t_end = [], time.perf_counter() + budget
     i = 0
     while i < min_runs or (i < max_runs and time.perf_counter() < t_end):
@@ -356,6 +365,21 @@ def summarize(rows):
                 worst = min((r for r in g if r.get(key)), key=lambda r: r[key])
                 print("- GPU %s: median %.2fx over %d cases, min %.2fx (%s %s %s) [%s]"
                       % (key, m, n, lo, worst["case"], worst["shape"], worst["dtype"], tgt))
+        print("\n| shape / dtype | cases | vs CuPy median (min) | vs cuCIM median (min) | fovea >= CuPy |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        for sd in sorted({(r["shape"], r["dtype"]) for r in g}, key=lambda t: (list(SHAPES).index(t[0]), t[1])):
+            rs = [r for r in g if (r["shape"], r["dtype"]) == sd]
+            mc, lc, nc = med([r.get("vs_cupy") for r in rs])
+            mu, lu, nu = med([r.get("vs_cucim") for r in rs])
+            ge = sum(1 for r in rs if r.get("vs_cupy") and r["vs_cupy"] >= 1)
+            f = lambda m, lo: "-" if m is None else "%.2fx (%.2f)" % (m, lo)
+            print("| %s %s | %d | %s | %s | %d / %d |" % (sd[0], sd[1], len(rs), f(mc, lc), f(mu, lu), ge, nc))
+        low = sorted((r for r in g if min(r.get("vs_cupy") or 9, r.get("vs_cucim") or 9) < 0.9),
+                     key=lambda r: min(r.get("vs_cupy") or 9, r.get("vs_cucim") or 9))
+        if low:
+            print("\nbelow 0.9x: " + "; ".join("%s %s %s %s/%s" % (r["case"], r["shape"], r["dtype"],
+                                                             fmt_r(r.get("vs_cupy")).strip(),
+                                                             fmt_r(r.get("vs_cucim")).strip()) for r in low))
         fr = [r for r in g if r.get("bw_frac") is not None and r["shape"] == "8k" and r["dtype"] == "float32"]
         for r in fr:
             print("- separable %s on 8192^2 float32: %.0f%% of copy bandwidth [>= 50%%]" % (r["case"],
@@ -385,7 +409,15 @@ def main():
     ap.add_argument("--budget", type=float, default=0.25, help="seconds of timed runs per case and library")
     ap.add_argument("--one-thread", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--json", default="", help="write all rows to this file")
+    ap.add_argument("--summarize", nargs="+", metavar="JSON", help="only print the summary of these runs' rows")
     args = ap.parse_args()
+    if args.summarize:
+        rows = []
+        for fn in args.summarize:
+            with open(fn) as f:
+                rows += json.load(f)
+        summarize(rows)
+        return
     args.shapes = [s for s in args.shapes.split(",") if s]
     args.cpu_shapes = [s for s in args.cpu_shapes.split(",") if s]
     args.dtypes = [s for s in args.dtypes.split(",") if s]
