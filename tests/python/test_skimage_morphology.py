@@ -436,6 +436,25 @@ def test_medial_axis(xp, rng, shape):
     same(xp.get(dist), wdist)
 
 
+def test_medial_axis_visit_order_packed_and_lexsort(xp, rng):
+    # the packed-key sort and np.lexsort give the same order: distances that are
+    # square roots of integers pack; others (not an EDT's) take np.lexsort
+    from fovea.skimage.morphology._skeletonize import _visit_order
+
+    for trial in range(4):
+        shape = (int(rng.integers(1, 40)), int(rng.integers(1, 40)))
+        masked = rng.random(shape) < 0.7
+        d2 = rng.integers(0, 6, shape).astype(np.float64)
+        dist = np.sqrt(d2) if trial % 2 == 0 else d2 + rng.random(shape) * 0.5
+        n = int(masked.sum())
+        tb = np.random.default_rng(trial).permutation(np.arange(n))
+        flat = np.flatnonzero(masked)
+        corner = 9 - sndi.correlate(masked.astype(np.uint8), np.ones((3, 3), np.uint8), mode="constant")
+        want = flat[np.lexsort((tb, corner.ravel()[flat], dist.ravel()[flat]))]
+        got = _visit_order(getattr(xp, "cp", np), xp.put(masked), xp.put(dist), tb)
+        same(got, want)
+
+
 def test_medial_axis_default_rng_is_deterministic_for_unique_order(rng):
     # a shape with no ties decides the same whatever the random tie-breaker
     image = np.zeros((9, 15), bool)
