@@ -121,6 +121,34 @@ FV_API fv_status fv_gaussian_kernel1d(double sigma, int order, int64_t radius, d
 FV_API fv_status fv_uniform_filter(fv_context *ctx, const fv_array *in, fv_array *out, const int64_t *size,
                                    const fv_mode *modes, double cval, const int64_t *origins);
 
+/* A chain of 1-D passes, each reading what the one before wrote (scipy's
+ * `input = output` between the passes of uniform_filter, gaussian_filter,
+ * minimum_filter, sobel, ...), with the same bits as the passes called one by
+ * one through out, without copying out when a later pass reads it: the
+ * library holds the intermediate results (on CUDA, two passes may run as one
+ * fused kernel). */
+typedef enum fv_pass_kind {
+    FV_PASS_CORRELATE = 0,   /* fv_correlate1d: weights[size] */
+    FV_PASS_UNIFORM,         /* fv_uniform_filter1d */
+    FV_PASS_MINIMUM,         /* fv_minimum_filter1d */
+    FV_PASS_MAXIMUM          /* fv_maximum_filter1d */
+} fv_pass_kind;
+
+typedef struct fv_filter_pass {
+    fv_pass_kind kind;
+    int axis;
+    int64_t size;            /* taps, >= 1 */
+    const double *weights;   /* FV_PASS_CORRELATE: size host values; else ignored */
+    fv_mode mode;
+    double cval;
+    int64_t origin;
+} fv_filter_pass;
+
+#define FV_MAX_PASSES 32
+/* out = passes[n-1](... passes[0](in)); 0 <= npasses <= FV_MAX_PASSES (0 copies). */
+FV_API fv_status fv_separable_filter(fv_context *ctx, const fv_array *in, fv_array *out,
+                                     const fv_filter_pass *passes, int npasses);
+
 FV_EXTERN_C_END
 
 #endif

@@ -56,6 +56,7 @@ PyObject *fvpy_metrics_nearest_points(PyObject *self, PyObject *args, PyObject *
 /* Defined in ndimage.c: the filter and morphology bindings behind fovea.ndimage. */
 PyObject *fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_correlate(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_min_or_max_filter(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_rank_filter(PyObject *self, PyObject *args, PyObject *kw);
@@ -312,6 +313,9 @@ static PyMethodDef fvpy_methods[] = {
     {"ndi_filter1d", FVPY_KW(fvpy_ndi_filter1d),
      "ndi_filter1d(input, output, kind, size, axis, mode, cval, origin, stream=None)\n--\n\n"
      "fv_uniform_filter1d (kind 0), fv_minimum_filter1d (1) or fv_maximum_filter1d (2) into output."},
+    {"ndi_separable", FVPY_KW(fvpy_ndi_separable),
+     "ndi_separable(input, output, passes, stream=None)\n--\n\n"
+     "fv_separable_filter into output; passes: (kind, axis, size, weights or None, mode, cval, origin)."},
     {"ndi_correlate", FVPY_KW(fvpy_ndi_correlate),
      "ndi_correlate(input, output, weights, mode, cval, origins, stream=None)\n--\n\nfv_correlate into output."},
     {"ndi_min_or_max_filter", FVPY_KW(fvpy_ndi_min_or_max_filter),

@@ -227,6 +227,90 @@ fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw)
     return fvpy__nd_close(&c, st);
 }
 
+/* ndi_separable(input, output, passes, stream=None): passes a sequence of
+ * (kind, axis, size, weights, mode, cval, origin) with kind an fv_pass_kind and
+ * weights a 1-d float64 host buffer of `size` values for FV_PASS_CORRELATE
+ * (None otherwise). The weights are copied into one block, so any number of
+ * passes holds no buffers open. */
+PyObject *
+fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "passes", "stream", NULL};
+    PyObject *in_o, *out_o, *passes_o, *stream_o = Py_None, *seq = NULL;
+    fv_filter_pass passes[FV_MAX_PASSES];
+    double *wblock = NULL;
+    int64_t woff[FV_MAX_PASSES];
+    size_t total = 0;
+    fv_status st = FV_OK;
+    fvpy_nd c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|O:ndi_separable", kwlist, &in_o, &out_o, &passes_o,
+                                     &stream_o))
+        return NULL;
+    if (!(seq = PySequence_Fast(passes_o, "ndi_separable: passes must be a sequence")))
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > FV_MAX_PASSES) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "ndi_separable: %zd passes (at most %d)", n, FV_MAX_PASSES);
+        return NULL;
+    }
+    if (fvpy__nd_open(&c, "separable_filter", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) < 0)
+        goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PySequence_Fast_GET_ITEM(seq, i), *w_o;
+        int kind, axis, mode;
+        long long size, origin;
+        double cval;
+        if (!PyTuple_Check(t) || !PyArg_ParseTuple(t, "iiLOidL:ndi_separable pass", &kind, &axis, &size, &w_o,
+                                                   &mode, &cval, &origin)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "ndi_separable: each pass is a 7-tuple");
+            goto done;
+        }
+        if (fvpy__nd_mode(&c, mode) < 0)
+            goto done;
+        passes[i] = (fv_filter_pass){.kind = (fv_pass_kind)kind, .axis = axis, .size = size, .weights = NULL,
+                                     .mode = (fv_mode)mode, .cval = cval, .origin = origin};
+        woff[i] = -1;
+        if (w_o != Py_None) {
+            Py_buffer v;
+            if (PyObject_GetBuffer(w_o, &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+                goto done;
+            const char *f = v.format ? v.format : "B";
+            if (*f == '<' || *f == '=' || *f == '@')
+                f++;
+            int ok = strcmp(f, "d") == 0 && v.itemsize == 8 && v.ndim == 1 && v.len / 8 == size && size > 0;
+            if (ok) {
+                double *grown = realloc(wblock, (total + (size_t)size) * sizeof(double));
+                if (!grown) {
+                    PyBuffer_Release(&v);
+                    PyErr_NoMemory();
+                    goto done;
+                }
+                wblock = grown;
+                memcpy(wblock + total, v.buf, (size_t)size * sizeof(double));
+                woff[i] = (int64_t)total;
+                total += (size_t)size;
+            }
+            PyBuffer_Release(&v);
+            if (!ok) {
+                PyErr_Format(PyExc_TypeError, "ndi_separable: pass %zd's weights must be a 1-d float64 host "
+                             "buffer of %lld values", i, size);
+                goto done;
+            }
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++)   /* the block may have moved while it grew */
+        if (woff[i] >= 0)
+            passes[i].weights = wblock + woff[i];
+    FVPY_ND_RUN(&c, st, fv_separable_filter(c.ctx, c.in.arr, c.out.arr, passes, (int)n));
+done:
+    Py_DECREF(seq);
+    free(wblock);
+    return fvpy__nd_close(&c, st);
+}
+
 /* ndi_correlate(input, output, weights, mode, cval, origins, stream=None):
  * weights a C-contiguous float64 host array with input's ndim. */
 PyObject *

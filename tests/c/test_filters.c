@@ -723,6 +723,92 @@ test_compositions(void)
     }
 }
 
+/* fv_separable_filter: random chains of mixed passes (any axis, repeated axes,
+ * 0 to 5 passes) against the same passes called one by one through out; its
+ * argument checks */
+static void
+test_separable(void)
+{
+    for (int c = 0; c < 80; c++) {
+        int nd = (int)rnd(1, 3);
+        int64_t shape[FV_MAX_NDIM];
+        random_shape(nd, shape);
+        fv_dtype tin = IN_TYPES[rnd(0, NTYPES - 1)];
+        fv_dtype tout = IN_TYPES[rnd(0, NTYPES - 1)];
+        fv_array *in = make_array(tin, nd, shape, (int)rnd(0, 3));
+        fv_array *out = make_array(tout, nd, shape, (int)rnd(0, 1)), *chain = make_array(tout, nd, shape, 0);
+        fv_array *mid = make_array(tout == FV_BOOL ? FV_UINT8 : tout, nd, shape, 0);
+        fill(in, 1);
+        fv_filter_pass p[5];
+        double w[5][7];
+        int k = (int)rnd(0, 5);
+        for (int i = 0; i < k; i++) {
+            int64_t size = rnd(1, 7);
+            for (int j = 0; j < size; j++)
+                w[i][j] = (double)rnd(-20, 20) / 8.0;
+            p[i] = (fv_filter_pass){.kind = (fv_pass_kind)rnd(0, 3), .axis = (int)rnd(0, nd - 1), .size = size,
+                                    .weights = w[i], .mode = MODES[rnd(0, 4)], .cval = (double)rnd(-4, 4) / 2.0,
+                                    .origin = random_origin(size)};
+        }
+        CHECK_OK(fv_separable_filter(NULL, in, out, p, k));
+        /* the chain through out's dtype (uint8 raw bytes for bool outputs), one call per pass */
+        const fv_array *src = in;
+        for (int i = 0; i < k; i++) {
+            fv_array *dst = i == k - 1 ? chain : mid;
+            const fv_filter_pass *q = &p[i];
+            switch (q->kind) {
+            case FV_PASS_CORRELATE:
+                CHECK_OK(fv_correlate1d(NULL, src, dst, q->weights, q->size, q->axis, q->mode, q->cval, q->origin));
+                break;
+            case FV_PASS_UNIFORM:
+                CHECK_OK(fv_uniform_filter1d(NULL, src, dst, q->size, q->axis, q->mode, q->cval, q->origin));
+                break;
+            case FV_PASS_MINIMUM:
+                CHECK_OK(fv_minimum_filter1d(NULL, src, dst, q->size, q->axis, q->mode, q->cval, q->origin));
+                break;
+            default:
+                CHECK_OK(fv_maximum_filter1d(NULL, src, dst, q->size, q->axis, q->mode, q->cval, q->origin));
+                break;
+            }
+            src = dst;   /* a middle pass reads and writes mid: the library handles the overlap */
+        }
+        if (k == 0)
+            CHECK_OK(fv_astype(NULL, in, chain));
+        if (k > 0 || !(fv_dtype_is_float(tin) && fv_dtype_is_integer(tout)))
+            CHECK(same_array(out, chain));
+        fv_array_unref(in);
+        fv_array_unref(out);
+        fv_array_unref(chain);
+        fv_array_unref(mid);
+    }
+    /* errors */
+    int64_t shape[2] = {5, 6};
+    fv_array *in = make_array(FV_FLOAT32, 2, shape, 0), *out = make_array(FV_FLOAT32, 2, shape, 0);
+    double w3[3] = {1, 2, 1};
+    fv_filter_pass ok = {.kind = FV_PASS_CORRELATE, .axis = 1, .size = 3, .weights = w3, .mode = FV_MODE_REFLECT};
+    fv_filter_pass bad = ok;
+    CHECK_OK(fv_separable_filter(NULL, in, out, &ok, 1));
+    CHECK(fv_separable_filter(NULL, in, out, NULL, 1) == FV_EINVAL);
+    CHECK(fv_separable_filter(NULL, in, out, &ok, -1) == FV_EINVAL);
+    CHECK(fv_separable_filter(NULL, in, out, &ok, FV_MAX_PASSES + 1) == FV_EINVAL);
+    bad.axis = 2;
+    CHECK(fv_separable_filter(NULL, in, out, &bad, 1) == FV_EINVAL);
+    bad = ok;
+    bad.weights = NULL;
+    CHECK(fv_separable_filter(NULL, in, out, &bad, 1) == FV_EINVAL);
+    bad = ok;
+    bad.kind = (fv_pass_kind)9;
+    CHECK(fv_separable_filter(NULL, in, out, &bad, 1) == FV_EINVAL);
+    bad = ok;
+    bad.origin = 2;
+    CHECK(fv_separable_filter(NULL, in, out, &bad, 1) == FV_EINVAL);
+    bad = ok;
+    bad.size = 0;
+    CHECK(fv_separable_filter(NULL, in, out, &bad, 1) == FV_EINVAL);
+    fv_array_unref(in);
+    fv_array_unref(out);
+}
+
 /* Bool outputs of several passes: scipy's intermediate results are the raw
  * bytes its casts store (the next pass reads 2 or 255 as numbers). */
 static void
@@ -1098,6 +1184,7 @@ main(void)
     test_long_lines();
     test_compositions();
     test_bool_passes();
+    test_separable();
     test_golden();
     test_aliasing();
     test_special();

@@ -42,6 +42,28 @@ __all__ = [
 ]
 
 _F1D_UNIFORM, _F1D_MINIMUM, _F1D_MAXIMUM = 0, 1, 2
+_PASS_CORRELATE, _PASS_UNIFORM, _PASS_MINIMUM, _PASS_MAXIMUM = 0, 1, 2, 3   # fv_pass_kind
+
+
+def _real_pair(x, output):
+    return np.dtype(x.dtype).kind != "c" and np.dtype(output.dtype).kind != "c"
+
+
+def _run_passes(c, x, output, passes):
+    """scipy's chain of 1-D passes (each reads what the one before wrote into
+    output) as one C call, fv_separable_filter, which keeps the intermediate
+    results itself (no copy of output for the passes that read it; two passes
+    may run as one fused kernel on the GPU) with the same bits as the passes
+    called one by one. passes: (kind, axis, size, weights or None, mode, cval,
+    origin), every argument already checked except the origins."""
+    chain = []
+    for kind, ax, size, w, md, cv, og in passes:
+        ax = S.normalize_axis_index(ax, x.ndim)   # numpy's AxisError, as the 1-D functions raise
+        if size // 2 + og < 0 or size // 2 + og >= size:
+            raise ValueError("invalid origin")
+        chain.append((kind, ax, int(size), w, S.mode_code(md), cv, og))
+    c.run(_fovea.ndi_separable, x, output, tuple(chain))
+    return output
 
 
 def _complex_via_real_components(c, func, x, weights, output, cval, **kwargs):
@@ -161,7 +183,16 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     modes = S.normalize_sequence(mode, n)
     radii = S.normalize_sequence(radius, n)
     passes = [(axes[i], sigmas[i], orders[i], modes[i], radii[i]) for i in range(n) if sigmas[i] > 1e-15]
-    if passes:
+    if passes and _real_pair(x, output):
+        chain = []
+        for ax, sg, od, md, rd in passes:
+            lw = int(truncate * float(sg) + 0.5) if rd is None else rd
+            if not isinstance(lw, numbers.Integral) or lw < 0:
+                raise ValueError("Radius must be a nonnegative integer.")
+            w = np.ascontiguousarray(_gaussian_kernel1d(sg, od, lw)[::-1], dtype=np.float64)
+            chain.append((_PASS_CORRELATE, ax, len(w), w, md, cval, 0))
+        _run_passes(c, x, output, chain)
+    elif passes:
         for ax, sg, od, md, rd in passes:
             gaussian_filter1d(x, sg, ax, od, output, md, cval, truncate, radius=rd)
             x = output
@@ -188,6 +219,11 @@ def _edge(name, smooth, input, axis, output, mode, cval):
     axis = S.normalize_axis_index(axis, x.ndim)
     output = c.get_output(output, x)
     modes = S.normalize_sequence(mode, x.ndim)
+    if _real_pair(x, output):
+        d, sm = np.array([-1.0, 0.0, 1.0]), np.array(smooth, dtype=np.float64)
+        chain = [(_PASS_CORRELATE, axis, 3, d, modes[axis], cval, 0)]
+        chain += [(_PASS_CORRELATE, ax, 3, sm, modes[ax], cval, 0) for ax in range(x.ndim) if ax != axis]
+        return c.result(_run_passes(c, x, output, chain))
     correlate1d(x, [-1, 0, 1], axis, output, modes[axis], cval, 0)
     for ax in range(x.ndim):
         if ax != axis:
@@ -397,7 +433,9 @@ def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=
     origins = S.normalize_sequence(origin, n)
     modes = S.normalize_sequence(mode, n)
     passes = [(axes[i], sizes[i], origins[i], modes[i]) for i in range(n) if sizes[i] > 1]
-    if passes:
+    if passes and _real_pair(x, output):
+        _run_passes(c, x, output, [(_PASS_UNIFORM, ax, int(sz), None, md, cval, og) for ax, sz, og, md in passes])
+    elif passes:
         for ax, sz, og, md in passes:
             uniform_filter1d(x, int(sz), ax, output, md, cval, og)
             x = output
@@ -473,7 +511,10 @@ def _min_or_max_filter(name, input, size, footprint, structure, output, mode, cv
         modes = S.normalize_sequence(mode, n)
         passes = [(axes[i], sizes[i], origins[i], modes[i]) for i in range(n) if sizes[i] > 1]
         fn = minimum_filter1d if minimum else maximum_filter1d
-        if passes:
+        if passes and _real_pair(x, output):
+            kind = _PASS_MINIMUM if minimum else _PASS_MAXIMUM
+            _run_passes(c, x, output, [(kind, ax, int(sz), None, md, cval, og) for ax, sz, og, md in passes])
+        elif passes:
             for ax, sz, og, md in passes:
                 fn(x, int(sz), ax, output, md, cval, og)
                 x = output

@@ -301,6 +301,37 @@ fv_maximum_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t 
 
 /* ---- separable compositions ------------------------------------------------------------ */
 
+fv_status
+fv_separable_filter(fv_context *ctx, const fv_array *in, fv_array *out, const fv_filter_pass *passes,
+                    int npasses)
+{
+    const char *fn = "separable_filter";
+    static const int kinds[] = {FV__F1D_CORRELATE, FV__F1D_UNIFORM, FV__F1D_MINIMUM, FV__F1D_MAXIMUM};
+    fv__filter1d_params p[FV_MAX_PASSES];
+    fv_status st;
+    if ((st = fv__check_arrays(fn, in, out)))
+        return st;
+    if (npasses < 0 || npasses > FV_MAX_PASSES)
+        return fv_error_set(FV_EINVAL, fn, "%d passes (0 to %d allowed)", npasses, FV_MAX_PASSES);
+    if (npasses > 0 && !passes)
+        return fv_error_set(FV_EINVAL, fn, "passes is NULL");
+    for (int i = 0; i < npasses; i++) {
+        const fv_filter_pass *q = &passes[i];
+        if ((unsigned)q->kind > FV_PASS_MAXIMUM)
+            return fv_error_set(FV_EINVAL, fn, "pass %d: unknown kind %d", i, (int)q->kind);
+        if (q->kind == FV_PASS_CORRELATE && !q->weights)
+            return fv_error_set(FV_EINVAL, fn, "pass %d: weights is NULL", i);
+        if ((st = fv__check_1d(fn, in, out, q->size, q->axis, q->mode, q->origin)))
+            return st;
+        p[i] = (fv__filter1d_params){.kind = kinds[q->kind], .axis = q->axis, .mode = q->mode, .cval = q->cval,
+                                     .origin = q->origin, .size = q->size,
+                                     .weights = q->kind == FV_PASS_CORRELATE ? q->weights : NULL,
+                                     .symmetry = q->kind == FV_PASS_CORRELATE ? fv__symmetry(q->weights, q->size)
+                                                                             : 0};
+    }
+    return fv__run_passes(ctx, in, out, p, npasses);
+}
+
 /* scipy's _gaussian_kernel1d, as a correlation kernel (reversed). The sum is
  * numpy's pairwise summation; the derivative polynomial the same recurrence. */
 static double
