@@ -10,7 +10,30 @@
  * for operation, with rounded intrinsics so that nvcc contracts nothing into
  * FMAs: the two backends give the same bits. An image with no zero gets scipy's
  * answer for that case from a last kernel that reads the device flag set by the
- * axis-0 pass, so nothing waits on the host. */
+ * axis-0 pass, so nothing waits on the host.
+ *
+ * That per-line path runs one thread per line: 8192 threads for an 8192^2 image
+ * (2160 for axis 1 of 3840x2160), far too few for an H100, and on the last axis
+ * of a C-order image each thread walks its own row. The default path splits lines:
+ *   axis 0   segments of S rows (S from 128 down to 16, so that columns x segments
+ *            fill the GPU): each (segment, column) finds its first and last zero,
+ *            a per-column scan over segments gives the last zero before and the
+ *            first after each segment, and each (segment, column) runs the two
+ *            sweeps from those. Integer logic: the same nearest zero, ties included.
+ *   axis d   bands of W positions (W from 128 down to 16, likewise), threads
+ *            (line, band) with lines fastest so that list and feature accesses
+ *            coalesce on every axis but the last: per-band stacks kept as linked
+ *            lists over the line's positions (prv / nxt / swr, index i * lines + L),
+ *            log2(bands) launches of pairwise merges, the last site before each
+ *            band (two small kernels), and per band a query from that site.
+ *            edt-band.h holds the list code (shared with the host model in
+ *            tests/c/test_cuda_edt.c) and the argument that the sites and the
+ *            deltas are the sequential algorithm's. It needs exact arithmetic, so
+ *            the banded envelope runs only when every sampling is a positive
+ *            integer times one power of two and (3 nd + 1) Lm^3 < 2^52
+ *            (fv_cu_edt_exact: sampling None and integer samplings up to ~10^5
+ *            per extent); otherwise the envelope axes take the per-line kernel.
+ * FOVEA_EDT_LINES=1 (any value but "0") forces the per-line path on every axis. */
 #include <math.h>
 #include <stdlib.h>
 #include "cuda/morphology/morphology-cuda.cuh"
