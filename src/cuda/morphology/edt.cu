@@ -10,12 +10,39 @@
  * for operation, with rounded intrinsics so that nvcc contracts nothing into
  * FMAs: the two backends give the same bits. An image with no zero gets scipy's
  * answer for that case from a last kernel that reads the device flag set by the
- * axis-0 pass, so nothing waits on the host. */
+ * axis-0 pass, so nothing waits on the host.
+ *
+ * That per-line path runs one thread per line: 8192 threads for an 8192^2 image
+ * (2160 for axis 1 of 3840x2160), far too few for an H100, and on the last axis
+ * of a C-order image each thread walks its own row. The default path splits lines:
+ *   axis 0   segments of S rows (S from 128 down to 16, so that columns x segments
+ *            fill the GPU): each (segment, column) finds its first and last zero,
+ *            a per-column scan over segments gives the last zero before and the
+ *            first after each segment, and each (segment, column) runs the two
+ *            sweeps from those. Integer logic: the same nearest zero, ties included.
+ *   axis d   bands of W positions (W from 128 down to 16, likewise), threads
+ *            (line, band) with lines fastest so that list and feature accesses
+ *            coalesce on every axis but the last: per-band stacks kept as linked
+ *            lists over the line's positions (prv / nxt / swr, index i * lines + L),
+ *            log2(bands) launches of pairwise merges, the last site before each
+ *            band (two small kernels), and per band a query from that site.
+ *            edt-band.h holds the list code (shared with the host model in
+ *            tests/c/test_cuda_edt.c) and the argument that the sites and the
+ *            deltas are the sequential algorithm's. It needs exact arithmetic, so
+ *            the banded envelope runs only when every sampling is a positive
+ *            integer times one power of two and (3 nd + 1) Lm^3 < 2^52
+ *            (fv_cu_edt_exact: sampling None and integer samplings up to ~10^5
+ *            per extent); otherwise the envelope axes take the per-line kernel.
+ * FOVEA_EDT_LINES=1 (any value but "0") forces the per-line path on every axis. */
+#include <math.h>
+#include <stdlib.h>
 #include "cuda/morphology/morphology-cuda.cuh"
+#include "cuda/morphology/edt-band.h"
 
 typedef struct fv_cu_edt_geom {
     int nd, d, final, idx64;
     int64_t N, n, inner, lines;
+    int64_t W, nb;                   /* banded path: band width, bands per line */
     int64_t shape[FV_MAX_NDIM];
     double s[FV_MAX_NDIM];
     int64_t dstr[FV_MAX_NDIM];       /* distances' strides (bytes) */
@@ -177,6 +204,246 @@ fv_k_edt_axis(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, int32_t *gs, 
     }
 }
 
+/* ---- the banded path ---------------------------------------------------------------- */
+
+/* Axis 0 in segments of S rows: each (segment, column) its first and last zero. */
+__global__ void
+fv_k_edt_axis0_seg(const uint8_t *fg, int32_t *first, int32_t *last, int64_t n0, int64_t M, int64_t S,
+                   int64_t nseg)
+{
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= M * nseg)
+        return;
+    const int64_t c = t % M, sg = t / M, i0 = sg * S, i1 = min(n0, i0 + S);
+    int32_t f = -1, l = -1;
+    for (int64_t i = i0; i < i1; i++)
+        if (!fg[i * M + c]) {
+            if (f < 0)
+                f = (int32_t)i;
+            l = (int32_t)i;
+        }
+    first[t] = f;
+    last[t] = l;
+}
+
+/* Per column: last[sg] becomes the last zero before segment sg, first[sg] the first
+ * zero after it (-1: none). */
+__global__ void
+fv_k_edt_axis0_scan(int32_t *first, int32_t *last, int64_t M, int64_t nseg, int *anyzero)
+{
+    const int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= M)
+        return;
+    int32_t run = -1;
+    for (int64_t sg = 0; sg < nseg; sg++) {
+        int32_t v = last[sg * M + c];
+        last[sg * M + c] = run;
+        if (v >= 0)
+            run = v;
+    }
+    if (run >= 0)
+        atomicOr(anyzero, 1);
+    run = -1;
+    for (int64_t sg = nseg - 1; sg >= 0; sg--) {
+        int32_t v = first[sg * M + c];
+        first[sg * M + c] = run;
+        if (v >= 0)
+            run = v;
+    }
+}
+
+/* Per (segment, column): the axis-0 kernel's two sweeps, started from the zeros
+ * before and after the segment (so the same nearest zero, ties to the earlier). */
+__global__ void
+fv_k_edt_axis0_fill(const uint8_t *fg, int32_t *f0, const int32_t *first, const int32_t *last, int64_t n0,
+                    int64_t M, int64_t S, int64_t nseg)
+{
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= M * nseg)
+        return;
+    const int64_t c = t % M, sg = t / M, i0 = sg * S, i1 = min(n0, i0 + S);
+    int32_t lz = last[t];
+    for (int64_t i = i0; i < i1; i++) {
+        if (!fg[i * M + c])
+            lz = (int32_t)i;
+        f0[i * M + c] = lz;
+    }
+    int32_t next = first[t];
+    for (int64_t i = i1 - 1; i >= i0; i--) {
+        int32_t nx = fg[i * M + c] ? next : (int32_t)i, pv = f0[i * M + c];
+        next = nx;
+        if (nx >= 0 && (pv < 0 || (int64_t)nx - i < i - (int64_t)pv))
+            f0[i * M + c] = nx;
+    }
+}
+
+/* Line L's coordinates on every axis but d, and its first element. */
+__device__ __forceinline__ int64_t
+fv_cu_edt_line(const fv_cu_edt_geom &g, int64_t L, int64_t *x)
+{
+    const int64_t o = L / g.inner, r = L - o * g.inner;
+    int64_t rem = r;
+    for (int a = g.nd - 1; a > g.d; a--) {
+        x[a] = rem % g.shape[a];
+        rem /= g.shape[a];
+    }
+    rem = o;
+    for (int a = g.d - 1; a >= 0; a--) {
+        x[a] = rem % g.shape[a];
+        rem /= g.shape[a];
+    }
+    return o * g.n * g.inner + r;
+}
+
+/* Band build: thread (line L, band b), L fastest. Lists at i * lines + L. */
+__global__ void
+fv_k_edt_band_build(fv_cu_edt_geom g, const int32_t *fin, int32_t *prv, int32_t *nxt, double *swr, int32_t *hd,
+                    int32_t *tl)
+{
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= g.lines * g.nb)
+        return;
+    const int64_t L = t % g.lines, b = t / g.lines, i0 = b * g.W, i1 = min(g.n, i0 + g.W);
+    int64_t x[FV_MAX_NDIM];
+    const int64_t base = fv_cu_edt_line(g, L, x);
+    const fv__edt_list l = {prv + L, nxt + L, swr + L, g.lines};
+    const double sd = g.s[g.d];
+    int32_t top = -1;
+    double topR = 0.0;
+    for (int64_t i = i0; i < i1; i++) {
+        const int64_t p = base + i * g.inner;
+        const int32_t f0 = fin[p];
+        if (f0 < 0) {
+            prv[i * g.lines + L] = FV_EDT_DEAD;
+            continue;
+        }
+        double wR = 0.0;
+        for (int a = 0; a < g.d; a++) {
+            int32_t fa = a ? fin[a * g.N + p] : f0;
+            double u = __dmul_rn((double)((int64_t)fa - x[a]), g.s[a]);
+            wR = __dadd_rn(wR, __dmul_rn(u, u));
+        }
+        fv__edt_push(&l, (int32_t)i, wR, sd, &top, &topR);
+    }
+    hd[t] = fv__edt_close(&l, top);
+    tl[t] = top;
+}
+
+/* One merge level: groups of span bands, pairwise; results at the left group's slot. */
+__global__ void
+fv_k_edt_band_merge(fv_cu_edt_geom g, int32_t *prv, int32_t *nxt, double *swr, int32_t *hd, int32_t *tl,
+                    int64_t span)
+{
+    const int64_t pairs = (g.nb + 2 * span - 1) / (2 * span);
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= g.lines * pairs)
+        return;
+    const int64_t L = t % g.lines, bl = (t / g.lines) * 2 * span, br = bl + span;
+    if (br >= g.nb)
+        return;
+    const fv__edt_list l = {prv + L, nxt + L, swr + L, g.lines};
+    const int64_t kl = bl * g.lines + L, kr = br * g.lines + L;
+    int32_t h, e;
+    fv__edt_merge(&l, hd[kl], tl[kl], hd[kr], tl[kr], g.s[g.d], &h, &e);
+    hd[kl] = h;
+    tl[kl] = e;
+}
+
+/* Per (line, band): the last site left in the band (-1: none). */
+__global__ void
+fv_k_edt_band_last(fv_cu_edt_geom g, const int32_t *prv, int32_t *ll)
+{
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= g.lines * g.nb)
+        return;
+    const int64_t L = t % g.lines, b = t / g.lines, i0 = b * g.W, i1 = min(g.n, i0 + g.W);
+    int32_t v = -1;
+    for (int64_t i = i1 - 1; i >= i0; i--)
+        if (prv[i * g.lines + L] != FV_EDT_DEAD) {
+            v = (int32_t)i;
+            break;
+        }
+    ll[t] = v;
+}
+
+/* Per line: ll[b] becomes the last site before band b (-1: none). */
+__global__ void
+fv_k_edt_band_prefix(fv_cu_edt_geom g, int32_t *ll)
+{
+    const int64_t L = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (L >= g.lines)
+        return;
+    int32_t run = -1;
+    for (int64_t b = 0; b < g.nb; b++) {
+        int32_t v = ll[b * g.lines + L];
+        ll[b * g.lines + L] = run;
+        if (v >= 0)
+            run = v;
+    }
+}
+
+/* Per (line, band): each element's site, as the sequential query walk chooses it. */
+__global__ void
+fv_k_edt_band_query(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, const int32_t *prv, const int32_t *nxt,
+                    const double *swr, const int32_t *hd, const int32_t *ll)
+{
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= g.lines * g.nb)
+        return;
+    const int d = g.d, nd = g.nd;
+    const int64_t L = t % g.lines, b = t / g.lines, i0 = b * g.W, i1 = min(g.n, i0 + g.W), N = g.N;
+    int64_t x[FV_MAX_NDIM];
+    const int64_t base = fv_cu_edt_line(g, L, x);
+    const double sd = g.s[d];
+    int32_t e = ll[t];
+    if (e < 0)
+        e = hd[L];   /* the line's first site */
+    if (e < 0) {     /* no site on this line: none after this axis either */
+        if (!g.final)
+            for (int64_t i = i0; i < i1; i++)
+                fout[base + i * g.inner] = -1;
+        return;
+    }
+    const fv__edt_list l = {(int32_t *)prv + L, (int32_t *)nxt + L, (double *)swr + L, g.lines};
+    int32_t site = fv__edt_entry(&l, e, i0, sd);
+    double sw = swr[site * g.lines + L];
+    int64_t doff = 0, ioff = 0;
+    if (g.final)
+        for (int a = 0; a < nd - 1; a++) {
+            doff += x[a] * g.dstr[a];
+            ioff += x[a] * g.istr[a + 1];
+        }
+    for (int64_t i = i0; i < i1; i++) {
+        double delta1 = fv__edt_delta(site, i, sw, sd);
+        int32_t s2;
+        while ((s2 = nxt[(int64_t)site * g.lines + L]) >= 0) {
+            double w2 = swr[(int64_t)s2 * g.lines + L];
+            double delta2 = fv__edt_delta(s2, i, w2, sd);
+            if (delta1 <= delta2)
+                break;
+            delta1 = delta2;
+            site = s2;
+            sw = w2;
+        }
+        const int64_t sp = base + (int64_t)site * g.inner;
+        if (g.final) {
+            if (g.dist)
+                *(double *)(g.dist + doff + i * g.dstr[d]) = __dsqrt_rn(delta1);
+            if (g.idx) {
+                int64_t off = ioff + i * g.istr[d + 1];
+                for (int a = 0; a < d; a++)
+                    fv_cu_edt_put(g, off + a * g.istr[0], fin[a * N + sp]);
+                fv_cu_edt_put(g, off + d * g.istr[0], site);
+            }
+        } else {
+            const int64_t p = base + i * g.inner;
+            for (int a = 0; a < d; a++)
+                fout[a * N + p] = fin[a * N + sp];
+            fout[d * N + p] = site;
+        }
+    }
+}
+
 /* No zero anywhere: scipy's features are -1 on axis 0 and 0 elsewhere. */
 __global__ void
 fv_k_edt_nozero(fv_cu_edt_geom g, const int *anyzero)
@@ -205,12 +472,63 @@ fv_k_edt_nozero(fv_cu_edt_geom g, const int *anyzero)
     }
 }
 
+/* The banded envelope path needs exact arithmetic (edt-band.h): every sampling
+ * positive, an integer times one power of two 2^-e, and (3 nd + 1) Lm^3 < 2^52
+ * with Lm the largest extent times sampling in units of 2^-e. */
+static int
+fv_cu_edt_exact(const fv_cu_edt_geom *g)
+{
+    int e;
+    for (e = 0; e <= 60; e++) {
+        int ok = 1;
+        for (int a = 0; a < g->nd && ok; a++) {
+            double v = ldexp(g->s[a], e);
+            ok = g->s[a] > 0.0 && isfinite(v) && v == floor(v) && v < 9007199254740992.0;
+        }
+        if (ok)
+            break;
+    }
+    if (e > 60)
+        return 0;
+    double lm = 0.0;
+    for (int a = 0; a < g->nd; a++) {
+        double v = (double)g->shape[a] * ldexp(g->s[a], e);
+        if (v > lm)
+            lm = v;
+    }
+    return (3.0 * g->nd + 1.0) * lm * lm * lm < 4503599627370496.0;
+}
+
+/* Band width (and segment length of axis 0): enough threads to fill an H100. */
+static int64_t
+fv_cu_edt_width(int64_t lines, int64_t n)
+{
+    for (int64_t w = 128; w > 16; w /= 2)
+        if (lines * ((n + w - 1) / w) >= 135168)
+            return w;
+    return 16;
+}
+
+static int
+fv_cu_edt_lines_env(void)
+{
+    const char *env = getenv("FOVEA_EDT_LINES");
+    return env && *env && strcmp(env, "0") != 0;
+}
+
+static unsigned
+fv_cu_edt_blocks(int64_t threads)
+{
+    return (unsigned)((threads + FV_CU_MORPH_BLOCK - 1) / FV_CU_MORPH_BLOCK);
+}
+
 fv_status
 fv_cu_edt(fv_context *ctx, const fv__op_args *a)
 {
     const char *name = "distance_transform_edt";
     const fv__distance_params *p = (const fv__distance_params *)a->params;
     fv_array *fga = NULL, *fA = NULL, *fB = NULL, *gsa = NULL, *swra = NULL, *flag = NULL;
+    fv_array *nxa = NULL, *hta = NULL, *sega = NULL;
     fv_cu_exec x;
     fv_status st = FV_OK;
     fv_cu_edt_geom g;
@@ -243,6 +561,18 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
     }
     if (g.N == 0)
         return FV_OK;
+    /* the path: FOVEA_EDT_LINES=1 forces one thread per line on every axis */
+    const int lines_only = fv_cu_edt_lines_env();
+    const int banded = !lines_only && nd > 1 && fv_cu_edt_exact(&g);
+    const int64_t M = g.N / g.shape[0];
+    const int64_t S0 = fv_cu_edt_width(M, g.shape[0]), nseg = (g.shape[0] + S0 - 1) / S0;
+    int64_t maxlb = 0;
+    for (int d = 1; d < nd; d++) {
+        int64_t lines = g.N / g.shape[d], w = fv_cu_edt_width(lines, g.shape[d]);
+        int64_t lb = lines * ((g.shape[d] + w - 1) / w);
+        if (lb > maxlb)
+            maxlb = lb;
+    }
     if ((st = fv_cu_begin(ctx, name, a, g.N, &x)) != FV_OK)
         return st;
     entered = 1;
@@ -254,6 +584,9 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
             (nd > 2 && (st = fv_cu_morph_temp(ctx, x.device, FV_INT32, planes * g.N, &fB)) != FV_OK) ||
             (nd > 1 && (st = fv_cu_morph_temp(ctx, x.device, FV_INT32, g.N, &gsa)) != FV_OK) ||
             (nd > 1 && (st = fv_cu_morph_temp(ctx, x.device, FV_FLOAT64, g.N, &swra)) != FV_OK) ||
+            (banded && (st = fv_cu_morph_temp(ctx, x.device, FV_INT32, g.N, &nxa)) != FV_OK) ||
+            (banded && (st = fv_cu_morph_temp(ctx, x.device, FV_INT32, 3 * maxlb, &hta)) != FV_OK) ||
+            (!lines_only && (st = fv_cu_morph_temp(ctx, x.device, FV_INT32, 2 * M * nseg, &sega)) != FV_OK) ||
             (st = fv_cu_morph_temp(ctx, x.device, FV_INT32, 1, &flag)) != FV_OK)
             goto done;
     }
@@ -265,9 +598,20 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
             st = fv__cuda_error("cudaMemsetAsync", e);
             goto done;
         }
-        const int64_t M = g.N / g.shape[0];
-        unsigned blocks = (unsigned)((M + FV_CU_MORPH_BLOCK - 1) / FV_CU_MORPH_BLOCK);
-        fv_k_edt_axis0<<<blocks, FV_CU_MORPH_BLOCK, 0, x.stream>>>(fg, fin, g.shape[0], M, dflag);
+        if (lines_only) {
+            fv_k_edt_axis0<<<fv_cu_edt_blocks(M), FV_CU_MORPH_BLOCK, 0, x.stream>>>(fg, fin, g.shape[0], M, dflag);
+        } else {
+            int32_t *first = (int32_t *)sega->data, *last = first + M * nseg;
+            const unsigned bs = fv_cu_edt_blocks(M * nseg);
+            fv_k_edt_axis0_seg<<<bs, FV_CU_MORPH_BLOCK, 0, x.stream>>>(fg, first, last, g.shape[0], M, S0, nseg);
+            if ((st = fv_cu_launch_status("edt axis-0 kernel launch")) != FV_OK)
+                goto done;
+            fv_k_edt_axis0_scan<<<fv_cu_edt_blocks(M), FV_CU_MORPH_BLOCK, 0, x.stream>>>(first, last, M, nseg, dflag);
+            if ((st = fv_cu_launch_status("edt axis-0 kernel launch")) != FV_OK)
+                goto done;
+            fv_k_edt_axis0_fill<<<bs, FV_CU_MORPH_BLOCK, 0, x.stream>>>(fg, fin, first, last, g.shape[0], M, S0,
+                                                                       nseg);
+        }
         if ((st = fv_cu_launch_status("edt axis-0 kernel launch")) != FV_OK)
             goto done;
         if (nd == 1) {
@@ -283,11 +627,38 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
             for (int k = d + 1; k < nd; k++)
                 g.inner *= g.shape[k];
             g.lines = g.N / g.n;
-            blocks = (unsigned)((g.lines + FV_CU_MORPH_BLOCK - 1) / FV_CU_MORPH_BLOCK);
-            fv_k_edt_axis<<<blocks, FV_CU_MORPH_BLOCK, 0, x.stream>>>(g, fin, fout, (int32_t *)gsa->data,
-                                                                      (double *)swra->data);
-            if ((st = fv_cu_launch_status("edt kernel launch")) != FV_OK)
-                goto done;
+            if (!banded) {
+                fv_k_edt_axis<<<fv_cu_edt_blocks(g.lines), FV_CU_MORPH_BLOCK, 0, x.stream>>>(
+                    g, fin, fout, (int32_t *)gsa->data, (double *)swra->data);
+                if ((st = fv_cu_launch_status("edt kernel launch")) != FV_OK)
+                    goto done;
+            } else {
+                g.W = fv_cu_edt_width(g.lines, g.n);
+                g.nb = (g.n + g.W - 1) / g.W;
+                int32_t *prv = (int32_t *)gsa->data, *nxt = (int32_t *)nxa->data;
+                int32_t *hd = (int32_t *)hta->data, *tl = hd + maxlb, *ll = tl + maxlb;
+                double *swr = (double *)swra->data;
+                const unsigned bb = fv_cu_edt_blocks(g.lines * g.nb);
+                fv_k_edt_band_build<<<bb, FV_CU_MORPH_BLOCK, 0, x.stream>>>(g, fin, prv, nxt, swr, hd, tl);
+                if ((st = fv_cu_launch_status("edt band kernel launch")) != FV_OK)
+                    goto done;
+                for (int64_t span = 1; span < g.nb; span *= 2) {
+                    const int64_t pairs = (g.nb + 2 * span - 1) / (2 * span);
+                    fv_k_edt_band_merge<<<fv_cu_edt_blocks(g.lines * pairs), FV_CU_MORPH_BLOCK, 0, x.stream>>>(
+                        g, prv, nxt, swr, hd, tl, span);
+                    if ((st = fv_cu_launch_status("edt band kernel launch")) != FV_OK)
+                        goto done;
+                }
+                fv_k_edt_band_last<<<bb, FV_CU_MORPH_BLOCK, 0, x.stream>>>(g, prv, ll);
+                if ((st = fv_cu_launch_status("edt band kernel launch")) != FV_OK)
+                    goto done;
+                fv_k_edt_band_prefix<<<fv_cu_edt_blocks(g.lines), FV_CU_MORPH_BLOCK, 0, x.stream>>>(g, ll);
+                if ((st = fv_cu_launch_status("edt band kernel launch")) != FV_OK)
+                    goto done;
+                fv_k_edt_band_query<<<bb, FV_CU_MORPH_BLOCK, 0, x.stream>>>(g, fin, fout, prv, nxt, swr, hd, ll);
+                if ((st = fv_cu_launch_status("edt band kernel launch")) != FV_OK)
+                    goto done;
+            }
             int32_t *t = fin;
             fin = fout;
             fout = t;
@@ -301,6 +672,9 @@ done:
     fv_cu_morph_release(ctx, fB);
     fv_cu_morph_release(ctx, gsa);
     fv_cu_morph_release(ctx, swra);
+    fv_cu_morph_release(ctx, nxa);
+    fv_cu_morph_release(ctx, hta);
+    fv_cu_morph_release(ctx, sega);
     fv_cu_morph_release(ctx, flag);
     if (entered)
         fv_cu_end(&x);
