@@ -101,9 +101,11 @@ fv_ero_tile_plan(int nd, const uint8_t *structure, const int64_t *sshape, const 
     a->dymin = (int)mn[1];
     a->npl = (int)(mx[0] - mn[0] + 1);
     a->ry = (int)(FV_ERO_TH + mx[1] - mn[1]);
-    /* plane 0 reads words up to (H + TW - 1 + dxmax) / 4; the shifted planes
-     * build their word j from words j and j + 1 */
-    a->P = (int)((a->H + FV_ERO_TW + mx[2] + 3) / 4 + 1);
+    /* plane 0 reads words up to (H + TW - 1 + dxmax) / 4 (dxmax when H + dx is a
+     * multiple of 4), so P = ceil((H + TW + dxmax) / 4) words; a shifted plane
+     * reads at most word P - 2 (H + dx not a multiple of 4), built from raw
+     * words P - 2 and P - 1 */
+    a->P = (int)((a->H + FV_ERO_TW + mx[2] + 3) / 4);
     int64_t pl = (int64_t)a->npl * a->ry * a->P;
     int64_t smem = 4 * pl * 4;
     if (smem > FV_ERO_MAXSMEM)
