@@ -20,12 +20,14 @@
  * multiple of 4; padded, offset (unaligned), row-reversed and last-axis
  * strided views; wider outputs (the generic path).
  *
+ * FOVEA_ERO_BENCH=1 adds timings on 8192 x 8192 bool (tiled against generic).
  * FOVEA_TEST_CUDA_ONLY=1: no host model, fewer and smaller cases (for
  * compute-sanitizer). Exits 77 (skipped) without a GPU once the model passes. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fovea/fovea.h"
 #include "internal.h"
@@ -685,6 +687,52 @@ test_op(void)
     }
 }
 
+/* ---- FOVEA_ERO_BENCH=1: timings on 8192 x 8192 bool ------------------------------------- */
+
+static double
+now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void
+bench(void)
+{
+    int64_t sh[2] = {8192, 8192};
+    pair in = make_pair(FV_BOOL, 2, sh, 0, 0.7, 0);
+    pair out = make_pair(FV_BOOL, 2, sh, 0, 0.0, 0);
+    static const struct { int si, iterations, invert; const char *name; } B[] = {
+        {0, 1, 0, "erosion 3x3 cross"}, {1, 1, 0, "erosion 3x3 full"}, {3, 1, 0, "erosion 7x7 disk"},
+        {3, 1, 1, "dilation 7x7 disk"}, {0, 5, 0, "erosion 3x3 cross, iterations=5"}, {2, 1, 1, "dilation 5x5 random"}};
+    printf("case | tiled ms | generic ms | generic/tiled\n");
+    for (size_t b = 0; b < sizeof B / sizeof B[0]; b++) {
+        double t[2];
+        for (int generic = 0; generic < 2; generic++) {
+            if (generic)
+                setenv("FOVEA_ERO_GENERIC", "1", 1);
+            else
+                unsetenv("FOVEA_ERO_GENERIC");
+            const strel *st = &S2[B[b].si];
+            int reps = 20;
+            CHECK_OK(fv_binary_erosion(ctx, in.d, out.d, st->v, st->shape, B[b].iterations, NULL, 0, NULL,
+                                       B[b].invert));
+            CHECK_OK(fv_context_synchronize(ctx));
+            double t0 = now_s();
+            for (int r = 0; r < reps; r++)
+                CHECK_OK(fv_binary_erosion(ctx, in.d, out.d, st->v, st->shape, B[b].iterations, NULL, 0, NULL,
+                                           B[b].invert));
+            CHECK_OK(fv_context_synchronize(ctx));
+            t[generic] = (now_s() - t0) / reps * 1e3;
+        }
+        printf("%s | %.3f | %.3f | %.2f\n", B[b].name, t[0], t[1], t[1] / t[0]);
+    }
+    unsetenv("FOVEA_ERO_GENERIC");
+    pair_free(&out);
+    pair_free(&in);
+}
+
 int
 main(void)
 {
@@ -704,6 +752,9 @@ main(void)
            fv_t_fail);
     test_op();
     printf("test_cuda_erosion: op cases done: %d cases, %d failed\n", ncases, fv_t_fail);
+    const char *be = getenv("FOVEA_ERO_BENCH");
+    if (have_gpu && be && *be && strcmp(be, "0"))
+        bench();
     if (have_gpu)
         CHECK_OK(fv_context_synchronize(ctx));
     fv_context_free(ctx);
