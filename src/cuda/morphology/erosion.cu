@@ -1,12 +1,34 @@
 /* One pass of scipy's binary erosion (NI_BinaryErosion) on the GPU.
  *
- * One thread per output element (grid-stride): AND over the structure's
- * elements of (in != 0) at the element's position (OR with invert), positions
- * outside the image reading border_value, (in != 0) where mask == 0. The
- * structure's elements (per-axis offsets and the input byte offset) live in a
- * small device buffer. The `changed` flag is a device int set by one atomicOr
- * per block and copied back once per pass when src/ops asks for it. */
+ * Two kernels, the same bits:
+ *
+ *  - the tiled path (fv_k_ero_tile, src/cuda/morphology/erosion-tile.h): 1-D to
+ *    3-D one-byte data (bool / uint8 / int8 input, output and mask; unit stride
+ *    along the last axis, any strides along the others), structures of at most
+ *    FV_ERO_MAXEL elements whose box fits the shared memory cap. 2-D blocks
+ *    of 32 x 8 threads, each thread 4 output bytes (a 32-bit word) in each of 4
+ *    rows; the tile's input rows (halo included, the border value written
+ *    outside the image) are staged in shared memory as 0/1 bytes (dilation: the
+ *    complement) in 4 copies shifted by 0..3 bytes, so that every structure
+ *    element costs one aligned 32-bit shared load and one AND per 4 outputs,
+ *    with per-element offsets computed on the host and carried in the launch.
+ *    Interior tiles load 32-bit words without bounds checks; edge tiles check
+ *    each byte. The `changed` / `differs` flags are reduced only when asked.
+ *
+ *  - the generic path (fv_k_binary_erosion): every other case (wider dtypes,
+ *    strided last axes, 4-D and up, large structures), or everything when the
+ *    environment sets FOVEA_ERO_GENERIC (to anything but "0"). One thread per
+ *    output element (grid-stride): AND over the structure's elements of
+ *    (in != 0) at the element's position (OR with invert), positions outside
+ *    the image reading border_value, (in != 0) where mask == 0. The structure's
+ *    elements (per-axis offsets and the input byte offset) travel with the
+ *    launch when small, else in a device buffer.
+ *
+ * Either way the `changed` flag is a device int set by one atomicOr per block
+ * and copied back once per pass only when src/ops asks for it (iterations < 1). */
+#include <stdlib.h>
 #include "cuda/morphology/morphology-cuda.cuh"
+#include "cuda/morphology/erosion-tile.h"
 
 typedef struct fv_cu_ero_geom {
     int nd;
@@ -79,6 +101,169 @@ fv_k_binary_erosion(const char *in, char *out, const char *mask, fv_cu_ero_geom 
     }
 }
 
+/* ---- the tiled path ---------------------------------------------------------- */
+
+template <int ALIGNED>
+__global__ void __launch_bounds__(FV_ERO_BX *FV_ERO_BY)
+fv_k_ero_tile(const __grid_constant__ fv_ero_tile_args a)
+{
+    extern __shared__ uint32_t fv_ero_sm[];
+    const int64_t bx = blockIdx.x, by = blockIdx.y, z = blockIdx.z;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int interior = fv_ero_interior(&a, bx, by, z);
+    const int rows = a.npl * a.ry, P = a.P;
+    /* plane 0: the rows as t bytes */
+#pragma unroll 2
+    for (int tr = ty; tr < rows; tr += FV_ERO_BY)
+        for (int j = tx; j < P; j += FV_ERO_BX)
+            fv_ero_sm[tr * P + j] = fv_ero_load(&a, bx, by, z, tr, j, interior, ALIGNED);
+    __syncthreads();
+    /* planes 1..3: shifted by 1..3 bytes (their last word is never read) */
+    for (int tr = ty; tr < rows; tr += FV_ERO_BY)
+        for (int j = tx; j < P - 1; j += FV_ERO_BX) {
+            const uint32_t lo = fv_ero_sm[tr * P + j], hi = fv_ero_sm[tr * P + j + 1];
+            fv_ero_sm[a.PL + tr * P + j] = fv_ero_shift(lo, hi, 1);
+            fv_ero_sm[2 * a.PL + tr * P + j] = fv_ero_shift(lo, hi, 2);
+            fv_ero_sm[3 * a.PL + tr * P + j] = fv_ero_shift(lo, hi, 3);
+        }
+    __syncthreads();
+    int changed = 0, differs = 0;
+#pragma unroll
+    for (int r = ty; r < FV_ERO_TH; r += FV_ERO_BY)
+        fv_ero_out(&a, fv_ero_sm, bx, by, z, r, tx, ALIGNED, &changed, &differs);
+    if (a.want_flags) {
+        if (__syncthreads_or(changed) && tx == 0 && ty == 0)
+            atomicOr(&a.flags[0], 1);
+        if (__syncthreads_or(differs) && tx == 0 && ty == 0)
+            atomicOr(&a.flags[1], 1);
+    }
+}
+
+static int
+fv_cu_ero_byte_dtype(int dt)
+{
+    return dt == FV_BOOL || dt == FV_UINT8 || dt == FV_INT8;
+}
+
+/* Whether FOVEA_ERO_GENERIC asks for the generic kernel everywhere. */
+static int
+fv_cu_ero_generic_forced(void)
+{
+    const char *env = getenv("FOVEA_ERO_GENERIC");
+    return env && *env && strcmp(env, "0") != 0;
+}
+
+/* (z, y, x) strides of arr (nd 1..3), 0 along axes of extent 1; 0 when the last
+ * axis (extent > 1) is not unit-stride. */
+static int
+fv_cu_ero_strides(const fv_array *arr, int64_t *sz, int64_t *sy)
+{
+    const int nd = arr->ndim;
+    int64_t st[3] = {0, 0, 1}, sh[3] = {1, 1, 1};
+    for (int d = 0; d < nd; d++) {
+        st[3 - nd + d] = arr->shape[d] > 1 ? arr->strides[d] : 0;
+        sh[3 - nd + d] = arr->shape[d];
+    }
+    if (sh[2] > 1 && st[2] != 1)
+        return 0;
+    *sz = st[0];
+    *sy = st[1];
+    return 1;
+}
+
+/* The tiled path for a, when it applies: *done = 1 and its status; else
+ * *done = 0 and nothing happened. */
+static fv_status
+fv_cu_ero_tiled(fv_context *ctx, const fv__op_args *a, const fv__binary_erosion_params *p, int *done)
+{
+    const char *name = "binary_erosion";
+    const fv_array *in = a->in, *out = a->out, *mask = a->in2;
+    fv_ero_tile_args t;
+    fv_array *buf = NULL;
+    fv_cu_exec x;
+    fv_status st = FV_OK;
+    *done = 0;
+    const int nd = in->ndim;
+    if (nd < 1 || nd > 3 || fv_cu_ero_generic_forced())
+        return FV_OK;
+    if (!fv_cu_ero_byte_dtype(in->dtype) || !fv_cu_ero_byte_dtype(out->dtype) ||
+        (mask && !fv_cu_ero_byte_dtype(mask->dtype)))
+        return FV_OK;
+    memset(&t, 0, offsetof(fv_ero_tile_args, off));
+    if (!fv_cu_ero_strides(in, &t.siz, &t.siy) || !fv_cu_ero_strides(out, &t.soz, &t.soy) ||
+        (mask && !fv_cu_ero_strides(mask, &t.smz, &t.smy)))
+        return FV_OK;
+    int64_t smem = fv_ero_tile_plan(nd, p->structure, p->sshape, p->origins, &t);
+    if (!smem)
+        return FV_OK;
+    t.nz = nd == 3 ? in->shape[0] : 1;
+    t.ny = nd >= 2 ? in->shape[nd - 2] : 1;
+    t.nx = in->shape[nd - 1];
+    const int64_t gx = (t.nx + FV_ERO_TW - 1) / FV_ERO_TW, gy = (t.ny + FV_ERO_TH - 1) / FV_ERO_TH;
+    if (gx > INT32_MAX || gy > 65535 || t.nz > 65535)
+        return FV_OK;
+    *done = 1;
+    t.in = (const uint8_t *)in->data;
+    t.out = (uint8_t *)out->data;
+    t.mask = mask ? (const uint8_t *)mask->data : NULL;
+    t.inv = p->invert ? 0x01010101u : 0u;
+    t.bt = (uint32_t)((p->border_value != 0) ^ (p->invert != 0));
+    t.want_flags = (p->changed ? 1 : 0) | (p->same_as_before ? 2 : 0);
+    const int aligned = ((uintptr_t)t.in & 3) == 0 && ((uintptr_t)t.out & 3) == 0 && (t.siz & 3) == 0 &&
+                        (t.siy & 3) == 0 && (t.soz & 3) == 0 && (t.soy & 3) == 0 &&
+                        (!mask || (((uintptr_t)t.mask & 3) == 0 && (t.smz & 3) == 0 && (t.smy & 3) == 0));
+    if ((st = fv_cu_begin(ctx, name, a, fv_array_size(in), &x)) != FV_OK)
+        return st;
+    {
+        cudaError_t e = cudaSuccess;
+        if (t.want_flags) {
+            if ((st = fv_cu_morph_temp(ctx, x.device, FV_UINT8, 16, &buf)) != FV_OK)
+                goto done;
+            t.flags = (int *)buf->data;
+            e = cudaMemsetAsync(t.flags, 0, 16, x.stream);
+            if (e != cudaSuccess) {
+                st = fv__cuda_error("cudaMemsetAsync", e);
+                goto done;
+            }
+        }
+        const void *fn = aligned ? (const void *)fv_k_ero_tile<1> : (const void *)fv_k_ero_tile<0>;
+        if (smem > 48 * 1024) {
+            e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            if (e != cudaSuccess) {
+                st = fv__cuda_error("cudaFuncSetAttribute", e);
+                goto done;
+            }
+        }
+        dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)t.nz), block(FV_ERO_BX, FV_ERO_BY);
+        if (aligned)
+            fv_k_ero_tile<1><<<grid, block, (size_t)smem, x.stream>>>(t);
+        else
+            fv_k_ero_tile<0><<<grid, block, (size_t)smem, x.stream>>>(t);
+        if ((st = fv_cu_launch_status("binary_erosion tiled kernel launch")) != FV_OK)
+            goto done;
+        if (t.want_flags) {   /* one small copy back per pass, only when asked */
+            int hf[4] = {0, 0, 0, 0};
+            e = cudaMemcpyAsync(hf, t.flags, 2 * sizeof(int), cudaMemcpyDeviceToHost, x.stream);
+            if (e == cudaSuccess)
+                e = cudaStreamSynchronize(x.stream);
+            if (e != cudaSuccess) {
+                st = fv__cuda_error("cudaMemcpyAsync", e);
+                goto done;
+            }
+            if (p->changed)
+                *p->changed = hf[0] != 0;
+            if (p->same_as_before)
+                *p->same_as_before = hf[1] == 0;
+        }
+    }
+done:
+    fv_cu_morph_release(ctx, buf);
+    fv_cu_end(&x);
+    return st;
+}
+
+/* ---- entry ------------------------------------------------------------------------ */
+
 fv_status
 fv_cu_binary_erosion(fv_context *ctx, const fv__op_args *a)
 {
@@ -126,6 +311,12 @@ fv_cu_binary_erosion(fv_context *ctx, const fv__op_args *a)
     g.nel = (int)nel;
     if (g.n == 0)
         return FV_OK;
+    {
+        int done = 0;
+        st = fv_cu_ero_tiled(ctx, a, p, &done);
+        if (done || st != FV_OK)
+            return st;
+    }
     hdelta = (int32_t *)malloc(sizeof *hdelta * (size_t)(nel * nd + 1));
     hoff = (int64_t *)malloc(sizeof *hoff * (size_t)(nel + 1));
     if (!hdelta || !hoff) {

@@ -105,9 +105,11 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
     if (mask && (st = fv__array_as_1d(mask, &mask1)))
         goto done;
     /* the mask is read in every pass: stage it when the output would clobber it,
-     * and as contiguous bool when there are several passes */
-    if (mask1 && (fv__arrays_overlap(mask1, out1) ||
-                  (iterations != 1 && !(mask1->dtype == FV_BOOL && fv_array_is_contiguous(mask1))))) {
+     * and as contiguous bool when there are several passes (a contiguous one-byte
+     * mask is read as it is: the kernels test mask != 0 either way) */
+    const int mask_bytes = mask1 && (mask1->dtype == FV_BOOL || mask1->dtype == FV_UINT8 ||
+                                     mask1->dtype == FV_INT8) && fv_array_is_contiguous(mask1);
+    if (mask1 && (fv__arrays_overlap(mask1, out1) || (iterations != 1 && !mask_bytes))) {
         if ((st = fv__bool_copy(ctx, name, mask1, &maskc)))
             goto done;
     } else if (mask1) {
