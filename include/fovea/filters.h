@@ -149,6 +149,35 @@ typedef struct fv_filter_pass {
 FV_API fv_status fv_separable_filter(fv_context *ctx, const fv_array *in, fv_array *out,
                                      const fv_filter_pass *passes, int npasses);
 
+/* ---- Hessian ridge filters (skimage.filters frangi / hessian / sato / meijering) ----
+ * One scale of a ridge filter from the Hessian's element planes: per pixel the
+ * eigenvalues (2-d: closed form; 3-d: cyclic Jacobi in double), the filter's
+ * response, folded into acc as acc = maximum(acc, response) (NaN propagates). */
+typedef enum fv_ridge_filter {
+    FV_RIDGE_FRANGI = 0,      /* frangi / hessian: exp terms of alpha, beta, gamma */
+    FV_RIDGE_SATO = 1,        /* sigma^2 * geometric mean of the positive parts of all but the smallest */
+    FV_RIDGE_MEIJERING = 2,   /* circulant combination of largest magnitude, >= 0, / its max over pixels */
+    FV_RIDGE_NORM_MAX = 3     /* no response: scal[0] = max over pixels of sqrt(sum of eigenvalues^2) */
+} fv_ridge_filter;
+
+typedef struct fv_ridge_params {
+    fv_ridge_filter filter;
+    double alpha;   /* frangi: plate sensitivity; meijering: off-diagonal weight of the circulant */
+    double beta;    /* frangi: blob sensitivity */
+    double gamma;   /* frangi: structure sensitivity; NaN: scal[0] / 2 (0 -> 1), gamma=None */
+    double sigma;   /* sato: the scale (the response is multiplied by sigma^2) */
+} fv_ridge_params;
+
+/* h: nh = 3 (2-d) or 6 (3-d) arrays, the Hessian's upper triangle row by row
+ * (H00, H01, H11 / H00, H01, H02, H11, H12, H22); float32 or float64, one dtype,
+ * shape, device, C-contiguous. acc: the running maximum (same kind; unused and
+ * may be NULL for NORM_MAX). work (MEIJERING only): the scale's response before
+ * normalisation, same kind; may be one of h (it is overwritten) but must not
+ * otherwise overlap. scal: one element of h's dtype on h's device: written by
+ * NORM_MAX and MEIJERING (the max), read by FRANGI when gamma is NaN. */
+FV_API fv_status fv_hessian_ridge(fv_context *ctx, const fv_array *const *h, int nh, fv_array *acc,
+                                  fv_array *work, fv_array *scal, const fv_ridge_params *p);
+
 FV_EXTERN_C_END
 
 #endif

@@ -64,6 +64,8 @@ PyObject *fvpy_ndi_binary_erosion(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_distance_transform_edt(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_distance_transform_cdt(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_assign(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in ridge.c: one scale of the Hessian ridge filters. */
+PyObject *fvpy_hessian_ridge(PyObject *self, PyObject *args, PyObject *kw);
 
 static PyObject *
 fvpy_gpu_available(PyObject *self, PyObject *unused)
@@ -300,6 +302,10 @@ static PyMethodDef fvpy_methods[] = {
     {"measure_find_contours", FVPY_KW(fvpy_measure_find_contours),
      "measure_find_contours(image, level, fully_connected_high=False, mask=None) -> (points, offsets): "
      "marching-squares contours of a 2-d float64 host image (fovea/contours.h)"},
+    {"hessian_ridge", FVPY_KW(fvpy_hessian_ridge),
+     "hessian_ridge(elems, acc, filter, alpha=0, beta=0, gamma=nan, sigma=0, work=None, scal=None, stream=None): "
+     "one scale of frangi (0) / sato (1) / meijering (2) from the Hessian planes into acc, or the max Hessian "
+     "norm into scal (3)"},
     {"metrics_ssim_map", FVPY_KW(fvpy_metrics_ssim_map),
      "metrics_ssim_map(ux, uy, uxx, uyy, uxy, cov_norm, c1, c2, S=None, gradient=False, pad=0) -> mean: "
      "the SSIM map from the local moments, host float32/float64 (fovea/metrics.h)"},

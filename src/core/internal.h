@@ -111,7 +111,8 @@ typedef enum fv__backend_id {
     X(CLAHE, "equalize_adapthist") \
     X(LABEL, "label")             \
     X(WATERSHED, "watershed") \
-    X(REGION_STATS, "region_stats")
+    X(REGION_STATS, "region_stats") \
+    X(HESSIAN_RIDGE, "hessian_ridge")
 
 typedef enum fv__op {
 #define FV__OP_ENUM(E, NAME) FV__OP_##E,

@@ -340,6 +340,36 @@ def test_ridges_params(xp, rng, name):
     assert_matches(ours, ref, xp)
 
 
+@pytest.mark.parametrize("name", ["frangi", "sato", "meijering", "hessian"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("ndim", [2, 3])
+@pytest.mark.parametrize("black", [True, False])
+@pytest.mark.parametrize("sigmas", [(0.8, 1.7, 3), (2,)], ids=["3scales", "1scale"])
+def test_ridges_op(xp, rng, name, dtype, ndim, black, sigmas):
+    # 2-d / 3-d float images take the C op (fovea._fovea.hessian_ridge)
+    shape = (23, 20) if ndim == 2 else (9, 8, 11)
+    img = image(rng, shape, dtype)
+    ours, ref = run_both(name, img, xp, sigmas=sigmas, black_ridges=black)
+    assert_matches(ours, ref, xp)
+
+
+@pytest.mark.parametrize("name", ["frangi", "sato", "meijering", "hessian"])
+def test_ridges_python_path(xp, rng, name, monkeypatch):
+    # FOVEA_RIDGE_PYTHON=1: the array-operation path, same results
+    img = image(rng, (8, 9, 7), "float32")
+    op = getattr(ff, name)(xp.asarray(img), sigmas=(1, 2))
+    monkeypatch.setenv("FOVEA_RIDGE_PYTHON", "1")
+    old = getattr(ff, name)(xp.asarray(img), sigmas=(1, 2))
+    assert_matches(op, to_host(old), xp)
+
+
+@pytest.mark.parametrize("name", ["frangi", "sato", "meijering"])
+def test_ridges_fortran_order(xp, rng, name):
+    img = np.asfortranarray(image(rng, (15, 12), "float64"))
+    ours, ref = run_both(name, img, xp, sigmas=(1.5,))
+    assert_matches(ours, ref, xp)
+
+
 @pytest.mark.parametrize("ndim", [1, 4])
 def test_meijering_nd(xp, rng, ndim):
     img = image(rng, SHAPES[ndim], "float64")

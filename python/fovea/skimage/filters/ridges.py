@@ -1,16 +1,29 @@
 """Ridge (tube, vessel, neurite) filters from the eigenvalues of the Hessian
 (skimage.filters.ridges): meijering, sato, frangi and hessian.
 
-Each scale's Hessian comes from Gaussian-derivative passes in fovea.ndimage;
-the eigenvalue maths runs in NumPy on the host or CuPy on the GPU.
+Each scale's Hessian comes from Gaussian-derivative passes in fovea.ndimage.
+For 2-d and 3-d float images the rest of a scale (eigenvalues, the filter's
+response, the running maximum over scales, the max reductions) is one C op,
+fovea._fovea.hessian_ridge (src/ops/filters/ridge.c: the thread pool on the
+host, one CUDA kernel on the GPU). Elsewhere, or with FOVEA_RIDGE_PYTHON=1 in
+the environment, the eigenvalue maths runs in NumPy on the host or CuPy on the
+GPU as array operations.
 """
 
+import math
+import numbers
+import os
+import sys
 from warnings import warn
 
 import numpy as np
 
+from ... import _fovea
 from .._shared import check_nD, prepare, supported_float_type
 from ._hessian import hessian_matrix_gaussian, symmetric_eigvals
+
+# filter codes of _fovea.hessian_ridge (fv_ridge_filter)
+_FRANGI, _SATO, _MEIJERING, _NORM_MAX = 0, 1, 2, 3
 
 __all__ = ["meijering", "sato", "frangi", "hessian"]
 
@@ -22,6 +35,38 @@ def _float_image(arr, black_ridges):
 
 def _eigvals(image, xp, sigma, mode, cval):
     return symmetric_eigvals(hessian_matrix_gaussian(image, xp, sigma, mode=mode, cval=cval), xp)
+
+
+def _real(x):
+    """x is a real scalar that float() takes as NumPy would (not NaN)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and not math.isnan(float(x))
+
+
+def _use_op(image, xp):
+    """The C op serves this float image (2-d or 3-d, NumPy or CuPy, not empty)."""
+    if os.environ.get("FOVEA_RIDGE_PYTHON", "") not in ("", "0"):
+        return False
+    if image.ndim not in (2, 3) or image.size == 0 or image.dtype not in (np.float32, np.float64):
+        return False
+    return xp is np or xp is sys.modules.get("cupy")
+
+
+def _stream(xp):
+    return None if xp is np else xp.cuda.get_current_stream().ptr
+
+
+def _planes(image, xp, sigma, mode, cval):
+    """The Hessian element planes of one scale, C-contiguous."""
+    return [xp.ascontiguousarray(e) for e in hessian_matrix_gaussian(image, xp, sigma, mode=mode, cval=cval)]
+
+
+def _like_image(acc, image, xp):
+    """acc (C order) in the memory order zeros_like(image) gives, as before."""
+    if image.flags.c_contiguous:
+        return acc
+    res = xp.empty_like(image)
+    res[...] = acc
+    return res
 
 
 def meijering(image, sigmas=range(1, 10, 2), alpha=None, black_ridges=True, mode="reflect", cval=0):
@@ -37,6 +82,14 @@ def meijering(image, sigmas=range(1, 10, 2), alpha=None, black_ridges=True, mode
     # circulant matrix of [1, alpha, ..., alpha]: 1 on the diagonal, alpha elsewhere
     first = np.array([1, *[alpha] * (ndim - 1)])
     mtx = np.array([[first[(i - j) % ndim] for j in range(ndim)] for i in range(ndim)]).astype(image.dtype)
+    if _use_op(image, xp) and _real(alpha):
+        acc = xp.zeros(image.shape, image.dtype)
+        scal = xp.zeros(1, image.dtype)
+        stream = _stream(xp)
+        for sigma in sigmas:
+            h = _planes(image, xp, sigma, mode, cval)
+            _fovea.hessian_ridge(h, acc, _MEIJERING, alpha=float(alpha), work=h[0], scal=scal, stream=stream)
+        return back(_like_image(acc, image, xp))
     mtx = xp.asarray(mtx)
     filtered_max = xp.zeros_like(image)
     for sigma in sigmas:
@@ -58,6 +111,15 @@ def sato(image, sigmas=range(1, 10, 2), black_ridges=True, mode="reflect", cval=
     arr, xp, back = prepare(image)
     check_nD(arr, [2, 3])
     image = _float_image(arr, black_ridges)
+    sigmas = list(sigmas)
+    # sigma**2 * (the image type) must stay the image type (a NumPy float64
+    # sigma makes a float32 result float64 on the array path)
+    if _use_op(image, xp) and all(_real(s) and np.result_type(s**2, image.dtype) == image.dtype for s in sigmas):
+        acc = xp.zeros(image.shape, image.dtype)
+        stream = _stream(xp)
+        for sigma in sigmas:
+            _fovea.hessian_ridge(_planes(image, xp, sigma, mode, cval), acc, _SATO, sigma=float(sigma), stream=stream)
+        return back(_like_image(acc, image, xp))
     filtered_max = xp.zeros_like(image)
     for sigma in sigmas:
         eigvals = _eigvals(image, xp, sigma, mode, cval)[:-1]
@@ -77,6 +139,17 @@ def _frangi(arr, xp, sigmas, scale_range, scale_step, alpha, beta, gamma, black_
     check_nD(arr, [2, 3])
     image = _float_image(arr, black_ridges)
     dtype = image.dtype
+    if _use_op(image, xp) and _real(alpha) and _real(beta) and (gamma is None or _real(gamma)):
+        acc = xp.zeros(image.shape, dtype)
+        scal = xp.zeros(1, dtype) if gamma is None else None
+        stream = _stream(xp)
+        for k, sigma in enumerate(sigmas):
+            h = _planes(image, xp, sigma, mode, cval)
+            if k == 0 and gamma is None:
+                _fovea.hessian_ridge(h, None, _NORM_MAX, scal=scal, stream=stream)
+            _fovea.hessian_ridge(h, acc, _FRANGI, alpha=float(alpha), beta=float(beta),
+                                 gamma=math.nan if gamma is None else float(gamma), scal=scal, stream=stream)
+        return _like_image(acc, image, xp)
     filtered_max = xp.zeros_like(image)
     for sigma in sigmas:
         eigvals = _eigvals(image, xp, sigma, mode, cval)
