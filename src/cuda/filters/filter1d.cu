@@ -30,7 +30,12 @@
  *    flagged and redone serially.
  *  - min/max over float data with NaN: scipy's result then depends on its
  *    ascending-minima deque; lines where the tile kernel saw a NaN (flagged)
- *    are redone by fvf_k_minmax_exact, which runs that deque per line. */
+ *    are redone by fvf_k_minmax_exact, which runs that deque per line.
+ *  - two passes fused: filter-sep2.cu (FV__OP_SEP2) runs a 2-pass chain in one
+ *    kernel with fvf_k_tile2's arithmetic; where it may differ (NaN / inf lines)
+ *    it queues this file's passes behind it through fv__cuda_filter1d_guarded,
+ *    whose kernels return at once unless the fused kernel set the guard flag.
+ *    FOVEA_SEP_UNFUSED=1 keeps the pass-by-pass chain. */
 #include "filters-common.cuh"
 
 enum { FVF_CORR = 0, FVF_CORR_SYM, FVF_CORR_ANTI, FVF_USUM, FVF_MIN, FVF_MAX };
@@ -306,6 +311,7 @@ fvf_k_tile2(fvf_targs<IT> p)
                 continue;
             const char *src = p.in + bi + cc * p.g.c_in;
             bool nan = false;
+#pragma unroll 4
             for (IT a = ROW ? (IT)lane : (IT)warp; a < L; a += ROW ? 32 : 8) {
                 IT pos = a0 + a - p.left;
                 ACC x;
