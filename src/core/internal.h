@@ -98,6 +98,7 @@ typedef enum fv__backend_id {
     X(MULTIPLY, "multiply")       \
     X(FILTER1D, "filter1d")       \
     X(FILTERND, "filter")         \
+    X(SEP2, "separable_filter")   \
     X(BINARY_EROSION, "binary_erosion") \
     X(EDT, "distance_transform_edt") \
     X(CDT, "distance_transform_cdt") \

@@ -34,6 +34,18 @@ typedef struct fv__filter1d_params {
     int symmetry;            /* CORRELATE hint: 1 symmetric, -1 antisymmetric, 0 neither */
 } fv__filter1d_params;
 
+/* ---- FV__OP_SEP2: two 1-D passes fused (optional; CUDA only) -----------------
+ * out = pass[1](pass[0](in)), where pass[0]'s result is held in dtype `mid`
+ * exactly as fv__run_passes would store it in its temporary (out's dtype, uint8
+ * for bool outputs). in and out never overlap. A backend returns FV_OK, a
+ * negative fv_status, or FV__SEP2_DECLINED (no error set) when the fused kernel
+ * does not apply; the caller then runs the passes one by one. */
+#define FV__SEP2_DECLINED ((fv_status)1)
+typedef struct fv__sep2_params {
+    fv__filter1d_params pass[2];
+    int mid;                 /* fv_dtype of the intermediate */
+} fv__sep2_params;
+
 /* ---- FV__OP_FILTERND: n-D window over a footprint ---------------------------
  * in -> out as above. The window is fshape[ndim] (ndim = in->ndim) in C order;
  * element j of the window reads in[i + j - fshape / 2 - origins] per axis.

@@ -30,7 +30,12 @@
  *    flagged and redone serially.
  *  - min/max over float data with NaN: scipy's result then depends on its
  *    ascending-minima deque; lines where the tile kernel saw a NaN (flagged)
- *    are redone by fvf_k_minmax_exact, which runs that deque per line. */
+ *    are redone by fvf_k_minmax_exact, which runs that deque per line.
+ *  - two passes fused: filter-sep2.cu (FV__OP_SEP2) runs a 2-pass chain in one
+ *    kernel with fvf_k_tile2's arithmetic; where it may differ (NaN / inf lines)
+ *    it queues this file's passes behind it through fv__cuda_filter1d_guarded,
+ *    whose kernels return at once unless the fused kernel set the guard flag.
+ *    FOVEA_SEP_UNFUSED=1 keeps the pass-by-pass chain. */
 #include "filters-common.cuh"
 
 enum { FVF_CORR = 0, FVF_CORR_SYM, FVF_CORR_ANTI, FVF_USUM, FVF_MIN, FVF_MAX };
@@ -53,6 +58,7 @@ template <typename IT> struct fvf_targs {
     char *out;
     const double *w;          /* correlation weights on the device (size > FVF_WINLINE), or NULL */
     uint8_t *nanflags;        /* min/max of float data: one byte per line, or NULL */
+    const int *guard;         /* non-NULL: the kernels do nothing unless *guard != 0 */
     fvf_g1<IT> g;
     IT left, size;            /* output i reads [i - left, i - left + size) */
     IT ta;                    /* outputs per tile along the axis */
@@ -131,6 +137,8 @@ template <typename T, typename ACC, typename IT, bool ROW>
 __global__ void __launch_bounds__(FVF_THREADS)
 fvf_k_tile(fvf_targs<IT> p)
 {
+    if (p.guard && !*p.guard)
+        return;
     extern __shared__ double fvf_smem_d[];
     ACC *w = (ACC *)fvf_smem_d;
     const int kind = p.kind;
@@ -261,6 +269,8 @@ template <typename T, typename ACC, typename IT, bool ROW>
 __global__ void __launch_bounds__(FVF_THREADS)
 fvf_k_tile2(fvf_targs<IT> p)
 {
+    if (p.guard && !*p.guard)
+        return;
     extern __shared__ double fvf_smem_d[];
     ACC *w = (ACC *)fvf_smem_d;
     const int kind = p.kind;
@@ -301,6 +311,7 @@ fvf_k_tile2(fvf_targs<IT> p)
                 continue;
             const char *src = p.in + bi + cc * p.g.c_in;
             bool nan = false;
+#pragma unroll 4
             for (IT a = ROW ? (IT)lane : (IT)warp; a < L; a += ROW ? 32 : 8) {
                 IT pos = a0 + a - p.left;
                 ACC x;
@@ -462,6 +473,8 @@ template <typename T, typename ACC>
 __global__ void __launch_bounds__(FVF_THREADS)
 fvf_k_direct(fvf_targs<int64_t> p, int64_t total)
 {
+    if (p.guard && !*p.guard)
+        return;
     const ACC cv = (ACC)p.cval;
     const int kind = p.kind;
     const int64_t size = p.size, n = p.g.n;
@@ -516,6 +529,8 @@ template <typename T>
 __global__ void __launch_bounds__(FVF_THREADS)
 fvf_k_uniform_serial(fvf_targs<int64_t> p, int64_t nlines)
 {
+    if (p.guard && !*p.guard)
+        return;
     const int64_t size = p.size, n = p.g.n, left = p.left;
     const double ds = (double)size;
     for (int64_t line = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; line < nlines;
@@ -569,6 +584,8 @@ template <typename T>
 __global__ void __launch_bounds__(FVF_THREADS)
 fvf_k_minmax_exact(fvf_targs<int64_t> p, int64_t nlines, fvf_pair *scratch)
 {
+    if (p.guard && !*p.guard)
+        return;
     const int64_t size = p.size, n = p.g.n, left = p.left;
     const bool mn = p.kind == FVF_MIN;
     const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -697,6 +714,7 @@ typedef struct fvf_job {
     const double *wdev;       /* weights on the device (size > FVF_WINLINE) */
     const double *wh;         /* weights on the host */
     fv_array *wbuf;           /* owns wdev */
+    const int *guard;         /* device flag: the kernels run only where it is set (FV__OP_SEP2's redo) */
     fv_cu_exec x;
     fv_context *ctx;
     int device;
@@ -726,6 +744,7 @@ fvf_fill(fvf_targs<IT> *t, const fvf_job *j)
     fvf_pack(t, &j->g);
     t->in = j->in->data;
     t->out = j->out->data;
+    t->guard = j->guard;
     t->w = j->wdev;
     if (!j->wdev && j->wh)
         for (int64_t k = 0; k < j->size && k < FVF_WINLINE; k++)
@@ -997,8 +1016,10 @@ fvf_symmetry(const double *w, int64_t size)
     return -1;
 }
 
+/* One pass; with guard non-NULL every kernel it queues returns at once unless
+ * the device int *guard is non-zero (the fused separable path's conditional redo). */
 extern "C" fv_status
-fv__cuda_filter1d(fv_context *ctx, const fv__op_args *a)
+fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guard)
 {
     static const char *dom = "filter1d";
     const fv__filter1d_params *p = (const fv__filter1d_params *)a->params;
@@ -1055,6 +1076,7 @@ fv__cuda_filter1d(fv_context *ctx, const fv__op_args *a)
     j.wdev = NULL;
     j.wh = NULL;
     j.wbuf = NULL;
+    j.guard = guard;
     {
         int v = 0;
         if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, j.device) != cudaSuccess || v <= 0) {
@@ -1098,4 +1120,10 @@ done:
     if (begun)
         fv_cu_end(&j.x);
     return st;
+}
+
+extern "C" fv_status
+fv__cuda_filter1d(fv_context *ctx, const fv__op_args *a)
+{
+    return fv__cuda_filter1d_guarded(ctx, a, NULL);
 }

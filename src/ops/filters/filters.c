@@ -166,11 +166,20 @@ fv__symmetry(const double *w, int64_t n)
     return -1;
 }
 
+/* FOVEA_SEP_UNFUSED set (and not "0"): separable filters run pass by pass */
+static int
+fv__sep_unfused(void)
+{
+    const char *e = getenv("FOVEA_SEP_UNFUSED");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
 /* Run passes[0..k) one after the other, in -> out: every pass reads what the
  * previous one wrote in out's dtype, as scipy's `input = output` (through one
  * temporary and out). For bool outputs the intermediate results keep scipy's
  * raw bytes (2, 255, ...) in uint8 temporaries, since the next pass reads them
- * as numbers. k == 0 copies. */
+ * as numbers. k == 0 copies. Two passes on the CUDA backend go to FV__OP_SEP2
+ * first (one fused kernel, the same bits), which may decline. */
 static fv_status
 fv__run_passes(fv_context *ctx, const fv_array *in, fv_array *out, const fv__filter1d_params *passes, int k)
 {
@@ -183,6 +192,14 @@ fv__run_passes(fv_context *ctx, const fv_array *in, fv_array *out, const fv__fil
     if ((st = fv__source(ctx, in, out, &src)))
         return st;
     const int raw = out->dtype == FV_BOOL;
+    /* two passes: a backend may run them as one fused kernel (FOVEA_SEP_UNFUSED=1: never) */
+    if (k == 2 && fv__array_backend(src) == FV__BACKEND_CUDA && !fv__sep_unfused()) {
+        fv__sep2_params sp = {.pass = {passes[0], passes[1]}, .mid = raw ? FV_UINT8 : out->dtype};
+        fv__op_args a = {.in = src, .out = out, .params = &sp};
+        st = fv__dispatch(ctx, FV__OP_SEP2, &a);
+        if (st != FV__SEP2_DECLINED)
+            goto done;
+    }
     const int ntmp = k < 2 ? 0 : raw && k > 2 ? 2 : 1;
     for (int i = 0; i < ntmp; i++)
         if ((st = fv_array_new(ctx, raw ? FV_UINT8 : out->dtype, out->ndim, out->shape, out->device, &tmp[i])))

@@ -1,0 +1,579 @@
+/* CUDA kernel of FV__OP_SEP2: two 1-D passes of a separable filter (correlate1d,
+ * uniform_filter1d, minimum/maximum_filter1d; gaussian_filter, uniform_filter,
+ * minimum/maximum_filter with a full box, sobel, prewitt, ...) in ONE kernel,
+ * with the bits of the pass-by-pass chain (filter1d.cu, through a temporary of
+ * the intermediate dtype).
+ *
+ * Axes: p = the first pass's axis, q = the second's; every other axis is a
+ * batch. A block takes an output tile of FVS_TP (p) x FVS_TQ (q) elements:
+ *  1. loads the input tile plus both halos into shared memory, converted to
+ *     pass 1's accumulator type. Rows (p) are extended with pass 1's mode (cval
+ *     in constant mode); columns (q) with pass 2's mode, so that a halo column
+ *     is the intermediate's own boundary extension (a column outside the image
+ *     in constant mode is the intermediate's cval and is not loaded);
+ *  2. pass 1 along p (each thread a column, FVS_R outputs slid through
+ *     registers, filter1d.cu's fvf_k_tile2 arithmetic and order), each result
+ *     rounded to the intermediate dtype exactly as filter1d's store does, then
+ *     read back in pass 2's accumulator type: the shared intermediate holds the
+ *     values the unfused chain's second pass would read from its temporary;
+ *  3. pass 2 along q (each thread FVS_R outputs of a row), results to shared;
+ *  4. the output tile is written once, coalesced along q.
+ * Float data whose unfused pass would redo lines serially (min/max over NaN,
+ * uniform sums through NaN or inf) sets a device flag when such a value appears
+ * (input, or intermediate); the pass-by-pass chain is then queued behind the
+ * fused kernel with that flag as its guard (its kernels return at once when the
+ * flag is clear), so those rare inputs get the unfused bits too.
+ *
+ * The fused path is taken (fv__cuda_sep2 declines otherwise, and src/ops runs
+ * the passes one by one; FOVEA_SEP_UNFUSED=1 forces that) when:
+ *  - the two passes are along different axes of an array of >= 2 dimensions;
+ *  - input dtype bool, uint8, uint16, int16, int32, float32 or float64, and the
+ *    intermediate is the input dtype (bool: uint8), float32 or float64, with the
+ *    output dtype the intermediate's (or bool from a uint8 intermediate);
+ *  - each window has at most FVS_MAXTAPS taps; min/max at most 24 (the direct
+ *    min/max of filter1d; longer ones take its doubling passes);
+ *  - no pass is a uniform filter that filter1d runs serially (non-exact sums
+ *    into integer outputs: float data, or a non-integral / huge cval in
+ *    constant mode); in constant mode, no NaN cval for min/max and no NaN/inf
+ *    cval for uniform passes over float data;
+ *  - q is the denser axis of the input (|stride q| <= |stride p|), both arrays
+ *    aligned to their element size and within 2^31 bytes (32-bit index math),
+ *    and the tiles fit the device's shared memory. */
+#include <type_traits>
+
+#include "filters-common.cuh"
+
+extern "C" fv_status fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guard);
+
+enum { FVS_CORR = 0, FVS_SYM, FVS_ANTI, FVS_USUM, FVS_MIN, FVS_MAX };
+
+#define FVS_THREADS 256
+#define FVS_TP 64          /* outputs per tile along p */
+#define FVS_TQ 64          /* outputs per tile along q */
+#define FVS_R 8            /* outputs per thread and slide */
+#define FVS_MAXTAPS 64
+#define FVS_MM_DIRECT 24   /* = filter1d's FVF_MM_DIRECT */
+
+struct fvs_pass {
+    int kind, mode, size, left;
+    int track;             /* float data: 1 flag NaN (min/max), 2 flag NaN/inf (uniform), 0 none */
+    double cval;
+    double w[FVS_MAXTAPS];
+};
+
+struct fvs_args {
+    const char *in;
+    char *out;
+    int *flag;                                 /* set to 1 when a tracked value is seen */
+    int np, nq, sp_in, sq_in, sp_out, sq_out;  /* pass axes: extents, byte strides */
+    int nb;
+    int bshape[FV_MAX_NDIM], bs_in[FV_MAX_NDIM], bs_out[FV_MAX_NDIM];
+    int ntp, ntq;
+    int64_t ntiles;
+    int odt;
+    fvs_pass p1, p2;
+};
+
+/* The arithmetic of filter1d's tile kernels, spelt out: double rounded step by
+ * step; float (float32 outputs) as nvcc compiles filter1d's `acc + v * w` there,
+ * the first product alone, then one fused multiply-add per tap. */
+__device__ __forceinline__ double fvs_mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ double fvs_madd(double acc, double x, double w) { return __dadd_rn(acc, __dmul_rn(x, w)); }
+__device__ __forceinline__ double fvs_add(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ double fvs_sub(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ float fvs_mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float fvs_madd(float acc, float x, float w) { return __fmaf_rn(x, w, acc); }
+__device__ __forceinline__ float fvs_add(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ float fvs_sub(float a, float b) { return __fsub_rn(a, b); }
+
+/* min/max of an earlier and a later value; ties (and -0 vs 0) go to the later (filter1d's fvf_comb) */
+template <typename ACC>
+__device__ __forceinline__ ACC
+fvs_comb(ACC earlier, ACC later, bool mn)
+{
+    return (mn ? later <= earlier : later >= earlier) ? later : earlier;
+}
+
+/* FVS_R outputs from x[0], x[st], ...: output k is the window x[k*st .. (k + size - 1)*st],
+ * summed in filter1d's fvf_k_tile2 order. Reads up to x[(FVS_R + size - 1) * st]. */
+template <typename ACC>
+__device__ __forceinline__ void
+fvs_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc)[FVS_R])
+{
+    ACC v[FVS_R];
+    if (kind == FVS_SYM || kind == FVS_ANTI) {
+        const int s1 = size >> 1;
+        const bool sy = kind == FVS_SYM;
+        ACC vr[FVS_R];
+#pragma unroll
+        for (int k = 0; k < FVS_R; k++) {
+            acc[k] = fvs_mul(x[(k + s1) * st], w[s1]);
+            v[k] = x[k * st];
+            vr[k] = x[(k + size - 1) * st];
+        }
+        for (int j = 0; j < s1; j++) {
+            const ACC wj = w[j];
+#pragma unroll
+            for (int k = 0; k < FVS_R; k++)
+                acc[k] = fvs_madd(acc[k], sy ? fvs_add(v[k], vr[k]) : fvs_sub(v[k], vr[k]), wj);
+#pragma unroll
+            for (int k = 0; k < FVS_R - 1; k++)
+                v[k] = v[k + 1];
+#pragma unroll
+            for (int k = FVS_R - 1; k > 0; k--)
+                vr[k] = vr[k - 1];
+            v[FVS_R - 1] = x[(FVS_R + j) * st];
+            vr[0] = x[(size - 2 - j) * st];
+        }
+    } else if (kind == FVS_CORR) {
+        const ACC wl = w[size - 1];
+#pragma unroll
+        for (int k = 0; k < FVS_R; k++) {
+            acc[k] = fvs_mul(x[(k + size - 1) * st], wl);
+            v[k] = x[k * st];
+        }
+        for (int j = 0; j < size - 1; j++) {
+            const ACC wj = w[j];
+#pragma unroll
+            for (int k = 0; k < FVS_R; k++)
+                acc[k] = fvs_madd(acc[k], v[k], wj);
+#pragma unroll
+            for (int k = 0; k < FVS_R - 1; k++)
+                v[k] = v[k + 1];
+            v[FVS_R - 1] = x[(FVS_R + j) * st];
+        }
+    } else {   /* uniform sum, min, max: element 0 first, then 1, 2, ... */
+        const bool mn = kind == FVS_MIN, us = kind == FVS_USUM;
+#pragma unroll
+        for (int k = 0; k < FVS_R; k++) {
+            acc[k] = x[k * st];
+            v[k] = x[(k + 1) * st];
+        }
+        for (int j = 1; j < size; j++) {
+#pragma unroll
+            for (int k = 0; k < FVS_R; k++)
+                acc[k] = us ? fvs_add(acc[k], v[k]) : fvs_comb(acc[k], v[k], mn);
+#pragma unroll
+            for (int k = 0; k < FVS_R - 1; k++)
+                v[k] = v[k + 1];
+            v[FVS_R - 1] = x[(FVS_R + j) * st];
+        }
+        if (us) {
+#pragma unroll
+            for (int k = 0; k < FVS_R; k++)
+                acc[k] = acc[k] / (ACC)size;
+        }
+    }
+}
+
+/* the tracked condition of filter1d (x != x for min/max, x - x != 0 for uniform) */
+template <typename ACC>
+__device__ __forceinline__ bool
+fvs_odd(ACC x, int track)
+{
+    return track == 1 ? x != x : !(x - x == (ACC)0);
+}
+
+/* Shared layout (in units of double, then typed):
+ *   w1[FVS_MAXTAPS] (ACC1), w2[FVS_MAXTAPS] (ACC2),
+ *   sIn  ACC1[(TP + s1) * C]   (C = TQ + s2 columns: halo plus one spare),
+ *   sMid ACC2[TP * PM]          (PM = C | 1),
+ *   sOut ACC2[TP * (TQ + 1)]    (aliases sIn when it fits there). */
+template <typename ACC1, typename ACC2>
+struct fvs_layout {
+    size_t in_off, mid_off, out_off, bytes;   /* byte offsets */
+    __host__ __device__ fvs_layout(int s1, int s2)
+    {
+        const size_t C = FVS_TQ + s2, PM = C | 1;
+        size_t o = 2 * FVS_MAXTAPS * sizeof(double);
+        in_off = o;
+        size_t in_b = (size_t)(FVS_TP + s1) * C * sizeof(ACC1);
+        o += (in_b + 15) & ~(size_t)15;
+        mid_off = o;
+        o += ((size_t)FVS_TP * PM * sizeof(ACC2) + 15) & ~(size_t)15;
+        size_t out_b = (size_t)FVS_TP * (FVS_TQ + 1) * sizeof(ACC2);
+        if (out_b <= in_b) {
+            out_off = in_off;
+        } else {
+            out_off = o;
+            o += out_b;
+        }
+        bytes = o;
+    }
+};
+
+template <typename T1, typename ACC1, typename TM, typename ACC2>
+__global__ void __launch_bounds__(FVS_THREADS)
+fvs_k_sep2(const __grid_constant__ fvs_args p)
+{
+    extern __shared__ double fvs_smem[];
+    char *sm = (char *)fvs_smem;
+    const int s1 = p.p1.size, s2 = p.p2.size;
+    const int k1 = p.p1.kind, k2 = p.p2.kind;
+    const int C = FVS_TQ + s2, PM = C | 1, RI = FVS_TP + s1;
+    const fvs_layout<ACC1, ACC2> lay(s1, s2);
+    ACC1 *w1 = (ACC1 *)sm;
+    ACC2 *w2 = (ACC2 *)(sm + FVS_MAXTAPS * sizeof(double));
+    ACC1 *sIn = (ACC1 *)(sm + lay.in_off);
+    ACC2 *sMid = (ACC2 *)(sm + lay.mid_off);
+    ACC2 *sOut = (ACC2 *)(sm + lay.out_off);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const ACC1 cv1 = (ACC1)p.p1.cval;
+    const ACC2 cv2 = (ACC2)p.p2.cval;
+    const int tr1 = fvf_is_float<T1>::value ? p.p1.track : 0;
+    const int tr2 = fvf_is_float<TM>::value ? p.p2.track : 0;
+    bool odd = false;
+
+    if (tid == 0) {   /* constant offsets into the parameters */
+#pragma unroll
+        for (int i = 0; i < FVS_MAXTAPS; i++) {
+            if (i < s1 && k1 <= FVS_ANTI)
+                w1[i] = (ACC1)p.p1.w[i];
+            if (i < s2 && k2 <= FVS_ANTI)
+                w2[i] = (ACC2)p.p2.w[i];
+        }
+    }
+
+    for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
+        const int64_t tb = tile / p.ntq;
+        const int iq = (int)(tile - tb * p.ntq);
+        int b = (int)(tb / p.ntp);
+        const int ip = (int)(tb - (int64_t)b * p.ntp);
+        int bi = 0, bo = 0;
+        for (int d = p.nb - 1; d >= 0; d--) {
+            int qd = b / p.bshape[d], x = b - qd * p.bshape[d];
+            b = qd;
+            bi += x * p.bs_in[d];
+            bo += x * p.bs_out[d];
+        }
+        const int p0 = ip * FVS_TP, q0 = iq * FVS_TQ;
+        const int ep = p.np - p0 < FVS_TP ? p.np - p0 : FVS_TP;   /* outputs of this tile along p */
+        const int eq = p.nq - q0 < FVS_TQ ? p.nq - q0 : FVS_TQ;   /* and along q */
+        const char *src = p.in + bi;
+
+        __syncthreads();   /* the previous tile's readers of shared memory are done */
+        /* 1. input tile + halos (+ a spare row and column), lanes along q */
+        for (int c = lane; c < C; c += 32) {
+            const int cq = fvf_extend<int>(q0 + c - p.p2.left, p.nq, p.p2.mode);
+            if (cq < 0)   /* a constant column of the intermediate: never read */
+                continue;
+            const char *col = src + cq * p.sq_in;
+            for (int r = warp; r < RI; r += FVS_THREADS / 32) {
+                const int rp = fvf_extend<int>(p0 + r - p.p1.left, p.np, p.p1.mode);
+                ACC1 x = rp < 0 ? cv1 : (ACC1)__ldg((const T1 *)(col + rp * p.sp_in));
+                if (tr1 && fvs_odd(x, tr1))
+                    odd = true;
+                sIn[r * C + c] = x;
+            }
+        }
+        __syncthreads();
+
+        /* 2. pass 1 along p: task = (segment of FVS_R rows, column) */
+        const int nseg1 = (ep + FVS_R - 1) / FVS_R;
+        for (int t = tid; t < nseg1 * C; t += FVS_THREADS) {
+            const int seg = t / C, c = t - seg * C;
+            const int r0 = seg * FVS_R;
+            ACC2 *m = sMid + r0 * PM + c;
+            const int cq = q0 + c - p.p2.left;
+            if (p.p2.mode == FV_MODE_CONSTANT && (cq < 0 || cq >= p.nq)) {
+#pragma unroll
+                for (int k = 0; k < FVS_R; k++)
+                    m[k * PM] = cv2;
+                continue;
+            }
+            ACC1 acc[FVS_R];
+            fvs_slide<ACC1>(sIn + r0 * C + c, C, w1, k1, s1, acc);
+#pragma unroll
+            for (int k = 0; k < FVS_R; k++) {
+                ACC2 y = (ACC2)fvf_to_in<TM>((double)acc[k]);   /* the temporary's value, as pass 2 reads it */
+                if (tr2 && r0 + k < ep && fvs_odd(y, tr2))
+                    odd = true;
+                m[k * PM] = y;
+            }
+        }
+        __syncthreads();
+
+        /* 3. pass 2 along q: task = (row, segment of FVS_R columns), lanes on rows */
+        const int nseg2 = (eq + FVS_R - 1) / FVS_R;
+        for (int t = tid; t < nseg2 * FVS_TP; t += FVS_THREADS) {
+            const int seg = t / FVS_TP, r = t - seg * FVS_TP;
+            if (r >= ep)
+                continue;
+            ACC2 acc[FVS_R];
+            fvs_slide<ACC2>(sMid + r * PM + seg * FVS_R, 1, w2, k2, s2, acc);
+            ACC2 *o = sOut + r * (FVS_TQ + 1) + seg * FVS_R;
+#pragma unroll
+            for (int k = 0; k < FVS_R; k++)
+                o[k] = acc[k];
+        }
+        __syncthreads();
+
+        /* 4. the output tile, lanes along q */
+        char *dst = p.out + bo;
+        for (int r = warp; r < ep; r += FVS_THREADS / 32) {
+            char *row = dst + (p0 + r) * p.sp_out;
+            for (int c = lane; c < eq; c += 32)
+                fvf_store(row + (q0 + c) * p.sq_out, p.odt, sOut[r * (FVS_TQ + 1) + c]);
+        }
+    }
+    if (odd)
+        *p.flag = 1;   /* benign: every writer stores 1 */
+}
+
+/* ==== host side =================================================================== */
+
+static int
+fvs_symmetry(const double *w, int64_t size)   /* = filter1d's fvf_symmetry (scipy's test) */
+{
+    if (!(size & 1))
+        return 0;
+    int64_t s1 = size / 2;
+    int sym = 1;
+    for (int64_t i = 1; i <= s1; i++)
+        if (fabs(w[s1 + i] - w[s1 - i]) > DBL_EPSILON) {
+            sym = 0;
+            break;
+        }
+    if (sym)
+        return 1;
+    for (int64_t i = 1; i <= s1; i++)
+        if (fabs(w[s1 + i] + w[s1 - i]) > DBL_EPSILON)
+            return 0;
+    return -1;
+}
+
+/* Fill one pass; 0 when the fused kernel does not reproduce filter1d for it.
+ * dt: the pass's input dtype, odt: its output dtype. */
+static int
+fvs_pass_fill(fvs_pass *ps, const fv__filter1d_params *f, fv_dtype dt, fv_dtype odt)
+{
+    const int isf = dt == FV_FLOAT32 || dt == FV_FLOAT64;
+    memset(ps, 0, sizeof *ps);
+    if (f->size < 1 || f->size > FVS_MAXTAPS || f->mode < 0 || f->mode >= FV_MODE_COUNT)
+        return 0;
+    int64_t left = f->size / 2 + f->origin;
+    if (left < 0 || left >= f->size)
+        return 0;
+    ps->size = (int)f->size;
+    ps->left = (int)left;
+    ps->mode = f->mode;
+    ps->cval = f->cval;
+    const int cmode = f->mode == FV_MODE_CONSTANT;
+    switch (f->kind) {
+    case FV__F1D_CORRELATE: {
+        if (!f->weights)
+            return 0;
+        int sym = fvs_symmetry(f->weights, f->size);
+        ps->kind = sym > 0 ? FVS_SYM : sym < 0 ? FVS_ANTI : FVS_CORR;
+        for (int i = 0; i < ps->size; i++)
+            ps->w[i] = f->weights[i];
+        break;
+    }
+    case FV__F1D_UNIFORM: {
+        ps->kind = FVS_USUM;
+        /* filter1d's exact_sum; without it, integer outputs take its serial kernel */
+        const int exact = !isf && fv_dtype_size(dt) <= 4 &&
+                          (!cmode || (f->cval == floor(f->cval) && fabs(f->cval) <= 4294967296.0));
+        if (!exact && (fv_dtype_is_integer(odt) || odt == FV_BOOL))
+            return 0;
+        if (isf) {
+            if (cmode && !isfinite(f->cval))
+                return 0;
+            ps->track = 2;
+        }
+        break;
+    }
+    case FV__F1D_MINIMUM:
+    case FV__F1D_MAXIMUM:
+        ps->kind = f->kind == FV__F1D_MINIMUM ? FVS_MIN : FVS_MAX;
+        if (f->size > FVS_MM_DIRECT)
+            return 0;
+        if (isf && f->size > 1) {
+            if (cmode && f->cval != f->cval)
+                return 0;
+            ps->track = 1;
+        }
+        break;
+    default:
+        return 0;
+    }
+    return 1;
+}
+
+typedef struct fvs_job {
+    fvs_args t;
+    size_t smem;
+    unsigned grid;
+    cudaStream_t stream;
+} fvs_job;
+
+template <typename T1, typename TM>
+static fv_status
+fvs_launch(fvs_job *j)
+{
+    typedef typename std::conditional<std::is_same<TM, float>::value &&
+                                          (std::is_same<T1, float>::value || sizeof(T1) <= 2),
+                                      float, double>::type ACC1;
+    typedef typename std::conditional<std::is_same<TM, float>::value, float, double>::type ACC2;
+    const fvs_layout<ACC1, ACC2> lay(j->t.p1.size, j->t.p2.size);
+    fv_status st;
+    j->smem = lay.bytes;
+    if ((st = fvf_smem_attr(fvs_k_sep2<T1, ACC1, TM, ACC2>, j->smem)) != FV_OK)
+        return st;
+    fvs_k_sep2<T1, ACC1, TM, ACC2><<<j->grid, FVS_THREADS, j->smem, j->stream>>>(j->t);
+    return fv_cu_launch_status("separable filter kernel launch");
+}
+
+template <typename T1>
+static fv_status
+fvs_launch_mid(fvs_job *j, fv_dtype mid)
+{
+    if (mid == FV_FLOAT32)
+        return fvs_launch<T1, float>(j);
+    if (mid == FV_FLOAT64)
+        return fvs_launch<T1, double>(j);
+    return fvs_launch<T1, T1>(j);   /* the input's own dtype (checked by the caller) */
+}
+
+/* Shared memory a plan needs (the larger of its accumulator choices). */
+static size_t
+fvs_smem_bytes(int s1, int s2, int acc1_double, int acc2_double)
+{
+    if (acc1_double && acc2_double)
+        return fvs_layout<double, double>(s1, s2).bytes;
+    if (acc1_double)
+        return fvs_layout<double, float>(s1, s2).bytes;
+    return fvs_layout<float, float>(s1, s2).bytes;
+}
+
+extern "C" fv_status
+fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
+{
+    static const char *dom = "separable_filter";
+    const fv__sep2_params *sp = (const fv__sep2_params *)a->params;
+    const fv_array *in = a->in;
+    fv_array *out = a->out;
+    const fv_dtype mid = (fv_dtype)(sp ? sp->mid : -1);
+    fvs_job j;
+    fv_cu_exec x;
+    fv_status st = FV_OK;
+    fv_array *flagbuf = NULL, *tmp = NULL;
+    int redo;
+
+    ctx = fv__ctx(ctx);
+    if (!sp || in->ndim < 2 || in->ndim != out->ndim || fv_array_size(out) == 0)
+        return FV__SEP2_DECLINED;
+    const int ap = sp->pass[0].axis, aq = sp->pass[1].axis;
+    if (ap == aq || ap < 0 || aq < 0 || ap >= in->ndim || aq >= in->ndim)
+        return FV__SEP2_DECLINED;
+    for (int d = 0; d < in->ndim; d++)
+        if (in->shape[d] != out->shape[d])
+            return FV__SEP2_DECLINED;
+    /* dtypes */
+    fv_dtype idt = in->dtype == FV_BOOL ? FV_UINT8 : in->dtype;
+    if (idt != FV_UINT8 && idt != FV_UINT16 && idt != FV_INT16 && idt != FV_INT32 && idt != FV_FLOAT32 &&
+        idt != FV_FLOAT64)
+        return FV__SEP2_DECLINED;
+    if (mid != idt && mid != FV_FLOAT32 && mid != FV_FLOAT64)
+        return FV__SEP2_DECLINED;
+    if (!(out->dtype == mid || (out->dtype == FV_BOOL && mid == FV_UINT8)))
+        return FV__SEP2_DECLINED;
+    /* the accumulators filter1d would pick agree with the kernel's */
+    const int acc1f = fvf_acc_float(in->dtype, mid), acc2f = fvf_acc_float(mid, out->dtype);
+    if (acc2f != (mid == FV_FLOAT32) || acc1f != (mid == FV_FLOAT32 && idt != FV_INT32 && idt != FV_FLOAT64))
+        return FV__SEP2_DECLINED;
+    memset(&j, 0, sizeof j);
+    if (!fvs_pass_fill(&j.t.p1, &sp->pass[0], in->dtype, mid) || !fvs_pass_fill(&j.t.p2, &sp->pass[1], mid, out->dtype))
+        return FV__SEP2_DECLINED;
+    /* geometry: 32-bit byte offsets, q the denser axis */
+    if (!fvf_aligned(in) || !fvf_aligned(out))
+        return FV__SEP2_DECLINED;   /* filter1d reports the error */
+    if (fvf_extent(in) > INT32_MAX / 2 || fvf_extent(out) > INT32_MAX / 2)
+        return FV__SEP2_DECLINED;
+    const int64_t np = in->shape[ap], nq = in->shape[aq];
+    if (np > (1 << 29) || nq > (1 << 29))
+        return FV__SEP2_DECLINED;
+    int64_t spi = in->strides[ap], sqi = in->strides[aq];
+    if (np > 1 && nq > 1 && (sqi < 0 ? -sqi : sqi) > (spi < 0 ? -spi : spi))
+        return FV__SEP2_DECLINED;
+    j.t.np = (int)np;
+    j.t.nq = (int)nq;
+    j.t.sp_in = (int)spi;
+    j.t.sq_in = (int)sqi;
+    j.t.sp_out = (int)out->strides[ap];
+    j.t.sq_out = (int)out->strides[aq];
+    int64_t nbatch = 1;
+    for (int d = 0; d < in->ndim; d++) {
+        if (d == ap || d == aq || in->shape[d] == 1)
+            continue;
+        j.t.bshape[j.t.nb] = (int)in->shape[d];
+        j.t.bs_in[j.t.nb] = (int)in->strides[d];
+        j.t.bs_out[j.t.nb] = (int)out->strides[d];
+        j.t.nb++;
+        nbatch *= in->shape[d];
+    }
+    if (nbatch > INT32_MAX)
+        return FV__SEP2_DECLINED;
+    j.t.ntp = (int)((np + FVS_TP - 1) / FVS_TP);
+    j.t.ntq = (int)((nq + FVS_TQ - 1) / FVS_TQ);
+    j.t.ntiles = (int64_t)j.t.ntp * j.t.ntq * nbatch;
+    j.t.odt = (int)out->dtype;
+    j.smem = fvs_smem_bytes(j.t.p1.size, j.t.p2.size, !acc1f, !acc2f);
+    redo = j.t.p1.track || j.t.p2.track;
+
+    if ((st = fv_cu_begin(ctx, dom, a, 1, &x)) != FV_OK)
+        return st;
+    {
+        int v = 0;
+        if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, x.device) != cudaSuccess || v <= 0) {
+            (void)cudaGetLastError();
+            v = 48 * 1024;
+        }
+        if (j.smem > (size_t)v) {
+            st = FV__SEP2_DECLINED;
+            goto done;
+        }
+    }
+    j.stream = x.stream;
+    {
+        int64_t cap = (int64_t)fv__cuda_sm_count(x.device) * 16;
+        j.grid = (unsigned)(j.t.ntiles < cap ? j.t.ntiles : cap);
+    }
+    j.t.in = in->data;
+    j.t.out = out->data;
+    if (redo) {
+        if ((st = fvf_tmp_new(ctx, x.device, sizeof(int), &flagbuf)) != FV_OK)
+            goto done;
+        j.t.flag = (int *)flagbuf->data;
+        cudaError_t e = cudaMemsetAsync(j.t.flag, 0, sizeof(int), x.stream);
+        if (e != cudaSuccess) {
+            st = fv__cuda_error("cudaMemsetAsync", e);
+            goto done;
+        }
+    }
+    switch (idt) {
+    case FV_UINT8: st = fvs_launch_mid<uint8_t>(&j, mid); break;
+    case FV_UINT16: st = fvs_launch_mid<uint16_t>(&j, mid); break;
+    case FV_INT16: st = fvs_launch_mid<int16_t>(&j, mid); break;
+    case FV_INT32: st = fvs_launch_mid<int32_t>(&j, mid); break;
+    case FV_FLOAT32: st = fvs_launch_mid<float>(&j, mid); break;
+    default: st = fvs_launch_mid<double>(&j, mid); break;
+    }
+    if (st != FV_OK || !redo)
+        goto done;
+    /* NaN / inf seen: the pass-by-pass chain, queued behind, runs only then */
+    if ((st = fv_array_new(ctx, mid, in->ndim, in->shape, in->device, &tmp)) != FV_OK)
+        goto done;
+    {
+        fv__op_args a1 = {in, NULL, tmp, &sp->pass[0]};
+        fv__op_args a2 = {tmp, NULL, out, &sp->pass[1]};
+        if ((st = fv__cuda_filter1d_guarded(ctx, &a1, j.t.flag)) != FV_OK)
+            goto done;
+        st = fv__cuda_filter1d_guarded(ctx, &a2, j.t.flag);
+    }
+done:
+    fvf_tmp_release(ctx, tmp);
+    fvf_tmp_release(ctx, flagbuf);
+    fv_cu_end(&x);
+    return st;
+}

@@ -1,0 +1,533 @@
+/* The fused two-pass separable filter (FV__OP_SEP2, src/cuda/filters/filter-sep2.cu)
+ * against the pass-by-pass chain (FOVEA_SEP_UNFUSED=1, filter1d.cu) bit for bit,
+ * and against the CPU backend: bit for bit where the GPU sums in double (float64
+ * and integer outputs, min/max), within rounding where filter1d sums in float
+ * (float32 outputs of float32 / 8- / 16-bit data) or runs window sums for
+ * uniform filters of float data (scipy keeps a running sum).
+ *
+ * Cases: gaussian_filter (orders 0..2: symmetric and antisymmetric taps),
+ * uniform_filter (even sizes, origins), minimum/maximum_filter (full boxes),
+ * and FV__OP_SEP2 dispatched directly with random (general) weights; float32,
+ * float64, uint8, uint16, int16, int32 data, outputs of other dtypes, every
+ * mode, cval, shapes 1xN, Nx1, 2x2, 17x33, 130x257, 1000x1000, a batch axis,
+ * strided and transposed views, NaN / inf data (the guarded redo).
+ * A count of the cases that took the fused kernel is checked too.
+ *
+ * Exits 77 (ctest: skipped) without a usable GPU. FOVEA_TEST_CUDA_ONLY=1
+ * (compute-sanitizer runs) drops the largest shapes and the CPU comparison. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fovea/fovea.h"
+#include "internal.h"
+#include "ndimage.h"
+#include "check.h"
+
+static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device GPU = {FV_DEVICE_CUDA, 0};
+static fv_context *ctx;
+static int cuda_only;
+static int ncases, nfused, nsep2;
+static char current[400];
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+static uint64_t
+next_u64(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+static double
+uniform01(void)
+{
+    return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
+}
+static int64_t
+irand(int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
+}
+
+/* ---- arrays ------------------------------------------------------------------- */
+
+static fv_array *
+new_array(fv_dtype dt, int nd, const int64_t *shape, fv_device dev)
+{
+    fv_array *a = NULL;
+    CHECK_OK(fv_array_new(ctx, dt, nd, shape, dev, &a));
+    return a;
+}
+
+static void
+set_elem(void *p, fv_dtype dt, int64_t i, double v)
+{
+    switch (dt) {
+    case FV_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    case FV_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case FV_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+    case FV_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+    case FV_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case FV_FLOAT32: ((float *)p)[i] = (float)v; break;
+    default: ((double *)p)[i] = v; break;
+    }
+}
+
+/* random host data; special: sprinkle NaN / inf / -0.0 into float data */
+static fv_array *
+rand_host(fv_dtype dt, int nd, const int64_t *shape, int special)
+{
+    fv_array *h = new_array(dt, nd, shape, CPU);
+    int64_t n = fv_array_size(h);
+    void *p = fv_array_data(h);
+    for (int64_t i = 0; i < n; i++) {
+        double v;
+        switch (dt) {
+        case FV_BOOL: v = (double)(next_u64() & 1); break;
+        case FV_UINT8: v = (double)irand(0, 255); break;
+        case FV_UINT16: v = (double)irand(0, 65535); break;
+        case FV_INT16: v = (double)irand(-32768, 32767); break;
+        case FV_INT32: v = (double)irand(-2000000000, 2000000000); break;
+        default:
+            v = (next_u64() & 7) == 0 ? (double)irand(-50, 50) : uniform01() * 200.0 - 100.0;
+            if (special) {
+                uint64_t r = next_u64() % 97;
+                v = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -INFINITY : r == 3 ? -0.0 : v;
+            }
+            break;
+        }
+        set_elem(p, dt, i, v);
+    }
+    return h;
+}
+
+/* a contiguous host copy of any array */
+static fv_array *
+to_host(const fv_array *a)
+{
+    fv_array *c = new_array(fv_array_dtype(a), fv_array_ndim(a), fv_array_shape(a), fv_array_device(a));
+    fv_array *h = new_array(fv_array_dtype(a), fv_array_ndim(a), fv_array_shape(a), CPU);
+    CHECK_OK(fv_copy(ctx, a, c));
+    CHECK_OK(fv_copy(ctx, c, h));
+    CHECK_OK(fv_context_synchronize(ctx));
+    fv_array_unref(c);
+    return h;
+}
+
+/* Layouts of the GPU input: 0 contiguous, 1 every other element of the last
+ * axis, 2 the last two axes transposed (a transposed copy, viewed back). */
+static fv_array *
+gpu_input(const fv_array *h, int layout)
+{
+    int nd = fv_array_ndim(h);
+    const int64_t *sh = fv_array_shape(h);
+    fv_dtype dt = fv_array_dtype(h);
+    int64_t isz = (int64_t)fv_dtype_size(dt);
+    fv_array *d = new_array(dt, nd, sh, GPU), *v = NULL;
+    if (layout == 0) {
+        CHECK_OK(fv_copy(ctx, h, d));
+        return d;
+    }
+    int64_t bs[FV_MAX_NDIM], st[FV_MAX_NDIM];
+    memcpy(bs, sh, sizeof(int64_t) * (size_t)nd);
+    if (layout == 1) {
+        bs[nd - 1] = 2 * sh[nd - 1];
+    } else {
+        bs[nd - 1] = sh[nd - 2];
+        bs[nd - 2] = sh[nd - 1];
+    }
+    fv_array *base = new_array(dt, nd, bs, GPU);
+    int64_t s = isz;
+    for (int k = nd - 1; k >= 0; k--) {
+        st[k] = s;
+        s *= bs[k];
+    }
+    if (layout == 1) {
+        st[nd - 1] *= 2;
+    } else {
+        int64_t t = st[nd - 1];
+        st[nd - 1] = st[nd - 2];
+        st[nd - 2] = t;
+    }
+    CHECK_OK(fv_array_view(base, nd, sh, st, 0, &v));
+    fv_array_unref(base);
+    CHECK_OK(fv_copy(ctx, h, v));   /* host -> strided device view */
+    fv_array_unref(d);
+    return v;
+}
+
+/* ---- the operations ------------------------------------------------------------- */
+
+enum { OP_GAUSS, OP_UNIFORM, OP_MIN, OP_MAX, OP_SEP2 };
+static const char *const op_names[] = {"gaussian", "uniform", "minimum", "maximum", "sep2"};
+
+typedef struct tcase {
+    int op;
+    fv_dtype idt, odt;
+    int nd;
+    int64_t shape[3];
+    int layout;
+    int special;
+    fv_mode mode[3];
+    double cval;
+    double sigma[3];
+    int order[3];
+    int64_t size[3], origin[3];
+    /* OP_SEP2 */
+    fv__filter1d_params pass[2];
+    double w[2][16];
+} tcase;
+
+/* one fv__filter1d pass through fv__dispatch */
+static fv_status
+pass1d(const fv_array *in, fv_array *out, const fv__filter1d_params *p)
+{
+    fv__op_args a = {.in = in, .out = out, .params = p};
+    return fv__dispatch(ctx, FV__OP_FILTER1D, &a);
+}
+
+/* Run c on in -> out. fused: for OP_SEP2 whether FV__OP_SEP2 ran (else the chain). */
+static fv_status
+run(const tcase *c, const fv_array *in, fv_array *out, int use_sep2, int *took)
+{
+    int nd = c->nd;
+    *took = 0;
+    switch (c->op) {
+    case OP_GAUSS:
+        return fv_gaussian_filter(ctx, in, out, c->sigma, c->order, c->mode, c->cval, 4.0, NULL);
+    case OP_UNIFORM:
+        return fv_uniform_filter(ctx, in, out, c->size, c->mode, c->cval, c->origin);
+    case OP_MIN:
+    case OP_MAX: {
+        int64_t fs[3];
+        for (int d = 0; d < nd; d++)
+            fs[d] = c->size[d] < 1 ? 1 : c->size[d];
+        return (c->op == OP_MIN ? fv_minimum_filter : fv_maximum_filter)(ctx, in, out, NULL, NULL, fs, c->mode[0],
+                                                                        c->cval, c->origin);
+    }
+    default: {
+        fv_dtype mid = fv_array_dtype(out) == FV_BOOL ? FV_UINT8 : fv_array_dtype(out);
+        if (use_sep2) {
+            fv__sep2_params sp = {.pass = {c->pass[0], c->pass[1]}, .mid = mid};
+            fv__op_args a = {.in = in, .out = out, .params = &sp};
+            fv_status st = fv__dispatch(ctx, FV__OP_SEP2, &a);
+            if (st != FV__SEP2_DECLINED) {
+                *took = st == FV_OK;
+                return st;
+            }
+        }
+        fv_array *tmp = new_array(mid, nd, fv_array_shape(in), fv_array_device(in));
+        fv_status st = pass1d(in, tmp, &c->pass[0]);
+        if (st == FV_OK)
+            st = pass1d(tmp, out, &c->pass[1]);
+        fv_array_unref(tmp);
+        return st;
+    }
+    }
+}
+
+static int
+is_float(fv_dtype dt)
+{
+    return dt == FV_FLOAT32 || dt == FV_FLOAT64;
+}
+
+/* the CPU tolerance: float outputs within rounding (filter1d sums float32
+ * outputs of float32 / 8- / 16-bit data in float, runs window sums where scipy
+ * keeps a running sum), integer and bool outputs bit for bit */
+static double
+cpu_tol(const tcase *c)
+{
+    if (c->odt == FV_FLOAT32)
+        return 1e-5;
+    if (c->odt == FV_FLOAT64)
+        return 1e-12;
+    return -1.0;
+}
+
+static double
+get_elem(const void *p, fv_dtype dt, int64_t i)
+{
+    switch (dt) {
+    case FV_BOOL: case FV_UINT8: return ((const uint8_t *)p)[i];
+    case FV_UINT16: return ((const uint16_t *)p)[i];
+    case FV_INT16: return ((const int16_t *)p)[i];
+    case FV_INT32: return ((const int32_t *)p)[i];
+    case FV_FLOAT32: return ((const float *)p)[i];
+    default: return ((const double *)p)[i];
+    }
+}
+
+/* compare two contiguous host arrays: bits (tol < 0) or within tol relative
+ * (NaN where the other is NaN; integer outputs one apart at most) */
+static int
+compare(const fv_array *a, const fv_array *b, double tol, const char *what)
+{
+    int64_t n = fv_array_size(a);
+    fv_dtype dt = fv_array_dtype(a);
+    size_t isz = fv_dtype_size(dt);
+    const char *pa = fv_array_data(a), *pb = fv_array_data(b);
+    int64_t bad = 0, first = -1;
+    for (int64_t i = 0; i < n; i++) {
+        if (!memcmp(pa + (size_t)i * isz, pb + (size_t)i * isz, isz))
+            continue;
+        if (tol >= 0) {
+            double x = get_elem(pa, dt, i), y = get_elem(pb, dt, i);
+            if (x != x && y != y)
+                continue;
+            if (is_float(dt) ? fabs(x - y) <= tol * (1.0 + fabs(x) + fabs(y)) : fabs(x - y) <= 1.0)
+                continue;
+        }
+        if (first < 0)
+            first = i;
+        bad++;
+    }
+    if (bad) {
+        fprintf(stderr, "test_cuda_sepfused: %s: %lld of %lld differ (first at %lld: %.17g vs %.17g) in %s\n", what,
+                (long long)bad, (long long)n, (long long)first, get_elem(pa, dt, first), get_elem(pb, dt, first),
+                current);
+    }
+    return bad == 0;
+}
+
+static void
+describe(const tcase *c)
+{
+    int k = snprintf(current, sizeof current, "%s %s->%s shape", op_names[c->op], fv_dtype_name(c->idt),
+                     fv_dtype_name(c->odt));
+    for (int d = 0; d < c->nd; d++)
+        k += snprintf(current + k, sizeof current - (size_t)k, "%s%lld", d ? "x" : " ", (long long)c->shape[d]);
+    if (c->op == OP_SEP2)
+        k += snprintf(current + k, sizeof current - (size_t)k, " taps %lld/%lld origins %lld/%lld modes %d/%d",
+                      (long long)c->pass[0].size, (long long)c->pass[1].size, (long long)c->pass[0].origin,
+                      (long long)c->pass[1].origin, c->pass[0].mode, c->pass[1].mode);
+    else
+        k += snprintf(current + k, sizeof current - (size_t)k, " sizes %lld/%lld sig %g/%g ord %d/%d org %lld/%lld "
+                      "modes %d/%d", (long long)c->size[c->nd - 2], (long long)c->size[c->nd - 1],
+                      c->sigma[c->nd - 2], c->sigma[c->nd - 1], c->order[c->nd - 2], c->order[c->nd - 1],
+                      (long long)c->origin[c->nd - 2], (long long)c->origin[c->nd - 1], c->mode[c->nd - 2],
+                      c->mode[c->nd - 1]);
+    snprintf(current + k, sizeof current - (size_t)k, " cval %g layout %d special %d", c->cval, c->layout,
+             c->special);
+}
+
+static void
+run_case(tcase *c)
+{
+    int took = 0, dummy = 0;
+    describe(c);
+    ncases++;
+    fv_array *h = rand_host(c->idt, c->nd, c->shape, c->special);
+    fv_array *d = gpu_input(h, c->layout);
+    fv_array *o1 = new_array(c->odt, c->nd, c->shape, GPU), *o2 = new_array(c->odt, c->nd, c->shape, GPU);
+    /* fused (where it applies) */
+    unsetenv("FOVEA_SEP_UNFUSED");
+    fv_status st1 = run(c, d, o1, 1, &took);
+    /* the chain */
+    setenv("FOVEA_SEP_UNFUSED", "1", 1);
+    fv_status st2 = run(c, d, o2, 0, &dummy);
+    unsetenv("FOVEA_SEP_UNFUSED");
+    CHECK(st1 == st2);
+    if (st1 != FV_OK || st2 != FV_OK) {
+        fprintf(stderr, "test_cuda_sepfused: %s / %s (%s) in %s\n", fv_status_name(st1), fv_status_name(st2),
+                fv_error_message(), current);
+    } else {
+        fv_array *g1 = to_host(o1), *g2 = to_host(o2);
+        CHECK(compare(g1, g2, -1.0, "fused vs unfused"));
+        if (!cuda_only) {
+            fv_array *co = new_array(c->odt, c->nd, c->shape, CPU);
+            fv_status st3 = run(c, h, co, 0, &dummy);
+            if (st3 == FV_ENOKERNEL) {
+                /* no CPU kernels in this build */
+            } else {
+                CHECK_OK(st3);
+                double tol = cpu_tol(c);
+                if (st3 == FV_OK)
+                    CHECK(compare(g1, co, tol, "fused vs cpu"));
+            }
+            fv_array_unref(co);
+        }
+        fv_array_unref(g1);
+        fv_array_unref(g2);
+    }
+    if (c->op == OP_SEP2) {
+        nsep2++;
+        nfused += took;
+    }
+    fv_array_unref(h);
+    fv_array_unref(d);
+    fv_array_unref(o1);
+    fv_array_unref(o2);
+}
+
+/* ---- case generation ----------------------------------------------------------- */
+
+static const fv_dtype pairs[][2] = {
+    {FV_FLOAT32, FV_FLOAT32}, {FV_FLOAT64, FV_FLOAT64}, {FV_UINT8, FV_UINT8},   {FV_UINT16, FV_UINT16},
+    {FV_INT16, FV_INT16},     {FV_INT32, FV_INT32},     {FV_UINT8, FV_FLOAT32}, {FV_INT16, FV_FLOAT64},
+    {FV_FLOAT32, FV_FLOAT64}, {FV_FLOAT64, FV_FLOAT32}, {FV_UINT8, FV_BOOL},    {FV_INT32, FV_FLOAT32},
+    {FV_FLOAT32, FV_UINT8},   {FV_INT16, FV_INT32},
+};
+#define NPAIRS ((int)(sizeof pairs / sizeof pairs[0]))
+
+static void
+random_weights(double *w, int64_t n, int kind)
+{
+    /* kind 0 general, 1 symmetric, 2 antisymmetric */
+    for (int64_t i = 0; i < n; i++)
+        w[i] = (double)irand(-8, 8) / 4.0 + (next_u64() & 1 ? uniform01() * 0.1 : 0.0);
+    if (kind && (n & 1))
+        for (int64_t i = 0; i < n / 2; i++)
+            w[n - 1 - i] = kind == 1 ? w[i] : -w[i];
+    if (kind == 2 && (n & 1))
+        w[n / 2] = 0.25;
+}
+
+static void
+fill_random(tcase *c, int op, int pi)
+{
+    c->op = op;
+    c->idt = pairs[pi][0];
+    c->odt = pairs[pi][1];
+    fv_mode m0 = (fv_mode)irand(0, FV_MODE_COUNT - 1), m1 = (fv_mode)irand(0, FV_MODE_COUNT - 1);
+    c->cval = (next_u64() & 1) ? (double)irand(-3, 300) : uniform01() * 50.0 - 10.0;
+    for (int d = 0; d < 3; d++) {
+        c->mode[d] = d == c->nd - 1 ? m1 : m0;
+        c->sigma[d] = 0.0;
+        c->order[d] = 0;
+        c->size[d] = 1;
+        c->origin[d] = 0;
+    }
+    for (int d = c->nd - 2; d < c->nd; d++) {
+        c->sigma[d] = 0.4 + uniform01() * 3.0;
+        c->order[d] = (int)irand(0, 2);
+        c->size[d] = irand(2, op == OP_UNIFORM ? 12 : 7);
+        c->origin[d] = irand(-(c->size[d] / 2), (c->size[d] - 1) / 2);
+    }
+    if (op == OP_MIN || op == OP_MAX)
+        for (int d = 0; d < 3; d++)
+            c->mode[d] = m0;   /* one mode for min/max filters */
+    if (op == OP_SEP2) {
+        for (int k = 0; k < 2; k++) {
+            fv__filter1d_params *p = &c->pass[k];
+            int64_t n = irand(1, 15);
+            int kind = (int)irand(0, 5);
+            memset(p, 0, sizeof *p);
+            p->axis = c->nd - 2 + k;
+            p->mode = k ? m1 : m0;
+            p->cval = c->cval;
+            p->size = n;
+            p->origin = irand(-(n / 2), (n - 1) / 2);
+            if (kind <= 2) {
+                random_weights(c->w[k], n, kind);
+                p->kind = FV__F1D_CORRELATE;
+                p->weights = c->w[k];
+            } else {
+                p->kind = kind == 3 ? FV__F1D_UNIFORM : kind == 4 ? FV__F1D_MINIMUM : FV__F1D_MAXIMUM;
+            }
+        }
+    }
+}
+
+static void
+test_shapes(void)
+{
+    static const int64_t shapes[][3] = {{1, 37}, {29, 1}, {2, 2}, {17, 33}, {130, 257}, {65, 64}, {1000, 1000}};
+    const int nsh = (int)(sizeof shapes / sizeof shapes[0]);
+    for (int si = 0; si < nsh; si++) {
+        int big = shapes[si][0] * shapes[si][1] > 100000;
+        if (big && cuda_only)
+            continue;
+        int reps = big ? 2 : cuda_only ? 3 : 6;
+        for (int op = 0; op <= OP_SEP2; op++)
+            for (int r = 0; r < reps; r++) {
+                tcase c;
+                memset(&c, 0, sizeof c);
+                c.nd = 2;
+                c.shape[0] = shapes[si][0];
+                c.shape[1] = shapes[si][1];
+                c.layout = big ? 0 : (int)irand(0, 2);
+                fill_random(&c, op, (int)irand(0, NPAIRS - 1));
+                run_case(&c);
+            }
+    }
+}
+
+/* every dtype pair and mode on one mid-sized shape, each op */
+static void
+test_grid(void)
+{
+    for (int pi = 0; pi < NPAIRS; pi++)
+        for (int m = 0; m < FV_MODE_COUNT; m++)
+            for (int op = 0; op <= OP_SEP2; op++) {
+                if (cuda_only && (m + op) % 2)
+                    continue;
+                tcase c;
+                memset(&c, 0, sizeof c);
+                c.nd = 2;
+                c.shape[0] = 70;
+                c.shape[1] = 131;
+                fill_random(&c, op, pi);
+                for (int d = 0; d < 3; d++)
+                    c.mode[d] = (fv_mode)m;
+                c.pass[0].mode = c.pass[1].mode = m;
+                run_case(&c);
+            }
+}
+
+/* a batch axis (passes on the last two), NaN / inf data, even sizes */
+static void
+test_misc(void)
+{
+    for (int r = 0; r < (cuda_only ? 8 : 24); r++) {
+        tcase c;
+        memset(&c, 0, sizeof c);
+        c.nd = 3;
+        c.shape[0] = irand(2, 4);
+        c.shape[1] = irand(1, 90);
+        c.shape[2] = irand(1, 150);
+        c.layout = (int)irand(0, 1);
+        fill_random(&c, r % 5, (int)irand(0, NPAIRS - 1));
+        run_case(&c);
+    }
+    for (int r = 0; r < (cuda_only ? 10 : 30); r++) {   /* NaN / inf / -0.0 in float data */
+        tcase c;
+        memset(&c, 0, sizeof c);
+        c.nd = 2;
+        c.shape[0] = irand(1, 140);
+        c.shape[1] = irand(1, 140);
+        c.special = 1;
+        int op = r % 5;
+        fill_random(&c, op, (r / 5) % 2 ? 0 : 1);   /* float32 / float64 */
+        run_case(&c);
+    }
+}
+
+int
+main(void)
+{
+    if (!fv_cuda_available()) {
+        printf("test_cuda_sepfused: skipped: %s\n", fv_cuda_unavailable_reason());
+        return 77;
+    }
+    setvbuf(stdout, NULL, _IONBF, 0);
+    cuda_only = getenv("FOVEA_TEST_CUDA_ONLY") != NULL;
+    CHECK_OK(fv_context_new(&ctx));
+    CHECK_OK(fv_context_set_cuda(ctx, 0, NULL));
+    test_grid();
+    printf("test_cuda_sepfused: grid done, %d cases, %d failed\n", ncases, fv_t_fail);
+    test_shapes();
+    printf("test_cuda_sepfused: shapes done, %d cases, %d failed\n", ncases, fv_t_fail);
+    test_misc();
+    printf("test_cuda_sepfused: misc done, %d cases, %d failed\n", ncases, fv_t_fail);
+    /* most direct FV__OP_SEP2 cases (random taps, 2-d and 3-d) must take the fused kernel */
+    printf("test_cuda_sepfused: %d of %d direct FV__OP_SEP2 cases fused\n", nfused, nsep2);
+    CHECK(nfused * 2 > nsep2);
+    CHECK_OK(fv_context_synchronize(ctx));
+    fv_context_free(ctx);
+    return fv_t_summary("test_cuda_sepfused");
+}
