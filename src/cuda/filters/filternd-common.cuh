@@ -83,6 +83,23 @@ fvf_nd_border(const fvf_ndg<IT> &g, const int32_t *delta, int64_t j, const IT *c
     return true;
 }
 
+/* t + w * x of the correlation sums: in double with the product and the sum
+ * rounded separately (scipy's bits); in float (float32 outputs of float32 and
+ * 8/16-bit data) fused, as nvcc contracted the float t + w * x before this was
+ * spelled out (fma.rn.f32 in every float instantiation). The generic and the
+ * tiled kernels share it, so that their bits agree. */
+__device__ __forceinline__ double
+fvf_nd_madd(double t, double w, double x)
+{
+    return __dadd_rn(t, __dmul_rn(w, x));
+}
+
+__device__ __forceinline__ float
+fvf_nd_madd(float t, float w, float x)
+{
+    return __fmaf_rn(w, x, t);
+}
+
 /* Host: the window tables and geometry. kind: fv__filternd_kind. */
 typedef struct fvf_ndprep {
     int ndim;
@@ -229,6 +246,8 @@ typedef struct fvf_ndjob {
 } fvf_ndjob;
 
 fv_status fvf_rank_run(fvf_ndjob *j);
+/* The tiled 2-D correlation (filternd-corr.cu), or FV_ENOKERNEL where it does not apply. */
+fv_status fvf_corr_tile_run(const fvf_ndjob *j, int accf);
 
 static inline unsigned
 fvf_nd_grid(int64_t n, int device)

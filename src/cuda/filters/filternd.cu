@@ -1,8 +1,11 @@
 /* CUDA kernels of FV__OP_FILTERND: correlate, minimum and maximum over an n-d
- * window (the rank filter lives in filternd-rank.cu), scipy.ndimage's results:
+ * window (the rank filter lives in filternd-rank.cu, the tiled 2-D correlation
+ * in filternd-corr.cu), scipy.ndimage's results:
  *  - correlate: tmp = 0, tmp += w[j] * x[j] over the selected elements in C
  *    order (|w| > DBL_EPSILON, as scipy), in double without fused multiply-adds,
- *    or in float for float32 outputs of float32 and 8/16-bit data;
+ *    or in float (fused: fvf_nd_madd) for float32 outputs of float32 and 8/16-bit
+ *    data; 2-d windows spanning up to 11 x 11 take the tiled kernel
+ *    (FOVEA_CORR_UNTILED=1: this one);
  *  - minimum / maximum (scipy's NI_MinOrMaxFilter): cval is first cast to the
  *    input type; the first element's value enters as double (plus its structure
  *    value in double), every later one as the input type (plus the structure
@@ -54,12 +57,12 @@ fvf_k_nd_correlate(fvf_ndargs<IT> p)
         if (inside) {
             const char *base = p.in + oi;
             for (int64_t j = 0; j < count; j++)
-                t = fvf_add(t, fvf_mul((ACC)__ldg(p.t.w + j), (ACC)__ldg((const T *)(base + (IT)__ldg(p.t.off + j)))));
+                t = fvf_nd_madd(t, (ACC)__ldg(p.t.w + j), (ACC)__ldg((const T *)(base + (IT)__ldg(p.t.off + j))));
         } else {
             for (int64_t j = 0; j < count; j++) {
                 IT off;
                 ACC x = fvf_nd_border(p.g, p.t.delta, j, c, p.mode, off) ? (ACC)__ldg((const T *)(p.in + off)) : cv;
-                t = fvf_add(t, fvf_mul((ACC)__ldg(p.t.w + j), x));
+                t = fvf_nd_madd(t, (ACC)__ldg(p.t.w + j), x);
             }
         }
         fvf_store_nd(p.out + oo, p.odt, t);
@@ -278,6 +281,10 @@ fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
         j.mode = f->mode;
         j.cval = f->cval;
         int mn = f->kind == FV__FND_MINIMUM, has_st = f->kind != FV__FND_CORRELATE && f->weights != NULL;
+        if (f->kind == FV__FND_CORRELATE &&
+            (st = fvf_corr_tile_run(&j, fvf_acc_float(in->dtype, out->dtype))) != FV_ENOKERNEL)
+            goto done;   /* the tiled 2-D path (no device tables) */
+        st = FV_OK;
         if ((f->kind == FV__FND_MINIMUM || f->kind == FV__FND_MAXIMUM) &&
             (st = fvf_nd_st_bits(in->dtype, &j, mn, has_st, (uint64_t *)(host + b_st))) != FV_OK)
             goto done;
