@@ -576,12 +576,13 @@ run_case(const ccase *c)
                 CHECK(cmp_bits(got, direct, 0, what, "cuda vs direct model"));
                 if (tiles)
                     CHECK(cmp_bits(got, tiled, 0, what, "cuda vs tile model"));
-                /* the generic kernel, every bit */
+                /* the generic kernel, every bit but a NaN's sign (inf - inf in the
+                 * other operand order gives the other default NaN) */
                 uint64_t *ub_ = malloc((size_t)n * sizeof(uint64_t));
                 if (ub_) {
                     for (int64_t i = 0; i < n; i++)
                         ub_[i] = m_load(ug, i);
-                    CHECK(cmp_bits(got, ub_, 1, what, "tiled vs FOVEA_CORR_UNTILED=1"));
+                    CHECK(cmp_bits(got, ub_, 0, what, "tiled vs FOVEA_CORR_UNTILED=1"));
                 }
                 free(ub_);
             }

