@@ -765,7 +765,7 @@ typedef struct casend {
     int lin, lout, specials, wide;
     int use_fp, use_st;
     double fp_density;
-    int rank_sel;   /* -1 random, else 0 min, 1 median, 2 max */
+    int rank_sel;   /* -1 random, else 0 min, 1 median, 2 max, 10 + r: rank r */
     int tiled;      /* rank: also bit for bit against the model (float: NaN any payload), the
                      * generic kernels (FOVEA_RANK_UNTILED=1) and the CPU backend (both: +-0 equal) */
 } casend;
@@ -866,7 +866,7 @@ runnd(const casend *c)
     p.footprint = c->use_fp ? fp : NULL;
     p.weights = c->kind == FV__FND_CORRELATE ? w : (c->use_st ? w : NULL);
     p.count = count;
-    p.rank = c->rank_sel < 0 ? irand(0, count - 1) : c->rank_sel == 0 ? 0 : c->rank_sel == 1 ? count / 2 : count - 1;
+    p.rank = c->rank_sel >= 10 ? c->rank_sel - 10 : c->rank_sel < 0 ? irand(0, count - 1) : c->rank_sel == 0 ? 0 : c->rank_sel == 1 ? count / 2 : count - 1;
     snprintf(what, sizeof what, "%s %s->%s nd=%d shape=(%lld,%lld,%lld,%lld) fshape=(%lld,%lld,%lld,%lld) "
              "count=%lld rank=%lld mode=%s cval=%g layout=%d/%d sp=%d fp=%d st=%d",
              kindnd_names[c->kind], fv_dtype_name(c->idt), fv_dtype_name(c->odt), c->nd, (long long)c->shape[0],
@@ -1282,6 +1282,7 @@ bench(cudaStream_t s)
     fv_array_unref(h8);
 }
 
+#ifndef FV_CUDA_FILTERS_NO_MAIN   /* test_cuda_rank3d.c includes this file for its helpers */
 int
 main(void)
 {
@@ -1340,3 +1341,4 @@ main(void)
            cpu_kernels == 1 ? "compared" : "absent (model only)");
     return fv_t_summary("test_cuda_filters");
 }
+#endif

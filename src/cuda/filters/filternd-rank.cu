@@ -619,6 +619,164 @@ fvf_k_rank_tile(fvf_rtargs a)
     }
 }
 
+/* ---- tiled 3-D path: a full 3 x 3 x 3 box over 8/16-bit and float32 data ------------
+ * One block of 32 x 8 threads per 32 x 8 x 8 output tile (x, y, z): the tile and
+ * its halo go to shared memory with the mode applied at load time (as the 2-D
+ * path), then each thread walks the 8 z planes of its (y, x) column, L planes at
+ * a time (L pixels per network word as in the 2-D path; lanes along z). Each
+ * 3 x 3 plane of the window is sorted once (FVF_R3_SORT9) and, for L < 3, kept
+ * for the next outputs that share it; the three sorted planes are merged
+ * (FVF_R3_MERGE, rank-pruned by the compiler when the rank is a template
+ * argument: 13, 6 and 25, the median, percentile 25 and rank -2). NaN, and -0.0
+ * with a zero selected: scipy's quickselect on scipy's buffer (the window in C
+ * order), as in the 2-D path. */
+#include "rank3d-net.h"
+
+#define FVF_R3_BX 32
+#define FVF_R3_BY 8
+#define FVF_R3_TZ 8   /* z planes per tile (a multiple of every L) */
+
+typedef struct fvf_r3args {
+    const char *in;
+    char *out;
+    int d, h, w;                 /* planes, rows, columns */
+    int dz, dy, dx;              /* displacement of window element (0, 0, 0) */
+    int sz_in, sy_in, sx_in, sz_out, sy_out, sx_out;   /* byte strides (0 along an axis of 1) */
+    int mode, odt, rank;
+    double cval;
+} fvf_r3args;
+
+template <typename T>
+__device__ __noinline__ double
+fvf_r3_exact(const T *w, int sp, int sr, int rank)
+{
+    double buf[27];
+    for (int kz = 0; kz < 3; kz++)
+        for (int ky = 0; ky < 3; ky++)
+            for (int kx = 0; kx < 3; kx++)
+                buf[kz * 9 + ky * 3 + kx] = (double)w[kz * sp + ky * sr + kx];
+    return fvf_select<double>(buf, 0, 26, rank);
+}
+
+template <typename T, int R>
+__global__ void __launch_bounds__(FVF_R3_BX * FVF_R3_BY)
+fvf_k_rank_tile3(fvf_r3args a)
+{
+    typedef fvf_rt<T> Tr;
+    typedef typename Tr::W W;
+    enum { SW = FVF_R3_BX + 2, SH = FVF_R3_BY + 2, SD = FVF_R3_TZ + 2, L = Tr::L };
+    __shared__ T s[SD][SH][SW];
+    const int x0 = (int)blockIdx.x * FVF_R3_BX, y0 = (int)blockIdx.y * FVF_R3_BY,
+              z0 = (int)blockIdx.z * FVF_R3_TZ;
+    const T cv = fvf_to_in<T>(a.cval);
+    for (int e = (int)(threadIdx.y * FVF_R3_BX + threadIdx.x); e < SD * SH * SW; e += FVF_R3_BX * FVF_R3_BY) {
+        const int sz = e / (SH * SW), rem = e - sz * (SH * SW), sy = rem / SW, sx = rem - sy * SW;
+        const int iz = fvf_extend<int>(z0 + a.dz + sz, a.d, a.mode);
+        const int iy = iz < 0 ? -1 : fvf_extend<int>(y0 + a.dy + sy, a.h, a.mode);
+        const int ix = iy < 0 ? -1 : fvf_extend<int>(x0 + a.dx + sx, a.w, a.mode);
+        s[sz][sy][sx] = ix < 0 ? cv : __ldg((const T *)(a.in + iz * a.sz_in + iy * a.sy_in + ix * a.sx_in));
+    }
+    __syncthreads();
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const int x = x0 + tx, y = y0 + ty;
+    if (x >= a.w || y >= a.h || z0 >= a.d)
+        return;
+    const int rank = R >= 0 ? R : a.rank;
+    unsigned redo = 0;   /* float outputs with NaN or -0.0: bit q for plane z0 + q */
+    W p[3][9];           /* the sorted window planes of the current L outputs */
+    bool nanp[3], negp[3];
+#pragma unroll
+    for (int g = 0; g < FVF_R3_TZ / L; g++) {
+#pragma unroll
+        for (int k = 0; k < 3; k++) {
+            if (g > 0 && k + L < 3) {   /* the plane of the previous outputs' window */
+#pragma unroll
+                for (int i = 0; i < 9; i++)
+                    p[k][i] = p[k + L][i];
+                nanp[k] = nanp[k + L];
+                negp[k] = negp[k + L];
+                continue;
+            }
+            W *v = p[k];
+            bool nan = false, neg = false;
+#pragma unroll
+            for (int ky = 0; ky < 3; ky++) {
+#pragma unroll
+                for (int kx = 0; kx < 3; kx++) {
+                    W w = 0;
+#pragma unroll
+                    for (int l = 0; l < L; l++) {
+                        const T u = s[g * L + l + k][ty + ky][tx + kx];
+                        w = Tr::put(w, u, l);
+                        if (fvf_is_float<T>::value) {
+                            nan |= u != u;
+                            neg |= Tr::negz(u);
+                        }
+                    }
+                    v[ky * 3 + kx] = w;
+                }
+            }
+            nanp[k] = nan;   /* float only (L = 1) */
+            negp[k] = neg;
+#define FVF_R3_CMP(I, J)      \
+    {                         \
+        W c0 = v[I], c1 = v[J]; \
+        v[I] = Tr::mn(c0, c1); \
+        v[J] = Tr::mx(c0, c1); \
+    }
+            FVF_R3_SORT9(FVF_R3_CMP)
+#undef FVF_R3_CMP
+        }
+        W v[27];
+#pragma unroll
+        for (int k = 0; k < 3; k++) {
+#pragma unroll
+            for (int i = 0; i < 9; i++)
+                v[k * 9 + i] = p[k][i];
+        }
+#define FVF_R3_CMP(I, J)      \
+    {                         \
+        W c0 = v[I], c1 = v[J]; \
+        v[I] = Tr::mn(c0, c1); \
+        v[J] = Tr::mx(c0, c1); \
+    }
+        FVF_R3_MERGE(FVF_R3_CMP)
+#undef FVF_R3_CMP
+        W u[27];
+#define FVF_R3_AT(K, I) u[K] = v[I];
+        FVF_R3_POS(FVF_R3_AT)
+#undef FVF_R3_AT
+        W sel = u[0];
+        if (R >= 0) {
+            sel = u[R >= 0 ? R : 0];
+        } else {
+#pragma unroll
+            for (int k = 1; k < 27; k++)
+                if (k == rank)
+                    sel = u[k];
+        }
+#pragma unroll
+        for (int l = 0; l < L; l++) {
+            const int q = g * L + l, z = z0 + q;
+            const T t = Tr::get(sel, l);
+            bool exact = false;
+            if (fvf_is_float<T>::value) {
+                exact = nanp[0] || nanp[1] || nanp[2] || ((negp[0] || negp[1] || negp[2]) && t == (T)0);
+                redo |= (unsigned)exact << q;
+            }
+            if (z < a.d && !exact)
+                fvf_store_nd(a.out + z * a.sz_out + y * a.sy_out + x * a.sx_out, a.odt, fvf_back<T>((double)t));
+        }
+    }
+    /* NaN, or -0.0 and a zero selected: scipy's quickselect, after the registers died */
+    for (int q = 0; redo && q < FVF_R3_TZ; q++) {
+        const int z = z0 + q;
+        if (((redo >> q) & 1) && z < a.d)
+            fvf_store_nd(a.out + z * a.sz_out + y * a.sy_out + x * a.sx_out, a.odt,
+                         fvf_back<T>(fvf_r3_exact<T>(&s[q][ty][tx], SH * SW, SW, rank)));
+    }
+}
+
 /* ---- host -------------------------------------------------------------------------- */
 
 template <typename IT>
@@ -740,6 +898,63 @@ fvf_rank_tile_launch(const fvf_ndjob *j)
     return fv_cu_launch_status("rank filter kernel launch");
 }
 
+/* The tiled 3-D path applies (1) or not (0): FOVEA_RANK_UNTILED unset or "0",
+ * 3-d, a full 3 x 3 x 3 box, 32-bit index math, a grid that holds the tiles. */
+static int
+fvf_rank_tile3_ok(const fvf_ndjob *j)
+{
+    const fvf_ndprep *p = j->prep;
+    const char *env = getenv("FOVEA_RANK_UNTILED");
+    if ((env && *env && strcmp(env, "0")) || p->ndim != 3 || j->in->ndim != 3 || !j->fits32)
+        return 0;
+    for (int d = 0; d < 3; d++)
+        if (p->dmax[d] - p->dmin[d] + 1 != 3)
+            return 0;
+    if (p->count != 27)
+        return 0;
+    if ((p->shape[0] + FVF_R3_TZ - 1) / FVF_R3_TZ > 65535 || (p->shape[1] + FVF_R3_BY - 1) / FVF_R3_BY > 65535 ||
+        (p->shape[2] + FVF_R3_BX - 1) / FVF_R3_BX > INT32_MAX)
+        return 0;
+    return 1;
+}
+
+template <typename T>
+static fv_status
+fvf_rank_tile3_launch(const fvf_ndjob *j)
+{
+    const fvf_ndprep *p = j->prep;
+    fvf_r3args a;
+    memset(&a, 0, sizeof a);
+    a.in = (const char *)j->in->data;
+    a.out = (char *)j->out->data;
+    a.d = (int)p->shape[0];
+    a.h = (int)p->shape[1];
+    a.w = (int)p->shape[2];
+    a.dz = (int)p->dmin[0];
+    a.dy = (int)p->dmin[1];
+    a.dx = (int)p->dmin[2];
+    a.sz_in = p->shape[0] > 1 ? (int)p->s_in[0] : 0;
+    a.sy_in = p->shape[1] > 1 ? (int)p->s_in[1] : 0;
+    a.sx_in = p->shape[2] > 1 ? (int)p->s_in[2] : 0;
+    a.sz_out = p->shape[0] > 1 ? (int)p->s_out[0] : 0;
+    a.sy_out = p->shape[1] > 1 ? (int)p->s_out[1] : 0;
+    a.sx_out = p->shape[2] > 1 ? (int)p->s_out[2] : 0;
+    a.mode = j->mode;
+    a.odt = (int)j->out->dtype;
+    a.rank = (int)j->rank;
+    a.cval = j->cval;
+    dim3 grid((unsigned)((a.w + FVF_R3_BX - 1) / FVF_R3_BX), (unsigned)((a.h + FVF_R3_BY - 1) / FVF_R3_BY),
+              (unsigned)((a.d + FVF_R3_TZ - 1) / FVF_R3_TZ));
+    dim3 block(FVF_R3_BX, FVF_R3_BY);
+    switch (j->rank) {
+    case 13: fvf_k_rank_tile3<T, 13><<<grid, block, 0, j->stream>>>(a); break;
+    case 6: fvf_k_rank_tile3<T, 6><<<grid, block, 0, j->stream>>>(a); break;
+    case 25: fvf_k_rank_tile3<T, 25><<<grid, block, 0, j->stream>>>(a); break;
+    default: fvf_k_rank_tile3<T, -1><<<grid, block, 0, j->stream>>>(a); break;
+    }
+    return fv_cu_launch_status("rank filter kernel launch");
+}
+
 /* the tiled kernels only for 8/16-bit and float32 data (compile time) */
 template <typename T> struct fvf_tile_ok { static const bool value = false; };
 template <> struct fvf_tile_ok<uint8_t> { static const bool value = true; };
@@ -753,7 +968,8 @@ template <typename T, bool OK> struct fvf_tile_run {
 template <typename T> struct fvf_tile_run<T, true> {
     static fv_status run(const fvf_ndjob *j, int k)
     {
-        return k == 3 ? fvf_rank_tile_launch<T, 3>(j) : fvf_rank_tile_launch<T, 5>(j);
+        return k == 3 ? fvf_rank_tile_launch<T, 3>(j) : k == 5 ? fvf_rank_tile_launch<T, 5>(j)
+                                                               : fvf_rank_tile3_launch<T>(j);
     }
 };
 
@@ -765,6 +981,8 @@ fvf_rank_t(fvf_ndjob *j)
     unsigned grid = fvf_nd_grid(npts, j->device);
     fv_status st = FV_OK;
     int tk = fvf_tile_ok<T>::value ? fvf_rank_tile_k(j) : 0;
+    if (!tk && fvf_tile_ok<T>::value && fvf_rank_tile3_ok(j))
+        tk = 27;   /* the 3 x 3 x 3 box */
     if (tk)
         return fvf_tile_run<T, fvf_tile_ok<T>::value>::run(j, tk);
     if (count <= 9 && j->fits32)
