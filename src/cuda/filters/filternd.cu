@@ -10,7 +10,9 @@
  *    input type; the first element's value enters as double (plus its structure
  *    value in double), every later one as the input type (plus the structure
  *    value cast to the input type, with the input type's arithmetic), and
- *    replaces the result when strictly smaller / greater in double. */
+ *    replaces the result when strictly smaller / greater in double; flat 2-d
+ *    windows spanning up to 11 x 11 take the tiled kernel in filternd-minmax.cu
+ *    (FOVEA_MINMAX_UNTILED=1: this one). */
 #include "filternd-common.cuh"
 
 /* a + b in T's own arithmetic (integers wrap, bool as one byte) */
@@ -284,6 +286,9 @@ fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
         if (f->kind == FV__FND_CORRELATE &&
             (st = fvf_corr_tile_run(&j, fvf_acc_float(in->dtype, out->dtype))) != FV_ENOKERNEL)
             goto done;   /* the tiled 2-D path (no device tables) */
+        if ((f->kind == FV__FND_MINIMUM || f->kind == FV__FND_MAXIMUM) &&
+            (st = fvf_minmax_tile_run(&j, mn, has_st)) != FV_ENOKERNEL)
+            goto done;   /* the tiled 2-D flat min/max (filternd-minmax.cu) */
         st = FV_OK;
         if ((f->kind == FV__FND_MINIMUM || f->kind == FV__FND_MAXIMUM) &&
             (st = fvf_nd_st_bits(in->dtype, &j, mn, has_st, (uint64_t *)(host + b_st))) != FV_OK)
