@@ -250,6 +250,8 @@ fv_status fvf_rank_run(fvf_ndjob *j);
 fv_status fvf_corr_tile_run(const fvf_ndjob *j, int accf);
 /* The tiled 2-D flat minimum / maximum (filternd-minmax.cu), or FV_ENOKERNEL where it does not apply. */
 fv_status fvf_minmax_tile_run(const fvf_ndjob *j, int mn, int has_st);
+/* The tiled 3-D correlation (filternd-corr3d.cu), or FV_ENOKERNEL where it does not apply. */
+fv_status fvf_corr3d_run(const fvf_ndjob *j, int accf);
 
 static inline unsigned
 fvf_nd_grid(int64_t n, int device)

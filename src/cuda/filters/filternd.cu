@@ -5,7 +5,8 @@
  *    order (|w| > DBL_EPSILON, as scipy), in double without fused multiply-adds,
  *    or in float (fused: fvf_nd_madd) for float32 outputs of float32 and 8/16-bit
  *    data; 2-d windows spanning up to 11 x 11 take the tiled kernel
- *    (FOVEA_CORR_UNTILED=1: this one);
+ *    (FOVEA_CORR_UNTILED=1: this one), 3-d windows spanning up to 5 x 5 x 5 of
+ *    the common dtypes the tiled 3-D kernel in filternd-corr3d.cu (the same);
  *  - minimum / maximum (scipy's NI_MinOrMaxFilter): cval is first cast to the
  *    input type; the first element's value enters as double (plus its structure
  *    value in double), every later one as the input type (plus the structure
@@ -289,6 +290,9 @@ fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
         if ((f->kind == FV__FND_MINIMUM || f->kind == FV__FND_MAXIMUM) &&
             (st = fvf_minmax_tile_run(&j, mn, has_st)) != FV_ENOKERNEL)
             goto done;   /* the tiled 2-D flat min/max (filternd-minmax.cu) */
+        if (f->kind == FV__FND_CORRELATE &&
+            (st = fvf_corr3d_run(&j, fvf_acc_float(in->dtype, out->dtype))) != FV_ENOKERNEL)
+            goto done;   /* the tiled 3-D path (filternd-corr3d.cu) */
         st = FV_OK;
         if ((f->kind == FV__FND_MINIMUM || f->kind == FV__FND_MAXIMUM) &&
             (st = fvf_nd_st_bits(in->dtype, &j, mn, has_st, (uint64_t *)(host + b_st))) != FV_OK)
