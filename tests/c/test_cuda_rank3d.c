@@ -275,7 +275,7 @@ test_rank3d(void)
         c.fp_density = 0.7;
         c.specials = 1;
         c.rank_sel = -1;
-        c.tiled = 1;
+        c.tiled = 0;   /* the generic kernels: no promise on a selected zero's sign (ndimage.md) */
         runnd(&c);
     }
 }
