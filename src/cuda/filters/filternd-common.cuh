@@ -245,6 +245,25 @@ typedef struct fvf_ndjob {
     double cval;
 } fvf_ndjob;
 
+/* The 2-D geometry every tiled kernel's arguments carry (fields in, out, h, w,
+ * dy, dx, sy_in, sx_in, sy_out, sx_out, mode, odt), from job j and its prep p:
+ * byte strides, 0 along an axis of 1. */
+#define FVF_TILE2D_FILL(a, j, p)                                           \
+    do {                                                                   \
+        (a).in = (const char *)(j)->in->data;                              \
+        (a).out = (char *)(j)->out->data;                                  \
+        (a).h = (int)(p)->shape[0];                                        \
+        (a).w = (int)(p)->shape[1];                                        \
+        (a).dy = (int)(p)->dmin[0];                                        \
+        (a).dx = (int)(p)->dmin[1];                                        \
+        (a).sy_in = (p)->shape[0] > 1 ? (int)(p)->s_in[0] : 0;             \
+        (a).sx_in = (p)->shape[1] > 1 ? (int)(p)->s_in[1] : 0;             \
+        (a).sy_out = (p)->shape[0] > 1 ? (int)(p)->s_out[0] : 0;           \
+        (a).sx_out = (p)->shape[1] > 1 ? (int)(p)->s_out[1] : 0;           \
+        (a).mode = (j)->mode;                                              \
+        (a).odt = (int)(j)->out->dtype;                                    \
+    } while (0)
+
 fv_status fvf_rank_run(fvf_ndjob *j);
 /* The tiled 2-D correlation (filternd-corr.cu), or FV_ENOKERNEL where it does not apply. */
 fv_status fvf_corr_tile_run(const fvf_ndjob *j, int accf);

@@ -140,18 +140,7 @@ fvf_corr_tile_launch(const fvf_ndjob *j, int k)
     const fvf_ndprep *p = j->prep;
     fvf_ctargs<ACC> a;
     memset(&a, 0, sizeof a);
-    a.in = (const char *)j->in->data;
-    a.out = (char *)j->out->data;
-    a.h = (int)p->shape[0];
-    a.w = (int)p->shape[1];
-    a.dy = (int)p->dmin[0];
-    a.dx = (int)p->dmin[1];
-    a.sy_in = p->shape[0] > 1 ? (int)p->s_in[0] : 0;
-    a.sx_in = p->shape[1] > 1 ? (int)p->s_in[1] : 0;
-    a.sy_out = p->shape[0] > 1 ? (int)p->s_out[0] : 0;
-    a.sx_out = p->shape[1] > 1 ? (int)p->s_out[1] : 0;
-    a.mode = j->mode;
-    a.odt = (int)j->out->dtype;
+    FVF_TILE2D_FILL(a, j, p);
     a.cval = (ACC)j->cval;
     for (int64_t e = 0; e < p->count; e++) {
         int by = (int)(p->delta[2 * e] - p->dmin[0]), bx = (int)(p->delta[2 * e + 1] - p->dmin[1]);

@@ -213,18 +213,7 @@ fvf_minmax_tile_launch(const fvf_ndjob *j, int k, int mn)
     const fvf_ndprep *p = j->prep;
     fvf_mtargs a;
     memset(&a, 0, sizeof a);
-    a.in = (const char *)j->in->data;
-    a.out = (char *)j->out->data;
-    a.h = (int)p->shape[0];
-    a.w = (int)p->shape[1];
-    a.dy = (int)p->dmin[0];
-    a.dx = (int)p->dmin[1];
-    a.sy_in = p->shape[0] > 1 ? (int)p->s_in[0] : 0;
-    a.sx_in = p->shape[1] > 1 ? (int)p->s_in[1] : 0;
-    a.sy_out = p->shape[0] > 1 ? (int)p->s_out[0] : 0;
-    a.sx_out = p->shape[1] > 1 ? (int)p->s_out[1] : 0;
-    a.mode = j->mode;
-    a.odt = (int)j->out->dtype;
+    FVF_TILE2D_FILL(a, j, p);
     a.mx = !mn;
     a.cval = j->cval;
     for (int e = 0; e < k * k; e++)
