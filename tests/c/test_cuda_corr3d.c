@@ -19,153 +19,10 @@
  * passes on them). FOVEA_TEST_CUDA_ONLY=1 keeps a quarter of the random cases
  * and drops the 64^3 ones. FOVEA_CORR3D_BENCH=1 adds timings (3^3 and 5^3,
  * 256^3, tiled vs FOVEA_CORR_UNTILED=1). */
-#include <float.h>
-#include <math.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cuda_runtime_api.h>
-
-#include "fovea/fovea.h"
-#include "internal.h"
-#include "ndimage.h"
-#include "check.h"
-
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
-static fv_context *ctx;
-static int have_gpu, cpu_kernels = -1, reduced;
-static int ncases, ntiled;
-static char current[400];
-
-static void
-on_crash(int sig)
-{
-    fprintf(stderr, "test_cuda_corr3d: signal %d during: %s\n", sig, current);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-/* ---- random numbers ------------------------------------------------------------- */
-
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint64_t
-next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-static double
-uniform(double lo, double hi)
-{
-    return lo + (hi - lo) * ((double)(next_u64() >> 11) * (1.0 / 9007199254740992.0));
-}
-static int64_t
-irand(int64_t lo, int64_t hi)   /* [lo, hi] */
-{
-    return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
-}
-
-/* ---- scipy's casts (as test_cuda_filters.c) ------------------------------------------ */
-
-static int32_t
-m_cvt32(double x)
-{
-    return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN;
-}
-static int64_t
-m_cvt64(double x)
-{
-    return (x > -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
-}
-static uint64_t
-m_cvtu64(double x)
-{
-    if (!(x >= 9223372036854775808.0))
-        return (uint64_t)m_cvt64(x);
-    return (uint64_t)m_cvt64(x - 9223372036854775808.0) ^ 0x8000000000000000ull;
-}
-static int
-is_float(fv_dtype dt)
-{
-    return dt == FV_FLOAT32 || dt == FV_FLOAT64;
-}
-static uint64_t
-width_mask(fv_dtype dt)
-{
-    size_t s = fv_dtype_size(dt);
-    return s >= 8 ? ~0ull : ((1ull << (8 * s)) - 1);
-}
-static double
-m_tod(fv_dtype dt, uint64_t b)
-{
-    switch (dt) {
-    case FV_BOOL: case FV_UINT8: return (double)(uint8_t)b;
-    case FV_INT8: return (double)(int8_t)b;
-    case FV_UINT16: return (double)(uint16_t)b;
-    case FV_INT16: return (double)(int16_t)b;
-    case FV_UINT32: return (double)(uint32_t)b;
-    case FV_INT32: return (double)(int32_t)b;
-    case FV_UINT64: return (double)b;
-    case FV_INT64: return (double)(int64_t)b;
-    case FV_FLOAT32: { float f; uint32_t u = (uint32_t)b; memcpy(&f, &u, 4); return f; }
-    default: { double d; memcpy(&d, &b, 8); return d; }
-    }
-}
-static uint64_t
-m_store(fv_dtype odt, double v)
-{
-    switch (odt) {
-    case FV_BOOL: return (uint8_t)m_cvt32(v) != 0;
-    case FV_UINT32: return (uint64_t)m_cvt64(v) & 0xffffffffull;
-    case FV_INT64: return (uint64_t)m_cvt64(v);
-    case FV_UINT64: return m_cvtu64(v);
-    case FV_FLOAT32: { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); return u; }
-    case FV_FLOAT64: { uint64_t u; memcpy(&u, &v, 8); return u; }
-    default: return (uint64_t)(uint32_t)m_cvt32(v) & width_mask(odt);
-    }
-}
-static uint64_t
-m_store_nd(fv_dtype odt, double v)
-{
-    if (odt == FV_UINT64 && v < 0)
-        return 0 - m_cvtu64(-v);
-    return m_store(odt, v);
-}
-static uint64_t
-f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static uint64_t
-m_load(const fv_array *h, int64_t i)
-{
-    size_t s = fv_dtype_size(fv_array_dtype(h));
-    uint64_t b = 0;
-    memcpy(&b, (const char *)fv_array_data(h) + i * (int64_t)s, s);
-    return b;
-}
-
-/* the GPU's float accumulation (filters-common.cuh fvf_acc_float) */
-static int
-acc_float(fv_dtype in, fv_dtype out)
-{
-    return out == FV_FLOAT32 && (in == FV_FLOAT32 || in == FV_UINT8 || in == FV_INT8 || in == FV_UINT16 ||
-                                 in == FV_INT16 || in == FV_BOOL);
-}
-
-static int
-selected(const fv__filternd_params *p, int64_t j)
-{
-    return (!p->footprint || p->footprint[j]) && fabs(p->weights[j]) > DBL_EPSILON;
-}
+#define CFC_TEST_NAME "test_cuda_corr3d"
+#define CFC_UNTILED_ENV "FOVEA_CORR_UNTILED"
+#define CFC_CORRELATE
+#include "cuda-filter-check.h"
 
 /* ---- the models (h: contiguous 3-d host array) ------------------------------------------ */
 
@@ -338,43 +195,6 @@ fast_pair(fv_dtype i, fv_dtype o)
 
 /* ---- arrays ---------------------------------------------------------------------- */
 
-static fv_array *
-new_array(fv_dtype dt, int nd, const int64_t *shape, fv_device dev)
-{
-    fv_array *a = NULL;
-    CHECK_OK(fv_array_new(ctx, dt, nd, shape, dev, &a));
-    return a;
-}
-
-/* specials: NaN / +-inf / -0.0 among float data (1 in 9 with inf, 1 in 40 without) */
-static void
-fill(fv_array *h, int specials, int wide)
-{
-    fv_dtype dt = fv_array_dtype(h);
-    int64_t n = fv_array_size(h);
-    char *p = fv_array_data(h);
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t r = next_u64();
-        double v = wide ? uniform(-1e6, 1e6) : uniform(-300.0, 300.0);
-        if (specials && is_float(dt) && next_u64() % (specials == 2 ? 9 : 40) == 3) {
-            static const double sp[] = {INFINITY, -INFINITY, NAN, -0.0, 0.0, 1e30, -1e30};
-            v = sp[next_u64() % 7];
-        }
-        if (!wide && !is_float(dt))
-            r = (uint64_t)(int64_t)(dt == FV_BOOL ? (int64_t)(r & 1) : irand(-40, 300));
-        switch (dt) {
-        case FV_BOOL: ((uint8_t *)p)[i] = (uint8_t)(r & 1); break;
-        case FV_UINT8: case FV_INT8: ((uint8_t *)p)[i] = (uint8_t)r; break;
-        case FV_UINT16: case FV_INT16: ((uint16_t *)p)[i] = (uint16_t)r; break;
-        case FV_UINT32: case FV_INT32: ((uint32_t *)p)[i] = (uint32_t)r; break;
-        case FV_UINT64: case FV_INT64: ((uint64_t *)p)[i] = r; break;
-        case FV_FLOAT32: ((float *)p)[i] = (float)v; break;
-        case FV_FLOAT64: ((double *)p)[i] = v; break;
-        default: break;
-        }
-    }
-}
-
 /* A 3-d view of `shape` on dev: layout 0 contiguous, 1 the first axis reversed
  * and every other element of the last, 2 Fortran order. */
 static fv_array *
@@ -433,46 +253,6 @@ cmp_bits(const fv_array *got, const uint64_t *want, int exact, const char *what,
         return 0;
     }
     return 1;
-}
-
-/* float32 outputs of float sums: the CPU's double sum within 1e-5 of the magnitude;
- * bigw: a selected weight past FLT_MAX (inf in float: 0 * inf is NaN there, so
- * non-finite results may differ) */
-static int
-cmp_close(const fv_array *got, const uint64_t *want, const double *mag, int bigw, const char *what,
-          const char *who)
-{
-    fv_dtype dt = fv_array_dtype(got);
-    for (int64_t i = 0; i < fv_array_size(got); i++) {
-        double g = m_tod(dt, m_load(got, i)), w = m_tod(dt, want[i]);
-        int ok = isnan(w) ? isnan(g) : isinf(w) ? g == w : fabs(g - w) <= 1e-5 * (mag[i] + fabs(w)) + 1e-37;
-        if (!ok && isinf(g) && !isnan(w) && fabs(w) > 3e38)
-            ok = 1;   /* float overflow near FLT_MAX */
-        if (!ok && bigw && (!isfinite(g) || !isfinite(w)))
-            ok = 1;
-        if (!ok) {
-            fprintf(stderr, "%s [%s]: element %lld: %.9g, want %.9g (mag %g)\n", what, who, (long long)i, g, w,
-                    mag[i]);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* FOVEA_CORR_UNTILED=1 around one dispatch: the generic kernel */
-static fv_status
-dispatch_untiled(fv_context *c, fv__op_args *a)
-{
-    const char *env = getenv("FOVEA_CORR_UNTILED");
-    char *prev = env ? strdup(env) : NULL;
-    setenv("FOVEA_CORR_UNTILED", "1", 1);
-    fv_status st = fv__dispatch(c, FV__OP_FILTERND, a);
-    if (prev)
-        setenv("FOVEA_CORR_UNTILED", prev, 1);
-    else
-        unsetenv("FOVEA_CORR_UNTILED");
-    free(prev);
-    return st;
 }
 
 /* ---- one case --------------------------------------------------------------------- */
@@ -576,13 +356,9 @@ run_case(const ccase *c)
     int tiles = ref_tiled(hc, &p, c->odt, tiled);
     ntiled += reach;
     if (tiles) {
-        fv_array *mt = new_array(c->odt, 3, c->shape, CPU);
-        if (mt) {
-            size_t s = fv_dtype_size(c->odt);
-            for (int64_t i = 0; i < n; i++)
-                memcpy((char *)fv_array_data(mt) + i * (int64_t)s, &tiled[i], s);
+        fv_array *mt = bits_array(c->odt, 3, c->shape, tiled);
+        if (mt)
             CHECK(cmp_bits(mt, direct, 0, what, "tile model vs direct model"));   /* host NaN signs vary */
-        }
         fv_array_unref(mt);
     }
     if (cpu_kernels != 0) {   /* the CPU backend into a view of the output layout */
@@ -621,12 +397,9 @@ run_case(const ccase *c)
                 if (tiles)
                     CHECK(cmp_bits(got, tiled, 0, what, "cuda vs tile model"));
                 /* the generic kernel, every bit but a NaN's sign */
-                uint64_t *ub_ = malloc((size_t)n * sizeof(uint64_t));
-                if (ub_) {
-                    for (int64_t i = 0; i < n; i++)
-                        ub_[i] = m_load(ug, i);
+                uint64_t *ub_ = array_bits(ug);
+                if (ub_)
                     CHECK(cmp_bits(got, ub_, 0, what, "tiled vs FOVEA_CORR_UNTILED=1"));
-                }
                 free(ub_);
             }
         }
@@ -796,29 +569,6 @@ test_large(void)
 }
 
 /* ---- timings (FOVEA_CORR3D_BENCH=1) ---------------------------------------------------- */
-
-static double
-time_nd(cudaStream_t s, const fv__op_args *a, int untiled, int reps)
-{
-    cudaEvent_t e0, e1;
-    float ms = 0;
-    if (untiled)
-        setenv("FOVEA_CORR_UNTILED", "1", 1);
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    CHECK_OK(fv__dispatch(ctx, FV__OP_FILTERND, a));
-    cudaEventRecord(e0, s);
-    for (int r = 0; r < reps; r++)
-        fv__dispatch(ctx, FV__OP_FILTERND, a);
-    cudaEventRecord(e1, s);
-    cudaEventSynchronize(e1);
-    cudaEventElapsedTime(&ms, e0, e1);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    if (untiled)
-        unsetenv("FOVEA_CORR_UNTILED");
-    return ms / reps;
-}
 
 static void
 bench(cudaStream_t s)

@@ -17,24 +17,9 @@
  *
  * Exits 77 (ctest: skipped) without a usable GPU. FOVEA_FILTERS_BENCH=1 adds a
  * few timings on 8192 x 8192 arrays. */
-#include <float.h>
-#include <math.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#define CFC_RNG_SEED 0x9e3779b97f4a7c15ull
+#include "cuda-filter-check.h"
 
-#include <cuda_runtime_api.h>
-
-#include "fovea/fovea.h"
-#include "internal.h"
-#include "ndimage.h"
-#include "check.h"
-
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
-static fv_context *ctx;
 static int cpu_kernels = -1;   /* unknown, 0 absent, 1 present */
 static int ncases;
 static char current[320];       /* the case running, for a crash report */
@@ -47,78 +32,7 @@ on_crash(int sig)
     raise(sig);
 }
 
-/* ---- random numbers ------------------------------------------------------------- */
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t
-next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-static double
-uniform(double lo, double hi)
-{
-    return lo + (hi - lo) * ((double)(next_u64() >> 11) * (1.0 / 9007199254740992.0));
-}
-static int64_t
-irand(int64_t lo, int64_t hi)   /* [lo, hi] */
-{
-    return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
-}
-
-/* ---- the model: scipy's casts ----------------------------------------------------- */
-
-static int32_t
-m_cvt32(double x)
-{
-    return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN;
-}
-static int64_t
-m_cvt64(double x)
-{
-    return (x > -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
-}
-static uint64_t
-m_cvtu64(double x)
-{
-    if (!(x >= 9223372036854775808.0))
-        return (uint64_t)m_cvt64(x);
-    return (uint64_t)m_cvt64(x - 9223372036854775808.0) ^ 0x8000000000000000ull;
-}
-
-static int
-is_float(fv_dtype dt)
-{
-    return dt == FV_FLOAT32 || dt == FV_FLOAT64;
-}
-
-static uint64_t
-width_mask(fv_dtype dt)
-{
-    size_t s = fv_dtype_size(dt);
-    return s >= 8 ? ~0ull : ((1ull << (8 * s)) - 1);
-}
-
-/* raw element bits (zero-extended) -> double */
-static double
-m_tod(fv_dtype dt, uint64_t b)
-{
-    switch (dt) {
-    case FV_BOOL: case FV_UINT8: return (double)(uint8_t)b;
-    case FV_INT8: return (double)(int8_t)b;
-    case FV_UINT16: return (double)(uint16_t)b;
-    case FV_INT16: return (double)(int16_t)b;
-    case FV_UINT32: return (double)(uint32_t)b;
-    case FV_INT32: return (double)(int32_t)b;
-    case FV_UINT64: return (double)b;
-    case FV_INT64: return (double)(int64_t)b;
-    case FV_FLOAT32: { float f; uint32_t u = (uint32_t)b; memcpy(&f, &u, 4); return f; }
-    default: { double d; memcpy(&d, &b, 8); return d; }
-    }
-}
+/* ---- the model: scipy's casts (the others in cuda-filter-check.h) ------------------ */
 
 /* scipy's C cast of a double to the input type dt (bool: the raw byte) */
 static uint64_t
@@ -156,40 +70,6 @@ m_tadd(fv_dtype dt, uint64_t a, uint64_t b)
         return a;
     }
     return (a + b) & width_mask(dt);
-}
-
-/* the output element scipy (and fovea: bool 0/1) stores for result v */
-static uint64_t
-m_store(fv_dtype odt, double v)
-{
-    switch (odt) {
-    case FV_BOOL: return (uint8_t)m_cvt32(v) != 0;
-    case FV_UINT32: return (uint64_t)m_cvt64(v) & 0xffffffffull;
-    case FV_INT64: return (uint64_t)m_cvt64(v);
-    case FV_UINT64: return m_cvtu64(v);
-    case FV_FLOAT32: { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); return u; }
-    case FV_FLOAT64: { uint64_t u; memcpy(&u, &v, 8); return u; }
-    default: return (uint64_t)(uint32_t)m_cvt32(v) & width_mask(odt);
-    }
-}
-
-/* scipy's n-d filters (ni_filters.c) store into uint64 differently below -2^63:
- * the negation of the conversion of -v (so -1e19 wraps, -inf gives 0) */
-static uint64_t
-m_store_nd(fv_dtype odt, double v)
-{
-    if (odt == FV_UINT64 && v < 0)
-        return 0 - m_cvtu64(-v);
-    return m_store(odt, v);
-}
-
-static uint64_t
-m_load(const fv_array *h, int64_t i)
-{
-    size_t s = fv_dtype_size(fv_array_dtype(h));
-    uint64_t b = 0;
-    memcpy(&b, (const char *)fv_array_data(h) + i * (int64_t)s, s);
-    return b;
 }
 
 /* scipy's NI_Select */
@@ -406,14 +286,6 @@ ref_filternd(const fv_array *h, const fv__filternd_params *p, double *res, doubl
 }
 
 /* ---- arrays ---------------------------------------------------------------------- */
-
-static fv_array *
-new_array(fv_dtype dt, int nd, const int64_t *shape, fv_device dev)
-{
-    fv_array *a = NULL;
-    CHECK_OK(fv_array_new(ctx, dt, nd, shape, dev, &a));
-    return a;
-}
 
 /* specials: 0 none, 1 NaN / inf / -0 among the floats, 2 also +-1e30 */
 static void
