@@ -159,14 +159,18 @@ def _gaussian_kernel1d(sigma, order, radius):
 def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect", cval=0.0,
                       truncate=4.0, *, radius=None):
     """1-D Gaussian filter (scipy.ndimage.gaussian_filter1d)."""
-    sd = float(sigma)
-    lw = int(truncate * sd + 0.5)
+    return correlate1d(input, _gaussian_weights(sigma, order, truncate, radius), axis, output, mode, cval, 0)
+
+
+def _gaussian_weights(sigma, order, truncate, radius):
+    """gaussian_filter1d's correlation weights: the kernel over
+    int(truncate * sigma + 0.5) taps each side (or radius), reversed."""
+    lw = int(truncate * float(sigma) + 0.5)
     if radius is not None:
         lw = radius
     if not isinstance(lw, numbers.Integral) or lw < 0:
         raise ValueError("Radius must be a nonnegative integer.")
-    weights = _gaussian_kernel1d(sigma, order, lw)[::-1]
-    return correlate1d(input, weights, axis, output, mode, cval, 0)
+    return _gaussian_kernel1d(sigma, order, lw)[::-1]
 
 
 @public
@@ -186,10 +190,7 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
     if passes and _real_pair(x, output):
         chain = []
         for ax, sg, od, md, rd in passes:
-            lw = int(truncate * float(sg) + 0.5) if rd is None else rd
-            if not isinstance(lw, numbers.Integral) or lw < 0:
-                raise ValueError("Radius must be a nonnegative integer.")
-            w = np.ascontiguousarray(_gaussian_kernel1d(sg, od, lw)[::-1], dtype=np.float64)
+            w = np.ascontiguousarray(_gaussian_weights(sg, od, truncate, rd), dtype=np.float64)
             chain.append((_PASS_CORRELATE, ax, len(w), w, md, cval, 0))
         _run_passes(c, x, output, chain)
     elif passes:

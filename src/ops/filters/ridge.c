@@ -26,6 +26,16 @@ fv__ridge_check_like(const char *name, const char *what, const fv_array *a, cons
     return FV_OK;
 }
 
+/* An output plane (acc, work; not NULL): like h0, and writable. */
+static fv_status
+fv__ridge_check_out(const char *name, const char *what, const fv_array *a, const fv_array *h0)
+{
+    fv_status st = fv__ridge_check_like(name, what, a, h0);
+    if (st == FV_OK && a->readonly)
+        st = fv_error_set(FV_EINVAL, name, "%s is read-only", what);
+    return st;
+}
+
 fv_status
 fv_hessian_ridge(fv_context *ctx, const fv_array *const *h, int nh, fv_array *acc, fv_array *work, fv_array *scal,
                  const fv_ridge_params *p)
@@ -59,10 +69,8 @@ fv_hessian_ridge(fv_context *ctx, const fv_array *const *h, int nh, fv_array *ac
     if (needs_acc) {
         if (!acc)
             return fv_error_set(FV_EINVAL, name, "NULL acc");
-        if ((st = fv__ridge_check_like(name, "acc", acc, h0)) != FV_OK)
+        if ((st = fv__ridge_check_out(name, "acc", acc, h0)) != FV_OK)
             return st;
-        if (acc->readonly)
-            return fv_error_set(FV_EINVAL, name, "acc is read-only");
         for (int k = 0; k < nh; k++)
             if (fv__arrays_overlap(acc, h[k]))
                 return fv_error_set(FV_EINVAL, name, "acc must not overlap the Hessian planes");
@@ -70,10 +78,8 @@ fv_hessian_ridge(fv_context *ctx, const fv_array *const *h, int nh, fv_array *ac
     if (needs_work) {
         if (!work)
             return fv_error_set(FV_EINVAL, name, "NULL work (meijering)");
-        if ((st = fv__ridge_check_like(name, "work", work, h0)) != FV_OK)
+        if ((st = fv__ridge_check_out(name, "work", work, h0)) != FV_OK)
             return st;
-        if (work->readonly)
-            return fv_error_set(FV_EINVAL, name, "work is read-only");
         if (fv__arrays_overlap(work, acc))
             return fv_error_set(FV_EINVAL, name, "work must not overlap acc");
         for (int k = 0; k < nh; k++)

@@ -79,9 +79,6 @@ def meijering(image, sigmas=range(1, 10, 2), alpha=None, black_ridges=True, mode
     ndim = image.ndim
     if alpha is None:
         alpha = 1 / (ndim + 1)
-    # circulant matrix of [1, alpha, ..., alpha]: 1 on the diagonal, alpha elsewhere
-    first = np.array([1, *[alpha] * (ndim - 1)])
-    mtx = np.array([[first[(i - j) % ndim] for j in range(ndim)] for i in range(ndim)]).astype(image.dtype)
     if _use_op(image, xp) and _real(alpha):
         acc = xp.zeros(image.shape, image.dtype)
         scal = xp.zeros(1, image.dtype)
@@ -90,6 +87,9 @@ def meijering(image, sigmas=range(1, 10, 2), alpha=None, black_ridges=True, mode
             h = _planes(image, xp, sigma, mode, cval)
             _fovea.hessian_ridge(h, acc, _MEIJERING, alpha=float(alpha), work=h[0], scal=scal, stream=stream)
         return back(_like_image(acc, image, xp))
+    # circulant matrix of [1, alpha, ..., alpha]: 1 on the diagonal, alpha elsewhere
+    first = np.array([1, *[alpha] * (ndim - 1)])
+    mtx = np.array([[first[(i - j) % ndim] for j in range(ndim)] for i in range(ndim)]).astype(image.dtype)
     mtx = xp.asarray(mtx)
     filtered_max = xp.zeros_like(image)
     for sigma in sigmas:

@@ -64,10 +64,11 @@ def _visit_order(xp, masked, distance, tiebreaker):
         dbits = int(top).bit_length() if exact else 64
         if exact and dbits + 4 + tbits <= 64:
             u = np.uint64
-            key = (d2.astype(u) << u(4 + tbits)) | (corner.astype(u) << u(tbits)) | xp.asarray(tiebreaker).astype(u)
+            tb = xp.asarray(tiebreaker)   # one copy to the device
+            key = (d2.astype(u) << u(4 + tbits)) | (corner.astype(u) << u(tbits)) | tb.astype(u)
             key = xp.sort(key)
             inv = xp.empty(n, np.int64)
-            inv[xp.asarray(tiebreaker)] = xp.arange(n, dtype=np.int64)
+            inv[tb] = xp.arange(n, dtype=np.int64)
             return np.ascontiguousarray(_xp.to_host(flat[inv[(key & u((1 << tbits) - 1)).astype(np.int64)]]),
                                         dtype=np.int64)
     h_flat = _xp.to_host(flat)
