@@ -11,12 +11,12 @@
  *     in constant mode); columns (q) with pass 2's mode, so that a halo column
  *     is the intermediate's own boundary extension (a column outside the image
  *     in constant mode is the intermediate's cval and is not loaded);
- *  2. pass 1 along p (each thread a column, FVS_R outputs slid through
+ *  2. pass 1 along p (each thread a column, R outputs (fvs_r) slid through
  *     registers, filter1d.cu's fvf_k_tile2 arithmetic and order), each result
  *     rounded to the intermediate dtype exactly as filter1d's store does, then
  *     read back in pass 2's accumulator type: the shared intermediate holds the
  *     values the unfused chain's second pass would read from its temporary;
- *  3. pass 2 along q (each thread FVS_R outputs of a row), results to shared;
+ *  3. pass 2 along q (each thread R outputs of a row), results to shared;
  *  4. the output tile is written once, coalesced along q.
  * Float data whose unfused pass would redo lines serially (min/max over NaN,
  * uniform sums through NaN or inf) sets a device flag when such a value appears
@@ -50,9 +50,9 @@ enum { FVS_CORR = 0, FVS_SYM, FVS_ANTI, FVS_USUM, FVS_MIN, FVS_MAX };
 #define FVS_THREADS 256
 #define FVS_TP 64          /* outputs per tile along p */
 #define FVS_TQ 64          /* outputs per tile along q */
-#define FVS_R 8            /* outputs per thread and slide */
 #define FVS_MAXTAPS 64
 #define FVS_MM_DIRECT 24   /* = filter1d's FVF_MM_DIRECT */
+#define FVS_LU 2           /* 16-byte loads in flight per thread (interior tiles) */
 
 struct fvs_pass {
     int kind, mode, size, left;
@@ -71,6 +71,8 @@ struct fvs_args {
     int ntp, ntq;
     int64_t ntiles;
     int odt;
+    int fast;                                  /* q contiguous, |stride p| a multiple of 16: 16-byte loads */
+    int vstore, obool;                         /* out likewise (16-byte stores of whole tiles); out is bool */
     fvs_pass p1, p2;
 };
 
@@ -94,76 +96,117 @@ fvs_comb(ACC earlier, ACC later, bool mn)
     return (mn ? later <= earlier : later >= earlier) ? later : earlier;
 }
 
-/* FVS_R outputs from x[0], x[st], ...: output k is the window x[k*st .. (k + size - 1)*st],
- * summed in filter1d's fvf_k_tile2 order. Reads up to x[(FVS_R + size - 1) * st]. */
-template <typename ACC>
-__device__ __forceinline__ void
-fvs_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc)[FVS_R])
+/* t / d for 0 <= t < 2^16 and 1 <= d <= 2^10, from inv = 1.0f / d: (t + 0.5) / d
+ * is at least 0.5 / d away from an integer, far beyond float's error here. */
+__device__ __forceinline__ int
+fvs_div(int t, float inv)
 {
-    ACC v[FVS_R];
-    if (kind == FVS_SYM || kind == FVS_ANTI) {
+    return (int)(((float)t + 0.5f) * inv);
+}
+
+/* Outputs per thread and slide: 8 in float, 4 in double (registers). */
+template <typename ACC> struct fvs_r { static const int value = sizeof(ACC) == 4 ? 8 : 4; };
+
+/* R outputs from x[0], x[st], ...: output k is the window x[k*st .. (k + size - 1)*st],
+ * summed in filter1d's fvf_k_tile2 order. Reads up to x[(R + size - 1) * st].
+ * One body per kind (the kind is uniform: the switch is taken once per call);
+ * the tap loops are unrolled by R, so that the sliding registers are renamed,
+ * not moved (after R taps every register holds a fresh value). */
+template <typename ACC, int KIND, int R>
+__device__ __forceinline__ void
+fvs_slide_k(const ACC *x, int st, const ACC *w, int size, ACC (&acc)[R])
+{
+    ACC v[R];
+    if (KIND == FVS_SYM || KIND == FVS_ANTI) {
         const int s1 = size >> 1;
-        const bool sy = kind == FVS_SYM;
-        ACC vr[FVS_R];
+        ACC vr[R];
 #pragma unroll
-        for (int k = 0; k < FVS_R; k++) {
+        for (int k = 0; k < R; k++) {
             acc[k] = fvs_mul(x[(k + s1) * st], w[s1]);
             v[k] = x[k * st];
             vr[k] = x[(k + size - 1) * st];
         }
+#pragma unroll R
         for (int j = 0; j < s1; j++) {
             const ACC wj = w[j];
 #pragma unroll
-            for (int k = 0; k < FVS_R; k++)
-                acc[k] = fvs_madd(acc[k], sy ? fvs_add(v[k], vr[k]) : fvs_sub(v[k], vr[k]), wj);
+            for (int k = 0; k < R; k++)
+                acc[k] = fvs_madd(acc[k], KIND == FVS_SYM ? fvs_add(v[k], vr[k]) : fvs_sub(v[k], vr[k]), wj);
 #pragma unroll
-            for (int k = 0; k < FVS_R - 1; k++)
+            for (int k = 0; k < R - 1; k++)
                 v[k] = v[k + 1];
 #pragma unroll
-            for (int k = FVS_R - 1; k > 0; k--)
+            for (int k = R - 1; k > 0; k--)
                 vr[k] = vr[k - 1];
-            v[FVS_R - 1] = x[(FVS_R + j) * st];
+            v[R - 1] = x[(R + j) * st];
             vr[0] = x[(size - 2 - j) * st];
         }
-    } else if (kind == FVS_CORR) {
+    } else if (KIND == FVS_CORR) {
         const ACC wl = w[size - 1];
 #pragma unroll
-        for (int k = 0; k < FVS_R; k++) {
+        for (int k = 0; k < R; k++) {
             acc[k] = fvs_mul(x[(k + size - 1) * st], wl);
             v[k] = x[k * st];
         }
+#pragma unroll R
         for (int j = 0; j < size - 1; j++) {
             const ACC wj = w[j];
 #pragma unroll
-            for (int k = 0; k < FVS_R; k++)
+            for (int k = 0; k < R; k++)
                 acc[k] = fvs_madd(acc[k], v[k], wj);
 #pragma unroll
-            for (int k = 0; k < FVS_R - 1; k++)
+            for (int k = 0; k < R - 1; k++)
                 v[k] = v[k + 1];
-            v[FVS_R - 1] = x[(FVS_R + j) * st];
+            v[R - 1] = x[(R + j) * st];
         }
     } else {   /* uniform sum, min, max: element 0 first, then 1, 2, ... */
-        const bool mn = kind == FVS_MIN, us = kind == FVS_USUM;
 #pragma unroll
-        for (int k = 0; k < FVS_R; k++) {
+        for (int k = 0; k < R; k++) {
             acc[k] = x[k * st];
             v[k] = x[(k + 1) * st];
         }
+#pragma unroll R
         for (int j = 1; j < size; j++) {
 #pragma unroll
-            for (int k = 0; k < FVS_R; k++)
-                acc[k] = us ? fvs_add(acc[k], v[k]) : fvs_comb(acc[k], v[k], mn);
+            for (int k = 0; k < R; k++)
+                acc[k] = KIND == FVS_USUM ? fvs_add(acc[k], v[k]) : fvs_comb(acc[k], v[k], KIND == FVS_MIN);
 #pragma unroll
-            for (int k = 0; k < FVS_R - 1; k++)
+            for (int k = 0; k < R - 1; k++)
                 v[k] = v[k + 1];
-            v[FVS_R - 1] = x[(FVS_R + j) * st];
+            v[R - 1] = x[(R + j) * st];
         }
-        if (us) {
+        if (KIND == FVS_USUM) {
 #pragma unroll
-            for (int k = 0; k < FVS_R; k++)
+            for (int k = 0; k < R; k++)
                 acc[k] = acc[k] / (ACC)size;
         }
     }
+}
+
+template <typename ACC, int R>
+__device__ __forceinline__ void
+fvs_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc)[R])
+{
+    switch (kind) {
+    case FVS_SYM: fvs_slide_k<ACC, FVS_SYM, R>(x, st, w, size, acc); break;
+    case FVS_ANTI: fvs_slide_k<ACC, FVS_ANTI, R>(x, st, w, size, acc); break;
+    case FVS_CORR: fvs_slide_k<ACC, FVS_CORR, R>(x, st, w, size, acc); break;
+    case FVS_USUM: fvs_slide_k<ACC, FVS_USUM, R>(x, st, w, size, acc); break;
+    case FVS_MIN: fvs_slide_k<ACC, FVS_MIN, R>(x, st, w, size, acc); break;
+    default: fvs_slide_k<ACC, FVS_MAX, R>(x, st, w, size, acc); break;
+    }
+}
+
+/* One output element as fvf_store writes it, for the output dtype TM (bool: a
+ * uint8 intermediate stored as 0 / 1). */
+template <typename TM, typename ACC>
+__device__ __forceinline__ TM
+fvs_out(ACC v, bool obool)
+{
+    if (fvf_is_float<TM>::value)
+        return (TM)v;
+    TM x = fvf_to_in<TM>((double)v);
+    return obool ? (TM)(x != 0) : x;
 }
 
 /* the tracked condition of filter1d (x != x for min/max, x - x != 0 for uniform) */
@@ -176,34 +219,52 @@ fvs_odd(ACC x, int track)
 
 /* Shared layout (in units of double, then typed):
  *   w1[FVS_MAXTAPS] (ACC1), w2[FVS_MAXTAPS] (ACC2),
- *   sIn  ACC1[(TP + s1) * C]   (C = TQ + s2 columns: halo plus one spare),
+ *   sIn  ACC1[(TP + s1) * CP]  (C = TQ + s2 columns: halo plus one spare; CP = C,
+ *                               or, where the input's type is ACC1 (16-byte rows
+ *                               stored as loaded), C plus room for the chunks'
+ *                               misalignment, rounded to 16 bytes),
  *   sMid ACC2[TP * PM]          (PM = C | 1),
- *   sOut ACC2[TP * (TQ + 1)]    (aliases sIn when it fits there). */
-template <typename ACC1, typename ACC2>
+ *   sOut ACC2[TP * (TQ + 1)]    (aliases sIn when it fits there),
+ *   sRaw (input type other than ACC1) (TP + s1) rows of RP bytes: the 16-byte
+ *        chunks as loaded, converted into sIn after (aliases sMid when it fits). */
+template <typename T1, typename ACC1, typename ACC2>
 struct fvs_layout {
-    size_t in_off, mid_off, out_off, bytes;   /* byte offsets */
+    size_t in_off, mid_off, out_off, raw_off, bytes;   /* byte offsets */
+    int cp, rp;
     __host__ __device__ fvs_layout(int s1, int s2)
     {
         const size_t C = FVS_TQ + s2, PM = C | 1;
+        const bool direct = std::is_same<T1, ACC1>::value;   /* float -> float, double -> double */
+        const int per16 = 16 / (int)sizeof(T1);
+        cp = direct ? (int)((C + 2 * per16 + per16 - 1) / per16 * per16) : (int)C;
+        rp = direct ? 0 : (int)((C * sizeof(T1) + 30 + 15) / 16 * 16);
         size_t o = 2 * FVS_MAXTAPS * sizeof(double);
         in_off = o;
-        size_t in_b = (size_t)(FVS_TP + s1) * C * sizeof(ACC1);
+        size_t in_b = (size_t)(FVS_TP + s1) * cp * sizeof(ACC1);
         o += (in_b + 15) & ~(size_t)15;
         mid_off = o;
-        o += ((size_t)FVS_TP * PM * sizeof(ACC2) + 15) & ~(size_t)15;
+        size_t mid_b = ((size_t)FVS_TP * PM * sizeof(ACC2) + 15) & ~(size_t)15;
+        o += mid_b;
         size_t out_b = (size_t)FVS_TP * (FVS_TQ + 1) * sizeof(ACC2);
         if (out_b <= in_b) {
             out_off = in_off;
         } else {
             out_off = o;
-            o += out_b;
+            o += (out_b + 15) & ~(size_t)15;
+        }
+        size_t raw_b = (size_t)(FVS_TP + s1) * rp;
+        if (raw_b <= mid_b) {
+            raw_off = mid_off;
+        } else {
+            raw_off = o;
+            o += raw_b;
         }
         bytes = o;
     }
 };
 
 template <typename T1, typename ACC1, typename TM, typename ACC2>
-__global__ void __launch_bounds__(FVS_THREADS)
+__global__ void __launch_bounds__(FVS_THREADS, sizeof(ACC1) == 4 && sizeof(ACC2) == 4 ? 4 : 3)
 fvs_k_sep2(const __grid_constant__ fvs_args p)
 {
     extern __shared__ double fvs_smem[];
@@ -211,12 +272,17 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
     const int s1 = p.p1.size, s2 = p.p2.size;
     const int k1 = p.p1.kind, k2 = p.p2.kind;
     const int C = FVS_TQ + s2, PM = C | 1, RI = FVS_TP + s1;
-    const fvs_layout<ACC1, ACC2> lay(s1, s2);
+    const fvs_layout<T1, ACC1, ACC2> lay(s1, s2);
+    const int CP = lay.cp, RP = lay.rp;
+    const bool direct = std::is_same<T1, ACC1>::value;
+    const int R1 = fvs_r<ACC1>::value, R2 = fvs_r<ACC2>::value;
+    const float invC = 1.0f / (float)C;
     ACC1 *w1 = (ACC1 *)sm;
     ACC2 *w2 = (ACC2 *)(sm + FVS_MAXTAPS * sizeof(double));
     ACC1 *sIn = (ACC1 *)(sm + lay.in_off);
     ACC2 *sMid = (ACC2 *)(sm + lay.mid_off);
     ACC2 *sOut = (ACC2 *)(sm + lay.out_off);
+    char *sRaw = sm + lay.raw_off;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const ACC1 cv1 = (ACC1)p.p1.cval;
     const ACC2 cv2 = (ACC2)p.p2.cval;
@@ -252,40 +318,108 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
         const char *src = p.in + bi;
 
         __syncthreads();   /* the previous tile's readers of shared memory are done */
-        /* 1. input tile + halos (+ a spare row and column), lanes along q */
-        for (int c = lane; c < C; c += 32) {
-            const int cq = fvf_extend<int>(q0 + c - p.p2.left, p.nq, p.p2.mode);
-            if (cq < 0)   /* a constant column of the intermediate: never read */
-                continue;
-            const char *col = src + cq * p.sq_in;
-            for (int r = warp; r < RI; r += FVS_THREADS / 32) {
-                const int rp = fvf_extend<int>(p0 + r - p.p1.left, p.np, p.p1.mode);
-                ACC1 x = rp < 0 ? cv1 : (ACC1)__ldg((const T1 *)(col + rp * p.sp_in));
-                if (tr1 && fvs_odd(x, tr1))
-                    odd = true;
-                sIn[r * C + c] = x;
+        /* 1. input tile + halos (+ a spare row and column) */
+        int ofs = 0;   /* sIn's row r, column c is sIn[r * CP + ofs + c] */
+        const int ip0 = p0 - p.p1.left, iq0 = q0 - p.p2.left;
+        bool fast = false;
+        int offb = 0, nch = 0;
+        const char *a0 = NULL;
+        if (p.fast && ip0 >= 0 && ip0 + RI <= p.np && iq0 >= 0) {
+            /* every row's bytes [lo, lo + C * es) lie in 16-byte chunks that hold
+             * only that row's elements: load the chunks whole (rows are 16-byte
+             * multiples apart, so every row has the same misalignment offb) */
+            const char *lo = src + ip0 * p.sp_in + iq0 * (int)sizeof(T1);
+            offb = (int)((uintptr_t)lo & 15);
+            nch = (offb + C * (int)sizeof(T1) + 15) >> 4;
+            fast = iq0 * (int)sizeof(T1) >= offb &&
+                   iq0 * (int)sizeof(T1) - offb + nch * 16 <= p.nq * (int)sizeof(T1);
+            a0 = lo - offb;
+        }
+        if (fast) {
+            const int ntask = RI * nch;
+            const float inv = 1.0f / (float)nch;
+            for (int tb = 0; tb < ntask; tb += FVS_THREADS * FVS_LU) {
+                uint4 v[FVS_LU];
+                int rr[FVS_LU], kk[FVS_LU];
+#pragma unroll
+                for (int u = 0; u < FVS_LU; u++) {   /* all loads first: FVS_LU chunks in flight per thread */
+                    const int t = tb + u * FVS_THREADS + tid;
+                    rr[u] = -1;
+                    if (t < ntask) {
+                        rr[u] = fvs_div(t, inv);
+                        kk[u] = t - rr[u] * nch;
+                        v[u] = __ldg((const uint4 *)(a0 + rr[u] * p.sp_in + kk[u] * 16));
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < FVS_LU; u++) {
+                    if (rr[u] < 0)
+                        continue;
+                    char *dst = direct ? (char *)(sIn + rr[u] * CP) + kk[u] * 16 : sRaw + rr[u] * RP + kk[u] * 16;
+                    *(uint4 *)dst = v[u];
+                    if (tr1) {   /* the tracked values among this chunk's elements of the tile */
+                        const T1 *e = (const T1 *)&v[u];
+#pragma unroll
+                        for (int i = 0; i < 16 / (int)sizeof(T1); i++) {
+                            const int pos = kk[u] * 16 + i * (int)sizeof(T1) - offb;
+                            if (pos >= 0 && pos < C * (int)sizeof(T1) && fvs_odd((ACC1)e[i], tr1))
+                                odd = true;
+                        }
+                    }
+                }
+            }
+            if (direct) {
+                ofs = offb / (int)sizeof(T1);
+            } else {   /* convert the raw chunks, element by element */
+                __syncthreads();
+                int r = tid / C, c = tid - r * C;
+                const int dr = FVS_THREADS / C, dc = FVS_THREADS - dr * C;
+                for (; r < RI;) {
+                    sIn[r * CP + c] = (ACC1)*(const T1 *)(sRaw + r * RP + offb + c * (int)sizeof(T1));
+                    r += dr;
+                    c += dc;
+                    if (c >= C) {
+                        c -= C;
+                        r++;
+                    }
+                }
+            }
+        } else {   /* lanes along q, each element extended by the modes */
+            for (int c = lane; c < C; c += 32) {
+                const int cq = fvf_extend<int>(q0 + c - p.p2.left, p.nq, p.p2.mode);
+                if (cq < 0)   /* a constant column of the intermediate: never read */
+                    continue;
+                const char *col = src + cq * p.sq_in;
+                for (int r = warp; r < RI; r += FVS_THREADS / 32) {
+                    const int rp = fvf_extend<int>(p0 + r - p.p1.left, p.np, p.p1.mode);
+                    ACC1 x = rp < 0 ? cv1 : (ACC1)__ldg((const T1 *)(col + rp * p.sp_in));
+                    if (tr1 && fvs_odd(x, tr1))
+                        odd = true;
+                    sIn[r * CP + c] = x;
+                }
             }
         }
         __syncthreads();
 
-        /* 2. pass 1 along p: task = (segment of FVS_R rows, column) */
-        const int nseg1 = (ep + FVS_R - 1) / FVS_R;
+        /* 2. pass 1 along p: task = (segment of R1 rows, column) */
+        const int nseg1 = (ep + R1 - 1) / R1;
         for (int t = tid; t < nseg1 * C; t += FVS_THREADS) {
-            const int seg = t / C, c = t - seg * C;
-            const int r0 = seg * FVS_R;
+            const int seg = fvs_div(t, invC), c = t - seg * C;
+            const int r0 = seg * R1;
             ACC2 *m = sMid + r0 * PM + c;
             const int cq = q0 + c - p.p2.left;
             if (p.p2.mode == FV_MODE_CONSTANT && (cq < 0 || cq >= p.nq)) {
 #pragma unroll
-                for (int k = 0; k < FVS_R; k++)
+                for (int k = 0; k < R1; k++)
                     m[k * PM] = cv2;
                 continue;
             }
-            ACC1 acc[FVS_R];
-            fvs_slide<ACC1>(sIn + r0 * C + c, C, w1, k1, s1, acc);
+            ACC1 acc[R1];
+            fvs_slide<ACC1, R1>(sIn + r0 * CP + ofs + c, CP, w1, k1, s1, acc);
 #pragma unroll
-            for (int k = 0; k < FVS_R; k++) {
-                ACC2 y = (ACC2)fvf_to_in<TM>((double)acc[k]);   /* the temporary's value, as pass 2 reads it */
+            for (int k = 0; k < R1; k++) {
+                ACC2 y = fvf_is_float<TM>::value ? (ACC2)(TM)acc[k]   /* one rounding, as through double */
+                                                 : (ACC2)fvf_to_in<TM>((double)acc[k]);   /* the temporary's value, as pass 2 reads it */
                 if (tr2 && r0 + k < ep && fvs_odd(y, tr2))
                     odd = true;
                 m[k * PM] = y;
@@ -293,27 +427,45 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
         }
         __syncthreads();
 
-        /* 3. pass 2 along q: task = (row, segment of FVS_R columns), lanes on rows */
-        const int nseg2 = (eq + FVS_R - 1) / FVS_R;
+        /* 3. pass 2 along q: task = (row, segment of R2 columns), lanes on rows */
+        const int nseg2 = (eq + R2 - 1) / R2;
         for (int t = tid; t < nseg2 * FVS_TP; t += FVS_THREADS) {
             const int seg = t / FVS_TP, r = t - seg * FVS_TP;
             if (r >= ep)
                 continue;
-            ACC2 acc[FVS_R];
-            fvs_slide<ACC2>(sMid + r * PM + seg * FVS_R, 1, w2, k2, s2, acc);
-            ACC2 *o = sOut + r * (FVS_TQ + 1) + seg * FVS_R;
+            ACC2 acc[R2];
+            fvs_slide<ACC2, R2>(sMid + r * PM + seg * R2, 1, w2, k2, s2, acc);
+            ACC2 *o = sOut + r * (FVS_TQ + 1) + seg * R2;
 #pragma unroll
-            for (int k = 0; k < FVS_R; k++)
+            for (int k = 0; k < R2; k++)
                 o[k] = acc[k];
         }
         __syncthreads();
 
         /* 4. the output tile, lanes along q */
         char *dst = p.out + bo;
-        for (int r = warp; r < ep; r += FVS_THREADS / 32) {
-            char *row = dst + (p0 + r) * p.sp_out;
-            for (int c = lane; c < eq; c += 32)
-                fvf_store(row + (q0 + c) * p.sq_out, p.odt, sOut[r * (FVS_TQ + 1) + c]);
+        if (p.vstore && ep == FVS_TP && eq == FVS_TQ) {   /* whole tile, 16-byte rows: one vector per thread and step */
+            const int per = 16 / (int)sizeof(TM), cpr = FVS_TQ / per;   /* chunks per row */
+            char *org = dst + p0 * p.sp_out + q0 * (int)sizeof(TM);
+#pragma unroll 4
+            for (int t = tid; t < FVS_TP * cpr; t += FVS_THREADS) {
+                const int r = t / cpr, k = t - r * cpr;
+                const ACC2 *o = sOut + r * (FVS_TQ + 1) + k * per;
+                union {
+                    uint4 v;
+                    TM e[16 / sizeof(TM)];
+                } u;
+#pragma unroll
+                for (int i = 0; i < 16 / (int)sizeof(TM); i++)
+                    u.e[i] = fvs_out<TM>(o[i], p.obool);
+                *(uint4 *)(org + r * p.sp_out + k * 16) = u.v;
+            }
+        } else {
+            for (int r = warp; r < ep; r += FVS_THREADS / 32) {
+                char *row = dst + (p0 + r) * p.sp_out;
+                for (int c = lane; c < eq; c += 32)
+                    fvf_store(row + (q0 + c) * p.sq_out, p.odt, sOut[r * (FVS_TQ + 1) + c]);
+            }
         }
     }
     if (odd)
@@ -402,7 +554,7 @@ fvs_pass_fill(fvs_pass *ps, const fv__filter1d_params *f, fv_dtype dt, fv_dtype 
 
 typedef struct fvs_job {
     fvs_args t;
-    size_t smem;
+    size_t smem, smem_max;
     unsigned grid;
     cudaStream_t stream;
 } fvs_job;
@@ -415,9 +567,13 @@ fvs_launch(fvs_job *j)
                                           (std::is_same<T1, float>::value || sizeof(T1) <= 2),
                                       float, double>::type ACC1;
     typedef typename std::conditional<std::is_same<TM, float>::value, float, double>::type ACC2;
-    const fvs_layout<ACC1, ACC2> lay(j->t.p1.size, j->t.p2.size);
+    const fvs_layout<T1, ACC1, ACC2> lay(j->t.p1.size, j->t.p2.size);
     fv_status st;
     j->smem = lay.bytes;
+    if (j->smem > j->smem_max)
+        return FV__SEP2_DECLINED;
+    j->t.fast = j->t.fast && j->t.sq_in == (int)sizeof(T1);
+    j->t.vstore = j->t.vstore && j->t.sq_out == (int)sizeof(TM);
     if ((st = fvf_smem_attr(fvs_k_sep2<T1, ACC1, TM, ACC2>, j->smem)) != FV_OK)
         return st;
     fvs_k_sep2<T1, ACC1, TM, ACC2><<<j->grid, FVS_THREADS, j->smem, j->stream>>>(j->t);
@@ -433,17 +589,6 @@ fvs_launch_mid(fvs_job *j, fv_dtype mid)
     if (mid == FV_FLOAT64)
         return fvs_launch<T1, double>(j);
     return fvs_launch<T1, T1>(j);   /* the input's own dtype (checked by the caller) */
-}
-
-/* Shared memory a plan needs (the larger of its accumulator choices). */
-static size_t
-fvs_smem_bytes(int s1, int s2, int acc1_double, int acc2_double)
-{
-    if (acc1_double && acc2_double)
-        return fvs_layout<double, double>(s1, s2).bytes;
-    if (acc1_double)
-        return fvs_layout<double, float>(s1, s2).bytes;
-    return fvs_layout<float, float>(s1, s2).bytes;
 }
 
 extern "C" fv_status
@@ -518,7 +663,16 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     j.t.ntq = (int)((nq + FVS_TQ - 1) / FVS_TQ);
     j.t.ntiles = (int64_t)j.t.ntp * j.t.ntq * nbatch;
     j.t.odt = (int)out->dtype;
-    j.smem = fvs_smem_bytes(j.t.p1.size, j.t.p2.size, !acc1f, !acc2f);
+    {   /* FOVEA_SEP_NOVEC=1: element by element loads and stores (for timing comparisons) */
+        const int vec = getenv("FOVEA_SEP_NOVEC") == NULL;
+        const int64_t spo = out->strides[ap];
+        j.t.fast = vec && (spi < 0 ? -spi : spi) % 16 == 0;
+        j.t.vstore = vec && (spo < 0 ? -spo : spo) % 16 == 0 && ((uintptr_t)out->data & 15) == 0;
+        for (int b = 0; b < j.t.nb; b++)   /* every tile's rows start on 16-byte boundaries */
+            if (j.t.bs_out[b] % 16)
+                j.t.vstore = 0;
+        j.t.obool = out->dtype == FV_BOOL;
+    }
     redo = j.t.p1.track || j.t.p2.track;
 
     if ((st = fv_cu_begin(ctx, dom, a, 1, &x)) != FV_OK)
@@ -529,10 +683,7 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
             (void)cudaGetLastError();
             v = 48 * 1024;
         }
-        if (j.smem > (size_t)v) {
-            st = FV__SEP2_DECLINED;
-            goto done;
-        }
+        j.smem_max = (size_t)v;
     }
     j.stream = x.stream;
     {
