@@ -333,8 +333,8 @@ describe(const tcase *c)
     for (int d = 0; d < c->nd; d++)
         k += snprintf(current + k, sizeof current - (size_t)k, "%s%lld", d ? "x" : " ", (long long)c->shape[d]);
     if (c->op == OP_SEP2)
-        k += snprintf(current + k, sizeof current - (size_t)k, " taps %lld/%lld origins %lld/%lld modes %d/%d",
-                      (long long)c->pass[0].size, (long long)c->pass[1].size, (long long)c->pass[0].origin,
+        k += snprintf(current + k, sizeof current - (size_t)k, " axes %d/%d taps %lld/%lld origins %lld/%lld modes %d/%d",
+                      c->pass[0].axis, c->pass[1].axis, (long long)c->pass[0].size, (long long)c->pass[1].size, (long long)c->pass[0].origin,
                       (long long)c->pass[1].origin, c->pass[0].mode, c->pass[1].mode);
     else
         k += snprintf(current + k, sizeof current - (size_t)k, " sizes %lld/%lld sig %g/%g ord %d/%d org %lld/%lld "
@@ -470,12 +470,13 @@ fill_random(tcase *c, int op, int pi)
         for (int d = 0; d < 3; d++)
             c->mode[d] = m0;   /* one mode for min/max filters */
     if (op == OP_SEP2) {
+        const int swap = (int)irand(0, 1);   /* pass 1 along the last axis (the fused kernel's `pd` tiles) */
         for (int k = 0; k < 2; k++) {
             fv__filter1d_params *p = &c->pass[k];
             int64_t n = irand(1, 15);
             int kind = (int)irand(0, 5);
             memset(p, 0, sizeof *p);
-            p->axis = c->nd - 2 + k;
+            p->axis = swap ? c->nd - 1 - k : c->nd - 2 + k;
             p->mode = k ? m1 : m0;
             p->cval = c->cval;
             p->size = n;

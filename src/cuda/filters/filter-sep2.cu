@@ -4,20 +4,26 @@
  * with the bits of the pass-by-pass chain (filter1d.cu, through a temporary of
  * the intermediate dtype).
  *
- * Axes: p = the first pass's axis, q = the second's; every other axis is a
- * batch. A block takes an output tile of FVS_TP (p) x FVS_TQ (q) elements:
+ * Axes: the tile's rows run along the sparser of the two pass axes, its
+ * columns along the denser (coalesced; 16-byte chunks for interior tiles);
+ * every other axis is a batch. Pass 1 runs down the columns (its axis is the
+ * sparser one: gaussian_filter, sobel(axis=0), ...) or, `pd`, along the rows
+ * (prewitt(axis=-1), sobel(axis=1), ...). A block takes an output tile of
+ * FVS_TP x FVS_TQ elements:
  *  1. loads the input tile plus both halos into shared memory, converted to
- *     pass 1's accumulator type. Rows (p) are extended with pass 1's mode (cval
- *     in constant mode); columns (q) with pass 2's mode, so that a halo column
- *     is the intermediate's own boundary extension (a column outside the image
- *     in constant mode is the intermediate's cval and is not loaded);
- *  2. pass 1 along p (each thread a column, R outputs (fvs_r) slid through
+ *     pass 1's accumulator type. Along pass 1's axis the tile is extended with
+ *     pass 1's mode (cval in constant mode); along pass 2's with pass 2's mode,
+ *     so that a halo line there is the intermediate's own boundary extension
+ *     (a line outside the image in constant mode is the intermediate's cval
+ *     and is not loaded);
+ *  2. pass 1 (each thread R outputs (fvs_r) of one line slid through
  *     registers, filter1d.cu's fvf_k_tile2 arithmetic and order), each result
  *     rounded to the intermediate dtype exactly as filter1d's store does, then
  *     read back in pass 2's accumulator type: the shared intermediate holds the
  *     values the unfused chain's second pass would read from its temporary;
- *  3. pass 2 along q (each thread R outputs of a row), results to shared;
- *  4. the output tile is written once, coalesced along q.
+ *  3. pass 2 likewise, results to shared;
+ *  4. the output tile is written once, coalesced along the rows (whole
+ *     interior tiles as 16-byte vectors where the output allows).
  * Float data whose unfused pass would redo lines serially (min/max over NaN,
  * uniform sums through NaN or inf) sets a device flag when such a value appears
  * (input, or intermediate); the pass-by-pass chain is then queued behind the
@@ -36,9 +42,8 @@
  *    into integer outputs: float data, or a non-integral / huge cval in
  *    constant mode); in constant mode, no NaN cval for min/max and no NaN/inf
  *    cval for uniform passes over float data;
- *  - q is the denser axis of the input (|stride q| <= |stride p|), both arrays
- *    aligned to their element size and within 2^31 bytes (32-bit index math),
- *    and the tiles fit the device's shared memory. */
+ *  - both arrays aligned to their element size and within 2^31 bytes (32-bit
+ *    index math), and the tiles fit the device's shared memory. */
 #include <type_traits>
 
 #include "filters-common.cuh"
@@ -65,13 +70,14 @@ struct fvs_args {
     const char *in;
     char *out;
     int *flag;                                 /* set to 1 when a tracked value is seen */
-    int np, nq, sp_in, sq_in, sp_out, sq_out;  /* pass axes: extents, byte strides */
+    int nr, nc, sr_in, sc_in, sr_out, sc_out;  /* the tile's rows (sparser axis) and columns: extents, byte strides */
+    int pd;                                    /* pass 1 runs along the rows (the columns' axis is pass 1's) */
     int nb;
     int bshape[FV_MAX_NDIM], bs_in[FV_MAX_NDIM], bs_out[FV_MAX_NDIM];
-    int ntp, ntq;
+    int ntr, ntc;
     int64_t ntiles;
     int odt;
-    int fast;                                  /* q contiguous, |stride p| a multiple of 16: 16-byte loads */
+    int fast;                                  /* columns contiguous, |row stride| a multiple of 16: 16-byte loads */
     int vstore, obool;                         /* out likewise (16-byte stores of whole tiles); out is bool */
     fvs_pass p1, p2;
 };
@@ -209,6 +215,17 @@ fvs_out(ACC v, bool obool)
     return obool ? (TM)(x != 0) : x;
 }
 
+/* pass 1's result as the temporary of the unfused chain holds it, read back in
+ * pass 2's accumulator type */
+template <typename TM, typename ACC2, typename ACC1>
+__device__ __forceinline__ ACC2
+fvs_mid(ACC1 a)
+{
+    if (fvf_is_float<TM>::value)
+        return (ACC2)(TM)a;   /* one rounding, as through double */
+    return (ACC2)fvf_to_in<TM>((double)a);
+}
+
 /* the tracked condition of filter1d (x != x for min/max, x - x != 0 for uniform) */
 template <typename ACC>
 __device__ __forceinline__ bool
@@ -217,33 +234,39 @@ fvs_odd(ACC x, int track)
     return track == 1 ? x != x : !(x - x == (ACC)0);
 }
 
-/* Shared layout (in units of double, then typed):
+/* Shared layout (in units of double, then typed). Rows are the tile's sparser
+ * axis, columns its denser one (16-byte loads run along the columns); hr / hc
+ * are the window sizes of the passes along the rows / columns:
  *   w1[FVS_MAXTAPS] (ACC1), w2[FVS_MAXTAPS] (ACC2),
- *   sIn  ACC1[(TP + s1) * CP]  (C = TQ + s2 columns: halo plus one spare; CP = C,
- *                               or, where the input's type is ACC1 (16-byte rows
- *                               stored as loaded), C plus room for the chunks'
+ *   sIn  ACC1[(TR + hr) * CP]  (C = TC + hc columns: halo plus one spare; CP = C
+ *                               (odd when pass 1 runs along the rows' length),
+ *                               or, where the input's type is ACC1 and pass 1
+ *                               runs down the columns (16-byte rows stored as
+ *                               loaded), C plus room for the chunks'
  *                               misalignment, rounded to 16 bytes),
- *   sMid ACC2[TP * PM]          (PM = C | 1),
- *   sOut ACC2[TP * (TQ + 1)]    (aliases sIn when it fits there),
- *   sRaw (input type other than ACC1) (TP + s1) rows of RP bytes: the 16-byte
+ *   sMid ACC2[TR * PM]          pass 1 down the columns (PM = C | 1), or
+ *        ACC2[(TR + hr) * PM]   pass 1 along the rows (PM = TC | 1),
+ *   sOut ACC2[TR * (TC + 1)]    (aliases sIn when it fits there),
+ *   sRaw (unless stored as loaded) (TR + hr) rows of RP bytes: the 16-byte
  *        chunks as loaded, converted into sIn after (aliases sMid when it fits). */
 template <typename T1, typename ACC1, typename ACC2>
 struct fvs_layout {
     size_t in_off, mid_off, out_off, raw_off, bytes;   /* byte offsets */
-    int cp, rp;
-    __host__ __device__ fvs_layout(int s1, int s2)
+    int cp, rp, pm;
+    __host__ __device__ fvs_layout(int hr, int hc, bool pd)
     {
-        const size_t C = FVS_TQ + s2, PM = C | 1;
-        const bool direct = std::is_same<T1, ACC1>::value;   /* float -> float, double -> double */
+        const size_t C = FVS_TQ + hc;
+        const bool direct = std::is_same<T1, ACC1>::value && !pd;   /* float -> float, double -> double */
         const int per16 = 16 / (int)sizeof(T1);
-        cp = direct ? (int)((C + 2 * per16 + per16 - 1) / per16 * per16) : (int)C;
+        cp = direct ? (int)((C + 2 * per16 + per16 - 1) / per16 * per16) : (int)(pd ? C | 1 : C);
         rp = direct ? 0 : (int)((C * sizeof(T1) + 30 + 15) / 16 * 16);
+        pm = (int)(pd ? FVS_TQ | 1 : C | 1);
         size_t o = 2 * FVS_MAXTAPS * sizeof(double);
         in_off = o;
-        size_t in_b = (size_t)(FVS_TP + s1) * cp * sizeof(ACC1);
+        size_t in_b = (size_t)(FVS_TP + hr) * cp * sizeof(ACC1);
         o += (in_b + 15) & ~(size_t)15;
         mid_off = o;
-        size_t mid_b = ((size_t)FVS_TP * PM * sizeof(ACC2) + 15) & ~(size_t)15;
+        size_t mid_b = ((size_t)(pd ? FVS_TP + hr : FVS_TP) * pm * sizeof(ACC2) + 15) & ~(size_t)15;
         o += mid_b;
         size_t out_b = (size_t)FVS_TP * (FVS_TQ + 1) * sizeof(ACC2);
         if (out_b <= in_b) {
@@ -252,7 +275,7 @@ struct fvs_layout {
             out_off = o;
             o += (out_b + 15) & ~(size_t)15;
         }
-        size_t raw_b = (size_t)(FVS_TP + s1) * rp;
+        size_t raw_b = (size_t)(FVS_TP + hr) * rp;
         if (raw_b <= mid_b) {
             raw_off = mid_off;
         } else {
@@ -269,14 +292,16 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
 {
     extern __shared__ double fvs_smem[];
     char *sm = (char *)fvs_smem;
-    const int s1 = p.p1.size, s2 = p.p2.size;
+    const bool pd = p.pd;   /* pass 1 along the rows' length (the dense axis), pass 2 down the columns */
+    const fvs_pass &pr = pd ? p.p2 : p.p1, &pc = pd ? p.p1 : p.p2;   /* the passes along rows / columns */
+    const int s1 = p.p1.size, s2 = p.p2.size, hr = pr.size, hc = pc.size;
     const int k1 = p.p1.kind, k2 = p.p2.kind;
-    const int C = FVS_TQ + s2, PM = C | 1, RI = FVS_TP + s1;
-    const fvs_layout<T1, ACC1, ACC2> lay(s1, s2);
-    const int CP = lay.cp, RP = lay.rp;
-    const bool direct = std::is_same<T1, ACC1>::value;
+    const int C = FVS_TQ + hc, RI = FVS_TP + hr;
+    const fvs_layout<T1, ACC1, ACC2> lay(hr, hc, pd);
+    const int CP = lay.cp, RP = lay.rp, PM = lay.pm;
+    const bool direct = std::is_same<T1, ACC1>::value && !pd;
     const int R1 = fvs_r<ACC1>::value, R2 = fvs_r<ACC2>::value;
-    const float invC = 1.0f / (float)C;
+    const float invC = 1.0f / (float)C, invRI = 1.0f / (float)RI;
     ACC1 *w1 = (ACC1 *)sm;
     ACC2 *w2 = (ACC2 *)(sm + FVS_MAXTAPS * sizeof(double));
     ACC1 *sIn = (ACC1 *)(sm + lay.in_off);
@@ -301,10 +326,10 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
     }
 
     for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
-        const int64_t tb = tile / p.ntq;
-        const int iq = (int)(tile - tb * p.ntq);
-        int b = (int)(tb / p.ntp);
-        const int ip = (int)(tb - (int64_t)b * p.ntp);
+        const int64_t tb = tile / p.ntc;
+        const int ic = (int)(tile - tb * p.ntc);
+        int b = (int)(tb / p.ntr);
+        const int ir = (int)(tb - (int64_t)b * p.ntr);
         int bi = 0, bo = 0;
         for (int d = p.nb - 1; d >= 0; d--) {
             int qd = b / p.bshape[d], x = b - qd * p.bshape[d];
@@ -312,27 +337,27 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
             bi += x * p.bs_in[d];
             bo += x * p.bs_out[d];
         }
-        const int p0 = ip * FVS_TP, q0 = iq * FVS_TQ;
-        const int ep = p.np - p0 < FVS_TP ? p.np - p0 : FVS_TP;   /* outputs of this tile along p */
-        const int eq = p.nq - q0 < FVS_TQ ? p.nq - q0 : FVS_TQ;   /* and along q */
+        const int r0t = ir * FVS_TP, c0t = ic * FVS_TQ;
+        const int er = p.nr - r0t < FVS_TP ? p.nr - r0t : FVS_TP;   /* outputs of this tile down the columns */
+        const int ec = p.nc - c0t < FVS_TQ ? p.nc - c0t : FVS_TQ;   /* and along the rows */
         const char *src = p.in + bi;
 
         __syncthreads();   /* the previous tile's readers of shared memory are done */
         /* 1. input tile + halos (+ a spare row and column) */
         int ofs = 0;   /* sIn's row r, column c is sIn[r * CP + ofs + c] */
-        const int ip0 = p0 - p.p1.left, iq0 = q0 - p.p2.left;
+        const int ir0 = r0t - pr.left, ic0 = c0t - pc.left;
         bool fast = false;
         int offb = 0, nch = 0;
         const char *a0 = NULL;
-        if (p.fast && ip0 >= 0 && ip0 + RI <= p.np && iq0 >= 0) {
+        if (p.fast && ir0 >= 0 && ir0 + RI <= p.nr && ic0 >= 0) {
             /* every row's bytes [lo, lo + C * es) lie in 16-byte chunks that hold
              * only that row's elements: load the chunks whole (rows are 16-byte
              * multiples apart, so every row has the same misalignment offb) */
-            const char *lo = src + ip0 * p.sp_in + iq0 * (int)sizeof(T1);
+            const char *lo = src + ir0 * p.sr_in + ic0 * (int)sizeof(T1);
             offb = (int)((uintptr_t)lo & 15);
             nch = (offb + C * (int)sizeof(T1) + 15) >> 4;
-            fast = iq0 * (int)sizeof(T1) >= offb &&
-                   iq0 * (int)sizeof(T1) - offb + nch * 16 <= p.nq * (int)sizeof(T1);
+            fast = ic0 * (int)sizeof(T1) >= offb &&
+                   ic0 * (int)sizeof(T1) - offb + nch * 16 <= p.nc * (int)sizeof(T1);
             a0 = lo - offb;
         }
         if (fast) {
@@ -348,7 +373,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                     if (t < ntask) {
                         rr[u] = fvs_div(t, inv);
                         kk[u] = t - rr[u] * nch;
-                        v[u] = __ldg((const uint4 *)(a0 + rr[u] * p.sp_in + kk[u] * 16));
+                        v[u] = __ldg((const uint4 *)(a0 + rr[u] * p.sr_in + kk[u] * 16));
                     }
                 }
 #pragma unroll
@@ -375,7 +400,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                 int r = tid / C, c = tid - r * C;
                 const int dr = FVS_THREADS / C, dc = FVS_THREADS - dr * C;
                 for (; r < RI;) {
-                    sIn[r * CP + c] = (ACC1)*(const T1 *)(sRaw + r * RP + offb + c * (int)sizeof(T1));
+                    sIn[r * CP + c] = (ACC1) * (const T1 *)(sRaw + r * RP + offb + c * (int)sizeof(T1));
                     r += dr;
                     c += dc;
                     if (c >= C) {
@@ -384,15 +409,19 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                     }
                 }
             }
-        } else {   /* lanes along q, each element extended by the modes */
+        } else {   /* lanes along the rows, each element extended by the modes: outside the
+                    * image along pass 1's axis in constant mode the input's cval; along
+                    * pass 2's, a constant line of the intermediate, never read */
             for (int c = lane; c < C; c += 32) {
-                const int cq = fvf_extend<int>(q0 + c - p.p2.left, p.nq, p.p2.mode);
-                if (cq < 0)   /* a constant column of the intermediate: never read */
+                const int cq = fvf_extend<int>(c0t + c - pc.left, p.nc, pc.mode);
+                if (cq < 0 && !pd)
                     continue;
-                const char *col = src + cq * p.sq_in;
+                const char *col = src + cq * p.sc_in;
                 for (int r = warp; r < RI; r += FVS_THREADS / 32) {
-                    const int rp = fvf_extend<int>(p0 + r - p.p1.left, p.np, p.p1.mode);
-                    ACC1 x = rp < 0 ? cv1 : (ACC1)__ldg((const T1 *)(col + rp * p.sp_in));
+                    const int rp = fvf_extend<int>(r0t + r - pr.left, p.nr, pr.mode);
+                    if (rp < 0 && pd)
+                        continue;
+                    ACC1 x = rp < 0 || cq < 0 ? cv1 : (ACC1)__ldg((const T1 *)(col + rp * p.sr_in));
                     if (tr1 && fvs_odd(x, tr1))
                         odd = true;
                     sIn[r * CP + c] = x;
@@ -401,52 +430,91 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
         }
         __syncthreads();
 
-        /* 2. pass 1 along p: task = (segment of R1 rows, column) */
-        const int nseg1 = (ep + R1 - 1) / R1;
-        for (int t = tid; t < nseg1 * C; t += FVS_THREADS) {
-            const int seg = fvs_div(t, invC), c = t - seg * C;
-            const int r0 = seg * R1;
-            ACC2 *m = sMid + r0 * PM + c;
-            const int cq = q0 + c - p.p2.left;
-            if (p.p2.mode == FV_MODE_CONSTANT && (cq < 0 || cq >= p.nq)) {
+        if (!pd) {
+            /* 2. pass 1 down the columns: task = (segment of R1 rows, column) */
+            const int nseg1 = (er + R1 - 1) / R1;
+            for (int t = tid; t < nseg1 * C; t += FVS_THREADS) {
+                const int seg = fvs_div(t, invC), c = t - seg * C;
+                const int r0 = seg * R1;
+                ACC2 *m = sMid + r0 * PM + c;
+                const int cq = c0t + c - p.p2.left;
+                if (p.p2.mode == FV_MODE_CONSTANT && (cq < 0 || cq >= p.nc)) {
 #pragma unroll
-                for (int k = 0; k < R1; k++)
-                    m[k * PM] = cv2;
-                continue;
+                    for (int k = 0; k < R1; k++)
+                        m[k * PM] = cv2;
+                    continue;
+                }
+                ACC1 acc[R1];
+                fvs_slide<ACC1, R1>(sIn + r0 * CP + ofs + c, CP, w1, k1, s1, acc);
+#pragma unroll
+                for (int k = 0; k < R1; k++) {
+                    ACC2 y = fvs_mid<TM, ACC2>(acc[k]);   /* the temporary's value, as pass 2 reads it */
+                    if (tr2 && r0 + k < er && fvs_odd(y, tr2))
+                        odd = true;
+                    m[k * PM] = y;
+                }
             }
-            ACC1 acc[R1];
-            fvs_slide<ACC1, R1>(sIn + r0 * CP + ofs + c, CP, w1, k1, s1, acc);
+            __syncthreads();
+
+            /* 3. pass 2 along the rows: task = (row, segment of R2 columns), lanes on rows */
+            const int nseg2 = (ec + R2 - 1) / R2;
+            for (int t = tid; t < nseg2 * FVS_TP; t += FVS_THREADS) {
+                const int seg = t / FVS_TP, r = t - seg * FVS_TP;
+                if (r >= er)
+                    continue;
+                ACC2 acc[R2];
+                fvs_slide<ACC2, R2>(sMid + r * PM + seg * R2, 1, w2, k2, s2, acc);
+                ACC2 *o = sOut + r * (FVS_TQ + 1) + seg * R2;
 #pragma unroll
-            for (int k = 0; k < R1; k++) {
-                ACC2 y = fvf_is_float<TM>::value ? (ACC2)(TM)acc[k]   /* one rounding, as through double */
-                                                 : (ACC2)fvf_to_in<TM>((double)acc[k]);   /* the temporary's value, as pass 2 reads it */
-                if (tr2 && r0 + k < ep && fvs_odd(y, tr2))
-                    odd = true;
-                m[k * PM] = y;
+                for (int k = 0; k < R2; k++)
+                    o[k] = acc[k];
+            }
+        } else {
+            /* 2. pass 1 along the rows: task = (row, segment of R1 columns), lanes on rows */
+            const int nseg1 = (ec + R1 - 1) / R1;
+            for (int t = tid; t < nseg1 * RI; t += FVS_THREADS) {
+                const int seg = fvs_div(t, invRI), r = t - seg * RI;
+                ACC2 *m = sMid + r * PM + seg * R1;
+                const int rq = r0t + r - p.p2.left;
+                if (p.p2.mode == FV_MODE_CONSTANT && (rq < 0 || rq >= p.nr)) {
+#pragma unroll
+                    for (int k = 0; k < R1; k++)
+                        m[k] = cv2;
+                    continue;
+                }
+                ACC1 acc[R1];
+                fvs_slide<ACC1, R1>(sIn + r * CP + ofs + seg * R1, 1, w1, k1, s1, acc);
+#pragma unroll
+                for (int k = 0; k < R1; k++) {
+                    ACC2 y = fvs_mid<TM, ACC2>(acc[k]);
+                    if (tr2 && seg * R1 + k < ec && fvs_odd(y, tr2))
+                        odd = true;
+                    m[k] = y;
+                }
+            }
+            __syncthreads();
+
+            /* 3. pass 2 down the columns: task = (segment of R2 rows, column), lanes on columns */
+            const int nseg2 = (er + R2 - 1) / R2;
+            for (int t = tid; t < nseg2 * FVS_TQ; t += FVS_THREADS) {
+                const int seg = t / FVS_TQ, c = t - seg * FVS_TQ;
+                if (c >= ec)
+                    continue;
+                ACC2 acc[R2];
+                fvs_slide<ACC2, R2>(sMid + seg * R2 * PM + c, PM, w2, k2, s2, acc);
+                ACC2 *o = sOut + seg * R2 * (FVS_TQ + 1) + c;
+#pragma unroll
+                for (int k = 0; k < R2; k++)
+                    o[k * (FVS_TQ + 1)] = acc[k];
             }
         }
         __syncthreads();
 
-        /* 3. pass 2 along q: task = (row, segment of R2 columns), lanes on rows */
-        const int nseg2 = (eq + R2 - 1) / R2;
-        for (int t = tid; t < nseg2 * FVS_TP; t += FVS_THREADS) {
-            const int seg = t / FVS_TP, r = t - seg * FVS_TP;
-            if (r >= ep)
-                continue;
-            ACC2 acc[R2];
-            fvs_slide<ACC2, R2>(sMid + r * PM + seg * R2, 1, w2, k2, s2, acc);
-            ACC2 *o = sOut + r * (FVS_TQ + 1) + seg * R2;
-#pragma unroll
-            for (int k = 0; k < R2; k++)
-                o[k] = acc[k];
-        }
-        __syncthreads();
-
-        /* 4. the output tile, lanes along q */
+        /* 4. the output tile, lanes along the rows */
         char *dst = p.out + bo;
-        if (p.vstore && ep == FVS_TP && eq == FVS_TQ) {   /* whole tile, 16-byte rows: one vector per thread and step */
+        if (p.vstore && er == FVS_TP && ec == FVS_TQ) {   /* whole tile, 16-byte rows: one vector per thread and step */
             const int per = 16 / (int)sizeof(TM), cpr = FVS_TQ / per;   /* chunks per row */
-            char *org = dst + p0 * p.sp_out + q0 * (int)sizeof(TM);
+            char *org = dst + r0t * p.sr_out + c0t * (int)sizeof(TM);
 #pragma unroll 4
             for (int t = tid; t < FVS_TP * cpr; t += FVS_THREADS) {
                 const int r = t / cpr, k = t - r * cpr;
@@ -458,13 +526,13 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
 #pragma unroll
                 for (int i = 0; i < 16 / (int)sizeof(TM); i++)
                     u.e[i] = fvs_out<TM>(o[i], p.obool);
-                *(uint4 *)(org + r * p.sp_out + k * 16) = u.v;
+                *(uint4 *)(org + r * p.sr_out + k * 16) = u.v;
             }
         } else {
-            for (int r = warp; r < ep; r += FVS_THREADS / 32) {
-                char *row = dst + (p0 + r) * p.sp_out;
-                for (int c = lane; c < eq; c += 32)
-                    fvf_store(row + (q0 + c) * p.sq_out, p.odt, sOut[r * (FVS_TQ + 1) + c]);
+            for (int r = warp; r < er; r += FVS_THREADS / 32) {
+                char *row = dst + (r0t + r) * p.sr_out;
+                for (int c = lane; c < ec; c += 32)
+                    fvf_store(row + (c0t + c) * p.sc_out, p.odt, sOut[r * (FVS_TQ + 1) + c]);
             }
         }
     }
@@ -567,13 +635,14 @@ fvs_launch(fvs_job *j)
                                           (std::is_same<T1, float>::value || sizeof(T1) <= 2),
                                       float, double>::type ACC1;
     typedef typename std::conditional<std::is_same<TM, float>::value, float, double>::type ACC2;
-    const fvs_layout<T1, ACC1, ACC2> lay(j->t.p1.size, j->t.p2.size);
+    const fvs_layout<T1, ACC1, ACC2> lay(j->t.pd ? j->t.p2.size : j->t.p1.size, j->t.pd ? j->t.p1.size : j->t.p2.size,
+                                         j->t.pd != 0);
     fv_status st;
     j->smem = lay.bytes;
     if (j->smem > j->smem_max)
         return FV__SEP2_DECLINED;
-    j->t.fast = j->t.fast && j->t.sq_in == (int)sizeof(T1);
-    j->t.vstore = j->t.vstore && j->t.sq_out == (int)sizeof(TM);
+    j->t.fast = j->t.fast && j->t.sc_in == (int)sizeof(T1);
+    j->t.vstore = j->t.vstore && j->t.sc_out == (int)sizeof(TM);
     if ((st = fvf_smem_attr(fvs_k_sep2<T1, ACC1, TM, ACC2>, j->smem)) != FV_OK)
         return st;
     fvs_k_sep2<T1, ACC1, TM, ACC2><<<j->grid, FVS_THREADS, j->smem, j->stream>>>(j->t);
@@ -638,15 +707,17 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     const int64_t np = in->shape[ap], nq = in->shape[aq];
     if (np > (1 << 29) || nq > (1 << 29))
         return FV__SEP2_DECLINED;
+    /* the tile's rows run along the sparser of the two axes, its columns along the denser */
     int64_t spi = in->strides[ap], sqi = in->strides[aq];
-    if (np > 1 && nq > 1 && (sqi < 0 ? -sqi : sqi) > (spi < 0 ? -spi : spi))
-        return FV__SEP2_DECLINED;
-    j.t.np = (int)np;
-    j.t.nq = (int)nq;
-    j.t.sp_in = (int)spi;
-    j.t.sq_in = (int)sqi;
-    j.t.sp_out = (int)out->strides[ap];
-    j.t.sq_out = (int)out->strides[aq];
+    const int pd = np > 1 && nq > 1 && (sqi < 0 ? -sqi : sqi) > (spi < 0 ? -spi : spi);
+    const int ar = pd ? aq : ap, ac = pd ? ap : aq;
+    j.t.pd = pd;
+    j.t.nr = (int)in->shape[ar];
+    j.t.nc = (int)in->shape[ac];
+    j.t.sr_in = (int)in->strides[ar];
+    j.t.sc_in = (int)in->strides[ac];
+    j.t.sr_out = (int)out->strides[ar];
+    j.t.sc_out = (int)out->strides[ac];
     int64_t nbatch = 1;
     for (int d = 0; d < in->ndim; d++) {
         if (d == ap || d == aq || in->shape[d] == 1)
@@ -659,14 +730,14 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     }
     if (nbatch > INT32_MAX)
         return FV__SEP2_DECLINED;
-    j.t.ntp = (int)((np + FVS_TP - 1) / FVS_TP);
-    j.t.ntq = (int)((nq + FVS_TQ - 1) / FVS_TQ);
-    j.t.ntiles = (int64_t)j.t.ntp * j.t.ntq * nbatch;
+    j.t.ntr = (int)((j.t.nr + FVS_TP - 1) / FVS_TP);
+    j.t.ntc = (int)((j.t.nc + FVS_TQ - 1) / FVS_TQ);
+    j.t.ntiles = (int64_t)j.t.ntr * j.t.ntc * nbatch;
     j.t.odt = (int)out->dtype;
     {   /* FOVEA_SEP_NOVEC=1: element by element loads and stores (for timing comparisons) */
         const int vec = getenv("FOVEA_SEP_NOVEC") == NULL;
-        const int64_t spo = out->strides[ap];
-        j.t.fast = vec && (spi < 0 ? -spi : spi) % 16 == 0;
+        const int64_t spo = j.t.sr_out, sri = j.t.sr_in;
+        j.t.fast = vec && (sri < 0 ? -sri : sri) % 16 == 0;
         j.t.vstore = vec && (spo < 0 ? -spo : spo) % 16 == 0 && ((uintptr_t)out->data & 15) == 0;
         for (int b = 0; b < j.t.nb; b++)   /* every tile's rows start on 16-byte boundaries */
             if (j.t.bs_out[b] % 16)
