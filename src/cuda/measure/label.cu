@@ -29,6 +29,7 @@
  * scratch array. */
 #include <cub/device/device_scan.cuh>
 #include "cuda/common.cuh"
+#include "cuda/measure/union-find.cuh"
 #include "ops/measure/label-kernels.h"
 #include "ops/measure/regionprops-kernels.h"
 
@@ -37,59 +38,6 @@ typedef struct fv_cu_label_geom {
     int nnb;
     int64_t shape[FV_MAX_NDIM];
 } fv_cu_label_geom;
-
-__device__ __forceinline__ int32_t
-fv_cu_label_amin(int32_t *p, int32_t v)
-{
-    return (int32_t)atomicMin((int *)p, (int)v);
-}
-
-__device__ __forceinline__ int64_t
-fv_cu_label_amin(int64_t *p, int64_t v)
-{
-    return (int64_t)atomicMin((long long *)p, (long long)v);
-}
-
-/* The root of x as far as this thread sees. Other threads link roots
- * meanwhile, and these plain reads may also return an older link (L1 is not
- * coherent between SMs): every link read was a real one at some time, and
- * unite checks the roots it acts on with its atomicMin. */
-template <typename IT>
-__device__ __forceinline__ IT
-fv_cu_label_find(const IT *P, IT x)
-{
-    for (;;) {
-        IT p = P[x];
-        if (p == x)
-            return x;
-        x = p;
-    }
-}
-
-/* Terminates: every retry lowers a + b (finds only move to smaller indices,
- * the retried root becomes the smaller value atomicMin returned). */
-template <typename IT>
-__device__ void
-fv_cu_label_unite(IT *P, IT a, IT b)
-{
-    for (;;) {
-        a = fv_cu_label_find(P, a);
-        b = fv_cu_label_find(P, b);
-        if (a == b)
-            return;
-        if (a < b) {
-            IT old = fv_cu_label_amin(&P[b], a);
-            if (old == b)
-                return;
-            b = old;
-        } else {
-            IT old = fv_cu_label_amin(&P[a], b);
-            if (old == a)
-                return;
-            a = old;
-        }
-    }
-}
 
 template <typename VT, typename IT>
 __global__ void
