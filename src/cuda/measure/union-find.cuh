@@ -60,4 +60,49 @@ fv_cu_label_unite(IT *P, IT a, IT b)
     }
 }
 
+/* find and unite with path halving: each visited node is re-linked to its
+ * grandparent by a plain write, as in ECL-CC (Jaiganesh and Burtscher, 2018).
+ * Safe with the atomicMin links above: a node's link only ever changes to
+ * another of its ancestors, and a link a racing write overwrites was one a
+ * unite also reports through atomicMin's return value and retries. For sets
+ * with long chains (wide plateaus). */
+template <typename IT>
+__device__ __forceinline__ IT
+fv_cu_uf_find_halve(IT *P, IT x)
+{
+    for (;;) {
+        const IT p = P[x];
+        if (p == x)
+            return x;
+        const IT g = P[p];
+        if (g == p)
+            return p;
+        P[x] = g;
+        x = g;
+    }
+}
+
+template <typename IT>
+__device__ void
+fv_cu_uf_unite_halve(IT *P, IT a, IT b)
+{
+    for (;;) {
+        a = fv_cu_uf_find_halve(P, a);
+        b = fv_cu_uf_find_halve(P, b);
+        if (a == b)
+            return;
+        if (a < b) {
+            IT old = fv_cu_label_amin(&P[b], a);
+            if (old == b)
+                return;
+            b = old;
+        } else {
+            IT old = fv_cu_label_amin(&P[a], b);
+            if (old == a)
+                return;
+            a = old;
+        }
+    }
+}
+
 #endif
