@@ -178,6 +178,25 @@ typedef struct fv_ridge_params {
 FV_API fv_status fv_hessian_ridge(fv_context *ctx, const fv_array *const *h, int nh, fv_array *acc,
                                   fv_array *work, fv_array *scal, const fv_ridge_params *p);
 
+/* ---- gradient magnitude (the elementwise tail of skimage.filters sobel / scharr /
+ * prewitt / farid and scipy.ndimage generic / gaussian_gradient_magnitude) ----
+ * out = sqrt(parts[0]^2 + parts[1]^2 + ... + parts[nparts-1]^2) / div, one pass,
+ * every step rounded in the arrays' dtype exactly as the NumPy chain
+ * `s = p0 * p0; s += pk * pk (k = 1, 2, ... in order); out = sqrt(s) / dtype(div)`
+ * rounds it: each square rounded, each sum rounded, the square root correctly
+ * rounded, then the division by div rounded to the dtype (skipped when div == 1,
+ * which changes nothing). No step is fused into an FMA on either backend, so the
+ * result equals NumPy's bit for bit (inf, NaN, subnormals and squares that
+ * overflow included).
+ * parts: 1 <= nparts <= FV_MAX_NDIM arrays, float32 or float64, one dtype, shape
+ * and device with out; any strides (views, negative strides), any ndim, empty
+ * arrays. div: > 0 (inf allowed), 1 for no division; NaN or <= 0 is FV_EINVAL.
+ * Aliasing: out may be one of the parts itself (same data pointer and strides,
+ * e.g. in place into parts[0]); otherwise it must not overlap any part. The
+ * parts may overlap each other (they are only read). */
+FV_API fv_status fv_gradient_norm(fv_context *ctx, const fv_array *const *parts, int nparts, double div,
+                                  fv_array *out);
+
 FV_EXTERN_C_END
 
 #endif

@@ -66,6 +66,8 @@ PyObject *fvpy_ndi_distance_transform_cdt(PyObject *self, PyObject *args, PyObje
 PyObject *fvpy_ndi_assign(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in ridge.c: one scale of the Hessian ridge filters. */
 PyObject *fvpy_hessian_ridge(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in gradnorm.c: the elementwise tail of the gradient magnitudes. */
+PyObject *fvpy_gradient_norm(PyObject *self, PyObject *args, PyObject *kw);
 
 static PyObject *
 fvpy_gpu_available(PyObject *self, PyObject *unused)
@@ -306,6 +308,9 @@ static PyMethodDef fvpy_methods[] = {
      "hessian_ridge(elems, acc, filter, alpha=0, beta=0, gamma=nan, sigma=0, work=None, scal=None, stream=None): "
      "one scale of frangi (0) / sato (1) / meijering (2) from the Hessian planes into acc, or the max Hessian "
      "norm into scal (3)"},
+    {"gradient_norm", FVPY_KW(fvpy_gradient_norm),
+     "gradient_norm(parts, out, div=1.0, stream=None)\n--\n\nout = sqrt(sum of parts[k]**2) / div in one pass "
+     "(fv_gradient_norm), rounded step by step as NumPy's chain; out may be one of the parts."},
     {"metrics_ssim_map", FVPY_KW(fvpy_metrics_ssim_map),
      "metrics_ssim_map(ux, uy, uxx, uyy, uxy, cov_norm, c1, c2, S=None, gradient=False, pad=0) -> mean: "
      "the SSIM map from the local moments, host float32/float64 (fovea/metrics.h)"},

@@ -308,7 +308,33 @@ def generic_gradient_magnitude(input, derivative, output=None, mode="reflect", c
                                                 extra_keywords, axes))
 
 
+def _may_share(xp, a, b):
+    return isinstance(a, xp.ndarray) and isinstance(b, xp.ndarray) and bool(xp.may_share_memory(a, b))
+
+
+def _gradient_parts(c, xp, derivative, output, modes, cval, extra_arguments, extra_keywords, axes):
+    """The per-axis derivatives, output holding the first: scipy's chain squares
+    each as it comes; deferring that to one fused pass gives the same values as
+    long as no derivative writes over an earlier one. None when one did (a
+    derivative that returns one scratch buffer each time): the caller reruns
+    scipy's chain."""
+    x = c.input
+    derivative(x, axes[0], output, modes[0], cval, *extra_arguments, **extra_keywords)
+    parts = [output]
+    for i in range(1, len(axes)):
+        tmp = derivative(x, axes[i], np.dtype(output.dtype), modes[i], cval, *extra_arguments, **extra_keywords)
+        if any(_may_share(xp, tmp, p) for p in (x, *parts)):
+            return None
+        parts.append(tmp)
+    return parts
+
+
 def _generic_gradient_magnitude(c, derivative, output, mode, cval, extra_arguments, extra_keywords, axes):
+    """scipy's chain (derivative along axes[0] into output, squared; each further
+    derivative squared and added in order; sqrt in place). For float32 / float64
+    outputs the squares, sums and sqrt run as one pass over the derivatives
+    (fovea._fovea.gradient_norm), rounded step by step as NumPy's chain: the same
+    bits. Other outputs keep the chain and its casting rules."""
     if extra_keywords is None:
         extra_keywords = {}
     x = c.input
@@ -317,6 +343,20 @@ def _generic_gradient_magnitude(c, derivative, output, mode, cval, extra_argumen
     if len(axes) > 0:
         xp = c.need_xp()
         modes = S.normalize_sequence(mode, len(axes))
+        dt = np.dtype(output.dtype)
+        if (dt in (np.float32, np.float64) and len(axes) <= 8 and isinstance(output, xp.ndarray)
+                and not _may_share(xp, output, x)):
+            parts = _gradient_parts(c, xp, derivative, output, modes, cval, extra_arguments, extra_keywords, axes)
+            if parts is not None:
+                if all(isinstance(p, xp.ndarray) and p.dtype == dt and p.shape == output.shape for p in parts):
+                    _fovea.gradient_norm(parts, output, stream=c.stream)
+                else:   # a derivative returned another dtype or shape: scipy's casts
+                    xp.multiply(output, output, output)
+                    for tmp in parts[1:]:
+                        xp.multiply(tmp, tmp, tmp)
+                        output += tmp
+                    xp.sqrt(output, output, casting="unsafe")
+                return output
         derivative(x, axes[0], output, modes[0], cval, *extra_arguments, **extra_keywords)
         xp.multiply(output, output, output)
         for i in range(1, len(axes)):

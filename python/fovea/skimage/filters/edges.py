@@ -8,9 +8,11 @@ negative ``axis`` smooths along the edge axis too, as there).
 """
 
 import operator
+import sys
 
 import numpy as np
 
+from ... import _fovea
 from ... import ndimage as ndi
 from .._shared import as_float_image, check_nD, like_input, prepare
 
@@ -56,9 +58,26 @@ def _mask_result(result, mask, xp):
     return result
 
 
+def _fused_norm(parts, xp):
+    """The parts' magnitude tail runs as one C op (fovea._fovea.gradient_norm) on
+    these arrays: NumPy or CuPy, float32 / float64, one dtype and shape, at most 8."""
+    dt = parts[0].dtype
+    return (
+        (xp is np or xp is sys.modules.get("cupy"))
+        and dt in (np.float32, np.float64)
+        and len(parts) <= 8
+        and all(type(p) is type(parts[0]) and p.dtype == dt and p.shape == parts[0].shape for p in parts)
+    )
+
+
 def _edge_filter(image, xp, smooth, edge=_EDGE, axis=None, mode="reflect", cval=0.0):
     """The gradient along axis (one axis or several: then the root mean square of
-    the per-axis gradients) with edge along it and smooth along the others."""
+    the per-axis gradients) with edge along it and smooth along the others.
+
+    The magnitude is scikit-image's chain (square each gradient, add them in axis
+    order, sqrt, divide by sqrt(ndim) in the image's float type), run as one pass
+    over the gradients by fovea._fovea.gradient_norm, which rounds every step as
+    NumPy does: the result is the chain's bit for bit."""
     ndim = image.ndim
     if axis is None:
         axes = list(range(ndim))
@@ -68,23 +87,28 @@ def _edge_filter(image, xp, smooth, edge=_EDGE, axis=None, mode="reflect", cval=
         axes = axis
     magnitude = len(axes) > 1
     image = as_float_image(image, xp)
-    output = None
+    parts = []
     for edge_axis in axes:
         kernel = _along(edge, ndim, edge_axis)
         for smooth_axis in sorted(set(range(ndim)) - {edge_axis}):
             kernel = kernel * _along(smooth, ndim, smooth_axis)
-        res = ndi.convolve(image, kernel, mode=mode, cval=cval)
-        if magnitude:
-            res *= res
-        if output is None:
-            output = res
-        else:
-            output += res
-    if output is None:
+        parts.append(ndi.convolve(image, kernel, mode=mode, cval=cval))
+    if not parts:
         return xp.zeros(image.shape, dtype=image.dtype)
-    if magnitude:
-        output = xp.sqrt(output) / np.sqrt(ndim, dtype=output.dtype)
-    return output
+    if not magnitude:
+        return parts[0]
+    dtype = parts[0].dtype
+    div = np.sqrt(ndim, dtype=dtype)
+    if _fused_norm(parts, xp):
+        stream = None if xp is np else xp.cuda.get_current_stream().ptr
+        _fovea.gradient_norm(parts, parts[0], float(div), stream=stream)
+        return parts[0]
+    output = parts[0]
+    output *= output
+    for res in parts[1:]:
+        res *= res
+        output += res
+    return xp.sqrt(output) / div
 
 
 def _edge(smooth, edge, image, mask, axis, mode, cval):
