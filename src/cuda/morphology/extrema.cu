@@ -16,8 +16,9 @@
  *           with its equal inner backward neighbours: the plateaus;
  *   gather  each inner pixel compresses its path to the plateau's root and
  *           ORs its candidate / bad bits into the root's word;
- *   final   a pixel is a maximum when it is inner and its root's word holds
- *           the candidate bit and not the bad one.
+ *   final   a pixel is a maximum when it is inner and its root's word (found
+ *           again: paths are short by now) holds the candidate bit and not
+ *           the bad one.
  * Work: a few passes over the image whatever the plateaus' sizes (the old
  * propagation needed as many passes as the widest plateau). */
 #include "cuda/common.cuh"
@@ -197,7 +198,10 @@ fv_k_lm_final(uint8_t *state, const IT *P, const uint32_t *F, IT n)
 {
     FV_GRID_STRIDE(IT, i, n) {
         const uint8_t s = state[i];
-        state[i] = !(s & FV_CU_LM_BORDER) && (F[P[i]] & (FV_CU_LM_CAND | FV_CU_LM_BAD)) == FV_CU_LM_CAND;
+        /* a find again, not P[i]: a halving write of gather may have left a
+         * grandparent in P[i] after this pixel's own write of the root */
+        state[i] = !(s & FV_CU_LM_BORDER) &&
+                   (F[fv_cu_label_find(P, i)] & (FV_CU_LM_CAND | FV_CU_LM_BAD)) == FV_CU_LM_CAND;
     }
 }
 
