@@ -36,6 +36,8 @@
  *    it queues this file's passes behind it through fv__cuda_filter1d_guarded,
  *    whose kernels return at once unless the fused kernel set the guard flag.
  *    FOVEA_SEP_UNFUSED=1 keeps the pass-by-pass chain. */
+#include <stdlib.h>
+
 #include "filters-common.cuh"
 
 enum { FVF_CORR = 0, FVF_CORR_SYM, FVF_CORR_ANTI, FVF_USUM, FVF_MIN, FVF_MAX };
@@ -64,6 +66,8 @@ template <typename IT> struct fvf_targs {
     IT ta;                    /* outputs per tile along the axis */
     int tcl2;                 /* log2(lines per tile) */
     int kind, mode, odt, dbl;
+    int vec;                  /* fvf_k_tile2: 16-byte loads for interior tiles (the layout allows them) */
+    int vst;                  /* fvf_k_tile2 ROW: 16-byte stores of whole lines (the layout allows them) */
     double cval;
     int64_t nta, ntc, ntiles; /* tiles along the axis, along the cross direction, in all */
     double wi[FVF_WINLINE];   /* the weights, when they fit here */
@@ -255,18 +259,159 @@ fvf_k_tile(fvf_targs<IT> p)
 /* ---- the register-blocked tile kernel --------------------------------------------
  * A tile of 32 lines x (TA outputs + halo) sits in shared memory as [position][line]
  * with a pitch of 33 (loads along the axis and reads across lines are both free
- * of bank conflicts). Each thread takes one line (its lane) and FVF_R consecutive
- * outputs, sliding a window of FVF_R values through registers: per tap one value
- * and one weight come from shared memory for FVF_R outputs. Sums keep scipy's
- * order (general: the last tap first, then the others in order; symmetric /
- * antisymmetric: the centre, then the pairs from the outside in). Results go
+ * of bank conflicts). Each thread takes one line (its lane) and R consecutive
+ * outputs (fvf_r: 8 in float, 4 in double), sliding a window of R values through
+ * registers: per tap one value and one weight come from shared memory for R
+ * outputs. Sums keep scipy's order (general: the last tap first, then the others
+ * in order; symmetric / antisymmetric: the centre, then the pairs from the
+ * outside in; uniform, min, max: element 0 first, then 1, 2, ...). Results go
  * straight to global memory when lanes are adjacent lines (COL), or back
- * through shared memory to be written along the lines (ROW). */
-#define FVF_R 8
+ * through shared memory to be written along the lines (ROW).
+ *
+ * Interior tiles (no boundary extension, all 32 lines present) of layouts whose
+ * tile rows (COL: the 32 lines at one position, c_in = the element size) or
+ * lines (ROW: s_in = the element size) are contiguous, with the other stride a
+ * multiple of 16 bytes (p.vec), load 16-byte chunks, FVF_LU in flight per
+ * thread, and convert them into the shared tile; only chunks made entirely of
+ * elements of the same row / line are read. ROW tiles whose output is the
+ * accumulator's float type, contiguous along the lines, store whole 16-byte
+ * chunks (p.vst). FOVEA_F1D_NOVEC=1: element by element (timing comparisons). */
 #define FVF_PITCH 33
+#define FVF_LU 2   /* 16-byte loads in flight per thread (interior tiles) */
+
+/* Outputs per thread and slide: 8 in float, 4 in double (registers). */
+template <typename ACC> struct fvf_r { static const int value = sizeof(ACC) == 4 ? 8 : 4; };
+
+/* t / d for 0 <= t < 2^16 and 1 <= d <= 2^10, from inv = 1.0f / d: (t + 0.5) / d
+ * is at least 0.5 / d away from an integer, its float error below 2^-7 / d. */
+__device__ __forceinline__ int
+fvf_div(int t, float inv)
+{
+    return (int)(((float)t + 0.5f) * inv);
+}
+
+/* R outputs of one line from x[0], x[FVF_PITCH], ...: output k is the window
+ * x[k .. k + size - 1] (rows); reads up to row R + size - 1. One body per kind
+ * (the kind is uniform: the switch is taken once per slide); the tap loops are
+ * unrolled by R, so that the sliding registers are renamed, not moved. */
+template <typename ACC, int KIND, int R>
+__device__ __forceinline__ void
+fvf_slide_k(const ACC *x, const ACC *w, int size, ACC (&acc)[R])
+{
+    ACC v[R];
+    if (KIND == FVF_CORR_SYM || KIND == FVF_CORR_ANTI) {
+        const int s1 = size >> 1;
+        ACC vr[R];
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            acc[k] = fvf_mul(x[(k + s1) * FVF_PITCH], w[s1]);
+            v[k] = x[k * FVF_PITCH];
+            vr[k] = x[(k + size - 1) * FVF_PITCH];
+        }
+#pragma unroll R
+        for (int j = 0; j < s1; j++) {
+            const ACC wj = w[j];
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                acc[k] = fvf_add(acc[k], fvf_mul(KIND == FVF_CORR_SYM ? fvf_add(v[k], vr[k]) : fvf_sub(v[k], vr[k]), wj));
+#pragma unroll
+            for (int k = 0; k < R - 1; k++)
+                v[k] = v[k + 1];
+#pragma unroll
+            for (int k = R - 1; k > 0; k--)
+                vr[k] = vr[k - 1];
+            v[R - 1] = x[(R + j) * FVF_PITCH];
+            vr[0] = x[(size - 2 - j) * FVF_PITCH];
+        }
+    } else if (KIND == FVF_CORR) {
+        const ACC wl = w[size - 1];
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            acc[k] = fvf_mul(x[(k + size - 1) * FVF_PITCH], wl);
+            v[k] = x[k * FVF_PITCH];
+        }
+#pragma unroll R
+        for (int j = 0; j < size - 1; j++) {
+            const ACC wj = w[j];
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                acc[k] = fvf_add(acc[k], fvf_mul(v[k], wj));
+#pragma unroll
+            for (int k = 0; k < R - 1; k++)
+                v[k] = v[k + 1];
+            v[R - 1] = x[(R + j) * FVF_PITCH];
+        }
+    } else {   /* uniform sum, min, max: element 0 first, then 1, 2, ... */
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            acc[k] = x[k * FVF_PITCH];
+            v[k] = x[(k + 1) * FVF_PITCH];
+        }
+#pragma unroll R
+        for (int j = 1; j < size; j++) {
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                acc[k] = KIND == FVF_USUM ? acc[k] + v[k] : fvf_comb(acc[k], v[k], KIND == FVF_MIN);
+#pragma unroll
+            for (int k = 0; k < R - 1; k++)
+                v[k] = v[k + 1];
+            v[R - 1] = x[(R + j) * FVF_PITCH];
+        }
+        if (KIND == FVF_USUM) {
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                acc[k] = acc[k] / (ACC)size;
+        }
+    }
+}
+
+template <typename ACC, int R>
+__device__ __forceinline__ void
+fvf_slide(const ACC *x, const ACC *w, int kind, int size, ACC (&acc)[R])
+{
+    switch (kind) {
+    case FVF_CORR_SYM: fvf_slide_k<ACC, FVF_CORR_SYM, R>(x, w, size, acc); break;
+    case FVF_CORR_ANTI: fvf_slide_k<ACC, FVF_CORR_ANTI, R>(x, w, size, acc); break;
+    case FVF_CORR: fvf_slide_k<ACC, FVF_CORR, R>(x, w, size, acc); break;
+    case FVF_USUM: fvf_slide_k<ACC, FVF_USUM, R>(x, w, size, acc); break;
+    case FVF_MIN: fvf_slide_k<ACC, FVF_MIN, R>(x, w, size, acc); break;
+    default: fvf_slide_k<ACC, FVF_MAX, R>(x, w, size, acc); break;
+    }
+}
+
+/* Element i (a constant after unrolling) of a 16-byte chunk, from registers. */
+template <typename T>
+__device__ __forceinline__ T
+fvf_elem(const uint4 &v, int i)
+{
+    const int bo = i * (int)sizeof(T);
+    const unsigned q = bo < 4 ? v.x : bo < 8 ? v.y : bo < 12 ? v.z : v.w;
+    if (sizeof(T) == 8) {
+        const unsigned hi = bo < 8 ? v.y : v.w;
+        const unsigned long long u = ((unsigned long long)hi << 32) | q;
+        T x;
+        memcpy(&x, &u, 8);
+        return x;
+    }
+    const unsigned s = q >> ((bo & 3) * 8);
+    if (sizeof(T) == 4) {
+        T x;
+        memcpy(&x, &s, 4);
+        return x;
+    }
+    return (T)s;   /* 8 / 16-bit: the low bits (two's complement for the signed types) */
+}
+
+/* the tracked condition of the load (x != x for min/max, x - x != 0 for uniform) */
+template <typename ACC>
+__device__ __forceinline__ bool
+fvf_odd(ACC x, bool us)
+{
+    return us ? !(x - x == (ACC)0) : x != x;
+}
 
 template <typename T, typename ACC, typename IT, bool ROW>
-__global__ void __launch_bounds__(FVF_THREADS)
+__global__ void __launch_bounds__(FVF_THREADS, (sizeof(ACC) == 4 ? 4 : 3) - (sizeof(IT) == 8))
 fvf_k_tile2(fvf_targs<IT> p)
 {
     if (p.guard && !*p.guard)
@@ -280,8 +425,12 @@ fvf_k_tile2(fvf_targs<IT> p)
     ACC *t0 = w + ((nw + 1) & ~1);
     const ACC cv = (ACC)p.cval;
     const bool track = fvf_is_float<T>::value && p.nanflags != NULL;
-    const bool mn = kind == FVF_MIN, us = kind == FVF_USUM;
+    const bool us = kind == FVF_USUM;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int R = fvf_r<ACC>::value, M = 128 / (8 * R);   /* TA <= 128 outputs: M slides per thread */
+    const int ES = (int)sizeof(T), PER = 16 / ES;          /* elements per 16-byte chunk */
+    /* the output dtype is the accumulator's float type: stored as is */
+    const bool onat = p.odt == (sizeof(ACC) == 4 ? FV_FLOAT32 : FV_FLOAT64);
 
     if (p.w) {
         for (int i = tid; i < nw; i += FVF_THREADS)
@@ -302,137 +451,204 @@ fvf_k_tile2(fvf_targs<IT> p)
         fvf_batch_off(p.g, (IT)b, bi, bo);
         const IT a0 = ia * TA, c0 = ic * (IT)32;
         const IT ea = p.g.n - a0 < TA ? p.g.n - a0 : TA;
+        uint8_t *flags = track ? p.nanflags + b * (int64_t)p.g.nc + (int64_t)c0 : NULL;
+
+        /* an interior tile of a vector layout: the 16-byte chunks covering the
+         * tile's rows (COL) / lines (ROW), all with the same misalignment offb */
+        bool vec = false;
+        int offb = 0, nch = 0;
+        const char *vb = NULL;
+        if (p.vec && c0 + 32 <= p.g.nc) {
+            const IT lo = a0 - p.left;
+            if (lo >= 0 && lo + L <= p.g.n) {
+                if (ROW) {
+                    const char *first = p.in + bi + c0 * p.g.c_in + lo * (IT)ES;
+                    offb = (int)((uintptr_t)first & 15);
+                    nch = (offb + (int)L * ES + 15) >> 4;
+                    vec = lo * (IT)ES >= (IT)offb && lo * (IT)ES - (IT)offb + (IT)nch * 16 <= p.g.n * (IT)ES;
+                    vb = first - offb;
+                } else {
+                    const char *first = p.in + bi + lo * p.g.s_in + c0 * (IT)ES;
+                    offb = (int)((uintptr_t)first & 15);
+                    nch = (offb + 32 * ES + 15) >> 4;
+                    vec = c0 * (IT)ES >= (IT)offb && c0 * (IT)ES - (IT)offb + (IT)nch * 16 <= p.g.nc * (IT)ES;
+                    vb = first - offb;
+                }
+            }
+        }
 
         __syncthreads();
-        /* load: ROW walks along each line (warp per line), COL across lines (lane per line) */
-        for (int cr = ROW ? warp : lane; cr < 32; cr += ROW ? 8 : 32) {
-            const IT cc = c0 + cr;
-            if (cc >= p.g.nc)
-                continue;
-            const char *src = p.in + bi + cc * p.g.c_in;
-            bool nan = false;
-#pragma unroll 4
-            for (IT a = ROW ? (IT)lane : (IT)warp; a < L; a += ROW ? 32 : 8) {
-                IT pos = a0 + a - p.left;
-                ACC x;
-                if (pos >= 0 && pos < p.g.n) {
-                    x = (ACC)__ldg((const T *)(src + pos * p.g.s_in));
-                } else {
-                    IT e = fvf_extend<IT>(pos, p.g.n, p.mode);
-                    x = e < 0 ? cv : (ACC)__ldg((const T *)(src + e * p.g.s_in));
+        if (vec && !ROW) {
+            /* task t = (row a, chunk k), row-major: a warp's shared stores fall in distinct banks */
+            const int ntask = (int)L * nch, ofs = offb / ES;
+            const float inv = 1.0f / (float)nch;
+            for (int tb = 0; tb < ntask; tb += FVF_THREADS * FVF_LU) {
+                uint4 v[FVF_LU];
+                int ra[FVF_LU], kk[FVF_LU];
+#pragma unroll
+                for (int u = 0; u < FVF_LU; u++) {   /* all loads first: FVF_LU chunks in flight */
+                    const int t = tb + u * FVF_THREADS + tid;
+                    ra[u] = -1;
+                    kk[u] = 0;
+                    if (t < ntask) {
+                        ra[u] = fvf_div(t, inv);
+                        kk[u] = t - ra[u] * nch;
+                        v[u] = __ldg((const uint4 *)(vb + (IT)ra[u] * p.g.s_in + kk[u] * 16));
+                    }
                 }
-                if (track && (us ? !(x - x == (ACC)0) : x != x))
-                    nan = true;
-                t0[a * FVF_PITCH + cr] = x;
+#pragma unroll
+                for (int u = 0; u < FVF_LU; u++) {
+                    if (ra[u] < 0)
+                        continue;
+                    ACC *row = t0 + ra[u] * FVF_PITCH;
+#pragma unroll
+                    for (int i = 0; i < PER; i++) {
+                        const int cr = kk[u] * PER + i - ofs;
+                        if (cr >= 0 && cr < 32) {
+                            const ACC x = (ACC)fvf_elem<T>(v[u], i);
+                            if (track && fvf_odd(x, us))
+                                flags[cr] = 1;   /* benign: every writer stores 1 */
+                            row[cr] = x;
+                        }
+                    }
+                }
             }
-            if (nan)
-                p.nanflags[b * (int64_t)p.g.nc + (int64_t)cc] = 1;
+        } else if (vec) {
+            /* task t: chunk kl = t % KC of a group of KC, line cr = (t / KC) % 32, group t / (32 KC):
+             * a warp takes 32 / KC lines x KC chunks, which fall in distinct banks */
+            const int KC = (sizeof(ACC) == 4 ? 32 : 16) / PER > 1 ? (sizeof(ACC) == 4 ? 32 : 16) / PER : 1;
+            const int LKC = KC == 1 ? 0 : KC == 2 ? 1 : KC == 4 ? 2 : KC == 8 ? 3 : 4;
+            const int ntask = ((nch + KC - 1) >> LKC) << (LKC + 5), ofs = offb / ES;
+            for (int tb = 0; tb < ntask; tb += FVF_THREADS * FVF_LU) {
+                uint4 v[FVF_LU];
+                int cl[FVF_LU], kk[FVF_LU];
+#pragma unroll
+                for (int u = 0; u < FVF_LU; u++) {
+                    const int t = tb + u * FVF_THREADS + tid;
+                    cl[u] = (t >> LKC) & 31;
+                    kk[u] = ((t >> (LKC + 5)) << LKC) + (t & (KC - 1));
+                    if (t < ntask && kk[u] < nch)
+                        v[u] = __ldg((const uint4 *)(vb + (IT)cl[u] * p.g.c_in + kk[u] * 16));
+                    else
+                        kk[u] = -1;
+                }
+#pragma unroll
+                for (int u = 0; u < FVF_LU; u++) {
+                    if (kk[u] < 0)
+                        continue;
+                    bool nan = false;
+#pragma unroll
+                    for (int i = 0; i < PER; i++) {
+                        const int a = kk[u] * PER + i - ofs;
+                        if (a >= 0 && a < (int)L) {
+                            const ACC x = (ACC)fvf_elem<T>(v[u], i);
+                            if (track && fvf_odd(x, us))
+                                nan = true;
+                            t0[a * FVF_PITCH + cl[u]] = x;
+                        }
+                    }
+                    if (nan)
+                        flags[cl[u]] = 1;
+                }
+            }
+        } else {
+            /* element by element: ROW walks along each line (warp per line), COL across lines (lane per line) */
+            for (int cr = ROW ? warp : lane; cr < 32; cr += ROW ? 8 : 32) {
+                const IT cc = c0 + cr;
+                if (cc >= p.g.nc)
+                    continue;
+                const char *src = p.in + bi + cc * p.g.c_in;
+                bool nan = false;
+#pragma unroll 4
+                for (IT a = ROW ? (IT)lane : (IT)warp; a < L; a += ROW ? 32 : 8) {
+                    IT pos = a0 + a - p.left;
+                    ACC x;
+                    if (pos >= 0 && pos < p.g.n) {
+                        x = (ACC)__ldg((const T *)(src + pos * p.g.s_in));
+                    } else {
+                        IT e = fvf_extend<IT>(pos, p.g.n, p.mode);
+                        x = e < 0 ? cv : (ACC)__ldg((const T *)(src + e * p.g.s_in));
+                    }
+                    if (track && fvf_odd(x, us))
+                        nan = true;
+                    t0[a * FVF_PITCH + cr] = x;
+                }
+                if (nan)
+                    flags[cr] = 1;
+            }
         }
         __syncthreads();
 
-        /* compute: lane = line, FVF_R consecutive outputs per chunk */
-        ACC res[2][FVF_R];
+        /* compute: lane = line, R consecutive outputs per slide */
+        ACC res[M][R];
         const ACC *col = t0 + lane;
 #pragma unroll
-        for (int m = 0; m < 2; m++) {
-            const IT as = (IT)((m * 8 + warp) * FVF_R);
-            ACC *acc = res[m];
-            if (as >= TA)
+        for (int m = 0; m < M; m++) {
+            const int as = (m * 8 + warp) * R;
+            if ((IT)as >= TA)
                 break;
-            const ACC *x = col + (size_t)as * FVF_PITCH;
-            ACC v[FVF_R];
-            if (kind == FVF_CORR_SYM || kind == FVF_CORR_ANTI) {
-                const int s1 = size >> 1;
-                const bool sy = kind == FVF_CORR_SYM;
-                ACC vr[FVF_R];
-#pragma unroll
-                for (int k = 0; k < FVF_R; k++) {
-                    acc[k] = fvf_mul(x[(k + s1) * FVF_PITCH], w[s1]);
-                    v[k] = x[k * FVF_PITCH];
-                    vr[k] = x[(k + size - 1) * FVF_PITCH];
-                }
-                for (int j = 0; j < s1; j++) {
-                    const ACC wj = w[j];
-#pragma unroll
-                    for (int k = 0; k < FVF_R; k++)
-                        acc[k] = fvf_add(acc[k], fvf_mul(sy ? fvf_add(v[k], vr[k]) : fvf_sub(v[k], vr[k]), wj));
-#pragma unroll
-                    for (int k = 0; k < FVF_R - 1; k++)
-                        v[k] = v[k + 1];
-#pragma unroll
-                    for (int k = FVF_R - 1; k > 0; k--)
-                        vr[k] = vr[k - 1];
-                    v[FVF_R - 1] = x[(FVF_R + j) * FVF_PITCH];
-                    vr[0] = x[(size - 2 - j) * FVF_PITCH];
-                }
-            } else if (kind == FVF_CORR) {
-                const ACC wl = w[size - 1];
-#pragma unroll
-                for (int k = 0; k < FVF_R; k++) {
-                    acc[k] = fvf_mul(x[(k + size - 1) * FVF_PITCH], wl);
-                    v[k] = x[k * FVF_PITCH];
-                }
-                for (int j = 0; j < size - 1; j++) {
-                    const ACC wj = w[j];
-#pragma unroll
-                    for (int k = 0; k < FVF_R; k++)
-                        acc[k] = fvf_add(acc[k], fvf_mul(v[k], wj));
-#pragma unroll
-                    for (int k = 0; k < FVF_R - 1; k++)
-                        v[k] = v[k + 1];
-                    v[FVF_R - 1] = x[(FVF_R + j) * FVF_PITCH];
-                }
-            } else {   /* uniform sum, min, max: element 0 first, then 1, 2, ... */
-#pragma unroll
-                for (int k = 0; k < FVF_R; k++) {
-                    acc[k] = x[k * FVF_PITCH];
-                    v[k] = x[(k + 1) * FVF_PITCH];
-                }
-                for (int j = 1; j < size; j++) {
-#pragma unroll
-                    for (int k = 0; k < FVF_R; k++)
-                        acc[k] = us ? acc[k] + v[k] : fvf_comb(acc[k], v[k], mn);
-#pragma unroll
-                    for (int k = 0; k < FVF_R - 1; k++)
-                        v[k] = v[k + 1];
-                    v[FVF_R - 1] = x[(FVF_R + j) * FVF_PITCH];
-                }
-                if (us) {
-#pragma unroll
-                    for (int k = 0; k < FVF_R; k++)
-                        acc[k] = acc[k] / (ACC)size;
-                }
-            }
+            fvf_slide<ACC, R>(col + as * FVF_PITCH, w, kind, size, res[m]);
             if (!ROW) {   /* lanes are adjacent lines: store directly */
                 const IT cc = c0 + lane;
                 if (cc < p.g.nc) {
-                    char *dst = p.out + bo + cc * p.g.c_out;
+                    char *dst = p.out + bo + cc * p.g.c_out + (a0 + (IT)as) * p.g.s_out;
+                    if (onat) {
 #pragma unroll
-                    for (int k = 0; k < FVF_R; k++)
-                        if (as + k < ea)
-                            fvf_store(dst + (a0 + as + k) * p.g.s_out, p.odt, acc[k]);
+                        for (int k = 0; k < R; k++)
+                            if ((IT)(as + k) < ea)
+                                *(ACC *)(dst + (IT)k * p.g.s_out) = res[m][k];
+                    } else {
+#pragma unroll
+                        for (int k = 0; k < R; k++)
+                            if ((IT)(as + k) < ea)
+                                fvf_store(dst + (IT)k * p.g.s_out, p.odt, res[m][k]);
+                    }
                 }
             }
         }
         if (ROW) {   /* back through shared memory, then along the lines */
             __syncthreads();
 #pragma unroll
-            for (int m = 0; m < 2; m++) {
-                const IT as = (IT)((m * 8 + warp) * FVF_R);
-                if (as >= TA)
+            for (int m = 0; m < M; m++) {
+                const int as = (m * 8 + warp) * R;
+                if ((IT)as >= TA)
                     break;
 #pragma unroll
-                for (int k = 0; k < FVF_R; k++)
+                for (int k = 0; k < R; k++)
                     t0[(as + k) * FVF_PITCH + lane] = res[m][k];
             }
             __syncthreads();
-            for (int cr = warp; cr < 32; cr += 8) {
-                const IT cc = c0 + cr;
-                if (cc >= p.g.nc)
-                    continue;
-                char *dst = p.out + bo + cc * p.g.c_out;
-                for (IT a = lane; a < ea; a += 32)
-                    fvf_store(dst + (a0 + a) * p.g.s_out, p.odt, t0[a * FVF_PITCH + cr]);
+            char *org = p.out + bo + c0 * p.g.c_out + a0 * p.g.s_out;
+            if (p.vst && ea == TA && c0 + 32 <= p.g.nc && ((uintptr_t)org & 15) == 0) {
+                /* whole 16-byte chunks of the lines: thread = (line tid / 8, chunks tid % 8 + 8 i) */
+                const int per = 16 / (int)sizeof(ACC), nck = (int)TA / per;
+                const int cr = tid >> 3;
+                const ACC *s = t0 + cr;
+                char *o = org + (IT)cr * p.g.c_out;
+                for (int k = tid & 7; k < nck; k += 8) {
+                    union {
+                        uint4 v;
+                        ACC e[16 / sizeof(ACC)];
+                    } u;
+#pragma unroll
+                    for (int i = 0; i < 16 / (int)sizeof(ACC); i++)
+                        u.e[i] = s[(k * per + i) * FVF_PITCH];
+                    *(uint4 *)(o + k * 16) = u.v;
+                }
+            } else {
+                for (int cr = warp; cr < 32; cr += 8) {
+                    const IT cc = c0 + cr;
+                    if (cc >= p.g.nc)
+                        continue;
+                    char *dst = p.out + bo + cc * p.g.c_out;
+                    if (onat) {
+                        for (IT a = lane; a < ea; a += 32)
+                            *(ACC *)(dst + (a0 + a) * p.g.s_out) = t0[a * FVF_PITCH + cr];
+                    } else {
+                        for (IT a = lane; a < ea; a += 32)
+                            fvf_store(dst + (a0 + a) * p.g.s_out, p.odt, t0[a * FVF_PITCH + cr]);
+                    }
+                }
             }
         }
     }
@@ -850,6 +1066,17 @@ fvf_launch_tile(const fvf_job *j, const fvf_plan *pl, uint8_t *nanflags)
     t.nta = (j->g.n + pl->ta - 1) / pl->ta;
     t.ntc = (j->g.nc + (1 << pl->tcl2) - 1) >> pl->tcl2;
     t.ntiles = t.nta * t.ntc * j->g.nbatch;
+    if (pl->v2 && getenv("FOVEA_F1D_NOVEC") == NULL) {   /* FOVEA_F1D_NOVEC=1: element by element */
+        const fvf_geom *g = &j->g;
+        const int64_t es = (int64_t)sizeof(T), L = pl->ta + j->size - 1;
+        if (g->row) {   /* lines contiguous, the same misalignment on every line of a tile */
+            t.vec = g->s_in == es && llabs(g->c_in) % 16 == 0;
+            t.vst = g->s_out == (int64_t)sizeof(ACC) && llabs(g->c_out) % 16 == 0 &&
+                    j->out->dtype == (sizeof(ACC) == 4 ? FV_FLOAT32 : FV_FLOAT64);
+        } else {        /* tile rows contiguous, likewise; the chunk tasks' float division is exact */
+            t.vec = g->c_in == es && llabs(g->s_in) % 16 == 0 && L * ((32 * es + 30) / 16) < 65536;
+        }
+    }
     unsigned grid = fvf_grid(t.ntiles, j->device, 32);
     fv_status st;
     if (pl->v2 && j->g.row) {
