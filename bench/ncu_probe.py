@@ -1,0 +1,21 @@
+"""Calls for a profiler run (ncu): a few separable filters on 8192^2 CuPy arrays."""
+import sys
+import cupy as cp
+import fovea.ndimage as ndi
+
+cases = sys.argv[1].split(",") if len(sys.argv) > 1 else ["gauss_f32", "unif_u8"]
+x32 = cp.random.random((8192, 8192)).astype(cp.float32)
+x8 = (cp.random.random((8192, 8192)) * 255).astype(cp.uint8)
+for _ in range(2):
+    for c in cases:
+        name, dt = c.rsplit("_", 1)
+        x = x32 if dt == "f32" else x8
+        if name == "gauss":
+            ndi.gaussian_filter(x, 2.0)
+        elif name == "unif":
+            ndi.uniform_filter(x, 5)
+        elif name == "sobel":
+            ndi.sobel(x, axis=0)
+        elif name == "min":
+            ndi.minimum_filter(x, 5)
+cp.cuda.Device().synchronize()
