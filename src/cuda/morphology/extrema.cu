@@ -170,7 +170,7 @@ fv_k_lm_merge(const T *img, const uint8_t *state, IT *P, IT n, const int64_t *of
         for (int k = 0; k < noff; k++) {
             const IT j = i + (IT)off[k];
             if (!(state[j] & FV_CU_LM_BORDER) && img[j] == h)
-                fv_cu_uf_unite_halve(P, i, j);
+                fv_cu_uf_unite<true>(P, i, j);
         }
     }
 }
@@ -183,7 +183,7 @@ fv_k_lm_gather(const uint8_t *state, IT *P, uint32_t *F, IT n)
         const uint8_t s = state[i];
         if (s & FV_CU_LM_BORDER)
             continue;
-        const IT r = fv_cu_uf_find_halve(P, i);
+        const IT r = fv_cu_uf_find<true>(P, i);
         if (P[i] != r)
             P[i] = r;   /* only ancestors are written: concurrent finds stay valid */
         const uint32_t bits = s & (FV_CU_LM_CAND | FV_CU_LM_BAD);
