@@ -1,7 +1,7 @@
 /* Shared scaffolding of the CUDA separable-filter tests (test_cuda_sepfused.c,
- * test_cuda_f1dvec.c): the context, a seeded xorshift generator (define
- * FV_TEST_SEED before including), arrays and their elements by dtype, random
- * host data and host copies. Include after check.h. */
+ * test_cuda_f1dvec.c): the context, xorshift.h's generator (define FV_T_SEED
+ * before including), arrays and their elements by dtype, random host data and
+ * host copies. Include after check.h. */
 #ifndef FOVEA_TESTS_CUDA_SEP_CHECK_H
 #define FOVEA_TESTS_CUDA_SEP_CHECK_H
 
@@ -10,9 +10,7 @@
 
 #include "fovea/fovea.h"
 
-#ifndef FV_TEST_SEED
-#define FV_TEST_SEED 0x2545f4914f6cdd1dull
-#endif
+#include "xorshift.h"   /* next_u64, uniform; seed: FV_T_SEED */
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
 static const fv_device GPU = {FV_DEVICE_CUDA, 0};
@@ -20,20 +18,6 @@ static fv_context *ctx;
 static int cuda_only;      /* FOVEA_TEST_CUDA_ONLY: fewer, smaller cases, no CPU comparison */
 static char current[400];  /* the running case, for failure messages */
 
-static uint64_t rng = FV_TEST_SEED;
-static uint64_t
-next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-static double
-uniform01(void)
-{
-    return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
-}
 static int64_t
 irand(int64_t lo, int64_t hi)   /* [lo, hi] */
 {
@@ -102,7 +86,7 @@ rand_host(fv_dtype dt, int nd, const int64_t *shape, int special)
         case FV_INT16: v = (double)irand(-32768, 32767); break;
         case FV_INT32: v = (double)irand(-2000000000, 2000000000); break;
         default:
-            v = (next_u64() & 7) == 0 ? (double)irand(-50, 50) : uniform01() * 200.0 - 100.0;
+            v = (next_u64() & 7) == 0 ? (double)irand(-50, 50) : uniform() * 200.0 - 100.0;
             if (special > 0) {
                 uint64_t r = next_u64() % (uint64_t)special;
                 v = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -INFINITY : r == 3 ? -0.0 : v;

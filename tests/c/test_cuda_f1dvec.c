@@ -28,7 +28,6 @@
 #include "fovea/fovea.h"
 #include "internal.h"
 #include "ndimage.h"
-#define FV_TEST_SEED 0x9e3779b97f4a7c15ull
 #include "check.h"
 #include "cuda-sep-check.h"
 
@@ -222,7 +221,7 @@ static void
 random_weights(double *w, int64_t n, int kind)
 {
     for (int64_t i = 0; i < n; i++)
-        w[i] = (double)irand(-8, 8) / 4.0 + (next_u64() & 1 ? uniform01() * 0.1 : 0.0);
+        w[i] = (double)irand(-8, 8) / 4.0 + (next_u64() & 1 ? uniform() * 0.1 : 0.0);
     if (kind != K_CORR)
         for (int64_t i = 0; i < n / 2; i++)
             w[n - 1 - i] = kind == K_SYM ? w[i] : -w[i];
@@ -302,7 +301,7 @@ test_grid(void)
                 c.odt = odt;
                 random_geometry(&c, 0);
                 c.mode = (int)irand(0, FV_MODE_COUNT - 1);
-                c.cval = (next_u64() & 1) ? (double)irand(-3, 300) : uniform01() * 50.0 - 10.0;
+                c.cval = (next_u64() & 1) ? (double)irand(-3, 300) : uniform() * 50.0 - 10.0;
                 set_filter(&c, k, irand(1, 15));
                 run_case(&c);
             }
@@ -327,7 +326,7 @@ test_modes(void)
                 c.odt = io[t][1];
                 random_geometry(&c, 0);
                 c.mode = m;
-                c.cval = uniform01() * 20.0 - 5.0;
+                c.cval = uniform() * 20.0 - 5.0;
                 set_filter(&c, k, irand(1, 2) == 1 ? irand(1, 6) : irand(7, 24));
                 run_case(&c);
             }
@@ -368,7 +367,7 @@ test_misc(void)
         c.special = 1;
         random_geometry(&c, (r % 7) == 6);
         c.mode = (int)irand(0, FV_MODE_COUNT - 1);
-        c.cval = (next_u64() & 3) ? uniform01() * 10.0 : (next_u64() & 1) ? NAN : INFINITY;
+        c.cval = (next_u64() & 3) ? uniform() * 10.0 : (next_u64() & 1) ? NAN : INFINITY;
         set_filter(&c, K_UNIFORM + r % 3, irand(2, 13));
         run_case(&c);
     }

@@ -24,6 +24,7 @@
 #include "fovea/fovea.h"
 #include "internal.h"
 #include "ndimage.h"
+#define FV_T_SEED 0x2545f4914f6cdd1dull
 #include "check.h"
 #include "cuda-sep-check.h"
 
@@ -331,7 +332,7 @@ random_weights(double *w, int64_t n, int kind)
 {
     /* kind 0 general, 1 symmetric, 2 antisymmetric */
     for (int64_t i = 0; i < n; i++)
-        w[i] = (double)irand(-8, 8) / 4.0 + (next_u64() & 1 ? uniform01() * 0.1 : 0.0);
+        w[i] = (double)irand(-8, 8) / 4.0 + (next_u64() & 1 ? uniform() * 0.1 : 0.0);
     if (kind && (n & 1))
         for (int64_t i = 0; i < n / 2; i++)
             w[n - 1 - i] = kind == 1 ? w[i] : -w[i];
@@ -346,7 +347,7 @@ fill_random(tcase *c, int op, int pi)
     c->idt = pairs[pi][0];
     c->odt = pairs[pi][1];
     fv_mode m0 = (fv_mode)irand(0, FV_MODE_COUNT - 1), m1 = (fv_mode)irand(0, FV_MODE_COUNT - 1);
-    c->cval = (next_u64() & 1) ? (double)irand(-3, 300) : uniform01() * 50.0 - 10.0;
+    c->cval = (next_u64() & 1) ? (double)irand(-3, 300) : uniform() * 50.0 - 10.0;
     for (int d = 0; d < 3; d++) {
         c->mode[d] = d == c->nd - 1 ? m1 : m0;
         c->sigma[d] = 0.0;
@@ -355,7 +356,7 @@ fill_random(tcase *c, int op, int pi)
         c->origin[d] = 0;
     }
     for (int d = c->nd - 2; d < c->nd; d++) {
-        c->sigma[d] = 0.4 + uniform01() * 3.0;
+        c->sigma[d] = 0.4 + uniform() * 3.0;
         c->order[d] = (int)irand(0, 2);
         c->size[d] = irand(2, op == OP_UNIFORM ? 12 : 7);
         c->origin[d] = irand(-(c->size[d] / 2), (c->size[d] - 1) / 2);
