@@ -16,7 +16,7 @@
  *     so that a halo line there is the intermediate's own boundary extension
  *     (a line outside the image in constant mode is the intermediate's cval
  *     and is not loaded);
- *  2. pass 1 (each thread R outputs (fvs_r) of one line slid through
+ *  2. pass 1 (each thread R outputs (fvk_r) of one line slid through
  *     registers, filter1d.cu's fvf_k_tile2 arithmetic and order), each result
  *     rounded to the intermediate dtype exactly as filter1d's store does, then
  *     read back in pass 2's accumulator type: the shared intermediate holds the
@@ -36,7 +36,7 @@
  *  - input dtype bool, uint8, uint16, int16, int32, float32 or float64, and the
  *    intermediate is the input dtype (bool: uint8), float32 or float64, with the
  *    output dtype the intermediate's (or bool from a uint8 intermediate);
- *  - each window has at most FVS_MAXTAPS taps; min/max at most 24 (the direct
+ *  - each window has at most FVK_MAXTAPS taps; min/max at most 24 (the direct
  *    min/max of filter1d; longer ones take its doubling passes);
  *  - no pass is a uniform filter that filter1d runs serially (non-exact sums
  *    into integer outputs: float data, or a non-integral / huge cval in
@@ -50,12 +50,10 @@
 
 extern "C" fv_status fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guard);
 
-enum { FVS_CORR = 0, FVS_SYM, FVS_ANTI, FVS_USUM, FVS_MIN, FVS_MAX };
-
 #define FVS_THREADS 256
 #define FVS_TP 64          /* outputs per tile along p */
 #define FVS_TQ 64          /* outputs per tile along q */
-#define FVS_MAXTAPS 64
+#define FVK_MAXTAPS 64
 #define FVS_MM_DIRECT 24   /* = filter1d's FVF_MM_DIRECT */
 #define FVS_LU 2           /* 16-byte loads in flight per thread (interior tiles) */
 
@@ -63,7 +61,7 @@ struct fvs_pass {
     int kind, mode, size, left;
     int track;             /* float data: 1 flag NaN (min/max), 2 flag NaN/inf (uniform), 0 none */
     double cval;
-    double w[FVS_MAXTAPS];
+    double w[FVK_MAXTAPS];
 };
 
 struct fvs_args {
@@ -81,127 +79,6 @@ struct fvs_args {
     int vstore, obool;                         /* out likewise (16-byte stores of whole tiles); out is bool */
     fvs_pass p1, p2;
 };
-
-/* The arithmetic of filter1d's tile kernels, spelt out: double rounded step by
- * step; float (float32 outputs) as nvcc compiles filter1d's `acc + v * w` there,
- * the first product alone, then one fused multiply-add per tap. */
-__device__ __forceinline__ double fvs_mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ double fvs_madd(double acc, double x, double w) { return __dadd_rn(acc, __dmul_rn(x, w)); }
-__device__ __forceinline__ double fvs_add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ double fvs_sub(double a, double b) { return __dsub_rn(a, b); }
-__device__ __forceinline__ float fvs_mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ float fvs_madd(float acc, float x, float w) { return __fmaf_rn(x, w, acc); }
-__device__ __forceinline__ float fvs_add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ float fvs_sub(float a, float b) { return __fsub_rn(a, b); }
-
-/* min/max of an earlier and a later value; ties (and -0 vs 0) go to the later (filter1d's fvf_comb) */
-template <typename ACC>
-__device__ __forceinline__ ACC
-fvs_comb(ACC earlier, ACC later, bool mn)
-{
-    return (mn ? later <= earlier : later >= earlier) ? later : earlier;
-}
-
-/* t / d for 0 <= t < 2^16 and 1 <= d <= 2^10, from inv = 1.0f / d: (t + 0.5) / d
- * is at least 0.5 / d away from an integer, far beyond float's error here. */
-__device__ __forceinline__ int
-fvs_div(int t, float inv)
-{
-    return (int)(((float)t + 0.5f) * inv);
-}
-
-/* Outputs per thread and slide: 8 in float, 4 in double (registers). */
-template <typename ACC> struct fvs_r { static const int value = sizeof(ACC) == 4 ? 8 : 4; };
-
-/* R outputs from x[0], x[st], ...: output k is the window x[k*st .. (k + size - 1)*st],
- * summed in filter1d's fvf_k_tile2 order. Reads up to x[(R + size - 1) * st].
- * One body per kind (the kind is uniform: the switch is taken once per call);
- * the tap loops are unrolled by R, so that the sliding registers are renamed,
- * not moved (after R taps every register holds a fresh value). */
-template <typename ACC, int KIND, int R>
-__device__ __forceinline__ void
-fvs_slide_k(const ACC *x, int st, const ACC *w, int size, ACC (&acc)[R])
-{
-    ACC v[R];
-    if (KIND == FVS_SYM || KIND == FVS_ANTI) {
-        const int s1 = size >> 1;
-        ACC vr[R];
-#pragma unroll
-        for (int k = 0; k < R; k++) {
-            acc[k] = fvs_mul(x[(k + s1) * st], w[s1]);
-            v[k] = x[k * st];
-            vr[k] = x[(k + size - 1) * st];
-        }
-#pragma unroll R
-        for (int j = 0; j < s1; j++) {
-            const ACC wj = w[j];
-#pragma unroll
-            for (int k = 0; k < R; k++)
-                acc[k] = fvs_madd(acc[k], KIND == FVS_SYM ? fvs_add(v[k], vr[k]) : fvs_sub(v[k], vr[k]), wj);
-#pragma unroll
-            for (int k = 0; k < R - 1; k++)
-                v[k] = v[k + 1];
-#pragma unroll
-            for (int k = R - 1; k > 0; k--)
-                vr[k] = vr[k - 1];
-            v[R - 1] = x[(R + j) * st];
-            vr[0] = x[(size - 2 - j) * st];
-        }
-    } else if (KIND == FVS_CORR) {
-        const ACC wl = w[size - 1];
-#pragma unroll
-        for (int k = 0; k < R; k++) {
-            acc[k] = fvs_mul(x[(k + size - 1) * st], wl);
-            v[k] = x[k * st];
-        }
-#pragma unroll R
-        for (int j = 0; j < size - 1; j++) {
-            const ACC wj = w[j];
-#pragma unroll
-            for (int k = 0; k < R; k++)
-                acc[k] = fvs_madd(acc[k], v[k], wj);
-#pragma unroll
-            for (int k = 0; k < R - 1; k++)
-                v[k] = v[k + 1];
-            v[R - 1] = x[(R + j) * st];
-        }
-    } else {   /* uniform sum, min, max: element 0 first, then 1, 2, ... */
-#pragma unroll
-        for (int k = 0; k < R; k++) {
-            acc[k] = x[k * st];
-            v[k] = x[(k + 1) * st];
-        }
-#pragma unroll R
-        for (int j = 1; j < size; j++) {
-#pragma unroll
-            for (int k = 0; k < R; k++)
-                acc[k] = KIND == FVS_USUM ? fvs_add(acc[k], v[k]) : fvs_comb(acc[k], v[k], KIND == FVS_MIN);
-#pragma unroll
-            for (int k = 0; k < R - 1; k++)
-                v[k] = v[k + 1];
-            v[R - 1] = x[(R + j) * st];
-        }
-        if (KIND == FVS_USUM) {
-#pragma unroll
-            for (int k = 0; k < R; k++)
-                acc[k] = acc[k] / (ACC)size;
-        }
-    }
-}
-
-template <typename ACC, int R>
-__device__ __forceinline__ void
-fvs_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc)[R])
-{
-    switch (kind) {
-    case FVS_SYM: fvs_slide_k<ACC, FVS_SYM, R>(x, st, w, size, acc); break;
-    case FVS_ANTI: fvs_slide_k<ACC, FVS_ANTI, R>(x, st, w, size, acc); break;
-    case FVS_CORR: fvs_slide_k<ACC, FVS_CORR, R>(x, st, w, size, acc); break;
-    case FVS_USUM: fvs_slide_k<ACC, FVS_USUM, R>(x, st, w, size, acc); break;
-    case FVS_MIN: fvs_slide_k<ACC, FVS_MIN, R>(x, st, w, size, acc); break;
-    default: fvs_slide_k<ACC, FVS_MAX, R>(x, st, w, size, acc); break;
-    }
-}
 
 /* One output element as fvf_store writes it, for the output dtype TM (bool: a
  * uint8 intermediate stored as 0 / 1). */
@@ -237,7 +114,7 @@ fvs_odd(ACC x, int track)
 /* Shared layout (in units of double, then typed). Rows are the tile's sparser
  * axis, columns its denser one (16-byte loads run along the columns); hr / hc
  * are the window sizes of the passes along the rows / columns:
- *   w1[FVS_MAXTAPS] (ACC1), w2[FVS_MAXTAPS] (ACC2),
+ *   w1[FVK_MAXTAPS] (ACC1), w2[FVK_MAXTAPS] (ACC2),
  *   sIn  ACC1[(TR + hr) * CP]  (C = TC + hc columns: halo plus one spare; CP = C
  *                               (odd when pass 1 runs along the rows' length),
  *                               or, where the input's type is ACC1 and pass 1
@@ -261,7 +138,7 @@ struct fvs_layout {
         cp = direct ? (int)((C + 2 * per16 + per16 - 1) / per16 * per16) : (int)(pd ? C | 1 : C);
         rp = direct ? 0 : (int)((C * sizeof(T1) + 30 + 15) / 16 * 16);
         pm = (int)(pd ? FVS_TQ | 1 : C | 1);
-        size_t o = 2 * FVS_MAXTAPS * sizeof(double);
+        size_t o = 2 * FVK_MAXTAPS * sizeof(double);
         in_off = o;
         size_t in_b = (size_t)(FVS_TP + hr) * cp * sizeof(ACC1);
         o += (in_b + 15) & ~(size_t)15;
@@ -300,10 +177,10 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
     const fvs_layout<T1, ACC1, ACC2> lay(hr, hc, pd);
     const int CP = lay.cp, RP = lay.rp, PM = lay.pm;
     const bool direct = std::is_same<T1, ACC1>::value && !pd;
-    const int R1 = fvs_r<ACC1>::value, R2 = fvs_r<ACC2>::value;
+    const int R1 = fvk_r<ACC1>::value, R2 = fvk_r<ACC2>::value;
     const float invC = 1.0f / (float)C, invRI = 1.0f / (float)RI;
     ACC1 *w1 = (ACC1 *)sm;
-    ACC2 *w2 = (ACC2 *)(sm + FVS_MAXTAPS * sizeof(double));
+    ACC2 *w2 = (ACC2 *)(sm + FVK_MAXTAPS * sizeof(double));
     ACC1 *sIn = (ACC1 *)(sm + lay.in_off);
     ACC2 *sMid = (ACC2 *)(sm + lay.mid_off);
     ACC2 *sOut = (ACC2 *)(sm + lay.out_off);
@@ -317,10 +194,10 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
 
     if (tid == 0) {   /* constant offsets into the parameters */
 #pragma unroll
-        for (int i = 0; i < FVS_MAXTAPS; i++) {
-            if (i < s1 && k1 <= FVS_ANTI)
+        for (int i = 0; i < FVK_MAXTAPS; i++) {
+            if (i < s1 && k1 <= FVK_ANTI)
                 w1[i] = (ACC1)p.p1.w[i];
-            if (i < s2 && k2 <= FVS_ANTI)
+            if (i < s2 && k2 <= FVK_ANTI)
                 w2[i] = (ACC2)p.p2.w[i];
         }
     }
@@ -371,7 +248,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                     const int t = tb + u * FVS_THREADS + tid;
                     rr[u] = -1;
                     if (t < ntask) {
-                        rr[u] = fvs_div(t, inv);
+                        rr[u] = fvk_div(t, inv);
                         kk[u] = t - rr[u] * nch;
                         v[u] = __ldg((const uint4 *)(a0 + rr[u] * p.sr_in + kk[u] * 16));
                     }
@@ -434,7 +311,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
             /* 2. pass 1 down the columns: task = (segment of R1 rows, column) */
             const int nseg1 = (er + R1 - 1) / R1;
             for (int t = tid; t < nseg1 * C; t += FVS_THREADS) {
-                const int seg = fvs_div(t, invC), c = t - seg * C;
+                const int seg = fvk_div(t, invC), c = t - seg * C;
                 const int r0 = seg * R1;
                 ACC2 *m = sMid + r0 * PM + c;
                 const int cq = c0t + c - p.p2.left;
@@ -445,7 +322,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                     continue;
                 }
                 ACC1 acc[R1];
-                fvs_slide<ACC1, R1>(sIn + r0 * CP + ofs + c, CP, w1, k1, s1, acc);
+                fvk_slide<ACC1, R1>(sIn + r0 * CP + ofs + c, CP, w1, k1, s1, acc);
 #pragma unroll
                 for (int k = 0; k < R1; k++) {
                     ACC2 y = fvs_mid<TM, ACC2>(acc[k]);   /* the temporary's value, as pass 2 reads it */
@@ -463,7 +340,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                 if (r >= er)
                     continue;
                 ACC2 acc[R2];
-                fvs_slide<ACC2, R2>(sMid + r * PM + seg * R2, 1, w2, k2, s2, acc);
+                fvk_slide<ACC2, R2>(sMid + r * PM + seg * R2, 1, w2, k2, s2, acc);
                 ACC2 *o = sOut + r * (FVS_TQ + 1) + seg * R2;
 #pragma unroll
                 for (int k = 0; k < R2; k++)
@@ -473,7 +350,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
             /* 2. pass 1 along the rows: task = (row, segment of R1 columns), lanes on rows */
             const int nseg1 = (ec + R1 - 1) / R1;
             for (int t = tid; t < nseg1 * RI; t += FVS_THREADS) {
-                const int seg = fvs_div(t, invRI), r = t - seg * RI;
+                const int seg = fvk_div(t, invRI), r = t - seg * RI;
                 ACC2 *m = sMid + r * PM + seg * R1;
                 const int rq = r0t + r - p.p2.left;
                 if (p.p2.mode == FV_MODE_CONSTANT && (rq < 0 || rq >= p.nr)) {
@@ -483,7 +360,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                     continue;
                 }
                 ACC1 acc[R1];
-                fvs_slide<ACC1, R1>(sIn + r * CP + ofs + seg * R1, 1, w1, k1, s1, acc);
+                fvk_slide<ACC1, R1>(sIn + r * CP + ofs + seg * R1, 1, w1, k1, s1, acc);
 #pragma unroll
                 for (int k = 0; k < R1; k++) {
                     ACC2 y = fvs_mid<TM, ACC2>(acc[k]);
@@ -501,7 +378,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                 if (c >= ec)
                     continue;
                 ACC2 acc[R2];
-                fvs_slide<ACC2, R2>(sMid + seg * R2 * PM + c, PM, w2, k2, s2, acc);
+                fvk_slide<ACC2, R2>(sMid + seg * R2 * PM + c, PM, w2, k2, s2, acc);
                 ACC2 *o = sOut + seg * R2 * (FVS_TQ + 1) + c;
 #pragma unroll
                 for (int k = 0; k < R2; k++)
@@ -569,7 +446,7 @@ fvs_pass_fill(fvs_pass *ps, const fv__filter1d_params *f, fv_dtype dt, fv_dtype 
 {
     const int isf = dt == FV_FLOAT32 || dt == FV_FLOAT64;
     memset(ps, 0, sizeof *ps);
-    if (f->size < 1 || f->size > FVS_MAXTAPS || f->mode < 0 || f->mode >= FV_MODE_COUNT)
+    if (f->size < 1 || f->size > FVK_MAXTAPS || f->mode < 0 || f->mode >= FV_MODE_COUNT)
         return 0;
     int64_t left = f->size / 2 + f->origin;
     if (left < 0 || left >= f->size)
@@ -584,13 +461,13 @@ fvs_pass_fill(fvs_pass *ps, const fv__filter1d_params *f, fv_dtype dt, fv_dtype 
         if (!f->weights)
             return 0;
         int sym = fvs_symmetry(f->weights, f->size);
-        ps->kind = sym > 0 ? FVS_SYM : sym < 0 ? FVS_ANTI : FVS_CORR;
+        ps->kind = sym > 0 ? FVK_SYM : sym < 0 ? FVK_ANTI : FVK_CORR;
         for (int i = 0; i < ps->size; i++)
             ps->w[i] = f->weights[i];
         break;
     }
     case FV__F1D_UNIFORM: {
-        ps->kind = FVS_USUM;
+        ps->kind = FVK_USUM;
         /* filter1d's exact_sum; without it, integer outputs take its serial kernel */
         const int exact = !isf && fv_dtype_size(dt) <= 4 &&
                           (!cmode || (f->cval == floor(f->cval) && fabs(f->cval) <= 4294967296.0));
@@ -605,7 +482,7 @@ fvs_pass_fill(fvs_pass *ps, const fv__filter1d_params *f, fv_dtype dt, fv_dtype 
     }
     case FV__F1D_MINIMUM:
     case FV__F1D_MAXIMUM:
-        ps->kind = f->kind == FV__F1D_MINIMUM ? FVS_MIN : FVS_MAX;
+        ps->kind = f->kind == FV__F1D_MINIMUM ? FVK_MIN : FVK_MAX;
         if (f->size > FVS_MM_DIRECT)
             return 0;
         if (isf && f->size > 1) {

@@ -40,7 +40,15 @@
 
 #include "filters-common.cuh"
 
-enum { FVF_CORR = 0, FVF_CORR_SYM, FVF_CORR_ANTI, FVF_USUM, FVF_MIN, FVF_MAX };
+/* the sliding window's kinds (filters-common.cuh) */
+enum {
+    FVF_CORR = FVK_CORR,
+    FVF_CORR_SYM = FVK_SYM,
+    FVF_CORR_ANTI = FVK_ANTI,
+    FVF_USUM = FVK_USUM,
+    FVF_MIN = FVK_MIN,
+    FVF_MAX = FVK_MAX
+};
 
 #define FVF_THREADS 256
 #define FVF_MM_DIRECT 24          /* min/max windows up to this many taps: direct */
@@ -282,103 +290,6 @@ fvf_k_tile(fvf_targs<IT> p)
 /* Outputs per thread and slide: 8 in float, 4 in double (registers). */
 template <typename ACC> struct fvf_r { static const int value = sizeof(ACC) == 4 ? 8 : 4; };
 
-/* t / d for 0 <= t < 2^16 and 1 <= d <= 2^10, from inv = 1.0f / d: (t + 0.5) / d
- * is at least 0.5 / d away from an integer, its float error below 2^-7 / d. */
-__device__ __forceinline__ int
-fvf_div(int t, float inv)
-{
-    return (int)(((float)t + 0.5f) * inv);
-}
-
-/* R outputs of one line from x[0], x[FVF_PITCH], ...: output k is the window
- * x[k .. k + size - 1] (rows); reads up to row R + size - 1. One body per kind
- * (the kind is uniform: the switch is taken once per slide); the tap loops are
- * unrolled by R, so that the sliding registers are renamed, not moved. */
-template <typename ACC, int KIND, int R>
-__device__ __forceinline__ void
-fvf_slide_k(const ACC *x, const ACC *w, int size, ACC (&acc)[R])
-{
-    ACC v[R];
-    if (KIND == FVF_CORR_SYM || KIND == FVF_CORR_ANTI) {
-        const int s1 = size >> 1;
-        ACC vr[R];
-#pragma unroll
-        for (int k = 0; k < R; k++) {
-            acc[k] = fvf_mul(x[(k + s1) * FVF_PITCH], w[s1]);
-            v[k] = x[k * FVF_PITCH];
-            vr[k] = x[(k + size - 1) * FVF_PITCH];
-        }
-#pragma unroll R
-        for (int j = 0; j < s1; j++) {
-            const ACC wj = w[j];
-#pragma unroll
-            for (int k = 0; k < R; k++)
-                acc[k] = fvf_add(acc[k], fvf_mul(KIND == FVF_CORR_SYM ? fvf_add(v[k], vr[k]) : fvf_sub(v[k], vr[k]), wj));
-#pragma unroll
-            for (int k = 0; k < R - 1; k++)
-                v[k] = v[k + 1];
-#pragma unroll
-            for (int k = R - 1; k > 0; k--)
-                vr[k] = vr[k - 1];
-            v[R - 1] = x[(R + j) * FVF_PITCH];
-            vr[0] = x[(size - 2 - j) * FVF_PITCH];
-        }
-    } else if (KIND == FVF_CORR) {
-        const ACC wl = w[size - 1];
-#pragma unroll
-        for (int k = 0; k < R; k++) {
-            acc[k] = fvf_mul(x[(k + size - 1) * FVF_PITCH], wl);
-            v[k] = x[k * FVF_PITCH];
-        }
-#pragma unroll R
-        for (int j = 0; j < size - 1; j++) {
-            const ACC wj = w[j];
-#pragma unroll
-            for (int k = 0; k < R; k++)
-                acc[k] = fvf_add(acc[k], fvf_mul(v[k], wj));
-#pragma unroll
-            for (int k = 0; k < R - 1; k++)
-                v[k] = v[k + 1];
-            v[R - 1] = x[(R + j) * FVF_PITCH];
-        }
-    } else {   /* uniform sum, min, max: element 0 first, then 1, 2, ... */
-#pragma unroll
-        for (int k = 0; k < R; k++) {
-            acc[k] = x[k * FVF_PITCH];
-            v[k] = x[(k + 1) * FVF_PITCH];
-        }
-#pragma unroll R
-        for (int j = 1; j < size; j++) {
-#pragma unroll
-            for (int k = 0; k < R; k++)
-                acc[k] = KIND == FVF_USUM ? acc[k] + v[k] : fvf_comb(acc[k], v[k], KIND == FVF_MIN);
-#pragma unroll
-            for (int k = 0; k < R - 1; k++)
-                v[k] = v[k + 1];
-            v[R - 1] = x[(R + j) * FVF_PITCH];
-        }
-        if (KIND == FVF_USUM) {
-#pragma unroll
-            for (int k = 0; k < R; k++)
-                acc[k] = acc[k] / (ACC)size;
-        }
-    }
-}
-
-template <typename ACC, int R>
-__device__ __forceinline__ void
-fvf_slide(const ACC *x, const ACC *w, int kind, int size, ACC (&acc)[R])
-{
-    switch (kind) {
-    case FVF_CORR_SYM: fvf_slide_k<ACC, FVF_CORR_SYM, R>(x, w, size, acc); break;
-    case FVF_CORR_ANTI: fvf_slide_k<ACC, FVF_CORR_ANTI, R>(x, w, size, acc); break;
-    case FVF_CORR: fvf_slide_k<ACC, FVF_CORR, R>(x, w, size, acc); break;
-    case FVF_USUM: fvf_slide_k<ACC, FVF_USUM, R>(x, w, size, acc); break;
-    case FVF_MIN: fvf_slide_k<ACC, FVF_MIN, R>(x, w, size, acc); break;
-    default: fvf_slide_k<ACC, FVF_MAX, R>(x, w, size, acc); break;
-    }
-}
-
 /* Element i (a constant after unrolling) of a 16-byte chunk, from registers. */
 template <typename T>
 __device__ __forceinline__ T
@@ -491,7 +402,7 @@ fvf_k_tile2(fvf_targs<IT> p)
                     ra[u] = -1;
                     kk[u] = 0;
                     if (t < ntask) {
-                        ra[u] = fvf_div(t, inv);
+                        ra[u] = fvk_div(t, inv);
                         kk[u] = t - ra[u] * nch;
                         v[u] = __ldg((const uint4 *)(vb + (IT)ra[u] * p.g.s_in + kk[u] * 16));
                     }
@@ -587,7 +498,7 @@ fvf_k_tile2(fvf_targs<IT> p)
             const int as = (m * 8 + warp) * R;
             if ((IT)as >= TA)
                 break;
-            fvf_slide<ACC, R>(col + as * FVF_PITCH, w, kind, size, res[m]);
+            fvk_slide<ACC, R>(col + as * FVF_PITCH, FVF_PITCH, w, kind, size, res[m]);
             if (!ROW) {   /* lanes are adjacent lines: store directly */
                 const IT cc = c0 + lane;
                 if (cc < p.g.nc) {

@@ -111,6 +111,132 @@ __device__ __forceinline__ float fvf_add(float a, float b) { return a + b; }
 __device__ __forceinline__ float fvf_sub(float a, float b) { return a - b; }
 __device__ __forceinline__ float fvf_mul(float a, float b) { return a * b; }
 
+/* ---- the sliding window of the 1-D tile kernels (filter1d.cu's fvf_k_tile2 and
+ * filter-sep2.cu's fused pair) ------------------------------------------------
+ * Kinds: general correlation, symmetric / antisymmetric taps, uniform sum,
+ * minimum, maximum. Arithmetic spelt out: double rounded step by step (scipy's
+ * bits); float (float32 outputs) the first product alone, then one fused
+ * multiply-add per tap. */
+enum { FVK_CORR = 0, FVK_SYM, FVK_ANTI, FVK_USUM, FVK_MIN, FVK_MAX };
+
+__device__ __forceinline__ double fvk_mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ double fvk_madd(double acc, double x, double w) { return __dadd_rn(acc, __dmul_rn(x, w)); }
+__device__ __forceinline__ double fvk_add(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ double fvk_sub(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ float fvk_mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float fvk_madd(float acc, float x, float w) { return __fmaf_rn(x, w, acc); }
+__device__ __forceinline__ float fvk_add(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ float fvk_sub(float a, float b) { return __fsub_rn(a, b); }
+
+/* min/max of an earlier and a later value; ties (and -0 vs 0) go to the later  */
+template <typename ACC>
+__device__ __forceinline__ ACC
+fvk_comb(ACC earlier, ACC later, bool mn)
+{
+    return (mn ? later <= earlier : later >= earlier) ? later : earlier;
+}
+
+/* t / d for 0 <= t < 2^16 and 1 <= d <= 2^10, from inv = 1.0f / d: (t + 0.5) / d
+ * is at least 0.5 / d away from an integer, far beyond float's error here. */
+__device__ __forceinline__ int
+fvk_div(int t, float inv)
+{
+    return (int)(((float)t + 0.5f) * inv);
+}
+
+/* Outputs per thread and slide: 8 in float, 4 in double (registers). */
+template <typename ACC> struct fvk_r { static const int value = sizeof(ACC) == 4 ? 8 : 4; };
+
+/* R outputs from x[0], x[st], ...: output k is the window x[k*st .. (k + size - 1)*st],
+ * summed in filter1d's fvf_k_tile2 order. Reads up to x[(R + size - 1) * st].
+ * One body per kind (the kind is uniform: the switch is taken once per call);
+ * the tap loops are unrolled by R, so that the sliding registers are renamed,
+ * not moved (after R taps every register holds a fresh value). */
+template <typename ACC, int KIND, int R>
+__device__ __forceinline__ void
+fvk_slide_k(const ACC *x, int st, const ACC *w, int size, ACC (&acc)[R])
+{
+    ACC v[R];
+    if (KIND == FVK_SYM || KIND == FVK_ANTI) {
+        const int s1 = size >> 1;
+        ACC vr[R];
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            acc[k] = fvk_mul(x[(k + s1) * st], w[s1]);
+            v[k] = x[k * st];
+            vr[k] = x[(k + size - 1) * st];
+        }
+#pragma unroll R
+        for (int j = 0; j < s1; j++) {
+            const ACC wj = w[j];
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                acc[k] = fvk_madd(acc[k], KIND == FVK_SYM ? fvk_add(v[k], vr[k]) : fvk_sub(v[k], vr[k]), wj);
+#pragma unroll
+            for (int k = 0; k < R - 1; k++)
+                v[k] = v[k + 1];
+#pragma unroll
+            for (int k = R - 1; k > 0; k--)
+                vr[k] = vr[k - 1];
+            v[R - 1] = x[(R + j) * st];
+            vr[0] = x[(size - 2 - j) * st];
+        }
+    } else if (KIND == FVK_CORR) {
+        const ACC wl = w[size - 1];
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            acc[k] = fvk_mul(x[(k + size - 1) * st], wl);
+            v[k] = x[k * st];
+        }
+#pragma unroll R
+        for (int j = 0; j < size - 1; j++) {
+            const ACC wj = w[j];
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                acc[k] = fvk_madd(acc[k], v[k], wj);
+#pragma unroll
+            for (int k = 0; k < R - 1; k++)
+                v[k] = v[k + 1];
+            v[R - 1] = x[(R + j) * st];
+        }
+    } else {   /* uniform sum, min, max: element 0 first, then 1, 2, ... */
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            acc[k] = x[k * st];
+            v[k] = x[(k + 1) * st];
+        }
+#pragma unroll R
+        for (int j = 1; j < size; j++) {
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                acc[k] = KIND == FVK_USUM ? fvk_add(acc[k], v[k]) : fvk_comb(acc[k], v[k], KIND == FVK_MIN);
+#pragma unroll
+            for (int k = 0; k < R - 1; k++)
+                v[k] = v[k + 1];
+            v[R - 1] = x[(R + j) * st];
+        }
+        if (KIND == FVK_USUM) {
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                acc[k] = acc[k] / (ACC)size;
+        }
+    }
+}
+
+template <typename ACC, int R>
+__device__ __forceinline__ void
+fvk_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc)[R])
+{
+    switch (kind) {
+    case FVK_SYM: fvk_slide_k<ACC, FVK_SYM, R>(x, st, w, size, acc); break;
+    case FVK_ANTI: fvk_slide_k<ACC, FVK_ANTI, R>(x, st, w, size, acc); break;
+    case FVK_CORR: fvk_slide_k<ACC, FVK_CORR, R>(x, st, w, size, acc); break;
+    case FVK_USUM: fvk_slide_k<ACC, FVK_USUM, R>(x, st, w, size, acc); break;
+    case FVK_MIN: fvk_slide_k<ACC, FVK_MIN, R>(x, st, w, size, acc); break;
+    default: fvk_slide_k<ACC, FVK_MAX, R>(x, st, w, size, acc); break;
+    }
+}
+
 /* ---- boundary extension in the kernel's index type (fv__extend_index) ---------- */
 template <typename IT>
 __device__ __forceinline__ IT
