@@ -103,14 +103,6 @@ fvs_mid(ACC1 a)
     return (ACC2)fvf_to_in<TM>((double)a);
 }
 
-/* the tracked condition of filter1d (x != x for min/max, x - x != 0 for uniform) */
-template <typename ACC>
-__device__ __forceinline__ bool
-fvs_odd(ACC x, int track)
-{
-    return track == 1 ? x != x : !(x - x == (ACC)0);
-}
-
 /* Shared layout (in units of double, then typed). Rows are the tile's sparser
  * axis, columns its denser one (16-byte loads run along the columns); hr / hc
  * are the window sizes of the passes along the rows / columns:
@@ -264,7 +256,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
 #pragma unroll
                         for (int i = 0; i < 16 / (int)sizeof(T1); i++) {
                             const int pos = kk[u] * 16 + i * (int)sizeof(T1) - offb;
-                            if (pos >= 0 && pos < C * (int)sizeof(T1) && fvs_odd((ACC1)e[i], tr1))
+                            if (pos >= 0 && pos < C * (int)sizeof(T1) && fvk_odd((ACC1)e[i], tr1 == 2))
                                 odd = true;
                         }
                     }
@@ -299,7 +291,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                     if (rp < 0 && pd)
                         continue;
                     ACC1 x = rp < 0 || cq < 0 ? cv1 : (ACC1)__ldg((const T1 *)(col + rp * p.sr_in));
-                    if (tr1 && fvs_odd(x, tr1))
+                    if (tr1 && fvk_odd(x, tr1 == 2))
                         odd = true;
                     sIn[r * CP + c] = x;
                 }
@@ -326,7 +318,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
 #pragma unroll
                 for (int k = 0; k < R1; k++) {
                     ACC2 y = fvs_mid<TM, ACC2>(acc[k]);   /* the temporary's value, as pass 2 reads it */
-                    if (tr2 && r0 + k < er && fvs_odd(y, tr2))
+                    if (tr2 && r0 + k < er && fvk_odd(y, tr2 == 2))
                         odd = true;
                     m[k * PM] = y;
                 }
@@ -364,7 +356,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
 #pragma unroll
                 for (int k = 0; k < R1; k++) {
                     ACC2 y = fvs_mid<TM, ACC2>(acc[k]);
-                    if (tr2 && seg * R1 + k < ec && fvs_odd(y, tr2))
+                    if (tr2 && seg * R1 + k < ec && fvk_odd(y, tr2 == 2))
                         odd = true;
                     m[k] = y;
                 }

@@ -209,7 +209,7 @@ fvf_k_tile(fvf_targs<IT> p)
                     IT e = fvf_extend<IT>(pos, p.g.n, p.mode);
                     x = e < 0 ? cv : (ACC)__ldg((const T *)(src + e * p.g.s_in));
                 }
-                if (track && (us ? !(x - x == (ACC)0) : x != x))
+                if (track && fvk_odd(x, us))
                     nan = true;
                 dst[a * es] = x;
             }
@@ -313,14 +313,6 @@ fvf_elem(const uint4 &v, int i)
     return (T)s;   /* 8 / 16-bit: the low bits (two's complement for the signed types) */
 }
 
-/* the tracked condition of the load (x != x for min/max, x - x != 0 for uniform) */
-template <typename ACC>
-__device__ __forceinline__ bool
-fvf_odd(ACC x, bool us)
-{
-    return us ? !(x - x == (ACC)0) : x != x;
-}
-
 template <typename T, typename ACC, typename IT, bool ROW>
 __global__ void __launch_bounds__(FVF_THREADS, (sizeof(ACC) == 4 ? 4 : 3) - (sizeof(IT) == 8))
 fvf_k_tile2(fvf_targs<IT> p)
@@ -417,7 +409,7 @@ fvf_k_tile2(fvf_targs<IT> p)
                         const int cr = kk[u] * PER + i - ofs;
                         if (cr >= 0 && cr < 32) {
                             const ACC x = (ACC)fvf_elem<T>(v[u], i);
-                            if (track && fvf_odd(x, us))
+                            if (track && fvk_odd(x, us))
                                 flags[cr] = 1;   /* benign: every writer stores 1 */
                             row[cr] = x;
                         }
@@ -453,7 +445,7 @@ fvf_k_tile2(fvf_targs<IT> p)
                         const int a = kk[u] * PER + i - ofs;
                         if (a >= 0 && a < (int)L) {
                             const ACC x = (ACC)fvf_elem<T>(v[u], i);
-                            if (track && fvf_odd(x, us))
+                            if (track && fvk_odd(x, us))
                                 nan = true;
                             t0[a * FVF_PITCH + cl[u]] = x;
                         }
@@ -480,7 +472,7 @@ fvf_k_tile2(fvf_targs<IT> p)
                         IT e = fvf_extend<IT>(pos, p.g.n, p.mode);
                         x = e < 0 ? cv : (ACC)__ldg((const T *)(src + e * p.g.s_in));
                     }
-                    if (track && fvf_odd(x, us))
+                    if (track && fvk_odd(x, us))
                         nan = true;
                     t0[a * FVF_PITCH + cr] = x;
                 }

@@ -136,6 +136,15 @@ fvk_comb(ACC earlier, ACC later, bool mn)
     return (mn ? later <= earlier : later >= earlier) ? later : earlier;
 }
 
+/* The value the loads track in float data: NaN for min/max (x != x), NaN or
+ * inf for uniform sums (x - x != 0); lines holding one are redone serially. */
+template <typename ACC>
+__device__ __forceinline__ bool
+fvk_odd(ACC x, bool us)
+{
+    return us ? !(x - x == (ACC)0) : x != x;
+}
+
 /* t / d for 0 <= t < 2^16 and 1 <= d <= 2^10, from inv = 1.0f / d: (t + 0.5) / d
  * is at least 0.5 / d away from an integer, far beyond float's error here. */
 __device__ __forceinline__ int
