@@ -100,6 +100,7 @@ typedef enum fv__backend_id {
     X(FILTERND, "filter")         \
     X(SEP2, "separable_filter")   \
     X(BINARY_EROSION, "binary_erosion") \
+    X(BINARY_FLOOD, "binary_flood") \
     X(EDT, "distance_transform_edt") \
     X(CDT, "distance_transform_cdt") \
     X(RECONSTRUCTION, "reconstruction") \

@@ -125,9 +125,6 @@ def _binary_erosion(name, input, structure, iterations, mask, output, border_val
             raise TypeError("Complex output type not supported")
     else:
         out = c.get_output(bool, x)
-    if iterations < 1 and _flood_eligible(c, x, structure, origin, mask):
-        c.assign(out, _flood_by_labels(c, x, mask, structure, border_value, invert))
-        return c, out
     target = out
     if np.dtype(out.dtype).kind not in "biu":  # the C library writes 0/1 into bool and integers
         target = c.empty(x.shape, bool)
@@ -146,45 +143,6 @@ def _binary_erosion(name, input, structure, iterations, mask, output, border_val
     if target is not out:
         c.assign(out, target)
     return c, out
-
-
-def _flood_eligible(c, x, structure, origin, mask):
-    """Whether passes to convergence can run as one labelling (_flood_by_labels):
-    a 3 x ... x 3 point-symmetric structure holding its centre, origin 0, a mask
-    scipy reads as it is (bool or 8-bit), NumPy or CuPy for the elementwise steps."""
-    return (c.xp is not None and x.ndim >= 1 and x.size > 0 and all(k == 3 for k in structure.shape)
-            and not any(origin) and bool(structure[(1,) * x.ndim])
-            and np.array_equal(structure, structure[(slice(None, None, -1),) * x.ndim])
-            and (mask is None or np.dtype(mask.dtype) in (np.bool_, np.int8, np.uint8)))
-
-
-def _flood_by_labels(c, x, mask, structure, border_value, invert):
-    """Binary dilation (invert 1) or erosion (invert 0) repeated until nothing
-    changes, as connected components. With a symmetric structure that holds its
-    centre, repeated dilation within `mask` sets exactly the pixels of the
-    components (under the structure's connectivity) of seeds | mask that hold a seed;
-    pixels outside the mask keep their value. The seeds are the set pixels, and
-    with border_value the pixels next to the outside along an axis the structure
-    reaches. Erosion is the dilation of the complement (outside: not border_value).
-    One label() instead of up to one pass per pixel of the longest path: scipy's
-    binary_fill_holes and binary_propagation results, bit for bit."""
-    from ._measurements import label
-
-    xp = c.need_xp()
-    seeds = (x != 0) if invert else (x == 0)
-    grow = xp.ones(x.shape, bool) if mask is None else (seeds | (mask != 0))
-    lab, n = label(grow, structure)
-    keep = xp.zeros(int(n) + 1, bool)
-    keep[lab[seeds]] = True
-    if bool(border_value) == bool(invert):   # the outside is a seed
-        for d in range(x.ndim):
-            if structure.take(0, axis=d).any():   # the structure reaches along axis d
-                for i in (0, -1):
-                    face = (slice(None),) * d + (i,)
-                    keep[lab[face]] = True
-    keep[0] = False
-    r = keep[lab]
-    return r if invert else ~r
 
 
 @public

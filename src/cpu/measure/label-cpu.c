@@ -541,10 +541,121 @@ done:
     return st;
 }
 
+/* ---- FV__OP_BINARY_FLOOD (label-kernels.h) ------------------------------------
+ * grow = seed | mask as 0 / 1 bytes, labelled by fv__cpu_label; a flag per
+ * label (keep) marks those with a seed or a face pixel of a border axis; out reads
+ * its label's flag. The flag writes race only with writes of the same value
+ * (relaxed atomic stores). */
+typedef struct fv__flood_job {
+    const uint8_t *in, *mask;
+    uint8_t *grow, *keep, *out;
+    const void *lab;
+    int wide;              /* labels are int64 (else int32) */
+    int invert;
+} fv__flood_job;
+
+static void
+fv__flood_grow(void *arg, int64_t b, int64_t e)
+{
+    const fv__flood_job *j = arg;
+    const uint8_t inv = (uint8_t)j->invert;
+    for (int64_t i = b; i < e; i++)
+        j->grow[i] = (uint8_t)(((j->in[i] != 0) == inv) | (!j->mask || j->mask[i] != 0));
+}
+
+static inline int64_t
+fv__flood_lab(const fv__flood_job *j, int64_t i)
+{
+    return j->wide ? ((const int64_t *)j->lab)[i] : (int64_t)((const int32_t *)j->lab)[i];
+}
+
+static void
+fv__flood_seeds(void *arg, int64_t b, int64_t e)
+{
+    const fv__flood_job *j = arg;
+    const uint8_t inv = (uint8_t)j->invert;
+    for (int64_t i = b; i < e; i++)
+        if ((j->in[i] != 0) == inv)
+            __atomic_store_n(&j->keep[fv__flood_lab(j, i)], (uint8_t)1, __ATOMIC_RELAXED);
+}
+
+static void
+fv__flood_out(void *arg, int64_t b, int64_t e)
+{
+    const fv__flood_job *j = arg;
+    const uint8_t flip = (uint8_t)!j->invert;
+    if (j->wide) {
+        const int64_t *lab = j->lab;
+        for (int64_t i = b; i < e; i++)
+            j->out[i] = j->keep[lab[i]] ^ flip;
+    } else {
+        const int32_t *lab = j->lab;
+        for (int64_t i = b; i < e; i++)
+            j->out[i] = j->keep[lab[i]] ^ flip;
+    }
+}
+
+fv_status
+fv__cpu_binary_flood(fv_context *ctx, const fv__op_args *a)
+{
+    const fv__binary_flood_params *p = a->params;
+    const fv_array *in = a->in;
+    const int nd = in->ndim;
+    const int64_t n = fv_array_size(in);
+    const int wide = n >= INT32_MAX - 1;
+    fv_array *grow = NULL, *lab = NULL;
+    uint8_t *keep = NULL;
+    fv_status st;
+
+    if (n == 0)
+        return FV_OK;
+    if ((st = fv_array_new(ctx, FV_UINT8, nd, in->shape, in->device, &grow)) ||
+        (st = fv_array_new(ctx, wide ? FV_INT64 : FV_INT32, nd, in->shape, in->device, &lab)))
+        goto done;
+    fv__flood_job j = {.in = (const uint8_t *)in->data, .mask = a->in2 ? (const uint8_t *)a->in2->data : NULL,
+                       .grow = (uint8_t *)grow->data, .out = (uint8_t *)a->out->data, .lab = lab->data,
+                       .wide = wide, .invert = p->invert};
+    fv__parallel_for(ctx, n, (int64_t)1 << 16, fv__flood_grow, &j);
+    fv__label_params lp = {.nnb = p->nnb, .nb = p->nb, .has_background = 1, .background = 0};
+    fv__op_args la = {.in = grow, .out = lab, .params = &lp};
+    if ((st = fv__cpu_label(ctx, &la)))
+        goto done;
+    if (!(keep = calloc((size_t)lp.num + 1, 1))) {
+        st = fv_error_set(FV_ENOMEM, "binary_flood", "out of memory");
+        goto done;
+    }
+    j.keep = keep;
+    fv__parallel_for(ctx, n, (int64_t)1 << 16, fv__flood_seeds, &j);
+    for (int d = 0; d < nd; d++) {
+        if (!(p->border_axes >> d & 1u))
+            continue;
+        int64_t inner = 1, len = in->shape[d];
+        for (int e = d + 1; e < nd; e++)
+            inner *= in->shape[e];
+        const int64_t outer = n / (inner * len);
+        for (int64_t o = 0; o < outer; o++)
+            for (int side = 0; side < 2; side++) {
+                const int64_t base = (o * len + (side ? len - 1 : 0)) * inner;
+                for (int64_t q = 0; q < inner; q++)
+                    j.keep[fv__flood_lab(&j, base + q)] = 1;
+            }
+    }
+    j.keep[0] = 0;   /* pixels outside grow */
+    fv__parallel_for(ctx, n, (int64_t)1 << 16, fv__flood_out, &j);
+done:
+    free(keep);
+    fv_array_unref(lab);
+    fv_array_unref(grow);
+    return st;
+}
+
 void
 fv__cpu_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
 {
     uint32_t dt = FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL);
     table[FV__OP_LABEL][FV__BACKEND_CPU] = (fv__kernel){dt, FV_MAX_NDIM, fv__cpu_label};
+    table[FV__OP_BINARY_FLOOD][FV__BACKEND_CPU] =
+        (fv__kernel){FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8) | FV_DTYPE_BIT(FV_INT8), FV_MAX_NDIM,
+                     fv__cpu_binary_flood};
     fv__cpu_register_regionprops(table);
 }

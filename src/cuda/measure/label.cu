@@ -24,6 +24,8 @@
  *            its label, S[n - 1] the number of labels;
  *   relabel  out[i] = S[P[i]] (0 for background). Each thread reads only its
  *            own P[i], so out may be P itself.
+ * The same file runs FV__OP_BINARY_FLOOD (binary propagation to convergence
+ * as one labelling of seed | mask; see below).
  * Index type: int32 when n leaves room for the grid-stride loop, int64
  * otherwise; P is out itself when out has the index type's width, else a
  * scratch array. */
@@ -49,7 +51,7 @@ fv_k_label_init(const VT *in, IT *P, IT n, int hasbg, VT bg)
 /* Generic merge, any number of dimensions. off: nnb flat offsets; nbo: nnb
  * rows of nd per-axis offsets in {-1, 0, 1}; rep: NULL (unite with every equal
  * neighbour) or the table of fv__label_rep_table (nnb <= FV__LABEL_REP_MAX). */
-template <typename VT, typename IT>
+template <typename VT, typename IT, bool HALVE>
 __global__ void
 fv_k_label_merge(const VT *in, IT *P, IT n, fv_cu_label_geom g, const int64_t *off, const int8_t *nbo,
                  const uint16_t *rep, int hasbg, VT bg)
@@ -81,11 +83,11 @@ fv_k_label_merge(const VT *in, IT *P, IT n, fv_cu_label_geom g, const int64_t *o
             if (rep)
                 m |= 1u << k;
             else
-                fv_cu_label_unite(P, i, j);
+                fv_cu_uf_unite<HALVE>(P, i, j);
         }
         for (uint32_t b = m ? (uint32_t)__ldg(&rep[m]) : 0u; b; b &= b - 1) {
             const int k = __ffs((int)b) - 1;
-            fv_cu_label_unite(P, i, i + (IT)off[k]);
+            fv_cu_uf_unite<HALVE>(P, i, i + (IT)off[k]);
         }
     }
 }
@@ -105,7 +107,7 @@ struct fv_cu_label_nbk {
 /* Merge in ND = 1..3 dimensions. Each thread computes its coordinates once and
  * then moves them by the grid stride with carries; the in-bounds neighbours
  * are a mask made from per-axis border masks. */
-template <int ND, typename VT, typename IT>
+template <int ND, typename VT, typename IT, bool HALVE>
 __global__ void
 fv_k_label_merge_nd(const VT *in, IT *P, IT n, fv_cu_label_nbk<IT> g, const uint16_t *rep, int hasbg, VT bg)
 {
@@ -138,7 +140,7 @@ fv_k_label_merge_nd(const VT *in, IT *P, IT n, fv_cu_label_nbk<IT> g, const uint
                     m |= 1u << k;
             for (uint32_t b = m ? (uint32_t)__ldg(&rep[m]) : 0u; b; b &= b - 1) {
                 const int k = __ffs((int)b) - 1;
-                fv_cu_label_unite(P, i, i + g.off[k]);
+                fv_cu_uf_unite<HALVE>(P, i, i + g.off[k]);
             }
         }
         IT carry = 0;
@@ -229,6 +231,35 @@ fv_cu_label_nbk_fill(const fv_cu_label_geom *g, const int8_t *nb, int64_t stride
     }
 }
 
+/* Queue the merge step on x's stream: unite every pixel of `in` (not bg when
+ * hasbg) with its equal backward neighbours nb (g->nnb rows of g->nd). HALVE:
+ * finds with path halving (fv_cu_uf_find), for sets with long chains. */
+template <typename VT, typename IT, bool HALVE = false>
+static fv_status
+fv_cu_label_merge(const fv_cu_exec *x, const fv_cu_label_geom *g, const int8_t *nb, const fv_cu_label_tab *t,
+                  const VT *in, IT *P, IT n, int hasbg, VT bg)
+{
+    if (g->nnb == 0)
+        return FV_OK;
+    if (g->nd <= 3) {
+        fv_cu_label_nbk<IT> k;
+        fv_cu_label_nbk_fill(g, nb, (int64_t)x->grid * x->block, &k);
+        if (g->nd == 1)
+            fv_k_label_merge_nd<1, VT, IT, HALVE><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg,
+                                                                                       bg);
+        else if (g->nd == 2)
+            fv_k_label_merge_nd<2, VT, IT, HALVE><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg,
+                                                                                       bg);
+        else
+            fv_k_label_merge_nd<3, VT, IT, HALVE><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg,
+                                                                                       bg);
+    } else {
+        fv_k_label_merge<VT, IT, HALVE><<<x->grid, x->block, 0, x->stream>>>(in, P, n, *g, t->off, t->nbo, t->rep,
+                                                                             hasbg, bg);
+    }
+    return fv_cu_launch_status("label merge");
+}
+
 template <typename VT, typename IT>
 static fv_status
 fv_cu_label_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, const fv_cu_label_geom *g,
@@ -260,25 +291,9 @@ fv_cu_label_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, cons
         goto done;
 
     fv_k_label_init<VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, hasbg, bg);
-    if ((st = fv_cu_launch_status("label init")))
+    if ((st = fv_cu_launch_status("label init")) || (st = fv_cu_label_merge<VT, IT>(x, g, p->nb, t, in, P, n,
+                                                                                    hasbg, bg)))
         goto done;
-    if (g->nnb > 0 && g->nd <= 3) {
-        fv_cu_label_nbk<IT> k;
-        fv_cu_label_nbk_fill(g, p->nb, (int64_t)x->grid * x->block, &k);
-        if (g->nd == 1)
-            fv_k_label_merge_nd<1, VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg, bg);
-        else if (g->nd == 2)
-            fv_k_label_merge_nd<2, VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg, bg);
-        else
-            fv_k_label_merge_nd<3, VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg, bg);
-        if ((st = fv_cu_launch_status("label merge")))
-            goto done;
-    } else if (g->nnb > 0) {
-        fv_k_label_merge<VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, *g, t->off, t->nbo, t->rep,
-                                                                      hasbg, bg);
-        if ((st = fv_cu_launch_status("label merge")))
-            goto done;
-    }
     fv_k_label_compress<IT><<<x->grid, x->block, 0, x->stream>>>(P, S, n);
     if ((st = fv_cu_launch_status("label compress")))
         goto done;
@@ -324,15 +339,69 @@ fv_cu_label_by_value(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x,
     }
 }
 
+/* g (nd, nnb, shape) for image a, on the device: *tab holds the tables of t
+ * (nnb int64 flat offsets, nnb * nd int8 per-axis offsets, then when nnb <=
+ * FV__LABEL_REP_MAX 2^nnb uint16 rep); nothing when nnb is 0. The caller
+ * frees tab->ptr after the stream is done with it. */
+static fv_status
+fv_cu_label_tables(fv_context *ctx, const fv_cu_exec *x, const fv_array *a, int nnb, const int8_t *nb,
+                   fv_cu_label_geom *g, fv_cu_label_buf *tab, fv_cu_label_tab *t)
+{
+    const int nd = a->ndim;
+    int64_t cst[FV_MAX_NDIM], *host = NULL;
+    fv_status st = FV_OK;
+
+    memset(g, 0, sizeof *g);
+    memset(t, 0, sizeof *t);
+    g->nd = nd;
+    g->nnb = nnb;
+    for (int d = 0; d < nd; d++)
+        g->shape[d] = a->shape[d];
+    cst[nd - 1] = 1;
+    for (int d = nd - 2; d >= 0; d--)
+        cst[d] = cst[d + 1] * a->shape[d + 1];
+    if (nnb == 0)
+        return FV_OK;
+    const int use_rep = nnb <= FV__LABEL_REP_MAX;
+    const size_t repat = ((size_t)nnb * (sizeof(int64_t) + (size_t)nd) + 1) & ~(size_t)1;
+    const size_t tbytes = repat + (use_rep ? sizeof(uint16_t) << nnb : 0);
+    if (!(host = (int64_t *)malloc(tbytes)))
+        return fv_error_set(FV_ENOMEM, "label", "out of memory");
+    for (int k = 0; k < nnb; k++) {
+        host[k] = 0;
+        for (int d = 0; d < nd; d++)
+            host[k] += nb[(size_t)k * nd + d] * cst[d];
+    }
+    memcpy(host + nnb, nb, (size_t)nnb * (size_t)nd);
+    if (use_rep)
+        fv__label_rep_table(nd, nnb, nb, (uint16_t *)((char *)host + repat));
+    if ((st = fv_cu_label_alloc(ctx, x->device, tbytes, tab)))
+        goto done;
+    {
+        fv_device dev = {FV_DEVICE_CUDA, x->device}, hdev = {FV_DEVICE_CPU, 0};
+        if ((st = fv__cuda_memcpy(ctx, tab->ptr, dev, host, hdev, tbytes)))
+            goto done;
+    }
+    t->off = (const int64_t *)tab->ptr;
+    t->nbo = (const int8_t *)(t->off + nnb);
+    t->rep = use_rep ? (const uint16_t *)((const char *)tab->ptr + repat) : NULL;
+done:
+    free(host);
+    return st;
+}
+
+/* 32-bit indices when i + the grid stride cannot overflow */
+#define FV_CU_LABEL_FITS32(n) ((n) < INT32_MAX - ((int64_t)1 << 26))
+
 extern "C" fv_status
 fv__cuda_label(fv_context *ctx, const fv__op_args *a)
 {
     fv__label_params *p = (fv__label_params *)a->params;
     const int64_t n = fv_array_size(a->in);
-    const int nd = a->in->ndim;
     fv_cu_label_geom g;
+    fv_cu_label_tab t;
     fv_cu_label_buf tab = {NULL, NULL};
-    int64_t cst[FV_MAX_NDIM], *host = NULL, num = 0;
+    int64_t num = 0;
     fv_cu_exec x;
     fv_status st;
 
@@ -342,52 +411,12 @@ fv__cuda_label(fv_context *ctx, const fv__op_args *a)
     ctx = fv__ctx(ctx);
     if ((st = fv_cu_begin(ctx, "label", a, n, &x)))
         return st;
-    memset(&g, 0, sizeof g);
-    g.nd = nd;
-    g.nnb = p->nnb;
-    for (int d = 0; d < nd; d++)
-        g.shape[d] = a->in->shape[d];
-    cst[nd - 1] = 1;
-    for (int d = nd - 2; d >= 0; d--)
-        cst[d] = cst[d + 1] * a->in->shape[d + 1];
-
-    /* neighbour tables on the device: nnb int64 flat offsets, nnb * nd int8
-     * per-axis offsets, then (nnb <= FV__LABEL_REP_MAX) 2^nnb uint16 rep */
-    const int use_rep = p->nnb <= FV__LABEL_REP_MAX;
-    const size_t repat = ((size_t)p->nnb * (sizeof(int64_t) + (size_t)nd) + 1) & ~(size_t)1;
-    const size_t tbytes = repat + (use_rep ? sizeof(uint16_t) << p->nnb : 0);
-    if (p->nnb > 0) {
-        if (!(host = (int64_t *)malloc(tbytes))) {
-            st = fv_error_set(FV_ENOMEM, "label", "out of memory");
-            goto done;
-        }
-        for (int k = 0; k < p->nnb; k++) {
-            host[k] = 0;
-            for (int d = 0; d < nd; d++)
-                host[k] += p->nb[(size_t)k * nd + d] * cst[d];
-        }
-        memcpy(host + p->nnb, p->nb, (size_t)p->nnb * (size_t)nd);
-        if (use_rep)
-            fv__label_rep_table(nd, p->nnb, p->nb, (uint16_t *)((char *)host + repat));
-        if ((st = fv_cu_label_alloc(ctx, x.device, tbytes, &tab)))
-            goto done;
-        fv_device dev = {FV_DEVICE_CUDA, x.device}, hdev = {FV_DEVICE_CPU, 0};
-        if ((st = fv__cuda_memcpy(ctx, tab.ptr, dev, host, hdev, tbytes)))
-            goto done;
-    }
-    {
-        fv_cu_label_tab t = {NULL, NULL, NULL};
-        if (tab.ptr) {
-            t.off = (const int64_t *)tab.ptr;
-            t.nbo = (const int8_t *)(t.off + p->nnb);
-            t.rep = use_rep ? (const uint16_t *)((const char *)tab.ptr + repat) : NULL;
-        }
-        /* 32-bit indices when i + the grid stride cannot overflow */
-        if (n < INT32_MAX - ((int64_t)1 << 26))
-            st = fv_cu_label_by_value<int32_t>(ctx, a, &x, &g, &t, &num);
-        else
-            st = fv_cu_label_by_value<int64_t>(ctx, a, &x, &g, &t, &num);
-    }
+    if ((st = fv_cu_label_tables(ctx, &x, a->in, p->nnb, p->nb, &g, &tab, &t)))
+        goto done;
+    if (FV_CU_LABEL_FITS32(n))
+        st = fv_cu_label_by_value<int32_t>(ctx, a, &x, &g, &t, &num);
+    else
+        st = fv_cu_label_by_value<int64_t>(ctx, a, &x, &g, &t, &num);
     if (st == FV_OK)
         p->num = num;
 done:
@@ -395,7 +424,170 @@ done:
         (void)cudaStreamSynchronize(x.stream);
         fv__cuda_free(tab.ptr, tab.opaque);
     }
-    free(host);
+    fv_cu_end(&x);
+    return st;
+}
+
+/* ---- FV__OP_BINARY_FLOOD (label-kernels.h) ---------------------------------------
+ *   init   grow[i] = seed | mask; P[i] = i in grow, -1 outside;
+ *   merge  the labelling's merge of grow (background 0);
+ *   compress P[i] = root of i (as the labelling's compress step: long
+ *          chains, such as those of one big background component, are walked
+ *          once here instead of in each of the steps below);
+ *   flag   F[P[i]] = 1 for the seeds (F: grow's bytes, cleared; the merge is
+ *          done with them), and for the grow pixels at both ends of every axis
+ *          in border_axes (one small kernel per axis);
+ *   out    out[i] = (i in grow and F[P[i]]) == invert (0 / 1).
+ * The flag writes race only with writes of the same value. */
+template <typename IT>
+__global__ void
+fv_k_flood_init(const uint8_t *__restrict__ in, const uint8_t *__restrict__ mask, uint8_t *__restrict__ grow,
+                IT *__restrict__ P, IT n, int invert)
+{
+    FV_GRID_STRIDE(IT, i, n) {
+        const int g = ((in[i] != 0) == invert) | (mask == NULL || mask[i] != 0);
+        grow[i] = (uint8_t)g;
+        P[i] = g ? i : (IT)-1;
+    }
+}
+
+template <typename IT>
+__global__ void
+fv_k_flood_compress(IT *P, IT n)
+{
+    FV_GRID_STRIDE(IT, i, n) {
+        const IT p = P[i];
+        if (p < 0)
+            continue;
+        const IT r = fv_cu_label_find(P, p);
+        if (r != p)
+            P[i] = r;
+    }
+}
+
+template <typename IT>
+__global__ void
+fv_k_flood_seeds(const uint8_t *__restrict__ in, const IT *__restrict__ P, uint8_t *F, IT n, int invert)
+{
+    FV_GRID_STRIDE(IT, i, n) {
+        if ((in[i] != 0) == invert)
+            F[P[i]] = 1;
+    }
+}
+
+/* The 2 * m pixels at both ends of an axis of extent len (m = n / len; inner:
+ * the extent of the axes after it). */
+template <typename IT>
+__global__ void
+fv_k_flood_faces(const IT *P, uint8_t *F, IT m, IT len, IT inner)
+{
+    FV_GRID_STRIDE(IT, t, 2 * m) {
+        const IT side = t >= m, r = side ? t - m : t, o = r / inner, q = r - o * inner;
+        const IT i = (o * len + (side ? len - 1 : 0)) * inner + q;
+        if (P[i] >= 0)
+            F[P[i]] = 1;
+    }
+}
+
+template <typename IT>
+__global__ void
+fv_k_flood_out(const IT *P, const uint8_t *F, uint8_t *__restrict__ out, IT n, int invert)
+{
+    FV_GRID_STRIDE(IT, i, n) {
+        const IT p = P[i];
+        const int f = p >= 0 && F[p];
+        out[i] = (uint8_t)(f == invert);
+    }
+}
+
+template <typename IT>
+static fv_status
+fv_cu_flood_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, const fv_cu_label_geom *g,
+                const fv_cu_label_tab *t)
+{
+    const fv__binary_flood_params *p = (const fv__binary_flood_params *)a->params;
+    const IT n = (IT)fv_array_size(a->in);
+    const uint8_t *in = (const uint8_t *)a->in->data, *mask = a->in2 ? (const uint8_t *)a->in2->data : NULL;
+    fv_cu_label_buf pb = {NULL, NULL}, gb = {NULL, NULL};
+    /* path halving in the merge: one big component (the background of
+     * binary_fill_holes) makes long chains; FOVEA_FLOOD_NOHALVE=1 for comparisons */
+    const char *nh = getenv("FOVEA_FLOOD_NOHALVE");
+    const bool halve = !(nh && *nh && *nh != '0');
+    cudaError_t e;
+    fv_status st;
+
+    if ((st = fv_cu_label_alloc(ctx, x->device, sizeof(IT) * (size_t)n, &pb)) ||
+        (st = fv_cu_label_alloc(ctx, x->device, (size_t)n, &gb)))
+        goto done;
+    {
+        IT *P = (IT *)pb.ptr;
+        uint8_t *grow = (uint8_t *)gb.ptr;
+        fv_k_flood_init<IT><<<x->grid, x->block, 0, x->stream>>>(in, mask, grow, P, n, p->invert);
+        if ((st = fv_cu_launch_status("binary_flood init")) ||
+            (st = halve ? fv_cu_label_merge<uint8_t, IT, true>(x, g, p->nb, t, grow, P, n, 1, 0)
+                        : fv_cu_label_merge<uint8_t, IT, false>(x, g, p->nb, t, grow, P, n, 1, 0)))
+            goto done;
+        fv_k_flood_compress<IT><<<x->grid, x->block, 0, x->stream>>>(P, n);
+        if ((st = fv_cu_launch_status("binary_flood compress")))
+            goto done;
+        if ((e = cudaMemsetAsync(grow, 0, (size_t)n, x->stream))) {
+            st = fv__cuda_error("cudaMemsetAsync (binary_flood)", e);
+            goto done;
+        }
+        fv_k_flood_seeds<IT><<<x->grid, x->block, 0, x->stream>>>(in, P, grow, n, p->invert);
+        if ((st = fv_cu_launch_status("binary_flood seeds")))
+            goto done;
+        for (int d = 0; d < g->nd; d++) {
+            if (!(p->border_axes >> d & 1u))
+                continue;
+            int64_t inner = 1;
+            for (int k = d + 1; k < g->nd; k++)
+                inner *= g->shape[k];
+            const int64_t len = g->shape[d], m = (int64_t)n / len;
+            const unsigned blocks = (unsigned)((2 * m + x->block - 1) / x->block);
+            fv_k_flood_faces<IT><<<blocks < x->grid ? blocks : x->grid, x->block, 0, x->stream>>>(
+                P, grow, (IT)m, (IT)len, (IT)inner);
+            if ((st = fv_cu_launch_status("binary_flood faces")))
+                goto done;
+        }
+        fv_k_flood_out<IT><<<x->grid, x->block, 0, x->stream>>>(P, grow, (uint8_t *)a->out->data, n, p->invert);
+        st = fv_cu_launch_status("binary_flood out");
+    }
+done:
+    if (pb.ptr || gb.ptr)
+        (void)cudaStreamSynchronize(x->stream);   /* the scratch is freed below */
+    if (gb.ptr)
+        fv__cuda_free(gb.ptr, gb.opaque);
+    if (pb.ptr)
+        fv__cuda_free(pb.ptr, pb.opaque);
+    return st;
+}
+
+extern "C" fv_status
+fv__cuda_binary_flood(fv_context *ctx, const fv__op_args *a)
+{
+    const fv__binary_flood_params *p = (const fv__binary_flood_params *)a->params;
+    const int64_t n = fv_array_size(a->in);
+    fv_cu_label_geom g;
+    fv_cu_label_tab t;
+    fv_cu_label_buf tab = {NULL, NULL};
+    fv_cu_exec x;
+    fv_status st;
+
+    if (n == 0)
+        return FV_OK;
+    ctx = fv__ctx(ctx);
+    if ((st = fv_cu_begin(ctx, "binary_flood", a, n, &x)))
+        return st;
+    if ((st = fv_cu_label_tables(ctx, &x, a->in, p->nnb, p->nb, &g, &tab, &t)))
+        goto done;
+    st = FV_CU_LABEL_FITS32(n) ? fv_cu_flood_run<int32_t>(ctx, a, &x, &g, &t)
+                               : fv_cu_flood_run<int64_t>(ctx, a, &x, &g, &t);
+done:
+    if (tab.ptr) {
+        (void)cudaStreamSynchronize(x.stream);
+        fv__cuda_free(tab.ptr, tab.opaque);
+    }
     fv_cu_end(&x);
     return st;
 }
@@ -405,5 +597,8 @@ fv__cuda_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
 {
     uint32_t dt = FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL);
     table[FV__OP_LABEL][FV__BACKEND_CUDA] = (fv__kernel){dt, FV_MAX_NDIM, fv__cuda_label};
+    table[FV__OP_BINARY_FLOOD][FV__BACKEND_CUDA] =
+        (fv__kernel){FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8) | FV_DTYPE_BIT(FV_INT8), FV_MAX_NDIM,
+                     fv__cuda_binary_flood};
     fv__cuda_register_regionprops(table);
 }

@@ -71,6 +71,52 @@ fv__label_rep_table(int nd, int nnb, const int8_t *nb, uint16_t *rep)
     }
 }
 
+/* The backward half of a point-symmetric neighbour set (label-kernels.h). */
+fv_status
+fv__label_backward(const char *name, int nd, const uint8_t *structure, int connectivity, int8_t **nb_out,
+                   int *nnb_out)
+{
+    int ncells = 1, nnb = 0, nd1 = nd > 0 ? nd : 1;
+    int8_t *nb;
+    *nb_out = NULL;
+    *nnb_out = 0;
+    for (int d = 0; d < nd; d++)
+        ncells *= 3;
+    if (!(nb = malloc((size_t)ncells * (size_t)nd1)))
+        return fv_error_set(FV_ENOMEM, name, "out of memory");
+    for (int c = 0; c < ncells; c++) {
+        int8_t o[FV_MAX_NDIM];
+        int rest = c, hops = 0, mirror = 0, first = 0;
+        for (int d = nd - 1; d >= 0; d--) {
+            o[d] = (int8_t)(rest % 3 - 1);
+            rest /= 3;
+        }
+        for (int d = 0; d < nd; d++) {
+            hops += o[d] != 0;
+            mirror = mirror * 3 + (1 - o[d]);
+            if (!first && o[d])
+                first = o[d];
+        }
+        int in_set;
+        if (structure) {
+            if ((structure[c] != 0) != (structure[mirror] != 0)) {
+                free(nb);
+                return fv_error_set(FV_EINVAL, name, "structure is not symmetric");
+            }
+            in_set = structure[c] != 0;
+        } else {
+            in_set = hops <= connectivity;
+        }
+        if (first == -1 && in_set) {
+            memcpy(nb + (size_t)nnb * nd1, o, (size_t)nd1);
+            nnb++;
+        }
+    }
+    *nb_out = nb;
+    *nnb_out = nnb;
+    return FV_OK;
+}
+
 fv_status
 fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *structure, int connectivity,
          const int64_t *background, int nonzero, int64_t *num_labels)
@@ -110,40 +156,9 @@ fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *s
         return fv_error_set(FV_EINVAL, name, "%lld pixels are too many for int32 labels: use int64",
                             (long long)n);
 
-    /* backward neighbours: the half of the set whose first nonzero offset is -1 */
-    int ncells = 1, nnb = 0, nd1 = nd > 0 ? nd : 1;
-    for (int d = 0; d < nd; d++)
-        ncells *= 3;
-    if (!(nb = malloc((size_t)ncells * (size_t)nd1)))
-        return fv_error_set(FV_ENOMEM, name, "out of memory");
-    for (int c = 0; c < ncells; c++) {
-        int8_t o[FV_MAX_NDIM];
-        int rest = c, hops = 0, mirror = 0, first = 0;
-        for (int d = nd - 1; d >= 0; d--) {
-            o[d] = (int8_t)(rest % 3 - 1);
-            rest /= 3;
-        }
-        for (int d = 0; d < nd; d++) {
-            hops += o[d] != 0;
-            mirror = mirror * 3 + (1 - o[d]);
-            if (!first && o[d])
-                first = o[d];
-        }
-        int in_set;
-        if (structure) {
-            if ((structure[c] != 0) != (structure[mirror] != 0)) {
-                st = fv_error_set(FV_EINVAL, name, "structure is not symmetric");
-                goto done;
-            }
-            in_set = structure[c] != 0;
-        } else {
-            in_set = hops <= connectivity;
-        }
-        if (first == -1 && in_set) {
-            memcpy(nb + (size_t)nnb * nd1, o, (size_t)nd1);
-            nnb++;
-        }
-    }
+    int nnb = 0;
+    if ((st = fv__label_backward(name, nd, structure, connectivity, &nb, &nnb)))
+        return st;
     if (n == 0)
         goto done;
 

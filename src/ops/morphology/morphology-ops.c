@@ -3,14 +3,19 @@
  * fv_binary_erosion runs scipy's _binary_erosion: one kernel pass per iteration
  * (FV__OP_BINARY_EROSION), ping-ponging between the output and a bool
  * temporary so that the last pass lands in the output, and for iterations < 1
- * until a pass changes nothing. fv_distance_transform_edt / _cdt check the
+ * until a pass changes nothing; with a 3 x ... x 3 point-symmetric structure
+ * holding its centre (scipy's binary_fill_holes and binary_propagation) the
+ * passes until nothing changes are one labelling instead (FV__OP_BINARY_FLOOD,
+ * the same bits). fv_distance_transform_edt / _cdt check the
  * outputs and run one kernel each (FV__OP_EDT, FV__OP_CDT). Arrays that overlap
  * in memory are staged through temporaries here, so the kernels never see
  * overlapping operands. */
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include "internal.h"
 #include "ndimage.h"
+#include "ops/measure/label-kernels.h"
 
 /* ---- shared checks ------------------------------------------------------------ */
 
@@ -47,6 +52,86 @@ fv__bool_copy(fv_context *ctx, const char *name, const fv_array *a, fv_array **o
 }
 
 /* ---- binary erosion ------------------------------------------------------------- */
+
+/* Whether the passes until nothing changes can run as one labelling
+ * (FV__OP_BINARY_FLOOD): a 3 x ... x 3 point-symmetric structure holding its
+ * centre, origin 0. FOVEA_NO_FLOOD=1 keeps the passes (for comparisons). */
+static int
+fv__flood_eligible(const fv__binary_erosion_params *p, int iterations, int cit)
+{
+    if (iterations >= 1 || !cit)
+        return 0;
+    int64_t ssize = 1;
+    for (int d = 0; d < p->ndim; d++) {
+        if (p->sshape[d] != 3 || p->origins[d] != 0)
+            return 0;
+        ssize *= 3;
+    }
+    for (int64_t c = 0; c < ssize / 2; c++)
+        if ((p->structure[c] != 0) != (p->structure[ssize - 1 - c] != 0))
+            return 0;
+    const char *e = getenv("FOVEA_NO_FLOOD");
+    return !(e && *e && *e != '0');
+}
+
+/* *c = a when it is a C-contiguous one-byte array, else a contiguous bool copy
+ * (a != 0). */
+static fv_status
+fv__bytes_of(fv_context *ctx, const char *name, const fv_array *a, fv_array **c)
+{
+    if ((a->dtype == FV_BOOL || a->dtype == FV_UINT8 || a->dtype == FV_INT8) && fv_array_is_contiguous(a)) {
+        *c = fv_array_ref((fv_array *)a);
+        return FV_OK;
+    }
+    return fv__bool_copy(ctx, name, a, c);
+}
+
+/* fv_binary_erosion with iterations < 1 as connected components (see
+ * fv__flood_eligible and FV__OP_BINARY_FLOOD): in1, mask1 (or NULL), out1 of
+ * one shape (ndim >= 1), any dtypes and layouts, overlaps allowed. */
+static fv_status
+fv__binary_flood(fv_context *ctx, const char *name, const fv_array *in1, const fv_array *mask1, fv_array *out1,
+                 const fv__binary_erosion_params *p)
+{
+    fv_array *in = NULL, *mk = NULL, *work = NULL;
+    int8_t *nb = NULL;
+    int nnb = 0;
+    fv_status st;
+    if ((st = fv__label_backward(name, p->ndim, p->structure, 0, &nb, &nnb)))
+        return st;
+    fv__binary_flood_params fp = {.nnb = nnb, .nb = nb, .invert = p->invert};
+    if (p->border_value == p->invert) {   /* the outside is a seed */
+        for (int d = 0; d < p->ndim; d++)
+            for (int k = 0; k < nnb; k++)
+                if (nb[(size_t)k * p->ndim + d] != 0)   /* the structure reaches along axis d */
+                    fp.border_axes |= 1u << d;
+    }
+    if ((st = fv__bytes_of(ctx, name, in1, &in)) || (mask1 && (st = fv__bytes_of(ctx, name, mask1, &mk))))
+        goto done;
+    if ((out1->dtype == FV_BOOL || out1->dtype == FV_UINT8 || out1->dtype == FV_INT8) &&
+        fv_array_is_contiguous(out1) && !fv__arrays_overlap(out1, in) && !(mk && fv__arrays_overlap(out1, mk)))
+        work = fv_array_ref(out1);
+    else if ((st = fv__temp(ctx, out1, FV_BOOL, &work)))
+        goto done;
+    fv__op_args a = {.in = in, .in2 = mk, .out = work, .params = &fp};
+    if ((st = fv__dispatch(ctx, FV__OP_BINARY_FLOOD, &a)))
+        goto done;
+    if (work != out1) {
+        fv__op_args c = {.in = work, .out = out1};
+        st = fv__dispatch(ctx, FV__OP_ASTYPE, &c);
+    }
+done:
+    if (in1->device.type == FV_DEVICE_CUDA) {
+        fv__cuda_mark_use(ctx, in);
+        fv__cuda_mark_use(ctx, mk);
+        fv__cuda_mark_use(ctx, work);
+    }
+    fv_array_unref(work);
+    fv_array_unref(mk);
+    fv_array_unref(in);
+    free(nb);
+    return st;
+}
 
 fv_status
 fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *structure,
@@ -104,6 +189,10 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
         goto done;
     if (mask && (st = fv__array_as_1d(mask, &mask1)))
         goto done;
+    if (fv__flood_eligible(&p, iterations, cit)) {
+        st = fv__binary_flood(ctx, name, in1, mask1, out1, &p);
+        goto done;
+    }
     /* the mask is read in every pass: stage it when the output would clobber it,
      * and as contiguous bool when there are several passes (a contiguous one-byte
      * mask is read as it is: the kernels test mask != 0 either way) */
