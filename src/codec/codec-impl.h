@@ -31,6 +31,10 @@ fv_status fv__jpeg_decode(const fv__chunk_info *ci, const uint8_t *src, size_t s
  * is the rectangle written. */
 fv_status fv__jpeg_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t rect[4],
                                uint8_t *out, size_t out_len, uint32_t got[4]);
+/* Decode exactly rect (validated, inside the chunk) into out: rect[3] rows of
+ * rect[2] pixels, row r at out + r * stride (out_len bytes from out). */
+fv_status fv__jpeg_decode_into(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t rect[4],
+                               uint8_t *out, size_t out_len, size_t stride);
 fv_status fv__jpeg_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len,
                           uint8_t **out, size_t *out_len);
 fv_status fv__deflate_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,

@@ -291,6 +291,39 @@ fv__codec_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t len, 
 }
 
 fv_status
+fv__codec_decode_into(const fv__chunk_info *ci, const uint8_t *src, size_t len, uint32_t x0, uint32_t y0,
+                      uint32_t w, uint32_t h, uint8_t *dst, size_t stride)
+{
+    const fv__codec_entry *e = NULL;
+    size_t need = 0;
+    uint8_t *tmp = NULL;
+    fv_status st;
+    if (!ci || !dst || (!src && len))
+        return fv_error_set(FV_EINVAL, "codec", "NULL argument");
+    if ((st = fv__check_common(ci, &e, &need)))
+        return st;
+    if (!w || !h || x0 >= ci->width || y0 >= ci->height || w > ci->width - x0 || h > ci->height - y0)
+        return fv_error_set(FV_EINVAL, "codec", "rectangle (%u, %u) + %ux%u is not inside the %ux%u chunk", x0, y0, w,
+                            h, ci->width, ci->height);
+    const size_t psz = need / ((size_t)ci->width * ci->height), w_bytes = (size_t)w * psz;
+    if (stride < w_bytes)
+        return fv_error_set(FV_EINVAL, "codec", "stride of %zu bytes for rows of %zu bytes", stride, w_bytes);
+    if (ci->compression == FV_TIFF_COMPRESSION_JPEG) {
+        if (!len)
+            return fv_error_set(FV_EFORMAT, e->domain, "empty %s chunk (0 bytes)", e->name);
+        uint32_t rect[4] = {x0, y0, w, h};
+        return fv__jpeg_decode_into(ci, src, len, rect, dst, (size_t)(h - 1) * stride + w_bytes, stride);
+    }
+    if (!(tmp = fv__malloc(need)))
+        return fv_error_set(FV_ENOMEM, "codec", "cannot allocate %zu bytes", need);
+    if (!(st = fv__codec_decode(ci, src, len, tmp, need)))
+        for (uint32_t r = 0; r < h; r++)
+            memcpy(dst + (size_t)r * stride, tmp + ((size_t)(y0 + r) * ci->width + x0) * psz, w_bytes);
+    fv__free(tmp);
+    return st;
+}
+
+fv_status
 fv__codec_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, uint8_t **out, size_t *out_len)
 {
     const fv__codec_entry *e = NULL;

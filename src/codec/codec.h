@@ -65,6 +65,18 @@ fv_status fv__codec_decode_rect(const fv__chunk_info *ci, const uint8_t *src, si
                                 uint32_t w, uint32_t h, uint8_t *out, size_t out_len, uint32_t *ox, uint32_t *oy,
                                 uint32_t *ow, uint32_t *oh);
 
+/* Decode exactly the rectangle [x0, x0+w) x [y0, y0+h) of a chunk (w, h >= 1,
+ * inside the chunk) into a strided destination: h rows of w pixels laid out as
+ * fv__codec_decode's, row r at dst + r * stride (stride >= w pixels' bytes; dst
+ * holds (h - 1) * stride + w pixels' bytes). The pixels equal those of a whole
+ * decode. JPEG (sequential, single scan) decodes only the iMCU rows and columns
+ * needed (as fv__codec_decode_rect) and writes rows straight to dst when the
+ * rectangle spans whole iMCU columns; other chunks are decoded whole into a
+ * temporary buffer and copied. Errors as fv__codec_decode_rect; on failure dst's
+ * contents are unspecified. */
+fv_status fv__codec_decode_into(const fv__chunk_info *ci, const uint8_t *src, size_t len, uint32_t x0, uint32_t y0,
+                                uint32_t w, uint32_t h, uint8_t *dst, size_t stride);
+
 /* Encode a chunk for `fovea convert` (compression JPEG (level = quality 1..100),
  * deflate/zstd (level), or none). *out is malloc'd; the caller frees it. */
 fv_status fv__codec_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, uint8_t **out,

@@ -4,7 +4,13 @@
  * patch of batch b only while b < consumed + prefetch (the window), so at most
  * `prefetch` batch arrays exist besides those the consumer holds. Each window slot
  * owns one batch array until the consumer takes it; per-slot errors are reported
- * when (and only when) that batch is served. */
+ * when (and only when) that batch is served.
+ *
+ * Host batches of full size are wrapped around buffers from a small pool: when
+ * the consumer drops a batch its buffer returns to the pool and the next batch
+ * reuses it. A fresh 64 x 256 x 256 x 3 buffer costs a page fault and the kernel's
+ * zeroing per page on first write (6% of a tile-aligned epoch, measured); a batch
+ * the consumer keeps is never reused. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +27,56 @@ typedef struct fv__slot {
     char msg[512];
 } fv__slot;
 
+/* Idle buffers of one batch size; shared by the loader and every batch array
+ * wrapped around one of its buffers (the arrays may outlive the loader). */
+typedef struct fv__batch_pool {
+    FV__ATOMIC_INT refs;
+    pthread_mutex_t mu;
+    size_t bytes;           /* one buffer */
+    int n, cap;             /* idle buffers kept, at most cap (0 once the loader is freed) */
+    void *idle[];
+} fv__batch_pool;
+
+static void
+fv__pool_unref(fv__batch_pool *p)
+{
+    if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (int i = 0; i < p->n; i++)
+        fv__free(p->idle[i]);
+    pthread_mutex_destroy(&p->mu);
+    fv__free(p);
+}
+
+/* The deleter of a pooled batch array: its buffer goes back to the pool. */
+static void
+fv__pool_return(void *data, void *opaque)
+{
+    fv__batch_pool *p = opaque;
+    pthread_mutex_lock(&p->mu);
+    if (p->n < p->cap) {
+        p->idle[p->n++] = data;
+        data = NULL;
+    }
+    pthread_mutex_unlock(&p->mu);
+    fv__free(data);
+    fv__pool_unref(p);
+}
+
+/* Stop keeping buffers (the loader is gone): free the idle ones. */
+static void
+fv__pool_close(fv__batch_pool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    for (int i = 0; i < p->n; i++)
+        fv__free(p->idle[i]);
+    p->n = p->cap = 0;
+    pthread_mutex_unlock(&p->mu);
+    fv__pool_unref(p);
+}
+
 struct fv_batch_loader {
     fv_slide *s;
     fv_loader_options o;
@@ -31,6 +87,7 @@ struct fv_batch_loader {
     int64_t shape[4];
     fv_dtype dt;
     int64_t item_bytes;
+    fv__batch_pool *pool;   /* buffers of full host batches (NULL: none) */
     fv_context *ctx;        /* one CPU thread per patch read */
     pthread_mutex_t mu;
     pthread_cond_t cv_work, cv_done;
@@ -76,7 +133,18 @@ fv__new_batch(fv_batch_loader *l, int64_t size, fv_array **out)
 {
     int64_t shape[4] = {size, l->shape[1], l->shape[2], l->shape[3]};
     fv_device dev = fv__on_gpu(l) ? l->o.device : (fv_device){FV_DEVICE_CPU, 0};
-    return fv_array_new(NULL, l->dt, 4, shape, dev, out);
+    fv__batch_pool *p = l->pool;
+    if (!p || size != l->o.batch_size)
+        return fv_array_new(NULL, l->dt, 4, shape, dev, out);
+    void *buf = NULL;
+    pthread_mutex_lock(&p->mu);
+    if (p->n)
+        buf = p->idle[--p->n];
+    pthread_mutex_unlock(&p->mu);
+    if (!buf && !(buf = fv__aligned_alloc(64, p->bytes)))
+        return fv_error_set(FV_ENOMEM, "loader", "cannot allocate a batch of %zu bytes", p->bytes);
+    atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
+    return fv_array_wrap(l->dt, 4, shape, NULL, buf, dev, fv__pool_return, p, out);   /* owns buf either way */
 }
 
 /* Read the size patches of batch b (serving order) into arr: on the GPU as one
@@ -191,6 +259,20 @@ fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_o
     if ((st = fv_slide_region_shape(s, opts->width, opts->height, opts->format, l->shape + 1, &l->dt)))
         goto fail;
     l->item_bytes = l->shape[1] * l->shape[2] * l->shape[3] * (int64_t)fv_dtype_size(l->dt);
+    if (!fv__on_gpu(l) && l->nb > 1 && l->item_bytes > 0 && l->item_bytes <= ((int64_t)1 << 40) / opts->batch_size) {
+        /* the slots' batches and one the consumer holds; a batch of 0 bytes (an
+         * empty patch size) or a single batch gains nothing from a pool (and
+         * fv_array_new refuses a size beyond reason with its own message) */
+        int cap = l->P + 1;
+        if (!(l->pool = fv__calloc(1, sizeof *l->pool + (size_t)cap * sizeof(void *)))) {
+            st = fv_error_set(FV_ENOMEM, "loader", "out of host memory");
+            goto fail;
+        }
+        atomic_init(&l->pool->refs, 1);
+        pthread_mutex_init(&l->pool->mu, NULL);
+        l->pool->cap = cap;
+        l->pool->bytes = (size_t)((l->item_bytes * opts->batch_size + 63) / 64 * 64);
+    }
     l->xy = fv__malloc((size_t)(n ? n : 1) * 2 * sizeof *l->xy);
     l->order = fv__malloc((size_t)(n ? n : 1) * sizeof *l->order);
     l->slots = fv__calloc((size_t)l->P, sizeof *l->slots);
@@ -339,5 +421,6 @@ fv_batch_loader_free(fv_batch_loader *l)
     fv__free(l->xy);
     fv__free(l->order);
     fv__chunk_set_free(&l->once);
+    fv__pool_close(l->pool);
     fv__free(l);
 }

@@ -327,6 +327,41 @@ fv__decoded_samples(const fv__tiff_ifd *d)
     return d->photometric == FV_TIFF_PHOTOMETRIC_YCBCR ? 3 : d->samples;
 }
 
+/* The compressed bytes of chunk (offset and byte count nonzero) and what its codec
+ * needs to know: *src is the caller's to free (also on failure, NULL then). */
+static fv_status
+fv__chunk_source(fv_slide *s, int ifd, uint64_t chunk, fv__chunk_info *ci, size_t *nbytes, uint8_t **src,
+                 uint64_t *len)
+{
+    const fv__tiff_ifd *d = &s->tiff->ifds[ifd];
+    fv_status st;
+    uint64_t off = d->chunk_offsets[chunk];
+    fv__chunk_geom g;
+    *src = NULL;
+    *len = d->chunk_bytes[chunk];
+    fv__chunk_geometry(d, chunk, &g);
+    fv__chunk_info_of(s->tiff, d, &g, ci);
+    if ((st = fv__chunk_bytes(ci, nbytes)))
+        return st;
+    if (ci->photometric == FV_TIFF_PHOTOMETRIC_YCBCR && ci->samples != 3)
+        return fv_error_set(FV_EFORMAT, "slide", "YCbCr with %u samples per pixel", (unsigned)ci->samples);
+    if (*len > FV__MAX_CHUNK_BYTES + (1u << 20))
+        return fv_error_set(FV_EFORMAT, "slide", "chunk %llu of directory %d claims %llu compressed bytes",
+                            (unsigned long long)chunk, ifd, (unsigned long long)*len);
+    if (!(*src = fv__malloc(*len)))
+        return fv_error_set(FV_ENOMEM, "slide", "cannot allocate %llu bytes", (unsigned long long)*len);
+    return fv__tiff_pread(s->tiff, off, *src, *len);
+}
+
+/* A decode failure, with the directory and chunk added to the codec's message. */
+static fv_status
+fv__chunk_failed(fv_status st, int ifd, uint64_t chunk)
+{
+    char msg[600];
+    snprintf(msg, sizeof msg, "%s (directory %d, chunk %llu)", fv_error_message(), ifd, (unsigned long long)chunk);
+    return fv_error_set(st, "slide", "%s", msg);
+}
+
 /* Read and decode one chunk: through the cache (mode FV__CHUNK_CACHE), not at all
  * (FV__CHUNK_NOCACHE), or taken from the cache when there but not inserted
  * (FV__CHUNK_PEEK). *out = NULL for a missing chunk (offset or byte count 0): the
@@ -345,8 +380,7 @@ fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int mode, const uint32_t *wa
     *out = NULL;
     if (chunk >= d->nchunks)
         return fv_error_set(FV_EINTERNAL, "slide", "chunk %llu out of range", (unsigned long long)chunk);
-    uint64_t off = d->chunk_offsets[chunk], len = d->chunk_bytes[chunk];
-    if (off == 0 || len == 0)
+    if (d->chunk_offsets[chunk] == 0 || d->chunk_bytes[chunk] == 0)
         return FV_OK;
     fv__tile_key key = {s->file_id, (uint32_t)ifd, chunk};
     fv__chunk_geom g;
@@ -369,24 +403,9 @@ fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int mode, const uint32_t *wa
         }
     }
     fv__chunk_info ci;
-    fv__chunk_info_of(s->tiff, d, &g, &ci);
     size_t nbytes;
-    if ((st = fv__chunk_bytes(&ci, &nbytes)))
-        goto done;
-    if (ci.photometric == FV_TIFF_PHOTOMETRIC_YCBCR && ci.samples != 3) {
-        st = fv_error_set(FV_EFORMAT, "slide", "YCbCr with %u samples per pixel", (unsigned)ci.samples);
-        goto done;
-    }
-    if (len > FV__MAX_CHUNK_BYTES + (1u << 20)) {
-        st = fv_error_set(FV_EFORMAT, "slide", "chunk %llu of directory %d claims %llu compressed bytes",
-                          (unsigned long long)chunk, ifd, (unsigned long long)len);
-        goto done;
-    }
-    if (!(src = fv__malloc(len))) {
-        st = fv_error_set(FV_ENOMEM, "slide", "cannot allocate %llu bytes", (unsigned long long)len);
-        goto done;
-    }
-    if ((st = fv__tiff_pread(s->tiff, off, src, len)))
+    uint64_t len;
+    if ((st = fv__chunk_source(s, ifd, chunk, &ci, &nbytes, &src, &len)))
         goto done;
     if (!(tile = fv__tile_new(nbytes))) {
         st = fv_error_set(FV_ENOMEM, "slide", "cannot allocate a %zu-byte tile", nbytes);
@@ -397,13 +416,8 @@ fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int mode, const uint32_t *wa
                                    &got[1], &got[2], &got[3]);
     else
         st = fv__codec_decode(&ci, src, len, tile->data, nbytes);
-    if (st) {
-        char msg[600];
-        snprintf(msg, sizeof msg, "%s (directory %d, chunk %llu)", fv_error_message(), ifd,
-                 (unsigned long long)chunk);
-        st = fv_error_set(st, "slide", "%s", msg);
-        goto done;
-    }
+    if (st)
+        st = fv__chunk_failed(st, ifd, chunk);
 done:
     fv__free(src);
     if (st) {
@@ -413,6 +427,23 @@ done:
     if (!nocache && must)
         fv__cache_finish(&key, want ? NULL : tile);   /* a partial tile is never cached */
     *out = tile;
+    return st;
+}
+
+/* Decode the rectangle want = {x, y, w, h} of chunk (present: offset and byte count
+ * nonzero) straight into dst (rows stride bytes apart), bypassing the cache: no
+ * tile buffer, no copy of it (the tile-aligned patches of a batch). */
+static fv_status
+fv__chunk_into(fv_slide *s, int ifd, uint64_t chunk, const uint32_t want[4], uint8_t *dst, size_t stride)
+{
+    fv__chunk_info ci;
+    size_t nbytes;
+    uint64_t len;
+    uint8_t *src = NULL;
+    fv_status st = fv__chunk_source(s, ifd, chunk, &ci, &nbytes, &src, &len);
+    if (!st && (st = fv__codec_decode_into(&ci, src, len, want[0], want[1], want[2], want[3], dst, stride)))
+        st = fv__chunk_failed(st, ifd, chunk);
+    fv__free(src);
     return st;
 }
 
@@ -428,6 +459,7 @@ typedef struct fv__region_job {
     fv_pixel_format format;
     int nocache;
     int partial;                 /* decode only the part of each chunk the region needs */
+    int into;                    /* out's pixels are the decoded ones: uncached chunks decode into it */
     const fv__chunk_set *once;   /* chunks read through the cache without insertion (NULL: none) */
     uint8_t *out;                /* (h, w, C) contiguous */
     int out_c, out_isz;
@@ -520,8 +552,27 @@ fv__region_task(void *p, int64_t begin, int64_t end)
         int mode = j->nocache                                       ? FV__CHUNK_NOCACHE
                    : j->once && fv__chunk_set_has(j->once, chunk) ? FV__CHUNK_PEEK
                                                                   : FV__CHUNK_CACHE;
-        fv_status st = fv__get_chunk(j->s, j->ifd, chunk, mode, j->partial || mode == FV__CHUNK_PEEK ? want : NULL,
-                                     &t, got);
+        fv_status st = FV_OK;
+        if (j->into && mode != FV__CHUNK_CACHE && chunk < d->nchunks && d->chunk_offsets[chunk] &&
+            d->chunk_bytes[chunk]) {
+            /* a chunk not to be cached whose pixels go out as decoded: taken from the
+             * cache when there, else decoded straight into out */
+            if (mode == FV__CHUNK_PEEK) {
+                fv__tile_key key = {j->s->file_id, (uint32_t)j->ifd, chunk};
+                t = fv__cache_peek(&key);
+            }
+            if (t) {
+                got[0] = got[1] = 0, got[2] = g.w, got[3] = g.h;
+            } else {
+                st = fv__chunk_into(j->s, j->ifd, chunk, want,
+                                    j->out + ((iy0 - j->ly) * j->w + (ix0 - j->lx)) * j->out_c * j->out_isz,
+                                    (size_t)(j->w * j->out_c * j->out_isz));
+                if (!st)
+                    continue;
+            }
+        } else {
+            st = fv__get_chunk(j->s, j->ifd, chunk, mode, j->partial || mode == FV__CHUNK_PEEK ? want : NULL, &t, got);
+        }
         if (st) {
             pthread_mutex_lock(&j->mu);
             if (!j->st) {
@@ -631,6 +682,10 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
                         .out_c = (int)shape[2], .out_isz = (int)fv_dtype_size(dt)};
     /* only JPEG decodes less than a whole chunk (fv__codec_decode_rect) */
     j.partial = d->compression == FV_TIFF_COMPRESSION_JPEG && (nocache || !fv__cache_enabled());
+    /* JPEG chunks (8-bit, 1 or 3 samples) that bypass the cache decode straight into
+     * out when its pixels are theirs unconverted (fv__blit would copy them) */
+    j.into = d->compression == FV_TIFF_COMPRESSION_JPEG && d->bits == 8 &&
+             (format == FV_PIXEL_NATIVE || fv__decoded_samples(d) == j.out_c);
     pthread_mutex_init(&j.mu, NULL);
     /* background outside the directory */
     int64_t r[4];

@@ -1547,6 +1547,24 @@ rect_cases(const char *what, const fv__chunk_info *ci, const uint8_t *src, size_
             *partial += (uint64_t)ow * oh < (uint64_t)W * H;
         }
         free(out);
+        /* fv__codec_decode_into: exactly the rectangle, rows stride bytes apart (a
+         * patch inside a batch); the bytes between rows stay untouched */
+        size_t pad = (t & 1) ? (size_t)(rnd() % 3) * C + (rnd() % 2) : 0, row = (size_t)w * C, stride = row + pad;
+        size_t into_len = (size_t)(h - 1) * stride + row;   /* exact: ASan catches overruns */
+        uint8_t *into = malloc(into_len);
+        memset(into, 0xA5, into_len);
+        st = fv__codec_decode_into(ci, s, n, x0, y0, w, h, into, stride);
+        ok = st == FV_OK;
+        for (uint32_t y = y0; ok && y < y0 + h; y++) {
+            const uint8_t *r = into + (size_t)(y - y0) * stride;
+            ok = !memcmp(r, whole + ((size_t)y * W + x0) * C, row);
+            for (size_t k = row; ok && y + 1 < y0 + h && k < stride; k++)
+                ok = r[k] == 0xA5;
+        }
+        if (!ok && bad++ < 5)
+            fprintf(stderr, "  %s: into rect (%u,%u)+%ux%u stride %zu -> %s: %s\n", what, x0, y0, w, h, stride,
+                    fv_status_name(st), st ? fv_error_message() : "pixels differ");
+        free(into);
     }
     CHECK(bad == 0);
     free(s);
@@ -1627,6 +1645,11 @@ test_jpeg_rect(void)
               "jpeg");
     CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], lens[0] / 3, 0, 200, 8, 8, out, need, &ox, &oy, &ow, &oh),
               FV_EFORMAT, "jpeg:");
+    CHECK_ERR(fv__codec_decode_into(&ci, tiles[0], lens[0], 0, 0, 16, 16, out, 47), FV_EINVAL, "stride");
+    CHECK_ERR(fv__codec_decode_into(&ci, tiles[0], lens[0], 250, 0, 16, 16, out, 48), FV_EINVAL, "not inside");
+    CHECK_ERR(fv__codec_decode_into(&ci, tiles[0], 0, 0, 0, 16, 16, out, 48), FV_EFORMAT, "jpeg");
+    CHECK_ERR(fv__codec_decode_into(&ci, tiles[0], lens[0] / 3, 0, 200, 8, 8, out, 24), FV_EFORMAT, "jpeg:");
+    CHECK_ERR(fv__codec_decode_into(&ci, tiles[0], lens[0] / 3, 0, 200, 256, 8, out, 768), FV_EFORMAT, "jpeg:");
     int other = 0;
     for (int t = 0; t < 300; t++) {   /* corrupt streams: decode or FV_EFORMAT, never crash */
         uint8_t *c = malloc(lens[1]);
@@ -1653,6 +1676,17 @@ test_jpeg_rect(void)
     fv__chunk_info dci = chunk(64, 48, 3, 8, FV_TIFF_COMPRESSION_DEFLATE, FV_TIFF_PHOTOMETRIC_RGB);
     CHECK_OK(fv__codec_decode_rect(&dci, z, dlen, 10, 20, 5, 5, out, 64 * 48 * 3, &ox, &oy, &ow, &oh));
     CHECK(ox == 0 && oy == 0 && ow == 64 && oh == 48 && !memcmp(out, px, 64 * 48 * 3));
+    /* ... and into a strided rectangle: decoded whole, the rectangle copied */
+    memset(out, 0, 64 * 48 * 3);
+    CHECK_OK(fv__codec_decode_into(&dci, z, dlen, 10, 20, 5, 7, out, 100));
+    int same = 1;
+    for (int y = 0; y < 7; y++)
+        same &= !memcmp(out + y * 100, px + ((20 + y) * 64 + 10) * 3, 15);
+    CHECK(same);
+    CHECK_ERR(fv__codec_decode_into(&dci, z, dlen, 10, 20, 5, 7, out, 14), FV_EINVAL, "stride");
+    CHECK_ERR(fv__codec_decode_into(&dci, z, dlen, 60, 20, 5, 7, out, 100), FV_EINVAL, "not inside");
+    CHECK_ERR(fv__codec_decode_into(&dci, z, dlen / 2, 10, 20, 5, 7, out, 100), FV_EFORMAT, "");
+    CHECK_ERR(fv__codec_decode_into(&dci, z, dlen, 10, 20, 5, 7, NULL, 100), FV_EINVAL, "NULL");
     free(z);
     free(px);
     free(out);

@@ -186,25 +186,36 @@ cycle(const char *path, cyc *c)
         if (st)
             goto done;
     }
-    /* the batch loader, served in this thread */
-    int64_t xy[6] = {0, 0, 33, 17, 5, 60};
-    fv_loader_options lo = {.level = 0, .width = 24, .height = 16, .format = FV_PIXEL_RGB, .batch_size = 2};
-    fv_batch_loader *l = NULL;
-    if ((st = fv_batch_loader_new(s, xy, 3, &lo, &l)))
+    /* the batch loader, served in this thread: patches anywhere, then whole tiles of a
+     * tile-aligned grid (decoded straight into the batch); batches of 2, 2, 1 (the
+     * second reuses the first's buffer) */
+    fv_level_info l0;
+    if ((st = fv_slide_level_info(s, 0, &l0)))
         goto done;
-    for (;;) {
-        fv_array *b = NULL;
-        if ((st = fv_batch_loader_next(l, &b))) {
-            if (st == FV_EIO || st == FV_EFORMAT)
-                after_failure(c, s, st, NULL);
-            break;
+    int64_t tw = l0.tile_width && l0.tile_width <= 256 ? l0.tile_width : 24;
+    int64_t th = l0.tile_height && l0.tile_height <= 256 ? l0.tile_height : 16;
+    for (int pass = 0; pass < 2 && !st; pass++) {
+        int64_t xy[10] = {0, 0, 33, 17, 5, 60, 64, 3, 200, 130};
+        int64_t grid[10] = {0, 0, tw, 0, 0, th, tw, th, 2 * tw, 0};
+        fv_loader_options lo = {.level = 0, .width = pass ? tw : 24, .height = pass ? th : 16,
+                                .format = FV_PIXEL_RGB, .batch_size = 2};
+        fv_batch_loader *l = NULL;
+        if ((st = fv_batch_loader_new(s, pass ? grid : xy, 5, &lo, &l)))
+            goto done;
+        for (;;) {
+            fv_array *b = NULL;
+            if ((st = fv_batch_loader_next(l, &b))) {
+                if (st == FV_EIO || st == FV_EFORMAT)
+                    after_failure(c, s, st, NULL);
+                break;
+            }
+            if (!b)
+                break;
+            mix(c, fv_array_data(b), (size_t)fv_array_nbytes(b));
+            fv_array_unref(b);
         }
-        if (!b)
-            break;
-        mix(c, fv_array_data(b), (size_t)fv_array_nbytes(b));
-        fv_array_unref(b);
+        fv_batch_loader_free(l);
     }
-    fv_batch_loader_free(l);
 done:
     if (st)
         snprintf(c->msg, sizeof c->msg, "%s", fv_error_message());
