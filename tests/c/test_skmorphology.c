@@ -363,6 +363,65 @@ same_as_host(const fv_array *g, const fv_array *h)
     return ok;
 }
 
+/* The CUDA tile pass of 2-D reconstruction (32 x 32 tiles, footprints inside the
+ * 3 x 3 box) against the CPU: several tiles with partial ones at the edges,
+ * single rows and columns, walls that make paths wind from tile to tile, every
+ * dtype kind, both methods, the full box, the cross and random (asymmetric)
+ * 3 x 3 footprints with their centre off-centre too (offsets). */
+static void
+test_cuda_rec_tiles(void)
+{
+    static const fv_dtype dts[] = {FV_UINT8, FV_INT8, FV_UINT16, FV_INT64, FV_FLOAT32, FV_FLOAT64, FV_BOOL};
+    static const int64_t shapes[][2] = {{100, 131}, {1, 300}, {300, 1}, {65, 33}, {32, 64}, {97, 40}};
+    for (int t = 0; t < 36; t++) {
+        const int64_t *sh = shapes[t % 6];
+        const int64_t m = sh[0] * sh[1];
+        const fv_dtype dt = dts[t % 7];
+        const int erosion = (t / 3) % 2, hi = dt == FV_BOOL ? 1 : 90;
+        double *mask = malloc((size_t)m * sizeof *mask), *seed = malloc((size_t)m * sizeof *seed);
+        for (int64_t i = 0; i < m; i++) {
+            const int64_t y = i / sh[1], x = i % sh[1];
+            const int wall = next_u64() % 100 < 30;
+            mask[i] = wall ? (erosion ? hi : 0) : (double)((y * 7 + x * 3) % (hi + 1));
+            if (dt != FV_BOOL && next_u64() % 4 == 0)
+                mask[i] = (double)(next_u64() % (uint64_t)(hi + 1));
+            seed[i] = next_u64() % 97 == 0 ? mask[i] : (erosion ? hi : 0);
+        }
+        uint8_t fp[9];
+        int64_t fs[2] = {3, 3}, off[2] = {1, 1};
+        const int kind = t % 4;   /* 0 default (full), 1 cross, 2 random, 3 random off-centre */
+        for (int j = 0; j < 9; j++)
+            fp[j] = kind == 1 ? (uint8_t)(j % 2 == 1 || j == 4) : (uint8_t)(next_u64() % 2);
+        if (kind == 3) {
+            off[0] = (int64_t)(next_u64() % 3);
+            off[1] = (int64_t)(next_u64() % 3);
+        }
+        fv_array *hs = from_doubles(dt, 2, sh, seed), *hm = from_doubles(dt, 2, sh, mask), *ho = NULL;
+        fv_array *gs = to_gpu(hs), *gm = to_gpu(hm), *go = NULL;
+        CHECK_OK(fv_array_new(NULL, dt, 2, sh, CPU, &ho));
+        CHECK_OK(fv_array_new(NULL, dt, 2, sh, GPU, &go));
+        const uint8_t *f = kind ? fp : NULL;
+        const int64_t *fsh = kind ? fs : NULL, *fo = kind == 3 ? off : NULL;
+        CHECK_OK(fv_reconstruction(NULL, hs, hm, ho, erosion, f, fsh, fo));
+        CHECK_OK(fv_reconstruction(NULL, gs, gm, go, erosion, f, fsh, fo));
+        if (!same_as_host(go, ho)) {
+            fv_t_fail++;
+            fprintf(stderr, "reconstruction tiles: %lld x %lld %s erosion %d footprint kind %d differs\n",
+                    (long long)sh[0], (long long)sh[1], fv_dtype_name(dt), erosion, kind);
+        } else {
+            fv_t_pass++;
+        }
+        fv_array_unref(hs);
+        fv_array_unref(hm);
+        fv_array_unref(ho);
+        fv_array_unref(gs);
+        fv_array_unref(gm);
+        fv_array_unref(go);
+        free(mask);
+        free(seed);
+    }
+}
+
 static void
 test_cuda(void)
 {
@@ -495,6 +554,7 @@ main(void)
     if (fv_cuda_available()) {
         test_cuda();
         test_cuda_line_scans();
+        test_cuda_rec_tiles();
     } else
         printf("skmorphology: CUDA part skipped: %s\n", fv_cuda_unavailable_reason());
     return fv_t_summary("skmorphology");

@@ -293,6 +293,43 @@ def test_reconstruction_footprints(xp, rng, method):
         same(xp.get(got), want)
 
 
+def _maze_seed_mask(rng, shape, dtype, method, smooth):
+    """Masks whose level sets wind across many 32 x 32 tiles (the CUDA tile pass):
+    thin random walls on a smooth ramp (smooth) or white noise, with sparse seeds."""
+    if smooth:
+        base = sndi.gaussian_filter(rng.random(shape), 4.0)
+        base = (base - base.min()) / (np.ptp(base) + 1e-12) * 150 + 20
+        walls = rng.random(shape) < 0.35
+        mask = np.where(walls, 5.0, base)
+    else:
+        mask = rng.random(shape) * 200
+    mask = mask.astype(dtype)
+    if method == "dilation":
+        seed = np.full_like(mask, mask.min())
+    else:
+        seed = np.full_like(mask, mask.max())
+    idx = rng.integers(0, mask.size, max(1, mask.size // 500))
+    seed.flat[idx] = mask.flat[idx]
+    return seed, mask
+
+
+@pytest.mark.parametrize("method", ["dilation", "erosion"])
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
+@pytest.mark.parametrize("shape", [(150, 97), (33, 400), (257, 64)])
+@pytest.mark.parametrize("smooth", [False, True])
+def test_reconstruction_across_tiles(xp, rng, method, dtype, shape, smooth):
+    """2-D images of several 32 x 32 tiles (partial ones at the edges) with paths that
+    wind from tile to tile, every 3 x 3 footprint kind (full, cross, a random
+    point-asymmetric one) and one beyond the box (the sweep), against scikit-image."""
+    seed, mask = _maze_seed_mask(rng, shape, dtype, method, smooth)
+    asym = rng.random((3, 3)) < 0.5
+    asym[1, 1] = True
+    for fp in (None, sndi.generate_binary_structure(2, 1), asym, sk.disk(2)):
+        want = sk.reconstruction(seed, mask, method=method, footprint=fp)
+        got = fm.reconstruction(xp.put(seed), xp.put(mask), method=method, footprint=fp)
+        same(xp.get(got), want)
+
+
 def test_reconstruction_mixed_dtypes_and_errors(xp, rng):
     mask = random_array(rng, (12, 13), "uint8")
     seed = np.minimum(mask, 100).astype(np.int64)

@@ -10,7 +10,10 @@
  *       lines cut into segments per block (segs); other offsets: one thread
  *       per line (lines). All three give the same pixels.
  *     sweep: every pixel takes min(mask, max(itself, its sources)) over all
- *       neighbour offsets, and sets a flag when it changes
+ *       neighbour offsets, and sets a flag when it changes; 2-D images with
+ *       every neighbour in the 3 x 3 box run a tile pass instead, which repeats
+ *       that step inside 32 x 32 tiles in shared memory until the tile
+ *       settles (see FV_CU_REC_TILE_KERNEL)
  *   until a sweep changes nothing (one flag read per round).
  *
  * Every update is one step of geodesic dilation, so values only grow and never
@@ -251,13 +254,93 @@ fv_cu_shape_init(fv_cu_shape *g, const fv_array *a)
         }                                                                                            \
     }
 
+/* The tile pass of 2-D images whose neighbours all lie in the 3 x 3 box (it
+ * replaces the sweep): each block takes 32 x 32 tiles, stages the tile and a
+ * ring of one pixel around it (read once: other blocks may raise those pixels
+ * meanwhile, and an older value is still a valid one) in shared memory, and
+ * repeats the sweep's step on the tile until it changes nothing there
+ * (Jacobi steps between two shared buffers, so no thread reads a pixel while
+ * another writes it). Paths that wind inside a tile settle in one pass instead
+ * of one round each. src: bit 3 (sy + 1) + (sx + 1) for each source offset
+ * (sy, sx) = -nb[k]; pixels outside the image read as START (no source). */
+#define FV_CU_REC_T 32                               /* tile: pixels per side */
+#define FV_CU_REC_TY 8                               /* tile: thread rows (32 x 8 threads) */
+#define FV_CU_REC_TILE_KERNEL(T, S, DIR)                                                             \
+    __global__ void __launch_bounds__(32 * FV_CU_REC_TY)                                             \
+        fv_k_rec_tile_##DIR##_##S(const T *mask, T *out, int H, int W, unsigned src, int *changed)   \
+    {                                                                                                \
+        __shared__ T sv[2][FV_CU_REC_T + 2][FV_CU_REC_T + 3];                                        \
+        __shared__ T sm[FV_CU_REC_T][FV_CU_REC_T + 1];                                               \
+        const int tx = threadIdx.x, ty = threadIdx.y;                                                \
+        const int tw = (W + FV_CU_REC_T - 1) / FV_CU_REC_T;                                          \
+        const int64_t ntiles = (int64_t)tw * ((H + FV_CU_REC_T - 1) / FV_CU_REC_T);                  \
+        const T start = fv__rec_start_##DIR##_##S();                                                 \
+        for (int64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {                                   \
+            const int y0 = (int)(t / tw) * FV_CU_REC_T, x0 = (int)(t % tw) * FV_CU_REC_T;            \
+            for (int k = ty * 32 + tx; k < (FV_CU_REC_T + 2) * (FV_CU_REC_T + 2);                    \
+                 k += 32 * FV_CU_REC_TY) {                                                           \
+                const int yy = k / (FV_CU_REC_T + 2), xx = k - yy * (FV_CU_REC_T + 2);               \
+                const int gy = y0 + yy - 1, gx = x0 + xx - 1;                                        \
+                const T v = gy >= 0 && gy < H && gx >= 0 && gx < W ? out[(int64_t)gy * W + gx] : start; \
+                sv[0][yy][xx] = v;                                                                   \
+                sv[1][yy][xx] = v;                                                                   \
+            }                                                                                        \
+            for (int r = ty; r < FV_CU_REC_T; r += FV_CU_REC_TY) {                                   \
+                const int gy = y0 + r, gx = x0 + tx;                                                 \
+                sm[r][tx] = gy < H && gx < W ? mask[(int64_t)gy * W + gx] : start;                   \
+            }                                                                                        \
+            __syncthreads();                                                                         \
+            int cur = 0, any = 0;                                                                    \
+            for (;;) {                                                                               \
+                int ch = 0;                                                                          \
+                for (int r = ty; r < FV_CU_REC_T; r += FV_CU_REC_TY) {                               \
+                    if (y0 + r >= H || x0 + tx >= W)                                                 \
+                        continue;                                                                    \
+                    const T v = sv[cur][r + 1][tx + 1], m = sm[r][tx];                               \
+                    T best = v;                                                                      \
+                    if (FV__REC_LT_##DIR(v, m)) {                                                    \
+                        _Pragma("unroll") for (int k = 0; k < 9; k++) {                              \
+                            if (src >> k & 1u) {                                                     \
+                                const T u = sv[cur][r + k / 3][tx + k % 3];                          \
+                                if (FV__REC_LT_##DIR(best, u))                                       \
+                                    best = u;                                                        \
+                            }                                                                        \
+                        }                                                                            \
+                        if (FV__REC_LT_##DIR(m, best))                                               \
+                            best = m;                                                                \
+                        if (FV__REC_LT_##DIR(v, best))                                               \
+                            ch = 1;                                                                  \
+                        else                                                                         \
+                            best = v;                                                                \
+                    }                                                                                \
+                    sv[cur ^ 1][r + 1][tx + 1] = best;                                               \
+                }                                                                                    \
+                cur ^= 1;                                                                            \
+                if (!__syncthreads_or(ch))                                                           \
+                    break;                                                                           \
+                any = 1;                                                                             \
+            }                                                                                        \
+            if (any) {                                                                               \
+                for (int r = ty; r < FV_CU_REC_T; r += FV_CU_REC_TY) {                               \
+                    const int gy = y0 + r, gx = x0 + tx;                                             \
+                    if (gy < H && gx < W)                                                            \
+                        out[(int64_t)gy * W + gx] = sv[cur][r + 1][tx + 1];                          \
+                }                                                                                    \
+                if (tx == 0 && ty == 0)                                                              \
+                    *changed = 1;                                                                    \
+            }                                                                                        \
+            __syncthreads();                                                                         \
+        }                                                                                            \
+    }
+
 #define FV_CU_REC_BOTH(E, T, S)                                                                      \
     FV_CU_REC_KERNELS(T, S, dil) FV_CU_REC_KERNELS(T, S, ero)                                        \
-    FV_CU_REC_SCAN_KERNELS(T, S, dil) FV_CU_REC_SCAN_KERNELS(T, S, ero)
+    FV_CU_REC_SCAN_KERNELS(T, S, dil) FV_CU_REC_SCAN_KERNELS(T, S, ero)                              \
+    FV_CU_REC_TILE_KERNEL(T, S, dil) FV_CU_REC_TILE_KERNEL(T, S, ero)
 FV_FOREACH_DTYPE(FV_CU_REC_BOTH)
 
 /* Launch one of the kernels for (dtype, direction); 0 when the dtype is unknown. */
-enum { FV_CU_REC_INIT, FV_CU_REC_SWEEP, FV_CU_REC_LINES, FV_CU_REC_ROWS, FV_CU_REC_SEGS };
+enum { FV_CU_REC_INIT, FV_CU_REC_SWEEP, FV_CU_REC_LINES, FV_CU_REC_ROWS, FV_CU_REC_SEGS, FV_CU_REC_TILE2D };
 
 typedef struct fv_cu_rec_call {
     int which, ero;
@@ -273,6 +356,7 @@ typedef struct fv_cu_rec_call {
     int nax;
     int passes;      /* rows, segs: bit 0 forward, bit 1 backward */
     int nseg;        /* segs: segments per line (blockDim.y) */
+    unsigned src;    /* tile2d: source offsets in the 3 x 3 box (bit 3 (sy + 1) + sx + 1) */
 } fv_cu_rec_call;
 
 #define FV_CU_REC_LAUNCH_DIR(T, S, DIR, grid, x, c)                                                  \
@@ -288,6 +372,11 @@ typedef struct fv_cu_rec_call {
     case FV_CU_REC_ROWS:                                                                             \
         fv_k_rec_rows_##DIR##_##S<<<grid, 32 * FV_CU_REC_ROW_WARPS, 0, (x)->stream>>>(               \
             (const T *)(c)->mask, (T *)(c)->out, (c)->g.n[(c)->axis], (c)->nlines, (c)->passes);     \
+        break;                                                                                       \
+    case FV_CU_REC_TILE2D:                                                                           \
+        fv_k_rec_tile_##DIR##_##S<<<grid, dim3(32, FV_CU_REC_TY), 0, (x)->stream>>>(                 \
+            (const T *)(c)->mask, (T *)(c)->out, (int)(c)->g.n[0], (int)(c)->g.n[1], (c)->src,       \
+            (c)->changed);                                                                           \
         break;                                                                                       \
     case FV_CU_REC_SEGS:                                                                             \
         fv_k_rec_segs_##DIR##_##S<<<grid, dim3(32, (unsigned)(c)->nseg), 0, (x)->stream>>>(          \
@@ -320,6 +409,9 @@ fv_cu_rec_launch(fv_dtype dt, const fv_cu_exec *x, const fv_cu_rec_call *c)
         grid = fv_cu_rec_grid(c->nlines, FV_CU_REC_ROW_WARPS, 32 * FV_CU_REC_ROW_WARPS, x->device);
     else if (c->which == FV_CU_REC_SEGS)
         grid = fv_cu_rec_grid(c->nlines, 32, 32 * c->nseg, x->device);
+    else if (c->which == FV_CU_REC_TILE2D)
+        grid = fv_cu_rec_grid(((c->g.n[0] + FV_CU_REC_T - 1) / FV_CU_REC_T) *
+                              ((c->g.n[1] + FV_CU_REC_T - 1) / FV_CU_REC_T), 1, 32 * FV_CU_REC_TY, x->device);
     else
         grid = fv_cu_grid(c->which == FV_CU_REC_LINES ? c->nlines : c->g.size, x->device);
     switch (dt) {
@@ -347,7 +439,7 @@ fv__cuda_reconstruction(fv_context *ctx, const fv__op_args *a)
     fv_cu_rec_call c;
     void *dbuf = NULL, *dopaque = NULL;
     int64_t *hbuf = NULL;
-    int nax[FV_MAX_NDIM] = {0}, passes[FV_MAX_NDIM] = {0};
+    int nax[FV_MAX_NDIM] = {0}, passes[FV_MAX_NDIM] = {0}, sweep_kind = FV_CU_REC_SWEEP;
     fv_status st;
     cudaError_t e;
 
@@ -398,6 +490,22 @@ fv__cuda_reconstruction(fv_context *ctx, const fv__op_args *a)
     c.changed = (int *)dbuf;
     c.nb = (const int64_t *)dbuf + 1;
     c.nnb = p->nnb;
+    /* 2-D with every neighbour in the 3 x 3 box (extents < 2^31): the tile pass
+     * instead of the sweep; FOVEA_REC_NOTILE=1 keeps the sweep (for comparisons) */
+    {
+        const char *nt = getenv("FOVEA_REC_NOTILE");
+        int tile = nd == 2 && c.g.n[0] < INT32_MAX - FV_CU_REC_T && c.g.n[1] < INT32_MAX - FV_CU_REC_T &&
+                   !(nt && *nt && *nt != '0');
+        c.src = 0;
+        for (int k = 0; tile && k < p->nnb; k++) {
+            const int64_t sy = -p->nb[2 * k], sx = -p->nb[2 * k + 1];
+            if (sy < -1 || sy > 1 || sx < -1 || sx > 1)
+                tile = 0;
+            else
+                c.src |= 1u << (3 * (sy + 1) + sx + 1);
+        }
+        sweep_kind = tile ? FV_CU_REC_TILE2D : FV_CU_REC_SWEEP;
+    }
     c.which = FV_CU_REC_INIT;
     if (!fv_cu_rec_launch(a->in->dtype, &x, &c)) {
         st = fv_error_set(FV_EDTYPE, "reconstruction", "unsupported dtype");
@@ -436,7 +544,7 @@ fv__cuda_reconstruction(fv_context *ctx, const fv__op_args *a)
             st = fv__cuda_error("cudaMemsetAsync", e);
             goto done;
         }
-        c.which = FV_CU_REC_SWEEP;
+        c.which = sweep_kind;
         fv_cu_rec_launch(a->in->dtype, &x, &c);
         if ((st = fv_cu_launch_status("reconstruction sweep")))
             goto done;
