@@ -294,11 +294,16 @@ fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_o
     }
     for (int i = 0; i < l->P; i++)
         l->slots[i].batch = -1;
-    /* a tile only one or two patches of the list touch is decoded in part (what each
-     * needs) and not cached: caching it would decode all of it for (almost) nothing */
-    if (!fv__on_gpu(l) && !opts->nocache &&
-        (st = fv__chunk_set_single_use(s, opts->level, xy, n, opts->width, opts->height, &l->once)))
-        goto fail;
+    /* a tile only one or two patches of the list touch, or touched again only after
+     * the cache would have evicted it, is decoded in part (what each patch needs) and
+     * not cached: caching it would decode all of it for (almost) nothing */
+    if (!fv__on_gpu(l) && !opts->nocache) {
+        fv_cache_stats cs;
+        fv_cache_get_stats(&cs);
+        if ((st = fv__chunk_set_single_use(s, opts->level, xy, l->order, n, opts->width, opts->height, cs.capacity,
+                                           &l->once)))
+            goto fail;
+    }
     if ((st = fv_context_new(&l->ctx)))
         goto fail;
     fv_context_set_threads(l->ctx, 1);

@@ -78,13 +78,16 @@ fv__chunk_set_has(const fv__chunk_set *cs, uint64_t chunk)
     }
 }
 
-/* The JPEG chunks of level `level` that at most two of the n regions of w x h
- * pixels at level-0 locations xy touch (the batch loader reads those with
- * FV__CHUNK_PEEK: a patch decodes only its part of a tile few other patches of the
- * list need, and does not fill the cache with it). *out is empty (keys NULL) when the regions are
- * too many to count (more than 2^24 chunk touches) or nothing qualifies. */
-fv_status fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, int64_t n, int64_t w, int64_t h,
-                                   fv__chunk_set *out);
+/* The JPEG chunks of level `level` that the n regions of w x h pixels at level-0
+ * locations xy, read in `order` (NULL: as given), touch at most twice, or
+ * whose later touches an LRU cache of `capacity` bytes would mostly have
+ * forgotten (fewer than two touches with fewer distinct chunks in between than
+ * the cache holds). The batch loader reads those with FV__CHUNK_PEEK: a patch
+ * decodes only its part of such a tile and does not fill the cache with it. *out
+ * is empty (keys NULL) when the regions are too many to count (more than 2^24
+ * chunk touches) or nothing qualifies. */
+fv_status fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, const int64_t *order, int64_t n,
+                                   int64_t w, int64_t h, uint64_t capacity, fv__chunk_set *out);
 void fv__chunk_set_free(fv__chunk_set *cs);
 /* fv_slide_read_region, the chunks of `once` (NULL: none) read with FV__CHUNK_PEEK. */
 fv_status fv__slide_read_region_once(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w,

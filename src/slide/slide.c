@@ -746,14 +746,32 @@ fv__chunk_set_free(fv__chunk_set *cs)
     cs->mask = 0;
 }
 
+/* Fenwick tree over touch times (fv__chunk_set_single_use's stack distances). */
+static void
+fv__bit_add(int32_t *t, uint64_t n, uint64_t i, int32_t v)
+{
+    for (i++; i <= n; i += i & (~i + 1))
+        t[i - 1] += v;
+}
+
+static int64_t
+fv__bit_sum(const int32_t *t, uint64_t i)   /* entries [0, i) */
+{
+    int64_t r = 0;
+    for (; i > 0; i -= i & (~i + 1))
+        r += t[i - 1];
+    return r;
+}
+
 fv_status
-fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, int64_t n, int64_t w, int64_t h,
-                         fv__chunk_set *out)
+fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, const int64_t *order, int64_t n, int64_t w,
+                         int64_t h, uint64_t capacity, fv__chunk_set *out)
 {
     const fv__level_desc *l = &s->layout.levels[level];
     const fv__tiff_ifd *d = &s->tiff->ifds[l->ifd];
     uint64_t *keys = NULL, cap = 0, *ch = NULL, nch = 0, total = 0;
-    uint32_t *counts = NULL;
+    uint32_t *hits = NULL, *seq = NULL;   /* at most 2^24 touches: 32-bit slots and times */
+    int32_t *last = NULL, *bit = NULL;
     fv_status st = FV_OK;
     memset(out, 0, sizeof *out);
     /* only JPEG decodes less than a whole chunk (fv__codec_decode_rect) */
@@ -766,34 +784,65 @@ fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, int64_t n, i
         return FV_OK;
     for (cap = 64; cap < 2 * per * (uint64_t)n; cap *= 2)
         ;
+    /* the decoded chunks the cache holds at once */
+    const uint64_t cw = d->tile_width ? d->tile_width : l->width;
+    const uint64_t chh = d->tile_width ? d->tile_height : (d->rows_per_strip ? d->rows_per_strip : 1);
+    const uint64_t cbytes = cw * chh * (d->samples ? d->samples : 1) * ((d->bits + 7u) / 8u);
+    const uint64_t resident = cbytes ? capacity / cbytes : 0;
     keys = fv__calloc(cap, sizeof *keys);
-    counts = fv__calloc(cap, sizeof *counts);
-    if (!keys || !counts)
+    hits = fv__calloc(cap, sizeof *hits);
+    last = fv__malloc(cap * sizeof *last);
+    seq = fv__malloc((cap / 2) * sizeof *seq);
+    bit = fv__calloc(cap / 2, sizeof *bit);
+    if (!keys || !hits || !last || !seq || !bit)
         goto oom;
+    /* the touches in serving order: slot of each chunk in the table */
     for (int64_t i = 0; i < n; i++) {
+        const int64_t p = order ? order[i] : i;
         int64_t lx, ly;
-        if (fv__level_origin(s, level, xy[2 * i], xy[2 * i + 1], &lx, &ly))
+        if (fv__level_origin(s, level, xy[2 * p], xy[2 * p + 1], &lx, &ly))
             continue;   /* the read reports it */
         int64_t W, H, r[4];
         if (!fv__region_inside(d, l->width, l->height, lx, ly, w, h, &W, &H, r))
             continue;
         if ((st = fv__region_chunks(d, r[0], r[1], r[2], r[3], &ch, &nch)))
             goto done;
-        for (uint64_t k = 0; k < nch && total < cap / 2; k++, total++) {
+        for (uint64_t k = 0; k < nch && total < cap / 2; k++) {
             uint64_t q = fv__chunk_set_probe(ch[k]);
             while (keys[q & (cap - 1)] && keys[q & (cap - 1)] != ch[k] + 1)
                 q++;
-            keys[q & (cap - 1)] = ch[k] + 1;
-            counts[q & (cap - 1)]++;
+            q &= cap - 1;
+            if (!keys[q]) {
+                keys[q] = ch[k] + 1;
+                last[q] = -1;
+            }
+            seq[total++] = (uint32_t)q;
         }
         fv__free(ch);
         ch = NULL;
     }
-    /* keep the chunks touched at most twice (the same probe order: the table is the
-     * set): two partial decodes of a tile cost about what one whole decode and its
-     * cache insertion do, and keep the cache for the tiles that repay it */
+    /* A touch would hit an LRU cache of `resident` chunks when fewer distinct chunks
+     * came between it and the chunk's previous touch (its stack distance, counted
+     * with a Fenwick tree over the last touch of each chunk). A chunk is decoded
+     * whole and cached only when at least two of its touches would hit: two partial
+     * decodes of a tile cost about what one whole decode and its cache insertion
+     * do. The others (touched at most twice, or again only after the cache has
+     * moved on: random patches over a slide larger than the cache) are decoded in
+     * part by each patch and never inserted, which keeps the cache for the chunks
+     * that repay it. */
+    for (uint64_t t = 0; t < total; t++) {
+        const uint32_t q = seq[t];
+        if (last[q] >= 0) {
+            const int64_t dist = fv__bit_sum(bit, t) - fv__bit_sum(bit, (uint64_t)last[q] + 1);
+            if ((uint64_t)dist < resident)
+                hits[q]++;
+            fv__bit_add(bit, cap / 2, (uint64_t)last[q], -1);
+        }
+        fv__bit_add(bit, cap / 2, t, 1);
+        last[q] = (int32_t)t;
+    }
     for (uint64_t q = 0; q < cap; q++)
-        if (keys[q] && counts[q] > 2)
+        if (keys[q] && hits[q] >= 2)
             keys[q] = UINT64_MAX;   /* a tombstone: probes go past it, never match */
     out->keys = keys;
     out->mask = cap - 1;
@@ -804,7 +853,10 @@ oom:
 done:
     fv__free(ch);
     fv__free(keys);
-    fv__free(counts);
+    fv__free(hits);
+    fv__free(last);
+    fv__free(seq);
+    fv__free(bit);
     return st;
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "fovea/fovea.h"
 #include "codec/codec.h"
+#include "slide/slide-internal.h"
 #include "check.h"
 #include "tiled-tiff.h"
 
@@ -391,6 +392,85 @@ loader_single_use(fv_slide *s, int64_t t, int64_t jw, int64_t jh, const char *na
     free(count);
 }
 
+/* fv__chunk_set_single_use against a model: patches clustered around a few spots,
+ * read in a shuffled order; for caches of 0, 1, 2, 4 and many decoded tiles, a tile
+ * is in the set (decoded in part, never cached) unless at least two of its touches
+ * come while fewer distinct tiles than the cache holds were touched since its
+ * previous touch (an LRU cache would still have it). */
+static void
+loader_lru_model(fv_slide *s, int64_t t, int spp, int64_t jw, int64_t jh, const char *name)
+{
+    enum { N = 40, PW = 70, PH = 50 };
+    int64_t xy[2 * N], order[N];
+    unsigned r = 4242;
+    const int64_t across = (jw + t - 1) / t, down = (jh + t - 1) / t, ntiles = across * down;
+    for (int i = 0; i < N; i++) {
+        r = r * 1103515245u + 12345u;
+        const int spot = (int)((r >> 8) % 4);
+        r = r * 1103515245u + 12345u;
+        xy[2 * i] = (spot % 2) * (jw / 2) + (int64_t)((r >> 8) % (uint64_t)t) - 10;
+        r = r * 1103515245u + 12345u;
+        xy[2 * i + 1] = (spot / 2) * (jh / 2) + (int64_t)((r >> 8) % (uint64_t)t) - 10;
+        order[i] = i;
+    }
+    for (int i = N - 1; i > 0; i--) {
+        r = r * 1103515245u + 12345u;
+        int j = (int)((r >> 8) % (unsigned)(i + 1));
+        int64_t tmp = order[i];
+        order[i] = order[j];
+        order[j] = tmp;
+    }
+    /* the touches in serving order, tiles of a patch in raster order */
+    int64_t *touch = malloc(sizeof *touch * (size_t)N * 64), nt = 0;
+    for (int i = 0; i < N; i++) {
+        const int64_t p = order[i];
+        int64_t x0 = xy[2 * p] > 0 ? xy[2 * p] : 0, y0 = xy[2 * p + 1] > 0 ? xy[2 * p + 1] : 0;
+        int64_t x1 = xy[2 * p] + PW < jw ? xy[2 * p] + PW : jw, y1 = xy[2 * p + 1] + PH < jh ? xy[2 * p + 1] + PH : jh;
+        if (x0 >= x1 || y0 >= y1)
+            continue;
+        for (int64_t ty = y0 / t; ty <= (y1 - 1) / t; ty++)
+            for (int64_t tx = x0 / t; tx <= (x1 - 1) / t; tx++)
+                touch[nt++] = ty * across + tx;
+    }
+    static const uint64_t caps[] = {0, 1, 2, 4, 100000};
+    int bad = 0;
+    for (int c = 0; c < 5; c++) {
+        int *hits = calloc((size_t)ntiles, sizeof *hits), *seen = calloc((size_t)ntiles, sizeof *seen);
+        for (int64_t k = 0; k < nt; k++) {
+            int64_t prev = -1;
+            for (int64_t j = k - 1; j >= 0 && prev < 0; j--)
+                if (touch[j] == touch[k])
+                    prev = j;
+            seen[touch[k]] = 1;
+            if (prev < 0)
+                continue;
+            uint64_t distinct = 0;
+            for (int64_t j = prev + 1; j < k; j++) {   /* distinct tiles in between */
+                int first = touch[j] != touch[k];
+                for (int64_t m = prev + 1; m < j && first; m++)
+                    first = touch[m] != touch[j];
+                distinct += first;
+            }
+            hits[touch[k]] += distinct < caps[c];
+        }
+        fv__chunk_set cs;
+        CHECK_OK(fv__chunk_set_single_use(s, 0, xy, order, N, PW, PH, caps[c] * (uint64_t)(t * t * spp), &cs));
+        for (int64_t q = 0; q < ntiles; q++) {
+            if (!seen[q])
+                continue;
+            const int want = hits[q] < 2, got = cs.keys && fv__chunk_set_has(&cs, (uint64_t)q);
+            if (want != got && bad++ < 5)
+                fprintf(stderr, "  jpeg %s: cache of %llu tiles: tile %lld %s the partial set\n", name,
+                        (unsigned long long)caps[c], (long long)q, got ? "wrongly in" : "missing from");
+        }
+        free(cs.keys);
+        free(hits);
+        free(seen);
+    }
+    CHECK(bad == 0);
+    free(touch);
+}
+
 /* Random regions (inside, straddling tiles, off the edges, tiny and large): reads
  * with nocache, with a cache of capacity 0 and with cache type none (all partial
  * decodes) equal cached reads (whole tiles), in RGB, RGBA and native formats. */
@@ -461,6 +541,7 @@ test_jpeg_partial(const char *dir)
         CHECK(bad == 0);
         printf("  jpeg %s: %d regions, nocache = cached\n", kinds[k].name, cases);
         loader_single_use(s, (int64_t)kinds[k].t, JW, JH, kinds[k].name);
+        loader_lru_model(s, (int64_t)kinds[k].t, kinds[k].spp, JW, JH, kinds[k].name);
         /* the missing tile (1) is background in both */
         a = read_jpeg(s, kinds[k].t + 3, 5, 20, 20, FV_PIXEL_RGB, 1, 1);
         int bg = a != NULL;
