@@ -56,32 +56,22 @@ random_array(fv_dtype dt, int nd, const int64_t *shape, double dens)
     return a;
 }
 
+/* A copy of a on dev (queued on ctx's stream; to_cpu waits for it). */
 static fv_array *
-to_gpu(const fv_array *h)
+copy_to(const fv_array *a, fv_device dev)
 {
-    fv_array *d = NULL;
-    CHECK_OK(fv_array_new(ctx, fv_array_dtype(h), fv_array_ndim(h), fv_array_shape(h), GPU, &d));
-    CHECK_OK(fv_copy(ctx, h, d));
-    return d;
+    fv_array *c = NULL;
+    CHECK_OK(fv_array_new(ctx, fv_array_dtype(a), fv_array_ndim(a), fv_array_shape(a), dev, &c));
+    CHECK_OK(fv_copy(ctx, a, c));
+    return c;
 }
 
 static fv_array *
 to_cpu(const fv_array *d)
 {
-    fv_array *h = NULL;
-    CHECK_OK(fv_array_new(ctx, fv_array_dtype(d), fv_array_ndim(d), fv_array_shape(d), CPU, &h));
-    CHECK_OK(fv_copy(ctx, d, h));
+    fv_array *h = copy_to(d, CPU);
     CHECK_OK(fv_context_synchronize(ctx));
     return h;
-}
-
-static fv_array *
-copy_cpu(const fv_array *a)
-{
-    fv_array *c = NULL;
-    CHECK_OK(fv_array_new(ctx, fv_array_dtype(a), fv_array_ndim(a), fv_array_shape(a), CPU, &c));
-    CHECK_OK(fv_copy(ctx, a, c));
-    return c;
 }
 
 /* A random point-symmetric 3^nd structure with its centre (kind 0), the cross
@@ -137,7 +127,7 @@ run_case(int nd, const int64_t *shape, int skind, fv_dtype idt, double dens, int
 
     /* the passes (reference) */
     setenv("FOVEA_NO_FLOOD", "1", 1);
-    fv_array *rin = inplace ? copy_cpu(in) : fv_array_ref(in);
+    fv_array *rin = inplace ? copy_to(in, CPU) : fv_array_ref(in);
     fv_array *rout = inplace ? fv_array_ref(rin) : fv_array_ref(ref);
     CHECK_OK(fv_binary_erosion(ctx, rin, rout, st, sshape, iterations, mask, border, NULL, invert));
     if (inplace)
@@ -147,7 +137,7 @@ run_case(int nd, const int64_t *shape, int skind, fv_dtype idt, double dens, int
     unsetenv("FOVEA_NO_FLOOD");
 
     /* the labelling on the CPU */
-    fv_array *cin = inplace ? copy_cpu(in) : fv_array_ref(in);
+    fv_array *cin = inplace ? copy_to(in, CPU) : fv_array_ref(in);
     fv_array *cout = inplace ? fv_array_ref(cin) : fv_array_ref(got);
     CHECK_OK(fv_binary_erosion(ctx, cin, cout, st, sshape, iterations, mask, border, NULL, invert));
     if (inplace)
@@ -162,7 +152,7 @@ run_case(int nd, const int64_t *shape, int skind, fv_dtype idt, double dens, int
     fv_array_unref(cout);
 
     if (have_gpu) {
-        fv_array *din = to_gpu(in), *dmask = mask ? to_gpu(mask) : NULL, *dout = NULL;
+        fv_array *din = copy_to(in, GPU), *dmask = mask ? copy_to(mask, GPU) : NULL, *dout = NULL;
         if (inplace)
             dout = fv_array_ref(din);
         else

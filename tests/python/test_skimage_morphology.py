@@ -254,14 +254,16 @@ def test_isotropic(xp, rng, func, shape):
 
 def _seed_mask(rng, shape, dtype, method):
     mask = random_array(rng, shape, dtype, lo=0, hi=200)
-    if method == "dilation":
-        seed = np.full_like(mask, mask.min())
-    else:
-        seed = np.full_like(mask, mask.max())
-    idx = rng.integers(0, mask.size, max(1, mask.size // 40))
+    return _sparse_seed(rng, mask, method, 40), mask
+
+
+def _sparse_seed(rng, mask, method, every):
+    """The mask's minimum (dilation; erosion: maximum) but for one pixel in `every`,
+    which keeps the mask's value."""
+    seed = np.full_like(mask, mask.min() if method == "dilation" else mask.max())
+    idx = rng.integers(0, mask.size, max(1, mask.size // every))
     seed.flat[idx] = mask.flat[idx]
-    # a second seed that is the mask lowered (raised) everywhere: h-dome style
-    return seed, mask
+    return seed
 
 
 @pytest.mark.parametrize("method", ["dilation", "erosion"])
@@ -304,13 +306,7 @@ def _maze_seed_mask(rng, shape, dtype, method, smooth):
     else:
         mask = rng.random(shape) * 200
     mask = mask.astype(dtype)
-    if method == "dilation":
-        seed = np.full_like(mask, mask.min())
-    else:
-        seed = np.full_like(mask, mask.max())
-    idx = rng.integers(0, mask.size, max(1, mask.size // 500))
-    seed.flat[idx] = mask.flat[idx]
-    return seed, mask
+    return _sparse_seed(rng, mask, method, 500), mask
 
 
 @pytest.mark.parametrize("method", ["dilation", "erosion"])
