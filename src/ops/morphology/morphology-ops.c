@@ -74,12 +74,19 @@ fv__flood_eligible(const fv__binary_erosion_params *p, int iterations, int cit)
     return !(e && *e && *e != '0');
 }
 
-/* *c = a when it is a C-contiguous one-byte array, else a contiguous bool copy
- * (a != 0). */
+/* a is a C-contiguous array of one-byte items (bool, uint8, int8): the kernels
+ * read it as it is (!= 0). */
+static int
+fv__contiguous_bytes(const fv_array *a)
+{
+    return (a->dtype == FV_BOOL || a->dtype == FV_UINT8 || a->dtype == FV_INT8) && fv_array_is_contiguous(a);
+}
+
+/* *c = a when fv__contiguous_bytes(a), else a contiguous bool copy (a != 0). */
 static fv_status
 fv__bytes_of(fv_context *ctx, const char *name, const fv_array *a, fv_array **c)
 {
-    if ((a->dtype == FV_BOOL || a->dtype == FV_UINT8 || a->dtype == FV_INT8) && fv_array_is_contiguous(a)) {
+    if (fv__contiguous_bytes(a)) {
         *c = fv_array_ref((fv_array *)a);
         return FV_OK;
     }
@@ -108,8 +115,7 @@ fv__binary_flood(fv_context *ctx, const char *name, const fv_array *in1, const f
     }
     if ((st = fv__bytes_of(ctx, name, in1, &in)) || (mask1 && (st = fv__bytes_of(ctx, name, mask1, &mk))))
         goto done;
-    if ((out1->dtype == FV_BOOL || out1->dtype == FV_UINT8 || out1->dtype == FV_INT8) &&
-        fv_array_is_contiguous(out1) && !fv__arrays_overlap(out1, in) && !(mk && fv__arrays_overlap(out1, mk)))
+    if (fv__contiguous_bytes(out1) && !fv__arrays_overlap(out1, in) && !(mk && fv__arrays_overlap(out1, mk)))
         work = fv_array_ref(out1);
     else if ((st = fv__temp(ctx, out1, FV_BOOL, &work)))
         goto done;
@@ -196,8 +202,7 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
     /* the mask is read in every pass: stage it when the output would clobber it,
      * and as contiguous bool when there are several passes (a contiguous one-byte
      * mask is read as it is: the kernels test mask != 0 either way) */
-    const int mask_bytes = mask1 && (mask1->dtype == FV_BOOL || mask1->dtype == FV_UINT8 ||
-                                     mask1->dtype == FV_INT8) && fv_array_is_contiguous(mask1);
+    const int mask_bytes = mask1 && fv__contiguous_bytes(mask1);
     if (mask1 && (fv__arrays_overlap(mask1, out1) || (iterations != 1 && !mask_bytes))) {
         if ((st = fv__bool_copy(ctx, name, mask1, &maskc)))
             goto done;
