@@ -7,11 +7,13 @@ Workloads (choose with --only REGEX):
   demo       fovea.demo.analyse_batch on one batch of --batch-size patches of the
              demo slide, on the GPU
   gpuio      read_region(locations, device="cuda") of --patches random patches
+  edt        distance_transform_edt of bench_ndimage's 256^3 and 8192^2 binaries (the
+             banded path and FOVEA_EDT_LINES=1), CuPy's and cuCIM's
 
 For each: the wall time per run after a warm-up, the CUDA kernels and copies
 sorted by total GPU time, and (--cprofile) the Python functions by cumulative time.
 
-    python bench/profile_gpu.py [--only label|demo|gpuio] [--batch-size 16] [--cprofile]
+    python bench/profile_gpu.py [--only label|demo|gpuio|edt] [--batch-size 16] [--cprofile]
 """
 import argparse
 import cProfile
@@ -142,6 +144,32 @@ def main():
         kernel_table(f, cp, "gpuio")
         if a.cprofile:
             py_profile(lambda: (f(), cp.cuda.Device().synchronize()), "gpuio")
+
+    if re.search(a.only, "edt"):
+        edt_workload(cp)
+
+
+def edt_workload(cp):
+    import scipy.ndimage as sndi
+    import cupyx.scipy.ndimage as cndi
+    from fovea import ndimage as fndi
+    for shape in ((256, 256, 256), (8192, 8192)):
+        host = np.random.default_rng(7).random(shape, dtype=np.float32)
+        b = cp.asarray(sndi.uniform_filter(host, 7) > np.float32(0.5))
+        runs = [("fovea", lambda: fndi.distance_transform_edt(b)), ("CuPy", lambda: cndi.distance_transform_edt(b))]
+        try:
+            from cucim.skimage._vendored import ndimage as cvndi  # the suite's cuCIM row
+            runs.append(("cuCIM", lambda: cvndi.distance_transform_edt(b)))
+        except ImportError as e:
+            print("no cuCIM:", e)
+        for name, f in runs:
+            print(f"edt {shape} {name}: {wall(f, cp) * 1e3:.3f} ms")
+            kernel_table(f, cp, f"edt {shape} {name}")
+        os.environ["FOVEA_EDT_LINES"] = "1"
+        f = runs[0][1]
+        print(f"edt {shape} fovea per-line: {wall(f, cp) * 1e3:.3f} ms")
+        kernel_table(f, cp, f"edt {shape} fovea per-line")
+        del os.environ["FOVEA_EDT_LINES"]
 
 
 if __name__ == "__main__":

@@ -6,8 +6,11 @@
  *    run it): the same site and the same delta bits at every position, for many
  *    band widths, samplings (exact ones: the banded path's condition), site
  *    densities and offsets made to tie (all zero, tiny integers, squares).
- * 2. GPU (exits 77 after the model when there is none): the default path, the
- *    per-line path (FOVEA_EDT_LINES=1) and the CPU backend bit for bit, distances
+ * 2. GPU (exits 77 after the model when there is none): the default path (for
+ *    distances alone the last axis first on squared-distance planes, else the
+ *    banded last axis on transposed planes), the banded feature path without the
+ *    transposition (FOVEA_EDT_FEATURES=1 FOVEA_EDT_NOTR=1), the per-line path
+ *    (FOVEA_EDT_LINES=1) and the CPU backend bit for bit, distances
  *    and indices (int32 / int64), sampling None, exact anisotropic and inexact
  *    anisotropic (the per-line path serves it), every return combination, strided
  *    outputs, random images of many densities (all ones, all zeros, one zero,
@@ -341,25 +344,35 @@ gpu_case(int nd, const int64_t *shape, int kind, double dens, int sampmode, int 
     for (int a = 0; a < nd; a++)   /* 1: exact anisotropic (banded); 2: inexact (per-line) */
         samp[a] = sampmode == 1 ? (a % 3 == 0 ? 2.0 : a % 3 == 1 ? 0.5 : 1.0) : 0.7 + 0.37 * a;
     const double *sp = sampmode ? samp : NULL;
-    fv_array *dn, *in_, *dl, *il, *dc, *ic;
+    fv_array *dn, *in_, *dl, *il, *dc, *ic, *dt, *it;
     unsetenv("FOVEA_EDT_LINES");
+    if (nd == 2 && (gpu_cases & 2))   /* the distances-only path in 2-d, too */
+        setenv("FOVEA_EDT_DONLY", "1", 1);
     run_edt(hin, GPU, sp, want_d, want_i, xdt, layout, &dn, &in_);
+    unsetenv("FOVEA_EDT_DONLY");
+    /* the banded path on feature planes (not the distances-only path), the last
+     * axis without the transposition */
+    setenv("FOVEA_EDT_NOTR", "1", 1);
+    setenv("FOVEA_EDT_FEATURES", "1", 1);
+    run_edt(hin, GPU, sp, want_d, want_i, xdt, layout, &dt, &it);
+    unsetenv("FOVEA_EDT_NOTR");
+    unsetenv("FOVEA_EDT_FEATURES");
     setenv("FOVEA_EDT_LINES", "1", 1);
     run_edt(hin, GPU, sp, want_d, want_i, xdt, 0, &dl, &il);
     unsetenv("FOVEA_EDT_LINES");
     run_edt(hin, CPU, sp, want_d, want_i, xdt, 0, &dc, &ic);
-    int ok = same(dn, dl) && same(in_, il) && same(dn, dc) && same(in_, ic);
+    int ok = same(dn, dl) && same(in_, il) && same(dn, dc) && same(in_, ic) && same(dn, dt) && same(in_, it);
     if (!ok) {
         fprintf(stderr, "edt %dd [", nd);
         for (int a = 0; a < nd; a++)
             fprintf(stderr, "%s%lld", a ? "x" : "", (long long)shape[a]);
-        fprintf(stderr, "] kind=%d dens=%g samp=%d d=%d i=%d %s layout=%d: new/lines %d %d new/cpu %d %d\n", kind,
-                dens, sampmode, want_d, want_i, fv_dtype_name(xdt), layout, same(dn, dl), same(in_, il),
-                same(dn, dc), same(in_, ic));
+        fprintf(stderr, "] kind=%d dens=%g samp=%d d=%d i=%d %s layout=%d: new/lines %d %d new/cpu %d %d new/notr %d %d\n",
+                kind, dens, sampmode, want_d, want_i, fv_dtype_name(xdt), layout, same(dn, dl), same(in_, il),
+                same(dn, dc), same(in_, ic), same(dn, dt), same(in_, it));
     }
     CHECK(ok);
     gpu_cases++;
-    fv_array *all[] = {hin, dn, in_, dl, il, dc, ic};
+    fv_array *all[] = {hin, dn, in_, dl, il, dc, ic, dt, it};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         fv_array_unref(all[k]);
 }
@@ -396,6 +409,10 @@ test_gpu(int small)
     for (int k = 0; k < (small ? 1 : 5); k++) {
         gpu_case(2, wide, k, 0.5, 0, 1, 1, FV_INT32, 0);
         gpu_case(2, tall, k, 0.999, 0, 1, 1, FV_INT64, 0);
+        /* distances alone (the last-axis-first path), runs longer than FV_EDT_SEG */
+        int64_t cube[3] = {9, 40, 333};
+        gpu_case(2, wide, k, 0.5, k % 2, 1, 0, FV_INT32, k == 1);
+        gpu_case(3, cube, k, k == 4 ? 0.9999 : 0.97, k % 2, 1, 0, FV_INT32, k == 2);
     }
     printf("test_cuda_edt: %d GPU cases\n", gpu_cases);
 }
