@@ -492,18 +492,15 @@ fvs_pass_fill(fvs_pass *ps, const fv__filter1d_params *f, fv_dtype dt, fv_dtype 
 typedef struct fvs_job {
     fvs_args t;
     size_t smem, smem_max;
+    int fexact;   /* both passes exact in float (fvf_float_exact), 8/16-bit data kept as is */
     unsigned grid;
     cudaStream_t stream;
 } fvs_job;
 
-template <typename T1, typename TM>
+template <typename T1, typename ACC1, typename TM, typename ACC2>
 static fv_status
-fvs_launch(fvs_job *j)
+fvs_launch_acc(fvs_job *j)
 {
-    typedef typename std::conditional<std::is_same<TM, float>::value &&
-                                          (std::is_same<T1, float>::value || sizeof(T1) <= 2),
-                                      float, double>::type ACC1;
-    typedef typename std::conditional<std::is_same<TM, float>::value, float, double>::type ACC2;
     const fvs_layout<T1, ACC1, ACC2> lay(j->t.pd ? j->t.p2.size : j->t.p1.size, j->t.pd ? j->t.p1.size : j->t.p2.size,
                                          j->t.pd != 0);
     fv_status st;
@@ -516,6 +513,28 @@ fvs_launch(fvs_job *j)
         return st;
     fvs_k_sep2<T1, ACC1, TM, ACC2><<<j->grid, FVS_THREADS, j->smem, j->stream>>>(j->t);
     return fv_cu_launch_status("separable filter kernel launch");
+}
+
+/* float accumulators for 8/16-bit integer data kept in its own dtype between the
+ * passes, where both passes are exact in float (instantiated for those only) */
+template <typename T1, typename TM, bool SMALL> struct fvs_exact {
+    static fv_status run(fvs_job *j) { return FV__SEP2_DECLINED; }
+};
+template <typename T1> struct fvs_exact<T1, T1, true> {
+    static fv_status run(fvs_job *j) { return fvs_launch_acc<T1, float, T1, float>(j); }
+};
+
+template <typename T1, typename TM>
+static fv_status
+fvs_launch(fvs_job *j)
+{
+    typedef typename std::conditional<std::is_same<TM, float>::value &&
+                                          (std::is_same<T1, float>::value || sizeof(T1) <= 2),
+                                      float, double>::type ACC1;
+    typedef typename std::conditional<std::is_same<TM, float>::value, float, double>::type ACC2;
+    if (j->fexact)
+        return fvs_exact<T1, TM, std::is_integral<T1>::value && sizeof(T1) <= 2>::run(j);
+    return fvs_launch_acc<T1, ACC1, TM, ACC2>(j);
 }
 
 template <typename T1>
@@ -568,6 +587,11 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     memset(&j, 0, sizeof j);
     if (!fvs_pass_fill(&j.t.p1, &sp->pass[0], in->dtype, mid) || !fvs_pass_fill(&j.t.p2, &sp->pass[1], mid, out->dtype))
         return FV__SEP2_DECLINED;
+    /* exact in float: the results are the double kernels' (FOVEA_F1D_NOEXACTF=1: off) */
+    j.fexact = mid == idt && idt != FV_INT32 && idt != FV_FLOAT32 && idt != FV_FLOAT64 &&
+               getenv("FOVEA_F1D_NOEXACTF") == NULL &&
+               fvf_float_exact(in->dtype, mid, j.t.p1.kind, j.t.p1.w, j.t.p1.size, j.t.p1.mode, j.t.p1.cval) &&
+               fvf_float_exact(mid, out->dtype, j.t.p2.kind, j.t.p2.w, j.t.p2.size, j.t.p2.mode, j.t.p2.cval);
     /* geometry: 32-bit byte offsets, q the denser axis */
     if (!fvf_aligned(in) || !fvf_aligned(out))
         return FV__SEP2_DECLINED;   /* filter1d reports the error */

@@ -1,0 +1,176 @@
+/* Float accumulators for 8/16-bit data into integer outputs (src/cuda/filters/
+ * filter1d.cu, filter-sep2.cu, filters-common.cuh fvf_float_exact /
+ * fvf_check_err): the CUDA result must equal the CPU backend's (scipy's double
+ * sums) bit for bit, and the CUDA double-accumulator path's
+ * (FOVEA_F1D_NOEXACTF=1).
+ *
+ * Paths: correlate1d with weights float sums exactly (integers, dyadic
+ * fractions: the float-exact path) and with weights it does not (random, thirds,
+ * tenths: the checked path, whose results near an integer are redone in
+ * double); uniform_filter1d (exact); minimum / maximum_filter1d (exact); the
+ * fused two-pass kernel through fv_uniform_filter and fv_separable_filter.
+ * Data: random over the dtype's range, and flat or stepped data whose sums land
+ * on integers exactly (the checked path's hard case); uint8, int8, uint16,
+ * int16 and bool inputs into their own dtype, uint8, int16, int32 and bool
+ * outputs; every mode, integral and fractional cvals, origins, axis 0 and the
+ * last axis of 2-D and 3-D arrays.
+ *
+ * Exits 77 (ctest: skipped) without a usable GPU. FOVEA_TEST_CUDA_ONLY=1
+ * (compute-sanitizer runs): fewer cases. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fovea/fovea.h"
+#include "check.h"
+#define FV_T_SEED 0x51f1dec7ull
+#include "cuda-sep-check.h"
+
+static int ncases;
+
+/* data: 0 random over the dtype's range, 1 flat patches (sums exact integers),
+ * 2 a few levels (sums on and near integers) */
+static fv_array *
+make_data(fv_dtype dt, int nd, const int64_t *sh, int kind)
+{
+    fv_array *h = rand_host(dt, nd, sh, 0);
+    if (kind == 0)
+        return h;
+    int64_t n = fv_array_size(h);
+    void *p = fv_array_data(h);
+    double lo = dt == FV_INT8 ? -128 : dt == FV_INT16 ? -32768 : 0;
+    double hi = dt == FV_BOOL ? 1 : dt == FV_UINT8 ? 255 : dt == FV_INT8 ? 127 : dt == FV_UINT16 ? 65535 : 32767;
+    double v = lo;
+    for (int64_t i = 0; i < n; i++) {
+        if (kind == 1 ? (next_u64() % 23) == 0 : 1)
+            v = kind == 1 ? lo + floor(uniform() * (hi - lo + 1)) : (double)(int64_t)(irand(0, 3) * 3);
+        if (v > hi)
+            v = hi;
+        set_elem(p, dt, i, v);
+    }
+    return h;
+}
+
+static int
+same_bytes(const fv_array *a, const fv_array *b)
+{
+    return fv_array_nbytes(a) == fv_array_nbytes(b) &&
+           memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_nbytes(a)) == 0;
+}
+
+/* op: 0 correlate1d, 1 uniform_filter1d, 2 minimum_filter1d, 3 maximum_filter1d,
+ * 4 uniform_filter (every axis: the fused pair in 2-D), 5 separable pair of
+ * correlations (axis 0 then the last) */
+static fv_status
+run_op(int op, const fv_array *in, fv_array *out, const double *w, int64_t n, int axis, fv_mode mode, double cval,
+       int64_t origin)
+{
+    switch (op) {
+    case 0: return fv_correlate1d(ctx, in, out, w, n, axis, mode, cval, origin);
+    case 1: return fv_uniform_filter1d(ctx, in, out, n, axis, mode, cval, origin);
+    case 2: return fv_minimum_filter1d(ctx, in, out, n, axis, mode, cval, origin);
+    case 3: return fv_maximum_filter1d(ctx, in, out, n, axis, mode, cval, origin);
+    case 4: {
+        int64_t size[FV_MAX_NDIM], org[FV_MAX_NDIM];
+        fv_mode modes[FV_MAX_NDIM];
+        for (int a = 0; a < fv_array_ndim(in); a++) {
+            size[a] = n;
+            org[a] = origin;
+            modes[a] = mode;
+        }
+        return fv_uniform_filter(ctx, in, out, size, modes, cval, org);
+    }
+    default: {
+        fv_filter_pass ps[2];
+        memset(ps, 0, sizeof ps);
+        for (int k = 0; k < 2; k++) {
+            ps[k].kind = FV_PASS_CORRELATE;
+            ps[k].axis = k == 0 ? 0 : fv_array_ndim(in) - 1;
+            ps[k].size = n;
+            ps[k].weights = w;
+            ps[k].mode = mode;
+            ps[k].cval = cval;
+            ps[k].origin = origin;
+        }
+        return fv_separable_filter(ctx, in, out, ps, 2);
+    }
+    }
+}
+
+static void
+one(int op, fv_dtype idt, fv_dtype odt, int nd, const int64_t *sh, int dkind, const double *w, int64_t n,
+    int axis, fv_mode mode, double cval, int64_t origin)
+{
+    fv_array *h = make_data(idt, nd, sh, dkind);
+    fv_array *ho = new_array(odt, nd, sh, CPU);
+    fv_array *gi = new_array(idt, nd, sh, GPU), *go = new_array(odt, nd, sh, GPU);
+    snprintf(current, sizeof current, "op %d %s->%s nd %d [%lld..] data %d n %lld axis %d mode %d cval %g origin %lld",
+             op, fv_dtype_name(idt), fv_dtype_name(odt), nd, (long long)sh[0], dkind, (long long)n, axis, (int)mode,
+             cval, (long long)origin);
+    CHECK_OK(fv_copy(ctx, h, gi));
+    CHECK_OK(run_op(op, h, ho, w, n, axis, mode, cval, origin));
+    CHECK_OK(run_op(op, gi, go, w, n, axis, mode, cval, origin));
+    fv_array *g1 = to_host(go);
+    setenv("FOVEA_F1D_NOEXACTF", "1", 1);
+    CHECK_OK(run_op(op, gi, go, w, n, axis, mode, cval, origin));
+    unsetenv("FOVEA_F1D_NOEXACTF");
+    fv_array *g2 = to_host(go);
+    int ok = (cuda_only || same_bytes(g1, ho)) && same_bytes(g1, g2);
+    if (!ok)
+        fprintf(stderr, "mismatch: %s (gpu==cpu %d, gpu==gpu-double %d)\n", current, same_bytes(g1, ho),
+                same_bytes(g1, g2));
+    CHECK(ok);
+    ncases++;
+    fv_array *all[] = {h, ho, gi, go, g1, g2};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        fv_array_unref(all[k]);
+}
+
+int
+main(void)
+{
+    cuda_only = getenv("FOVEA_TEST_CUDA_ONLY") != NULL;
+    if (!fv_cuda_available()) {
+        printf("test_cuda_f1dexact: skipped: %s\n", fv_cuda_unavailable_reason());
+        return 77;
+    }
+    CHECK_OK(fv_context_new(&ctx));
+    static const fv_dtype ins[] = {FV_UINT8, FV_INT8, FV_UINT16, FV_INT16, FV_BOOL};
+    static const fv_dtype outs[] = {FV_UINT8, FV_INT16, FV_INT32, FV_BOOL};
+    /* weights: float-exact ones, then ones that need the check */
+    static const double w_int[] = {1, -2, 1}, w_dy[] = {0.0625, 0.25, 0.375, 0.25, 0.0625}, w_anti[] = {-1, 0, 1};
+    static const double w_third[] = {1.0 / 3, 1.0 / 3, 1.0 / 3}, w_tenth[] = {0.1, 0.2, 0.7};
+    static const double w_big[] = {100.5, -3.25, 7, 0.125};
+    double w_rand[9], w_rsym[7];
+    for (int i = 0; i < 9; i++)
+        w_rand[i] = uniform() * 2 - 1;
+    for (int i = 0; i < 4; i++)
+        w_rsym[i] = w_rsym[6 - i] = uniform();
+    const double *ws[] = {w_int, w_dy, w_anti, w_third, w_tenth, w_big, w_rand, w_rsym};
+    const int64_t wn[] = {3, 5, 3, 3, 3, 4, 9, 7};
+    static const fv_mode modes[] = {FV_MODE_REFLECT, FV_MODE_CONSTANT, FV_MODE_NEAREST, FV_MODE_MIRROR, FV_MODE_WRAP};
+    static const double cvals[] = {0.0, 3.0, -7.0, 0.5, 0.1};
+    const int64_t s2a[2] = {67, 301}, s2b[2] = {300, 40}, s3[3] = {5, 33, 70};
+    const int reps = cuda_only ? 60 : 400;
+    for (int t = 0; t < reps; t++) {
+        const fv_dtype idt = ins[t % 5];
+        fv_dtype odt = (t / 5) % 3 == 0 ? idt : outs[(t / 15) % 4];
+        const int op = (t / 2) % 6 < 3 ? 0 : (t / 2) % 6 == 3 ? 1 + (t / 12) % 3 : 4 + (t / 12) % 2;
+        if (op >= 4)   /* the fused pair: the data's own dtype */
+            odt = idt;
+        const int nd = t % 7 == 0 ? 3 : 2;
+        const int64_t *sh = nd == 3 ? s3 : (t % 2 ? s2a : s2b);
+        const int wi = (t / 3) % 8;
+        const int64_t n = op == 0 || op == 5 ? wn[wi] : 1 + (t / 4) % 9;
+        const fv_mode mode = modes[(t / 11) % 5];
+        const double cval = cvals[(t / 13) % 5];
+        const int64_t origin = n > 2 ? (int64_t)((t / 17) % 3) - 1 : 0;
+        const int axis = t % 4 < 2 ? 0 : nd - 1;
+        one(op, idt, odt, nd, sh, (t / 7) % 3, ws[wi], n, axis, mode, cval, origin);
+    }
+    printf("test_cuda_f1dexact: %d cases\n", ncases);
+    fv_context_free(ctx);
+    return fv_t_summary("test_cuda_f1dexact");
+}
