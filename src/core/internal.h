@@ -119,7 +119,8 @@ typedef enum fv__backend_id {
     X(WATERSHED, "watershed") \
     X(REGION_STATS, "region_stats") \
     X(HESSIAN_RIDGE, "hessian_ridge") \
-    X(GRADIENT_NORM, "gradient_norm")
+    X(GRADIENT_NORM, "gradient_norm") \
+    X(LAPLACE, "laplace")
 
 typedef enum fv__op {
 #define FV__OP_ENUM(E, NAME) FV__OP_##E,
