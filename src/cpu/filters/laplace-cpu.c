@@ -66,10 +66,11 @@ fv__lap_term(double *restrict t, const double *x, const double *l, const double 
 }
 
 typedef union fv__lap_accbuf {
-    double d[FV__LAP_BLOCK];
-    float f[FV__LAP_BLOCK];
-    uint64_t u[FV__LAP_BLOCK];
-    uint8_t b[FV__LAP_BLOCK];
+    double d[FV__LAP_BLOCK];     /* FV__LAP_F64 */
+    float f[FV__LAP_BLOCK];      /* FV__LAP_F32 */
+    uint32_t w[FV__LAP_BLOCK];   /* FV__LAP_W32: outputs of up to 32 bits need only the low 32 */
+    uint64_t u[FV__LAP_BLOCK];   /* FV__LAP_W64, FV__LAP_U64 */
+    uint8_t b[FV__LAP_BLOCK];    /* FV__LAP_BOOL */
 } fv__lap_accbuf;
 
 /* The term t converted to out's kind and added to the accumulator (first:
@@ -96,10 +97,10 @@ fv__lap_accumulate(fv__lap_accbuf *a, int kind, int first, const double *t, int 
     case FV__LAP_W32:
         if (first)
             for (int i = 0; i < m; i++)
-                a->u[i] = (uint64_t)(int64_t)fv__cvt32(t[i]);
+                a->w[i] = (uint32_t)fv__cvt32(t[i]);
         else
             for (int i = 0; i < m; i++)
-                a->u[i] += (uint64_t)(int64_t)fv__cvt32(t[i]);
+                a->w[i] += (uint32_t)fv__cvt32(t[i]);
         break;
     case FV__LAP_W64:
         if (first)
@@ -129,40 +130,36 @@ fv__lap_accumulate(fv__lap_accbuf *a, int kind, int first, const double *t, int 
 }
 
 /* The accumulator's m values into p, p + s, ... (dtype dt). Integers keep the
- * low bits of the wrapped uint64 sum. */
+ * low bits of the wrapped sum. */
 static void
 fv__lap_store(char *p, int64_t s, const fv__lap_accbuf *a, int dt, int m)
 {
-#define FV__LAP_ST(T, EXPR)                       \
-    for (int i = 0; i < m; i++) {                 \
-        const T v_ = (EXPR);                      \
-        memcpy(p + i * s, &v_, sizeof v_);        \
-    }
-#define FV__LAP_ST_INT(E, T, UT)                  \
-    case E:                                       \
-        for (int i = 0; i < m; i++) {             \
-            const UT u_ = (UT)a->u[i];            \
-            T v_;                                 \
-            memcpy(&v_, &u_, sizeof v_);          \
-            memcpy(p + i * s, &v_, sizeof v_);    \
-        }                                         \
-        break;
+#define FV__LAP_ST(T, UT, SRC)                                            \
+    if (s == (int64_t)sizeof(T)) {                                        \
+        for (int i = 0; i < m; i++) {                                     \
+            const UT v_ = (UT)(SRC)[i];                                   \
+            memcpy(p + (size_t)i * sizeof(T), &v_, sizeof v_);            \
+        }                                                                 \
+    } else {                                                              \
+        for (int i = 0; i < m; i++) {                                     \
+            const UT v_ = (UT)(SRC)[i];                                   \
+            memcpy(p + i * s, &v_, sizeof v_);                            \
+        }                                                                 \
+    }                                                                     \
+    break;
+    /* integers go through the unsigned type of their width: the bits of a signed value */
     switch (dt) {
-    case FV_FLOAT64: FV__LAP_ST(double, a->d[i]) break;
-    case FV_FLOAT32: FV__LAP_ST(float, a->f[i]) break;
-    case FV_BOOL: FV__LAP_ST(uint8_t, a->b[i]) break;
-    FV__LAP_ST_INT(FV_UINT8, uint8_t, uint8_t)
-    FV__LAP_ST_INT(FV_INT8, int8_t, uint8_t)
-    FV__LAP_ST_INT(FV_UINT16, uint16_t, uint16_t)
-    FV__LAP_ST_INT(FV_INT16, int16_t, uint16_t)
-    FV__LAP_ST_INT(FV_UINT32, uint32_t, uint32_t)
-    FV__LAP_ST_INT(FV_INT32, int32_t, uint32_t)
-    FV__LAP_ST_INT(FV_UINT64, uint64_t, uint64_t)
-    FV__LAP_ST_INT(FV_INT64, int64_t, uint64_t)
+    case FV_FLOAT64: FV__LAP_ST(double, double, a->d)
+    case FV_FLOAT32: FV__LAP_ST(float, float, a->f)
+    case FV_BOOL: FV__LAP_ST(uint8_t, uint8_t, a->b)
+    case FV_UINT8: case FV_INT8: FV__LAP_ST(uint8_t, uint8_t, a->w)
+    case FV_UINT16: case FV_INT16: FV__LAP_ST(uint16_t, uint16_t, a->w)
+    case FV_INT32: FV__LAP_ST(uint32_t, uint32_t, a->w)
+    case FV_UINT32: FV__LAP_ST(uint32_t, uint32_t, a->u)
+    case FV_UINT64: case FV_INT64: FV__LAP_ST(uint64_t, uint64_t, a->u)
     default: break;
     }
 #undef FV__LAP_ST
-#undef FV__LAP_ST_INT
 }
 
 /* One value of the line axis past a block (position pos of the line at

@@ -10,7 +10,8 @@
  * where cast is scipy's store of a double into out's dtype (fv__cvt32 &
  * co. in src/core/ndimage.h; bool: (low byte != 0)) and (+) NumPy's `+=` in
  * that dtype: integers wrap, float32 and float64 add in their type, bool ORs.
- * For integer outputs the sum is formed in uint64 from the casts' bits (the
+ * For integer outputs the sum is formed from the casts' bits in an unsigned
+ * type at least as wide as the output (uint32 up to 32 bits, else uint64: the
  * same result modulo the output width) and truncated once. Neither backend may
  * fuse the product and the sum: the CPU kernel is built with -ffp-contract=off,
  * the CUDA kernel spells every step with __dmul_rn / __dadd_rn / __fadd_rn.
@@ -46,9 +47,9 @@ typedef struct fv__laplace_job {
 typedef enum fv__laplace_acc {
     FV__LAP_F64 = 0,   /* double sums */
     FV__LAP_F32,       /* (float)t, float sums */
-    FV__LAP_W32,       /* (u)int8, (u)int16, int32: fv__cvt32's bits, wrapping sums */
-    FV__LAP_W64,       /* uint32, int64: fv__cvt64's bits, wrapping sums */
-    FV__LAP_U64,       /* uint64: fv__cvtu64, wrapping sums */
+    FV__LAP_W32,       /* (u)int8, (u)int16, int32: fv__cvt32's bits, wrapping uint32 sums */
+    FV__LAP_W64,       /* uint32, int64: fv__cvt64's bits, wrapping uint64 sums */
+    FV__LAP_U64,       /* uint64: fv__cvtu64, wrapping uint64 sums */
     FV__LAP_BOOL       /* ((uint8_t)fv__cvt32(t) != 0), ORed */
 } fv__laplace_acc;
 
