@@ -17,7 +17,8 @@
  *    untouched, in untouched; input values over the dtypes' whole ranges (int64
  *    / uint64 beyond 2^53, raw bool bytes 2 and 255, float NaN, inf, -0.0,
  *    subnormals, huge values whose terms overflow or leave the int32 range);
- *    long lines (blocks, lines cut into pieces) on 1 thread and on all;
+ *    long lines (blocks, lines cut into pieces) on 1 thread and on all, every
+ *    dtype pair on dense arrays with rows of 130 and 1030 elements;
  *    naxes == 0 (a copy);
  *  - the CUDA backend (when a GPU is usable) on the same cases, bit for bit
  *    against the CPU result and the reference, also with FOVEA_LAPLACE_GENERIC=1
@@ -538,6 +539,22 @@ test_cases(int gpu)
             c.olay = (a + 2 * b) % L_COUNT;
             run_case(&c, gpu);
         }
+    /* every dtype pair on dense arrays with rows of 130 and 1030 elements: the CUDA
+     * by-rows kernel (1 and 4 columns per thread) for every instantiation; on the CPU
+     * lines of several blocks */
+    static const int64_t rows_shapes[2][4] = {{2, 5, 130}, {3, 2, 3, 1030}};
+    for (int a = 0; a < NDT; a++)
+        for (int b = 0; b < NDT; b++)
+            for (int r = 0; r < 2; r++) {
+                memset(&c, 0, sizeof c);
+                c.idt = ALL_DTYPES[a];
+                c.odt = ALL_DTYPES[b];
+                c.nd = (int)rows_shapes[r][0];
+                for (int i = 0; i < c.nd; i++)
+                    c.shape[i] = rows_shapes[r][1 + i];
+                random_axes(&c, (a + b + r) % 3);
+                run_case(&c, gpu);
+            }
     /* a grid: input dtype x outputs {same, float32, float64, uint8, int8, bool} x shapes x
      * layouts x axes choices */
     static const int outs[] = {-1, FV_FLOAT32, FV_FLOAT64, FV_UINT8, FV_INT8, FV_BOOL};
