@@ -290,8 +290,9 @@ fv_cu_lap_launch(const fv__laplace_job *j, bool rows, const fv_cu_exec *x)
     if (rows) {
         const int e4 = j->shape[last] >= 4 * FV_CU_BLOCK;
         const int64_t per = (int64_t)(e4 ? 4 : 1) * FV_CU_BLOCK;
-        const int64_t gy = j->size / j->shape[last];
-        dim3 grid((unsigned)((j->shape[last] + per - 1) / per), (unsigned)(gy < FV_CU_LAP_ROWS_Y ? gy : FV_CU_LAP_ROWS_Y));
+        const int64_t rows_n = j->size / j->shape[last];
+        const dim3 grid((unsigned)((j->shape[last] + per - 1) / per),
+                        (unsigned)(rows_n < FV_CU_LAP_ROWS_Y ? rows_n : FV_CU_LAP_ROWS_Y));
         if (e4)
             fv_k_laplace_rows<T, ACC, IT, 4><<<grid, FV_CU_BLOCK, 0, x->stream>>>(p);
         else
