@@ -149,6 +149,27 @@ typedef struct fv_filter_pass {
 FV_API fv_status fv_separable_filter(fv_context *ctx, const fv_array *in, fv_array *out,
                                      const fv_filter_pass *passes, int npasses);
 
+/* ---- Laplace filter (scipy.ndimage.laplace) --------------------------------------
+ * out = sum over k of correlate1d(in, [1, -2, 1], axes[k], modes[k], cval), in
+ * one pass (every output element computed once), with scipy's bits for every
+ * dtype pair: each term is formed in double as scipy's symmetric correlation
+ * forms it, t = (-2.0 * x) + (left + right) (never fused into an FMA), and
+ * stored into out's dtype with scipy's cast (see the top of this file); the
+ * terms are then added in out's dtype in the order of axes, as scipy's
+ * `output += tmp` does: integers wrap, float32 adds in float32, float64 in
+ * double, bool ORs. Past the edges the neighbours follow modes[k] (cval for
+ * FV_MODE_CONSTANT).
+ * axes: naxes distinct axes in [0, in->ndim), in term order; 0 <= naxes <=
+ * in->ndim (naxes == 0: out = in converted, as scipy copies; axes and modes may
+ * then be NULL). modes: naxes values, one per listed axis.
+ * Any strides (views, negative strides), empty arrays. in and out may overlap:
+ * the library then works from a copy of in (note that scipy called with output
+ * sharing memory with input reads the partly written output for the later
+ * axes; fovea.ndimage handles that case itself). out must not have elements
+ * that share memory (stride 0). */
+FV_API fv_status fv_laplace(fv_context *ctx, const fv_array *in, fv_array *out, const int *axes, int naxes,
+                            const fv_mode *modes, double cval);
+
 /* ---- Hessian ridge filters (skimage.filters frangi / hessian / sato / meijering) ----
  * One scale of a ridge filter from the Hessian's element planes: per pixel the
  * eigenvalues (2-d: closed form; 3-d: cyclic Jacobi in double), the filter's

@@ -57,6 +57,7 @@ PyObject *fvpy_metrics_nearest_points(PyObject *self, PyObject *args, PyObject *
 PyObject *fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_ndi_laplace(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_correlate(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_min_or_max_filter(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_ndi_rank_filter(PyObject *self, PyObject *args, PyObject *kw);
@@ -327,6 +328,9 @@ static PyMethodDef fvpy_methods[] = {
     {"ndi_separable", FVPY_KW(fvpy_ndi_separable),
      "ndi_separable(input, output, passes, stream=None)\n--\n\n"
      "fv_separable_filter into output; passes: (kind, axis, size, weights or None, mode, cval, origin)."},
+    {"ndi_laplace", FVPY_KW(fvpy_ndi_laplace),
+     "ndi_laplace(input, output, axes, modes, cval, stream=None)\n--\n\n"
+     "fv_laplace into output: scipy.ndimage.laplace over axes (one fv_mode per axis) in one pass."},
     {"ndi_correlate", FVPY_KW(fvpy_ndi_correlate),
      "ndi_correlate(input, output, weights, mode, cval, origins, stream=None)\n--\n\nfv_correlate into output."},
     {"ndi_min_or_max_filter", FVPY_KW(fvpy_ndi_min_or_max_filter),

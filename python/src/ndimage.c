@@ -7,8 +7,9 @@
  * the small host parameters (weights, footprints, structures) through the
  * buffer protocol, runs one library call without the GIL on the caller's
  * stream and returns None. Modes arrive as fv_mode values. */
-#include "array.h"
+#include "array.h"   /* Python.h first */
 #include "errors.h"
+#include <limits.h>
 
 /* ---- shared plumbing ------------------------------------------------------------ */
 
@@ -131,7 +132,9 @@ fvpy__nd_host(fvpy_nd *c, const char *what, PyObject *o, char kind, int ndim_wan
 static int
 fvpy__nd_ints(fvpy_nd *c, const char *what, PyObject *o, int n, int64_t *out)
 {
-    PyObject *seq = PySequence_Fast(o, "origins must be a sequence of ints");
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s: %s must be a sequence of ints", c->name, what);
+    PyObject *seq = PySequence_Fast(o, msg);
     int rc = -1;
     if (!seq)
         return -1;
@@ -308,6 +311,51 @@ fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw)
 done:
     Py_DECREF(seq);
     free(wblock);
+    return fvpy__nd_close(&c, st);
+}
+
+/* ndi_laplace(input, output, axes, modes, cval, stream=None): fv_laplace with
+ * axes and modes sequences of one length (0 to FV_MAX_NDIM; modes as fv_mode
+ * values, axes non-negative). */
+PyObject *
+fvpy_ndi_laplace(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "axes", "modes", "cval", "stream", NULL};
+    PyObject *in_o, *out_o, *axes_o, *modes_o, *stream_o = Py_None;
+    double cval;
+    int64_t ax[FV_MAX_NDIM], md[FV_MAX_NDIM];
+    int axes[FV_MAX_NDIM];
+    fv_mode modes[FV_MAX_NDIM];
+    fv_status st = FV_OK;
+    fvpy_nd c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOd|O:ndi_laplace", kwlist, &in_o, &out_o, &axes_o, &modes_o,
+                                     &cval, &stream_o))
+        return NULL;
+    const Py_ssize_t n = PySequence_Size(axes_o);
+    if (n < 0)
+        return NULL;
+    if (n > FV_MAX_NDIM) {
+        PyErr_Format(PyExc_ValueError, "ndi_laplace: %zd axes (at most %d)", n, FV_MAX_NDIM);
+        return NULL;
+    }
+    if (fvpy__nd_open(&c, "laplace", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
+        fvpy__nd_ints(&c, "axes", axes_o, (int)n, ax) == 0 && fvpy__nd_ints(&c, "modes", modes_o, (int)n, md) == 0) {
+        int ok = 1;
+        for (int k = 0; k < (int)n && ok; k++) {
+            if (ax[k] < 0 || ax[k] > INT_MAX) {
+                PyErr_Format(PyExc_ValueError, "laplace: axis %lld is out of range", (long long)ax[k]);
+                ok = 0;
+            } else if (fvpy__nd_mode(&c, md[k] < INT_MIN || md[k] > INT_MAX ? -1 : (int)md[k]) < 0) {
+                ok = 0;
+            } else {
+                axes[k] = (int)ax[k];
+                modes[k] = (fv_mode)md[k];
+            }
+        }
+        if (ok)
+            FVPY_ND_RUN(&c, st, fv_laplace(c.ctx, c.in.arr, c.out.arr, axes, (int)n, modes, cval));
+    }
     return fvpy__nd_close(&c, st);
 }
 

@@ -93,6 +93,34 @@ fv__arrays_overlap(const fv_array *a, const fv_array *b)
     return a0 < b1 && b0 < a1;
 }
 
+int
+fv__array_no_self_overlap(const fv_array *a)
+{
+    int64_t st[FV_MAX_NDIM], ext[FV_MAX_NDIM];
+    int n = 0;
+    for (int i = 0; i < a->ndim; i++) {
+        if (a->shape[i] == 0)
+            return 1;
+        if (a->shape[i] == 1)
+            continue;
+        int64_t s = a->strides[i] < 0 ? -a->strides[i] : a->strides[i];
+        int j = n++;
+        for (; j > 0 && st[j - 1] > s; j--) {
+            st[j] = st[j - 1];
+            ext[j] = ext[j - 1];
+        }
+        st[j] = s;
+        ext[j] = a->shape[i];
+    }
+    int64_t span = (int64_t)fv_dtype_size(a->dtype);   /* bytes covered by the smaller axes */
+    for (int j = 0; j < n; j++) {
+        if (st[j] < span)
+            return 0;
+        span += st[j] * (ext[j] - 1);
+    }
+    return 1;
+}
+
 fv_status
 fv__array_as_1d(const fv_array *a, fv_array **v)
 {

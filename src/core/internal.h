@@ -40,6 +40,10 @@ int fv__array_same_device(const fv_array *a, const fv_array *b);
 /* 1 when a and b (either may be NULL) may share memory: same device and their
  * non-empty byte extents intersect. */
 int fv__arrays_overlap(const fv_array *a, const fv_array *b);
+/* 1 when no two elements of a share a byte: with the axes of extent > 1 sorted
+ * by |stride|, each stride steps past everything the smaller ones span (a
+ * sufficient test; interleaved layouts it rejects do not come from NumPy views). */
+int fv__array_no_self_overlap(const fv_array *a);
 /* a itself (+1 reference), or for a 0-d array a 1-d view of its one element
  * (read-only when a is), so that kernels always see ndim >= 1. */
 fv_status fv__array_as_1d(const fv_array *a, fv_array **v);
@@ -115,7 +119,8 @@ typedef enum fv__backend_id {
     X(WATERSHED, "watershed") \
     X(REGION_STATS, "region_stats") \
     X(HESSIAN_RIDGE, "hessian_ridge") \
-    X(GRADIENT_NORM, "gradient_norm")
+    X(GRADIENT_NORM, "gradient_norm") \
+    X(LAPLACE, "laplace")
 
 typedef enum fv__op {
 #define FV__OP_ENUM(E, NAME) FV__OP_##E,

@@ -256,6 +256,137 @@ def test_generic_laplace_and_gradient_magnitude_callbacks(backend, rng):
     assert_close(backend.asnumpy(got), sn.generic_gradient_magnitude(x, sn.sobel, mode="wrap"))
 
 
+# ---- laplace: the fused op (fv_laplace), bit for bit ----------------------------------------
+
+ALL_DTYPES = ["bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "float32",
+              "float64"]
+LAPLACE_SHAPES = {1: [(13,), (1,), (2,)], 2: [(7, 8), (1, 5), (6, 2)], 3: [(4, 5, 6), (3, 1, 4), (2, 3, 2)],
+                  4: [(3, 4, 2, 5), (2, 1, 3, 2)]}
+
+
+def assert_same_bits(got, expected, err_msg=""):
+    """Same dtype, shape and bits (bool: the truth of scipy's raw byte; floats: NaN
+    where scipy has NaN, every other value with its sign and last bit)."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype, f"{err_msg}: dtype {got.dtype} != {expected.dtype}"
+    assert got.shape == expected.shape, f"{err_msg}: shape {got.shape} != {expected.shape}"
+    if expected.dtype == np.bool_:
+        np.testing.assert_array_equal(got, expected.view(np.uint8) != 0, err_msg=err_msg)
+        return
+    if expected.dtype.kind == "f":
+        nan = np.isnan(expected)
+        np.testing.assert_array_equal(np.isnan(got), nan, err_msg=err_msg)
+        got, expected = got[~nan], expected[~nan]
+    u = f"u{expected.dtype.itemsize}"
+    np.testing.assert_array_equal(got.view(u), expected.view(u), err_msg=err_msg)
+
+
+def laplace_data(rng, shape, dtype, special):
+    """Full-range data (ints over the whole dtype, so terms wrap and leave the int32
+    range); with `special` floats also get inf, -inf, NaN, -0.0 and huge values."""
+    x = random_array(rng, shape, dtype)
+    if special and np.dtype(dtype).kind == "f" and x.size:
+        big = np.finfo(dtype).max / 2
+        vals = np.array([np.inf, -np.inf, np.nan, -0.0, big, -big, 3e9, -5e18], dtype=dtype)
+        pick = rng.random(x.shape) < 0.2
+        x[pick] = rng.choice(vals, size=int(pick.sum()))
+    return x
+
+
+def laplace_axes(rng, ndim, kind):
+    if kind is None:
+        return None
+    if kind == "last":
+        return (-1,)
+    if kind == "reversed":
+        return tuple(range(ndim))[::-1]
+    if kind == "scalar":
+        return -1 if ndim > 1 else 0
+    n = int(rng.integers(1, ndim + 1))  # "subset": a random subset in random order, some negative
+    return tuple(int(a) - (ndim if rng.random() < 0.5 else 0) for a in rng.permutation(ndim)[:n])
+
+
+@pytest.mark.parametrize("p", sample_grid(90, seed=11, dtype=ALL_DTYPES,
+                                          out=[None, "float32", "float64", "uint8", "int8", "bool", "int32",
+                                               "uint32", "int64", "uint64", "uint16"],
+                                          mode=MODES + ["per-axis"], ndim=[1, 2, 3, 4],
+                                          axes=[None, "last", "reversed", "subset", "scalar"],
+                                          cval=[0.0, -2.5, 300.75, 7e9], special=[False, True]))
+def test_laplace_bits(backend, rng, p):
+    """ndimage.laplace: every dtype into the same or another output dtype, every mode
+    (per axis too), axes subsets and orders, extents 1 and 2, cval: scipy's bits."""
+    shapes = LAPLACE_SHAPES[p["ndim"]]
+    x = laplace_data(rng, shapes[int(rng.integers(len(shapes)))], p["dtype"], p["special"])
+    axes = laplace_axes(rng, x.ndim, p["axes"])
+    n = x.ndim if axes is None else (1 if np.isscalar(axes) else len(axes))
+    mode = p["mode"] if p["mode"] != "per-axis" else _per_axis(rng, "v", n, MODES)
+    out = np.bool_ if p["out"] == "bool" else p["out"]  # scipy refuses the name "bool" (not numeric)
+    kw = dict(output=out, mode=mode, cval=p["cval"], axes=axes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # inf - inf in scipy's output += tmp
+        expected = sn.laplace(x, **kw)
+    got = ndi.laplace(backend.asarray(x), **kw)
+    assert isinstance(got, backend.type)
+    assert_same_bits(backend.asnumpy(got), expected, f"laplace {x.dtype} {x.shape} {kw}")
+
+
+def test_laplace_layouts_and_outputs(backend, rng):
+    """Strided, reversed and transposed inputs; an output array (views too) returned as is."""
+    base = laplace_data(rng, (9, 10, 4), "float32", True)
+    for x in (base[::2], base[:, ::-1], base.transpose(2, 0, 1), base[1:, 2:, ::3], base[..., 0]):
+        assert_same_bits(backend.asnumpy(ndi.laplace(backend.asarray(x), mode="wrap")), sn.laplace(x, mode="wrap"))
+    ib = data(rng, (9, 10, 4), "int16")
+    for out_dtype in ("int16", "float64", "uint8"):
+        exp_full = np.zeros((15, 10, 4), out_dtype)
+        sn.laplace(ib[::2], output=exp_full[::3, ::-1], mode="constant", cval=1.5)
+        full = backend.asarray(np.zeros((15, 10, 4), out_dtype))
+        out = full[::3, ::-1]
+        assert ndi.laplace(backend.asarray(ib[::2]), output=out, mode="constant", cval=1.5) is out
+        assert_same_bits(backend.asnumpy(full), exp_full)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int16", "uint8", "float64"])
+def test_laplace_in_place_and_overlapping_output(backend, rng, dtype):
+    """output = input (or a view of its buffer): scipy's later terms read the partly
+    written output; fovea runs scipy's chain then (one axis: the fused op)."""
+    x = data(rng, (6, 7, 5), dtype)
+    for axes in (None, (1,), (2, 0)):
+        exp = x.copy()
+        sn.laplace(exp, output=exp, axes=axes, mode="nearest")
+        d = backend.asarray(x.copy())
+        assert ndi.laplace(d, output=d, axes=axes, mode="nearest") is d
+        assert_same_bits(backend.asnumpy(d), exp, f"in place {axes}")
+        exp = x.copy()
+        sn.laplace(exp, output=exp[::-1], axes=axes)
+        d = backend.asarray(x.copy())
+        ndi.laplace(d, output=d[::-1], axes=axes)
+        assert_same_bits(backend.asnumpy(d), exp, f"reversed view {axes}")
+    # a separate output leaves the input alone
+    keep = x.copy()
+    ndi.laplace(x, output=np.float64)
+    np.testing.assert_array_equal(x, keep)
+
+
+def test_laplace_overlap_test_of_fovea_arrays():
+    """The overlap test used for fovea.Array working arrays (a GPU without CuPy)
+    agrees with NumPy's bounds test, here on host fovea.Arrays over NumPy views."""
+    import fovea
+    from fovea.ndimage import _filters
+
+    class NoXp:
+        xp = None
+
+    base = np.zeros((6, 8), np.float32)
+    other = np.zeros((6, 8), np.float32)
+    views = [base, base[::2], base[1::2], base[:, ::-1], base[:3], base[3:], base.T, base[:, :4], base[:, 4:],
+             base[2:4, 3], base[:0], other]
+    for a in views:
+        fa = fovea.asarray(a)
+        assert fa.__array_interface__["data"][0] == a.__array_interface__["data"][0]
+        for b in views:
+            assert _filters._shares_memory(NoXp, fa, fovea.asarray(b)) == np.may_share_memory(a, b)
+
+
 # ---- n-D filters over footprints ------------------------------------------------------------
 
 
@@ -400,7 +531,7 @@ def test_output_dtype(backend, rng, name, out_dtype):
             "median_filter": (), "minimum_filter1d": (3,), "sobel": (), "laplace": (),
             "gaussian_gradient_magnitude": (1.0,)}[name]
     kw = {"median_filter": dict(size=3)}.get(name, {})
-    if out_dtype is bool and name not in ("correlate", "median_filter", "minimum_filter1d"):
+    if out_dtype is bool and name not in ("correlate", "median_filter", "minimum_filter1d", "laplace"):
         pytest.skip("multi-pass filters into bool differ by design (see multipass_output)")
     try:
         expected = getattr(sn, name)(x, *args, output=out_dtype, **kw)
@@ -462,7 +593,7 @@ def test_output_views_and_aliasing(backend, rng):
 def test_same_type_out(any_backend, rng):
     x = data(rng, (8, 9), "float32")
     for fn, args in ((ndi.gaussian_filter, (1.0,)), (ndi.median_filter, ()), (ndi.sobel, ()),
-                     (ndi.gaussian_gradient_magnitude, (1.0,)), (ndi.uniform_filter1d, (3,))):
+                     (ndi.gaussian_gradient_magnitude, (1.0,)), (ndi.uniform_filter1d, (3,)), (ndi.laplace, ())):
         kw = {"median_filter": dict(size=3)}.get(fn.__name__, {})
         got = fn(any_backend.asarray(x), *args, **kw)
         assert isinstance(got, any_backend.type), fn.__name__
@@ -484,7 +615,8 @@ def test_empty_arrays(rng, shape):
     fp.flat[0] = False
     for name, args, kw in (("gaussian_filter", (1.0,), {}), ("uniform_filter", (3,), {}),
                            ("median_filter", (), dict(size=3)), ("correlate1d", ([1.0, 2.0],), {}),
-                           ("maximum_filter", (), dict(footprint=fp)), ("median_filter", (), dict(footprint=fp))):
+                           ("maximum_filter", (), dict(footprint=fp)), ("median_filter", (), dict(footprint=fp)),
+                           ("laplace", (), {}), ("laplace", (), dict(output=np.int8, axes=(-1,)))):
         assert_close(getattr(ndi, name)(x, *args, **kw), getattr(sn, name)(x, *args, **kw), name)
 
 
@@ -494,7 +626,8 @@ def test_complex_via_real_components(rng, dtype):
     w = rng.standard_normal(3) + 1j * rng.standard_normal(3)
     wr = rng.standard_normal((2, 3))
     for name, args in (("correlate1d", (w,)), ("convolve1d", (w,)), ("correlate", (wr,)), ("convolve", (wr,)),
-                       ("uniform_filter1d", (3,)), ("uniform_filter", (2,)), ("gaussian_filter", (1.0,))):
+                       ("uniform_filter1d", (3,)), ("uniform_filter", (2,)), ("gaussian_filter", (1.0,)),
+                       ("laplace", ())):
         assert_close(getattr(ndi, name)(x, *args, mode="wrap"), getattr(sn, name)(x, *args, mode="wrap"), name)
     xr = rng.standard_normal((6, 7))
     assert_close(ndi.correlate1d(xr, w), sn.correlate1d(xr, w))
@@ -606,6 +739,22 @@ ERRORS = [
     ("correlate", (X2, np.ones((3,))), dict(axes=-1)),  # scipy does not normalise a scalar axis here
     ("uniform_filter", (X2, 3), dict(axes=5)),
     ("generic_laplace", (X2, None), {}),
+    ("laplace", (X2,), dict(axes=(0, 0))),
+    ("laplace", (X2,), dict(axes=(1, -1))),
+    ("laplace", (X2,), dict(axes=(0, 2))),
+    ("laplace", (X2,), dict(axes=(-3,))),
+    ("laplace", (X2,), dict(axes=2)),  # a scalar axis: numpy's AxisError from correlate1d
+    ("laplace", (X2,), dict(axes=1.5)),
+    ("laplace", (X2,), dict(mode=["reflect"])),
+    ("laplace", (X2,), dict(mode="foo")),
+    ("laplace", (X2,), dict(mode=["reflect", "foo"])),
+    ("laplace", (X2,), dict(cval="1")),
+    ("laplace", (X2,), dict(cval=1j)),
+    ("laplace", (X2,), dict(output=np.zeros((5, 5)))),
+    ("laplace", (X2,), dict(output=np.float16)),
+    ("laplace", (X2,), dict(output="bool")),
+    ("laplace", (X2,), dict(output=np.complex128)),
+    ("laplace", (X2.astype(np.float16),), {}),
 ]
 
 
@@ -684,7 +833,7 @@ def test_torch_cuda_without_cupy(torch_cuda, rng, monkeypatch):
     x = data(rng, (6, 7), "float32")
     t = torch_cuda.from_numpy(x).cuda()
     for name, args, kw in (("gaussian_filter", (1.0,), {}), ("median_filter", (), dict(size=3)),
-                           ("sobel", (), {}), ("uniform_filter", (0,), {})):
+                           ("sobel", (), {}), ("uniform_filter", (0,), {}), ("laplace", (), {})):
         got = getattr(ndi, name)(t, *args, **kw)
         assert isinstance(got, torch_cuda.Tensor) and got.is_cuda
         assert_close(got.cpu().numpy(), getattr(sn, name)(x, *args, **kw), name)

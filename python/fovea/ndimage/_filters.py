@@ -245,34 +245,86 @@ def generic_laplace(input, derivative2, output=None, mode="reflect", cval=0.0, e
 
 
 def _generic_laplace(c, derivative2, output, mode, cval, extra_arguments, extra_keywords, axes):
-    if extra_keywords is None:
-        extra_keywords = {}
     x = c.input
     output = c.get_output(output, x)
     axes = S.check_axes(axes, x.ndim)
     if len(axes) > 0:
         modes = S.normalize_sequence(mode, len(axes))
-        derivative2(x, axes[0], output, modes[0], cval, *extra_arguments, **extra_keywords)
-        if len(axes) > 1:
-            c.need_xp()
-        for i in range(1, len(axes)):
-            tmp = derivative2(x, axes[i], np.dtype(output.dtype), modes[i], cval, *extra_arguments,
-                              **extra_keywords)
-            output += tmp
+        _laplace_chain(c, derivative2, x, output, axes, modes, cval, extra_arguments, extra_keywords)
     else:
         c.assign(output, x)
     return output
 
 
+def _laplace_chain(c, derivative2, x, output, axes, modes, cval, extra_arguments=(), extra_keywords=None):
+    """scipy's generic_laplace chain: derivative2 along axes[0] into output, then
+    each further derivative (in output's dtype) added with ``output += tmp``."""
+    if extra_keywords is None:
+        extra_keywords = {}
+    derivative2(x, axes[0], output, modes[0], cval, *extra_arguments, **extra_keywords)
+    if len(axes) > 1:
+        c.need_xp()
+    for i in range(1, len(axes)):
+        tmp = derivative2(x, axes[i], np.dtype(output.dtype), modes[i], cval, *extra_arguments, **extra_keywords)
+        output += tmp
+    return output
+
+
+def _byte_extent(a):
+    """[lo, hi) addresses of a fovea.Array's elements, None when it is empty."""
+    if 0 in tuple(a.shape):
+        return None
+    ai = a.__array_interface__ if a.device == "cpu" else a.__cuda_array_interface__
+    lo = hi = int(ai["data"][0])
+    for n, st in zip(a.shape, a.strides):
+        span = (n - 1) * st
+        if span < 0:
+            lo += span
+        else:
+            hi += span
+    return lo, hi + np.dtype(a.dtype).itemsize
+
+
+def _shares_memory(c, a, b):
+    """True when the working arrays a and b may share memory: NumPy's or CuPy's
+    may_share_memory, or (fovea.Array working arrays: a GPU without CuPy) when
+    their byte extents intersect."""
+    if c.xp is not None:
+        return _may_share(c.xp, a, b)
+    ea, eb = _byte_extent(a), _byte_extent(b)
+    return ea is not None and eb is not None and ea[0] < eb[1] and eb[0] < ea[1]
+
+
+def _laplace_d2(x, axis, output, mode, cval):
+    return correlate1d(x, [1, -2, 1], axis, output, mode, cval, 0)
+
+
 @public
 def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None):
-    """Laplace filter from second differences (scipy.ndimage.laplace)."""
+    """Laplace filter from second differences (scipy.ndimage.laplace).
 
-    def derivative2(x, axis, output, mode, cval):
-        return correlate1d(x, [1, -2, 1], axis, output, mode, cval, 0)
-
+    One fused pass in C (fv_laplace: every output element computed once, each
+    term rounded and stored as scipy's correlate1d stores it, the terms added in
+    the output's dtype as scipy's ``output += tmp`` adds them: the same bits).
+    Complex input, and an output sharing memory with the input over more than
+    one axis (scipy's later terms then read the partly written output), run
+    scipy's chain of correlate1d passes instead."""
     c = Call("laplace", input)
-    return c.result(_generic_laplace(c, derivative2, output, mode, cval, (), None, axes))
+    x = c.input
+    output = c.get_output(output, x)
+    axes = S.check_axes(axes, x.ndim)
+    if len(axes) == 0:
+        c.assign(output, x)
+        return c.result(output)
+    modes = S.normalize_sequence(mode, len(axes))
+    if np.dtype(x.dtype).kind == "c" or (len(axes) > 1 and _shares_memory(c, output, x)):
+        return c.result(_laplace_chain(c, _laplace_d2, x, output, axes, modes, cval))
+    # correlate1d's checks, in its order: the axis (numpy's AxisError for a scalar axis out
+    # of range, which check_axes lets through as scipy does), then the mode
+    axes = tuple(S.normalize_axis_index(ax, x.ndim) for ax in axes)
+    codes = tuple(S.mode_code(m) for m in modes)
+    c.run(_fovea.ndi_laplace, x, output, axes, codes, cval)
+    return c.result(output)
 
 
 @public

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "internal.h"
 #include "ndimage.h"
+#include "ops/filters/filters-ops.h"
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF   /* the Gaussian kernel's arithmetic as numpy's */
@@ -94,8 +95,8 @@ fv__check_origin(const char *fn, int64_t origin, int64_t n, int axis)
 }
 
 /* in itself, or a copy of it when it shares memory with out (+1 reference). */
-static fv_status
-fv__source(fv_context *ctx, const fv_array *in, const fv_array *out, fv_array **src)
+fv_status
+fv__ndi_source(fv_context *ctx, const fv_array *in, const fv_array *out, fv_array **src)
 {
     fv_status st;
     if (!fv__arrays_overlap(in, out)) {
@@ -114,14 +115,15 @@ fv__source(fv_context *ctx, const fv_array *in, const fv_array *out, fv_array **
 /* out = in, converted as numpy's `output[...] = input` does: fv_astype, except
  * floating data into integer outputs, which takes scipy's store (an identity
  * 1-D filter pass; numpy's cast agrees with it but for uint32 outside its range). */
-static fv_status
-fv__assign(fv_context *ctx, const fv_array *in, fv_array *out)
+fv_status
+fv__ndi_assign(fv_context *ctx, const fv_array *in, fv_array *out)
 {
     fv_status st;
     fv_array *vin = NULL, *vout = NULL, *src = NULL;
     if (fv_array_size(out) == 0)
         return FV_OK;
-    if ((st = fv__array_as_1d(in, &vin)) || (st = fv__array_as_1d(out, &vout)) || (st = fv__source(ctx, vin, vout, &src)))
+    if ((st = fv__array_as_1d(in, &vin)) || (st = fv__array_as_1d(out, &vout)) ||
+        (st = fv__ndi_source(ctx, vin, vout, &src)))
         goto done;
     if (fv_dtype_is_float(in->dtype) && fv_dtype_is_integer(out->dtype)) {
         fv__filter1d_params p = {.kind = FV__F1D_MINIMUM, .axis = 0, .mode = FV_MODE_NEAREST, .size = 1};
@@ -188,8 +190,8 @@ fv__run_passes(fv_context *ctx, const fv_array *in, fv_array *out, const fv__fil
     if (fv_array_size(out) == 0)
         return FV_OK;
     if (k == 0)
-        return fv__assign(ctx, in, out);
-    if ((st = fv__source(ctx, in, out, &src)))
+        return fv__ndi_assign(ctx, in, out);
+    if ((st = fv__ndi_source(ctx, in, out, &src)))
         return st;
     const int raw = out->dtype == FV_BOOL;
     /* two passes: a backend may run them as one fused kernel (FOVEA_SEP_UNFUSED=1: never) */
@@ -611,7 +613,7 @@ fv__run_nd(fv_context *ctx, const fv_array *in, fv_array *out, fv__filternd_para
         p->fshape[d] = d < in->ndim ? fshape[d] : 1;
         p->origins[d] = d < in->ndim && origins ? origins[d] : 0;
     }
-    if ((st = fv__source(ctx, vin, vout, &src)))
+    if ((st = fv__ndi_source(ctx, vin, vout, &src)))
         goto done;
     fv__op_args a = {.in = src, .out = vout, .params = p};
     st = fv__dispatch(ctx, FV__OP_FILTERND, &a);

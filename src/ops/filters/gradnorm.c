@@ -22,37 +22,6 @@ fv__gradnorm_same_layout(const fv_array *a, const fv_array *b)
     return 1;
 }
 
-/* 1 when no two elements of a share a byte: with the axes of extent > 1 sorted
- * by |stride|, each stride steps past everything the smaller ones span (a
- * sufficient test; interleaved layouts it rejects do not come from NumPy views). */
-static int
-fv__gradnorm_no_self_overlap(const fv_array *a)
-{
-    int64_t st[FV_MAX_NDIM], ext[FV_MAX_NDIM];
-    int n = 0;
-    for (int i = 0; i < a->ndim; i++) {
-        if (a->shape[i] == 0)
-            return 1;
-        if (a->shape[i] == 1)
-            continue;
-        int64_t s = a->strides[i] < 0 ? -a->strides[i] : a->strides[i];
-        int j = n++;
-        for (; j > 0 && st[j - 1] > s; j--) {
-            st[j] = st[j - 1];
-            ext[j] = ext[j - 1];
-        }
-        st[j] = s;
-        ext[j] = a->shape[i];
-    }
-    int64_t span = (int64_t)fv_dtype_size(a->dtype);   /* bytes covered by the smaller axes */
-    for (int j = 0; j < n; j++) {
-        if (st[j] < span)
-            return 0;
-        span += st[j] * (ext[j] - 1);
-    }
-    return 1;
-}
-
 /* The common geometry of out and the parts (one shape): extent-1 axes dropped,
  * neighbouring axes merged where every operand is contiguous across them. */
 static void
@@ -139,7 +108,7 @@ fv_gradient_norm(fv_context *ctx, const fv_array *const *parts, int nparts, doub
         return fv_error_set(FV_EINVAL, name, "div = %g must be > 0 (1: no division)", div);
     if (out->readonly)
         return fv_error_set(FV_EINVAL, name, "out is read-only");
-    if (!fv__gradnorm_no_self_overlap(out))
+    if (!fv__array_no_self_overlap(out))
         return fv_error_set(FV_EINVAL, name, "out has elements that share memory (e.g. a stride of 0)");
     for (int k = 0; k < nparts; k++)
         if (fv__arrays_overlap(out, parts[k]) && !fv__gradnorm_same_layout(out, parts[k]))
