@@ -1,16 +1,17 @@
-/* Float accumulators for 8/16-bit data into integer outputs (src/cuda/filters/
- * filter1d.cu, filter-sep2.cu, filters-common.cuh fvf_float_exact /
- * fvf_check_err): the CUDA result must equal the CPU backend's (scipy's double
+/* Float accumulators for 8/16-bit data into integer outputs where float is exact
+ * (src/cuda/filters/filter1d.cu, filter-sep2.cu, filters-common.cuh
+ * fvf_float_exact): the CUDA result must equal the CPU backend's (scipy's double
  * sums) bit for bit, and the CUDA double-accumulator path's
  * (FOVEA_F1D_NOEXACTF=1).
  *
  * Paths: correlate1d with weights float sums exactly (integers, dyadic
- * fractions: the float-exact path) and with weights it does not (random, thirds,
- * tenths: the checked path, whose results near an integer are redone in
- * double); uniform_filter1d (exact); minimum / maximum_filter1d (exact); the
- * fused two-pass kernel through fv_uniform_filter and fv_separable_filter.
+ * fractions: the float path) and with weights it does not (random, thirds,
+ * tenths, a large sum: the double path, which the predicate must keep);
+ * uniform_filter1d; minimum / maximum_filter1d; the fused two-pass kernel
+ * through fv_uniform_filter and fv_separable_filter.
  * Data: random over the dtype's range, and flat or stepped data whose sums land
- * on integers exactly (the checked path's hard case); uint8, int8, uint16,
+ * on integers exactly (where a float sum that is not exact would truncate
+ * differently); uint8, int8, uint16,
  * int16 and bool inputs into their own dtype, uint8, int16, int32 and bool
  * outputs; every mode, integral and fractional cvals, origins, axis 0 and the
  * last axis of 2-D and 3-D arrays.
@@ -139,7 +140,7 @@ main(void)
     CHECK_OK(fv_context_new(&ctx));
     static const fv_dtype ins[] = {FV_UINT8, FV_INT8, FV_UINT16, FV_INT16, FV_BOOL};
     static const fv_dtype outs[] = {FV_UINT8, FV_INT16, FV_INT32, FV_BOOL};
-    /* weights: float-exact ones, then ones that need the check */
+    /* weights: float-exact ones, then ones float does not sum exactly */
     static const double w_int[] = {1, -2, 1}, w_dy[] = {0.0625, 0.25, 0.375, 0.25, 0.0625}, w_anti[] = {-1, 0, 1};
     static const double w_third[] = {1.0 / 3, 1.0 / 3, 1.0 / 3}, w_tenth[] = {0.1, 0.2, 0.7};
     static const double w_big[] = {100.5, -3.25, 7, 0.125};

@@ -348,19 +348,23 @@ def test_laplace_layouts_and_outputs(backend, rng):
 @pytest.mark.parametrize("dtype", ["float32", "int16", "uint8", "float64"])
 def test_laplace_in_place_and_overlapping_output(backend, rng, dtype):
     """output = input (or a view of its buffer): scipy's later terms read the partly
-    written output; fovea runs scipy's chain then (one axis: the fused op)."""
+    written output; fovea runs scipy's chain then (one axis: the fused op). The
+    chain's correlate1d sums float32 outputs in float on the GPU: within rounding
+    there (assert_close), bit for bit elsewhere."""
     x = data(rng, (6, 7, 5), dtype)
     for axes in (None, (1,), (2, 0)):
+        chain = axes is None or len(axes) > 1
+        check = assert_close if chain and dtype == "float32" and backend.name != "numpy" else assert_same_bits
         exp = x.copy()
         sn.laplace(exp, output=exp, axes=axes, mode="nearest")
         d = backend.asarray(x.copy())
         assert ndi.laplace(d, output=d, axes=axes, mode="nearest") is d
-        assert_same_bits(backend.asnumpy(d), exp, f"in place {axes}")
+        check(backend.asnumpy(d), exp, f"in place {axes}")
         exp = x.copy()
         sn.laplace(exp, output=exp[::-1], axes=axes)
         d = backend.asarray(x.copy())
         ndi.laplace(d, output=d[::-1], axes=axes)
-        assert_same_bits(backend.asnumpy(d), exp, f"reversed view {axes}")
+        check(backend.asnumpy(d), exp, f"reversed view {axes}")
     # a separate output leaves the input alone
     keep = x.copy()
     ndi.laplace(x, output=np.float64)

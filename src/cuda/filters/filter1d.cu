@@ -78,7 +78,6 @@ template <typename IT> struct fvf_targs {
     int vst;                  /* fvf_k_tile2 ROW: 16-byte stores of whole lines (the layout allows them) */
     double cval;
     int64_t nta, ntc, ntiles; /* tiles along the axis, along the cross direction, in all */
-    float ferr;               /* > 0: checked float correlation (fvf_k_tile2, fvf_redo_near) */
     double wi[FVF_WINLINE];   /* the weights, when they fit here */
 };
 
@@ -314,65 +313,8 @@ fvf_elem(const uint4 &v, int i)
     return (T)s;   /* 8 / 16-bit: the low bits (two's complement for the signed types) */
 }
 
-/* The checked float correlation of 8/16-bit data into integer outputs
- * (fvf_check_err): a float result r within p.ferr of a nonzero integer is redone
- * in double from the same (exact) tile values and the double weights, in the
- * double kernel's order; anything else truncates as the double result does,
- * since both lie within ferr of the exact sum. Returns what to store: r, or the
- * double result truncated (a float that the store truncates to the same integer). */
-template <typename IT>
-__device__ __forceinline__ float
-fvf_redo_near(const fvf_targs<IT> &p, const float *x, int st)
-{
-    const double *w = p.w ? p.w : p.wi;
-    const int size = (int)p.size;
-    double acc;
-    if (p.kind == FVF_CORR_SYM || p.kind == FVF_CORR_ANTI) {
-        const int s1 = size >> 1;
-        acc = __dmul_rn((double)x[s1 * st], w[s1]);
-        for (int j = 0; j < s1; j++) {
-            const double a = x[j * st], b = x[(size - 1 - j) * st];
-            const double t = p.kind == FVF_CORR_SYM ? __dadd_rn(a, b) : __dsub_rn(a, b);
-            acc = __dadd_rn(acc, __dmul_rn(t, w[j]));
-        }
-    } else {
-        acc = __dmul_rn((double)x[(size - 1) * st], w[size - 1]);
-        for (int j = 0; j < size - 1; j++)
-            acc = __dadd_rn(acc, __dmul_rn((double)x[j * st], w[j]));
-    }
-    return (float)trunc(acc);
-}
-
-/* R outputs of a slide, checked (CHK kernels only: the redo is inlined there and
- * nowhere else, so that the other kernels keep their registers) */
-template <typename IT, int R>
-__device__ __forceinline__ void
-fvf_check_slide(const fvf_targs<IT> &p, const float *x, int st, float (&res)[R])
-{
-    unsigned near = 0;
-#pragma unroll
-    for (int k = 0; k < R; k++) {
-        const float q = rintf(res[k]);
-        near |= (unsigned)(q != 0.0f && fabsf(res[k] - q) <= p.ferr) << k;
-    }
-    while (near) {   /* rare: one redo body, results put back by a select chain */
-        const int k = __ffs((int)near) - 1;
-        near &= near - 1;
-        const float v = fvf_redo_near(p, x + k * st, st);
-#pragma unroll
-        for (int kk = 0; kk < R; kk++)
-            if (kk == k)
-                res[kk] = v;
-    }
-}
-template <typename IT, int R>
-__device__ __forceinline__ void
-fvf_check_slide(const fvf_targs<IT> &, const double *, int, double (&)[R])
-{
-}
-
-template <typename T, typename ACC, typename IT, bool ROW, bool CHK = false>
-__global__ void __launch_bounds__(FVF_THREADS, (sizeof(ACC) == 4 && !CHK ? 4 : 3) - (sizeof(IT) == 8))
+template <typename T, typename ACC, typename IT, bool ROW>
+__global__ void __launch_bounds__(FVF_THREADS, (sizeof(ACC) == 4 ? 4 : 3) - (sizeof(IT) == 8))
 fvf_k_tile2(fvf_targs<IT> p)
 {
     if (p.guard && !*p.guard)
@@ -549,8 +491,6 @@ fvf_k_tile2(fvf_targs<IT> p)
             if ((IT)as >= TA)
                 break;
             fvk_slide<ACC, R>(col + as * FVF_PITCH, FVF_PITCH, w, kind, size, res[m]);
-            if (CHK)
-                fvf_check_slide<IT, R>(p, col + as * FVF_PITCH, FVF_PITCH, res[m]);
             if (!ROW) {   /* lanes are adjacent lines: store directly */
                 const IT cc = c0 + lane;
                 if (cc < p.g.nc) {
@@ -892,7 +832,6 @@ typedef struct fvf_job {
     double cval;
     const double *wdev;       /* weights on the device (size > FVF_WINLINE) */
     const double *wh;         /* weights on the host */
-    float ferr;               /* > 0: the checked float correlation (fvf_check_err) */
     fv_array *wbuf;           /* owns wdev */
     const int *guard;         /* device flag: the kernels run only where it is set (FV__OP_SEP2's redo) */
     fv_cu_exec x;
@@ -935,7 +874,6 @@ fvf_fill(fvf_targs<IT> *t, const fvf_job *j)
     t->mode = j->mode;
     t->odt = (int)j->out->dtype;
     t->cval = j->cval;
-    t->ferr = j->ferr;
 }
 
 static unsigned
@@ -1044,19 +982,7 @@ fvf_launch_tile(const fvf_job *j, const fvf_plan *pl, uint8_t *nanflags)
     }
     unsigned grid = fvf_grid(t.ntiles, j->device, 32);
     fv_status st;
-    /* the checked float correlation (fvf_check_err): float sums of integer data only */
-    const bool CHK = std::is_same<ACC, float>::value && std::is_integral<T>::value;
-    if (pl->v2 && t.ferr > 0.0f) {
-        if (j->g.row) {
-            if ((st = fvf_smem_attr(fvf_k_tile2<T, ACC, IT, true, CHK>, pl->smem)) != FV_OK)
-                return st;
-            fvf_k_tile2<T, ACC, IT, true, CHK><<<grid, FVF_THREADS, pl->smem, j->x.stream>>>(t);
-        } else {
-            if ((st = fvf_smem_attr(fvf_k_tile2<T, ACC, IT, false, CHK>, pl->smem)) != FV_OK)
-                return st;
-            fvf_k_tile2<T, ACC, IT, false, CHK><<<grid, FVF_THREADS, pl->smem, j->x.stream>>>(t);
-        }
-    } else if (pl->v2 && j->g.row) {
+    if (pl->v2 && j->g.row) {
         if ((st = fvf_smem_attr(fvf_k_tile2<T, ACC, IT, true>, pl->smem)) != FV_OK)
             return st;
         fvf_k_tile2<T, ACC, IT, true><<<grid, FVF_THREADS, pl->smem, j->x.stream>>>(t);
@@ -1116,10 +1042,6 @@ fvf_run1d(fvf_job *j)
     uint8_t *fl = NULL;
     fvf_plan pl;
     const int tile = fvf_plan_tile<ACC>(j, &pl);
-    if (sizeof(ACC) == 4 && j->ferr > 0.0f && !(tile && pl.v2)) {   /* only fvf_k_tile2 checks */
-        j->ferr = 0.0f;
-        return fvf_run1d<T, double>(j);
-    }
 
     if (redo) {
         if ((st = fvf_tmp_new(j->ctx, j->device, (size_t)nlines, &flags)) != FV_OK)
@@ -1307,16 +1229,11 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
     default: j.kind = FVF_MAX; break;
     }
     {
-        /* float accumulators: float32 outputs; else where float is exact, or
-         * checked (FOVEA_F1D_NOEXACTF=1: neither, the double accumulator) */
-        int accf = fvf_acc_float(in->dtype, out->dtype);
-        j.ferr = 0.0f;
-        if (!accf && getenv("FOVEA_F1D_NOEXACTF") == NULL) {
-            if (fvf_float_exact(in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval))
-                accf = 1;
-            else if ((j.ferr = fvf_check_err(in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval)) > 0.0f)
-                accf = 1;
-        }
+        /* float accumulators: float32 outputs, and where float is exact
+         * (FOVEA_F1D_NOEXACTF=1: the double accumulator there) */
+        const int accf = fvf_acc_float(in->dtype, out->dtype) ||
+                         (getenv("FOVEA_F1D_NOEXACTF") == NULL &&
+                          fvf_float_exact(in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval));
         st = FV_EDTYPE;
         switch (in->dtype) {
         case FV_BOOL: case FV_UINT8: st = fvf_run1d_t<uint8_t>(&j, accf); break;

@@ -342,48 +342,6 @@ fvf_float_exact(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t si
     return 0;
 }
 
-/* The checked float correlation (filter1d.cu's fvf_checked): for 8/16-bit (or
- * bool) data into integer or bool outputs, with a cval that float holds, a bound
- * on both |float result - exact sum| and |double result - exact sum|:
- * (size + 2) (2^-24 + 2^-52) sum |w| vmax with a margin (size FMA roundings, the
- * first product's, the weights' rounding to float; the double sum's own error).
- * 0: not applicable (the double accumulator then runs). */
-static inline float
-fvf_check_err(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t size, int mode, double cval)
-{
-    double vmax;
-    if (!(kind == FVK_CORR || kind == FVK_SYM || kind == FVK_ANTI) || !w || size < 1 || size > 4096)
-        return 0.0f;
-    if (!(fv_dtype_is_integer(out) || out == FV_BOOL))
-        return 0.0f;
-    switch (in) {
-    case FV_BOOL: case FV_UINT8: vmax = 255.0; break;
-    case FV_INT8: vmax = 128.0; break;
-    case FV_UINT16: vmax = 65535.0; break;
-    case FV_INT16: vmax = 32768.0; break;
-    default: return 0.0f;
-    }
-    if (mode == FV_MODE_CONSTANT) {
-        if ((double)(float)cval != cval)
-            return 0.0f;
-        if (fabs(cval) > vmax)
-            vmax = fabs(cval);
-    }
-    double sw = 0.0;
-    for (int64_t i = 0; i < size; i++) {
-        if (!isfinite(w[i]))
-            return 0.0f;
-        sw += fabs(w[i]);
-    }
-    if (!(sw * vmax < 4194304.0))   /* 2^22: the results stay far inside float's integers */
-        return 0.0f;
-    const double e = (double)(size + 2) * (5.9604644775390625e-08 + 2.220446049250313e-16) * sw * vmax * 1.0625;
-    float ef = (float)e;
-    if ((double)ef < e)
-        ef = nextafterf(ef, INFINITY);
-    return ef > 0.0f ? ef : 1e-30f;
-}
-
 /* 1 when data and strides of a are multiples of its element size */
 static inline int
 fvf_aligned(const fv_array *a)
