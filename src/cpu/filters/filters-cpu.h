@@ -100,6 +100,27 @@ fv__carve(size_t *off, size_t bytes)
     return at;
 }
 
+/* Elementwise passes over lines of len elements (lines of them) on the thread
+ * pool: cut long lines into *pieces of *piece elements (whole blocks of
+ * `block`, at least min_work each) when there are too few lines to keep every
+ * thread busy, and the grain (work items per task) for fv__parallel_for. */
+static inline void
+fv__cpu_line_pieces(fv_context *ctx, int64_t lines, int64_t len, int64_t min_work, int64_t block,
+                    int64_t *pieces, int64_t *piece, int64_t *grain)
+{
+    const int nt = fv_context_threads(ctx);
+    *pieces = 1;
+    *piece = len;
+    if (lines < (int64_t)nt * 4 && len >= 2 * min_work) {
+        const int64_t want = ((int64_t)nt * 4 + lines - 1) / lines, most = len / min_work;
+        *pieces = want < most ? want : most;
+        *piece = (len + *pieces - 1) / *pieces;
+        *piece = (*piece + block - 1) / block * block;   /* whole blocks */
+        *pieces = (len + *piece - 1) / *piece;
+    }
+    *grain = *piece >= min_work ? 1 : min_work / *piece;
+}
+
 /* Shared with the registration file. */
 fv_status fv__cpu_filter1d(fv_context *ctx, const fv__op_args *a);
 fv_status fv__cpu_filternd(fv_context *ctx, const fv__op_args *a);

@@ -114,17 +114,9 @@ fv__cpu_gradient_norm(fv_context *ctx, const fv__op_args *a)
     if (j->size == 0)
         return FV_OK;
     const int64_t len = j->shape[j->ndim - 1], lines = j->size / len;
-    fv__gn_cpu c = {.j = j, .pieces = 1, .piece = len};
-    /* cut long lines when there are too few of them to keep every thread busy */
-    const int nt = fv_context_threads(ctx);
-    if (lines < (int64_t)nt * 4 && len >= 2 * FV__GN_MIN_WORK) {
-        const int64_t want = ((int64_t)nt * 4 + lines - 1) / lines, most = len / FV__GN_MIN_WORK;
-        c.pieces = want < most ? want : most;
-        c.piece = (len + c.pieces - 1) / c.pieces;
-        c.piece = (c.piece + FV__GN_BLOCK - 1) / FV__GN_BLOCK * FV__GN_BLOCK;   /* whole blocks */
-        c.pieces = (len + c.piece - 1) / c.piece;
-    }
-    const int64_t grain = c.piece >= FV__GN_MIN_WORK ? 1 : FV__GN_MIN_WORK / c.piece;
+    fv__gn_cpu c = {.j = j};
+    int64_t grain;
+    fv__cpu_line_pieces(ctx, lines, len, FV__GN_MIN_WORK, FV__GN_BLOCK, &c.pieces, &c.piece, &grain);
     fv__parallel_for(ctx, lines * c.pieces, grain, fv__gn_range, &c);
     return FV_OK;
 }

@@ -268,18 +268,8 @@ fv__cpu_laplace(fv_context *ctx, const fv__op_args *a)
         if (j->axes[k] == c.la)
             c.la_term = k;
     const int64_t len = j->shape[c.la], lines = j->size / len;
-    c.pieces = 1;
-    c.piece = len;
-    /* cut long lines when there are too few of them to keep every thread busy */
-    const int nt = fv_context_threads(ctx);
-    if (lines < (int64_t)nt * 4 && len >= 2 * FV__LAP_MIN_WORK) {
-        const int64_t want = ((int64_t)nt * 4 + lines - 1) / lines, most = len / FV__LAP_MIN_WORK;
-        c.pieces = want < most ? want : most;
-        c.piece = (len + c.pieces - 1) / c.pieces;
-        c.piece = (c.piece + FV__LAP_BLOCK - 1) / FV__LAP_BLOCK * FV__LAP_BLOCK;   /* whole blocks */
-        c.pieces = (len + c.piece - 1) / c.piece;
-    }
-    const int64_t grain = c.piece >= FV__LAP_MIN_WORK ? 1 : FV__LAP_MIN_WORK / c.piece;
+    int64_t grain;
+    fv__cpu_line_pieces(ctx, lines, len, FV__LAP_MIN_WORK, FV__LAP_BLOCK, &c.pieces, &c.piece, &grain);
     fv__parallel_for(ctx, lines * c.pieces, grain, fv__lap_range, &c);
     return FV_OK;
 }
