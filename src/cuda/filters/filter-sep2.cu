@@ -588,8 +588,7 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     if (!fvs_pass_fill(&j.t.p1, &sp->pass[0], in->dtype, mid) || !fvs_pass_fill(&j.t.p2, &sp->pass[1], mid, out->dtype))
         return FV__SEP2_DECLINED;
     /* exact in float: the results are the double kernels' (FOVEA_F1D_NOEXACTF=1: off) */
-    j.fexact = mid == idt && idt != FV_INT32 && idt != FV_FLOAT32 && idt != FV_FLOAT64 &&
-               getenv("FOVEA_F1D_NOEXACTF") == NULL &&
+    j.fexact = mid == idt && getenv("FOVEA_F1D_NOEXACTF") == NULL &&
                fvf_float_exact(in->dtype, mid, j.t.p1.kind, j.t.p1.w, j.t.p1.size, j.t.p1.mode, j.t.p1.cval) &&
                fvf_float_exact(mid, out->dtype, j.t.p2.kind, j.t.p2.w, j.t.p2.size, j.t.p2.mode, j.t.p2.cval);
     /* geometry: 32-bit byte offsets, q the denser axis */

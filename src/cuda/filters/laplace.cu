@@ -345,12 +345,8 @@ fv_cu_laplace(fv_context *ctx, const fv__op_args *a)
 {
     const char *domain = "laplace";
     const fv__laplace_job *j = (const fv__laplace_job *)a->params;
-    const int64_t isz = (int64_t)fv_dtype_size((fv_dtype)j->idtype), osz = (int64_t)fv_dtype_size((fv_dtype)j->odtype);
-    if ((uintptr_t)j->in % (uintptr_t)isz || (uintptr_t)j->out % (uintptr_t)osz)
-        return fv_error_set(FV_EINVAL, domain, "CUDA array data not aligned to the element size");
-    for (int d = 0; d < j->ndim; d++)
-        if (j->shape[d] > 1 && (j->istrides[d] % isz || j->ostrides[d] % osz))
-            return fv_error_set(FV_EINVAL, domain, "CUDA array strides not a multiple of the element size");
+    if (!fvf_aligned(a->in) || !fvf_aligned(a->out))   /* the job's in / out are these arrays' */
+        return fv_error_set(FV_EINVAL, domain, "CUDA array data or strides not aligned to the element size");
     if (j->size == 0)
         return FV_OK;
     fv_cu_exec x;
