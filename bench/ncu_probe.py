@@ -1,4 +1,7 @@
-"""Calls for a profiler run (ncu): a few separable filters on 8192^2 CuPy arrays."""
+"""Calls for a profiler run (ncu): a few separable filters on 8192^2 CuPy arrays.
+
+    python bench/ncu_probe.py gauss_f32,unif_u8,corr0_u8,conv1_u8,...
+"""
 import sys
 import cupy as cp
 import fovea.ndimage as ndi
@@ -6,6 +9,7 @@ import fovea.ndimage as ndi
 cases = sys.argv[1].split(",") if len(sys.argv) > 1 else ["gauss_f32", "unif_u8"]
 x32 = cp.random.random((8192, 8192)).astype(cp.float32)
 x8 = (cp.random.random((8192, 8192)) * 255).astype(cp.uint8)
+w9 = cp.random.random(9)
 for _ in range(2):
     for c in cases:
         name, dt = c.rsplit("_", 1)
@@ -18,4 +22,8 @@ for _ in range(2):
             ndi.sobel(x, axis=0)
         elif name == "min":
             ndi.minimum_filter(x, 5)
+        elif name == "corr0":   # the suite's correlate1d(9): random weights, axis 0
+            ndi.correlate1d(x, w9, axis=0)
+        elif name == "conv1":   # the suite's convolve1d(9): axis -1
+            ndi.convolve1d(x, w9, axis=-1)
 cp.cuda.Device().synchronize()

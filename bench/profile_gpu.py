@@ -7,8 +7,8 @@ Workloads (choose with --only REGEX):
   demo       fovea.demo.analyse_batch on one batch of --batch-size patches of the
              demo slide, on the GPU
   gpuio      read_region(locations, device="cuda") of --patches random patches
-  edt        distance_transform_edt of bench_ndimage's 256^3 and 8192^2 binaries (the
-             banded path and FOVEA_EDT_LINES=1), CuPy's and cuCIM's
+  edt        distance_transform_edt of 256^3 and 8192^2 masks (the suite's, blobs,
+             sparse zeros) under fovea's paths, CuPy's and cuCIM's
 
 For each: the wall time per run after a warm-up, the CUDA kernels and copies
 sorted by total GPU time, and (--cprofile) the Python functions by cumulative time.
@@ -150,27 +150,48 @@ def main():
 
 
 def edt_workload(cp):
+    """distance_transform_edt (distances) on three kinds of mask: the suite's (zeros a
+    few elements away), blobs (uniform_filter 31: tens of elements) and sparse (one
+    zero in 10^5: the local search gives up, the envelope runs), under fovea's paths
+    (default: squared-distance planes, local search first; FOVEA_EDT_CAP=0: the
+    envelope alone; FOVEA_EDT_FEATURES=1: the feature planes) against CuPy and cuCIM."""
     import scipy.ndimage as sndi
     import cupyx.scipy.ndimage as cndi
     from fovea import ndimage as fndi
+    try:
+        from cucim.skimage._vendored import ndimage as cvndi  # the suite's cuCIM row
+    except ImportError as e:
+        cvndi = None
+        print("no cuCIM:", e)
+    variants = [("default", {}), ("cap=0", {"FOVEA_EDT_CAP": "0"}), ("features", {"FOVEA_EDT_FEATURES": "1"})]
     for shape in ((256, 256, 256), (8192, 8192)):
-        host = np.random.default_rng(7).random(shape, dtype=np.float32)
-        b = cp.asarray(sndi.uniform_filter(host, 7) > np.float32(0.5))
-        runs = [("fovea", lambda: fndi.distance_transform_edt(b)), ("CuPy", lambda: cndi.distance_transform_edt(b))]
-        try:
-            from cucim.skimage._vendored import ndimage as cvndi  # the suite's cuCIM row
-            runs.append(("cuCIM", lambda: cvndi.distance_transform_edt(b)))
-        except ImportError as e:
-            print("no cuCIM:", e)
-        for name, f in runs:
-            print(f"edt {shape} {name}: {wall(f, cp) * 1e3:.3f} ms")
-            kernel_table(f, cp, f"edt {shape} {name}")
-        os.environ["FOVEA_EDT_LINES"] = "1"
-        f = runs[0][1]
-        print(f"edt {shape} fovea per-line: {wall(f, cp) * 1e3:.3f} ms")
-        kernel_table(f, cp, f"edt {shape} fovea per-line")
-        del os.environ["FOVEA_EDT_LINES"]
-
+        rng = np.random.default_rng(7)
+        host = rng.random(shape, dtype=np.float32)
+        sparse = np.ones(shape, bool)
+        sparse.flat[rng.integers(0, sparse.size, sparse.size // 100000 + 1)] = False
+        masks = [("suite", sndi.uniform_filter(host, 7) > np.float32(0.5)),
+                 ("blobs", sndi.uniform_filter(host, 31) > np.float32(0.5)), ("sparse", sparse)]
+        for mname, m in masks:
+            b = cp.asarray(m)
+            ref = None
+            for vname, env in variants:
+                os.environ.update(env)
+                try:
+                    f = lambda: fndi.distance_transform_edt(b)  # noqa: E731
+                    out = f()
+                    ref = out if ref is None else ref
+                    same = bool(cp.array_equal(out, ref))
+                    print(f"edt {shape} {mname} fovea {vname}: {wall(f, cp) * 1e3:.3f} ms (same bits: {same})")
+                    if vname == "default" and mname == "suite":
+                        kernel_table(f, cp, f"edt {shape} {mname} fovea {vname}")
+                finally:
+                    for k in env:
+                        del os.environ[k]
+            peers = [("CuPy", lambda: cndi.distance_transform_edt(b))]
+            if cvndi is not None:
+                peers.append(("cuCIM", lambda: cvndi.distance_transform_edt(b)))
+            for name, f in peers:
+                print(f"edt {shape} {mname} {name}: {wall(f, cp) * 1e3:.3f} ms")
 
 if __name__ == "__main__":
     main()

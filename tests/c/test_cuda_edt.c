@@ -346,10 +346,11 @@ gpu_case(int nd, const int64_t *shape, int kind, double dens, int sampmode, int 
     const double *sp = sampmode ? samp : NULL;
     fv_array *dn, *in_, *dl, *il, *dc, *ic, *dt, *it;
     unsetenv("FOVEA_EDT_LINES");
-    if (nd == 2 && (gpu_cases & 2))   /* the distances-only path in 2-d, too */
-        setenv("FOVEA_EDT_DONLY", "1", 1);
+    /* the local search's reach: 2 (most elements left to the envelope), none, or the default */
+    if (gpu_cases % 3)
+        setenv("FOVEA_EDT_CAP", gpu_cases % 3 == 1 ? "2" : "0", 1);
     run_edt(hin, GPU, sp, want_d, want_i, xdt, layout, &dn, &in_);
-    unsetenv("FOVEA_EDT_DONLY");
+    unsetenv("FOVEA_EDT_CAP");
     /* the banded path on feature planes (not the distances-only path), the last
      * axis without the transposition */
     setenv("FOVEA_EDT_NOTR", "1", 1);

@@ -33,6 +33,9 @@
  *            integer times one power of two and (3 nd + 1) Lm^3 < 2^52
  *            (fv_cu_edt_exact: sampling None and integer samplings up to ~10^5
  *            per extent); otherwise the envelope axes take the per-line kernel.
+ * Distances alone (on the banded path's exact arithmetic) take squared-distance
+ * planes instead of features, the last axis first, and on the other axes a local
+ * search per element before the envelope (fv_k_edt_local*, below).
  * FOVEA_EDT_LINES=1 (any value but "0") forces the per-line path on every axis. */
 #include <math.h>
 #include <stdlib.h>
@@ -55,6 +58,8 @@ typedef struct fv_cu_edt_geom {
     int32_t *tidx;                   /* indices of axis a at a * N + i * lines + L */
     const double *gin;               /* gm: the squared distances so far (inf: no zero yet) */
     double *gout;                    /* gm and not final: this axis' squared distances */
+    const int *guard;                /* non-NULL: the banded kernels return at once unless *guard */
+    int dcont;                       /* the distances are C-contiguous doubles */
 } fv_cu_edt_geom;
 
 __device__ __forceinline__ void
@@ -248,7 +253,7 @@ fv_k_edt_axis0_scan(int32_t *first, int32_t *last, int64_t M, int64_t nseg, int 
         if (v >= 0)
             run = v;
     }
-    if (run >= 0)
+    if (run >= 0 && !*(volatile int *)anyzero)
         atomicOr(anyzero, 1);
     run = -1;
     for (int64_t sg = nseg - 1; sg >= 0; sg--) {
@@ -290,70 +295,190 @@ fv_k_edt_axis0_fill(const uint8_t *fg, int32_t *f0, const int32_t *first, const 
  * bits: the last (contiguous) axis first, as runs of FV_EDT_SEG elements per
  * thread with neighbouring threads on neighbouring runs, then the envelope on
  * axes 0 .. nd-2, whose lines all have neighbours in memory. The planes hold
- * squared distances (double, inf: no zero yet), not features. */
-#define FV_EDT_SEG 16
+ * squared distances (double, inf: no zero yet), not features. The last axis goes
+ * by warps over runs of 32 elements: reads of the mask and writes of the plane
+ * coalesce (a thread per run of 16 took 0.43 ms on 256^3, H200). */
+#define FV_EDT_SEG 32   /* a warp's elements */
+#define FV_EDT_CAP 32   /* the local search's default reach (fv_cu_edt_cap) */
 
-/* Per (line, run): the run's first and last zero, at [run * lines + line]. */
+/* Per (line, run of FV_EDT_SEG = 32): the run's first and last zero, at [run * lines +
+ * line]. A warp per run, a lane per element: the zeros as one ballot. */
 __global__ void
 fv_k_edt_last_seg(const uint8_t *fg, int32_t *first, int32_t *last, int64_t lines, int64_t n, int64_t nseg)
 {
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= lines * nseg)
-        return;
-    const int64_t L = t / nseg, sg = t - L * nseg, i0 = sg * FV_EDT_SEG, i1 = min(n, i0 + FV_EDT_SEG);
-    const uint8_t *p = fg + L * n;
-    int32_t f = -1, l = -1;
-    for (int64_t i = i0; i < i1; i++)
-        if (!p[i]) {
-            if (f < 0)
-                f = (int32_t)i;
-            l = (int32_t)i;
-        }
-    first[sg * lines + L] = f;
-    last[sg * lines + L] = l;
+    const int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = (int)(threadIdx.x & 31);
+    if (w >= lines * nseg)
+        return;   /* whole warps: blockDim is a multiple of 32 */
+    const int64_t L = w / nseg, sg = w - L * nseg, i0 = sg * FV_EDT_SEG, i = i0 + lane;
+    const unsigned m = __ballot_sync(0xffffffffu, i < n && !fg[L * n + i]);
+    if (lane == 0) {
+        first[sg * lines + L] = m ? (int32_t)(i0 + __ffs((int)m) - 1) : -1;
+        last[sg * lines + L] = m ? (int32_t)(i0 + 31 - __clz((int)m)) : -1;
+    }
 }
 
 /* Per (line, run), after fv_k_edt_axis0_scan over the runs: each element's squared
- * distance to the nearest zero of its line, (|i - z| * s)^2, or inf. */
+ * distance to the nearest zero of its line, (|i - z| * s)^2, or inf. The nearest
+ * zeros at or before and at or after each lane come from the run's ballot, or
+ * from the scan (the last zero before the run, the first after it). */
 __global__ void
 fv_k_edt_last_fill(const uint8_t *fg, double *g2, const int32_t *first, const int32_t *last, int64_t lines,
                    int64_t n, int64_t nseg, double s)
 {
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= lines * nseg)
+    const int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = (int)(threadIdx.x & 31);
+    if (w >= lines * nseg)
         return;
-    const int64_t L = t / nseg, sg = t - L * nseg, i0 = sg * FV_EDT_SEG;
-    const int m = (int)min((int64_t)FV_EDT_SEG, n - i0);
-    const uint8_t *p = fg + L * n + i0;
-    double *o = g2 + L * n + i0;
-    int32_t prev[FV_EDT_SEG];
-    int32_t lz = last[sg * lines + L];
-#pragma unroll
-    for (int k = 0; k < FV_EDT_SEG; k++)
-        if (k < m) {
-            if (!p[k])
-                lz = (int32_t)(i0 + k);
-            prev[k] = lz;
+    const int64_t L = w / nseg, sg = w - L * nseg, i0 = sg * FV_EDT_SEG, i = i0 + lane;
+    const unsigned m = __ballot_sync(0xffffffffu, i < n && !fg[L * n + i]);
+    if (i >= n)
+        return;
+    const unsigned le = m & (0xffffffffu >> (31 - lane)), ge = m & (0xffffffffu << lane);
+    const int64_t prev = le ? i0 + 31 - __clz((int)le) : (int64_t)last[sg * lines + L];
+    const int64_t next = ge ? i0 + __ffs((int)ge) - 1 : (int64_t)first[sg * lines + L];
+    int64_t dz = -1;
+    if (prev >= 0)
+        dz = i - prev;
+    if (next >= 0 && (dz < 0 || next - i < dz))
+        dz = next - i;
+    double v = INFINITY;
+    if (dz >= 0) {
+        const double u = __dmul_rn((double)dz, s);
+        v = __dmul_rn(u, u);
+    }
+    g2[L * n + i] = v;
+}
+
+/* ---- distances only: a local search before the envelope ------------------------------
+ * On the squared-distance planes an element's least value along axis d is
+ * min_j g(j) + ((i - j) s)^2, and with g >= 0 no j at k or more steps can win once
+ * (k s)^2 >= the least value found. One thread per element (neighbouring threads
+ * on neighbouring lines, so reads coalesce) searches outwards, both sides at each
+ * step, up to cap steps. The arithmetic is the envelope's (fv__edt_delta; exact on
+ * this path, fv_cu_edt_exact), so the least value has the envelope's bits. An
+ * element the search does not settle within cap steps sets *unres, and the banded
+ * envelope, guarded by it, then redoes the whole axis (threads that start after
+ * *unres is set stop at once). Masks whose elements lie a few steps from the
+ * nearest zero take the search alone: one read of the plane and a few cached
+ * neighbours per element, where the envelope builds, merges and walks lists. */
+/* The search from position i of a line of n (best: the element's own value):
+ * at(j) gives the value at position j. Returns 0 when cap steps did not settle it. */
+template <typename AT>
+__device__ __forceinline__ bool
+fv_cu_edt_search(double &best, int64_t i, int64_t n, int cap, double sd, AT at)
+{
+    for (int k = 1;; k++) {
+        const double t = __dmul_rn((double)k, sd), q = __dmul_rn(t, t);
+        const bool lo = k <= i, hi = k < n - i;
+        if (q >= best || (!lo && !hi))
+            return true;
+        if (k > cap)
+            return false;
+        if (lo)
+            best = fmin(best, __dadd_rn(at(-k), q));
+        if (hi)
+            best = fmin(best, __dadd_rn(at(k), q));
+    }
+}
+
+/* An unsettled element: the axis goes to the envelope. */
+__device__ __forceinline__ void
+fv_cu_edt_unsettled(int *unres)
+{
+    /* one atomic per group of lanes here together: on a sparse mask every thread
+     * of the first wave gets here at once, and 2^18 atomics on one word cost ~0.1 ms */
+    const unsigned act = __activemask();
+    if ((int)(threadIdx.x & 31) == __ffs((int)act) - 1 && !*(volatile int *)unres)
+        atomicOr(unres, 1);
+}
+
+/* The element's result: its squared distance so far, or (last axis) the distance. */
+__device__ __forceinline__ void
+fv_cu_edt_local_put(const fv_cu_edt_geom &g, int64_t e, double best)
+{
+    if (!g.final) {
+        g.gout[e] = best;
+        return;
+    }
+    int64_t off = e * (int64_t)sizeof(double);
+    if (!g.dcont) {
+        int64_t rem = e;
+        off = 0;
+        for (int a = g.nd - 1; a >= 0; a--) {
+            const int64_t q = rem / g.shape[a];
+            off += (rem - q * g.shape[a]) * g.dstr[a];
+            rem = q;
         }
-    int32_t nz = first[sg * lines + L];
-#pragma unroll
-    for (int k = FV_EDT_SEG - 1; k >= 0; k--)
-        if (k < m) {
-            const int64_t i = i0 + k;
-            if (!p[k])
-                nz = (int32_t)i;
-            int64_t dz = -1;
-            if (prev[k] >= 0)
-                dz = i - prev[k];
-            if (nz >= 0 && (dz < 0 || nz - i < dz))
-                dz = nz - i;
-            double v = INFINITY;
-            if (dz >= 0) {
-                const double u = __dmul_rn((double)dz, s);
-                v = __dmul_rn(u, u);
-            }
-            o[k] = v;
+    }
+    *(double *)(g.dist + off) = __dsqrt_rn(best);
+}
+
+/* A thread per element (lines with fewer than 32 neighbours: inner < 32). */
+__global__ void
+fv_k_edt_local(fv_cu_edt_geom g, int *unres, int cap)
+{
+    if (*(volatile int *)unres)
+        return;
+    const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= g.N)
+        return;
+    const int64_t inner = g.inner, i = (e / inner) % g.n;
+    const double *p = g.gin + e;
+    double best = p[0];
+    if (!fv_cu_edt_search(best, i, g.n, cap, g.s[g.d], [&](int k) { return __ldg(p + k * inner); })) {
+        fv_cu_edt_unsettled(unres);
+        return;
+    }
+    fv_cu_edt_local_put(g, e, best);
+}
+
+/* Tiles of FV_EDT_LTP positions x 32 neighbouring lines, with FV_EDT_LH positions
+ * each side, in shared memory (a warp loads a row of 32 lines: 256 bytes); the
+ * search reads farther positions from global memory. Blocks (outer, line tile,
+ * position tile), position tiles fastest. */
+#define FV_EDT_LTP 64
+#define FV_EDT_LH 8
+#define FV_EDT_LBLOCK 256
+__global__ void __launch_bounds__(FV_EDT_LBLOCK)
+fv_k_edt_local_tile(fv_cu_edt_geom g, int *unres, int cap, int64_t nrt, int64_t npt)
+{
+    __shared__ double sm[(FV_EDT_LTP + 2 * FV_EDT_LH) * 32];
+    if (*(volatile int *)unres)
+        return;
+    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5);
+    int64_t t = blockIdx.x;
+    const int64_t pt = t % npt;
+    t /= npt;
+    const int64_t rt = t % nrt, o = t / nrt;
+    const int64_t n = g.n, inner = g.inner, r = rt * 32 + lane, i0 = pt * FV_EDT_LTP;
+    const bool rin = r < inner;
+    const int64_t lo = i0 - FV_EDT_LH > 0 ? i0 - FV_EDT_LH : 0;
+    const int64_t hi = i0 + FV_EDT_LTP + FV_EDT_LH < n ? i0 + FV_EDT_LTP + FV_EDT_LH : n;
+    const int64_t base = o * n * inner + r;   /* position i of the line: base + i * inner */
+    const double *col = g.gin + base;
+    for (int64_t row = lo + warp; row < hi; row += FV_EDT_LBLOCK / 32)
+        sm[(row - i0 + FV_EDT_LH) * 32 + lane] = rin ? __ldg(col + row * inner) : 0.0;
+    __syncthreads();
+    if (!rin)
+        return;
+    const double sd = g.s[g.d];
+    for (int q = warp; q < FV_EDT_LTP; q += FV_EDT_LBLOCK / 32) {
+        const int64_t i = i0 + q;
+        if (i >= n)
+            break;
+        double best = sm[(q + FV_EDT_LH) * 32 + lane];
+        const bool ok = fv_cu_edt_search(best, i, n, cap, sd, [&](int k) {
+            const int j = q + k;
+            return j >= -FV_EDT_LH && j < FV_EDT_LTP + FV_EDT_LH ? sm[(j + FV_EDT_LH) * 32 + lane]
+                                                                 : __ldg(col + (i + k) * inner);
+        });
+        if (!ok) {
+            fv_cu_edt_unsettled(unres);
+            return;
         }
+        fv_cu_edt_local_put(g, base + i * inner, best);
+    }
 }
 
 /* Line L's coordinates on every axis but d, and its first element. */
@@ -379,6 +504,8 @@ __global__ void
 fv_k_edt_band_build(fv_cu_edt_geom g, const int32_t *fin, int32_t *prv, int32_t *nxt, double *swr, int32_t *hd,
                     int32_t *tl)
 {
+    if (g.guard && !*g.guard)
+        return;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= g.lines * g.nb)
         return;
@@ -421,6 +548,8 @@ __global__ void
 fv_k_edt_band_merge(fv_cu_edt_geom g, int32_t *prv, int32_t *nxt, double *swr, int32_t *hd, int32_t *tl,
                     int64_t span)
 {
+    if (g.guard && !*g.guard)
+        return;
     const int64_t pairs = (g.nb + 2 * span - 1) / (2 * span);
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= g.lines * pairs)
@@ -440,6 +569,8 @@ fv_k_edt_band_merge(fv_cu_edt_geom g, int32_t *prv, int32_t *nxt, double *swr, i
 __global__ void
 fv_k_edt_band_last(fv_cu_edt_geom g, const int32_t *prv, int32_t *ll)
 {
+    if (g.guard && !*g.guard)
+        return;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= g.lines * g.nb)
         return;
@@ -457,6 +588,8 @@ fv_k_edt_band_last(fv_cu_edt_geom g, const int32_t *prv, int32_t *ll)
 __global__ void
 fv_k_edt_band_prefix(fv_cu_edt_geom g, int32_t *ll)
 {
+    if (g.guard && !*g.guard)
+        return;
     const int64_t L = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (L >= g.lines)
         return;
@@ -474,6 +607,8 @@ __global__ void
 fv_k_edt_band_query(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, const int32_t *prv, const int32_t *nxt,
                     const double *swr, const int32_t *hd, const int32_t *ll)
 {
+    if (g.guard && !*g.guard)
+        return;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= g.lines * g.nb)
         return;
@@ -704,6 +839,34 @@ fv_cu_edt_blocks(int64_t threads)
     return (unsigned)((threads + FV_CU_MORPH_BLOCK - 1) / FV_CU_MORPH_BLOCK);
 }
 
+/* The local search's reach in steps (fv_k_edt_local): FOVEA_EDT_CAP=k sets it, 0
+ * turns the search off (the envelope alone). */
+static int
+fv_cu_edt_cap(void)
+{
+    const char *env = getenv("FOVEA_EDT_CAP");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end == '\0' && v >= 0 && v <= 1L << 20)
+            return (int)v;
+    }
+    return FV_EDT_CAP;
+}
+
+/* The distances are C-contiguous doubles. */
+static int
+fv_cu_edt_dcont(const fv_cu_edt_geom *g)
+{
+    int64_t s = (int64_t)sizeof(double);
+    for (int a = g->nd - 1; a >= 0; a--) {
+        if (g->shape[a] > 1 && g->dstr[a] != s)
+            return 0;
+        s *= g->shape[a];
+    }
+    return 1;
+}
+
 /* The banded path's work arrays: lists (prv, nxt, swr at i * lines + L) and per
  * (line, band) heads, tails and last sites (maxlb entries each). */
 typedef struct fv_cu_edt_band_tmp {
@@ -746,7 +909,8 @@ fv_cu_edt_band(fv_cu_edt_geom *g, const int32_t *fin, int32_t *fout, const fv_cu
 /* Distances only, banded: the last axis first (fv_k_edt_last_*), then axes
  * 0 .. nd-2 on squared-distance planes. */
 static fv_status
-fv_cu_edt_dist_only(fv_context *ctx, fv_cu_exec *x, fv_cu_edt_geom *g, const uint8_t *fg, int *dflag)
+fv_cu_edt_dist_only(fv_context *ctx, fv_cu_exec *x, fv_cu_edt_geom *g, const uint8_t *fg, int *dflag, int *unres,
+                    int cap)
 {
     const int nd = g->nd;
     const int64_t nl = g->shape[nd - 1], linesl = g->N / nl, nseg = (nl + FV_EDT_SEG - 1) / FV_EDT_SEG;
@@ -775,7 +939,7 @@ fv_cu_edt_dist_only(fv_context *ctx, fv_cu_exec *x, fv_cu_edt_geom *g, const uin
     {
         int32_t *first = (int32_t *)seg->data, *last = first + linesl * nseg;
         double *gin = (double *)gA->data, *gout = gB ? (double *)gB->data : NULL;
-        const unsigned bs = fv_cu_edt_blocks(linesl * nseg);
+        const unsigned bs = fv_cu_edt_blocks(linesl * nseg * 32);   /* a warp per run */
         fv_k_edt_last_seg<<<bs, FV_CU_MORPH_BLOCK, 0, x->stream>>>(fg, first, last, linesl, nl, nseg);
         if ((st = fv_cu_launch_status("edt last-axis kernel launch")) != FV_OK)
             goto done;
@@ -800,7 +964,23 @@ fv_cu_edt_dist_only(fv_context *ctx, fv_cu_exec *x, fv_cu_edt_geom *g, const uin
             g->gm = 1;
             g->gin = gin;
             g->gout = gout;
-            if ((st = fv_cu_edt_band(g, NULL, NULL, &bt, x->stream)) != FV_OK)
+            g->guard = NULL;
+            if (cap > 0) {   /* the local search; the envelope only where it did not settle */
+                if (g->inner >= 32) {
+                    const int64_t nrt = (g->inner + 31) / 32, npt = (g->n + FV_EDT_LTP - 1) / FV_EDT_LTP;
+                    const int64_t nblk = g->N / (g->n * g->inner) * nrt * npt;
+                    fv_k_edt_local_tile<<<(unsigned)nblk, FV_EDT_LBLOCK, 0, x->stream>>>(*g, unres + d, cap, nrt,
+                                                                                          npt);
+                } else {
+                    fv_k_edt_local<<<fv_cu_edt_blocks(g->N), FV_CU_MORPH_BLOCK, 0, x->stream>>>(*g, unres + d, cap);
+                }
+                if ((st = fv_cu_launch_status("edt local kernel launch")) != FV_OK)
+                    goto done;
+                g->guard = unres + d;
+            }
+            st = fv_cu_edt_band(g, NULL, NULL, &bt, x->stream);
+            g->guard = NULL;
+            if (st != FV_OK)
                 goto done;
             double *t = gin;
             gin = gout;
@@ -861,12 +1041,12 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
      * FOVEA_EDT_NOTR=1 runs the banded last axis on the planes as they are */
     const int lines_only = fv_cu_edt_env("FOVEA_EDT_LINES");
     const int banded = !lines_only && nd > 1 && fv_cu_edt_exact(&g);
-    /* distances only, 3-d and up (FOVEA_EDT_FEATURES=1 keeps the feature planes,
-     * for comparisons; FOVEA_EDT_DONLY=1 takes the path in 2-d too). Measured on an
-     * H200: 256^3 1.95 -> 1.74 ms; 8192^2 3.85 (transposed last axis) -> 4.79 ms,
-     * so 2-d images keep the feature planes. */
-    const int donly = banded && g.dist && !g.idx && !fv_cu_edt_env("FOVEA_EDT_FEATURES") &&
-                      (nd >= 3 || fv_cu_edt_env("FOVEA_EDT_DONLY"));
+    /* distances only (FOVEA_EDT_FEATURES=1 keeps the feature planes, for
+     * comparisons): the squared-distance planes with the local search. Measured on
+     * an H200 (bench/profile_gpu.py --only edt; suite / blobs / sparse masks):
+     * 256^3 1.60 / 1.51 / 0.90 ms on the feature planes, 0.61 / 1.21 / 1.04 here;
+     * 8192^2 3.84 / 3.62 / 2.29 on the feature planes, 1.72 / 3.40 / 1.91 here. */
+    const int donly = banded && g.dist && !g.idx && !fv_cu_edt_env("FOVEA_EDT_FEATURES");
     const int tr = banded && !fv_cu_edt_env("FOVEA_EDT_NOTR") && g.N / g.shape[nd - 1] > 1;
     const int64_t tout_n = tr ? (g.dist ? 2 * g.N : 0) + (g.idx ? nd * g.N : 0) : 0;
     const int64_t M = g.N / g.shape[0];
@@ -884,14 +1064,17 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
     if ((st = fv_cu_foreground(ctx, a->in, &fga)) != FV_OK)
         goto done;
     if (donly) {
-        if ((st = fv_cu_morph_temp(ctx, x.device, FV_INT32, 1, &flag)) != FV_OK)
+        /* flags: any zero, then per axis "the local search left elements unsettled" */
+        if ((st = fv_cu_morph_temp(ctx, x.device, FV_INT32, 1 + nd, &flag)) != FV_OK)
             goto done;
         int *dflag = (int *)flag->data;
-        if ((e = cudaMemsetAsync(dflag, 0, sizeof(int), x.stream)) != cudaSuccess) {
+        if ((e = cudaMemsetAsync(dflag, 0, sizeof(int) * (size_t)(1 + nd), x.stream)) != cudaSuccess) {
             st = fv__cuda_error("cudaMemsetAsync", e);
             goto done;
         }
-        if ((st = fv_cu_edt_dist_only(ctx, &x, &g, (const uint8_t *)fga->data, dflag)) != FV_OK)
+        g.dcont = fv_cu_edt_dcont(&g);
+        if ((st = fv_cu_edt_dist_only(ctx, &x, &g, (const uint8_t *)fga->data, dflag, dflag + 1,
+                                      fv_cu_edt_cap())) != FV_OK)
             goto done;
         fv_k_edt_nozero<<<x.grid, x.block, 0, x.stream>>>(g, dflag);
         st = fv_cu_launch_status("edt kernel launch");
