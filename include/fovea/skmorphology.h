@@ -51,8 +51,8 @@ FV_API fv_status fv_reconstruction(fv_context *ctx, const fv_array *seed, const 
  * 0 elsewhere, the border included. For allow_borders=True
  * the caller pads the image by one with its minimum (maximum) first.
  * footprint: 3 x ... x 3 (NULL: all ones); the centre is ignored. Arrays with
- * an extent < 3 give all zeros. CPU: skimage's sequential scan and flood fill
- * (exact for any footprint). CUDA: iterative propagation of the plateau
+ * an extent < 3 give all zeros. CPU: skimage's scan and flood fill, exact for
+ * any footprint (by blocks of rows on the thread pool when it is point-symmetric). CUDA: iterative propagation of the plateau
  * properties; needs a point-symmetric footprint (FV_EINVAL otherwise). */
 FV_API fv_status fv_local_maxima(fv_context *ctx, const fv_array *image, fv_array *out,
                                  const uint8_t *footprint, int minima);

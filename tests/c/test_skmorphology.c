@@ -254,6 +254,47 @@ test_local_maxima_cases(void)
     fv_array_unref(o16);
 }
 
+/* The CPU path's row blocks (several threads, a symmetric footprint) against its
+ * sequential flood (FOVEA_LMAX_SERIAL=1) on images large enough for several blocks,
+ * with few levels (plateaus across block edges, deferred) and with many. */
+static void
+test_local_maxima_blocks(void)
+{
+    fv_context *c2 = NULL;
+    CHECK_OK(fv_context_new(&c2));
+    CHECK_OK(fv_context_set_threads(c2, 4));
+    const int64_t shapes[][3] = {{700, 1000, 0}, {30, 90, 120}};
+    const uint8_t cross[9] = {0, 1, 0, 1, 1, 1, 0, 1, 0};
+    for (int si = 0; si < 2; si++) {
+        const int nd = shapes[si][2] ? 3 : 2;
+        for (int levels = 2; levels <= 200; levels *= 10) {
+            fv_array *a = NULL, *o1 = NULL, *o2 = NULL;
+            CHECK_OK(fv_array_new(NULL, FV_UINT8, nd, shapes[si], CPU, &a));
+            CHECK_OK(fv_array_new(NULL, FV_BOOL, nd, shapes[si], CPU, &o1));
+            CHECK_OK(fv_array_new(NULL, FV_BOOL, nd, shapes[si], CPU, &o2));
+            const int64_t n = fv_array_size(a);
+            uint8_t *px = fv_array_data(a);
+            for (int64_t i = 0; i < n; i++)
+                px[i] = (uint8_t)(next_u64() % (uint64_t)levels);
+            for (int64_t i = n / 3; i < n / 3 + n / 20; i++)   /* a band of rows: one plateau over block edges */
+                px[i] = (uint8_t)levels;
+            for (int minima = 0; minima < 2; minima++)
+                for (int f = 0; f < 2; f++) {
+                    const uint8_t *fp = f && nd == 2 ? cross : NULL;
+                    CHECK_OK(fv_local_maxima(c2, a, o1, fp, minima));
+                    setenv("FOVEA_LMAX_SERIAL", "1", 1);
+                    CHECK_OK(fv_local_maxima(c2, a, o2, fp, minima));
+                    unsetenv("FOVEA_LMAX_SERIAL");
+                    CHECK(memcmp(fv_array_data(o1), fv_array_data(o2), (size_t)n) == 0);
+                }
+            fv_array_unref(a);
+            fv_array_unref(o1);
+            fv_array_unref(o2);
+        }
+    }
+    fv_context_free(c2);
+}
+
 /* ---- thin and medial axis ---------------------------------------------------------------- */
 
 static void
@@ -549,6 +590,7 @@ main(void)
     test_reconstruction_random();
     test_reconstruction_strided_and_errors();
     test_local_maxima_cases();
+    test_local_maxima_blocks();
     test_thin();
     test_medial_axis();
     if (fv_cuda_available()) {

@@ -65,3 +65,21 @@ def test_wide_plateau(xp, rng):
         for connectivity in (1, 2):
             want = getattr(sk, func)(image, connectivity=connectivity)
             same(xp.get(getattr(fm, func)(xp.put(image), connectivity=connectivity)), want)
+
+
+@pytest.mark.parametrize("func", ["local_maxima", "local_minima"])
+@pytest.mark.parametrize("shape", [(600, 1100), (40, 120, 150)])
+@pytest.mark.parametrize("levels", [2, 5, 200])
+def test_blocks(xp, rng, func, shape, levels):
+    # large enough for the CPU path's row blocks (about 64 Ki pixels each, several
+    # per thread): plateaus crossing block edges are deferred and flooded after
+    image = random_array(rng, shape, "float64", lo=0, hi=levels).round().astype(np.uint8)
+    image[tuple(slice(s // 3, s // 3 + 40) for s in shape)] = levels + 1   # a plateau over block edges
+    for connectivity in (1, len(shape)):
+        want = getattr(sk, func)(image, connectivity=connectivity)
+        same(xp.get(getattr(fm, func)(xp.put(image), connectivity=connectivity)), want)
+    # an asymmetric footprint keeps the sequential flood
+    if len(shape) == 2:
+        asym = np.array([[1, 1, 0], [0, 1, 0], [0, 1, 1]], bool)
+        want = getattr(sk, func)(image, footprint=asym)
+        same(xp.get(getattr(fm, func)(xp.put(image), footprint=asym)), want)
