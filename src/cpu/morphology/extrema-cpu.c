@@ -1,7 +1,7 @@
 /* CPU kernel of FV__OP_LOCAL_MAXIMA: scikit-image's two-phase detection.
  *
  * Flags per pixel: 3 border (first or last index along some axis), 2 candidate,
- * 1 queued / maximum, 4 deferred (below), 0 none of these.
+ * 1 queued / maximum, 4 deferred and 5 no maximum (blocks, below), 0 none of these.
  *   1. When both neighbours along the last axis belong to the footprint, scan
  *      the raveled image: a run of equal values along the last axis whose left
  *      neighbour is smaller and whose right end is followed by a smaller value
@@ -18,11 +18,13 @@
  * its candidates floods it, so phase 2 runs on blocks of rows too: a flood does
  * not step onto pixels of another block (a block reads and writes the flags of
  * its own rows only). A larger neighbour or an equal border pixel seen in the
- * block's piece of a plateau makes the whole plateau no maximum (0 at once); a
+ * block's piece of a plateau makes the whole plateau no maximum (its pixels 5); a
  * piece with no such evidence that meets an equal pixel of another block is
- * deferred (4). Afterwards the calling thread floods the deferred plateaus whole,
- * in raveled order, as the sequential algorithm would (rows holding deferred
- * pixels are marked, so that pass skips the rest). An asymmetric footprint (directed reachability, where the order
+ * deferred (4). Afterwards the calling thread floods the deferred pieces in
+ * raveled order (rows holding deferred pixels are marked, so that pass skips the
+ * rest), across blocks but not into pieces already known to be no maximum: an
+ * equal pixel flagged 5 is that evidence (else a plateau spanning the image whose
+ * evidence lay in one block would be flooded whole once more). An asymmetric footprint (directed reachability, where the order
  * matters), one thread and FOVEA_LMAX_SERIAL=1 flood on the calling thread. */
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +107,7 @@ fv__lmax_defer(uint8_t *flags, const int64_t *list, int64_t n, uint8_t *rowdef, 
                             touch = 1; /* the plateau goes on in another block */                   \
                             continue;                                                               \
                         }                                                                           \
-                        if (flags[y] == 3) {                                                        \
+                        if (flags[y] == 3 || flags[y] == 5) {                                       \
                             maximum = 0;                                                            \
                         } else if (flags[y] != 1) {                                                 \
                             if (n == *cap) {                                                        \
@@ -127,7 +129,7 @@ fv__lmax_defer(uint8_t *flags, const int64_t *list, int64_t n, uint8_t *rowdef, 
             }                                                                                       \
             if (!maximum) /* seen in this block's piece: true of the whole plateau */              \
                 for (int64_t k = 0; k < n; k++)                                                     \
-                    flags[(*list)[k]] = 0;                                                          \
+                    flags[(*list)[k]] = own ? 5 : 0;                                                \
             else if (touch)                                                                         \
                 fv__lmax_defer(flags, *list, n, rowdef, len);                                       \
         }                                                                                           \
