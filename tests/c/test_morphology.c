@@ -674,6 +674,53 @@ test_cdt(void)
     }
 }
 
+/* Distances alone with the taxicab / chessboard structures by axes (lines on the
+ * thread pool; FOVEA_CDT_PATH=axes) against the raster passes (=passes) on
+ * larger images than cdt_case's brute force allows, sparse ones included (long
+ * distances, lines with no zero), and with no zero at all. */
+static void
+test_cdt_axes(void)
+{
+    static const int64_t shapes[][4] = {{1000, 0, 0, 0}, {1, 700, 0, 0}, {130, 257, 0, 0}, {300, 2, 0, 0},
+                                        {17, 40, 61, 0}, {9, 10, 11, 12}, {64, 1, 64, 0}};
+    static const int nds[] = {1, 2, 2, 2, 3, 4, 3};
+    static const double dens[] = {0.5, 0.95, 0.999, 1.0};
+    for (int si = 0; si < 7; si++)
+        for (int di = 0; di < 4; di++)
+            for (int metric = 0; metric < 2; metric++) {
+                const int nd = nds[si];
+                int64_t ss = 1, sshape[FV_MAX_NDIM];
+                for (int d = 0; d < nd; d++) {
+                    ss *= 3;
+                    sshape[d] = 3;
+                }
+                uint8_t st[81];
+                for (int64_t e = 0; e < ss; e++) {
+                    int64_t j[FV_MAX_NDIM], r = 0;
+                    coords(nd, sshape, e, j);
+                    for (int d = 0; d < nd; d++)
+                        r += j[d] != 1;
+                    st[e] = metric == 0 ? r <= 1 : 1;
+                }
+                fv_array *in = mk(FV_UINT8, nd, shapes[si], CPU);
+                fv_array *a = mk(FV_INT32, nd, shapes[si], CPU), *b = mk(FV_INT32, nd, shapes[si], CPU);
+                set_fg(in, dens[di]);
+                setenv("FOVEA_CDT_PATH", "axes", 1);
+                CHECK_OK(fv_distance_transform_cdt(NULL, in, st, sshape, a, NULL));
+                setenv("FOVEA_CDT_PATH", "passes", 1);
+                CHECK_OK(fv_distance_transform_cdt(NULL, in, st, sshape, b, NULL));
+                unsetenv("FOVEA_CDT_PATH");
+                const int ok = memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_nbytes(a)) == 0;
+                if (!ok)
+                    fprintf(stderr, "cdt by axes: shape %d of %d, density %g, metric %d differs from the passes\n",
+                            si, nd, dens[di], metric);
+                CHECK(ok);
+                fv_array_unref(in);
+                fv_array_unref(a);
+                fv_array_unref(b);
+            }
+}
+
 /* ---- rejected arguments ------------------------------------------------------------------ */
 
 static void
@@ -1027,6 +1074,7 @@ main(void)
     test_aliasing();
     test_edt();
     test_cdt();
+    test_cdt_axes();
     test_cuda();
     return fv_t_summary("test_morphology");
 }
