@@ -17,8 +17,9 @@
  * sweep (f(i) = min(g(i), f(i -/+ 1) + 1)), L-infinity, min_i max(|x - i|, g(i)),
  * by a forward and a backward sweep over monotone deques (fv__cdt_line_inf). Lines
  * go to the thread pool in blocks of neighbours (fv__cdt_axes); the integers equal
- * the passes' bit for bit. Chessboard takes this path with 4 threads or more only
- * (one thread: ~2.5x the passes' time); FOVEA_CDT_PATH=passes / axes forces one. */
+ * the passes' bit for bit. The first axis holds only 0 and inf, where both metrics
+ * are the L1 sweeps. Chessboard takes this path with 2 threads or more (one
+ * thread: ~1.5x the passes' time in 2-d); FOVEA_CDT_PATH=passes / axes forces one. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -167,25 +168,37 @@ fv__cdt_cone(int64_t x, int32_t i, const int32_t *g)
 static void
 fv__cdt_line_inf(const int32_t *g, int32_t *out, int64_t n, int32_t *dq)
 {
-    int64_t h = 0, t = 0;   /* the deque: dq[h .. t) */
-    for (int64_t x = 0; x < n; x++) {
-        while (t > h && g[x] <= fv__cdt_cone(x, dq[t - 1], g))
-            t--;
-        dq[t++] = (int32_t)x;
-        while (t - h > 1 && fv__cdt_cone(x, dq[h + 1], g) <= fv__cdt_cone(x, dq[h], g))
-            h++;
-        out[x] = fv__cdt_cone(x, dq[h], g);
+    for (int dir = 1; dir >= -1; dir -= 2) {
+        int64_t h = 0, t = 0;   /* the deque: dq[h .. t) */
+        for (int64_t k = 0; k < n; k++) {
+            const int64_t x = dir > 0 ? k : n - 1 - k;
+            while (t > h && g[x] <= fv__cdt_cone(x, dq[t - 1], g))
+                t--;
+            dq[t++] = (int32_t)x;
+            while (t - h > 1 && fv__cdt_cone(x, dq[h + 1], g) <= fv__cdt_cone(x, dq[h], g))
+                h++;
+            const int32_t v = fv__cdt_cone(x, dq[h], g);
+            if (dir > 0 || v < out[x])
+                out[x] = v;
+        }
     }
-    h = t = 0;
-    for (int64_t x = n - 1; x >= 0; x--) {
-        while (t > h && g[x] <= fv__cdt_cone(x, dq[t - 1], g))
-            t--;
-        dq[t++] = (int32_t)x;
-        while (t - h > 1 && fv__cdt_cone(x, dq[h + 1], g) <= fv__cdt_cone(x, dq[h], g))
-            h++;
-        const int32_t v = fv__cdt_cone(x, dq[h], g);
-        if (v < out[x])
-            out[x] = v;
+}
+
+/* L1, one sweep (dir +1 forward, -1 backward) over nb lines abreast at base (rows
+ * inner apart): f(i) = min(g(i), f(i - dir) + 1). */
+static void
+fv__cdt_sweep_l1(int32_t *base, int64_t n, int64_t inner, int nb, int32_t inf, int dir)
+{
+    int32_t f[FV__CDT_B];
+    for (int b = 0; b < nb; b++)
+        f[b] = inf;
+    for (int64_t k = 0; k < n; k++) {
+        int32_t *row = base + (dir > 0 ? k : n - 1 - k) * inner;
+        for (int b = 0; b < nb; b++) {
+            const int32_t v = row[b], w = f[b] + 1;
+            f[b] = w < v ? w : v;
+            row[b] = f[b];
+        }
     }
 }
 
@@ -207,28 +220,9 @@ fv__cdt_lines(void *arg, int64_t k0, int64_t k1)
         const int64_t o = k / j->nbr, r0 = (k - o * j->nbr) * FV__CDT_B;
         const int nb = (int)(inner - r0 < FV__CDT_B ? inner - r0 : FV__CDT_B);
         int32_t *base = j->g + o * n * inner + r0;
-        if (j->metric == 1) {   /* L1: a forward and a backward sweep, B lines abreast */
-            int32_t f[FV__CDT_B];
-            for (int b = 0; b < nb; b++)
-                f[b] = inf;
-            for (int64_t i = 0; i < n; i++) {
-                int32_t *row = base + i * inner;
-                for (int b = 0; b < nb; b++) {
-                    const int32_t v = row[b], w = f[b] + 1;
-                    f[b] = w < v ? w : v;
-                    row[b] = f[b];
-                }
-            }
-            for (int b = 0; b < nb; b++)
-                f[b] = inf;
-            for (int64_t i = n - 1; i >= 0; i--) {
-                int32_t *row = base + i * inner;
-                for (int b = 0; b < nb; b++) {
-                    const int32_t v = row[b], w = f[b] + 1;
-                    f[b] = w < v ? w : v;
-                    row[b] = f[b];
-                }
-            }
+        if (j->metric == 1) {   /* L1: a forward and a backward sweep */
+            fv__cdt_sweep_l1(base, n, inner, nb, inf, 1);
+            fv__cdt_sweep_l1(base, n, inner, nb, inf, -1);
             continue;
         }
         /* L-infinity: the block's lines into buf (rows read whole), each line's
@@ -274,12 +268,17 @@ fv__cdt_axes(fv_context *ctx, int nd, const int64_t *shape, int64_t size, const 
         return 1;
     }
     int64_t inner = size;
+    int first = 1;
     for (int d = 0; d < nd; d++) {
         inner /= shape[d];
         if (shape[d] == 1)
             continue;   /* nothing moves along an axis of one */
+        /* on the first axis every value is 0 or inf, where max(|x - i|, g(i)) is
+         * |x - i| + g(i): both metrics take the L1 sweeps there */
+        const int m = first ? 1 : metric;
+        first = 0;
         const int64_t nbr = (inner + FV__CDT_B - 1) / FV__CDT_B, blocks = size / shape[d] / inner * nbr;
-        fv__cdt_axjob j = {.g = dt, .n = shape[d], .inner = inner, .nbr = nbr, .metric = metric, .inf = inf};
+        fv__cdt_axjob j = {.g = dt, .n = shape[d], .inner = inner, .nbr = nbr, .metric = m, .inf = inf};
         atomic_init(&j.failed, 0);
         /* blocks of at least ~64 Ki elements a chunk */
         const int64_t per = shape[d] * (inner < FV__CDT_B ? inner : FV__CDT_B);
@@ -339,15 +338,16 @@ fv__cpu_cdt(fv_context *ctx, const fv__op_args *a)
         nel++;
     }
     /* the path: by axes for taxicab distances (less work than the passes), and for
-     * chessboard ones with 4 threads or more (per thread ~2.5x the passes' time:
-     * the deques' branches); FOVEA_CDT_PATH=passes / axes forces one */
+     * chessboard ones with 2 threads or more (on one thread the deques' branches
+     * cost ~1.5x the passes' time in 2-d, as much in 3-d); FOVEA_CDT_PATH=passes /
+     * axes forces one */
     const char *env = getenv("FOVEA_CDT_PATH");
     const int force_passes = env && strcmp(env, "passes") == 0, force_axes = env && strcmp(env, "axes") == 0;
     int64_t ext = 1;
     for (int d = 0; d < nd; d++)
         ext += shape[d];
     int metric = ft || ext >= INT32_MAX || force_passes ? 0 : fv__cdt_metric(p->structure, nd);
-    if (metric == 2 && !force_axes && fv_context_threads(ctx) < 4)
+    if (metric == 2 && !force_axes && fv_context_threads(ctx) < 2)
         metric = 0;
     if (!metric || !fv__cdt_axes(ctx, nd, shape, size, (const uint8_t *)fga->data, dt, metric)) {
         const uint8_t *fg = (const uint8_t *)fga->data;
