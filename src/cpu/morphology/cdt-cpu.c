@@ -19,7 +19,7 @@
  * go to the thread pool in blocks of neighbours (fv__cdt_axes); the integers equal
  * the passes' bit for bit. The first axis holds only 0 and inf, where both metrics
  * are the L1 sweeps. Chessboard takes this path with 2 threads or more (one
- * thread: ~1.5x the passes' time in 2-d); FOVEA_CDT_PATH=passes / axes forces one. */
+ * thread: ~1.3x the passes' time in 2-d); FOVEA_CDT_PATH=passes / axes forces one. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -339,7 +339,7 @@ fv__cpu_cdt(fv_context *ctx, const fv__op_args *a)
     }
     /* the path: by axes for taxicab distances (less work than the passes), and for
      * chessboard ones with 2 threads or more (on one thread the deques' branches
-     * cost ~1.5x the passes' time in 2-d, as much in 3-d); FOVEA_CDT_PATH=passes /
+     * cost ~1.3x the passes' time in 2-d, as much in 3-d); FOVEA_CDT_PATH=passes /
      * axes forces one */
     const char *env = getenv("FOVEA_CDT_PATH");
     const int force_passes = env && strcmp(env, "passes") == 0, force_axes = env && strcmp(env, "axes") == 0;
