@@ -31,6 +31,7 @@
 #include "internal.h"
 #include "ndimage.h"
 #include "check.h"
+#include "scipy-casts.h"   /* the model: scipy's casts (m_cvt32, m_cvt64, m_cvtu64) */
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
 static const fv_device GPU = {FV_DEVICE_CUDA, 0};
@@ -60,26 +61,6 @@ static int64_t
 irand(int64_t lo, int64_t hi)   /* [lo, hi] */
 {
     return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
-}
-
-/* ---- the model: scipy's casts ----------------------------------------------------- */
-
-static int32_t
-m_cvt32(double x)
-{
-    return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN;
-}
-static int64_t
-m_cvt64(double x)
-{
-    return (x > -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
-}
-static uint64_t
-m_cvtu64(double x)
-{
-    if (!(x >= 9223372036854775808.0))
-        return (uint64_t)m_cvt64(x);
-    return (uint64_t)m_cvt64(x - 9223372036854775808.0) ^ 0x8000000000000000ull;
 }
 
 static int

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "scipy-casts.h"
 #include "xorshift.h"
 #include "fovea/fovea.h"
 
@@ -119,29 +120,6 @@ load_d(fv_dtype dt, const char *p)
 
 /* ---- the reference ----------------------------------------------------------------------- */
 
-/* scipy's C casts of a double on x86-64 (measured against scipy; see
- * src/core/ndimage.h): a 32-bit truncation for the types up to 32 bits but
- * uint32, a 64-bit one for uint32 and int64, uint64's split at 2^63. */
-static int32_t
-ref_cvt32(double x)
-{
-    return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN;
-}
-
-static int64_t
-ref_cvt64(double x)
-{
-    return (x > -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
-}
-
-static uint64_t
-ref_cvtu64(double x)
-{
-    if (!(x >= 9223372036854775808.0))
-        return (uint64_t)ref_cvt64(x);
-    return (uint64_t)ref_cvt64(x - 9223372036854775808.0) + 9223372036854775808ull;
-}
-
 /* The neighbour index of position pos (-1 or n) of an axis of length n under
  * mode, written out per mode (scipy's NI_ExtendLine one step past the edge);
  * -1 for constant. */
@@ -188,15 +166,15 @@ ref_elem(const char *in0, const int64_t *istr, fv_dtype idt, int nd, const int64
         switch (odt) {
         case FV_FLOAT64: accd = k ? accd + tv : tv; break;
         case FV_FLOAT32: { const float tf = (float)tv; accf = k ? accf + tf : tf; break; }
-        case FV_BOOL: { const int b = (uint8_t)ref_cvt32(tv) != 0; accb = k ? (accb || b) : b; break; }
-        case FV_UINT8: accu = (uint8_t)(accu + (uint8_t)ref_cvt32(tv)); break;
-        case FV_INT8: accu = (uint8_t)(accu + (uint8_t)ref_cvt32(tv)); break;
-        case FV_UINT16: accu = (uint16_t)(accu + (uint16_t)ref_cvt32(tv)); break;
-        case FV_INT16: accu = (uint16_t)(accu + (uint16_t)ref_cvt32(tv)); break;
-        case FV_INT32: accu = (uint32_t)(accu + (uint32_t)ref_cvt32(tv)); break;
-        case FV_UINT32: accu = (uint32_t)(accu + (uint32_t)ref_cvt64(tv)); break;
-        case FV_INT64: accu = accu + (uint64_t)ref_cvt64(tv); break;
-        default: accu = accu + ref_cvtu64(tv); break;   /* uint64 */
+        case FV_BOOL: { const int b = (uint8_t)m_cvt32(tv) != 0; accb = k ? (accb || b) : b; break; }
+        case FV_UINT8: accu = (uint8_t)(accu + (uint8_t)m_cvt32(tv)); break;
+        case FV_INT8: accu = (uint8_t)(accu + (uint8_t)m_cvt32(tv)); break;
+        case FV_UINT16: accu = (uint16_t)(accu + (uint16_t)m_cvt32(tv)); break;
+        case FV_INT16: accu = (uint16_t)(accu + (uint16_t)m_cvt32(tv)); break;
+        case FV_INT32: accu = (uint32_t)(accu + (uint32_t)m_cvt32(tv)); break;
+        case FV_UINT32: accu = (uint32_t)(accu + (uint32_t)m_cvt64(tv)); break;
+        case FV_INT64: accu = accu + (uint64_t)m_cvt64(tv); break;
+        default: accu = accu + m_cvtu64(tv); break;   /* uint64 */
         }
     }
     switch (odt) {

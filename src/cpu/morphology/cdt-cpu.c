@@ -246,18 +246,15 @@ fv__cdt_lines(void *arg, int64_t k0, int64_t k1)
     free(buf);
 }
 
-/* Distances alone by axes into dt (C order): 0 on zeros, inf elsewhere, then each
- * axis; -1 everywhere when there is no zero. Returns 0 (dt undefined) when a block
- * found no memory for its scratch: the caller runs the passes instead. */
+/* Distances alone by axes into dt (C order): 0 on zeros, inf (more than any
+ * distance: 1 + the sum of the extents, below 2^31) elsewhere, then each axis; -1
+ * everywhere when there is no zero. Returns 0 (dt undefined) when a block found no
+ * memory for its scratch: the caller runs the passes instead. */
 static int
 fv__cdt_axes(fv_context *ctx, int nd, const int64_t *shape, int64_t size, const uint8_t *fg, int32_t *dt,
-             int metric)
+             int metric, int32_t inf)
 {
-    int64_t ext = 1;
     int any = 0;
-    for (int d = 0; d < nd; d++)
-        ext += shape[d];
-    const int32_t inf = (int32_t)ext;   /* the caller checked ext < 2^31 */
     for (int64_t i = 0; i < size; i++) {
         dt[i] = fg[i] ? inf : 0;
         any |= !fg[i];
@@ -349,7 +346,7 @@ fv__cpu_cdt(fv_context *ctx, const fv__op_args *a)
     int metric = ft || ext >= INT32_MAX || force_passes ? 0 : fv__cdt_metric(p->structure, nd);
     if (metric == 2 && !force_axes && fv_context_threads(ctx) < 2)
         metric = 0;
-    if (!metric || !fv__cdt_axes(ctx, nd, shape, size, (const uint8_t *)fga->data, dt, metric)) {
+    if (!metric || !fv__cdt_axes(ctx, nd, shape, size, (const uint8_t *)fga->data, dt, metric, (int32_t)ext)) {
         const uint8_t *fg = (const uint8_t *)fga->data;
         for (int64_t i = 0; i < size; i++)
             dt[i] = fg[i] ? -1 : 0;
