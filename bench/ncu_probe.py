@@ -10,6 +10,7 @@ cases = sys.argv[1].split(",") if len(sys.argv) > 1 else ["gauss_f32", "unif_u8"
 x32 = cp.random.random((8192, 8192)).astype(cp.float32)
 x8 = (cp.random.random((8192, 8192)) * 255).astype(cp.uint8)
 w9 = cp.random.random(9)
+wi9 = cp.asarray([1.0, -2, 3, 1, 4, -1, 2, 1, 1])
 for _ in range(2):
     for c in cases:
         name, dt = c.rsplit("_", 1)
@@ -26,4 +27,6 @@ for _ in range(2):
             ndi.correlate1d(x, w9, axis=0)
         elif name == "conv1":   # the suite's convolve1d(9): axis -1
             ndi.convolve1d(x, w9, axis=-1)
+        elif name == "corri0":  # integer weights (float sums exact), axis 0
+            ndi.correlate1d(x, wi9, axis=0)
 cp.cuda.Device().synchronize()

@@ -6,7 +6,10 @@
  *
  * Paths: correlate1d with weights float sums exactly (integers, dyadic
  * fractions: the float path) and with weights it does not (random, thirds,
- * tenths, a large sum: the double path, which the predicate must keep);
+ * tenths, a large sum: 16-bit data take the double path, which the predicate
+ * must keep; 8-bit data the checked float path, fvf_float_checked, whose
+ * uncertain outputs are summed again in double: the second loop drives it with
+ * sums on and near integers, windows of 3 to 130 taps);
  * uniform_filter1d; minimum / maximum_filter1d; the fused two-pass kernel
  * through fv_uniform_filter and fv_separable_filter.
  * Data: random over the dtype's range, and flat or stepped data whose sums land
@@ -115,8 +118,10 @@ one(int op, fv_dtype idt, fv_dtype odt, int nd, const int64_t *sh, int dkind, co
     CHECK_OK(run_op(op, gi, go, w, n, axis, mode, cval, origin));
     fv_array *g1 = to_host(go);
     setenv("FOVEA_F1D_NOEXACTF", "1", 1);
+    setenv("FOVEA_F1D_NOCHK", "1", 1);
     CHECK_OK(run_op(op, gi, go, w, n, axis, mode, cval, origin));
     unsetenv("FOVEA_F1D_NOEXACTF");
+    unsetenv("FOVEA_F1D_NOCHK");
     fv_array *g2 = to_host(go);
     int ok = (cuda_only || same_bytes(g1, ho)) && same_bytes(g1, g2);
     if (!ok)
@@ -170,6 +175,36 @@ main(void)
         const int64_t origin = n > 2 ? (int64_t)((t / 17) % 3) - 1 : 0;
         const int axis = t % 4 < 2 ? 0 : nd - 1;
         one(op, idt, odt, nd, sh, (t / 7) % 3, ws[wi], n, axis, mode, cval, origin);
+    }
+    /* the checked float path (8-bit data, weights float does not sum exactly):
+     * random, symmetric, antisymmetric, 1/n (flat data sums to integers exactly
+     * in real arithmetic, not in float) and tenths, windows up to past FVF_WINLINE */
+    static const fv_dtype ins8[] = {FV_UINT8, FV_INT8, FV_BOOL};
+    static const fv_dtype outs8[] = {FV_INT16, FV_INT32, FV_BOOL, FV_UINT16};
+    static const int64_t ns[] = {3, 5, 9, 17, 33, 130};
+    static double wk[130];
+    const int reps8 = cuda_only ? 40 : 360;
+    for (int t = 0; t < reps8; t++) {
+        const fv_dtype idt = ins8[t % 3];
+        const fv_dtype odt = t % 5 < 2 ? idt : outs8[(t / 5) % 4];
+        const int64_t n = ns[(t / 3) % 6];
+        const int wkind = (t / 18) % 5;
+        for (int64_t i = 0; i < n; i++) {
+            switch (wkind) {
+            case 0: wk[i] = uniform() * 2 - 1; break;
+            case 1: wk[i] = i <= n / 2 ? uniform() : wk[n - 1 - i]; break;
+            case 2: wk[i] = i < n / 2 ? uniform() : i == n / 2 ? 0.0 : -wk[n - 1 - i]; break;
+            case 3: wk[i] = 1.0 / (double)n; break;
+            default: wk[i] = (double)irand(-9, 9) / 10.0; break;
+            }
+        }
+        const int nd = t % 11 == 0 ? 3 : 2;
+        const int64_t *sh = nd == 3 ? s3 : (t % 2 ? s2a : s2b);
+        const fv_mode mode = modes[(t / 7) % 5];
+        const double cval = cvals[(t / 4) % 4];   /* float holds these */
+        const int64_t origin = (int64_t)((t / 13) % 3) - 1;
+        const int axis = (t / 2) % 2 ? 0 : nd - 1;
+        one(0, idt, odt, nd, sh, (t / 9) % 3, wk, n, axis, mode, cval, origin);
     }
     printf("test_cuda_f1dexact: %d cases\n", ncases);
     fv_context_free(ctx);

@@ -76,6 +76,7 @@ template <typename IT> struct fvf_targs {
     int kind, mode, odt, dbl;
     int vec;                  /* fvf_k_tile2: 16-byte loads for interior tiles (the layout allows them) */
     int vst;                  /* fvf_k_tile2 ROW: 16-byte stores of whole lines (the layout allows them) */
+    float chk;                /* fvf_k_tile2, 8-bit data: the checked float path's bound (fvk_check), or 0 */
     double cval;
     int64_t nta, ntc, ntiles; /* tiles along the axis, along the cross direction, in all */
     double wi[FVF_WINLINE];   /* the weights, when they fit here */
@@ -320,10 +321,13 @@ fvf_k_tile2(fvf_targs<IT> p)
     if (p.guard && !*p.guard)
         return;
     extern __shared__ double fvf_smem_d[];
-    ACC *w = (ACC *)fvf_smem_d;
     const int kind = p.kind;
     const int size = (int)p.size;
     const int nw = kind <= FVF_CORR_ANTI ? size : 0;
+    /* the checked float path: the double weights first, for the outputs summed again */
+    const bool chk = sizeof(T) == 1 && sizeof(ACC) == 4 && p.chk > 0.0f;
+    double *wd = fvf_smem_d;
+    ACC *w = (ACC *)(fvf_smem_d + (chk ? nw : 0));
     const IT TA = p.ta, L = TA + p.size - 1;
     ACC *t0 = w + ((nw + 1) & ~1);
     const ACC cv = (ACC)p.cval;
@@ -332,17 +336,21 @@ fvf_k_tile2(fvf_targs<IT> p)
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int R = fvf_r<ACC>::value, M = 128 / (8 * R);   /* TA <= 128 outputs: M slides per thread */
     const int ES = (int)sizeof(T), PER = 16 / ES;          /* elements per 16-byte chunk */
-    /* the output dtype is the accumulator's float type: stored as is */
-    const bool onat = p.odt == (sizeof(ACC) == 4 ? FV_FLOAT32 : FV_FLOAT64);
 
     if (p.w) {
-        for (int i = tid; i < nw; i += FVF_THREADS)
+        for (int i = tid; i < nw; i += FVF_THREADS) {
             w[i] = (ACC)p.w[i];
+            if (chk)
+                wd[i] = p.w[i];
+        }
     } else if (tid == 0) {
 #pragma unroll
         for (int i = 0; i < FVF_WINLINE; i++)
-            if (i < nw)
+            if (i < nw) {
                 w[i] = (ACC)p.wi[i];
+                if (chk)
+                    wd[i] = p.wi[i];
+            }
     }
 
     for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
@@ -408,7 +416,7 @@ fvf_k_tile2(fvf_targs<IT> p)
                     for (int i = 0; i < PER; i++) {
                         const int cr = kk[u] * PER + i - ofs;
                         if (cr >= 0 && cr < 32) {
-                            const ACC x = (ACC)fvf_elem<T>(v[u], i);
+                            const ACC x = fvf_cv<ACC>(fvf_elem<T>(v[u], i));
                             if (track && fvk_odd(x, us))
                                 flags[cr] = 1;   /* benign: every writer stores 1 */
                             row[cr] = x;
@@ -444,7 +452,7 @@ fvf_k_tile2(fvf_targs<IT> p)
                     for (int i = 0; i < PER; i++) {
                         const int a = kk[u] * PER + i - ofs;
                         if (a >= 0 && a < (int)L) {
-                            const ACC x = (ACC)fvf_elem<T>(v[u], i);
+                            const ACC x = fvf_cv<ACC>(fvf_elem<T>(v[u], i));
                             if (track && fvk_odd(x, us))
                                 nan = true;
                             t0[a * FVF_PITCH + cl[u]] = x;
@@ -491,21 +499,26 @@ fvf_k_tile2(fvf_targs<IT> p)
             if ((IT)as >= TA)
                 break;
             fvk_slide<ACC, R>(col + as * FVF_PITCH, FVF_PITCH, w, kind, size, res[m]);
-            if (!ROW) {   /* lanes are adjacent lines: store directly */
-                const IT cc = c0 + lane;
-                if (cc < p.g.nc) {
+        }
+        if (chk)   /* the uncertain outputs of the checked float sums, in one branch per tile */
+            fvk_check<M, R>(res, col, FVF_PITCH, warp * R, (int)TA, wd, kind, size, p.chk);
+        if (!ROW) {   /* lanes are adjacent lines: store directly */
+            const IT cc = c0 + lane;
+            if (cc < p.g.nc) {
+#pragma unroll
+                for (int m = 0; m < M; m++) {
+                    const int as = (m * 8 + warp) * R;
+                    if ((IT)as >= TA)
+                        break;
                     char *dst = p.out + bo + cc * p.g.c_out + (a0 + (IT)as) * p.g.s_out;
-                    if (onat) {
+                    const IT so = p.g.s_out;
+                    const ACC(&rm)[R] = res[m];
+                    fvf_odt_run(p.odt, [&](auto tag) {
 #pragma unroll
                         for (int k = 0; k < R; k++)
                             if ((IT)(as + k) < ea)
-                                *(ACC *)(dst + (IT)k * p.g.s_out) = res[m][k];
-                    } else {
-#pragma unroll
-                        for (int k = 0; k < R; k++)
-                            if ((IT)(as + k) < ea)
-                                fvf_store(dst + (IT)k * p.g.s_out, p.odt, res[m][k]);
-                    }
+                                fvf_put(tag, dst + (IT)k * so, p.odt, rm[k]);
+                    });
                 }
             }
         }
@@ -544,13 +557,10 @@ fvf_k_tile2(fvf_targs<IT> p)
                     if (cc >= p.g.nc)
                         continue;
                     char *dst = p.out + bo + cc * p.g.c_out;
-                    if (onat) {
+                    fvf_odt_run(p.odt, [&](auto tag) {
                         for (IT a = lane; a < ea; a += 32)
-                            *(ACC *)(dst + (a0 + a) * p.g.s_out) = t0[a * FVF_PITCH + cr];
-                    } else {
-                        for (IT a = lane; a < ea; a += 32)
-                            fvf_store(dst + (a0 + a) * p.g.s_out, p.odt, t0[a * FVF_PITCH + cr]);
-                    }
+                            fvf_put(tag, dst + (a0 + a) * p.g.s_out, p.odt, t0[a * FVF_PITCH + cr]);
+                    });
                 }
             }
         }
@@ -834,6 +844,7 @@ typedef struct fvf_job {
     const double *wh;         /* weights on the host */
     fv_array *wbuf;           /* owns wdev */
     const int *guard;         /* device flag: the kernels run only where it is set (FV__OP_SEP2's redo) */
+    float chk;                /* the checked float path's bound (fvf_float_checked), or 0 */
     fv_cu_exec x;
     fv_context *ctx;
     int device;
@@ -874,6 +885,7 @@ fvf_fill(fvf_targs<IT> *t, const fvf_job *j)
     t->mode = j->mode;
     t->odt = (int)j->out->dtype;
     t->cval = j->cval;
+    t->chk = j->chk;
 }
 
 static unsigned
@@ -907,6 +919,8 @@ fvf_plan_tile(const fvf_job *j, fvf_plan *pl)
     pl->v2 = 0;
     if (!pl->dbl && (!g->row || g->nc >= 32)) {   /* 32 lines per tile */
         size_t nw = corr ? (size_t)((j->size + 1) & ~(int64_t)1) : 0;
+        if (j->chk > 0.0f)   /* the double weights too */
+            nw += (size_t)j->size * sizeof(double) / sizeof(ACC);
         for (ta = g->n > 64 ? 128 : 64; ta >= 64; ta -= 64) {
             int64_t L = ta + j->size - 1;
             size_t words = (size_t)(L + 1) * FVF_PITCH;   /* a spare row: the last slide reads one past */
@@ -1042,6 +1056,10 @@ fvf_run1d(fvf_job *j)
     uint8_t *fl = NULL;
     fvf_plan pl;
     const int tile = fvf_plan_tile<ACC>(j, &pl);
+    if (j->chk > 0.0f && !(tile && pl.v2)) {   /* only fvf_k_tile2 checks its float sums */
+        j->chk = 0.0f;
+        return fvf_run1d<T, double>(j);
+    }
 
     if (redo) {
         if ((st = fvf_tmp_new(j->ctx, j->device, (size_t)nlines, &flags)) != FV_OK)
@@ -1231,9 +1249,15 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
     {
         /* float accumulators: float32 outputs, and where float is exact
          * (FOVEA_F1D_NOEXACTF=1: the double accumulator there) */
-        const int accf = fvf_acc_float(in->dtype, out->dtype) ||
-                         (getenv("FOVEA_F1D_NOEXACTF") == NULL &&
-                          fvf_float_exact(in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval));
+        int accf = fvf_acc_float(in->dtype, out->dtype) ||
+                   (getenv("FOVEA_F1D_NOEXACTF") == NULL &&
+                    fvf_float_exact(in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval));
+        /* 8-bit data, other weights: float sums checked against e, the few
+         * uncertain outputs in double (FOVEA_F1D_NOCHK=1: double throughout) */
+        if (!accf && getenv("FOVEA_F1D_NOCHK") == NULL) {
+            j.chk = fvf_float_checked(in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval);
+            accf = j.chk > 0.0f;
+        }
         st = FV_EDTYPE;
         switch (in->dtype) {
         case FV_BOOL: case FV_UINT8: st = fvf_run1d_t<uint8_t>(&j, accf); break;

@@ -42,6 +42,14 @@ fvf_cvtu64(double x)
     return (uint64_t)fvf_cvt64(x - 9223372036854775808.0) ^ 0x8000000000000000ull;
 }
 
+/* fvf_cvt32((double)x) for a float x: no float lies strictly between -2^31 - 1
+ * and -2^31, and F2I truncates as the C cast does (without the double conversion) */
+__device__ __forceinline__ int32_t
+fvf_cvt32f(float x)
+{
+    return (x >= -2147483648.0f && x < 2147483648.0f) ? __float2int_rz(x) : INT32_MIN;
+}
+
 /* The C cast double -> T that scipy applies (bool: the raw low byte, as uint8). */
 template <typename T> __host__ __device__ __forceinline__ T fvf_to_in(double x);
 template <> __host__ __device__ __forceinline__ uint8_t fvf_to_in<uint8_t>(double x) { return (uint8_t)fvf_cvt32(x); }
@@ -74,6 +82,64 @@ fvf_store(char *p, int odt, double v)
     }
 }
 
+/* ---- stores with the output dtype switched once per run of values ---------------
+ * fvf_odt_run(odt, f) calls f(tag) with a pointer of the output's element type
+ * (fvf_obool for bool); f then stores a run of values with fvf_put(tag, ...),
+ * the values fvf_store gives. Other output dtypes: tag void *, fvf_store per value. */
+struct fvf_obool {
+    uint8_t b;
+};
+template <typename O> struct fvf_caster;
+template <> struct fvf_caster<float> {
+    template <typename A> __device__ static float c(A v) { return (float)v; }
+};
+template <> struct fvf_caster<double> {
+    template <typename A> __device__ static double c(A v) { return (double)v; }
+};
+template <typename O> struct fvf_caster_i32 {
+    __device__ static O c(float v) { return (O)fvf_cvt32f(v); }
+    __device__ static O c(double v) { return (O)fvf_cvt32(v); }
+};
+template <> struct fvf_caster<uint8_t> : fvf_caster_i32<uint8_t> {};
+template <> struct fvf_caster<int8_t> : fvf_caster_i32<int8_t> {};
+template <> struct fvf_caster<uint16_t> : fvf_caster_i32<uint16_t> {};
+template <> struct fvf_caster<int16_t> : fvf_caster_i32<int16_t> {};
+template <> struct fvf_caster<int32_t> : fvf_caster_i32<int32_t> {};
+template <> struct fvf_caster<fvf_obool> {
+    __device__ static fvf_obool c(float v) { return fvf_obool{(uint8_t)((uint8_t)fvf_cvt32f(v) != 0)}; }
+    __device__ static fvf_obool c(double v) { return fvf_obool{(uint8_t)((uint8_t)fvf_cvt32(v) != 0)}; }
+};
+
+template <typename O, typename A>
+__device__ __forceinline__ void
+fvf_put(O *, char *p, int odt, A v)
+{
+    *(O *)p = fvf_caster<O>::c(v);
+}
+template <typename A>
+__device__ __forceinline__ void
+fvf_put(void *, char *p, int odt, A v)
+{
+    fvf_store(p, odt, v);
+}
+
+template <typename F>
+__device__ __forceinline__ void
+fvf_odt_run(int odt, F f)
+{
+    switch (odt) {
+    case FV_FLOAT32: f((float *)0); break;
+    case FV_FLOAT64: f((double *)0); break;
+    case FV_UINT8: f((uint8_t *)0); break;
+    case FV_INT8: f((int8_t *)0); break;
+    case FV_UINT16: f((uint16_t *)0); break;
+    case FV_INT16: f((int16_t *)0); break;
+    case FV_INT32: f((int32_t *)0); break;
+    case FV_BOOL: f((fvf_obool *)0); break;
+    default: f((void *)0); break;
+    }
+}
+
 /* The n-d filters' store (scipy's ni_filters.c): the same, except into uint64
  * below -2^63, where scipy's compiled cast negates the conversion of -v. */
 __device__ __forceinline__ void
@@ -91,14 +157,42 @@ fvf_store_nd(char *p, int odt, float v)
     fvf_store(p, odt, v);
 }
 
-/* The float paths exist only for float32 outputs. */
+/* A float result (float32 outputs; integer outputs of the float-exact and checked
+ * paths): the same values as storing (double)v. */
 __device__ __forceinline__ void
 fvf_store(char *p, int odt, float v)
 {
-    if (odt == FV_FLOAT32)
-        *(float *)p = v;
-    else
-        fvf_store(p, odt, (double)v);
+    switch (odt) {
+    case FV_FLOAT32: *(float *)p = v; break;
+    case FV_BOOL: *(uint8_t *)p = (uint8_t)((uint8_t)fvf_cvt32f(v) != 0); break;
+    case FV_UINT8: *(uint8_t *)p = (uint8_t)fvf_cvt32f(v); break;
+    case FV_INT8: *(int8_t *)p = (int8_t)fvf_cvt32f(v); break;
+    case FV_UINT16: *(uint16_t *)p = (uint16_t)fvf_cvt32f(v); break;
+    case FV_INT16: *(int16_t *)p = (int16_t)fvf_cvt32f(v); break;
+    case FV_INT32: *(int32_t *)p = fvf_cvt32f(v); break;
+    default: fvf_store(p, odt, (double)v); break;
+    }
+}
+
+/* A data value in the accumulator type; 8-bit data into float by one float
+ * subtraction from 2^23 + the byte (an ALU operation, not the conversion unit's I2F). */
+template <typename ACC, typename T>
+__device__ __forceinline__ ACC
+fvf_cv(T x)
+{
+    return (ACC)x;
+}
+template <>
+__device__ __forceinline__ float
+fvf_cv<float, uint8_t>(uint8_t x)
+{
+    return __fsub_rn(__uint_as_float(0x4B000000u | (unsigned)x), 8388608.0f);
+}
+template <>
+__device__ __forceinline__ float
+fvf_cv<float, int8_t>(int8_t x)
+{
+    return __fsub_rn(__uint_as_float(0x4B000000u | (unsigned)((int)x + 128)), 8388736.0f);
 }
 
 /* ---- arithmetic in the accumulator type ---------------------------------------
@@ -246,6 +340,72 @@ fvk_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc)[R])
     }
 }
 
+/* ---- checked float sums of 8-bit data into integer outputs ---------------------
+ * scipy sums in double and truncates. With 8-bit data every value is a float, and
+ * a float sum differs from scipy's double one by at most e (fvf_float_checked):
+ * where [v - e, v + e] truncates to one integer, that is scipy's result; the few
+ * outputs within e of an integer are summed again in double, in scipy's order,
+ * from the (exact) float values. Results stay integers held in float (|v| < 2^21). */
+static __device__ __noinline__ double
+fvk_window_d(const float *x, int st, const double *w, int kind, int size)
+{
+    double t;
+    if (kind == FVK_CORR) {
+        t = __dmul_rn((double)x[(size - 1) * st], w[size - 1]);
+#pragma unroll 8   /* the loads and products of 8 taps in flight: only the sums wait on each other */
+        for (int j = 0; j < size - 1; j++)
+            t = __dadd_rn(t, __dmul_rn((double)x[j * st], w[j]));
+        return t;
+    }
+    const int s1 = size >> 1;
+    t = __dmul_rn((double)x[s1 * st], w[s1]);
+#pragma unroll 8
+    for (int j = 0; j < s1; j++) {
+        const double a = (double)x[j * st], b = (double)x[(size - 1 - j) * st];
+        t = __dadd_rn(t, __dmul_rn(kind == FVK_SYM ? __dadd_rn(a, b) : __dsub_rn(a, b), w[j]));
+    }
+    return t;
+}
+
+/* Truncation changes only at the non-zero integers, so [v - e, v + e] (e < 1/2)
+ * truncates to one value unless v's nearest integer n is not 0 and |v - n| <= e.
+ * n = rint(v) by the 1.5 * 2^23 addition (|v| <= 2^21: exact, and never folded:
+ * the _rn intrinsics). acc[m][k] is output a0 + 8 R m + k of the line at x
+ * (stride st; a0 = the warp's first), for 8 R m + a0 < ta. The uncertain ones
+ * are summed again in one divergent branch (a tile's worth per thread). */
+template <int M, int R>
+__device__ __forceinline__ void
+fvk_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const double *wd, int kind, int size, float e)
+{
+    unsigned bad = 0;
+#pragma unroll
+    for (int m = 0; m < M; m++) {
+        if (8 * R * m + a0 >= ta)
+            break;
+#pragma unroll
+        for (int k = 0; k < R; k++) {
+            const float v = acc[m][k];
+            const float n = __fsub_rn(__fadd_rn(v, 12582912.0f), 12582912.0f);
+            bad |= (n != 0.0f && fabsf(__fsub_rn(v, n)) <= e) ? 1u << (m * R + k) : 0u;
+        }
+    }
+    if (bad) {
+#pragma unroll
+        for (int m = 0; m < M; m++)
+#pragma unroll
+            for (int k = 0; k < R; k++)
+                if (bad >> (m * R + k) & 1u)
+                    acc[m][k] = (float)fvf_cvt32(fvk_window_d(x + (8 * R * m + a0 + k) * st, st, wd, kind, size));
+    }
+}
+
+/* double sums need no check */
+template <int M, int R>
+__device__ __forceinline__ void
+fvk_check(double (&acc)[M][R], const double *x, int st, int a0, int ta, const double *wd, int kind, int size, float e)
+{
+}
+
 /* ---- boundary extension in the kernel's index type (fv__extend_index) ---------- */
 template <typename IT>
 __device__ __forceinline__ IT
@@ -340,6 +500,61 @@ fvf_float_exact(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t si
             return sum * vmax < two24;
     }
     return 0;
+}
+
+/* The bound e of the checked float path (fvk_check) for correlation weights w,
+ * or 0 where the path does not apply. It applies to 8-bit (and bool) data into
+ * outputs stored through a 32-bit truncation, with finite weights, a cval that
+ * float holds, sum |w| * vmax <= 2^21, and e <= 1/16 (beyond that too many
+ * outputs would be summed twice). With n roundings in float (the first product
+ * and one fused multiply-add per term; the pair sums of symmetric weights are
+ * exact) and the weights rounded to float, |float sum - exact| <=
+ * ((n + 1) u + O(u^2)) W vmax with u = 2^-24 and W = the sum of |weights| the
+ * sum uses; scipy's double sum is within 2n 2^-53 W vmax of exact. e covers both
+ * with a margin. */
+static inline float
+fvf_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t size, int mode, double cval)
+{
+    double vmax;
+    switch (in) {
+    case FV_BOOL: case FV_UINT8: vmax = 255.0; break;
+    case FV_INT8: vmax = 128.0; break;
+    default: return 0.0f;
+    }
+    switch (out) {
+    case FV_BOOL: case FV_UINT8: case FV_INT8: case FV_UINT16: case FV_INT16: case FV_INT32: break;
+    default: return 0.0f;
+    }
+    if (!w || size < 1 || size > 4096 || (kind != FVK_CORR && kind != FVK_SYM && kind != FVK_ANTI))
+        return 0.0f;
+    if (!isfinite(cval) || (double)(float)cval != cval)
+        return 0.0f;
+    if (mode == FV_MODE_CONSTANT && fabs(cval) > vmax)
+        vmax = fabs(cval);
+    double W = 0.0, n;
+    for (int64_t i = 0; i < size; i++)
+        if (!isfinite(w[i]))
+            return 0.0f;
+    if (kind == FVK_CORR) {
+        for (int64_t i = 0; i < size; i++)
+            W += fabs(w[i]);
+        n = (double)size;
+    } else {
+        const int64_t s1 = size / 2;
+        W = fabs(w[s1]);
+        for (int64_t i = 0; i < s1; i++)
+            W += 2.0 * fabs(w[i]);
+        n = (double)(s1 + 1);
+    }
+    if (!(W * vmax <= 2097152.0))
+        return 0.0f;
+    const double e = ((n + 2.0) * ldexp(1.0, -24) + (2.0 * n + 2.0) * ldexp(1.0, -53)) * 1.001 * W * vmax;
+    if (e > 0.0625)
+        return 0.0f;
+    float ef = (float)e;
+    if ((double)ef < e)
+        ef = nextafterf(ef, INFINITY);
+    return ef > 0.0f ? ef : FLT_MIN;
 }
 
 /* 1 when data and strides of a are multiples of its element size */
