@@ -187,6 +187,8 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
     if (tid == 0) {   /* constant offsets into the parameters */
 #pragma unroll
         for (int i = 0; i < FVK_MAXTAPS; i++) {
+            if (i >= s1 && i >= s2)   /* early out (constant offsets all the same) */
+                break;
             if (i < s1 && k1 <= FVK_ANTI)
                 w1[i] = (ACC1)p.p1.w[i];
             if (i < s2 && k2 <= FVK_ANTI)

@@ -177,9 +177,11 @@ fvf_k_tile(fvf_targs<IT> p)
             w[i] = (ACC)p.w[i];
     } else if (tid == 0) {   /* constant offsets into the parameters */
 #pragma unroll
-        for (int i = 0; i < FVF_WINLINE; i++)
-            if (i < nw)
-                w[i] = (ACC)p.wi[i];
+        for (int i = 0; i < FVF_WINLINE; i++) {
+            if (i >= nw)   /* early out: a tile's worth of time when blocks take one tile */
+                break;
+            w[i] = (ACC)p.wi[i];
+        }
     }
 
     for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
@@ -345,12 +347,13 @@ fvf_k_tile2(fvf_targs<IT> p)
         }
     } else if (tid == 0) {
 #pragma unroll
-        for (int i = 0; i < FVF_WINLINE; i++)
-            if (i < nw) {
-                w[i] = (ACC)p.wi[i];
-                if (chk)
-                    wd[i] = p.wi[i];
-            }
+        for (int i = 0; i < FVF_WINLINE; i++) {
+            if (i >= nw)
+                break;
+            w[i] = (ACC)p.wi[i];
+            if (chk)
+                wd[i] = p.wi[i];
+        }
     }
 
     for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {

@@ -120,7 +120,7 @@ template <typename A>
 __device__ __forceinline__ void
 fvf_put(void *, char *p, int odt, A v)
 {
-    fvf_store(p, odt, v);
+    fvf_store(p, odt, (double)v);
 }
 
 template <typename F>
@@ -140,6 +140,14 @@ fvf_odt_run(int odt, F f)
     }
 }
 
+/* A float result (float32 outputs; integer outputs of the float-exact and checked
+ * paths): the same values as storing (double)v, without the double conversion. */
+__device__ __forceinline__ void
+fvf_store(char *p, int odt, float v)
+{
+    fvf_odt_run(odt, [&](auto tag) { fvf_put(tag, p, odt, v); });
+}
+
 /* The n-d filters' store (scipy's ni_filters.c): the same, except into uint64
  * below -2^63, where scipy's compiled cast negates the conversion of -v. */
 __device__ __forceinline__ void
@@ -155,23 +163,6 @@ __device__ __forceinline__ void
 fvf_store_nd(char *p, int odt, float v)
 {
     fvf_store(p, odt, v);
-}
-
-/* A float result (float32 outputs; integer outputs of the float-exact and checked
- * paths): the same values as storing (double)v. */
-__device__ __forceinline__ void
-fvf_store(char *p, int odt, float v)
-{
-    switch (odt) {
-    case FV_FLOAT32: *(float *)p = v; break;
-    case FV_BOOL: *(uint8_t *)p = (uint8_t)((uint8_t)fvf_cvt32f(v) != 0); break;
-    case FV_UINT8: *(uint8_t *)p = (uint8_t)fvf_cvt32f(v); break;
-    case FV_INT8: *(int8_t *)p = (int8_t)fvf_cvt32f(v); break;
-    case FV_UINT16: *(uint16_t *)p = (uint16_t)fvf_cvt32f(v); break;
-    case FV_INT16: *(int16_t *)p = (int16_t)fvf_cvt32f(v); break;
-    case FV_INT32: *(int32_t *)p = fvf_cvt32f(v); break;
-    default: fvf_store(p, odt, (double)v); break;
-    }
 }
 
 /* A data value in the accumulator type; 8-bit data into float by one float
