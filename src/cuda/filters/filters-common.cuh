@@ -495,8 +495,9 @@ fvf_float_exact(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t si
 
 /* The bound e of the checked float path (fvk_check) for correlation weights w,
  * or 0 where the path does not apply. It applies to 8-bit (and bool) data into
- * outputs stored through a 32-bit truncation, with finite weights, a cval that
- * float holds, sum |w| * vmax <= 2^21, and e <= 1/16 (beyond that too many
+ * outputs stored through a 32-bit truncation, with finite weights, in constant
+ * mode a cval that float holds (with data values: exactly, for the pair sums of
+ * symmetric weights), sum |w| * vmax <= 2^21, and e <= 1/16 (beyond that too many
  * outputs would be summed twice). With n roundings in float (the first product
  * and one fused multiply-add per term; the pair sums of symmetric weights are
  * exact) and the weights rounded to float, |float sum - exact| <=
@@ -518,10 +519,19 @@ fvf_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t 
     }
     if (!w || size < 1 || size > 4096 || (kind != FVK_CORR && kind != FVK_SYM && kind != FVK_ANTI))
         return 0.0f;
-    if (!isfinite(cval) || (double)(float)cval != cval)
-        return 0.0f;
-    if (mode == FV_MODE_CONSTANT && fabs(cval) > vmax)
-        vmax = fabs(cval);
+    if (mode == FV_MODE_CONSTANT) {
+        /* cval takes part in the sums: a float, and (symmetric / antisymmetric
+         * weights) its pair sums with data values exact in float, as the bound
+         * assumes: cval = m 2^-k with (vmax + |cval|) 2^k <= 2^24 */
+        int k = 0;
+        while (k <= 24 && ldexp(cval, k) != floor(ldexp(cval, k)))
+            k++;
+        if (!isfinite(cval) || k > 24 || (double)(float)cval != cval ||
+            ldexp(vmax + fabs(cval), k) > 16777216.0)
+            return 0.0f;
+        if (fabs(cval) > vmax)
+            vmax = fabs(cval);
+    }
     double W = 0.0, n;
     for (int64_t i = 0; i < size; i++)
         if (!isfinite(w[i]))
