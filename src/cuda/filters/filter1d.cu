@@ -12,7 +12,10 @@
  *    value once (cval past the edges) to the accumulator type. Correlation sums
  *    in scipy's order (symmetric / antisymmetric / general), in double without
  *    fused multiply-adds (so integer outputs match scipy bit for bit) or in
- *    float for float32 outputs of float32 and 8/16-bit data. min/max: direct for
+ *    float: for float32 outputs of float32 and 8/16-bit data, where float is
+ *    exact (fvf_float_exact), and for 8-bit data with other weights into integer
+ *    outputs, checked against an error bound with the uncertain outputs summed
+ *    again in double (fvf_float_checked, fvk_check). min/max: direct for
  *    short windows, else log2(size) doubling passes (van Herk's bound without
  *    the serial prefix scans), ties going to the later element as in scipy's
  *    running minimum. 32-bit index math when the byte extents allow.

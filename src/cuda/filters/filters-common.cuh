@@ -441,6 +441,20 @@ fvf_acc_float(fv_dtype in, fv_dtype out)
                                  in == FV_INT16 || in == FV_BOOL);
 }
 
+/* The largest |value| of 8/16-bit integer or bool data (bool as its byte), 0 for
+ * other dtypes. */
+static inline double
+fvf_data_vmax(fv_dtype in)
+{
+    switch (in) {
+    case FV_BOOL: case FV_UINT8: return 255.0;
+    case FV_INT8: return 128.0;
+    case FV_UINT16: return 65535.0;
+    case FV_INT16: return 32768.0;
+    default: return 0.0;
+    }
+}
+
 /* 1 when the float accumulator gives the double kernel's result exactly, for any
  * output dtype the kind allows (so that integer outputs keep scipy's bits): 8/16-bit
  * integer or bool data (in), and
@@ -456,14 +470,9 @@ static inline int
 fvf_float_exact(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t size, int mode, double cval)
 {
     const double two24 = 16777216.0;
-    double vmax;
-    switch (in) {
-    case FV_BOOL: case FV_UINT8: vmax = 255.0; break;
-    case FV_INT8: vmax = 128.0; break;
-    case FV_UINT16: vmax = 65535.0; break;
-    case FV_INT16: vmax = 32768.0; break;
-    default: return 0;
-    }
+    double vmax = fvf_data_vmax(in);
+    if (vmax == 0.0)
+        return 0;
     const int cmode = mode == FV_MODE_CONSTANT;
     if (kind == FVK_MIN || kind == FVK_MAX)
         return !cmode || (double)(float)cval == cval;
@@ -507,12 +516,9 @@ fvf_float_exact(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t si
 static inline float
 fvf_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t size, int mode, double cval)
 {
-    double vmax;
-    switch (in) {
-    case FV_BOOL: case FV_UINT8: vmax = 255.0; break;
-    case FV_INT8: vmax = 128.0; break;
-    default: return 0.0f;
-    }
+    double vmax = fvf_data_vmax(in);
+    if (vmax == 0.0 || vmax > 255.0)   /* 8-bit data only */
+        return 0.0f;
     switch (out) {
     case FV_BOOL: case FV_UINT8: case FV_INT8: case FV_UINT16: case FV_INT16: case FV_INT32: break;
     default: return 0.0f;
