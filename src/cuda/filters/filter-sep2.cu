@@ -103,6 +103,28 @@ fvs_mid(ACC1 a)
     return (ACC2)fvf_to_in<TM>((double)a);
 }
 
+/* R results of pass 1 into the intermediate (m[k * st]), each the value the
+ * unfused chain's temporary holds; tracked values among the first n (the
+ * tile's) set odd, tested apart from the stores (one branch per task). */
+template <typename TM, typename ACC2, typename ACC1, int R>
+__device__ __forceinline__ void
+fvs_put_mid(const ACC1 (&acc)[R], ACC2 *m, int st, int tr, int n, bool &odd)
+{
+    ACC2 y[R];
+#pragma unroll
+    for (int k = 0; k < R; k++)
+        y[k] = fvs_mid<TM, ACC2>(acc[k]);
+    if (tr) {
+#pragma unroll
+        for (int k = 0; k < R; k++)
+            if (k < n && fvk_odd(y[k], tr == 2))
+                odd = true;
+    }
+#pragma unroll
+    for (int k = 0; k < R; k++)
+        m[k * st] = y[k];
+}
+
 /* Shared layout (in units of double, then typed). Rows are the tile's sparser
  * axis, columns its denser one (16-byte loads run along the columns); hr / hc
  * are the window sizes of the passes along the rows / columns:
@@ -317,13 +339,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                 }
                 ACC1 acc[R1];
                 fvk_slide<ACC1, R1>(sIn + r0 * CP + ofs + c, CP, w1, k1, s1, acc);
-#pragma unroll
-                for (int k = 0; k < R1; k++) {
-                    ACC2 y = fvs_mid<TM, ACC2>(acc[k]);   /* the temporary's value, as pass 2 reads it */
-                    if (tr2 && r0 + k < er && fvk_odd(y, tr2 == 2))
-                        odd = true;
-                    m[k * PM] = y;
-                }
+                fvs_put_mid<TM>(acc, m, PM, tr2, er - r0, odd);
             }
             __syncthreads();
 
@@ -355,13 +371,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                 }
                 ACC1 acc[R1];
                 fvk_slide<ACC1, R1>(sIn + r * CP + ofs + seg * R1, 1, w1, k1, s1, acc);
-#pragma unroll
-                for (int k = 0; k < R1; k++) {
-                    ACC2 y = fvs_mid<TM, ACC2>(acc[k]);
-                    if (tr2 && seg * R1 + k < ec && fvk_odd(y, tr2 == 2))
-                        odd = true;
-                    m[k] = y;
-                }
+                fvs_put_mid<TM>(acc, m, 1, tr2, ec - seg * R1, odd);
             }
             __syncthreads();
 
