@@ -869,3 +869,32 @@ def test_side_streams(cp, torch_cuda, rng):
     s2.synchronize()
     assert_close(got.cpu().numpy(), expected)
     assert_close(lap.cpu().numpy(), sn.gaussian_laplace(x, 1.0))
+
+
+# ---- parameter arrays on the device (weights read back through a pinned buffer) -------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("wdtype", ["float64", "float32", "int64", "uint8", "bool"])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "large"])
+def test_device_weights_match_host_weights(cp, rng, wdtype, layout):
+    """CuPy weights (small: one pinned copy; strided or over 64 KiB: ndarray.get()) give
+    the results of the same weights as NumPy, and host() returns them unchanged."""
+    from fovea.ndimage import _support as S
+
+    n = {"contiguous": 9, "strided": 18, "large": 70001}[layout]
+    w = (rng.random(n) * 4 - 2).astype(wdtype) if wdtype != "bool" else rng.random(n) < 0.5
+    wd = cp.asarray(w)
+    if layout == "strided":
+        w, wd = w[::2], wd[::2]
+    got = S.host(wd)
+    assert got.dtype == w.dtype and got.shape == w.shape
+    np.testing.assert_array_equal(got, w)
+    if layout == "large":
+        return
+    x = cp.asarray(data(rng, (37, 41), "float32"))
+    for name in ("correlate1d", "convolve1d"):
+        a = getattr(ndi, name)(x, wd, axis=0)
+        b = getattr(ndi, name)(x, w, axis=0)
+        np.testing.assert_array_equal(cp.asnumpy(a), cp.asnumpy(b))
+    w2 = cp.asarray(rng.random((3, 5)).astype(wdtype))
+    np.testing.assert_array_equal(cp.asnumpy(ndi.correlate(x, w2)), cp.asnumpy(ndi.correlate(x, w2.get())))

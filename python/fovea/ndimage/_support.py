@@ -17,7 +17,9 @@ fovea.Array) or, when the caller passed ``output=``, that very object.
 import functools
 import numbers
 import operator
+import os
 import sys
+import threading
 import warnings
 from collections.abc import Iterable
 
@@ -26,6 +28,8 @@ import numpy as np
 from .. import _fovea
 from .._arrays import _cupy, _kind, _wrap
 from .._fovea import Array
+
+_PLAIN_GET = os.environ.get("FOVEA_PLAIN_GET") == "1"
 
 try:  # NumPy >= 2
     from numpy.lib.array_utils import normalize_axis_index
@@ -155,12 +159,39 @@ def is_array(obj):
     return not _is_dtype_like(obj) and _kind(obj) not in ("scalar", "list", "other")
 
 
+_SMALL_GET = 1 << 16   # bytes: CuPy parameter arrays up to this size take _cupy_get_small
+_pinned = threading.local()   # per thread: {device id: (pinned buffer, its size)}
+
+
+def _cupy_get_small(a):
+    """A small CuPy array on the host by one asynchronous copy into a pinned buffer
+    (kept per thread and device) on the current stream, and a wait on that stream:
+    the same order as ndarray.get(), without its pageable staging (a call's weights
+    are read this way before every kernel launch). FOVEA_PLAIN_GET=1: ndarray.get()."""
+    n = a.nbytes
+    if _PLAIN_GET or n == 0 or n > _SMALL_GET or not a.flags.c_contiguous:
+        return a.get()
+    cp = sys.modules["cupy"]
+    dev = a.device.id
+    bufs = getattr(_pinned, "bufs", None)
+    if bufs is None:
+        bufs = _pinned.bufs = {}
+    buf = bufs.get(dev)
+    with cp.cuda.Device(dev):
+        if buf is None:
+            buf = bufs[dev] = cp.cuda.alloc_pinned_memory(_SMALL_GET)
+        stream = cp.cuda.get_current_stream()
+        cp.cuda.runtime.memcpyAsync(buf.ptr, a.data.ptr, n, cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+        stream.synchronize()
+    return np.frombuffer(buf, dtype=a.dtype, count=a.size).reshape(a.shape).copy()
+
+
 def host(obj, dtype=None):
     """A small parameter array (weights, footprint, structure, sampling) as NumPy:
     CuPy, torch and device fovea arrays are copied to the host (they are tiny)."""
     k = _kind(obj)
     if k == "cupy":
-        obj = obj.get()
+        obj = _cupy_get_small(obj)
     elif k == "torch":
         obj = obj.detach().cpu().numpy()
     elif k == "fovea":
