@@ -321,7 +321,7 @@ static PyMethodDef fvpy_methods[] = {
     /* fovea.ndimage (ndimage.c): arrays in place, modes as fv_mode values; see python/fovea/ndimage */
     {"ndi_correlate1d", FVPY_KW(fvpy_ndi_correlate1d),
      "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None)\n--\n\n"
-     "fv_correlate1d into output."},
+     "fv_correlate1d into output (fv_correlate1d_array for weights on the device)."},
     {"ndi_filter1d", FVPY_KW(fvpy_ndi_filter1d),
      "ndi_filter1d(input, output, kind, size, axis, mode, cval, origin, stream=None)\n--\n\n"
      "fv_uniform_filter1d (kind 0), fv_minimum_filter1d (1) or fv_maximum_filter1d (2) into output."},

@@ -173,7 +173,8 @@ fvpy__nd_mode(fvpy_nd *c, int mode)
 
 /* ---- filters ------------------------------------------------------------------------ */
 
-/* ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None) */
+/* ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None): weights a
+ * float64 host buffer, or a float64 array on the input's device (read there) */
 PyObject *
 fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
 {
@@ -190,6 +191,15 @@ fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiidL|O:ndi_correlate1d", kwlist, &in_o, &out_o, &w_o, &axis,
                                      &mode, &cval, &origin, &stream_o))
         return NULL;
+    /* an array on the input's device (float64, 1-D, contiguous); CuPy arrays have a
+     * buffer slot that only raises */
+    if (!PyObject_CheckBuffer(w_o) || PyObject_HasAttrString(w_o, "__cuda_array_interface__")) {
+        if (fvpy__nd_open(&c, "correlate1d", stream_o, in_o, out_o, w_o, "weights", 0, NULL, NULL) == 0 &&
+            fvpy__nd_mode(&c, mode) == 0)
+            FVPY_ND_RUN(&c, st, fv_correlate1d_array(c.ctx, c.in.arr, c.out.arr, c.aux1.arr, axis, (fv_mode)mode,
+                                                     cval, origin));
+        return fvpy__nd_close(&c, st);
+    }
     if (fvpy__nd_open(&c, "correlate1d", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
         fvpy__nd_mode(&c, mode) == 0 && fvpy__nd_host(&c, "weights", w_o, 'd', 1, &w, &n) == 0)
         FVPY_ND_RUN(&c, st, fv_correlate1d(c.ctx, c.in.arr, c.out.arr, w, n, axis, (fv_mode)mode, cval, origin));

@@ -32,6 +32,8 @@ typedef struct fv__filter1d_params {
     int64_t size;            /* taps, >= 1 */
     const double *weights;   /* CORRELATE: `size` host values; else NULL */
     int symmetry;            /* CORRELATE hint: 1 symmetric, -1 antisymmetric, 0 neither */
+    const double *dweights;  /* CORRELATE without host weights: `size` float64 values on the data's
+                              * CUDA device (fv_correlate1d_array; CUDA backend only) */
 } fv__filter1d_params;
 
 /* ---- FV__OP_SEP2: two 1-D passes fused (optional; CUDA only) -----------------

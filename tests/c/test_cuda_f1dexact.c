@@ -19,6 +19,9 @@
  * outputs; every mode, integral and fractional cvals, origins, axis 0 and the
  * last axis of 2-D and 3-D arrays.
  *
+ * The correlate1d cases run again with the weights on the GPU
+ * (fv_correlate1d_array), as do float and 32-bit data: the same bytes.
+ *
  * Exits 77 (ctest: skipped) without a usable GPU. FOVEA_TEST_CUDA_ONLY=1
  * (compute-sanitizer runs): fewer cases. */
 #include <math.h>
@@ -103,6 +106,44 @@ run_op(int op, const fv_array *in, fv_array *out, const double *w, int64_t n, in
     }
 }
 
+/* correlate1d with the weights on the GPU (fv_correlate1d_array: classified and
+ * bounded by the kernels) into go; its result on the host */
+static fv_array *
+dev_weights_run(const fv_array *gi, fv_array *go, const double *w, int64_t n, int axis, fv_mode mode, double cval,
+                int64_t origin)
+{
+    fv_array *wh = new_array(FV_FLOAT64, 1, &n, CPU), *wg = new_array(FV_FLOAT64, 1, &n, GPU);
+    memcpy(fv_array_data(wh), w, (size_t)n * sizeof(double));
+    CHECK_OK(fv_copy(ctx, wh, wg));
+    CHECK_OK(fv_correlate1d_array(ctx, gi, go, wg, axis, mode, cval, origin));
+    fv_array_unref(wh);
+    fv_array_unref(wg);
+    return to_host(go);
+}
+
+/* float (and other) data: device weights give the bytes of the same weights from the host */
+static void
+one_dev(fv_dtype idt, fv_dtype odt, int nd, const int64_t *sh, const double *w, int64_t n, int axis, fv_mode mode,
+        double cval, int64_t origin)
+{
+    fv_array *h = rand_host(idt, nd, sh, 0);
+    fv_array *gi = new_array(idt, nd, sh, GPU), *go = new_array(odt, nd, sh, GPU);
+    snprintf(current, sizeof current, "device weights %s->%s nd %d [%lld..] n %lld axis %d mode %d cval %g origin %lld",
+             fv_dtype_name(idt), fv_dtype_name(odt), nd, (long long)sh[0], (long long)n, axis, (int)mode, cval,
+             (long long)origin);
+    CHECK_OK(fv_copy(ctx, h, gi));
+    CHECK_OK(fv_correlate1d(ctx, gi, go, w, n, axis, mode, cval, origin));
+    fv_array *g1 = to_host(go);
+    fv_array *g3 = dev_weights_run(gi, go, w, n, axis, mode, cval, origin);
+    if (!same_bytes(g1, g3))
+        fprintf(stderr, "mismatch: %s\n", current);
+    CHECK(same_bytes(g1, g3));
+    ncases++;
+    fv_array *all[] = {h, gi, go, g1, g3};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+        fv_array_unref(all[k]);
+}
+
 static void
 one(int op, fv_dtype idt, fv_dtype odt, int nd, const int64_t *sh, int dkind, const double *w, int64_t n,
     int axis, fv_mode mode, double cval, int64_t origin)
@@ -123,13 +164,14 @@ one(int op, fv_dtype idt, fv_dtype odt, int nd, const int64_t *sh, int dkind, co
     unsetenv("FOVEA_F1D_NOEXACTF");
     unsetenv("FOVEA_F1D_NOCHK");
     fv_array *g2 = to_host(go);
-    int ok = (cuda_only || same_bytes(g1, ho)) && same_bytes(g1, g2);
+    fv_array *g3 = op == 0 ? dev_weights_run(gi, go, w, n, axis, mode, cval, origin) : NULL;
+    int ok = (cuda_only || same_bytes(g1, ho)) && same_bytes(g1, g2) && (!g3 || same_bytes(g1, g3));
     if (!ok)
-        fprintf(stderr, "mismatch: %s (gpu==cpu %d, gpu==gpu-double %d)\n", current, same_bytes(g1, ho),
-                same_bytes(g1, g2));
+        fprintf(stderr, "mismatch: %s (gpu==cpu %d, gpu==gpu-double %d, gpu==device-weights %d)\n", current,
+                same_bytes(g1, ho), same_bytes(g1, g2), g3 ? same_bytes(g1, g3) : 1);
     CHECK(ok);
     ncases++;
-    fv_array *all[] = {h, ho, gi, go, g1, g2};
+    fv_array *all[] = {h, ho, gi, go, g1, g2, g3};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         fv_array_unref(all[k]);
 }
@@ -205,6 +247,56 @@ main(void)
         const int64_t origin = (int64_t)((t / 13) % 3) - 1;
         const int axis = (t / 2) % 2 ? 0 : nd - 1;
         one(0, idt, odt, nd, sh, (t / 9) % 3, wk, n, axis, mode, cval, origin);
+    }
+    /* weights on the device: float and 32-bit data (the kernels' symmetry test
+     * picks scipy's order of sums: random, symmetric, antisymmetric, symmetric
+     * within DBL_EPSILON, even lengths), windows past FVF_WINLINE and the direct
+     * kernel's; 8-bit data with weights the checked bound refuses (every output
+     * summed again in double, kept to 16 bits) */
+    static const fv_dtype insd[] = {FV_FLOAT32, FV_FLOAT64, FV_INT32, FV_UINT8, FV_INT8, FV_UINT16};
+    static const fv_dtype outsd[] = {FV_FLOAT32, FV_FLOAT64, FV_INT16, FV_UINT8, FV_BOOL, FV_INT32};
+    static const int64_t nsd[] = {1, 2, 3, 9, 17, 40, 129, 301, 5000};
+    static double wd[5000];
+    const int repsd = cuda_only ? 40 : 240;
+    for (int t = 0; t < repsd; t++) {
+        const fv_dtype idt = insd[t % 6];
+        const fv_dtype odt = t % 3 == 0 ? idt : outsd[(t / 3) % 6];
+        const int64_t n = nsd[(t / 6) % 9];
+        const int wkind = (t / 5) % 6;
+        for (int64_t i = 0; i < n; i++) {
+            switch (wkind) {
+            case 0: wd[i] = uniform() * 2 - 1; break;
+            case 1: wd[i] = i <= n / 2 ? uniform() : wd[n - 1 - i]; break;
+            case 2: wd[i] = i < n / 2 ? uniform() : i == n / 2 ? uniform() : -wd[n - 1 - i]; break;
+            case 3: wd[i] = i <= n / 2 ? uniform() : wd[n - 1 - i] + (i % 2 ? 1e-17 : -2e-17); break;
+            case 4: wd[i] = (uniform() * 2 - 1) * 3e6; break;   /* past the checked bound */
+            default: wd[i] = (double)irand(-9, 9); break;
+            }
+        }
+        const int nd = t % 7 == 0 ? 3 : 2;
+        const int64_t *sh = nd == 3 ? s3 : (t % 2 ? s2a : s2b);
+        const fv_mode mode = modes[(t / 7) % 5];
+        const double cval = cvals[(t / 4) % 4];
+        const int64_t origin = n > 2 ? (int64_t)((t / 13) % 3) - 1 : 0;
+        const int axis = (t / 2) % 2 ? 0 : nd - 1;
+        one_dev(idt, odt, nd, sh, wd, n, axis, mode, cval, origin);
+    }
+    /* bad weights arrays: clear errors */
+    {
+        int64_t sh1 = 4, sh2[2] = {2, 2};
+        fv_array *gi = new_array(FV_FLOAT32, 2, s2b, GPU), *go = new_array(FV_FLOAT32, 2, s2b, GPU);
+        fv_array *w32 = new_array(FV_FLOAT32, 1, &sh1, GPU), *w2d = new_array(FV_FLOAT64, 2, sh2, GPU);
+        fv_array *wc = new_array(FV_FLOAT64, 1, &sh1, CPU), *gc = new_array(FV_FLOAT32, 2, s2b, CPU);
+        CHECK(fv_correlate1d_array(ctx, gi, go, w32, 0, FV_MODE_REFLECT, 0.0, 0) == FV_EINVAL);
+        CHECK(fv_correlate1d_array(ctx, gi, go, w2d, 0, FV_MODE_REFLECT, 0.0, 0) == FV_EINVAL);
+        CHECK(fv_correlate1d_array(ctx, gi, go, NULL, 0, FV_MODE_REFLECT, 0.0, 0) == FV_EINVAL);
+        fv_array *wg = new_array(FV_FLOAT64, 1, &sh1, GPU);
+        CHECK(fv_correlate1d_array(ctx, gc, gc, wg, 0, FV_MODE_REFLECT, 0.0, 0) == FV_EDEVICE);
+        memset(fv_array_data(wc), 0, 32);
+        CHECK_OK(fv_correlate1d_array(ctx, gi, go, wc, 0, FV_MODE_REFLECT, 0.0, 0));   /* host weights */
+        fv_array *all[] = {gi, go, w32, w2d, wc, gc, wg};
+        for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+            fv_array_unref(all[k]);
     }
     printf("test_cuda_f1dexact: %d cases\n", ncases);
     fv_context_free(ctx);

@@ -898,3 +898,48 @@ def test_device_weights_match_host_weights(cp, rng, wdtype, layout):
         np.testing.assert_array_equal(cp.asnumpy(a), cp.asnumpy(b))
     w2 = cp.asarray(rng.random((3, 5)).astype(wdtype))
     np.testing.assert_array_equal(cp.asnumpy(ndi.correlate(x, w2)), cp.asnumpy(ndi.correlate(x, w2.get())))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "float32", "float64"])
+@pytest.mark.parametrize("wkind", ["random", "symmetric", "antisymmetric", "large", "long"])
+@pytest.mark.parametrize("axis", [0, -1])
+def test_correlate1d_weights_stay_on_device(cp, rng, monkeypatch, dtype, wkind, axis):
+    """CuPy weights for CuPy data are read on the GPU (fv_correlate1d_array: never copied
+    to the host) and give the bytes of the same weights from NumPy, and scipy's values."""
+    from fovea.ndimage import _support as S
+
+    n = {"long": 151, "large": 5}.get(wkind, 9)
+    w = rng.random(n) * 2 - 1
+    if wkind == "symmetric":
+        w = (w + w[::-1]) / 2
+    elif wkind == "antisymmetric":
+        w = (w - w[::-1]) / 2
+    elif wkind == "large":
+        w = w * 3e6   # past the checked float path's bound: every 8-bit output summed in double
+    x = data(rng, (53, 70), dtype)
+    xd, wd = cp.asarray(x), cp.asarray(w)
+    for name, mode in (("correlate1d", "reflect"), ("convolve1d", "constant")):
+        fn = getattr(ndi, name)
+        want = getattr(sn, name)(x, w, axis=axis, mode=mode, cval=2.0)
+        host = cp.asnumpy(fn(xd, w, axis=axis, mode=mode, cval=2.0))
+
+        def no_read_back(*a, **k):
+            raise AssertionError("weights read back to the host")
+
+        with monkeypatch.context() as m:
+            m.setattr(S, "host", no_read_back)
+            got = fn(xd, wd, axis=axis, mode=mode, cval=2.0)
+        assert isinstance(got, cp.ndarray)
+        np.testing.assert_array_equal(cp.asnumpy(got), host)
+        if np.dtype(dtype).kind == "f":
+            assert_close(host, want)
+        else:
+            np.testing.assert_array_equal(host, want)
+        # other weights dtypes convert on the device
+        np.testing.assert_array_equal(cp.asnumpy(fn(xd, wd.astype(cp.float32), axis=axis)),
+                                      cp.asnumpy(fn(xd, w.astype(np.float32), axis=axis)))
+    with pytest.raises(RuntimeError, match="no filter weights"):
+        ndi.correlate1d(xd, cp.zeros((0,)))
+    with pytest.raises(RuntimeError, match="no filter weights"):
+        ndi.correlate1d(xd, cp.zeros((2, 2)))

@@ -7,12 +7,14 @@ the C library (include/fovea/filters.h) on the data's device.
 
 import numbers
 import operator
+import sys
 import warnings
 from collections.abc import Iterable
 
 import numpy as np
 
 from .. import _fovea
+from .._arrays import _kind
 from . import _support as S
 from ._support import Call, public
 
@@ -98,19 +100,36 @@ def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, 
     return c.result(_correlate1d(c, c.input, weights, axis, output, mode, cval, origin))
 
 
+def _device_weights(c, x, weights):
+    """Real CuPy weights on the GPU of real data, as the contiguous float64 array that
+    correlate1d reads there (fv_correlate1d_array: never copied to the host, so the call
+    does not wait for the GPU); None for any other weights."""
+    if (c.device == "cpu" or _kind(weights) != "cupy" or c.xp is not sys.modules.get("cupy")
+            or np.dtype(x.dtype).kind == "c" or weights.dtype.kind == "c"
+            or "cuda:%d" % weights.device.id != c.device):
+        return None
+    return c.xp.ascontiguousarray(weights, dtype=c.xp.float64)
+
+
 def _correlate1d(c, x, weights, axis, output, mode, cval, origin):
-    weights = S.host(weights)
-    if np.dtype(x.dtype).kind == "c" or weights.dtype.kind == "c":
-        if weights.dtype.kind == "c":
-            weights = weights.conj().astype(np.complex128, copy=False)
-        output = c.get_output(output, x, complex_output=True)
-        return _complex_via_real_components(
-            c, correlate1d, x, weights, output, cval, axis=axis, mode=mode, origin=origin)
+    wd = _device_weights(c, x, weights)
+    if wd is None:
+        weights = S.host(weights)
+        if np.dtype(x.dtype).kind == "c" or weights.dtype.kind == "c":
+            if weights.dtype.kind == "c":
+                weights = weights.conj().astype(np.complex128, copy=False)
+            output = c.get_output(output, x, complex_output=True)
+            return _complex_via_real_components(
+                c, correlate1d, x, weights, output, cval, axis=axis, mode=mode, origin=origin)
     output = c.get_output(output, x)
-    weights = np.asarray(weights, dtype=np.float64)
+    if wd is None:
+        weights = np.asarray(weights, dtype=np.float64)
+    else:
+        weights = wd
     if weights.ndim != 1 or weights.shape[0] < 1:
         raise RuntimeError("no filter weights given")
-    weights = np.ascontiguousarray(weights)
+    if wd is None:
+        weights = np.ascontiguousarray(weights)
     axis = S.normalize_axis_index(axis, x.ndim)
     if S.invalid_origin(origin, len(weights)):
         raise ValueError("Invalid origin; origin must satisfy -(len(weights) // 2) <= origin <= "
@@ -123,7 +142,10 @@ def _correlate1d(c, x, weights, axis, output, mode, cval, origin):
 @public
 def convolve1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
     """1-D convolution along `axis` (scipy.ndimage.convolve1d)."""
-    weights = S.host(weights)[::-1]
+    if _kind(weights) == "cupy" and weights.ndim == 1:
+        weights = weights[::-1]   # stays on the GPU (correlate1d reads it there)
+    else:
+        weights = S.host(weights)[::-1]
     origin = -origin
     if not weights.shape[0] & 1:
         origin -= 1

@@ -45,6 +45,7 @@
 
 /* the sliding window's kinds (filters-common.cuh) */
 enum {
+    FVF_AUTO = FVK_AUTO,   /* correlation weights on the device: the kernels classify them */
     FVF_CORR = FVK_CORR,
     FVF_CORR_SYM = FVK_SYM,
     FVF_CORR_ANTI = FVK_ANTI,
@@ -69,7 +70,7 @@ template <typename IT> struct fvf_g1 {
 template <typename IT> struct fvf_targs {
     const char *in;
     char *out;
-    const double *w;          /* correlation weights on the device (size > FVF_WINLINE), or NULL */
+    const double *w;          /* correlation weights on the device (size > FVF_WINLINE, or the caller's), or NULL */
     uint8_t *nanflags;        /* min/max of float data: one byte per line, or NULL */
     const int *guard;         /* non-NULL: the kernels do nothing unless *guard != 0 */
     fvf_g1<IT> g;
@@ -79,7 +80,8 @@ template <typename IT> struct fvf_targs {
     int kind, mode, odt, dbl;
     int vec;                  /* fvf_k_tile2: 16-byte loads for interior tiles (the layout allows them) */
     int vst;                  /* fvf_k_tile2 ROW: 16-byte stores of whole lines (the layout allows them) */
-    float chk;                /* fvf_k_tile2, 8-bit data: the checked float path's bound (fvk_check), or 0 */
+    float chk;                /* fvf_k_tile2, 8-bit data: the checked float path's bound (fvk_check), or 0;
+                               * -vmax: the kernel bounds device weights itself (fvk_chk_dev) */
     double cval;
     int64_t nta, ntc, ntiles; /* tiles along the axis, along the cross direction, in all */
     double wi[FVF_WINLINE];   /* the weights, when they fit here */
@@ -157,8 +159,8 @@ fvf_k_tile(fvf_targs<IT> p)
         return;
     extern __shared__ double fvf_smem_d[];
     ACC *w = (ACC *)fvf_smem_d;
-    const int kind = p.kind;
     const int size = (int)p.size;
+    const int kind = p.kind != FVF_AUTO ? p.kind : fvk_kind_dev(p.w, size);
     const int nw = kind <= FVF_CORR_ANTI ? size : 0;
     const IT TA = p.ta, L = TA + p.size - 1;
     const int TC = 1 << p.tcl2;
@@ -326,11 +328,12 @@ fvf_k_tile2(fvf_targs<IT> p)
     if (p.guard && !*p.guard)
         return;
     extern __shared__ double fvf_smem_d[];
-    const int kind = p.kind;
     const int size = (int)p.size;
+    const int kind = p.kind != FVF_AUTO ? p.kind : fvk_kind_dev(p.w, size);
     const int nw = kind <= FVF_CORR_ANTI ? size : 0;
     /* the checked float path: the double weights first, for the outputs summed again */
-    const bool chk = sizeof(T) == 1 && sizeof(ACC) == 4 && p.chk > 0.0f;
+    const bool chk = sizeof(T) == 1 && sizeof(ACC) == 4 && p.chk != 0.0f;
+    const float chk_e = !chk || p.chk > 0.0f ? p.chk : fvk_chk_dev(p.w, size, kind, -(double)p.chk);
     double *wd = fvf_smem_d;
     ACC *w = (ACC *)(fvf_smem_d + (chk ? nw : 0));
     const IT TA = p.ta, L = TA + p.size - 1;
@@ -507,7 +510,7 @@ fvf_k_tile2(fvf_targs<IT> p)
             fvk_slide<ACC, R>(col + as * FVF_PITCH, FVF_PITCH, w, kind, size, res[m]);
         }
         if (chk)   /* the uncertain outputs of the checked float sums, in one branch per tile */
-            fvk_check<M, R>(res, col, FVF_PITCH, warp * R, (int)TA, wd, kind, size, p.chk);
+            fvk_check<M, R>(res, col, FVF_PITCH, warp * R, (int)TA, wd, kind, size, chk_e);
         if (!ROW) {   /* lanes are adjacent lines: store directly */
             const IT cc = c0 + lane;
             if (cc < p.g.nc) {
@@ -611,7 +614,7 @@ fvf_k_direct(fvf_targs<int64_t> p, int64_t total)
     if (p.guard && !*p.guard)
         return;
     const ACC cv = (ACC)p.cval;
-    const int kind = p.kind;
+    const int kind = p.kind != FVF_AUTO ? p.kind : fvk_kind_dev(p.w, (int)p.size);
     const int64_t size = p.size, n = p.g.n;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
          i += (int64_t)blockDim.x * gridDim.x) {
@@ -850,7 +853,7 @@ typedef struct fvf_job {
     const double *wh;         /* weights on the host */
     fv_array *wbuf;           /* owns wdev */
     const int *guard;         /* device flag: the kernels run only where it is set (FV__OP_SEP2's redo) */
-    float chk;                /* the checked float path's bound (fvf_float_checked), or 0 */
+    float chk;                /* the checked float path's bound (fvf_float_checked), or 0; -vmax: device weights */
     fv_cu_exec x;
     fv_context *ctx;
     int device;
@@ -925,7 +928,7 @@ fvf_plan_tile(const fvf_job *j, fvf_plan *pl)
     pl->v2 = 0;
     if (!pl->dbl && (!g->row || g->nc >= 32)) {   /* 32 lines per tile */
         size_t nw = corr ? (size_t)((j->size + 1) & ~(int64_t)1) : 0;
-        if (j->chk > 0.0f)   /* the double weights too */
+        if (j->chk != 0.0f)   /* the double weights too */
             nw += (size_t)j->size * sizeof(double) / sizeof(ACC);
         for (ta = g->n > 64 ? 128 : 64; ta >= 64; ta -= 64) {
             int64_t L = ta + j->size - 1;
@@ -1062,7 +1065,7 @@ fvf_run1d(fvf_job *j)
     uint8_t *fl = NULL;
     fvf_plan pl;
     const int tile = fvf_plan_tile<ACC>(j, &pl);
-    if (j->chk > 0.0f && !(tile && pl.v2)) {   /* only fvf_k_tile2 checks its float sums */
+    if (j->chk != 0.0f && !(tile && pl.v2)) {   /* only fvf_k_tile2 checks its float sums */
         j->chk = 0.0f;
         return fvf_run1d<T, double>(j);
     }
@@ -1193,7 +1196,7 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
         return fv_error_set(FV_EINVAL, dom, "invalid mode %d", p->mode);
     if (p->size < 1)
         return fv_error_set(FV_EINVAL, dom, "size %lld must be >= 1", (long long)p->size);
-    if (p->kind == FV__F1D_CORRELATE && !p->weights)
+    if (p->kind == FV__F1D_CORRELATE && !p->weights && !p->dweights)
         return fv_error_set(FV_EINVAL, dom, "weights missing");
     if (in->ndim != out->ndim)
         return fv_error_set(FV_EINVAL, dom, "input and output shapes differ");
@@ -1241,6 +1244,11 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
     }
     switch (p->kind) {
     case FV__F1D_CORRELATE: {
+        if (!p->weights) {   /* on the device already (the caller checked where): classified there */
+            j.kind = FVF_AUTO;
+            j.wdev = p->dweights;
+            break;
+        }
         int sym = fvf_symmetry(p->weights, p->size);
         j.kind = sym > 0 ? FVF_CORR_SYM : sym < 0 ? FVF_CORR_ANTI : FVF_CORR;
         j.wh = p->weights;
@@ -1262,7 +1270,11 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
          * uncertain outputs in double (FOVEA_F1D_NOCHK=1: double throughout) */
         if (!accf && getenv("FOVEA_F1D_NOCHK") == NULL) {
             j.chk = fvf_float_checked(in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval);
-            accf = j.chk > 0.0f;
+            /* device weights: the kernel bounds them (all outputs again in double where the
+             * bound fails, kept to 16 bits: 8/16-bit and bool outputs only) */
+            if (j.kind == FVF_AUTO && out->dtype != FV_INT32)
+                j.chk = -(float)fvf_checked_vmax(in->dtype, out->dtype, j.kind, j.size, j.mode, j.cval);
+            accf = j.chk != 0.0f;
         }
         st = FV_EDTYPE;
         switch (in->dtype) {

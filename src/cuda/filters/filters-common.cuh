@@ -202,7 +202,7 @@ __device__ __forceinline__ float fvf_mul(float a, float b) { return a * b; }
  * minimum, maximum. Arithmetic spelt out: double rounded step by step (scipy's
  * bits); float (float32 outputs) the first product alone, then one fused
  * multiply-add per tap. */
-enum { FVK_CORR = 0, FVK_SYM, FVK_ANTI, FVK_USUM, FVK_MIN, FVK_MAX };
+enum { FVK_AUTO = -1, FVK_CORR = 0, FVK_SYM, FVK_ANTI, FVK_USUM, FVK_MIN, FVK_MAX };   /* AUTO: device weights, classified there */
 
 __device__ __forceinline__ double fvk_mul(double a, double b) { return __dmul_rn(a, b); }
 __device__ __forceinline__ double fvk_madd(double acc, double x, double w) { return __dadd_rn(acc, __dmul_rn(x, w)); }
@@ -363,12 +363,15 @@ fvk_window_d(const float *x, int st, const double *w, int kind, int size)
  * n = rint(v) by the 1.5 * 2^23 addition (|v| <= 2^21: exact, and never folded:
  * the _rn intrinsics). acc[m][k] is output a0 + 8 R m + k of the line at x
  * (stride st; a0 = the warp's first), for 8 R m + a0 < ta. The uncertain ones
- * are summed again in one divergent branch (a tile's worth per thread). */
+ * are summed again in one divergent branch (a tile's worth per thread). e = +inf
+ * (device weights the bound does not hold for, fvk_chk_dev) sums every output
+ * again. */
 template <int M, int R>
 __device__ __forceinline__ void
 fvk_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const double *wd, int kind, int size, float e)
 {
     unsigned bad = 0;
+    const bool all = e > 1.0f;   /* +inf (fvk_chk_dev): weights the bound does not hold for */
 #pragma unroll
     for (int m = 0; m < M; m++) {
         if (8 * R * m + a0 >= ta)
@@ -377,7 +380,7 @@ fvk_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const doub
         for (int k = 0; k < R; k++) {
             const float v = acc[m][k];
             const float n = __fsub_rn(__fadd_rn(v, 12582912.0f), 12582912.0f);
-            bad |= (n != 0.0f && fabsf(__fsub_rn(v, n)) <= e) ? 1u << (m * R + k) : 0u;
+            bad |= ((n != 0.0f || all) && !(fabsf(__fsub_rn(v, n)) > e)) ? 1u << (m * R + k) : 0u;
         }
     }
     if (bad) {
@@ -385,8 +388,12 @@ fvk_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const doub
         for (int m = 0; m < M; m++)
 #pragma unroll
             for (int k = 0; k < R; k++)
-                if (bad >> (m * R + k) & 1u)
-                    acc[m][k] = (float)fvf_cvt32(fvk_window_d(x + (8 * R * m + a0 + k) * st, st, wd, kind, size));
+                if (bad >> (m * R + k) & 1u) {
+                    const int32_t r = fvf_cvt32(fvk_window_d(x + (8 * R * m + a0 + k) * st, st, wd, kind, size));
+                    /* all: results of any size, kept to the low 16 bits that 8/16-bit and bool
+                     * outputs store (the host allows no other outputs there) */
+                    acc[m][k] = all ? (float)(int16_t)r : (float)r;
+                }
     }
 }
 
@@ -513,18 +520,20 @@ fvf_float_exact(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t si
  * ((n + 1) u + O(u^2)) W vmax with u = 2^-24 and W = the sum of |weights| the
  * sum uses; scipy's double sum is within 2n 2^-53 W vmax of exact. e covers both
  * with a margin. */
-static inline float
-fvf_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t size, int mode, double cval)
+/* The part of fvf_float_checked that does not look at the weights: the vmax its
+ * bound uses, or 0 where the path does not apply. */
+static inline double
+fvf_checked_vmax(fv_dtype in, fv_dtype out, int kind, int64_t size, int mode, double cval)
 {
     double vmax = fvf_data_vmax(in);
     if (vmax == 0.0 || vmax > 255.0)   /* 8-bit data only */
-        return 0.0f;
+        return 0.0;
     switch (out) {
     case FV_BOOL: case FV_UINT8: case FV_INT8: case FV_UINT16: case FV_INT16: case FV_INT32: break;
-    default: return 0.0f;
+    default: return 0.0;
     }
-    if (!w || size < 1 || size > 4096 || (kind != FVK_CORR && kind != FVK_SYM && kind != FVK_ANTI))
-        return 0.0f;
+    if (size < 1 || size > 4096 || (kind != FVK_CORR && kind != FVK_SYM && kind != FVK_ANTI && kind != FVK_AUTO))
+        return 0.0;
     if (mode == FV_MODE_CONSTANT) {
         /* cval takes part in the sums: a float, and (symmetric / antisymmetric
          * weights) its pair sums with data values exact in float, as the bound
@@ -534,10 +543,39 @@ fvf_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t 
             k++;
         if (!isfinite(cval) || k > 24 || (double)(float)cval != cval ||
             ldexp(vmax + fabs(cval), k) > 16777216.0)
-            return 0.0f;
+            return 0.0;
         if (fabs(cval) > vmax)
             vmax = fabs(cval);
     }
+    return vmax;
+}
+
+/* The bound from W (the sum of |weights| the sum uses), n (its roundings) and
+ * vmax; 0 where W * vmax > 2^21 or e > 1/16. Rounded up to float. */
+__host__ __device__ static inline float
+fvf_checked_bound(double W, double n, double vmax)
+{
+    if (!(W * vmax <= 2097152.0))
+        return 0.0f;
+    const double e = ((n + 2.0) * 0x1p-24 + (2.0 * n + 2.0) * 0x1p-53) * 1.001 * W * vmax;
+    if (e > 0.0625)
+        return 0.0f;
+#ifdef __CUDA_ARCH__
+    float ef = __double2float_ru(e);
+#else
+    float ef = (float)e;
+    if ((double)ef < e)
+        ef = nextafterf(ef, INFINITY);
+#endif
+    return ef > 0.0f ? ef : FLT_MIN;
+}
+
+static inline float
+fvf_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t size, int mode, double cval)
+{
+    const double vmax = fvf_checked_vmax(in, out, kind, size, mode, cval);
+    if (vmax == 0.0 || !w || kind == FVK_AUTO)
+        return 0.0f;
     double W = 0.0, n;
     for (int64_t i = 0; i < size; i++)
         if (!isfinite(w[i]))
@@ -553,15 +591,52 @@ fvf_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t 
             W += 2.0 * fabs(w[i]);
         n = (double)(s1 + 1);
     }
-    if (!(W * vmax <= 2097152.0))
-        return 0.0f;
-    const double e = ((n + 2.0) * ldexp(1.0, -24) + (2.0 * n + 2.0) * ldexp(1.0, -53)) * 1.001 * W * vmax;
-    if (e > 0.0625)
-        return 0.0f;
-    float ef = (float)e;
-    if ((double)ef < e)
-        ef = nextafterf(ef, INFINITY);
-    return ef > 0.0f ? ef : FLT_MIN;
+    return fvf_checked_bound(W, n, vmax);
+}
+
+/* ---- correlation weights on the device (FV__F1D_CORRELATE's dweights) ----------
+ * The host never sees them: the kernels classify them (FVK_AUTO) and bound the
+ * checked float path's error themselves, every warp on its own (block-uniform
+ * results, no barrier). All 32 lanes of the warp take part. */
+
+/* scipy's symmetry test (fvf_symmetry) of w[0..size): FVK_SYM, FVK_ANTI or FVK_CORR */
+__device__ __forceinline__ int
+fvk_kind_dev(const double *w, int size)
+{
+    if (!(size & 1))
+        return FVK_CORR;
+    const int s1 = size >> 1, lane = threadIdx.x & 31;
+    bool sym = true, anti = true;
+    for (int i = 1 + lane; i <= s1; i += 32) {
+        const double a = __ldg(w + s1 + i), b = __ldg(w + s1 - i);
+        sym = sym && !(fabs(a - b) > DBL_EPSILON);
+        anti = anti && !(fabs(a + b) > DBL_EPSILON);
+    }
+    sym = __all_sync(0xffffffffu, sym);
+    anti = __all_sync(0xffffffffu, anti);
+    return sym ? FVK_SYM : anti ? FVK_ANTI : FVK_CORR;
+}
+
+/* fvf_float_checked's bound for device weights of a resolved kind, with the
+ * host's vmax (fvf_checked_vmax); where the path does not apply, +inf: fvk_check
+ * then sums every output again in double. */
+__device__ __forceinline__ float
+fvk_chk_dev(const double *w, int size, int kind, double vmax)
+{
+    const int lane = threadIdx.x & 31, s1 = size >> 1;
+    double W = 0.0;
+    bool fin = true;
+    for (int i = lane; i < size; i += 32) {
+        const double v = __ldg(w + i);
+        fin = fin && isfinite(v);
+        W += kind == FVK_CORR ? fabs(v) : i < s1 ? 2.0 * fabs(v) : i == s1 ? fabs(v) : 0.0;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        W += __shfl_xor_sync(0xffffffffu, W, o);
+    fin = __all_sync(0xffffffffu, fin);
+    const float e = fin ? fvf_checked_bound(W, kind == FVK_CORR ? (double)size : (double)(s1 + 1), vmax) : 0.0f;
+    return e > 0.0f ? e : __int_as_float(0x7f800000);
 }
 
 /* 1 when data and strides of a are multiples of its element size */

@@ -259,6 +259,38 @@ fv_correlate1d(fv_context *ctx, const fv_array *in, fv_array *out, const double 
 }
 
 fv_status
+fv_correlate1d_array(fv_context *ctx, const fv_array *in, fv_array *out, const fv_array *weights, int axis,
+                     fv_mode mode, double cval, int64_t origin)
+{
+    static const char *fn = "correlate1d";
+    fv_status st;
+    fv_array *w = NULL;
+    if (!weights)
+        return fv_error_set(FV_EINVAL, fn, "weights is NULL");
+    if (weights->dtype != FV_FLOAT64 || weights->ndim != 1 ||
+        (weights->shape[0] > 1 && weights->strides[0] != (int64_t)sizeof(double)))
+        return fv_error_set(FV_EINVAL, fn, "weights must be a contiguous 1-D float64 array");
+    if (weights->device.type == FV_DEVICE_CPU)
+        return fv_correlate1d(ctx, in, out, (const double *)weights->data, weights->shape[0], axis, mode, cval,
+                              origin);
+    const int64_t n = weights->shape[0];
+    if ((st = fv__check_1d(fn, in, out, n, axis, mode, origin)))
+        return st;
+    if (weights->device.type != in->device.type || weights->device.id != in->device.id)
+        return fv_error_set(FV_EDEVICE, fn, "weights and input are on different devices");
+    if (fv_array_size(out) == 0)
+        return FV_OK;
+    /* the kernels read the weights while writing out: a copy where they share memory */
+    if ((st = fv__ndi_source(ctx, weights, out, &w)))
+        return st;
+    fv__filter1d_params p = {.kind = FV__F1D_CORRELATE, .axis = axis, .mode = mode, .cval = cval,
+                             .origin = origin, .size = n, .dweights = (const double *)w->data};
+    st = fv__run_passes(ctx, in, out, &p, 1);
+    fv_array_unref(w);
+    return st;
+}
+
+fv_status
 fv_convolve1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights, int64_t n, int axis,
               fv_mode mode, double cval, int64_t origin)
 {
