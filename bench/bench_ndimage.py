@@ -305,6 +305,9 @@ def gpu_suite(args, cases, rng):
                                                              fmt_r(ru), "" if frac is None else "%.2f" % frac))
                 rows.append(dict(suite="gpu", shape=sname, dtype=dtype, case=name, fovea=tf, cupy=tc, cucim=tu,
                                  vs_cupy=rc, vs_cucim=ru, bw_frac=frac))
+                if args.json:   # rows so far: a run cut short by a time limit keeps them
+                    with open(args.json, "w") as f:
+                        json.dump(rows, f, indent=1)
                 cp.get_default_memory_pool().free_all_blocks()
             del d
     return rows, dev, bw

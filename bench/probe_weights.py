@@ -34,7 +34,19 @@ import sys
 if len(sys.argv) > 1 and sys.argv[1] == "plain":
     S._PLAIN_GET = True
 print("plain get" if S._PLAIN_GET else "pinned get")
-for shape, dt in (((2160, 3840), cp.float32), ((2160, 3840), cp.uint8), ((8192, 8192), cp.float32), ((64, 64), cp.float32)):
+import os
+
+def novec(fn):   # the element-by-element loads and stores of the 1-D tile kernel (FOVEA_F1D_NOVEC=1)
+    def g():
+        os.environ["FOVEA_F1D_NOVEC"] = "1"
+        try:
+            return fn()
+        finally:
+            del os.environ["FOVEA_F1D_NOVEC"]
+    return g
+
+for shape, dt in (((2160, 3840), cp.float32), ((2160, 3840), cp.uint8), ((8192, 8192), cp.float32),
+                  ((8192, 8192), cp.uint8), ((64, 64), cp.float32)):
     x = cp.asarray(rng.random(shape) * (255 if dt == cp.uint8 else 1)).astype(dt)
     wd = cp.asarray(rng.random(9)); wh = wd.get()
     out = cp.empty_like(x)
@@ -46,6 +58,9 @@ for shape, dt in (((2160, 3840), cp.float32), ((2160, 3840), cp.uint8), ((8192, 
         ("cucim corr1d ax0 w=cupy", lambda: cvndi.correlate1d(x, wd, axis=0)),
         ("fovea conv1d ax-1 w=cupy", lambda: ndi.convolve1d(x, wd, axis=-1)),
         ("fovea conv1d ax-1 w=numpy", lambda: ndi.convolve1d(x, wh, axis=-1)),
+        ("fovea corr1d ax-1 w=cupy", lambda: ndi.correlate1d(x, wd, axis=-1)),
+        ("fovea corr1d ax-1 w=cupy NOVEC", novec(lambda: ndi.correlate1d(x, wd, axis=-1))),
+        ("fovea corr1d ax0 w=cupy NOVEC", novec(lambda: ndi.correlate1d(x, wd, axis=0))),
         ("cucim conv1d ax-1 w=cupy", lambda: cvndi.convolve1d(x, wd, axis=-1)),
         ("fovea gauss1d", lambda: ndi.gaussian_filter1d(x, 2.0, axis=0)),
         ("cucim gauss1d", lambda: cvndi.gaussian_filter1d(x, 2.0, axis=0)),

@@ -60,12 +60,12 @@ FV_API const char *fv_mode_name(fv_mode mode);
 /* scipy.ndimage.correlate1d: out[i] = sum_k w[k] * in[i + k - n/2 - origin]. */
 FV_API fv_status fv_correlate1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights,
                                 int64_t n, int axis, fv_mode mode, double cval, int64_t origin);
-/* fv_correlate1d with the weights an array: float64, one dimension, contiguous.
- * Host weights (any data) behave as fv_correlate1d. Weights on the data's CUDA
- * device are read there and never copied to the host, so the call queues its
- * work without waiting for the device (the kernels classify the weights as
- * scipy does: same results as host weights). FV_EINVAL for another dtype, shape
- * or layout, FV_EDEVICE for weights on another device. */
+/* fv_correlate1d with the weights an array: float64, one dimension. Host weights
+ * (contiguous; any data) behave as fv_correlate1d. Weights on the data's CUDA
+ * device (any stride, reversed included) are read there and never copied to the
+ * host, so the call queues its work without waiting for the device (the kernels
+ * classify the weights as scipy does: same results as host weights). FV_EINVAL
+ * for another dtype, shape or layout, FV_EDEVICE for weights on another device. */
 FV_API fv_status fv_correlate1d_array(fv_context *ctx, const fv_array *in, fv_array *out, const fv_array *weights,
                                       int axis, fv_mode mode, double cval, int64_t origin);
 /* scipy.ndimage.convolve1d (weights reversed, origin mirrored as scipy does). */

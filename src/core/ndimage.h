@@ -33,7 +33,8 @@ typedef struct fv__filter1d_params {
     const double *weights;   /* CORRELATE: `size` host values; else NULL */
     int symmetry;            /* CORRELATE hint: 1 symmetric, -1 antisymmetric, 0 neither */
     const double *dweights;  /* CORRELATE without host weights: `size` float64 values on the data's
-                              * CUDA device (fv_correlate1d_array; CUDA backend only) */
+                              * CUDA device (fv_correlate1d_array; CUDA backend only), */
+    int64_t dweights_stride; /* dweights_stride elements apart (negative: reversed) */
 } fv__filter1d_params;
 
 /* ---- FV__OP_SEP2: two 1-D passes fused (optional; CUDA only) -----------------

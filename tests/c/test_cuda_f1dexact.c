@@ -112,12 +112,21 @@ static fv_array *
 dev_weights_run(const fv_array *gi, fv_array *go, const double *w, int64_t n, int axis, fv_mode mode, double cval,
                 int64_t origin)
 {
-    fv_array *wh = new_array(FV_FLOAT64, 1, &n, CPU), *wg = new_array(FV_FLOAT64, 1, &n, GPU);
-    memcpy(fv_array_data(wh), w, (size_t)n * sizeof(double));
+    /* the weights contiguous, reversed (stride -8) or every other element (stride 16), in turn */
+    static int layout;
+    const int lay = layout++ % 3;
+    const int64_t nb = lay == 2 ? 2 * n : n;
+    fv_array *wh = new_array(FV_FLOAT64, 1, &nb, CPU), *wg = new_array(FV_FLOAT64, 1, &nb, GPU), *wv = NULL;
+    double *hp = (double *)fv_array_data(wh);
+    for (int64_t i = 0; i < nb; i++)
+        hp[i] = lay == 0 ? w[i] : lay == 1 ? w[n - 1 - i] : (i & 1) ? NAN : w[i / 2];
     CHECK_OK(fv_copy(ctx, wh, wg));
-    CHECK_OK(fv_correlate1d_array(ctx, gi, go, wg, axis, mode, cval, origin));
+    const int64_t st = lay == 0 ? 8 : lay == 1 ? -8 : 16;
+    CHECK_OK(fv_array_view(wg, 1, &n, &st, lay == 1 ? (n - 1) * 8 : 0, &wv));
+    CHECK_OK(fv_correlate1d_array(ctx, gi, go, wv, axis, mode, cval, origin));
     fv_array_unref(wh);
     fv_array_unref(wg);
+    fv_array_unref(wv);
     return to_host(go);
 }
 

@@ -283,15 +283,18 @@ random_geometry(tcase *c, int edge)
 static const fv_dtype dtypes[] = {FV_UINT8, FV_INT8, FV_UINT16, FV_INT16, FV_INT32, FV_FLOAT32, FV_FLOAT64};
 #define NDT ((int)(sizeof dtypes / sizeof dtypes[0]))
 
-/* every data dtype x output (float32, float64, its own) x kind, random geometry / mode */
+/* every data dtype x output (float32, float64, its own, bool, int16) x kind, random geometry / mode */
 static void
 test_grid(void)
 {
     for (int di = 0; di < NDT; di++)
-        for (int oi = 0; oi < 3; oi++) {
-            fv_dtype odt = oi == 0 ? FV_FLOAT32 : oi == 1 ? FV_FLOAT64 : dtypes[di];
+        for (int oi = 0; oi < 5; oi++) {
+            /* float32, float64, its own, and (typed 16-byte ROW stores) bool and int16 */
+            fv_dtype odt = oi == 0 ? FV_FLOAT32 : oi == 1 ? FV_FLOAT64 : oi == 2 ? dtypes[di] : oi == 3 ? FV_BOOL : FV_INT16;
             if (oi == 2 && is_float(dtypes[di]))
                 continue;   /* already one of the two above */
+            if (oi == 4 && dtypes[di] == FV_INT16)
+                continue;
             for (int k = 0; k < K_COUNT; k++) {
                 if (cuda_only && (di + oi + k) % 3)
                     continue;

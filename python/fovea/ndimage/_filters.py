@@ -101,14 +101,17 @@ def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, 
 
 
 def _device_weights(c, x, weights):
-    """Real CuPy weights on the GPU of real data, as the contiguous float64 array that
-    correlate1d reads there (fv_correlate1d_array: never copied to the host, so the call
-    does not wait for the GPU); None for any other weights."""
+    """Real CuPy weights on the GPU of real data, as the float64 array that correlate1d
+    reads there (fv_correlate1d_array, any stride: never copied to the host, so the call
+    does not wait for the GPU; convolve1d's reversed view is read as it is); None for
+    any other weights."""
     if (c.device == "cpu" or _kind(weights) != "cupy" or c.xp is not sys.modules.get("cupy")
             or np.dtype(x.dtype).kind == "c" or weights.dtype.kind == "c"
             or "cuda:%d" % weights.device.id != c.device):
         return None
-    return c.xp.ascontiguousarray(weights, dtype=c.xp.float64)
+    if weights.dtype == np.float64 and weights.strides and weights.strides[0] % 8 == 0:
+        return weights
+    return weights.astype(c.xp.float64)
 
 
 def _correlate1d(c, x, weights, axis, output, mode, cval, origin):

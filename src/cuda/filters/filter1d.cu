@@ -71,6 +71,7 @@ template <typename IT> struct fvf_targs {
     const char *in;
     char *out;
     const double *w;          /* correlation weights on the device (size > FVF_WINLINE, or the caller's), or NULL */
+    int64_t wst;              /* w's stride in elements (the caller's may be reversed or strided) */
     uint8_t *nanflags;        /* min/max of float data: one byte per line, or NULL */
     const int *guard;         /* non-NULL: the kernels do nothing unless *guard != 0 */
     fvf_g1<IT> g;
@@ -79,7 +80,7 @@ template <typename IT> struct fvf_targs {
     int tcl2;                 /* log2(lines per tile) */
     int kind, mode, odt, dbl;
     int vec;                  /* fvf_k_tile2: 16-byte loads for interior tiles (the layout allows them) */
-    int vst;                  /* fvf_k_tile2 ROW: 16-byte stores of whole lines (the layout allows them) */
+    int vst;                  /* fvf_k_tile2 ROW: 16-byte stores of whole lines (the layout and dtype allow them) */
     float chk;                /* fvf_k_tile2, 8-bit data: the checked float path's bound (fvk_check), or 0;
                                * -vmax: the kernel bounds device weights itself (fvk_chk_dev) */
     double cval;
@@ -160,7 +161,7 @@ fvf_k_tile(fvf_targs<IT> p)
     extern __shared__ double fvf_smem_d[];
     ACC *w = (ACC *)fvf_smem_d;
     const int size = (int)p.size;
-    const int kind = p.kind != FVF_AUTO ? p.kind : fvk_kind_dev(p.w, size);
+    const int kind = p.kind != FVF_AUTO ? p.kind : fvk_kind_dev(p.w, p.wst, size);
     const int nw = kind <= FVF_CORR_ANTI ? size : 0;
     const IT TA = p.ta, L = TA + p.size - 1;
     const int TC = 1 << p.tcl2;
@@ -179,7 +180,7 @@ fvf_k_tile(fvf_targs<IT> p)
 
     if (p.w) {
         for (int i = tid; i < nw; i += FVF_THREADS)
-            w[i] = (ACC)p.w[i];
+            w[i] = (ACC)p.w[(int64_t)i * p.wst];
     } else if (tid == 0) {   /* constant offsets into the parameters */
 #pragma unroll
         for (int i = 0; i < FVF_WINLINE; i++) {
@@ -289,11 +290,41 @@ fvf_k_tile(fvf_targs<IT> p)
  * lines (ROW: s_in = the element size) are contiguous, with the other stride a
  * multiple of 16 bytes (p.vec), load 16-byte chunks, FVF_LU in flight per
  * thread, and convert them into the shared tile; only chunks made entirely of
- * elements of the same row / line are read. ROW tiles whose output is the
- * accumulator's float type, contiguous along the lines, store whole 16-byte
- * chunks (p.vst). FOVEA_F1D_NOVEC=1: element by element (timing comparisons). */
+ * elements of the same row / line are read; chunks whole inside the tile are
+ * stored without a test per element. ROW tiles whose output is contiguous along
+ * the lines (float or any dtype up to 32 bits) store whole 16-byte chunks
+ * (p.vst, fvf_vstore_rows). FOVEA_F1D_NOVEC=1: element by element (timing
+ * comparisons). */
 #define FVF_PITCH 33
 #define FVF_LU 2   /* 16-byte loads in flight per thread (interior tiles) */
+
+/* ROW tiles: whole lines out as 16-byte chunks, line cr's output a from
+ * t0[a * FVF_PITCH + cr], cast as fvf_put casts. G = 32 / per threads take
+ * consecutive chunks of one line: a warp's shared reads fall in distinct banks
+ * (per * (chunk) + line spans 32 values) and its stores fill whole sectors. */
+template <typename O, typename ACC, typename IT>
+__device__ __forceinline__ void
+fvf_vstore_rows(O *, const ACC *t0, char *org, IT c_out, int ta, int tid)
+{
+    const int per = 16 / (int)sizeof(O), G = 32 / per, nck = ta / per;
+    for (int t = tid; t < 32 * nck; t += FVF_THREADS) {
+        const int cr = (t / G) & 31, k = t % G + G * (t / (32 * G));
+        const ACC *sp = t0 + k * per * FVF_PITCH + cr;
+        union {
+            uint4 v;
+            O e[16 / sizeof(O)];
+        } u;
+#pragma unroll
+        for (int i = 0; i < 16 / (int)sizeof(O); i++)
+            u.e[i] = fvf_caster<O>::c(sp[i * FVF_PITCH]);
+        *(uint4 *)(org + (IT)cr * c_out + k * 16) = u.v;
+    }
+}
+template <typename ACC, typename IT>
+__device__ __forceinline__ void
+fvf_vstore_rows(void *, const ACC *, char *, IT, int, int)
+{
+}
 
 /* Outputs per thread and slide: 8 in float, 4 in double (registers). */
 template <typename ACC> struct fvf_r { static const int value = sizeof(ACC) == 4 ? 8 : 4; };
@@ -329,11 +360,11 @@ fvf_k_tile2(fvf_targs<IT> p)
         return;
     extern __shared__ double fvf_smem_d[];
     const int size = (int)p.size;
-    const int kind = p.kind != FVF_AUTO ? p.kind : fvk_kind_dev(p.w, size);
+    const int kind = p.kind != FVF_AUTO ? p.kind : fvk_kind_dev(p.w, p.wst, size);
     const int nw = kind <= FVF_CORR_ANTI ? size : 0;
     /* the checked float path: the double weights first, for the outputs summed again */
     const bool chk = sizeof(T) == 1 && sizeof(ACC) == 4 && p.chk != 0.0f;
-    const float chk_e = !chk || p.chk > 0.0f ? p.chk : fvk_chk_dev(p.w, size, kind, -(double)p.chk);
+    const float chk_e = !chk || p.chk > 0.0f ? p.chk : fvk_chk_dev(p.w, p.wst, size, kind, -(double)p.chk);
     double *wd = fvf_smem_d;
     ACC *w = (ACC *)(fvf_smem_d + (chk ? nw : 0));
     const IT TA = p.ta, L = TA + p.size - 1;
@@ -347,9 +378,9 @@ fvf_k_tile2(fvf_targs<IT> p)
 
     if (p.w) {
         for (int i = tid; i < nw; i += FVF_THREADS) {
-            w[i] = (ACC)p.w[i];
+            w[i] = (ACC)p.w[(int64_t)i * p.wst];
             if (chk)
-                wd[i] = p.w[i];
+                wd[i] = p.w[(int64_t)i * p.wst];
         }
     } else if (tid == 0) {
 #pragma unroll
@@ -421,9 +452,16 @@ fvf_k_tile2(fvf_targs<IT> p)
                     if (ra[u] < 0)
                         continue;
                     ACC *row = t0 + ra[u] * FVF_PITCH;
+                    const int cb = kk[u] * PER - ofs;   /* the chunk's first line */
+                    if (cb >= 0 && cb + PER <= 32 && !track) {   /* whole inside: no test per element */
+#pragma unroll
+                        for (int i = 0; i < PER; i++)
+                            row[cb + i] = fvf_cv<ACC>(fvf_elem<T>(v[u], i));
+                        continue;
+                    }
 #pragma unroll
                     for (int i = 0; i < PER; i++) {
-                        const int cr = kk[u] * PER + i - ofs;
+                        const int cr = cb + i;
                         if (cr >= 0 && cr < 32) {
                             const ACC x = fvf_cv<ACC>(fvf_elem<T>(v[u], i));
                             if (track && fvk_odd(x, us))
@@ -456,10 +494,18 @@ fvf_k_tile2(fvf_targs<IT> p)
                 for (int u = 0; u < FVF_LU; u++) {
                     if (kk[u] < 0)
                         continue;
+                    const int ab = kk[u] * PER - ofs;   /* the chunk's first position */
+                    if (ab >= 0 && ab + PER <= (int)L && !track) {   /* whole inside: no test per element */
+                        ACC *d = t0 + ab * FVF_PITCH + cl[u];
+#pragma unroll
+                        for (int i = 0; i < PER; i++)
+                            d[i * FVF_PITCH] = fvf_cv<ACC>(fvf_elem<T>(v[u], i));
+                        continue;
+                    }
                     bool nan = false;
 #pragma unroll
                     for (int i = 0; i < PER; i++) {
-                        const int a = kk[u] * PER + i - ofs;
+                        const int a = ab + i;
                         if (a >= 0 && a < (int)L) {
                             const ACC x = fvf_cv<ACC>(fvf_elem<T>(v[u], i));
                             if (track && fvk_odd(x, us))
@@ -545,21 +591,7 @@ fvf_k_tile2(fvf_targs<IT> p)
             __syncthreads();
             char *org = p.out + bo + c0 * p.g.c_out + a0 * p.g.s_out;
             if (p.vst && ea == TA && c0 + 32 <= p.g.nc && ((uintptr_t)org & 15) == 0) {
-                /* whole 16-byte chunks of the lines: thread = (line tid / 8, chunks tid % 8 + 8 i) */
-                const int per = 16 / (int)sizeof(ACC), nck = (int)TA / per;
-                const int cr = tid >> 3;
-                const ACC *s = t0 + cr;
-                char *o = org + (IT)cr * p.g.c_out;
-                for (int k = tid & 7; k < nck; k += 8) {
-                    union {
-                        uint4 v;
-                        ACC e[16 / sizeof(ACC)];
-                    } u;
-#pragma unroll
-                    for (int i = 0; i < 16 / (int)sizeof(ACC); i++)
-                        u.e[i] = s[(k * per + i) * FVF_PITCH];
-                    *(uint4 *)(o + k * 16) = u.v;
-                }
+                fvf_odt_run(p.odt, [&](auto tag) { fvf_vstore_rows(tag, t0, org, p.g.c_out, (int)TA, tid); });
             } else {
                 for (int cr = warp; cr < 32; cr += 8) {
                     const IT cc = c0 + cr;
@@ -603,7 +635,7 @@ template <typename ACC>
 __device__ __forceinline__ ACC
 fvf_wt(const fvf_targs<int64_t> &p, int64_t j)
 {
-    return (ACC)__ldg(p.w + j);   /* the direct kernel always has a device copy */
+    return (ACC)__ldg(p.w + j * p.wst);   /* the direct kernel always has a device copy */
 }
 
 /* One output per thread from global memory (windows too long for a tile). */
@@ -614,7 +646,7 @@ fvf_k_direct(fvf_targs<int64_t> p, int64_t total)
     if (p.guard && !*p.guard)
         return;
     const ACC cv = (ACC)p.cval;
-    const int kind = p.kind != FVF_AUTO ? p.kind : fvk_kind_dev(p.w, (int)p.size);
+    const int kind = p.kind != FVF_AUTO ? p.kind : fvk_kind_dev(p.w, p.wst, (int)p.size);
     const int64_t size = p.size, n = p.g.n;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
          i += (int64_t)blockDim.x * gridDim.x) {
@@ -849,7 +881,8 @@ typedef struct fvf_job {
     int64_t size, left;
     int mode;
     double cval;
-    const double *wdev;       /* weights on the device (size > FVF_WINLINE) */
+    const double *wdev;       /* weights on the device (size > FVF_WINLINE, or the caller's) */
+    int64_t wst;              /* wdev's stride in elements */
     const double *wh;         /* weights on the host */
     fv_array *wbuf;           /* owns wdev */
     const int *guard;         /* device flag: the kernels run only where it is set (FV__OP_SEP2's redo) */
@@ -872,6 +905,7 @@ fvf_weights_to_device(fvf_job *j)
     if ((st = fv__cuda_memcpy(j->ctx, j->wbuf->data, dev, j->wh, host, nb)) != FV_OK)
         return st;
     j->wdev = (const double *)j->wbuf->data;
+    j->wst = 1;
     return FV_OK;
 }
 
@@ -885,6 +919,7 @@ fvf_fill(fvf_targs<IT> *t, const fvf_job *j)
     t->out = j->out->data;
     t->guard = j->guard;
     t->w = j->wdev;
+    t->wst = j->wdev ? j->wst : 1;
     if (!j->wdev && j->wh)
         for (int64_t k = 0; k < j->size && k < FVF_WINLINE; k++)
             t->wi[k] = j->wh[k];
@@ -997,8 +1032,10 @@ fvf_launch_tile(const fvf_job *j, const fvf_plan *pl, uint8_t *nanflags)
         const int64_t es = (int64_t)sizeof(T), L = pl->ta + j->size - 1;
         if (g->row) {   /* lines contiguous, the same misalignment on every line of a tile */
             t.vec = g->s_in == es && llabs(g->c_in) % 16 == 0;
-            t.vst = g->s_out == (int64_t)sizeof(ACC) && llabs(g->c_out) % 16 == 0 &&
-                    j->out->dtype == (sizeof(ACC) == 4 ? FV_FLOAT32 : FV_FLOAT64);
+            const fv_dtype od = j->out->dtype;   /* the dtypes fvf_odt_run stores through a typed tag */
+            t.vst = g->s_out == (int64_t)fv_dtype_size(od) && llabs(g->c_out) % 16 == 0 &&
+                    (od == FV_FLOAT32 || od == FV_FLOAT64 || od == FV_UINT8 || od == FV_INT8 || od == FV_UINT16 ||
+                     od == FV_INT16 || od == FV_INT32 || od == FV_BOOL);
         } else {        /* tile rows contiguous, likewise; the chunk tasks' float division is exact */
             t.vec = g->c_in == es && llabs(g->s_in) % 16 == 0 && L * ((32 * es + 30) / 16) < 65536;
         }
@@ -1247,6 +1284,7 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
         if (!p->weights) {   /* on the device already (the caller checked where): classified there */
             j.kind = FVF_AUTO;
             j.wdev = p->dweights;
+            j.wst = p->dweights_stride;
             break;
         }
         int sym = fvf_symmetry(p->weights, p->size);

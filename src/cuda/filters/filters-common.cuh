@@ -599,16 +599,17 @@ fvf_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t 
  * checked float path's error themselves, every warp on its own (block-uniform
  * results, no barrier). All 32 lanes of the warp take part. */
 
-/* scipy's symmetry test (fvf_symmetry) of w[0..size): FVK_SYM, FVK_ANTI or FVK_CORR */
+/* scipy's symmetry test (fvf_symmetry) of w[0], w[st], ... (size values): FVK_SYM,
+ * FVK_ANTI or FVK_CORR */
 __device__ __forceinline__ int
-fvk_kind_dev(const double *w, int size)
+fvk_kind_dev(const double *w, int64_t st, int size)
 {
     if (!(size & 1))
         return FVK_CORR;
     const int s1 = size >> 1, lane = threadIdx.x & 31;
     bool sym = true, anti = true;
     for (int i = 1 + lane; i <= s1; i += 32) {
-        const double a = __ldg(w + s1 + i), b = __ldg(w + s1 - i);
+        const double a = __ldg(w + (s1 + i) * st), b = __ldg(w + (s1 - i) * st);
         sym = sym && !(fabs(a - b) > DBL_EPSILON);
         anti = anti && !(fabs(a + b) > DBL_EPSILON);
     }
@@ -621,13 +622,13 @@ fvk_kind_dev(const double *w, int size)
  * host's vmax (fvf_checked_vmax); where the path does not apply, +inf: fvk_check
  * then sums every output again in double. */
 __device__ __forceinline__ float
-fvk_chk_dev(const double *w, int size, int kind, double vmax)
+fvk_chk_dev(const double *w, int64_t st, int size, int kind, double vmax)
 {
     const int lane = threadIdx.x & 31, s1 = size >> 1;
     double W = 0.0;
     bool fin = true;
     for (int i = lane; i < size; i += 32) {
-        const double v = __ldg(w + i);
+        const double v = __ldg(w + i * st);
         fin = fin && isfinite(v);
         W += kind == FVK_CORR ? fabs(v) : i < s1 ? 2.0 * fabs(v) : i == s1 ? fabs(v) : 0.0;
     }

@@ -267,12 +267,16 @@ fv_correlate1d_array(fv_context *ctx, const fv_array *in, fv_array *out, const f
     fv_array *w = NULL;
     if (!weights)
         return fv_error_set(FV_EINVAL, fn, "weights is NULL");
-    if (weights->dtype != FV_FLOAT64 || weights->ndim != 1 ||
-        (weights->shape[0] > 1 && weights->strides[0] != (int64_t)sizeof(double)))
-        return fv_error_set(FV_EINVAL, fn, "weights must be a contiguous 1-D float64 array");
-    if (weights->device.type == FV_DEVICE_CPU)
+    if (weights->dtype != FV_FLOAT64 || weights->ndim != 1)
+        return fv_error_set(FV_EINVAL, fn, "weights must be a 1-D float64 array");
+    if (weights->device.type == FV_DEVICE_CPU) {
+        if (weights->shape[0] > 1 && weights->strides[0] != (int64_t)sizeof(double))
+            return fv_error_set(FV_EINVAL, fn, "host weights must be contiguous");
         return fv_correlate1d(ctx, in, out, (const double *)weights->data, weights->shape[0], axis, mode, cval,
                               origin);
+    }
+    if (weights->strides[0] % (int64_t)sizeof(double))
+        return fv_error_set(FV_EINVAL, fn, "weights strides must be a multiple of 8 bytes");
     const int64_t n = weights->shape[0];
     if ((st = fv__check_1d(fn, in, out, n, axis, mode, origin)))
         return st;
@@ -284,7 +288,8 @@ fv_correlate1d_array(fv_context *ctx, const fv_array *in, fv_array *out, const f
     if ((st = fv__ndi_source(ctx, weights, out, &w)))
         return st;
     fv__filter1d_params p = {.kind = FV__F1D_CORRELATE, .axis = axis, .mode = mode, .cval = cval,
-                             .origin = origin, .size = n, .dweights = (const double *)w->data};
+                             .origin = origin, .size = n, .dweights = (const double *)w->data,
+                             .dweights_stride = w->strides[0] / (int64_t)sizeof(double)};
     st = fv__run_passes(ctx, in, out, &p, 1);
     fv_array_unref(w);
     return st;
