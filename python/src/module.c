@@ -320,7 +320,7 @@ static PyMethodDef fvpy_methods[] = {
      "neighbours of int64 point sets (fovea/metrics.h)"},
     /* fovea.ndimage (ndimage.c): arrays in place, modes as fv_mode values; see python/fovea/ndimage */
     {"ndi_correlate1d", FVPY_KW(fvpy_ndi_correlate1d),
-     "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None)\n--\n\n"
+     "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None, reverse=False)\n--\n\n"
      "fv_correlate1d into output (fv_correlate1d_array for weights on the device)."},
     {"ndi_filter1d", FVPY_KW(fvpy_ndi_filter1d),
      "ndi_filter1d(input, output, kind, size, axis, mode, cval, origin, stream=None)\n--\n\n"

@@ -173,14 +173,16 @@ fvpy__nd_mode(fvpy_nd *c, int mode)
 
 /* ---- filters ------------------------------------------------------------------------ */
 
-/* ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None): weights a
- * float64 host buffer, or a float64 array on the input's device (read there) */
+/* ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None, reverse=False):
+ * weights a float64 host buffer, or a float64 array on the input's device (read there;
+ * reverse: read backwards, convolve1d's order, with origin already mirrored) */
 PyObject *
 fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "weights", "axis", "mode", "cval", "origin", "stream", NULL};
+    static char *kwlist[] = {"input", "output", "weights", "axis", "mode", "cval", "origin", "stream", "reverse",
+                             NULL};
     PyObject *in_o, *out_o, *w_o, *stream_o = Py_None;
-    int axis, mode;
+    int axis, mode, reverse = 0;
     double cval;
     long long origin;
     const void *w;
@@ -188,17 +190,31 @@ fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_nd c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiidL|O:ndi_correlate1d", kwlist, &in_o, &out_o, &w_o, &axis,
-                                     &mode, &cval, &origin, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiidL|Op:ndi_correlate1d", kwlist, &in_o, &out_o, &w_o, &axis,
+                                     &mode, &cval, &origin, &stream_o, &reverse))
         return NULL;
-    /* an array on the input's device (float64, 1-D, contiguous); CuPy arrays have a
+    /* an array on the input's device (float64, 1-D, any stride); CuPy arrays have a
      * buffer slot that only raises */
     if (!PyObject_CheckBuffer(w_o) || PyObject_HasAttrString(w_o, "__cuda_array_interface__")) {
         if (fvpy__nd_open(&c, "correlate1d", stream_o, in_o, out_o, w_o, "weights", 0, NULL, NULL) == 0 &&
-            fvpy__nd_mode(&c, mode) == 0)
-            FVPY_ND_RUN(&c, st, fv_correlate1d_array(c.ctx, c.in.arr, c.out.arr, c.aux1.arr, axis, (fv_mode)mode,
-                                                     cval, origin));
+            fvpy__nd_mode(&c, mode) == 0) {
+            const fv_array *wa = c.aux1.arr;
+            fv_array *rv = NULL;
+            if (reverse && fv_array_ndim(wa) == 1 && fv_array_shape(wa)[0] > 0) {   /* a backwards view */
+                const int64_t m = fv_array_shape(wa)[0], s0 = fv_array_strides(wa)[0], neg = -s0;
+                st = fv_array_view(wa, 1, &m, &neg, (m - 1) * s0, &rv);
+                wa = rv;
+            }
+            if (st == FV_OK)
+                FVPY_ND_RUN(&c, st, fv_correlate1d_array(c.ctx, c.in.arr, c.out.arr, wa, axis, (fv_mode)mode, cval,
+                                                         origin));
+            fv_array_unref(rv);
+        }
         return fvpy__nd_close(&c, st);
+    }
+    if (reverse) {
+        PyErr_SetString(PyExc_ValueError, "ndi_correlate1d: reverse needs weights on the device");
+        return NULL;
     }
     if (fvpy__nd_open(&c, "correlate1d", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
         fvpy__nd_mode(&c, mode) == 0 && fvpy__nd_host(&c, "weights", w_o, 'd', 1, &w, &n) == 0)

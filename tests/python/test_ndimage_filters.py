@@ -943,3 +943,22 @@ def test_correlate1d_weights_stay_on_device(cp, rng, monkeypatch, dtype, wkind, 
         ndi.correlate1d(xd, cp.zeros((0,)))
     with pytest.raises(RuntimeError, match="no filter weights"):
         ndi.correlate1d(xd, cp.zeros((2, 2)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [4, 5])
+def test_convolve1d_device_weights_complex_and_origins(cp, rng, n):
+    """convolve1d reads CuPy weights backwards on the GPU (origins mirrored as scipy does,
+    even lengths included); complex weights take the host path: NumPy weights' results."""
+    x = data(rng, (33, 47), "float32")
+    xd = cp.asarray(x)
+    w = rng.random(n) - 0.5
+    for origin in range(-(n // 2), (n - 1) // 2 + 1):
+        for axis in (0, 1):
+            got = cp.asnumpy(ndi.convolve1d(xd, cp.asarray(w), axis=axis, origin=origin, mode="wrap"))
+            np.testing.assert_array_equal(got, cp.asnumpy(ndi.convolve1d(xd, w, axis=axis, origin=origin, mode="wrap")))
+    wc = w + 1j * (rng.random(n) - 0.5)
+    got = cp.asnumpy(ndi.convolve1d(xd, cp.asarray(wc), axis=1))
+    assert_close(got, sn.convolve1d(x.astype(np.complex64), wc, axis=1))
+    with pytest.raises(ValueError, match="origin"):
+        ndi.convolve1d(xd, cp.asarray(w), origin=n)

@@ -114,10 +114,16 @@ def _device_weights(c, x, weights):
     return weights.astype(c.xp.float64)
 
 
-def _correlate1d(c, x, weights, axis, output, mode, cval, origin):
+def _correlate1d(c, x, weights, axis, output, mode, cval, origin, reverse=False):
+    """correlate1d; reverse: convolve1d's weights, read backwards (origin mirrored already)."""
     wd = _device_weights(c, x, weights)
     if wd is None:
         weights = S.host(weights)
+        if reverse:
+            weights = weights[::-1]
+            if weights.dtype.kind == "c":
+                weights = weights.conj()   # undone below
+            reverse = False
         if np.dtype(x.dtype).kind == "c" or weights.dtype.kind == "c":
             if weights.dtype.kind == "c":
                 weights = weights.conj().astype(np.complex128, copy=False)
@@ -138,7 +144,10 @@ def _correlate1d(c, x, weights, axis, output, mode, cval, origin):
         raise ValueError("Invalid origin; origin must satisfy -(len(weights) // 2) <= origin <= "
                          "(len(weights)-1) // 2")
     mode = S.mode_code(mode)
-    c.run(_fovea.ndi_correlate1d, x, output, weights, axis, mode, cval, origin)
+    if reverse:
+        c.run(_fovea.ndi_correlate1d, x, output, weights, axis, mode, cval, origin, reverse=True)
+    else:
+        c.run(_fovea.ndi_correlate1d, x, output, weights, axis, mode, cval, origin)
     return output
 
 
@@ -146,9 +155,13 @@ def _correlate1d(c, x, weights, axis, output, mode, cval, origin):
 def convolve1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
     """1-D convolution along `axis` (scipy.ndimage.convolve1d)."""
     if _kind(weights) == "cupy" and weights.ndim == 1:
-        weights = weights[::-1]   # stays on the GPU (correlate1d reads it there)
-    else:
-        weights = S.host(weights)[::-1]
+        # CuPy weights stay on the GPU, read backwards there (the host reverses others)
+        origin = -origin
+        if not weights.shape[0] & 1:
+            origin -= 1
+        c = Call("correlate1d", input)
+        return c.result(_correlate1d(c, c.input, weights, axis, output, mode, cval, origin, reverse=True))
+    weights = S.host(weights)[::-1]
     origin = -origin
     if not weights.shape[0] & 1:
         origin -= 1

@@ -154,7 +154,7 @@ fvf_window(const ACC *r, const ACC *w, int kind, int size)
 
 template <typename T, typename ACC, typename IT, bool ROW>
 __global__ void __launch_bounds__(FVF_THREADS)
-fvf_k_tile(fvf_targs<IT> p)
+fvf_k_tile(const __grid_constant__ fvf_targs<IT> p)   /* read in place: no local copy for the batch loops */
 {
     if (p.guard && !*p.guard)
         return;
@@ -307,8 +307,8 @@ __device__ __forceinline__ void
 fvf_vstore_rows(O *, const ACC *t0, char *org, IT c_out, int ta, int tid)
 {
     const int per = 16 / (int)sizeof(O), G = 32 / per, nck = ta / per;
-    for (int t = tid; t < 32 * nck; t += FVF_THREADS) {
-        const int cr = (t / G) & 31, k = t % G + G * (t / (32 * G));
+    const int slot = tid / G;   /* G threads per slot, FVF_THREADS / G slots */
+    auto chunk = [&](int cr, int k) {
         const ACC *sp = t0 + k * per * FVF_PITCH + cr;
         union {
             uint4 v;
@@ -318,6 +318,15 @@ fvf_vstore_rows(O *, const ACC *t0, char *org, IT c_out, int ta, int tid)
         for (int i = 0; i < 16 / (int)sizeof(O); i++)
             u.e[i] = fvf_caster<O>::c(sp[i * FVF_PITCH]);
         *(uint4 *)(org + (IT)cr * c_out + k * 16) = u.v;
+    };
+    if (G <= 8) {   /* 8 / G slots per line: a thread keeps its line, chunks 8 apart */
+        const int cr = slot & 31;
+        for (int k = tid % G + G * (slot >> 5); k < nck; k += 8)
+            chunk(cr, k);
+    } else {        /* 16 slots: a thread takes two lines */
+        for (int cr = slot; cr < 32; cr += FVF_THREADS / G)
+            for (int k = tid % G; k < nck; k += G)
+                chunk(cr, k);
     }
 }
 template <typename ACC, typename IT>
@@ -354,7 +363,7 @@ fvf_elem(const uint4 &v, int i)
 
 template <typename T, typename ACC, typename IT, bool ROW>
 __global__ void __launch_bounds__(FVF_THREADS, (sizeof(ACC) == 4 ? 4 : 3) - (sizeof(IT) == 8))
-fvf_k_tile2(fvf_targs<IT> p)
+fvf_k_tile2(const __grid_constant__ fvf_targs<IT> p)
 {
     if (p.guard && !*p.guard)
         return;
