@@ -131,10 +131,7 @@ def _correlate1d(c, x, weights, axis, output, mode, cval, origin, reverse=False)
             return _complex_via_real_components(
                 c, correlate1d, x, weights, output, cval, axis=axis, mode=mode, origin=origin)
     output = c.get_output(output, x)
-    if wd is None:
-        weights = np.asarray(weights, dtype=np.float64)
-    else:
-        weights = wd
+    weights = np.asarray(weights, dtype=np.float64) if wd is None else wd
     if weights.ndim != 1 or weights.shape[0] < 1:
         raise RuntimeError("no filter weights given")
     if wd is None:
@@ -144,10 +141,7 @@ def _correlate1d(c, x, weights, axis, output, mode, cval, origin, reverse=False)
         raise ValueError("Invalid origin; origin must satisfy -(len(weights) // 2) <= origin <= "
                          "(len(weights)-1) // 2")
     mode = S.mode_code(mode)
-    if reverse:
-        c.run(_fovea.ndi_correlate1d, x, output, weights, axis, mode, cval, origin, reverse=True)
-    else:
-        c.run(_fovea.ndi_correlate1d, x, output, weights, axis, mode, cval, origin)
+    c.run(_fovea.ndi_correlate1d, x, output, weights, axis, mode, cval, origin, reverse=reverse)
     return output
 
 

@@ -282,8 +282,6 @@ fv_correlate1d_array(fv_context *ctx, const fv_array *in, fv_array *out, const f
         return st;
     if (weights->device.type != in->device.type || weights->device.id != in->device.id)
         return fv_error_set(FV_EDEVICE, fn, "weights and input are on different devices");
-    if (fv_array_size(out) == 0)
-        return FV_OK;
     /* the kernels read the weights while writing out: a copy where they share memory */
     if ((st = fv__ndi_source(ctx, weights, out, &w)))
         return st;
