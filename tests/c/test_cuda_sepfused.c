@@ -110,7 +110,7 @@ typedef struct tcase {
     int64_t size[3], origin[3];
     /* OP_SEP2 */
     fv__filter1d_params pass[2];
-    double w[2][16];
+    double w[2][40];
 } tcase;
 
 /* one fv__filter1d pass through fv__dispatch */
@@ -434,6 +434,163 @@ test_grid(void)
             }
 }
 
+/* float32 with both windows of one size: the kernels compiled for a window size
+ * (fvs_spec: 3, 5, 9, 17, ...) and the sizes between them (the general kernel),
+ * every kind, both pass orders, origins, modes, partial tiles, strided and
+ * offset layouts, NaN / inf data; gaussian / uniform / min / max filters whose
+ * two windows agree */
+static void
+test_spec(void)
+{
+    static const int sizes[] = {1, 2, 3, 4, 5, 7, 9, 11, 13, 15, 17, 21, 25, 33};
+    static const int64_t shapes[][2] = {{130, 257}, {65, 64}, {200, 320}, {71, 1000}, {1000, 1000}};
+    const int nsz = (int)(sizeof sizes / sizeof sizes[0]), nsh = (int)(sizeof shapes / sizeof shapes[0]);
+    for (int si = 0; si < nsz; si++)
+        for (int r = 0; r < (cuda_only ? 6 : 12); r++) {
+            const int n = sizes[si];
+            tcase c;
+            memset(&c, 0, sizeof c);
+            c.nd = 2;
+            int sh = (int)irand(0, cuda_only ? nsh - 2 : nsh - 1);
+            c.shape[0] = shapes[sh][0] - irand(0, 3);
+            c.shape[1] = shapes[sh][1] - irand(0, 5);
+            c.layout = (int)irand(0, 3);
+            c.special = r % 4 == 3;
+            fill_random(&c, OP_SEP2, 0);
+            const int same = (int)irand(0, 1);   /* one kind on both passes */
+            for (int k = 0; k < 2; k++) {
+                fv__filter1d_params *p = &c.pass[k];
+                int kind = same && k ? -1 : (int)irand(0, 5);
+                if (kind < 0) {   /* the first pass's kind (min/max: the other extreme too) */
+                    p->kind = c.pass[0].kind;
+                } else if (kind <= 2) {
+                    random_weights(c.w[k], n, kind);
+                    p->kind = FV__F1D_CORRELATE;
+                } else {
+                    p->kind = kind == 3 ? FV__F1D_UNIFORM : kind == 4 ? FV__F1D_MINIMUM : FV__F1D_MAXIMUM;
+                }
+                if (p->kind == FV__F1D_CORRELATE) {
+                    if (kind < 0)
+                        memcpy(c.w[k], c.w[0], sizeof c.w[0]);
+                    p->weights = c.w[k];
+                } else {
+                    p->weights = NULL;
+                }
+                p->size = n;
+                p->origin = irand(-(n / 2), (n - 1) / 2);
+            }
+            run_case(&c);
+        }
+    /* the filters: equal sigmas / sizes on both axes */
+    static const double sig[] = {0.5, 1.0, 2.0, 3.0};
+    for (int r = 0; r < (cuda_only ? 12 : 32); r++) {
+        tcase c;
+        memset(&c, 0, sizeof c);
+        c.nd = 2;
+        int sh = (int)irand(0, cuda_only ? nsh - 2 : nsh - 1);
+        c.shape[0] = shapes[sh][0];
+        c.shape[1] = shapes[sh][1];
+        c.layout = (int)irand(0, 3);
+        c.special = r % 5 == 4;
+        fill_random(&c, r % 4, 0);
+        const int n = (int)irand(2, 5) * 2 - 1;   /* 3, 5, 7, 9 */
+        const double sg = sig[irand(0, 3)];
+        const int o = (int)irand(0, 2);
+        for (int d = 0; d < 2; d++) {
+            c.size[d] = n;
+            c.sigma[d] = sg;
+            c.order[d] = o;
+            c.origin[d] = irand(-(n / 2), (n - 1) / 2);
+        }
+        run_case(&c);
+    }
+}
+
+/* The 1-D strip kernel (one float32 pass along an axis other than the last, 3 /
+ * 5 / 9 / 17 taps) against filter1d's kernels (FOVEA_SEP_NOSTRIP=1), bit for
+ * bit: every kind, host and device weights (forwards and reversed), modes,
+ * origins, 2-d and 3-d arrays, offset rows, NaN / inf data (the guarded redo),
+ * and sizes the kernel declines. */
+static void
+test_strip1d(void)
+{
+    static const int sizes[] = {3, 5, 9, 17, 7};
+    int n1 = 0;
+    for (int r = 0; r < (cuda_only ? 60 : 160); r++) {
+        const int n = sizes[r % 5];
+        int64_t shape[3];
+        const int nd = 2 + (int)irand(0, 1);
+        for (int d = 0; d < nd; d++)
+            shape[d] = irand(1, d == nd - 1 ? 600 : nd == 3 ? 40 : 300);
+        if (r % 7 == 0)
+            shape[0] = 700 + irand(0, 100);   /* several strips down the axis */
+        fv_array *h = rand_host(FV_FLOAT32, nd, shape, r % 6 == 5 ? 97 : 0);
+        fv_array *d = gpu_input(h, r % 3 == 2 ? 3 : 0);
+        fv_array *o1 = new_array(FV_FLOAT32, nd, shape, GPU), *o2 = new_array(FV_FLOAT32, nd, shape, GPU);
+        fv_array *dw = NULL;
+        fv__filter1d_params p;
+        double w[40];
+        memset(&p, 0, sizeof p);
+        p.axis = (int)irand(0, nd - 2);
+        p.mode = (int)irand(0, FV_MODE_COUNT - 1);
+        p.cval = (next_u64() & 1) ? (double)irand(-3, 300) : uniform() * 50.0 - 10.0;
+        p.size = n;
+        p.origin = irand(-(n / 2), (n - 1) / 2);
+        const int kind = (int)irand(0, 6);
+        if (kind <= 3) {
+            random_weights(w, n, kind % 3);
+            p.kind = FV__F1D_CORRELATE;
+            p.weights = w;
+            if (kind == 3 || r % 4 == 1) {   /* on the device, forwards or reversed */
+                const int64_t wn = n;
+                fv_array *hw = new_array(FV_FLOAT64, 1, &wn, CPU);
+                memcpy(fv_array_data(hw), w, sizeof(double) * (size_t)n);
+                dw = new_array(FV_FLOAT64, 1, &wn, GPU);
+                CHECK_OK(fv_copy(ctx, hw, dw));
+                fv_array_unref(hw);
+                const int rev = (int)irand(0, 1);
+                p.weights = NULL;
+                p.dweights = (const double *)fv_array_data(dw) + (rev ? n - 1 : 0);
+                p.dweights_stride = rev ? -1 : 1;
+                if (rev)   /* the same taps, read backwards */
+                    for (int i = 0; i < n / 2; i++) {
+                        double t = w[i];
+                        w[i] = w[n - 1 - i];
+                        w[n - 1 - i] = t;
+                    }
+            }
+        } else {
+            p.kind = kind == 4 ? FV__F1D_UNIFORM : kind == 5 ? FV__F1D_MINIMUM : FV__F1D_MAXIMUM;
+        }
+        snprintf(current, sizeof current, "strip1d taps %d kind %d axis %d nd %d shape %lldx%lldx%lld mode %d org %lld "
+                 "cval %g dev %d", n, kind, p.axis, nd, (long long)shape[0], (long long)shape[1],
+                 (long long)(nd > 2 ? shape[2] : 1), p.mode, (long long)p.origin, p.cval, p.dweights != NULL);
+        ncases++;
+        unsetenv("FOVEA_SEP_NOSTRIP");
+        fv_status st1 = pass1d(d, o1, &p);
+        setenv("FOVEA_SEP_NOSTRIP", "1", 1);
+        fv_status st2 = pass1d(d, o2, &p);
+        unsetenv("FOVEA_SEP_NOSTRIP");
+        CHECK(st1 == FV_OK && st2 == FV_OK);
+        if (st1 == FV_OK && st2 == FV_OK) {
+            fv_array *g1 = to_host(o1), *g2 = to_host(o2);
+            CHECK(compare(g1, g2, -1.0, "strip1d vs filter1d"));
+            fv_array_unref(g1);
+            fv_array_unref(g2);
+            n1++;
+        } else {
+            fprintf(stderr, "test_cuda_sepfused: %s / %s (%s) in %s\n", fv_status_name(st1), fv_status_name(st2),
+                    fv_error_message(), current);
+        }
+        fv_array_unref(dw);
+        fv_array_unref(h);
+        fv_array_unref(d);
+        fv_array_unref(o1);
+        fv_array_unref(o2);
+    }
+    CHECK(n1 > 0);
+}
+
 /* a batch axis (passes on the last two), NaN / inf data, even sizes */
 static void
 test_misc(void)
@@ -479,6 +636,10 @@ main(void)
     printf("test_cuda_sepfused: shapes done, %d cases, %d failed\n", ncases, fv_t_fail);
     test_misc();
     printf("test_cuda_sepfused: misc done, %d cases, %d failed\n", ncases, fv_t_fail);
+    test_spec();
+    printf("test_cuda_sepfused: one window size done, %d cases, %d failed\n", ncases, fv_t_fail);
+    test_strip1d();
+    printf("test_cuda_sepfused: 1-d strips done, %d cases, %d failed\n", ncases, fv_t_fail);
     /* most direct FV__OP_SEP2 cases (random taps, 2-d and 3-d) must take the fused kernel */
     printf("test_cuda_sepfused: %d of %d direct FV__OP_SEP2 cases fused\n", nfused, nsep2);
     CHECK(nfused * 2 > nsep2);

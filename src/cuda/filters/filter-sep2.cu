@@ -43,7 +43,20 @@
  *    constant mode); in constant mode, no NaN cval for min/max and no NaN/inf
  *    cval for uniform passes over float data;
  *  - both arrays aligned to their element size and within 2^31 bytes (32-bit
- *    index math), and the tiles fit the device's shared memory. */
+ *    index math), and the tiles fit the device's shared memory.
+ *
+ * Strip kernels (fvs_k_strip, fvs_k_strip_pd; below): float32 data,
+ * intermediate and output with both windows of 3, 5, 9 or 17 taps and the
+ * columns contiguous in both arrays take a kernel compiled for that window
+ * size instead of the tiles: a block walks down a strip of columns, pass 1's
+ * window (or pass 2's, pd) slides through registers, and the input is read
+ * once (no halo rows recomputed per tile). Other float32 cases of those sizes
+ * take the tile kernel compiled for the size (fvs_spec); the rest the general
+ * tile kernel. The same file holds the 1-D strip kernel (fvs_k_strip1,
+ * fv__cuda_strip1d) that filter1d.cu runs first for float32 passes along any
+ * axis but the last. FOVEA_SEP_NOSTRIP=1 / FOVEA_SEP_NOSPEC=1 turn the strip /
+ * size-compiled kernels off (timing comparisons; the bits are the same). */
+#include <limits.h>
 #include <type_traits>
 
 #include "filters-common.cuh"
@@ -55,6 +68,7 @@ extern "C" fv_status fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_arg
 #define FVS_TQ 64          /* outputs per tile along q */
 #define FVK_MAXTAPS 64
 #define FVS_MM_DIRECT 24   /* = filter1d's FVF_MM_DIRECT */
+#define FVT_ROWS 192   /* strip kernel: about this many output rows per strip */
 #define FVS_LU 2           /* 16-byte loads in flight per thread (interior tiles) */
 
 struct fvs_pass {
@@ -62,6 +76,7 @@ struct fvs_pass {
     int track;             /* float data: 1 flag NaN (min/max), 2 flag NaN/inf (uniform), 0 none */
     double cval;
     double w[FVK_MAXTAPS];
+    float wf[FVK_MAXTAPS];   /* w rounded to float: the strip kernel's operands, read in place */
 };
 
 struct fvs_args {
@@ -73,6 +88,9 @@ struct fvs_args {
     int nb;
     int bshape[FV_MAX_NDIM], bs_in[FV_MAX_NDIM], bs_out[FV_MAX_NDIM];
     int ntr, ntc;
+    int th;                                    /* strip kernels: output rows per strip */
+    const double *dw;                          /* 1-D strips: device weights (kind FVK_AUTO), dwst apart */
+    int64_t dwst;
     int64_t ntiles;
     int odt;
     int fast;                                  /* columns contiguous, |row stride| a multiple of 16: 16-byte loads */
@@ -123,6 +141,24 @@ fvs_put_mid(const ACC1 (&acc)[R], ACC2 *m, int st, int tr, int n, bool &odd)
 #pragma unroll
     for (int k = 0; k < R; k++)
         m[k * st] = y[k];
+}
+
+/* tile -> its row and column of tiles and the byte offsets of its batch line
+ * in the input and the output */
+__device__ __forceinline__ void
+fvs_tile_at(const fvs_args &p, int64_t tile, int &ir, int &ic, int &bi, int &bo)
+{
+    const int64_t tb = tile / p.ntc;
+    ic = (int)(tile - tb * p.ntc);
+    int b = (int)(tb / p.ntr);
+    ir = (int)(tb - (int64_t)b * p.ntr);
+    bi = bo = 0;
+    for (int d = p.nb - 1; d >= 0; d--) {
+        int qd = b / p.bshape[d], x = b - qd * p.bshape[d];
+        b = qd;
+        bi += x * p.bs_in[d];
+        bo += x * p.bs_out[d];
+    }
 }
 
 /* Shared layout (in units of double, then typed). Rows are the tile's sparser
@@ -177,7 +213,7 @@ struct fvs_layout {
     }
 };
 
-template <typename T1, typename ACC1, typename TM, typename ACC2>
+template <typename T1, typename ACC1, typename TM, typename ACC2, int S = 0>
 __global__ void __launch_bounds__(FVS_THREADS, sizeof(ACC1) == 4 && sizeof(ACC2) == 4 ? 4 : 3)
 fvs_k_sep2(const __grid_constant__ fvs_args p)
 {
@@ -185,7 +221,10 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
     char *sm = (char *)fvs_smem;
     const bool pd = p.pd;   /* pass 1 along the rows' length (the dense axis), pass 2 down the columns */
     const fvs_pass &pr = pd ? p.p2 : p.p1, &pc = pd ? p.p1 : p.p2;   /* the passes along rows / columns */
-    const int s1 = p.p1.size, s2 = p.p2.size, hr = pr.size, hc = pc.size;
+    /* S > 0: both windows have S taps (fvs_spec): tile pitches, tap loops and
+     * shared offsets are compile-time constants */
+    const int s1 = S > 0 ? S : p.p1.size, s2 = S > 0 ? S : p.p2.size;
+    const int hr = S > 0 ? S : pr.size, hc = S > 0 ? S : pc.size;
     const int k1 = p.p1.kind, k2 = p.p2.kind;
     const int C = FVS_TQ + hc, RI = FVS_TP + hr;
     const fvs_layout<T1, ACC1, ACC2> lay(hr, hc, pd);
@@ -219,17 +258,8 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
     }
 
     for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
-        const int64_t tb = tile / p.ntc;
-        const int ic = (int)(tile - tb * p.ntc);
-        int b = (int)(tb / p.ntr);
-        const int ir = (int)(tb - (int64_t)b * p.ntr);
-        int bi = 0, bo = 0;
-        for (int d = p.nb - 1; d >= 0; d--) {
-            int qd = b / p.bshape[d], x = b - qd * p.bshape[d];
-            b = qd;
-            bi += x * p.bs_in[d];
-            bo += x * p.bs_out[d];
-        }
+        int ir, ic, bi, bo;
+        fvs_tile_at(p, tile, ir, ic, bi, bo);
         const int r0t = ir * FVS_TP, c0t = ic * FVS_TQ;
         const int er = p.nr - r0t < FVS_TP ? p.nr - r0t : FVS_TP;   /* outputs of this tile down the columns */
         const int ec = p.nc - c0t < FVS_TQ ? p.nc - c0t : FVS_TQ;   /* and along the rows */
@@ -275,14 +305,16 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                         continue;
                     char *dst = direct ? (char *)(sIn + rr[u] * CP) + kk[u] * 16 : sRaw + rr[u] * RP + kk[u] * 16;
                     *(uint4 *)dst = v[u];
-                    if (tr1) {   /* the tracked values among this chunk's elements of the tile */
+                    if (tr1) {   /* tracked values among the chunk's elements: all of them lie in
+                                  * the image (fast's test) and the flag is the image's, so
+                                  * those outside this tile's window need not be skipped */
                         const T1 *e = (const T1 *)&v[u];
+                        bool bad = false;
 #pragma unroll
-                        for (int i = 0; i < 16 / (int)sizeof(T1); i++) {
-                            const int pos = kk[u] * 16 + i * (int)sizeof(T1) - offb;
-                            if (pos >= 0 && pos < C * (int)sizeof(T1) && fvk_odd((ACC1)e[i], tr1 == 2))
-                                odd = true;
-                        }
+                        for (int i = 0; i < 16 / (int)sizeof(T1); i++)
+                            bad |= fvk_odd((ACC1)e[i], tr1 == 2);
+                        if (bad)
+                            odd = true;
                     }
                 }
             }
@@ -324,6 +356,9 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
         __syncthreads();
 
         if (!pd) {
+            /* the pitches without pd's select (constants when S > 0) */
+            const fvs_layout<T1, ACC1, ACC2> ld(hr, hc, false);
+            const int CP = S > 0 ? ld.cp : lay.cp, PM = S > 0 ? ld.pm : lay.pm;
             /* 2. pass 1 down the columns: task = (segment of R1 rows, column) */
             const int nseg1 = (er + R1 - 1) / R1;
             for (int t = tid; t < nseg1 * C; t += FVS_THREADS) {
@@ -338,7 +373,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                     continue;
                 }
                 ACC1 acc[R1];
-                fvk_slide<ACC1, R1>(sIn + r0 * CP + ofs + c, CP, w1, k1, s1, acc);
+                fvk_slide<ACC1, R1, S>(sIn + r0 * CP + ofs + c, CP, w1, k1, s1, acc);
                 fvs_put_mid<TM>(acc, m, PM, tr2, er - r0, odd);
             }
             __syncthreads();
@@ -350,13 +385,15 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                 if (r >= er)
                     continue;
                 ACC2 acc[R2];
-                fvk_slide<ACC2, R2>(sMid + r * PM + seg * R2, 1, w2, k2, s2, acc);
+                fvk_slide<ACC2, R2, S>(sMid + r * PM + seg * R2, 1, w2, k2, s2, acc);
                 ACC2 *o = sOut + r * (FVS_TQ + 1) + seg * R2;
 #pragma unroll
                 for (int k = 0; k < R2; k++)
                     o[k] = acc[k];
             }
         } else {
+            const fvs_layout<T1, ACC1, ACC2> ld(hr, hc, true);
+            const int CP = S > 0 ? ld.cp : lay.cp, PM = S > 0 ? ld.pm : lay.pm;
             /* 2. pass 1 along the rows: task = (row, segment of R1 columns), lanes on rows */
             const int nseg1 = (ec + R1 - 1) / R1;
             for (int t = tid; t < nseg1 * RI; t += FVS_THREADS) {
@@ -370,7 +407,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                     continue;
                 }
                 ACC1 acc[R1];
-                fvk_slide<ACC1, R1>(sIn + r * CP + ofs + seg * R1, 1, w1, k1, s1, acc);
+                fvk_slide<ACC1, R1, S>(sIn + r * CP + ofs + seg * R1, 1, w1, k1, s1, acc);
                 fvs_put_mid<TM>(acc, m, 1, tr2, ec - seg * R1, odd);
             }
             __syncthreads();
@@ -382,7 +419,7 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                 if (c >= ec)
                     continue;
                 ACC2 acc[R2];
-                fvk_slide<ACC2, R2>(sMid + seg * R2 * PM + c, PM, w2, k2, s2, acc);
+                fvk_slide<ACC2, R2, S>(sMid + seg * R2 * PM + c, PM, w2, k2, s2, acc);
                 ACC2 *o = sOut + seg * R2 * (FVS_TQ + 1) + c;
 #pragma unroll
                 for (int k = 0; k < R2; k++)
@@ -415,6 +452,542 @@ fvs_k_sep2(const __grid_constant__ fvs_args p)
                 for (int c = lane; c < ec; c += 32)
                     fvf_store(row + (c0t + c) * p.sc_out, p.odt, sOut[r * (FVS_TQ + 1) + c]);
             }
+        }
+    }
+    if (odd)
+        *p.flag = 1;   /* benign: every writer stores 1 */
+}
+
+/* ==== strips: float32 with both windows of S taps, pass 1 down the columns ==========
+ * A block takes a strip of FVT_TQ<S> output columns and th output rows (th a
+ * multiple of G) and walks down it: each thread owns one column of the
+ * intermediate (the strip's columns plus pass 2's halo, extended by pass 2's
+ * mode) and keeps pass 1's window of S input values in registers, one load per
+ * row (the window is a ring whose slots are compile-time: the row loop is
+ * unrolled by G, a multiple of S). Pass 1's results for G rows go to a shared
+ * buffer (double-buffered, one barrier per G rows); pass 2 then runs along the
+ * buffered rows, 4 outputs a task from 16-byte shared loads, stored as one
+ * 16-byte vector. The next G rows' loads are issued before pass 2, so they are
+ * in flight while it runs. Each output is summed by fvk_slide with the fused
+ * kernel's (and filter1d's) operations in the same order: the same bits.
+ * Against the tile kernel this drops the halo rows of pass 1 (recomputed per
+ * 64-row tile there) and every shared store and load of the input tile. */
+#define FVT_THREADS 256
+#define FVT_BLOCKS 3   /* blocks per multiprocessor (registers: <= 80 a thread; 2 ran no faster) */
+template <int S> struct fvt_geo {
+    static const int G = S * ((16 + S - 1) / S);               /* rows per group */
+    static const int TQ = (FVT_THREADS - (S - 1)) & ~7;        /* output columns per strip */
+    static const int C = TQ + S - 1;                           /* intermediate columns */
+    static const int NL = (S + 6) / 4;                         /* 16-byte loads per pass-2 task */
+    static const int MP = (TQ - 4 + 4 * NL + 3) & ~3;          /* buffer pitch (floats, <= FVT_THREADS) */
+    static size_t smem(int th)
+    {
+        return (size_t)2 * G * MP * sizeof(float) + (size_t)2 * S * sizeof(float) + (size_t)(th + S - 1) * sizeof(int);
+    }
+};
+
+#define FVT_CROW INT_MIN   /* row table: a constant row (pass 1's cval) */
+
+/* one input value of the strip: row table entry off, branch-free (a constant
+ * row loads row 0 of the column and takes cv instead) */
+__device__ __forceinline__ float
+fvt_load(const char *colp, int off, float cv)
+{
+    const bool c = off == FVT_CROW;
+    const float x = __ldg((const float *)(colp + (c ? 0 : off)));
+    return c ? cv : x;
+}
+
+/* Tracked values of the strip kernels (TRK 1: NaN, for min/max; 2: NaN or inf,
+ * for uniform sums; 0: none), folded without branches: for 2 into a float that
+ * x * 0 turns NaN, for 1 into a flag; the caller sets the kernel's flag once
+ * per group. Values beside the strip's own (halo columns, rows past the image,
+ * constant columns' loads) may be folded too: they are values of the image or
+ * sums of them, and a false alarm only costs the guarded redo. */
+template <int TRK> struct fvt_trk {
+    float t;
+    bool n;
+    __device__ __forceinline__ fvt_trk() : t(0.0f), n(false) {}
+    __device__ __forceinline__ void add(float x)
+    {
+        if (TRK == 2)
+            t = fmaf(x, 0.0f, t);
+        else if (TRK == 1)
+            n = n || x != x;
+    }
+    __device__ __forceinline__ void flush(bool &odd) const
+    {
+        if (TRK == 2 ? t != t : TRK == 1 ? n : false)
+            odd = true;
+    }
+};
+
+#define FVT_TRK_SWITCH(T, CALL)                      \
+    switch (T) {                                     \
+    case 0: { const int TK = 0; CALL; break; }       \
+    case 1: { const int TK = 1; CALL; break; }       \
+    default: { const int TK = 2; CALL; break; }      \
+    }
+
+/* pass 1 for G rows of one column: the ring's slots are compile-time (G is a
+ * multiple of S); results to the buffer's rows (fill where the column is not
+ * loaded); inputs and results tracked (TRK, fvt_trk) */
+template <int KIND, int S, int G, int TRK>
+__device__ __forceinline__ void
+fvt_pass1(float (&win)[S], const float (&ld)[G], const float (&w)[S], float *bb, int mp, int tid, bool live,
+          float fill, bool &odd)
+{
+    fvt_trk<TRK> trk;
+    float wr[S];   /* the weights in registers for the G rows (not re-read from the parameters per row) */
+#pragma unroll
+    for (int m = 0; m < S; m++) {
+        wr[m] = KIND <= FVK_ANTI ? w[m] : 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < G; i++) {
+        win[(S - 1 + i) % S] = ld[i];
+        trk.add(ld[i]);   /* tested here, not at the load: the load stays in flight */
+        float x[S + 1], v[1];   /* fvk_slide may read (never use) one past the window */
+#pragma unroll
+        for (int m = 0; m < S; m++)
+            x[m] = win[(i + m) % S];
+        fvk_slide_k<float, KIND, 1, S>(x, 1, wr, S, v);
+        trk.add(v[0]);
+        if (tid < mp)
+            bb[i * mp + tid] = v[0];
+    }
+    trk.flush(odd);
+    if (!live && tid < mp) {   /* columns not loaded: the intermediate's constant (or padding) */
+#pragma unroll
+        for (int i = 0; i < G; i++)
+            bb[i * mp + tid] = fill;
+    }
+}
+
+/* pass 2 along G buffered rows: task = (row, 4 columns) from 16-byte shared
+ * loads, stored as one 16-byte vector where whole and allowed */
+template <int KIND, int S>
+__device__ __forceinline__ void
+fvt_pass2(const fvs_args &p, const float *bb, const float (&w)[S], int rows, int ec, char *dst0, int tid)
+{
+    typedef fvt_geo<S> g;
+    const int NSEG = g::TQ / 4, NL = g::NL, MP = g::MP;
+    float wr[S];
+#pragma unroll
+    for (int m = 0; m < S; m++) {
+        wr[m] = KIND <= FVK_ANTI ? w[m] : 0.0f;
+    }
+    for (int t = tid; t < rows * NSEG; t += FVT_THREADS) {
+        const int i = t / NSEG, seg = t - i * NSEG, c = seg * 4;
+        if (c >= ec)
+            continue;
+        float xs[4 * NL + 4], o[4];
+        const float4 *src = (const float4 *)(bb + i * MP + c);
+#pragma unroll
+        for (int l = 0; l < NL; l++) {
+            const float4 f = src[l];
+            xs[4 * l] = f.x;
+            xs[4 * l + 1] = f.y;
+            xs[4 * l + 2] = f.z;
+            xs[4 * l + 3] = f.w;
+        }
+        fvk_slide_k<float, KIND, 4, S>(xs, 1, wr, S, o);
+        char *dst = dst0 + i * p.sr_out + c * (int)sizeof(float);
+        if (p.vstore && c + 4 <= ec) {
+            *(float4 *)dst = make_float4(o[0], o[1], o[2], o[3]);
+        } else {
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                if (c + k < ec)
+                    *(float *)(dst + k * (int)sizeof(float)) = o[k];
+        }
+    }
+}
+
+#define FVT_KIND_SWITCH(K, CALL)                        \
+    switch (K) {                                        \
+    case FVK_SYM: { const int KD = FVK_SYM; CALL; break; }   \
+    case FVK_ANTI: { const int KD = FVK_ANTI; CALL; break; } \
+    case FVK_CORR: { const int KD = FVK_CORR; CALL; break; } \
+    case FVK_USUM: { const int KD = FVK_USUM; CALL; break; } \
+    case FVK_MIN: { const int KD = FVK_MIN; CALL; break; }   \
+    default: { const int KD = FVK_MAX; CALL; break; }        \
+    }
+
+template <int S>
+__global__ void __launch_bounds__(FVT_THREADS, FVT_BLOCKS)
+fvs_k_strip(const __grid_constant__ fvs_args p)
+{
+    typedef fvt_geo<S> g;
+    const int G = g::G, TQ = g::TQ, C = g::C, MP = g::MP;
+    extern __shared__ double fvs_smem[];
+    float *buf = (float *)fvs_smem;                 /* [2][G][MP] */
+    float *sw = buf + 2 * G * MP;                   /* [2][S] the weights */
+    int *rowoff = (int *)(sw + 2 * S);              /* [th + S - 1] byte offsets of the input rows */
+    const int tid = threadIdx.x, th = p.th;
+    const int k1 = p.p1.kind, k2 = p.p2.kind;
+    const int trk = p.p1.track > p.p2.track ? p.p1.track : p.p2.track;   /* inputs and intermediates alike */
+    const float cv1 = (float)p.p1.cval, cv2 = (float)p.p2.cval;
+    /* the weights go through shared memory: read into registers once per group
+     * (constants from the parameters are re-read for every use) */
+    if (tid < S) {
+        sw[tid] = p.p1.wf[tid];
+        sw[S + tid] = p.p2.wf[tid];
+    }
+    const float(&w1)[S] = *(const float(*)[S])sw;
+    const float(&w2)[S] = *(const float(*)[S])(sw + S);
+    bool odd = false;
+
+    for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
+        int ir, ic, bi, bo;
+        fvs_tile_at(p, tile, ir, ic, bi, bo);
+        const int r0t = ir * th, c0t = ic * TQ;
+        const int er = p.nr - r0t < th ? p.nr - r0t : th;
+        const int ec = p.nc - c0t < TQ ? p.nc - c0t : TQ;
+
+        __syncthreads();   /* the previous strip's readers of the buffer and the row table are done */
+        for (int q = tid; q < th + S - 1; q += FVT_THREADS) {
+            const int r = fvf_extend<int>(r0t - p.p1.left + q, p.nr, p.p1.mode);
+            rowoff[q] = r < 0 ? FVT_CROW : r * p.sr_in;
+        }
+        /* this thread's column: >= 0 loaded, -1 a constant column of the
+         * intermediate (cv2), -2 none (past the strip's columns) */
+        const int cq = tid < C ? fvf_extend<int>(c0t - p.p2.left + tid, p.nc, p.p2.mode) : -2;
+        const bool live = cq >= 0;
+        const float fill = cq == -1 ? cv2 : 0.0f;
+        /* columns that are not loaded read column 0 (any valid address) and discard it */
+        const char *colp = p.in + bi + (live ? cq : 0) * (int)sizeof(float);
+        /* every input row of the strip inside the image: row q at rowp + q * sr_in (no table) */
+        const int sr = p.sr_in;
+        const bool inner = r0t - p.p1.left >= 0 && r0t - p.p1.left + th + S - 1 <= p.nr;
+        const char *rowp = colp + (inner ? (r0t - p.p1.left) * sr : 0);
+        __syncthreads();
+
+        float win[S], ld[G];
+#pragma unroll
+        for (int i = 0; i < S - 1; i++) {
+            win[i] = fvt_load(colp, rowoff[i], cv1);
+            if (trk && live && fvk_odd(win[i], trk == 2))
+                odd = true;
+        }
+        if (inner) {
+#pragma unroll
+            for (int i = 0; i < G; i++)
+                ld[i] = __ldg((const float *)(rowp + (S - 1 + i) * sr));
+        } else {
+#pragma unroll
+            for (int i = 0; i < G; i++)
+                ld[i] = fvt_load(colp, rowoff[S - 1 + i], cv1);
+        }
+        const int ng = (er + G - 1) / G;   /* groups holding rows of the image */
+        for (int gi = 0; gi < ng; gi++) {
+            float *bb = buf + (gi & 1) * G * MP;
+            const int nv = er - gi * G;   /* rows of this group inside the image */
+            FVT_TRK_SWITCH(trk, FVT_KIND_SWITCH(k1, (fvt_pass1<KD, S, G, TK>(win, ld, w1, bb, MP, tid, live, fill, odd))))
+            if (gi + 1 < ng) {   /* the next rows' loads, in flight during pass 2 */
+                const int q0 = S - 1 + (gi + 1) * G;
+                if (inner) {
+                    const char *rp = rowp + q0 * sr;
+#pragma unroll
+                    for (int i = 0; i < G; i++)
+                        ld[i] = __ldg((const float *)(rp + i * sr));
+                } else {
+#pragma unroll
+                    for (int i = 0; i < G; i++)
+                        ld[i] = fvt_load(colp, rowoff[q0 + i], cv1);
+                }
+            }
+            __syncthreads();
+            char *dst0 = p.out + bo + (r0t + gi * G) * p.sr_out + c0t * (int)sizeof(float);
+            const int rows = nv < G ? nv : G;
+            FVT_KIND_SWITCH(k2, (fvt_pass2<KD, S>(p, bb, w2, rows, ec, dst0, tid)))
+        }
+    }
+    if (odd)
+        *p.flag = 1;   /* benign: every writer stores 1 */
+}
+
+/* The strip kernel with the passes the other way round (`pd`: pass 1 along the
+ * rows, pass 2 down the columns: prewitt(axis=-1), sobel(axis=1), ...). Per
+ * group of G rows of the intermediate (the strip's rows plus pass 2's halo,
+ * extended by pass 2's mode): the input rows (pass 1's halo columns extended
+ * by its mode) go from registers to the shared buffer A; the next group's
+ * loads are issued; pass 1 runs along A's rows, 4 outputs a task, into buffer
+ * B; pass 2 then slides each column's window through registers (thread =
+ * output column) and stores one value a row. Two barriers a group. */
+template <int S> struct fvt_geo_pd {
+    typedef fvt_geo<S> g;
+    static size_t smem(int th)
+    {
+        return (size_t)g::G * (g::MP + g::TQ) * sizeof(float) + (size_t)2 * S * sizeof(float) +
+               (size_t)(th + 2 * g::G) * sizeof(int);
+    }
+};
+
+template <int KIND, int S, int TRK>
+__device__ __forceinline__ void
+fvt_pd_pass1(const fvs_args &p, const float *A, float *B, const int *rowq, const float (&w)[S], int tid, float cv2,
+             bool &odd)
+{
+    fvt_trk<TRK> trk;
+    typedef fvt_geo<S> g;
+    const int NSEG = g::TQ / 4, NL = g::NL, MP = g::MP, TQ = g::TQ, G = g::G;
+    float wr[S];
+#pragma unroll
+    for (int m = 0; m < S; m++)
+        wr[m] = KIND <= FVK_ANTI ? w[m] : 0.0f;
+    for (int t = tid; t < G * NSEG; t += FVT_THREADS) {
+        const int i = t / NSEG, seg = t - i * NSEG, c = seg * 4;
+        float xs[4 * NL + 4], o[4];
+        const float4 *src = (const float4 *)(A + i * MP + c);
+#pragma unroll
+        for (int l = 0; l < NL; l++) {
+            const float4 f = src[l];
+            xs[4 * l] = f.x;
+            xs[4 * l + 1] = f.y;
+            xs[4 * l + 2] = f.z;
+            xs[4 * l + 3] = f.w;
+        }
+        fvk_slide_k<float, KIND, 4, S>(xs, 1, wr, S, o);
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            trk.add(o[k]);
+        if (rowq[i] == FVT_CROW)   /* a constant row of the intermediate */
+            o[0] = o[1] = o[2] = o[3] = cv2;
+        *(float4 *)(B + i * TQ + c) = make_float4(o[0], o[1], o[2], o[3]);
+    }
+    trk.flush(odd);
+}
+
+/* the pd strip's G input values of one column into A (column tid, pitch MP) */
+template <int S, int TRK>
+__device__ __forceinline__ void
+fvt_pd_stage(float *a, const float (&ld)[fvt_geo<S>::G], bool live, float fill, bool &odd)
+{
+    fvt_trk<TRK> trk;
+#pragma unroll
+    for (int i = 0; i < fvt_geo<S>::G; i++) {
+        trk.add(ld[i]);
+        a[i * fvt_geo<S>::MP] = live ? ld[i] : fill;
+    }
+    trk.flush(odd);
+}
+
+/* pass 2 of the pd strip for G rows of one column: intermediate row q0 + i in
+ * ring slot (q0 + i) % S (q0 a multiple of G, so the slot is i % S); output row
+ * q - (S - 1) stored where it lies in [0, er) */
+template <int KIND, int S>
+__device__ __forceinline__ void
+fvt_pd_pass2(float (&win)[S], const float *B, const float (&w)[S], char *dst, int sr, int tid, int q0, int er,
+             bool col)
+{
+    typedef fvt_geo<S> g;
+    const int G = g::G, TQ = g::TQ;
+    float wr[S];
+#pragma unroll
+    for (int m = 0; m < S; m++)
+        wr[m] = KIND <= FVK_ANTI ? w[m] : 0.0f;
+#pragma unroll
+    for (int i = 0; i < G; i++) {
+        win[i % S] = B[i * TQ + tid];
+        float x[S + 1], v[1];
+#pragma unroll
+        for (int m = 0; m < S; m++)
+            x[m] = win[(i + 1 + m) % S];
+        fvk_slide_k<float, KIND, 1, S>(x, 1, wr, S, v);
+        const int j = q0 + i - (S - 1);
+        if (col && j >= 0 && j < er)
+            *(float *)(dst + j * sr) = v[0];
+    }
+}
+
+template <int S>
+__global__ void __launch_bounds__(FVT_THREADS, FVT_BLOCKS)
+fvs_k_strip_pd(const __grid_constant__ fvs_args p)
+{
+    typedef fvt_geo<S> g;
+    const int G = g::G, TQ = g::TQ, C = g::C, MP = g::MP;
+    extern __shared__ double fvs_smem[];
+    float *A = (float *)fvs_smem;       /* [G][MP] input rows */
+    float *B = A + G * MP;              /* [G][TQ] pass 1's results */
+    float *sw = B + G * TQ;             /* [2][S] the weights */
+    int *rowoff = (int *)(sw + 2 * S);  /* [th + 2G] byte offsets of the intermediate's rows in the input */
+    const int tid = threadIdx.x, th = p.th;
+    const int k1 = p.p1.kind, k2 = p.p2.kind;
+    const int trk = p.p1.track > p.p2.track ? p.p1.track : p.p2.track;   /* inputs and intermediates alike */
+    const float cv1 = (float)p.p1.cval, cv2 = (float)p.p2.cval;
+    if (tid < S) {
+        sw[tid] = p.p1.wf[tid];
+        sw[S + tid] = p.p2.wf[tid];
+    }
+    const float(&w1)[S] = *(const float(*)[S])sw;
+    const float(&w2)[S] = *(const float(*)[S])(sw + S);
+    bool odd = false;
+
+    for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
+        int ir, ic, bi, bo;
+        fvs_tile_at(p, tile, ir, ic, bi, bo);
+        const int r0t = ir * th, c0t = ic * TQ;
+        const int er = p.nr - r0t < th ? p.nr - r0t : th;
+        const int ec = p.nc - c0t < TQ ? p.nc - c0t : TQ;
+        const int ng = (er + S - 1 + G - 1) / G;   /* groups of intermediate rows */
+
+        __syncthreads();   /* the previous strip's readers of the buffers and the row table are done */
+        for (int q = tid; q < ng * G; q += FVT_THREADS) {
+            const int r = fvf_extend<int>(r0t - p.p2.left + q, p.nr, p.p2.mode);
+            rowoff[q] = r < 0 ? FVT_CROW : r * p.sr_in;
+        }
+        /* this thread's input column: >= 0 loaded, -1 pass 1's constant, -2 none */
+        const int cq = tid < C ? fvf_extend<int>(c0t - p.p1.left + tid, p.nc, p.p1.mode) : -2;
+        const bool live = cq >= 0;
+        const float fill = cq == -1 ? cv1 : 0.0f;
+        const char *colp = p.in + bi + (live ? cq : 0) * (int)sizeof(float);
+        const int sr = p.sr_in;
+        const bool inner = r0t - p.p2.left >= 0 && r0t - p.p2.left + ng * G <= p.nr;
+        const char *rowp = colp + (inner ? (r0t - p.p2.left) * sr : 0);
+        char *dst = p.out + bo + r0t * p.sr_out + (c0t + tid) * (int)sizeof(float);
+        const bool col = tid < ec;
+        __syncthreads();
+
+        float win[S], ld[G];
+        if (inner) {
+#pragma unroll
+            for (int i = 0; i < G; i++)
+                ld[i] = __ldg((const float *)(rowp + i * sr));
+        } else {
+#pragma unroll
+            for (int i = 0; i < G; i++)
+                ld[i] = fvt_load(colp, rowoff[i], 0.0f);   /* constant rows: any value (pass 1 gives cv2) */
+        }
+        for (int gi = 0; gi < ng; gi++) {
+            /* the group's input rows to A (tracked values tested here, not at the load) */
+            if (tid < MP)
+                FVT_TRK_SWITCH(trk, (fvt_pd_stage<S, TK>(A + tid, ld, live, fill, odd)))
+            if (gi + 1 < ng) {   /* the next group's loads, in flight during the passes */
+                const int q0 = (gi + 1) * G;
+                if (inner) {
+                    const char *rp = rowp + q0 * sr;
+#pragma unroll
+                    for (int i = 0; i < G; i++)
+                        ld[i] = __ldg((const float *)(rp + i * sr));
+                } else {
+#pragma unroll
+                    for (int i = 0; i < G; i++)
+                        ld[i] = fvt_load(colp, rowoff[q0 + i], 0.0f);
+                }
+            }
+            __syncthreads();
+            FVT_TRK_SWITCH(trk, FVT_KIND_SWITCH(k1, (fvt_pd_pass1<KD, S, TK>(p, A, B, rowoff + gi * G, w1, tid, cv2, odd))))
+            __syncthreads();
+            if (tid < TQ)
+                FVT_KIND_SWITCH(k2, (fvt_pd_pass2<KD, S>(win, B, w2, dst, p.sr_out, tid, gi * G, er, col)))
+        }
+    }
+    if (odd)
+        *p.flag = 1;   /* benign: every writer stores 1 */
+}
+
+/* ==== 1-D strips: one float32 pass of S taps along an axis other than the
+ * contiguous one (gaussian_filter1d, uniform_filter1d, correlate1d, min/max
+ * filters along axis 0, ...). Thread = column, the window slides through
+ * registers, and every output goes straight to global memory (one coalesced
+ * store a row, no shared memory but the row table and the weights). Each row's
+ * value is consumed and the load of the row G further is issued in its place:
+ * G loads stay in flight. The kind and weights of device weights are resolved
+ * in the block (fvk_kind_dev), as filter1d's kernels do. */
+#define FVT1_ROWS 256   /* output rows per strip (about) */
+
+template <int KIND, int S, int G, int TRK>
+__device__ __forceinline__ void
+fvt1_group(float (&win)[S], float (&ld)[G], const float (&w)[S], const char *colp, const char *rowp, int sr,
+           const int *rowoff, bool inner, int q0, int nq, char *dst, int sro, int j0, int er, bool col, float cv,
+           bool &odd)
+{
+    fvt_trk<TRK> trk;
+    float wr[S];
+#pragma unroll
+    for (int m = 0; m < S; m++)
+        wr[m] = KIND <= FVK_ANTI ? w[m] : 0.0f;
+#pragma unroll
+    for (int i = 0; i < G; i++) {
+        win[(S - 1 + i) % S] = ld[i];
+        trk.add(ld[i]);
+        const int qn = q0 + G + i;   /* the row this register takes next */
+        if (qn < nq)
+            ld[i] = inner ? __ldg((const float *)(rowp + qn * sr)) : fvt_load(colp, rowoff[qn], cv);
+        float x[S + 1], v[1];
+#pragma unroll
+        for (int m = 0; m < S; m++)
+            x[m] = win[(i + m) % S];
+        fvk_slide_k<float, KIND, 1, S>(x, 1, wr, S, v);
+        const int j = j0 + i;
+        if (col && j < er)
+            *(float *)(dst + j * sro) = v[0];
+    }
+    trk.flush(odd);
+}
+
+template <int S>
+__global__ void __launch_bounds__(FVT_THREADS, FVT_BLOCKS)
+fvs_k_strip1(const __grid_constant__ fvs_args p)
+{
+    const int G = fvt_geo<S>::G;
+    extern __shared__ double fvs_smem[];
+    float *sw = (float *)fvs_smem;      /* [S] the weights */
+    int *skind = (int *)(sw + S);       /* the resolved kind */
+    int *rowoff = skind + 1;            /* [th + S - 1 + G] byte offsets of the input rows */
+    const int tid = threadIdx.x, th = p.th, tr = p.p1.track;
+    const float cv = (float)p.p1.cval;
+    if (tid < 32) {
+        int kind = p.p1.kind;
+        if (kind == FVK_AUTO)
+            kind = fvk_kind_dev(p.dw, p.dwst, S);
+        if (tid < S)
+            sw[tid] = p.dw ? (float)__ldg(p.dw + tid * p.dwst) : p.p1.wf[tid];
+        if (tid == 0)
+            *skind = kind;
+    }
+    __syncthreads();
+    const int kind = *skind;
+    const float(&w)[S] = *(const float(*)[S])sw;
+    bool odd = false;
+
+    for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
+        int ir, ic, bi, bo;
+        fvs_tile_at(p, tile, ir, ic, bi, bo);
+        const int r0t = ir * th, c0t = ic * FVT_THREADS;
+        const int er = p.nr - r0t < th ? p.nr - r0t : th;
+        const int ng = (er + G - 1) / G;
+        const int nq = ng * G + S - 1;   /* input rows the strip reads */
+        const bool col = c0t + tid < p.nc;
+        const bool inner = r0t - p.p1.left >= 0 && r0t - p.p1.left + nq <= p.nr;
+        __syncthreads();   /* the previous strip's readers of the row table are done */
+        if (!inner)
+            for (int q = tid; q < nq; q += FVT_THREADS) {
+                const int r = fvf_extend<int>(r0t - p.p1.left + q, p.nr, p.p1.mode);
+                rowoff[q] = r < 0 ? FVT_CROW : r * p.sr_in;
+            }
+        __syncthreads();
+        const char *colp = p.in + bi + (col ? c0t + tid : 0) * (int)sizeof(float);
+        const int sr = p.sr_in;
+        const char *rowp = colp + (inner ? (r0t - p.p1.left) * sr : 0);
+        char *dst = p.out + bo + r0t * p.sr_out + (c0t + tid) * (int)sizeof(float);
+
+        float win[S], ld[G];
+#pragma unroll
+        for (int i = 0; i < S - 1; i++) {
+            win[i] = inner ? __ldg((const float *)(rowp + i * sr)) : fvt_load(colp, rowoff[i], cv);
+            if (tr && col && fvk_odd(win[i], tr == 2))
+                odd = true;
+        }
+#pragma unroll
+        for (int i = 0; i < G; i++)
+            ld[i] = inner ? __ldg((const float *)(rowp + (S - 1 + i) * sr)) : fvt_load(colp, rowoff[S - 1 + i], cv);
+        for (int gi = 0; gi < ng; gi++) {
+            const int q0 = S - 1 + gi * G;
+            FVT_TRK_SWITCH(tr, FVT_KIND_SWITCH(kind, (fvt1_group<KD, S, G, TK>(win, ld, w, colp, rowp, sr, rowoff, inner,
+                                                                                q0, nq, dst, p.sr_out, gi * G, er, col,
+                                                                                cv, odd))))
         }
     }
     if (odd)
@@ -466,8 +1039,10 @@ fvs_pass_fill(fvs_pass *ps, const fv__filter1d_params *f, fv_dtype dt, fv_dtype 
             return 0;
         int sym = fvs_symmetry(f->weights, f->size);
         ps->kind = sym > 0 ? FVK_SYM : sym < 0 ? FVK_ANTI : FVK_CORR;
-        for (int i = 0; i < ps->size; i++)
+        for (int i = 0; i < ps->size; i++) {
             ps->w[i] = f->weights[i];
+            ps->wf[i] = (float)f->weights[i];
+        }
         break;
     }
     case FV__F1D_UNIFORM: {
@@ -506,8 +1081,81 @@ typedef struct fvs_job {
     size_t smem, smem_max;
     int fexact;   /* both passes exact in float (fvf_float_exact), 8/16-bit data kept as is */
     unsigned grid;
+    int sms;          /* the device's multiprocessors */
+    int64_t nbatch;   /* lines of the batch axes */
     cudaStream_t stream;
 } fvs_job;
+
+template <typename T1, typename ACC1, typename TM, typename ACC2, int S>
+static fv_status
+fvs_go(fvs_job *j)
+{
+    fv_status st;
+    if ((st = fvf_smem_attr(fvs_k_sep2<T1, ACC1, TM, ACC2, S>, j->smem)) != FV_OK)
+        return st;
+    fvs_k_sep2<T1, ACC1, TM, ACC2, S><<<j->grid, FVS_THREADS, j->smem, j->stream>>>(j->t);
+    return fv_cu_launch_status("separable filter kernel launch");
+}
+
+/* the strip kernels where they apply (float32, the columns contiguous in both
+ * arrays); FV__SEP2_DECLINED otherwise. FOVEA_SEP_NOSTRIP=1: off. */
+template <int S>
+static fv_status
+fvs_strip_go(fvs_job *j)
+{
+    typedef fvt_geo<S> g;
+    fvs_args t = j->t;
+    if (t.sc_in != (int)sizeof(float) || t.sc_out != (int)sizeof(float) || getenv("FOVEA_SEP_NOSTRIP"))
+        return FV__SEP2_DECLINED;
+    int th = g::G * ((FVT_ROWS + g::G - 1) / g::G);
+    const int need = g::G * ((t.nr + g::G - 1) / g::G);
+    if (need < th)
+        th = need;
+    const size_t smem = t.pd ? fvt_geo_pd<S>::smem(th) : g::smem(th);
+    if (smem > j->smem_max)
+        return FV__SEP2_DECLINED;
+    t.th = th;
+    t.ntr = (t.nr + th - 1) / th;
+    t.ntc = (t.nc + g::TQ - 1) / g::TQ;
+    t.ntiles = (int64_t)t.ntr * t.ntc * j->nbatch;
+    const int64_t cap = (int64_t)j->sms * 8;
+    const unsigned grid = (unsigned)(t.ntiles < cap ? t.ntiles : cap);
+    fv_status st;
+    if (t.pd) {
+        if ((st = fvf_smem_attr(fvs_k_strip_pd<S>, smem)) != FV_OK)
+            return st;
+        fvs_k_strip_pd<S><<<grid, FVT_THREADS, smem, j->stream>>>(t);
+        return fv_cu_launch_status("separable filter kernel launch");
+    }
+    if ((st = fvf_smem_attr(fvs_k_strip<S>, smem)) != FV_OK)
+        return st;
+    fvs_k_strip<S><<<grid, FVT_THREADS, smem, j->stream>>>(t);
+    return fv_cu_launch_status("separable filter kernel launch");
+}
+
+/* Kernels with a compile-time window size, for float32 data, intermediate and
+ * output where both windows have the same common size (gaussian_filter with
+ * sigma 0.5 to 3, uniform / minimum / maximum_filter of sizes 3 to 9, sobel,
+ * prewitt); 0: none (the general kernel runs). FOVEA_SEP_NOSPEC=1: off. */
+template <typename T1, typename ACC1, typename TM, typename ACC2> struct fvs_spec {
+    static fv_status run(fvs_job *j) { return FV__SEP2_DECLINED; }
+};
+template <> struct fvs_spec<float, float, float, float> {
+    static fv_status run(fvs_job *j)
+    {
+        if (j->t.p1.size != j->t.p2.size || getenv("FOVEA_SEP_NOSPEC"))
+            return FV__SEP2_DECLINED;
+        fv_status st;
+        switch (j->t.p1.size) {
+        case 3: return (st = fvs_strip_go<3>(j)) != FV__SEP2_DECLINED ? st : fvs_go<float, float, float, float, 3>(j);
+        case 5: return (st = fvs_strip_go<5>(j)) != FV__SEP2_DECLINED ? st : fvs_go<float, float, float, float, 5>(j);
+        case 9: return (st = fvs_strip_go<9>(j)) != FV__SEP2_DECLINED ? st : fvs_go<float, float, float, float, 9>(j);
+        case 17:
+            return (st = fvs_strip_go<17>(j)) != FV__SEP2_DECLINED ? st : fvs_go<float, float, float, float, 17>(j);
+        default: return FV__SEP2_DECLINED;
+        }
+    }
+};
 
 template <typename T1, typename ACC1, typename TM, typename ACC2>
 static fv_status
@@ -521,10 +1169,9 @@ fvs_launch_acc(fvs_job *j)
         return FV__SEP2_DECLINED;
     j->t.fast = j->t.fast && j->t.sc_in == (int)sizeof(T1);
     j->t.vstore = j->t.vstore && j->t.sc_out == (int)sizeof(TM);
-    if ((st = fvf_smem_attr(fvs_k_sep2<T1, ACC1, TM, ACC2>, j->smem)) != FV_OK)
+    if ((st = fvs_spec<T1, ACC1, TM, ACC2>::run(j)) != FV__SEP2_DECLINED)
         return st;
-    fvs_k_sep2<T1, ACC1, TM, ACC2><<<j->grid, FVS_THREADS, j->smem, j->stream>>>(j->t);
-    return fv_cu_launch_status("separable filter kernel launch");
+    return fvs_go<T1, ACC1, TM, ACC2, 0>(j);
 }
 
 /* float accumulators for 8/16-bit integer data kept in its own dtype between the
@@ -558,6 +1205,141 @@ fvs_launch_mid(fvs_job *j, fv_dtype mid)
     if (mid == FV_FLOAT64)
         return fvs_launch<T1, double>(j);
     return fvs_launch<T1, T1>(j);   /* the input's own dtype (checked by the caller) */
+}
+
+template <int S>
+static fv_status
+fvs_strip1_go(const fvs_args *a, int sms, int64_t nbatch, size_t smem_max, cudaStream_t stream)
+{
+    const int G = fvt_geo<S>::G;
+    fvs_args t = *a;
+    int th = G * ((FVT1_ROWS + G - 1) / G);
+    const int need = G * ((t.nr + G - 1) / G);
+    if (need < th)
+        th = need;
+    const size_t smem = (size_t)(S + 1) * sizeof(float) + (size_t)(th + S - 1 + G) * sizeof(int);
+    if (smem > smem_max)
+        return FV__SEP2_DECLINED;
+    t.th = th;
+    t.ntr = (t.nr + th - 1) / th;
+    t.ntc = (t.nc + FVT_THREADS - 1) / FVT_THREADS;
+    t.ntiles = (int64_t)t.ntr * t.ntc * nbatch;
+    const int64_t cap = (int64_t)sms * 8;
+    const unsigned grid = (unsigned)(t.ntiles < cap ? t.ntiles : cap);
+    fv_status st;
+    if ((st = fvf_smem_attr(fvs_k_strip1<S>, smem)) != FV_OK)
+        return st;
+    fvs_k_strip1<S><<<grid, FVT_THREADS, smem, stream>>>(t);
+    return fv_cu_launch_status("filter1d strip kernel launch");
+}
+
+/* One float32 pass along an axis other than the contiguous one, with a window
+ * of 3, 5, 9 or 17 taps, by the 1-D strip kernel; FV__SEP2_DECLINED (nothing
+ * queued, no error set) where it does not apply: filter1d.cu then runs it.
+ * Float data with NaN (min/max) or NaN / inf (uniform) sets the flag, and
+ * filter1d's kernels, queued behind with that flag as their guard, redo the
+ * pass (filter1d redoes such lines serially). FOVEA_SEP_NOSTRIP=1: off. */
+extern "C" fv_status
+fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
+{
+    static const char *dom = "filter1d";
+    const fv__filter1d_params *f = (const fv__filter1d_params *)a->params;
+    const fv_array *in = a->in;
+    fv_array *out = a->out;
+    fvs_args t;
+    fv_cu_exec x;
+    fv_status st;
+    fv_array *flagbuf = NULL;
+
+    ctx = fv__ctx(ctx);
+    if (!f || in->dtype != FV_FLOAT32 || out->dtype != FV_FLOAT32 || in->ndim < 2 || in->ndim != out->ndim ||
+        getenv("FOVEA_SEP_NOSTRIP"))
+        return FV__SEP2_DECLINED;
+    const int nd = in->ndim, ax = f->axis, cd = nd - 1;   /* the pass axis; the columns: the last axis */
+    if (ax < 0 || ax >= cd || fv_array_size(out) == 0)
+        return FV__SEP2_DECLINED;
+    for (int d = 0; d < nd; d++)
+        if (in->shape[d] != out->shape[d])
+            return FV__SEP2_DECLINED;
+    if (in->strides[cd] != (int64_t)sizeof(float) || out->strides[cd] != (int64_t)sizeof(float))
+        return FV__SEP2_DECLINED;
+    if (!fvf_aligned(in) || !fvf_aligned(out) || fvf_extent(in) > INT32_MAX / 2 || fvf_extent(out) > INT32_MAX / 2)
+        return FV__SEP2_DECLINED;
+    if (in->shape[ax] > (1 << 29) || in->shape[cd] > (1 << 29))
+        return FV__SEP2_DECLINED;
+    const int S = (int)f->size;
+    if (S != 3 && S != 5 && S != 9 && S != 17)
+        return FV__SEP2_DECLINED;
+    memset(&t, 0, sizeof t);
+    if (f->kind == FV__F1D_CORRELATE && !f->weights) {   /* device weights, resolved in the kernel */
+        if (!f->dweights)
+            return FV__SEP2_DECLINED;
+        t.p1.kind = FVK_AUTO;
+        t.p1.size = S;
+        t.p1.left = (int)(f->size / 2 + f->origin);
+        t.p1.mode = f->mode;
+        t.p1.cval = f->cval;
+        if (t.p1.left < 0 || t.p1.left >= S || f->mode < 0 || f->mode >= FV_MODE_COUNT)
+            return FV__SEP2_DECLINED;
+        t.dw = f->dweights;
+        t.dwst = f->dweights_stride;
+    } else if (!fvs_pass_fill(&t.p1, f, FV_FLOAT32, FV_FLOAT32)) {
+        return FV__SEP2_DECLINED;
+    }
+    t.nr = (int)in->shape[ax];
+    t.nc = (int)in->shape[cd];
+    t.sr_in = (int)in->strides[ax];
+    t.sr_out = (int)out->strides[ax];
+    t.sc_in = t.sc_out = (int)sizeof(float);
+    int64_t nbatch = 1;
+    for (int d = 0; d < cd; d++) {
+        if (d == ax || in->shape[d] == 1)
+            continue;
+        t.bshape[t.nb] = (int)in->shape[d];
+        t.bs_in[t.nb] = (int)in->strides[d];
+        t.bs_out[t.nb] = (int)out->strides[d];
+        t.nb++;
+        nbatch *= in->shape[d];
+    }
+    if (nbatch > INT32_MAX)
+        return FV__SEP2_DECLINED;
+    const int redo = t.p1.track != 0;
+
+    if ((st = fv_cu_begin(ctx, dom, a, 1, &x)) != FV_OK)
+        return st;
+    int smax = 0;
+    if (cudaDeviceGetAttribute(&smax, cudaDevAttrMaxSharedMemoryPerBlockOptin, x.device) != cudaSuccess || smax <= 0) {
+        (void)cudaGetLastError();
+        smax = 48 * 1024;
+    }
+    t.in = in->data;
+    t.out = out->data;
+    if (redo) {
+        if ((st = fvf_tmp_new(ctx, x.device, sizeof(int), &flagbuf)) != FV_OK)
+            goto done;
+        t.flag = (int *)flagbuf->data;
+        cudaError_t e = cudaMemsetAsync(t.flag, 0, sizeof(int), x.stream);
+        if (e != cudaSuccess) {
+            st = fv__cuda_error("cudaMemsetAsync", e);
+            goto done;
+        }
+    }
+    {
+        const int sms = fv__cuda_sm_count(x.device);
+        switch (S) {
+        case 3: st = fvs_strip1_go<3>(&t, sms, nbatch, (size_t)smax, x.stream); break;
+        case 5: st = fvs_strip1_go<5>(&t, sms, nbatch, (size_t)smax, x.stream); break;
+        case 9: st = fvs_strip1_go<9>(&t, sms, nbatch, (size_t)smax, x.stream); break;
+        default: st = fvs_strip1_go<17>(&t, sms, nbatch, (size_t)smax, x.stream); break;
+        }
+    }
+    if (st == FV__SEP2_DECLINED || st != FV_OK || !redo)
+        goto done;
+    st = fv__cuda_filter1d_guarded(ctx, a, t.flag);   /* NaN / inf seen: filter1d's pass, queued behind */
+done:
+    fvf_tmp_release(ctx, flagbuf);
+    fv_cu_end(&x);
+    return st;
 }
 
 extern "C" fv_status
@@ -661,8 +1443,10 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
         j.smem_max = (size_t)v;
     }
     j.stream = x.stream;
+    j.sms = fv__cuda_sm_count(x.device);
+    j.nbatch = nbatch;
     {
-        int64_t cap = (int64_t)fv__cuda_sm_count(x.device) * 16;
+        int64_t cap = (int64_t)j.sms * 16;
         j.grid = (unsigned)(j.t.ntiles < cap ? j.t.ntiles : cap);
     }
     j.t.in = in->data;

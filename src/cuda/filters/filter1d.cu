@@ -1345,8 +1345,15 @@ done:
     return st;
 }
 
+extern "C" fv_status fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a);
+
 extern "C" fv_status
 fv__cuda_filter1d(fv_context *ctx, const fv__op_args *a)
 {
+    /* float32 along an axis other than the contiguous one, 3 / 5 / 9 / 17 taps:
+     * the 1-D strip kernel (filter-sep2.cu), the same bits */
+    fv_status st = fv__cuda_strip1d(ctx, a);
+    if (st != FV__SEP2_DECLINED)
+        return st;
     return fv__cuda_filter1d_guarded(ctx, a, NULL);
 }

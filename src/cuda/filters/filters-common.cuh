@@ -245,11 +245,15 @@ template <typename ACC> struct fvk_r { static const int value = sizeof(ACC) == 4
  * summed in filter1d's fvf_k_tile2 order. Reads up to x[(R + size - 1) * st].
  * One body per kind (the kind is uniform: the switch is taken once per call);
  * the tap loops are unrolled by R, so that the sliding registers are renamed,
- * not moved (after R taps every register holds a fresh value). */
-template <typename ACC, int KIND, int R>
+ * not moved (after R taps every register holds a fresh value). S > 0: the
+ * window size is S at compile time (size is ignored); the tap loops are then
+ * unrolled whole, and with a constant st every shared load has a constant
+ * offset and is made once (the slide's repeated reads fold together). */
+template <typename ACC, int KIND, int R, int S = 0>
 __device__ __forceinline__ void
-fvk_slide_k(const ACC *x, int st, const ACC *w, int size, ACC (&acc)[R])
+fvk_slide_k(const ACC *x, int st, const ACC *w, int size_rt, ACC (&acc)[R])
 {
+    const int size = S > 0 ? S : size_rt;
     ACC v[R];
     if (KIND == FVK_SYM || KIND == FVK_ANTI) {
         const int s1 = size >> 1;
@@ -260,7 +264,7 @@ fvk_slide_k(const ACC *x, int st, const ACC *w, int size, ACC (&acc)[R])
             v[k] = x[k * st];
             vr[k] = x[(k + size - 1) * st];
         }
-#pragma unroll R
+#pragma unroll(S > 0 ? 64 : R)
         for (int j = 0; j < s1; j++) {
             const ACC wj = w[j];
 #pragma unroll
@@ -282,7 +286,7 @@ fvk_slide_k(const ACC *x, int st, const ACC *w, int size, ACC (&acc)[R])
             acc[k] = fvk_mul(x[(k + size - 1) * st], wl);
             v[k] = x[k * st];
         }
-#pragma unroll R
+#pragma unroll(S > 0 ? 64 : R)
         for (int j = 0; j < size - 1; j++) {
             const ACC wj = w[j];
 #pragma unroll
@@ -299,7 +303,7 @@ fvk_slide_k(const ACC *x, int st, const ACC *w, int size, ACC (&acc)[R])
             acc[k] = x[k * st];
             v[k] = x[(k + 1) * st];
         }
-#pragma unroll R
+#pragma unroll(S > 0 ? 64 : R)
         for (int j = 1; j < size; j++) {
 #pragma unroll
             for (int k = 0; k < R; k++)
@@ -317,17 +321,17 @@ fvk_slide_k(const ACC *x, int st, const ACC *w, int size, ACC (&acc)[R])
     }
 }
 
-template <typename ACC, int R>
+template <typename ACC, int R, int S = 0>
 __device__ __forceinline__ void
 fvk_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc)[R])
 {
     switch (kind) {
-    case FVK_SYM: fvk_slide_k<ACC, FVK_SYM, R>(x, st, w, size, acc); break;
-    case FVK_ANTI: fvk_slide_k<ACC, FVK_ANTI, R>(x, st, w, size, acc); break;
-    case FVK_CORR: fvk_slide_k<ACC, FVK_CORR, R>(x, st, w, size, acc); break;
-    case FVK_USUM: fvk_slide_k<ACC, FVK_USUM, R>(x, st, w, size, acc); break;
-    case FVK_MIN: fvk_slide_k<ACC, FVK_MIN, R>(x, st, w, size, acc); break;
-    default: fvk_slide_k<ACC, FVK_MAX, R>(x, st, w, size, acc); break;
+    case FVK_SYM: fvk_slide_k<ACC, FVK_SYM, R, S>(x, st, w, size, acc); break;
+    case FVK_ANTI: fvk_slide_k<ACC, FVK_ANTI, R, S>(x, st, w, size, acc); break;
+    case FVK_CORR: fvk_slide_k<ACC, FVK_CORR, R, S>(x, st, w, size, acc); break;
+    case FVK_USUM: fvk_slide_k<ACC, FVK_USUM, R, S>(x, st, w, size, acc); break;
+    case FVK_MIN: fvk_slide_k<ACC, FVK_MIN, R, S>(x, st, w, size, acc); break;
+    default: fvk_slide_k<ACC, FVK_MAX, R, S>(x, st, w, size, acc); break;
     }
 }
 
