@@ -5,6 +5,7 @@ into which array) so that results, dtypes and rounding match; the passes run in
 the C library (include/fovea/filters.h) on the data's device.
 """
 
+import functools
 import numbers
 import operator
 import sys
@@ -202,7 +203,19 @@ def _gaussian_weights(sigma, order, truncate, radius):
         lw = radius
     if not isinstance(lw, numbers.Integral) or lw < 0:
         raise ValueError("Radius must be a nonnegative integer.")
+    if type(sigma) in (float, int) and type(order) is int and type(lw) is int:
+        return _gaussian_weights_cached(sigma, order, lw)
     return _gaussian_kernel1d(sigma, order, lw)[::-1]
+
+
+@functools.lru_cache(maxsize=64, typed=True)
+def _gaussian_weights_cached(sigma, order, lw):
+    """The same for Python numbers, computed once (a read-only contiguous array):
+    the kernel's NumPy arithmetic costs tens of microseconds a call, as much as a
+    small image's filter."""
+    w = np.ascontiguousarray(_gaussian_kernel1d(sigma, order, lw)[::-1])
+    w.setflags(write=False)
+    return w
 
 
 @public
