@@ -1097,6 +1097,21 @@ fvs_go(fvs_job *j)
     return fv_cu_launch_status("separable filter kernel launch");
 }
 
+/* Output rows per strip: about `target`, a multiple of G, no more than the
+ * image needs, and fewer (down to 2G) where the grid would not fill the device
+ * (3840x2160 takes ~135 strips of 256 rows on 132 multiprocessors) */
+static int
+fvt_rows(int nr, int G, int target, int64_t ncb, int sms)
+{
+    int th = G * ((target + G - 1) / G);
+    const int need = G * ((nr + G - 1) / G);
+    if (need < th)
+        th = need;
+    while (th > 2 * G && (int64_t)((nr + th - 1) / th) * ncb < (int64_t)sms * FVT_BLOCKS * 4)
+        th -= G;
+    return th;
+}
+
 /* the strip kernels where they apply (float32, the columns contiguous in both
  * arrays); FV__SEP2_DECLINED otherwise. FOVEA_SEP_NOSTRIP=1: off. */
 template <int S>
@@ -1107,10 +1122,7 @@ fvs_strip_go(fvs_job *j)
     fvs_args t = j->t;
     if (t.sc_in != (int)sizeof(float) || t.sc_out != (int)sizeof(float) || getenv("FOVEA_SEP_NOSTRIP"))
         return FV__SEP2_DECLINED;
-    int th = g::G * ((FVT_ROWS + g::G - 1) / g::G);
-    const int need = g::G * ((t.nr + g::G - 1) / g::G);
-    if (need < th)
-        th = need;
+    const int th = fvt_rows(t.nr, g::G, FVT_ROWS, (int64_t)((t.nc + g::TQ - 1) / g::TQ) * j->nbatch, j->sms);
     const size_t smem = t.pd ? fvt_geo_pd<S>::smem(th) : g::smem(th);
     if (smem > j->smem_max)
         return FV__SEP2_DECLINED;
@@ -1213,10 +1225,7 @@ fvs_strip1_go(const fvs_args *a, int sms, int64_t nbatch, size_t smem_max, cudaS
 {
     const int G = fvt_geo<S>::G;
     fvs_args t = *a;
-    int th = G * ((FVT1_ROWS + G - 1) / G);
-    const int need = G * ((t.nr + G - 1) / G);
-    if (need < th)
-        th = need;
+    const int th = fvt_rows(t.nr, G, FVT1_ROWS, (int64_t)((t.nc + FVT_THREADS - 1) / FVT_THREADS) * nbatch, sms);
     const size_t smem = (size_t)(S + 1) * sizeof(float) + (size_t)(th + S - 1 + G) * sizeof(int);
     if (smem > smem_max)
         return FV__SEP2_DECLINED;
