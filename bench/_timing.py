@@ -1,5 +1,5 @@
 """Shared pieces of the benchmarks (bench_core.py, bench_watershed.py,
-bench_segmentation.py, bench_active_contours.py): timing, the machine, finding the GPU."""
+bench_segmentation.py, bench_active_contours.py, bench_flood.py, probe_sep.py): timing, the machine, finding the GPU."""
 import os
 import statistics
 import time
@@ -20,6 +20,23 @@ def timeit(fn, repeat, sync=None):
             sync()
         ts.append(time.perf_counter() - t0)
     return statistics.median(ts), r
+
+
+def event_median(cp, fn, repeat, warmup=1):
+    """Median milliseconds of `repeat` runs timed by CUDA events on the current
+    stream, after `warmup` runs and a device synchronize."""
+    for _ in range(warmup):
+        fn()
+    cp.cuda.Device().synchronize()
+    ts = []
+    for _ in range(repeat):
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(a, b))
+    return statistics.median(ts)
 
 
 def find_cupy(fovea, no_gpu):

@@ -11,20 +11,11 @@ from cupyx.scipy import ndimage as cndi
 from scipy import ndimage as sndi
 
 from fovea import ndimage as fndi
+from _timing import event_median  # bench/ is sys.path[0]
 
 
 def timeit(f, n=15):
-    f()
-    cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(n):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        f()
-        b.record()
-        b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b))
-    return float(np.median(ts))
+    return event_median(cp, f, n)
 
 
 def main():

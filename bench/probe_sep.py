@@ -8,6 +8,7 @@ the other kernels of the same build.
 import sys
 import cupy as cp
 import fovea.ndimage as ndi
+from _timing import event_median  # bench/ is sys.path[0]
 
 reps = int(sys.argv[1]) if len(sys.argv) > 1 else 30
 x = cp.random.random((8192, 8192)).astype(cp.float32)
@@ -15,19 +16,8 @@ out = cp.empty_like(x)
 w9 = cp.random.random(9)   # CuPy weights, as the suite passes them
 
 
-def timed(f):
-    for _ in range(3):
-        f()
-    ts = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record()
-        f()
-        b.record()
-        b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b) * 1e3)
-    ts.sort()
-    return ts[len(ts) // 2]
+def timed(f):   # microseconds
+    return event_median(cp, f, reps, warmup=3) * 1e3
 
 
 copy = timed(lambda: cp.copyto(out, x))

@@ -498,6 +498,57 @@ fvt_load(const char *colp, int off, float cv)
     return c ? cv : x;
 }
 
+/* the weights of a correlation kind in registers, once per group (unused
+ * otherwise: zeros the compiler drops) */
+template <int KIND, int S>
+__device__ __forceinline__ void
+fvt_wregs(const float (&w)[S], float (&wr)[S])
+{
+#pragma unroll
+    for (int m = 0; m < S; m++)
+        wr[m] = KIND <= FVK_ANTI ? w[m] : 0.0f;
+}
+
+/* a buffered row's 4 * NL values from 16-byte shared loads (xs holds 4 more:
+ * fvk_slide may read, never use, one past the window) */
+template <int NL>
+__device__ __forceinline__ void
+fvt_ld4(const float *row, float (&xs)[4 * NL + 4])
+{
+    const float4 *src = (const float4 *)row;
+#pragma unroll
+    for (int l = 0; l < NL; l++) {
+        const float4 f = src[l];
+        xs[4 * l] = f.x;
+        xs[4 * l + 1] = f.y;
+        xs[4 * l + 2] = f.z;
+        xs[4 * l + 3] = f.w;
+    }
+}
+
+/* the strip's row table: entry q the byte offset of row r0 + q (extended by
+ * the mode; FVT_CROW for a constant row), for q < n */
+__device__ __forceinline__ void
+fvt_row_table(int *rowoff, int n, int r0, int nr, int mode, int sr)
+{
+    for (int q = threadIdx.x; q < n; q += blockDim.x) {
+        const int r = fvf_extend<int>(r0 + q, nr, mode);
+        rowoff[q] = r < 0 ? FVT_CROW : r * sr;
+    }
+}
+
+/* both passes' weights into shared memory sw[2][S] (read into registers once
+ * per group: constants from the parameters are re-read for every use) */
+template <int S>
+__device__ __forceinline__ void
+fvt_weights_to_shared(const fvs_args &p, float *sw)
+{
+    if (threadIdx.x < S) {
+        sw[threadIdx.x] = p.p1.wf[threadIdx.x];
+        sw[S + threadIdx.x] = p.p2.wf[threadIdx.x];
+    }
+}
+
 /* Tracked values of the strip kernels (TRK 1: NaN, for min/max; 2: NaN or inf,
  * for uniform sums; 0: none), folded without branches: for 2 into a float that
  * x * 0 turns NaN, for 1 into a flag; the caller sets the kernel's flag once
@@ -538,11 +589,8 @@ fvt_pass1(float (&win)[S], const float (&ld)[G], const float (&w)[S], float *bb,
           float fill, bool &odd)
 {
     fvt_trk<TRK> trk;
-    float wr[S];   /* the weights in registers for the G rows (not re-read from the parameters per row) */
-#pragma unroll
-    for (int m = 0; m < S; m++) {
-        wr[m] = KIND <= FVK_ANTI ? w[m] : 0.0f;
-    }
+    float wr[S];   /* the weights in registers for the G rows (not re-read per row) */
+    fvt_wregs<KIND, S>(w, wr);
 #pragma unroll
     for (int i = 0; i < G; i++) {
         win[(S - 1 + i) % S] = ld[i];
@@ -573,24 +621,13 @@ fvt_pass2(const fvs_args &p, const float *bb, const float (&w)[S], int rows, int
     typedef fvt_geo<S> g;
     const int NSEG = g::TQ / 4, NL = g::NL, MP = g::MP;
     float wr[S];
-#pragma unroll
-    for (int m = 0; m < S; m++) {
-        wr[m] = KIND <= FVK_ANTI ? w[m] : 0.0f;
-    }
+    fvt_wregs<KIND, S>(w, wr);
     for (int t = tid; t < rows * NSEG; t += FVT_THREADS) {
         const int i = t / NSEG, seg = t - i * NSEG, c = seg * 4;
         if (c >= ec)
             continue;
         float xs[4 * NL + 4], o[4];
-        const float4 *src = (const float4 *)(bb + i * MP + c);
-#pragma unroll
-        for (int l = 0; l < NL; l++) {
-            const float4 f = src[l];
-            xs[4 * l] = f.x;
-            xs[4 * l + 1] = f.y;
-            xs[4 * l + 2] = f.z;
-            xs[4 * l + 3] = f.w;
-        }
+        fvt_ld4<NL>(bb + i * MP + c, xs);
         fvk_slide_k<float, KIND, 4, S>(xs, 1, wr, S, o);
         char *dst = dst0 + i * p.sr_out + c * (int)sizeof(float);
         if (p.vstore && c + 4 <= ec) {
@@ -628,12 +665,7 @@ fvs_k_strip(const __grid_constant__ fvs_args p)
     const int k1 = p.p1.kind, k2 = p.p2.kind;
     const int trk = p.p1.track > p.p2.track ? p.p1.track : p.p2.track;   /* inputs and intermediates alike */
     const float cv1 = (float)p.p1.cval, cv2 = (float)p.p2.cval;
-    /* the weights go through shared memory: read into registers once per group
-     * (constants from the parameters are re-read for every use) */
-    if (tid < S) {
-        sw[tid] = p.p1.wf[tid];
-        sw[S + tid] = p.p2.wf[tid];
-    }
+    fvt_weights_to_shared<S>(p, sw);
     const float(&w1)[S] = *(const float(*)[S])sw;
     const float(&w2)[S] = *(const float(*)[S])(sw + S);
     bool odd = false;
@@ -646,10 +678,7 @@ fvs_k_strip(const __grid_constant__ fvs_args p)
         const int ec = p.nc - c0t < TQ ? p.nc - c0t : TQ;
 
         __syncthreads();   /* the previous strip's readers of the buffer and the row table are done */
-        for (int q = tid; q < th + S - 1; q += FVT_THREADS) {
-            const int r = fvf_extend<int>(r0t - p.p1.left + q, p.nr, p.p1.mode);
-            rowoff[q] = r < 0 ? FVT_CROW : r * p.sr_in;
-        }
+        fvt_row_table(rowoff, th + S - 1, r0t - p.p1.left, p.nr, p.p1.mode, p.sr_in);
         /* this thread's column: >= 0 loaded, -1 a constant column of the
          * intermediate (cv2), -2 none (past the strip's columns) */
         const int cq = tid < C ? fvf_extend<int>(c0t - p.p2.left + tid, p.nc, p.p2.mode) : -2;
@@ -733,21 +762,11 @@ fvt_pd_pass1(const fvs_args &p, const float *A, float *B, const int *rowq, const
     typedef fvt_geo<S> g;
     const int NSEG = g::TQ / 4, NL = g::NL, MP = g::MP, TQ = g::TQ, G = g::G;
     float wr[S];
-#pragma unroll
-    for (int m = 0; m < S; m++)
-        wr[m] = KIND <= FVK_ANTI ? w[m] : 0.0f;
+    fvt_wregs<KIND, S>(w, wr);
     for (int t = tid; t < G * NSEG; t += FVT_THREADS) {
         const int i = t / NSEG, seg = t - i * NSEG, c = seg * 4;
         float xs[4 * NL + 4], o[4];
-        const float4 *src = (const float4 *)(A + i * MP + c);
-#pragma unroll
-        for (int l = 0; l < NL; l++) {
-            const float4 f = src[l];
-            xs[4 * l] = f.x;
-            xs[4 * l + 1] = f.y;
-            xs[4 * l + 2] = f.z;
-            xs[4 * l + 3] = f.w;
-        }
+        fvt_ld4<NL>(A + i * MP + c, xs);
         fvk_slide_k<float, KIND, 4, S>(xs, 1, wr, S, o);
 #pragma unroll
         for (int k = 0; k < 4; k++)
@@ -784,9 +803,7 @@ fvt_pd_pass2(float (&win)[S], const float *B, const float (&w)[S], char *dst, in
     typedef fvt_geo<S> g;
     const int G = g::G, TQ = g::TQ;
     float wr[S];
-#pragma unroll
-    for (int m = 0; m < S; m++)
-        wr[m] = KIND <= FVK_ANTI ? w[m] : 0.0f;
+    fvt_wregs<KIND, S>(w, wr);
 #pragma unroll
     for (int i = 0; i < G; i++) {
         win[i % S] = B[i * TQ + tid];
@@ -816,10 +833,7 @@ fvs_k_strip_pd(const __grid_constant__ fvs_args p)
     const int k1 = p.p1.kind, k2 = p.p2.kind;
     const int trk = p.p1.track > p.p2.track ? p.p1.track : p.p2.track;   /* inputs and intermediates alike */
     const float cv1 = (float)p.p1.cval, cv2 = (float)p.p2.cval;
-    if (tid < S) {
-        sw[tid] = p.p1.wf[tid];
-        sw[S + tid] = p.p2.wf[tid];
-    }
+    fvt_weights_to_shared<S>(p, sw);
     const float(&w1)[S] = *(const float(*)[S])sw;
     const float(&w2)[S] = *(const float(*)[S])(sw + S);
     bool odd = false;
@@ -833,10 +847,7 @@ fvs_k_strip_pd(const __grid_constant__ fvs_args p)
         const int ng = (er + S - 1 + G - 1) / G;   /* groups of intermediate rows */
 
         __syncthreads();   /* the previous strip's readers of the buffers and the row table are done */
-        for (int q = tid; q < ng * G; q += FVT_THREADS) {
-            const int r = fvf_extend<int>(r0t - p.p2.left + q, p.nr, p.p2.mode);
-            rowoff[q] = r < 0 ? FVT_CROW : r * p.sr_in;
-        }
+        fvt_row_table(rowoff, ng * G, r0t - p.p2.left, p.nr, p.p2.mode, p.sr_in);
         /* this thread's input column: >= 0 loaded, -1 pass 1's constant, -2 none */
         const int cq = tid < C ? fvf_extend<int>(c0t - p.p1.left + tid, p.nc, p.p1.mode) : -2;
         const bool live = cq >= 0;
@@ -905,9 +916,7 @@ fvt1_group(float (&win)[S], float (&ld)[G], const float (&w)[S], const char *col
 {
     fvt_trk<TRK> trk;
     float wr[S];
-#pragma unroll
-    for (int m = 0; m < S; m++)
-        wr[m] = KIND <= FVK_ANTI ? w[m] : 0.0f;
+    fvt_wregs<KIND, S>(w, wr);
 #pragma unroll
     for (int i = 0; i < G; i++) {
         win[(S - 1 + i) % S] = ld[i];
@@ -963,10 +972,7 @@ fvs_k_strip1(const __grid_constant__ fvs_args p)
         const bool inner = r0t - p.p1.left >= 0 && r0t - p.p1.left + nq <= p.nr;
         __syncthreads();   /* the previous strip's readers of the row table are done */
         if (!inner)
-            for (int q = tid; q < nq; q += FVT_THREADS) {
-                const int r = fvf_extend<int>(r0t - p.p1.left + q, p.nr, p.p1.mode);
-                rowoff[q] = r < 0 ? FVT_CROW : r * p.sr_in;
-            }
+            fvt_row_table(rowoff, nq, r0t - p.p1.left, p.nr, p.p1.mode, p.sr_in);
         __syncthreads();
         const char *colp = p.in + bi + (col ? c0t + tid : 0) * (int)sizeof(float);
         const int sr = p.sr_in;
@@ -1017,9 +1023,10 @@ fvs_symmetry(const double *w, int64_t size)   /* = filter1d's fvf_symmetry (scip
 }
 
 /* Fill one pass; 0 when the fused kernel does not reproduce filter1d for it.
- * dt: the pass's input dtype, odt: its output dtype. */
+ * dt: the pass's input dtype, odt: its output dtype; devw: device weights are
+ * taken (kind FVK_AUTO; the caller passes them to the kernel). */
 static int
-fvs_pass_fill(fvs_pass *ps, const fv__filter1d_params *f, fv_dtype dt, fv_dtype odt)
+fvs_pass_fill(fvs_pass *ps, const fv__filter1d_params *f, fv_dtype dt, fv_dtype odt, int devw)
 {
     const int isf = dt == FV_FLOAT32 || dt == FV_FLOAT64;
     memset(ps, 0, sizeof *ps);
@@ -1035,8 +1042,12 @@ fvs_pass_fill(fvs_pass *ps, const fv__filter1d_params *f, fv_dtype dt, fv_dtype 
     const int cmode = f->mode == FV_MODE_CONSTANT;
     switch (f->kind) {
     case FV__F1D_CORRELATE: {
-        if (!f->weights)
-            return 0;
+        if (!f->weights) {   /* device weights (devw: a kernel that resolves them, FVK_AUTO) */
+            if (!devw || !f->dweights)
+                return 0;
+            ps->kind = FVK_AUTO;
+            break;
+        }
         int sym = fvs_symmetry(f->weights, f->size);
         ps->kind = sym > 0 ? FVK_SYM : sym < 0 ? FVK_ANTI : FVK_CORR;
         for (int i = 0; i < ps->size; i++) {
@@ -1074,6 +1085,36 @@ fvs_pass_fill(fvs_pass *ps, const fv__filter1d_params *f, fv_dtype dt, fv_dtype 
         return 0;
     }
     return 1;
+}
+
+/* every axis but a and b (and those of length 1) a batch axis of t; the number
+ * of batch lines */
+static int64_t
+fvs_batch_axes(fvs_args *t, const fv_array *in, const fv_array *out, int a, int b)
+{
+    int64_t n = 1;
+    for (int d = 0; d < in->ndim; d++) {
+        if (d == a || d == b || in->shape[d] == 1)
+            continue;
+        t->bshape[t->nb] = (int)in->shape[d];
+        t->bs_in[t->nb] = (int)in->strides[d];
+        t->bs_out[t->nb] = (int)out->strides[d];
+        t->nb++;
+        n *= in->shape[d];
+    }
+    return n;
+}
+
+/* a device int cleared on the stream: the flag the kernels set on tracked values */
+static fv_status
+fvs_flag_new(fv_context *ctx, const fv_cu_exec *x, fv_array **buf, int **flag)
+{
+    fv_status st = fvf_tmp_new(ctx, x->device, sizeof(int), buf);
+    if (st != FV_OK)
+        return st;
+    *flag = (int *)(*buf)->data;
+    cudaError_t e = cudaMemsetAsync(*flag, 0, sizeof(int), x->stream);
+    return e == cudaSuccess ? FV_OK : fv__cuda_error("cudaMemsetAsync", e);
 }
 
 typedef struct fvs_job {
@@ -1280,66 +1321,36 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     if (S != 3 && S != 5 && S != 9 && S != 17)
         return FV__SEP2_DECLINED;
     memset(&t, 0, sizeof t);
-    if (f->kind == FV__F1D_CORRELATE && !f->weights) {   /* device weights, resolved in the kernel */
-        if (!f->dweights)
-            return FV__SEP2_DECLINED;
-        t.p1.kind = FVK_AUTO;
-        t.p1.size = S;
-        t.p1.left = (int)(f->size / 2 + f->origin);
-        t.p1.mode = f->mode;
-        t.p1.cval = f->cval;
-        if (t.p1.left < 0 || t.p1.left >= S || f->mode < 0 || f->mode >= FV_MODE_COUNT)
-            return FV__SEP2_DECLINED;
+    if (!fvs_pass_fill(&t.p1, f, FV_FLOAT32, FV_FLOAT32, 1))
+        return FV__SEP2_DECLINED;
+    if (t.p1.kind == FVK_AUTO) {   /* device weights, resolved in the kernel */
         t.dw = f->dweights;
         t.dwst = f->dweights_stride;
-    } else if (!fvs_pass_fill(&t.p1, f, FV_FLOAT32, FV_FLOAT32)) {
-        return FV__SEP2_DECLINED;
     }
     t.nr = (int)in->shape[ax];
     t.nc = (int)in->shape[cd];
     t.sr_in = (int)in->strides[ax];
     t.sr_out = (int)out->strides[ax];
     t.sc_in = t.sc_out = (int)sizeof(float);
-    int64_t nbatch = 1;
-    for (int d = 0; d < cd; d++) {
-        if (d == ax || in->shape[d] == 1)
-            continue;
-        t.bshape[t.nb] = (int)in->shape[d];
-        t.bs_in[t.nb] = (int)in->strides[d];
-        t.bs_out[t.nb] = (int)out->strides[d];
-        t.nb++;
-        nbatch *= in->shape[d];
-    }
+    const int64_t nbatch = fvs_batch_axes(&t, in, out, ax, cd);
     if (nbatch > INT32_MAX)
         return FV__SEP2_DECLINED;
     const int redo = t.p1.track != 0;
 
     if ((st = fv_cu_begin(ctx, dom, a, 1, &x)) != FV_OK)
         return st;
-    int smax = 0;
-    if (cudaDeviceGetAttribute(&smax, cudaDevAttrMaxSharedMemoryPerBlockOptin, x.device) != cudaSuccess || smax <= 0) {
-        (void)cudaGetLastError();
-        smax = 48 * 1024;
-    }
+    const size_t smax = fvf_smem_optin(x.device);
     t.in = in->data;
     t.out = out->data;
-    if (redo) {
-        if ((st = fvf_tmp_new(ctx, x.device, sizeof(int), &flagbuf)) != FV_OK)
-            goto done;
-        t.flag = (int *)flagbuf->data;
-        cudaError_t e = cudaMemsetAsync(t.flag, 0, sizeof(int), x.stream);
-        if (e != cudaSuccess) {
-            st = fv__cuda_error("cudaMemsetAsync", e);
-            goto done;
-        }
-    }
+    if (redo && (st = fvs_flag_new(ctx, &x, &flagbuf, &t.flag)) != FV_OK)
+        goto done;
     {
         const int sms = fv__cuda_sm_count(x.device);
         switch (S) {
-        case 3: st = fvs_strip1_go<3>(&t, sms, nbatch, (size_t)smax, x.stream); break;
-        case 5: st = fvs_strip1_go<5>(&t, sms, nbatch, (size_t)smax, x.stream); break;
-        case 9: st = fvs_strip1_go<9>(&t, sms, nbatch, (size_t)smax, x.stream); break;
-        default: st = fvs_strip1_go<17>(&t, sms, nbatch, (size_t)smax, x.stream); break;
+        case 3: st = fvs_strip1_go<3>(&t, sms, nbatch, smax, x.stream); break;
+        case 5: st = fvs_strip1_go<5>(&t, sms, nbatch, smax, x.stream); break;
+        case 9: st = fvs_strip1_go<9>(&t, sms, nbatch, smax, x.stream); break;
+        default: st = fvs_strip1_go<17>(&t, sms, nbatch, smax, x.stream); break;
         }
     }
     if (st == FV__SEP2_DECLINED || st != FV_OK || !redo)
@@ -1388,7 +1399,8 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     if (acc2f != (mid == FV_FLOAT32) || acc1f != (mid == FV_FLOAT32 && idt != FV_INT32 && idt != FV_FLOAT64))
         return FV__SEP2_DECLINED;
     memset(&j, 0, sizeof j);
-    if (!fvs_pass_fill(&j.t.p1, &sp->pass[0], in->dtype, mid) || !fvs_pass_fill(&j.t.p2, &sp->pass[1], mid, out->dtype))
+    if (!fvs_pass_fill(&j.t.p1, &sp->pass[0], in->dtype, mid, 0) ||
+        !fvs_pass_fill(&j.t.p2, &sp->pass[1], mid, out->dtype, 0))
         return FV__SEP2_DECLINED;
     /* exact in float: the results are the double kernels' (FOVEA_F1D_NOEXACTF=1: off) */
     j.fexact = mid == idt && getenv("FOVEA_F1D_NOEXACTF") == NULL &&
@@ -1413,16 +1425,7 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     j.t.sc_in = (int)in->strides[ac];
     j.t.sr_out = (int)out->strides[ar];
     j.t.sc_out = (int)out->strides[ac];
-    int64_t nbatch = 1;
-    for (int d = 0; d < in->ndim; d++) {
-        if (d == ap || d == aq || in->shape[d] == 1)
-            continue;
-        j.t.bshape[j.t.nb] = (int)in->shape[d];
-        j.t.bs_in[j.t.nb] = (int)in->strides[d];
-        j.t.bs_out[j.t.nb] = (int)out->strides[d];
-        j.t.nb++;
-        nbatch *= in->shape[d];
-    }
+    const int64_t nbatch = fvs_batch_axes(&j.t, in, out, ap, aq);
     if (nbatch > INT32_MAX)
         return FV__SEP2_DECLINED;
     j.t.ntr = (int)((j.t.nr + FVS_TP - 1) / FVS_TP);
@@ -1443,14 +1446,7 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
 
     if ((st = fv_cu_begin(ctx, dom, a, 1, &x)) != FV_OK)
         return st;
-    {
-        int v = 0;
-        if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, x.device) != cudaSuccess || v <= 0) {
-            (void)cudaGetLastError();
-            v = 48 * 1024;
-        }
-        j.smem_max = (size_t)v;
-    }
+    j.smem_max = fvf_smem_optin(x.device);
     j.stream = x.stream;
     j.sms = fv__cuda_sm_count(x.device);
     j.nbatch = nbatch;
@@ -1460,16 +1456,8 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     }
     j.t.in = in->data;
     j.t.out = out->data;
-    if (redo) {
-        if ((st = fvf_tmp_new(ctx, x.device, sizeof(int), &flagbuf)) != FV_OK)
-            goto done;
-        j.t.flag = (int *)flagbuf->data;
-        cudaError_t e = cudaMemsetAsync(j.t.flag, 0, sizeof(int), x.stream);
-        if (e != cudaSuccess) {
-            st = fv__cuda_error("cudaMemsetAsync", e);
-            goto done;
-        }
-    }
+    if (redo && (st = fvs_flag_new(ctx, &x, &flagbuf, &j.t.flag)) != FV_OK)
+        goto done;
     switch (idt) {
     case FV_UINT8: st = fvs_launch_mid<uint8_t>(&j, mid); break;
     case FV_UINT16: st = fvs_launch_mid<uint16_t>(&j, mid); break;

@@ -1280,14 +1280,7 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
     j.wh = NULL;
     j.wbuf = NULL;
     j.guard = guard;
-    {
-        int v = 0;
-        if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, j.device) != cudaSuccess || v <= 0) {
-            (void)cudaGetLastError();
-            v = 48 * 1024;
-        }
-        j.smem_optin = (size_t)v;
-    }
+    j.smem_optin = fvf_smem_optin(j.device);
     switch (p->kind) {
     case FV__F1D_CORRELATE: {
         if (!p->weights) {   /* on the device already (the caller checked where): classified there */

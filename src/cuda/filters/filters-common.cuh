@@ -695,6 +695,19 @@ fvf_tmp_release(fv_context *ctx, fv_array *arr)
     fv_array_unref(arr);
 }
 
+/* the shared memory a block may opt in to on the device (48 KiB where the
+ * attribute cannot be read) */
+static inline size_t
+fvf_smem_optin(int device)
+{
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess || v <= 0) {
+        (void)cudaGetLastError();
+        v = 48 * 1024;
+    }
+    return (size_t)v;
+}
+
 /* Set the dynamic shared memory limit of a kernel when it needs more than 48 KiB. */
 template <typename K>
 static inline fv_status
