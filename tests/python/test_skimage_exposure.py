@@ -304,3 +304,33 @@ def test_types_round_trip():
     out = fe.equalize_hist(fovea.asarray(img))
     assert isinstance(out, fovea.Array)
     np.testing.assert_allclose(np.asarray(out), ske.equalize_hist(img), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "int64",
+                                   "float32", "float64"])
+def test_minmax_kernel(xp, dtype):
+    """exp_minmax (the min / max under rescale_intensity, h_maxima's range) against
+    NumPy: sizes around the 16-byte vector loads, views off the 16-byte alignment
+    (the element-wise kernel), masks, NaN and inf."""
+    from fovea import _fovea
+    rng = np.random.default_rng(3)
+    stream = xp.cuda.get_current_stream().ptr if xp is not np else None
+    for n in (1, 5, 15, 16, 17, 750, 4097, 100003):
+        h = random_image(dtype, (n,), seed=n)
+        x = xp.asarray(h)
+        for off in (0, 1) if n > 1 else (0,):
+            lo, hi, c = _fovea.exp_minmax(x[off:], None, stream)
+            assert (lo, hi, c) == (float(h[off:].min()), float(h[off:].max()), n - off)
+        if n > 1:
+            m = rng.random(n) > 0.5
+            m[0] = True
+            lo, hi, c = _fovea.exp_minmax(x, xp.asarray(m), stream)
+            assert (lo, hi, c) == (float(h[m].min()), float(h[m].max()), int(m.sum()))
+    if np.dtype(dtype).kind == "f":
+        h = random_image(dtype, (1000,))
+        h[7] = np.inf
+        h[8] = -np.inf
+        assert _fovea.exp_minmax(xp.asarray(h), None, stream)[:2] == (-np.inf, np.inf)
+        h[500] = np.nan
+        lo, hi, _ = _fovea.exp_minmax(xp.asarray(h), None, stream)
+        assert np.isnan(lo) and np.isnan(hi)

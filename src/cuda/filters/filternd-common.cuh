@@ -264,7 +264,10 @@ typedef struct fvf_ndjob {
         (a).odt = (int)(j)->out->dtype;                                    \
     } while (0)
 
+/* The generic rank kernels (after the tables are on the device). */
 fv_status fvf_rank_run(fvf_ndjob *j);
+/* The tiled rank kernels (no device tables), or FV_ENOKERNEL where they do not apply. */
+fv_status fvf_rank_tile_run(const fvf_ndjob *j);
 /* The tiled 2-D correlation (filternd-corr.cu), or FV_ENOKERNEL where it does not apply. */
 fv_status fvf_corr_tile_run(const fvf_ndjob *j, int accf);
 /* The tiled 2-D flat minimum / maximum (filternd-minmax.cu), or FV_ENOKERNEL where it does not apply. */

@@ -962,6 +962,25 @@ template <typename T> struct fvf_tile_run<T, true> {
     }
 };
 
+/* The tiled kernels (2-D 3 x 3 / 5 x 5 and 3-D 3 x 3 x 3 boxes), or FV_ENOKERNEL. */
+template <typename T>
+static fv_status
+fvf_rank_tile_t(const fvf_ndjob *j)
+{
+    int tk = fvf_tile_ok<T>::value ? fvf_rank_tile_k(j) : 0;
+    if (!tk && fvf_tile_ok<T>::value && fvf_rank_tile3_ok(j))
+        tk = 27;   /* the 3 x 3 x 3 box */
+    return tk ? fvf_tile_run<T, fvf_tile_ok<T>::value>::run(j, tk) : FV_ENOKERNEL;
+}
+
+fv_status
+fvf_rank_tile_run(const fvf_ndjob *j)
+{
+    FVF_SWITCH_IN(j->in->dtype, fvf_rank_tile_t<T>(j))
+    return FV_ENOKERNEL;
+}
+
+/* The generic kernels, which read the displacement tables (j->tab). */
 template <typename T>
 static fv_status
 fvf_rank_t(fvf_ndjob *j)
@@ -969,11 +988,6 @@ fvf_rank_t(fvf_ndjob *j)
     int64_t count = j->prep->count, npts = fv_array_size(j->out);
     unsigned grid = fvf_nd_grid(npts, j->device);
     fv_status st = FV_OK;
-    int tk = fvf_tile_ok<T>::value ? fvf_rank_tile_k(j) : 0;
-    if (!tk && fvf_tile_ok<T>::value && fvf_rank_tile3_ok(j))
-        tk = 27;   /* the 3 x 3 x 3 box */
-    if (tk)
-        return fvf_tile_run<T, fvf_tile_ok<T>::value>::run(j, tk);
     if (count <= 9 && j->fits32)
         return fvf_rank_small_launch<T, int32_t, 9>(j);
     if (sizeof(T) == 1 && count <= 255)

@@ -293,6 +293,8 @@ fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
         if (f->kind == FV__FND_CORRELATE &&
             (st = fvf_corr3d_run(&j, fvf_acc_float(in->dtype, out->dtype))) != FV_ENOKERNEL)
             goto done;   /* the tiled 3-D path (filternd-corr3d.cu) */
+        if (f->kind == FV__FND_RANK && (st = fvf_rank_tile_run(&j)) != FV_ENOKERNEL)
+            goto done;   /* the tiled rank boxes (filternd-rank.cu) */
         st = FV_OK;
         if ((f->kind == FV__FND_MINIMUM || f->kind == FV__FND_MAXIMUM) &&
             (st = fvf_nd_st_bits(in->dtype, &j, mn, has_st, (uint64_t *)(host + b_st))) != FV_OK)

@@ -21,11 +21,12 @@ def median(image, footprint=None, out=None, mode="nearest", cval=0.0, behavior="
         )
     arr, xp, back = prepare(image)
     out_arr = like_input(out, xp, "out")
-    if footprint is None:
-        footprint = ndi.generate_binary_structure(arr.ndim, arr.ndim)
+    if footprint is None and arr.ndim > 0:
+        # the 3**ndim box scikit-image builds (generate_binary_structure(ndim, ndim)) is size=3
+        res = ndi.median_filter(arr, size=3, output=out_arr, mode=mode, cval=cval)
     else:
-        footprint = host(footprint)
-    res = ndi.median_filter(arr, footprint=footprint, output=out_arr, mode=mode, cval=cval)
+        footprint = ndi.generate_binary_structure(arr.ndim, arr.ndim) if footprint is None else host(footprint)
+        res = ndi.median_filter(arr, footprint=footprint, output=out_arr, mode=mode, cval=cval)
     if out is not None and res is out_arr:
         return out
     return back(res)

@@ -44,10 +44,22 @@ def _subtract_constant_clip(image, const_value):
     return result
 
 
+def _ptp(img, xp):
+    """xp.ptp(img) (max - min in img's dtype); on the GPU one pass of fovea's min/max
+    kernel for the dtypes it reads exactly (integers of up to 32 bits, float32/64)."""
+    dt = np.dtype(img.dtype)
+    if (not _xp.on_gpu(img) or img.size == 0 or not (dt.kind in "iu" and dt.itemsize <= 4 or
+                                                      dt in (np.float32, np.float64))):
+        return xp.ptp(img)
+    lo, hi, _ = _fovea.exp_minmax(img, None, _xp.stream_of(img))
+    with np.errstate(all="ignore"):   # the dtype's arithmetic, quiet as CuPy's: wraps as ptp does
+        return (np.array([hi], dt) - np.array([lo], dt))[0]
+
+
 def _h_extrema(image, h, footprint, maxima):
     img, back = _xp.take(image)
     xp = _xp.xp_of(img)
-    if h > xp.ptp(img):
+    if h > _ptp(img, xp):
         return back(xp.zeros(img.shape, dtype=np.uint8))
     if np.issubdtype(type(h), np.floating) and np.issubdtype(img.dtype, np.integer):
         if h % 1 != 0:
