@@ -516,26 +516,33 @@ test_strip1d(void)
 {
     static const int sizes[] = {3, 5, 9, 17, 7};
     int n1 = 0;
-    for (int r = 0; r < (cuda_only ? 60 : 160); r++) {
+    for (int r = 0; r < (cuda_only ? 100 : 240); r++) {
         const int n = sizes[r % 5];
-        int64_t shape[3];
-        const int nd = 2 + (int)irand(0, 1);
+        int64_t shape[3] = {1, 1, 1};
+        const int nd = r % 13 == 12 ? 1 : 2 + (int)irand(0, 1);
+        /* every other case along the lines (the row kernel: lines of a multiple of 4
+         * values, 16-byte aligned rows, centred windows; the rest declines) */
+        const int along = nd == 1 || r % 2 == 1;
         for (int d = 0; d < nd; d++)
             shape[d] = irand(1, d == nd - 1 ? 600 : nd == 3 ? 40 : 300);
         if (r % 7 == 0)
             shape[0] = 700 + irand(0, 100);   /* several strips down the axis */
+        if (along && r % 5 == 1)
+            shape[nd - 1] = 2000 + irand(0, 3000);   /* long lines: several segments */
+        if (along && r % 4 != 3)
+            shape[nd - 1] = (shape[nd - 1] + 3) / 4 * 4;
         fv_array *h = rand_host(FV_FLOAT32, nd, shape, r % 6 == 5 ? 97 : 0);
-        fv_array *d = gpu_input(h, r % 3 == 2 ? 3 : 0);
+        fv_array *d = gpu_input(h, r % 3 == 2 && r % 4 != 1 ? 3 : 0);
         fv_array *o1 = new_array(FV_FLOAT32, nd, shape, GPU), *o2 = new_array(FV_FLOAT32, nd, shape, GPU);
         fv_array *dw = NULL;
         fv__filter1d_params p;
         double w[40];
         memset(&p, 0, sizeof p);
-        p.axis = (int)irand(0, nd - 2);
+        p.axis = along ? nd - 1 : (int)irand(0, nd - 2);
         p.mode = (int)irand(0, FV_MODE_COUNT - 1);
         p.cval = (next_u64() & 1) ? (double)irand(-3, 300) : uniform() * 50.0 - 10.0;
         p.size = n;
-        p.origin = irand(-(n / 2), (n - 1) / 2);
+        p.origin = along && r % 3 != 0 ? 0 : irand(-(n / 2), (n - 1) / 2);
         const int kind = (int)irand(0, 6);
         if (kind <= 3) {
             random_weights(w, n, kind % 3);

@@ -1000,6 +1000,139 @@ fvs_k_strip1(const __grid_constant__ fvs_args p)
         *p.flag = 1;   /* benign: every writer stores 1 */
 }
 
+/* ==== 1-D rows: one float32 pass of S taps, centred, along the contiguous axis
+ * (convolve1d / correlate1d / uniform / minimum / maximum_filter1d along the
+ * last axis). A warp walks along a segment of one line, 128 values a step: each
+ * lane holds one 16-byte chunk (cur) and the chunks one step back and ahead
+ * (prev, next; the chunk two steps ahead is already loading), and takes the
+ * D chunks on either side of its own by warp shuffles (the lanes at the warp's
+ * ends read the neighbouring steps' chunks), so that no value goes through
+ * shared memory. Steps whose windows reach past the line's ends replace those
+ * values by the mode's (fvf_extend). Outputs: 4 a lane, summed by fvk_slide
+ * (the same operations in the same order as the tile kernels: the same bits),
+ * one 16-byte store. Lines of 16-byte aligned rows whose length is a multiple
+ * of 4 only. */
+#define FVR_THREADS 256
+
+__device__ __forceinline__ float4
+fvr_shfl(float4 v, int src)
+{
+    v.x = __shfl_sync(0xffffffffu, v.x, src);
+    v.y = __shfl_sync(0xffffffffu, v.y, src);
+    v.z = __shfl_sync(0xffffffffu, v.z, src);
+    v.w = __shfl_sync(0xffffffffu, v.w, src);
+    return v;
+}
+
+__device__ __forceinline__ void
+fvr_put(float *x, float4 v)
+{
+    x[0] = v.x;
+    x[1] = v.y;
+    x[2] = v.z;
+    x[3] = v.w;
+}
+
+/* chunk c of a line of nch chunks (zeros outside: those values are replaced) */
+__device__ __forceinline__ float4
+fvr_ld(const float4 *src, int c, int nch)
+{
+    return c >= 0 && c < nch ? __ldg(src + c) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+/* one segment (tile t) of one line */
+template <int KIND, int S, int TRK>
+__device__ __forceinline__ void
+fvr_segment(const fvs_args &p, const float (&w)[S], int64_t t, int lane, float cv, bool &odd)
+{
+    const int D = (S / 2 + 3) / 4;   /* chunks either side a window reaches */
+    const int n = p.nc, nch = n >> 2;
+    const int64_t tb = t / p.ntc;
+    const int sg = (int)(t - tb * p.ntc);
+    int b = (int)(tb / p.nr);
+    const int r = (int)(tb - (int64_t)b * p.nr);
+    int bi = 0, bo = 0;
+    for (int d = p.nb - 1; d >= 0; d--) {
+        const int qd = b / p.bshape[d], x = b - qd * p.bshape[d];
+        b = qd;
+        bi += x * p.bs_in[d];
+        bo += x * p.bs_out[d];
+    }
+    const float4 *src = (const float4 *)(p.in + bi + r * p.sr_in);
+    float4 *dst = (float4 *)(p.out + bo + r * p.sr_out);
+    const int c0 = sg * p.th * 32;
+    const int c1 = c0 + p.th * 32 < nch ? c0 + p.th * 32 : nch;
+    float wr[S];
+    fvt_wregs<KIND, S>(w, wr);
+    fvt_trk<TRK> trk;
+    float4 pv = fvr_ld(src, c0 - 32 + lane, nch), cu = fvr_ld(src, c0 + lane, nch);
+    float4 nx = fvr_ld(src, c0 + 32 + lane, nch), n2 = fvr_ld(src, c0 + 64 + lane, nch);
+    for (int cb = c0; cb < c1; cb += 32) {
+        const int c = cb + lane;
+        if (c < c1) {
+            trk.add(cu.x);
+            trk.add(cu.y);
+            trk.add(cu.z);
+            trk.add(cu.w);
+        }
+        float xb[4 * (2 * D + 1) + 1];
+        fvr_put(xb + 4 * D, cu);
+#pragma unroll
+        for (int d = 1; d <= D; d++) {
+            fvr_put(xb + 4 * (D - d), fvr_shfl(lane >= 32 - d ? pv : cu, (lane - d) & 31));
+            fvr_put(xb + 4 * (D + d), fvr_shfl(lane < d ? nx : cu, (lane + d) & 31));
+        }
+        xb[4 * (2 * D + 1)] = 0.0f;
+        if (cb - D < 0 || cb + 32 + D > nch) {   /* a window past an end of the line */
+#pragma unroll 20
+            for (int i = 0; i < 4 * (2 * D + 1); i++) {
+                const int q = 4 * (c - D) + i;
+                if (q < 0 || q >= n) {
+                    const int e = fvf_extend<int>(q, n, p.p1.mode);
+                    xb[i] = e < 0 ? cv : __ldg((const float *)src + e);
+                }
+            }
+        }
+        float acc[4];
+        fvk_slide_k<float, KIND, 4, S>(xb + 4 * D - S / 2, 1, wr, S, acc);
+        if (c < c1)
+            dst[c] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+        pv = cu;
+        cu = nx;
+        nx = n2;
+        n2 = fvr_ld(src, cb + 96 + lane, nch);
+    }
+    trk.flush(odd);
+}
+
+template <int S>
+__global__ void __launch_bounds__(FVR_THREADS)
+fvs_k_row1(const __grid_constant__ fvs_args p)
+{
+    __shared__ float sw[S];
+    __shared__ int skind;
+    const int tid = threadIdx.x, lane = tid & 31, tr = p.p1.track;
+    if (tid < 32) {
+        int kind = p.p1.kind;
+        if (kind == FVK_AUTO)
+            kind = fvk_kind_dev(p.dw, p.dwst, S);
+        if (tid < S)
+            sw[tid] = p.dw ? (float)__ldg(p.dw + tid * p.dwst) : p.p1.wf[tid];
+        if (tid == 0)
+            skind = kind;
+    }
+    __syncthreads();
+    const int kind = skind;
+    const float(&w)[S] = *(const float(*)[S])sw;
+    const float cv = (float)p.p1.cval;
+    bool odd = false;
+    const int64_t nw = (int64_t)gridDim.x * (FVR_THREADS / 32);
+    for (int64_t t = (int64_t)blockIdx.x * (FVR_THREADS / 32) + (tid >> 5); t < p.ntiles; t += nw)
+        FVT_TRK_SWITCH(tr, FVT_KIND_SWITCH(kind, (fvr_segment<KD, S, TK>(p, w, t, lane, cv, odd))))
+    if (odd)
+        *p.flag = 1;   /* benign: every writer stores 1 */
+}
+
 /* ==== host side =================================================================== */
 
 static int
@@ -1283,6 +1416,27 @@ fvs_strip1_go(const fvs_args *a, int sms, int64_t nbatch, size_t smem_max, cudaS
     return fv_cu_launch_status("filter1d strip kernel launch");
 }
 
+/* the row kernel: segments of th steps (32 chunks each) so that there are about
+ * 32 warps a multiprocessor where the lines are few */
+template <int S>
+static fv_status
+fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream)
+{
+    fvs_args t = *a;
+    const int64_t lines = (int64_t)t.nr * nbatch, steps = ((t.nc >> 2) + 31) / 32;
+    int64_t segs = ((int64_t)sms * 32 + lines - 1) / lines;
+    if (segs > steps)
+        segs = steps;
+    if (segs < 1)
+        segs = 1;
+    t.th = (int)((steps + segs - 1) / segs);
+    t.ntc = (int)((steps + t.th - 1) / t.th);
+    t.ntiles = lines * t.ntc;
+    const int64_t blocks = (t.ntiles + FVR_THREADS / 32 - 1) / (FVR_THREADS / 32), cap = (int64_t)sms * 8;
+    fvs_k_row1<S><<<(unsigned)(blocks < cap ? blocks : cap), FVR_THREADS, 0, stream>>>(t);
+    return fv_cu_launch_status("filter1d row kernel launch");
+}
+
 /* One float32 pass along an axis other than the contiguous one, with a window
  * of 3, 5, 9 or 17 taps, by the 1-D strip kernel; FV__SEP2_DECLINED (nothing
  * queued, no error set) where it does not apply: filter1d.cu then runs it.
@@ -1302,11 +1456,12 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     fv_array *flagbuf = NULL;
 
     ctx = fv__ctx(ctx);
-    if (!f || in->dtype != FV_FLOAT32 || out->dtype != FV_FLOAT32 || in->ndim < 2 || in->ndim != out->ndim ||
+    if (!f || in->dtype != FV_FLOAT32 || out->dtype != FV_FLOAT32 || in->ndim < 1 || in->ndim != out->ndim ||
         getenv("FOVEA_SEP_NOSTRIP"))
         return FV__SEP2_DECLINED;
     const int nd = in->ndim, ax = f->axis, cd = nd - 1;   /* the pass axis; the columns: the last axis */
-    if (ax < 0 || ax >= cd || fv_array_size(out) == 0)
+    const int row = ax == cd;                             /* along the lines: fvs_k_row1 */
+    if (ax < 0 || ax > cd || (nd < 2 && !row) || fv_array_size(out) == 0)
         return FV__SEP2_DECLINED;
     for (int d = 0; d < nd; d++)
         if (in->shape[d] != out->shape[d])
@@ -1327,12 +1482,21 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
         t.dw = f->dweights;
         t.dwst = f->dweights_stride;
     }
-    t.nr = (int)in->shape[ax];
+    if (row) {   /* whole 16-byte chunks: aligned lines of a multiple of 4 values, a centred window */
+        if (in->shape[cd] % 4 || ((uintptr_t)in->data | (uintptr_t)out->data) & 15 || t.p1.left != S / 2 ||
+            getenv("FOVEA_SEP_NOROW"))
+            return FV__SEP2_DECLINED;
+        for (int d = 0; d < cd; d++)
+            if (in->shape[d] > 1 && (in->strides[d] % 16 || out->strides[d] % 16))
+                return FV__SEP2_DECLINED;
+    }
+    const int ra = row ? nd - 2 : ax;   /* the axis of t.nr: the rows' (-1: one line) */
+    t.nr = ra >= 0 ? (int)in->shape[ra] : 1;
     t.nc = (int)in->shape[cd];
-    t.sr_in = (int)in->strides[ax];
-    t.sr_out = (int)out->strides[ax];
+    t.sr_in = ra >= 0 ? (int)in->strides[ra] : 0;
+    t.sr_out = ra >= 0 ? (int)out->strides[ra] : 0;
     t.sc_in = t.sc_out = (int)sizeof(float);
-    const int64_t nbatch = fvs_batch_axes(&t, in, out, ax, cd);
+    const int64_t nbatch = fvs_batch_axes(&t, in, out, ra, cd);
     if (nbatch > INT32_MAX)
         return FV__SEP2_DECLINED;
     const int redo = t.p1.track != 0;
@@ -1346,11 +1510,20 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
         goto done;
     {
         const int sms = fv__cuda_sm_count(x.device);
-        switch (S) {
-        case 3: st = fvs_strip1_go<3>(&t, sms, nbatch, smax, x.stream); break;
-        case 5: st = fvs_strip1_go<5>(&t, sms, nbatch, smax, x.stream); break;
-        case 9: st = fvs_strip1_go<9>(&t, sms, nbatch, smax, x.stream); break;
-        default: st = fvs_strip1_go<17>(&t, sms, nbatch, smax, x.stream); break;
+        if (row) {
+            switch (S) {
+            case 3: st = fvs_row1_go<3>(&t, sms, nbatch, x.stream); break;
+            case 5: st = fvs_row1_go<5>(&t, sms, nbatch, x.stream); break;
+            case 9: st = fvs_row1_go<9>(&t, sms, nbatch, x.stream); break;
+            default: st = fvs_row1_go<17>(&t, sms, nbatch, x.stream); break;
+            }
+        } else {
+            switch (S) {
+            case 3: st = fvs_strip1_go<3>(&t, sms, nbatch, smax, x.stream); break;
+            case 5: st = fvs_strip1_go<5>(&t, sms, nbatch, smax, x.stream); break;
+            case 9: st = fvs_strip1_go<9>(&t, sms, nbatch, smax, x.stream); break;
+            default: st = fvs_strip1_go<17>(&t, sms, nbatch, smax, x.stream); break;
+            }
         }
     }
     if (st == FV__SEP2_DECLINED || st != FV_OK || !redo)
