@@ -516,6 +516,7 @@ test_strip1d(void)
 {
     static const int sizes[] = {3, 5, 9, 17, 7};
     int n1 = 0;
+    setenv("FOVEA_SEP_ROWU8", "1", 1);   /* the uint8 row kernel on few lines too */
     for (int r = 0; r < (cuda_only ? 100 : 240); r++) {
         const int n = sizes[r % 5];
         int64_t shape[3] = {1, 1, 1};
@@ -529,11 +530,14 @@ test_strip1d(void)
             shape[0] = 700 + irand(0, 100);   /* several strips down the axis */
         if (along && r % 5 == 1)
             shape[nd - 1] = 2000 + irand(0, 3000);   /* long lines: several segments */
+        /* a third of them uint8 (fvs_k_row1u8: lines of a multiple of 16 values) */
+        const fv_dtype tdt = along && r % 3 == 1 ? FV_UINT8 : FV_FLOAT32;
+        const int64_t per = tdt == FV_UINT8 ? 16 : 4;
         if (along && r % 4 != 3)
-            shape[nd - 1] = (shape[nd - 1] + 3) / 4 * 4;
-        fv_array *h = rand_host(FV_FLOAT32, nd, shape, r % 6 == 5 ? 97 : 0);
+            shape[nd - 1] = (shape[nd - 1] + per - 1) / per * per;
+        fv_array *h = rand_host(tdt, nd, shape, r % 6 == 5 ? 97 : 0);
         fv_array *d = gpu_input(h, r % 3 == 2 && r % 4 != 1 ? 3 : 0);
-        fv_array *o1 = new_array(FV_FLOAT32, nd, shape, GPU), *o2 = new_array(FV_FLOAT32, nd, shape, GPU);
+        fv_array *o1 = new_array(tdt, nd, shape, GPU), *o2 = new_array(tdt, nd, shape, GPU);
         fv_array *dw = NULL;
         fv__filter1d_params p;
         double w[40];
@@ -546,6 +550,9 @@ test_strip1d(void)
         const int kind = (int)irand(0, 6);
         if (kind <= 3) {
             random_weights(w, n, kind % 3);
+            if (tdt == FV_UINT8 && r % 4 == 1)   /* tenths: sums near integers (the double redo) */
+                for (int i = 0; i < n; i++)
+                    w[i] = round(w[i] * 10.0) / 10.0;
             p.kind = FV__F1D_CORRELATE;
             p.weights = w;
             if (kind == 3 || r % 4 == 1) {   /* on the device, forwards or reversed */
@@ -569,8 +576,8 @@ test_strip1d(void)
         } else {
             p.kind = kind == 4 ? FV__F1D_UNIFORM : kind == 5 ? FV__F1D_MINIMUM : FV__F1D_MAXIMUM;
         }
-        snprintf(current, sizeof current, "strip1d taps %d kind %d axis %d nd %d shape %lldx%lldx%lld mode %d org %lld "
-                 "cval %g dev %d", n, kind, p.axis, nd, (long long)shape[0], (long long)shape[1],
+        snprintf(current, sizeof current, "strip1d %s taps %d kind %d axis %d nd %d shape %lldx%lldx%lld mode %d org %lld "
+                 "cval %g dev %d", fv_dtype_name(tdt), n, kind, p.axis, nd, (long long)shape[0], (long long)shape[1],
                  (long long)(nd > 2 ? shape[2] : 1), p.mode, (long long)p.origin, p.cval, p.dweights != NULL);
         ncases++;
         unsetenv("FOVEA_SEP_NOSTRIP");
@@ -595,6 +602,7 @@ test_strip1d(void)
         fv_array_unref(o1);
         fv_array_unref(o2);
     }
+    unsetenv("FOVEA_SEP_ROWU8");
     CHECK(n1 > 0);
 }
 

@@ -95,6 +95,8 @@ struct fvs_args {
     int odt;
     int fast;                                  /* columns contiguous, |row stride| a multiple of 16: 16-byte loads */
     int vstore, obool;                         /* out likewise (16-byte stores of whole tiles); out is bool */
+    float chk;                                 /* 8-bit row kernel: the checked float path's bound (fvk_check),
+                                                * 0 (float sums exact), or -vmax (device weights) */
     fvs_pass p1, p2;
 };
 
@@ -936,6 +938,20 @@ fvt1_group(float (&win)[S], float (&ld)[G], const float (&w)[S], const char *col
     trk.flush(odd);
 }
 
+/* the first warp of a 1-D kernel: the pass's weights as floats into sw[S], and
+ * its kind (device weights resolved by fvk_kind_dev: all 32 lanes take part) */
+template <int S>
+__device__ __forceinline__ int
+fvt1_kind_weights(const fvs_args &p, float *sw)
+{
+    int kind = p.p1.kind;
+    if (kind == FVK_AUTO)
+        kind = fvk_kind_dev(p.dw, p.dwst, S);
+    if (threadIdx.x < S)
+        sw[threadIdx.x] = p.dw ? (float)__ldg(p.dw + threadIdx.x * p.dwst) : p.p1.wf[threadIdx.x];
+    return kind;
+}
+
 template <int S>
 __global__ void __launch_bounds__(FVT_THREADS, FVT_BLOCKS)
 fvs_k_strip1(const __grid_constant__ fvs_args p)
@@ -948,11 +964,7 @@ fvs_k_strip1(const __grid_constant__ fvs_args p)
     const int tid = threadIdx.x, th = p.th, tr = p.p1.track;
     const float cv = (float)p.p1.cval;
     if (tid < 32) {
-        int kind = p.p1.kind;
-        if (kind == FVK_AUTO)
-            kind = fvk_kind_dev(p.dw, p.dwst, S);
-        if (tid < S)
-            sw[tid] = p.dw ? (float)__ldg(p.dw + tid * p.dwst) : p.p1.wf[tid];
+        const int kind = fvt1_kind_weights<S>(p, sw);
         if (tid == 0)
             *skind = kind;
     }
@@ -1014,8 +1026,10 @@ fvs_k_strip1(const __grid_constant__ fvs_args p)
  * of 4 only. */
 #define FVR_THREADS 256
 
-__device__ __forceinline__ float4
-fvr_shfl(float4 v, int src)
+/* a 16-byte chunk (float4 / uint4) from lane src */
+template <typename V>
+__device__ __forceinline__ V
+fvr_shfl(V v, int src)
 {
     v.x = __shfl_sync(0xffffffffu, v.x, src);
     v.y = __shfl_sync(0xffffffffu, v.y, src);
@@ -1034,19 +1048,18 @@ fvr_put(float *x, float4 v)
 }
 
 /* chunk c of a line of nch chunks (zeros outside: those values are replaced) */
-__device__ __forceinline__ float4
-fvr_ld(const float4 *src, int c, int nch)
+template <typename V>
+__device__ __forceinline__ V
+fvr_ld(const V *src, int c, int nch)
 {
-    return c >= 0 && c < nch ? __ldg(src + c) : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    return c >= 0 && c < nch ? __ldg(src + c) : V{};
 }
 
-/* one segment (tile t) of one line */
-template <int KIND, int S, int TRK>
+/* tile t of the row kernels: its line's input and output (batch offsets and row)
+ * and its segment's chunks [c0, c1) of the line's nch */
 __device__ __forceinline__ void
-fvr_segment(const fvs_args &p, const float (&w)[S], int64_t t, int lane, float cv, bool &odd)
+fvr_line(const fvs_args &p, int64_t t, int nch, const char *&in, char *&out, int &c0, int &c1)
 {
-    const int D = (S / 2 + 3) / 4;   /* chunks either side a window reaches */
-    const int n = p.nc, nch = n >> 2;
     const int64_t tb = t / p.ntc;
     const int sg = (int)(t - tb * p.ntc);
     int b = (int)(tb / p.nr);
@@ -1058,10 +1071,25 @@ fvr_segment(const fvs_args &p, const float (&w)[S], int64_t t, int lane, float c
         bi += x * p.bs_in[d];
         bo += x * p.bs_out[d];
     }
-    const float4 *src = (const float4 *)(p.in + bi + r * p.sr_in);
-    float4 *dst = (float4 *)(p.out + bo + r * p.sr_out);
-    const int c0 = sg * p.th * 32;
-    const int c1 = c0 + p.th * 32 < nch ? c0 + p.th * 32 : nch;
+    in = p.in + bi + r * p.sr_in;
+    out = p.out + bo + r * p.sr_out;
+    c0 = sg * p.th * 32;
+    c1 = c0 + p.th * 32 < nch ? c0 + p.th * 32 : nch;
+}
+
+/* one segment (tile t) of one line */
+template <int KIND, int S, int TRK>
+__device__ __forceinline__ void
+fvr_segment(const fvs_args &p, const float (&w)[S], int64_t t, int lane, float cv, bool &odd)
+{
+    const int D = (S / 2 + 3) / 4;   /* chunks either side a window reaches */
+    const int n = p.nc, nch = n >> 2;
+    const char *li;
+    char *lo;
+    int c0, c1;
+    fvr_line(p, t, nch, li, lo, c0, c1);
+    const float4 *src = (const float4 *)li;
+    float4 *dst = (float4 *)lo;
     float wr[S];
     fvt_wregs<KIND, S>(w, wr);
     fvt_trk<TRK> trk;
@@ -1113,11 +1141,7 @@ fvs_k_row1(const __grid_constant__ fvs_args p)
     __shared__ int skind;
     const int tid = threadIdx.x, lane = tid & 31, tr = p.p1.track;
     if (tid < 32) {
-        int kind = p.p1.kind;
-        if (kind == FVK_AUTO)
-            kind = fvk_kind_dev(p.dw, p.dwst, S);
-        if (tid < S)
-            sw[tid] = p.dw ? (float)__ldg(p.dw + tid * p.dwst) : p.p1.wf[tid];
+        const int kind = fvt1_kind_weights<S>(p, sw);
         if (tid == 0)
             skind = kind;
     }
@@ -1131,6 +1155,155 @@ fvs_k_row1(const __grid_constant__ fvs_args p)
         FVT_TRK_SWITCH(tr, FVT_KIND_SWITCH(kind, (fvr_segment<KD, S, TK>(p, w, t, lane, cv, odd))))
     if (odd)
         *p.flag = 1;   /* benign: every writer stores 1 */
+}
+
+/* 8-bit lines (uint8 into uint8): one 16-byte chunk of 16 values a lane, the
+ * window's values as floats (exact), the float32 row kernel's sums (fvk_slide),
+ * stored as fvf_k_tile2 stores them. Where float sums are not exact (correlation
+ * weights), tile2's checked path (fvk_check): an output within e of a non-zero
+ * integer is summed again in double, in scipy's order, from the line. */
+/* byte k (0..47, a constant) of the 48 held in l | c | r, as a float (exact: the
+ * byte in the mantissa of 2^23, then 2^23 subtracted) */
+__device__ __forceinline__ float
+fvr_byte(const uint4 &l, const uint4 &c, const uint4 &r, int k)
+{
+    const uint4 &v = k < 16 ? l : k < 32 ? c : r;
+    const int j = k & 15;
+    const unsigned word = j < 4 ? v.x : j < 8 ? v.y : j < 12 ? v.z : v.w;
+    return __uint_as_float(__byte_perm(word, 0x4B000000u, (unsigned)(j & 3) | 0x7540u)) - 8388608.0f;
+}
+
+/* fvk_window_d's double sum (the same operations in the same order) of the
+ * window starting at position q0 of a line of n bytes, the mode's values past
+ * its ends */
+__device__ __forceinline__ double
+fvr_window_d(const uint8_t *line, int n, int q0, int mode, float cv, const double *wd, int64_t wst, int kind,
+             int size)
+{
+    auto X = [&](int j) -> double {
+        const int q = fvf_extend<int>(q0 + j, n, mode);
+        return q < 0 ? (double)cv : (double)__ldg(line + q);
+    };
+    double t;
+    if (kind == FVK_CORR) {
+        t = __dmul_rn(X(size - 1), wd[(size - 1) * wst]);
+        for (int j = 0; j < size - 1; j++)
+            t = __dadd_rn(t, __dmul_rn(X(j), wd[j * wst]));
+        return t;
+    }
+    const int s1 = size >> 1;
+    t = __dmul_rn(X(s1), wd[s1 * wst]);
+    for (int j = 0; j < s1; j++) {
+        const double a = X(j), b = X(size - 1 - j);
+        t = __dadd_rn(t, __dmul_rn(kind == FVK_SYM ? __dadd_rn(a, b) : __dsub_rn(a, b), wd[j * wst]));
+    }
+    return t;
+}
+
+template <int KIND, int S, bool CHK>
+__device__ __forceinline__ void
+fvr_segment_u8(const fvs_args &p, const float (&w)[S], int64_t t, int lane, float cv, float e)
+{
+    const int n = p.nc, nch = n >> 4;
+    const char *li;
+    char *lo;
+    int c0, c1;
+    fvr_line(p, t, nch, li, lo, c0, c1);
+    const uint8_t *line = (const uint8_t *)li;
+    const uint4 *src = (const uint4 *)line;
+    uint4 *dst = (uint4 *)lo;
+    const double *wd = p.dw ? p.dw : p.p1.w;
+    const int64_t wst = p.dw ? p.dwst : 1;
+    const bool all = e > 1.0f;   /* +inf (fvk_chk_dev): every output again in double */
+    float wr[S];
+    fvt_wregs<KIND, S>(w, wr);
+    uint4 pv = fvr_ld(src, c0 - 32 + lane, nch), cu = fvr_ld(src, c0 + lane, nch);
+    uint4 nx = fvr_ld(src, c0 + 32 + lane, nch), n2 = fvr_ld(src, c0 + 64 + lane, nch);
+    for (int cb = c0; cb < c1; cb += 32) {
+        const int c = cb + lane;
+        const int H = S / 2, NX = 16 + 2 * H;   /* the lane's window values: positions 16 c - H ... */
+        const uint4 lv = fvr_shfl(lane >= 31 ? pv : cu, (lane - 1) & 31);
+        const uint4 rv = fvr_shfl(lane < 1 ? nx : cu, (lane + 1) & 31);
+        float xb[NX + 1];
+#pragma unroll
+        for (int i = 0; i < NX; i++)
+            xb[i] = fvr_byte(lv, cu, rv, 16 - H + i);
+        xb[NX] = 0.0f;
+        if (cb - 1 < 0 || cb + 33 > nch) {   /* a window past an end of the line */
+#pragma unroll
+            for (int i = 0; i < NX; i++) {
+                const int q = 16 * c - H + i;
+                if (q < 0 || q >= n) {
+                    const int x = fvf_extend<int>(q, n, p.p1.mode);
+                    xb[i] = x < 0 ? cv : (float)__ldg(line + x);
+                }
+            }
+        }
+        unsigned o[4], bad = 0;
+#pragma unroll
+        for (int g = 0; g < 4; g++) {
+            float acc[4];
+            fvk_slide_k<float, KIND, 4, S>(xb + 4 * g, 1, wr, S, acc);
+            o[g] = 0;
+#pragma unroll
+            for (int k = 0; k < 4; k++) {
+                if (CHK) {   /* fvk_check's test: within e of a non-zero integer */
+                    const float v = acc[k];
+                    const float nn = __fsub_rn(__fadd_rn(v, 12582912.0f), 12582912.0f);
+                    bad |= ((nn != 0.0f || all) && !(fabsf(__fsub_rn(v, nn)) > e)) ? 1u << (4 * g + k) : 0u;
+                }
+                o[g] |= (unsigned)fvf_caster<uint8_t>::c(acc[k]) << (8 * k);
+            }
+        }
+        if (c < c1) {
+            dst[c] = make_uint4(o[0], o[1], o[2], o[3]);
+            /* the uncertain ones again in double, stored over the chunk's bytes (the low
+             * byte of the truncated sum: what fvk_check's value stores as uint8) */
+            for (; CHK && bad; bad &= bad - 1) {
+                const int k = __ffs(bad) - 1;
+                const double v = fvr_window_d(line, n, 16 * c + k - H, p.p1.mode, cv, wd, wst, KIND, S);
+                ((uint8_t *)dst)[16 * c + k] = (uint8_t)fvf_cvt32(v);
+            }
+        }
+        pv = cu;
+        cu = nx;
+        nx = n2;
+        n2 = fvr_ld(src, cb + 96 + lane, nch);
+    }
+}
+
+template <int S>
+__global__ void __launch_bounds__(FVR_THREADS)
+fvs_k_row1u8(const __grid_constant__ fvs_args p)
+{
+    __shared__ float sw[S], se;
+    __shared__ int skind;
+    const int tid = threadIdx.x, lane = tid & 31;
+    if (tid < 32) {
+        const int kind = fvt1_kind_weights<S>(p, sw);
+        const float e = p.chk >= 0.0f ? p.chk : fvk_chk_dev(p.dw, p.dwst, S, kind, -(double)p.chk);
+        if (tid == 0) {
+            skind = kind;
+            se = e;
+        }
+    }
+    __syncthreads();
+    const int kind = skind;
+    const float e = se;
+    const float(&w)[S] = *(const float(*)[S])sw;
+    const float cv = (float)p.p1.cval;
+    const int64_t nw = (int64_t)gridDim.x * (FVR_THREADS / 32);
+    for (int64_t t = (int64_t)blockIdx.x * (FVR_THREADS / 32) + (tid >> 5); t < p.ntiles; t += nw) {
+        if (e != 0.0f) {   /* correlation weights, checked */
+            switch (kind) {
+            case FVK_SYM: fvr_segment_u8<FVK_SYM, S, true>(p, w, t, lane, cv, e); break;
+            case FVK_ANTI: fvr_segment_u8<FVK_ANTI, S, true>(p, w, t, lane, cv, e); break;
+            default: fvr_segment_u8<FVK_CORR, S, true>(p, w, t, lane, cv, e); break;
+            }
+        } else {
+            FVT_KIND_SWITCH(kind, (fvr_segment_u8<KD, S, false>(p, w, t, lane, cv, e)))
+        }
+    }
 }
 
 /* ==== host side =================================================================== */
@@ -1420,10 +1593,10 @@ fvs_strip1_go(const fvs_args *a, int sms, int64_t nbatch, size_t smem_max, cudaS
  * 32 warps a multiprocessor where the lines are few */
 template <int S>
 static fv_status
-fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream)
+fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream, int u8)
 {
     fvs_args t = *a;
-    const int64_t lines = (int64_t)t.nr * nbatch, steps = ((t.nc >> 2) + 31) / 32;
+    const int64_t lines = (int64_t)t.nr * nbatch, steps = ((t.nc >> (u8 ? 4 : 2)) + 31) / 32;
     int64_t segs = ((int64_t)sms * 32 + lines - 1) / lines;
     if (segs > steps)
         segs = steps;
@@ -1433,7 +1606,11 @@ fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream)
     t.ntc = (int)((steps + t.th - 1) / t.th);
     t.ntiles = lines * t.ntc;
     const int64_t blocks = (t.ntiles + FVR_THREADS / 32 - 1) / (FVR_THREADS / 32), cap = (int64_t)sms * 8;
-    fvs_k_row1<S><<<(unsigned)(blocks < cap ? blocks : cap), FVR_THREADS, 0, stream>>>(t);
+    const unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
+    if (u8)
+        fvs_k_row1u8<S><<<grid, FVR_THREADS, 0, stream>>>(t);
+    else
+        fvs_k_row1<S><<<grid, FVR_THREADS, 0, stream>>>(t);
     return fv_cu_launch_status("filter1d row kernel launch");
 }
 
@@ -1456,17 +1633,20 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     fv_array *flagbuf = NULL;
 
     ctx = fv__ctx(ctx);
-    if (!f || in->dtype != FV_FLOAT32 || out->dtype != FV_FLOAT32 || in->ndim < 1 || in->ndim != out->ndim ||
-        getenv("FOVEA_SEP_NOSTRIP"))
+    if (!f || in->ndim < 1 || in->ndim != out->ndim || getenv("FOVEA_SEP_NOSTRIP"))
         return FV__SEP2_DECLINED;
     const int nd = in->ndim, ax = f->axis, cd = nd - 1;   /* the pass axis; the columns: the last axis */
     const int row = ax == cd;                             /* along the lines: fvs_k_row1 */
-    if (ax < 0 || ax > cd || (nd < 2 && !row) || fv_array_size(out) == 0)
+    const int u8 = row && in->dtype == FV_UINT8 && out->dtype == FV_UINT8;   /* fvs_k_row1u8 */
+    const fv_dtype dt = u8 ? FV_UINT8 : FV_FLOAT32;
+    const int64_t esz = u8 ? 1 : (int64_t)sizeof(float), per = 16 / esz;
+    if ((!u8 && (in->dtype != FV_FLOAT32 || out->dtype != FV_FLOAT32)) || ax < 0 || ax > cd || (nd < 2 && !row) ||
+        fv_array_size(out) == 0)
         return FV__SEP2_DECLINED;
     for (int d = 0; d < nd; d++)
         if (in->shape[d] != out->shape[d])
             return FV__SEP2_DECLINED;
-    if (in->strides[cd] != (int64_t)sizeof(float) || out->strides[cd] != (int64_t)sizeof(float))
+    if (in->strides[cd] != esz || out->strides[cd] != esz)
         return FV__SEP2_DECLINED;
     if (!fvf_aligned(in) || !fvf_aligned(out) || fvf_extent(in) > INT32_MAX / 2 || fvf_extent(out) > INT32_MAX / 2)
         return FV__SEP2_DECLINED;
@@ -1476,14 +1656,14 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     if (S != 3 && S != 5 && S != 9 && S != 17)
         return FV__SEP2_DECLINED;
     memset(&t, 0, sizeof t);
-    if (!fvs_pass_fill(&t.p1, f, FV_FLOAT32, FV_FLOAT32, 1))
+    if (!fvs_pass_fill(&t.p1, f, dt, dt, 1))
         return FV__SEP2_DECLINED;
     if (t.p1.kind == FVK_AUTO) {   /* device weights, resolved in the kernel */
         t.dw = f->dweights;
         t.dwst = f->dweights_stride;
     }
-    if (row) {   /* whole 16-byte chunks: aligned lines of a multiple of 4 values, a centred window */
-        if (in->shape[cd] % 4 || ((uintptr_t)in->data | (uintptr_t)out->data) & 15 || t.p1.left != S / 2 ||
+    if (row) {   /* whole 16-byte chunks: aligned lines of a multiple of 16 bytes, a centred window */
+        if (in->shape[cd] % per || ((uintptr_t)in->data | (uintptr_t)out->data) & 15 || t.p1.left != S / 2 ||
             getenv("FOVEA_SEP_NOROW"))
             return FV__SEP2_DECLINED;
         for (int d = 0; d < cd; d++)
@@ -1499,6 +1679,21 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     const int64_t nbatch = fvs_batch_axes(&t, in, out, ra, cd);
     if (nbatch > INT32_MAX)
         return FV__SEP2_DECLINED;
+    if (u8) {   /* filter1d's float accumulation for 8-bit data: exact float sums, or checked ones */
+        if (getenv("FOVEA_F1D_NOEXACTF") || getenv("FOVEA_F1D_NOCHK"))
+            return FV__SEP2_DECLINED;
+        /* fewer than 32 lines a multiprocessor: the tile kernel (3840x2160 uint8 on an
+         * H100: 40 us against the row kernel's 43; 8192^2: 250 against 163), unless
+         * FOVEA_SEP_ROWU8=1 (tests) */
+        if ((int64_t)t.nr * nbatch < (int64_t)fv__cuda_sm_count(out->device.id) * 32 && !getenv("FOVEA_SEP_ROWU8"))
+            return FV__SEP2_DECLINED;
+        if (!fvf_float_exact(dt, dt, t.p1.kind, f->weights, S, f->mode, f->cval)) {
+            t.chk = t.p1.kind == FVK_AUTO ? -(float)fvf_checked_vmax(dt, dt, t.p1.kind, S, f->mode, f->cval)
+                                          : fvf_float_checked(dt, dt, t.p1.kind, f->weights, S, f->mode, f->cval);
+            if (t.chk == 0.0f)
+                return FV__SEP2_DECLINED;
+        }
+    }
     const int redo = t.p1.track != 0;
 
     if ((st = fv_cu_begin(ctx, dom, a, 1, &x)) != FV_OK)
@@ -1512,10 +1707,10 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
         const int sms = fv__cuda_sm_count(x.device);
         if (row) {
             switch (S) {
-            case 3: st = fvs_row1_go<3>(&t, sms, nbatch, x.stream); break;
-            case 5: st = fvs_row1_go<5>(&t, sms, nbatch, x.stream); break;
-            case 9: st = fvs_row1_go<9>(&t, sms, nbatch, x.stream); break;
-            default: st = fvs_row1_go<17>(&t, sms, nbatch, x.stream); break;
+            case 3: st = fvs_row1_go<3>(&t, sms, nbatch, x.stream, u8); break;
+            case 5: st = fvs_row1_go<5>(&t, sms, nbatch, x.stream, u8); break;
+            case 9: st = fvs_row1_go<9>(&t, sms, nbatch, x.stream, u8); break;
+            default: st = fvs_row1_go<17>(&t, sms, nbatch, x.stream, u8); break;
             }
         } else {
             switch (S) {

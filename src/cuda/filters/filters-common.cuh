@@ -675,14 +675,30 @@ fvf_extent(const fv_array *a)
     return hi > -lo ? hi : -lo;
 }
 
+static inline void
+fvf_tmp_free(void *p, void *stream)
+{
+    (void)cudaFreeAsync(p, (cudaStream_t)stream);
+    (void)cudaGetLastError();
+}
+
 /* Device scratch of n bytes on ctx's stream, as a uint8 array (freed by
- * fvf_tmp_release after the kernels that use it were queued). */
+ * fvf_tmp_release after the kernels that use it were queued). Used within one
+ * call, on its stream, with the device current: stream-ordered memory
+ * (cudaMallocAsync, cudaFreeAsync on that stream) needs no events, which a
+ * library array (fv_array_new) records for its free on any stream; that
+ * remains the fallback (no stream-ordered allocator, out of memory). */
 static inline fv_status
 fvf_tmp_new(fv_context *ctx, int device, size_t n, fv_array **arr)
 {
     int64_t len = (int64_t)(n ? n : 1);
     fv_device dev = {FV_DEVICE_CUDA, device};
+    void *p = NULL;
+    void *stream = fv__cuda_stream_for(fv__ctx(ctx), device);
     *arr = NULL;
+    if (cudaMallocAsync(&p, (size_t)len, (cudaStream_t)stream) == cudaSuccess)
+        return fv_array_wrap(FV_UINT8, 1, &len, NULL, p, dev, fvf_tmp_free, stream, arr);
+    (void)cudaGetLastError();
     return fv_array_new(ctx, FV_UINT8, 1, &len, dev, arr);
 }
 
