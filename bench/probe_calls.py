@@ -10,11 +10,16 @@ For each case matching --only:
           --api.
 With --cprofile, fovea's Python functions by own time over --n calls.
 
+With --env NAME=a,b (repeatable), fovea's rows again under each combination of those
+environment settings (kernel choices and tuning knobs read per call).
+
     python bench/probe_calls.py [--shape 4k] [--dtype float32] [--only REGEX] [--n 50] [--api] [--cprofile]
+                                [--peers] [--env FOVEA_SEP_ROWVB=4,8,16 ...]
 """
 import argparse
 import cProfile
 import io
+import itertools
 import os
 import pstats
 import re
@@ -89,20 +94,23 @@ def main():
     ap.add_argument("--api", action="store_true")
     ap.add_argument("--cprofile", action="store_true")
     ap.add_argument("--peers", action="store_true", help="also CuPy / cuCIM")
+    ap.add_argument("--env", action="append", default=[], help="NAME=v1,v2,...: fovea under each value")
     args = ap.parse_args()
+    sweeps = [(e.split("=", 1)[0], e.split("=", 1)[1].split(",")) for e in args.env]
+    combos = [tuple(zip([n for n, _ in sweeps], vals)) for vals in itertools.product(*[v for _, v in sweeps])]
     import cupy as cp
     import cupyx.scipy.ndimage as cndi
     import scipy.ndimage as sndi
     import fovea.ndimage as fndi
     fsk = __import__("fovea.skimage", fromlist=["filters", "morphology"])
-    libs = [("fovea", B.Mods(fndi, fsk.filters, fsk.morphology))]
+    libs = [("fovea", B.Mods(fndi, fsk.filters, fsk.morphology), c) for c in combos]
     if args.peers:
-        libs.append(("CuPy", B.Mods(cndi)))
+        libs.append(("CuPy", B.Mods(cndi), ()))
         try:
             import cucim.skimage.filters as cf
             import cucim.skimage.morphology as cm
             from cucim.skimage._vendored import ndimage as cvndi
-            libs.append(("cuCIM", B.Mods(cvndi, cf, cm)))
+            libs.append(("cuCIM", B.Mods(cvndi, cf, cm), ()))
         except Exception as e:
             print("no cuCIM:", e)
     shape = B.SHAPES.get(args.shape) or tuple(int(s) for s in args.shape.split(","))
@@ -112,7 +120,13 @@ def main():
         name, fam = case[0], case[1]
         if not B.applicable(case, shape, args.dtype) or not re.search(args.only, name):
             continue
-        for lib, m in libs:
+        for lib, m, env in libs:
+            for k, _ in sweeps:
+                os.environ.pop(k, None)
+            for k, v in env:
+                os.environ[k] = v
+            if env:
+                print("    " + " ".join("%s=%s" % kv for kv in env))
             if fam == "ndi" and m.ndi is None or fam != "ndi" and m.filters is None:
                 continue
             fn = lambda: case[5](m, d)  # noqa: E731

@@ -516,7 +516,6 @@ test_strip1d(void)
 {
     static const int sizes[] = {3, 5, 9, 17, 7};
     int n1 = 0;
-    setenv("FOVEA_SEP_ROWU8", "1", 1);   /* the uint8 row kernel on few lines too */
     for (int r = 0; r < (cuda_only ? 100 : 240); r++) {
         const int n = sizes[r % 5];
         int64_t shape[3] = {1, 1, 1};
@@ -530,9 +529,14 @@ test_strip1d(void)
             shape[0] = 700 + irand(0, 100);   /* several strips down the axis */
         if (along && r % 5 == 1)
             shape[nd - 1] = 2000 + irand(0, 3000);   /* long lines: several segments */
-        /* a third of them uint8 (fvs_k_row1u8: lines of a multiple of 16 values) */
+        /* a third of them uint8 (fvs_k_row1u8: lines of a multiple of its chunk's 4, 8
+         * or 16 values, taken in turn) */
         const fv_dtype tdt = along && r % 3 == 1 ? FV_UINT8 : FV_FLOAT32;
-        const int64_t per = tdt == FV_UINT8 ? 16 : 4;
+        const int vb = 4 << (r / 6 % 3);
+        char vbs[8];
+        snprintf(vbs, sizeof vbs, "%d", vb);
+        setenv("FOVEA_SEP_ROWVB", vbs, 1);
+        const int64_t per = tdt == FV_UINT8 ? vb : 4;
         if (along && r % 4 != 3)
             shape[nd - 1] = (shape[nd - 1] + per - 1) / per * per;
         fv_array *h = rand_host(tdt, nd, shape, r % 6 == 5 ? 97 : 0);
@@ -577,8 +581,8 @@ test_strip1d(void)
             p.kind = kind == 4 ? FV__F1D_UNIFORM : kind == 5 ? FV__F1D_MINIMUM : FV__F1D_MAXIMUM;
         }
         snprintf(current, sizeof current, "strip1d %s taps %d kind %d axis %d nd %d shape %lldx%lldx%lld mode %d org %lld "
-                 "cval %g dev %d", fv_dtype_name(tdt), n, kind, p.axis, nd, (long long)shape[0], (long long)shape[1],
-                 (long long)(nd > 2 ? shape[2] : 1), p.mode, (long long)p.origin, p.cval, p.dweights != NULL);
+                 "cval %g dev %d vb %d", fv_dtype_name(tdt), n, kind, p.axis, nd, (long long)shape[0], (long long)shape[1],
+                 (long long)(nd > 2 ? shape[2] : 1), p.mode, (long long)p.origin, p.cval, p.dweights != NULL, vb);
         ncases++;
         unsetenv("FOVEA_SEP_NOSTRIP");
         fv_status st1 = pass1d(d, o1, &p);
@@ -602,7 +606,7 @@ test_strip1d(void)
         fv_array_unref(o1);
         fv_array_unref(o2);
     }
-    unsetenv("FOVEA_SEP_ROWU8");
+    unsetenv("FOVEA_SEP_ROWVB");
     CHECK(n1 > 0);
 }
 

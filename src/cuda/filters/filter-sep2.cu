@@ -1157,20 +1157,46 @@ fvs_k_row1(const __grid_constant__ fvs_args p)
         *p.flag = 1;   /* benign: every writer stores 1 */
 }
 
-/* 8-bit lines (uint8 into uint8): one 16-byte chunk of 16 values a lane, the
- * window's values as floats (exact), the float32 row kernel's sums (fvk_slide),
- * stored as fvf_k_tile2 stores them. Where float sums are not exact (correlation
- * weights), tile2's checked path (fvk_check): an output within e of a non-zero
- * integer is summed again in double, in scipy's order, from the line. */
-/* byte k (0..47, a constant) of the 48 held in l | c | r, as a float (exact: the
- * byte in the mantissa of 2^23, then 2^23 subtracted) */
-__device__ __forceinline__ float
-fvr_byte(const uint4 &l, const uint4 &c, const uint4 &r, int k)
+/* 8-bit lines (uint8 into uint8): one chunk of VB bytes (4, 8 or 16: values) a
+ * lane, the window's values as floats (exact), the float32 row kernel's sums
+ * (fvk_slide), stored as fvf_k_tile2 stores them. Where float sums are not exact
+ * (correlation weights), tile2's checked path (fvk_check): an output within e of
+ * a non-zero integer is summed again in double, in scipy's order, from the line.
+ * Narrow chunks give more lanes and fewer registers a lane: what lines of a few
+ * thousand bytes need to fill the GPU. */
+template <int VB> struct fvr_vec;
+template <> struct fvr_vec<4> { typedef unsigned T; };
+template <> struct fvr_vec<8> { typedef uint2 T; };
+template <> struct fvr_vec<16> { typedef uint4 T; };
+
+__device__ __forceinline__ unsigned
+fvr_shfl(unsigned v, int src)
 {
-    const uint4 &v = k < 16 ? l : k < 32 ? c : r;
-    const int j = k & 15;
-    const unsigned word = j < 4 ? v.x : j < 8 ? v.y : j < 12 ? v.z : v.w;
-    return __uint_as_float(__byte_perm(word, 0x4B000000u, (unsigned)(j & 3) | 0x7540u)) - 8388608.0f;
+    return __shfl_sync(0xffffffffu, v, src);
+}
+
+__device__ __forceinline__ uint2
+fvr_shfl(uint2 v, int src)
+{
+    v.x = __shfl_sync(0xffffffffu, v.x, src);
+    v.y = __shfl_sync(0xffffffffu, v.y, src);
+    return v;
+}
+
+/* a chunk's 32-bit words, and back */
+__device__ __forceinline__ void fvr_words(unsigned v, unsigned *w) { w[0] = v; }
+__device__ __forceinline__ void fvr_words(uint2 v, unsigned *w) { w[0] = v.x; w[1] = v.y; }
+__device__ __forceinline__ void fvr_words(uint4 v, unsigned *w) { w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w; }
+__device__ __forceinline__ void fvr_chunk(const unsigned *w, unsigned &v) { v = w[0]; }
+__device__ __forceinline__ void fvr_chunk(const unsigned *w, uint2 &v) { v = make_uint2(w[0], w[1]); }
+__device__ __forceinline__ void fvr_chunk(const unsigned *w, uint4 &v) { v = make_uint4(w[0], w[1], w[2], w[3]); }
+
+/* byte k (a constant) of the words w, as a float (exact: the byte in the mantissa
+ * of 2^23, then 2^23 subtracted) */
+__device__ __forceinline__ float
+fvr_byte(const unsigned *w, int k)
+{
+    return __uint_as_float(__byte_perm(w[k >> 2], 0x4B000000u, (unsigned)(k & 3) | 0x7540u)) - 8388608.0f;
 }
 
 /* fvk_window_d's double sum (the same operations in the same order) of the
@@ -1200,48 +1226,55 @@ fvr_window_d(const uint8_t *line, int n, int q0, int mode, float cv, const doubl
     return t;
 }
 
-template <int KIND, int S, bool CHK>
+template <int KIND, int S, int VB, bool CHK>
 __device__ __forceinline__ void
 fvr_segment_u8(const fvs_args &p, const float (&w)[S], int64_t t, int lane, float cv, float e)
 {
-    const int n = p.nc, nch = n >> 4;
+    typedef typename fvr_vec<VB>::T V;
+    const int H = S / 2, D = (H + VB - 1) / VB;   /* chunks either side a window reaches */
+    const int NW = (2 * D + 1) * VB / 4, NX = VB + 2 * H;   /* words held; window values: positions VB c - H ... */
+    const int n = p.nc, nch = n / VB;
     const char *li;
     char *lo;
     int c0, c1;
     fvr_line(p, t, nch, li, lo, c0, c1);
     const uint8_t *line = (const uint8_t *)li;
-    const uint4 *src = (const uint4 *)line;
-    uint4 *dst = (uint4 *)lo;
+    const V *src = (const V *)line;
+    V *dst = (V *)lo;
     const double *wd = p.dw ? p.dw : p.p1.w;
     const int64_t wst = p.dw ? p.dwst : 1;
     const bool all = e > 1.0f;   /* +inf (fvk_chk_dev): every output again in double */
     float wr[S];
     fvt_wregs<KIND, S>(w, wr);
-    uint4 pv = fvr_ld(src, c0 - 32 + lane, nch), cu = fvr_ld(src, c0 + lane, nch);
-    uint4 nx = fvr_ld(src, c0 + 32 + lane, nch), n2 = fvr_ld(src, c0 + 64 + lane, nch);
+    V pv = fvr_ld(src, c0 - 32 + lane, nch), cu = fvr_ld(src, c0 + lane, nch);
+    V nx = fvr_ld(src, c0 + 32 + lane, nch), n2 = fvr_ld(src, c0 + 64 + lane, nch);
     for (int cb = c0; cb < c1; cb += 32) {
         const int c = cb + lane;
-        const int H = S / 2, NX = 16 + 2 * H;   /* the lane's window values: positions 16 c - H ... */
-        const uint4 lv = fvr_shfl(lane >= 31 ? pv : cu, (lane - 1) & 31);
-        const uint4 rv = fvr_shfl(lane < 1 ? nx : cu, (lane + 1) & 31);
+        unsigned wv[NW];
+        fvr_words(cu, wv + D * VB / 4);
+#pragma unroll
+        for (int d = 1; d <= D; d++) {
+            fvr_words(fvr_shfl(lane >= 32 - d ? pv : cu, (lane - d) & 31), wv + (D - d) * VB / 4);
+            fvr_words(fvr_shfl(lane < d ? nx : cu, (lane + d) & 31), wv + (D + d) * VB / 4);
+        }
         float xb[NX + 1];
 #pragma unroll
         for (int i = 0; i < NX; i++)
-            xb[i] = fvr_byte(lv, cu, rv, 16 - H + i);
+            xb[i] = fvr_byte(wv, D * VB - H + i);
         xb[NX] = 0.0f;
-        if (cb - 1 < 0 || cb + 33 > nch) {   /* a window past an end of the line */
+        if (cb - D < 0 || cb + 32 + D > nch) {   /* a window past an end of the line */
 #pragma unroll
             for (int i = 0; i < NX; i++) {
-                const int q = 16 * c - H + i;
+                const int q = VB * c - H + i;
                 if (q < 0 || q >= n) {
                     const int x = fvf_extend<int>(q, n, p.p1.mode);
                     xb[i] = x < 0 ? cv : (float)__ldg(line + x);
                 }
             }
         }
-        unsigned o[4], bad = 0;
+        unsigned o[VB / 4], bad = 0;
 #pragma unroll
-        for (int g = 0; g < 4; g++) {
+        for (int g = 0; g < VB / 4; g++) {
             float acc[4];
             fvk_slide_k<float, KIND, 4, S>(xb + 4 * g, 1, wr, S, acc);
             o[g] = 0;
@@ -1256,13 +1289,15 @@ fvr_segment_u8(const fvs_args &p, const float (&w)[S], int64_t t, int lane, floa
             }
         }
         if (c < c1) {
-            dst[c] = make_uint4(o[0], o[1], o[2], o[3]);
+            V ov;
+            fvr_chunk(o, ov);
+            dst[c] = ov;
             /* the uncertain ones again in double, stored over the chunk's bytes (the low
              * byte of the truncated sum: what fvk_check's value stores as uint8) */
             for (; CHK && bad; bad &= bad - 1) {
                 const int k = __ffs(bad) - 1;
-                const double v = fvr_window_d(line, n, 16 * c + k - H, p.p1.mode, cv, wd, wst, KIND, S);
-                ((uint8_t *)dst)[16 * c + k] = (uint8_t)fvf_cvt32(v);
+                const double v = fvr_window_d(line, n, VB * c + k - H, p.p1.mode, cv, wd, wst, KIND, S);
+                ((uint8_t *)dst)[VB * c + k] = (uint8_t)fvf_cvt32(v);
             }
         }
         pv = cu;
@@ -1272,7 +1307,7 @@ fvr_segment_u8(const fvs_args &p, const float (&w)[S], int64_t t, int lane, floa
     }
 }
 
-template <int S>
+template <int S, int VB>
 __global__ void __launch_bounds__(FVR_THREADS)
 fvs_k_row1u8(const __grid_constant__ fvs_args p)
 {
@@ -1296,12 +1331,12 @@ fvs_k_row1u8(const __grid_constant__ fvs_args p)
     for (int64_t t = (int64_t)blockIdx.x * (FVR_THREADS / 32) + (tid >> 5); t < p.ntiles; t += nw) {
         if (e != 0.0f) {   /* correlation weights, checked */
             switch (kind) {
-            case FVK_SYM: fvr_segment_u8<FVK_SYM, S, true>(p, w, t, lane, cv, e); break;
-            case FVK_ANTI: fvr_segment_u8<FVK_ANTI, S, true>(p, w, t, lane, cv, e); break;
-            default: fvr_segment_u8<FVK_CORR, S, true>(p, w, t, lane, cv, e); break;
+            case FVK_SYM: fvr_segment_u8<FVK_SYM, S, VB, true>(p, w, t, lane, cv, e); break;
+            case FVK_ANTI: fvr_segment_u8<FVK_ANTI, S, VB, true>(p, w, t, lane, cv, e); break;
+            default: fvr_segment_u8<FVK_CORR, S, VB, true>(p, w, t, lane, cv, e); break;
             }
         } else {
-            FVT_KIND_SWITCH(kind, (fvr_segment_u8<KD, S, false>(p, w, t, lane, cv, e)))
+            FVT_KIND_SWITCH(kind, (fvr_segment_u8<KD, S, VB, false>(p, w, t, lane, cv, e)))
         }
     }
 }
@@ -1590,17 +1625,23 @@ fvs_strip1_go(const fvs_args *a, int sms, int64_t nbatch, size_t smem_max, cudaS
 }
 
 /* the row kernels: lines cut into segments of th steps (32 chunks each), enough
- * of them for the warps a multiprocessor aimed for */
+ * of them for the warps a multiprocessor aimed for; vb: the 8-bit kernel's chunk
+ * bytes (0: float32, 16-byte chunks) */
 template <int S>
 static fv_status
-fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream, int u8)
+fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream, int vb)
 {
     fvs_args t = *a;
-    const int64_t lines = (int64_t)t.nr * nbatch, steps = ((t.nc >> (u8 ? 4 : 2)) + 31) / 32;
-    /* warps a multiprocessor to aim for: 128 where the lines are fewer than 32 a
-     * multiprocessor (3840x2160 float32, H200: convolve1d(9) 29.0 -> 23.8 us,
-     * maximum_filter1d 36.0 -> 31.4), 32 otherwise (8192^2: 152 against 158 us) */
-    const int64_t wps = lines < (int64_t)sms * 32 ? 128 : 32;
+    const int64_t lines = (int64_t)t.nr * nbatch, steps = ((vb ? t.nc / vb : t.nc >> 2) + 31) / 32;
+    /* warps a multiprocessor to aim for: float32, 128 where the lines are fewer than
+     * 32 a multiprocessor (3840x2160, H200: convolve1d(9) 29.0 -> 23.8 us,
+     * maximum_filter1d 36.0 -> 31.4), 32 otherwise (8192^2: 152 against 158 us);
+     * uint8 (8-byte chunks), 32 (H200, convolve1d(9) 3840x2160: 25.2 us against 26.7
+     * at 16 and 35.3 at 128; 8192^2: 139 at 16 and 32). FOVEA_SEP_WPS: tuning. */
+    int64_t wps = vb || lines >= (int64_t)sms * 32 ? 32 : 128;
+    const char *ew = getenv("FOVEA_SEP_WPS");
+    if (ew && atoi(ew) > 0)
+        wps = atoi(ew);
     int64_t segs = ((int64_t)sms * wps + lines - 1) / lines;
     if (segs > steps)
         segs = steps;
@@ -1611,10 +1652,12 @@ fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream, int
     t.ntiles = lines * t.ntc;
     const int64_t blocks = (t.ntiles + FVR_THREADS / 32 - 1) / (FVR_THREADS / 32), cap = (int64_t)sms * 8;
     const unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
-    if (u8)
-        fvs_k_row1u8<S><<<grid, FVR_THREADS, 0, stream>>>(t);
-    else
-        fvs_k_row1<S><<<grid, FVR_THREADS, 0, stream>>>(t);
+    switch (vb) {
+    case 4: fvs_k_row1u8<S, 4><<<grid, FVR_THREADS, 0, stream>>>(t); break;
+    case 8: fvs_k_row1u8<S, 8><<<grid, FVR_THREADS, 0, stream>>>(t); break;
+    case 16: fvs_k_row1u8<S, 16><<<grid, FVR_THREADS, 0, stream>>>(t); break;
+    default: fvs_k_row1<S><<<grid, FVR_THREADS, 0, stream>>>(t); break;
+    }
     return fv_cu_launch_status("filter1d row kernel launch");
 }
 
@@ -1643,7 +1686,14 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     const int row = ax == cd;                             /* along the lines: fvs_k_row1 */
     const int u8 = row && in->dtype == FV_UINT8 && out->dtype == FV_UINT8;   /* fvs_k_row1u8 */
     const fv_dtype dt = u8 ? FV_UINT8 : FV_FLOAT32;
-    const int64_t esz = u8 ? 1 : (int64_t)sizeof(float), per = 16 / esz;
+    /* the 8-bit kernel's chunk bytes: 8 (H200 kernel times, convolve1d(9) 3840x2160:
+     * 25.2 us, against 26.8 with 4 and 42.3 with 16; 8192^2: 139, 149, 159);
+     * FOVEA_SEP_ROWVB=4, 8 or 16 chooses */
+    int vb = u8 ? 8 : 0;
+    const char *evb = getenv("FOVEA_SEP_ROWVB");
+    if (u8 && evb && (atoi(evb) == 4 || atoi(evb) == 8 || atoi(evb) == 16))
+        vb = atoi(evb);
+    const int64_t esz = u8 ? 1 : (int64_t)sizeof(float), per = u8 ? vb : 4, al = u8 ? vb : 16;
     if ((!u8 && (in->dtype != FV_FLOAT32 || out->dtype != FV_FLOAT32)) || ax < 0 || ax > cd || (nd < 2 && !row) ||
         fv_array_size(out) == 0)
         return FV__SEP2_DECLINED;
@@ -1666,12 +1716,12 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
         t.dw = f->dweights;
         t.dwst = f->dweights_stride;
     }
-    if (row) {   /* whole 16-byte chunks: aligned lines of a multiple of 16 bytes, a centred window */
-        if (in->shape[cd] % per || ((uintptr_t)in->data | (uintptr_t)out->data) & 15 || t.p1.left != S / 2 ||
+    if (row) {   /* whole chunks (al bytes): aligned lines of a multiple of al bytes, a centred window */
+        if (in->shape[cd] % per || ((uintptr_t)in->data | (uintptr_t)out->data) & (al - 1) || t.p1.left != S / 2 ||
             getenv("FOVEA_SEP_NOROW"))
             return FV__SEP2_DECLINED;
         for (int d = 0; d < cd; d++)
-            if (in->shape[d] > 1 && (in->strides[d] % 16 || out->strides[d] % 16))
+            if (in->shape[d] > 1 && (in->strides[d] % al || out->strides[d] % al))
                 return FV__SEP2_DECLINED;
     }
     const int ra = row ? nd - 2 : ax;   /* the axis of t.nr: the rows' (-1: one line) */
@@ -1686,10 +1736,9 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     if (u8) {   /* filter1d's float accumulation for 8-bit data: exact float sums, or checked ones */
         if (getenv("FOVEA_F1D_NOEXACTF") || getenv("FOVEA_F1D_NOCHK"))
             return FV__SEP2_DECLINED;
-        /* fewer than 32 lines a multiprocessor: the tile kernel (3840x2160 uint8 on an
-         * H100: 40 us against the row kernel's 43; 8192^2: 250 against 163), unless
-         * FOVEA_SEP_ROWU8=1 (tests) */
-        if ((int64_t)t.nr * nbatch < (int64_t)fv__cuda_sm_count(out->device.id) * 32 && !getenv("FOVEA_SEP_ROWU8"))
+        /* FOVEA_SEP_ROWU8=0: the tile kernel */
+        const char *er = getenv("FOVEA_SEP_ROWU8");
+        if (er && atoi(er) == 0)
             return FV__SEP2_DECLINED;
         if (!fvf_float_exact(dt, dt, t.p1.kind, f->weights, S, f->mode, f->cval)) {
             t.chk = t.p1.kind == FVK_AUTO ? -(float)fvf_checked_vmax(dt, dt, t.p1.kind, S, f->mode, f->cval)
@@ -1711,10 +1760,10 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
         const int sms = fv__cuda_sm_count(x.device);
         if (row) {
             switch (S) {
-            case 3: st = fvs_row1_go<3>(&t, sms, nbatch, x.stream, u8); break;
-            case 5: st = fvs_row1_go<5>(&t, sms, nbatch, x.stream, u8); break;
-            case 9: st = fvs_row1_go<9>(&t, sms, nbatch, x.stream, u8); break;
-            default: st = fvs_row1_go<17>(&t, sms, nbatch, x.stream, u8); break;
+            case 3: st = fvs_row1_go<3>(&t, sms, nbatch, x.stream, vb); break;
+            case 5: st = fvs_row1_go<5>(&t, sms, nbatch, x.stream, vb); break;
+            case 9: st = fvs_row1_go<9>(&t, sms, nbatch, x.stream, vb); break;
+            default: st = fvs_row1_go<17>(&t, sms, nbatch, x.stream, vb); break;
             }
         } else {
             switch (S) {
