@@ -1077,6 +1077,27 @@ fvr_line(const fvs_args &p, int64_t t, int nch, const char *&in, char *&out, int
     c1 = c0 + p.th * 32 < nch ? c0 + p.th * 32 : nch;
 }
 
+/* the chunks of cb bytes that the warp's first segment loads first, towards L1
+ * while the block's first warp resolves the weights (no load waits on them) */
+__device__ __forceinline__ void
+fvr_prefetch(const fvs_args &p, int lane, int cb)
+{
+    const int64_t t = (int64_t)blockIdx.x * (FVR_THREADS / 32) + (threadIdx.x >> 5);
+    if (t >= p.ntiles)
+        return;
+    const int nch = p.nc / cb;
+    const char *li;
+    char *lo;
+    int c0, c1;
+    fvr_line(p, t, nch, li, lo, c0, c1);
+#pragma unroll
+    for (int k = -1; k < 3; k++) {
+        const int c = c0 + 32 * k + lane;
+        if (c >= 0 && c < nch)
+            asm volatile("prefetch.global.L1 [%0];" ::"l"(li + (int64_t)c * cb));
+    }
+}
+
 /* one segment (tile t) of one line */
 template <int KIND, int S, int TRK>
 __device__ __forceinline__ void
@@ -1140,6 +1161,7 @@ fvs_k_row1(const __grid_constant__ fvs_args p)
     __shared__ float sw[S];
     __shared__ int skind;
     const int tid = threadIdx.x, lane = tid & 31, tr = p.p1.track;
+    fvr_prefetch(p, lane, 16);
     if (tid < 32) {
         const int kind = fvt1_kind_weights<S>(p, sw);
         if (tid == 0)
@@ -1200,16 +1222,11 @@ fvr_byte(const unsigned *w, int k)
 }
 
 /* fvk_window_d's double sum (the same operations in the same order) of the
- * window starting at position q0 of a line of n bytes, the mode's values past
- * its ends */
+ * window whose value j is X(j) */
+template <typename F>
 __device__ __forceinline__ double
-fvr_window_d(const uint8_t *line, int n, int q0, int mode, float cv, const double *wd, int64_t wst, int kind,
-             int size)
+fvr_sum_d(F X, const double *wd, int64_t wst, int kind, int size)
 {
-    auto X = [&](int j) -> double {
-        const int q = fvf_extend<int>(q0 + j, n, mode);
-        return q < 0 ? (double)cv : (double)__ldg(line + q);
-    };
     double t;
     if (kind == FVK_CORR) {
         t = __dmul_rn(X(size - 1), wd[(size - 1) * wst]);
@@ -1224,6 +1241,28 @@ fvr_window_d(const uint8_t *line, int n, int q0, int mode, float cv, const doubl
         t = __dadd_rn(t, __dmul_rn(kind == FVK_SYM ? __dadd_rn(a, b) : __dsub_rn(a, b), wd[j * wst]));
     }
     return t;
+}
+
+/* that sum for the window starting at position q0 of a line of n bytes, the
+ * mode's values past its ends */
+__device__ __forceinline__ double
+fvr_window_d(const uint8_t *line, int n, int q0, int mode, float cv, const double *wd, int64_t wst, int kind,
+             int size)
+{
+    return fvr_sum_d(
+        [&](int j) -> double {
+            const int q = fvf_extend<int>(q0 + j, n, mode);
+            return q < 0 ? (double)cv : (double)__ldg(line + q);
+        },
+        wd, wst, kind, size);
+}
+
+/* fvk_check's test of a float sum v: within e of a non-zero integer (all: any) */
+__device__ __forceinline__ bool
+fvr_uncertain(float v, float e, bool all)
+{
+    const float nn = __fsub_rn(__fadd_rn(v, 12582912.0f), 12582912.0f);
+    return (nn != 0.0f || all) && !(fabsf(__fsub_rn(v, nn)) > e);
 }
 
 template <int KIND, int S, int VB, bool CHK>
@@ -1280,11 +1319,8 @@ fvr_segment_u8(const fvs_args &p, const float (&w)[S], int64_t t, int lane, floa
             o[g] = 0;
 #pragma unroll
             for (int k = 0; k < 4; k++) {
-                if (CHK) {   /* fvk_check's test: within e of a non-zero integer */
-                    const float v = acc[k];
-                    const float nn = __fsub_rn(__fadd_rn(v, 12582912.0f), 12582912.0f);
-                    bad |= ((nn != 0.0f || all) && !(fabsf(__fsub_rn(v, nn)) > e)) ? 1u << (4 * g + k) : 0u;
-                }
+                if (CHK && fvr_uncertain(acc[k], e, all))
+                    bad |= 1u << (4 * g + k);
                 o[g] |= (unsigned)fvf_caster<uint8_t>::c(acc[k]) << (8 * k);
             }
         }
@@ -1314,6 +1350,7 @@ fvs_k_row1u8(const __grid_constant__ fvs_args p)
     __shared__ float sw[S], se;
     __shared__ int skind;
     const int tid = threadIdx.x, lane = tid & 31;
+    fvr_prefetch(p, lane, VB);
     if (tid < 32) {
         const int kind = fvt1_kind_weights<S>(p, sw);
         const float e = p.chk >= 0.0f ? p.chk : fvk_chk_dev(p.dw, p.dwst, S, kind, -(double)p.chk);
@@ -1624,34 +1661,61 @@ fvs_strip1_go(const fvs_args *a, int sms, int64_t nbatch, size_t smem_max, cudaS
     return fv_cu_launch_status("filter1d strip kernel launch");
 }
 
-/* the row kernels: lines cut into segments of th steps (32 chunks each), enough
- * of them for the warps a multiprocessor aimed for; vb: the 8-bit kernel's chunk
- * bytes (0: float32, 16-byte chunks) */
+/* blocks of kernel k resident on a multiprocessor (the occupancy API; *cache
+ * holds it after the first call) */
+template <typename K>
+static int
+fvs_resident_blocks(K k, int *cache)
+{
+    int nb = *cache;
+    if (nb > 0)
+        return nb;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, FVR_THREADS, 0) != cudaSuccess || nb < 1) {
+        (void)cudaGetLastError();
+        nb = 1;
+    }
+    *cache = nb;   /* benign race: every writer stores the same value */
+    return nb;
+}
+
+/* the row kernels: lines cut into segments of th steps (32 chunks each). The
+ * resident warps take the segments in rounds; th is the one of the first 64
+ * segment counts with the fewest rounds x (th + 2) (a segment's start costs
+ * about two steps: its first loads). A round's last segments no longer wait
+ * for a few left over (3840x2160: 2160 lines of 15 or 30 steps). vb: the 8-bit
+ * kernel's chunk bytes (0: float32, 16-byte chunks). FOVEA_SEP_TH: th. */
 template <int S>
 static fv_status
 fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream, int vb)
 {
+    static int occ[4];
     fvs_args t = *a;
     const int64_t lines = (int64_t)t.nr * nbatch, steps = ((vb ? t.nc / vb : t.nc >> 2) + 31) / 32;
-    /* warps a multiprocessor to aim for: float32, 128 where the lines are fewer than
-     * 32 a multiprocessor (3840x2160, H200: convolve1d(9) 29.0 -> 23.8 us,
-     * maximum_filter1d 36.0 -> 31.4), 32 otherwise (8192^2: 152 against 158 us);
-     * uint8 (8-byte chunks), 32 (H200, convolve1d(9) 3840x2160: 25.2 us against 26.7
-     * at 16 and 35.3 at 128; 8192^2: 139 at 16 and 32). FOVEA_SEP_WPS: tuning. */
-    int64_t wps = vb || lines >= (int64_t)sms * 32 ? 32 : 128;
-    const char *ew = getenv("FOVEA_SEP_WPS");
-    if (ew && atoi(ew) > 0)
-        wps = atoi(ew);
-    int64_t segs = ((int64_t)sms * wps + lines - 1) / lines;
-    if (segs > steps)
-        segs = steps;
-    if (segs < 1)
-        segs = 1;
-    t.th = (int)((steps + segs - 1) / segs);
-    t.ntc = (int)((steps + t.th - 1) / t.th);
+    int nb;
+    switch (vb) {
+    case 4: nb = fvs_resident_blocks(fvs_k_row1u8<S, 4>, &occ[0]); break;
+    case 8: nb = fvs_resident_blocks(fvs_k_row1u8<S, 8>, &occ[1]); break;
+    case 16: nb = fvs_resident_blocks(fvs_k_row1u8<S, 16>, &occ[2]); break;
+    default: nb = fvs_resident_blocks(fvs_k_row1<S>, &occ[3]); break;
+    }
+    const int64_t rb = (int64_t)nb * sms, rw = rb * (FVR_THREADS / 32);   /* resident blocks, warps */
+    int64_t th = steps, best = -1;
+    for (int64_t sg = 1; sg <= 64 && sg <= steps; sg++) {
+        const int64_t h = (steps + sg - 1) / sg, n = lines * ((steps + h - 1) / h);
+        const int64_t cost = (n + rw - 1) / rw * (h + 2);
+        if (best < 0 || cost < best) {
+            best = cost;
+            th = h;
+        }
+    }
+    const char *eth = getenv("FOVEA_SEP_TH");
+    if (eth && atoi(eth) > 0)
+        th = atoi(eth) < steps ? atoi(eth) : steps;
+    t.th = (int)th;
+    t.ntc = (int)((steps + th - 1) / th);
     t.ntiles = lines * t.ntc;
-    const int64_t blocks = (t.ntiles + FVR_THREADS / 32 - 1) / (FVR_THREADS / 32), cap = (int64_t)sms * 8;
-    const unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
+    const int64_t blocks = (t.ntiles + FVR_THREADS / 32 - 1) / (FVR_THREADS / 32);
+    const unsigned grid = (unsigned)(blocks < rb ? blocks : rb);
     switch (vb) {
     case 4: fvs_k_row1u8<S, 4><<<grid, FVR_THREADS, 0, stream>>>(t); break;
     case 8: fvs_k_row1u8<S, 8><<<grid, FVR_THREADS, 0, stream>>>(t); break;
@@ -1659,6 +1723,19 @@ fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream, int
     default: fvs_k_row1<S><<<grid, FVR_THREADS, 0, stream>>>(t); break;
     }
     return fv_cu_launch_status("filter1d row kernel launch");
+}
+
+/* the lines' (last axis) data, starts and pitches in whole chunks of b bytes */
+static int
+fvs_chunks_fit(const fv_array *in, const fv_array *out, int b)
+{
+    const int cd = in->ndim - 1;
+    if ((in->shape[cd] * in->strides[cd]) % b || ((uintptr_t)in->data | (uintptr_t)out->data) % (uintptr_t)b)
+        return 0;
+    for (int d = 0; d < cd; d++)
+        if (in->shape[d] > 1 && (in->strides[d] % b || out->strides[d] % b))
+            return 0;
+    return 1;
 }
 
 /* One float32 pass along an axis other than the contiguous one, with a window
@@ -1684,16 +1761,19 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
         return FV__SEP2_DECLINED;
     const int nd = in->ndim, ax = f->axis, cd = nd - 1;   /* the pass axis; the columns: the last axis */
     const int row = ax == cd;                             /* along the lines: fvs_k_row1 */
-    const int u8 = row && in->dtype == FV_UINT8 && out->dtype == FV_UINT8;   /* fvs_k_row1u8 */
+    /* uint8 into uint8 along the lines: fvs_k_row1u8 (along the other axes the tile
+     * kernel was the faster: a strip kernel with 1, 2 or 4 columns a thread took 80,
+     * 54 and 45 us against its 34 for correlate1d(9) axis 0 on 3840x2160, H200) */
+    const int u8 = row && in->dtype == FV_UINT8 && out->dtype == FV_UINT8;
     const fv_dtype dt = u8 ? FV_UINT8 : FV_FLOAT32;
-    /* the 8-bit kernel's chunk bytes: 8 (H200 kernel times, convolve1d(9) 3840x2160:
-     * 25.2 us, against 26.8 with 4 and 42.3 with 16; 8192^2: 139, 149, 159);
-     * FOVEA_SEP_ROWVB=4, 8 or 16 chooses */
+    /* the 8-bit row kernel's chunk bytes: 8 (H200 kernel times, convolve1d(9)
+     * 3840x2160: 25.2 us, against 26.8 with 4 and 42.3 with 16; 8192^2: 139, 149,
+     * 159); FOVEA_SEP_ROWVB=4, 8 or 16 chooses */
     int vb = u8 ? 8 : 0;
     const char *evb = getenv("FOVEA_SEP_ROWVB");
-    if (u8 && evb && (atoi(evb) == 4 || atoi(evb) == 8 || atoi(evb) == 16))
+    if (vb && evb && (atoi(evb) == 4 || atoi(evb) == 8 || atoi(evb) == 16))
         vb = atoi(evb);
-    const int64_t esz = u8 ? 1 : (int64_t)sizeof(float), per = u8 ? vb : 4, al = u8 ? vb : 16;
+    const int64_t esz = u8 ? 1 : (int64_t)sizeof(float), per = u8 ? 1 : 4;
     if ((!u8 && (in->dtype != FV_FLOAT32 || out->dtype != FV_FLOAT32)) || ax < 0 || ax > cd || (nd < 2 && !row) ||
         fv_array_size(out) == 0)
         return FV__SEP2_DECLINED;
@@ -1716,14 +1796,13 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
         t.dw = f->dweights;
         t.dwst = f->dweights_stride;
     }
-    if (row) {   /* whole chunks (al bytes): aligned lines of a multiple of al bytes, a centred window */
-        if (in->shape[cd] % per || ((uintptr_t)in->data | (uintptr_t)out->data) & (al - 1) || t.p1.left != S / 2 ||
-            getenv("FOVEA_SEP_NOROW"))
-            return FV__SEP2_DECLINED;
-        for (int d = 0; d < cd; d++)
-            if (in->shape[d] > 1 && (in->strides[d] % al || out->strides[d] % al))
-                return FV__SEP2_DECLINED;
-    }
+    /* whole chunks: aligned lines of a multiple of the chunk's bytes (uint8: 4-byte
+     * chunks where the chosen ones do not fit), centred windows along the lines */
+    if (row && vb && !fvs_chunks_fit(in, out, vb))
+        vb = 4;
+    if (row && (!fvs_chunks_fit(in, out, vb ? vb : 16) || in->shape[cd] % per || t.p1.left != S / 2 ||
+                getenv("FOVEA_SEP_NOROW")))
+        return FV__SEP2_DECLINED;
     const int ra = row ? nd - 2 : ax;   /* the axis of t.nr: the rows' (-1: one line) */
     t.nr = ra >= 0 ? (int)in->shape[ra] : 1;
     t.nc = (int)in->shape[cd];
@@ -1736,9 +1815,7 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     if (u8) {   /* filter1d's float accumulation for 8-bit data: exact float sums, or checked ones */
         if (getenv("FOVEA_F1D_NOEXACTF") || getenv("FOVEA_F1D_NOCHK"))
             return FV__SEP2_DECLINED;
-        /* FOVEA_SEP_ROWU8=0: the tile kernel */
-        const char *er = getenv("FOVEA_SEP_ROWU8");
-        if (er && atoi(er) == 0)
+        if (getenv("FOVEA_SEP_NOU8"))   /* FOVEA_SEP_NOU8=1: the tile kernels */
             return FV__SEP2_DECLINED;
         if (!fvf_float_exact(dt, dt, t.p1.kind, f->weights, S, f->mode, f->cval)) {
             t.chk = t.p1.kind == FVK_AUTO ? -(float)fvf_checked_vmax(dt, dt, t.p1.kind, S, f->mode, f->cval)
