@@ -1222,47 +1222,18 @@ fvr_byte(const unsigned *w, int k)
 }
 
 /* fvk_window_d's double sum (the same operations in the same order) of the
- * window whose value j is X(j) */
-template <typename F>
-__device__ __forceinline__ double
-fvr_sum_d(F X, const double *wd, int64_t wst, int kind, int size)
-{
-    double t;
-    if (kind == FVK_CORR) {
-        t = __dmul_rn(X(size - 1), wd[(size - 1) * wst]);
-        for (int j = 0; j < size - 1; j++)
-            t = __dadd_rn(t, __dmul_rn(X(j), wd[j * wst]));
-        return t;
-    }
-    const int s1 = size >> 1;
-    t = __dmul_rn(X(s1), wd[s1 * wst]);
-    for (int j = 0; j < s1; j++) {
-        const double a = X(j), b = X(size - 1 - j);
-        t = __dadd_rn(t, __dmul_rn(kind == FVK_SYM ? __dadd_rn(a, b) : __dsub_rn(a, b), wd[j * wst]));
-    }
-    return t;
-}
-
-/* that sum for the window starting at position q0 of a line of n bytes, the
- * mode's values past its ends */
+ * window starting at position q0 of a line of n bytes, the mode's values past
+ * its ends */
 __device__ __forceinline__ double
 fvr_window_d(const uint8_t *line, int n, int q0, int mode, float cv, const double *wd, int64_t wst, int kind,
              int size)
 {
-    return fvr_sum_d(
+    return fvk_sum_d(
         [&](int j) -> double {
             const int q = fvf_extend<int>(q0 + j, n, mode);
             return q < 0 ? (double)cv : (double)__ldg(line + q);
         },
         wd, wst, kind, size);
-}
-
-/* fvk_check's test of a float sum v: within e of a non-zero integer (all: any) */
-__device__ __forceinline__ bool
-fvr_uncertain(float v, float e, bool all)
-{
-    const float nn = __fsub_rn(__fadd_rn(v, 12582912.0f), 12582912.0f);
-    return (nn != 0.0f || all) && !(fabsf(__fsub_rn(v, nn)) > e);
 }
 
 template <int KIND, int S, int VB, bool CHK>
@@ -1319,7 +1290,7 @@ fvr_segment_u8(const fvs_args &p, const float (&w)[S], int64_t t, int lane, floa
             o[g] = 0;
 #pragma unroll
             for (int k = 0; k < 4; k++) {
-                if (CHK && fvr_uncertain(acc[k], e, all))
+                if (CHK && fvk_uncertain(acc[k], e, all))
                     bad |= 1u << (4 * g + k);
                 o[g] |= (unsigned)fvf_caster<uint8_t>::c(acc[k]) << (8 * k);
             }
@@ -1663,9 +1634,8 @@ fvs_strip1_go(const fvs_args *a, int sms, int64_t nbatch, size_t smem_max, cudaS
 
 /* blocks of kernel k resident on a multiprocessor (the occupancy API; *cache
  * holds it after the first call) */
-template <typename K>
 static int
-fvs_resident_blocks(K k, int *cache)
+fvs_resident_blocks(void (*k)(fvs_args), int *cache)
 {
     int nb = *cache;
     if (nb > 0)
@@ -1691,13 +1661,9 @@ fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream, int
     static int occ[4];
     fvs_args t = *a;
     const int64_t lines = (int64_t)t.nr * nbatch, steps = ((vb ? t.nc / vb : t.nc >> 2) + 31) / 32;
-    int nb;
-    switch (vb) {
-    case 4: nb = fvs_resident_blocks(fvs_k_row1u8<S, 4>, &occ[0]); break;
-    case 8: nb = fvs_resident_blocks(fvs_k_row1u8<S, 8>, &occ[1]); break;
-    case 16: nb = fvs_resident_blocks(fvs_k_row1u8<S, 16>, &occ[2]); break;
-    default: nb = fvs_resident_blocks(fvs_k_row1<S>, &occ[3]); break;
-    }
+    void (*k)(fvs_args) = vb == 4 ? fvs_k_row1u8<S, 4> : vb == 8 ? fvs_k_row1u8<S, 8> : vb == 16 ? fvs_k_row1u8<S, 16>
+                                                                                                   : fvs_k_row1<S>;
+    const int nb = fvs_resident_blocks(k, &occ[vb == 4 ? 0 : vb == 8 ? 1 : vb == 16 ? 2 : 3]);
     const int64_t rb = (int64_t)nb * sms, rw = rb * (FVR_THREADS / 32);   /* resident blocks, warps */
     int64_t th = steps, best = -1;
     for (int64_t sg = 1; sg <= 64 && sg <= steps; sg++) {
@@ -1715,13 +1681,7 @@ fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream, int
     t.ntc = (int)((steps + th - 1) / th);
     t.ntiles = lines * t.ntc;
     const int64_t blocks = (t.ntiles + FVR_THREADS / 32 - 1) / (FVR_THREADS / 32);
-    const unsigned grid = (unsigned)(blocks < rb ? blocks : rb);
-    switch (vb) {
-    case 4: fvs_k_row1u8<S, 4><<<grid, FVR_THREADS, 0, stream>>>(t); break;
-    case 8: fvs_k_row1u8<S, 8><<<grid, FVR_THREADS, 0, stream>>>(t); break;
-    case 16: fvs_k_row1u8<S, 16><<<grid, FVR_THREADS, 0, stream>>>(t); break;
-    default: fvs_k_row1<S><<<grid, FVR_THREADS, 0, stream>>>(t); break;
-    }
+    k<<<(unsigned)(blocks < rb ? blocks : rb), FVR_THREADS, 0, stream>>>(t);
     return fv_cu_launch_status("filter1d row kernel launch");
 }
 
@@ -1773,7 +1733,7 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     const char *evb = getenv("FOVEA_SEP_ROWVB");
     if (vb && evb && (atoi(evb) == 4 || atoi(evb) == 8 || atoi(evb) == 16))
         vb = atoi(evb);
-    const int64_t esz = u8 ? 1 : (int64_t)sizeof(float), per = u8 ? 1 : 4;
+    const int64_t esz = u8 ? 1 : (int64_t)sizeof(float);
     if ((!u8 && (in->dtype != FV_FLOAT32 || out->dtype != FV_FLOAT32)) || ax < 0 || ax > cd || (nd < 2 && !row) ||
         fv_array_size(out) == 0)
         return FV__SEP2_DECLINED;
@@ -1800,8 +1760,7 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
      * chunks where the chosen ones do not fit), centred windows along the lines */
     if (row && vb && !fvs_chunks_fit(in, out, vb))
         vb = 4;
-    if (row && (!fvs_chunks_fit(in, out, vb ? vb : 16) || in->shape[cd] % per || t.p1.left != S / 2 ||
-                getenv("FOVEA_SEP_NOROW")))
+    if (row && (!fvs_chunks_fit(in, out, vb ? vb : 16) || t.p1.left != S / 2 || getenv("FOVEA_SEP_NOROW")))
         return FV__SEP2_DECLINED;
     const int ra = row ? nd - 2 : ax;   /* the axis of t.nr: the rows' (-1: one line) */
     t.nr = ra >= 0 ? (int)in->shape[ra] : 1;

@@ -341,25 +341,40 @@ fvk_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc)[R])
  * where [v - e, v + e] truncates to one integer, that is scipy's result; the few
  * outputs within e of an integer are summed again in double, in scipy's order,
  * from the (exact) float values. Results stay integers held in float (|v| < 2^21). */
-static __device__ __noinline__ double
-fvk_window_d(const float *x, int st, const double *w, int kind, int size)
+template <typename F>
+__device__ __forceinline__ double
+fvk_sum_d(F X, const double *w, int64_t wst, int kind, int size)   /* the window's value j is X(j) */
 {
     double t;
     if (kind == FVK_CORR) {
-        t = __dmul_rn((double)x[(size - 1) * st], w[size - 1]);
+        t = __dmul_rn(X(size - 1), w[(size - 1) * wst]);
 #pragma unroll 8   /* the loads and products of 8 taps in flight: only the sums wait on each other */
         for (int j = 0; j < size - 1; j++)
-            t = __dadd_rn(t, __dmul_rn((double)x[j * st], w[j]));
+            t = __dadd_rn(t, __dmul_rn(X(j), w[j * wst]));
         return t;
     }
     const int s1 = size >> 1;
-    t = __dmul_rn((double)x[s1 * st], w[s1]);
+    t = __dmul_rn(X(s1), w[s1 * wst]);
 #pragma unroll 8
     for (int j = 0; j < s1; j++) {
-        const double a = (double)x[j * st], b = (double)x[(size - 1 - j) * st];
-        t = __dadd_rn(t, __dmul_rn(kind == FVK_SYM ? __dadd_rn(a, b) : __dsub_rn(a, b), w[j]));
+        const double a = X(j), b = X(size - 1 - j);
+        t = __dadd_rn(t, __dmul_rn(kind == FVK_SYM ? __dadd_rn(a, b) : __dsub_rn(a, b), w[j * wst]));
     }
     return t;
+}
+
+static __device__ __noinline__ double
+fvk_window_d(const float *x, int st, const double *w, int kind, int size)
+{
+    return fvk_sum_d([&](int j) -> double { return (double)x[j * st]; }, w, 1, kind, size);
+}
+
+/* fvk_check's test of a float sum v: within e of a non-zero integer (all: of any) */
+__device__ __forceinline__ bool
+fvk_uncertain(float v, float e, bool all)
+{
+    const float n = __fsub_rn(__fadd_rn(v, 12582912.0f), 12582912.0f);
+    return (n != 0.0f || all) && !(fabsf(__fsub_rn(v, n)) > e);
 }
 
 /* Truncation changes only at the non-zero integers, so [v - e, v + e] (e < 1/2)
@@ -381,11 +396,9 @@ fvk_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const doub
         if (8 * R * m + a0 >= ta)
             break;
 #pragma unroll
-        for (int k = 0; k < R; k++) {
-            const float v = acc[m][k];
-            const float n = __fsub_rn(__fadd_rn(v, 12582912.0f), 12582912.0f);
-            bad |= ((n != 0.0f || all) && !(fabsf(__fsub_rn(v, n)) > e)) ? 1u << (m * R + k) : 0u;
-        }
+        for (int k = 0; k < R; k++)
+            if (fvk_uncertain(acc[m][k], e, all))
+                bad |= 1u << (m * R + k);
     }
     if (bad) {
 #pragma unroll
