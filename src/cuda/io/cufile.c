@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "dl.h"
 #include "cuda/cuda-kernels.h"
 #include "cuda/io/cuda-io.h"
 
@@ -53,20 +54,13 @@ cf_err(CUfileError_t s)
 }
 
 static void *
-cf_load(void)
+cf_load(char *why, size_t why_len)
 {
     const char *env = getenv("FOVEA_CUFILE_LIBRARY");
     const char *names[] = {env, "libcufile.so.0", "libcufile.so", "/usr/local/cuda/lib64/libcufile.so.0",
                            "/usr/local/cuda/targets/x86_64-linux/lib/libcufile.so.0",
                            "/usr/local/cuda/targets/sbsa-linux/lib/libcufile.so.0"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        if (!names[i] || !*names[i])
-            continue;
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h)
-            return h;
-    }
-    return NULL;
+    return fv__dl_open("cufile", names, sizeof names / sizeof *names, why, why_len);
 }
 
 static void
@@ -77,11 +71,10 @@ cf_init_once(void)
         snprintf(g_status, sizeof g_status, "unavailable: no usable GPU (%s)", fv__cuda_reason());
         return;
     }
-    if (!(lib = cf_load())) {
-        const char *why = dlerror();
+    char why[256];
+    if (!(lib = cf_load(why, sizeof why))) {
         snprintf(g_status, sizeof g_status,
-                 "unavailable: libcufile.so.0 not found (%s; set FOVEA_CUFILE_LIBRARY to its path)",
-                 why ? why : "dlopen failed");
+                 "unavailable: libcufile.so.0 not found (%s; set FOVEA_CUFILE_LIBRARY to its path)", why);
         return;
     }
 #define FV__CF_SYM(field, name)                                                                      \

@@ -245,6 +245,8 @@ check_entropy(const uint8_t *data, size_t len, size_t pos)
 
 #include <dlfcn.h>
 
+#include "dl.h"
+
 #include <cuda_runtime_api.h>
 #include <nvjpeg.h>
 
@@ -313,14 +315,7 @@ load_once(void)
         names[nn++] = home_path;
     names[nn++] = "/usr/local/cuda/lib64/libnvjpeg.so.13";
     names[nn++] = "libnvjpeg.so";
-    for (int i = 0; i < nn && !lib; i++) {
-        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (!lib && !first_err[0]) {
-            const char *e = dlerror();
-            snprintf(first_err, sizeof first_err, "%s", e ? e : "?");
-        }
-    }
-    if (!lib) {
+    if (!(lib = fv__dl_open("nvjpeg", names, (size_t)nn, first_err, sizeof first_err))) {
         snprintf(g_load_reason, sizeof g_load_reason, "libnvjpeg.so.13 could not be loaded (%s)", first_err);
         return;
     }
@@ -329,8 +324,7 @@ load_once(void)
         void *sym_ = dlsym(lib, #f);                                                                       \
         if (!sym_) {                                                                                       \
             snprintf(g_load_reason, sizeof g_load_reason, "libnvjpeg has no %s (too old?)", #f);           \
-            dlclose(lib);                                                                                  \
-            return;                                                                                        \
+            return; /* stays loaded (fv__dl_loaded lists it), unused */                                    \
         }                                                                                                  \
         memcpy(&nj.f, &sym_, sizeof sym_);                                                                 \
     } while (0);
