@@ -25,6 +25,12 @@ PyObject *fvpy_cache_type(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_shm_name(PyObject *self, PyObject *unused);
 PyObject *fvpy_cache_attach_shared(PyObject *self, PyObject *name);
 
+/* Defined in runtime.c: fault points and run-time diagnostics for the tests. */
+PyObject *fvpy_fault_arm(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *fvpy_fault_stats(PyObject *self, PyObject *arg);
+PyObject *fvpy_cuda_pool_used(PyObject *self, PyObject *arg);
+PyObject *fvpy_cuda_pool_trim(PyObject *self, PyObject *arg);
+PyObject *fvpy_loaded_libraries(PyObject *self, PyObject *unused);
 /* Defined in color.c: the colour conversions of fovea.skimage.color. */
 PyObject *fvpy_color_convert(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in filesystem.c: the CuFileDriver type and fovea.filesystem's functions. */
@@ -351,6 +357,20 @@ static PyMethodDef fvpy_methods[] = {
     {"ndi_assign", FVPY_KW(fvpy_ndi_assign),
      "ndi_assign(src, dst, stream=None)\n--\n\ndst[...] = src (fv_astype) on their device."},
     {"_refcount", fvpy_refcount, METH_O, "_refcount(arr)\n--\n\nReference count of arr's fv_array (tests)."},
+    {"_fault_arm", FVPY_KW(fvpy_fault_arm),
+     "_fault_arm(which, n, all=False)\n--\n\nArm a fault point ('host_alloc', 'device_alloc'): n < 0 off, 0 count "
+     "only, k > 0 the k-th attempt from now fails (all: and every later one). Tests only."},
+    {"_fault_stats", fvpy_fault_stats, METH_O,
+     "_fault_stats(which)\n--\n\n(attempts, failures) at a fault point since it was armed."},
+    {"_cuda_pool_used", fvpy_cuda_pool_used, METH_O,
+     "_cuda_pool_used(device)\n--\n\nBytes in use from the device's stream-ordered pool after a "
+     "synchronisation (-1: unknown): a leak check for tests."},
+    {"_cuda_pool_trim", fvpy_cuda_pool_trim, METH_O,
+     "_cuda_pool_trim(device)\n--\n\nGive the memory fovea's stream-ordered pool keeps for reuse on device "
+     "back to the driver (after a synchronisation)."},
+    {"_loaded_libraries", fvpy_loaded_libraries, METH_NOARGS,
+     "_loaded_libraries()\n--\n\nThe shared libraries fovea loaded at run time (nvJPEG, cuFile): name, the "
+     "candidate that loaded, its file and the dlopen flags."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,26 +16,53 @@
 #define FV__HUGE_MIN ((size_t)4 << 20)
 #define FV__HUGE_PAGE ((size_t)2 << 20)
 
-/* armed: 0 off (one relaxed load per allocation), 1 counting */
-static atomic_int fv__af_armed;
-static atomic_int fv__af_all;            /* fail the target and every later one */
-static atomic_llong fv__af_target;       /* 1-based; 0: never fail */
-static atomic_llong fv__af_count, fv__af_failed;
-static atomic_llong fv__af_live;         /* allocations minus fv__free calls while armed */
+/* Fault points (alloc.h): armed 0 off (one relaxed load per check), 1 counting */
+static struct {
+    atomic_int armed;
+    atomic_int all;              /* fail the target and every later one */
+    atomic_llong target;         /* 1-based; 0: never fail */
+    atomic_llong count, failed;
+} fv__faults[FV__FAULT_COUNT];
+static atomic_llong fv__af_live;   /* host allocations minus fv__free calls while armed */
+#define fv__af_armed (fv__faults[FV__FAULT_HOST_ALLOC].armed)
+
+int
+fv__fault_hit(int which)
+{
+    if (!atomic_load_explicit(&fv__faults[which].armed, memory_order_relaxed))
+        return 0;
+    long long k = atomic_fetch_add_explicit(&fv__faults[which].count, 1, memory_order_relaxed) + 1;
+    long long t = atomic_load_explicit(&fv__faults[which].target, memory_order_relaxed);
+    if (t > 0 && (k == t || (k > t && atomic_load_explicit(&fv__faults[which].all, memory_order_relaxed)))) {
+        atomic_fetch_add_explicit(&fv__faults[which].failed, 1, memory_order_relaxed);
+        return 1;
+    }
+    return 0;
+}
+
+void
+fv__fault_arm(int which, int64_t n, int all)
+{
+    atomic_store(&fv__faults[which].armed, 0);
+    atomic_store(&fv__faults[which].count, 0);
+    atomic_store(&fv__faults[which].failed, 0);
+    if (which == FV__FAULT_HOST_ALLOC)
+        atomic_store(&fv__af_live, 0);
+    atomic_store(&fv__faults[which].target, n > 0 ? (long long)n : 0);
+    atomic_store(&fv__faults[which].all, all);
+    atomic_store(&fv__faults[which].armed, n >= 0);
+}
+
+int64_t fv__fault_count(int which) { return atomic_load(&fv__faults[which].count); }
+int64_t fv__fault_failures(int which) { return atomic_load(&fv__faults[which].failed); }
 
 static int
 fv__alloc_refuse(void)
 {
-    if (!atomic_load_explicit(&fv__af_armed, memory_order_relaxed))
+    if (!fv__fault_hit(FV__FAULT_HOST_ALLOC))
         return 0;
-    long long k = atomic_fetch_add_explicit(&fv__af_count, 1, memory_order_relaxed) + 1;
-    long long t = atomic_load_explicit(&fv__af_target, memory_order_relaxed);
-    if (t > 0 && (k == t || (k > t && atomic_load_explicit(&fv__af_all, memory_order_relaxed)))) {
-        atomic_fetch_add_explicit(&fv__af_failed, 1, memory_order_relaxed);
-        errno = ENOMEM;
-        return 1;
-    }
-    return 0;
+    errno = ENOMEM;
+    return 1;
 }
 
 static void *
@@ -103,20 +130,8 @@ fv__free(void *p)
     free(p);
 }
 
-static void
-fv__alloc_arm(int64_t n, int all)
-{
-    atomic_store(&fv__af_armed, 0);
-    atomic_store(&fv__af_count, 0);
-    atomic_store(&fv__af_failed, 0);
-    atomic_store(&fv__af_live, 0);
-    atomic_store(&fv__af_target, n > 0 ? (long long)n : 0);
-    atomic_store(&fv__af_all, all);
-    atomic_store(&fv__af_armed, n >= 0);
-}
-
-void fv__alloc_fail_after(int64_t n) { fv__alloc_arm(n, 0); }
-void fv__alloc_fail_from(int64_t n) { fv__alloc_arm(n, 1); }
-int64_t fv__alloc_count(void) { return atomic_load(&fv__af_count); }
-int64_t fv__alloc_failures(void) { return atomic_load(&fv__af_failed); }
+void fv__alloc_fail_after(int64_t n) { fv__fault_arm(FV__FAULT_HOST_ALLOC, n, 0); }
+void fv__alloc_fail_from(int64_t n) { fv__fault_arm(FV__FAULT_HOST_ALLOC, n, 1); }
+int64_t fv__alloc_count(void) { return fv__fault_count(FV__FAULT_HOST_ALLOC); }
+int64_t fv__alloc_failures(void) { return fv__fault_failures(FV__FAULT_HOST_ALLOC); }
 int64_t fv__alloc_live(void) { return atomic_load(&fv__af_live); }

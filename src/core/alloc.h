@@ -39,10 +39,23 @@ void fv__free(void *p);
  * that frees all it allocates (open ... close, cache cleared) it returns to its
  * start value, a leak check that works without LeakSanitizer. */
 void fv__alloc_fail_after(int64_t n);
+/* (the host-allocation fault point of the general mechanism below) */
 void fv__alloc_fail_from(int64_t n);
 int64_t fv__alloc_count(void);
 int64_t fv__alloc_failures(void);
 int64_t fv__alloc_live(void);
+
+/* Fault points: the same injection for other kinds of failure. fv__fault_hit
+ * counts one attempt at `which` and says whether it must fail; fv__fault_arm(which,
+ * n, all) arms it as fv__alloc_fail_after (all = 0) / fv__alloc_fail_from (all = 1)
+ * do for host allocations. FV__FAULT_DEVICE_ALLOC: every device allocation of the
+ * CUDA backend (array memory, call scratch, the GPU slide path's buffers and
+ * tile cache) fails as an out-of-memory would (cudaErrorMemoryAllocation). */
+enum { FV__FAULT_HOST_ALLOC, FV__FAULT_DEVICE_ALLOC, FV__FAULT_COUNT };
+int fv__fault_hit(int which);
+void fv__fault_arm(int which, int64_t n, int all);
+int64_t fv__fault_count(int which);
+int64_t fv__fault_failures(int which);
 
 #ifdef __cplusplus
 }

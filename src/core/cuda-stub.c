@@ -31,6 +31,19 @@ fv__cuda_free(void *ptr, void *opaque)
     (void)opaque;
 }
 
+int
+fv__cuda_malloc_async(void **ptr, size_t nbytes, void *stream)
+{
+    (void)nbytes;
+    (void)stream;
+    *ptr = NULL;
+    return 2;   /* cudaErrorMemoryAllocation */
+}
+
+int64_t fv__cuda_pool_used(int device) { (void)device; return -1; }
+int fv__cuda_forked(void) { return 0; }
+fv_status fv__cuda_pool_trim(int device) { return fv__cuda_check_device(device); }
+
 fv_status
 fv__cuda_memcpy(fv_context *ctx, void *dst, fv_device dst_dev, const void *src, fv_device src_dev, size_t n)
 {

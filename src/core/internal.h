@@ -176,6 +176,19 @@ int fv__cuda_init(void);
 fv_status fv__cuda_alloc(fv_context *ctx, int device, size_t nbytes, void **ptr, void **opaque);
 /* Deleter for fv__cuda_alloc memory: fv_deleter-compatible. */
 void fv__cuda_free(void *ptr, void *opaque);
+/* cudaMallocAsync(ptr, nbytes, stream) through the device-allocation fault point
+ * (alloc.h: FV__FAULT_DEVICE_ALLOC): every device allocation of the backend goes
+ * through here. Returns the cudaError_t. */
+int fv__cuda_malloc_async(void **ptr, size_t nbytes, void *stream);
+/* 1 in a child forked after the parent initialised the CUDA backend (which then
+ * refuses every device request and must make no CUDA call). */
+int fv__cuda_forked(void);
+/* Gives the memory device's stream-ordered pool keeps for reuse back to the driver
+ * (after a device synchronisation); FV_OK or an error. */
+fv_status fv__cuda_pool_trim(int device);
+/* Bytes in use from device's stream-ordered pool (cudaMemPoolAttrUsedMemCurrent),
+ * -1 when unknown: a leak check for tests. */
+int64_t fv__cuda_pool_used(int device);
 /* Copy n contiguous bytes between any two of host/device. Device destinations
  * are asynchronous on ctx's stream; a copy to the host waits for its data. */
 fv_status fv__cuda_memcpy(fv_context *ctx, void *dst, fv_device dst_dev, const void *src,

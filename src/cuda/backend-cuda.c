@@ -9,7 +9,14 @@
  *
  * Streams: work on device d runs on the context's stream when the context is
  * bound to d (fv_context_set_cuda), otherwise on d's legacy default stream.
- * Every entry point restores the thread's current device before returning. */
+ * Every entry point restores the thread's current device before returning.
+ *
+ * fork: CUDA cannot be used in a child forked after the parent initialised it.
+ * Once fovea's backend is initialised, a fork handler marks the child's backend
+ * unusable: device requests fail with FV_EDEVICE saying so, host data keeps
+ * working on the CPU, and frees of the parent's device memory (Python objects the
+ * child inherited) touch no CUDA call, so nothing in the child can hang in the
+ * driver. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +25,14 @@
 #include <cuda_runtime_api.h>
 
 #include "internal.h"
+#include "alloc.h"
 #include "cuda/cuda-kernels.h"
 
 #define FV__CUDA_MAX_DEVICES 64
 
 static pthread_once_t g_init_once = PTHREAD_ONCE_INIT;
 static int g_ok;                                 /* usable driver and device(s) */
+static volatile int g_forked;                    /* a child forked after init    */
 static int g_count;                              /* devices (when g_ok)         */
 static int g_sm[FV__CUDA_MAX_DEVICES];           /* multiprocessors per device  */
 static char g_reason[256];
@@ -87,6 +96,17 @@ fv__cuda_sm_count(int device)
 }
 
 static void
+cuda_atfork_child(void)
+{
+    g_forked = 1;
+    g_ok = 0;
+    snprintf(g_reason, sizeof g_reason,
+             "CUDA was initialised in the parent before this process was forked, and CUDA cannot "
+             "be used in such a child: start workers with the 'spawn' or 'forkserver' method, or "
+             "pass host arrays (they run on the CPU)");
+}
+
+static void
 cuda_init_once(void)
 {
     int n = 0, drv = 0, rt = 0;
@@ -135,6 +155,7 @@ cuda_init_once(void)
     fv__cuda_register_exposure(fv__kernels);
     fv__cuda_register_measure(fv__kernels);
     fv__cuda_register_segmentation(fv__kernels);
+    (void)pthread_atfork(NULL, NULL, cuda_atfork_child);
     g_ok = 1;
 }
 
@@ -219,6 +240,54 @@ fv__cuda_device_name(int device)
 
 /* ---- memory -------------------------------------------------------------------- */
 
+int
+fv__cuda_malloc_async(void **ptr, size_t nbytes, void *stream)
+{
+    *ptr = NULL;
+    if (fv__fault_hit(FV__FAULT_DEVICE_ALLOC))
+        return (int)cudaErrorMemoryAllocation;
+    return (int)cudaMallocAsync(ptr, nbytes, (cudaStream_t)stream);
+}
+
+int
+fv__cuda_forked(void)
+{
+    return g_forked;
+}
+
+fv_status
+fv__cuda_pool_trim(int device)
+{
+    cudaMemPool_t pool;
+    cudaError_t e;
+    int prev = -1;
+    fv_status st;
+    if ((st = fv__cuda_check_device(device)) != FV_OK || (st = fv__cuda_enter(device, &prev)) != FV_OK)
+        return st;
+    if ((e = cudaDeviceSynchronize()) != cudaSuccess)
+        st = fv__cuda_error("cudaDeviceSynchronize", e);
+    else if ((e = cudaDeviceGetDefaultMemPool(&pool, device)) == cudaSuccess)
+        (void)cudaMemPoolTrimTo(pool, 0);
+    (void)cudaGetLastError();
+    fv__cuda_leave(prev);
+    return st;
+}
+
+int64_t
+fv__cuda_pool_used(int device)
+{
+    cudaMemPool_t pool;
+    uint64_t used = 0;
+    int prev = -1;
+    if (fv__cuda_check_device(device) != FV_OK || fv__cuda_enter(device, &prev) != FV_OK)
+        return -1;
+    int ok = cudaDeviceSynchronize() == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess &&
+             cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess;
+    (void)cudaGetLastError();
+    fv__cuda_leave(prev);
+    return ok ? (int64_t)used : -1;
+}
+
 /* What fv__cuda_free needs to give a block back.
  *
  * The caller's stream may be destroyed before the array dies (a CuPy or torch
@@ -259,17 +328,17 @@ fv__cuda_alloc(fv_context *ctx, int device, size_t nbytes, void **ptr, void **op
     if ((st = fv__cuda_enter(device, &prev)) != FV_OK)
         goto done;
 
-    e = cudaMallocAsync(&p, nbytes, rec->stream);
+    e = (cudaError_t)fv__cuda_malloc_async(&p, nbytes, rec->stream);
     if (e == cudaErrorMemoryAllocation) {
         /* memory freed on other streams returns to the pool at synchronisation */
         (void)cudaGetLastError();
         if (cudaDeviceSynchronize() == cudaSuccess)
-            e = cudaMallocAsync(&p, nbytes, rec->stream);
+            e = (cudaError_t)fv__cuda_malloc_async(&p, nbytes, rec->stream);
     }
     if (e == cudaErrorNotSupported) {   /* no stream-ordered allocator on this device */
         (void)cudaGetLastError();
         rec->pooled = 0;
-        e = cudaMalloc(&p, nbytes);
+        e = fv__fault_hit(FV__FAULT_DEVICE_ALLOC) ? cudaErrorMemoryAllocation : cudaMalloc(&p, nbytes);
     }
     if (e == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
@@ -305,7 +374,7 @@ fv__cuda_mark_use(fv_context *ctx, const fv_array *a)
     if (!a || a->device.type != FV_DEVICE_CUDA)
         return;
     const fv_array *owner = a->base ? a->base : a;
-    if (owner->deleter != fv__cuda_free || !owner->opaque)
+    if (owner->deleter != fv__cuda_free || !owner->opaque || g_forked)
         return;   /* memory we did not allocate: its owner orders its own frees */
     fv__cuda_block *rec = owner->opaque;
     ctx = fv__ctx(ctx);
@@ -327,7 +396,7 @@ fv__cuda_free(void *ptr, void *opaque)
 
     if (!rec)
         return;
-    if (ptr) {
+    if (ptr && !g_forked) {   /* a forked child leaves the parent's memory alone */
         /* never touches the library's error state: this runs from unref */
         if (cudaGetDevice(&prev) != cudaSuccess)
             prev = -1;
@@ -341,7 +410,12 @@ fv__cuda_free(void *ptr, void *opaque)
         if (!freed) {   /* no usable event: wait for the whole device, then free */
             (void)cudaGetLastError();
             (void)cudaDeviceSynchronize();
-            (void)cudaFree(ptr);
+            /* a pool block must go back through cudaFreeAsync: cudaFree leaves it
+             * counted as in use by the pool */
+            if (rec->pooled)
+                (void)cudaFreeAsync(ptr, NULL);
+            else
+                (void)cudaFree(ptr);
         }
         if (rec->last_use)
             (void)cudaEventDestroy(rec->last_use);

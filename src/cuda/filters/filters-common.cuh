@@ -709,7 +709,7 @@ fvf_tmp_new(fv_context *ctx, int device, size_t n, fv_array **arr)
     void *p = NULL;
     void *stream = fv__cuda_stream_for(fv__ctx(ctx), device);
     *arr = NULL;
-    if (cudaMallocAsync(&p, (size_t)len, (cudaStream_t)stream) == cudaSuccess)
+    if (fv__cuda_malloc_async(&p, (size_t)len, stream) == (int)cudaSuccess)
         return fv_array_wrap(FV_UINT8, 1, &len, NULL, p, dev, fvf_tmp_free, stream, arr);
     (void)cudaGetLastError();
     return fv_array_new(ctx, FV_UINT8, 1, &len, dev, arr);

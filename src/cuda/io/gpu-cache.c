@@ -136,10 +136,12 @@ fv__gc_evict_locked(fv__gpucache_dev *d, fv__gpucache_entry *e, cudaStream_t str
     fv__gc_lru_unlink(d, e);
     d->entries--;
     d->bytes -= e->bytes;
-    if (stream)
-        (void)cudaFreeAsync(e->data, stream);
-    else
-        (void)cudaFree(e->data);
+    /* pool memory goes back with cudaFreeAsync: cudaFree of a cudaMallocAsync block
+     * left it counted as in use by the pool (an eviction by gpu_release / a capacity
+     * change leaked its tile for the process's life; test_gpu_runtime.py found it) */
+    if (!stream)
+        (void)cudaDeviceSynchronize();   /* no stream to order after: wait for every user */
+    (void)cudaFreeAsync(e->data, stream);
     (void)cudaGetLastError();
     fv__free(e);
 }
@@ -219,7 +221,7 @@ fv__gpucache_reserve(int device, uint64_t file_id, uint32_t ifd, uint64_t chunk,
         goto done;
     if (!(e = fv__calloc(1, sizeof *e)))
         goto done;
-    if (cudaMallocAsync((void **)&e->data, nbytes, (cudaStream_t)stream) != cudaSuccess) {
+    if (fv__cuda_malloc_async((void **)&e->data, nbytes, stream) != (int)cudaSuccess) {
         (void)cudaGetLastError();
         fv__free(e);
         e = NULL;

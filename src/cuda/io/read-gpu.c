@@ -126,6 +126,8 @@ void
 fv_slide_gpu_release(void)
 {
     fv__gpu_reader *list;
+    if (fv__cuda_forked())
+        return;   /* a child forked after CUDA's initialisation: the resources are the parent's */
     fv__gpucache_drop_all();
     pthread_mutex_lock(&g_pool_mu);
     list = g_pool;
@@ -221,7 +223,7 @@ fv__reader_reserve(fv__gpu_reader *r, size_t pinned, size_t scratch)
             (void)cudaFreeAsync(r->scratch, r->stream);
         r->scratch = NULL;
         r->scratch_cap = 0;
-        if ((e = cudaMallocAsync((void **)&r->scratch, cap, r->stream)) != cudaSuccess) {
+        if ((e = (cudaError_t)fv__cuda_malloc_async((void **)&r->scratch, cap, r->stream)) != cudaSuccess) {
             r->scratch = NULL;
             return fv__cuda_error("read_region: cudaMallocAsync", e);
         }
