@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include "internal.h"
 #include "alloc.h"
+#include "core/config.h"
 
 typedef struct fv__job {
     fv__range_fn fn;
@@ -58,7 +59,7 @@ fv__register_atfork(void)
 static int
 fv__detect_size(void)
 {
-    const char *env = getenv("FOVEA_NUM_THREADS");
+    const char *env = fv__env(FV__ENV_NUM_THREADS);
     if (env && *env) {
         char *end;
         long v = strtol(env, &end, 10);

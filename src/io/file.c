@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "alloc.h"
 #include "cuda/io/cuda-io.h"
+#include "core/config.h"
 
 #ifndef O_DIRECT
 #  define O_DIRECT 0
@@ -84,7 +85,7 @@ parse_flags(const char *flags, int *oflags, int *direct, int *no_gds)
 static int
 cufile_wanted_mode(void)
 {
-    const char *e = getenv("FOVEA_CUFILE");
+    const char *e = fv__env(FV__ENV_CUFILE);
     if (e && (!strcmp(e, "off") || !strcmp(e, "0") || !strcmp(e, "no")))
         return 0;
     if (e && (!strcmp(e, "compat") || !strcmp(e, "on") || !strcmp(e, "1")))

@@ -71,6 +71,7 @@
 #include <unistd.h>
 #include "cache.h"
 #include "alloc.h"
+#include "core/config.h"
 
 #define FV__SHM_MAX_PROCS 1024
 #define FV__SHM_NAME_MAX 64
@@ -855,7 +856,7 @@ fv__shm_lookup(fv__shm *s, const fv__tile_key *key, fv__tile **out)
 static void
 fv__shm_test_pause(void)
 {
-    const char *path = getenv("FOVEA_TEST_SHM_INSERT_PAUSE");
+    const char *path = fv__env(FV__ENV_TEST_SHM_INSERT_PAUSE);
     if (!path || !*path)
         return;
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

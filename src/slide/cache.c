@@ -21,6 +21,7 @@
 #include "fovea/slide.h"
 #include "cache.h"
 #include "alloc.h"
+#include "core/config.h"
 
 #define FV__CACHE_BUCKETS (1u << 16)
 #define FV__CACHE_DEFAULT ((uint64_t)256 << 20)
@@ -258,14 +259,14 @@ fv__cache_configure_locked(void)
     fv__cache.configured = 1;
     fv__cache.type = FV_CACHE_PER_PROCESS;
     fv__cache.capacity = FV__CACHE_DEFAULT;
-    const char *env = getenv("FOVEA_CACHE_BYTES");
+    const char *env = fv__env(FV__ENV_CACHE_BYTES);
     if (env && *env) {
         char *end;
         unsigned long long v = strtoull(env, &end, 10);
         if (*end == '\0')
             fv__cache.capacity = v;
     }
-    const char *shm = getenv("FOVEA_CACHE_SHM");
+    const char *shm = fv__env(FV__ENV_CACHE_SHM);
     if (shm && *shm) {
         fv__shm *s = NULL;
         if (fv__shm_attach(shm, &s) == FV_OK)

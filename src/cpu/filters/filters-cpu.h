@@ -8,6 +8,7 @@
 #include <string.h>
 #include "internal.h"
 #include "ndimage.h"
+#include "core/config.h"
 
 /* Results must not depend on the compiler fusing a * b + c (clang contracts
  * by default where FMA is available; GCC does not in ISO C mode). */
@@ -55,9 +56,8 @@ fv__cpu_avx2(void)
     static atomic_int have = -1;
     int h = atomic_load_explicit(&have, memory_order_relaxed);
     if (h < 0) {
-        const char *no = getenv("FOVEA_NO_AVX2");   /* tests reach the SSE2 kernels with it */
-        __builtin_cpu_init();
-        h = __builtin_cpu_supports("avx2") && !(no && *no && *no != '0') ? 1 : 0;
+        __builtin_cpu_init();   /* FOVEA_NO_AVX2=1: tests reach the SSE2 kernels */
+        h = __builtin_cpu_supports("avx2") && !fv__env_flag(FV__ENV_NO_AVX2) ? 1 : 0;
         atomic_store_explicit(&have, h, memory_order_relaxed);
     }
     return h;

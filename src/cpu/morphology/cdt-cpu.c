@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "morphology-cpu.h"
+#include "core/config.h"
 
 typedef struct fv__cdt_elem {
     int64_t delta[FV_MAX_NDIM];
@@ -338,7 +339,7 @@ fv__cpu_cdt(fv_context *ctx, const fv__op_args *a)
      * chessboard ones with 2 threads or more (on one thread the deques' branches
      * cost ~1.3x the passes' time in 2-d, as much in 3-d); FOVEA_CDT_PATH=passes /
      * axes forces one */
-    const char *env = getenv("FOVEA_CDT_PATH");
+    const char *env = fv__env(FV__ENV_CDT_PATH);
     const int force_passes = env && strcmp(env, "passes") == 0, force_axes = env && strcmp(env, "axes") == 0;
     int64_t ext = 1;
     for (int d = 0; d < nd; d++)

@@ -30,6 +30,7 @@
 #include <string.h>
 #include "internal.h"
 #include "ops/morphology/skmorphology-kernels.h"
+#include "core/config.h"
 
 #define FV__LT_max(a, b) ((a) < (b))
 #define FV__LT_min(a, b) ((a) > (b))
@@ -263,12 +264,11 @@ fv__cpu_local_maxima(fv_context *ctx, const fv__op_args *a)
             found = off[q] == -off[k];
         sym = found;
     }
-    const char *env = getenv("FOVEA_LMAX_SERIAL");
     const int64_t len = in->shape[nd - 1], rows = size / len;
     /* blocks (rowdef non-NULL) with a symmetric footprint and threads to run them;
      * without memory for rowdef, the sequential flood */
     uint8_t *rowdef = NULL;
-    if (sym && !(env && *env && strcmp(env, "0") != 0) && fv_context_threads(ctx) > 1)
+    if (sym && !fv__env_flag(FV__ENV_LMAX_SERIAL) && fv_context_threads(ctx) > 1)
         rowdef = calloc((size_t)rows, 1);
     /* rows per block: about 4 blocks per thread (the pool's split), at least 64 Ki
      * pixels each, so that few plateaus are deferred */

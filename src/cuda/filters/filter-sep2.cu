@@ -60,6 +60,7 @@
 #include <type_traits>
 
 #include "filters-common.cuh"
+#include "core/config.h"
 
 extern "C" fv_status fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guard);
 
@@ -1510,7 +1511,7 @@ fvs_strip_go(fvs_job *j)
 {
     typedef fvt_geo<S> g;
     fvs_args t = j->t;
-    if (t.sc_in != (int)sizeof(float) || t.sc_out != (int)sizeof(float) || getenv("FOVEA_SEP_NOSTRIP"))
+    if (t.sc_in != (int)sizeof(float) || t.sc_out != (int)sizeof(float) || fv__env_flag(FV__ENV_SEP_NOSTRIP))
         return FV__SEP2_DECLINED;
     const int th = fvt_rows(t.nr, g::G, FVT_ROWS, (int64_t)((t.nc + g::TQ - 1) / g::TQ) * j->nbatch, j->sms);
     const size_t smem = t.pd ? fvt_geo_pd<S>::smem(th) : g::smem(th);
@@ -1545,7 +1546,7 @@ template <typename T1, typename ACC1, typename TM, typename ACC2> struct fvs_spe
 template <> struct fvs_spec<float, float, float, float> {
     static fv_status run(fvs_job *j)
     {
-        if (j->t.p1.size != j->t.p2.size || getenv("FOVEA_SEP_NOSPEC"))
+        if (j->t.p1.size != j->t.p2.size || fv__env_flag(FV__ENV_SEP_NOSPEC))
             return FV__SEP2_DECLINED;
         fv_status st;
         switch (j->t.p1.size) {
@@ -1674,7 +1675,7 @@ fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream, int
             th = h;
         }
     }
-    const char *eth = getenv("FOVEA_SEP_TH");
+    const char *eth = fv__env(FV__ENV_SEP_TH);
     if (eth && atoi(eth) > 0)
         th = atoi(eth) < steps ? atoi(eth) : steps;
     t.th = (int)th;
@@ -1717,7 +1718,7 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     fv_array *flagbuf = NULL;
 
     ctx = fv__ctx(ctx);
-    if (!f || in->ndim < 1 || in->ndim != out->ndim || getenv("FOVEA_SEP_NOSTRIP"))
+    if (!f || in->ndim < 1 || in->ndim != out->ndim || fv__env_flag(FV__ENV_SEP_NOSTRIP))
         return FV__SEP2_DECLINED;
     const int nd = in->ndim, ax = f->axis, cd = nd - 1;   /* the pass axis; the columns: the last axis */
     const int row = ax == cd;                             /* along the lines: fvs_k_row1 */
@@ -1730,7 +1731,7 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
      * 3840x2160: 25.2 us, against 26.8 with 4 and 42.3 with 16; 8192^2: 139, 149,
      * 159); FOVEA_SEP_ROWVB=4, 8 or 16 chooses */
     int vb = u8 ? 8 : 0;
-    const char *evb = getenv("FOVEA_SEP_ROWVB");
+    const char *evb = fv__env(FV__ENV_SEP_ROWVB);
     if (vb && evb && (atoi(evb) == 4 || atoi(evb) == 8 || atoi(evb) == 16))
         vb = atoi(evb);
     const int64_t esz = u8 ? 1 : (int64_t)sizeof(float);
@@ -1760,7 +1761,7 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
      * chunks where the chosen ones do not fit), centred windows along the lines */
     if (row && vb && !fvs_chunks_fit(in, out, vb))
         vb = 4;
-    if (row && (!fvs_chunks_fit(in, out, vb ? vb : 16) || t.p1.left != S / 2 || getenv("FOVEA_SEP_NOROW")))
+    if (row && (!fvs_chunks_fit(in, out, vb ? vb : 16) || t.p1.left != S / 2 || fv__env_flag(FV__ENV_SEP_NOROW)))
         return FV__SEP2_DECLINED;
     const int ra = row ? nd - 2 : ax;   /* the axis of t.nr: the rows' (-1: one line) */
     t.nr = ra >= 0 ? (int)in->shape[ra] : 1;
@@ -1772,9 +1773,9 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     if (nbatch > INT32_MAX)
         return FV__SEP2_DECLINED;
     if (u8) {   /* filter1d's float accumulation for 8-bit data: exact float sums, or checked ones */
-        if (getenv("FOVEA_F1D_NOEXACTF") || getenv("FOVEA_F1D_NOCHK"))
+        if (fv__env_flag(FV__ENV_F1D_NOEXACTF) || fv__env_flag(FV__ENV_F1D_NOCHK))
             return FV__SEP2_DECLINED;
-        if (getenv("FOVEA_SEP_NOU8"))   /* FOVEA_SEP_NOU8=1: the tile kernels */
+        if (fv__env_flag(FV__ENV_SEP_NOU8))   /* FOVEA_SEP_NOU8=1: the tile kernels */
             return FV__SEP2_DECLINED;
         if (!fvf_float_exact(dt, dt, t.p1.kind, f->weights, S, f->mode, f->cval)) {
             t.chk = t.p1.kind == FVK_AUTO ? -(float)fvf_checked_vmax(dt, dt, t.p1.kind, S, f->mode, f->cval)
@@ -1860,7 +1861,7 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
         !fvs_pass_fill(&j.t.p2, &sp->pass[1], mid, out->dtype, 0))
         return FV__SEP2_DECLINED;
     /* exact in float: the results are the double kernels' (FOVEA_F1D_NOEXACTF=1: off) */
-    j.fexact = mid == idt && getenv("FOVEA_F1D_NOEXACTF") == NULL &&
+    j.fexact = mid == idt && !fv__env_flag(FV__ENV_F1D_NOEXACTF) &&
                fvf_float_exact(in->dtype, mid, j.t.p1.kind, j.t.p1.w, j.t.p1.size, j.t.p1.mode, j.t.p1.cval) &&
                fvf_float_exact(mid, out->dtype, j.t.p2.kind, j.t.p2.w, j.t.p2.size, j.t.p2.mode, j.t.p2.cval);
     /* geometry: 32-bit byte offsets, q the denser axis */
@@ -1890,7 +1891,7 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     j.t.ntiles = (int64_t)j.t.ntr * j.t.ntc * nbatch;
     j.t.odt = (int)out->dtype;
     {   /* FOVEA_SEP_NOVEC=1: element by element loads and stores (for timing comparisons) */
-        const int vec = getenv("FOVEA_SEP_NOVEC") == NULL;
+        const int vec = !fv__env_flag(FV__ENV_SEP_NOVEC);
         const int64_t spo = j.t.sr_out, sri = j.t.sr_in;
         j.t.fast = vec && (sri < 0 ? -sri : sri) % 16 == 0;
         j.t.vstore = vec && (spo < 0 ? -spo : spo) % 16 == 0 && ((uintptr_t)out->data & 15) == 0;

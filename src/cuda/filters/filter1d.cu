@@ -42,6 +42,7 @@
 #include <stdlib.h>
 
 #include "filters-common.cuh"
+#include "core/config.h"
 
 /* the sliding window's kinds (filters-common.cuh) */
 enum {
@@ -1036,7 +1037,7 @@ fvf_launch_tile(const fvf_job *j, const fvf_plan *pl, uint8_t *nanflags)
     t.nta = (j->g.n + pl->ta - 1) / pl->ta;
     t.ntc = (j->g.nc + (1 << pl->tcl2) - 1) >> pl->tcl2;
     t.ntiles = t.nta * t.ntc * j->g.nbatch;
-    if (pl->v2 && getenv("FOVEA_F1D_NOVEC") == NULL) {   /* FOVEA_F1D_NOVEC=1: element by element */
+    if (pl->v2 && !fv__env_flag(FV__ENV_F1D_NOVEC)) {   /* FOVEA_F1D_NOVEC=1: element by element */
         const fvf_geom *g = &j->g;
         const int64_t es = (int64_t)sizeof(T), L = pl->ta + j->size - 1;
         if (g->row) {   /* lines contiguous, the same misalignment on every line of a tile */
@@ -1304,11 +1305,11 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
         /* float accumulators: float32 outputs, and where float is exact
          * (FOVEA_F1D_NOEXACTF=1: the double accumulator there) */
         int accf = fvf_acc_float(in->dtype, out->dtype) ||
-                   (getenv("FOVEA_F1D_NOEXACTF") == NULL &&
+                   (!fv__env_flag(FV__ENV_F1D_NOEXACTF) &&
                     fvf_float_exact(in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval));
         /* 8-bit data, other weights: float sums checked against e, the few
          * uncertain outputs in double (FOVEA_F1D_NOCHK=1: double throughout) */
-        if (!accf && getenv("FOVEA_F1D_NOCHK") == NULL) {
+        if (!accf && !fv__env_flag(FV__ENV_F1D_NOCHK)) {
             j.chk = fvf_float_checked(in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval);
             /* device weights: the kernel bounds them (all outputs again in double where the
              * bound fails, kept to 16 bits: 8/16-bit and bool outputs only) */

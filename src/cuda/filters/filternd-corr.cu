@@ -27,6 +27,7 @@
  * outside the footprint) is skipped, never added as 0 * x (inf and NaN data,
  * the sign of a zero sum). The result goes through fvf_store_nd. */
 #include "filternd-common.cuh"
+#include "core/config.h"
 
 #define FVF_CT_BX 32                        /* threads along x, one column each */
 #define FVF_CT_BY 4                         /* threads along y */
@@ -109,8 +110,7 @@ static int
 fvf_corr_tile_k(const fvf_ndjob *j)
 {
     const fvf_ndprep *p = j->prep;
-    const char *env = getenv("FOVEA_CORR_UNTILED");
-    if ((env && *env && strcmp(env, "0")) || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
+    if (fv__env_flag(FV__ENV_CORR_UNTILED) || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
         return 0;
     int64_t m = p->dmax[0] - p->dmin[0] + 1, m1 = p->dmax[1] - p->dmin[1] + 1;
     if (m1 > m)

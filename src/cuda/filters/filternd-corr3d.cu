@@ -28,6 +28,7 @@
  * (|w| <= DBL_EPSILON, NaN, or outside the footprint) is skipped, never added
  * as 0 * x. The result goes through fvf_store_nd. */
 #include "filternd-common.cuh"
+#include "core/config.h"
 
 #define FVF_C3_BX 32                        /* threads along x, one column each */
 #define FVF_C3_BY 8                         /* threads along y */
@@ -115,8 +116,7 @@ static int
 fvf_corr3d_k(const fvf_ndjob *j)
 {
     const fvf_ndprep *p = j->prep;
-    const char *env = getenv("FOVEA_CORR_UNTILED");
-    if ((env && *env && strcmp(env, "0")) || p->ndim != 3 || j->in->ndim != 3 || !j->fits32)
+    if (fv__env_flag(FV__ENV_CORR_UNTILED) || p->ndim != 3 || j->in->ndim != 3 || !j->fits32)
         return 0;
     int64_t m = 0;
     for (int d = 0; d < 3; d++)

@@ -35,6 +35,7 @@
  *    among equal values (-0.0, +0.0) the first stays: the generic kernel's
  *    bits. The result is stored from double through fvf_store_nd. */
 #include "filternd-common.cuh"
+#include "core/config.h"
 
 #define FVF_MT_BX 32                        /* threads along x, one column each */
 #define FVF_MT_BY 4                         /* threads along y */
@@ -193,8 +194,7 @@ static int
 fvf_minmax_tile_k(const fvf_ndjob *j, int has_st)
 {
     const fvf_ndprep *p = j->prep;
-    const char *env = getenv("FOVEA_MINMAX_UNTILED");
-    if ((env && *env && strcmp(env, "0")) || has_st || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
+    if (fv__env_flag(FV__ENV_MINMAX_UNTILED) || has_st || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
         return 0;
     int64_t m = p->dmax[0] - p->dmin[0] + 1, m1 = p->dmax[1] - p->dmin[1] + 1;
     if (m1 > m)

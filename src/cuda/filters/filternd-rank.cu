@@ -631,6 +631,7 @@ fvf_k_rank_tile(fvf_rtargs a)
  * with a zero selected: scipy's quickselect on scipy's buffer (the window in C
  * order), as in the 2-D path. */
 #include "rank3d-net.h"
+#include "core/config.h"
 
 #define FVF_R3_BX 32
 #define FVF_R3_BY 8
@@ -857,8 +858,7 @@ static int
 fvf_rank_tile_k(const fvf_ndjob *j)
 {
     const fvf_ndprep *p = j->prep;
-    const char *env = getenv("FOVEA_RANK_UNTILED");
-    if ((env && *env && strcmp(env, "0")) || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
+    if (fv__env_flag(FV__ENV_RANK_UNTILED) || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
         return 0;
     int64_t k = p->dmax[0] - p->dmin[0] + 1;
     if ((k != 3 && k != 5) || p->dmax[1] - p->dmin[1] + 1 != k || p->count != k * k)
@@ -893,8 +893,7 @@ static int
 fvf_rank_tile3_ok(const fvf_ndjob *j)
 {
     const fvf_ndprep *p = j->prep;
-    const char *env = getenv("FOVEA_RANK_UNTILED");
-    if ((env && *env && strcmp(env, "0")) || p->ndim != 3 || j->in->ndim != 3 || !j->fits32)
+    if (fv__env_flag(FV__ENV_RANK_UNTILED) || p->ndim != 3 || j->in->ndim != 3 || !j->fits32)
         return 0;
     for (int d = 0; d < 3; d++)
         if (p->dmax[d] - p->dmin[d] + 1 != 3)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include "cuda/common.cuh"
 #include "ops/filters/gradnorm-kernels.h"
+#include "core/config.h"
 
 template <typename T> struct fv_cu_gn;
 template <> struct fv_cu_gn<float> {
@@ -189,7 +190,7 @@ fv_cu_gn_run(const fv__gradnorm_job *j, const fv_cu_exec *x)
     for (int k = 1; k < nops && dense; k++)
         dense = (uintptr_t)j->ptr[k] % 16 == mis;
     /* FOVEA_GRADNORM_NOVEC=1: the element-wise kernel for everything (timing comparisons, tests) */
-    if (dense && getenv("FOVEA_GRADNORM_NOVEC") == NULL) {
+    if (dense && !fv__env_flag(FV__ENV_GRADNORM_NOVEC)) {
         fv_cu_gn_dense a;
         memset(&a, 0, sizeof a);
         for (int k = 0; k < nops; k++)

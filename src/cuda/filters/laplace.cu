@@ -30,6 +30,7 @@
 
 #include "filters-common.cuh"
 #include "ops/filters/laplace-kernels.h"
+#include "core/config.h"
 
 #define FV_CU_LAP_MINROW 128   /* shorter rows go to the strided kernel */
 #define FV_CU_LAP_ROWS_Y 65535 /* grid rows (blockIdx.y) at most; more rows loop */
@@ -322,7 +323,7 @@ static fv_status
 fv_cu_lap_run(const fv__laplace_job *j, const fv_cu_exec *x)
 {
     const int64_t isz = (int64_t)sizeof(T), osz = (int64_t)fv_dtype_size((fv_dtype)j->odtype);
-    const bool rows = getenv("FOVEA_LAPLACE_GENERIC") == NULL && j->shape[j->ndim - 1] >= FV_CU_LAP_MINROW &&
+    const bool rows = !fv__env_flag(FV__ENV_LAPLACE_GENERIC) && j->shape[j->ndim - 1] >= FV_CU_LAP_MINROW &&
                       fv_cu_lap_c_order(j, j->istrides, isz) && fv_cu_lap_c_order(j, j->ostrides, osz);
     bool fits32;
     if (rows)   /* offsets are flat index * item size */

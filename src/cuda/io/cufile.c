@@ -26,6 +26,7 @@
 #include "dl.h"
 #include "cuda/cuda-kernels.h"
 #include "cuda/io/cuda-io.h"
+#include "core/config.h"
 
 #ifdef FOVEA_HAVE_CUFILE_H
 
@@ -56,7 +57,7 @@ cf_err(CUfileError_t s)
 static void *
 cf_load(char *why, size_t why_len)
 {
-    const char *env = getenv("FOVEA_CUFILE_LIBRARY");
+    const char *env = fv__env(FV__ENV_CUFILE_LIBRARY);
     const char *names[] = {env, "libcufile.so.0", "libcufile.so", "/usr/local/cuda/lib64/libcufile.so.0",
                            "/usr/local/cuda/targets/x86_64-linux/lib/libcufile.so.0",
                            "/usr/local/cuda/targets/sbsa-linux/lib/libcufile.so.0"};

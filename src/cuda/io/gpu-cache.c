@@ -11,6 +11,7 @@
 #include "fovea/slide.h"
 #include "cuda/cuda-kernels.h"
 #include "cuda/io/gpu-cache.h"
+#include "core/config.h"
 
 #define FV__GPUCACHE_DEFAULT ((uint64_t)1 << 30)
 #define FV__GPUCACHE_DEVICES 64
@@ -49,7 +50,7 @@ fv__gc_configure_locked(void)
         return;
     g.configured = 1;
     g.capacity = FV__GPUCACHE_DEFAULT;
-    const char *env = getenv("FOVEA_GPU_CACHE_BYTES");
+    const char *env = fv__env(FV__ENV_GPU_CACHE_BYTES);
     if (env && *env) {
         char *end;
         unsigned long long v = strtoull(env, &end, 10);

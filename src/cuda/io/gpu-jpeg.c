@@ -251,6 +251,7 @@ check_entropy(const uint8_t *data, size_t len, size_t pos)
 #include <nvjpeg.h>
 
 #include "cuda/cuda-kernels.h"
+#include "core/config.h"
 
 #define FV__GJ_MAX_DEVICES 64
 
@@ -304,7 +305,7 @@ load_once(void)
 {
     const char *names[4];
     char home_path[512];
-    const char *home = getenv("CUDA_HOME");
+    const char *home = fv__env(FV__ENV_CUDA_HOME);
     void *lib = NULL;
     char first_err[256] = "";
     int nn = 0;
@@ -434,7 +435,7 @@ device_handle(int device, int which, nvjpegHandle_t *h, nvjpegBackend_t *be)
         /* FOVEA_NVJPEG_BACKEND=hybrid (or default) skips the hardware engine: its
          * writes are invisible to compute-sanitizer's initcheck, and it helps
          * telling a hardware-decoder problem from ours */
-        const char *env = which ? NULL : getenv("FOVEA_NVJPEG_BACKEND");
+        const char *env = which ? NULL : fv__env(FV__ENV_NVJPEG_BACKEND);
         if (env && (!strcmp(env, "hybrid") || !strcmp(env, "gpu_hybrid"))) {
             order = order1;
             norder = 2;

@@ -34,6 +34,7 @@
 #include "cuda/measure/union-find.cuh"
 #include "ops/measure/label-kernels.h"
 #include "ops/measure/regionprops-kernels.h"
+#include "core/config.h"
 
 typedef struct fv_cu_label_geom {
     int nd;
@@ -511,8 +512,7 @@ fv_cu_flood_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, cons
     fv_cu_label_buf pb = {NULL, NULL}, gb = {NULL, NULL};
     /* path halving in the merge: one big component (the background of
      * binary_fill_holes) makes long chains; FOVEA_FLOOD_NOHALVE=1 for comparisons */
-    const char *nh = getenv("FOVEA_FLOOD_NOHALVE");
-    const bool halve = !(nh && *nh && *nh != '0');
+    const bool halve = !fv__env_flag(FV__ENV_FLOOD_NOHALVE);
     cudaError_t e;
     fv_status st;
 

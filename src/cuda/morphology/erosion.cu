@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include "cuda/morphology/morphology-cuda.cuh"
 #include "cuda/morphology/erosion-tile.h"
+#include "core/config.h"
 
 typedef struct fv_cu_ero_geom {
     int nd;
@@ -149,8 +150,7 @@ fv_cu_ero_byte_dtype(int dt)
 static int
 fv_cu_ero_generic_forced(void)
 {
-    const char *env = getenv("FOVEA_ERO_GENERIC");
-    return env && *env && strcmp(env, "0") != 0;
+    return fv__env_flag(FV__ENV_ERO_GENERIC);
 }
 
 /* (z, y, x) strides of arr (nd 1..3), 0 along axes of extent 1; 0 when the last

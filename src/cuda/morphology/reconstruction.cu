@@ -24,6 +24,7 @@
 #include "cuda/common.cuh"
 #include "ops/morphology/skmorphology-kernels.h"
 #include "ops/morphology/rec-scan.h"
+#include "core/config.h"
 
 /* Image shape and C-contiguous strides (elements), passed by value. */
 typedef struct fv_cu_shape {
@@ -493,9 +494,8 @@ fv__cuda_reconstruction(fv_context *ctx, const fv__op_args *a)
     /* 2-D with every neighbour in the 3 x 3 box (extents < 2^31): the tile pass
      * instead of the sweep; FOVEA_REC_NOTILE=1 keeps the sweep (for comparisons) */
     {
-        const char *nt = getenv("FOVEA_REC_NOTILE");
         int tile = nd == 2 && c.g.n[0] < INT32_MAX - FV_CU_REC_T && c.g.n[1] < INT32_MAX - FV_CU_REC_T &&
-                   !(nt && *nt && *nt != '0');
+                   !fv__env_flag(FV__ENV_REC_NOTILE);
         c.src = 0;
         for (int k = 0; tile && k < p->nnb; k++) {
             const int64_t sy = -p->nb[2 * k], sx = -p->nb[2 * k + 1];

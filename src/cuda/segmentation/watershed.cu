@@ -70,6 +70,7 @@
 #include "cuda/common.cuh"
 #include "ops/segmentation/watershed-kernels.h"
 #include "ops/segmentation/watershed-relax.h"
+#include "core/config.h"
 
 #define FV_WS_ROUNDS 8            /* Jacobi rounds between convergence checks */
 #define FV_WS_TILE_ROUNDS 4       /* tiled rounds between convergence checks */
@@ -325,8 +326,7 @@ static int
 fv_cu_ws_tiling(const fv_array *out, const fv__watershed_params *p, fv_cu_ws_tiles *t, int *box)
 {
     int steps[FV_WS_MAXNB][3];
-    const char *env = getenv("FOVEA_WS_UNTILED");
-    if ((env && *env && strcmp(env, "0")) || p->nnb < 1 || p->nnb > FV_WS_MAXNB ||
+    if (fv__env_flag(FV__ENV_WS_UNTILED) || p->nnb < 1 || p->nnb > FV_WS_MAXNB ||
         !fv__ws_grid_steps(p->ndim, p->strides, p->pad, p->nb, p->nnb, steps))
         return 0;
     memset(t, 0, sizeof *t);

@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "ndimage.h"
 #include "ops/filters/filters-ops.h"
+#include "core/config.h"
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF   /* the Gaussian kernel's arithmetic as numpy's */
@@ -172,8 +173,7 @@ fv__symmetry(const double *w, int64_t n)
 static int
 fv__sep_unfused(void)
 {
-    const char *e = getenv("FOVEA_SEP_UNFUSED");
-    return e && *e && strcmp(e, "0") != 0;
+    return fv__env_flag(FV__ENV_SEP_UNFUSED);
 }
 
 /* Run passes[0..k) one after the other, in -> out: every pass reads what the

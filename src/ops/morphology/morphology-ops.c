@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "ndimage.h"
 #include "ops/measure/label-kernels.h"
+#include "core/config.h"
 
 /* ---- shared checks ------------------------------------------------------------ */
 
@@ -70,8 +71,7 @@ fv__flood_eligible(const fv__binary_erosion_params *p, int iterations, int cit)
     for (int64_t c = 0; c < ssize / 2; c++)
         if ((p->structure[c] != 0) != (p->structure[ssize - 1 - c] != 0))
             return 0;
-    const char *e = getenv("FOVEA_NO_FLOOD");
-    return !(e && *e && *e != '0');
+    return !fv__env_flag(FV__ENV_NO_FLOOD);
 }
 
 /* a is a C-contiguous array of one-byte items (bool, uint8, int8): the kernels
