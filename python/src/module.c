@@ -28,8 +28,7 @@ PyObject *fvpy_cache_attach_shared(PyObject *self, PyObject *name);
 /* Defined in runtime.c: fault points and run-time diagnostics for the tests. */
 PyObject *fvpy_fault_arm(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_fault_stats(PyObject *self, PyObject *arg);
-PyObject *fvpy_cuda_pool_used(PyObject *self, PyObject *arg);
-PyObject *fvpy_cuda_pool_trim(PyObject *self, PyObject *arg);
+PyObject *fvpy_cuda_pool(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_loaded_libraries(PyObject *self, PyObject *unused);
 /* Defined in color.c: the colour conversions of fovea.skimage.color. */
 PyObject *fvpy_color_convert(PyObject *self, PyObject *args, PyObject *kw);
@@ -362,12 +361,10 @@ static PyMethodDef fvpy_methods[] = {
      "only, k > 0 the k-th attempt from now fails (all: and every later one). Tests only."},
     {"_fault_stats", fvpy_fault_stats, METH_O,
      "_fault_stats(which)\n--\n\n(attempts, failures) at a fault point since it was armed."},
-    {"_cuda_pool_used", fvpy_cuda_pool_used, METH_O,
-     "_cuda_pool_used(device)\n--\n\nBytes in use from the device's stream-ordered pool after a "
-     "synchronisation (-1: unknown): a leak check for tests."},
-    {"_cuda_pool_trim", fvpy_cuda_pool_trim, METH_O,
-     "_cuda_pool_trim(device)\n--\n\nGive the memory fovea's stream-ordered pool keeps for reuse on device "
-     "back to the driver (after a synchronisation)."},
+    {"_cuda_pool", FVPY_KW(fvpy_cuda_pool),
+     "_cuda_pool(device, trim=False)\n--\n\nBytes in use from fovea's stream-ordered pool on device after a "
+     "synchronisation (-1: unknown), a leak check for tests; trim: first give the memory the pool keeps for "
+     "reuse back to the driver."},
     {"_loaded_libraries", fvpy_loaded_libraries, METH_NOARGS,
      "_loaded_libraries()\n--\n\nThe shared libraries fovea loaded at run time (nvJPEG, cuFile): name, the "
      "candidate that loaded, its file and the dlopen flags."},

@@ -48,35 +48,27 @@ fvpy_fault_stats(PyObject *self, PyObject *arg)
     return Py_BuildValue("(LL)", (long long)fv__fault_count(which), (long long)fv__fault_failures(which));
 }
 
-/* _cuda_pool_used(device) -> bytes in use from fovea's stream-ordered pool (after a
- * device synchronisation), or -1 */
+/* _cuda_pool(device, trim=False) -> bytes in use from fovea's stream-ordered pool
+ * after a device synchronisation (-1: unknown); trim first gives the memory the pool
+ * keeps for reuse back to the driver */
 PyObject *
-fvpy_cuda_pool_used(PyObject *self, PyObject *arg)
+fvpy_cuda_pool(PyObject *self, PyObject *args, PyObject *kw)
 {
-    int device = PyLong_AsLong(arg);
-    int64_t used;
-    if (device == -1 && PyErr_Occurred())
+    static char *kwlist[] = {"device", "trim", NULL};
+    int device, trim = 0;
+    fv_status st = FV_OK;
+    int64_t used = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "i|p:_cuda_pool", kwlist, &device, &trim))
         return NULL;
     Py_BEGIN_ALLOW_THREADS
-    used = fv__cuda_pool_used(device);
-    Py_END_ALLOW_THREADS
-    return PyLong_FromLongLong((long long)used);
-}
-
-/* _cuda_pool_trim(device): the pool's kept memory back to the driver */
-PyObject *
-fvpy_cuda_pool_trim(PyObject *self, PyObject *arg)
-{
-    int device = PyLong_AsLong(arg);
-    fv_status st;
-    if (device == -1 && PyErr_Occurred())
-        return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv__cuda_pool_trim(device);
+    if (trim)
+        st = fv__cuda_pool_trim(device);
+    if (st == FV_OK)
+        used = fv__cuda_pool_used(device);
     Py_END_ALLOW_THREADS
     if (st != FV_OK)
         return fvpy_raise(st);
-    Py_RETURN_NONE;
+    return PyLong_FromLongLong((long long)used);
 }
 
 /* _loaded_libraries() -> [{'what', 'requested', 'path', 'flags': ['RTLD_NOW', 'RTLD_LOCAL']}] */

@@ -302,7 +302,7 @@ def _pool_used(release=False):
     gc.collect()
     if release:
         _fovea.gpu_release()
-    return _fovea._cuda_pool_used(0)
+    return _fovea._cuda_pool(0)
 
 
 def _inject_every(fn, ref, name, release=False):
@@ -394,7 +394,7 @@ def test_device_out_of_memory_with_the_card_full(cp, rng):
     cp.cuda.Device().synchronize()
     pool = cp.get_default_memory_pool()
     base = _pool_used()
-    _fovea._cuda_pool_trim(0)   # what fovea's pool keeps for reuse would let it dodge the shortage
+    _fovea._cuda_pool(0, trim=True)   # what fovea's pool keeps for reuse would let it dodge the shortage
     pool.free_all_blocks()      # and so would CuPy's cached blocks
     hog = []
     raised = {}
