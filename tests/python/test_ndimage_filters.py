@@ -962,3 +962,18 @@ def test_convolve1d_device_weights_complex_and_origins(cp, rng, n):
     assert_close(got, sn.convolve1d(x.astype(np.complex64), wc, axis=1))
     with pytest.raises(ValueError, match="origin"):
         ndi.convolve1d(xd, cp.asarray(w), origin=n)
+
+
+@pytest.mark.parametrize("dtype", [">f4", ">f8", ">i2", ">u2", ">i4", ">u8"])
+@pytest.mark.parametrize("fn,args", [("median_filter", (3,)), ("gaussian_filter", (1.5,)),
+                                     ("uniform_filter", (4,)), ("maximum_filter", (3,)),
+                                     ("sobel", ()), ("grey_dilation", ((3, 3),))])
+def test_byte_swapped_input(rng, dtype, fn, args):
+    # big-endian data is worked on as a native copy, as scipy does (its results are native)
+    native = random_array(rng, (13, 17), np.dtype(dtype).newbyteorder("="), lo=0, hi=1000)
+    swapped = native.astype(dtype)
+    got = getattr(ndi, fn)(swapped, *args)
+    want = getattr(sn, fn)(swapped, *args)
+    assert got.dtype == want.dtype and got.dtype.isnative
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, getattr(ndi, fn)(native, *args))

@@ -278,6 +278,10 @@ class Call:
             w = np.asarray(x)
         else:  # torch, fovea.Array, any other DLPack producer
             w = None
+        if w is not None and k != "cupy" and not w.dtype.isnative:
+            # byte-swapped (big-endian) data: the kernels read native values, so a native
+            # copy is worked on (scipy does the same; its results are native too)
+            w = w.astype(w.dtype.newbyteorder("="))
         if w is None or k == "cupy":
             self.device, w = self._view(x, k)
         else:
