@@ -506,3 +506,20 @@ def test_torch_cuda_without_cupy(torch_cuda, rng, monkeypatch):
         assert_close(got.cpu().numpy(), getattr(sn, name)(x, **kw), name)
     with pytest.raises(ImportError, match="binary_fill_holes"):
         ndi.binary_fill_holes(t)
+
+
+@pytest.mark.parametrize("value", [0, 1, 2.5])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float32", "float64"])
+@pytest.mark.parametrize("fn", ["binary_erosion", "binary_dilation", "binary_propagation", "binary_opening",
+                                "binary_closing", "binary_fill_holes"])
+def test_binary_zero_dim(fn, dtype, value):
+    # a 0-d array is one element with no neighbours, as in scipy
+    x = np.array(value).astype(dtype)
+    got, want = getattr(ndi, fn)(x), getattr(sn, fn)(x)
+    assert got.shape == () and got.dtype == want.dtype
+    assert got == want
+    if fn in ("binary_erosion", "binary_dilation"):
+        for kw in ({"border_value": 1}, {"iterations": 3}, {"mask": np.array(False)}):
+            np.testing.assert_array_equal(getattr(ndi, fn)(x, **kw), getattr(sn, fn)(x, **kw))
+        with pytest.raises(RuntimeError, match="same dimensionality"):
+            getattr(ndi, fn)(x, structure=np.ones(3, bool))

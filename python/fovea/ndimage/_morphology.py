@@ -128,6 +128,12 @@ def _binary_erosion(name, input, structure, iterations, mask, output, border_val
     target = out
     if np.dtype(out.dtype).kind not in "biu":  # the C library writes 0/1 into bool and integers
         target = c.empty(x.shape, bool)
+    if ndim == 0:
+        # one element, no neighbours: the structure's centre alone decides, and it is
+        # set (cit), so every pass keeps the element as it is, masked or not (scipy);
+        # the kernels take ndim >= 1
+        c.assign(out, c.need_xp().asarray(x != 0))
+        return c, out
     st = np.ascontiguousarray(structure, dtype=np.uint8)
     args = (bool(border_value), tuple(int(o) for o in origin), bool(invert))
     if (mask is not None and iterations != 1 and cit and not brute_force
