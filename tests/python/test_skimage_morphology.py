@@ -558,3 +558,17 @@ def test_strided_inputs(xp, rng):
         binary = view > 25
         same(xp.get(fm.thin(xp.put(binary))), sk.thin(binary))
         same(xp.get(fm.medial_axis(xp.put(binary), rng=2)), sk.medial_axis(binary, rng=2))
+
+
+@pytest.mark.parametrize("func,old", [("remove_small_objects", "min_size"), ("remove_small_holes", "area_threshold")])
+def test_deprecated_threshold_warns_before_refusing_both(func, old):
+    # skimage 0.26's decorator: the FutureWarning comes first, then the ValueError for both names
+    img = np.zeros((6, 7), bool)
+    img[1, 1:4] = True
+    fn = getattr(fm, func)
+    with pytest.warns(FutureWarning, match=f"Parameter `{old}` is deprecated"):
+        with pytest.raises(ValueError, match="avoid conflicting values"):
+            fn(img, **{old: 3}, max_size=3)
+    with pytest.warns(FutureWarning, match=f"Parameter `{old}` is deprecated"):
+        with pytest.raises(ValueError, match="avoid conflicting values"):
+            fn(img, 3, max_size=3)

@@ -34,11 +34,7 @@ _NOTE = (
 
 
 def _deprecated(old, func, max_size):
-    if max_size is not _MAX_SIZE:
-        raise ValueError(
-            f"Both deprecated parameter `{old}` and new parameter `max_size` are used. Use only the latter "
-            "to avoid conflicting values."
-        )
+    # skimage's decorator warns first, then refuses both names at once
     warnings.warn(
         f"Parameter `{old}` is deprecated since version 0.26.0 and will be removed in 2.0.0 (or later). To "
         f"avoid this warning, please use the parameter `max_size` instead. For more details, see the "
@@ -46,6 +42,11 @@ def _deprecated(old, func, max_size):
         FutureWarning,
         stacklevel=3,
     )
+    if max_size is not _MAX_SIZE:
+        raise ValueError(
+            f"Both deprecated parameter `{old}` and new parameter `max_size` are used. Use only the latter "
+            "to avoid conflicting values."
+        )
 
 
 def _check_dtype_supported(ar):
