@@ -420,3 +420,22 @@ def test_remove_small_objects(xp, rng):
         fmo.remove_small_objects(xp.put(np.array([[-1, 2], [2, 3]])))
     with pytest.raises(TypeError, match="out dtype"):
         fmo.remove_small_holes(xp.put(b), out=xp.put(np.zeros(b.shape, np.uint8)))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+def test_relabel_sequential_past_the_int64_maximum(dtype):
+    # offsets near the int64 maximum: distinct uint64 labels in order (an arange of Python
+    # ints past int64 is float64, which made every label the same)
+    from fovea.skimage.segmentation import relabel_sequential, join_segmentations
+
+    imax = np.iinfo(np.int64).max
+    labels = np.array([0, 1, imax, 42, 42, 7], dtype=dtype)
+    out, fw, inv = relabel_sequential(labels, offset=imax)
+    assert out.dtype == np.uint64
+    want = {0: 0, 1: imax, 7: imax + 1, 42: imax + 2, imax: imax + 3}
+    assert [int(v) for v in out] == [want[int(v)] for v in labels]
+    np.testing.assert_array_equal(inv(out), labels)
+    assert int(out.max()) == imax + 3
+    # the join keeps working on such labels
+    s2 = np.array([0, 0, 1, 1, 2, 2], dtype=dtype)
+    np.testing.assert_array_equal(join_segmentations(labels, s2), sks.join_segmentations(labels, s2))

@@ -259,3 +259,18 @@ def test_subdivide_polygon(xp, rng, degree, closed, preserve_ends):
 def test_subdivide_polygon_errors(xp):
     with pytest.raises(ValueError, match="degree"):
         fm.subdivide_polygon(xp.put(np.zeros((5, 2))), 8)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "uint8"])
+@pytest.mark.parametrize("ndim", [2, 3])
+def test_inertia_tensor_eigvals_types(rng, dtype, ndim):
+    # NumPy scalars of the tensor's dtype, decreasing, as scikit-image returns them
+    image = np.zeros((24,) * ndim, dtype)
+    image[(slice(6, 14),) + (slice(3, 21),) * (ndim - 1)] = 1
+    T = fm.inertia_tensor(image)
+    want = skm.inertia_tensor_eigvals(image, T=skm.inertia_tensor(image))
+    got = fm.inertia_tensor_eigvals(image, T=T)
+    assert T.dtype == skm.inertia_tensor(image).dtype
+    assert [type(v) for v in got] == [type(v) for v in want]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert list(got) == sorted(got, reverse=True)

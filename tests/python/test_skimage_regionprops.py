@@ -458,3 +458,16 @@ def test_feret_3d():
                 g.feret_diameter_max
             continue
         assert g.feret_diameter_max == pytest.approx(wv, rel=1e-9)
+
+
+def test_moments_weighted_hu_checks_in_skimage_order():
+    # 2-D only, then spacing (1, 1) only, then the intensity image, as scikit-image
+    lab = np.zeros((6, 7), np.int32)
+    lab[1:4, 2:6] = 1
+    for mod in (fm, skm):
+        with pytest.raises(NotImplementedError, match="spacing"):
+            mod.regionprops(lab, spacing=(2, 1))[0].moments_weighted_hu
+        with pytest.raises(AttributeError, match="intensity_image"):
+            mod.regionprops(lab)[0].moments_weighted_hu
+        with pytest.raises(NotImplementedError):
+            mod.regionprops(lab[None].repeat(2, 0))[0].moments_weighted_hu

@@ -167,6 +167,8 @@ def inertia_tensor_eigvals(image, mu=None, T=None, *, spacing=None):
         T = inertia_tensor(image, mu, spacing=spacing)
     t, xp, _ = _xp_for(T)
     ev = xp.clip(xp.linalg.eigvalsh(t), 0, None)
+    if xp is np:   # NumPy scalars of T's dtype, as scikit-image returns
+        return sorted(ev, reverse=True)
     return sorted(ev.tolist(), reverse=True)
 
 

@@ -578,7 +578,13 @@ class RegionProperties:
     moments_weighted = property(lambda self: self._bi("moments_weighted"))
     moments_weighted_central = property(lambda self: self._bi("moments_weighted_central"))
     moments_weighted_normalized = property(lambda self: self._bi("moments_weighted_normalized"))
-    moments_weighted_hu = property(lambda self: self._bi("moments_weighted_hu"))
+    @property
+    def moments_weighted_hu(self):
+        # scikit-image's order: 2-D only, then spacing (1, 1) only, then the intensity image
+        _check_only2d("moments_weighted_hu", self._ndim)
+        if not (np.asarray(self._spacing) == 1).all():
+            raise NotImplementedError("`moments_hu` supports spacing = (1, 1) only")
+        return self._bi("moments_weighted_hu")
     centroid_weighted_local = property(lambda self: self._bi("centroid_weighted_local"))
     centroid_weighted = property(lambda self: tuple(self._bi("centroid_weighted")))
 

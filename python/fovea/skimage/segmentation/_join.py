@@ -127,10 +127,14 @@ def _relabel(x, offset):
         x.min()   # numpy's ValueError for an empty reduction, as skimage's np.min
     offset = int(offset)
     in_vals = xp.unique(x)
-    if bool(in_vals[0] == 0):
-        out_vals = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.arange(offset, offset + len(in_vals) - 1)])
-    else:
-        out_vals = xp.arange(offset, offset + len(in_vals))
+    zero = bool(in_vals[0] == 0)
+    count = len(in_vals) - zero
+    # integer labels of the type that holds the last one (an arange of Python ints past
+    # the int64 maximum would be float64, and the labels would collapse)
+    dt = np.dtype(np.int64) if offset + count - 1 <= np.iinfo(np.int64).max else np.dtype(np.uint64)
+    out_vals = xp.arange(count, dtype=dt) + dt.type(offset)
+    if zero:
+        out_vals = xp.concatenate([xp.zeros(1, dtype=dt), out_vals])
     input_type = x.dtype
     if input_type.kind not in "iu":
         raise TypeError("label_field must have an integer dtype")
