@@ -535,3 +535,18 @@ def test_grey_bool_nonflat_structure_canonical(rng, fn):
     assert got.dtype == want.dtype == np.bool_
     np.testing.assert_array_equal(got, want)
     assert set(np.unique(got.view(np.uint8))) <= {0, 1}
+
+
+def test_cdt_metric_values_not_bytes():
+    # scipy reads a float metric's raw bytes as bools (docs/compatibility.md); fovea its
+    # values; given the structure scipy ends up with, both agree
+    data = np.zeros((9, 9), np.int32)
+    data[2, 3:6] = 1
+    data[3:6, 2:7] = 1
+    data[6, 3:6] = 1
+    m = np.ones((3, 3))
+    np.testing.assert_array_equal(ndi.distance_transform_cdt(data, metric=m),
+                                  sn.distance_transform_cdt(data, metric=m.astype(bool)))
+    as_scipy_reads = np.frombuffer(m.tobytes()[:m.size], np.uint8).reshape(3, 3) != 0
+    np.testing.assert_array_equal(ndi.distance_transform_cdt(data, metric=as_scipy_reads),
+                                  sn.distance_transform_cdt(data, metric=m))
