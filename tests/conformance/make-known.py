@@ -31,7 +31,10 @@ RULES = [
      "skimage.filters.median(behavior='rank') is not implemented (issue 30)"),
     (r"test_(remove_small_objects_deprecated_min_size|remove_small_holes_deprecated_area_threshold)",
      "skimage.morphology: the 0.26 deprecations of min_size / area_threshold (FutureWarning, old semantics) (issue 30)"),
-    (r"test_random_walker", "skimage.segmentation.random_walker: 3-D, multispectral data and spacing (issue 30)"),
+    (r"test_random_walker",
+     "deliberate: fovea's 'cg' is its own block conjugate gradient (no UMFPACK), so it does not emit "
+     "scikit-image's '\"cg\" mode may be slow because UMFPACK is not available' warning, which these tests "
+     "require; the labels equal scikit-image's (test_random_walker_3d_multispectral_spacing)"),
     (r"test_structural_similarity|test_mssim_vs_legacy", "skimage.metrics.structural_similarity on float16 input (issue 30)"),
     (r"test_inertia_tensor_2d", "skimage.measure.inertia_tensor of 2-D float input (a Python float where an array is expected) (issue 30)"),
     (r"test_ccomp.*test_nd",

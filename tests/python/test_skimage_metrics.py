@@ -444,3 +444,17 @@ def test_hausdorff_dimension_errors(xp):
         fm.hausdorff_distance(xp.put(np.ones((3, 3))), xp.put(np.ones(3)))
     with pytest.raises(ValueError, match="at least one dimension"):
         fm.hausdorff_pair(xp.put(np.ones(())), xp.put(np.ones(())))
+
+
+@pytest.mark.parametrize("gradient,full", [(False, False), (True, False), (False, True)])
+def test_structural_similarity_float16(rng, gradient, full):
+    # float16 is computed in float32, as scikit-image's supported float type
+    a = rng.random((33, 41)).astype(np.float16)
+    b = np.clip(a + rng.normal(0, 0.05, a.shape), 0, 1).astype(np.float16)
+    kw = dict(data_range=1.0, gradient=gradient, full=full)
+    got, want = fm.structural_similarity(a, b, **kw), skm.structural_similarity(a, b, **kw)
+    if not isinstance(want, tuple):
+        got, want = (got,), (want,)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)

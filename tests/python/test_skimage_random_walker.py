@@ -303,3 +303,30 @@ def test_block_cg_meets_its_tolerance(rng, mode):
         assert (res < tol * np.linalg.norm(rhs, axis=0)).all()
         direct = linalg.spsolve(lap.tocsc(), rhs)
         assert np.abs(x - direct).max() < 1e4 * tol
+
+
+@pytest.mark.parametrize("case", ["3d", "3d-spacing", "multispectral-2d", "multispectral-3d"])
+def test_random_walker_3d_multispectral_spacing(rng, case):
+    # the labels of scikit-image's own 3-D / multispectral / spacing tests (which also
+    # demand its UMFPACK warning for mode='cg': docs/compatibility.md)
+    n = 16
+    z, y, x = np.mgrid[:n, :n, :n]
+    ball = ((z - n // 2) ** 2 + (y - n // 2) ** 2 + (x - n // 2) ** 2) < (n // 4) ** 2
+    data = ball.astype(float) + rng.normal(0, 0.3, ball.shape)
+    labels = np.zeros(ball.shape, np.int32)
+    labels[n // 2, n // 2, n // 2] = 2
+    labels[0, 0, 0] = labels[-1, -1, -1] = 1
+    kw = {"mode": "cg", "tol": 1e-4}
+    if case == "3d-spacing":
+        kw["spacing"] = (1.0, 2.0, 0.5)
+    if case == "multispectral-2d":
+        data, labels = np.stack([data[n // 2], 1 - data[n // 2]], -1), labels[n // 2]
+        kw["channel_axis"] = -1
+    if case == "multispectral-3d":
+        data = np.stack([data, data ** 2], -1)
+        kw["channel_axis"] = -1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = sks.random_walker(data, labels, **kw)
+    got = fs.random_walker(data, labels, **kw)
+    np.testing.assert_array_equal(got, want)

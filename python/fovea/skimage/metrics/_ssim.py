@@ -18,6 +18,8 @@ __all__ = ["structural_similarity"]
 
 
 def _fovea_astype(v, dt):
+    if v.dtype == np.float16:   # no float16 in fovea: NumPy's cast (exact, to float32)
+        return v.astype(dt)
     from ... import astype
 
     return astype(v, dt)
