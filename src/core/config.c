@@ -16,12 +16,6 @@ fv__env(fv__env_id id)
     return (unsigned)id < FV__ENV_COUNT ? getenv(fv__env_names[id]) : NULL;
 }
 
-const char *
-fv__env_name(fv__env_id id)
-{
-    return (unsigned)id < FV__ENV_COUNT ? fv__env_names[id] : "?";
-}
-
 int
 fv__env_flag(fv__env_id id)
 {

@@ -67,8 +67,6 @@ typedef enum fv__env_id {
 
 /* The variable's value now (getenv), NULL when unset or id is out of range. */
 const char *fv__env(fv__env_id id);
-/* The variable's name ("FOVEA_NUM_THREADS"), "?" when id is out of range. */
-const char *fv__env_name(fv__env_id id);
 /* 1 when the variable is set, non-empty and not "0" (the on/off overrides). */
 int fv__env_flag(fv__env_id id);
 

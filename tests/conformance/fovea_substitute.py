@@ -54,7 +54,7 @@ def _share_registrations(orig, fn):
         table[fn] = table[orig]
 
 
-def substitute(peer_name, ours_name, key=None):
+def substitute(peer_name, ours_name):
     peer = importlib.import_module(peer_name)
     ours = importlib.import_module(ours_name)
     subs = _submodules(peer)
@@ -69,7 +69,7 @@ def substitute(peer_name, ours_name, key=None):
             if getattr(m, name, None) is orig:
                 setattr(m, name, fn)
         names.append(name)
-    SUBSTITUTED[key or peer_name] = sorted(names)
+    SUBSTITUTED[peer_name] = sorted(names)
     return names
 
 

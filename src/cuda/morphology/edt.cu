@@ -877,12 +877,6 @@ fv_cu_edt_width(int64_t lines, int64_t n)
     return 16;
 }
 
-static int
-fv_cu_edt_env(fv__env_id id)
-{
-    return fv__env_flag(id);
-}
-
 static unsigned
 fv_cu_edt_blocks(int64_t threads)
 {
@@ -1089,15 +1083,15 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
         return FV_OK;
     /* the path: FOVEA_EDT_LINES=1 forces one thread per line on every axis;
      * FOVEA_EDT_NOTR=1 runs the banded last axis on the planes as they are */
-    const int lines_only = fv_cu_edt_env(FV__ENV_EDT_LINES);
+    const int lines_only = fv__env_flag(FV__ENV_EDT_LINES);
     const int banded = !lines_only && nd > 1 && fv_cu_edt_exact(&g);
     /* distances only (FOVEA_EDT_FEATURES=1 keeps the feature planes, for
      * comparisons): the squared-distance planes with the local search. Measured on
      * an H200 (bench/profile_gpu.py --only edt; suite / blobs / sparse masks):
      * 256^3 1.60 / 1.51 / 0.90 ms on the feature planes, 0.61 / 1.21 / 1.04 here;
      * 8192^2 3.84 / 3.62 / 2.29 on the feature planes, 1.72 / 3.40 / 1.91 here. */
-    const int donly = banded && g.dist && !g.idx && !fv_cu_edt_env(FV__ENV_EDT_FEATURES);
-    const int tr = banded && !fv_cu_edt_env(FV__ENV_EDT_NOTR) && g.N / g.shape[nd - 1] > 1;
+    const int donly = banded && g.dist && !g.idx && !fv__env_flag(FV__ENV_EDT_FEATURES);
+    const int tr = banded && !fv__env_flag(FV__ENV_EDT_NOTR) && g.N / g.shape[nd - 1] > 1;
     const int64_t tout_n = tr ? (g.dist ? 2 * g.N : 0) + (g.idx ? nd * g.N : 0) : 0;
     const int64_t M = g.N / g.shape[0];
     const int64_t S0 = fv_cu_edt_width(M, g.shape[0]), nseg = (g.shape[0] + S0 - 1) / S0;

@@ -146,13 +146,6 @@ fv_cu_ero_byte_dtype(int dt)
     return dt == FV_BOOL || dt == FV_UINT8 || dt == FV_INT8;
 }
 
-/* Whether FOVEA_ERO_GENERIC asks for the generic kernel everywhere. */
-static int
-fv_cu_ero_generic_forced(void)
-{
-    return fv__env_flag(FV__ENV_ERO_GENERIC);
-}
-
 /* (z, y, x) strides of arr (nd 1..3), 0 along axes of extent 1; 0 when the last
  * axis (extent > 1) is not unit-stride. */
 static int
@@ -184,7 +177,7 @@ fv_cu_ero_tiled(fv_context *ctx, const fv__op_args *a, const fv__binary_erosion_
     fv_status st = FV_OK;
     *done = 0;
     const int nd = in->ndim;
-    if (nd < 1 || nd > 3 || fv_cu_ero_generic_forced())
+    if (nd < 1 || nd > 3 || fv__env_flag(FV__ENV_ERO_GENERIC))   /* FOVEA_ERO_GENERIC: the generic kernel */
         return FV_OK;
     if (!fv_cu_ero_byte_dtype(in->dtype) || !fv_cu_ero_byte_dtype(out->dtype) ||
         (mask && !fv_cu_ero_byte_dtype(mask->dtype)))

@@ -115,6 +115,12 @@ def _normalize_spacing(spacing, ndim):
     return spacing
 
 
+def _check_hu_spacing(spacing):
+    """Hu moments (plain and weighted) are defined for unit spacing only (scikit-image)."""
+    if any(s != 1.0 for s in spacing):
+        raise NotImplementedError("`moments_hu` supports spacing = (1, 1) only")
+
+
 def _check_only2d(prop, ndim):
     if ndim > 2 and prop in _ONLY_2D:
         raise NotImplementedError(f"Property {prop} is not implemented for 3D images")
@@ -254,8 +260,7 @@ class _Batch:
         return _mom._normalize_batch(self.get("moments_central"), self.nd, self.spacing, self.xp)
 
     def _p_moments_hu(self):
-        if any(s != 1.0 for s in self.spacing):
-            raise NotImplementedError("`moments_hu` supports spacing = (1, 1) only")
+        _check_hu_spacing(self.spacing)
         return _mom._hu_batch(self.get("moments_normalized"), self.xp)
 
     def _p_inertia_tensor(self):
@@ -384,8 +389,7 @@ class _Batch:
         return self._chan(self._wnu())
 
     def _p_moments_weighted_hu(self):
-        if not (np.asarray(self.spacing) == 1).all():
-            raise NotImplementedError("`moments_hu` supports spacing = (1, 1) only")
+        _check_hu_spacing(self.spacing)
         return self._chan(_mom._hu_batch(self._wnu(), self.xp))
 
 
@@ -582,8 +586,7 @@ class RegionProperties:
     def moments_weighted_hu(self):
         # scikit-image's order: 2-D only, then spacing (1, 1) only, then the intensity image
         _check_only2d("moments_weighted_hu", self._ndim)
-        if not (np.asarray(self._spacing) == 1).all():
-            raise NotImplementedError("`moments_hu` supports spacing = (1, 1) only")
+        _check_hu_spacing(self._spacing)
         return self._bi("moments_weighted_hu")
     centroid_weighted_local = property(lambda self: self._bi("centroid_weighted_local"))
     centroid_weighted = property(lambda self: tuple(self._bi("centroid_weighted")))
