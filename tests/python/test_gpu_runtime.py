@@ -39,6 +39,13 @@ from fovea import _fovea
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUNS = int(os.environ.get("FOVEA_IMPORT_RUNS", "1"))
 GPU = fovea.gpu_available()
+# Inside compute-sanitizer (2025.3) Python objects outlive their scope: the tool keeps
+# a reference to a Python frame of the stack it records at CUDA calls, and the frame
+# keeps its locals (a CuPy-only script shows it: `r = outer(a)` has refcount 2, held
+# by outer's frame, against 1 without the tool). So results stay allocated and the
+# pool-return checks cannot hold there; they hold in the plain GPU run, and the
+# sanitizer run (tools/gpu-check pysanitize) checks memory access and races.
+UNDER_SANITIZER = bool(os.environ.get("FOVEA_TEST_SANITIZER"))
 
 
 def _have(mod):
@@ -331,7 +338,8 @@ def _inject_every(fn, ref, name, release=False):
             failed = _fovea._fault_stats("device_alloc")[1]
             _fovea._fault_arm("device_alloc", -1)
         assert failed >= 1, f"{name}: allocation {k} of {n} never happened"
-        assert _pool_used(release) == base, f"{name}: allocation {k} failing leaked device memory"
+        if not UNDER_SANITIZER:
+            assert _pool_used(release) == base, f"{name}: allocation {k} failing leaked device memory"
         assert _same(fn(), ref), f"{name}: the call after a failed one differs"
     if n:
         assert "MemoryError" in outcomes, f"{name}: no failure reached the caller: {outcomes}"
