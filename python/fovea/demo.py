@@ -12,7 +12,7 @@ random flips and rotations.
 
 ``--compare`` runs the same pipeline with scikit-image / SciPy on all CPU cores
 (one process per core) on the same patches, checks that both find the same
-nuclei and prints the speed-up; ``bench/bench_demo.py`` records it.
+nuclei and prints the speed-up; ``bench/run.py --suite demo`` records it.
 """
 
 import argparse
