@@ -30,8 +30,10 @@ Rules shared by every function:
   first one is a ``fovea.DeviceError`` naming both devices.
 - Streams: an explicit ``stream=`` wins; else the current stream of the library
   the first GPU input comes from (CuPy's current stream, or torch's current
-  stream of the tensor's device). CuPy element-wise steps for a torch input run
-  on torch's stream too (:func:`public`).
+  stream of the tensor's device). In fovea.ndimage the CuPy element-wise steps
+  for a torch input run on torch's stream too (:func:`public`); fovea.skimage's
+  run on CuPy's current stream (wrapping them would shift the stacklevel of
+  their warnings, which scikit-image's tests check).
 - Python scalars mixed with arrays follow NumPy 2's rules (NEP 50): the scalar
   takes the array's dtype kind where it fits (``uint8 array + 1`` stays uint8).
 - Byte-swapped (non-native) NumPy data is worked on as a native copy (as scipy).
@@ -261,14 +263,6 @@ def public(fn):
                 return fn(*args, **kw)
 
     return run
-
-
-def public_all(namespace, names):
-    """Wrap the functions namespace[name] with :func:`public` (a package's __init__)."""
-    for name in names:
-        f = namespace.get(name)
-        if callable(f) and not isinstance(f, type) and not hasattr(f, "__wrapped__"):
-            namespace[name] = public(f)
 
 
 # ---- working arrays: NumPy on the host, CuPy on a GPU -----------------------------------------

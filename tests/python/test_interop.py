@@ -829,20 +829,23 @@ def test_gpu_out_and_device_errors(cp, rng):
 
 @pytest.mark.gpu
 def test_torch_cuda_rules_and_streams(cp, torch_cuda, rng):
-    """torch CUDA tensors give torch CUDA tensors (detached), and the CuPy steps of skimage
-    and ndimage functions run on torch's current stream (a side stream here)."""
+    """torch CUDA tensors give torch CUDA tensors (detached); ndimage's CuPy steps and
+    fovea.add run on torch's current stream (a side stream here)."""
     torch = torch_cuda
+    from scipy import ndimage as sn
     from skimage import filters as rf
 
     x = random_array(rng, (64, 80), "float32")
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
         t = torch.from_numpy(x).cuda().requires_grad_()
-        got = skf.sobel(t)
         gm = ndi.gaussian_gradient_magnitude(t, 1.0)
-        er = skm.erosion(t)
         added = fovea.add(t, 1.0)
     s.synchronize()
+    np.testing.assert_allclose(gm.cpu().numpy(), sn.gaussian_gradient_magnitude(x, 1.0), rtol=1e-5, atol=1e-5)
+    assert_array_equal(added.cpu().numpy(), x + np.float32(1.0))
+    got = skf.sobel(t)
+    er = skm.erosion(t)
     for r in (got, gm, er, added):
         assert isinstance(r, torch.Tensor) and r.is_cuda and not r.requires_grad
     np.testing.assert_allclose(got.cpu().numpy(), rf.sobel(x), rtol=1e-5, atol=1e-6)

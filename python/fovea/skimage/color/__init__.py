@@ -23,9 +23,3 @@ __all__ = list(_conv_all) + [
     "deltaE_cmc",
 ]
 del _colorconv
-
-# CuPy steps for a CUDA torch input run on torch's current stream (fovea._interop.public)
-from ..._interop import public_all as _public_all  # noqa: E402
-
-_public_all(globals(), __all__)
-del _public_all

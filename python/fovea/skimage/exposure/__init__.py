@@ -11,9 +11,3 @@ from ._match import match_histograms
 __all__ = ["histogram", "cumulative_distribution", "equalize_hist", "equalize_adapthist", "rescale_intensity",
            "adjust_gamma", "adjust_log", "adjust_sigmoid", "is_low_contrast", "match_histograms",
            "intensity_range"]
-
-# CuPy steps for a CUDA torch input run on torch's current stream (fovea._interop.public)
-from ..._interop import public_all as _public_all  # noqa: E402
-
-_public_all(globals(), __all__)
-del _public_all

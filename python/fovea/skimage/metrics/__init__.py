@@ -16,9 +16,3 @@ from ._ssim import structural_similarity
 __all__ = ["adapted_rand_error", "contingency_table", "hausdorff_distance", "hausdorff_pair", "mean_squared_error",
            "normalized_mutual_information", "normalized_root_mse", "peak_signal_noise_ratio",
            "structural_similarity", "variation_of_information"]
-
-# CuPy steps for a CUDA torch input run on torch's current stream (fovea._interop.public)
-from ..._interop import public_all as _public_all  # noqa: E402
-
-_public_all(globals(), __all__)
-del _public_all

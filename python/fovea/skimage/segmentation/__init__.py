@@ -41,9 +41,3 @@ __all__ = [
     "relabel_sequential",
     "watershed",
 ]
-
-# CuPy steps for a CUDA torch input run on torch's current stream (fovea._interop.public)
-from ..._interop import public_all as _public_all  # noqa: E402
-
-_public_all(globals(), __all__)
-del _public_all
