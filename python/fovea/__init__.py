@@ -17,7 +17,7 @@ from ._fovea import (
     gpu_available,
     num_threads,
 )
-from ._arrays import add, asarray, astype, copy, multiply, to_device
+from ._interop import add, asarray, astype, copy, multiply, to_device
 from ._slide import (
     PROPERTY_NAME_BACKGROUND_COLOR,
     PROPERTY_NAME_BARCODE,

@@ -123,7 +123,7 @@ def _gpu_check(device, what):
 
 def _from_gpu(arr):
     """A fovea.Array in device memory as a CuPy array (zero-copy), or itself without CuPy."""
-    from ._arrays import _cupy
+    from ._interop import cupy as _cupy
 
     cp = _cupy()
     return cp.asarray(arr) if cp is not None else arr
@@ -134,7 +134,7 @@ def _to_device(arr, device, what):
     if device == "cpu":
         return arr
     _gpu_check(device, what)
-    from ._arrays import to_device
+    from ._interop import to_device
 
     return to_device(arr, device)
 

@@ -24,7 +24,7 @@ import zlib
 
 import numpy as np
 
-from .skimage._shared import host as _host
+from ._interop import host as _host
 
 PROPERTIES = ("label", "area", "centroid", "bbox", "eccentricity", "orientation", "axis_major_length",
               "axis_minor_length", "intensity_mean", "intensity_max")
@@ -157,7 +157,7 @@ def analyse_batch(batch):
     and regionprops_table's dict."""
     from . import ndimage as ndi
     from .skimage import color, filters, measure, morphology, segmentation
-    from .skimage.morphology._xp import xp_of
+    from ._interop import xp_of
 
     n = batch.shape[0]
     hed = color.rgb2hed(batch, channel_axis=-1)
@@ -205,7 +205,7 @@ def tables_batch(labels, intensity, counts):
     rows and columns then split by patch and shifted back (area, the intensities and
     the shape measures do not depend on where a region lies)."""
     from .skimage import measure
-    from .skimage.morphology._xp import xp_of
+    from ._interop import xp_of
 
     xp = xp_of(labels)
     n, h, w = labels.shape
@@ -231,7 +231,7 @@ def otsu_batch(images):
     """threshold_otsu of each image of images (N, ...) at once: scikit-image's
     256-bin histogram of each image over its own range (NumPy's bin rule, edges
     from linspace), its Otsu criterion, and the value of a constant image."""
-    from .skimage.morphology._xp import xp_of
+    from ._interop import xp_of
 
     xp = xp_of(images)
     if images.dtype.kind != "f":

@@ -499,3 +499,358 @@ def test_cuda_inputs_without_gpu_raise_device_error(rng):
                  lambda: fovea.asarray(d).__dlpack__()):
         with pytest.raises(fovea.DeviceError, match="not available"):
             call()
+
+
+# ---- one set of rules for every public function (fovea._interop) ------------------------------
+#
+# Each input kind goes through fovea.add, fovea.ndimage and fovea.skimage and must come back as
+# the type the table in fovea/_interop.py names, with NumPy's / scipy's values.
+
+import types
+
+from fovea import _interop
+from fovea import ndimage as ndi
+from fovea.skimage import filters as skf
+from fovea.skimage import morphology as skm
+
+_fakexp = types.ModuleType("fakexp")
+_fakexp.from_dlpack = np.from_dlpack
+sys.modules.setdefault("fakexp", _fakexp)
+
+
+class FakeXpArray(DLPackOnly):
+    """A DLPack producer whose top-level module ("fakexp") has from_dlpack."""
+
+
+FakeXpArray.__module__ = "fakexp"
+
+
+class Subclass(np.ndarray):
+    pass
+
+
+def _kinds(torch_mod=None):
+    """(name, make(ndarray) -> input, expected result type) for every host input kind."""
+    out = [
+        ("numpy", lambda a: a, np.ndarray),
+        ("numpy subclass", lambda a: a.view(Subclass), np.ndarray),
+        ("fovea", fovea.asarray, fovea.Array),
+        ("dlpack", DLPackOnly, fovea.Array),
+        ("dlpack with from_dlpack", FakeXpArray, np.ndarray),
+        ("array interface", InterfaceOnly, np.ndarray),
+        ("list", lambda a: a.tolist(), np.ndarray),
+    ]
+    if torch_mod is not None:
+        out.append(("torch", lambda a: torch_mod.from_numpy(np.ascontiguousarray(a)), torch_mod.Tensor))
+        out.append(("torch grad", lambda a: torch_mod.from_numpy(np.ascontiguousarray(a)).requires_grad_(),
+                    torch_mod.Tensor))
+    return out
+
+
+def _np_of(r):
+    if type(r).__module__.startswith("torch"):
+        return r.detach().numpy()
+    return np.asarray(r)
+
+
+def _ops():
+    """(name, fovea call, reference call) on a float32 image."""
+    from scipy import ndimage as sn
+    from skimage import filters as rf, morphology as rm
+
+    return [
+        ("add", lambda x: fovea.add(x, 1.5), lambda a: a + np.float32(1.5)),
+        ("astype", lambda x: fovea.astype(x, "float64"), lambda a: a.astype(np.float64)),
+        ("ndimage", lambda x: ndi.uniform_filter(x, 3), lambda a: sn.uniform_filter(a, 3)),
+        ("ndimage composition", lambda x: ndi.gaussian_gradient_magnitude(x, 1.0),
+         lambda a: sn.gaussian_gradient_magnitude(a, 1.0)),
+        ("skimage", lambda x: skf.sobel(x), lambda a: rf.sobel(a)),
+        ("skimage morphology", lambda x: skm.erosion(x), lambda a: rm.erosion(a)),
+    ]
+
+
+def _torch_or_none():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+@pytest.mark.parametrize("op", range(6), ids=["add", "astype", "ndimage", "composition", "skimage", "morph"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "negative"])
+def test_each_input_kind_gives_its_result_type(rng, op, layout):
+    name, fn, ref = _ops()[op]
+    base = random_array(rng, (9, 8), "float32")
+    a = {"contiguous": base, "transposed": base.T, "negative": base[::-1, ::-2]}[layout]
+    want = ref(np.ascontiguousarray(a))
+    for kname, make, rtype in _kinds(_torch_or_none()):
+        got = fn(make(a))
+        assert isinstance(got, rtype), (kname, type(got))
+        if rtype is np.ndarray:
+            assert type(got) is np.ndarray, kname   # subclasses come back as the base class
+        np.testing.assert_allclose(_np_of(got), want, rtol=2e-6, atol=1e-5, err_msg=kname)
+
+
+def test_kind_classification():
+    x = np.zeros(3, np.float32)
+    assert _interop.kind(x) == "numpy" and _interop.kind(np.float32(1)) == "numpy"
+    assert _interop.kind(x.view(Subclass)) == "numpy"
+    assert _interop.kind(fovea.asarray(x)) == "fovea"
+    assert _interop.kind(DLPackOnly(x)) == "dlpack"
+    assert _interop.kind(FakeCuda(x)) == "cuda"
+    assert _interop.kind(InterfaceOnly(x)) == "other" and _interop.kind(bytearray(b"ab")) == "other"
+    assert [_interop.kind(v) for v in (1, 2.5, True, 1j)] == ["scalar"] * 4
+    assert _interop.kind([1, 2]) == "list" and _interop.kind((1, 2)) == "list"
+    assert _interop.is_array(x) and _interop.is_array(InterfaceOnly(x)) and _interop.is_array(FakeCuda(x))
+    for not_array in (None, "float32", np.float32, np.dtype("f4"), 3, [1.0]):
+        assert not _interop.is_array(not_array), not_array
+
+
+def test_scalars_lists_and_zero_d(rng):
+    u8 = random_array(rng, (4,), "uint8")
+    assert fovea.add(u8, 1).dtype == np.uint8            # NEP 50: the scalar takes the array's kind
+    assert fovea.add(1, u8).dtype == np.uint8 and type(fovea.add(1, u8)) is np.ndarray
+    assert fovea.add(u8, 1.5).dtype == np.float64
+    assert fovea.add(u8, np.int64(1)).dtype == np.int64  # NumPy scalars are not weak
+    got = fovea.add(2, 3)
+    assert type(got) is np.ndarray and got.shape == () and got == 5
+    assert_array_equal(fovea.add([1, 2, 3], (4, 5, 6)), [5, 7, 9])
+    assert_array_equal(fovea.multiply([[1, 2]], [[3], [4]]), [[3, 6], [4, 8]])
+    from scipy import ndimage as sn
+
+    for x in (np.array(2.5), np.float32(2.5), 2.5, [[1.0, 2.0], [3.0, 4.0]], (1, 5, 2)):
+        got = ndi.uniform_filter(x, 3)
+        assert type(got) is np.ndarray
+        assert_array_equal(got, sn.uniform_filter(x, 3))
+    assert_array_equal(skf.sobel([[0.0, 1.0], [2.0, 3.0]]), __import__("skimage").filters.sobel(
+        np.array([[0.0, 1.0], [2.0, 3.0]])))
+
+
+def test_byte_swapped_input_is_worked_on_natively(rng):
+    from skimage import filters as rf
+
+    x = random_array(rng, (7, 6), "float32")
+    sw = x.astype(">f4")
+    np.testing.assert_allclose(skf.sobel(sw), rf.sobel(x), rtol=1e-6, atol=1e-6)
+    assert_array_equal(skm.dilation(sw), skm.dilation(x))
+    assert_array_equal(ndi.uniform_filter(sw, 3), ndi.uniform_filter(x, 3))
+    assert_array_equal(fovea.add(sw, 1), x + np.float32(1))
+    assert_array_equal(fovea.astype(sw, "int16"), x.astype(np.int16))
+    with pytest.raises(TypeError, match="byte-swapped"):
+        fovea.asarray(sw)   # a view is what was asked for: no silent copy
+
+
+# ---- out= / output= -------------------------------------------------------------------------------
+
+
+def _out_cases():
+    """(name, call(image, out), result for out=None) for functions taking an output array."""
+    return [
+        ("ndimage", lambda x, o: ndi.uniform_filter(x, 3, output=o), lambda x: ndi.uniform_filter(x, 3)),
+        ("skimage gaussian", lambda x, o: skf.gaussian(x, 1.0, out=o), lambda x: skf.gaussian(x, 1.0)),
+        ("skimage erosion", lambda x, o: skm.erosion(x, out=o), lambda x: skm.erosion(x)),
+        ("skimage median", lambda x, o: skf.median(x, out=o), lambda x: skf.median(x)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(4), ids=["ndimage", "gaussian", "erosion", "median"])
+def test_out_right_array_is_written_and_returned(rng, case):
+    _, call, plain = _out_cases()[case]
+    x = random_array(rng, (6, 7), "float32")
+    want = plain(x)
+    for make in (lambda o: o, lambda o: fovea.asarray(o)):
+        buf = np.zeros((6, 7), np.float32)
+        out = make(buf)
+        assert call(x, out) is out
+        np.testing.assert_allclose(buf, want, rtol=1e-6)
+    # a strided view as out
+    big = np.zeros((12, 7), np.float32)
+    assert call(x, big[::2]) is not None
+    np.testing.assert_allclose(big[::2], want, rtol=1e-6)
+    assert not big[1::2].any()
+
+
+@pytest.mark.parametrize("case", range(4), ids=["ndimage", "gaussian", "erosion", "median"])
+def test_out_wrong_shape_read_only_or_device(rng, case, monkeypatch):
+    monkeypatch.setattr(_interop, "cupy", lambda: None)   # FakeCuda is metadata only: keep CuPy off it
+    _, call, _ = _out_cases()[case]
+    x = random_array(rng, (6, 7), "float32")
+    with pytest.raises((RuntimeError, ValueError), match="shape"):
+        call(x, np.zeros((7, 6), np.float32))
+    ro = np.zeros((6, 7), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        call(x, ro)
+    with pytest.raises(ValueError, match="read-only"):
+        call(x, fovea.asarray(ro))
+    dev = FakeCuda(np.zeros((6, 7), np.float32), 1)   # metadata only: never written
+    with pytest.raises(fovea.DeviceError, match="cuda:0.*host memory"):
+        call(x, dev)
+
+
+def test_out_other_dtype_converts_as_scipy(rng):
+    from scipy import ndimage as sn
+
+    x = random_array(rng, (6, 7), "float32")
+    for dt in ("float64", "int32", "uint8"):
+        out = np.zeros((6, 7), dt)
+        assert ndi.uniform_filter(x * 10, 3, output=out) is out
+        assert_array_equal(out, sn.uniform_filter(x * 10, 3, output=np.dtype(dt)))
+    with pytest.raises(TypeError, match="out dtype must be bool"):
+        skm.remove_small_holes(x > 0, max_size=2, out=np.zeros((6, 7), np.uint8))
+
+
+def test_second_array_on_another_device_is_a_device_error(rng, monkeypatch):
+    monkeypatch.setattr(_interop, "cupy", lambda: None)   # FakeCuda is metadata only: keep CuPy off it
+    x = random_array(rng, (6, 7), "float32")
+    d = FakeCuda(np.ones((6, 7), bool), 1)
+    with pytest.raises(fovea.DeviceError, match="`mask` is on cuda:0 but the input is in host memory"):
+        skf.sobel(x, mask=d)
+    with pytest.raises(fovea.DeviceError, match="mask is on cuda:0"):
+        ndi.binary_erosion(x > 0, mask=d)
+    from fovea.skimage import segmentation as sks
+
+    with pytest.raises(fovea.DeviceError, match="`markers`"):
+        sks.watershed(x, FakeCuda(np.ones((6, 7), np.int32), 1))
+
+
+def test_gpu_input_without_cupy_names_the_need(rng, monkeypatch):
+    """Element-wise steps on GPU data need CuPy: ImportError naming the function; no device
+    memory is touched (FakeCuda), so this runs anywhere."""
+    monkeypatch.setattr(_interop, "cupy", lambda: None)
+    d = FakeCuda(random_array(rng, (6, 7), "float32"), 1)
+    with pytest.raises(ImportError, match="cupy"):
+        skf.sobel(d)
+    with pytest.raises(ImportError, match="cupy"):
+        skm.erosion(d)
+
+
+def test_unusable_inputs_raise_clear_errors():
+    for bad in (object(), "abc", {"a": 1}):
+        with pytest.raises(TypeError, match="cannot import an object"):
+            fovea.add(bad, 1)
+        with pytest.raises(TypeError, match="cannot import an object"):
+            fovea.astype(bad, "int8")
+    with pytest.raises(TypeError):
+        fovea.add(np.zeros(3, np.complex64), 1)
+    with pytest.raises(RuntimeError, match="not supported"):
+        ndi.uniform_filter(np.zeros(3, np.float16), 3, output=np.zeros(3, np.float16))
+    with pytest.raises(ValueError):
+        skf.sobel(np.array([object()]))
+
+
+def test_host_parameter_arrays():
+    x = np.arange(6, dtype=np.float64).reshape(2, 3)
+    for v in (x, fovea.asarray(x), DLPackOnly(x), InterfaceOnly(x), x.tolist()):
+        got = _interop.host(v)
+        assert type(got) is np.ndarray
+        assert_array_equal(got, x)
+    assert _interop.host(None) is None
+    assert _interop.host([1, 0], dtype=bool).dtype == bool
+
+
+def test_torch_cpu_rules(torch, rng, monkeypatch):
+    from scipy import ndimage as sn
+
+    x = random_array(rng, (6, 7), "float32")
+    t = torch.from_numpy(x).requires_grad_()
+    got = ndi.uniform_filter(t, 3)
+    assert isinstance(got, torch.Tensor) and not got.requires_grad
+    np.testing.assert_allclose(got.numpy(), sn.uniform_filter(x, 3), rtol=1e-6)
+    out = torch.zeros((6, 7), dtype=torch.float64)
+    assert ndi.uniform_filter(t, 3, output=out) is out
+    assert skf.gaussian(t, 1.0, out=torch.zeros((6, 7), dtype=torch.float64)) is not None
+    with pytest.raises(RuntimeError, match="shape"):
+        ndi.uniform_filter(t, 3, output=torch.zeros((7, 6)))
+    assert isinstance(fovea.add(t, 1), torch.Tensor)
+    assert isinstance(fovea.asarray(t), fovea.Array)
+    # results with negative strides come back as tensors (torch has none: a copy)
+    r = _interop.prepare(t)[2](x[::-1])
+    assert isinstance(r, torch.Tensor)
+    assert_array_equal(r.numpy(), x[::-1])
+    monkeypatch.setattr(_interop, "cupy", lambda: None)   # FakeCuda is metadata only
+    with pytest.raises(fovea.DeviceError):
+        skf.sobel(t, mask=fovea.asarray(FakeCuda(np.zeros((6, 7), bool), 1)))
+
+
+# ---- GPU: the same rules with CuPy and torch CUDA --------------------------------------------------
+
+
+@pytest.mark.gpu
+def test_gpu_input_kinds_give_their_result_types(cp, rng):
+    from scipy import ndimage as sn
+
+    x = random_array(rng, (9, 8), "float32")
+    d = cp.asarray(x)
+
+    class CaiOnly:
+        def __init__(self, a):
+            self.a = a
+            self.__cuda_array_interface__ = a.__cuda_array_interface__
+
+    kinds = [("cupy", d, cp.ndarray), ("cupy negative", d[::-1], cp.ndarray),
+             ("fovea", fovea.asarray(d), fovea.Array), ("dlpack", DLPackOnly(d), fovea.Array),
+             ("cuda array interface", CaiOnly(d), cp.ndarray)]
+    for name, v, rtype in kinds:
+        src = x[::-1] if "negative" in name else x
+        for fn, ref in ((lambda a: ndi.uniform_filter(a, 3), lambda a: sn.uniform_filter(a, 3)),
+                        (lambda a: ndi.gaussian_gradient_magnitude(a, 1.0),
+                         lambda a: sn.gaussian_gradient_magnitude(a, 1.0)),
+                        (lambda a: skf.sobel(a), lambda a: __import__("skimage").filters.sobel(a)),
+                        (lambda a: skm.erosion(a), lambda a: __import__("skimage").morphology.erosion(a)),
+                        (lambda a: fovea.add(a, 1.5), lambda a: a + np.float32(1.5))):
+            got = fn(v)
+            assert isinstance(got, rtype), (name, type(got))
+            host = cp.asnumpy(cp.asarray(got)) if not isinstance(got, cp.ndarray) else cp.asnumpy(got)
+            np.testing.assert_allclose(host, ref(np.ascontiguousarray(src)), rtol=1e-5, atol=1e-5,
+                                       err_msg=name)
+
+
+@pytest.mark.gpu
+def test_gpu_out_and_device_errors(cp, rng):
+    x = random_array(rng, (6, 7), "float32")
+    d = cp.asarray(x)
+    for call in (lambda o: ndi.uniform_filter(d, 3, output=o), lambda o: skf.gaussian(d, 1.0, out=o),
+                 lambda o: skm.erosion(d, out=o)):
+        out = cp.zeros((6, 7), cp.float32)
+        assert call(out) is out
+        with pytest.raises(fovea.DeviceError, match="host memory"):
+            call(np.zeros((6, 7), np.float32))
+        with pytest.raises((RuntimeError, ValueError), match="shape"):
+            call(cp.zeros((7, 6), cp.float32))
+    with pytest.raises(fovea.DeviceError, match="`mask`"):
+        skf.sobel(d, mask=np.ones((6, 7), bool))
+    with pytest.raises(fovea.DeviceError):
+        skf.sobel(x, mask=cp.ones((6, 7), bool))
+    with pytest.raises(fovea.DeviceError):
+        ndi.binary_erosion(d > 0, mask=np.ones((6, 7), bool))
+
+
+@pytest.mark.gpu
+def test_torch_cuda_rules_and_streams(cp, torch_cuda, rng):
+    """torch CUDA tensors give torch CUDA tensors (detached); ndimage's CuPy steps and
+    fovea.add run on torch's current stream (a side stream here)."""
+    torch = torch_cuda
+    from scipy import ndimage as sn
+    from skimage import filters as rf
+
+    x = random_array(rng, (64, 80), "float32")
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        t = torch.from_numpy(x).cuda().requires_grad_()
+        gm = ndi.gaussian_gradient_magnitude(t, 1.0)
+        added = fovea.add(t, 1.0)
+    s.synchronize()
+    np.testing.assert_allclose(gm.cpu().numpy(), sn.gaussian_gradient_magnitude(x, 1.0), rtol=1e-5, atol=1e-5)
+    assert_array_equal(added.cpu().numpy(), x + np.float32(1.0))
+    got = skf.sobel(t)
+    er = skm.erosion(t)
+    for r in (got, gm, er, added):
+        assert isinstance(r, torch.Tensor) and r.is_cuda and not r.requires_grad
+    np.testing.assert_allclose(got.cpu().numpy(), rf.sobel(x), rtol=1e-5, atol=1e-6)
+    assert_array_equal(er.cpu().numpy(), __import__("skimage").morphology.erosion(x))
+    out = torch.zeros((64, 80), device="cuda")
+    assert skf.gaussian(t, 1.0, out=out) is out
+    with pytest.raises(fovea.DeviceError):
+        skf.gaussian(t, 1.0, out=torch.zeros((64, 80)))

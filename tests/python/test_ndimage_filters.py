@@ -831,9 +831,9 @@ def test_fovea_array_in_and_out(rng):
 def test_torch_cuda_without_cupy(torch_cuda, rng, monkeypatch):
     """Single-pass filters work on torch CUDA tensors without CuPy; compositions say
     that they need it."""
-    from fovea.ndimage import _support
+    from fovea import _interop
 
-    monkeypatch.setattr(_support, "_cupy", lambda: None)
+    monkeypatch.setattr(_interop, "cupy", lambda: None)
     x = data(rng, (6, 7), "float32")
     t = torch_cuda.from_numpy(x).cuda()
     for name, args, kw in (("gaussian_filter", (1.0,), {}), ("median_filter", (), dict(size=3)),
@@ -879,14 +879,14 @@ def test_side_streams(cp, torch_cuda, rng):
 def test_device_weights_match_host_weights(cp, rng, wdtype, layout):
     """CuPy weights (small: one pinned copy; strided or over 64 KiB: ndarray.get()) give
     the results of the same weights as NumPy, and host() returns them unchanged."""
-    from fovea.ndimage import _support as S
+    from fovea import _interop
 
     n = {"contiguous": 9, "strided": 18, "large": 70001}[layout]
     w = (rng.random(n) * 4 - 2).astype(wdtype) if wdtype != "bool" else rng.random(n) < 0.5
     wd = cp.asarray(w)
     if layout == "strided":
         w, wd = w[::2], wd[::2]
-    got = S.host(wd)
+    got = _interop.host(wd)
     assert got.dtype == w.dtype and got.shape == w.shape
     np.testing.assert_array_equal(got, w)
     if layout == "large":
@@ -907,7 +907,7 @@ def test_device_weights_match_host_weights(cp, rng, wdtype, layout):
 def test_correlate1d_weights_stay_on_device(cp, rng, monkeypatch, dtype, wkind, axis):
     """CuPy weights for CuPy data are read on the GPU (fv_correlate1d_array: never copied
     to the host) and give the bytes of the same weights from NumPy, and scipy's values."""
-    from fovea.ndimage import _support as S
+    from fovea import _interop
 
     n = {"long": 151, "large": 5}.get(wkind, 9)
     w = rng.random(n) * 2 - 1
@@ -928,7 +928,7 @@ def test_correlate1d_weights_stay_on_device(cp, rng, monkeypatch, dtype, wkind, 
             raise AssertionError("weights read back to the host")
 
         with monkeypatch.context() as m:
-            m.setattr(S, "host", no_read_back)
+            m.setattr(_interop, "host", no_read_back)
             got = fn(xd, wd, axis=axis, mode=mode, cval=2.0)
         assert isinstance(got, cp.ndarray)
         np.testing.assert_array_equal(cp.asnumpy(got), host)

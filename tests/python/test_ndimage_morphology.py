@@ -494,9 +494,9 @@ def test_binary_erosion_far_origin_is_an_error_not_a_crash():
 
 @pytest.mark.gpu
 def test_torch_cuda_without_cupy(torch_cuda, rng, monkeypatch):
-    from fovea.ndimage import _support
+    from fovea import _interop
 
-    monkeypatch.setattr(_support, "_cupy", lambda: None)
+    monkeypatch.setattr(_interop, "cupy", lambda: None)
     x = binary_data(rng, (7, 8), "bool")
     t = torch_cuda.from_numpy(x).cuda()
     for name, kw in (("binary_erosion", {}), ("binary_opening", dict(iterations=2)),

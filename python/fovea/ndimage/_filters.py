@@ -15,9 +15,9 @@ from collections.abc import Iterable
 import numpy as np
 
 from .. import _fovea
-from .._arrays import _kind
+from .. import _interop as ix
 from . import _support as S
-from ._support import Call, public
+from .._interop import Call, public
 
 __all__ = [
     "correlate1d",
@@ -106,7 +106,7 @@ def _device_weights(c, x, weights):
     reads there (fv_correlate1d_array, any stride: never copied to the host, so the call
     does not wait for the GPU; convolve1d's reversed view is read as it is); None for
     any other weights."""
-    if (c.device == "cpu" or _kind(weights) != "cupy" or c.xp is not sys.modules.get("cupy")
+    if (c.device == "cpu" or ix.kind(weights) != "cupy" or c.xp is not sys.modules.get("cupy")
             or np.dtype(x.dtype).kind == "c" or weights.dtype.kind == "c"
             or "cuda:%d" % weights.device.id != c.device):
         return None
@@ -119,7 +119,7 @@ def _correlate1d(c, x, weights, axis, output, mode, cval, origin, reverse=False)
     """correlate1d; reverse: convolve1d's weights, read backwards (origin mirrored already)."""
     wd = _device_weights(c, x, weights)
     if wd is None:
-        weights = S.host(weights)
+        weights = ix.host(weights)
         if reverse:
             weights = weights[::-1]
             if weights.dtype.kind == "c":
@@ -149,14 +149,14 @@ def _correlate1d(c, x, weights, axis, output, mode, cval, origin, reverse=False)
 @public
 def convolve1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
     """1-D convolution along `axis` (scipy.ndimage.convolve1d)."""
-    if _kind(weights) == "cupy" and weights.ndim == 1:
+    if ix.kind(weights) == "cupy" and weights.ndim == 1:
         # CuPy weights stay on the GPU, read backwards there (the host reverses others)
         origin = -origin
         if not weights.shape[0] & 1:
             origin -= 1
         c = Call("correlate1d", input)
         return c.result(_correlate1d(c, c.input, weights, axis, output, mode, cval, origin, reverse=True))
-    weights = S.host(weights)[::-1]
+    weights = ix.host(weights)[::-1]
     origin = -origin
     if not weights.shape[0] & 1:
         origin -= 1
@@ -488,7 +488,7 @@ def _correlate_or_convolve(name, input, weights, output, mode, cval, origin, con
 
 def _correlate_nd(c, weights, output, mode, cval, origin, convolution, axes):
     x = c.input
-    weights = S.host(weights)
+    weights = ix.host(weights)
     if np.dtype(x.dtype).kind == "c" or weights.dtype.kind == "c":
         if weights.dtype.kind == "c" and not convolution:
             weights = weights.conj()  # as np.correlate: conjugate the weights
@@ -621,7 +621,7 @@ def _min_or_max_filter(name, input, size, footprint, structure, output, mode, cv
                 raise RuntimeError("no footprint provided")
             separable = True
         else:
-            footprint = S.host(footprint, bool)
+            footprint = ix.host(footprint, bool)
             if not footprint.any():
                 raise ValueError("All-zero footprint is not supported.")
             if footprint.all():
@@ -631,12 +631,12 @@ def _min_or_max_filter(name, input, size, footprint, structure, output, mode, cv
             else:
                 separable = False
     else:
-        structure = S.host(structure, np.float64)
+        structure = ix.host(structure, np.float64)
         separable = False
         if footprint is None:
             footprint = np.ones(structure.shape, bool)
         else:
-            footprint = S.host(footprint, bool)
+            footprint = ix.host(footprint, bool)
     c = Call(name, input)
     x = c.input
     S.check_real(x)
@@ -711,7 +711,7 @@ def _rank_filter(name, input, rank, size, footprint, output, mode, cval, origin,
             raise RuntimeError("no footprint or filter size provided")
         footprint = np.ones(S.normalize_sequence(size, n), dtype=bool)
     else:
-        footprint = S.host(footprint, bool)
+        footprint = ix.host(footprint, bool)
     footprint = S.expand_footprint(x.ndim, axes, footprint)
     origins = S.expand_origin(x.ndim, axes, origin)
     mode = S.expand_mode(x.ndim, axes, mode)

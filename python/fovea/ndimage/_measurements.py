@@ -6,8 +6,9 @@ scipy's, so results are equal."""
 import numpy as np
 
 from .. import _fovea
+from .. import _interop as ix
 from . import _support as S
-from ._support import Call, public
+from .._interop import Call, public
 from ._morphology import generate_binary_structure
 
 __all__ = ["label"]
@@ -47,14 +48,14 @@ def label(input, structure=None, output=None):
     S.check_real(x)
     if structure is None:
         structure = generate_binary_structure(x.ndim, 1)
-    structure = S.host(structure, dtype=bool)
+    structure = ix.host(structure, dtype=bool)
     if structure.ndim != x.ndim:
         raise RuntimeError("structure and input must have equal rank")
     for ii in structure.shape:
         if ii != 3:
             raise ValueError("structure dimensions must be equal to 3")
     need_64bits = x.size >= (2**31 - 2)
-    caller_output = S.is_array(output)
+    caller_output = ix.is_array(output)
     if caller_output:
         out = c.view(output, "output")
         if tuple(out.shape) != tuple(x.shape):

@@ -13,9 +13,10 @@ import warnings
 import numpy as np
 
 from .. import _fovea
+from .. import _interop as ix
 from . import _support as S
 from ._filters import _min_or_max_filter
-from ._support import Call, public
+from .._interop import Call, public
 
 __all__ = [
     "iterate_structure",
@@ -67,7 +68,7 @@ def iterate_structure(structure, iterations, origin=None):
     slc = tuple(slice(pos[i], pos[i] + st.shape[i], None) for i in range(len(shape)))
     out = c.zeros(shape, bool)
     out[slc] = st != 0
-    out = binary_dilation(out, S.host(st), iterations=ni)
+    out = binary_dilation(out, ix.host(st), iterations=ni)
     if origin is None:
         return c.result(out)
     origin = S.normalize_sequence(origin, st.ndim)
@@ -101,7 +102,7 @@ def _binary_erosion(name, input, structure, iterations, mask, output, border_val
     if structure is None:
         structure = generate_binary_structure(n, 1)
     else:
-        structure = S.host(structure, bool)
+        structure = ix.host(structure, bool)
     if ndim > n:
         structure = S.expand_footprint(ndim, axes, structure, "structure")
     if structure.ndim != ndim:
@@ -119,7 +120,7 @@ def _binary_erosion(name, input, structure, iterations, mask, output, border_val
     for o, k in zip(origin, structure.shape):
         if S.invalid_origin(o, k):
             raise ValueError("invalid origin")
-    if S.is_array(output):
+    if ix.is_array(output):
         out = c.get_output(output, x)
         if np.dtype(out.dtype).kind == "c":
             raise TypeError("Complex output type not supported")
@@ -166,7 +167,7 @@ def _dilation_args(x, structure, origin, axes):
     if structure is None:
         structure = generate_binary_structure(n, 1)
     origin = S.normalize_sequence(origin, n)
-    structure = _reflect(S.host(structure))
+    structure = _reflect(ix.host(structure))
     return structure, _reflect_origin(origin, structure.shape)
 
 
@@ -222,13 +223,13 @@ def binary_hit_or_miss(input, structure1=None, structure2=None, output=None, ori
     if structure1 is None:
         structure1 = generate_binary_structure(n, 1)
     else:
-        structure1 = S.host(structure1)
+        structure1 = ix.host(structure1)
     if structure2 is None:
         structure2 = np.logical_not(structure1)
     origin1 = S.normalize_sequence(origin1, n)
     origin2 = origin1 if origin2 is None else S.normalize_sequence(origin2, n)
     _, tmp1 = _binary_erosion("binary_hit_or_miss", x, structure1, 1, None, None, 0, origin1, 0, False, axes)
-    inplace = S.is_array(output)
+    inplace = ix.is_array(output)
     _, result = _binary_erosion("binary_hit_or_miss", x, structure2, 1, None, c.pass_output(output), 0,
                                 origin2, 1, False, axes)
     xp = c.need_xp()
@@ -261,7 +262,7 @@ def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None
     xp = c.need_xp()
     mask = xp.logical_not(c.input)
     tmp = c.zeros(mask.shape, bool)
-    if S.is_array(output):
+    if ix.is_array(output):
         out = c.pass_output(output)
         binary_dilation(tmp, structure, -1, mask, out, 1, origin, axes=axes)
         xp.logical_not(out, out)
@@ -292,9 +293,9 @@ def grey_dilation(input, size=None, footprint=None, structure=None, output=None,
     if size is None and footprint is None and structure is None:
         raise ValueError("size, footprint, or structure must be specified")
     if structure is not None:
-        structure = _reflect(S.host(structure))
+        structure = _reflect(ix.host(structure))
     if footprint is not None:
-        footprint = _reflect(S.host(footprint))
+        footprint = _reflect(ix.host(footprint))
     ndim = Call("grey_dilation", input).input.ndim
     axes = S.check_axes(axes, ndim)
     origin = S.normalize_sequence(origin, len(axes))
@@ -349,7 +350,7 @@ def morphological_gradient(input, size=None, footprint=None, structure=None, out
     x = c.input
     tmp = grey_dilation(x, size, footprint, structure, None, mode, cval, origin, axes=axes)
     xp = c.need_xp()
-    if S.is_array(output):
+    if ix.is_array(output):
         out = c.pass_output(output)
         grey_erosion(x, size, footprint, structure, out, mode, cval, origin, axes=axes)
         return c.result(xp.subtract(tmp, out, out))
@@ -364,7 +365,7 @@ def morphological_laplace(input, size=None, footprint=None, structure=None, outp
     x = c.input
     tmp1 = grey_dilation(x, size, footprint, structure, None, mode, cval, origin, axes=axes)
     xp = c.need_xp()
-    if S.is_array(output):
+    if ix.is_array(output):
         out = c.pass_output(output)
         grey_erosion(x, size, footprint, structure, out, mode, cval, origin, axes=axes)
         xp.add(tmp1, out, out)
@@ -442,8 +443,8 @@ def distance_transform_edt(input, sampling=None, return_distances=True, return_i
 
     indices: where several zero elements are nearest, the one reported may differ
     from scipy's (the distance is the same)."""
-    ft_inplace = S.is_array(indices)
-    dt_inplace = S.is_array(distances)
+    ft_inplace = ix.is_array(indices)
+    dt_inplace = ix.is_array(distances)
     _distance_arg_check(dt_inplace, ft_inplace, return_distances, return_indices)
     c = Call("distance_transform_edt", input)
     x = c.input
@@ -483,8 +484,8 @@ def distance_transform_edt(input, sampling=None, return_distances=True, return_i
 def distance_transform_cdt(input, metric="chessboard", return_distances=True, return_indices=False,
                            distances=None, indices=None):
     """Chamfer distance transform (scipy.ndimage.distance_transform_cdt)."""
-    ft_inplace = S.is_array(indices)
-    dt_inplace = S.is_array(distances)
+    ft_inplace = ix.is_array(indices)
+    dt_inplace = ix.is_array(distances)
     _distance_arg_check(dt_inplace, ft_inplace, return_distances, return_indices)
     c = Call("distance_transform_cdt", input)
     x = c.input
@@ -497,7 +498,7 @@ def distance_transform_cdt(input, metric="chessboard", return_distances=True, re
             raise ValueError("invalid metric provided")
     else:
         try:
-            metric = S.host(metric)
+            metric = ix.host(metric)
         except Exception as e:
             raise ValueError("invalid metric provided") from e
         for k in metric.shape:

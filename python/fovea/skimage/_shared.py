@@ -1,9 +1,6 @@
-"""Plumbing shared by the fovea.skimage modules.
+"""Conventions shared by the fovea.skimage modules (the array rules -- which
+library an input belongs to, devices, result types -- are fovea._interop's):
 
-- Which array library an input belongs to: NumPy for data in host memory, CuPy
-  for data on a GPU. torch tensors and ``fovea.Array`` are viewed (no copy) as
-  one of the two and the results are handed back as the input's type.
-  Nothing is moved between host and device.
 - scikit-image's float conventions: ``supported_float_type`` (float16 -> float32,
   float32/float64 kept, everything else -> float64) and ``img_as_float`` (integers
   scaled to [0, 1] or [-1, 1], floats untouched), computed as scikit-image does so
@@ -14,16 +11,9 @@ The heavy work (every filter) goes through fovea.ndimage, which runs in C on
 the CPU thread pool or in CUDA kernels, chosen by where the data lives.
 """
 
-import sys
-
 import numpy as np
 
-from .._arrays import _cupy, _kind
-from .._fovea import DeviceError
-
 __all__ = [
-    "prepare",
-    "like_input",
     "supported_float_type",
     "img_as_float",
     "convert_to_float",
@@ -42,108 +32,6 @@ _FLOAT_FOR_CHAR = {
     "D": np.complex128,
     "G": np.complex128,
 }
-
-
-def _identity(x):
-    return x
-
-
-def _wrap_each(fn):
-    """fn applied to an array result, or to each array of a tuple/list result."""
-
-    def wrap(res):
-        if isinstance(res, (tuple, list)):
-            return type(res)(wrap(r) for r in res)
-        if res is None or isinstance(res, (int, float, complex, np.generic)):
-            return res
-        return fn(res)
-
-    return wrap
-
-
-def _torch_back(res):
-    torch = sys.modules["torch"]
-    if isinstance(res, np.ndarray):
-        if any(s < 0 for s in res.strides):
-            res = np.ascontiguousarray(res)
-        return torch.from_numpy(res)
-    return torch.from_dlpack(res)
-
-
-def _fovea_back(res):
-    from .. import _fovea
-
-    return _fovea.asarray(res, None)
-
-
-def _need_cupy():
-    cp = _cupy()
-    if cp is None:
-        raise ImportError(
-            "fovea.skimage: this input lives on a GPU; CuPy is needed to work on it (pip install cupy-cuda13x)"
-        )
-    return cp
-
-
-def prepare(image):
-    """(array, xp, back): image as a NumPy or CuPy array (a view, never a copy
-    between devices), the module to do elementwise math with, and the function
-    that turns results back into image's array type."""
-    kind = _kind(image)
-    if kind == "numpy":
-        return np.asarray(image), np, _identity
-    if kind == "cupy":
-        return image, sys.modules["cupy"], _identity
-    if kind == "torch":
-        t = image.detach()
-        if t.device.type == "cpu":
-            return t.numpy(), np, _wrap_each(_torch_back)
-        cp = _need_cupy()
-        return cp.from_dlpack(t), cp, _wrap_each(_torch_back)
-    if kind == "fovea":
-        if image.device == "cpu":
-            return np.asarray(image), np, _wrap_each(_fovea_back)
-        cp = _need_cupy()
-        return cp.from_dlpack(image), cp, _wrap_each(_fovea_back)
-    # lists, scalars, anything with the array interface: NumPy in, NumPy out
-    return np.asarray(image), np, _identity
-
-
-def like_input(x, xp, name):
-    """x (a mask, an out array) as an array of xp without moving it between host
-    and device: DeviceError when x lives elsewhere. None stays None."""
-    if x is None:
-        return None
-    kind = _kind(x)
-    if kind == "torch":
-        t = x.detach()
-        on_gpu = t.device.type != "cpu"
-        arr = _need_cupy().from_dlpack(t) if on_gpu else t.numpy()
-    elif kind == "cupy":
-        on_gpu, arr = True, x
-    elif kind == "fovea":
-        on_gpu = x.device != "cpu"
-        arr = _need_cupy().from_dlpack(x) if on_gpu else np.asarray(x)
-    else:
-        on_gpu, arr = False, x if kind == "numpy" else np.asarray(x)
-    if on_gpu != (xp is not np):
-        where = "a GPU" if on_gpu else "host memory"
-        other = "host memory" if on_gpu else "a GPU"
-        raise DeviceError(
-            f"fovea.skimage: `{name}` lives in {where} but the image in {other}; "
-            "move one of them first (fovea.to_device)"
-        )
-    return arr
-
-
-def host(x):
-    """A small parameter array (footprint, kernel) as a NumPy array; device arrays
-    are copied to the host, which is fine for parameters (never for images)."""
-    if _kind(x) == "cupy":
-        return x.get()
-    if _kind(x) == "torch":
-        return x.detach().cpu().numpy()
-    return np.asarray(x)
 
 
 def supported_float_type(input_dtype, allow_complex=False):

@@ -12,8 +12,9 @@ import warnings
 import numpy as np
 
 from ... import _fovea
-from .._shared import host, img_as_float, like_input, prepare, supported_float_type
-from ..morphology import _xp
+from ..._interop import host, like_input, prepare
+from .._shared import img_as_float, supported_float_type
+from ... import _interop as ix
 from . import _tables
 from ._tables import *  # noqa: F401,F403  the conversion matrices
 from ._tables import _illuminants
@@ -77,8 +78,8 @@ def _run(arr, conv, out_dtype=None, out_channels=3, **kw):
     if out_dtype is None:   # uint8 input (a matrix conversion on the host): float64, as img_as_float64
         out_dtype = np.float64 if arr.dtype == np.uint8 else arr.dtype
     out_dtype = np.dtype(out_dtype)
-    res = _fovea.color_convert(arr, conv, out_dtype.name, out_channels, stream=_xp.stream_of(arr), **kw)
-    return _xp.wrap(res, arr)
+    res = _fovea.color_convert(arr, conv, out_dtype.name, out_channels, stream=ix.stream_of(arr), **kw)
+    return ix.wrap(res, arr)
 
 
 def _matrix(m):
@@ -217,7 +218,7 @@ def separate_stains(rgb, conv_matrix, *, channel_axis=-1):
     The result is float64, as scikit-image's."""
     arr, xp, back, ax = _last(rgb, channel_axis)
     arr = _prepare_matrix_input(arr, xp)
-    m = np.asarray(_xp.host(conv_matrix), dtype=np.float64)
+    m = np.asarray(ix.host(conv_matrix), dtype=np.float64)
     if m.shape != (3, 3):
         raise ValueError(f"conv_matrix must be 3 x 3, got shape {m.shape}")
     res = _run(arr, MATRIX, np.float64, matrix=_matrix(m.T), pre=PRE_STAIN_LOG, post=POST_NONNEG)
@@ -229,7 +230,7 @@ def combine_stains(stains, conv_matrix, *, channel_axis=-1):
     clip(exp(-(stains * -log(1e-6)) @ conv_matrix), 0, 1). The result is float64."""
     arr, xp, back, ax = _last(stains, channel_axis)
     arr = _prepare_colorarray(arr, xp)
-    m = np.asarray(_xp.host(conv_matrix), dtype=np.float64)
+    m = np.asarray(ix.host(conv_matrix), dtype=np.float64)
     if m.shape != (3, 3):
         raise ValueError(f"conv_matrix must be 3 x 3, got shape {m.shape}")
     res = _run(arr, MATRIX, np.float64, matrix=_matrix(m.T), pre=PRE_STAIN_EXP, post=POST_EXP_CLIP)
@@ -384,7 +385,7 @@ def rgba2rgb(rgba, background=(1, 1, 1), *, channel_axis=-1):
     if arr.shape[channel_axis] != 4:
         raise ValueError(f"the input array must have size 4 along `channel_axis`, got {arr.shape}")
     arr = _to_float(arr, xp)
-    bg = np.ravel(_xp.host(background)).astype(arr.dtype)
+    bg = np.ravel(ix.host(background)).astype(arr.dtype)
     if len(bg) != 3:
         raise ValueError(f"background must be an array-like containing 3 RGB values. Got {len(bg)} items")
     if np.any(bg < 0) or np.any(bg > 1):
@@ -420,7 +421,7 @@ def gray2rgba(image, alpha=None, *, channel_axis=-1):
     if np.isscalar(alpha) or np.ndim(alpha) == 0:
         alpha_src = host(alpha)[()] if not np.isscalar(alpha) else alpha
     else:
-        alpha_src = like_input(alpha, xp, "alpha")
+        alpha_src = like_input(alpha, arr, "alpha")
     with np.errstate(over="ignore", under="ignore"):
         alpha_arr = xp.asarray(alpha_src).astype(arr.dtype)
     if not bool(xp.array_equal(alpha_arr, xp.asarray(alpha_src))):

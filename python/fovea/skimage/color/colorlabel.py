@@ -8,7 +8,8 @@ import warnings
 
 import numpy as np
 
-from .._shared import img_as_float, like_input, prepare, supported_float_type
+from ..._interop import like_input, prepare
+from .._shared import img_as_float, supported_float_type
 from ._colors import color_dict
 from .colorconv import gray2rgb, hsv2rgb, rgb2hsv
 
@@ -73,7 +74,7 @@ def label2rgb(
     kind 'avg': each label painted with the mean colour of `image` under it."""
     lab, xp, back = prepare(label)
     if image is not None:
-        image = like_input(image, xp, "image")
+        image = like_input(image, lab, "image")
         image = xp.moveaxis(xp.asarray(image), channel_axis, -1)
     if kind == "overlay":
         rgb = _overlay(lab, xp, image, colors, alpha, bg_label, bg_color, image_alpha, saturation)

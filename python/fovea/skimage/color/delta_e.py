@@ -5,8 +5,9 @@ float type (float32 stays float32, as scikit-image)."""
 import numpy as np
 
 from ... import _fovea
-from .._shared import like_input, prepare, supported_float_type
-from ..morphology import _xp
+from ..._interop import like_input, prepare
+from .._shared import supported_float_type
+from ... import _interop as ix
 from .colorconv import DELTAE_CIE76, DELTAE_CIEDE94, DELTAE_CIEDE2000, DELTAE_CMC
 
 __all__ = ["deltaE_cie76", "deltaE_ciede94", "deltaE_ciede2000", "deltaE_cmc"]
@@ -17,7 +18,7 @@ def _delta_e(conv, lab1, lab2, k, channel_axis, unroll=False, one_pixel_f64=Fals
     if isinstance(lab2, (list, tuple, int, float)):  # a colour given as numbers
         b = xp.asarray(lab2)
     else:
-        b = xp.asarray(like_input(lab2, xp, "lab2"))
+        b = xp.asarray(like_input(lab2, a, "lab2"))
     dt = supported_float_type((a.dtype, b.dtype))
     a = a.astype(dt, copy=False)
     b = b.astype(dt, copy=False)
@@ -34,8 +35,8 @@ def _delta_e(conv, lab1, lab2, k, channel_axis, unroll=False, one_pixel_f64=Fals
     out_dt = np.dtype(dt)
     if one_pixel_f64 and len(shape) == 0:
         out_dt = np.dtype(np.float64)  # scikit-image's deltaE_cmc promotes a single pixel to float64
-    res = _fovea.color_convert(a, conv, out_dt.name, -1, input2=b, k=k, stream=_xp.stream_of(a))
-    res = _xp.wrap(res, a)
+    res = _fovea.color_convert(a, conv, out_dt.name, -1, input2=b, k=k, stream=ix.stream_of(a))
+    res = ix.wrap(res, a)
     if res.ndim == 0 and xp is np:
         res = res[()]
     elif one_pixel:

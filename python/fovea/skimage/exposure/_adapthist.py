@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from ... import _fovea
-from ..morphology import _xp
+from ... import _interop as ix
 from ._exposure import _rescale_xp
 from ._hist import supported_float_type, xp_of
 
@@ -50,7 +50,7 @@ def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
     An RGB(A)-like image (3-d with 3 or 4 samples last, scikit-image's
     ``adapt_rgb(hsv_value)``) is equalized on its HSV value: rgb2hsv of the
     first three channels, CLAHE of V, hsv2rgb."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     if img.ndim == 3 and img.shape[-1] in (3, 4):
         from ..color import hsv2rgb, rgb2hsv
         hsv = rgb2hsv(img[:, :, :3])
@@ -61,7 +61,7 @@ def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
 
 
 def _equalize_adapthist(image, kernel_size, clip_limit, nbins):
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     xp = xp_of(img)
     float_dtype = supported_float_type(img.dtype)
     u = _img_as_uint(img, xp)
@@ -74,6 +74,6 @@ def _equalize_adapthist(image, kernel_size, clip_limit, nbins):
         raise ValueError(f"Incorrect value of `kernel_size`: {kernel_size}")
     kernel_size = [int(k) for k in kernel_size]
     u = xp.ascontiguousarray(u)
-    res = _fovea.exp_clahe(u, kernel_size, float(clip_limit), int(nbins), _xp.stream_of(u))
-    out = _xp.wrap(res, u).astype(float_dtype, copy=False)
+    res = _fovea.exp_clahe(u, kernel_size, float(clip_limit), int(nbins), ix.stream_of(u))
+    out = ix.wrap(res, u).astype(float_dtype, copy=False)
     return back(_rescale_xp(out))

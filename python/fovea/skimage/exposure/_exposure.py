@@ -6,7 +6,7 @@ host, CuPy on the GPU), in scikit-image's order of operations."""
 
 import numpy as np
 
-from ..morphology import _xp
+from ... import _interop as ix
 from ._hist import (DTYPE_RANGE, dtype_limits, histogram_core, integer_centers, float_bin_edges, outer_edges,
                     minmax, supported_float_type, warn, xp_of)
 
@@ -48,7 +48,7 @@ def histogram(image, nbins=256, source_range="image", normalize=False, *, channe
     """Histogram of image: (hist, bin_centers), as skimage.exposure.histogram.
     Integer images get one bin per integer value (nbins ignored); float images
     nbins bins over the image's range ('image') or the dtype's ('dtype')."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     return back(_histogram_xp(img, nbins, source_range, normalize, channel_axis))
 
 
@@ -65,18 +65,18 @@ def _cdf_xp(image, nbins=256, mask=None):
 
 def cumulative_distribution(image, nbins=256):
     """(cdf, bin_centers) of image, as skimage.exposure.cumulative_distribution."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     return back(_cdf_xp(img, nbins))
 
 
 def equalize_hist(image, nbins=256, mask=None):
     """Histogram equalisation (skimage.exposure.equalize_hist); mask: the pixels
     whose histogram is used. Returns float32 for float16/32 input, else float64."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     xp = xp_of(img)
     m = None
     if mask is not None:
-        m = _xp.take(mask)[0]
+        m = ix.like_input(mask, img, "mask")
         m = xp.asarray(m).astype(bool, copy=False)
         if m.shape != img.shape:
             raise IndexError("boolean index did not match indexed array")
@@ -95,7 +95,7 @@ def equalize_hist(image, nbins=256, mask=None):
 def intensity_range(image, range_values="image", clip_negative=False):
     """(min, max) of image ('image'), of its dtype ('dtype' or a dtype name) or
     range_values itself, as skimage.exposure.intensity_range."""
-    img, _ = _xp.take(image)
+    img = ix.prepare(image)[0]
     return _intensity_range(img, range_values, clip_negative)
 
 
@@ -152,7 +152,7 @@ def rescale_intensity(image, in_range="image", out_range="dtype"):
     """Stretch or shrink intensities (skimage.exposure.rescale_intensity).
     in_range / out_range: 'image', 'dtype', a dtype name ('uint10', ...) or a
     (min, max) pair."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     return back(_rescale_xp(img, in_range, out_range))
 
 
@@ -165,7 +165,7 @@ def _assert_non_negative(image):
 
 def adjust_gamma(image, gamma=1, gain=1):
     """Gamma correction O = I**gamma * gain over [0, 1]-scaled intensities."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     xp = xp_of(img)
     if gamma < 0:
         raise ValueError("Gamma should be a non-negative real number.")
@@ -182,7 +182,7 @@ def adjust_gamma(image, gamma=1, gain=1):
 
 def adjust_log(image, gain=1, inv=False):
     """Logarithmic correction O = gain * log2(1 + I) (inv: gain * (2**I - 1))."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     xp = xp_of(img)
     _assert_non_negative(img)
     dtype = img.dtype.type
@@ -197,7 +197,7 @@ def adjust_log(image, gain=1, inv=False):
 
 def adjust_sigmoid(image, cutoff=0.5, gain=10, inv=False):
     """Sigmoid correction O = 1 / (1 + exp(gain * (cutoff - I)))."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     xp = xp_of(img)
     _assert_non_negative(img)
     dtype = img.dtype.type
@@ -240,7 +240,7 @@ def _rgba2rgb(image, xp, background=(1, 1, 1)):
 def is_low_contrast(image, fraction_threshold=0.05, lower_percentile=1, upper_percentile=99, method="linear"):
     """True when image's intensities between the two percentiles span less than
     fraction_threshold of its dtype's range (skimage.exposure.is_low_contrast)."""
-    img, _ = _xp.take(image)
+    img = ix.prepare(image)[0]
     xp = xp_of(img)
     if img.dtype == bool:
         lo, hi, _n = minmax(img)

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ... import _fovea
-from ..morphology import _xp
+from ... import _interop as ix
 
 __all__ = ["xp_of", "minmax", "dtype_limits", "DTYPE_RANGE", "supported_float_type", "histogram_core"]
 
@@ -33,7 +33,7 @@ DTYPE_RANGE.update({"uint10": (0, 2**10 - 1), "uint12": (0, 2**12 - 1), "uint14"
 
 
 def xp_of(a):
-    return _xp.xp_of(a)
+    return ix.xp_of(a)
 
 
 def dtype_limits(image, clip_negative=False):
@@ -63,7 +63,7 @@ def minmax(a, mask=None):
     """(min, max, count) of a (where mask) as NumPy scalars of a's dtype
     (count 0: (None, None, 0)). NaN when a NaN is among them."""
     k = _kernel_input(a)
-    lo, hi, n = _fovea.exp_minmax(k, mask, _xp.stream_of(k))
+    lo, hi, n = _fovea.exp_minmax(k, mask, ix.stream_of(k))
     if n == 0:
         return None, None, 0
     t = a.dtype.type
@@ -77,8 +77,8 @@ def minmax(a, mask=None):
 
 def _counts_int(a, lo, nbins, mask=None):
     k = _kernel_input(a)
-    res = _fovea.exp_histogram(k, mask, int(nbins), True, int(lo), stream=_xp.stream_of(k))
-    return _xp.wrap(res, a)
+    res = _fovea.exp_histogram(k, mask, int(nbins), True, int(lo), stream=ix.stream_of(k))
+    return ix.wrap(res, a)
 
 
 def _unsigned_subtract(a, b):
@@ -139,8 +139,8 @@ def _counts_float(a, edges, first, last, mask=None):
     res = _fovea.exp_histogram(
         k, mask, int(nb), False, 0, float(first), float(last), float(denom),
         bin_type == np.float32, diff_dt == np.float32, div_dt == np.float32,
-        np.ascontiguousarray(edges, dtype=np.float64).tobytes(), _xp.stream_of(k))
-    return _xp.wrap(res, a)
+        np.ascontiguousarray(edges, dtype=np.float64).tobytes(), ix.stream_of(k))
+    return ix.wrap(res, a)
 
 
 def histogram_core(image, bins, source_range, mask=None):

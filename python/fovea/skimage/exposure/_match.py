@@ -4,7 +4,7 @@ through the array library's unique; the quantile interpolation is array code."""
 
 import numpy as np
 
-from ..morphology import _xp
+from ... import _interop as ix
 from ._hist import _counts_int, minmax, supported_float_type, xp_of
 
 __all__ = ["match_histograms"]
@@ -35,8 +35,8 @@ def _match_cdf(source, template):
 def match_histograms(image, reference, *, channel_axis=None):
     """image with its cumulative histogram matched to reference's (per channel
     with channel_axis)."""
-    img, back = _xp.take(image)
-    ref = _xp.take(reference)[0]
+    img, _, back = ix.prepare(image)
+    ref = ix.like_input(reference, img, "reference")
     xp = xp_of(img)
     if img.ndim != ref.ndim:
         raise ValueError("Image and reference must have the same number of channels.")

@@ -5,7 +5,8 @@ import math
 import numpy as np
 
 from ... import ndimage as ndi
-from .._shared import check_nD, prepare, supported_float_type
+from ..._interop import prepare
+from .._shared import check_nD, supported_float_type
 
 __all__ = ["gabor_kernel", "gabor"]
 

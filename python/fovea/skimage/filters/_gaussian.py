@@ -5,7 +5,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from ... import ndimage as ndi
-from .._shared import convert_to_float, img_as_float, like_input, prepare, supported_float_type
+from ..._interop import inner, prepare
+from .._shared import convert_to_float, img_as_float, supported_float_type
 
 __all__ = ["gaussian", "difference_of_gaussians"]
 
@@ -41,7 +42,7 @@ def gaussian(image, sigma=1.0, *, mode="nearest", cval=0, preserve_range=False, 
     input, float64 otherwise, of image's array type.
     """
     arr, xp, back = prepare(image)
-    out_arr = like_input(out, xp, "out")
+    out_arr = inner(out, arr)
     res = _gaussian(arr, xp, sigma, mode=mode, cval=cval, preserve_range=preserve_range, truncate=truncate,
                     channel_axis=channel_axis, out=out_arr)
     if out is not None and res is out_arr:

@@ -1,7 +1,7 @@
 """median (skimage.filters._median)."""
 
 from ... import ndimage as ndi
-from .._shared import host, like_input, prepare
+from ..._interop import host, inner, prepare
 
 __all__ = ["median"]
 
@@ -20,7 +20,7 @@ def median(image, footprint=None, out=None, mode="nearest", cval=0.0, behavior="
             "implemented; use behavior='ndimage' (the default)"
         )
     arr, xp, back = prepare(image)
-    out_arr = like_input(out, xp, "out")
+    out_arr = inner(out, arr)
     if footprint is None and arr.ndim > 0:
         # the 3**ndim box scikit-image builds (generate_binary_structure(ndim, ndim)) is size=3
         res = ndi.median_filter(arr, size=3, output=out_arr, mode=mode, cval=cval)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._shared import prepare
+from ..._interop import prepare
 
 __all__ = ["rank_order"]
 

@@ -3,7 +3,8 @@
 import numpy as np
 
 from ... import ndimage as ndi
-from .._shared import host, prepare, supported_float_type
+from ..._interop import host, prepare
+from .._shared import supported_float_type
 
 __all__ = ["correlate_sparse"]
 

@@ -1,6 +1,7 @@
 """unsharp_mask (skimage.filters._unsharp_mask)."""
 
-from .._shared import img_as_float, prepare, slice_at_axis, supported_float_type
+from ..._interop import prepare
+from .._shared import img_as_float, slice_at_axis, supported_float_type
 from ._gaussian import _gaussian
 
 __all__ = ["unsharp_mask"]

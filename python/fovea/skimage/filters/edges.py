@@ -14,7 +14,8 @@ import numpy as np
 
 from ... import _fovea
 from ... import ndimage as ndi
-from .._shared import as_float_image, check_nD, like_input, prepare
+from ..._interop import like_input, prepare
+from .._shared import as_float_image, check_nD
 
 __all__ = [
     "sobel", "sobel_h", "sobel_v",
@@ -51,7 +52,7 @@ def _mask_result(result, mask, xp):
     """Zero the result outside mask eroded by one pixel (full connectivity), as
     scikit-image does to hide the values that used pixels outside the mask."""
     if mask is not None:
-        mask = like_input(mask, xp, "mask")
+        mask = like_input(mask, result, "mask")
         structure = ndi.generate_binary_structure(mask.ndim, mask.ndim)
         mask = ndi.binary_erosion(mask, structure, border_value=0)
         result *= mask

@@ -19,7 +19,8 @@ from warnings import warn
 import numpy as np
 
 from ... import _fovea
-from .._shared import check_nD, prepare, supported_float_type
+from ..._interop import prepare
+from .._shared import check_nD, supported_float_type
 from ._hessian import hessian_matrix_gaussian, symmetric_eigvals
 
 # filter codes of _fovea.hessian_ridge (fv_ridge_filter)

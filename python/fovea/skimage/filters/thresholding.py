@@ -17,7 +17,7 @@ import numpy as np
 from ... import ndimage as fndi
 from ..exposure._exposure import _histogram_xp
 from ..exposure._hist import dtype_limits, minmax, supported_float_type, xp_of
-from ..morphology import _xp
+from ... import _interop as ix
 
 __all__ = ["threshold_otsu", "threshold_multiotsu", "threshold_li", "threshold_yen", "threshold_isodata",
            "threshold_mean", "threshold_minimum", "threshold_triangle", "threshold_local", "threshold_niblack",
@@ -40,10 +40,10 @@ def _validate_image_histogram(image, hist, nbins=None, normalize=False):
     if hist is not None:
         if isinstance(hist, (tuple, list)):
             counts, centers = hist
-            counts = _xp.take(counts)[0]
-            centers = _xp.take(centers)[0]
+            counts = ix.prepare(counts)[0]
+            centers = ix.prepare(centers)[0]
         else:
-            counts = _xp.take(hist)[0]
+            counts = ix.prepare(hist)[0]
             centers = xp_of(counts).arange(counts.size)
         if counts[0] == 0 or counts[-1] == 0:
             xp = xp_of(counts)
@@ -64,7 +64,7 @@ def _all_equal_first(image):
 def threshold_otsu(image=None, nbins=256, *, hist=None):
     """Otsu's threshold of image (or of a histogram, hist=counts or (counts, centers))."""
     if image is not None:
-        image = _xp.take(image)[0]
+        image = ix.prepare(image)[0]
         if image.ndim > 2 and image.shape[-1] in (3, 4):
             warnings.warn(f"threshold_otsu is expected to work correctly only for grayscale images; image shape "
                           f"{image.shape} looks like that of an RGB image.", UserWarning, stacklevel=2)
@@ -83,7 +83,7 @@ def threshold_otsu(image=None, nbins=256, *, hist=None):
 def threshold_yen(image=None, nbins=256, *, hist=None):
     """Yen's threshold (maximum correlation criterion)."""
     if image is not None:
-        image = _xp.take(image)[0]
+        image = ix.prepare(image)[0]
     counts, centers = _validate_image_histogram(image, hist, nbins)
     if centers.size == 1:
         return _scalar(centers[0])
@@ -100,7 +100,7 @@ def threshold_isodata(image=None, nbins=256, return_all=False, *, hist=None):
     """ISODATA (Ridler-Calvard) threshold; return_all: every threshold that
     satisfies the criterion."""
     if image is not None:
-        image = _xp.take(image)[0]
+        image = ix.prepare(image)[0]
     counts, centers = _validate_image_histogram(image, hist, nbins)
     if len(centers) == 1:
         return _host(centers) if return_all else _scalar(centers[0])
@@ -122,13 +122,13 @@ def threshold_isodata(image=None, nbins=256, return_all=False, *, hist=None):
 
 def threshold_mean(image):
     """The mean intensity."""
-    img = _xp.take(image)[0]
+    img = ix.prepare(image)[0]
     return _scalar(xp_of(img).mean(img))
 
 
 def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=None):
     """Li's iterative minimum cross entropy threshold."""
-    img = _xp.take(image)[0]
+    img = ix.prepare(image)[0]
     xp = xp_of(img)
     img = img[~xp.isnan(img)] if img.dtype.kind == "f" else img.reshape(-1).copy()
     if img.size == 0:
@@ -208,7 +208,7 @@ def threshold_minimum(image=None, nbins=256, max_num_iter=10000, *, hist=None):
     """The minimum between the two maxima of the histogram smoothed until it
     has exactly two (RuntimeError when it never does)."""
     if image is not None:
-        image = _xp.take(image)[0]
+        image = ix.prepare(image)[0]
     counts, centers = _validate_image_histogram(image, hist, nbins)
     smooth = np.ascontiguousarray(_host(counts).astype("float32", copy=False))
     centers = _host(centers)
@@ -229,7 +229,7 @@ def threshold_minimum(image=None, nbins=256, max_num_iter=10000, *, hist=None):
 
 def threshold_triangle(image, nbins=256):
     """The triangle (Zack) threshold."""
-    img = _xp.take(image)[0]
+    img = ix.prepare(image)[0]
     hist, centers = _histogram_xp(img.reshape(-1), nbins, "image")
     hist, centers = _host(hist), _host(centers)
     nbins = len(hist)
@@ -266,7 +266,7 @@ def threshold_local(image, block_size=3, method="gaussian", offset=0, mode="refl
     only the host can do: for a device image, the image is copied to the host,
     filtered there with scipy.ndimage.generic_filter and the result copied back
     (cupyx's generic_filter takes only CuPy kernels, not Python callables)."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     xp = xp_of(img)
     if np.isscalar(block_size):
         block_size = (block_size,) * img.ndim
@@ -284,7 +284,7 @@ def threshold_local(image, block_size=3, method="gaussian", offset=0, mode="refl
         if xp is np:
             sndi.generic_filter(img, param, block_size, output=thresh, mode=mode, cval=cval)
         else:   # a Python callable runs on the host (see the docstring): explicit copies
-            h = sndi.generic_filter(_xp.host(img), param, block_size, mode=mode, cval=cval)
+            h = sndi.generic_filter(ix.host(img), param, block_size, mode=mode, cval=cval)
             thresh = xp.asarray(h.astype(fdt, copy=False))
     elif method == "gaussian":
         sigma = tuple((b - 1) / 6.0 for b in block_size) if param is None else param
@@ -343,7 +343,7 @@ def _mean_std(image, w):
 
 def threshold_niblack(image, window_size=15, k=0.2):
     """Niblack's local threshold m - k * s over window_size (odd)."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     m, s = _mean_std(img, window_size)
     return back(m - k * s)
 
@@ -351,7 +351,7 @@ def threshold_niblack(image, window_size=15, k=0.2):
 def threshold_sauvola(image, window_size=15, k=0.2, r=None):
     """Sauvola's local threshold m * (1 + k * (s / r - 1)); r defaults to half
     the dtype's range."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     if r is None:
         imin, imax = dtype_limits(img, clip_negative=False)
         r = 0.5 * (imax - imin)
@@ -362,10 +362,10 @@ def threshold_sauvola(image, window_size=15, k=0.2, r=None):
 def apply_hysteresis_threshold(image, low, high):
     """Pixels above low that are connected (faces: connectivity 1) to a pixel
     above high."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     xp = xp_of(img)
-    low = xp.asarray(_xp.take(low)[0]) if not np.isscalar(low) else low
-    high = xp.asarray(_xp.take(high)[0]) if not np.isscalar(high) else high
+    low = xp.asarray(ix.like_input(low, img, "low")) if not np.isscalar(low) else low
+    high = xp.asarray(ix.like_input(high, img, "high")) if not np.isscalar(high) else high
     low = xp.clip(low, None, high) if not (np.isscalar(low) and np.isscalar(high)) else min(low, high)
     mask_low = img > low
     mask_high = img > high
@@ -414,7 +414,7 @@ def _multiotsu_lut_indices(prob, k):
 def threshold_multiotsu(image=None, classes=3, nbins=256, *, hist=None):
     """classes - 1 thresholds maximising the between-class variance (multi-Otsu)."""
     if image is not None:
-        image = _xp.take(image)[0]
+        image = ix.prepare(image)[0]
         if image.ndim > 2 and image.shape[-1] in (3, 4):
             warnings.warn(f"threshold_multiotsu is expected to work correctly only for grayscale images; image "
                           f"shape {image.shape} looks like that of an RGB image.", UserWarning, stacklevel=2)

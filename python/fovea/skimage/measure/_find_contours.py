@@ -11,7 +11,7 @@ host-side data; the joining is sequential)."""
 import numpy as np
 
 from ... import _fovea
-from .._shared import host, prepare
+from ..._interop import host, prepare
 
 __all__ = ["find_contours"]
 

@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from ... import _fovea
-from ..morphology import _xp
+from ... import _interop as ix
 
 __all__ = ["label"]
 
@@ -36,16 +36,16 @@ def label_array(x, background=None, connectivity=None):
     if x.dtype == bool:
         conn = _check_connectivity(connectivity, x.ndim)
         bg = 1 if background is not None and background == 1 else 0
-        res, num = _fovea.measure_label(x, conn, None, bg, False, False, _xp.stream_of(x))
-        return _xp.wrap(res, x), num
+        res, num = _fovea.measure_label(x, conn, None, bg, False, False, ix.stream_of(x))
+        return ix.wrap(res, x), num
     if x.ndim == 0:
         raise NotImplementedError("Only for images of dimension 1-3 are supported, got a 0D one")
     conn = _check_connectivity(connectivity, x.ndim)
     if x.dtype.kind not in "iu":
         x = x.astype(np.intp)   # skimage's conversion (floats truncate)
     bg = 0 if background is None else _background_int(background)
-    res, num = _fovea.measure_label(x, conn, None, bg, False, True, _xp.stream_of(x))
-    return _xp.wrap(res, x), num
+    res, num = _fovea.measure_label(x, conn, None, bg, False, True, ix.stream_of(x))
+    return ix.wrap(res, x), num
 
 
 def label(label_image, background=None, return_num=False, connectivity=None):
@@ -57,7 +57,7 @@ def label(label_image, background=None, return_num=False, connectivity=None):
     Returns the labels (int64; int32 for bool images) numbered 1.. in raster
     order of first appearance, and with return_num the number of labels.
     """
-    x, back = _xp.take(label_image)
+    x, _, back = ix.prepare(label_image)
     labels, num = label_array(x, background, connectivity)
     labels = back(labels)
     return (labels, num) if return_num else labels

@@ -16,7 +16,8 @@ array type.
 import numpy as np
 
 from ... import ndimage as fndi
-from .._shared import img_as_float, prepare
+from ..._interop import prepare
+from .._shared import img_as_float
 
 __all__ = ["block_reduce", "shannon_entropy", "blur_effect", "profile_line"]
 

@@ -10,7 +10,7 @@ import itertools
 
 import numpy as np
 
-from ..morphology import _xp
+from ... import _interop as ix
 
 __all__ = [
     "centroid",
@@ -32,8 +32,8 @@ def _float_type(dtype):
 
 
 def _xp_for(a):
-    x, back = _xp.take(a)
-    return x, _xp.xp_of(x), back
+    x, _, back = ix.prepare(a)
+    return x, ix.xp_of(x), back
 
 
 def moments_coords(coords, order=3):
@@ -67,7 +67,7 @@ def moments_coords_central(coords, center=None, order=3):
 
 def moments(image, order=3, *, spacing=None):
     """Raw image moments up to ``order`` per axis: (order + 1,) * ndim array."""
-    return moments_central(image, (0,) * np.ndim(image), order=order, spacing=spacing)
+    return moments_central(image, (0,) * ix.ndim_of(image), order=order, spacing=spacing)
 
 
 def moments_central(image, center=None, order=3, *, spacing=None, **kwargs):
@@ -77,7 +77,7 @@ def moments_central(image, center=None, order=3, *, spacing=None, **kwargs):
         m = moments(x, order=1, spacing=spacing)
         m0 = m[(0,) * x.ndim]
         center = [float(m[tuple(np.eye(x.ndim, dtype=int)[d])] / m0) for d in range(x.ndim)]
-        mu = _xp.take(moments_central(x, center, order, spacing=spacing))[0]
+        mu = ix.prepare(moments_central(x, center, order, spacing=spacing))[0]
         total = sum(np.ix_(*[np.arange(order + 1)] * x.ndim))
         mu[xp.asarray(total > order)] = 0
         return back(mu)
@@ -157,7 +157,7 @@ def inertia_tensor(image, mu=None, *, spacing=None):
     if mu is None:
         mu = moments_central(x, order=2, spacing=spacing)
     else:
-        mu = _xp.take(mu)[0]
+        mu = ix.like_input(mu, x, "mu")
     return back(_inertia_batch(mu[None], x.ndim, xp)[0])
 
 

@@ -5,7 +5,7 @@ CuPy."""
 
 import numpy as np
 
-from .._shared import host, prepare
+from ..._interop import host, prepare
 
 __all__ = ["approximate_polygon", "subdivide_polygon"]
 

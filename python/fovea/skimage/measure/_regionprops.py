@@ -32,7 +32,7 @@ from math import atan2, pi, sqrt
 import numpy as np
 
 from ... import _fovea
-from ..morphology import _xp
+from ... import _interop as ix
 from . import _moments as _mom
 from . import _regionprops_batch as _rpb
 from ._regionprops_utils import euler_number, perimeter, perimeter_crofton
@@ -132,8 +132,8 @@ class _Batch:
 
     def __init__(self, label_image, intensity_image, spacing, offset):
         x = label_image
-        self.xp = xp = _xp.xp_of(x)
-        self.gpu = _xp.on_gpu(x)
+        self.xp = xp = ix.xp_of(x)
+        self.gpu = ix.on_gpu(x)
         self.label_image = x
         self.intensity_image = intensity_image
         self.nd = nd = x.ndim
@@ -157,12 +157,12 @@ class _Batch:
         self.table_labels = x_tab   # labels as numbered in the table (for intensity_std)
         self.max_label = max_label
         inten = intensity_image
-        if inten is not None and not _xp.kernel_dtype_ok(inten):
+        if inten is not None and not ix.kernel_dtype_ok(inten):
             inten = inten.astype(np.float64)   # float16 and the like
         if inten is not None and inten.dtype == bool:
             inten = inten.astype(np.uint8)
         if max_label > 0:
-            tab = _xp.wrap(_fovea.measure_region_stats(x_tab, inten, max_label, _xp.stream_of(x)), x)
+            tab = ix.wrap(_fovea.measure_region_stats(x_tab, inten, max_label, ix.stream_of(x)), x)
         else:   # no labels: no table to compute (and no zero-size device allocation)
             tab = xp.zeros((0, 1 + 2 * nd + 4**nd + self.nch * (2 + 4**nd)))
         present = xp.flatnonzero(tab[:, 0] > 0)
@@ -532,7 +532,7 @@ class RegionProperties:
         for key in PROP_VALS:
             a, b = getattr(self, key, None), getattr(other, key, None)
             try:
-                np.testing.assert_equal(_xp.to_host(a) if _is_cupy(a) else a, _xp.to_host(b) if _is_cupy(b) else b)
+                np.testing.assert_equal(ix.to_host(a) if _is_cupy(a) else a, ix.to_host(b) if _is_cupy(b) else b)
             except AssertionError:
                 return False
         return True
@@ -598,7 +598,7 @@ class RegionProperties:
         return self._batch.label_image[self.slice] == self.label
 
     def _host_image(self):
-        return _xp.to_host(self.image)
+        return ix.to_host(self.image)
 
     @property
     def coords(self):
@@ -662,7 +662,7 @@ class RegionProperties:
     def feret_diameter_max(self):
         if self._ndim not in (2, 3):
             raise NotImplementedError("feret_diameter_max is implemented for 2D and 3D images only")
-        hull = np.pad(np.asarray(_xp.to_host(self.image_convex)), 2)
+        hull = np.pad(np.asarray(ix.to_host(self.image_convex)), 2)
         pts = _feret_points(hull, self._spacing)
         if len(pts) == 0:
             # an empty hull image (Qhull failed on a flat region): skimage's marching_cubes / find_contours error
@@ -671,7 +671,7 @@ class RegionProperties:
 
 
 def _prepare(label_image, intensity_image, spacing, offset):
-    x, _ = _xp.take(label_image)
+    x = ix.prepare(label_image)[0]
     if x.ndim not in (2, 3):
         raise TypeError("Only 2-D and 3-D images supported.")
     if x.dtype == bool:
@@ -682,12 +682,10 @@ def _prepare(label_image, intensity_image, spacing, offset):
         raise TypeError("Non-integer label_image types are ambiguous")
     inten = None
     if intensity_image is not None:
-        inten, _ = _xp.take(intensity_image)
+        inten = ix.like_input(intensity_image, x, "intensity_image")
         nd = x.ndim
         if not (inten.shape[:nd] == x.shape and inten.ndim in (nd, nd + 1)):
             raise ValueError("Label and intensity image shapes must match, except for channel (last) axis.")
-        if _xp.on_gpu(inten) != _xp.on_gpu(x):
-            raise ValueError("label_image and intensity_image must both be in host memory or both on the GPU")
         if inten.dtype.kind not in "biuf":
             raise TypeError(f"unsupported intensity_image dtype {inten.dtype}")
     spacing = _normalize_spacing(np.ones(x.ndim) if spacing is None else spacing, x.ndim)

@@ -18,13 +18,13 @@ from math import pi, sqrt
 
 import numpy as np
 
-from ..morphology import _xp
+from ... import _interop as ix
 
 __all__ = ["euler_number", "perimeter", "perimeter_crofton"]
 
 
 def _host_image(image):
-    return np.asarray(_xp.host(image))
+    return np.asarray(ix.host(image))
 
 
 def _shifted(a, offsets):

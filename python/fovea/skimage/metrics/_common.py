@@ -5,7 +5,8 @@ import warnings
 
 import numpy as np
 
-from .._shared import like_input, prepare, supported_float_type
+from ..._interop import like_input, prepare
+from .._shared import supported_float_type
 
 __all__ = ["two", "check_same_shape", "dtype_range", "as_floats", "warn"]
 
@@ -14,7 +15,7 @@ def two(a, b, name_b="image1"):
     """(a, b, xp, back): both inputs as arrays of one library (NumPy or CuPy);
     DeviceError when they live on different devices."""
     a, xp, back = prepare(a)
-    b = like_input(b, xp, name_b)
+    b = like_input(b, a, name_b)
     if xp is np:
         b = np.asarray(b)
     return a, b, xp, back

@@ -8,7 +8,7 @@ ones (always csr_matrix: cupyx has no csr_array)."""
 
 import numpy as np
 
-from .._shared import prepare
+from ..._interop import prepare
 from ._common import check_same_shape, two
 
 __all__ = ["contingency_table", "adapted_rand_error", "variation_of_information"]

@@ -5,7 +5,7 @@ import numpy as np
 
 from ... import _fovea
 from ... import ndimage as ndi
-from . import _xp
+from ... import _interop as ix
 
 __all__ = ["thin", "medial_axis"]
 
@@ -25,19 +25,19 @@ def thin(image, max_num_iter=None):
     (None or 0: until nothing changes). Returns a bool array. Runs on the GPU
     for CUDA data (one flag read per iteration).
     """
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     _check_2d(img)
-    if not _xp.kernel_dtype_ok(img):   # float16, complex: only != 0 matters
+    if not ix.kernel_dtype_ok(img):   # float16, complex: only != 0 matters
         img = img.astype(bool)
     limit = 0 if not max_num_iter or max_num_iter == np.inf else int(max_num_iter)
-    res = _fovea.skmorph_thin(img, limit, _xp.stream_of(img))
-    return back(_xp.wrap(res, img))
+    res = _fovea.skmorph_thin(img, limit, ix.stream_of(img))
+    return back(ix.wrap(res, img))
 
 
 def _cornerness(binary):
     """9 minus the number of set pixels in each 3 x 3 window (outside = 0), in
     binary's array library (a 3 x 3 correlation of uint8: exact)."""
-    xp = _xp.xp_of(binary)
+    xp = ix.xp_of(binary)
     count = ndi.correlate(binary.astype(np.uint8), xp.ones((3, 3), np.uint8), mode="constant")
     return 9 - count
 
@@ -69,10 +69,10 @@ def _visit_order(xp, masked, distance, tiebreaker):
             key = xp.sort(key)
             inv = xp.empty(n, np.int64)
             inv[tb] = xp.arange(n, dtype=np.int64)
-            return np.ascontiguousarray(_xp.to_host(flat[inv[(key & u((1 << tbits) - 1)).astype(np.int64)]]),
+            return np.ascontiguousarray(ix.to_host(flat[inv[(key & u((1 << tbits) - 1)).astype(np.int64)]]),
                                         dtype=np.int64)
-    h_flat = _xp.to_host(flat)
-    order = np.lexsort((tiebreaker, _xp.to_host(corner), _xp.to_host(dist)))
+    h_flat = ix.to_host(flat)
+    order = np.lexsort((tiebreaker, ix.to_host(corner), ix.to_host(dist)))
     return np.ascontiguousarray(h_flat[order], dtype=np.int64)
 
 
@@ -91,9 +91,9 @@ def medial_axis(image, mask=None, return_distance=False, *, rng=None):
     and runs on the host: the foreground and the order are copied to the host
     explicitly, the result is copied back to the device.
     """
-    img, back = _xp.take(image)
-    xp = _xp.xp_of(img)
-    msk = _xp.inner(mask)
+    img, _, back = ix.prepare(image)
+    xp = ix.xp_of(img)
+    msk = ix.like_input(mask, img, "mask")
     if msk is None:
         masked = img.astype(bool)
     else:
@@ -106,9 +106,9 @@ def medial_axis(image, mask=None, return_distance=False, *, rng=None):
     generator = np.random.default_rng(rng)
     tiebreaker = generator.permutation(np.arange(int(masked.sum())))
     order = _visit_order(xp, masked, distance, tiebreaker)
-    h_masked = np.ascontiguousarray(_xp.to_host(masked))
+    h_masked = np.ascontiguousarray(ix.to_host(masked))
     result = np.asarray(_fovea.skmorph_medial_axis(h_masked, order))
-    result = _xp.like_device(result, img)
+    result = ix.like_device(result, img)
     if msk is not None:
         result[~msk] = img[~msk]
     if return_distance:

@@ -4,7 +4,7 @@ import functools
 
 import numpy as np
 
-from . import _xp
+from ... import _interop as ix
 from .footprints import _footprint_is_sequence
 
 
@@ -22,8 +22,8 @@ def host_footprint(footprint):
     if footprint is None:
         return None
     if _footprint_is_sequence(footprint):
-        return tuple((_xp.host(fp), n) for fp, n in footprint)
-    return _xp.host(footprint)
+        return tuple((ix.host(fp), n) for fp, n in footprint)
+    return ix.host(footprint)
 
 
 def default_footprint(func):
@@ -32,7 +32,7 @@ def default_footprint(func):
     @functools.wraps(func)
     def wrapper(image, footprint=None, *args, **kwargs):
         if footprint is None:
-            footprint = binary_structure(np.ndim(image) if not hasattr(image, "ndim") else image.ndim, 1)
+            footprint = binary_structure(ix.ndim_of(image), 1)
         return func(image, footprint=footprint, *args, **kwargs)
 
     return wrapper

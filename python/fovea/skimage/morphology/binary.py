@@ -5,7 +5,7 @@ scipy.ndimage layer."""
 import warnings
 
 from ... import ndimage as ndi
-from . import _xp
+from ... import _interop as ix
 from ._util import default_footprint, host_footprint
 from .footprints import _footprint_is_sequence, pad_footprint
 
@@ -30,9 +30,9 @@ def _warn(name):
 
 
 def _binary(func, image, footprint, out, mode, border_value):
-    img, back = _xp.take(image)
-    xp = _xp.xp_of(img)
-    out_in = _xp.inner(out)
+    img, _, back = ix.prepare(image)
+    xp = ix.xp_of(img)
+    out_in = ix.inner(out, img)
     if out_in is None:
         out_in = xp.empty(img.shape, dtype=bool)
     if mode not in {"max", "min", "ignore"}:

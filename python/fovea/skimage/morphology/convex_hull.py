@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from . import _xp
+from ... import _interop as ix
 
 __all__ = ["convex_hull_image", "convex_hull_object"]
 
@@ -168,22 +168,22 @@ def _on_polygon(shape, verts, tolerance):
 
 def convex_hull_image(image, offset_coordinates=True, tolerance=1e-10, include_borders=True):
     """The pixels inside the convex hull of the nonzero pixels of image (bool)."""
-    x, back = _xp.take(image)
-    img = np.asarray(_xp.to_host(x)).astype(bool)
+    x, _, back = ix.prepare(image)
+    img = np.asarray(ix.to_host(x)).astype(bool)
     mask = _hull_image_host(img, offset_coordinates, tolerance, include_borders)
-    return back(_xp.like_device(mask, x))
+    return back(ix.like_device(mask, x))
 
 
 def convex_hull_object(image, *, connectivity=2):
     """The union of the convex hulls of the connected objects of a 2-d binary image."""
-    x, back = _xp.take(image)
+    x, _, back = ix.prepare(image)
     if x.ndim > 2:
         raise ValueError("Input must be a 2D image")
     if connectivity not in (1, 2):
         raise ValueError("`connectivity` must be either 1 or 2.")
     from ..measure import label
 
-    img = np.asarray(_xp.to_host(x))
+    img = np.asarray(ix.to_host(x))
     labels = label(img, connectivity=connectivity, background=0)
     out = np.zeros(img.shape, dtype=bool)
     from scipy import ndimage as sndi   # bounding boxes only
@@ -193,4 +193,4 @@ def convex_hull_object(image, *, connectivity=2):
             continue
         # the hull lies within the object's box; compute it there
         out[sl] |= _hull_image_host(labels[sl] == i + 1, True, 1e-10, True)
-    return back(_xp.like_device(out, x))
+    return back(ix.like_device(out, x))

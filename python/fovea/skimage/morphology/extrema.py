@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ... import _fovea
-from . import _xp
+from ... import _interop as ix
 from ._util import binary_structure
 from .grayreconstruct import reconstruction
 
@@ -48,17 +48,17 @@ def _ptp(img, xp):
     """xp.ptp(img) (max - min in img's dtype); on the GPU one pass of fovea's min/max
     kernel for the dtypes it reads exactly (integers of up to 32 bits, float32/64)."""
     dt = np.dtype(img.dtype)
-    if (not _xp.on_gpu(img) or img.size == 0 or not (dt.kind in "iu" and dt.itemsize <= 4 or
+    if (not ix.on_gpu(img) or img.size == 0 or not (dt.kind in "iu" and dt.itemsize <= 4 or
                                                       dt in (np.float32, np.float64))):
         return xp.ptp(img)
-    lo, hi, _ = _fovea.exp_minmax(img, None, _xp.stream_of(img))
+    lo, hi, _ = _fovea.exp_minmax(img, None, ix.stream_of(img))
     with np.errstate(all="ignore"):   # the dtype's arithmetic, quiet as CuPy's: wraps as ptp does
         return (np.array([hi], dt) - np.array([lo], dt))[0]
 
 
 def _h_extrema(image, h, footprint, maxima):
-    img, back = _xp.take(image)
-    xp = _xp.xp_of(img)
+    img, _, back = ix.prepare(image)
+    xp = ix.xp_of(img)
     if h > _ptp(img, xp):
         return back(xp.zeros(img.shape, dtype=np.uint8))
     if np.issubdtype(type(h), np.floating) and np.issubdtype(img.dtype, np.integer):
@@ -102,7 +102,7 @@ def _resolve_neighborhood(footprint, connectivity, ndim):
         if connectivity is None:
             connectivity = ndim
         return binary_structure(ndim, connectivity)
-    footprint = np.asarray(_xp.host(footprint), dtype=bool)
+    footprint = np.asarray(ix.host(footprint), dtype=bool)
     if footprint.ndim != ndim:
         raise ValueError("number of dimensions in image and footprint do notmatch")
     if any(s != 3 for s in footprint.shape):
@@ -111,8 +111,8 @@ def _resolve_neighborhood(footprint, connectivity, ndim):
 
 
 def _local_extrema(image, footprint, connectivity, indices, allow_borders, minima):
-    img, back = _xp.take(image)
-    xp = _xp.xp_of(img)
+    img, _, back = ix.prepare(image)
+    xp = ix.xp_of(img)
     if img.dtype == np.float16:
         raise TypeError("dtype of `image` is float16 which is not supported, try upcasting to float32")
     if img.size == 0:
@@ -121,7 +121,7 @@ def _local_extrema(image, footprint, connectivity, indices, allow_borders, minim
         return back(xp.zeros(img.shape, dtype=bool))
     if allow_borders:   # a frame of the minimum (minima: maximum): the borders become inner pixels
         pad = img.max() if minima else img.min()
-        if _xp.on_gpu(img):
+        if ix.on_gpu(img):
             pad = pad.item()
         img = xp.pad(img, 1, mode="constant", constant_values=pad)
     if any(s < 3 for s in img.shape):
@@ -135,10 +135,10 @@ def _local_extrema(image, footprint, connectivity, indices, allow_borders, minim
         fpb = np.ascontiguousarray(fp, dtype=np.uint8)
         symmetric = bool(np.array_equal(fp, fp[(slice(None, None, -1),) * fp.ndim]))
         src = img
-        if _xp.on_gpu(img) and not symmetric:
-            src = _xp.to_host(img)   # documented: asymmetric footprints run on the host
-        flags = _xp.wrap(_fovea.skmorph_local_maxima(src, fpb.tobytes(), minima, _xp.stream_of(src)), src)
-        flags = _xp.like_device(flags, img)
+        if ix.on_gpu(img) and not symmetric:
+            src = ix.to_host(img)   # documented: asymmetric footprints run on the host
+        flags = ix.wrap(_fovea.skmorph_local_maxima(src, fpb.tobytes(), minima, ix.stream_of(src)), src)
+        flags = ix.like_device(flags, img)
     if allow_borders:
         flags = flags[(slice(1, -1),) * flags.ndim]
     if indices:

@@ -5,7 +5,7 @@ on the GPU, the result in the input's array type."""
 import numpy as np
 
 from ... import ndimage as ndi
-from . import _xp
+from ... import _interop as ix
 from ._util import default_footprint, host_footprint
 from .footprints import _footprint_is_sequence, mirror_footprint, pad_footprint
 
@@ -44,9 +44,9 @@ def _as_sequence(footprint):
 
 
 def _gray(func, image, footprint, out, mode, cval, ignore, mirror):
-    img, back = _xp.take(image)
-    out_in = _xp.inner(out)
-    xp = _xp.xp_of(img)
+    img, _, back = ix.prepare(image)
+    out_in = ix.inner(out, img)
+    xp = ix.xp_of(img)
     if out_in is None:
         out_in = xp.empty_like(img)
     if mode not in _SUPPORTED_MODES:
@@ -99,8 +99,8 @@ def closing(image, footprint=None, out=None, *, mode="reflect", cval=0.0):
 
 
 def _tophat(image, footprint, out, mode, cval, white):
-    img, back = _xp.take(image)
-    xp = _xp.xp_of(img)
+    img, _, back = ix.prepare(image)
+    xp = ix.xp_of(img)
     if out is image:   # in place: keep the input until the end
         smooth = (opening if white else closing)(img, footprint, mode=mode, cval=cval)
         if np.issubdtype(smooth.dtype, np.bool_):
@@ -110,7 +110,7 @@ def _tophat(image, footprint, out, mode, cval, white):
         else:
             xp.subtract(smooth, img, out=img)
         return out
-    out_in = _xp.inner(out)
+    out_in = ix.inner(out, img)
     res = (opening if white else closing)(img, footprint, out=out_in, mode=mode, cval=cval)
     if np.issubdtype(res.dtype, np.bool_):
         xp.logical_xor(img, res, out=res)

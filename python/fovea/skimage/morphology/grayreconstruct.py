@@ -7,7 +7,7 @@ float dtype."""
 import numpy as np
 
 from ... import _fovea
-from . import _xp
+from ... import _interop as ix
 
 __all__ = ["reconstruction"]
 
@@ -27,9 +27,9 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
     its centre (default: the middle; every extent must then be odd).
     Returns the reconstruction as float32 (float16/float32 mask) or float64.
     """
-    s, back = _xp.take(seed)
-    m = _xp.take(mask)[0]
-    xp = _xp.xp_of(s)
+    s, _, back = ix.prepare(seed)
+    m = ix.like_input(mask, s, "mask")
+    xp = ix.xp_of(s)
     if tuple(s.shape) != tuple(m.shape):
         raise AssertionError("seed and mask must have the same shape")
     if method == "dilation" and bool(xp.any(s > m)):
@@ -43,13 +43,13 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
     if footprint is None:
         fp = np.ones([3] * s.ndim, dtype=bool)
     else:
-        fp = np.array(_xp.host(footprint), dtype=bool)
+        fp = np.array(ix.host(footprint), dtype=bool)
     if offset is None:
         if not all(d % 2 == 1 for d in fp.shape):
             raise ValueError("Footprint dimensions must all be odd")
         offset = np.array([d // 2 for d in fp.shape])
     else:
-        offset = np.asarray(_xp.host(offset))
+        offset = np.asarray(ix.host(offset))
         if offset.ndim != fp.ndim:
             raise ValueError("Offset and footprint ndims must be equal.")
         if not all(0 <= o < d for o, d in zip(offset, fp.shape)):
@@ -68,6 +68,6 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
         np.ascontiguousarray(fp, dtype=np.uint8).tobytes(),
         tuple(int(d) for d in fp.shape),
         tuple(int(o) for o in np.broadcast_to(offset, (fp.ndim,))),
-        _xp.stream_of(s),
+        ix.stream_of(s),
     )
-    return back(_xp.wrap(res, s))
+    return back(ix.wrap(res, s))

@@ -3,7 +3,7 @@
 layer, exact for any radius and cheap for large ones."""
 
 from ... import ndimage as ndi
-from . import _xp
+from ... import _interop as ix
 
 __all__ = ["isotropic_erosion", "isotropic_dilation", "isotropic_opening", "isotropic_closing"]
 
@@ -14,17 +14,17 @@ def _finish(res, out, back):
 
 def isotropic_erosion(image, radius, out=None, spacing=None):
     """Pixels of image farther than radius from the background (bool)."""
-    img, back = _xp.take(image)
+    img, _, back = ix.prepare(image)
     dist = ndi.distance_transform_edt(img, sampling=spacing)
-    return _finish(_xp.xp_of(img).greater(dist, radius, out=_xp.inner(out)), out, back)
+    return _finish(ix.xp_of(img).greater(dist, radius, out=ix.inner(out, img)), out, back)
 
 
 def isotropic_dilation(image, radius, out=None, spacing=None):
     """Pixels within radius of the foreground of image (bool)."""
-    img, back = _xp.take(image)
-    xp = _xp.xp_of(img)
+    img, _, back = ix.prepare(image)
+    xp = ix.xp_of(img)
     dist = ndi.distance_transform_edt(xp.logical_not(img), sampling=spacing)
-    return _finish(xp.less_equal(dist, radius, out=_xp.inner(out)), out, back)
+    return _finish(xp.less_equal(dist, radius, out=ix.inner(out, img)), out, back)
 
 
 def isotropic_opening(image, radius, out=None, spacing=None):

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from . import _xp
+from ... import _interop as ix
 
 __all__ = ["remove_small_objects", "remove_small_holes"]
 
@@ -58,7 +58,7 @@ def _remove_small(x, out, connectivity, min_size, max_size):
     """The body of skimage's remove_small_objects on internal arrays; writes out."""
     from ..measure._label import label_array   # late: measure imports this package
 
-    xp = _xp.xp_of(x)
+    xp = ix.xp_of(x)
     if out is not x:
         out[...] = x
     if max_size == 0 and min_size is DEPRECATED:
@@ -104,9 +104,9 @@ def remove_small_objects(ar, min_size=DEPRECATED, connectivity=1, *, max_size=_M
         # skimage's decorator passes the old value on as max_size (inclusive)
         _deprecated("min_size", "remove_small_objects", max_size)
         min_size, max_size = DEPRECATED, min_size
-    x, back = _xp.take(ar)
+    x, _, back = ix.prepare(ar)
     _check_dtype_supported(x)
-    res = x.copy() if out is None else _xp.inner(out)
+    res = x.copy() if out is None else ix.inner(out, x)
     res = _remove_small(x, res, connectivity, min_size, max_size)
     return out if out is not None else back(res)
 
@@ -118,8 +118,8 @@ def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_siz
     if area_threshold is not DEPRECATED:
         _deprecated("area_threshold", "remove_small_holes", max_size)
         area_threshold, max_size = DEPRECATED, area_threshold
-    x, back = _xp.take(ar)
-    xp = _xp.xp_of(x)
+    x, _, back = ix.prepare(ar)
+    xp = ix.xp_of(x)
     _check_dtype_supported(x)
     if x.dtype != bool:
         warnings.warn(
@@ -128,7 +128,7 @@ def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_siz
             stacklevel=2,
         )
     if out is not None:
-        res = _xp.inner(out)
+        res = ix.inner(out, x)
         if res.dtype != bool:
             raise TypeError("out dtype must be bool")
     else:

@@ -16,7 +16,8 @@ import math
 
 import numpy as np
 
-from .._shared import like_input, prepare, supported_float_type
+from ..._interop import like_input, prepare
+from .._shared import supported_float_type
 
 __all__ = ["chan_vese"]
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..measure._label import label_array
-from ..morphology import _xp
+from ... import _interop as ix
 
 __all__ = ["clear_border"]
 
@@ -18,8 +18,8 @@ def clear_border(labels, buffer_size=0, bgval=0, mask=None, *, out=None):
     outside of mask), as skimage.segmentation.clear_border: every pixel of a
     component (of equal, nonzero values, full connectivity) that reaches
     within buffer_size of the border is set to bgval."""
-    x, back = _xp.take(labels)
-    xp = _xp.xp_of(x)
+    x, _, back = ix.prepare(labels)
+    xp = ix.xp_of(x)
     if any(buffer_size >= s for s in x.shape) and mask is None:
         raise ValueError("buffer size may not be greater than labels size")
     if out is None:
@@ -27,11 +27,11 @@ def clear_border(labels, buffer_size=0, bgval=0, mask=None, *, out=None):
         user_out = None
     else:
         user_out = out
-        res = _xp.inner(out)
+        res = ix.inner(out, x)
         if res is not x:
             res[...] = x
     if mask is not None:
-        m = _xp.inner(mask)
+        m = ix.like_input(mask, x, "mask")
         if tuple(res.shape) != tuple(m.shape):
             raise _ShapeMismatch(
                 f"labels and mask should have the same shape but are {res.shape} and {m.shape}"

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ... import ndimage as fndi
-from ..morphology import _xp
+from ... import _interop as ix
 
 __all__ = ["expand_labels"]
 
@@ -14,8 +14,8 @@ def expand_labels(label_image, distance=1, spacing=1):
     distance of a label takes the label of its nearest labelled pixel.
     Where two labelled pixels are exactly as near, the one chosen may differ
     from scikit-image's (fovea's feature transform breaks ties its own way)."""
-    x, back = _xp.take(label_image)
-    xp = _xp.xp_of(x)
+    x, _, back = ix.prepare(label_image)
+    xp = ix.xp_of(x)
     distances, nearest = fndi.distance_transform_edt(x == 0, sampling=spacing, return_indices=True)
     labels_out = xp.zeros_like(x)
     dilate_mask = distances <= distance

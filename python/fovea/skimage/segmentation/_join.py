@@ -3,13 +3,13 @@ NumPy and CuPy arrays (as skimage.segmentation / skimage.util 0.26)."""
 
 import numpy as np
 
-from ..morphology import _xp
+from ... import _interop as ix
 
 __all__ = ["ArrayMap", "map_array", "relabel_sequential", "join_segmentations"]
 
 
 def _xp_of(a):
-    return np if isinstance(a, (np.ndarray, np.generic)) else _xp.xp_of(a)
+    return np if isinstance(a, (np.ndarray, np.generic)) else ix.xp_of(a)
 
 
 def map_array(input_arr, input_vals, output_vals, out=None):
@@ -66,7 +66,7 @@ class ArrayMap:
         return output
 
     def __array__(self, dtype=None, copy=None):
-        return np.asarray(_xp.to_host(self._dense(dtype)))
+        return np.asarray(ix.to_host(self._dense(dtype)))
 
     @property
     def dtype(self):
@@ -158,7 +158,7 @@ def relabel_sequential(label_field, offset=1):
     Returns (relabeled, forward_map, inverse_map); the maps are ArrayMap
     objects (index or call them with labels; np.asarray gives the table).
     """
-    x, back = _xp.take(label_field)
+    x, _, back = ix.prepare(label_field)
     out, fw, inv = _relabel(x, offset)
     return back(out), fw, inv
 
@@ -167,8 +167,8 @@ def join_segmentations(s1, s2, return_mapping: bool = False):
     """The join of two segmentations: a region for each distinct pair of
     labels (skimage.segmentation.join_segmentations). With return_mapping,
     also ArrayMaps from the joined labels to s1's and s2's."""
-    a, back = _xp.take(s1)
-    b = _xp.take(s2)[0]
+    a, _, back = ix.prepare(s1)
+    b = ix.like_input(s2, a, "s2")
     if a.shape != b.shape:
         raise ValueError(
             f"Cannot join segmentations of different shape. s1.shape: {a.shape}, s2.shape: {b.shape}"

@@ -21,7 +21,8 @@ import numbers
 import numpy as np
 
 from ... import ndimage as fndi
-from .._shared import check_nD, like_input, prepare
+from ..._interop import like_input, prepare
+from .._shared import check_nD
 
 __all__ = [
     "morphological_chan_vese",

@@ -26,7 +26,8 @@ import warnings
 import numpy as np
 
 from ... import ndimage as fndi
-from .._shared import img_as_float, like_input, prepare
+from ..._interop import like_input, prepare
+from .._shared import img_as_float
 
 __all__ = ["random_walker"]
 
@@ -258,7 +259,7 @@ def random_walker(data, labels, beta=130, mode="cg_j", tol=1.0e-3, copy=True, re
     if not any(mode is m or mode == m for m in _MODES):
         raise ValueError(f"{mode} is not a valid mode. Valid modes are 'cg_mg', 'cg', 'cg_j', 'bf', and None")
     x, xp, back = prepare(data)
-    lab = like_input(labels, xp, "labels")
+    lab = like_input(labels, x, "labels")
     if channel_axis is not None:
         axes = (channel_axis,) if np.isscalar(channel_axis) else tuple(channel_axis)
         if len(axes) > 1:

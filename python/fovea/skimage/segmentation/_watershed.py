@@ -22,7 +22,7 @@ import numpy as np
 
 from ... import _fovea
 from ... import ndimage as fndi
-from ..morphology import _xp
+from ... import _interop as ix
 from ..morphology.extrema import local_minima
 
 __all__ = ["watershed"]
@@ -75,8 +75,8 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
     labelled. compactness > 0: compact watershed. watershed_line: a one-pixel
     line of 0 between basins.
     """
-    img, back = _xp.take(image)
-    xp = _xp.xp_of(img)
+    img, _, back = ix.prepare(image)
+    xp = ix.xp_of(img)
     if img.dtype.kind == "c":
         raise TypeError(f"watershed: complex images are not supported (got {img.dtype})")
     if img.dtype.kind not in "biuf":
@@ -89,7 +89,7 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
     n_pixels = img.size
     msk = None
     if mask is not None:
-        msk = _xp.take(mask)[0]
+        msk = ix.like_input(mask, img, "mask")
         if msk.dtype.kind == "c":
             raise TypeError("watershed: complex masks are not supported")
         msk = msk.astype(bool)
@@ -103,7 +103,7 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
             minima = minima * msk
         structure = fndi.generate_binary_structure(img.ndim, connectivity)
         mk = fndi.label(minima, structure=structure)[0]
-        mk = _xp.take(mk)[0]
+        mk = ix.prepare(mk)[0]
     elif not _is_arraylike(markers):
         if not isinstance(markers, numbers.Real):
             raise TypeError(f"watershed: markers must be None, an int or an array, got {type(markers).__name__}")
@@ -113,12 +113,12 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
     else:
         if isinstance(markers, (list, tuple)):
             markers = xp.asarray(markers)
-        mk = _xp.take(markers)[0]
+        mk = ix.like_input(markers, img, "markers")
         if mk.shape != img.shape:
             raise ValueError(f"`markers` (shape {mk.shape}) must have same shape as `image` (shape {img.shape})")
         if mk.dtype.kind not in "biu":
             raise TypeError(f"watershed: markers must be an array of integers or bools, got {mk.dtype}")
-    if _xp.xp_of(mk) is not xp:
+    if ix.xp_of(mk) is not xp:
         raise ValueError("watershed: image and markers must be on the same device")
 
     fp = fshape = None
@@ -129,13 +129,13 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
             conn_fp = fndi.generate_binary_structure(img.ndim, conn)
             fp, fshape = np.ascontiguousarray(conn_fp, dtype=np.uint8), conn_fp.shape
     else:
-        footprint = np.asarray(_xp.host(connectivity), dtype=bool)
+        footprint = np.asarray(ix.host(connectivity), dtype=bool)
         if footprint.ndim != img.ndim:
             raise ValueError("Connectivity dimension must be same as image")
         fp, fshape = np.ascontiguousarray(footprint, dtype=np.uint8), footprint.shape
         conn = 1
     if offset is not None:
-        offset = tuple(int(o) for o in np.asarray(_xp.host(offset)).ravel())
+        offset = tuple(int(o) for o in np.asarray(ix.host(offset)).ravel())
         if len(offset) != img.ndim:
             raise ValueError(f"offset must have {img.ndim} entries, got {len(offset)}")
         if any(o < 0 for o in offset):
@@ -144,16 +144,16 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
         raise ValueError("Connectivity array must have an unambiguous center")
     compactness = float(compactness)
 
-    on_gpu = _xp.on_gpu(img)
+    on_gpu = ix.on_gpu(img)
     if on_gpu and (compactness > 0 or watershed_line):
         # order-dependent variants: the CPU kernel on host copies (see the module doc)
-        cp = _xp.xp_of(img)
+        cp = ix.xp_of(img)
         res = watershed(cp.asnumpy(img), cp.asnumpy(mk), connectivity, offset,
                         None if msk is None else cp.asnumpy(msk), compactness, watershed_line)
         return back(cp.asarray(res))
     res = _fovea.segmentation_watershed(
         img, mk, msk, conn,
         None if fp is None else fp.tobytes(), fshape, offset, compactness, bool(watershed_line),
-        _xp.stream_of(img),
+        ix.stream_of(img),
     )
-    return back(_xp.wrap(res, img))
+    return back(ix.wrap(res, img))

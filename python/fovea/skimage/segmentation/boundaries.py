@@ -5,7 +5,8 @@ rest."""
 import numpy as np
 
 from .. import _shared
-from ..morphology import _xp, dilation, erosion, footprint_rectangle
+from ... import _interop as ix
+from ..morphology import dilation, erosion, footprint_rectangle
 
 __all__ = ["find_boundaries", "mark_boundaries"]
 
@@ -61,16 +62,16 @@ def find_boundaries(label_img, connectivity=1, mode="thick", background=0):
     """Boolean array, True on the boundaries between labelled regions
     (skimage.segmentation.find_boundaries; modes 'thick', 'inner', 'outer',
     'subpixel')."""
-    x, back = _xp.take(label_img)
-    return back(_find(x, _xp.xp_of(x), connectivity, mode, background))
+    x, _, back = ix.prepare(label_img)
+    return back(_find(x, ix.xp_of(x), connectivity, mode, background))
 
 
 def mark_boundaries(image, label_img, color=(1, 1, 0), outline_color=None, mode="outer", background_label=0):
     """image (as float RGB) with the label boundaries painted in color
     (skimage.segmentation.mark_boundaries)."""
-    img, back = _xp.take(image)
-    lab = _xp.take(label_img)[0]
-    xp = _xp.xp_of(img)
+    img, _, back = ix.prepare(image)
+    lab = ix.like_input(label_img, img, "label_img")
+    xp = ix.xp_of(img)
     float_dtype = _shared.supported_float_type(img.dtype)
     marked = _shared.img_as_float(img, xp)
     marked = marked.astype(float_dtype, copy=True)
@@ -82,7 +83,7 @@ def mark_boundaries(image, label_img, color=(1, 1, 0), outline_color=None, mode=
         else:
             from cupyx.scipy import ndimage as zndi
         marked = zndi.zoom(marked, [2 - 1 / s for s in marked.shape[:-1]] + [1], mode="mirror")
-    boundaries = _find(lab, _xp.xp_of(lab), 1, mode, background_label)
+    boundaries = _find(lab, ix.xp_of(lab), 1, mode, background_label)
     # painted with where() over a trailing channel axis: the same on NumPy and CuPy
     if outline_color is not None:
         outlines = dilation(boundaries, footprint_rectangle((3, 3)))
