@@ -48,6 +48,10 @@ PyObject *fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
 PyObject *fvpy_exp_minmax(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_exp_histogram(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *fvpy_exp_clahe(PyObject *self, PyObject *args, PyObject *kw);
+/* Defined in variants.c: the planner's private test hooks. */
+PyObject *fvpy_variants(PyObject *self, PyObject *args);
+PyObject *fvpy_force_variant(PyObject *self, PyObject *args);
+PyObject *fvpy_last_variant(PyObject *self, PyObject *args);
 /* Defined in measure.c: connected-component labelling. */
 PyObject *fvpy_measure_label(PyObject *self, PyObject *args, PyObject *kw);
 /* Defined in segmentation.c: the watershed. */
@@ -256,6 +260,12 @@ static PyMethodDef fvpy_methods[] = {
     {"cache_configure", fvpy_cache_configure, METH_VARARGS,
      "cache_configure(type, capacity)\n--\n\nReplace the process's tile cache with a new one: type "
      "'per_process', 'nocache' or 'shared_memory'; capacity in bytes. Statistics start from zero."},
+    /* the planner's private test hooks (variants.c) */
+    {"_variants", fvpy_variants, METH_VARARGS, "_variants(op=None)\n--\n\nKernel variant names of op, or {op: names}."},
+    {"_force_variant", fvpy_force_variant, METH_VARARGS,
+     "_force_variant(op, name)\n--\n\nThis thread's forced variant of op (None: none; op None: clear all)."},
+    {"_last_variant", fvpy_last_variant, METH_VARARGS,
+     "_last_variant(op)\n--\n\nThe variant this thread's last call of op ran (op None: forget all)."},
     {"cache_type", fvpy_cache_type, METH_NOARGS,
      "cache_type()\n--\n\nThe current cache type: 'per_process', 'nocache' or 'shared_memory'."},
     {"cache_shm_name", fvpy_cache_shm_name, METH_NOARGS,

@@ -15,10 +15,3 @@ fv__env(fv__env_id id)
 {
     return (unsigned)id < FV__ENV_COUNT ? getenv(fv__env_names[id]) : NULL;
 }
-
-int
-fv__env_flag(fv__env_id id)
-{
-    const char *v = fv__env(id);
-    return v && *v && !(v[0] == '0' && v[1] == '\0');
-}

@@ -5,8 +5,8 @@
  *
  * fv__env(FV__ENV_X) returns the variable's value as getenv does (NULL when unset),
  * read at the moment of the call: the caller parses it, and decides whether it
- * reads it once (library settings) or at every call (the kernel-path overrides,
- * which tests set between calls). */
+ * reads it once or at every call. Kernel paths are not chosen here: the planner
+ * (core/plan.h) picks them, and FOVEA_VARIANT is its one debug override. */
 #ifndef FV_CORE_CONFIG_H
 #define FV_CORE_CONFIG_H
 
@@ -27,36 +27,8 @@ extern "C" {
     X(CUDA_HOME, "CUDA_HOME")                                                                    \
     /* test hooks */                                                                             \
     X(TEST_SHM_INSERT_PAUSE, "FOVEA_TEST_SHM_INSERT_PAUSE")                                      \
-    /* kernel-path overrides (tests and timing comparisons), CPU */                              \
-    X(NO_AVX2, "FOVEA_NO_AVX2")                                                                  \
-    X(CDT_PATH, "FOVEA_CDT_PATH")                                                                \
-    X(LMAX_SERIAL, "FOVEA_LMAX_SERIAL")                                                          \
-    X(NO_FLOOD, "FOVEA_NO_FLOOD")                                                                \
-    X(SEP_UNFUSED, "FOVEA_SEP_UNFUSED")                                                          \
-    /* kernel-path overrides, CUDA */                                                            \
-    X(CORR_UNTILED, "FOVEA_CORR_UNTILED")                                                        \
-    X(MINMAX_UNTILED, "FOVEA_MINMAX_UNTILED")                                                    \
-    X(RANK_UNTILED, "FOVEA_RANK_UNTILED")                                                        \
-    X(WS_UNTILED, "FOVEA_WS_UNTILED")                                                            \
-    X(REC_NOTILE, "FOVEA_REC_NOTILE")                                                            \
-    X(ERO_GENERIC, "FOVEA_ERO_GENERIC")                                                          \
-    X(LAPLACE_GENERIC, "FOVEA_LAPLACE_GENERIC")                                                  \
-    X(GRADNORM_NOVEC, "FOVEA_GRADNORM_NOVEC")                                                    \
-    X(FLOOD_NOHALVE, "FOVEA_FLOOD_NOHALVE")                                                      \
-    X(EDT_CAP, "FOVEA_EDT_CAP")                                                                  \
-    X(EDT_LINES, "FOVEA_EDT_LINES")                                                              \
-    X(EDT_NOTR, "FOVEA_EDT_NOTR")                                                                \
-    X(EDT_FEATURES, "FOVEA_EDT_FEATURES")                                                        \
-    X(F1D_NOVEC, "FOVEA_F1D_NOVEC")                                                              \
-    X(F1D_NOEXACTF, "FOVEA_F1D_NOEXACTF")                                                        \
-    X(F1D_NOCHK, "FOVEA_F1D_NOCHK")                                                              \
-    X(SEP_NOSTRIP, "FOVEA_SEP_NOSTRIP")                                                          \
-    X(SEP_NOSPEC, "FOVEA_SEP_NOSPEC")                                                            \
-    X(SEP_NOROW, "FOVEA_SEP_NOROW")                                                              \
-    X(SEP_NOU8, "FOVEA_SEP_NOU8")                                                                \
-    X(SEP_NOVEC, "FOVEA_SEP_NOVEC")                                                              \
-    X(SEP_ROWVB, "FOVEA_SEP_ROWVB")                                                              \
-    X(SEP_TH, "FOVEA_SEP_TH")
+    /* the planner's debug override (core/plan.h) */                                           \
+    X(VARIANT, "FOVEA_VARIANT")
 
 typedef enum fv__env_id {
 #define FV__ENV_ENUM(ID, NAME) FV__ENV_##ID,
@@ -67,8 +39,6 @@ typedef enum fv__env_id {
 
 /* The variable's value now (getenv), NULL when unset or id is out of range. */
 const char *fv__env(fv__env_id id);
-/* 1 when the variable is set, non-empty and not "0" (the on/off overrides). */
-int fv__env_flag(fv__env_id id);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,8 @@
  *
  * Parts turned on by macros defined before the #include:
  *  CFC_RNG_SEED     the generator's seed (default 0x2545f4914f6cdd1d);
- *  CFC_UNTILED_ENV  the tiled-kernel tests ("FOVEA_CORR_UNTILED", ...: the
- *                   variable that selects the generic kernel) with CFC_TEST_NAME
+ *  CFC_UNTILED      the tiled-kernel tests (the generic kernel: variant
+ *                   "generic" of "cuda.filternd", tv_force) with CFC_TEST_NAME
  *                   (the test's name): their common state, crash handler, data
  *                   filler, model bits <-> arrays, one dispatch of the generic
  *                   kernel and the tiled / generic timings;
@@ -32,6 +32,7 @@
 #include "ndimage.h"
 #include "check.h"
 #include "scipy-casts.h"   /* the model: scipy's casts (m_cvt32, m_cvt64, m_cvtu64) */
+#include "variant-force.h"
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
 static const fv_device GPU = {FV_DEVICE_CUDA, 0};
@@ -139,7 +140,7 @@ new_array(fv_dtype dt, int nd, const int64_t *shape, fv_device dev)
     return a;
 }
 
-#ifdef CFC_UNTILED_ENV
+#ifdef CFC_UNTILED
 /* ---- the tiled-kernel tests ------------------------------------------------------- */
 
 static int have_gpu, cpu_kernels = -1, reduced;
@@ -216,19 +217,13 @@ array_bits(const fv_array *h)
     return b;
 }
 
-/* CFC_UNTILED_ENV=1 around one dispatch: the generic kernel */
+/* One dispatch of the generic kernel (variant "generic" of "cuda.filternd") */
 static fv_status
 dispatch_untiled(fv_context *c, fv__op_args *a)
 {
-    const char *env = getenv(CFC_UNTILED_ENV);
-    char *prev = env ? strdup(env) : NULL;
-    setenv(CFC_UNTILED_ENV, "1", 1);
+    tv_force("cuda.filternd", "generic");
     fv_status st = fv__dispatch(c, FV__OP_FILTERND, a);
-    if (prev)
-        setenv(CFC_UNTILED_ENV, prev, 1);
-    else
-        unsetenv(CFC_UNTILED_ENV);
-    free(prev);
+    tv_force("cuda.filternd", NULL);
     return st;
 }
 
@@ -239,7 +234,7 @@ time_nd(cudaStream_t s, const fv__op_args *a, int untiled, int reps)
     cudaEvent_t e0, e1;
     float ms = 0;
     if (untiled)
-        setenv(CFC_UNTILED_ENV, "1", 1);
+        tv_force("cuda.filternd", "generic");
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
     CHECK_OK(fv__dispatch(ctx, FV__OP_FILTERND, a));
@@ -252,10 +247,10 @@ time_nd(cudaStream_t s, const fv__op_args *a, int untiled, int reps)
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     if (untiled)
-        unsetenv(CFC_UNTILED_ENV);
+        tv_force("cuda.filternd", NULL);
     return ms / reps;
 }
-#endif /* CFC_UNTILED_ENV */
+#endif /* CFC_UNTILED */
 
 #ifdef CFC_VIEWS_2D
 /* ---- 2-d views -------------------------------------------------------------------- */

@@ -7,7 +7,7 @@
  *    the selected elements in C order (z, y, x), from 0, t = t + w * x in
  *    double without contraction, or for float32 outputs of float32 and 8/16-bit
  *    data in float with the product fused);
- *  - the generic CUDA kernel (FOVEA_CORR_UNTILED=1): every bit, a NaN's sign aside;
+ *  - the generic CUDA kernel (variant "generic" of "cuda.filternd"): every bit, a NaN's sign aside;
  *  - the CPU backend: bit for bit where the GPU sums in double (NaN: any
  *    payload); float sums of float32 outputs within 1e-5 of the magnitude.
  * Kernels are called through fv__dispatch with filled parameters. Weights mix
@@ -18,9 +18,9 @@
  * Without a GPU only the host models and the CPU backend run (and the test
  * passes on them). FOVEA_TEST_CUDA_ONLY=1 keeps a quarter of the random cases
  * and drops the 64^3 ones. FOVEA_CORR3D_BENCH=1 adds timings (3^3 and 5^3,
- * 256^3, tiled vs FOVEA_CORR_UNTILED=1). */
+ * 256^3, tiled vs generic). */
 #define CFC_TEST_NAME "test_cuda_corr3d"
-#define CFC_UNTILED_ENV "FOVEA_CORR_UNTILED"
+#define CFC_UNTILED 1
 #define CFC_CORRELATE
 #include "cuda-filter-check.h"
 
@@ -399,7 +399,7 @@ run_case(const ccase *c)
                 /* the generic kernel, every bit but a NaN's sign */
                 uint64_t *ub_ = array_bits(ug);
                 if (ub_)
-                    CHECK(cmp_bits(got, ub_, 0, what, "tiled vs FOVEA_CORR_UNTILED=1"));
+                    CHECK(cmp_bits(got, ub_, 0, what, "tiled vs generic"));
                 free(ub_);
             }
         }

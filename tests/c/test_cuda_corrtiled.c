@@ -7,7 +7,7 @@
  *    the selected elements in C order, from 0, t = t + w * x in double without
  *    contraction, or for float32 outputs of float32 and 8/16-bit data in float
  *    with the product fused);
- *  - the generic CUDA kernel (FOVEA_CORR_UNTILED=1): every bit, NaN payloads
+ *  - the generic CUDA kernel (variant "generic" of "cuda.filternd"): every bit, NaN payloads
  *    included;
  *  - the CPU backend: bit for bit where the GPU sums in double (NaN: any
  *    payload); the float sums of float32 outputs are the GPU's own rounding
@@ -20,9 +20,9 @@
  * passes on them). FOVEA_TEST_CUDA_ONLY=1 (compute-sanitizer runs) keeps a
  * quarter of the random cases and drops the 1000 x 1000 ones.
  * FOVEA_CORRTILED_BENCH=1 adds timings (5x5 and 3x3, float32 and uint8,
- * 3840 x 2160 and 8192 x 8192, tiled vs FOVEA_CORR_UNTILED=1). */
+ * 3840 x 2160 and 8192 x 8192, tiled vs generic). */
 #define CFC_TEST_NAME "test_cuda_corrtiled"
-#define CFC_UNTILED_ENV "FOVEA_CORR_UNTILED"
+#define CFC_UNTILED 1
 #define CFC_VIEWS_2D
 #define CFC_CORRELATE
 #include "cuda-filter-check.h"
@@ -298,7 +298,7 @@ run_case(const ccase *c)
                  * other operand order gives the other default NaN) */
                 uint64_t *ub_ = array_bits(ug);
                 if (ub_)
-                    CHECK(cmp_bits(got, ub_, 0, what, "tiled vs FOVEA_CORR_UNTILED=1"));
+                    CHECK(cmp_bits(got, ub_, 0, what, "tiled vs generic"));
                 free(ub_);
             }
         }

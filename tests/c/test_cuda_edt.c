@@ -9,8 +9,8 @@
  * 2. GPU (exits 77 after the model when there is none): the default path (for
  *    distances alone the last axis first on squared-distance planes, else the
  *    banded last axis on transposed planes), the banded feature path without the
- *    transposition (FOVEA_EDT_FEATURES=1 FOVEA_EDT_NOTR=1), the per-line path
- *    (FOVEA_EDT_LINES=1) and the CPU backend bit for bit, distances
+ *    transposition (variant "banded" of "cuda.distance_transform_edt"), the
+ *    per-line path ("lines") and the CPU backend bit for bit, distances
  *    and indices (int32 / int64), sampling None, exact anisotropic and inexact
  *    anisotropic (the per-line path serves it), every return combination, strided
  *    outputs, random images of many densities (all ones, all zeros, one zero,
@@ -25,6 +25,7 @@
 #include "fovea/fovea.h"
 #include "cuda/morphology/edt-band.h"
 #include "check.h"
+#include "variant-force.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t
@@ -345,22 +346,20 @@ gpu_case(int nd, const int64_t *shape, int kind, double dens, int sampmode, int 
         samp[a] = sampmode == 1 ? (a % 3 == 0 ? 2.0 : a % 3 == 1 ? 0.5 : 1.0) : 0.7 + 0.37 * a;
     const double *sp = sampmode ? samp : NULL;
     fv_array *dn, *in_, *dl, *il, *dc, *ic, *dt, *it;
-    unsetenv("FOVEA_EDT_LINES");
-    /* the local search's reach: 2 (most elements left to the envelope), none, or the default */
+    /* the local search's reach: 2 (most elements left to the envelope), none, or the
+     * default (where distances alone apply; the planner falls to the feature planes
+     * elsewhere) */
     if (gpu_cases % 3)
-        setenv("FOVEA_EDT_CAP", gpu_cases % 3 == 1 ? "2" : "0", 1);
+        tv_force("cuda.distance_transform_edt", gpu_cases % 3 == 1 ? "dist_local2" : "dist_envelope");
     run_edt(hin, GPU, sp, want_d, want_i, xdt, layout, &dn, &in_);
-    unsetenv("FOVEA_EDT_CAP");
+    tv_force("cuda.distance_transform_edt", NULL);
     /* the banded path on feature planes (not the distances-only path), the last
      * axis without the transposition */
-    setenv("FOVEA_EDT_NOTR", "1", 1);
-    setenv("FOVEA_EDT_FEATURES", "1", 1);
+    tv_force("cuda.distance_transform_edt", "banded");
     run_edt(hin, GPU, sp, want_d, want_i, xdt, layout, &dt, &it);
-    unsetenv("FOVEA_EDT_NOTR");
-    unsetenv("FOVEA_EDT_FEATURES");
-    setenv("FOVEA_EDT_LINES", "1", 1);
+    tv_force("cuda.distance_transform_edt", "lines");
     run_edt(hin, GPU, sp, want_d, want_i, xdt, 0, &dl, &il);
-    unsetenv("FOVEA_EDT_LINES");
+    tv_force("cuda.distance_transform_edt", NULL);
     run_edt(hin, CPU, sp, want_d, want_i, xdt, 0, &dc, &ic);
     int ok = same(dn, dl) && same(in_, il) && same(dn, dc) && same(in_, ic) && same(dn, dt) && same(in_, it);
     if (!ok) {

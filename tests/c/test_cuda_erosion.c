@@ -1,13 +1,13 @@
 /* The CUDA binary erosion's tiled path (src/cuda/morphology/erosion-tile.h)
  * bit for bit against the CPU backend and the generic CUDA kernel
- * (FOVEA_ERO_GENERIC=1).
+ * (variant "generic" of "cuda.binary_erosion").
  *
  * 1. Without a GPU too: a host model that runs the tiled kernel's own steps
  *    (erosion-tile.h, block by block, the shared planes as host memory), with
  *    a check that every shared word an element reads was written, against
  *    the CPU kernel (FV__OP_BINARY_EROSION) and its flags.
  * 2. With a GPU: the CUDA kernel (tiled where it applies), the CUDA kernel
- *    with FOVEA_ERO_GENERIC=1 and the CPU kernel on the same inputs and
+ *    with variant "generic" and the CPU kernel on the same inputs and
  *    initial outputs: outputs, `changed` and `same_as_before` flags; then the
  *    public fv_binary_erosion (iterations 1, 2, 5, until stable; masks) the
  *    same three ways.
@@ -34,6 +34,7 @@
 #include "ndimage.h"
 #include "check.h"
 #include "cuda/morphology/erosion-tile.h"
+#include "variant-force.h"
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
 static const fv_device GPU = {FV_DEVICE_CUDA, 0};
@@ -426,9 +427,9 @@ run_kcase(const kcase *c)
     if (have_gpu) {
         for (int generic = 0; generic < 2; generic++) {
             if (generic)
-                setenv("FOVEA_ERO_GENERIC", "1", 1);
+                tv_force("cuda.binary_erosion", "generic");
             else
-                unsetenv("FOVEA_ERO_GENERIC");
+                tv_force("cuda.binary_erosion", NULL);
             pair og = make_pair(c->odt, c->nd, c->shape, c->lout, 0.0, 0);
             CHECK_OK(fv_copy(ctx, out0.hb, og.db));
             int ch = -1, sa = -1;
@@ -453,7 +454,7 @@ run_kcase(const kcase *c)
             fv_array_unref(gbase);
             pair_free(&og);
         }
-        unsetenv("FOVEA_ERO_GENERIC");
+        tv_force("cuda.binary_erosion", NULL);
     }
     fv_array_unref(ref);
     pair_free(&oc);
@@ -636,9 +637,9 @@ run_op(const strel *s, int nd, const int64_t *shape, int iterations, int has_mas
                                      org, invert);
     for (int generic = 0; have_gpu && generic < 2; generic++) {
         if (generic)
-            setenv("FOVEA_ERO_GENERIC", "1", 1);
+            tv_force("cuda.binary_erosion", "generic");
         else
-            unsetenv("FOVEA_ERO_GENERIC");
+            tv_force("cuda.binary_erosion", NULL);
         pair og = make_pair(FV_BOOL, nd, shape, 0, 0.0, 0);
         fv_status sg = fv_binary_erosion(ctx, in.d, og.d, s->v, s->shape, iterations, has_mask ? mk.d : NULL,
                                          border, org, invert);
@@ -654,7 +655,7 @@ run_op(const strel *s, int nd, const int64_t *shape, int iterations, int has_mas
                     generic ? "generic" : "tiled", (int)sg, (int)sc);
         pair_free(&og);
     }
-    unsetenv("FOVEA_ERO_GENERIC");
+    tv_force("cuda.binary_erosion", NULL);
     pair_free(&oc);
     pair_free(&mk);
     pair_free(&in);
@@ -711,9 +712,9 @@ bench(void)
         double t[2];
         for (int generic = 0; generic < 2; generic++) {
             if (generic)
-                setenv("FOVEA_ERO_GENERIC", "1", 1);
+                tv_force("cuda.binary_erosion", "generic");
             else
-                unsetenv("FOVEA_ERO_GENERIC");
+                tv_force("cuda.binary_erosion", NULL);
             const strel *st = &S2[B[b].si];
             int reps = 20;
             CHECK_OK(fv_binary_erosion(ctx, in.d, out.d, st->v, st->shape, B[b].iterations, NULL, 0, NULL,
@@ -728,7 +729,7 @@ bench(void)
         }
         printf("%s | %.3f | %.3f | %.2f\n", B[b].name, t[0], t[1], t[1] / t[0]);
     }
-    unsetenv("FOVEA_ERO_GENERIC");
+    tv_force("cuda.binary_erosion", NULL);
     pair_free(&out);
     pair_free(&in);
 }
@@ -745,7 +746,7 @@ main(void)
         return 77;
     }
     CHECK_OK(fv_context_new(&ctx));
-    unsetenv("FOVEA_ERO_GENERIC");
+    tv_force("cuda.binary_erosion", NULL);
     make_strels();
     test_kernel_cases();
     printf("test_cuda_erosion: kernel cases done: %d cases (%d through the host model), %d failed\n", ncases, nmodel,

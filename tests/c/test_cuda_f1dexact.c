@@ -2,7 +2,7 @@
  * (src/cuda/filters/filter1d.cu, filter-sep2.cu, filters-common.cuh
  * fvf_float_exact): the CUDA result must equal the CPU backend's (scipy's double
  * sums) bit for bit, and the CUDA double-accumulator path's
- * (FOVEA_F1D_NOEXACTF=1).
+ * (variant "double" of "cuda.filter1d.acc").
  *
  * Paths: correlate1d with weights float sums exactly (integers, dyadic
  * fractions: the float path) and with weights it does not (random, thirds,
@@ -34,6 +34,7 @@
 #include "check.h"
 #define FV_T_SEED 0x51f1dec7ull
 #include "cuda-sep-check.h"
+#include "variant-force.h"
 
 static int ncases;
 
@@ -167,11 +168,9 @@ one(int op, fv_dtype idt, fv_dtype odt, int nd, const int64_t *sh, int dkind, co
     CHECK_OK(run_op(op, h, ho, w, n, axis, mode, cval, origin));
     CHECK_OK(run_op(op, gi, go, w, n, axis, mode, cval, origin));
     fv_array *g1 = to_host(go);
-    setenv("FOVEA_F1D_NOEXACTF", "1", 1);
-    setenv("FOVEA_F1D_NOCHK", "1", 1);
+    tv_force("cuda.filter1d.acc", "double");
     CHECK_OK(run_op(op, gi, go, w, n, axis, mode, cval, origin));
-    unsetenv("FOVEA_F1D_NOEXACTF");
-    unsetenv("FOVEA_F1D_NOCHK");
+    tv_force("cuda.filter1d.acc", NULL);
     fv_array *g2 = to_host(go);
     fv_array *g3 = op == 0 ? dev_weights_run(gi, go, w, n, axis, mode, cval, origin) : NULL;
     int ok = (cuda_only || same_bytes(g1, ho)) && same_bytes(g1, g2) && (!g3 || same_bytes(g1, g3));

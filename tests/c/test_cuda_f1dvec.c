@@ -1,7 +1,7 @@
 /* The 1-D filter tile kernel's (fvf_k_tile2, src/cuda/filters/filter1d.cu) fast
  * paths (16-byte chunk loads of interior tiles, 16-byte stores of whole ROW
  * tiles, typed stores, the kind-specialised sliding window) against its
- * element-by-element path (FOVEA_F1D_NOVEC=1) bit for bit, and against the CPU
+ * element-by-element path (variant "scalar" of "cuda.filter1d.loads") bit for bit, and against the CPU
  * backend: within rounding for float outputs (the GPU sums float32 outputs of
  * float32 / 8- / 16-bit data in float, and uniform filters of float data as
  * window sums), one apart at most for integer outputs.
@@ -30,6 +30,7 @@
 #include "ndimage.h"
 #include "check.h"
 #include "cuda-sep-check.h"
+#include "variant-force.h"
 
 static int ncases;
 
@@ -182,11 +183,11 @@ run_case(tcase *c)
     fv_array *d = gpu_view(c->idt, c->nd, c->shape, h, c->ilayout, c->ioff);
     fv_array *o1 = gpu_view(c->odt, c->nd, c->shape, NULL, c->olayout, c->ooff);
     fv_array *o2 = gpu_view(c->odt, c->nd, c->shape, NULL, c->olayout, c->ooff);
-    unsetenv("FOVEA_F1D_NOVEC");
+    tv_force("cuda.filter1d.loads", NULL);
     fv_status st1 = run(c, d, o1);
-    setenv("FOVEA_F1D_NOVEC", "1", 1);
+    tv_force("cuda.filter1d.loads", "scalar");
     fv_status st2 = run(c, d, o2);
-    unsetenv("FOVEA_F1D_NOVEC");
+    tv_force("cuda.filter1d.loads", NULL);
     CHECK_OK(st1);
     CHECK_OK(st2);
     if (st1 != FV_OK || st2 != FV_OK) {

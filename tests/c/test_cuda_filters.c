@@ -19,6 +19,7 @@
  * few timings on 8192 x 8192 arrays. */
 #define CFC_RNG_SEED 0x9e3779b97f4a7c15ull
 #include "cuda-filter-check.h"
+#include "variant-force.h"
 
 static int cpu_kernels = -1;   /* unknown, 0 absent, 1 present */
 static int ncases;
@@ -639,7 +640,7 @@ typedef struct casend {
     double fp_density;
     int rank_sel;   /* -1 random, else 0 min, 1 median, 2 max, 10 + r: rank r */
     int tiled;      /* rank: also bit for bit against the model (float: NaN any payload), the
-                     * generic kernels (FOVEA_RANK_UNTILED=1) and the CPU backend (both: +-0 equal) */
+                     * generic kernels (variant "generic") and the CPU backend (both: +-0 equal) */
 } casend;
 
 /* a and b (contiguous host arrays of one dtype) hold the same bits; floats: any
@@ -680,19 +681,13 @@ model_array(fv_dtype odt, int nd, const int64_t *shape, const double *res)
     return m;
 }
 
-/* FOVEA_RANK_UNTILED=1 around one dispatch: the generic rank kernels */
+/* One dispatch of the generic rank kernels (variant "generic" of "cuda.filternd") */
 static fv_status
 dispatch_untiled(fv__op_args *a)
 {
-    const char *env = getenv("FOVEA_RANK_UNTILED");
-    char *prev = env ? strdup(env) : NULL;
-    setenv("FOVEA_RANK_UNTILED", "1", 1);
+    tv_force("cuda.filternd", "generic");
     fv_status st = fv__dispatch(ctx, FV__OP_FILTERND, a);
-    if (prev)
-        setenv("FOVEA_RANK_UNTILED", prev, 1);
-    else
-        unsetenv("FOVEA_RANK_UNTILED");
-    free(prev);
+    tv_force("cuda.filternd", NULL);
     return st;
 }
 

@@ -10,7 +10,7 @@
  *    element in double (plus its structure value), the later ones in the input
  *    type (plus the structure value cast to it), replacing the result when
  *    strictly smaller / greater in double, in C order of the window);
- *  - the generic CUDA kernel (FOVEA_MINMAX_UNTILED=1): every bit, NaN payloads
+ *  - the generic CUDA kernel (variant "generic" of "cuda.filternd"): every bit, NaN payloads
  *    included;
  *  - the CPU backend: every bit (NaN: any payload).
  * Footprints: dense boxes, disks (skimage.morphology.disk), random patterns,
@@ -21,9 +21,9 @@
  * passes on them). FOVEA_TEST_CUDA_ONLY=1 (compute-sanitizer runs) keeps a
  * quarter of the random cases and drops the 1000 x 1000 ones.
  * FOVEA_MINMAXTILED_BENCH=1 adds timings (disks of radius 1, 3, 5 and the
- * 7 x 7 box, uint8 / float32, 8192 x 8192, tiled vs FOVEA_MINMAX_UNTILED=1). */
+ * 7 x 7 box, uint8 / float32, 8192 x 8192, tiled vs generic). */
 #define CFC_TEST_NAME "test_cuda_minmaxtiled"
-#define CFC_UNTILED_ENV "FOVEA_MINMAX_UNTILED"
+#define CFC_UNTILED 1
 #define CFC_VIEWS_2D
 #include "cuda-filter-check.h"
 
@@ -364,7 +364,7 @@ run_case(const ccase *c)
                     CHECK(cmp_bits(got, tiled, 1, what, "cuda vs tile model"));
                 uint64_t *ub_ = array_bits(ug);
                 if (ub_)   /* the generic kernel: every bit, NaN payloads included */
-                    CHECK(cmp_bits(got, ub_, 1, what, "tiled vs FOVEA_MINMAX_UNTILED=1"));
+                    CHECK(cmp_bits(got, ub_, 1, what, "tiled vs generic"));
                 free(ub_);
             }
         }

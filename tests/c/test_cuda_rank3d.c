@@ -8,7 +8,7 @@
  *    shapes, strided views, NaN / +-inf / -0.0 among the floats, NaN and -0.0
  *    cval, ranks 13, 6, 25 (compile time), 0, 26 and random; bit for bit
  *    against the host model of scipy (test_cuda_filters.c's runnd), the
- *    generic kernels (FOVEA_RANK_UNTILED=1) and the CPU backend (+-0 equal).
+ *    generic kernels (variant "generic" of "cuda.filternd") and the CPU backend (+-0 equal).
  * FOVEA_FILTERS_BENCH=1 adds timings of 256^3 float32 (tiled and generic).
  * Exits 77 (ctest: skipped) after the host part without a usable GPU. */
 #define FV_CUDA_FILTERS_NO_MAIN

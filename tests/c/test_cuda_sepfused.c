@@ -1,5 +1,5 @@
 /* The fused two-pass separable filter (FV__OP_SEP2, src/cuda/filters/filter-sep2.cu)
- * against the pass-by-pass chain (FOVEA_SEP_UNFUSED=1, filter1d.cu) bit for bit,
+ * against the pass-by-pass chain (variant "passes" of "separable", filter1d.cu) bit for bit,
  * and against the CPU backend: bit for bit where the GPU sums in double (float64
  * and integer outputs, min/max), within rounding where filter1d sums in float
  * (float32 outputs of float32 / 8- / 16-bit data) or runs window sums for
@@ -27,6 +27,7 @@
 #define FV_T_SEED 0x2545f4914f6cdd1dull
 #include "check.h"
 #include "cuda-sep-check.h"
+#include "variant-force.h"
 
 static int ncases, nfused, nsep2;
 
@@ -274,12 +275,12 @@ run_case(tcase *c)
     fv_array *d = gpu_input(h, c->layout);
     fv_array *o1 = new_array(c->odt, c->nd, c->shape, GPU), *o2 = new_array(c->odt, c->nd, c->shape, GPU);
     /* fused (where it applies) */
-    unsetenv("FOVEA_SEP_UNFUSED");
+    tv_force("separable", NULL);
     fv_status st1 = run(c, d, o1, 1, &took);
     /* the chain */
-    setenv("FOVEA_SEP_UNFUSED", "1", 1);
+    tv_force("separable", "passes");
     fv_status st2 = run(c, d, o2, 0, &dummy);
-    unsetenv("FOVEA_SEP_UNFUSED");
+    tv_force("separable", NULL);
     CHECK(st1 == st2);
     if (st1 != FV_OK || st2 != FV_OK) {
         fprintf(stderr, "test_cuda_sepfused: %s / %s (%s) in %s\n", fv_status_name(st1), fv_status_name(st2),
@@ -507,7 +508,7 @@ test_spec(void)
 }
 
 /* The 1-D strip kernel (one float32 pass along an axis other than the last, 3 /
- * 5 / 9 / 17 taps) against filter1d's kernels (FOVEA_SEP_NOSTRIP=1), bit for
+ * 5 / 9 / 17 taps) against filter1d's kernels (variant "tile" of "cuda.filter1d"), bit for
  * bit: every kind, host and device weights (forwards and reversed), modes,
  * origins, 2-d and 3-d arrays, offset rows, NaN / inf data (the guarded redo),
  * and sizes the kernel declines. */
@@ -533,9 +534,7 @@ test_strip1d(void)
          * or 16 values, taken in turn; others take 4-byte chunks or decline) */
         const fv_dtype tdt = along && r % 3 == 1 ? FV_UINT8 : FV_FLOAT32;
         const int vb = 4 << (r / 6 % 3);
-        char vbs[8];
-        snprintf(vbs, sizeof vbs, "%d", vb);
-        setenv("FOVEA_SEP_ROWVB", vbs, 1);
+        tv_force("cuda.filter1d.row_u8_chunk", vb == 4 ? "vb4" : vb == 8 ? "vb8" : "vb16");
         const int64_t per = tdt == FV_UINT8 ? (r % 8 == 7 ? 4 : vb) : 4;
         if (along && r % 4 != 3)
             shape[nd - 1] = (shape[nd - 1] + per - 1) / per * per;
@@ -584,11 +583,11 @@ test_strip1d(void)
                  "cval %g dev %d vb %d", fv_dtype_name(tdt), n, kind, p.axis, nd, (long long)shape[0], (long long)shape[1],
                  (long long)(nd > 2 ? shape[2] : 1), p.mode, (long long)p.origin, p.cval, p.dweights != NULL, vb);
         ncases++;
-        unsetenv("FOVEA_SEP_NOSTRIP");
+        tv_force("cuda.filter1d", NULL);
         fv_status st1 = pass1d(d, o1, &p);
-        setenv("FOVEA_SEP_NOSTRIP", "1", 1);
+        tv_force("cuda.filter1d", "tile");
         fv_status st2 = pass1d(d, o2, &p);
-        unsetenv("FOVEA_SEP_NOSTRIP");
+        tv_force("cuda.filter1d", NULL);
         CHECK(st1 == FV_OK && st2 == FV_OK);
         if (st1 == FV_OK && st2 == FV_OK) {
             fv_array *g1 = to_host(o1), *g2 = to_host(o2);
@@ -606,7 +605,7 @@ test_strip1d(void)
         fv_array_unref(o1);
         fv_array_unref(o2);
     }
-    unsetenv("FOVEA_SEP_ROWVB");
+    tv_force("cuda.filter1d.row_u8_chunk", NULL);
     CHECK(n1 > 0);
 }
 

@@ -13,6 +13,7 @@
 #include "fovea/fovea.h"
 #include "ndimage.h"
 #include "check.h"
+#include "variant-force.h"
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
 
@@ -1177,8 +1178,9 @@ test_errors(void)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
+    tv_force_args(argc, argv);
     test_1d_random(500);
     test_nd_random(400);
     test_long_lines();

@@ -1,6 +1,6 @@
 /* fv_binary_erosion with iterations < 1 as one labelling (FV__OP_BINARY_FLOOD:
  * scipy's binary_fill_holes and binary_propagation) against the passes until
- * nothing changes (FOVEA_NO_FLOOD=1) on the CPU, and the CUDA backend (where a
+ * nothing changes (variant "iterate" of "binary_erosion") on the CPU, and the CUDA backend (where a
  * GPU is usable) against both.
  *
  * Cases: 1..4-d images of random extents (1 included), sparse inputs (long,
@@ -21,6 +21,7 @@
 #include "check.h"
 #define FV_T_SEED 0x51f0a3c2d9e87b61ull
 #include "xorshift.h"
+#include "variant-force.h"
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
 static const fv_device GPU = {FV_DEVICE_CUDA, 0};
@@ -126,7 +127,7 @@ run_case(int nd, const int64_t *shape, int skind, fv_dtype idt, double dens, int
     ncases++;
 
     /* the passes (reference) */
-    setenv("FOVEA_NO_FLOOD", "1", 1);
+    tv_force("binary_erosion", "iterate");
     fv_array *rin = inplace ? copy_to(in, CPU) : fv_array_ref(in);
     fv_array *rout = inplace ? fv_array_ref(rin) : fv_array_ref(ref);
     CHECK_OK(fv_binary_erosion(ctx, rin, rout, st, sshape, iterations, mask, border, NULL, invert));
@@ -134,7 +135,7 @@ run_case(int nd, const int64_t *shape, int skind, fv_dtype idt, double dens, int
         CHECK_OK(fv_copy(ctx, rout, ref));
     fv_array_unref(rin);
     fv_array_unref(rout);
-    unsetenv("FOVEA_NO_FLOOD");
+    tv_force("binary_erosion", NULL);
 
     /* the labelling on the CPU */
     fv_array *cin = inplace ? copy_to(in, CPU) : fv_array_ref(in);

@@ -11,7 +11,7 @@
  *    mixed per array; out in place over part 0 or separate. Elements of the
  *    arrays' buffers outside the views must be left as they were;
  *  - the CUDA backend (when a GPU is usable) on the same cases, also with
- *    FOVEA_GRADNORM_NOVEC=1 (the element-wise kernel for dense arrays too), and
+ *    variant "strided" of "cuda.gradient_norm" (the element-wise kernel for dense arrays too), and
  *    large dense arrays (the vector kernel's grid-stride loop, head and tail);
  *  - argument errors: NULL, nparts 0 / 9, int and mixed dtypes, shape and device
  *    mismatch, bad div, overlapping or read-only out.
@@ -23,6 +23,7 @@
 #include "check.h"
 #include "xorshift.h"
 #include "fovea/fovea.h"
+#include "variant-force.h"
 
 static fv_context *ctx;
 static int ncases;
@@ -390,10 +391,10 @@ main(void)
         const fv_device gpu = {FV_DEVICE_CUDA, 0};
         test_cases(gpu);
         test_large(gpu);
-        setenv("FOVEA_GRADNORM_NOVEC", "1", 1);
+        tv_force("cuda.gradient_norm", "strided");
         test_cases(gpu);
         test_large(gpu);
-        unsetenv("FOVEA_GRADNORM_NOVEC");
+        tv_force("cuda.gradient_norm", NULL);
     } else {
         printf("test_gradnorm: CUDA part skipped: %s\n", fv_cuda_unavailable_reason());
     }

@@ -21,7 +21,7 @@
  *    dtype pair on dense arrays with rows of 130 and 1030 elements;
  *    naxes == 0 (a copy);
  *  - the CUDA backend (when a GPU is usable) on the same cases, bit for bit
- *    against the CPU result and the reference, also with FOVEA_LAPLACE_GENERIC=1
+ *    against the CPU result and the reference, also with variant "generic" of "cuda.laplace"
  *    (the strided kernel for contiguous arrays too);
  *  - argument errors: NULL arrays, axes or modes; naxes out of range; axes out
  *    of range or repeated; invalid modes; shape and device mismatch; read-only
@@ -35,6 +35,7 @@
 #include "scipy-casts.h"
 #include "xorshift.h"
 #include "fovea/fovea.h"
+#include "variant-force.h"
 
 static fv_context *ctx;
 static int ncases;
@@ -685,10 +686,10 @@ main(void)
     if (gpu) {
         test_cases(1);
         test_large(1);
-        setenv("FOVEA_LAPLACE_GENERIC", "1", 1);   /* the strided kernel for everything */
+        tv_force("cuda.laplace", "generic");   /* the strided kernel for everything */
         test_cases(1);
         test_large(1);
-        unsetenv("FOVEA_LAPLACE_GENERIC");
+        tv_force("cuda.laplace", NULL);
     } else {
         printf("test_laplace: CUDA part skipped: %s\n", fv_cuda_unavailable_reason());
     }

@@ -18,6 +18,7 @@
 
 #include "fovea/fovea.h"
 #include "check.h"
+#include "variant-force.h"
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
 static const fv_device GPU = {FV_DEVICE_CUDA, 0};
@@ -675,7 +676,7 @@ test_cdt(void)
 }
 
 /* Distances alone with the taxicab / chessboard structures by axes (lines on the
- * thread pool; FOVEA_CDT_PATH=axes) against the raster passes (=passes) on
+ * thread pool; variant "axes" of "cpu.distance_transform_cdt") against the raster passes ("passes") on
  * larger images than cdt_case's brute force allows, sparse ones included (long
  * distances, lines with no zero), and with no zero at all. */
 static void
@@ -705,11 +706,11 @@ test_cdt_axes(void)
                 fv_array *in = mk(FV_UINT8, nd, shapes[si], CPU);
                 fv_array *a = mk(FV_INT32, nd, shapes[si], CPU), *b = mk(FV_INT32, nd, shapes[si], CPU);
                 set_fg(in, dens[di]);
-                setenv("FOVEA_CDT_PATH", "axes", 1);
+                tv_force("cpu.distance_transform_cdt", "axes");
                 CHECK_OK(fv_distance_transform_cdt(NULL, in, st, sshape, a, NULL));
-                setenv("FOVEA_CDT_PATH", "passes", 1);
+                tv_force("cpu.distance_transform_cdt", "passes");
                 CHECK_OK(fv_distance_transform_cdt(NULL, in, st, sshape, b, NULL));
-                unsetenv("FOVEA_CDT_PATH");
+                tv_force("cpu.distance_transform_cdt", NULL);
                 const int ok = memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_nbytes(a)) == 0;
                 if (!ok)
                     fprintf(stderr, "cdt by axes: shape %d of %d, density %g, metric %d differs from the passes\n",

@@ -11,6 +11,7 @@
 #include "fovea/fovea.h"
 #include "fovea/skmorphology.h"
 #include "check.h"
+#include "variant-force.h"
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
 static const fv_device GPU = {FV_DEVICE_CUDA, 0};
@@ -255,7 +256,7 @@ test_local_maxima_cases(void)
 }
 
 /* The CPU path's row blocks (several threads, a symmetric footprint) against its
- * sequential flood (FOVEA_LMAX_SERIAL=1) on images large enough for several blocks,
+ * sequential flood (variant "serial" of "cpu.local_maxima") on images large enough for several blocks,
  * with few levels (plateaus across block edges, deferred) and with many. */
 static void
 test_local_maxima_blocks(void)
@@ -282,9 +283,9 @@ test_local_maxima_blocks(void)
                 for (int f = 0; f < 2; f++) {
                     const uint8_t *fp = f && nd == 2 ? cross : NULL;
                     CHECK_OK(fv_local_maxima(c2, a, o1, fp, minima));
-                    setenv("FOVEA_LMAX_SERIAL", "1", 1);
+                    tv_force("cpu.local_maxima", "serial");
                     CHECK_OK(fv_local_maxima(c2, a, o2, fp, minima));
-                    unsetenv("FOVEA_LMAX_SERIAL");
+                    tv_force("cpu.local_maxima", NULL);
                     CHECK(memcmp(fv_array_data(o1), fv_array_data(o2), (size_t)n) == 0);
                 }
             fv_array_unref(a);

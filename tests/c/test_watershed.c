@@ -13,7 +13,7 @@
  * Built twice: test_watershed runs the CPU backend; test_cuda_watershed
  * (FV_TEST_CUDA) runs the cases on the CUDA backend and compares them with the
  * reference and with the CPU, and its tiled relaxation with its Jacobi rounds
- * (FOVEA_WS_UNTILED=1), which must give identical labels, plateaus included;
+ * (variant "jacobi" of "cuda.watershed"), which must give identical labels, plateaus included;
  * it exits 77 (ctest: skipped) without a GPU. */
 #include <math.h>
 #include <stdint.h>
@@ -33,6 +33,7 @@ static int ncases;
 
 #define FV_T_SEED 0x2545f4914f6cdd1dull
 #include "xorshift.h"
+#include "variant-force.h"
 
 /* ---- geometry: neighbours within conn hops, as coordinate steps ---------------- */
 
@@ -359,15 +360,9 @@ static fv_status
 run_untiled(int nd, const int64_t *shape, const double *img, const int32_t *mk, const uint8_t *mask, int conn,
             int32_t *out)
 {
-    const char *env = getenv("FOVEA_WS_UNTILED");
-    char *prev = env ? strdup(env) : NULL;
-    setenv("FOVEA_WS_UNTILED", "1", 1);
+    tv_force("cuda.watershed", "jacobi");
     fv_status st = run(GPU, nd, shape, img, mk, mask, conn, 0, 0, out);
-    if (prev)
-        setenv("FOVEA_WS_UNTILED", prev, 1);
-    else
-        unsetenv("FOVEA_WS_UNTILED");
-    free(prev);
+    tv_force("cuda.watershed", NULL);
     return st;
 }
 #endif

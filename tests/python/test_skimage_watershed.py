@@ -20,6 +20,7 @@ import scipy.ndimage as sndi
 from skimage import segmentation as sks
 from skimage.feature import peak_local_max
 
+from fovea import _fovea
 from fovea.skimage import segmentation as fs
 from xpcase import CupyCase, xp_fixture  # noqa: E402 (tests/python/xpcase.py)
 
@@ -364,9 +365,10 @@ def test_gpu_nuclei_and_host_variants(gpu, rng):
 
 
 @pytest.mark.gpu
-def test_gpu_tiled_equals_jacobi(gpu, rng, monkeypatch):
+def test_gpu_tiled_equals_jacobi(gpu, rng):
     """The GPU's tiled relaxation (2- and 3-d footprints of reach 1) reaches the keys
-    of its Jacobi rounds over the whole image (FOVEA_WS_UNTILED=1), so the labels are
+    of its Jacobi rounds over the whole image (variant "jacobi" of "cuda.watershed",
+    forced through _fovea._force_variant), so the labels are
     identical, plateaus included; across many tiles, with the demo's footprint (the
     cross of a 3 x 3 x 3 footprint's middle plane) among the others. Tie-free: skimage's."""
     cross = np.zeros((3, 3, 3), bool)
@@ -377,10 +379,14 @@ def test_gpu_tiled_equals_jacobi(gpu, rng, monkeypatch):
             mask = rng.random(shape) > 0.15
             markers = random_markers(rng, shape, 25)
             args = (gpu.put(img), gpu.put(markers))
-            monkeypatch.delenv("FOVEA_WS_UNTILED", raising=False)
             tiled = gpu.get(fs.watershed(*args, connectivity=conn, mask=gpu.put(mask)))
-            monkeypatch.setenv("FOVEA_WS_UNTILED", "1")
-            same(gpu.get(fs.watershed(*args, connectivity=conn, mask=gpu.put(mask))), tiled)
+            assert _fovea._last_variant("cuda.watershed") == "tiled"
+            _fovea._force_variant("cuda.watershed", "jacobi")
+            try:
+                same(gpu.get(fs.watershed(*args, connectivity=conn, mask=gpu.put(mask))), tiled)
+                assert _fovea._last_variant("cuda.watershed") == "jacobi"
+            finally:
+                _fovea._force_variant("cuda.watershed", None)
             if img.dtype.kind == "f":
                 same(tiled, sks.watershed(img, markers, connectivity=conn, mask=mask))
 

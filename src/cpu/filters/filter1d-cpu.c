@@ -255,13 +255,15 @@ FV__CORR_KERNEL(fv__f1d_correlate_v4, fv__v4d, 4, FV__SPLAT4, __attribute__((tar
 #endif
 
 static void
-fv__f1d_correlate(const double *x, double *o, int64_t n, int64_t B, const double *w, int64_t size, int sym)
+fv__f1d_correlate(const double *x, double *o, int64_t n, int64_t B, const double *w, int64_t size, int sym, int v4)
 {
 #if FV__HAVE_AVX2_CLONES
-    if (fv__cpu_avx2()) {
+    if (v4) {
         fv__f1d_correlate_v4(x, o, n * B, B, w, size, sym);
         return;
     }
+#else
+    (void)v4;
 #endif
     fv__f1d_correlate_v2(x, o, n * B, B, w, size, sym);
 }
@@ -422,6 +424,7 @@ typedef struct fv__f1d_job {
     int64_t seg, nseg;       /* outputs per segment (independent work), segments per line */
     int64_t P;               /* outputs per chunk inside a work item */
     int nan_check;           /* min/max on data that may hold NaN */
+    int avx2;                /* the AVX2 correlation kernel (fv__cpu_lines_avx2) */
     fv__gather_fn gather;
     fv__scatter_fn scatter;
     atomic_int failed;
@@ -489,7 +492,7 @@ fv__f1d_range(void *arg, int64_t begin, int64_t end)
                       p->mode, p->cval);
             switch (kind) {
             case FV__F1D_CORRELATE:
-                fv__f1d_correlate(x, o, n, nb, p->weights, size, p->symmetry);
+                fv__f1d_correlate(x, o, n, nb, p->weights, size, p->symmetry, j->avx2);
                 break;
             case FV__F1D_UNIFORM:
                 fv__f1d_uniform(x, o, n, nb, size, tmp, s0 == sbeg);
@@ -611,6 +614,7 @@ fv__cpu_filter1d(fv_context *ctx, const fv__op_args *a)
     int64_t per = j.seg * B * (p->kind == FV__F1D_CORRELATE ? 1 + size / 4 : 1);
     int64_t grain = per >= 16384 ? 1 : 16384 / per;
     atomic_init(&j.failed, 0);
+    j.avx2 = p->kind == FV__F1D_CORRELATE && fv__cpu_lines_avx2();
     fv__parallel_for(ctx, items, grain, fv__f1d_range, &j);
     if (atomic_load(&j.failed))
         return fv_error_set(FV_ENOMEM, "filter1d", "cannot allocate the line buffers");

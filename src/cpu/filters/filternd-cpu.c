@@ -350,14 +350,17 @@ static void
 fv__fnd_correlate_row(const fv__fnd_job *j, fv__fnd_state *st, int64_t row, const void *lp, int64_t n,
                       double *restrict acc, void *scratch)
 {
-#if FV__HAVE_AVX2_CLONES
-    if (fv__cpu_avx2()) {
-        fv__fnd_corr_v4(j->taps, j->row_first[row], j->row_first[row + 1], lp, n, acc);
-        return;
-    }
-#endif
     fv__fnd_corr_v2(j->taps, j->row_first[row], j->row_first[row + 1], lp, n, acc);
 }
+
+#if FV__HAVE_AVX2_CLONES
+static void
+fv__fnd_correlate_row_avx2(const fv__fnd_job *j, fv__fnd_state *st, int64_t row, const void *lp, int64_t n,
+                           double *restrict acc, void *scratch)
+{
+    fv__fnd_corr_v4(j->taps, j->row_first[row], j->row_first[row + 1], lp, n, acc);
+}
+#endif
 
 static void
 fv__fnd_range(void *arg, int64_t begin, int64_t end)
@@ -535,6 +538,10 @@ fv__cpu_filternd(fv_context *ctx, const fv__op_args *a)
     j.tline = fv__tlines[in->dtype];
     j.store = out->dtype == FV_UINT64 ? fv__store_u64_nd : fv__stores[out->dtype];
     j.row = fv__fnd_correlate_row;
+#if FV__HAVE_AVX2_CLONES
+    if (p->kind == FV__FND_CORRELATE && fv__cpu_lines_avx2())
+        j.row = fv__fnd_correlate_row_avx2;
+#endif
     if (p->kind == FV__FND_MINIMUM || p->kind == FV__FND_MAXIMUM) {
         j.row = fv__minmax_rows[in->dtype];
         j.fin = fv__minmax_fins[in->dtype];

@@ -8,7 +8,6 @@
 #include <string.h>
 #include "internal.h"
 #include "ndimage.h"
-#include "core/config.h"
 
 /* Results must not depend on the compiler fusing a * b + c (clang contracts
  * by default where FMA is available; GCC does not in ISO C mode). */
@@ -45,7 +44,9 @@ static inline uint8_t fv__fcast_b(double x) { return (uint8_t)fv__cvt32(x); }
 #define fv__fcast_f64 fv__fst_f64
 
 /* AVX2 variants of the double-heavy kernels, chosen at run time (x86-64 with
- * GCC or clang). They use AVX2 but never FMA, so results stay bit-identical. */
+ * GCC or clang). They use AVX2 but never FMA, so results stay bit-identical.
+ * fv__cpu_avx2: the processor has AVX2; fv__cpu_lines_avx2 (lines-variants.c,
+ * the planner's table "cpu.lines"): run the AVX2 kernels in this call. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(FV_NO_AVX2)
 #define FV__HAVE_AVX2_CLONES 1
 #include <stdatomic.h>
@@ -56,8 +57,8 @@ fv__cpu_avx2(void)
     static atomic_int have = -1;
     int h = atomic_load_explicit(&have, memory_order_relaxed);
     if (h < 0) {
-        __builtin_cpu_init();   /* FOVEA_NO_AVX2=1: tests reach the SSE2 kernels */
-        h = __builtin_cpu_supports("avx2") && !fv__env_flag(FV__ENV_NO_AVX2) ? 1 : 0;
+        __builtin_cpu_init();
+        h = __builtin_cpu_supports("avx2") ? 1 : 0;
         atomic_store_explicit(&have, h, memory_order_relaxed);
     }
     return h;
@@ -65,6 +66,7 @@ fv__cpu_avx2(void)
 #else
 #define FV__HAVE_AVX2_CLONES 0
 #endif
+int fv__cpu_lines_avx2(void);
 
 /* GCC / clang vector extensions: loads and stores of unaligned vectors. */
 #define FV__LDV(VT, p) ({ VT v_; memcpy(&v_, (p), sizeof v_); v_; })

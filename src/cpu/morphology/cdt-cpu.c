@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "morphology-cpu.h"
-#include "core/config.h"
+#include "core/plan.h"
 
 typedef struct fv__cdt_elem {
     int64_t delta[FV_MAX_NDIM];
@@ -287,6 +287,27 @@ fv__cdt_axes(fv_context *ctx, int nd, const int64_t *shape, int64_t size, const 
     return 1;
 }
 
+/* The paths ("cpu.distance_transform_cdt"): "axes", by axes for taxicab
+ * distances (less work than the passes) and for chessboard ones with 2 threads
+ * or more (on one thread the deques' branches cost ~1.3x the passes' time in
+ * 2-d, as much in 3-d): distances alone, extents within int32; "passes", the
+ * raster passes, always. */
+typedef struct fv__cdt_plan_args {
+    int metric;   /* fv__cdt_metric: 1 taxicab, 2 chessboard, 0 neither (or features, or too large) */
+    int threads;
+} fv__cdt_plan_args;
+
+static int
+fv__cdt_axes_ok(const void *args, int device)
+{
+    const fv__cdt_plan_args *pa = args;
+    (void)device;
+    return pa->metric == 1 || (pa->metric == 2 && pa->threads >= 2);
+}
+
+FV__VARIANTS(fv__cdt_variants, "cpu.distance_transform_cdt", {"axes", fv__cdt_axes_ok, NULL},
+             {"passes", NULL, NULL})
+
 fv_status
 fv__cpu_cdt(fv_context *ctx, const fv__op_args *a)
 {
@@ -335,18 +356,12 @@ fv__cpu_cdt(fv_context *ctx, const fv__op_args *a)
         el[nel].off = off;
         nel++;
     }
-    /* the path: by axes for taxicab distances (less work than the passes), and for
-     * chessboard ones with 2 threads or more (on one thread the deques' branches
-     * cost ~1.3x the passes' time in 2-d, as much in 3-d); FOVEA_CDT_PATH=passes /
-     * axes forces one */
-    const char *env = fv__env(FV__ENV_CDT_PATH);
-    const int force_passes = env && strcmp(env, "passes") == 0, force_axes = env && strcmp(env, "axes") == 0;
+    /* the path (the planner's table "cpu.distance_transform_cdt") */
     int64_t ext = 1;
     for (int d = 0; d < nd; d++)
         ext += shape[d];
-    int metric = ft || ext >= INT32_MAX || force_passes ? 0 : fv__cdt_metric(p->structure, nd);
-    if (metric == 2 && !force_axes && fv_context_threads(ctx) < 2)
-        metric = 0;
+    fv__cdt_plan_args pa = {ft || ext >= INT32_MAX ? 0 : fv__cdt_metric(p->structure, nd), fv_context_threads(ctx)};
+    const int metric = fv__plan_index(&fv__cdt_variants, &pa, -1) == 0 ? pa.metric : 0;
     if (!metric || !fv__cdt_axes(ctx, nd, shape, size, (const uint8_t *)fga->data, dt, metric, (int32_t)ext)) {
         const uint8_t *fg = (const uint8_t *)fga->data;
         for (int64_t i = 0; i < size; i++)

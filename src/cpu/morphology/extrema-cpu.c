@@ -30,7 +30,7 @@
 #include <string.h>
 #include "internal.h"
 #include "ops/morphology/skmorphology-kernels.h"
-#include "core/config.h"
+#include "core/plan.h"
 
 #define FV__LT_max(a, b) ((a) < (b))
 #define FV__LT_min(a, b) ((a) > (b))
@@ -220,6 +220,23 @@ fv__lmax_rows(void *arg, int64_t r0, int64_t r1)
     }
 }
 
+/* The paths ("cpu.local_maxima"): "blocks", rows in blocks on the thread pool
+ * and the plateaus that cross blocks afterwards (a symmetric neighbourhood,
+ * 2 threads or more); "serial", one flood over the image. */
+typedef struct fv__lmax_plan_args {
+    int sym, threads;
+} fv__lmax_plan_args;
+
+static int
+fv__lmax_blocks_ok(const void *args, int device)
+{
+    const fv__lmax_plan_args *pa = args;
+    (void)device;
+    return pa->sym && pa->threads > 1;
+}
+
+FV__VARIANTS(fv__lmax_variants, "cpu.local_maxima", {"blocks", fv__lmax_blocks_ok, NULL}, {"serial", NULL, NULL})
+
 fv_status
 fv__cpu_local_maxima(fv_context *ctx, const fv__op_args *a)
 {
@@ -268,7 +285,8 @@ fv__cpu_local_maxima(fv_context *ctx, const fv__op_args *a)
     /* blocks (rowdef non-NULL) with a symmetric footprint and threads to run them;
      * without memory for rowdef, the sequential flood */
     uint8_t *rowdef = NULL;
-    if (sym && !fv__env_flag(FV__ENV_LMAX_SERIAL) && fv_context_threads(ctx) > 1)
+    const fv__lmax_plan_args pa = {sym, fv_context_threads(ctx)};
+    if (fv__plan_index(&fv__lmax_variants, &pa, -1) == 0)
         rowdef = calloc((size_t)rows, 1);
     /* rows per block: about 4 blocks per thread (the pool's split), at least 64 Ki
      * pixels each, so that few plateaus are deferred */

@@ -60,7 +60,7 @@
 #include <type_traits>
 
 #include "filters-common.cuh"
-#include "core/config.h"
+#include "core/plan.h"
 
 extern "C" fv_status fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guard);
 
@@ -1475,7 +1475,95 @@ typedef struct fvs_job {
     int sms;          /* the device's multiprocessors */
     int64_t nbatch;   /* lines of the batch axes */
     cudaStream_t stream;
+    int kernel;       /* the planner's pick (fvs_variants): FVS_V_STRIP, FVS_V_SIZED, FVS_V_GENERAL */
 } fvs_job;
+
+/* The fused kernels ("cuda.sep2"), in the planner's order: "strip", the strip
+ * kernels (float32 throughout, both windows of 3, 5, 9 or 17 taps, the columns
+ * contiguous); "sized", the tile kernel with the window size fixed at compile
+ * time (float32 throughout, both windows of 3, 5, 9 or 17 taps); "general", the
+ * tile kernel for every case. The first two still decline where their shared
+ * memory does not fit (the next one runs). */
+enum { FVS_V_STRIP, FVS_V_SIZED, FVS_V_GENERAL };
+typedef struct fvs_plan {
+    const fvs_job *j;
+    fv_dtype in, mid, out;
+} fvs_plan;
+
+static int
+fvs_sized_ok(const void *args, int device)
+{
+    const fvs_plan *pa = (const fvs_plan *)args;
+    const int S = (int)pa->j->t.p1.size;
+    return pa->in == FV_FLOAT32 && pa->mid == FV_FLOAT32 && pa->out == FV_FLOAT32 && S == pa->j->t.p2.size &&
+           (S == 3 || S == 5 || S == 9 || S == 17);
+}
+static int
+fvs_strip_ok(const void *args, int device)
+{
+    const fvs_plan *pa = (const fvs_plan *)args;
+    return fvs_sized_ok(args, device) && pa->j->t.sc_in == (int)sizeof(float) && pa->j->t.sc_out == (int)sizeof(float);
+}
+
+FV__VARIANTS(fvs_variants, "cuda.sep2", {"strip", fvs_strip_ok, NULL}, {"sized", fvs_sized_ok, NULL},
+             {"general", NULL, NULL})
+
+/* The fused kernels' loads and stores ("cuda.sep2.loads"): "vector", 16-byte
+ * ones where the rows' alignment allows; "scalar", element by element. */
+FV__VARIANTS(fvs_load_variants, "cuda.sep2.loads", {"vector", NULL, NULL}, {"scalar", NULL, NULL})
+
+/* The 1-D passes of filter1d ("cuda.filter1d", fv__cuda_filter1d): "row", the
+ * row kernels along the lines (float32 or uint8 data, windows of 3, 5, 9 or 17
+ * taps, aligned whole chunks, centred windows); "strip", the strip kernel along
+ * another axis (float32, the same windows); "tile", filter1d's tile kernels,
+ * always. "row" and "strip" decline where their conditions fail (the tile
+ * kernels run). */
+typedef struct fvs_1dplan {
+    int row;
+} fvs_1dplan;
+static int
+fvs_row_ok(const void *args, int device)
+{
+    return ((const fvs_1dplan *)args)->row;
+}
+static int
+fvs_strip1_ok(const void *args, int device)
+{
+    return !((const fvs_1dplan *)args)->row;
+}
+
+FV__VARIANTS(fvs_1d_variants, "cuda.filter1d", {"row", fvs_row_ok, NULL}, {"strip", fvs_strip1_ok, NULL},
+             {"tile", NULL, NULL})
+
+/* The uint8 row kernel's chunk bytes ("cuda.filter1d.row_u8_chunk"): "vb8"
+ * (H200 kernel times, convolve1d(9) 3840x2160: 25.2 us, against 26.8 with 4
+ * and 42.3 with 16; 8192^2: 139, 149, 159), "vb4", "vb16"; each where the
+ * lines are aligned whole chunks of its bytes. */
+typedef struct fvs_chunkplan {
+    const fv_array *in, *out;
+} fvs_chunkplan;
+static int fvs_chunks_fit(const fv_array *in, const fv_array *out, int b);
+static int
+fvs_vb8_ok(const void *args, int device)
+{
+    const fvs_chunkplan *pa = (const fvs_chunkplan *)args;
+    return fvs_chunks_fit(pa->in, pa->out, 8);
+}
+static int
+fvs_vb4_ok(const void *args, int device)
+{
+    const fvs_chunkplan *pa = (const fvs_chunkplan *)args;
+    return fvs_chunks_fit(pa->in, pa->out, 4);
+}
+static int
+fvs_vb16_ok(const void *args, int device)
+{
+    const fvs_chunkplan *pa = (const fvs_chunkplan *)args;
+    return fvs_chunks_fit(pa->in, pa->out, 16);
+}
+
+FV__VARIANTS(fvs_chunk_variants, "cuda.filter1d.row_u8_chunk", {"vb8", fvs_vb8_ok, NULL}, {"vb4", fvs_vb4_ok, NULL},
+             {"vb16", fvs_vb16_ok, NULL})
 
 template <typename T1, typename ACC1, typename TM, typename ACC2, int S>
 static fv_status
@@ -1504,14 +1592,14 @@ fvt_rows(int nr, int G, int target, int64_t ncb, int sms)
 }
 
 /* the strip kernels where they apply (float32, the columns contiguous in both
- * arrays); FV__SEP2_DECLINED otherwise. FOVEA_SEP_NOSTRIP=1: off. */
+ * arrays); FV__SEP2_DECLINED otherwise (or where the planner skips "strip"). */
 template <int S>
 static fv_status
 fvs_strip_go(fvs_job *j)
 {
     typedef fvt_geo<S> g;
     fvs_args t = j->t;
-    if (t.sc_in != (int)sizeof(float) || t.sc_out != (int)sizeof(float) || fv__env_flag(FV__ENV_SEP_NOSTRIP))
+    if (t.sc_in != (int)sizeof(float) || t.sc_out != (int)sizeof(float) || j->kernel > FVS_V_STRIP)
         return FV__SEP2_DECLINED;
     const int th = fvt_rows(t.nr, g::G, FVT_ROWS, (int64_t)((t.nc + g::TQ - 1) / g::TQ) * j->nbatch, j->sms);
     const size_t smem = t.pd ? fvt_geo_pd<S>::smem(th) : g::smem(th);
@@ -1539,14 +1627,15 @@ fvs_strip_go(fvs_job *j)
 /* Kernels with a compile-time window size, for float32 data, intermediate and
  * output where both windows have the same common size (gaussian_filter with
  * sigma 0.5 to 3, uniform / minimum / maximum_filter of sizes 3 to 9, sobel,
- * prewitt); 0: none (the general kernel runs). FOVEA_SEP_NOSPEC=1: off. */
+ * prewitt); 0: none (the general kernel runs; also where the planner picks
+ * "general"). */
 template <typename T1, typename ACC1, typename TM, typename ACC2> struct fvs_spec {
     static fv_status run(fvs_job *j) { return FV__SEP2_DECLINED; }
 };
 template <> struct fvs_spec<float, float, float, float> {
     static fv_status run(fvs_job *j)
     {
-        if (j->t.p1.size != j->t.p2.size || fv__env_flag(FV__ENV_SEP_NOSPEC))
+        if (j->t.p1.size != j->t.p2.size || j->kernel > FVS_V_SIZED)
             return FV__SEP2_DECLINED;
         fv_status st;
         switch (j->t.p1.size) {
@@ -1675,9 +1764,6 @@ fvs_row1_go(const fvs_args *a, int sms, int64_t nbatch, cudaStream_t stream, int
             th = h;
         }
     }
-    const char *eth = fv__env(FV__ENV_SEP_TH);
-    if (eth && atoi(eth) > 0)
-        th = atoi(eth) < steps ? atoi(eth) : steps;
     t.th = (int)th;
     t.ntc = (int)((steps + th - 1) / th);
     t.ntiles = lines * t.ntc;
@@ -1704,7 +1790,8 @@ fvs_chunks_fit(const fv_array *in, const fv_array *out, int b)
  * queued, no error set) where it does not apply: filter1d.cu then runs it.
  * Float data with NaN (min/max) or NaN / inf (uniform) sets the flag, and
  * filter1d's kernels, queued behind with that flag as their guard, redo the
- * pass (filter1d redoes such lines serially). FOVEA_SEP_NOSTRIP=1: off. */
+ * pass (filter1d redoes such lines serially). The planner's "cuda.filter1d"
+ * picks it ("row", "strip") or not ("tile"). */
 extern "C" fv_status
 fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
 {
@@ -1718,22 +1805,22 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     fv_array *flagbuf = NULL;
 
     ctx = fv__ctx(ctx);
-    if (!f || in->ndim < 1 || in->ndim != out->ndim || fv__env_flag(FV__ENV_SEP_NOSTRIP))
+    if (!f || in->ndim < 1 || in->ndim != out->ndim)
         return FV__SEP2_DECLINED;
     const int nd = in->ndim, ax = f->axis, cd = nd - 1;   /* the pass axis; the columns: the last axis */
     const int row = ax == cd;                             /* along the lines: fvs_k_row1 */
+    {
+        const fvs_1dplan pa = {row};
+        if (fv__plan_index(&fvs_1d_variants, &pa, in->device.id) == 2)
+            return FV__SEP2_DECLINED;
+    }
     /* uint8 into uint8 along the lines: fvs_k_row1u8 (along the other axes the tile
      * kernel was the faster: a strip kernel with 1, 2 or 4 columns a thread took 80,
      * 54 and 45 us against its 34 for correlate1d(9) axis 0 on 3840x2160, H200) */
     const int u8 = row && in->dtype == FV_UINT8 && out->dtype == FV_UINT8;
     const fv_dtype dt = u8 ? FV_UINT8 : FV_FLOAT32;
-    /* the 8-bit row kernel's chunk bytes: 8 (H200 kernel times, convolve1d(9)
-     * 3840x2160: 25.2 us, against 26.8 with 4 and 42.3 with 16; 8192^2: 139, 149,
-     * 159); FOVEA_SEP_ROWVB=4, 8 or 16 chooses */
+    /* the 8-bit row kernel's chunk bytes (fvs_chunk_variants), chosen below */
     int vb = u8 ? 8 : 0;
-    const char *evb = fv__env(FV__ENV_SEP_ROWVB);
-    if (vb && evb && (atoi(evb) == 4 || atoi(evb) == 8 || atoi(evb) == 16))
-        vb = atoi(evb);
     const int64_t esz = u8 ? 1 : (int64_t)sizeof(float);
     if ((!u8 && (in->dtype != FV_FLOAT32 || out->dtype != FV_FLOAT32)) || ax < 0 || ax > cd || (nd < 2 && !row) ||
         fv_array_size(out) == 0)
@@ -1759,9 +1846,12 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     }
     /* whole chunks: aligned lines of a multiple of the chunk's bytes (uint8: 4-byte
      * chunks where the chosen ones do not fit), centred windows along the lines */
-    if (row && vb && !fvs_chunks_fit(in, out, vb))
-        vb = 4;
-    if (row && (!fvs_chunks_fit(in, out, vb ? vb : 16) || t.p1.left != S / 2 || fv__env_flag(FV__ENV_SEP_NOROW)))
+    if (row && vb) {
+        const fvs_chunkplan pa = {in, out};
+        const int v = fv__plan_index(&fvs_chunk_variants, &pa, in->device.id);
+        vb = v == 0 ? 8 : v == 2 ? 16 : 4;
+    }
+    if (row && (!fvs_chunks_fit(in, out, vb ? vb : 16) || t.p1.left != S / 2))
         return FV__SEP2_DECLINED;
     const int ra = row ? nd - 2 : ax;   /* the axis of t.nr: the rows' (-1: one line) */
     t.nr = ra >= 0 ? (int)in->shape[ra] : 1;
@@ -1773,16 +1863,13 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     if (nbatch > INT32_MAX)
         return FV__SEP2_DECLINED;
     if (u8) {   /* filter1d's float accumulation for 8-bit data: exact float sums, or checked ones */
-        if (fv__env_flag(FV__ENV_F1D_NOEXACTF) || fv__env_flag(FV__ENV_F1D_NOCHK))
+        const fvf_accplan pa = {dt, dt, t.p1.kind, f->weights, S, f->mode, f->cval};
+        float chk = 0.0f;
+        const int v = fvf_acc_plan(&pa, in->device.id, &chk);
+        if (v == 2)
             return FV__SEP2_DECLINED;
-        if (fv__env_flag(FV__ENV_SEP_NOU8))   /* FOVEA_SEP_NOU8=1: the tile kernels */
-            return FV__SEP2_DECLINED;
-        if (!fvf_float_exact(dt, dt, t.p1.kind, f->weights, S, f->mode, f->cval)) {
-            t.chk = t.p1.kind == FVK_AUTO ? -(float)fvf_checked_vmax(dt, dt, t.p1.kind, S, f->mode, f->cval)
-                                          : fvf_float_checked(dt, dt, t.p1.kind, f->weights, S, f->mode, f->cval);
-            if (t.chk == 0.0f)
-                return FV__SEP2_DECLINED;
-        }
+        if (v == 1)
+            t.chk = chk;
     }
     const int redo = t.p1.track != 0;
 
@@ -1860,10 +1947,15 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     if (!fvs_pass_fill(&j.t.p1, &sp->pass[0], in->dtype, mid, 0) ||
         !fvs_pass_fill(&j.t.p2, &sp->pass[1], mid, out->dtype, 0))
         return FV__SEP2_DECLINED;
-    /* exact in float: the results are the double kernels' (FOVEA_F1D_NOEXACTF=1: off) */
-    j.fexact = mid == idt && !fv__env_flag(FV__ENV_F1D_NOEXACTF) &&
-               fvf_float_exact(in->dtype, mid, j.t.p1.kind, j.t.p1.w, j.t.p1.size, j.t.p1.mode, j.t.p1.cval) &&
-               fvf_float_exact(mid, out->dtype, j.t.p2.kind, j.t.p2.w, j.t.p2.size, j.t.p2.mode, j.t.p2.cval);
+    /* exact in float: the results are the double kernels' (where filter1d's
+     * accumulator plan, fvf_acc_plan, picks float_exact for both passes) */
+    {
+        const fvf_accplan a1 = {in->dtype, mid, j.t.p1.kind, j.t.p1.w, j.t.p1.size, j.t.p1.mode, j.t.p1.cval};
+        const fvf_accplan a2 = {mid, out->dtype, j.t.p2.kind, j.t.p2.w, j.t.p2.size, j.t.p2.mode, j.t.p2.cval};
+        float chk;
+        j.fexact = mid == idt && fvf_acc_plan(&a1, in->device.id, &chk) == 0 &&
+                   fvf_acc_plan(&a2, in->device.id, &chk) == 0;
+    }
     /* geometry: 32-bit byte offsets, q the denser axis */
     if (!fvf_aligned(in) || !fvf_aligned(out))
         return FV__SEP2_DECLINED;   /* filter1d reports the error */
@@ -1890,8 +1982,8 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     j.t.ntc = (int)((j.t.nc + FVS_TQ - 1) / FVS_TQ);
     j.t.ntiles = (int64_t)j.t.ntr * j.t.ntc * nbatch;
     j.t.odt = (int)out->dtype;
-    {   /* FOVEA_SEP_NOVEC=1: element by element loads and stores (for timing comparisons) */
-        const int vec = !fv__env_flag(FV__ENV_SEP_NOVEC);
+    {   /* the loads and stores (fvs_load_variants) */
+        const int vec = fv__plan_index(&fvs_load_variants, NULL, in->device.id) == 0;
         const int64_t spo = j.t.sr_out, sri = j.t.sr_in;
         j.t.fast = vec && (sri < 0 ? -sri : sri) % 16 == 0;
         j.t.vstore = vec && (spo < 0 ? -spo : spo) % 16 == 0 && ((uintptr_t)out->data & 15) == 0;
@@ -1908,6 +2000,10 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     j.stream = x.stream;
     j.sms = fv__cuda_sm_count(x.device);
     j.nbatch = nbatch;
+    {
+        const fvs_plan pa = {&j, idt, mid, out->dtype};
+        j.kernel = fv__plan_index(&fvs_variants, &pa, x.device);
+    }
     {
         int64_t cap = (int64_t)j.sms * 16;
         j.grid = (unsigned)(j.t.ntiles < cap ? j.t.ntiles : cap);

@@ -42,7 +42,7 @@
 #include <stdlib.h>
 
 #include "filters-common.cuh"
-#include "core/config.h"
+#include "core/plan.h"
 
 /* the sliding window's kinds (filters-common.cuh) */
 enum {
@@ -1024,6 +1024,17 @@ fvf_fits32(const fvf_job *j, int64_t ta)
     return 1;
 }
 
+/* The tile kernels' loads ("cuda.filter1d.loads"): "vector", 16-byte loads
+ * and stores where the lines' alignment allows (the two-line kernels); "scalar",
+ * element by element, always. */
+static int
+fvf_vector_ok(const void *args, int device)
+{
+    return ((const fvf_plan *)args)->v2 != 0;
+}
+
+FV__VARIANTS(fvf_load_variants, "cuda.filter1d.loads", {"vector", fvf_vector_ok, NULL}, {"scalar", NULL, NULL})
+
 template <typename T, typename ACC, typename IT>
 static fv_status
 fvf_launch_tile(const fvf_job *j, const fvf_plan *pl, uint8_t *nanflags)
@@ -1037,7 +1048,7 @@ fvf_launch_tile(const fvf_job *j, const fvf_plan *pl, uint8_t *nanflags)
     t.nta = (j->g.n + pl->ta - 1) / pl->ta;
     t.ntc = (j->g.nc + (1 << pl->tcl2) - 1) >> pl->tcl2;
     t.ntiles = t.nta * t.ntc * j->g.nbatch;
-    if (pl->v2 && !fv__env_flag(FV__ENV_F1D_NOVEC)) {   /* FOVEA_F1D_NOVEC=1: element by element */
+    if (pl->v2 && fv__plan_index(&fvf_load_variants, pl, j->device) == 0) {
         const fvf_geom *g = &j->g;
         const int64_t es = (int64_t)sizeof(T), L = pl->ta + j->size - 1;
         if (g->row) {   /* lines contiguous, the same misalignment on every line of a tile */
@@ -1222,6 +1233,41 @@ fvf_symmetry(const double *w, int64_t size)
 
 /* One pass; with guard non-NULL every kernel it queues returns at once unless
  * the device int *guard is non-zero (the fused separable path's conditional redo). */
+/* The accumulators ("cuda.filter1d.acc", filters-common.cuh). float_checked:
+ * device weights are bounded by the kernel (all outputs again in double where
+ * the bound fails, kept to 16 bits: 8/16-bit and bool outputs only). */
+static float
+fvf_acc_chk(const fvf_accplan *pa)
+{
+    float chk = fvf_float_checked(pa->in, pa->out, pa->kind, pa->w, pa->size, pa->mode, pa->cval);
+    if (pa->kind == FVF_AUTO && pa->out != FV_INT32)
+        chk = -(float)fvf_checked_vmax(pa->in, pa->out, pa->kind, pa->size, pa->mode, pa->cval);
+    return chk;
+}
+static int
+fvf_acc_exact_ok(const void *args, int device)
+{
+    const fvf_accplan *pa = (const fvf_accplan *)args;
+    return fvf_float_exact(pa->in, pa->out, pa->kind, pa->w, pa->size, pa->mode, pa->cval);
+}
+static int
+fvf_acc_checked_ok(const void *args, int device)
+{
+    return fvf_acc_chk((const fvf_accplan *)args) != 0.0f;
+}
+
+FV__VARIANTS(fvf_acc_variants, "cuda.filter1d.acc", {"float_exact", fvf_acc_exact_ok, NULL},
+             {"float_checked", fvf_acc_checked_ok, NULL}, {"double", NULL, NULL})
+
+int
+fvf_acc_plan(const fvf_accplan *pa, int device, float *chk)
+{
+    const int v = fv__plan_index(&fvf_acc_variants, pa, device);
+    if (v == 1)
+        *chk = fvf_acc_chk(pa);
+    return v;
+}
+
 extern "C" fv_status
 fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guard)
 {
@@ -1302,20 +1348,14 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
     default: j.kind = FVF_MAX; break;
     }
     {
-        /* float accumulators: float32 outputs, and where float is exact
-         * (FOVEA_F1D_NOEXACTF=1: the double accumulator there) */
-        int accf = fvf_acc_float(in->dtype, out->dtype) ||
-                   (!fv__env_flag(FV__ENV_F1D_NOEXACTF) &&
-                    fvf_float_exact(in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval));
-        /* 8-bit data, other weights: float sums checked against e, the few
-         * uncertain outputs in double (FOVEA_F1D_NOCHK=1: double throughout) */
-        if (!accf && !fv__env_flag(FV__ENV_F1D_NOCHK)) {
-            j.chk = fvf_float_checked(in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval);
-            /* device weights: the kernel bounds them (all outputs again in double where the
-             * bound fails, kept to 16 bits: 8/16-bit and bool outputs only) */
-            if (j.kind == FVF_AUTO && out->dtype != FV_INT32)
-                j.chk = -(float)fvf_checked_vmax(in->dtype, out->dtype, j.kind, j.size, j.mode, j.cval);
-            accf = j.chk != 0.0f;
+        /* float accumulators: float32 outputs, and elsewhere as the planner
+         * picks (fvf_acc_plan): where float is exact, or float sums checked
+         * against e with the few uncertain outputs in double (8-bit data, other
+         * weights) */
+        int accf = fvf_acc_float(in->dtype, out->dtype);
+        if (!accf) {
+            const fvf_accplan pa = {in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval};
+            accf = fvf_acc_plan(&pa, j.device, &j.chk) != 2;
         }
         st = FV_EDTYPE;
         switch (in->dtype) {

@@ -274,6 +274,13 @@ fv_status fvf_corr_tile_run(const fvf_ndjob *j, int accf);
 fv_status fvf_minmax_tile_run(const fvf_ndjob *j, int mn, int has_st);
 /* The tiled 3-D correlation (filternd-corr3d.cu), or FV_ENOKERNEL where it does not apply. */
 fv_status fvf_corr3d_run(const fvf_ndjob *j, int accf);
+/* Where the tiled kernels apply (the variants' supports, filternd.cu): the box
+ * side, or 0 / 1 (fvf_rank_tile3_ok). */
+int fvf_corr_tile_k(const fvf_ndjob *j);
+int fvf_corr3d_k(const fvf_ndjob *j);
+int fvf_minmax_tile_k(const fvf_ndjob *j, int has_st);
+int fvf_rank_tile_k(const fvf_ndjob *j);
+int fvf_rank_tile3_ok(const fvf_ndjob *j);
 
 static inline unsigned
 fvf_nd_grid(int64_t n, int device)

@@ -27,7 +27,6 @@
  * outside the footprint) is skipped, never added as 0 * x (inf and NaN data,
  * the sign of a zero sum). The result goes through fvf_store_nd. */
 #include "filternd-common.cuh"
-#include "core/config.h"
 
 #define FVF_CT_BX 32                        /* threads along x, one column each */
 #define FVF_CT_BY 4                         /* threads along y */
@@ -103,14 +102,13 @@ fvf_k_corr_tile(const fvf_ctargs<ACC> a)
 
 /* ---- host -------------------------------------------------------------------------- */
 
-/* The box side K, or 0 where the generic kernel runs: FOVEA_CORR_UNTILED set
- * (not "0"), not 2-d, 64-bit index math, a span of the selected displacements
+/* The box side K, or 0 where the generic kernel runs: not 2-d, 64-bit index math, a span of the selected displacements
  * over 11 on an axis, more tile rows than a grid holds. */
-static int
+int
 fvf_corr_tile_k(const fvf_ndjob *j)
 {
     const fvf_ndprep *p = j->prep;
-    if (fv__env_flag(FV__ENV_CORR_UNTILED) || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
+    if (p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
         return 0;
     int64_t m = p->dmax[0] - p->dmin[0] + 1, m1 = p->dmax[1] - p->dmin[1] + 1;
     if (m1 > m)

@@ -28,7 +28,6 @@
  * (|w| <= DBL_EPSILON, NaN, or outside the footprint) is skipped, never added
  * as 0 * x. The result goes through fvf_store_nd. */
 #include "filternd-common.cuh"
-#include "core/config.h"
 
 #define FVF_C3_BX 32                        /* threads along x, one column each */
 #define FVF_C3_BY 8                         /* threads along y */
@@ -109,14 +108,13 @@ fvf_k_corr3d(const fvf_c3args<ACC> a)
 
 /* ---- host -------------------------------------------------------------------------- */
 
-/* The box side K, or 0 where the generic kernel runs: FOVEA_CORR_UNTILED set
- * (not "0"), not 3-d, 64-bit index math, a span of the selected displacements
+/* The box side K, or 0 where the generic kernel runs: not 3-d, 64-bit index math, a span of the selected displacements
  * over 5 on an axis, more tiles than a grid holds. */
-static int
+int
 fvf_corr3d_k(const fvf_ndjob *j)
 {
     const fvf_ndprep *p = j->prep;
-    if (fv__env_flag(FV__ENV_CORR_UNTILED) || p->ndim != 3 || j->in->ndim != 3 || !j->fits32)
+    if (p->ndim != 3 || j->in->ndim != 3 || !j->fits32)
         return 0;
     int64_t m = 0;
     for (int d = 0; d < 3; d++)

@@ -35,7 +35,6 @@
  *    among equal values (-0.0, +0.0) the first stays: the generic kernel's
  *    bits. The result is stored from double through fvf_store_nd. */
 #include "filternd-common.cuh"
-#include "core/config.h"
 
 #define FVF_MT_BX 32                        /* threads along x, one column each */
 #define FVF_MT_BY 4                         /* threads along y */
@@ -187,14 +186,13 @@ fvf_k_minmax_tile(const fvf_mtargs a)
 
 /* ---- host -------------------------------------------------------------------------- */
 
-/* The box side K, or 0 where the generic kernel runs: FOVEA_MINMAX_UNTILED set
- * (not "0"), a structure, not 2-d, 64-bit index math, a span of the selected
+/* The box side K, or 0 where the generic kernel runs: a structure, not 2-d, 64-bit index math, a span of the selected
  * displacements over 11 on an axis, more tile rows than a grid holds. */
-static int
+int
 fvf_minmax_tile_k(const fvf_ndjob *j, int has_st)
 {
     const fvf_ndprep *p = j->prep;
-    if (fv__env_flag(FV__ENV_MINMAX_UNTILED) || has_st || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
+    if (has_st || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
         return 0;
     int64_t m = p->dmax[0] - p->dmin[0] + 1, m1 = p->dmax[1] - p->dmin[1] + 1;
     if (m1 > m)

@@ -631,7 +631,6 @@ fvf_k_rank_tile(fvf_rtargs a)
  * with a zero selected: scipy's quickselect on scipy's buffer (the window in C
  * order), as in the 2-D path. */
 #include "rank3d-net.h"
-#include "core/config.h"
 
 #define FVF_R3_BX 32
 #define FVF_R3_BY 8
@@ -851,14 +850,14 @@ fvf_rank_small_launch(const fvf_ndjob *j)
 }
 
 /* The tiled path's window size (3 or 5), or 0 where the generic kernels run:
- * FOVEA_RANK_UNTILED set (not "0"), not 2-d, not a full 3x3 or 5x5 box (the
+ * not 2-d, not a full 3x3 or 5x5 box (the
  * selected elements' displacements span K x K and all K * K are selected),
  * 64-bit index math, more tile rows than a grid holds. */
-static int
+int
 fvf_rank_tile_k(const fvf_ndjob *j)
 {
     const fvf_ndprep *p = j->prep;
-    if (fv__env_flag(FV__ENV_RANK_UNTILED) || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
+    if (p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
         return 0;
     int64_t k = p->dmax[0] - p->dmin[0] + 1;
     if ((k != 3 && k != 5) || p->dmax[1] - p->dmin[1] + 1 != k || p->count != k * k)
@@ -887,13 +886,12 @@ fvf_rank_tile_launch(const fvf_ndjob *j)
     return fv_cu_launch_status("rank filter kernel launch");
 }
 
-/* The tiled 3-D path applies (1) or not (0): FOVEA_RANK_UNTILED unset or "0",
- * 3-d, a full 3 x 3 x 3 box, 32-bit index math, a grid that holds the tiles. */
-static int
+/* The tiled 3-D path applies (1) or not (0): 3-d, a full 3 x 3 x 3 box, 32-bit index math, a grid that holds the tiles. */
+int
 fvf_rank_tile3_ok(const fvf_ndjob *j)
 {
     const fvf_ndprep *p = j->prep;
-    if (fv__env_flag(FV__ENV_RANK_UNTILED) || p->ndim != 3 || j->in->ndim != 3 || !j->fits32)
+    if (p->ndim != 3 || j->in->ndim != 3 || !j->fits32)
         return 0;
     for (int d = 0; d < 3; d++)
         if (p->dmax[d] - p->dmin[d] + 1 != 3)

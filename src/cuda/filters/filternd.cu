@@ -15,6 +15,7 @@
  *    windows spanning up to 11 x 11 take the tiled kernel in filternd-minmax.cu
  *    (FOVEA_MINMAX_UNTILED=1: this one). */
 #include "filternd-common.cuh"
+#include "core/plan.h"
 
 /* a + b in T's own arithmetic (integers wrap, bool as one byte) */
 template <typename T> __device__ __forceinline__ T fvf_tadd(T a, T b);
@@ -216,6 +217,71 @@ fvf_nd_corr_launch(fv_dtype dt, const fvf_ndjob *j, int accf)
     return fv_error_set(FV_EDTYPE, "filter", "no CUDA kernel for %s", fv_dtype_name(dt));
 }
 
+/* The kernels of the n-d filters ("cuda.filternd"), in the planner's order:
+ * the tiled kernels, each for one kind and shape of window (no device tables;
+ * a launch may still decline with FV_ENOKERNEL for a dtype it lacks), then the
+ * generic kernels, which run everything after the tables are on the device. */
+typedef struct fvf_ndplan {
+    const fvf_ndjob *j;
+    int kind, mn, has_st, accf;
+} fvf_ndplan;
+
+static int
+fvf_corr2d_ok(const void *args, int device)
+{
+    const fvf_ndplan *pa = (const fvf_ndplan *)args;
+    return pa->kind == FV__FND_CORRELATE && fvf_corr_tile_k(pa->j) != 0;
+}
+static fv_status
+fvf_corr2d_go(fv_context *ctx, void *args)
+{
+    const fvf_ndplan *pa = (const fvf_ndplan *)args;
+    return fvf_corr_tile_run(pa->j, pa->accf);
+}
+static int
+fvf_corr3d_ok(const void *args, int device)
+{
+    const fvf_ndplan *pa = (const fvf_ndplan *)args;
+    return pa->kind == FV__FND_CORRELATE && fvf_corr3d_k(pa->j) != 0;
+}
+static fv_status
+fvf_corr3d_go(fv_context *ctx, void *args)
+{
+    const fvf_ndplan *pa = (const fvf_ndplan *)args;
+    return fvf_corr3d_run(pa->j, pa->accf);
+}
+static int
+fvf_minmax2d_ok(const void *args, int device)
+{
+    const fvf_ndplan *pa = (const fvf_ndplan *)args;
+    return (pa->kind == FV__FND_MINIMUM || pa->kind == FV__FND_MAXIMUM) && fvf_minmax_tile_k(pa->j, pa->has_st) != 0;
+}
+static fv_status
+fvf_minmax2d_go(fv_context *ctx, void *args)
+{
+    const fvf_ndplan *pa = (const fvf_ndplan *)args;
+    return fvf_minmax_tile_run(pa->j, pa->mn, pa->has_st);
+}
+static int
+fvf_rank_tiled_ok(const void *args, int device)
+{
+    const fvf_ndplan *pa = (const fvf_ndplan *)args;
+    const fv_dtype dt = pa->j->in->dtype;   /* the tiled rank kernels' dtypes (fvf_tile_ok) */
+    if (dt != FV_BOOL && dt != FV_UINT8 && dt != FV_INT8 && dt != FV_UINT16 && dt != FV_INT16 && dt != FV_FLOAT32)
+        return 0;
+    return pa->kind == FV__FND_RANK && (fvf_rank_tile_k(pa->j) != 0 || fvf_rank_tile3_ok(pa->j));
+}
+static fv_status
+fvf_rank_tiled_go(fv_context *ctx, void *args)
+{
+    const fvf_ndplan *pa = (const fvf_ndplan *)args;
+    return fvf_rank_tile_run(pa->j);
+}
+
+FV__VARIANTS(fvf_nd_variants, "cuda.filternd", {"corr_tiled2d", fvf_corr2d_ok, fvf_corr2d_go},
+             {"minmax_tiled2d", fvf_minmax2d_ok, fvf_minmax2d_go}, {"corr_tiled3d", fvf_corr3d_ok, fvf_corr3d_go},
+             {"rank_tiled", fvf_rank_tiled_ok, fvf_rank_tiled_go}, {"generic", NULL, NULL})
+
 extern "C" fv_status
 fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
 {
@@ -284,17 +350,12 @@ fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
         j.mode = f->mode;
         j.cval = f->cval;
         int mn = f->kind == FV__FND_MINIMUM, has_st = f->kind != FV__FND_CORRELATE && f->weights != NULL;
-        if (f->kind == FV__FND_CORRELATE &&
-            (st = fvf_corr_tile_run(&j, fvf_acc_float(in->dtype, out->dtype))) != FV_ENOKERNEL)
-            goto done;   /* the tiled 2-D path (no device tables) */
-        if ((f->kind == FV__FND_MINIMUM || f->kind == FV__FND_MAXIMUM) &&
-            (st = fvf_minmax_tile_run(&j, mn, has_st)) != FV_ENOKERNEL)
-            goto done;   /* the tiled 2-D flat min/max (filternd-minmax.cu) */
-        if (f->kind == FV__FND_CORRELATE &&
-            (st = fvf_corr3d_run(&j, fvf_acc_float(in->dtype, out->dtype))) != FV_ENOKERNEL)
-            goto done;   /* the tiled 3-D path (filternd-corr3d.cu) */
-        if (f->kind == FV__FND_RANK && (st = fvf_rank_tile_run(&j)) != FV_ENOKERNEL)
-            goto done;   /* the tiled rank boxes (filternd-rank.cu) */
+        {   /* the tiled kernels (no device tables) where they apply ("cuda.filternd") */
+            fvf_ndplan pa = {&j, f->kind, mn, has_st, fvf_acc_float(in->dtype, out->dtype)};
+            const fv__variant *v = fv__plan_pick(&fvf_nd_variants, &pa, x.device);
+            if (v && v->launch && (st = v->launch(ctx, &pa)) != FV_ENOKERNEL)
+                goto done;
+        }
         st = FV_OK;
         if ((f->kind == FV__FND_MINIMUM || f->kind == FV__FND_MAXIMUM) &&
             (st = fvf_nd_st_bits(in->dtype, &j, mn, has_st, (uint64_t *)(host + b_st))) != FV_OK)

@@ -611,6 +611,22 @@ fvf_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t 
     return fvf_checked_bound(W, n, vmax);
 }
 
+/* The accumulator of one 1-D pass of data that float does not always hold
+ * ("cuda.filter1d.acc", filter1d.cu; the fused kernels of filter-sep2.cu follow
+ * the same choice so that their bits stay filter1d's): 0 "float_exact", float
+ * sums where they are exact (fvf_float_exact); 1 "float_checked", float sums
+ * checked against a bound, the uncertain outputs again in double (*chk: the
+ * bound, negative for device weights: fvf_checked_vmax); 2 "double". */
+typedef struct fvf_accplan {
+    fv_dtype in, out;
+    int kind;
+    const double *w;
+    int64_t size;
+    int mode;
+    double cval;
+} fvf_accplan;
+int fvf_acc_plan(const fvf_accplan *pa, int device, float *chk);
+
 /* ---- correlation weights on the device (FV__F1D_CORRELATE's dweights) ----------
  * The host never sees them: the kernels classify them (FVK_AUTO) and bound the
  * checked float path's error themselves, every warp on its own (block-uniform

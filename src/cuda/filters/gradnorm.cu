@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include "cuda/common.cuh"
 #include "ops/filters/gradnorm-kernels.h"
-#include "core/config.h"
+#include "core/plan.h"
 
 template <typename T> struct fv_cu_gn;
 template <> struct fv_cu_gn<float> {
@@ -177,6 +177,17 @@ fv_cu_gn_dense_np(const fv_cu_gn_dense &a, int np, const fv_cu_exec *x, unsigned
 }
 static_assert(FV__GRADNORM_MAX_PARTS == 8, "fv_cu_gn_dense_np: one case per part count");
 
+/* The kernels ("cuda.gradient_norm"): "vector", 16-byte loads and stores over
+ * 1-d dense operands that share their misalignment; "strided", element by
+ * element, always. */
+static int
+fv_cu_gn_vector_ok(const void *args, int device)
+{
+    return *(const bool *)args;
+}
+
+FV__VARIANTS(fv_cu_gn_variants, "cuda.gradient_norm", {"vector", fv_cu_gn_vector_ok, NULL}, {"strided", NULL, NULL})
+
 template <typename T>
 static void
 fv_cu_gn_run(const fv__gradnorm_job *j, const fv_cu_exec *x)
@@ -189,8 +200,7 @@ fv_cu_gn_run(const fv__gradnorm_job *j, const fv_cu_exec *x)
     const uintptr_t mis = (uintptr_t)j->ptr[0] % 16;
     for (int k = 1; k < nops && dense; k++)
         dense = (uintptr_t)j->ptr[k] % 16 == mis;
-    /* FOVEA_GRADNORM_NOVEC=1: the element-wise kernel for everything (timing comparisons, tests) */
-    if (dense && !fv__env_flag(FV__ENV_GRADNORM_NOVEC)) {
+    if (fv__plan_index(&fv_cu_gn_variants, &dense, x->device) == 0) {
         fv_cu_gn_dense a;
         memset(&a, 0, sizeof a);
         for (int k = 0; k < nops; k++)

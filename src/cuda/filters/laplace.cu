@@ -30,7 +30,7 @@
 
 #include "filters-common.cuh"
 #include "ops/filters/laplace-kernels.h"
-#include "core/config.h"
+#include "core/plan.h"
 
 #define FV_CU_LAP_MINROW 128   /* shorter rows go to the strided kernel */
 #define FV_CU_LAP_ROWS_Y 65535 /* grid rows (blockIdx.y) at most; more rows loop */
@@ -318,13 +318,24 @@ fv_cu_lap_acc(const fv__laplace_job *j, bool rows, const fv_cu_exec *x)
     return FV_OK;
 }
 
+/* The kernels ("cuda.laplace"): "rows", along C-ordered rows of at least
+ * FV_CU_LAP_MINROW elements; "generic", any strides. */
+static int
+fv_cu_lap_rows_ok(const void *args, int device)
+{
+    return *(const int *)args;
+}
+
+FV__VARIANTS(fv_cu_lap_variants, "cuda.laplace", {"rows", fv_cu_lap_rows_ok, NULL}, {"generic", NULL, NULL})
+
 template <typename T>
 static fv_status
 fv_cu_lap_run(const fv__laplace_job *j, const fv_cu_exec *x)
 {
     const int64_t isz = (int64_t)sizeof(T), osz = (int64_t)fv_dtype_size((fv_dtype)j->odtype);
-    const bool rows = !fv__env_flag(FV__ENV_LAPLACE_GENERIC) && j->shape[j->ndim - 1] >= FV_CU_LAP_MINROW &&
-                      fv_cu_lap_c_order(j, j->istrides, isz) && fv_cu_lap_c_order(j, j->ostrides, osz);
+    const int rows_ok = j->shape[j->ndim - 1] >= FV_CU_LAP_MINROW && fv_cu_lap_c_order(j, j->istrides, isz) &&
+                        fv_cu_lap_c_order(j, j->ostrides, osz);
+    const bool rows = fv__plan_index(&fv_cu_lap_variants, &rows_ok, x->device) == 0;
     bool fits32;
     if (rows)   /* offsets are flat index * item size */
         fits32 = j->size <= (int64_t)INT32_MAX / (isz > osz ? isz : osz);

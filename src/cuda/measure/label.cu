@@ -34,7 +34,7 @@
 #include "cuda/measure/union-find.cuh"
 #include "ops/measure/label-kernels.h"
 #include "ops/measure/regionprops-kernels.h"
-#include "core/config.h"
+#include "core/plan.h"
 
 typedef struct fv_cu_label_geom {
     int nd;
@@ -501,6 +501,10 @@ fv_k_flood_out(const IT *P, const uint8_t *F, uint8_t *__restrict__ out, IT n, i
     }
 }
 
+/* The merge of the flood fill ("cuda.binary_flood"): "halving", with path
+ * halving; "plain", without (for comparisons). */
+FV__VARIANTS(fv_cu_flood_variants, "cuda.binary_flood", {"halving", NULL, NULL}, {"plain", NULL, NULL})
+
 template <typename IT>
 static fv_status
 fv_cu_flood_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, const fv_cu_label_geom *g,
@@ -511,8 +515,8 @@ fv_cu_flood_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, cons
     const uint8_t *in = (const uint8_t *)a->in->data, *mask = a->in2 ? (const uint8_t *)a->in2->data : NULL;
     fv_cu_label_buf pb = {NULL, NULL}, gb = {NULL, NULL};
     /* path halving in the merge: one big component (the background of
-     * binary_fill_holes) makes long chains; FOVEA_FLOOD_NOHALVE=1 for comparisons */
-    const bool halve = !fv__env_flag(FV__ENV_FLOOD_NOHALVE);
+     * binary_fill_holes) makes long chains ("cuda.binary_flood") */
+    const bool halve = fv__plan_index(&fv_cu_flood_variants, NULL, x->device) == 0;
     cudaError_t e;
     fv_status st;
 

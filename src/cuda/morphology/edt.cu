@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include "cuda/morphology/morphology-cuda.cuh"
 #include "cuda/morphology/edt-band.h"
-#include "core/config.h"
+#include "core/plan.h"
 
 typedef struct fv_cu_edt_geom {
     int nd, d, final, idx64;
@@ -883,20 +883,59 @@ fv_cu_edt_blocks(int64_t threads)
     return (unsigned)((threads + FV_CU_MORPH_BLOCK - 1) / FV_CU_MORPH_BLOCK);
 }
 
-/* The local search's reach in steps (fv_k_edt_local): FOVEA_EDT_CAP=k sets it, 0
- * turns the search off (the envelope alone). */
+/* The paths ("cuda.distance_transform_edt"), in the planner's order:
+ *   dist_local     distances only: the squared-distance planes, a local search of
+ *                  FV_EDT_CAP steps, then the envelope where it left elements
+ *                  unsettled. Measured on an H200 (bench/profile_gpu.py --only
+ *                  edt; suite / blobs / sparse masks): 256^3 1.60 / 1.51 / 0.90 ms
+ *                  on the feature planes, 0.61 / 1.21 / 1.04 here; 8192^2 3.84 /
+ *                  3.62 / 2.29 on the feature planes, 1.72 / 3.40 / 1.91 here.
+ *   dist_local2    the same with a reach of 2 steps (most elements unsettled:
+ *                  for tests of the fallback)
+ *   dist_envelope  the same with no local search (the envelope alone)
+ *   banded_tr      the feature planes, banded, the last axis transposed
+ *   banded         the feature planes, banded, the planes as they are
+ *   unbanded       the feature planes, one thread per line after axis 0's
+ *                  segments, always (1-d data; extents where banding is not exact)
+ *   lines          one thread per line on every axis, always (reached only when
+ *                  forced: for comparisons). */
+typedef struct fv_cu_edt_plan {
+    int exact;   /* nd > 1 and fv_cu_edt_exact: the banded passes apply */
+    int donly;   /* distances without indices */
+    int multi;   /* more than one line along the last axis */
+} fv_cu_edt_plan;
+
 static int
-fv_cu_edt_cap(void)
+fv_cu_edt_donly_ok(const void *args, int device)
 {
-    const char *env = fv__env(FV__ENV_EDT_CAP);
-    if (env && *env) {
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (*end == '\0' && v >= 0 && v <= 1L << 20)
-            return (int)v;
-    }
-    return FV_EDT_CAP;
+    const fv_cu_edt_plan *pa = (const fv_cu_edt_plan *)args;
+    return pa->exact && pa->donly;
 }
+static int
+fv_cu_edt_tr_ok(const void *args, int device)
+{
+    const fv_cu_edt_plan *pa = (const fv_cu_edt_plan *)args;
+    return pa->exact && pa->multi;
+}
+static int
+fv_cu_edt_banded_ok(const void *args, int device)
+{
+    return ((const fv_cu_edt_plan *)args)->exact;
+}
+
+enum {
+    FV_CU_EDT_LOCAL,
+    FV_CU_EDT_LOCAL2,
+    FV_CU_EDT_ENVELOPE,
+    FV_CU_EDT_BANDED_TR,
+    FV_CU_EDT_BANDED,
+    FV_CU_EDT_UNBANDED,
+    FV_CU_EDT_LINES
+};
+FV__VARIANTS(fv_cu_edt_variants, "cuda.distance_transform_edt", {"dist_local", fv_cu_edt_donly_ok, NULL},
+             {"dist_local2", fv_cu_edt_donly_ok, NULL}, {"dist_envelope", fv_cu_edt_donly_ok, NULL},
+             {"banded_tr", fv_cu_edt_tr_ok, NULL}, {"banded", fv_cu_edt_banded_ok, NULL}, {"unbanded", NULL, NULL},
+             {"lines", NULL, NULL})
 
 /* The distances are C-contiguous doubles. */
 static int
@@ -1081,17 +1120,14 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
     }
     if (g.N == 0)
         return FV_OK;
-    /* the path: FOVEA_EDT_LINES=1 forces one thread per line on every axis;
-     * FOVEA_EDT_NOTR=1 runs the banded last axis on the planes as they are */
-    const int lines_only = fv__env_flag(FV__ENV_EDT_LINES);
-    const int banded = !lines_only && nd > 1 && fv_cu_edt_exact(&g);
-    /* distances only (FOVEA_EDT_FEATURES=1 keeps the feature planes, for
-     * comparisons): the squared-distance planes with the local search. Measured on
-     * an H200 (bench/profile_gpu.py --only edt; suite / blobs / sparse masks):
-     * 256^3 1.60 / 1.51 / 0.90 ms on the feature planes, 0.61 / 1.21 / 1.04 here;
-     * 8192^2 3.84 / 3.62 / 2.29 on the feature planes, 1.72 / 3.40 / 1.91 here. */
-    const int donly = banded && g.dist && !g.idx && !fv__env_flag(FV__ENV_EDT_FEATURES);
-    const int tr = banded && !fv__env_flag(FV__ENV_EDT_NOTR) && g.N / g.shape[nd - 1] > 1;
+    /* the path (fv_cu_edt_variants) */
+    const fv_cu_edt_plan pa = {nd > 1 && fv_cu_edt_exact(&g), g.dist && !g.idx, g.N / g.shape[nd - 1] > 1};
+    const int path = fv__plan_index(&fv_cu_edt_variants, &pa, a->in->device.id);
+    const int lines_only = path == FV_CU_EDT_LINES;
+    const int banded = path <= FV_CU_EDT_BANDED;
+    const int donly = path <= FV_CU_EDT_ENVELOPE;
+    const int tr = path == FV_CU_EDT_BANDED_TR || (donly && pa.multi);
+    const int cap = path == FV_CU_EDT_LOCAL ? FV_EDT_CAP : path == FV_CU_EDT_LOCAL2 ? 2 : 0;
     const int64_t tout_n = tr ? (g.dist ? 2 * g.N : 0) + (g.idx ? nd * g.N : 0) : 0;
     const int64_t M = g.N / g.shape[0];
     const int64_t S0 = fv_cu_edt_width(M, g.shape[0]), nseg = (g.shape[0] + S0 - 1) / S0;
@@ -1118,7 +1154,7 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
         }
         g.dcont = fv_cu_edt_dcont(&g);
         if ((st = fv_cu_edt_dist_only(ctx, &x, &g, (const uint8_t *)fga->data, dflag, dflag + 1,
-                                      fv_cu_edt_cap())) != FV_OK)
+                                      cap)) != FV_OK)
             goto done;
         fv_k_edt_nozero<<<x.grid, x.block, 0, x.stream>>>(g, dflag);
         st = fv_cu_launch_status("edt kernel launch");

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include "cuda/morphology/morphology-cuda.cuh"
 #include "cuda/morphology/erosion-tile.h"
-#include "core/config.h"
+#include "core/plan.h"
 
 typedef struct fv_cu_ero_geom {
     int nd;
@@ -166,6 +166,18 @@ fv_cu_ero_strides(const fv_array *arr, int64_t *sz, int64_t *sy)
 
 /* The tiled path for a, when it applies: *done = 1 and its status; else
  * *done = 0 and nothing happened. */
+/* The kernels ("cuda.binary_erosion"): "tiled", the shared-memory tiles of
+ * 1- to 3-d data (which still decline, *done = 0, for dtypes, strides,
+ * structures or grids they do not take); "generic", every case. */
+static int
+fv_cu_ero_tiled_ok(const void *args, int device)
+{
+    const fv_array *in = (const fv_array *)args;
+    return in->ndim >= 1 && in->ndim <= 3;
+}
+
+FV__VARIANTS(fv_cu_ero_variants, "cuda.binary_erosion", {"tiled", fv_cu_ero_tiled_ok, NULL}, {"generic", NULL, NULL})
+
 static fv_status
 fv_cu_ero_tiled(fv_context *ctx, const fv__op_args *a, const fv__binary_erosion_params *p, int *done)
 {
@@ -177,7 +189,7 @@ fv_cu_ero_tiled(fv_context *ctx, const fv__op_args *a, const fv__binary_erosion_
     fv_status st = FV_OK;
     *done = 0;
     const int nd = in->ndim;
-    if (nd < 1 || nd > 3 || fv__env_flag(FV__ENV_ERO_GENERIC))   /* FOVEA_ERO_GENERIC: the generic kernel */
+    if (fv__plan_index(&fv_cu_ero_variants, in, in->device.id) != 0)
         return FV_OK;
     if (!fv_cu_ero_byte_dtype(in->dtype) || !fv_cu_ero_byte_dtype(out->dtype) ||
         (mask && !fv_cu_ero_byte_dtype(mask->dtype)))

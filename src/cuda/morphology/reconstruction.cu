@@ -24,7 +24,7 @@
 #include "cuda/common.cuh"
 #include "ops/morphology/skmorphology-kernels.h"
 #include "ops/morphology/rec-scan.h"
-#include "core/config.h"
+#include "core/plan.h"
 
 /* Image shape and C-contiguous strides (elements), passed by value. */
 typedef struct fv_cu_shape {
@@ -402,6 +402,23 @@ fv_cu_rec_grid(int64_t n, int per, int threads, int device)
     return blocks < 1 ? 1u : (unsigned)blocks;
 }
 
+/* The passes ("cuda.reconstruction"): "tile2d", the 2-D tile pass, where every
+ * neighbour lies in the 3 x 3 box (the caller also checks the data is 2-d with
+ * 32-bit extents); "sweep", the line sweeps, always. */
+static int
+fv_cu_rec_tile_ok(const void *args, int device)
+{
+    const fv__reconstruction_params *p = (const fv__reconstruction_params *)args;
+    for (int k = 0; k < p->nnb; k++) {
+        const int64_t sy = -p->nb[2 * k], sx = -p->nb[2 * k + 1];
+        if (sy < -1 || sy > 1 || sx < -1 || sx > 1)
+            return 0;
+    }
+    return 1;
+}
+
+FV__VARIANTS(fv_cu_rec_variants, "cuda.reconstruction", {"tile2d", fv_cu_rec_tile_ok, NULL}, {"sweep", NULL, NULL})
+
 static int
 fv_cu_rec_launch(fv_dtype dt, const fv_cu_exec *x, const fv_cu_rec_call *c)
 {
@@ -492,10 +509,10 @@ fv__cuda_reconstruction(fv_context *ctx, const fv__op_args *a)
     c.nb = (const int64_t *)dbuf + 1;
     c.nnb = p->nnb;
     /* 2-D with every neighbour in the 3 x 3 box (extents < 2^31): the tile pass
-     * instead of the sweep; FOVEA_REC_NOTILE=1 keeps the sweep (for comparisons) */
+     * instead of the sweep ("cuda.reconstruction": tile2d, then sweep) */
     {
         int tile = nd == 2 && c.g.n[0] < INT32_MAX - FV_CU_REC_T && c.g.n[1] < INT32_MAX - FV_CU_REC_T &&
-                   !fv__env_flag(FV__ENV_REC_NOTILE);
+                   fv__plan_index(&fv_cu_rec_variants, p, x.device) == 0;
         c.src = 0;
         for (int k = 0; tile && k < p->nnb; k++) {
             const int64_t sy = -p->nb[2 * k], sx = -p->nb[2 * k + 1];

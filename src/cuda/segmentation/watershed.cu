@@ -70,7 +70,7 @@
 #include "cuda/common.cuh"
 #include "ops/segmentation/watershed-kernels.h"
 #include "ops/segmentation/watershed-relax.h"
-#include "core/config.h"
+#include "core/plan.h"
 
 #define FV_WS_ROUNDS 8            /* Jacobi rounds between convergence checks */
 #define FV_WS_TILE_ROUNDS 4       /* tiled rounds between convergence checks */
@@ -318,15 +318,14 @@ fv_cu_ws_flags(const fv_cu_exec *x, int *flag_d, int *flag, int count)
 }
 
 /* The tiled relaxation's geometry for the padded array of out (1), or 0 when
- * it does not apply and the Jacobi rounds run: FOVEA_WS_UNTILED set (not
- * "0"), not 2- or 3-d, some neighbour not a grid step of reach 1 covered by
+ * it does not apply and the Jacobi rounds run: not 2- or 3-d, some neighbour not a grid step of reach 1 covered by
  * the padding, or more tiles than a grid holds. *box: some neighbour steps
  * along z (boxes with a z halo; else planes). */
 static int
 fv_cu_ws_tiling(const fv_array *out, const fv__watershed_params *p, fv_cu_ws_tiles *t, int *box)
 {
     int steps[FV_WS_MAXNB][3];
-    if (fv__env_flag(FV__ENV_WS_UNTILED) || p->nnb < 1 || p->nnb > FV_WS_MAXNB ||
+    if (p->nnb < 1 || p->nnb > FV_WS_MAXNB ||
         !fv__ws_grid_steps(p->ndim, p->strides, p->pad, p->nb, p->nnb, steps))
         return 0;
     memset(t, 0, sizeof *t);
@@ -349,6 +348,19 @@ fv_cu_ws_tiling(const fv_array *out, const fv__watershed_params *p, fv_cu_ws_til
         t->so[k] = (steps[k][0] * sy + steps[k][1]) * sx + steps[k][2];
     return 1;
 }
+
+/* The relaxation ("cuda.watershed"): "tiled", in tiles (fv_cu_ws_tiling);
+ * "jacobi", rounds over the whole image, always. */
+static int
+fv_cu_ws_tiled_ok(const void *args, int device)
+{
+    const fv__op_args *a = (const fv__op_args *)args;
+    fv_cu_ws_tiles t;
+    int box;
+    return fv_cu_ws_tiling(a->out, (const fv__watershed_params *)a->params, &t, &box);
+}
+
+FV__VARIANTS(fv_cu_ws_variants, "cuda.watershed", {"tiled", fv_cu_ws_tiled_ok, NULL}, {"jacobi", NULL, NULL})
 
 /* Tiled rounds until one changes nothing. marks: two bytes per tile;
  * flags_d: FV_WS_TILE_ROUNDS zeroed ints. */
@@ -438,7 +450,7 @@ fv__cuda_watershed(fv_context *ctx, const fv__op_args *a)
     ctx = fv__ctx(ctx);
     if ((st = fv_cu_begin(ctx, name, a, n, &x)))
         return st;
-    const int tiled = fv_cu_ws_tiling(a->out, p, &t, &box);
+    const int tiled = fv__plan_index(&fv_cu_ws_variants, a, x.device) == 0 && fv_cu_ws_tiling(a->out, p, &t, &box);
     const int64_t ntiles = tiled ? t.gz * t.gy * t.gx : 0;
     /* C, D, P (int64), the neighbour table with the flags after it; Jacobi:
      * C2, D2; tiled: the active bytes and two marks per tile */

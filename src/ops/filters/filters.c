@@ -8,7 +8,7 @@
 #include "internal.h"
 #include "ndimage.h"
 #include "ops/filters/filters-ops.h"
-#include "core/config.h"
+#include "core/plan.h"
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF   /* the Gaussian kernel's arithmetic as numpy's */
@@ -169,12 +169,17 @@ fv__symmetry(const double *w, int64_t n)
     return -1;
 }
 
-/* FOVEA_SEP_UNFUSED set (and not "0"): separable filters run pass by pass */
+/* How two passes run ("separable"): "fused", one kernel for both where the
+ * backend has one (CUDA: FV__OP_SEP2, which may still decline); "passes", one
+ * filter1d after the other. */
 static int
-fv__sep_unfused(void)
+fv__sep_fused_ok(const void *args, int device)
 {
-    return fv__env_flag(FV__ENV_SEP_UNFUSED);
+    (void)args;
+    return device >= 0;
 }
+
+FV__VARIANTS(fv__sep_variants, "separable", {"fused", fv__sep_fused_ok, NULL}, {"passes", NULL, NULL})
 
 /* Run passes[0..k) one after the other, in -> out: every pass reads what the
  * previous one wrote in out's dtype, as scipy's `input = output` (through one
@@ -194,8 +199,9 @@ fv__run_passes(fv_context *ctx, const fv_array *in, fv_array *out, const fv__fil
     if ((st = fv__ndi_source(ctx, in, out, &src)))
         return st;
     const int raw = out->dtype == FV_BOOL;
-    /* two passes: a backend may run them as one fused kernel (FOVEA_SEP_UNFUSED=1: never) */
-    if (k == 2 && fv__array_backend(src) == FV__BACKEND_CUDA && !fv__sep_unfused()) {
+    /* two passes: a backend may run them as one fused kernel */
+    if (k == 2 && fv__array_backend(src) == FV__BACKEND_CUDA &&
+        fv__plan_index(&fv__sep_variants, NULL, src->device.id) == 0) {
         fv__sep2_params sp = {.pass = {passes[0], passes[1]}, .mid = raw ? FV_UINT8 : out->dtype};
         fv__op_args a = {.in = src, .out = out, .params = &sp};
         st = fv__dispatch(ctx, FV__OP_SEP2, &a);

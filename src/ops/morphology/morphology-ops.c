@@ -16,7 +16,7 @@
 #include "internal.h"
 #include "ndimage.h"
 #include "ops/measure/label-kernels.h"
-#include "core/config.h"
+#include "core/plan.h"
 
 /* ---- shared checks ------------------------------------------------------------ */
 
@@ -56,11 +56,19 @@ fv__bool_copy(fv_context *ctx, const char *name, const fv_array *a, fv_array **o
 
 /* Whether the passes until nothing changes can run as one labelling
  * (FV__OP_BINARY_FLOOD): a 3 x ... x 3 point-symmetric structure holding its
- * centre, origin 0. FOVEA_NO_FLOOD=1 keeps the passes (for comparisons). */
+ * centre, origin 0. */
+typedef struct fv__flood_plan_args {
+    const fv__binary_erosion_params *p;
+    int iterations, cit;
+} fv__flood_plan_args;
+
 static int
-fv__flood_eligible(const fv__binary_erosion_params *p, int iterations, int cit)
+fv__flood_ok(const void *args, int device)
 {
-    if (iterations >= 1 || !cit)
+    const fv__flood_plan_args *fa = args;
+    const fv__binary_erosion_params *p = fa->p;
+    (void)device;
+    if (fa->iterations >= 1 || !fa->cit)
         return 0;
     int64_t ssize = 1;
     for (int d = 0; d < p->ndim; d++) {
@@ -71,7 +79,19 @@ fv__flood_eligible(const fv__binary_erosion_params *p, int iterations, int cit)
     for (int64_t c = 0; c < ssize / 2; c++)
         if ((p->structure[c] != 0) != (p->structure[ssize - 1 - c] != 0))
             return 0;
-    return !fv__env_flag(FV__ENV_NO_FLOOD);
+    return 1;
+}
+
+/* Erosion / dilation until nothing changes ("binary_erosion"): "flood", one
+ * flood fill (a 3^n structure centred and symmetric, iterations < 1, the
+ * centre set); "iterate", pass after pass. */
+FV__VARIANTS(fv__flood_variants, "binary_erosion", {"flood", fv__flood_ok, NULL}, {"iterate", NULL, NULL})
+
+static int
+fv__flood_eligible(const fv__binary_erosion_params *p, int iterations, int cit, int device)
+{
+    const fv__flood_plan_args fa = {p, iterations, cit};
+    return fv__plan_index(&fv__flood_variants, &fa, device) == 0;
 }
 
 /* a is a C-contiguous array of one-byte items (bool, uint8, int8): the kernels
@@ -195,7 +215,7 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
         goto done;
     if (mask && (st = fv__array_as_1d(mask, &mask1)))
         goto done;
-    if (fv__flood_eligible(&p, iterations, cit)) {
+    if (fv__flood_eligible(&p, iterations, cit, in->device.type == FV_DEVICE_CUDA ? in->device.id : -1)) {
         st = fv__binary_flood(ctx, name, in1, mask1, out1, &p);
         goto done;
     }
