@@ -1349,7 +1349,7 @@ fvpy_array_init(PyObject *m)
 
 /* ---- module functions: asarray, empty ------------------------------------------------------ */
 
-PyObject *
+static PyObject *
 fvpy_asarray(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"obj", "stream", NULL};
@@ -1366,8 +1366,11 @@ fvpy_asarray(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     return fvpy_array_new(in.arr, in.stream, in.has_stream);
 }
+FVPY_METHOD(asarray, fvpy_asarray, FVPY_KWARGS,
+            "asarray(obj, stream=None)\n--\n\nView obj (NumPy, CuPy, PyTorch, any DLPack producer or capsule) as a "
+            "fovea.Array without copying.");
 
-PyObject *
+static PyObject *
 fvpy_empty(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"shape", "dtype", "device", "stream", NULL};
@@ -1423,3 +1426,6 @@ done:
     Py_XDECREF(seq);
     return ret;
 }
+FVPY_METHOD(empty, fvpy_empty, FVPY_KWARGS,
+            "empty(shape, dtype='float64', device='cpu', stream=None)\n--\n\nA new uninitialised C-contiguous "
+            "array.");

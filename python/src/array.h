@@ -61,15 +61,13 @@ int fvpy_make_context(fv_device dev, void *stream, fv_context **ctx);
 /* Make stream wait for in's producer stream when they differ. 0 or -1. */
 int fvpy_sync_input(fv_context *ctx, const fvpy_in *in, void *stream);
 
-/* Module functions defined in array.c. */
-PyObject *fvpy_asarray(PyObject *self, PyObject *args, PyObject *kw);
-PyObject *fvpy_empty(PyObject *self, PyObject *args, PyObject *kw);
-
-/* Module functions defined in ops.c. */
-PyObject *fvpy_astype(PyObject *self, PyObject *args, PyObject *kw);
-PyObject *fvpy_add(PyObject *self, PyObject *args, PyObject *kw);
-PyObject *fvpy_multiply(PyObject *self, PyObject *args, PyObject *kw);
-PyObject *fvpy_copy(PyObject *self, PyObject *args, PyObject *kw);
-PyObject *fvpy_to_device(PyObject *self, PyObject *args, PyObject *kw);
+/* Declares a function of fovea._fovea, right after its definition and at the
+ * start of a line: FVPY_METHOD(name, fn, flags, doc); flags: METH_* or
+ * FVPY_KWARGS. cmake/gen-registry.cmake collects the declarations into
+ * module.c's method table. */
+#define FVPY_METHOD(NAME, FN, FLAGS, DOC)                                                  \
+    extern const PyMethodDef fvpy_def_##NAME;                                              \
+    const PyMethodDef fvpy_def_##NAME = {#NAME, (PyCFunction)(void (*)(void))(FN), (FLAGS), DOC}
+#define FVPY_KWARGS (METH_VARARGS | METH_KEYWORDS)
 
 #endif

@@ -36,7 +36,7 @@ fvpy__doubles(const char *name, PyObject *o, int n, double *out)
     return 0;
 }
 
-PyObject *
+static PyObject *
 fvpy_color_convert(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"input", "conv", "out_dtype", "out_channels", "input2", "matrix", "pre", "post",
@@ -137,3 +137,7 @@ done:
     fv_context_free(ctx);
     return ret;
 }
+FVPY_METHOD(color_convert, fvpy_color_convert, FVPY_KWARGS,
+            "color_convert(input, conv, out_dtype, out_channels, input2=None, matrix=None, pre=0, post=0, "
+            "pre_offset=None, post_offset=None, white=None, background=None, k=None, stream=None)\n--\n\n"
+            "fv_color_convert (or fv_color_delta_e with input2) on channels-last data; out_channels -1: no channel axis.");

@@ -15,7 +15,7 @@ fvpy_free_buffer(void *data, void *opaque)
     free(data);
 }
 
-PyObject *
+static PyObject *
 fvpy_measure_find_contours(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "level", "fully_connected_high", "mask", NULL};
@@ -75,3 +75,6 @@ done:
     fvpy_in_clear(&img);
     return ret;
 }
+FVPY_METHOD(measure_find_contours, fvpy_measure_find_contours, FVPY_KWARGS,
+            "measure_find_contours(image, level, fully_connected_high=False, mask=None) -> (points, offsets): "
+            "marching-squares contours of a 2-d float64 host image (fovea/contours.h)");

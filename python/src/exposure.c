@@ -28,7 +28,7 @@ fvpy__exp_inputs(PyObject *img_o, PyObject *mask_o, void *stream, fvpy_in *img, 
     return 0;
 }
 
-PyObject *
+static PyObject *
 fvpy_exp_minmax(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "mask", "stream", NULL};
@@ -60,8 +60,11 @@ done:
     fv_context_free(ctx);
     return ret;
 }
+FVPY_METHOD(exp_minmax, fvpy_exp_minmax, FVPY_KWARGS,
+            "exp_minmax(image, mask=None, stream=None)\n--\n\n(min, max, count) over the (masked) elements; NaN "
+            "when any is NaN.");
 
-PyObject *
+static PyObject *
 fvpy_exp_histogram(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image",  "mask",        "nbins",       "integer",    "lo",    "first", "last",
@@ -124,8 +127,11 @@ done:
     fv_context_free(ctx);
     return ret;
 }
+FVPY_METHOD(exp_histogram, fvpy_exp_histogram, FVPY_KWARGS,
+            "exp_histogram(image, mask, nbins, integer, lo=0, first=0, last=1, denom=1, single_bins=False, "
+            "single_diff=False, single_div=False, edges=None, stream=None)\n--\n\nfv_histogram into a new int64 array.");
 
-PyObject *
+static PyObject *
 fvpy_exp_clahe(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "kernel_size", "clip_limit", "nbins", "stream", NULL};
@@ -179,3 +185,5 @@ done:
     fv_context_free(ctx);
     return ret;
 }
+FVPY_METHOD(exp_clahe, fvpy_exp_clahe, FVPY_KWARGS,
+            "exp_clahe(image, kernel_size, clip_limit, nbins, stream=None)\n--\n\nfv_clahe of a uint16 image.");

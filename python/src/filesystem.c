@@ -100,7 +100,7 @@ done:
     return ret;
 }
 
-PyObject *
+static PyObject *
 fvpy_fs_open(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"file_path", "flags", "mode", NULL};
@@ -120,6 +120,8 @@ fvpy_fs_open(PyObject *self, PyObject *args, PyObject *kw)
         return fvpy_raise(st);
     return fvpy_file_new_object(f);
 }
+FVPY_METHOD(fs_open, fvpy_fs_open, FVPY_KWARGS,
+            "fs_open(file_path, flags='r', mode=0o644)\n--\n\nOpen a file as a CuFileDriver (fv_file_open).");
 
 static void
 fvpy_file_dealloc(fvpy_File *self)
@@ -369,7 +371,7 @@ static PyTypeObject fvpy_FileType = {
 
 /* ---- module functions ---------------------------------------------------------------- */
 
-PyObject *
+static PyObject *
 fvpy_fs_discard_page_cache(PyObject *self, PyObject *arg)
 {
     PyObject *path_bytes = NULL;
@@ -384,8 +386,10 @@ fvpy_fs_discard_page_cache(PyObject *self, PyObject *arg)
         return fvpy_raise(st);
     Py_RETURN_TRUE;
 }
+FVPY_METHOD(fs_discard_page_cache, fvpy_fs_discard_page_cache, METH_O,
+            "fs_discard_page_cache(file_path)\n--\n\nfdatasync, then drop the file's pages from the page cache; True.");
 
-PyObject *
+static PyObject *
 fvpy_fs_is_gds_available(PyObject *self, PyObject *unused)
 {
     int r;
@@ -394,8 +398,10 @@ fvpy_fs_is_gds_available(PyObject *self, PyObject *unused)
     Py_END_ALLOW_THREADS
     return PyBool_FromLong(r);
 }
+FVPY_METHOD(fs_is_gds_available, fvpy_fs_is_gds_available, METH_NOARGS,
+            "fs_is_gds_available()\n--\n\nTrue when cuFile runs in true GPUDirect Storage mode.");
 
-PyObject *
+static PyObject *
 fvpy_fs_gds_status(PyObject *self, PyObject *unused)
 {
     const char *s;
@@ -404,6 +410,8 @@ fvpy_fs_gds_status(PyObject *self, PyObject *unused)
     Py_END_ALLOW_THREADS
     return PyUnicode_FromString(s);
 }
+FVPY_METHOD(fs_gds_status, fvpy_fs_gds_status, METH_NOARGS,
+            "fs_gds_status()\n--\n\nThe cuFile driver's state as one line ('gds: ...', 'compat: ...', 'unavailable: ...').");
 
 int
 fvpy_filesystem_init(PyObject *m)

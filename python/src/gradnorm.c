@@ -11,7 +11,7 @@
 #include "errors.h"
 #include "fovea/filters.h"
 
-PyObject *
+static PyObject *
 fvpy_gradient_norm(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"parts", "out", "div", "stream", NULL};
@@ -70,3 +70,6 @@ done:
     Py_XDECREF(seq);
     return ret;
 }
+FVPY_METHOD(gradient_norm, fvpy_gradient_norm, FVPY_KWARGS,
+            "gradient_norm(parts, out, div=1.0, stream=None)\n--\n\nout = sqrt(sum of parts[k]**2) / div in one pass "
+            "(fv_gradient_norm), rounded step by step as NumPy's chain; out may be one of the parts.");

@@ -7,7 +7,7 @@
 #include "errors.h"
 #include "fovea/measure.h"
 
-PyObject *
+static PyObject *
 fvpy_measure_label(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "connectivity", "structure", "background", "nonzero", "wide", "stream", NULL};
@@ -66,3 +66,6 @@ done:
     fv_context_free(ctx);
     return ret;
 }
+FVPY_METHOD(measure_label, fvpy_measure_label, FVPY_KWARGS,
+            "measure_label(image, connectivity=0, structure=None, background=None, nonzero=False, wide=True, "
+            "stream=None)\n--\n\nConnected components of image: (labels as int64 (wide) or int32, number of labels).");

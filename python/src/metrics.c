@@ -6,7 +6,7 @@
 #include "errors.h"
 #include "fovea/metrics.h"
 
-PyObject *
+static PyObject *
 fvpy_metrics_ssim_map(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"ux", "uy", "uxx", "uyy", "uxy", "cov_norm", "c1", "c2", "S", "gradient", "pad", NULL};
@@ -38,10 +38,13 @@ done:
         fvpy_in_clear(&in[k]);
     return ret;
 }
+FVPY_METHOD(metrics_ssim_map, fvpy_metrics_ssim_map, FVPY_KWARGS,
+            "metrics_ssim_map(ux, uy, uxx, uyy, uxy, cov_norm, c1, c2, S=None, gradient=False, pad=0) -> mean: "
+            "the SSIM map from the local moments, host float32/float64 (fovea/metrics.h)");
 
 /* nearest_points(points, axis, queries, want_index) -> (d2, index or None):
  * int64 host arrays (fovea/metrics.h fv_nearest_points). */
-PyObject *
+static PyObject *
 fvpy_metrics_nearest_points(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"points", "axis", "queries", "want_index", NULL};
@@ -92,3 +95,6 @@ done:
     fvpy_in_clear(&q);
     return ret;
 }
+FVPY_METHOD(metrics_nearest_points, fvpy_metrics_nearest_points, FVPY_KWARGS,
+            "metrics_nearest_points(points, axis, queries, want_index=False) -> (d2, index or None): exact nearest "
+            "neighbours of int64 point sets (fovea/metrics.h)");

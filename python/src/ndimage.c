@@ -176,7 +176,7 @@ fvpy__nd_mode(fvpy_nd *c, int mode)
 /* ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None, reverse=False):
  * weights a float64 host buffer, or a float64 array on the input's device (read there;
  * reverse: read backwards, convolve1d's order, with origin already mirrored) */
-PyObject *
+static PyObject *
 fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"input", "output", "weights", "axis", "mode", "cval", "origin", "stream", "reverse",
@@ -221,10 +221,13 @@ fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
         FVPY_ND_RUN(&c, st, fv_correlate1d(c.ctx, c.in.arr, c.out.arr, w, n, axis, (fv_mode)mode, cval, origin));
     return fvpy__nd_close(&c, st);
 }
+FVPY_METHOD(ndi_correlate1d, fvpy_ndi_correlate1d, FVPY_KWARGS,
+            "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None, reverse=False)\n--\n\n"
+            "fv_correlate1d into output (fv_correlate1d_array for weights on the device).");
 
 /* ndi_filter1d(input, output, kind, size, axis, mode, cval, origin, stream=None):
  * kind 0 uniform, 1 minimum, 2 maximum. */
-PyObject *
+static PyObject *
 fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"input", "output", "kind", "size", "axis", "mode", "cval", "origin", "stream",
@@ -255,13 +258,16 @@ fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw)
     }
     return fvpy__nd_close(&c, st);
 }
+FVPY_METHOD(ndi_filter1d, fvpy_ndi_filter1d, FVPY_KWARGS,
+            "ndi_filter1d(input, output, kind, size, axis, mode, cval, origin, stream=None)\n--\n\n"
+            "fv_uniform_filter1d (kind 0), fv_minimum_filter1d (1) or fv_maximum_filter1d (2) into output.");
 
 /* ndi_separable(input, output, passes, stream=None): passes a sequence of
  * (kind, axis, size, weights, mode, cval, origin) with kind an fv_pass_kind and
  * weights a 1-d float64 host buffer of `size` values for FV_PASS_CORRELATE
  * (None otherwise). The weights are copied into one block, so any number of
  * passes holds no buffers open. */
-PyObject *
+static PyObject *
 fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"input", "output", "passes", "stream", NULL};
@@ -339,11 +345,14 @@ done:
     free(wblock);
     return fvpy__nd_close(&c, st);
 }
+FVPY_METHOD(ndi_separable, fvpy_ndi_separable, FVPY_KWARGS,
+            "ndi_separable(input, output, passes, stream=None)\n--\n\n"
+            "fv_separable_filter into output; passes: (kind, axis, size, weights or None, mode, cval, origin).");
 
 /* ndi_laplace(input, output, axes, modes, cval, stream=None): fv_laplace with
  * axes and modes sequences of one length (0 to FV_MAX_NDIM; modes as fv_mode
  * values, axes non-negative). */
-PyObject *
+static PyObject *
 fvpy_ndi_laplace(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"input", "output", "axes", "modes", "cval", "stream", NULL};
@@ -384,10 +393,13 @@ fvpy_ndi_laplace(PyObject *self, PyObject *args, PyObject *kw)
     }
     return fvpy__nd_close(&c, st);
 }
+FVPY_METHOD(ndi_laplace, fvpy_ndi_laplace, FVPY_KWARGS,
+            "ndi_laplace(input, output, axes, modes, cval, stream=None)\n--\n\n"
+            "fv_laplace into output: scipy.ndimage.laplace over axes (one fv_mode per axis) in one pass.");
 
 /* ndi_correlate(input, output, weights, mode, cval, origins, stream=None):
  * weights a C-contiguous float64 host array with input's ndim. */
-PyObject *
+static PyObject *
 fvpy_ndi_correlate(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"input", "output", "weights", "mode", "cval", "origins", "stream", NULL};
@@ -411,11 +423,13 @@ fvpy_ndi_correlate(PyObject *self, PyObject *args, PyObject *kw)
     }
     return fvpy__nd_close(&c, st);
 }
+FVPY_METHOD(ndi_correlate, fvpy_ndi_correlate, FVPY_KWARGS,
+            "ndi_correlate(input, output, weights, mode, cval, origins, stream=None)\n--\n\nfv_correlate into output.");
 
 /* ndi_min_or_max_filter(input, output, footprint, structure, mode, cval, origins,
  * minimum, stream=None): footprint a C-contiguous uint8/bool host array with
  * input's ndim; structure None or float64 of the same shape. */
-PyObject *
+static PyObject *
 fvpy_ndi_min_or_max_filter(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"input", "output", "footprint", "structure", "mode", "cval", "origins",
@@ -454,9 +468,12 @@ fvpy_ndi_min_or_max_filter(PyObject *self, PyObject *args, PyObject *kw)
 done:
     return fvpy__nd_close(&c, st);
 }
+FVPY_METHOD(ndi_min_or_max_filter, fvpy_ndi_min_or_max_filter, FVPY_KWARGS,
+            "ndi_min_or_max_filter(input, output, footprint, structure, mode, cval, origins, minimum, stream=None)"
+            "\n--\n\nfv_minimum_filter / fv_maximum_filter into output.");
 
 /* ndi_rank_filter(input, output, footprint, rank, mode, cval, origins, stream=None) */
-PyObject *
+static PyObject *
 fvpy_ndi_rank_filter(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"input", "output", "footprint", "rank", "mode", "cval", "origins", "stream", NULL};
@@ -481,12 +498,15 @@ fvpy_ndi_rank_filter(PyObject *self, PyObject *args, PyObject *kw)
     }
     return fvpy__nd_close(&c, st);
 }
+FVPY_METHOD(ndi_rank_filter, fvpy_ndi_rank_filter, FVPY_KWARGS,
+            "ndi_rank_filter(input, output, footprint, rank, mode, cval, origins, stream=None)\n--\n\n"
+            "fv_rank_filter into output.");
 
 /* ---- morphology ----------------------------------------------------------------------- */
 
 /* ndi_binary_erosion(input, output, structure, iterations, mask, border_value,
  * origins, invert, stream=None) */
-PyObject *
+static PyObject *
 fvpy_ndi_binary_erosion(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"input", "output", "structure", "iterations", "mask", "border_value", "origins",
@@ -511,10 +531,13 @@ fvpy_ndi_binary_erosion(PyObject *self, PyObject *args, PyObject *kw)
     }
     return fvpy__nd_close(&c, st);
 }
+FVPY_METHOD(ndi_binary_erosion, fvpy_ndi_binary_erosion, FVPY_KWARGS,
+            "ndi_binary_erosion(input, output, structure, iterations, mask, border_value, origins, invert, "
+            "stream=None)\n--\n\nfv_binary_erosion into output.");
 
 /* ndi_distance_transform_edt(input, sampling, distances, indices, stream=None):
  * sampling None or a float64 host buffer of input's ndim values. */
-PyObject *
+static PyObject *
 fvpy_ndi_distance_transform_edt(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"input", "sampling", "distances", "indices", "stream", NULL};
@@ -542,9 +565,12 @@ fvpy_ndi_distance_transform_edt(PyObject *self, PyObject *args, PyObject *kw)
 done:
     return fvpy__nd_close(&c, st);
 }
+FVPY_METHOD(ndi_distance_transform_edt, fvpy_ndi_distance_transform_edt, FVPY_KWARGS,
+            "ndi_distance_transform_edt(input, sampling, distances, indices, stream=None)\n--\n\n"
+            "fv_distance_transform_edt into distances and/or indices.");
 
 /* ndi_distance_transform_cdt(input, structure, distances, indices, stream=None) */
-PyObject *
+static PyObject *
 fvpy_ndi_distance_transform_cdt(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"input", "structure", "distances", "indices", "stream", NULL};
@@ -563,12 +589,15 @@ fvpy_ndi_distance_transform_cdt(PyObject *self, PyObject *args, PyObject *kw)
         FVPY_ND_RUN(&c, st, fv_distance_transform_cdt(c.ctx, c.in.arr, s, sshape, c.aux1.arr, c.aux2.arr));
     return fvpy__nd_close(&c, st);
 }
+FVPY_METHOD(ndi_distance_transform_cdt, fvpy_ndi_distance_transform_cdt, FVPY_KWARGS,
+            "ndi_distance_transform_cdt(input, structure, distances, indices, stream=None)\n--\n\n"
+            "fv_distance_transform_cdt into distances and/or indices.");
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
 /* ndi_assign(src, dst, stream=None): dst[...] = src on their device (fv_astype), for
  * GPU arrays when CuPy is absent. */
-PyObject *
+static PyObject *
 fvpy_ndi_assign(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"src", "dst", "stream", NULL};
@@ -582,3 +611,5 @@ fvpy_ndi_assign(PyObject *self, PyObject *args, PyObject *kw)
         FVPY_ND_RUN(&c, st, fv_astype(c.ctx, c.in.arr, c.out.arr));
     return fvpy__nd_close(&c, st);
 }
+FVPY_METHOD(ndi_assign, fvpy_ndi_assign, FVPY_KWARGS,
+            "ndi_assign(src, dst, stream=None)\n--\n\ndst[...] = src (fv_astype) on their device.");

@@ -5,7 +5,7 @@
 #include "array.h"
 #include "errors.h"
 
-PyObject *
+static PyObject *
 fvpy_astype(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"x", "dtype", "stream", NULL};
@@ -43,6 +43,9 @@ done:
     fv_context_free(ctx);
     return ret;
 }
+FVPY_METHOD(astype, fvpy_astype, FVPY_KWARGS,
+            "astype(x, dtype, stream=None)\n--\n\nx converted to dtype (NumPy casts; float -> int saturates, "
+            "NaN -> 0).");
 
 typedef fv_status (*fvpy_binop_fn)(fv_context *, const fv_array *, const fv_array *, fv_array *);
 
@@ -106,17 +109,21 @@ done:
     return ret;
 }
 
-PyObject *
+static PyObject *
 fvpy_add(PyObject *self, PyObject *args, PyObject *kw)
 {
     return fvpy__binop("add", fv_add, args, kw);
 }
+FVPY_METHOD(add, fvpy_add, FVPY_KWARGS,
+            "add(a, b, dtype=None, stream=None)\n--\n\na + b with NumPy broadcasting and promotion.");
 
-PyObject *
+static PyObject *
 fvpy_multiply(PyObject *self, PyObject *args, PyObject *kw)
 {
     return fvpy__binop("multiply", fv_multiply, args, kw);
 }
+FVPY_METHOD(multiply, fvpy_multiply, FVPY_KWARGS,
+            "multiply(a, b, dtype=None, stream=None)\n--\n\na * b with NumPy broadcasting and promotion.");
 
 /* copy(x, device=None, stream=None) always copies; to_device(x, device, stream=None)
  * returns x's data as it is when it already lives on device. */
@@ -175,14 +182,19 @@ done:
     return ret;
 }
 
-PyObject *
+static PyObject *
 fvpy_copy(PyObject *self, PyObject *args, PyObject *kw)
 {
     return fvpy__copy("copy", 1, args, kw);
 }
+FVPY_METHOD(copy, fvpy_copy, FVPY_KWARGS,
+            "copy(x, device=None, stream=None)\n--\n\nA C-contiguous copy of x on device (default: x's).");
 
-PyObject *
+static PyObject *
 fvpy_to_device(PyObject *self, PyObject *args, PyObject *kw)
 {
     return fvpy__copy("to_device", 0, args, kw);
 }
+FVPY_METHOD(to_device, fvpy_to_device, FVPY_KWARGS,
+            "to_device(x, device, stream=None)\n--\n\nx on device ('cpu', 'cuda', 'cuda:N'); no copy when it "
+            "is there already.");

@@ -7,7 +7,7 @@
 #include "errors.h"
 #include "fovea/measure.h"
 
-PyObject *
+static PyObject *
 fvpy_measure_region_stats(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"labels", "intensity", "max_label", "stream", NULL};
@@ -59,3 +59,6 @@ done:
     fv_context_free(ctx);
     return ret;
 }
+FVPY_METHOD(measure_region_stats, fvpy_measure_region_stats, FVPY_KWARGS,
+            "measure_region_stats(labels, intensity, max_label, stream=None) -> fovea.Array: the per-label float64 "
+            "table of fv_region_stats (regionprops batch statistics).");

@@ -10,7 +10,7 @@
 #include "errors.h"
 #include "fovea/filters.h"
 
-PyObject *
+static PyObject *
 fvpy_hessian_ridge(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"elems", "acc", "filter", "alpha", "beta", "gamma", "sigma", "work", "scal", "stream",
@@ -78,3 +78,7 @@ done:
     Py_XDECREF(seq);
     return ret;
 }
+FVPY_METHOD(hessian_ridge, fvpy_hessian_ridge, FVPY_KWARGS,
+            "hessian_ridge(elems, acc, filter, alpha=0, beta=0, gamma=nan, sigma=0, work=None, scal=None, stream=None): "
+            "one scale of frangi (0) / sato (1) / meijering (2) from the Hessian planes into acc, or the max Hessian "
+            "norm into scal (3)");

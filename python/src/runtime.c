@@ -22,7 +22,7 @@ fvpy__fault_id(const char *name)
     return -1;
 }
 
-PyObject *
+static PyObject *
 fvpy_fault_arm(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"which", "n", "all", NULL};
@@ -36,9 +36,12 @@ fvpy_fault_arm(PyObject *self, PyObject *args, PyObject *kw)
     fv__fault_arm(which, (int64_t)n, all);
     Py_RETURN_NONE;
 }
+FVPY_METHOD(_fault_arm, fvpy_fault_arm, FVPY_KWARGS,
+            "_fault_arm(which, n, all=False)\n--\n\nArm a fault point ('host_alloc', 'device_alloc'): n < 0 off, 0 count "
+            "only, k > 0 the k-th attempt from now fails (all: and every later one). Tests only.");
 
 /* _fault_stats(which) -> (attempts, failures) since arming */
-PyObject *
+static PyObject *
 fvpy_fault_stats(PyObject *self, PyObject *arg)
 {
     const char *name = PyUnicode_AsUTF8(arg);
@@ -47,11 +50,13 @@ fvpy_fault_stats(PyObject *self, PyObject *arg)
         return NULL;
     return Py_BuildValue("(LL)", (long long)fv__fault_count(which), (long long)fv__fault_failures(which));
 }
+FVPY_METHOD(_fault_stats, fvpy_fault_stats, METH_O,
+            "_fault_stats(which)\n--\n\n(attempts, failures) at a fault point since it was armed.");
 
 /* _cuda_pool(device, trim=False) -> bytes in use from fovea's stream-ordered pool
  * after a device synchronisation (-1: unknown); trim first gives the memory the pool
  * keeps for reuse back to the driver */
-PyObject *
+static PyObject *
 fvpy_cuda_pool(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"device", "trim", NULL};
@@ -70,9 +75,13 @@ fvpy_cuda_pool(PyObject *self, PyObject *args, PyObject *kw)
         return fvpy_raise(st);
     return PyLong_FromLongLong((long long)used);
 }
+FVPY_METHOD(_cuda_pool, fvpy_cuda_pool, FVPY_KWARGS,
+            "_cuda_pool(device, trim=False)\n--\n\nBytes in use from fovea's stream-ordered pool on device after a "
+            "synchronisation (-1: unknown), a leak check for tests; trim: first give the memory the pool keeps for "
+            "reuse back to the driver.");
 
 /* _loaded_libraries() -> [{'what', 'requested', 'path', 'flags': ['RTLD_NOW', 'RTLD_LOCAL']}] */
-PyObject *
+static PyObject *
 fvpy_loaded_libraries(PyObject *self, PyObject *unused)
 {
     fv__dl_record rec[16];
@@ -93,3 +102,6 @@ fvpy_loaded_libraries(PyObject *self, PyObject *unused)
     }
     return list;
 }
+FVPY_METHOD(_loaded_libraries, fvpy_loaded_libraries, METH_NOARGS,
+            "_loaded_libraries()\n--\n\nThe shared libraries fovea loaded at run time (nvJPEG, cuFile): name, the "
+            "candidate that loaded, its file and the dlopen flags.");

@@ -31,7 +31,7 @@ done:
     return rc;
 }
 
-PyObject *
+static PyObject *
 fvpy_segmentation_watershed(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "markers", "mask", "connectivity", "footprint", "footprint_shape", "offset",
@@ -96,3 +96,7 @@ done:
     fv_context_free(ctx);
     return ret;
 }
+FVPY_METHOD(segmentation_watershed, fvpy_segmentation_watershed, FVPY_KWARGS,
+            "segmentation_watershed(image, markers, mask=None, connectivity=1, footprint=None, footprint_shape=None, "
+            "offset=None, compactness=0, watershed_line=False, stream=None)\n--\n\n"
+            "Watershed of image from markers: labels of the markers' dtype.");

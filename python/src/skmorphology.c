@@ -81,7 +81,7 @@ fvpy__footprint(PyObject *fp_o, PyObject *fshape_o, int ndim, int expect3, const
     return 0;
 }
 
-PyObject *
+static PyObject *
 fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"seed", "mask", "method", "footprint", "fshape", "offset", "stream", NULL};
@@ -133,8 +133,11 @@ done:
     fv_context_free(ctx);
     return ret;
 }
+FVPY_METHOD(skmorph_reconstruction, fvpy_skmorph_reconstruction, FVPY_KWARGS,
+            "skmorph_reconstruction(seed, mask, method=0, footprint=None, fshape=None, offset=None, stream=None)\n--\n\n"
+            "Grayscale reconstruction by dilation (0) or erosion (1); footprint as bytes of shape fshape.");
 
-PyObject *
+static PyObject *
 fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "footprint", "minima", "stream", NULL};
@@ -186,8 +189,11 @@ done:
     fv_context_free(ctx);
     return ret;
 }
+FVPY_METHOD(skmorph_local_maxima, fvpy_skmorph_local_maxima, FVPY_KWARGS,
+            "skmorph_local_maxima(image, footprint=None, minima=False, stream=None)\n--\n\n"
+            "Plateau-aware local maxima (minima) flags; footprint: bytes of a 3 x ... x 3 array.");
 
-PyObject *
+static PyObject *
 fvpy_skmorph_thin(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "max_num_iter", "stream", NULL};
@@ -224,8 +230,10 @@ done:
     fv_context_free(ctx);
     return ret;
 }
+FVPY_METHOD(skmorph_thin, fvpy_skmorph_thin, FVPY_KWARGS,
+            "skmorph_thin(image, max_num_iter=0, stream=None)\n--\n\nTwo-subiteration thinning of a 2-d image.");
 
-PyObject *
+static PyObject *
 fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "order", NULL};
@@ -255,3 +263,5 @@ done:
     fvpy_in_clear(&order);
     return ret;
 }
+FVPY_METHOD(skmorph_medial_axis, fvpy_skmorph_medial_axis, FVPY_KWARGS,
+            "skmorph_medial_axis(image, order)\n--\n\nThe ordered pass of medial_axis (host arrays).");

@@ -766,7 +766,7 @@ static PyTypeObject fvpy_SlideType = {
 
 /* ---- module functions ---------------------------------------------------------------- */
 
-PyObject *
+static PyObject *
 fvpy_slide_detect_vendor(PyObject *self, PyObject *path_o)
 {
     PyObject *bytes = NULL, *ret = NULL;
@@ -792,6 +792,9 @@ fvpy_slide_detect_vendor(PyObject *self, PyObject *path_o)
     Py_XDECREF(bytes);
     return ret;
 }
+FVPY_METHOD(slide_detect_vendor, fvpy_slide_detect_vendor, METH_O,
+            "slide_detect_vendor(path)\n--\n\nThe slide format of path ('aperio', 'generic-tiff', ...), or None when "
+            "fovea cannot read it.");
 
 /* The host tile cache (cache_*) and the GPU reads' device tile cache (gpu_cache_*)
  * share these. */
@@ -836,57 +839,77 @@ fvpy__call(void (*fn)(void))
     Py_RETURN_NONE;
 }
 
-PyObject *
+static PyObject *
 fvpy_cache_set_capacity(PyObject *self, PyObject *arg)
 {
     return fvpy__set_capacity(arg, fv_cache_set_capacity);
 }
+FVPY_METHOD(cache_set_capacity, fvpy_cache_set_capacity, METH_O,
+            "cache_set_capacity(nbytes)\n--\n\nCapacity of the process-wide decoded-tile cache in bytes (0 "
+            "disables it; shrinking evicts at once).");
 
-PyObject *
+static PyObject *
 fvpy_cache_stats(PyObject *self, PyObject *unused)
 {
     return fvpy__stats(fv_cache_get_stats);
 }
+FVPY_METHOD(cache_stats, fvpy_cache_stats, METH_NOARGS,
+            "cache_stats()\n--\n\nTile cache counters: dict of hits, misses, evictions, bytes, capacity, "
+            "entries.");
 
-PyObject *
+static PyObject *
 fvpy_cache_reset_stats(PyObject *self, PyObject *unused)
 {
     return fvpy__call(fv_cache_reset_stats);
 }
+FVPY_METHOD(cache_reset_stats, fvpy_cache_reset_stats, METH_NOARGS,
+            "cache_reset_stats()\n--\n\nZero the hit, miss and eviction counters.");
 
-PyObject *
+static PyObject *
 fvpy_cache_clear(PyObject *self, PyObject *unused)
 {
     return fvpy__call(fv_cache_clear);
 }
+FVPY_METHOD(cache_clear, fvpy_cache_clear, METH_NOARGS,
+            "cache_clear()\n--\n\nDrop every cached tile (the capacity stays).");
 
-PyObject *
+static PyObject *
 fvpy_gpu_cache_set_capacity(PyObject *self, PyObject *arg)
 {
     return fvpy__set_capacity(arg, fv_gpu_cache_set_capacity);
 }
+FVPY_METHOD(gpu_cache_set_capacity, fvpy_gpu_cache_set_capacity, METH_O,
+            "gpu_cache_set_capacity(nbytes)\n--\n\nCapacity per GPU of the GPU reads' device tile cache in bytes (0 "
+            "disables it; default 1 GiB or FOVEA_GPU_CACHE_BYTES).");
 
-PyObject *
+static PyObject *
 fvpy_gpu_cache_stats(PyObject *self, PyObject *unused)
 {
     return fvpy__stats(fv_gpu_cache_get_stats);
 }
+FVPY_METHOD(gpu_cache_stats, fvpy_gpu_cache_stats, METH_NOARGS,
+            "gpu_cache_stats()\n--\n\nDevice tile cache counters (all GPUs): dict of hits, misses, evictions, bytes, "
+            "capacity, entries.");
 
-PyObject *
+static PyObject *
 fvpy_gpu_cache_reset_stats(PyObject *self, PyObject *unused)
 {
     return fvpy__call(fv_gpu_cache_reset_stats);
 }
+FVPY_METHOD(gpu_cache_reset_stats, fvpy_gpu_cache_reset_stats, METH_NOARGS,
+            "gpu_cache_reset_stats()\n--\n\nZero the device tile cache's hit, miss and eviction counters.");
 
-PyObject *
+static PyObject *
 fvpy_gpu_cache_clear(PyObject *self, PyObject *unused)
 {
     return fvpy__call(fv_gpu_cache_clear);
 }
+FVPY_METHOD(gpu_cache_clear, fvpy_gpu_cache_clear, METH_NOARGS,
+            "gpu_cache_clear()\n--\n\nDrop every device-cached tile not in use (the capacity stays).");
 
 static const char *const fvpy__cache_types[] = {"nocache", "per_process", "shared_memory"};
 
-PyObject *
+static PyObject *
 fvpy_cache_configure(PyObject *self, PyObject *args)
 {
     const char *type;
@@ -918,8 +941,11 @@ fvpy_cache_configure(PyObject *self, PyObject *args)
         return fvpy_raise(st);
     Py_RETURN_NONE;
 }
+FVPY_METHOD(cache_configure, fvpy_cache_configure, METH_VARARGS,
+            "cache_configure(type, capacity)\n--\n\nReplace the process's tile cache with a new one: type "
+            "'per_process', 'nocache' or 'shared_memory'; capacity in bytes. Statistics start from zero.");
 
-PyObject *
+static PyObject *
 fvpy_cache_type(PyObject *self, PyObject *unused)
 {
     fv_cache_type t;
@@ -929,8 +955,10 @@ fvpy_cache_type(PyObject *self, PyObject *unused)
     return PyUnicode_FromString(t == FV_CACHE_NONE ? "nocache" : t == FV_CACHE_SHARED_MEMORY ? "shared_memory"
                                                                                           : "per_process");
 }
+FVPY_METHOD(cache_type, fvpy_cache_type, METH_NOARGS,
+            "cache_type()\n--\n\nThe current cache type: 'per_process', 'nocache' or 'shared_memory'.");
 
-PyObject *
+static PyObject *
 fvpy_cache_shm_name(PyObject *self, PyObject *unused)
 {
     const char *n;
@@ -939,8 +967,10 @@ fvpy_cache_shm_name(PyObject *self, PyObject *unused)
     Py_END_ALLOW_THREADS
     return PyUnicode_FromString(n ? n : "");
 }
+FVPY_METHOD(cache_shm_name, fvpy_cache_shm_name, METH_NOARGS,
+            "cache_shm_name()\n--\n\nThe shared-memory segment's name ('' unless the type is shared_memory).");
 
-PyObject *
+static PyObject *
 fvpy_cache_attach_shared(PyObject *self, PyObject *name_o)
 {
     const char *name = PyUnicode_Check(name_o) ? PyUnicode_AsUTF8(name_o) : NULL;
@@ -958,6 +988,8 @@ fvpy_cache_attach_shared(PyObject *self, PyObject *name_o)
         return fvpy_raise(st);
     Py_RETURN_NONE;
 }
+FVPY_METHOD(cache_attach_shared, fvpy_cache_attach_shared, METH_O,
+            "cache_attach_shared(name)\n--\n\nUse the existing shared-memory cache segment `name`.");
 
 int
 fvpy_slide_init(PyObject *m)
@@ -967,7 +999,7 @@ fvpy_slide_init(PyObject *m)
     return fvpy_add_object(m, "Slide", (PyObject *)&fvpy_SlideType);
 }
 
-PyObject *
+static PyObject *
 fvpy_gpu_read_stats(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"reset", NULL};
@@ -981,8 +1013,13 @@ fvpy_gpu_read_stats(PyObject *self, PyObject *args, PyObject *kw)
                          "tiles_cached", (unsigned long long)g.tiles_cached, "bytes_read", (unsigned long long)g.bytes_read, "io_s", g.io_s, "decode_s", g.decode_s,
                          "assemble_s", g.assemble_s);
 }
+FVPY_METHOD(gpu_read_stats, fvpy_gpu_read_stats, FVPY_KWARGS,
+            "gpu_read_stats(reset=False)\n--\n\nCounters of the GPU slide reader: regions, tiles_gpu (decoded by "
+            "nvJPEG), tiles_cpu (decoded on the CPU and copied), bytes_read (compressed bytes staged for nvJPEG), "
+            "io_s (host seconds reading and CPU-decoding, wall time of those phases), decode_s and assemble_s (GPU "
+            "seconds from CUDA events). reset=True zeroes them after reading.");
 
-PyObject *
+static PyObject *
 fvpy_gpu_release(PyObject *self, PyObject *noargs)
 {
     Py_BEGIN_ALLOW_THREADS
@@ -990,3 +1027,6 @@ fvpy_gpu_release(PyObject *self, PyObject *noargs)
     Py_END_ALLOW_THREADS
     Py_RETURN_NONE;
 }
+FVPY_METHOD(gpu_release, fvpy_gpu_release, METH_NOARGS,
+            "gpu_release()\n--\n\nFree what GPU slide reads keep between calls (pinned staging, device scratch, "
+            "streams, nvJPEG decoders and handles); the next GPU read creates them again. Also runs at exit.");

@@ -4,11 +4,12 @@
 #include <Python.h>
 
 #include "core/plan.h"
+#include "array.h"
 #include "errors.h"
 
 /* _variants(op=None): the variant names of op in table order (a tuple), or
  * without op a dict {op: (names...)} of every table. */
-PyObject *
+static PyObject *
 fvpy_variants(PyObject *self, PyObject *args)
 {
     const char *op = NULL;
@@ -48,10 +49,12 @@ fvpy_variants(PyObject *self, PyObject *args)
     }
     return all;
 }
+FVPY_METHOD(_variants, fvpy_variants, METH_VARARGS,
+            "_variants(op=None)\n--\n\nKernel variant names of op, or {op: names}.");
 
 /* _force_variant(op, name): this thread's forced variant of op (name None: the
  * planner's own choice again); _force_variant(None, None) clears every op. */
-PyObject *
+static PyObject *
 fvpy_force_variant(PyObject *self, PyObject *args)
 {
     const char *op = NULL, *name = NULL;
@@ -63,10 +66,12 @@ fvpy_force_variant(PyObject *self, PyObject *args)
         return fvpy_raise(st);
     Py_RETURN_NONE;
 }
+FVPY_METHOD(_force_variant, fvpy_force_variant, METH_VARARGS,
+            "_force_variant(op, name)\n--\n\nThis thread's forced variant of op (None: none; op None: clear all).");
 
 /* _last_variant(op): the variant this thread's last call of op ran, None before
  * any; _last_variant(None) forgets every record and returns None. */
-PyObject *
+static PyObject *
 fvpy_last_variant(PyObject *self, PyObject *args)
 {
     const char *op = NULL;
@@ -84,3 +89,5 @@ fvpy_last_variant(PyObject *self, PyObject *args)
         Py_RETURN_NONE;
     return PyUnicode_FromString(name);
 }
+FVPY_METHOD(_last_variant, fvpy_last_variant, METH_VARARGS,
+            "_last_variant(op)\n--\n\nThe variant this thread's last call of op ran (op None: forget all).");

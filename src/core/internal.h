@@ -95,54 +95,64 @@ typedef enum fv__backend_id {
     FV__BACKEND_COUNT
 } fv__backend_id;
 
-#define FV__OP_LIST(X)            \
-    X(ASTYPE, "astype")           \
-    X(COPY, "copy")               \
-    X(ADD, "add")                 \
-    X(MULTIPLY, "multiply")       \
-    X(FILTER1D, "filter1d")       \
-    X(FILTERND, "filter")         \
-    X(SEP2, "separable_filter")   \
-    X(BINARY_EROSION, "binary_erosion") \
-    X(BINARY_FLOOD, "binary_flood") \
-    X(EDT, "distance_transform_edt") \
-    X(CDT, "distance_transform_cdt") \
-    X(RECONSTRUCTION, "reconstruction") \
-    X(LOCAL_MAXIMA, "local_maxima") \
-    X(THIN, "thin")               \
-    X(MEDIAL_AXIS, "medial_axis") \
-    X(COLOR, "color")             \
-    X(MINMAX, "minmax")           \
-    X(HISTOGRAM, "histogram")     \
-    X(CLAHE, "equalize_adapthist") \
-    X(LABEL, "label")             \
-    X(WATERSHED, "watershed") \
-    X(REGION_STATS, "region_stats") \
-    X(HESSIAN_RIDGE, "hessian_ridge") \
-    X(GRADIENT_NORM, "gradient_norm") \
-    X(LAPLACE, "laplace")
+/* The ops: FV__OP_LIST(X) gives X(E, "name", has_out) for each, generated at
+ * build time (cmake/gen-registry.cmake) from the FV_OP declarations of the op
+ * headers, src/ops/<area>/<op>.h. The kernels: FV_KERNEL declarations in the
+ * kernel files (src/cpu, src/cuda), collected by the same generator into
+ * fv__cpu_kernel_decls / fv__cuda_kernel_decls. docs/writing-an-op.md. */
+#include "fv-op-list.h"
 
 typedef enum fv__op {
-#define FV__OP_ENUM(E, NAME) FV__OP_##E,
+#define FV__OP_ENUM(E, NAME, HAS_OUT) FV__OP_##E,
     FV__OP_LIST(FV__OP_ENUM)
 #undef FV__OP_ENUM
     FV__OP_COUNT
 } fv__op;
 
+/* What a kernel gets. Which arrays an op uses and what params points to are
+ * written in the op's header; in is always given, out is NULL exactly for the
+ * ops declared with FV_OP_PARAMS_OUT (their results go through params). */
 typedef struct fv__op_args {
     const fv_array *in;      /* first input */
     const fv_array *in2;     /* second input or NULL */
     fv_array *out;
-    const void *params;      /* op-specific, or NULL */
+    const void *params;      /* the op's params struct (its header), or NULL */
 } fv__op_args;
 
 typedef fv_status (*fv__kernel_fn)(fv_context *ctx, const fv__op_args *a);
 
 typedef struct fv__kernel {
-    uint32_t dtypes;   /* FV_DTYPE_BIT mask the kernel accepts for in (and out) */
+    uint32_t dtypes;   /* FV_DTYPE_BIT mask the kernel accepts for in, in2 and out */
     int max_ndim;
     fv__kernel_fn fn;
 } fv__kernel;
+
+/* One kernel's registration: what FV_KERNEL defines. */
+typedef struct fv__kernel_decl {
+    fv__op op;
+    fv__backend_id backend;
+    fv__kernel kernel;
+} fv__kernel_decl;
+
+#ifdef __cplusplus
+#  define FV__KDECL_LINKAGE extern "C"
+#else
+#  define FV__KDECL_LINKAGE extern
+#endif
+/* Registers fn as op E's kernel on backend BE (CPU or CUDA): one line in the
+ * kernel's own file, at the start of a line, after fn:
+ *     FV_KERNEL(LABEL, CPU, FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL), FV_MAX_NDIM, fv__cpu_label);
+ * dtypes: an FV_DTYPE_BIT mask (FV_DTYPES_*), max_ndim: a constant. The
+ * generator lists the declarations; dispatch fills its table from them. */
+#define FV_KERNEL(E, BE, DTYPES, MAX_NDIM, FN)                                         \
+    FV__KDECL_LINKAGE const fv__kernel_decl fv__kdecl_##E##_##BE;                       \
+    const fv__kernel_decl fv__kdecl_##E##_##BE = {                                      \
+        FV__OP_##E, FV__BACKEND_##BE, {(uint32_t)(DTYPES), (MAX_NDIM), (FN)}}
+
+extern const fv__kernel_decl *const fv__cpu_kernel_decls[];    /* generated; NULL-terminated */
+extern const fv__kernel_decl *const fv__cuda_kernel_decls[];   /* generated (CUDA builds only) */
+/* Put decls[] into fv__kernels (dispatch and the CUDA backend's init call it). */
+void fv__register_kernels(const fv__kernel_decl *const *decls);
 
 extern fv__kernel fv__kernels[FV__OP_COUNT][FV__BACKEND_COUNT];
 
@@ -151,19 +161,28 @@ const char *fv__backend_name(fv__backend_id be);
 fv__backend_id fv__array_backend(const fv_array *a);
 
 /* Validate devices, dtypes and ndim, then run the op's kernel for the backend
- * that holds the data. */
+ * that holds the data. Called from src/ops only: kernels never dispatch. */
 fv_status fv__dispatch(fv_context *ctx, fv__op op, const fv__op_args *a);
 
-/* CPU kernels register themselves here, one function per area (src/cpu/<area>);
- * dispatch calls them all once. */
-void fv__cpu_register(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
-void fv__cpu_register_filters(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
-void fv__cpu_register_morphology(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
-void fv__cpu_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* skimage morphology */
-void fv__cpu_register_color(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);     /* skimage color */
-void fv__cpu_register_exposure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);  /* histogram, CLAHE */
-void fv__cpu_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* labelling */
-void fv__cpu_register_segmentation(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);   /* watershed */
+/* Declares op E in its header (src/ops/<area>/<op>.h), at the start of a line:
+ *     FV_OP(LABEL, "label", fv__label_params);
+ * gives the typed entry for src/ops, fv__run_LABEL(ctx, in, in2, out, params),
+ * and the typed view of the params for the kernels, fv__params_LABEL(a).
+ * FV_OP_PARAMS_OUT: the same for an op whose results go through its params
+ * (out is NULL). PARAMS: the params struct, or void. */
+#define FV_OP(E, NAME, PARAMS)                                                           \
+    static inline fv_status fv__run_##E(fv_context *ctx, const fv_array *in, const fv_array *in2, \
+                                        fv_array *out, const PARAMS *params)              \
+    {                                                                                    \
+        fv__op_args a = {in, in2, out, params};                                          \
+        return fv__dispatch(ctx, FV__OP_##E, &a);                                        \
+    }                                                                                    \
+    static inline const PARAMS *fv__params_##E(const fv__op_args *a)                     \
+    {                                                                                    \
+        return (const PARAMS *)a->params;                                                \
+    }                                                                                    \
+    typedef int fv__op_declared_##E
+#define FV_OP_PARAMS_OUT(E, NAME, PARAMS) FV_OP(E, NAME, PARAMS)
 
 /* ---- device memory (the CUDA backend, or stubs without it) ---------------- */
 

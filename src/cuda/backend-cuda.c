@@ -147,14 +147,7 @@ cuda_init_once(void)
     }
     (void)cudaGetLastError();
     g_count = n;
-    fv__cuda_register_kernels(fv__kernels);
-    fv__cuda_register_filters(fv__kernels);
-    fv__cuda_register_morphology(fv__kernels);
-    fv__cuda_register_skmorph(fv__kernels);
-    fv__cuda_register_color(fv__kernels);
-    fv__cuda_register_exposure(fv__kernels);
-    fv__cuda_register_measure(fv__kernels);
-    fv__cuda_register_segmentation(fv__kernels);
+    fv__register_kernels(fv__cuda_kernel_decls);   /* the FV_KERNEL(..., CUDA, ...) declarations */
     (void)pthread_atfork(NULL, NULL, cuda_atfork_child);
     g_ok = 1;
 }

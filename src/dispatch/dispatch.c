@@ -1,28 +1,37 @@
-/* The op table and dispatch by where the data lives. */
+/* The op table and dispatch by where the data lives. The table is filled from
+ * the kernels' FV_KERNEL declarations, which the build collects
+ * (cmake/gen-registry.cmake): the CPU ones on first use, the CUDA ones when
+ * fv__cuda_init finds a GPU. */
 #include <pthread.h>
 #include "internal.h"
 
 fv__kernel fv__kernels[FV__OP_COUNT][FV__BACKEND_COUNT];
 
 static const char *const fv__op_names[FV__OP_COUNT] = {
-#define FV__OP_NAME(E, NAME) NAME,
+#define FV__OP_NAME(E, NAME, HAS_OUT) NAME,
     FV__OP_LIST(FV__OP_NAME)
 #undef FV__OP_NAME
 };
 
+static const unsigned char fv__op_has_out[FV__OP_COUNT] = {
+#define FV__OP_OUT(E, NAME, HAS_OUT) HAS_OUT,
+    FV__OP_LIST(FV__OP_OUT)
+#undef FV__OP_OUT
+};
+
 static pthread_once_t fv__cpu_once = PTHREAD_ONCE_INIT;
+
+void
+fv__register_kernels(const fv__kernel_decl *const *decls)
+{
+    for (; *decls; decls++)
+        fv__kernels[(*decls)->op][(*decls)->backend] = (*decls)->kernel;
+}
 
 static void
 fv__cpu_init(void)
 {
-    fv__cpu_register(fv__kernels);
-    fv__cpu_register_filters(fv__kernels);
-    fv__cpu_register_morphology(fv__kernels);
-    fv__cpu_register_skmorph(fv__kernels);
-    fv__cpu_register_color(fv__kernels);
-    fv__cpu_register_exposure(fv__kernels);
-    fv__cpu_register_measure(fv__kernels);
-    fv__cpu_register_segmentation(fv__kernels);
+    fv__register_kernels(fv__cpu_kernel_decls);
 }
 
 const char *
@@ -47,16 +56,21 @@ fv_status
 fv__dispatch(fv_context *ctx, fv__op op, const fv__op_args *a)
 {
     const char *name = fv__op_name(op);
+    if ((unsigned)op >= FV__OP_COUNT)
+        return fv_error_set(FV_EINVAL, "dispatch", "no op %d", (int)op);
     pthread_once(&fv__cpu_once, fv__cpu_init);
-    if (!a->in || !a->out)
+    const int has_out = fv__op_has_out[op];
+    if (!a->in || (has_out && !a->out))
         return fv_error_set(FV_EINVAL, name, "NULL array");
+    if (!has_out && a->out)
+        return fv_error_set(FV_EINVAL, name, "takes no out array (its results go through its params)");
     fv__backend_id be = fv__array_backend(a->in);
-    if (!fv__array_same_device(a->in, a->out) || (a->in2 && !fv__array_same_device(a->in, a->in2)))
+    if ((a->out && !fv__array_same_device(a->in, a->out)) || (a->in2 && !fv__array_same_device(a->in, a->in2)))
         return fv_error_set(FV_EDEVICE, name, "arrays are on different devices (inputs and output must "
                             "share one; use fv_copy / fovea.to_device to move data)");
     if (be == FV__BACKEND_CUDA && !fv__cuda_init())
         return fv_error_set(FV_EDEVICE, name, "CUDA is not available: %s", fv__cuda_reason());
-    if (a->out->readonly)
+    if (a->out && a->out->readonly)
         return fv_error_set(FV_EINVAL, name, "output array is read-only");
     const fv__kernel *k = &fv__kernels[op][be];
     if (!k->fn)

@@ -29,7 +29,11 @@
 
 #include "fovea/fovea.h"
 #include "internal.h"
-#include "ndimage.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
 #include "check.h"
 #include "scipy-casts.h"   /* the model: scipy's casts (m_cvt32, m_cvt64, m_cvtu64) */
 #include "variant-force.h"

@@ -31,7 +31,11 @@
 
 #include "fovea/fovea.h"
 #include "internal.h"
-#include "ndimage.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
 #include "check.h"
 #include "cuda/morphology/erosion-tile.h"
 #include "variant-force.h"

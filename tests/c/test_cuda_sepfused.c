@@ -23,7 +23,11 @@
 
 #include "fovea/fovea.h"
 #include "internal.h"
-#include "ndimage.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
 #define FV_T_SEED 0x2545f4914f6cdd1dull
 #include "check.h"
 #include "cuda-sep-check.h"

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fovea/fovea.h"
-#include "ndimage.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
 #include "check.h"
 #include "variant-force.h"
 

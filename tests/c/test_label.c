@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "fovea/fovea.h"
-#include "ops/measure/label-kernels.h"   /* fv__label_rep_table */
+#include "ops/measure/label.h"   /* fv__label_rep_table */
 #include "check.h"
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};

@@ -23,7 +23,7 @@
 #include <string.h>
 #include "check.h"
 #include "fovea/fovea.h"
-#include "ops/filters/ridge-kernels.h"
+#include "ops/filters/ridge.h"
 
 static fv_context *ctx;
 static int cuda_only;

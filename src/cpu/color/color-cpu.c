@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "ops/color/color-kernels.h"
+#include "ops/color/color.h"
 
 typedef void (*fv__color_pixel_fn)(const fv__color_job *j, const char *pin, const char *pin2, char *pout);
 
@@ -145,9 +145,4 @@ fv__cpu_color(fv_context *ctx, const fv__op_args *a)
     return FV_OK;
 }
 
-void
-fv__cpu_register_color(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_COLOR][FV__BACKEND_CPU] =
-        (fv__kernel){FV_DTYPES_FLOAT | FV_DTYPE_BIT(FV_UINT8), FV_MAX_NDIM, fv__cpu_color};
-}
+FV_KERNEL(COLOR, CPU, FV_DTYPES_FLOAT | FV_DTYPE_BIT(FV_UINT8), FV_MAX_NDIM, fv__cpu_color);

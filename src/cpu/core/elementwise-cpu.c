@@ -217,11 +217,7 @@ fv__cpu_multiply(fv_context *ctx, const fv__op_args *a)
     return fv__run_nd(ctx, "multiply", fv__mul_lines[a->out->dtype], a);
 }
 
-void
-fv__cpu_register(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_ASTYPE][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_astype};
-    table[FV__OP_COPY][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_copy};
-    table[FV__OP_ADD][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_add};
-    table[FV__OP_MULTIPLY][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_multiply};
-}
+FV_KERNEL(ASTYPE, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_astype);
+FV_KERNEL(COPY, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_copy);
+FV_KERNEL(ADD, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_add);
+FV_KERNEL(MULTIPLY, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_multiply);

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/exposure.h"
-#include "ops/exposure/exposure-kernels.h"
+#include "ops/exposure/exposure.h"
 
 /* ---- minmax --------------------------------------------------------------------- */
 
@@ -213,10 +213,6 @@ fv__cpu_clahe(fv_context *ctx, const fv__op_args *a)
     return FV_OK;
 }
 
-void
-fv__cpu_register_exposure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_MINMAX][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_minmax};
-    table[FV__OP_HISTOGRAM][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_histogram};
-    table[FV__OP_CLAHE][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPE_BIT(FV_UINT16), FV_MAX_NDIM, fv__cpu_clahe};
-}
+FV_KERNEL(MINMAX, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_minmax);
+FV_KERNEL(HISTOGRAM, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_histogram);
+FV_KERNEL(CLAHE, CPU, FV_DTYPE_BIT(FV_UINT16), FV_MAX_NDIM, fv__cpu_clahe);

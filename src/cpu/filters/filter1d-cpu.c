@@ -620,3 +620,5 @@ fv__cpu_filter1d(fv_context *ctx, const fv__op_args *a)
         return fv_error_set(FV_ENOMEM, "filter1d", "cannot allocate the line buffers");
     return FV_OK;
 }
+
+FV_KERNEL(FILTER1D, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_filter1d);

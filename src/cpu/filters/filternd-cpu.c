@@ -611,3 +611,5 @@ done:
     free(j.taps);
     return st;
 }
+
+FV_KERNEL(FILTERND, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_filternd);

@@ -7,7 +7,9 @@
 #include <stdint.h>
 #include <string.h>
 #include "internal.h"
-#include "ndimage.h"
+#include "ops/filters/filter1d.h"
+#include "ops/filters/filternd.h"
+#include "ops/filters/ndimage-math.h"
 
 /* Results must not depend on the compiler fusing a * b + c (clang contracts
  * by default where FMA is available; GCC does not in ISO C mode). */

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 #include "filters-cpu.h"
-#include "ops/filters/gradnorm-kernels.h"
+#include "ops/filters/gradnorm.h"
 
 #define FV__GN_BLOCK 512
 #define FV__GN_MIN_WORK 32768   /* elements per task, at least */
@@ -121,9 +121,4 @@ fv__cpu_gradient_norm(fv_context *ctx, const fv__op_args *a)
     return FV_OK;
 }
 
-void
-fv__cpu_register_gradnorm(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_GRADIENT_NORM][FV__BACKEND_CPU] =
-        (fv__kernel){FV_DTYPE_BIT(FV_FLOAT32) | FV_DTYPE_BIT(FV_FLOAT64), FV_MAX_NDIM, fv__cpu_gradient_norm};
-}
+FV_KERNEL(GRADIENT_NORM, CPU, FV_DTYPE_BIT(FV_FLOAT32) | FV_DTYPE_BIT(FV_FLOAT64), FV_MAX_NDIM, fv__cpu_gradient_norm);

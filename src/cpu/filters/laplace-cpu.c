@@ -14,7 +14,7 @@
  * turns STDC FP_CONTRACT OFF for clang, so no product is fused into a sum. */
 #include <string.h>
 #include "filters-cpu.h"
-#include "ops/filters/laplace-kernels.h"
+#include "ops/filters/laplace.h"
 
 #define FV__LAP_BLOCK 512
 #define FV__LAP_MIN_WORK 16384   /* elements per task, at least */
@@ -274,8 +274,4 @@ fv__cpu_laplace(fv_context *ctx, const fv__op_args *a)
     return FV_OK;
 }
 
-void
-fv__cpu_register_laplace(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_LAPLACE][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_laplace};
-}
+FV_KERNEL(LAPLACE, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_laplace);

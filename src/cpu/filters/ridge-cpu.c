@@ -5,7 +5,7 @@
  * order like non-negative values; NaN wins as in NumPy's max). */
 #include <stdatomic.h>
 #include "filters-cpu.h"
-#include "ops/filters/ridge-kernels.h"
+#include "ops/filters/ridge.h"
 
 #define FV__RIDGE_GRAIN 4096
 
@@ -92,9 +92,4 @@ fv__cpu_hessian_ridge(fv_context *ctx, const fv__op_args *a)
     return FV_OK;
 }
 
-void
-fv__cpu_register_ridge(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_HESSIAN_RIDGE][FV__BACKEND_CPU] =
-        (fv__kernel){FV_DTYPE_BIT(FV_FLOAT32) | FV_DTYPE_BIT(FV_FLOAT64), FV_MAX_NDIM, fv__cpu_hessian_ridge};
-}
+FV_KERNEL(HESSIAN_RIDGE, CPU, FV_DTYPE_BIT(FV_FLOAT32) | FV_DTYPE_BIT(FV_FLOAT64), FV_MAX_NDIM, fv__cpu_hessian_ridge);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-#include "ops/measure/contours-kernels.h"
+#include "ops/measure/contours.h"
 
 typedef struct {
     fv__cseg *v;
@@ -126,7 +126,7 @@ fv__contour_block(void *arg, int64_t begin, int64_t end)
     }
 }
 
-fv_status
+static fv_status
 fv__contour_segments(fv_context *ctx, const char *img, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
                      const char *mask, int64_t mrs, int64_t mcs, double level, int high, fv__cseg **segs,
                      int64_t *nseg)
@@ -172,3 +172,16 @@ fv__contour_segments(fv_context *ctx, const char *img, int64_t rows, int64_t col
     free(j.bufs);
     return st;
 }
+
+static fv_status
+fv__cpu_contours(fv_context *ctx, const fv__op_args *a)
+{
+    const fv__contours_params *p = fv__params_CONTOURS(a);
+    const fv_array *im = a->in, *mask = a->in2;
+    return fv__contour_segments(fv__ctx(ctx), (const char *)fv_array_data(im), im->shape[0], im->shape[1],
+                                im->strides[0], im->strides[1], mask ? (const char *)fv_array_data(mask) : NULL,
+                                mask ? mask->strides[0] : 0, mask ? mask->strides[1] : 0, p->level, p->high,
+                                p->segs, p->nseg);
+}
+FV_KERNEL(CONTOURS, CPU, FV_DTYPE_BIT(FV_FLOAT64) | FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8), 2,
+          fv__cpu_contours);

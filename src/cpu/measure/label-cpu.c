@@ -23,8 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "ops/measure/label-kernels.h"
-#include "ops/measure/regionprops-kernels.h"
+#include "ops/measure/label.h"
+#include "ops/morphology/binary-flood.h"
+#include "ops/measure/regionprops.h"
 
 #define FV__LD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define FV__ST(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -649,13 +650,5 @@ done:
     return st;
 }
 
-void
-fv__cpu_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    uint32_t dt = FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL);
-    table[FV__OP_LABEL][FV__BACKEND_CPU] = (fv__kernel){dt, FV_MAX_NDIM, fv__cpu_label};
-    table[FV__OP_BINARY_FLOOD][FV__BACKEND_CPU] =
-        (fv__kernel){FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8) | FV_DTYPE_BIT(FV_INT8), FV_MAX_NDIM,
-                     fv__cpu_binary_flood};
-    fv__cpu_register_regionprops(table);
-}
+FV_KERNEL(LABEL, CPU, FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL), FV_MAX_NDIM, fv__cpu_label);
+FV_KERNEL(BINARY_FLOOD, CPU, FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8) | FV_DTYPE_BIT(FV_INT8), FV_MAX_NDIM, fv__cpu_binary_flood);

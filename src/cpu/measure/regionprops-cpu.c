@@ -16,7 +16,7 @@
 #include <string.h>
 #include <math.h>
 #include "internal.h"
-#include "ops/measure/regionprops-kernels.h"
+#include "ops/measure/regionprops.h"
 
 #define FV__RP_BUDGET ((int64_t)256 << 20)   /* bytes of block tables */
 #define FV__RP_MIN_BLOCK ((int64_t)1 << 15)  /* pixels per block at least */
@@ -260,9 +260,4 @@ fv__cpu_region_stats(fv_context *ctx, const fv__op_args *a)
     return FV_OK;
 }
 
-void
-fv__cpu_register_regionprops(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    uint32_t dt = FV_DTYPES_INT | FV_DTYPE_BIT(FV_FLOAT64);
-    table[FV__OP_REGION_STATS][FV__BACKEND_CPU] = (fv__kernel){dt, FV__RP_MAX_NDIM + 1, fv__cpu_region_stats};
-}
+FV_KERNEL(REGION_STATS, CPU, FV_DTYPES_INT | FV_DTYPE_BIT(FV_FLOAT64), FV__RP_MAX_NDIM + 1, fv__cpu_region_stats);

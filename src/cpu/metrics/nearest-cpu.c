@@ -4,7 +4,7 @@
  * smallest squared distance (lowest point row among ties), and stops a
  * direction once the gap along the axis alone, squared, exceeds the best.
  * Queries are split over the thread pool. */
-#include "ops/metrics/nearest-kernels.h"
+#include "ops/metrics/nearest.h"
 
 typedef struct {
     const int64_t *p, *q;
@@ -69,10 +69,15 @@ fv__nn_range(void *arg, int64_t begin, int64_t end)
     }
 }
 
-void
-fv__cpu_nearest_points(fv_context *ctx, const int64_t *points, int64_t n, const int64_t *queries, int64_t m,
-                       int64_t nd, int64_t axis, int64_t *d2, int64_t *index)
+static fv_status
+fv__cpu_nearest_points(fv_context *ctx, const fv__op_args *a)
 {
-    fv__nn_job j = {points, queries, n, nd, axis, d2, index};
-    fv__parallel_for(ctx, m, 256, fv__nn_range, &j);
+    const fv__nearest_params *p = fv__params_NEAREST(a);
+    const fv_array *points = a->in, *queries = a->in2;
+    fv__nn_job j = {(const int64_t *)points->data, (const int64_t *)queries->data, points->shape[0],
+                    points->shape[1], p->axis, (int64_t *)a->out->data,
+                    p->index ? (int64_t *)p->index->data : NULL};
+    fv__parallel_for(fv__ctx(ctx), queries->shape[0], 256, fv__nn_range, &j);
+    return FV_OK;
 }
+FV_KERNEL(NEAREST, CPU, FV_DTYPE_BIT(FV_INT64), 2, fv__cpu_nearest_points);

@@ -5,10 +5,10 @@
  * in the moments' dtype, one operation at a time in scikit-image's order (the
  * library builds with ISO C floating point: no contraction into FMAs). */
 #include <stdlib.h>
-#include "ops/metrics/ssim-kernels.h"
+#include "ops/metrics/ssim.h"
 
 typedef struct {
-    const fv__ssim_args *a;
+    const fv__ssim_params *a;
     int64_t len, nlines;
     double *line_sum;   /* per line: interior sum of S */
 } fv__ssim_job;
@@ -16,7 +16,7 @@ typedef struct {
 /* Is line `line` (index over all axes but the last) inside the interior on
  * every leading axis? */
 static int
-fv__ssim_line_inside(const fv__ssim_args *a, int64_t line)
+fv__ssim_line_inside(const fv__ssim_params *a, int64_t line)
 {
     for (int d = a->ndim - 2; d >= 0; d--) {
         const int64_t n = a->shape[d], i = line % n;
@@ -31,7 +31,7 @@ fv__ssim_line_inside(const fv__ssim_args *a, int64_t line)
     static void NAME(void *arg, int64_t begin, int64_t end)                                        \
     {                                                                                              \
         const fv__ssim_job *j = arg;                                                               \
-        const fv__ssim_args *a = j->a;                                                             \
+        const fv__ssim_params *a = j->a;                                                             \
         const T cn = (T)a->cov_norm, c1 = (T)a->c1, c2 = (T)a->c2, two = (T)2;                     \
         const int64_t len = j->len, lo = a->pad, hi = len - a->pad;                                \
         for (int64_t line = begin; line < end; line++) {                                           \
@@ -69,9 +69,10 @@ fv__ssim_line_inside(const fv__ssim_args *a, int64_t line)
 FV__SSIM_LINES(float, fv__ssim_lines_f32)
 FV__SSIM_LINES(double, fv__ssim_lines_f64)
 
-fv_status
-fv__cpu_ssim_map(fv_context *ctx, const fv__ssim_args *a, double *sum, int64_t *count)
+static fv_status
+fv__cpu_ssim_map(fv_context *ctx, const fv__op_args *args)
 {
+    const fv__ssim_params *a = fv__params_SSIM(args);
     const int64_t len = a->ndim ? a->shape[a->ndim - 1] : 1;
     int64_t n = 1, cnt = 1;
     for (int d = 0; d < a->ndim; d++) {
@@ -88,7 +89,9 @@ fv__cpu_ssim_map(fv_context *ctx, const fv__ssim_args *a, double *sum, int64_t *
     for (int64_t l = 0; l < nlines; l++)
         s += j.line_sum[l];
     free(j.line_sum);
-    *sum = s;
-    *count = cnt;
+    *a->sum = s;
+    *a->count = cnt;
     return FV_OK;
 }
+
+FV_KERNEL(SSIM, CPU, FV_DTYPES_FLOAT, FV_MAX_NDIM, fv__cpu_ssim_map);

@@ -313,14 +313,14 @@ fv__cpu_cdt(fv_context *ctx, const fv__op_args *a)
 {
     const char *name = "distance_transform_cdt";
     const fv__distance_params *p = a->params;
-    fv_array *fga = NULL;
+    const fv_array *fga = a->in;   /* the foreground (ops/morphology/distance.h) */
     int32_t *dt = NULL;
     int64_t *ft = NULL;
     fv__cdt_elem *el = NULL;
     int64_t *offs = NULL;
     fv_status st = FV_OK;
 
-    if (!p || p->ndim != a->in->ndim)
+    if (!p || p->ndim != a->in->ndim || !fv__distance_fg_ok(a->in))
         return fv_error_set(FV_EINTERNAL, name, "bad kernel parameters");
     const int nd = p->ndim;
     const int64_t size = fv_array_size(a->in);
@@ -330,8 +330,6 @@ fv__cpu_cdt(fv_context *ctx, const fv__op_args *a)
     int64_t ssize = 1;
     for (int d = 0; d < nd; d++)
         ssize *= 3;
-    if ((st = fv__cpu_foreground(ctx, name, a->in, &fga)))
-        return st;
     dt = malloc(sizeof *dt * (size_t)size);
     if (p->indices)
         ft = malloc(sizeof *ft * (size_t)size);
@@ -408,6 +406,7 @@ done:
     free(ft);
     free(el);
     free(offs);
-    fv_array_unref(fga);
     return st;
 }
+
+FV_KERNEL(CDT, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_cdt);

@@ -314,12 +314,12 @@ fv__cpu_edt(fv_context *ctx, const fv__op_args *a)
 {
     const char *name = "distance_transform_edt";
     const fv__distance_params *p = a->params;
-    fv_array *fga = NULL;
+    const fv_array *fga = a->in;   /* the foreground (ops/morphology/distance.h) */
     int32_t *feat = NULL;
     fv_status st = FV_OK;
     fv__edt_job j;
 
-    if (!p || p->ndim != a->in->ndim)
+    if (!p || p->ndim != a->in->ndim || !fv__distance_fg_ok(a->in))
         return fv_error_set(FV_EINTERNAL, name, "bad kernel parameters");
     memset(&j, 0, sizeof j);
     j.nd = p->ndim;
@@ -334,8 +334,6 @@ fv__cpu_edt(fv_context *ctx, const fv__op_args *a)
     atomic_init(&j.oom, 0);
     if (j.size == 0)
         return FV_OK;
-    if ((st = fv__cpu_foreground(ctx, name, a->in, &fga)))
-        return st;
     j.fg = (const uint8_t *)fga->data;
     /* scratch: feature coordinates along axes 0 .. nd-2 (the last pass writes the outputs) */
     int nfeat = j.nd > 1 ? j.nd - 1 : 1;
@@ -385,6 +383,7 @@ oom:
     st = fv_error_set(FV_ENOMEM, name, "out of memory");
 done:
     free(feat);
-    fv_array_unref(fga);
     return st;
 }
+
+FV_KERNEL(EDT, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_edt);

@@ -284,3 +284,5 @@ done:
     free(groups);
     return st;
 }
+
+FV_KERNEL(BINARY_EROSION, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_binary_erosion);

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "ops/morphology/skmorphology-kernels.h"
+#include "ops/morphology/extrema.h"
 #include "core/plan.h"
 
 #define FV__LT_max(a, b) ((a) < (b))
@@ -313,3 +313,5 @@ fv__cpu_local_maxima(fv_context *ctx, const fv__op_args *a)
     }
     return st;
 }
+
+FV_KERNEL(LOCAL_MAXIMA, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_local_maxima);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "ops/morphology/skmorphology-kernels.h"
+#include "ops/morphology/reconstruction.h"
 
 /* ---- a growable FIFO of int64 --------------------------------------------------- */
 
@@ -267,11 +267,4 @@ fv__cpu_reconstruction(fv_context *ctx, const fv__op_args *a)
     }
 }
 
-void
-fv__cpu_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_RECONSTRUCTION][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_reconstruction};
-    table[FV__OP_LOCAL_MAXIMA][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_local_maxima};
-    table[FV__OP_THIN][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_ALL, 2, fv__cpu_thin};
-    table[FV__OP_MEDIAL_AXIS][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPES_ALL, 2, fv__cpu_medial_axis};
-}
+FV_KERNEL(RECONSTRUCTION, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_reconstruction);

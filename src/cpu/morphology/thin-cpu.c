@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "ops/morphology/skmorphology-kernels.h"
+#include "ops/morphology/thin.h"
 
 /* ---- thin ------------------------------------------------------------------------- */
 
@@ -186,3 +186,6 @@ fv__cpu_medial_axis(fv_context *ctx, const fv__op_args *a)
     }
     return FV_OK;
 }
+
+FV_KERNEL(THIN, CPU, FV_DTYPES_ALL, 2, fv__cpu_thin);
+FV_KERNEL(MEDIAL_AXIS, CPU, FV_DTYPES_ALL, 2, fv__cpu_medial_axis);

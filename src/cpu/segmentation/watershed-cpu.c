@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include "internal.h"
 #include "alloc.h"
-#include "ops/segmentation/watershed-kernels.h"
+#include "ops/segmentation/watershed.h"
 
 typedef struct fv__ws_item {
     double value;
@@ -337,9 +337,4 @@ oom:
     return fv_error_set(FV_ENOMEM, "watershed", "out of memory for the flooding queue");
 }
 
-void
-fv__cpu_register_segmentation(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_WATERSHED][FV__BACKEND_CPU] = (fv__kernel){FV_DTYPE_BIT(FV_FLOAT64) | FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_INT64),
-                                                                FV_MAX_NDIM, fv__cpu_watershed};
-}
+FV_KERNEL(WATERSHED, CPU, FV_DTYPE_BIT(FV_FLOAT64) | FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_INT64), FV_MAX_NDIM, fv__cpu_watershed);

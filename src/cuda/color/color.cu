@@ -3,7 +3,7 @@
  * every extent fits, 64-bit otherwise), then the per-pixel math shared with the
  * CPU backend (src/ops/color/color-kernels.h). Runs on the context's stream. */
 #include "cuda/common.cuh"
-#include "ops/color/color-kernels.h"
+#include "ops/color/color.h"
 
 #define FV_CU_COLOR_KERNEL(SFX, IT, GT, AT)                                                      \
     __global__ void fv_k_color_##SFX##_##IT(const char *in, const char *in2, char *out, GT g,   \
@@ -94,8 +94,4 @@ fv_cu_color(fv_context *ctx, const fv__op_args *a)
     return st;
 }
 
-extern "C" void
-fv__cuda_register_color(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_COLOR][FV__BACKEND_CUDA] = (fv__kernel){FV_DTYPES_FLOAT, FV_MAX_NDIM, fv_cu_color};
-}
+FV_KERNEL(COLOR, CUDA, FV_DTYPES_FLOAT, FV_MAX_NDIM, fv_cu_color);

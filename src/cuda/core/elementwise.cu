@@ -502,19 +502,7 @@ fv_cu_multiply(fv_context *ctx, const fv__op_args *a)
 
 /* ==== registration ================================================================== */
 
-static void
-fv_cu_set(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT], fv__op op, fv__kernel_fn fn)
-{
-    table[op][FV__BACKEND_CUDA].dtypes = FV_DTYPES_ALL;
-    table[op][FV__BACKEND_CUDA].max_ndim = FV_MAX_NDIM;
-    table[op][FV__BACKEND_CUDA].fn = fn;
-}
-
-extern "C" void
-fv__cuda_register_kernels(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    fv_cu_set(table, FV__OP_ASTYPE, fv_cu_astype);
-    fv_cu_set(table, FV__OP_COPY, fv_cu_copy);
-    fv_cu_set(table, FV__OP_ADD, fv_cu_add);
-    fv_cu_set(table, FV__OP_MULTIPLY, fv_cu_multiply);
-}
+FV_KERNEL(ASTYPE, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv_cu_astype);
+FV_KERNEL(COPY, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv_cu_copy);
+FV_KERNEL(ADD, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv_cu_add);
+FV_KERNEL(MULTIPLY, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv_cu_multiply);

@@ -7,7 +7,7 @@
  * inline helpers of exposure-kernels.h, shared with the CPU kernels. */
 #include "cuda/common.cuh"
 #include "fovea/exposure.h"
-#include "ops/exposure/exposure-kernels.h"
+#include "ops/exposure/exposure.h"
 
 #define FV_CU_HIST_SHARED_BINS 12288   /* 48 KiB of uint32 counters */
 
@@ -342,10 +342,6 @@ done:
     return st;
 }
 
-extern "C" void
-fv__cuda_register_exposure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_MINMAX][FV__BACKEND_CUDA] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cuda_minmax};
-    table[FV__OP_HISTOGRAM][FV__BACKEND_CUDA] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cuda_histogram};
-    table[FV__OP_CLAHE][FV__BACKEND_CUDA] = (fv__kernel){FV_DTYPE_BIT(FV_UINT16), FV_MAX_NDIM, fv__cuda_clahe};
-}
+FV_KERNEL(MINMAX, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cuda_minmax);
+FV_KERNEL(HISTOGRAM, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cuda_histogram);
+FV_KERNEL(CLAHE, CUDA, FV_DTYPE_BIT(FV_UINT16), FV_MAX_NDIM, fv__cuda_clahe);

@@ -2038,3 +2038,5 @@ done:
     fv_cu_end(&x);
     return st;
 }
+
+FV_KERNEL(SEP2, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cuda_sep2);

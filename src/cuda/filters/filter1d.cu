@@ -1391,3 +1391,5 @@ fv__cuda_filter1d(fv_context *ctx, const fv__op_args *a)
         return st;
     return fv__cuda_filter1d_guarded(ctx, a, NULL);
 }
+
+FV_KERNEL(FILTER1D, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cuda_filter1d);

@@ -389,3 +389,5 @@ done:
     fv_cu_end(&x);
     return st;
 }
+
+FV_KERNEL(FILTERND, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cuda_filternd);

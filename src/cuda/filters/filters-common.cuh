@@ -18,7 +18,10 @@
 #include <stdint.h>
 
 #include "cuda/common.cuh"
-#include "ndimage.h"
+#include "ops/filters/filter1d.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/filters/ndimage-math.h"
 
 /* ---- casts ------------------------------------------------------------------ */
 

@@ -20,7 +20,7 @@
  * bit for bit. */
 #include <stdlib.h>
 #include "cuda/common.cuh"
-#include "ops/filters/gradnorm-kernels.h"
+#include "ops/filters/gradnorm.h"
 #include "core/plan.h"
 
 template <typename T> struct fv_cu_gn;
@@ -251,9 +251,4 @@ fv_cu_gradient_norm(fv_context *ctx, const fv__op_args *a)
     return st;
 }
 
-extern "C" void
-fv__cuda_register_gradnorm(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_GRADIENT_NORM][FV__BACKEND_CUDA] =
-        (fv__kernel){FV_DTYPE_BIT(FV_FLOAT32) | FV_DTYPE_BIT(FV_FLOAT64), FV_MAX_NDIM, fv_cu_gradient_norm};
-}
+FV_KERNEL(GRADIENT_NORM, CUDA, FV_DTYPE_BIT(FV_FLOAT32) | FV_DTYPE_BIT(FV_FLOAT64), FV_MAX_NDIM, fv_cu_gradient_norm);

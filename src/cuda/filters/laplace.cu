@@ -29,7 +29,7 @@
 #include <stdlib.h>
 
 #include "filters-common.cuh"
-#include "ops/filters/laplace-kernels.h"
+#include "ops/filters/laplace.h"
 #include "core/plan.h"
 
 #define FV_CU_LAP_MINROW 128   /* shorter rows go to the strided kernel */
@@ -372,8 +372,4 @@ fv_cu_laplace(fv_context *ctx, const fv__op_args *a)
     return st;
 }
 
-extern "C" void
-fv__cuda_register_laplace(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_LAPLACE][FV__BACKEND_CUDA] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv_cu_laplace};
-}
+FV_KERNEL(LAPLACE, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv_cu_laplace);

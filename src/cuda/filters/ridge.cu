@@ -21,7 +21,7 @@
  * Results agree with the CPU backend to rounding (FMA contraction, CUDA's
  * expf / exp), not bit for bit. */
 #include "cuda/common.cuh"
-#include "ops/filters/ridge-kernels.h"
+#include "ops/filters/ridge.h"
 
 template <typename T> struct fv_cu_ridge_t;
 template <> struct fv_cu_ridge_t<float> {
@@ -132,9 +132,4 @@ fv_cu_hessian_ridge(fv_context *ctx, const fv__op_args *a)
     return st;
 }
 
-extern "C" void
-fv__cuda_register_ridge(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_HESSIAN_RIDGE][FV__BACKEND_CUDA] =
-        (fv__kernel){FV_DTYPE_BIT(FV_FLOAT32) | FV_DTYPE_BIT(FV_FLOAT64), FV_MAX_NDIM, fv_cu_hessian_ridge};
-}
+FV_KERNEL(HESSIAN_RIDGE, CUDA, FV_DTYPE_BIT(FV_FLOAT32) | FV_DTYPE_BIT(FV_FLOAT64), FV_MAX_NDIM, fv_cu_hessian_ridge);

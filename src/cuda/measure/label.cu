@@ -32,8 +32,9 @@
 #include <cub/device/device_scan.cuh>
 #include "cuda/common.cuh"
 #include "cuda/measure/union-find.cuh"
-#include "ops/measure/label-kernels.h"
-#include "ops/measure/regionprops-kernels.h"
+#include "ops/measure/label.h"
+#include "ops/morphology/binary-flood.h"
+#include "ops/measure/regionprops.h"
 #include "core/plan.h"
 
 typedef struct fv_cu_label_geom {
@@ -596,13 +597,5 @@ done:
     return st;
 }
 
-extern "C" void
-fv__cuda_register_measure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    uint32_t dt = FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL);
-    table[FV__OP_LABEL][FV__BACKEND_CUDA] = (fv__kernel){dt, FV_MAX_NDIM, fv__cuda_label};
-    table[FV__OP_BINARY_FLOOD][FV__BACKEND_CUDA] =
-        (fv__kernel){FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8) | FV_DTYPE_BIT(FV_INT8), FV_MAX_NDIM,
-                     fv__cuda_binary_flood};
-    fv__cuda_register_regionprops(table);
-}
+FV_KERNEL(LABEL, CUDA, FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL), FV_MAX_NDIM, fv__cuda_label);
+FV_KERNEL(BINARY_FLOOD, CUDA, FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8) | FV_DTYPE_BIT(FV_INT8), FV_MAX_NDIM, fv__cuda_binary_flood);

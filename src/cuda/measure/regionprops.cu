@@ -16,7 +16,7 @@
  * the contended row. Otherwise every lane updates on its own.
  * Index type: int64 throughout (the pixel loops are grid-stride). */
 #include "cuda/common.cuh"
-#include "ops/measure/regionprops-kernels.h"
+#include "ops/measure/regionprops.h"
 
 typedef struct fv_cu_rp_geom {
     int nd;
@@ -312,9 +312,4 @@ done:
     return st;
 }
 
-extern "C" void
-fv__cuda_register_regionprops(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    uint32_t dt = FV_DTYPES_INT | FV_DTYPE_BIT(FV_FLOAT64);
-    table[FV__OP_REGION_STATS][FV__BACKEND_CUDA] = (fv__kernel){dt, FV__RP_MAX_NDIM + 1, fv__cuda_region_stats};
-}
+FV_KERNEL(REGION_STATS, CUDA, FV_DTYPES_INT | FV_DTYPE_BIT(FV_FLOAT64), FV__RP_MAX_NDIM + 1, fv__cuda_region_stats);

@@ -220,7 +220,8 @@ fv_cu_cdt(fv_context *ctx, const fv__op_args *a)
 {
     const char *name = "distance_transform_cdt";
     const fv__distance_params *p = (const fv__distance_params *)a->params;
-    fv_array *fga = NULL, *Da = NULL, *Fa = NULL, *pF = NULL, *pB = NULL, *misc = NULL;
+    const fv_array *fga = a->in;   /* the foreground (ops/morphology/distance.h) */
+    fv_array *Da = NULL, *Fa = NULL, *pF = NULL, *pB = NULL, *misc = NULL;
     int8_t *hdelta = NULL;
     int64_t *hoff = NULL;
     fv_cu_exec x;
@@ -230,7 +231,7 @@ fv_cu_cdt(fv_context *ctx, const fv__op_args *a)
     cudaError_t e;
 
     ctx = fv__ctx(ctx);
-    if (!p || p->ndim != a->in->ndim)
+    if (!p || p->ndim != a->in->ndim || !fv__distance_fg_ok(a->in))
         return fv_error_set(FV_EINTERNAL, name, "bad kernel parameters");
     if (p->indices && (p->indices->device.type != FV_DEVICE_CUDA || p->indices->device.id != a->in->device.id))
         return fv_error_set(FV_EDEVICE, name, "indices are on another device");
@@ -270,8 +271,6 @@ fv_cu_cdt(fv_context *ctx, const fv__op_args *a)
     if ((st = fv_cu_begin(ctx, name, a, g.N, &x)) != FV_OK)
         goto done;
     entered = 1;
-    if ((st = fv_cu_foreground(ctx, a->in, &fga)) != FV_OK)
-        goto done;
     /* misc: flag (16 bytes), element offsets, deltas */
     if ((st = fv_cu_morph_temp(ctx, x.device, FV_UINT8, 16 + (int64_t)g.nel * 8 + (int64_t)g.nel * nd, &misc)) ||
         (st = fv_cu_morph_temp(ctx, x.device, FV_INT32, g.N, &Da)))
@@ -337,7 +336,6 @@ fv_cu_cdt(fv_context *ctx, const fv__op_args *a)
         st = fv_cu_launch_status("cdt kernel launch");
     }
 done:
-    fv_cu_morph_release(ctx, fga);
     fv_cu_morph_release(ctx, Da);
     fv_cu_morph_release(ctx, Fa);
     fv_cu_morph_release(ctx, pF);
@@ -349,3 +347,5 @@ done:
     free(hoff);
     return st;
 }
+
+FV_KERNEL(CDT, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv_cu_cdt);

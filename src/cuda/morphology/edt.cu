@@ -1086,7 +1086,8 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
 {
     const char *name = "distance_transform_edt";
     const fv__distance_params *p = (const fv__distance_params *)a->params;
-    fv_array *fga = NULL, *fA = NULL, *fB = NULL, *gsa = NULL, *swra = NULL, *flag = NULL;
+    const fv_array *fga = a->in;   /* the foreground (ops/morphology/distance.h) */
+    fv_array *fA = NULL, *fB = NULL, *gsa = NULL, *swra = NULL, *flag = NULL;
     fv_array *nxa = NULL, *hta = NULL, *sega = NULL, *touta = NULL;
     fv_cu_exec x;
     fv_status st = FV_OK;
@@ -1095,7 +1096,7 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
     cudaError_t e;
 
     ctx = fv__ctx(ctx);
-    if (!p || p->ndim != a->in->ndim)
+    if (!p || p->ndim != a->in->ndim || !fv__distance_fg_ok(a->in))
         return fv_error_set(FV_EINTERNAL, name, "bad kernel parameters");
     memset(&g, 0, sizeof g);
     const int nd = p->ndim;
@@ -1141,8 +1142,6 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
     if ((st = fv_cu_begin(ctx, name, a, g.N, &x)) != FV_OK)
         return st;
     entered = 1;
-    if ((st = fv_cu_foreground(ctx, a->in, &fga)) != FV_OK)
-        goto done;
     if (donly) {
         /* flags: any zero, then per axis "the local search left elements unsettled" */
         if ((st = fv_cu_morph_temp(ctx, x.device, FV_INT32, 1 + nd, &flag)) != FV_OK)
@@ -1258,7 +1257,6 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
         st = fv_cu_launch_status("edt kernel launch");
     }
 done:
-    fv_cu_morph_release(ctx, fga);
     fv_cu_morph_release(ctx, fA);
     fv_cu_morph_release(ctx, fB);
     fv_cu_morph_release(ctx, gsa);
@@ -1272,3 +1270,5 @@ done:
         fv_cu_end(&x);
     return st;
 }
+
+FV_KERNEL(EDT, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv_cu_edt);

@@ -410,3 +410,5 @@ done:
     free(hoff);
     return st;
 }
+
+FV_KERNEL(BINARY_EROSION, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv_cu_binary_erosion);

@@ -23,7 +23,7 @@
  * propagation needed as many passes as the widest plateau). */
 #include "cuda/common.cuh"
 #include "cuda/measure/union-find.cuh"
-#include "ops/morphology/skmorphology-kernels.h"
+#include "ops/morphology/extrema.h"
 
 enum { FV_CU_LM_BORDER = 1, FV_CU_LM_CAND = 2, FV_CU_LM_BAD = 4, FV_CU_LM_RISE = 8 };
 
@@ -331,3 +331,5 @@ done:
     fv_cu_end(&x);
     return st;
 }
+
+FV_KERNEL(LOCAL_MAXIMA, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cuda_local_maxima);

@@ -3,11 +3,9 @@
 #define FV_MORPHOLOGY_CUDA_CUH
 
 #include "cuda/common.cuh"
-#include "ndimage.h"
-
-fv_status fv_cu_binary_erosion(fv_context *ctx, const fv__op_args *a);
-fv_status fv_cu_edt(fv_context *ctx, const fv__op_args *a);
-fv_status fv_cu_cdt(fv_context *ctx, const fv__op_args *a);
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
 
 #define FV_CU_MORPH_BLOCK 128   /* threads per block of the per-line kernels */
 
@@ -45,30 +43,6 @@ fv_cu_morph_temp(fv_context *ctx, int device, fv_dtype dt, int64_t n, fv_array *
 {
     fv_device dev = {FV_DEVICE_CUDA, device};
     return fv_array_new(ctx, dt, 1, &n, dev, out);
-}
-
-/* A C-contiguous one-byte array of (in != 0) on in's device: in itself (a new
- * reference) when it already is one, else a bool copy. */
-static inline fv_status
-fv_cu_foreground(fv_context *ctx, const fv_array *in, fv_array **out)
-{
-    fv_status st;
-    *out = NULL;
-    if ((in->dtype == FV_BOOL || in->dtype == FV_UINT8 || in->dtype == FV_INT8) && fv_array_is_contiguous(in)) {
-        *out = fv_array_ref((fv_array *)in);
-        return FV_OK;
-    }
-    if ((st = fv_array_new(ctx, FV_BOOL, in->ndim, in->shape, in->device, out)) != FV_OK)
-        return st;
-    fv__op_args a;
-    memset(&a, 0, sizeof a);
-    a.in = in;
-    a.out = *out;
-    if ((st = fv__dispatch(ctx, FV__OP_ASTYPE, &a)) != FV_OK) {
-        fv_array_unref(*out);
-        *out = NULL;
-    }
-    return st;
 }
 
 /* Release a device temporary after the work queued on ctx's stream. */

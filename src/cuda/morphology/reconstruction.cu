@@ -22,7 +22,7 @@
  * pixel being raised see its old or new value, both valid. Also registers the
  * scikit-image morphology CUDA kernels. */
 #include "cuda/common.cuh"
-#include "ops/morphology/skmorphology-kernels.h"
+#include "ops/morphology/reconstruction.h"
 #include "ops/morphology/rec-scan.h"
 #include "core/plan.h"
 
@@ -584,10 +584,4 @@ done:
     return st;
 }
 
-extern "C" void
-fv__cuda_register_skmorph(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    table[FV__OP_RECONSTRUCTION][FV__BACKEND_CUDA] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cuda_reconstruction};
-    table[FV__OP_LOCAL_MAXIMA][FV__BACKEND_CUDA] = (fv__kernel){FV_DTYPES_ALL, FV_MAX_NDIM, fv__cuda_local_maxima};
-    table[FV__OP_THIN][FV__BACKEND_CUDA] = (fv__kernel){FV_DTYPES_ALL, 2, fv__cuda_thin};
-}
+FV_KERNEL(RECONSTRUCTION, CUDA, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cuda_reconstruction);

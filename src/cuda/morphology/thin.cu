@@ -3,7 +3,7 @@
  * 8-neighbourhood, outside = 0); a flag records deletions, read once per full
  * iteration. */
 #include "cuda/common.cuh"
-#include "ops/morphology/skmorphology-kernels.h"
+#include "ops/morphology/thin.h"
 
 #define FV_CU_THIN_LOAD(E, T, S)                                                  \
     __global__ void fv_k_thin_load_##S(const T *in, uint8_t *out, int64_t n)      \
@@ -100,3 +100,5 @@ done:
     fv_cu_end(&x);
     return st;
 }
+
+FV_KERNEL(THIN, CUDA, FV_DTYPES_ALL, 2, fv__cuda_thin);

@@ -68,7 +68,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cuda/common.cuh"
-#include "ops/segmentation/watershed-kernels.h"
+#include "ops/segmentation/watershed.h"
 #include "ops/segmentation/watershed-relax.h"
 #include "core/plan.h"
 
@@ -515,9 +515,4 @@ done:
     return st;
 }
 
-extern "C" void
-fv__cuda_register_segmentation(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT])
-{
-    uint32_t dt = FV_DTYPE_BIT(FV_FLOAT64) | FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_INT64);
-    table[FV__OP_WATERSHED][FV__BACKEND_CUDA] = (fv__kernel){dt, FV_MAX_NDIM, fv__cuda_watershed};
-}
+FV_KERNEL(WATERSHED, CUDA, FV_DTYPE_BIT(FV_FLOAT64) | FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_INT64), FV_MAX_NDIM, fv__cuda_watershed);

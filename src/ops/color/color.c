@@ -5,7 +5,7 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/color.h"
-#include "ops/color/color-kernels.h"
+#include "ops/color/color.h"
 
 static const char *const fv__color_names[FV_COLOR_CONV_COUNT] = {
     "matrix",  "rgb2hsv", "hsv2rgb",  "xyz2lab",      "lab2xyz",        "xyz2luv",          "luv2xyz",

@@ -4,8 +4,8 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/exposure.h"
-#include "ops/exposure/exposure-kernels.h"
-#include "ops/morphology/skmorphology-kernels.h"   /* fv__skm_contig */
+#include "ops/exposure/exposure.h"
+#include "ops/morphology/skmorphology.h"   /* fv__skm_contig */
 
 static fv_status
 fv__check_mask(const char *name, const fv_array *in, const fv_array *mask)

@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
-#include "ndimage.h"
+#include "ops/filters/filter1d.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/filters/ndimage-math.h"
 #include "ops/filters/filters-ops.h"
 #include "core/plan.h"
 

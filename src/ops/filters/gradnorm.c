@@ -7,7 +7,7 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/filters.h"
-#include "ops/filters/gradnorm-kernels.h"
+#include "ops/filters/gradnorm.h"
 
 /* 1 when a and b are the same elements: same data pointer and, on every axis of
  * extent > 1, the same stride (a and b have one shape). */

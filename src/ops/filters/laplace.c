@@ -5,10 +5,11 @@
  * in, the kernels read a copy of in (as fv_correlate1d does). */
 #include <string.h>
 #include "internal.h"
-#include "ndimage.h"
+#include "ops/filters/filter1d.h"
+#include "ops/filters/ndimage-math.h"
 #include "fovea/filters.h"
 #include "ops/filters/filters-ops.h"
-#include "ops/filters/laplace-kernels.h"
+#include "ops/filters/laplace.h"
 
 fv_status
 fv_laplace(fv_context *ctx, const fv_array *in, fv_array *out, const int *axes, int naxes, const fv_mode *modes,

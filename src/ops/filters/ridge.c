@@ -8,7 +8,7 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/filters.h"
-#include "ops/filters/ridge-kernels.h"
+#include "ops/filters/ridge.h"
 
 /* a has h0's dtype, shape and device and is C-contiguous. */
 static fv_status

@@ -1,5 +1,5 @@
 /* fv_find_contours (skimage.measure.find_contours): validate, extract the
- * marching-squares segments (cpu/measure/contours-cpu.c), join them.
+ * marching-squares segments (the op CONTOURS, cpu/measure/contours-cpu.c), join them.
  *
  * Joining walks the segments in raster order with two maps from a point to
  * a contour: `starts` (contours that begin there) and `ends` (contours that
@@ -18,7 +18,7 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/contours.h"
-#include "ops/measure/contours-kernels.h"
+#include "ops/measure/contours.h"
 
 /* ---- a contour: points in buf[lo .. hi), growing at both ends ------------- */
 
@@ -297,11 +297,8 @@ fv_find_contours(fv_context *ctx, const fv_array *image, const fv_array *mask, d
     }
     fv__cseg *seg = NULL;
     int64_t nseg = 0;
-    fv_status st = fv__contour_segments(fv__ctx(ctx), (const char *)fv_array_data(image), image->shape[0],
-                                        image->shape[1], image->strides[0], image->strides[1],
-                                        mask ? (const char *)fv_array_data(mask) : NULL,
-                                        mask ? mask->strides[0] : 0, mask ? mask->strides[1] : 0, level,
-                                        fully_connected_high != 0, &seg, &nseg);
+    const fv__contours_params p = {level, fully_connected_high != 0, &seg, &nseg};
+    fv_status st = fv__run_CONTOURS(ctx, image, mask, NULL, &p);
     if (st == FV_OK)
         st = fv__join(seg, nseg, out);
     free(seg);

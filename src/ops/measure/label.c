@@ -5,8 +5,8 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/measure.h"
-#include "ops/measure/label-kernels.h"
-#include "ops/morphology/skmorphology-kernels.h"   /* fv__skm_contig / work / finish */
+#include "ops/measure/label.h"
+#include "ops/morphology/skmorphology.h"   /* fv__skm_contig / work / finish */
 
 /* The bit pattern that a value of dt must have to equal bg after the int64
  * conversion; 0 when no value of dt converts to bg. */

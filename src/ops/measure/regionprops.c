@@ -2,8 +2,8 @@
  * validate, make labels contiguous and intensity contiguous float64, dispatch. */
 #include "internal.h"
 #include "fovea/measure.h"
-#include "ops/measure/regionprops-kernels.h"
-#include "ops/morphology/skmorphology-kernels.h"   /* fv__skm_contig */
+#include "ops/measure/regionprops.h"
+#include "ops/morphology/skmorphology.h"   /* fv__skm_contig */
 
 int64_t
 fv_region_stats_columns(int ndim, int64_t channels)

@@ -1,8 +1,9 @@
 /* fv_nearest_points: validate (shapes, dtypes, the sort order along the
- * sweep axis, coordinate range), run the CPU sweep (cpu/metrics/nearest-cpu.c). */
+ * sweep axis, coordinate range), run the op NEAREST
+ * (its CPU sweep: cpu/metrics/nearest-cpu.c). */
 #include "internal.h"
 #include "fovea/metrics.h"
-#include "ops/metrics/nearest-kernels.h"
+#include "ops/metrics/nearest.h"
 
 static fv_status
 fv__nn_check(const char *name, const char *what, const fv_array *a, int ndim)
@@ -58,7 +59,6 @@ fv_nearest_points(fv_context *ctx, const fv_array *points, int axis, const fv_ar
             return fv_error_set(FV_EINVAL, name, "coordinates must lie in (-2^28, 2^28)");
     if (nd > 8)
         return fv_error_set(FV_EINVAL, name, "at most 8 coordinates (squared distances must fit int64)");
-    fv__cpu_nearest_points(fv__ctx(ctx), p, n, q, m, nd, axis, (int64_t *)d2->data,
-                           index ? (int64_t *)index->data : NULL);
-    return FV_OK;
+    const fv__nearest_params np = {axis, index};
+    return fv__run_NEAREST(ctx, points, queries, d2, &np);
 }

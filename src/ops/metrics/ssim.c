@@ -1,10 +1,10 @@
-/* fv_ssim_map: validate the five moment images and the output, run the CPU
- * kernel (cpu/metrics/ssim-cpu.c). GPU data is handled by the Python layer
+/* fv_ssim_map: validate the five moment images and the output, run the op SSIM
+ * (its CPU kernel: cpu/metrics/ssim-cpu.c). GPU data is handled by the Python layer
  * with CuPy elementwise operations, so device arrays are refused here. */
 #include <math.h>
 #include "internal.h"
 #include "fovea/metrics.h"
-#include "ops/metrics/ssim-kernels.h"
+#include "ops/metrics/ssim.h"
 
 fv_status
 fv_ssim_map(fv_context *ctx, const fv_array *ux, const fv_array *uy, fv_array *uxx, fv_array *uyy, fv_array *uxy,
@@ -49,11 +49,12 @@ fv_ssim_map(fv_context *ctx, const fv_array *ux, const fv_array *uy, fv_array *u
         for (int k = 0; k < 5; k++)
             if (fv__arrays_overlap(S_out, all[k]))
                 return fv_error_set(FV_EINVAL, name, "S must be ux, uy or a separate array");
-    fv__ssim_args a = {ux->dtype == FV_FLOAT64, ux->data, uy->data, uxx->data, uyy->data, uxy->data,
-                       S_out ? S_out->data : NULL, ux->ndim, ux->shape, pad, cov_norm, c1, c2, gradient != 0};
     double sum = 0;
     int64_t count = 0;
-    fv_status st = fv__cpu_ssim_map(fv__ctx(ctx), &a, &sum, &count);
+    const fv__ssim_params p = {ux->dtype == FV_FLOAT64, ux->data, uy->data, uxx->data, uyy->data, uxy->data,
+                               S_out ? S_out->data : NULL, ux->ndim, ux->shape, pad, cov_norm, c1, c2,
+                               gradient != 0, &sum, &count};
+    fv_status st = fv__run_SSIM(ctx, ux, uy, NULL, &p);
     if (st == FV_OK)
         *mean = count ? sum / (double)count : NAN;
     return st;

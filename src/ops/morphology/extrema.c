@@ -4,7 +4,8 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/skmorphology.h"
-#include "ops/morphology/skmorphology-kernels.h"
+#include "ops/morphology/extrema.h"
+#include "ops/morphology/skmorphology.h"
 
 fv_status
 fv_local_maxima(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *footprint, int minima)

@@ -14,8 +14,11 @@
 #include <string.h>
 #include <stdlib.h>
 #include "internal.h"
-#include "ndimage.h"
-#include "ops/measure/label-kernels.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
+#include "ops/measure/label.h"
+#include "ops/morphology/binary-flood.h"
 #include "core/plan.h"
 
 /* ---- shared checks ------------------------------------------------------------ */
@@ -50,6 +53,20 @@ fv__bool_copy(fv_context *ctx, const char *name, const fv_array *a, fv_array **o
     }
     (void)name;
     return st;
+}
+
+/* What the distance kernels read (ops/morphology/distance.h): a C-contiguous
+ * one-byte array of (in != 0): in itself (a new reference) when it already is
+ * one, else a bool copy on in's device. */
+static fv_status
+fv__foreground(fv_context *ctx, const char *name, const fv_array *in, fv_array **out)
+{
+    *out = NULL;
+    if ((in->dtype == FV_BOOL || in->dtype == FV_UINT8 || in->dtype == FV_INT8) && fv_array_is_contiguous(in)) {
+        *out = fv_array_ref((fv_array *)in);
+        return FV_OK;
+    }
+    return fv__bool_copy(ctx, name, in, out);
 }
 
 /* ---- binary erosion ------------------------------------------------------------- */
@@ -391,8 +408,12 @@ fv__distance_run(fv_context *ctx, fv__op op, const fv_array *in1, fv__distance_p
     p->distances = d1;
     p->indices = i1;
     if (fv_array_size(in1) > 0) {
-        fv__op_args a = {.in = in1, .out = d1 ? d1 : i1, .params = p};
+        fv_array *fg = NULL;
+        if ((st = fv__foreground(ctx, fv__op_name(op), in1, &fg)))
+            goto done;
+        fv__op_args a = {.in = fg, .out = d1 ? d1 : i1, .params = p};
         st = fv__dispatch(ctx, op, &a);
+        fv_array_unref(fg);
     }
 done:
     fv_array_unref(d1);

@@ -5,7 +5,8 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/skmorphology.h"
-#include "ops/morphology/skmorphology-kernels.h"
+#include "ops/morphology/reconstruction.h"
+#include "ops/morphology/skmorphology.h"
 
 /* ---- shared helpers ---------------------------------------------------------- */
 

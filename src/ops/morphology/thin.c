@@ -3,7 +3,8 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/skmorphology.h"
-#include "ops/morphology/skmorphology-kernels.h"
+#include "ops/morphology/thin.h"
+#include "ops/morphology/skmorphology.h"
 
 static fv_status
 fv__check_binary_pair(const char *name, const fv_array *image, const fv_array *out)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/segmentation.h"
-#include "ops/segmentation/watershed-kernels.h"
+#include "ops/segmentation/watershed.h"
 
 typedef struct fv__ws_nb {
     int64_t rav;

@@ -35,11 +35,8 @@ static inline int64_t fv__rp_col_ch(const fv__rp_params *p, int64_t c)
     return 1 + 2 * (int64_t)p->nd + p->nmom + c * (2 + p->nmom);
 }
 
-fv_status fv__cpu_region_stats(fv_context *ctx, const fv__op_args *a);
-fv_status fv__cuda_region_stats(fv_context *ctx, const fv__op_args *a);
-/* Called by fv__cpu_register_measure / fv__cuda_register_measure. */
-void fv__cpu_register_regionprops(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
-void fv__cuda_register_regionprops(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
+/* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(REGION_STATS, ...) in the kernel file. */
+FV_OP(REGION_STATS, "region_stats", fv__rp_params);
 
 #ifdef __cplusplus
 }

@@ -212,6 +212,9 @@ FV__COLOR_PIXEL(float, f, double, d, double, d)
 FV__COLOR_PIXEL(double, d, float, f, float, f)
 #undef FV__COLOR_PIXEL
 
+/* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(COLOR, ...) in the kernel file. */
+FV_OP(COLOR, "color", fv__color_job);
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,6 +66,9 @@ fv__laplace_acc_of(int odtype)
     }
 }
 
+/* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(LAPLACE, ...) in the kernel file. */
+FV_OP(LAPLACE, "laplace", fv__laplace_job);
+
 #ifdef __cplusplus
 }
 #endif

@@ -50,30 +50,8 @@ void fv__label_rep_table(int nd, int nnb, const int8_t *nb, uint16_t *rep);
 fv_status fv__label_backward(const char *name, int nd, const uint8_t *structure, int connectivity, int8_t **nb,
                              int *nnb);
 
-/* ---- FV__OP_BINARY_FLOOD ---------------------------------------------------
- * fv_binary_erosion's passes until nothing changes (src/ops/morphology), as
- * connected components. For a point-symmetric 3 x ... x 3 structure that holds
- * its centre and origin 0, repeating the pass within the mask sets exactly the
- * pixels of the components of grow = seed | (mask != 0) (neighbours: the
- * structure's) that hold a seed or, along an axis of border_axes, a pixel at
- * either end of that axis (the outside being a seed there); every other pixel
- * keeps its value. seed = ((in != 0) == invert): the set pixels of a dilation,
- * the zero ones of an erosion (the dilation of the complement).
- * out = the flooded set (invert) or its complement (invert 0), as 0 / 1.
- * in and in2 (the mask, or NULL) are one-byte dtypes read as != 0; out is
- * bool, uint8 or int8; all C-contiguous, of one shape, out overlapping
- * neither. */
-typedef struct fv__binary_flood_params {
-    int nnb;                 /* backward neighbours (fv__label_backward) */
-    const int8_t *nb;        /* host: nnb rows of ndim offsets */
-    uint32_t border_axes;    /* bit d: the outside seeds the pixels at both ends of axis d */
-    int invert;
-} fv__binary_flood_params;
-
-fv_status fv__cpu_label(fv_context *ctx, const fv__op_args *a);
-fv_status fv__cpu_binary_flood(fv_context *ctx, const fv__op_args *a);
-fv_status fv__cuda_binary_flood(fv_context *ctx, const fv__op_args *a);
-fv_status fv__cuda_label(fv_context *ctx, const fv__op_args *a);
+/* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(LABEL, ...) in the kernel file. */
+FV_OP(LABEL, "label", fv__label_params);
 
 #ifdef __cplusplus
 }

@@ -32,8 +32,8 @@ typedef struct fv__watershed_params {
     int watershed_line;
 } fv__watershed_params;
 
-fv_status fv__cpu_watershed(fv_context *ctx, const fv__op_args *a);
-fv_status fv__cuda_watershed(fv_context *ctx, const fv__op_args *a);
+/* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(WATERSHED, ...) in the kernel file. */
+FV_OP(WATERSHED, "watershed", fv__watershed_params);
 
 #ifdef __cplusplus
 }

@@ -165,6 +165,9 @@ fv__ridge_unkey_d(int64_t i)
 #undef FV__RM
 #undef FV__R_EXP_ONE
 
+/* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(HESSIAN_RIDGE, ...) in the kernel file. */
+FV_OP(HESSIAN_RIDGE, "hessian_ridge", fv__ridge_job);
+
 #ifdef __cplusplus
 }
 #endif

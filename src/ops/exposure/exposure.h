@@ -227,13 +227,10 @@ fv__clahe_pixel(const fv__clahe_params *p, const int32_t *luts, int64_t idx, uns
     return (uint16_t)r;
 }
 
-fv_status fv__cpu_minmax(fv_context *ctx, const fv__op_args *a);
-fv_status fv__cpu_histogram(fv_context *ctx, const fv__op_args *a);
-fv_status fv__cpu_clahe(fv_context *ctx, const fv__op_args *a);
-fv_status fv__cuda_minmax(fv_context *ctx, const fv__op_args *a);
-fv_status fv__cuda_histogram(fv_context *ctx, const fv__op_args *a);
-fv_status fv__cuda_clahe(fv_context *ctx, const fv__op_args *a);
-void fv__cpu_register_exposure(fv__kernel table[FV__OP_COUNT][FV__BACKEND_COUNT]);
+/* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(MINMAX, HISTOGRAM and CLAHE, ...) in the kernel file. */
+FV_OP(MINMAX, "minmax", fv__minmax_params);
+FV_OP(HISTOGRAM, "histogram", fv__histogram_params);
+FV_OP(CLAHE, "equalize_adapthist", fv__clahe_params);
 
 #ifdef __cplusplus
 }

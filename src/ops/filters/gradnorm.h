@@ -38,6 +38,9 @@ typedef struct fv__gradnorm_job {
     char *ptr[FV__GRADNORM_MAX_PARTS + 1];                      /* first elements */
 } fv__gradnorm_job;
 
+/* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(GRADIENT_NORM, ...) in the kernel file. */
+FV_OP(GRADIENT_NORM, "gradient_norm", fv__gradnorm_job);
+
 #ifdef __cplusplus
 }
 #endif
