@@ -116,7 +116,7 @@ fv__fourier_finish(const fv__fourier_params *q, double acc)
     if (q->kind != FV__FOURIER_ELLIPSOID)
         return acc;
     if (q->ndim == 1)
-        return acc > 0.0 ? sin(acc) / acc : 1.0;
+        return acc != 0.0 ? sin(acc) / acc : 1.0;
     const double r = sqrt(acc);
     if (!(r > 0.0))
         return 1.0;
