@@ -103,7 +103,26 @@ fv_fft(fv_context *ctx, const fv_array *in, fv_array *out, fv_fft_kind kind, int
     }
     if (fv_array_size(in) == 0 || fv_array_size(out) == 0)
         return FV_OK;
-    return fv__run_FFT(ctx, in, NULL, out, &p);
+    if (in->device.type != FV_DEVICE_CUDA)
+        return fv__run_FFT(ctx, in, NULL, out, &p);
+    /* cuFFT wants packed arrays and overwrites a C2R input: contiguous copies where needed */
+    fv_array *tin = NULL, *tout = NULL;
+    if (kind == FV_FFT_C2R || !fv_array_is_contiguous(in)) {
+        if ((st = fv_array_new(ctx, in->dtype, in->ndim, in->shape, in->device, &tin)) != FV_OK)
+            return st;
+        if ((st = fv__run_ASTYPE(ctx, in, NULL, tin, NULL)) != FV_OK)
+            goto done;
+    }
+    if (!fv_array_is_contiguous(out) &&
+        (st = fv_array_new(ctx, out->dtype, out->ndim, out->shape, out->device, &tout)) != FV_OK)
+        goto done;
+    st = fv__run_FFT(ctx, tin ? tin : in, NULL, tout ? tout : out, &p);
+    if (st == FV_OK && tout)
+        st = fv__run_ASTYPE(ctx, tout, NULL, out, NULL);
+done:
+    fv_array_unref(tin);
+    fv_array_unref(tout);
+    return st;
 }
 
 fv_status
