@@ -21,5 +21,6 @@
 #include "contours.h"
 #include "metrics.h"
 #include "filesystem.h"
+#include "fft.h"
 
 #endif

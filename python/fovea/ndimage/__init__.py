@@ -36,6 +36,7 @@ from ._filters import (
     uniform_filter,
     uniform_filter1d,
 )
+from ._fourier import fourier_ellipsoid, fourier_gaussian, fourier_shift, fourier_uniform
 from ._measurements import label
 from ._morphology import (
     binary_closing,

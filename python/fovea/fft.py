@@ -1,0 +1,285 @@
+"""Discrete Fourier transforms: numpy.fft / cupy.fft's interface on fovea's FFT
+engine (docs/fft.md).
+
+NumPy arrays are transformed on the CPU (fovea's mixed-radix / Bluestein engine
+over the thread pool), CuPy arrays on their GPU (cuFFT, loaded at run time);
+results are arrays of the input's kind on its device.
+
+Differences from numpy.fft, all as in scipy.fft and cupy.fft:
+
+- single precision stays single: float32 / complex64 (and float16) inputs give
+  complex64 (and float32 from ``irfft*``); numpy.fft always computes in double;
+- repeated axes are a ``ValueError`` ("All axes must be unique");
+- other input dtypes (bool, integers, float64, complex128, long double) are
+  computed in double precision.
+"""
+
+import operator
+
+from . import _fovea
+from . import _interop
+
+__all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
+           "rfftn", "irfftn", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]
+
+_C2C, _R2C, _C2R = 0, 1, 2
+
+
+def _np():
+    return _interop._np()
+
+
+def _norm_scale(norm, n, forward):
+    if norm is None or norm == "backward":
+        return 1.0 if forward else 1.0 / n
+    if norm == "ortho":
+        return 1.0 / (n ** 0.5)
+    if norm == "forward":
+        return 1.0 / n if forward else 1.0
+    raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')
+
+
+def _pairs(a, xp):
+    """A complex array as a float array with a trailing (real, imaginary) axis, no copy."""
+    f = a.real.dtype
+    try:
+        return a[..., None].view(f)
+    except (ValueError, TypeError):  # a layout view() refuses: a contiguous copy
+        return xp.ascontiguousarray(a)[..., None].view(f)
+
+
+def _work_dtypes(dtype, want_real_input):
+    """(real dtype, complex dtype) the transform computes in, scipy.fft's rule."""
+    np = _np()
+    dt = np.dtype(dtype)
+    if dt.kind == "c":
+        if want_real_input:
+            raise TypeError("x must be a real sequence")
+        single = dt == np.complex64
+    elif dt.kind in "biuf":
+        single = dt in (np.float32, np.float16)
+    else:
+        raise TypeError(f"unsupported dtype {dt}")
+    return (np.dtype(np.float32), np.dtype(np.complex64)) if single else \
+        (np.dtype(np.float64), np.dtype(np.complex128))
+
+
+def _axes_shape(a, s, axes, fname):
+    """numpy's _cook_nd_args: the axes (normalised) and the lengths along them."""
+    nd = a.ndim
+    if axes is None:
+        if s is None:
+            axes = list(range(nd))
+        else:
+            axes = list(range(nd - len(s), nd))
+    else:
+        axes = [operator.index(x) for x in axes]
+    if s is None:
+        s = [None] * len(axes)
+    else:
+        s = list(s)
+    if len(s) != len(axes):
+        raise ValueError("Shape and axes have different lengths.")
+    out_axes = []
+    for ax in axes:
+        if not -nd <= ax < nd:
+            raise _np().exceptions.AxisError(ax, nd)
+        out_axes.append(ax % nd)
+    if len(set(out_axes)) != len(out_axes):
+        raise ValueError("All axes must be unique.")
+    lens = []
+    for ax, n in zip(out_axes, s):
+        n = a.shape[ax] if n is None or n == -1 else operator.index(n)
+        if n < 1:
+            raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
+        lens.append(n)
+    return out_axes, lens
+
+
+def _resize(a, axes, lens, xp):
+    """a cropped / zero-padded to lens along axes (a view when only cropping)."""
+    idx = [slice(None)] * a.ndim
+    shape = list(a.shape)
+    pad = False
+    for ax, n in zip(axes, lens):
+        if a.shape[ax] >= n:
+            idx[ax] = slice(0, n)
+        else:
+            pad = True
+        shape[ax] = n
+    a = a[tuple(idx)]
+    if not pad:
+        return a
+    z = xp.zeros(shape, a.dtype)
+    z[tuple(slice(0, k) for k in a.shape)] = a
+    return z
+
+
+def _run(kind, a, axes, lens, norm, forward, name, n_last=None):
+    """The transform of input a (any array) along axes; lens: the logical lengths of the
+    transform (for real ones: the real lengths)."""
+    c = _interop.Call(name, a)
+    x, xp = c.input, c.xp
+    if xp is None:
+        xp = _interop.need_cupy(f"fovea.fft.{name}", c.device)
+    if x.ndim == 0:
+        raise _np().exceptions.AxisError(axes[0] if axes else -1, 0)
+    rdt, cdt = _work_dtypes(x.dtype, kind == _R2C)
+    ax, lens = _axes_shape(x, lens, axes, name)
+    if not ax:
+        # no axes: numpy returns a (converted) copy
+        return c.result(xp.array(x, dtype=(rdt if kind == _C2R else cdt), copy=True))
+    total = 1
+    for n in lens:
+        total *= n
+    scale = _norm_scale(norm, total, forward)
+    last = ax[-1]
+    if kind == _C2C:
+        x = _resize(x.astype(cdt, copy=False), ax, lens, xp)
+        out = xp.empty(x.shape, cdt)
+        fi, fo = _pairs(x, xp), _pairs(out, xp)
+    elif kind == _R2C:
+        x = _resize(x.astype(rdt, copy=False), ax, lens, xp)
+        shape = list(x.shape)
+        shape[last] = lens[-1] // 2 + 1
+        out = xp.empty(shape, cdt)
+        fi, fo = x, _pairs(out, xp)
+    else:
+        inl = list(lens)
+        inl[-1] = lens[-1] // 2 + 1
+        x = _resize(x.astype(cdt, copy=False), ax, inl, xp)
+        shape = list(x.shape)
+        shape[last] = lens[-1]
+        out = xp.empty(shape, rdt)
+        fi, fo = _pairs(x, xp), out
+    if out.size:
+        _fovea.fft_exec(fi, fo, kind, ax, not forward, scale, stream=c.stream)
+    return c.result(out)
+
+
+def _one(n, axis):
+    return (None if n is None else [n]), [axis]
+
+
+@_interop.public
+def fft(a, n=None, axis=-1, norm=None):
+    """The 1-D discrete Fourier transform (numpy.fft.fft; single precision kept)."""
+    s, axes = _one(n, axis)
+    return _run(_C2C, a, axes, s, norm, True, "fft")
+
+
+@_interop.public
+def ifft(a, n=None, axis=-1, norm=None):
+    """The 1-D inverse discrete Fourier transform (numpy.fft.ifft)."""
+    s, axes = _one(n, axis)
+    return _run(_C2C, a, axes, s, norm, False, "ifft")
+
+
+@_interop.public
+def fftn(a, s=None, axes=None, norm=None):
+    """The n-d discrete Fourier transform (numpy.fft.fftn)."""
+    return _run(_C2C, a, axes, s, norm, True, "fftn")
+
+
+@_interop.public
+def ifftn(a, s=None, axes=None, norm=None):
+    """The n-d inverse discrete Fourier transform (numpy.fft.ifftn)."""
+    return _run(_C2C, a, axes, s, norm, False, "ifftn")
+
+
+@_interop.public
+def fft2(a, s=None, axes=(-2, -1), norm=None):
+    """The 2-d discrete Fourier transform (numpy.fft.fft2)."""
+    return _run(_C2C, a, axes, s, norm, True, "fft2")
+
+
+@_interop.public
+def ifft2(a, s=None, axes=(-2, -1), norm=None):
+    """The 2-d inverse discrete Fourier transform (numpy.fft.ifft2)."""
+    return _run(_C2C, a, axes, s, norm, False, "ifft2")
+
+
+@_interop.public
+def rfft(a, n=None, axis=-1, norm=None):
+    """The 1-D transform of real input, the n//2 + 1 non-negative frequencies (numpy.fft.rfft)."""
+    s, axes = _one(n, axis)
+    return _run(_R2C, a, axes, s, norm, True, "rfft")
+
+
+@_interop.public
+def irfft(a, n=None, axis=-1, norm=None):
+    """The inverse of rfft: real output of length n (default 2 * (m - 1)) (numpy.fft.irfft)."""
+    c = _interop.Call("irfft", a)
+    if n is None:
+        n = 2 * (c.input.shape[axis] - 1) if c.input.ndim else 0
+    return _run(_C2R, a, [axis], [n], norm, False, "irfft")
+
+
+@_interop.public
+def rfftn(a, s=None, axes=None, norm=None):
+    """The n-d transform of real input, the last axis halved (numpy.fft.rfftn)."""
+    return _run(_R2C, a, axes, s, norm, True, "rfftn")
+
+
+def _irfft_lens(a, s, axes):
+    c = _interop.Call("irfftn", a)
+    x = c.input
+    if s is not None:
+        return s, axes
+    ax, lens = _axes_shape(x, None, axes, "irfftn")
+    if lens:
+        lens[-1] = 2 * (x.shape[ax[-1]] - 1)
+    return lens, ax
+
+
+@_interop.public
+def irfftn(a, s=None, axes=None, norm=None):
+    """The inverse of rfftn (numpy.fft.irfftn)."""
+    s, axes = _irfft_lens(a, s, axes)
+    return _run(_C2R, a, axes, s, norm, False, "irfftn")
+
+
+@_interop.public
+def rfft2(a, s=None, axes=(-2, -1), norm=None):
+    """The 2-d transform of real input (numpy.fft.rfft2)."""
+    return _run(_R2C, a, axes, s, norm, True, "rfft2")
+
+
+@_interop.public
+def irfft2(a, s=None, axes=(-2, -1), norm=None):
+    """The inverse of rfft2 (numpy.fft.irfft2)."""
+    s, axes = _irfft_lens(a, s, axes)
+    return _run(_C2R, a, axes, s, norm, False, "irfft2")
+
+
+# ---- helpers (NumPy / CuPy's own, on the input's array module) -------------------------------
+
+
+@_interop.public
+def fftshift(x, axes=None):
+    """Shift the zero frequency to the centre (numpy.fft.fftshift)."""
+    c = _interop.Call("fftshift", x)
+    xp = c.need_xp()
+    return c.result(xp.fft.fftshift(c.input, axes=axes))
+
+
+@_interop.public
+def ifftshift(x, axes=None):
+    """The inverse of fftshift (numpy.fft.ifftshift)."""
+    c = _interop.Call("ifftshift", x)
+    xp = c.need_xp()
+    return c.result(xp.fft.ifftshift(c.input, axes=axes))
+
+
+def fftfreq(n, d=1.0, device=None, dtype=None):
+    """The sample frequencies of fft (numpy.fft.fftfreq); device "cuda[:N]" gives CuPy."""
+    xp = _np() if device in (None, "cpu") else _interop.need_cupy("fovea.fft.fftfreq", device)
+    r = xp.fft.fftfreq(n, d)
+    return r if dtype is None else r.astype(dtype)
+
+
+def rfftfreq(n, d=1.0, device=None, dtype=None):
+    """The sample frequencies of rfft (numpy.fft.rfftfreq); device "cuda[:N]" gives CuPy."""
+    xp = _np() if device in (None, "cpu") else _interop.need_cupy("fovea.fft.rfftfreq", device)
+    r = xp.fft.rfftfreq(n, d)
+    return r if dtype is None else r.astype(dtype)

@@ -1,0 +1,217 @@
+/* The precision-generic half of fft-engine.c, included once per precision with
+ * FT (float or double) and FS(name) (a suffixed name) defined. Not a header of
+ * its own: no include guard on purpose. */
+
+typedef struct {
+    FT re, im;
+} FS(cpx);
+
+static inline FS(cpx)
+FS(cmul)(FS(cpx) a, FS(cpx) b, int conjb)
+{
+    const FT bi = conjb ? -b.im : b.im;
+    FS(cpx) r = {a.re * b.re - a.im * bi, a.re * bi + a.im * b.re};
+    return r;
+}
+
+/* out[u + q*m] for q < 2: one radix-2 stage over m points. */
+static void
+FS(bfly2)(FS(cpx) *o, int64_t fs, int64_t m, const FS(cpx) *tw, int inv)
+{
+    for (int64_t u = 0; u < m; u++) {
+        const FS(cpx) t = FS(cmul)(o[u + m], tw[u * fs], inv);
+        o[u + m].re = o[u].re - t.re;
+        o[u + m].im = o[u].im - t.im;
+        o[u].re += t.re;
+        o[u].im += t.im;
+    }
+}
+
+static void
+FS(bfly3)(FS(cpx) *o, int64_t fs, int64_t m, const FS(cpx) *tw, int inv)
+{
+    const FT c = (FT)0.86602540378443864676; /* sqrt(3)/2 */
+    const FT sg = inv ? (FT)-1 : (FT)1;
+    for (int64_t u = 0; u < m; u++) {
+        const FS(cpx) a0 = o[u];
+        const FS(cpx) a1 = FS(cmul)(o[u + m], tw[u * fs], inv);
+        const FS(cpx) a2 = FS(cmul)(o[u + 2 * m], tw[2 * u * fs], inv);
+        const FT sr = a1.re + a2.re, si = a1.im + a2.im;
+        const FT dr = a1.re - a2.re, di = a1.im - a2.im;
+        const FT br = a0.re - sr / 2, bi = a0.im - si / 2;
+        /* T = -i c d (forward), +i c d (inverse) */
+        const FT tr = sg * c * di, ti = -sg * c * dr;
+        o[u].re = a0.re + sr;
+        o[u].im = a0.im + si;
+        o[u + m].re = br + tr;
+        o[u + m].im = bi + ti;
+        o[u + 2 * m].re = br - tr;
+        o[u + 2 * m].im = bi - ti;
+    }
+}
+
+static void
+FS(bfly4)(FS(cpx) *o, int64_t fs, int64_t m, const FS(cpx) *tw, int inv)
+{
+    for (int64_t u = 0; u < m; u++) {
+        const FS(cpx) a0 = o[u];
+        const FS(cpx) a1 = FS(cmul)(o[u + m], tw[u * fs], inv);
+        const FS(cpx) a2 = FS(cmul)(o[u + 2 * m], tw[2 * u * fs], inv);
+        const FS(cpx) a3 = FS(cmul)(o[u + 3 * m], tw[3 * u * fs], inv);
+        const FT s02r = a0.re + a2.re, s02i = a0.im + a2.im;
+        const FT d02r = a0.re - a2.re, d02i = a0.im - a2.im;
+        const FT s13r = a1.re + a3.re, s13i = a1.im + a3.im;
+        const FT d13r = a1.re - a3.re, d13i = a1.im - a3.im;
+        /* forward: -i * d13; inverse: +i * d13 */
+        const FT tr = inv ? -d13i : d13i, ti = inv ? d13r : -d13r;
+        o[u].re = s02r + s13r;
+        o[u].im = s02i + s13i;
+        o[u + 2 * m].re = s02r - s13r;
+        o[u + 2 * m].im = s02i - s13i;
+        o[u + m].re = d02r + tr;
+        o[u + m].im = d02i + ti;
+        o[u + 3 * m].re = d02r - tr;
+        o[u + 3 * m].im = d02i - ti;
+    }
+}
+
+/* Any radix p <= FV__FFT_MAX_RADIX: the p-point DFT of the twiddled inputs. */
+static void
+FS(bflyp)(FS(cpx) *o, int64_t fs, int64_t m, int64_t p, const FS(cpx) *tw, int inv)
+{
+    FS(cpx) s[FV__FFT_MAX_RADIX];
+    const int64_t step = fs * m;   /* tw[step] = exp(-2 pi i / p) */
+    for (int64_t u = 0; u < m; u++) {
+        for (int64_t q = 0; q < p; q++)
+            s[q] = q ? FS(cmul)(o[u + q * m], tw[q * u * fs], inv) : o[u];
+        for (int64_t q1 = 0; q1 < p; q1++) {
+            FT ar = s[0].re, ai = s[0].im;
+            int64_t idx = 0;
+            for (int64_t q = 1; q < p; q++) {
+                idx += q1;
+                if (idx >= p)
+                    idx -= p;
+                const FS(cpx) t = FS(cmul)(s[q], tw[idx * step], inv);
+                ar += t.re;
+                ai += t.im;
+            }
+            o[u + q1 * m].re = ar;
+            o[u + q1 * m].im = ai;
+        }
+    }
+}
+
+/* Decimation in time: out (contiguous, fac[0] * fac[1] points) from in with
+ * stride fs. */
+static void
+FS(work)(FS(cpx) *out, const FS(cpx) *in, int64_t fs, const int64_t *fac, const FS(cpx) *tw, int inv)
+{
+    const int64_t p = fac[0], m = fac[1];
+    if (m == 1) {
+        for (int64_t k = 0; k < p; k++)
+            out[k] = in[k * fs];
+    } else {
+        for (int64_t k = 0; k < p; k++)
+            FS(work)(out + k * m, in + k * fs, fs * p, fac + 2, tw, inv);
+    }
+    switch (p) {
+    case 2: FS(bfly2)(out, fs, m, tw, inv); break;
+    case 3: FS(bfly3)(out, fs, m, tw, inv); break;
+    case 4: FS(bfly4)(out, fs, m, tw, inv); break;
+    default: FS(bflyp)(out, fs, m, p, tw, inv); break;
+    }
+}
+
+static void FS(exec)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(cpx) *scr);
+
+/* Bluestein: X[k] = w[k] * sum_j (x[j] w[j]) conj(w[k - j]), w[k] = exp(-i pi k^2 / n),
+ * the sum a cyclic convolution of length m >= 2n - 1. The inverse is conj(F(conj(x))). */
+static void
+FS(bluestein)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(cpx) *scr)
+{
+    const int64_t n = p->n, m = p->m;
+    const FS(cpx) *w = (const FS(cpx) *)p->chirp, *b = (const FS(cpx) *)p->bfft;
+    FS(cpx) *a = scr, *A = scr + m, *rest = scr + 2 * m;
+    for (int64_t k = 0; k < n; k++) {
+        FS(cpx) x = in[k];
+        if (inv)
+            x.im = -x.im;
+        a[k] = FS(cmul)(x, w[k], 0);
+    }
+    for (int64_t k = n; k < m; k++)
+        a[k].re = a[k].im = 0;
+    FS(exec)(p->sub, a, A, 0, rest);
+    for (int64_t k = 0; k < m; k++)
+        A[k] = FS(cmul)(A[k], b[k], 0);
+    FS(exec)(p->sub, A, a, 1, rest);
+    for (int64_t k = 0; k < n; k++) {
+        FS(cpx) y = FS(cmul)(a[k], w[k], 0);
+        if (inv)
+            y.im = -y.im;
+        out[k] = y;
+    }
+}
+
+static void
+FS(exec)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(cpx) *scr)
+{
+    if (p->n == 1)
+        out[0] = in[0];
+    else if (p->sub)
+        FS(bluestein)(p, in, out, inv, scr);
+    else
+        FS(work)(out, in, 1, p->fac, (const FS(cpx) *)p->tw, inv);
+}
+
+/* Twiddles (and Bluestein's tables) of a new plan whose n, m, fac and sub are set. */
+static int
+FS(tables)(fv__fft1d *p)
+{
+    const int64_t n = p->n;
+    FS(cpx) *tw = malloc((size_t)n * sizeof *tw);
+    if (!tw)
+        return -1;
+    p->tw = tw;
+    for (int64_t k = 0; k < n; k++) {
+        const double a = -2.0 * FV__FFT_PI * (double)k / (double)n;
+        tw[k].re = (FT)cos(a);
+        tw[k].im = (FT)sin(a);
+    }
+    if (!p->sub)
+        return 0;
+    const int64_t m = p->m;
+    FS(cpx) *w = malloc((size_t)n * sizeof *w);
+    FS(cpx) *b = malloc((size_t)m * sizeof *b);
+    FS(cpx) *bt = malloc((size_t)m * sizeof *bt);
+    FS(cpx) *scr = malloc((size_t)(fv__fft1d_scratch(p->sub) + 1) * sizeof *scr);
+    p->chirp = w;
+    p->bfft = b;
+    if (!w || !b || !bt || !scr) {
+        free(bt);
+        free(scr);
+        return -1;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        /* k^2 mod 2n exactly, so that the angle stays small and exact */
+        const uint64_t r = (uint64_t)(((unsigned __int128)k * (unsigned __int128)k) % (unsigned __int128)(2 * n));
+        const double a = -FV__FFT_PI * (double)r / (double)n;
+        w[k].re = (FT)cos(a);
+        w[k].im = (FT)sin(a);
+    }
+    for (int64_t k = 0; k < m; k++)
+        bt[k].re = bt[k].im = 0;
+    for (int64_t k = 0; k < n; k++) {
+        bt[k].re = w[k].re;
+        bt[k].im = -w[k].im;
+        if (k)
+            bt[m - k] = bt[k];
+    }
+    FS(exec)(p->sub, bt, b, 0, scr);
+    for (int64_t k = 0; k < m; k++) {
+        b[k].re /= (FT)m;
+        b[k].im /= (FT)m;
+    }
+    free(bt);
+    free(scr);
+    return 0;
+}

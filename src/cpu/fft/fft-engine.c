@@ -1,0 +1,201 @@
+/* fovea's CPU FFT engine (fft-engine.h): plans, their cache, and the transforms
+ * of fft-engine-impl.h in float and double. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/fft/fft-engine.h"
+
+#define FV__FFT_PI 3.14159265358979323846264338327950288
+#define FV__FFT_MAX_RADIX 32   /* radices above 31 go to Bluestein */
+
+#define FT float
+#define FS(name) name##_f
+#include "cpu/fft/fft-engine-impl.h"
+#undef FT
+#undef FS
+#define FT double
+#define FS(name) name##_d
+#include "cpu/fft/fft-engine-impl.h"
+#undef FT
+#undef FS
+
+/* The smallest 2^a 3^b 5^c >= n. */
+static int64_t
+good_size(int64_t n)
+{
+    int64_t best = INT64_MAX;
+    for (int64_t f5 = 1; f5 < best; f5 *= 5)
+        for (int64_t f35 = f5; f35 < best; f35 *= 3) {
+            int64_t x = f35;
+            while (x < n)
+                x *= 2;
+            if (x < best)
+                best = x;
+            if (f35 > INT64_MAX / 3)
+                break;
+        }
+    return best;
+}
+
+/* Radices of n (4s first, then 2, 3, 5, ..., 31); 0 when a prime factor above 31 remains. */
+static int
+factorize(int64_t n, fv__fft1d *p)
+{
+    int k = 0;
+    int64_t r = n;
+    while (r > 1 && k < FV__FFT_MAX_FACTORS) {
+        int64_t f = 0;
+        if (r % 4 == 0)
+            f = 4;
+        else
+            for (int64_t q = 2; q < FV__FFT_MAX_RADIX; q++)
+                if (r % q == 0) {
+                    f = q;
+                    break;
+                }
+        if (!f)
+            return 0;
+        r /= f;
+        p->fac[2 * k] = f;
+        p->fac[2 * k + 1] = r;
+        k++;
+    }
+    p->nfac = k;
+    return r == 1;
+}
+
+int64_t
+fv__fft1d_scratch(const fv__fft1d *p)
+{
+    if (!p->sub)
+        return 0;
+    return 2 * p->m + fv__fft1d_scratch(p->sub);
+}
+
+void
+fv__fft1d_exec(const fv__fft1d *p, const void *in, void *out, int inverse, void *scratch)
+{
+    if (p->dbl)
+        exec_d(p, (const cpx_d *)in, (cpx_d *)out, inverse, (cpx_d *)scratch);
+    else
+        exec_f(p, (const cpx_f *)in, (cpx_f *)out, inverse, (cpx_f *)scratch);
+}
+
+/* ---- the cache -------------------------------------------------------------------- */
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static fv__fft1d *g_plans[FV__FFT1D_CACHE];
+static int g_count;
+static uint64_t g_clock;
+
+static void
+plan_free(fv__fft1d *p)
+{
+    if (!p)
+        return;
+    if (p->sub)
+        fv__fft1d_put(p->sub);
+    free(p->tw);
+    free(p->chirp);
+    free(p->bfft);
+    free(p);
+}
+
+static fv__fft1d *
+plan_new(int64_t n, int dbl)
+{
+    fv__fft1d *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->n = n;
+    p->dbl = dbl;
+    if (n > 1 && !factorize(n, p)) {
+        p->nfac = 0;
+        p->m = good_size(2 * n - 1);
+        if (!(p->sub = fv__fft1d_get(p->m, dbl))) {
+            free(p);
+            return NULL;
+        }
+    }
+    if ((dbl ? tables_d(p) : tables_f(p)) != 0) {
+        plan_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+fv__fft1d *
+fv__fft1d_get(int64_t n, int dbl)
+{
+    fv__fft1d *p = NULL, *made, *evicted = NULL;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < g_count; i++)
+        if (g_plans[i]->n == n && g_plans[i]->dbl == dbl) {
+            p = g_plans[i];
+            p->refs++;
+            p->stamp = ++g_clock;
+            break;
+        }
+    pthread_mutex_unlock(&g_lock);
+    if (p)
+        return p;
+    if (!(made = plan_new(n, dbl))) {
+        fv_error_set(FV_ENOMEM, "fft", "out of memory planning a length-%lld transform", (long long)n);
+        return NULL;
+    }
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < g_count; i++)   /* another thread may have made it meanwhile */
+        if (g_plans[i]->n == n && g_plans[i]->dbl == dbl) {
+            p = g_plans[i];
+            break;
+        }
+    if (!p) {
+        p = made;
+        made = NULL;
+        if (g_count == FV__FFT1D_CACHE) {   /* drop the least recently used unreferenced plan */
+            int victim = -1;
+            for (int i = 0; i < g_count; i++)
+                if (g_plans[i]->refs == 0 && (victim < 0 || g_plans[i]->stamp < g_plans[victim]->stamp))
+                    victim = i;
+            if (victim >= 0) {
+                evicted = g_plans[victim];
+                g_plans[victim] = g_plans[--g_count];
+            }
+        }
+        if (g_count < FV__FFT1D_CACHE)
+            g_plans[g_count++] = p;
+        else
+            p->refs = -1000000;   /* cache full of plans in use: this one is not cached */
+    }
+    p->refs++;
+    p->stamp = ++g_clock;
+    pthread_mutex_unlock(&g_lock);
+    plan_free(made);
+    plan_free(evicted);
+    return p;
+}
+
+void
+fv__fft1d_put(fv__fft1d *p)
+{
+    int drop;
+    if (!p)
+        return;
+    pthread_mutex_lock(&g_lock);
+    drop = --p->refs == -1000000;   /* an uncached plan's last user */
+    pthread_mutex_unlock(&g_lock);
+    if (drop)
+        plan_free(p);
+}
+
+int
+fv__fft1d_cached(void)
+{
+    int n;
+    pthread_mutex_lock(&g_lock);
+    n = g_count;
+    pthread_mutex_unlock(&g_lock);
+    return n;
+}

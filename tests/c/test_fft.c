@@ -1,0 +1,218 @@
+/* fv_fft (CPU engine) against a direct DFT in long double: every length 1..160,
+ * large primes and Bluestein sizes, both precisions, R2C / C2R, n-d over axes,
+ * strided views, the plan cache's bound, concurrent callers and the errors. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fovea/fovea.h"
+#include "check.h"
+#include "xorshift.h"
+#include "cpu/fft/fft-engine.h"
+
+static const long double PI_L = 3.141592653589793238462643383279502884L;
+
+/* naive DFT of n complex values (stride in doubles) */
+static void
+dft(const double *x, long double *y, int64_t n, int inverse)
+{
+    for (int64_t k = 0; k < n; k++) {
+        long double sr = 0, si = 0;
+        for (int64_t j = 0; j < n; j++) {
+            const long double a = (inverse ? 2 : -2) * PI_L * (long double)((j * k) % n) / (long double)n;
+            const long double c = cosl(a), s = sinl(a);
+            sr += x[2 * j] * c - x[2 * j + 1] * s;
+            si += x[2 * j] * s + x[2 * j + 1] * c;
+        }
+        y[2 * k] = sr;
+        y[2 * k + 1] = si;
+    }
+}
+
+static double
+urand(void)
+{
+    return uniform() - 0.5;
+}
+
+/* max |got - want| / max(1, max |want|) for a 1-D C2C of length n in dtype dt */
+static double
+c2c_err(int64_t n, fv_dtype dt, int inverse)
+{
+    int64_t shape[2] = {n, 2};
+    fv_array *in, *out;
+    CHECK_OK(fv_array_new(NULL, dt, 2, shape, (fv_device){FV_DEVICE_CPU, 0}, &in));
+    CHECK_OK(fv_array_new(NULL, dt, 2, shape, (fv_device){FV_DEVICE_CPU, 0}, &out));
+    double *x = malloc((size_t)n * 2 * sizeof *x);
+    long double *y = malloc((size_t)n * 2 * sizeof *y);
+    for (int64_t i = 0; i < 2 * n; i++) {
+        x[i] = urand();
+        if (dt == FV_FLOAT32) {
+            ((float *)fv_array_data(in))[i] = (float)x[i];
+            x[i] = (float)x[i];
+        } else {
+            ((double *)fv_array_data(in))[i] = x[i];
+        }
+    }
+    int axis = 0;
+    CHECK_OK(fv_fft(NULL, in, out, FV_FFT_C2C, 1, &axis, inverse, 1.0));
+    dft(x, y, n, inverse);
+    long double mx = 1, err = 0;
+    for (int64_t i = 0; i < 2 * n; i++) {
+        const long double g = dt == FV_FLOAT32 ? ((float *)fv_array_data(out))[i] : ((double *)fv_array_data(out))[i];
+        if (fabsl(y[i]) > mx)
+            mx = fabsl(y[i]);
+        if (fabsl(g - y[i]) > err)
+            err = fabsl(g - y[i]);
+    }
+    free(x);
+    free(y);
+    fv_array_unref(in);
+    fv_array_unref(out);
+    return (double)(err / mx);
+}
+
+static void
+test_lengths(void)
+{
+    static const int64_t extra[] = {211, 256, 257, 331, 509, 1009};   /* larger: tests/python/test_fft.py */
+    for (int64_t n = 1; n <= 160 + (int64_t)(sizeof extra / sizeof *extra); n++) {
+        const int64_t len = n <= 160 ? n : extra[n - 161];
+        for (int inv = 0; inv < 2; inv++) {
+            const double ed = c2c_err(len, FV_FLOAT64, inv), ef = c2c_err(len, FV_FLOAT32, inv);
+            const double tol_d = 1e-14 * (1 + log2((double)len)), tol_f = 2e-6 * (1 + log2((double)len));
+            if (!(ed < tol_d) || !(ef < tol_f))
+                fprintf(stderr, "length %lld inverse %d: errors %.3g (f64) %.3g (f32)\n", (long long)len, inv, ed,
+                        ef);
+            CHECK(ed < tol_d);
+            CHECK(ef < tol_f);
+        }
+    }
+}
+
+/* R2C then C2R along axis 1 of a strided 3-D view, against C2C of the same data */
+static void
+test_real_nd(void)
+{
+    const fv_device cpu = {FV_DEVICE_CPU, 0};
+    for (int64_t n = 1; n <= 21; n++) {
+        int64_t big[3] = {4, 2 * n, 3};
+        fv_array *base, *view, *half, *back, *cin, *cout;
+        CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 3, big, cpu, &base));
+        for (int64_t i = 0; i < 4 * 2 * n * 3; i++)
+            ((double *)fv_array_data(base))[i] = urand();
+        /* view: every other element along axis 1 -> shape (4, n, 3) */
+        int64_t vs[3] = {4, n, 3}, vstr[3] = {2 * n * 3 * 8, 2 * 3 * 8, 8};
+        CHECK_OK(fv_array_view(base, 3, vs, vstr, 0, &view));
+        int64_t hs[4] = {4, n / 2 + 1, 3, 2}, cs[4] = {4, n, 3, 2};
+        CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 4, hs, cpu, &half));
+        CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 3, vs, cpu, &back));
+        CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 4, cs, cpu, &cin));
+        CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 4, cs, cpu, &cout));
+        for (int64_t a = 0; a < 4; a++)
+            for (int64_t b = 0; b < n; b++)
+                for (int64_t c = 0; c < 3; c++) {
+                    double *z = (double *)fv_array_data(cin) + ((a * n + b) * 3 + c) * 2;
+                    z[0] = *(double *)((char *)fv_array_data(view) + a * vstr[0] + b * vstr[1] + c * vstr[2]);
+                    z[1] = 0;
+                }
+        int axes[2] = {0, 1};
+        CHECK_OK(fv_fft(NULL, view, half, FV_FFT_R2C, 2, axes, 0, 1.0));
+        CHECK_OK(fv_fft(NULL, cin, cout, FV_FFT_C2C, 2, axes, 0, 1.0));
+        for (int64_t a = 0; a < 4; a++)
+            for (int64_t b = 0; b <= n / 2; b++)
+                for (int64_t c = 0; c < 3; c++)
+                    for (int r = 0; r < 2; r++) {
+                        const double g = ((double *)fv_array_data(half))[((a * (n / 2 + 1) + b) * 3 + c) * 2 + r];
+                        const double w = ((double *)fv_array_data(cout))[((a * n + b) * 3 + c) * 2 + r];
+                        CHECK(fabs(g - w) < 1e-12 * (1 + n));
+                    }
+        CHECK_OK(fv_fft(NULL, half, back, FV_FFT_C2R, 2, axes, 1, 1.0 / (4.0 * (double)n)));
+        for (int64_t a = 0; a < 4; a++)
+            for (int64_t b = 0; b < n; b++)
+                for (int64_t c = 0; c < 3; c++) {
+                    const double g = ((double *)fv_array_data(back))[(a * n + b) * 3 + c];
+                    const double w = *(double *)((char *)fv_array_data(view) + a * vstr[0] + b * vstr[1] + c * vstr[2]);
+                    CHECK(fabs(g - w) < 1e-12 * (1 + n));
+                }
+        fv_array_unref(base);
+        fv_array_unref(view);
+        fv_array_unref(half);
+        fv_array_unref(back);
+        fv_array_unref(cin);
+        fv_array_unref(cout);
+    }
+}
+
+static void *
+worker(void *arg)
+{
+    const int64_t base = (int64_t)(intptr_t)arg;
+    for (int64_t i = 0; i < 40; i++) {
+        const int64_t n = base + 7 * i;
+        fv__fft1d *p = fv__fft1d_get(n, (int)(i & 1));
+        CHECK(p != NULL);
+        fv__fft1d_put(p);
+    }
+    return NULL;
+}
+
+static void
+test_cache(void)
+{
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        CHECK(pthread_create(&t[i], NULL, worker, (void *)(intptr_t)(100 + 3 * i)) == 0);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    CHECK(fv__fft1d_cached() <= FV__FFT1D_CACHE);
+    CHECK(fv__fft1d_cached() > 0);
+    CHECK(c2c_err(97, FV_FLOAT64, 0) < 1e-13);   /* still right after evictions */
+}
+
+static void
+test_errors(void)
+{
+    const fv_device cpu = {FV_DEVICE_CPU, 0};
+    int64_t s[2] = {4, 2}, s3[2] = {4, 3}, r[1] = {8};
+    fv_array *a, *b, *c, *d, *e;
+    CHECK_OK(fv_array_new(NULL, FV_FLOAT32, 2, s, cpu, &a));
+    CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 2, s, cpu, &b));
+    CHECK_OK(fv_array_new(NULL, FV_FLOAT32, 2, s3, cpu, &c));
+    CHECK_OK(fv_array_new(NULL, FV_FLOAT32, 1, r, cpu, &d));
+    CHECK_OK(fv_array_new(NULL, FV_INT32, 2, s, cpu, &e));
+    int ax = 0, bad = 3, twice[2] = {0, 0};
+    CHECK(fv_fft(NULL, a, b, FV_FFT_C2C, 1, &ax, 0, 1.0) == FV_EDTYPE);
+    CHECK(fv_fft(NULL, a, a, FV_FFT_C2C, 1, &ax, 0, 1.0) == FV_EINVAL);
+    CHECK(fv_fft(NULL, c, c, FV_FFT_C2C, 1, &ax, 0, 1.0) == FV_EINVAL);
+    CHECK(fv_fft(NULL, d, a, FV_FFT_R2C, 1, &ax, 0, 1.0) == FV_EINVAL);   /* needs 5 outputs */
+    CHECK(fv_fft(NULL, e, e, FV_FFT_C2C, 1, &ax, 0, 1.0) == FV_EDTYPE);
+    CHECK(fv_fft(NULL, a, NULL, FV_FFT_C2C, 1, &ax, 0, 1.0) == FV_EINVAL);
+    CHECK(fv_fft(NULL, d, a, (fv_fft_kind)7, 1, &ax, 0, 1.0) == FV_EINVAL);
+    CHECK(fv_fft(NULL, d, a, FV_FFT_R2C, 1, &bad, 0, 1.0) == FV_EINVAL);
+    CHECK(fv_fft(NULL, d, a, FV_FFT_R2C, 2, twice, 0, 1.0) == FV_EINVAL);
+    CHECK(fv_fft(NULL, d, a, FV_FFT_R2C, 1, &ax, 0, NAN) == FV_EINVAL);
+    double par[1] = {1.0};
+    CHECK(fv_fourier_filter(NULL, d, 0, d, 1, FV_FOURIER_SHIFT, par, -1, 0) == FV_EINVAL);
+    CHECK(fv_fourier_filter(NULL, a, 1, d, 0, FV_FOURIER_GAUSSIAN, par, -1, 0) == FV_EDTYPE);
+    CHECK(fv_fourier_filter(NULL, d, 0, d, 0, FV_FOURIER_GAUSSIAN, NULL, -1, 0) == FV_EINVAL);
+    CHECK(fv_fourier_filter(NULL, d, 0, d, 0, FV_FOURIER_GAUSSIAN, par, -1, 1) == FV_EINVAL);
+    CHECK_OK(fv_fourier_filter(NULL, d, 0, d, 0, FV_FOURIER_GAUSSIAN, par, -1, 0));   /* in place */
+    fv_array_unref(a);
+    fv_array_unref(b);
+    fv_array_unref(c);
+    fv_array_unref(d);
+    fv_array_unref(e);
+}
+
+int
+main(void)
+{
+    test_lengths();
+    test_real_nd();
+    test_cache();
+    test_errors();
+    return fv_t_summary("test_fft");
+}
