@@ -219,10 +219,9 @@ def _mapped_coordinates(mapping, output_shape, irank, args, kwargs):
     flat = coords.reshape(irank, -1)
     for i, idx in enumerate(itertools.product(*[range(int(n)) for n in output_shape])):
         r = mapping(idx, *args, **kwargs)
-        if not isinstance(r, tuple):
-            raise SystemError("bad argument to internal function")
-        if len(r) < irank:
-            raise IndexError("tuple index out of range")
+        if not isinstance(r, tuple) or len(r) < irank:
+            # scipy reads the items with PyTuple_GetItem: anything else ends as this TypeError
+            raise TypeError("bad argument type for built-in operation")
         for d in range(irank):
             flat[d, i] = _as_double(r[d])
     return coords

@@ -67,7 +67,7 @@ fv__spl_range(void *arg, int64_t begin, int64_t end)
             buf[q] = fv__im_load(pi + s * sin, in->dtype);
         }
         if (n > 1 && p->order >= 2)
-            fv__im_prefilter_line(buf, n, p->order, p->mode);
+            fv__im_prefilter_line(buf, 1, n, p->order, p->mode);
         const int64_t so = out->strides[ax];
         for (int64_t q = 0; q < n; q++)
             fv__im_store_plain(po + q * so, out->dtype, buf[q]);

@@ -326,7 +326,8 @@ fv__im_poles(int order, double *z)
     }
 }
 
-/* The B-spline coefficients of the n >= 2 samples c[] in place, for an
+/* The B-spline coefficients of the n >= 2 samples c[0], c[cs], c[2 cs], ...
+ * (cs: their distance in doubles) in place, for an
  * extension of the signal past its ends by mode (the prefilter of Unser,
  * Aldroubi & Eden 1991: a gain, then per pole a causal and an anticausal
  * first-order recursion whose first values sum the extended signal exactly:
@@ -334,67 +335,69 @@ fv__im_poles(int order, double *z)
  * grid-constant), reflect (half-sample symmetric, also nearest) and grid-wrap
  * (periodic)). */
 FV_HD void
-fv__im_prefilter_line(double *c, int64_t n, int order, int mode)
+fv__im_prefilter_line(double *c_, int64_t cs, int64_t n, int order, int mode)
 {
+#define c(i) c_[(i) * cs]
     double poles[2];
     const int np = fv__im_poles(order, poles);
     double gain = 1.0;
     for (int k = 0; k < np; k++)
         gain *= (1.0 - poles[k]) * (1.0 - 1.0 / poles[k]);
     for (int64_t i = 0; i < n; i++)
-        c[i] *= gain;
+        c(i) *= gain;
     const int kind = (mode == FV__IM_GRID_WRAP) ? 2 : (mode == FV__IM_NEAREST || mode == FV__IM_REFLECT) ? 1 : 0;
     for (int k = 0; k < np; k++) {
         const double z = poles[k];
         double zi = z, s;
-        /* causal start: c[0] of the recursion run over the extended signal */
+        /* causal start: c(0) of the recursion run over the extended signal */
         if (kind == 0) {          /* mirror: ... c2 c1 | c0 c1 ... c(n-1) | c(n-2) ... */
             const double zn1 = pow(z, (double)(n - 1));
-            s = c[0] + zn1 * c[n - 1];
+            s = c(0) + zn1 * c(n - 1);
             for (int64_t i = 1; i < n - 1; i++) {
-                s += zi * (c[i] + zn1 * c[n - 1 - i]);
+                s += zi * (c(i) + zn1 * c(n - 1 - i));
                 zi *= z;
             }
-            c[0] = s / (1 - zn1 * zn1);
+            c(0) = s / (1 - zn1 * zn1);
         } else if (kind == 1) {   /* reflect: ... c1 c0 | c0 c1 ... c(n-1) | c(n-1) ... */
-            /* scipy 1.17 sums into c[0] itself, so its last term reads the partial
-             * sum where the exact start reads c[0] (fixed in scipy 1.18,
+            /* scipy 1.17 sums into c(0) itself, so its last term reads the partial
+             * sum where the exact start reads c(0) (fixed in scipy 1.18,
              * scipy#24615); fovea follows 1.17: the difference is of order z^2n,
              * visible on short lines only (docs/transform.md). */
-            const double zn = pow(z, (double)n), c0 = c[0];
-            s = c[0] + zn * c[n - 1];
+            const double zn = pow(z, (double)n), c0 = c(0);
+            s = c(0) + zn * c(n - 1);
             for (int64_t i = 1; i < n; i++) {
-                s += zi * (c[i] + zn * (i == n - 1 ? s : c[n - 1 - i]));
+                s += zi * (c(i) + zn * (i == n - 1 ? s : c(n - 1 - i)));
                 zi *= z;
             }
-            c[0] = s * (z / (1 - zn * zn)) + c0;
+            c(0) = s * (z / (1 - zn * zn)) + c0;
         } else {                  /* periodic */
-            s = c[0];
+            s = c(0);
             for (int64_t i = 1; i < n; i++) {
-                s += zi * c[n - i];
+                s += zi * c(n - i);
                 zi *= z;
             }
-            c[0] = s / (1 - zi);
+            c(0) = s / (1 - zi);
         }
         for (int64_t i = 1; i < n; i++)
-            c[i] += z * c[i - 1];
+            c(i) += z * c(i - 1);
         /* anticausal start */
         if (kind == 0) {
-            c[n - 1] = (z * c[n - 2] + c[n - 1]) * z / (z * z - 1);
+            c(n - 1) = (z * c(n - 2) + c(n - 1)) * z / (z * z - 1);
         } else if (kind == 1) {
-            c[n - 1] *= z / (z - 1);
+            c(n - 1) *= z / (z - 1);
         } else {
             zi = z;
-            s = c[n - 1];
+            s = c(n - 1);
             for (int64_t i = 0; i < n - 1; i++) {
-                s += zi * c[i];
+                s += zi * c(i);
                 zi *= z;
             }
-            c[n - 1] = s * (z / (zi - 1));
+            c(n - 1) = s * (z / (zi - 1));
         }
         for (int64_t i = n - 2; i >= 0; i--)
-            c[i] = z * (c[i + 1] - c[i]);
+            c(i) = z * (c(i + 1) - c(i));
     }
+#undef c
 }
 
 /* ---- one output value --------------------------------------------------------------- */
