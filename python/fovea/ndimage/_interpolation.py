@@ -65,11 +65,23 @@ def _source(c, x, output):
     return x
 
 
+def _run_into(c, fn, x, output, *args, **kw):
+    """c.run(fn, x, output, ...); a byte-swapped output is written through a native
+    temporary (scipy writes such outputs too)."""
+    dt = np.dtype(output.dtype)
+    if dt.isnative:
+        c.run(fn, x, output, *args, **kw)
+        return output
+    tmp = c.empty(output.shape, dt.newbyteorder("="))
+    c.run(fn, x, tmp, *args, **kw)
+    output[...] = tmp
+    return output
+
+
 def _interpolate(c, x, output, order, mode, cval, prefilter, **kw):
     mode = _mode_code(mode)
     x = _source(c, x, output)
-    c.run(_fovea.ndi_interpolate, x, output, int(order), mode, cval, bool(prefilter), **kw)
-    return output
+    return _run_into(c, _fovea.ndi_interpolate, x, output, int(order), mode, cval, bool(prefilter), **kw)
 
 
 # ---- the prefilter ------------------------------------------------------------------------
@@ -95,7 +107,7 @@ def _spline_filter1d(c, x, order, axis, output, mode):
     else:
         mode = _mode_code(mode)
         axis = S.normalize_axis_index(axis, x.ndim)
-        c.run(_fovea.ndi_spline_filter1d, x, output, int(order), axis, mode)
+        _run_into(c, _fovea.ndi_spline_filter1d, x, output, int(order), axis, mode)
     return output
 
 
