@@ -1,4 +1,4 @@
-"""fovea.ndimage and fovea.skimage.{filters,morphology} against scipy.ndimage /
+"""fovea.ndimage (filters, morphology, interpolation) and fovea.skimage.{filters,morphology} against scipy.ndimage /
 scikit-image (CPU) and cupyx.scipy.ndimage / cuCIM (GPU): the cases of the former
 bench/bench_ndimage.py, same calls, same inputs (smoothed random data, so binaries
 have structure; three rotating copies of x so the L2 cache is not what is measured)."""
@@ -51,6 +51,13 @@ class Inputs:
         sp[(4,) * nd] = -1
         sp[(2,) * nd] = 0.5
         self.sparse = xp.asarray(sp)
+        # interpolation: a mild affine map (rotation-like, slightly zoomed) and the
+        # coordinates it gives, for map_coordinates
+        mat = np.eye(nd) * 0.95
+        mat[0, -1], mat[-1, 0] = 0.2, -0.2
+        self.mat = xp.asarray(mat)
+        grid = np.indices(shape, dtype=np.float64).reshape(nd, -1)
+        self.coords = xp.asarray((mat @ grid).reshape((nd,) + tuple(shape)) + 0.5)
 
     def rotate(self, i):
         self.x = self.bufs[i % 3]
@@ -105,6 +112,13 @@ def _cases():
     add("black_tophat", "ndi", lambda m, d: m.ndi.black_tophat(d.x, size=5))
     add("distance_transform_edt", "ndi", lambda m, d: m.ndi.distance_transform_edt(d.b))
     add("distance_transform_cdt", "ndi", lambda m, d: m.ndi.distance_transform_cdt(d.b), hi=2)
+    # scipy.ndimage interpolation, spline orders 0, 1 and 3
+    for k in (0, 1, 3):
+        add(f"shift(o{k})", "ndi", lambda m, d, k=k: m.ndi.shift(d.x, 2.5, order=k))
+        add(f"zoom(o{k})", "ndi", lambda m, d, k=k: m.ndi.zoom(d.x, 1.5, order=k), hi=2)
+        add(f"rotate(o{k})", "ndi", lambda m, d, k=k: m.ndi.rotate(d.x, 30, reshape=False, order=k), lo=2, hi=2)
+        add(f"affine_transform(o{k})", "ndi", lambda m, d, k=k: m.ndi.affine_transform(d.x, d.mat, order=k))
+        add(f"map_coordinates(o{k})", "ndi", lambda m, d, k=k: m.ndi.map_coordinates(d.x, d.coords, order=k))
     # skimage.filters
     add("gaussian", "skf", lambda m, d: m.filters.gaussian(d.x, sigma=2))
     add("sobel(sk)", "skf", lambda m, d: m.filters.sobel(d.x))

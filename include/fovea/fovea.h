@@ -12,6 +12,7 @@
 #include "core.h"
 #include "slide.h"
 #include "filters.h"
+#include "interpolation.h"
 #include "morphology.h"
 #include "skmorphology.h"
 #include "color.h"

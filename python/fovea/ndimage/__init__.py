@@ -1,4 +1,4 @@
-"""fovea.ndimage: scipy.ndimage's filters and morphology on the CPU and the GPU.
+"""fovea.ndimage: scipy.ndimage's filters, morphology and interpolation on the CPU and the GPU.
 
     from fovea import ndimage as ndi      # instead of: from scipy import ndimage as ndi
     smooth = ndi.gaussian_filter(image, sigma=2)
@@ -37,6 +37,16 @@ from ._filters import (
     uniform_filter1d,
 )
 from ._fourier import fourier_ellipsoid, fourier_gaussian, fourier_shift, fourier_uniform
+from ._interpolation import (
+    affine_transform,
+    geometric_transform,
+    map_coordinates,
+    rotate,
+    shift,
+    spline_filter,
+    spline_filter1d,
+    zoom,
+)
 from ._measurements import label
 from ._morphology import (
     binary_closing,
@@ -61,6 +71,7 @@ from ._morphology import (
 )
 
 __all__ = [
+    "affine_transform",
     "binary_closing",
     "binary_dilation",
     "binary_erosion",
@@ -82,6 +93,7 @@ __all__ = [
     "generate_binary_structure",
     "generic_gradient_magnitude",
     "generic_laplace",
+    "geometric_transform",
     "grey_closing",
     "grey_dilation",
     "grey_erosion",
@@ -89,6 +101,7 @@ __all__ = [
     "iterate_structure",
     "label",
     "laplace",
+    "map_coordinates",
     "maximum_filter",
     "maximum_filter1d",
     "median_filter",
@@ -99,8 +112,13 @@ __all__ = [
     "percentile_filter",
     "prewitt",
     "rank_filter",
+    "rotate",
+    "shift",
     "sobel",
+    "spline_filter",
+    "spline_filter1d",
     "uniform_filter",
     "uniform_filter1d",
     "white_tophat",
+    "zoom",
 ]
