@@ -1,6 +1,7 @@
 /* fovea._fovea.Slide: a Python object over one fv_slide handle (open, levels,
- * properties, associated images, read_region into a fresh NumPy array), plus the
- * module functions of the process-wide tile cache and format detection. The
+ * properties, associated images, read_region into a fresh NumPy array). Its
+ * batches() iterator is in slide-batches.c, the module functions of the
+ * process-wide tile cache and format detection in slide-cache.c. The
  * Python faces (fovea.CuImage, fovea.OpenSlide) are built on this in
  * python/fovea/_slide.py.
  *
@@ -16,13 +17,7 @@
 #include <unistd.h>
 #include "errors.h"
 #include "slide/slide-internal.h"
-
-typedef struct fvpy_Slide {
-    PyObject_HEAD
-    fv_slide *s;          /* NULL once closed */
-    PyObject *path;       /* str: the path as given (os.fspath, decoded) */
-    PyObject *weakrefs;
-} fvpy_Slide;
+#include "slide-object.h"
 
 /* ---- helpers --------------------------------------------------------------------------- */
 
@@ -36,8 +31,8 @@ fvpy__slide_open(fvpy_Slide *self)
 }
 
 /* A new reference to the handle, or NULL with ValueError when closed. */
-static fv_slide *
-fvpy__slide_get(fvpy_Slide *self)
+fv_slide *
+fvpy_slide_get(fvpy_Slide *self)
 {
     return fvpy__slide_open(self) ? fv_slide_ref(self->s) : NULL;
 }
@@ -72,8 +67,8 @@ fvpy__raise_open_error(fv_status st, const char *path, PyObject *path_o)
 
 /* An int64 from a Python integer (or integral number: NumPy ints, bool); values
  * that do not fit in 64 bits are a ValueError naming `what`. */
-static int
-fvpy__int64(PyObject *o, const char *what, int64_t *out)
+int
+fvpy_int64(PyObject *o, const char *what, int64_t *out)
 {
     PyObject *i = PyNumber_Index(o);
     if (!i) {
@@ -97,8 +92,8 @@ fvpy__int64(PyObject *o, const char *what, int64_t *out)
     return 0;
 }
 
-static int
-fvpy__pixel_format(PyObject *o, fv_pixel_format *out)
+int
+fvpy_pixel_format(PyObject *o, fv_pixel_format *out)
 {
     if (!o || o == Py_None) {
         *out = FV_PIXEL_RGB;
@@ -125,8 +120,8 @@ fvpy__pixel_format(PyObject *o, fv_pixel_format *out)
 }
 
 /* device=None, "cpu", "cuda" or "cuda:N" for the slide reader: a usable device. */
-static int
-fvpy__slide_device(PyObject *o, fv_device *dev)
+int
+fvpy_slide_device(PyObject *o, fv_device *dev)
 {
     *dev = (fv_device){FV_DEVICE_CPU, 0};
     if (!o || o == Py_None)
@@ -142,8 +137,8 @@ static PyObject *fvpy__to_numpy(fv_array *out);
 
 /* out (stolen): host memory as NumPy (fvpy__to_numpy), device memory as a
  * fovea.Array (the Python layer hands it on as CuPy / torch). */
-static PyObject *
-fvpy__to_result(fv_array *out)
+PyObject *
+fvpy_to_result(fv_array *out)
 {
     if (fv_array_device(out).type == FV_DEVICE_CUDA)
         return fvpy_array_new(out, NULL, 0);
@@ -311,7 +306,7 @@ fvpy__slide_level_info(fvpy_Slide *self, PyObject *arg)
     fv_level_info li;
     if (!fvpy__slide_open(self))
         return NULL;
-    if (fvpy__int64(arg, "level", &level) < 0)
+    if (fvpy_int64(arg, "level", &level) < 0)
         return NULL;
     if (level < 0 || level >= fv_slide_level_count(self->s)) {
         PyErr_Format(PyExc_ValueError, "level %lld is out of range (the slide has %d levels)", (long long)level,
@@ -443,13 +438,13 @@ fvpy__slide_read_associated(fvpy_Slide *self, PyObject *args, PyObject *kw)
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:read_associated", kwlist, &name_o, &fmt_o))
         return NULL;
-    if (fvpy__pixel_format(fmt_o, &fmt) < 0)
+    if (fvpy_pixel_format(fmt_o, &fmt) < 0)
         return NULL;
     if (fmt == FV_PIXEL_NATIVE) {
         PyErr_SetString(PyExc_ValueError, "read_associated: format must be 'rgb' or 'rgba'");
         return NULL;
     }
-    if (!(s = fvpy__slide_get(self)))
+    if (!(s = fvpy_slide_get(self)))
         return NULL;
     if (!(name = fvpy__assoc_name(self, name_o)))
         goto done;
@@ -492,11 +487,11 @@ fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|OipO:read_region", kwlist, &x_o, &y_o, &level_o, &w_o,
                                      &h_o, &fmt_o, &num_workers, &nocache, &dev_o))
         return NULL;
-    if (fvpy__slide_device(dev_o, &dev) < 0)
+    if (fvpy_slide_device(dev_o, &dev) < 0)
         return NULL;
-    if (fvpy__int64(x_o, "x", &x) < 0 || fvpy__int64(y_o, "y", &y) < 0 ||
-        fvpy__int64(level_o, "level", &level) < 0 || fvpy__int64(w_o, "width", &w) < 0 ||
-        fvpy__int64(h_o, "height", &h) < 0 || fvpy__pixel_format(fmt_o, &opts.format) < 0)
+    if (fvpy_int64(x_o, "x", &x) < 0 || fvpy_int64(y_o, "y", &y) < 0 ||
+        fvpy_int64(level_o, "level", &level) < 0 || fvpy_int64(w_o, "width", &w) < 0 ||
+        fvpy_int64(h_o, "height", &h) < 0 || fvpy_pixel_format(fmt_o, &opts.format) < 0)
         return NULL;
     if (num_workers < 0) {
         PyErr_Format(PyExc_ValueError, "num_workers = %d must be >= 0", num_workers);
@@ -508,7 +503,7 @@ fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
     }
     opts.num_workers = num_workers;
     opts.nocache = nocache;
-    if (!(s = fvpy__slide_get(self)))
+    if (!(s = fvpy_slide_get(self)))
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = fv_slide_region_shape(s, w, h, opts.format, shape, &dt);
@@ -524,7 +519,7 @@ fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
         fvpy_raise(st);
         goto done;
     }
-    ret = fvpy__to_result(out);
+    ret = fvpy_to_result(out);
     out = NULL;
 done:
     fv_array_unref(out);
@@ -532,159 +527,6 @@ done:
     return ret;
 }
 
-
-/* ---- batches: fovea._fovea.BatchIterator over fv_batch_loader ---------------------------- */
-
-typedef struct fvpy_Batches {
-    PyObject_HEAD
-    fv_batch_loader *l;      /* NULL once finished or closed */
-    int64_t count;
-} fvpy_Batches;
-
-static void
-fvpy__batches_close_loader(fvpy_Batches *self)
-{
-    fv_batch_loader *l = self->l;
-    self->l = NULL;
-    if (l) {
-        Py_BEGIN_ALLOW_THREADS
-        fv_batch_loader_free(l);   /* joins the workers: no GIL held */
-        Py_END_ALLOW_THREADS
-    }
-}
-
-static void
-fvpy__batches_dealloc(fvpy_Batches *self)
-{
-    fvpy__batches_close_loader(self);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static PyObject *
-fvpy__batches_iter(PyObject *self)
-{
-    Py_INCREF(self);
-    return self;
-}
-
-static PyObject *
-fvpy__batches_next(fvpy_Batches *self)
-{
-    fv_array *out = NULL;
-    fv_status st;
-    if (!self->l)
-        return NULL;   /* StopIteration */
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_batch_loader_next(self->l, &out);
-    Py_END_ALLOW_THREADS
-    if (st) {
-        fvpy_raise(st);              /* reported once ... */
-        fvpy__batches_close_loader(self);   /* ... then the iterator is finished */
-        return NULL;
-    }
-    if (!out) {
-        fvpy__batches_close_loader(self);
-        return NULL;
-    }
-    return fvpy__to_result(out);
-}
-
-static PyObject *
-fvpy__batches_close(fvpy_Batches *self, PyObject *unused)
-{
-    fvpy__batches_close_loader(self);
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-fvpy__batches_len(fvpy_Batches *self, PyObject *unused)
-{
-    return PyLong_FromLongLong(self->count);
-}
-
-static PyMethodDef fvpy__batches_methods[] = {
-    {"close", (PyCFunction)fvpy__batches_close, METH_NOARGS,
-     "close()\n--\n\nStop the workers and free the batches not yet taken."},
-    {"__length_hint__", (PyCFunction)fvpy__batches_len, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
-};
-
-static PyTypeObject fvpy_BatchesType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "fovea._fovea.BatchIterator",
-    .tp_basicsize = sizeof(fvpy_Batches),
-    .tp_dealloc = (destructor)fvpy__batches_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "An iterator of (N, H, W, C) NumPy batches read ahead by worker threads.",
-    .tp_iter = fvpy__batches_iter,
-    .tp_iternext = (iternextfunc)fvpy__batches_next,
-    .tp_methods = fvpy__batches_methods,
-};
-
-static PyObject *
-fvpy__slide_batches(fvpy_Slide *self, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"locations", "level", "width", "height", "format", "batch_size", "num_workers",
-                             "prefetch_factor", "shuffle", "seed", "drop_last", "nocache", "device", NULL};
-    PyObject *loc_o, *fmt_o = NULL, *np = NULL, *arr = NULL, *ret = NULL, *dev_o = NULL;
-    int level, batch_size = 1, num_workers = 0, prefetch = 2, shuffle = 0, drop_last = 0, nocache = 0;
-    long long w, h;
-    unsigned long long seed = 0;
-    fv_slide *s = NULL;
-    fv_batch_loader *l = NULL;
-    fv_status st;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiLL|OiiipKppO:batches", kwlist, &loc_o, &level, &w, &h, &fmt_o,
-                                     &batch_size, &num_workers, &prefetch, &shuffle, &seed, &drop_last, &nocache,
-                                     &dev_o))
-        return NULL;
-    fv_loader_options o = {.level = level, .width = w, .height = h, .batch_size = batch_size,
-                           .num_workers = num_workers, .prefetch_factor = prefetch, .shuffle = shuffle,
-                           .seed = seed, .drop_last = drop_last, .nocache = nocache};
-    if (fvpy__pixel_format(fmt_o, &o.format) < 0 || fvpy__slide_device(dev_o, &o.device) < 0)
-        return NULL;
-    /* the locations as one contiguous int64 (n, 2) array: handed to C once */
-    if (!(np = fvpy_numpy()))
-        return NULL;
-    arr = PyObject_CallMethod(np, "ascontiguousarray", "Os", loc_o, "int64");
-    if (!arr)
-        return NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(arr, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_ND) < 0)
-        goto done;
-    if (view.ndim != 2 || view.shape[1] != 2 || view.itemsize != 8) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "locations must be (n, 2) integer pairs");
-        goto done;
-    }
-    if (!(s = fvpy__slide_get(self))) {
-        PyBuffer_Release(&view);
-        goto done;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_batch_loader_new(s, (const int64_t *)view.buf, view.shape[0], &o, &l);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&view);
-    if (st) {
-        fvpy_raise(st);
-        goto done;
-    }
-    fvpy_Batches *b = PyObject_New(fvpy_Batches, &fvpy_BatchesType);
-    if (!b)
-        goto done;
-    b->count = fv_batch_loader_batch_count(l);
-    b->l = l;
-    l = NULL;
-    ret = (PyObject *)b;
-done:
-    if (l) {
-        Py_BEGIN_ALLOW_THREADS
-        fv_batch_loader_free(l);
-        Py_END_ALLOW_THREADS
-    }
-    fv_slide_unref(s);
-    Py_XDECREF(arr);
-    return ret;
-}
 
 static PyObject *
 fvpy__slide_enter(fvpy_Slide *self, PyObject *unused)
@@ -711,7 +553,7 @@ static PyMethodDef fvpy__slide_methods[] = {
      "A new NumPy array of the region: (x, y) in level-0 pixels, width x height pixels of level.\n"
      "format 'rgb': uint8 (h, w, 3), background white; 'rgba': uint8 (h, w, 4), outside the image\n"
      "all zero; 'native': the file's samples and dtype (h, w, S), background 0."},
-    {"batches", FVPY_KW(fvpy__slide_batches),
+    {"batches", FVPY_KW(fvpy_slide_batches),
      "batches(locations, level, width, height, format='rgb', batch_size=1, num_workers=0,\n"
      "        prefetch_factor=2, shuffle=False, seed=0, drop_last=False, nocache=False)\n--\n\n"
      "An iterator of (N, height, width, C) NumPy batches of the patches at locations ((n, 2)\n"
@@ -764,233 +606,6 @@ static PyTypeObject fvpy_SlideType = {
     .tp_new = fvpy__slide_new,
 };
 
-/* ---- module functions ---------------------------------------------------------------- */
-
-static PyObject *
-fvpy_slide_detect_vendor(PyObject *self, PyObject *path_o)
-{
-    PyObject *bytes = NULL, *ret = NULL;
-    fv_slide *s = NULL;
-    fv_status st;
-    if (!PyUnicode_FSConverter(path_o, &bytes))
-        return NULL;
-    const char *path = PyBytes_AS_STRING(bytes);
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_slide_open(path, &s);
-    Py_END_ALLOW_THREADS
-    if (st == FV_EFORMAT || st == FV_EIO) {
-        ret = Py_None;   /* not a file we read (openslide.OpenSlide.detect_format says None too) */
-        Py_INCREF(ret);
-    } else if (st) {
-        fvpy_raise(st);   /* out of memory and the like */
-    } else {
-        ret = PyUnicode_FromString(fv_slide_vendor(s));
-    }
-    Py_BEGIN_ALLOW_THREADS
-    fv_slide_unref(s);
-    Py_END_ALLOW_THREADS
-    Py_XDECREF(bytes);
-    return ret;
-}
-FVPY_METHOD(slide_detect_vendor, fvpy_slide_detect_vendor, METH_O,
-            "slide_detect_vendor(path)\n--\n\nThe slide format of path ('aperio', 'generic-tiff', ...), or None when "
-            "fovea cannot read it.");
-
-/* The host tile cache (cache_*) and the GPU reads' device tile cache (gpu_cache_*)
- * share these. */
-static PyObject *
-fvpy__set_capacity(PyObject *arg, fv_status (*set)(uint64_t))
-{
-    int64_t bytes;
-    fv_status st;
-    if (fvpy__int64(arg, "capacity", &bytes) < 0)
-        return NULL;
-    if (bytes < 0) {
-        PyErr_Format(PyExc_ValueError, "cache capacity = %lld bytes must be >= 0", (long long)bytes);
-        return NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    st = set((uint64_t)bytes);
-    Py_END_ALLOW_THREADS
-    if (st)
-        return fvpy_raise(st);
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-fvpy__stats(void (*get)(fv_cache_stats *))
-{
-    fv_cache_stats cs;
-    Py_BEGIN_ALLOW_THREADS
-    get(&cs);
-    Py_END_ALLOW_THREADS
-    return Py_BuildValue("{sKsKsKsKsKsK}", "hits", (unsigned long long)cs.hits, "misses",
-                         (unsigned long long)cs.misses, "evictions", (unsigned long long)cs.evictions, "bytes",
-                         (unsigned long long)cs.bytes, "capacity", (unsigned long long)cs.capacity, "entries",
-                         (unsigned long long)cs.entries);
-}
-
-static PyObject *
-fvpy__call(void (*fn)(void))
-{
-    Py_BEGIN_ALLOW_THREADS
-    fn();
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
-}
-
-static PyObject *
-fvpy_cache_set_capacity(PyObject *self, PyObject *arg)
-{
-    return fvpy__set_capacity(arg, fv_cache_set_capacity);
-}
-FVPY_METHOD(cache_set_capacity, fvpy_cache_set_capacity, METH_O,
-            "cache_set_capacity(nbytes)\n--\n\nCapacity of the process-wide decoded-tile cache in bytes (0 "
-            "disables it; shrinking evicts at once).");
-
-static PyObject *
-fvpy_cache_stats(PyObject *self, PyObject *unused)
-{
-    return fvpy__stats(fv_cache_get_stats);
-}
-FVPY_METHOD(cache_stats, fvpy_cache_stats, METH_NOARGS,
-            "cache_stats()\n--\n\nTile cache counters: dict of hits, misses, evictions, bytes, capacity, "
-            "entries.");
-
-static PyObject *
-fvpy_cache_reset_stats(PyObject *self, PyObject *unused)
-{
-    return fvpy__call(fv_cache_reset_stats);
-}
-FVPY_METHOD(cache_reset_stats, fvpy_cache_reset_stats, METH_NOARGS,
-            "cache_reset_stats()\n--\n\nZero the hit, miss and eviction counters.");
-
-static PyObject *
-fvpy_cache_clear(PyObject *self, PyObject *unused)
-{
-    return fvpy__call(fv_cache_clear);
-}
-FVPY_METHOD(cache_clear, fvpy_cache_clear, METH_NOARGS,
-            "cache_clear()\n--\n\nDrop every cached tile (the capacity stays).");
-
-static PyObject *
-fvpy_gpu_cache_set_capacity(PyObject *self, PyObject *arg)
-{
-    return fvpy__set_capacity(arg, fv_gpu_cache_set_capacity);
-}
-FVPY_METHOD(gpu_cache_set_capacity, fvpy_gpu_cache_set_capacity, METH_O,
-            "gpu_cache_set_capacity(nbytes)\n--\n\nCapacity per GPU of the GPU reads' device tile cache in bytes (0 "
-            "disables it; default 1 GiB or FOVEA_GPU_CACHE_BYTES).");
-
-static PyObject *
-fvpy_gpu_cache_stats(PyObject *self, PyObject *unused)
-{
-    return fvpy__stats(fv_gpu_cache_get_stats);
-}
-FVPY_METHOD(gpu_cache_stats, fvpy_gpu_cache_stats, METH_NOARGS,
-            "gpu_cache_stats()\n--\n\nDevice tile cache counters (all GPUs): dict of hits, misses, evictions, bytes, "
-            "capacity, entries.");
-
-static PyObject *
-fvpy_gpu_cache_reset_stats(PyObject *self, PyObject *unused)
-{
-    return fvpy__call(fv_gpu_cache_reset_stats);
-}
-FVPY_METHOD(gpu_cache_reset_stats, fvpy_gpu_cache_reset_stats, METH_NOARGS,
-            "gpu_cache_reset_stats()\n--\n\nZero the device tile cache's hit, miss and eviction counters.");
-
-static PyObject *
-fvpy_gpu_cache_clear(PyObject *self, PyObject *unused)
-{
-    return fvpy__call(fv_gpu_cache_clear);
-}
-FVPY_METHOD(gpu_cache_clear, fvpy_gpu_cache_clear, METH_NOARGS,
-            "gpu_cache_clear()\n--\n\nDrop every device-cached tile not in use (the capacity stays).");
-
-static const char *const fvpy__cache_types[] = {"nocache", "per_process", "shared_memory"};
-
-static PyObject *
-fvpy_cache_configure(PyObject *self, PyObject *args)
-{
-    const char *type;
-    PyObject *cap_o;
-    int64_t cap;
-    int t = -1;
-    fv_status st;
-    if (!PyArg_ParseTuple(args, "sO:cache_configure", &type, &cap_o))
-        return NULL;
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(type, fvpy__cache_types[i]))
-            t = i;
-    if (t < 0) {
-        PyErr_Format(PyExc_ValueError,
-                     "cache type must be 'per_process', 'nocache' or 'shared_memory', not '%s'", type);
-        return NULL;
-    }
-    if (fvpy__int64(cap_o, "capacity", &cap) < 0)
-        return NULL;
-    if (cap < 0) {
-        PyErr_Format(PyExc_ValueError, "cache capacity = %lld bytes must be >= 0", (long long)cap);
-        return NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_cache_configure(t == 0 ? FV_CACHE_NONE : t == 1 ? FV_CACHE_PER_PROCESS : FV_CACHE_SHARED_MEMORY,
-                            (uint64_t)cap);
-    Py_END_ALLOW_THREADS
-    if (st)
-        return fvpy_raise(st);
-    Py_RETURN_NONE;
-}
-FVPY_METHOD(cache_configure, fvpy_cache_configure, METH_VARARGS,
-            "cache_configure(type, capacity)\n--\n\nReplace the process's tile cache with a new one: type "
-            "'per_process', 'nocache' or 'shared_memory'; capacity in bytes. Statistics start from zero.");
-
-static PyObject *
-fvpy_cache_type(PyObject *self, PyObject *unused)
-{
-    fv_cache_type t;
-    Py_BEGIN_ALLOW_THREADS
-    t = fv_cache_type_get();
-    Py_END_ALLOW_THREADS
-    return PyUnicode_FromString(t == FV_CACHE_NONE ? "nocache" : t == FV_CACHE_SHARED_MEMORY ? "shared_memory"
-                                                                                          : "per_process");
-}
-FVPY_METHOD(cache_type, fvpy_cache_type, METH_NOARGS,
-            "cache_type()\n--\n\nThe current cache type: 'per_process', 'nocache' or 'shared_memory'.");
-
-static PyObject *
-fvpy_cache_shm_name(PyObject *self, PyObject *unused)
-{
-    const char *n;
-    Py_BEGIN_ALLOW_THREADS
-    n = fv_cache_shm_name();
-    Py_END_ALLOW_THREADS
-    return PyUnicode_FromString(n ? n : "");
-}
-FVPY_METHOD(cache_shm_name, fvpy_cache_shm_name, METH_NOARGS,
-            "cache_shm_name()\n--\n\nThe shared-memory segment's name ('' unless the type is shared_memory).");
-
-static PyObject *
-fvpy_cache_attach_shared(PyObject *self, PyObject *name_o)
-{
-    const char *name = PyUnicode_Check(name_o) ? PyUnicode_AsUTF8(name_o) : NULL;
-    fv_status st;
-    if (!name) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError, "cache_attach_shared: name must be str, not %.100s",
-                         Py_TYPE(name_o)->tp_name);
-        return NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_cache_attach_shared(name);
-    Py_END_ALLOW_THREADS
-    if (st)
-        return fvpy_raise(st);
-    Py_RETURN_NONE;
-}
-FVPY_METHOD(cache_attach_shared, fvpy_cache_attach_shared, METH_O,
-            "cache_attach_shared(name)\n--\n\nUse the existing shared-memory cache segment `name`.");
-
 int
 fvpy_slide_init(PyObject *m)
 {
@@ -999,34 +614,3 @@ fvpy_slide_init(PyObject *m)
     return fvpy_add_object(m, "Slide", (PyObject *)&fvpy_SlideType);
 }
 
-static PyObject *
-fvpy_gpu_read_stats(PyObject *self, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"reset", NULL};
-    int reset = 0;
-    fv__gpu_read_stats g;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:gpu_read_stats", kwlist, &reset))
-        return NULL;
-    fv__slide_gpu_stats(&g, reset);
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:d}", "regions", (unsigned long long)g.regions,
-                         "tiles_gpu", (unsigned long long)g.tiles_gpu, "tiles_cpu", (unsigned long long)g.tiles_cpu,
-                         "tiles_cached", (unsigned long long)g.tiles_cached, "bytes_read", (unsigned long long)g.bytes_read, "io_s", g.io_s, "decode_s", g.decode_s,
-                         "assemble_s", g.assemble_s);
-}
-FVPY_METHOD(gpu_read_stats, fvpy_gpu_read_stats, FVPY_KWARGS,
-            "gpu_read_stats(reset=False)\n--\n\nCounters of the GPU slide reader: regions, tiles_gpu (decoded by "
-            "nvJPEG), tiles_cpu (decoded on the CPU and copied), bytes_read (compressed bytes staged for nvJPEG), "
-            "io_s (host seconds reading and CPU-decoding, wall time of those phases), decode_s and assemble_s (GPU "
-            "seconds from CUDA events). reset=True zeroes them after reading.");
-
-static PyObject *
-fvpy_gpu_release(PyObject *self, PyObject *noargs)
-{
-    Py_BEGIN_ALLOW_THREADS
-    fv_slide_gpu_release();
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
-}
-FVPY_METHOD(gpu_release, fvpy_gpu_release, METH_NOARGS,
-            "gpu_release()\n--\n\nFree what GPU slide reads keep between calls (pinned staging, device scratch, "
-            "streams, nvJPEG decoders and handles); the next GPU read creates them again. Also runs at exit.");

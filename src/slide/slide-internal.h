@@ -1,5 +1,6 @@
-/* Slide internals shared by the CPU reader (slide.c), the batch loader
- * (loader.c) and the GPU reader (src/cuda/io/read-gpu.c). */
+/* Slide internals shared by the CPU reader (slide.c, slide-chunk.c,
+ * slide-region.c, slide-assoc.c), the batch loader (loader.c) and the GPU reader
+ * (src/cuda/io/read-gpu.c). */
 #ifndef FV_SLIDE_INTERNAL_H
 #define FV_SLIDE_INTERNAL_H
 
@@ -93,6 +94,40 @@ void fv__chunk_set_free(fv__chunk_set *cs);
 fv_status fv__slide_read_region_once(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w,
                                      int64_t h, const fv_read_options *opts, const fv__chunk_set *once,
                                      fv_array *out);
+
+/* ---- shared by the CPU reader's files (slide-chunk.c, slide-region.c, slide-assoc.c) ---- */
+
+/* slide-chunk.c: decode the rectangle want = {x, y, w, h} of a present chunk into dst. */
+fv_status fv__chunk_into(fv_slide *s, int ifd, uint64_t chunk, const uint32_t want[4], uint8_t *dst, size_t stride);
+
+/* One region read, assembled by slide-region.c's workers. */
+typedef struct fv__region_job {
+    fv_slide *s;
+    int ifd;
+    int64_t lx, ly, w, h;        /* region in directory pixels */
+    fv_pixel_format format;
+    int nocache;
+    int partial;                 /* decode only the part of each chunk the region needs */
+    int into;                    /* out's pixels are the decoded ones: uncached chunks decode into it */
+    const fv__chunk_set *once;   /* chunks read through the cache without insertion (NULL: none) */
+    uint8_t *out;                /* (h, w, C) contiguous */
+    int out_c, out_isz;
+    uint64_t tx0, ty0, ntx;      /* chunk grid covered */
+    uint64_t *chunks;            /* chunk list (tiles or strips) */
+    int64_t clip_w, clip_h;      /* image extent: pixels beyond are background */
+    pthread_mutex_t mu;
+    fv_status st;
+    char msg[700];
+} fv__region_job;
+
+
+/* slide-region.c: copy chunk pixels to a region's output, converting; read the
+ * region (lx, ly, w, h) of directory ifd (associated images use both). */
+void fv__blit(const fv__region_job *j, const fv__tile *t, int tile_w, int src_c, int src_isz, int64_t sx0, int64_t sy0,
+              int64_t dx0, int64_t dy0, int64_t n, int64_t m);
+fv_status fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_t clip_h, int64_t lx,
+                              int64_t ly, int64_t w, int64_t h, fv_pixel_format format, int num_workers, int nocache,
+                              const fv__chunk_set *once, fv_array *out);
 
 /* The GPU reader (src/cuda/io/read-gpu.c; without the CUDA backend a stub that
  * fails with FV_EDEVICE). Reads n regions of w x h pixels of directory ifd, whose

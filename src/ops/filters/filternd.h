@@ -1,5 +1,5 @@
 /* The op FILTERND: an n-d window over a footprint (correlate, minimum, maximum,
- * rank; src/ops/filters/filters.c). Plain C, for host code and nvcc. */
+ * rank; src/ops/filters/filters-nd.c). Plain C, for host code and nvcc. */
 #ifndef FV_OPS_FILTERND_H
 #define FV_OPS_FILTERND_H
 
