@@ -213,7 +213,8 @@ def test_transform_classes(rng, name):
     np.testing.assert_allclose(got.inverse(dst), want.inverse(dst), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(got.residuals(src, dst), want.residuals(src, dst), rtol=1e-8, atol=1e-10)
     old = getattr(ft, name)()
-    assert old.estimate(src, dst)
+    with pytest.warns(FutureWarning, match=f"Please use `{name}.from_estimate`"):
+        assert old.estimate(src, dst)
     np.testing.assert_allclose(old.params, want.params, rtol=1e-10, atol=1e-10)
     both = got + got
     assert type(both) is getattr(ft, name)

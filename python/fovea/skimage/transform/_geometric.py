@@ -6,6 +6,7 @@ point sets are small); the classes are fovea's own, written after scikit-image's
 
 import math
 import textwrap
+import warnings
 
 import numpy as np
 
@@ -41,6 +42,11 @@ class FailedEstimation:
 
     def __getattr__(self, name):
         raise self.error_cls(f"No attribute {name!r} for failed estimation {self!r}")
+
+
+def _warn_estimate(obj):
+    warnings.warn(f"`estimate` is deprecated since version 0.26 and will be removed in version 2.2. Please use "
+                  f"`{type(obj).__name__}.from_estimate` class constructor instead.", FutureWarning, stacklevel=3)
 
 
 def _host_points(points):
@@ -189,8 +195,9 @@ class ProjectiveTransform:
         return tf if msg is None else FailedEstimation(f"{cls.__name__}: {msg}")
 
     def estimate(self, src, dst, weights=None):
-        """Estimate in place from point pairs; True on success (scikit-image's
-        older API; from_estimate is the 0.26 one)."""
+        """Estimate in place from point pairs; True on success (deprecated in
+        scikit-image 0.26, as here: a FutureWarning; use from_estimate)."""
+        _warn_estimate(self)
         return self._estimate(_host_points(src), _host_points(dst), weights) is None
 
     def _estimate(self, src, dst, weights=None):
@@ -356,7 +363,9 @@ class EuclideanTransform(ProjectiveTransform):
         return cls._from_estimate(src, dst)
 
     def estimate(self, src, dst):
-        """Estimate in place from point pairs; True on success."""
+        """Estimate in place from point pairs; True on success (deprecated: a
+        FutureWarning; use from_estimate)."""
+        _warn_estimate(self)
         return self._estimate(_host_points(src), _host_points(dst)) is None
 
     def _estimate(self, src, dst):
@@ -385,6 +394,12 @@ class SimilarityTransform(EuclideanTransform):
         if any(p is not None for p in (scale, rotation, translation)):
             if matrix is not None:
                 raise ValueError("Do not specify any implicit parameters when matrix is specified.")
+            if (dimensionality not in (None, 2) and scale is not None and np.isscalar(scale)
+                    and rotation is None and translation is None):
+                warnings.warn("In the future, it will be a ValueError to pass a scalar `scale` value with a "
+                              "``dimensionality`` > 2\n,and without other implicit parameters to indicate the "
+                              "dimensionality of the transform.\nPlease indicate dimensionality by passing a "
+                              "vector of suitable length to `scale`.", FutureWarning, stacklevel=2)
             if scale is not None and not np.isscalar(scale):
                 n_dims, msg = len(scale), None
             else:
