@@ -6,7 +6,7 @@
 - scipy: the tests of the installed SciPy's ``scipy.ndimage`` (they ship in its wheel),
   run in place (``pytest --pyargs scipy.ndimage``).
 - skimage: scikit-image's tests of color, exposure, filters, measure, metrics,
-  morphology and segmentation, from its source distribution (its wheels carry no
+  morphology, segmentation and transform, from its source distribution (its wheels carry no
   tests), downloaded once from PyPI into build/conformance and checked against the
   pinned SHA-256.
 
@@ -39,7 +39,8 @@ WORK = os.path.join(ROOT, "build", "conformance")
 SKIMAGE_VERSION = "0.26.0"
 SKIMAGE_SDIST = f"scikit_image-{SKIMAGE_VERSION}.tar.gz"
 SKIMAGE_SHA256 = "f5f970ab04efad85c24714321fcc91613fcb64ef2a892a13167df2f3e59199fa"
-SKIMAGE_MODULES = ("color", "exposure", "filters", "measure", "metrics", "morphology", "segmentation")
+SKIMAGE_MODULES = ("color", "exposure", "filters", "measure", "metrics", "morphology", "segmentation",
+                   "transform")
 INDEX = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/")
 
 
@@ -53,7 +54,8 @@ def skimage_tests():
     """Extracts scikit-image's tests of the modules above (once) and returns their folder."""
     dest = os.path.join(WORK, f"skimage-{SKIMAGE_VERSION}")
     marker = os.path.join(dest, ".complete")
-    if os.path.exists(marker):
+    if os.path.exists(marker) and all(os.path.isdir(os.path.join(dest, "tests", "skimage", m))
+                                      for m in SKIMAGE_MODULES):
         return dest
     os.makedirs(WORK, exist_ok=True)
     sdist = os.path.join(WORK, SKIMAGE_SDIST)

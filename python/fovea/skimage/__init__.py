@@ -8,7 +8,7 @@ scikit-image 0.26's signatures and results. Submodules load on first use.
 
 import importlib
 
-__all__ = ["color", "exposure", "filters", "measure", "metrics", "morphology", "segmentation"]
+__all__ = ["color", "exposure", "filters", "measure", "metrics", "morphology", "segmentation", "transform"]
 
 _SUBMODULES = frozenset(__all__)
 
