@@ -98,3 +98,17 @@ def check_nD(array, ndim, arg_name="image"):
 def slice_at_axis(sl, axis):
     """Index selecting sl along axis (non-negative) and everything elsewhere."""
     return (slice(None),) * axis + (sl,) + (Ellipsis,)
+
+
+def safe_as_int(val, atol=1e-3):
+    """skimage's _shared.utils.safe_as_int: val (scalar or array) rounded to int64
+    when every value is within atol of an integer, else ValueError."""
+    mod = np.asarray(val) % 1
+    if mod.ndim == 0:
+        if mod > 0.5:
+            mod = 1 - mod
+    else:
+        mod[mod > 0.5] = 1 - mod[mod > 0.5]
+    if not np.allclose(mod, 0, atol=atol):
+        raise ValueError(f"Integer argument required but received {val}, check inputs.")
+    return np.round(val).astype(np.int64)

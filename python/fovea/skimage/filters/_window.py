@@ -4,22 +4,12 @@ import functools
 
 import numpy as np
 
+from .._shared import safe_as_int as _safe_as_int
+
 __all__ = ["window"]
 
 # warp_kwargs handled here; any other goes to skimage.transform.warp
 _LOCAL_WARP_KWARGS = {"order", "clip", "preserve_range"}
-
-
-def _safe_as_int(val, atol=1e-3):
-    mod = np.asarray(val) % 1
-    if mod.ndim == 0:
-        if mod > 0.5:
-            mod = 1 - mod
-    else:
-        mod[mod > 0.5] = 1 - mod[mod > 0.5]
-    if not np.allclose(mod, 0, atol=atol):
-        raise ValueError(f"Integer argument required but received {val}, check inputs.")
-    return np.round(val).astype(np.int64)
 
 
 def _interp_radial(w, pos, clip):

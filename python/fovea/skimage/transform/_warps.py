@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import ndimage as ndi
 from ..._interop import prepare
-from .._shared import convert_to_float
+from .._shared import convert_to_float, safe_as_int as _safe_as_int
 from ..measure import block_reduce
 from ._geometric import AffineTransform, ProjectiveTransform, SimilarityTransform
 
@@ -42,18 +42,6 @@ def _validate_interpolation_order(image_dtype, order):
             "Input image dtype is bool. Interpolation is not defined with bool data type. Please set order to 0 or "
             "explicitly cast input image to another data type.")
     return order
-
-
-def _safe_as_int(val, atol=1e-3):
-    mod = np.asarray(val) % 1
-    if mod.ndim == 0:
-        if mod > 0.5:
-            mod = 1 - mod
-    else:
-        mod[mod > 0.5] = 1 - mod[mod > 0.5]
-    if not np.allclose(mod, 0, atol=atol):
-        raise ValueError(f"Integer argument required but received {val}, check inputs.")
-    return np.round(val).astype(np.int64)
 
 
 def _clip_warp_output(input_image, output_image, mode, cval, clip, xp):
