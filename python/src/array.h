@@ -70,4 +70,30 @@ int fvpy_sync_input(fv_context *ctx, const fvpy_in *in, void *stream);
     const PyMethodDef fvpy_def_##NAME = {#NAME, (PyCFunction)(void (*)(void))(FN), (FLAGS), DOC}
 #define FVPY_KWARGS (METH_VARARGS | METH_KEYWORDS)
 
+/* ---- one binding call (call.c) ----------------------------------------------------- */
+
+/* The arrays of one call: the input, the output, and up to two more arrays on
+ * the same device (mask, distances, indices, coordinates; any may be absent),
+ * the caller's stream, the context, and up to two host buffers the binding keeps
+ * open until the close. */
+typedef struct fvpy_call {
+    const char *name;
+    fvpy_in in, out, aux1, aux2;
+    fv_context *ctx;
+    void *stream;
+    Py_buffer bufs[2];
+    int nbufs;
+} fvpy_call;
+
+/* Imports the input (required) and the optional arrays (output and aux2
+ * writable, aux1 when aux1_writable; every one on the input's device), then makes
+ * the CUDA context when the data lives on a GPU. 0 or -1 with an exception set;
+ * either way fvpy_call_close releases what was taken. */
+int fvpy_call_open(fvpy_call *c, const char *name, PyObject *stream_o, PyObject *in_o, PyObject *out_o,
+                   PyObject *aux1_o, const char *aux1_what, int aux1_writable, PyObject *aux2_o,
+                   const char *aux2_what);
+/* Releases everything; returns None when st is FV_OK (and no exception is
+ * pending), else raises for st and returns NULL. */
+PyObject *fvpy_call_close(fvpy_call *c, fv_status st);
+
 #endif

@@ -7,54 +7,6 @@
 #include "array.h"   /* Python.h first */
 #include "errors.h"
 
-typedef struct fvpy_ft {
-    const char *name;
-    fvpy_in in, out;
-    fv_context *ctx;
-    void *stream;
-} fvpy_ft;
-
-static int
-fvpy__ft_open(fvpy_ft *c, const char *name, PyObject *stream_o, PyObject *in_o, PyObject *out_o)
-{
-    char da[32], db[32];
-    memset(c, 0, sizeof *c);
-    c->name = name;
-    if (fvpy_parse_stream(stream_o, &c->stream) < 0 || fvpy_import(in_o, c->stream, &c->in) < 0 ||
-        fvpy_import(out_o, c->stream, &c->out) < 0)
-        return -1;
-    if (fv_array_readonly(c->out.arr)) {
-        PyErr_Format(PyExc_ValueError, "%s: output is read-only", name);
-        return -1;
-    }
-    if (!fvpy_same_device(fv_array_device(c->in.arr), fv_array_device(c->out.arr))) {
-        fvpy_device_error("%s: output is on %s but the input is on %s; move one with fovea.to_device", name,
-                          fvpy_device_str(fv_array_device(c->out.arr), da, sizeof da),
-                          fvpy_device_str(fv_array_device(c->in.arr), db, sizeof db));
-        return -1;
-    }
-    if (fvpy_make_context(fv_array_device(c->in.arr), c->stream, &c->ctx) < 0 ||
-        fvpy_sync_input(c->ctx, &c->in, c->stream) < 0 || fvpy_sync_input(c->ctx, &c->out, c->stream) < 0)
-        return -1;
-    return 0;
-}
-
-static PyObject *
-fvpy__ft_close(fvpy_ft *c, fv_status st)
-{
-    PyObject *ret = NULL;
-    if (st)
-        fvpy_raise(st);
-    else if (!PyErr_Occurred()) {
-        Py_INCREF(Py_None);
-        ret = Py_None;
-    }
-    fvpy_in_clear(&c->in);
-    fvpy_in_clear(&c->out);
-    fv_context_free(c->ctx);
-    return ret;
-}
-
 /* Up to FV_MAX_NDIM ints (axes) or doubles (params) from a sequence. */
 static int
 fvpy__ft_seq(const char *name, const char *what, PyObject *o, int isint, int *iv, double *dv)
@@ -100,19 +52,19 @@ fvpy_fft_exec(PyObject *self, PyObject *args, PyObject *kw)
     int kind, inverse, axes[FV_MAX_NDIM], naxes;
     double scale;
     fv_status st = FV_OK;
-    fvpy_ft c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiOpd|O:fft_exec", kwlist, &in_o, &out_o, &kind, &axes_o,
                                      &inverse, &scale, &stream_o))
         return NULL;
     if ((naxes = fvpy__ft_seq("fft", "axes", axes_o, 1, axes, NULL)) < 0)
         return NULL;
-    if (fvpy__ft_open(&c, "fft", stream_o, in_o, out_o) == 0) {
+    if (fvpy_call_open(&c, "fft", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
         Py_BEGIN_ALLOW_THREADS
         st = fv_fft(c.ctx, c.in.arr, c.out.arr, (fv_fft_kind)kind, naxes, axes, inverse, scale);
         Py_END_ALLOW_THREADS
     }
-    return fvpy__ft_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(fft_exec, fvpy_fft_exec, FVPY_KWARGS,
             "fft_exec(input, output, kind, axes, inverse, scale, stream=None)\n--\n\n"
@@ -129,14 +81,14 @@ fvpy_fourier_filter(PyObject *self, PyObject *args, PyObject *kw)
     long long n;
     double par[FV_MAX_NDIM];
     fv_status st = FV_OK;
-    fvpy_ft c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OpOpiOLi|O:fourier_filter", kwlist, &in_o, &in_c, &out_o, &out_c,
                                      &kind, &par_o, &n, &axis, &stream_o))
         return NULL;
     if ((np_ = fvpy__ft_seq("fourier_filter", "parameters", par_o, 0, NULL, par)) < 0)
         return NULL;
-    if (fvpy__ft_open(&c, "fourier_filter", stream_o, in_o, out_o) == 0) {
+    if (fvpy_call_open(&c, "fourier_filter", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
         const int lnd = fv_array_ndim(c.in.arr) - (in_c ? 1 : 0);
         if (np_ != lnd) {
             PyErr_Format(PyExc_ValueError, "fourier_filter: %d parameters for %d dimensions", np_, lnd);
@@ -147,7 +99,7 @@ fvpy_fourier_filter(PyObject *self, PyObject *args, PyObject *kw)
             Py_END_ALLOW_THREADS
         }
     }
-    return fvpy__ft_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(fourier_filter, fvpy_fourier_filter, FVPY_KWARGS,
             "fourier_filter(input, in_complex, output, out_complex, kind, params, n, axis, stream=None)\n--\n\n"

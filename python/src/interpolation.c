@@ -9,66 +9,6 @@
 #include "array.h"   /* Python.h first */
 #include "errors.h"
 
-/* The arrays of one call. */
-typedef struct fvpy_ip {
-    fvpy_in in, out, coords;
-    fv_context *ctx;
-    void *stream;
-} fvpy_ip;
-
-static int
-fvpy__ip_import(fvpy_ip *c, const char *name, const char *what, PyObject *o, fvpy_in *dst, int writable)
-{
-    char da[32], db[32];
-    if (!o || o == Py_None)
-        return 0;
-    if (fvpy_import(o, c->stream, dst) < 0)
-        return -1;
-    if (writable && fv_array_readonly(dst->arr)) {
-        PyErr_Format(PyExc_ValueError, "%s: %s is read-only", name, what);
-        return -1;
-    }
-    if (dst != &c->in && !fvpy_same_device(fv_array_device(c->in.arr), fv_array_device(dst->arr))) {
-        fvpy_device_error("%s: %s is on %s but the input is on %s; move one with fovea.to_device", name, what,
-                          fvpy_device_str(fv_array_device(dst->arr), da, sizeof da),
-                          fvpy_device_str(fv_array_device(c->in.arr), db, sizeof db));
-        return -1;
-    }
-    return 0;
-}
-
-static int
-fvpy__ip_open(fvpy_ip *c, const char *name, PyObject *stream_o, PyObject *in_o, PyObject *out_o, PyObject *co_o)
-{
-    memset(c, 0, sizeof *c);
-    if (fvpy_parse_stream(stream_o, &c->stream) < 0 || fvpy__ip_import(c, name, "input", in_o, &c->in, 0) < 0 ||
-        fvpy__ip_import(c, name, "output", out_o, &c->out, 1) < 0 ||
-        fvpy__ip_import(c, name, "coordinates", co_o, &c->coords, 0) < 0)
-        return -1;
-    if (fvpy_make_context(fv_array_device(c->in.arr), c->stream, &c->ctx) < 0 ||
-        fvpy_sync_input(c->ctx, &c->in, c->stream) < 0 || fvpy_sync_input(c->ctx, &c->out, c->stream) < 0 ||
-        fvpy_sync_input(c->ctx, &c->coords, c->stream) < 0)
-        return -1;
-    return 0;
-}
-
-static PyObject *
-fvpy__ip_close(fvpy_ip *c, fv_status st)
-{
-    PyObject *ret = NULL;
-    if (st)
-        fvpy_raise(st);
-    else if (!PyErr_Occurred()) {
-        Py_INCREF(Py_None);
-        ret = Py_None;
-    }
-    fvpy_in_clear(&c->in);
-    fvpy_in_clear(&c->out);
-    fvpy_in_clear(&c->coords);
-    fv_context_free(c->ctx);
-    return ret;
-}
-
 /* A sequence of exactly n floats into out[]; None gives *given = 0. */
 static int
 fvpy__ip_doubles(const char *name, const char *what, PyObject *o, Py_ssize_t n, double *out, int *given)
@@ -105,16 +45,16 @@ fvpy_ndi_spline_filter1d(PyObject *self, PyObject *args, PyObject *kw)
     PyObject *in_o, *out_o, *stream_o = Py_None;
     int order, axis, mode;
     fv_status st = FV_OK;
-    fvpy_ip c;
+    fvpy_call c;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiii|O:ndi_spline_filter1d", kwlist, &in_o, &out_o, &order, &axis,
                                      &mode, &stream_o))
         return NULL;
-    if (fvpy__ip_open(&c, "spline_filter1d", stream_o, in_o, out_o, NULL) == 0) {
+    if (fvpy_call_open(&c, "spline_filter1d", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
         Py_BEGIN_ALLOW_THREADS
         st = fv_spline_filter1d(c.ctx, c.in.arr, c.out.arr, order, axis, (fv_interp_mode)mode);
         Py_END_ALLOW_THREADS
     }
-    return fvpy__ip_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_spline_filter1d, fvpy_ndi_spline_filter1d, FVPY_KWARGS,
             "ndi_spline_filter1d(input, output, order, axis, mode, stream=None)\n--\n\n"
@@ -134,23 +74,23 @@ fvpy_ndi_interpolate(PyObject *self, PyObject *args, PyObject *kw)
     double matrix[FV_MAX_NDIM * FV_MAX_NDIM], offset[FV_MAX_NDIM], zoom[FV_MAX_NDIM], shift[FV_MAX_NDIM];
     int has_m, has_off, has_z, has_s;
     fv_status st = FV_OK;
-    fvpy_ip c;
+    fvpy_call c;
     const char *name = "interpolate";
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiidp|OOOOOpO:ndi_interpolate", kwlist, &in_o, &out_o, &order,
                                      &mode, &cval, &prefilter, &co_o, &m_o, &off_o, &z_o, &s_o, &grid_mode,
                                      &stream_o))
         return NULL;
-    if (fvpy__ip_open(&c, name, stream_o, in_o, out_o, co_o) < 0)
-        return fvpy__ip_close(&c, FV_OK);
+    if (fvpy_call_open(&c, name, stream_o, in_o, out_o, co_o, "coordinates", 0, NULL, NULL) < 0)
+        return fvpy_call_close(&c, FV_OK);
     const int irank = fv_array_ndim(c.in.arr), orank = fv_array_ndim(c.out.arr);
     if (fvpy__ip_doubles(name, "matrix", m_o, (Py_ssize_t)irank * orank, matrix, &has_m) < 0 ||
         fvpy__ip_doubles(name, "offset", off_o, irank, offset, &has_off) < 0 ||
         fvpy__ip_doubles(name, "zoom", z_o, irank, zoom, &has_z) < 0 ||
         fvpy__ip_doubles(name, "shift", s_o, irank, shift, &has_s) < 0)
-        return fvpy__ip_close(&c, FV_OK);
-    if (c.coords.arr) {
+        return fvpy_call_close(&c, FV_OK);
+    if (c.aux1.arr) {
         Py_BEGIN_ALLOW_THREADS
-        st = fv_map_coordinates(c.ctx, c.in.arr, c.coords.arr, c.out.arr, order, (fv_interp_mode)mode, cval,
+        st = fv_map_coordinates(c.ctx, c.in.arr, c.aux1.arr, c.out.arr, order, (fv_interp_mode)mode, cval,
                                 prefilter);
         Py_END_ALLOW_THREADS
     } else if (has_m) {
@@ -164,7 +104,7 @@ fvpy_ndi_interpolate(PyObject *self, PyObject *args, PyObject *kw)
                            (fv_interp_mode)mode, cval, prefilter, grid_mode);
         Py_END_ALLOW_THREADS
     }
-    return fvpy__ip_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_interpolate, fvpy_ndi_interpolate, FVPY_KWARGS,
             "ndi_interpolate(input, output, order, mode, cval, prefilter, coordinates=None, matrix=None, "

@@ -13,86 +13,10 @@
 
 /* ---- shared plumbing ------------------------------------------------------------ */
 
-/* The arrays of one call: the input, the output, and up to two more arrays on
- * the same device (mask, distances, indices; any may be absent). */
-typedef struct fvpy_nd {
-    const char *name;
-    fvpy_in in, out, aux1, aux2;
-    fv_context *ctx;
-    void *stream;
-    Py_buffer bufs[2];
-    int nbufs;
-} fvpy_nd;
-
-static int
-fvpy__nd_import(fvpy_nd *c, const char *what, PyObject *o, fvpy_in *dst, int writable)
-{
-    char da[32], db[32];
-    if (!o || o == Py_None)
-        return 0;
-    if (fvpy_import(o, c->stream, dst) < 0)
-        return -1;
-    if (writable && fv_array_readonly(dst->arr)) {
-        PyErr_Format(PyExc_ValueError, "%s: %s is read-only", c->name, what);
-        return -1;
-    }
-    if (dst != &c->in && c->in.arr &&
-        !fvpy_same_device(fv_array_device(c->in.arr), fv_array_device(dst->arr))) {
-        fvpy_device_error("%s: %s is on %s but the input is on %s; move one with fovea.to_device", c->name,
-                          what, fvpy_device_str(fv_array_device(dst->arr), da, sizeof da),
-                          fvpy_device_str(fv_array_device(c->in.arr), db, sizeof db));
-        return -1;
-    }
-    return 0;
-}
-
-/* Imports the input (required) and the optional arrays, then makes the CUDA
- * context when the data lives on a GPU. 0 or -1 with an exception set. */
-static int
-fvpy__nd_open(fvpy_nd *c, const char *name, PyObject *stream_o, PyObject *in_o, PyObject *out_o,
-              PyObject *aux1_o, const char *aux1_what, int aux1_writable, PyObject *aux2_o,
-              const char *aux2_what)
-{
-    memset(c, 0, sizeof *c);
-    c->name = name;
-    if (fvpy_parse_stream(stream_o, &c->stream) < 0 || fvpy__nd_import(c, "input", in_o, &c->in, 0) < 0 ||
-        fvpy__nd_import(c, "output", out_o, &c->out, 1) < 0 ||
-        fvpy__nd_import(c, aux1_what, aux1_o, &c->aux1, aux1_writable) < 0 ||
-        fvpy__nd_import(c, aux2_what, aux2_o, &c->aux2, 1) < 0)
-        return -1;
-    if (fvpy_make_context(fv_array_device(c->in.arr), c->stream, &c->ctx) < 0 ||
-        fvpy_sync_input(c->ctx, &c->in, c->stream) < 0 || fvpy_sync_input(c->ctx, &c->out, c->stream) < 0 ||
-        fvpy_sync_input(c->ctx, &c->aux1, c->stream) < 0 || fvpy_sync_input(c->ctx, &c->aux2, c->stream) < 0)
-        return -1;
-    return 0;
-}
-
-/* Releases everything; returns None when st is FV_OK (and no exception is
- * pending), else raises for st and returns NULL. */
-static PyObject *
-fvpy__nd_close(fvpy_nd *c, fv_status st)
-{
-    PyObject *ret = NULL;
-    if (st)
-        fvpy_raise(st);
-    else if (!PyErr_Occurred()) {
-        Py_INCREF(Py_None);
-        ret = Py_None;
-    }
-    for (int i = 0; i < c->nbufs; i++)
-        PyBuffer_Release(&c->bufs[i]);
-    fvpy_in_clear(&c->in);
-    fvpy_in_clear(&c->out);
-    fvpy_in_clear(&c->aux1);
-    fvpy_in_clear(&c->aux2);
-    fv_context_free(c->ctx);
-    return ret;
-}
-
 /* A C-contiguous host buffer of doubles ('d') or bytes ('B' or '?'), kept open
- * in c until fvpy__nd_close. ndim_want < 0 accepts any ndim. */
+ * in c until fvpy_call_close. ndim_want < 0 accepts any ndim. */
 static int
-fvpy__nd_host(fvpy_nd *c, const char *what, PyObject *o, char kind, int ndim_want, const void **data,
+fvpy__nd_host(fvpy_call *c, const char *what, PyObject *o, char kind, int ndim_want, const void **data,
               int64_t *shape)
 {
     Py_buffer *v = &c->bufs[c->nbufs];
@@ -130,7 +54,7 @@ fvpy__nd_host(fvpy_nd *c, const char *what, PyObject *o, char kind, int ndim_wan
 
 /* A sequence of exactly n ints into out[]. */
 static int
-fvpy__nd_ints(fvpy_nd *c, const char *what, PyObject *o, int n, int64_t *out)
+fvpy__nd_ints(fvpy_call *c, const char *what, PyObject *o, int n, int64_t *out)
 {
     char msg[96];
     snprintf(msg, sizeof msg, "%s: %s must be a sequence of ints", c->name, what);
@@ -155,7 +79,7 @@ done:
 }
 
 static int
-fvpy__nd_mode(fvpy_nd *c, int mode)
+fvpy__nd_mode(fvpy_call *c, int mode)
 {
     if (mode < 0 || mode >= FV_MODE_COUNT) {
         PyErr_Format(PyExc_ValueError, "%s: mode %d out of range", c->name, mode);
@@ -188,7 +112,7 @@ fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
     const void *w;
     int64_t n;
     fv_status st = FV_OK;
-    fvpy_nd c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiidL|Op:ndi_correlate1d", kwlist, &in_o, &out_o, &w_o, &axis,
                                      &mode, &cval, &origin, &stream_o, &reverse))
@@ -196,7 +120,7 @@ fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
     /* an array on the input's device (float64, 1-D, any stride); CuPy arrays have a
      * buffer slot that only raises */
     if (!PyObject_CheckBuffer(w_o) || PyObject_HasAttrString(w_o, "__cuda_array_interface__")) {
-        if (fvpy__nd_open(&c, "correlate1d", stream_o, in_o, out_o, w_o, "weights", 0, NULL, NULL) == 0 &&
+        if (fvpy_call_open(&c, "correlate1d", stream_o, in_o, out_o, w_o, "weights", 0, NULL, NULL) == 0 &&
             fvpy__nd_mode(&c, mode) == 0) {
             const fv_array *wa = c.aux1.arr;
             fv_array *rv = NULL;
@@ -210,16 +134,16 @@ fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
                                                          origin));
             fv_array_unref(rv);
         }
-        return fvpy__nd_close(&c, st);
+        return fvpy_call_close(&c, st);
     }
     if (reverse) {
         PyErr_SetString(PyExc_ValueError, "ndi_correlate1d: reverse needs weights on the device");
         return NULL;
     }
-    if (fvpy__nd_open(&c, "correlate1d", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
+    if (fvpy_call_open(&c, "correlate1d", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
         fvpy__nd_mode(&c, mode) == 0 && fvpy__nd_host(&c, "weights", w_o, 'd', 1, &w, &n) == 0)
         FVPY_ND_RUN(&c, st, fv_correlate1d(c.ctx, c.in.arr, c.out.arr, w, n, axis, (fv_mode)mode, cval, origin));
-    return fvpy__nd_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_correlate1d, fvpy_ndi_correlate1d, FVPY_KWARGS,
             "ndi_correlate1d(input, output, weights, axis, mode, cval, origin, stream=None, reverse=False)\n--\n\n"
@@ -237,7 +161,7 @@ fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw)
     long long size, origin;
     double cval;
     fv_status st = FV_OK;
-    fvpy_nd c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiLiidL|O:ndi_filter1d", kwlist, &in_o, &out_o, &kind, &size,
                                      &axis, &mode, &cval, &origin, &stream_o))
@@ -247,7 +171,7 @@ fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_Format(PyExc_ValueError, "ndi_filter1d: kind %d out of range", kind);
         return NULL;
     }
-    if (fvpy__nd_open(&c, names[kind], stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
+    if (fvpy_call_open(&c, names[kind], stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
         fvpy__nd_mode(&c, mode) == 0) {
         fv_mode m = (fv_mode)mode;
         switch (kind) {
@@ -256,7 +180,7 @@ fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw)
         default: FVPY_ND_RUN(&c, st, fv_maximum_filter1d(c.ctx, c.in.arr, c.out.arr, size, axis, m, cval, origin)); break;
         }
     }
-    return fvpy__nd_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_filter1d, fvpy_ndi_filter1d, FVPY_KWARGS,
             "ndi_filter1d(input, output, kind, size, axis, mode, cval, origin, stream=None)\n--\n\n"
@@ -277,7 +201,7 @@ fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw)
     int64_t woff[FV_MAX_PASSES];
     size_t total = 0;
     fv_status st = FV_OK;
-    fvpy_nd c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|O:ndi_separable", kwlist, &in_o, &out_o, &passes_o,
                                      &stream_o))
@@ -290,7 +214,7 @@ fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_Format(PyExc_ValueError, "ndi_separable: %zd passes (at most %d)", n, FV_MAX_PASSES);
         return NULL;
     }
-    if (fvpy__nd_open(&c, "separable_filter", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) < 0)
+    if (fvpy_call_open(&c, "separable_filter", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) < 0)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *t = PySequence_Fast_GET_ITEM(seq, i), *w_o;
@@ -343,7 +267,7 @@ fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw)
 done:
     Py_DECREF(seq);
     free(wblock);
-    return fvpy__nd_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_separable, fvpy_ndi_separable, FVPY_KWARGS,
             "ndi_separable(input, output, passes, stream=None)\n--\n\n"
@@ -362,7 +286,7 @@ fvpy_ndi_laplace(PyObject *self, PyObject *args, PyObject *kw)
     int axes[FV_MAX_NDIM];
     fv_mode modes[FV_MAX_NDIM];
     fv_status st = FV_OK;
-    fvpy_nd c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOd|O:ndi_laplace", kwlist, &in_o, &out_o, &axes_o, &modes_o,
                                      &cval, &stream_o))
@@ -374,7 +298,7 @@ fvpy_ndi_laplace(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_Format(PyExc_ValueError, "ndi_laplace: %zd axes (at most %d)", n, FV_MAX_NDIM);
         return NULL;
     }
-    if (fvpy__nd_open(&c, "laplace", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
+    if (fvpy_call_open(&c, "laplace", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
         fvpy__nd_ints(&c, "axes", axes_o, (int)n, ax) == 0 && fvpy__nd_ints(&c, "modes", modes_o, (int)n, md) == 0) {
         int ok = 1;
         for (int k = 0; k < (int)n && ok; k++) {
@@ -391,7 +315,7 @@ fvpy_ndi_laplace(PyObject *self, PyObject *args, PyObject *kw)
         if (ok)
             FVPY_ND_RUN(&c, st, fv_laplace(c.ctx, c.in.arr, c.out.arr, axes, (int)n, modes, cval));
     }
-    return fvpy__nd_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_laplace, fvpy_ndi_laplace, FVPY_KWARGS,
             "ndi_laplace(input, output, axes, modes, cval, stream=None)\n--\n\n"
@@ -409,19 +333,19 @@ fvpy_ndi_correlate(PyObject *self, PyObject *args, PyObject *kw)
     const void *w;
     int64_t fshape[FV_MAX_NDIM], origins[FV_MAX_NDIM];
     fv_status st = FV_OK;
-    fvpy_nd c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOidO|O:ndi_correlate", kwlist, &in_o, &out_o, &w_o, &mode,
                                      &cval, &orig_o, &stream_o))
         return NULL;
-    if (fvpy__nd_open(&c, "correlate", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
+    if (fvpy_call_open(&c, "correlate", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
         fvpy__nd_mode(&c, mode) == 0) {
         int nd = fv_array_ndim(c.in.arr);
         if (fvpy__nd_host(&c, "weights", w_o, 'd', nd, &w, fshape) == 0 &&
             fvpy__nd_ints(&c, "origins", orig_o, nd, origins) == 0)
             FVPY_ND_RUN(&c, st, fv_correlate(c.ctx, c.in.arr, c.out.arr, w, fshape, (fv_mode)mode, cval, origins));
     }
-    return fvpy__nd_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_correlate, fvpy_ndi_correlate, FVPY_KWARGS,
             "ndi_correlate(input, output, weights, mode, cval, origins, stream=None)\n--\n\nfv_correlate into output.");
@@ -440,12 +364,12 @@ fvpy_ndi_min_or_max_filter(PyObject *self, PyObject *args, PyObject *kw)
     const void *fp, *s = NULL;
     int64_t fshape[FV_MAX_NDIM], sshape[FV_MAX_NDIM], origins[FV_MAX_NDIM];
     fv_status st = FV_OK;
-    fvpy_nd c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOidOp|O:ndi_min_or_max_filter", kwlist, &in_o, &out_o, &fp_o,
                                      &s_o, &mode, &cval, &orig_o, &minimum, &stream_o))
         return NULL;
-    if (fvpy__nd_open(&c, minimum ? "minimum_filter" : "maximum_filter", stream_o, in_o, out_o, NULL, NULL, 0,
+    if (fvpy_call_open(&c, minimum ? "minimum_filter" : "maximum_filter", stream_o, in_o, out_o, NULL, NULL, 0,
                       NULL, NULL) == 0 &&
         fvpy__nd_mode(&c, mode) == 0) {
         int nd = fv_array_ndim(c.in.arr);
@@ -466,7 +390,7 @@ fvpy_ndi_min_or_max_filter(PyObject *self, PyObject *args, PyObject *kw)
             FVPY_ND_RUN(&c, st, fv_maximum_filter(c.ctx, c.in.arr, c.out.arr, fp, s, fshape, (fv_mode)mode, cval, origins));
     }
 done:
-    return fvpy__nd_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_min_or_max_filter, fvpy_ndi_min_or_max_filter, FVPY_KWARGS,
             "ndi_min_or_max_filter(input, output, footprint, structure, mode, cval, origins, minimum, stream=None)"
@@ -484,19 +408,19 @@ fvpy_ndi_rank_filter(PyObject *self, PyObject *args, PyObject *kw)
     const void *fp;
     int64_t fshape[FV_MAX_NDIM], origins[FV_MAX_NDIM];
     fv_status st = FV_OK;
-    fvpy_nd c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOLidO|O:ndi_rank_filter", kwlist, &in_o, &out_o, &fp_o, &rank,
                                      &mode, &cval, &orig_o, &stream_o))
         return NULL;
-    if (fvpy__nd_open(&c, "rank_filter", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
+    if (fvpy_call_open(&c, "rank_filter", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
         fvpy__nd_mode(&c, mode) == 0) {
         int nd = fv_array_ndim(c.in.arr);
         if (fvpy__nd_host(&c, "footprint", fp_o, 'B', nd, &fp, fshape) == 0 &&
             fvpy__nd_ints(&c, "origins", orig_o, nd, origins) == 0)
             FVPY_ND_RUN(&c, st, fv_rank_filter(c.ctx, c.in.arr, c.out.arr, fp, fshape, rank, (fv_mode)mode, cval, origins));
     }
-    return fvpy__nd_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_rank_filter, fvpy_ndi_rank_filter, FVPY_KWARGS,
             "ndi_rank_filter(input, output, footprint, rank, mode, cval, origins, stream=None)\n--\n\n"
@@ -516,12 +440,12 @@ fvpy_ndi_binary_erosion(PyObject *self, PyObject *args, PyObject *kw)
     const void *s;
     int64_t sshape[FV_MAX_NDIM], origins[FV_MAX_NDIM];
     fv_status st = FV_OK;
-    fvpy_nd c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiOpOp|O:ndi_binary_erosion", kwlist, &in_o, &out_o, &s_o,
                                      &iterations, &mask_o, &border_value, &orig_o, &invert, &stream_o))
         return NULL;
-    if (fvpy__nd_open(&c, invert ? "binary_dilation" : "binary_erosion", stream_o, in_o, out_o, mask_o, "mask",
+    if (fvpy_call_open(&c, invert ? "binary_dilation" : "binary_erosion", stream_o, in_o, out_o, mask_o, "mask",
                       0, NULL, NULL) == 0) {
         int nd = fv_array_ndim(c.in.arr);
         if (fvpy__nd_host(&c, "structure", s_o, 'B', nd, &s, sshape) == 0 &&
@@ -529,7 +453,7 @@ fvpy_ndi_binary_erosion(PyObject *self, PyObject *args, PyObject *kw)
             FVPY_ND_RUN(&c, st, fv_binary_erosion(c.ctx, c.in.arr, c.out.arr, s, sshape, iterations, c.aux1.arr,
                                                   border_value, origins, invert));
     }
-    return fvpy__nd_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_binary_erosion, fvpy_ndi_binary_erosion, FVPY_KWARGS,
             "ndi_binary_erosion(input, output, structure, iterations, mask, border_value, origins, invert, "
@@ -545,12 +469,12 @@ fvpy_ndi_distance_transform_edt(PyObject *self, PyObject *args, PyObject *kw)
     const void *samp = NULL;
     int64_t n;
     fv_status st = FV_OK;
-    fvpy_nd c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:ndi_distance_transform_edt", kwlist, &in_o, &samp_o,
                                      &dist_o, &ind_o, &stream_o))
         return NULL;
-    if (fvpy__nd_open(&c, "distance_transform_edt", stream_o, in_o, NULL, dist_o, "distances", 1, ind_o,
+    if (fvpy_call_open(&c, "distance_transform_edt", stream_o, in_o, NULL, dist_o, "distances", 1, ind_o,
                       "indices") == 0) {
         if (samp_o != Py_None) {
             if (fvpy__nd_host(&c, "sampling", samp_o, 'd', 1, &samp, &n) < 0)
@@ -563,7 +487,7 @@ fvpy_ndi_distance_transform_edt(PyObject *self, PyObject *args, PyObject *kw)
         FVPY_ND_RUN(&c, st, fv_distance_transform_edt(c.ctx, c.in.arr, samp, c.aux1.arr, c.aux2.arr));
     }
 done:
-    return fvpy__nd_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_distance_transform_edt, fvpy_ndi_distance_transform_edt, FVPY_KWARGS,
             "ndi_distance_transform_edt(input, sampling, distances, indices, stream=None)\n--\n\n"
@@ -578,16 +502,16 @@ fvpy_ndi_distance_transform_cdt(PyObject *self, PyObject *args, PyObject *kw)
     const void *s;
     int64_t sshape[FV_MAX_NDIM];
     fv_status st = FV_OK;
-    fvpy_nd c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:ndi_distance_transform_cdt", kwlist, &in_o, &s_o, &dist_o,
                                      &ind_o, &stream_o))
         return NULL;
-    if (fvpy__nd_open(&c, "distance_transform_cdt", stream_o, in_o, NULL, dist_o, "distances", 1, ind_o,
+    if (fvpy_call_open(&c, "distance_transform_cdt", stream_o, in_o, NULL, dist_o, "distances", 1, ind_o,
                       "indices") == 0 &&
         fvpy__nd_host(&c, "structure", s_o, 'B', fv_array_ndim(c.in.arr), &s, sshape) == 0)
         FVPY_ND_RUN(&c, st, fv_distance_transform_cdt(c.ctx, c.in.arr, s, sshape, c.aux1.arr, c.aux2.arr));
-    return fvpy__nd_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_distance_transform_cdt, fvpy_ndi_distance_transform_cdt, FVPY_KWARGS,
             "ndi_distance_transform_cdt(input, structure, distances, indices, stream=None)\n--\n\n"
@@ -603,13 +527,13 @@ fvpy_ndi_assign(PyObject *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"src", "dst", "stream", NULL};
     PyObject *src_o, *dst_o, *stream_o = Py_None;
     fv_status st = FV_OK;
-    fvpy_nd c;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:ndi_assign", kwlist, &src_o, &dst_o, &stream_o))
         return NULL;
-    if (fvpy__nd_open(&c, "assign", stream_o, src_o, dst_o, NULL, NULL, 0, NULL, NULL) == 0)
+    if (fvpy_call_open(&c, "assign", stream_o, src_o, dst_o, NULL, NULL, 0, NULL, NULL) == 0)
         FVPY_ND_RUN(&c, st, fv_astype(c.ctx, c.in.arr, c.out.arr));
-    return fvpy__nd_close(&c, st);
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(ndi_assign, fvpy_ndi_assign, FVPY_KWARGS,
             "ndi_assign(src, dst, stream=None)\n--\n\ndst[...] = src (fv_astype) on their device.");
