@@ -12,8 +12,8 @@
  * (numpy.linspace's arithmetic: k * step + start, the last break exact). The
  * weight of pixel j in cell i is the length of the overlap divided by the
  * cell's total (an all-zero total gives NaN, as scikit-image's 0 / 0); the
- * output element is the sum over the box of the product of the axes' weights
- * times the input. Axes with m == n are copied (weight 1). f32_breaks: the
+ * output element is the weighted sum over its box, axis by axis (axis 0
+ * innermost, as scikit-image's passes run). Axes with m == n are copied (weight 1). f32_breaks: the
  * breaks rounded to float32 first (scikit-image builds them in the image's
  * float type). Zero-weight pixels are not read. Kernels:
  * src/cpu/interpolation/resize-mean-cpu.c, src/cuda/interpolation/resize-mean.cu. */
@@ -125,41 +125,49 @@ fv__rm_weight(const fv__rm_axis *ax, int grid, int64_t m, int64_t j)
 }
 
 /* The output element at index o[] (rank axes; in: shape m[], byte strides st[],
- * dtype dt, first element base; out's shape n[]). */
+ * dtype dt, first element base; out's shape n[]). Summed as scikit-image's
+ * passes are, one axis after the other from axis 0: axis 0 varies fastest and
+ * acc[d] holds the sum over axes 0..d for the current indices of the axes
+ * above d, folded into acc[d + 1] with axis d + 1's weight when axis d wraps. */
 FV_HD double
 fv__rm_value(const char *base, int dt, int rank, const int64_t *m, const int64_t *st, const int64_t *n,
              const int64_t *o, int grid, int f32)
 {
+    if (rank == 0)
+        return fv__im_load(base, dt);
     fv__rm_axis ax[FV_MAX_NDIM];
-    int64_t j[FV_MAX_NDIM], off[FV_MAX_NDIM + 1];
-    double pre[FV_MAX_NDIM + 1];
-    for (int d = 0; d < rank; d++)
+    int64_t j[FV_MAX_NDIM];
+    double acc[FV_MAX_NDIM];
+    int64_t off = 0;
+    for (int d = 0; d < rank; d++) {
         fv__rm_axis_init(&ax[d], grid, f32, m[d], n[d], o[d]);
-    pre[0] = 1.0;
-    off[0] = 0;
-    int from = 0;
-    for (int d = 0; d < rank; d++)
         j[d] = ax[d].lo;
-    double t = 0.0;
-    for (;;) {
-        for (int d = from; d < rank; d++) {
-            pre[d + 1] = pre[d] * fv__rm_weight(&ax[d], grid, m[d], j[d]);
-            off[d + 1] = off[d] + j[d] * st[d];
-        }
-        const double w = pre[rank];
-        if (w != 0.0)
-            t += w * fv__im_load(base + off[rank], dt);
-        int d = rank - 1;
-        for (; d >= 0; d--) {
-            if (++j[d] < ax[d].hi)
-                break;
-            j[d] = ax[d].lo;
-        }
-        if (d < 0)
-            break;
-        from = d;
+        acc[d] = 0.0;
+        off += j[d] * st[d];
     }
-    return t;
+    for (;;) {
+        const double w = fv__rm_weight(&ax[0], grid, m[0], j[0]);
+        if (w != 0.0)
+            acc[0] += w * fv__im_load(base + off, dt);
+        int d = 0;
+        for (; d < rank; d++) {
+            if (++j[d] < ax[d].hi) {
+                off += st[d];
+                break;
+            }
+            off -= (ax[d].hi - 1 - ax[d].lo) * st[d];
+            j[d] = ax[d].lo;
+            if (d + 1 < rank) {
+                const double wu = fv__rm_weight(&ax[d + 1], grid, m[d + 1], j[d + 1]);
+                if (wu != 0.0)
+                    acc[d + 1] += wu * acc[d];
+                acc[d] = 0.0;
+            }
+        }
+        if (d == rank)
+            break;
+    }
+    return acc[rank - 1];
 }
 
 #ifdef __cplusplus

@@ -6,43 +6,18 @@ sets; CuPy points are copied to the host and results handed back as CuPy).
 
 import numpy as np
 
-from ._geometric import (_GeometricTransform, _append_homogeneous_dim, _apply_homogeneous, _calc_center_normalize,
+from ._geometric import (_HMatrixTransform, _append_homogeneous_dim, _apply_homogeneous, _calc_center_normalize,
                          _host_points, _like_points, _warn_estimate)
 
 __all__ = ["FundamentalMatrixTransform", "EssentialMatrixTransform"]
 
 
-class FundamentalMatrixTransform(_GeometricTransform):
+class FundamentalMatrixTransform(_HMatrixTransform):
     """The fundamental matrix of two uncalibrated views: maps (N, 2) points of
     one image to their epipolar lines (N, 3: a, b, c of ax + by + c = 0) in the
     other. params: the 3x3 matrix (matrix=None: the identity)."""
 
     scaling = "rms"
-
-    def __init__(self, matrix=None, *, dimensionality=None):
-        if matrix is None:
-            d = 2 if dimensionality is None else dimensionality
-            matrix = np.eye(d + 1)
-        else:
-            matrix = np.asarray(matrix)
-        if dimensionality is not None and dimensionality != matrix.shape[0] - 1:
-            raise ValueError(f"Dimensionality {dimensionality} does not match matrix {matrix}")
-        m = matrix.shape[0]
-        if matrix.shape != (m, m):
-            raise ValueError("Invalid shape of transformation matrix")
-        if m - 1 != 2:
-            raise NotImplementedError(f"Input for {type(self)} should result in 2D transform")
-        self.params = matrix
-
-    @classmethod
-    def identity(cls, dimensionality=None):
-        """The identity matrix (dimensionality: None or 2)."""
-        d = 2 if dimensionality is None else dimensionality
-        return cls(matrix=np.eye(d + 1))
-
-    @property
-    def dimensionality(self):
-        return self.params.shape[0] - 1
 
     def __call__(self, coords):
         """The epipolar lines (N, 3) of (N, 2) points."""

@@ -23,9 +23,13 @@ class FailedEstimationAccessError(AttributeError):
 class FailedEstimation:
     """What ``from_estimate`` returns when the estimation fails: false in a truth
     test, with the reason in ``message``; any other use raises
-    FailedEstimationAccessError (as scikit-image's)."""
+    FailedEstimationAccessError (as scikit-image's, with its messages)."""
 
     error_cls = FailedEstimationAccessError
+    hint = ("You can check for a failed estimation by truth testing the returned object. For failed estimations, "
+            "`bool(estimation_result)` will be `False`. E.g.\n\n"
+            "    if not estimation_result:\n"
+            "        raise RuntimeError(f'Failed estimation: {estimation_result}')")
 
     def __init__(self, message):
         self.message = message
@@ -40,10 +44,10 @@ class FailedEstimation:
         return self.message
 
     def __call__(self, *args, **kwargs):
-        raise self.error_cls(f"{type(self).__name__} is not callable.\n\n{self.message}")
+        raise self.error_cls(f"{type(self).__name__} is not callable. {self.message}\n\nHint: {self.hint}")
 
     def __getattr__(self, name):
-        raise self.error_cls(f"No attribute {name!r} for failed estimation {self!r}")
+        raise self.error_cls(f"{type(self).__name__} has no attribute {name!r}. {self.message}\n\nHint: {self.hint}")
 
 
 def _warn_estimate(obj):
@@ -177,11 +181,10 @@ class _GeometricTransform:
         return tf if msg is None else FailedEstimation(f"{cls.__name__}: {msg}")
 
 
-class ProjectiveTransform(_GeometricTransform):
-    """Projective transform (homography) of any dimensionality >= 2, a
-    (d+1)x(d+1) matrix ``params`` acting on homogeneous (x, y[, z...]) points."""
-
-    scaling = "rms"
+class _HMatrixTransform(_GeometricTransform):
+    """A transform held as a square homogeneous matrix ``params`` (matrix=None:
+    the identity of the dimensionality, default 2); 2-d only unless a subclass
+    widens _check_dims."""
 
     def __init__(self, matrix=None, *, dimensionality=None):
         if matrix is None:
@@ -198,12 +201,8 @@ class ProjectiveTransform(_GeometricTransform):
         self.params = matrix
 
     def _check_dims(self, d):
-        if d < 2:
-            raise NotImplementedError(f"Input for {type(self)} should result in transform of >=2D")
-
-    @property
-    def _coeff_inds(self):
-        return range(self.params.size - 1)
+        if d != 2:
+            raise NotImplementedError(f"Input for {type(self)} should result in 2D transform")
 
     @property
     def dimensionality(self):
@@ -213,6 +212,21 @@ class ProjectiveTransform(_GeometricTransform):
     def identity(cls, dimensionality=None):
         d = 2 if dimensionality is None else dimensionality
         return cls(matrix=np.eye(d + 1))
+
+
+class ProjectiveTransform(_HMatrixTransform):
+    """Projective transform (homography) of any dimensionality >= 2, a
+    (d+1)x(d+1) matrix ``params`` acting on homogeneous (x, y[, z...]) points."""
+
+    scaling = "rms"
+
+    def _check_dims(self, d):
+        if d < 2:
+            raise NotImplementedError(f"Input for {type(self)} should result in transform of >=2D")
+
+    @property
+    def _coeff_inds(self):
+        return range(self.params.size - 1)
 
     def __array__(self, dtype=None, copy=None):
         return self.params if dtype is None else self.params.astype(dtype)
