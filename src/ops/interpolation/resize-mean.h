@@ -29,6 +29,8 @@
 extern "C" {
 #endif
 
+#define FV__RM_CACHE 32   /* weights kept per axis and output element */
+
 typedef struct fv__rmean_params {
     int grid_mode;
     int f32_breaks;
@@ -76,8 +78,9 @@ fv__rm_old_break(int grid, int64_t m, int64_t j)
 FV_HD double
 fv__rm_overlap(int grid, int64_t m, double a, double b, int64_t j)
 {
-    const double hi = fmin(b, fv__rm_old_break(grid, m, j + 1));
-    const double lo = fmax(a, fv__rm_old_break(grid, m, j));
+    const double ob1 = fv__rm_old_break(grid, m, j + 1), ob0 = fv__rm_old_break(grid, m, j);
+    const double hi = b < ob1 ? b : ob1;
+    const double lo = a > ob0 ? a : ob0;
     return hi - lo > 0.0 ? hi - lo : 0.0;
 }
 
@@ -139,14 +142,22 @@ fv__rm_value(const char *base, int dt, int rank, const int64_t *m, const int64_t
     int64_t j[FV_MAX_NDIM];
     double acc[FV_MAX_NDIM];
     int64_t off = 0;
+#define FV__RM_W(d) (ax[d].hi - ax[d].lo <= FV__RM_CACHE ? wc[d][j[d] - ax[d].lo] \
+                                                        : fv__rm_weight(&ax[d], grid, m[d], j[d]))
     for (int d = 0; d < rank; d++) {
         fv__rm_axis_init(&ax[d], grid, f32, m[d], n[d], o[d]);
         j[d] = ax[d].lo;
         acc[d] = 0.0;
         off += j[d] * st[d];
     }
+    /* the weights of each axis whose box is narrow, computed once (wider boxes: on the fly) */
+    double wc[FV_MAX_NDIM][FV__RM_CACHE];
+    for (int d = 0; d < rank; d++)
+        if (ax[d].hi - ax[d].lo <= FV__RM_CACHE)
+            for (int64_t k = 0; k < ax[d].hi - ax[d].lo; k++)
+                wc[d][k] = fv__rm_weight(&ax[d], grid, m[d], ax[d].lo + k);
     for (;;) {
-        const double w = fv__rm_weight(&ax[0], grid, m[0], j[0]);
+        const double w = FV__RM_W(0);
         if (w != 0.0)
             acc[0] += w * fv__im_load(base + off, dt);
         int d = 0;
@@ -158,7 +169,7 @@ fv__rm_value(const char *base, int dt, int rank, const int64_t *m, const int64_t
             off -= (ax[d].hi - 1 - ax[d].lo) * st[d];
             j[d] = ax[d].lo;
             if (d + 1 < rank) {
-                const double wu = fv__rm_weight(&ax[d + 1], grid, m[d + 1], j[d + 1]);
+                const double wu = FV__RM_W(d + 1);
                 if (wu != 0.0)
                     acc[d + 1] += wu * acc[d];
                 acc[d] = 0.0;
@@ -168,6 +179,7 @@ fv__rm_value(const char *base, int dt, int rank, const int64_t *m, const int64_t
             break;
     }
     return acc[rank - 1];
+#undef FV__RM_W
 }
 
 #ifdef __cplusplus
