@@ -263,3 +263,32 @@ def test_cupy_points(cp, rng):
         assert isinstance(r, cp.ndarray)
         np.testing.assert_allclose(r.get(), t(src), rtol=1e-12, atol=1e-10)
         assert isinstance(t.residuals(cp.asarray(src), cp.asarray(dst)), cp.ndarray)
+
+
+def test_thin_plate_spline(xp, rng):
+    src = rng.random((12, 2)) * 40
+    dst = src + rng.standard_normal(src.shape) * 2
+    a, b = ft.ThinPlateSplineTransform.from_estimate(src, dst), skt.ThinPlateSplineTransform.from_estimate(src, dst)
+    q = rng.random((300, 2)) * 45
+    np.testing.assert_array_equal(a(q), b(q))
+    np.testing.assert_allclose(a(src), dst, atol=1e-3)
+    img = image(rng, (30, 42, 3), "float64")
+    for order in (0, 1, 3):
+        close(xp.get(ft.warp(xp.put(img), a, order=order)), skt.warp(img, b, order=order))
+    with pytest.raises(NotImplementedError):
+        a.inverse
+    with pytest.raises(ValueError, match="undefined"):
+        ft.ThinPlateSplineTransform()(q)
+    with pytest.raises(ValueError, match="shape \\(N, 2\\)"):
+        a(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="at least 3 points"):
+        ft.ThinPlateSplineTransform.from_estimate(src[:2], dst[:2])
+    with pytest.raises(ValueError, match="didn't match"):
+        ft.ThinPlateSplineTransform.from_estimate(src, dst[:5])
+    with pytest.raises(ValueError, match="`src` must be a 2-dimensional"):
+        ft.ThinPlateSplineTransform.from_estimate(np.arange(4), dst)
+    bad = ft.ThinPlateSplineTransform.from_estimate(np.ones((4, 2)), dst[:4])
+    assert not bad and str(bad) == str(skt.ThinPlateSplineTransform.from_estimate(np.ones((4, 2)), dst[:4]))
+    t = ft.ThinPlateSplineTransform()
+    with pytest.warns(FutureWarning, match="ThinPlateSplineTransform.from_estimate"):
+        assert t.estimate(src, dst) is True

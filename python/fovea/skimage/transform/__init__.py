@@ -12,6 +12,7 @@ from ._geometric import (AffineTransform, EuclideanTransform, ProjectiveTransfor
                          matrix_transform)
 from ._epipolar import EssentialMatrixTransform, FundamentalMatrixTransform
 from ._nonlinear import PiecewiseAffineTransform, PolynomialTransform, estimate_transform
+from ._thin_plate_splines import ThinPlateSplineTransform
 from ._warps import (downscale_local_mean, rescale, resize, resize_local_mean, rotate, swirl, warp, warp_coords,
                      warp_polar)
 from .integral import integral_image, integrate
@@ -26,6 +27,7 @@ __all__ = [
     "PolynomialTransform",
     "ProjectiveTransform",
     "SimilarityTransform",
+    "ThinPlateSplineTransform",
     "downscale_local_mean",
     "estimate_transform",
     "integral_image",

@@ -370,7 +370,7 @@ def _warp(image, xp, inverse_map, map_args=None, output_shape=None, order=None, 
 
             if len(input_shape) == 3 and len(output_shape) == 2:
                 output_shape = (output_shape[0], output_shape[1], input_shape[2])
-            if hasattr(inverse_map, "_map_xy") and not map_args:   # the polynomial: on the data's device
+            if xp is not np and hasattr(inverse_map, "_map_xy") and not map_args:   # polynomial, TPS: on the GPU
                 coords = _mapped_coords(xp, lambda x, y: inverse_map._map_xy(xp, x, y), output_shape,
                                         input_shape[2] if len(input_shape) == 3 else None)
             else:
