@@ -127,39 +127,31 @@ fv__rm_weight(const fv__rm_axis *ax, int grid, int64_t m, int64_t j)
     return fv__rm_overlap(grid, m, ax->a, ax->b, j) / ax->total;
 }
 
-/* The output element at index o[] (rank axes; in: shape m[], byte strides st[],
- * dtype dt, first element base; out's shape n[]). Summed as scikit-image's
- * passes are, one axis after the other from axis 0: axis 0 varies fastest and
- * acc[d] holds the sum over axes 0..d for the current indices of the axes
- * above d, folded into acc[d + 1] with axis d + 1's weight when axis d wraps. */
+/* The weighted sum over the box of ax[] (rank axes; in: shape m[], byte
+ * strides st[], dtype dt, first element base), summed as scikit-image's passes
+ * are, one axis after the other from axis 0: axis 0 varies fastest and acc[d]
+ * holds the sum over axes 0..d for the current indices of the axes above d,
+ * folded into acc[d + 1] with axis d + 1's weight when axis d wraps. w[d]:
+ * axis d's weights from ax[d].lo on, or NULL to compute them on the fly. */
 FV_HD double
-fv__rm_value(const char *base, int dt, int rank, const int64_t *m, const int64_t *st, const int64_t *n,
-             const int64_t *o, int grid, int f32)
+fv__rm_sum(const char *base, int dt, int rank, const int64_t *m, const int64_t *st, const fv__rm_axis *ax,
+           const double *const *w, int grid)
 {
     if (rank == 0)
         return fv__im_load(base, dt);
-    fv__rm_axis ax[FV_MAX_NDIM];
     int64_t j[FV_MAX_NDIM];
     double acc[FV_MAX_NDIM];
     int64_t off = 0;
-#define FV__RM_W(d) (ax[d].hi - ax[d].lo <= FV__RM_CACHE ? wc[d][j[d] - ax[d].lo] \
-                                                        : fv__rm_weight(&ax[d], grid, m[d], j[d]))
+#define FV__RM_W(d) (w[d] ? w[d][j[d] - ax[d].lo] : fv__rm_weight(&ax[d], grid, m[d], j[d]))
     for (int d = 0; d < rank; d++) {
-        fv__rm_axis_init(&ax[d], grid, f32, m[d], n[d], o[d]);
         j[d] = ax[d].lo;
         acc[d] = 0.0;
         off += j[d] * st[d];
     }
-    /* the weights of each axis whose box is narrow, computed once (wider boxes: on the fly) */
-    double wc[FV_MAX_NDIM][FV__RM_CACHE];
-    for (int d = 0; d < rank; d++)
-        if (ax[d].hi - ax[d].lo <= FV__RM_CACHE)
-            for (int64_t k = 0; k < ax[d].hi - ax[d].lo; k++)
-                wc[d][k] = fv__rm_weight(&ax[d], grid, m[d], ax[d].lo + k);
     for (;;) {
-        const double w = FV__RM_W(0);
-        if (w != 0.0)
-            acc[0] += w * fv__im_load(base + off, dt);
+        const double w0 = FV__RM_W(0);
+        if (w0 != 0.0)
+            acc[0] += w0 * fv__im_load(base + off, dt);
         int d = 0;
         for (; d < rank; d++) {
             if (++j[d] < ax[d].hi) {
@@ -180,6 +172,29 @@ fv__rm_value(const char *base, int dt, int rank, const int64_t *m, const int64_t
     }
     return acc[rank - 1];
 #undef FV__RM_W
+}
+
+/* The output element at index o[] (out's shape n[]), everything computed here
+ * (the CUDA kernel): the weights of boxes up to FV__RM_CACHE wide kept in a
+ * local array, wider ones on the fly. The CPU kernel reads the same weights
+ * from tables made once per call (fv__rm_weight either way: equal results). */
+FV_HD double
+fv__rm_value(const char *base, int dt, int rank, const int64_t *m, const int64_t *st, const int64_t *n,
+             const int64_t *o, int grid, int f32)
+{
+    fv__rm_axis ax[FV_MAX_NDIM];
+    double wc[FV_MAX_NDIM][FV__RM_CACHE];
+    const double *w[FV_MAX_NDIM];
+    for (int d = 0; d < rank; d++) {
+        fv__rm_axis_init(&ax[d], grid, f32, m[d], n[d], o[d]);
+        w[d] = NULL;
+        if (ax[d].hi - ax[d].lo <= FV__RM_CACHE) {
+            for (int64_t k = 0; k < ax[d].hi - ax[d].lo; k++)
+                wc[d][k] = fv__rm_weight(&ax[d], grid, m[d], ax[d].lo + k);
+            w[d] = wc[d];
+        }
+    }
+    return fv__rm_sum(base, dt, rank, m, st, ax, w, grid);
 }
 
 #ifdef __cplusplus
