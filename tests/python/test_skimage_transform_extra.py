@@ -274,7 +274,11 @@ def test_thin_plate_spline(xp, rng):
     np.testing.assert_allclose(a(src), dst, atol=1e-3)
     img = image(rng, (30, 42, 3), "float64")
     for order in (0, 1, 3):
-        close(xp.get(ft.warp(xp.put(img), a, order=order)), skt.warp(img, b, order=order))
+        got, want = xp.get(ft.warp(xp.put(img), a, order=order)), skt.warp(img, b, order=order)
+        if xp.name == "numpy":
+            close(got, want)
+        else:   # the spline summed on the device in another order: coordinates to ~1e-13
+            np.testing.assert_allclose(got, want, atol=1e-9)
     with pytest.raises(NotImplementedError):
         a.inverse
     with pytest.raises(ValueError, match="undefined"):
