@@ -76,6 +76,14 @@ FV_API fv_status fv_zoom_shift(fv_context *ctx, const fv_array *in, const double
                                fv_array *out, int order, fv_interp_mode mode, double cval, int prefilter,
                                int grid_mode);
 
+/* scikit-image's resize_local_mean: area-weighted ("pixel mixing") resampling
+ * of in to out's shape (same ndim). Each output element is the mean of the
+ * input pixels its cell covers, weighted by the overlap; grid_mode: pixels are
+ * cells of the grid (OpenCV's INTER_AREA), else points at the cell centres
+ * with half-width end pixels. in: any real dtype (bool included), any strides;
+ * out: float32 or float64, not overlapping in. Axes of equal size are copied. */
+FV_API fv_status fv_resize_local_mean(fv_context *ctx, const fv_array *in, fv_array *out, int grid_mode);
+
 FV_EXTERN_C_END
 
 #endif

@@ -896,9 +896,14 @@ class OpenSlide:
         return Image.fromarray(arr)
 
     def get_thumbnail(self, size):
-        """An RGB PIL.Image no larger than size, keeping the aspect ratio
-        (openslide-python's algorithm: the best level for the downsample, composed on
-        the background colour, resized with Lanczos)."""
+        """An RGB PIL.Image no larger than size (width, height), sized as PIL's
+        Image.thumbnail sizes it (the aspect ratio kept; never enlarged): the best
+        level for the downsample, composed on the background colour (as
+        openslide-python), then resized by the area mean
+        (fovea.skimage.transform.resize_local_mean: each thumbnail pixel the mean
+        of the level pixels it covers, weighted by the overlap; rounded to uint8).
+        openslide-python resizes with PIL's Lanczos filter instead: the two differ
+        by about one grey level on average (docs/transform.md measures it)."""
         from PIL import Image
 
         downsample = max(dim / thumb for dim, thumb in zip(self.dimensions, size, strict=True))
@@ -907,8 +912,10 @@ class OpenSlide:
         bg_color = "#" + self.properties.get(PROPERTY_NAME_BACKGROUND_COLOR, "ffffff")
         thumb = Image.new("RGB", tile.size, bg_color)
         thumb.paste(tile, None, tile)
-        thumb.thumbnail(size, Image.Resampling.LANCZOS)
-        return thumb
+        final = _thumbnail_size(thumb.size, size)
+        if final is None or final == thumb.size:
+            return thumb
+        return Image.fromarray(_area_resize_u8(thumb, final))
 
     def set_cache(self, cache):
         """Use an OpenSlideCache: sets the capacity of fovea's process-wide tile cache."""
@@ -924,6 +931,38 @@ class OpenSlide:
                 _export_shm_name("per_process")
             else:
                 _fovea.cache_set_capacity(cap)
+
+
+def _thumbnail_size(have, size):
+    """PIL's Image.thumbnail size: (width, height) within size with have's aspect
+    ratio (the integer nearest in aspect of floor / ceil, at least 1), or None when
+    have fits already."""
+    x, y = (math.floor(v) for v in size)
+    width, height = have
+    if x >= width and y >= height:
+        return None
+    aspect = width / height
+
+    def pick(number, key):
+        return max(min(math.floor(number), math.ceil(number), key=key), 1)
+
+    if x / y >= aspect:
+        x = pick(y * aspect, key=lambda n: abs(aspect - n / y))
+    else:
+        y = pick(x / aspect, key=lambda n: 0 if n == 0 else abs(aspect - x / n))
+    return x, y
+
+
+def _area_resize_u8(image, size):
+    """An RGB uint8 image (anything NumPy reads, (H, W, 3)) resized to size
+    (width, height) by the area mean, rounded half to even."""
+    import numpy as np
+
+    from .skimage.transform import resize_local_mean
+
+    arr = np.asarray(image)
+    out = resize_local_mean(arr, (size[1], size[0]), preserve_range=True, channel_axis=-1)
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
 
 
 def open_slide(filename):

@@ -111,3 +111,26 @@ FVPY_METHOD(ndi_interpolate, fvpy_ndi_interpolate, FVPY_KWARGS,
             "offset=None, zoom=None, shift=None, grid_mode=False, stream=None)\n--\n\n"
             "fv_map_coordinates (coordinates), fv_affine_transform (matrix: in.ndim * out.ndim values, row "
             "major; offset) or fv_zoom_shift (zoom, shift, grid_mode) into output.");
+
+/* resize_local_mean(input, output, grid_mode, stream=None) */
+static PyObject *
+fvpy_resize_local_mean(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "grid_mode", "stream", NULL};
+    PyObject *in_o, *out_o, *stream_o = Py_None;
+    int grid_mode;
+    fv_status st = FV_OK;
+    fvpy_call c;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOp|O:resize_local_mean", kwlist, &in_o, &out_o, &grid_mode,
+                                     &stream_o))
+        return NULL;
+    if (fvpy_call_open(&c, "resize_local_mean", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fv_resize_local_mean(c.ctx, c.in.arr, c.out.arr, grid_mode);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_close(&c, st);
+}
+FVPY_METHOD(resize_local_mean, fvpy_resize_local_mean, FVPY_KWARGS,
+            "resize_local_mean(input, output, grid_mode, stream=None)\n--\n\n"
+            "fv_resize_local_mean into output (float32 or float64, input's ndim).");

@@ -82,6 +82,13 @@ def test_convert_roundtrip(slide, tmp_path):
         np.testing.assert_array_equal(tf.pages[0].asarray(), img)
         sizes = [p.shape[:2] for p in tf.pages]
     assert sizes[:3] == [(1037, 1531), (519, 766), (260, 383)] and sizes[-1][0] <= 128 and sizes[-1][1] <= 128
+    # each level is the area mean of the one above (2x2 blocks, halves rounded up; a partial
+    # block at an odd edge averages the pixels it has): resize_local_mean, where blocks are whole
+    from fovea.skimage.transform import resize_local_mean
+    with tifffile.TiffFile(out) as tf:
+        l1 = tf.pages[1].asarray()
+    want = np.floor(resize_local_mean(img[:1036, :1530], (518, 765), preserve_range=True, channel_axis=-1) + 0.5)
+    np.testing.assert_array_equal(l1[:518, :765], want.astype(np.uint8))
     run("convert", path, str(tmp_path / "j.tif"), "--quality", "85", "--no-progress")
     with tifffile.TiffFile(tmp_path / "j.tif") as tf:
         j = tf.pages[0].asarray()

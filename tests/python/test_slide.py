@@ -13,6 +13,7 @@ import pytest
 
 import fovea
 from fovea import _fovea
+from fovea.skimage import transform
 
 tifffile = pytest.importorskip("tifffile")
 pytest.importorskip("imagecodecs")
@@ -296,10 +297,19 @@ def test_aperio_vs_openslide(tmp_path, aperio_content, comp, bigtiff):
     # best level and thumbnails: OpenSlide's rule and algorithm
     for d in [0.1, 0.5, 1, 1.5, 3.999, 4, 4.0001, 7, 15.99, 16, 17, 100, 1e9]:
         assert f.get_best_level_for_downsample(d) == o.get_best_level_for_downsample(d), d
+    # thumbnails: OpenSlide's size and level; the area mean where OpenSlide has Lanczos
     for size in [(100, 100), (300, 200), (64, 64), (1024, 768), (2000, 2000), (50, 500)]:
         a, b = o.get_thumbnail(size), f.get_thumbnail(size)
         assert b.mode == a.mode == "RGB" and b.size == a.size, size
-        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        level = o.get_best_level_for_downsample(max(d / t for d, t in zip(o.dimensions, size)))
+        lv = np.asarray(o.read_region((0, 0), level, o.level_dimensions[level]).convert("RGB"))
+        if b.size == o.level_dimensions[level]:
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+            continue
+        want = np.rint(transform.resize_local_mean(lv, (b.size[1], b.size[0]), preserve_range=True,
+                                                   channel_axis=-1))
+        np.testing.assert_array_equal(np.asarray(b), want.astype(np.uint8))
+        assert np.abs(np.asarray(a, float) - np.asarray(b, float)).mean() < 4, size
 
     # the cuCIM face over the same file
     img = fovea.CuImage(path)

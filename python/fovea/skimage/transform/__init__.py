@@ -1,32 +1,48 @@
 """scikit-image's ``skimage.transform`` on fovea (scikit-image 0.26 signatures):
-resizing, rotation, warps, pyramids, integral images and the homogeneous-matrix
-transform classes.
+resizing (spline and local-mean), rotation, warps (swirl, polar), pyramids,
+integral images and the geometric transform classes.
 
 The resampling runs through fovea.ndimage (zoom, gaussian_filter,
-map_coordinates: C on all CPU cores for NumPy input, CUDA for CuPy / CUDA torch
-input); the transform classes are small NumPy matrix maths on the host.
+map_coordinates) and the op RESIZE_MEAN (C on all CPU cores for NumPy input,
+CUDA for CuPy / CUDA torch input); the transform classes are small NumPy
+matrix maths on the host.
 """
 
-from ._geometric import AffineTransform, EuclideanTransform, ProjectiveTransform, SimilarityTransform
-from ._warps import downscale_local_mean, rescale, resize, rotate, warp, warp_coords
+from ._geometric import (AffineTransform, EuclideanTransform, ProjectiveTransform, SimilarityTransform,
+                         matrix_transform)
+from ._epipolar import EssentialMatrixTransform, FundamentalMatrixTransform
+from ._nonlinear import PiecewiseAffineTransform, PolynomialTransform, estimate_transform
+from ._thin_plate_splines import ThinPlateSplineTransform
+from ._warps import (downscale_local_mean, rescale, resize, resize_local_mean, rotate, swirl, warp, warp_coords,
+                     warp_polar)
 from .integral import integral_image, integrate
 from .pyramids import pyramid_expand, pyramid_gaussian, pyramid_laplacian, pyramid_reduce
 
 __all__ = [
     "AffineTransform",
+    "EssentialMatrixTransform",
     "EuclideanTransform",
+    "FundamentalMatrixTransform",
+    "PiecewiseAffineTransform",
+    "PolynomialTransform",
     "ProjectiveTransform",
     "SimilarityTransform",
+    "ThinPlateSplineTransform",
     "downscale_local_mean",
+    "estimate_transform",
     "integral_image",
     "integrate",
+    "matrix_transform",
     "pyramid_expand",
     "pyramid_gaussian",
     "pyramid_laplacian",
     "pyramid_reduce",
     "rescale",
     "resize",
+    "resize_local_mean",
     "rotate",
+    "swirl",
     "warp",
     "warp_coords",
+    "warp_polar",
 ]

@@ -1,7 +1,9 @@
 """The homogeneous-matrix transforms of skimage.transform._geometric (scikit-image
 0.26): EuclideanTransform, SimilarityTransform, AffineTransform,
-ProjectiveTransform. Plain NumPy matrix maths on the host (parameters and
-point sets are small); the classes are fovea's own, written after scikit-image's.
+ProjectiveTransform, and matrix_transform. Plain NumPy matrix maths on the host
+(parameters and point sets are small: CuPy point sets are copied to the host and
+the results handed back as CuPy); the classes are fovea's own, written after
+scikit-image's. The other transforms: _epipolar.py, _nonlinear.py.
 """
 
 import math
@@ -11,7 +13,7 @@ import warnings
 import numpy as np
 
 __all__ = ["FailedEstimation", "ProjectiveTransform", "AffineTransform", "EuclideanTransform",
-           "SimilarityTransform"]
+           "SimilarityTransform", "matrix_transform"]
 
 
 class FailedEstimationAccessError(AttributeError):
@@ -21,9 +23,13 @@ class FailedEstimationAccessError(AttributeError):
 class FailedEstimation:
     """What ``from_estimate`` returns when the estimation fails: false in a truth
     test, with the reason in ``message``; any other use raises
-    FailedEstimationAccessError (as scikit-image's)."""
+    FailedEstimationAccessError (as scikit-image's, with its messages)."""
 
     error_cls = FailedEstimationAccessError
+    hint = ("You can check for a failed estimation by truth testing the returned object. For failed estimations, "
+            "`bool(estimation_result)` will be `False`. E.g.\n\n"
+            "    if not estimation_result:\n"
+            "        raise RuntimeError(f'Failed estimation: {estimation_result}')")
 
     def __init__(self, message):
         self.message = message
@@ -38,10 +44,10 @@ class FailedEstimation:
         return self.message
 
     def __call__(self, *args, **kwargs):
-        raise self.error_cls(f"{type(self).__name__} is not callable.\n\n{self.message}")
+        raise self.error_cls(f"{type(self).__name__} is not callable. {self.message}\n\nHint: {self.hint}")
 
     def __getattr__(self, name):
-        raise self.error_cls(f"No attribute {name!r} for failed estimation {self!r}")
+        raise self.error_cls(f"{type(self).__name__} has no attribute {name!r}. {self.message}\n\nHint: {self.hint}")
 
 
 def _warn_estimate(obj):
@@ -56,6 +62,19 @@ def _host_points(points):
     return np.array(points, ndmin=2, copy=None)
 
 
+def _like_points(result, points):
+    """result (a NumPy array) as CuPy when points were CuPy."""
+    if not isinstance(points, np.ndarray) and getattr(points, "get", None) is not None:
+        import cupy
+
+        return cupy.asarray(result)
+    return result
+
+
+def _append_homogeneous_dim(points):
+    return np.hstack((points, np.ones((len(points), 1))))
+
+
 def _apply_homogeneous(matrix, points):
     points = _host_points(points)
     points_h = np.hstack((points, np.ones((len(points), 1))))
@@ -65,12 +84,23 @@ def _apply_homogeneous(matrix, points):
     return new_points_h[:, :-1] / divs[:, None]
 
 
-def _calc_center_normalize(points):
+def _calc_center_normalize(points, scaling="rms"):
+    """The matrix centring points on their centroid and scaling them to an RMS
+    coordinate of 1 ('rms'), a mean distance of sqrt(D) ('mrs'), or the identity
+    ('raw'); all NaN when the points coincide."""
     n, d = points.shape
+    scaling = scaling.lower()
     matrix = np.eye(d + 1)
+    if scaling == "raw":
+        return matrix
     centroid = np.mean(points, axis=0)
     centered = points - centroid
-    divisor = np.sqrt(np.mean(centered ** 2))
+    if scaling == "rms":
+        divisor = np.sqrt(np.mean(centered ** 2))
+    elif scaling == "mrs":
+        divisor = np.mean(np.sqrt(np.sum(centered ** 2, axis=1))) / np.sqrt(d)
+    else:
+        raise ValueError(f'Unexpected "scaling" of "{scaling}"')
     if divisor == 0:
         return matrix + np.nan
     matrix[:d, d] = -centroid
@@ -78,8 +108,8 @@ def _calc_center_normalize(points):
     return matrix
 
 
-def _center_and_normalize_points(points):
-    matrix = _calc_center_normalize(points)
+def _center_and_normalize_points(points, scaling="rms"):
+    matrix = _calc_center_normalize(points, scaling)
     if not np.all(np.isfinite(matrix)):
         return matrix + np.nan, np.full_like(points, np.nan)
     return matrix, _apply_homogeneous(matrix, points)
@@ -127,11 +157,34 @@ def _euler_xyz(angles):
     return rx @ ry @ rz
 
 
-class ProjectiveTransform:
-    """Projective transform (homography) of any dimensionality >= 2, a
-    (d+1)x(d+1) matrix ``params`` acting on homogeneous (x, y[, z...]) points."""
+class _GeometricTransform:
+    """What every transform has: residuals, from_estimate (through the
+    class's _estimate, which returns None or the failure's message)."""
 
-    _coeff_all = True
+    def residuals(self, src, dst):
+        """Euclidean distance of each transformed src point to its dst point."""
+        res = np.sqrt(np.sum((_host_points(self(_host_points(src))) - _host_points(dst)) ** 2, axis=1))
+        return _like_points(res, src)
+
+    @classmethod
+    def from_estimate(cls, src, dst, *args, **kwargs):
+        """The transform estimated from point pairs, or a FailedEstimation (false
+        in a truth test, its message in str())."""
+        return cls._from_estimate(src, dst, *args, **kwargs)
+
+    @classmethod
+    def _from_estimate(cls, src, dst, *args, **kwargs):
+        src = _host_points(src)
+        dst = _host_points(dst)
+        tf = cls.identity(src.shape[1])
+        msg = tf._estimate(src, dst, *args, **kwargs)
+        return tf if msg is None else FailedEstimation(f"{cls.__name__}: {msg}")
+
+
+class _HMatrixTransform(_GeometricTransform):
+    """A transform held as a square homogeneous matrix ``params`` (matrix=None:
+    the identity of the dimensionality, default 2); 2-d only unless a subclass
+    widens _check_dims."""
 
     def __init__(self, matrix=None, *, dimensionality=None):
         if matrix is None:
@@ -148,12 +201,8 @@ class ProjectiveTransform:
         self.params = matrix
 
     def _check_dims(self, d):
-        if d < 2:
-            raise NotImplementedError(f"Input for {type(self)} should result in transform of >=2D")
-
-    @property
-    def _coeff_inds(self):
-        return range(self.params.size - 1)
+        if d != 2:
+            raise NotImplementedError(f"Input for {type(self)} should result in 2D transform")
 
     @property
     def dimensionality(self):
@@ -164,35 +213,38 @@ class ProjectiveTransform:
         d = 2 if dimensionality is None else dimensionality
         return cls(matrix=np.eye(d + 1))
 
+
+class ProjectiveTransform(_HMatrixTransform):
+    """Projective transform (homography) of any dimensionality >= 2, a
+    (d+1)x(d+1) matrix ``params`` acting on homogeneous (x, y[, z...]) points."""
+
+    scaling = "rms"
+
+    def _check_dims(self, d):
+        if d < 2:
+            raise NotImplementedError(f"Input for {type(self)} should result in transform of >=2D")
+
+    @property
+    def _coeff_inds(self):
+        return range(self.params.size - 1)
+
     def __array__(self, dtype=None, copy=None):
         return self.params if dtype is None else self.params.astype(dtype)
 
     def __call__(self, coords):
         """Apply the transform to (N, d) points."""
-        return _apply_homogeneous(self.params, coords)
+        return _like_points(_apply_homogeneous(self.params, coords), coords)
 
     @property
     def inverse(self):
         """The inverse transform (same class)."""
         return type(self)(matrix=np.linalg.inv(self.params))
 
-    def residuals(self, src, dst):
-        """Euclidean distance of each transformed src point to its dst point."""
-        return np.sqrt(np.sum((self(src) - _host_points(dst)) ** 2, axis=1))
-
     @classmethod
     def from_estimate(cls, src, dst, weights=None):
         """The transform estimated from point pairs (least squares, total least
         squares for projective/affine), or a FailedEstimation (false in a truth test)."""
         return cls._from_estimate(src, dst, weights)
-
-    @classmethod
-    def _from_estimate(cls, src, dst, *args):
-        src = _host_points(src)
-        dst = _host_points(dst)
-        tf = cls.identity(src.shape[1])
-        msg = tf._estimate(src, dst, *args)
-        return tf if msg is None else FailedEstimation(f"{cls.__name__}: {msg}")
 
     def estimate(self, src, dst, weights=None):
         """Estimate in place from point pairs; True on success (deprecated in
@@ -419,3 +471,9 @@ class SimilarityTransform(EuclideanTransform):
         elif self.dimensionality == 3:
             return np.cbrt(np.linalg.det(self.params))
         raise NotImplementedError("Scale is only implemented for 2D and 3D.")
+
+
+def matrix_transform(coords, matrix):
+    """(N, 2) x, y coordinates transformed by a (3, 3) homogeneous matrix
+    (skimage.transform.matrix_transform)."""
+    return ProjectiveTransform(matrix)(coords)

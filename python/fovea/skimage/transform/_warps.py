@@ -1,5 +1,5 @@
-"""resize, rescale, rotate, warp, warp_coords, downscale_local_mean
-(skimage.transform._warps, scikit-image 0.26).
+"""resize, rescale, rotate, warp, warp_coords, downscale_local_mean, swirl,
+warp_polar, resize_local_mean (skimage.transform._warps, scikit-image 0.26).
 
 The pixel work runs in fovea.ndimage (zoom, gaussian_filter, map_coordinates:
 C on all CPU cores for NumPy input, CUDA for CuPy input). scikit-image's
@@ -10,13 +10,15 @@ work per tap) is written here in NumPy / CuPy array maths on the input's device.
 
 import numpy as np
 
-from ... import ndimage as ndi
+from ... import _fovea, ndimage as ndi
+from ... import _interop as ix
 from ..._interop import prepare
 from .._shared import convert_to_float, safe_as_int as _safe_as_int
 from ..measure import block_reduce
-from ._geometric import AffineTransform, ProjectiveTransform, SimilarityTransform
+from ._geometric import AffineTransform, ProjectiveTransform, SimilarityTransform, _GeometricTransform
 
-__all__ = ["resize", "rescale", "rotate", "warp", "warp_coords", "downscale_local_mean"]
+__all__ = ["resize", "rescale", "rotate", "warp", "warp_coords", "downscale_local_mean", "swirl", "warp_polar",
+           "resize_local_mean"]
 
 HOMOGRAPHY_TRANSFORMS = (SimilarityTransform, AffineTransform, ProjectiveTransform)
 
@@ -358,7 +360,7 @@ def _warp(image, xp, inverse_map, map_args=None, output_shape=None, order=None, 
             if image.ndim < 2 or image.ndim > 3:
                 raise ValueError("Only 2-D images (grayscale or color) are supported, when providing a callable "
                                  "`inverse_map`.")
-            if xp is not np and not _is_homography(inverse_map):
+            if xp is not np and not (_is_homography(inverse_map) or isinstance(inverse_map, _GeometricTransform)):
                 raise TypeError("fovea.skimage.transform.warp: a callable inverse_map runs on the host and cannot "
                                 "be used with GPU data; pass a 3x3 matrix, a transform object or a coordinate "
                                 "array instead")
@@ -368,9 +370,13 @@ def _warp(image, xp, inverse_map, map_args=None, output_shape=None, order=None, 
 
             if len(input_shape) == 3 and len(output_shape) == 2:
                 output_shape = (output_shape[0], output_shape[1], input_shape[2])
-            coords = warp_coords(coord_map, output_shape)
-            if xp is not np:
-                coords = xp.asarray(coords)
+            if xp is not np and hasattr(inverse_map, "_map_xy") and not map_args:   # polynomial, TPS: on the GPU
+                coords = _mapped_coords(xp, lambda x, y: inverse_map._map_xy(xp, x, y), output_shape,
+                                        input_shape[2] if len(input_shape) == 3 else None)
+            else:
+                coords = warp_coords(coord_map, output_shape)
+                if xp is not np:
+                    coords = xp.asarray(coords)
         prefilter = order > 1
         warped = ndi.map_coordinates(image, coords, prefilter=prefilter, mode=_to_ndimage_mode(mode), order=order,
                                      cval=cval)
@@ -418,3 +424,181 @@ def warp(image, inverse_map, map_args=None, output_shape=None, order=None, mode=
             and isinstance(inverse_map, np.ndarray):
         inverse_map = xp.asarray(inverse_map)
     return back(_warp(arr, xp, inverse_map, map_args, output_shape, order, mode, cval, clip, preserve_range))
+
+
+# ---- swirl, warp_polar: their inverse maps computed as coordinate arrays on the data's device ----
+
+def _mapped_coords(xp, mapping, output_shape, nchannels):
+    """What warp builds from a callable (warp_coords): the input (row, col[,
+    channel]) coordinates of every output pixel, with the map applied to the
+    output (col, row) grids as xp arrays (element-wise, so on the GPU for CuPy data)."""
+    rows, cols = int(output_shape[0]), int(output_shape[1])
+    x = xp.broadcast_to(xp.arange(cols, dtype=np.float64)[None, :], (rows, cols))
+    y = xp.broadcast_to(xp.arange(rows, dtype=np.float64)[:, None], (rows, cols))
+    cc, rr = mapping(x, y)
+    if nchannels is None:
+        return xp.stack((rr, cc))
+    coords = xp.empty((3, rows, cols, nchannels), dtype=np.float64)
+    coords[0] = rr[..., None]
+    coords[1] = cc[..., None]
+    coords[2] = xp.arange(nchannels, dtype=np.float64)
+    return coords
+
+
+def _warp_mapped(image, xp, mapping, output_shape, order=None, mode="constant", cval=0.0, clip=True,
+                 preserve_range=False):
+    if image.size == 0:
+        raise ValueError("Cannot warp empty image with dimensions", image.shape)
+    if image.ndim < 2 or image.ndim > 3:
+        raise ValueError("Only 2-D images (grayscale or color) are supported, when providing a callable "
+                         "`inverse_map`.")
+    shape = image.shape if output_shape is None else tuple(_safe_as_int(output_shape))
+    coords = _mapped_coords(xp, mapping, shape, image.shape[2] if image.ndim == 3 else None)
+    return _warp(image, xp, coords, None, None, order, mode, cval, clip, preserve_range)
+
+
+def swirl(image, center=None, strength=1, radius=100, rotation=0, output_shape=None, order=None, mode="reflect",
+          cval=0, clip=True, preserve_range=False):
+    """Swirl image about center ((col, row); default the image centre) by
+    strength, decaying over radius pixels, plus rotation radians
+    (skimage.transform.swirl). Other arguments as warp (mode default 'reflect')."""
+    arr, xp, back = prepare(image)
+    if center is None:
+        center = np.array(arr.shape)[:2][::-1] / 2
+    x0, y0 = center
+    decay = radius / 5 * np.log(2)
+
+    def mapping(x, y):
+        rho = xp.sqrt((x - x0) ** 2 + (y - y0) ** 2)
+        theta = rotation + strength * xp.exp(-rho / decay) + xp.arctan2(y - y0, x - x0)
+        return x0 + rho * xp.cos(theta), y0 + rho * xp.sin(theta)
+
+    return back(_warp_mapped(arr, xp, mapping, output_shape, order, mode, cval, clip, preserve_range))
+
+
+def _warp_kwargs(order=None, mode="constant", cval=0.0, clip=True, preserve_range=False):
+    return {"order": order, "mode": mode, "cval": cval, "clip": clip, "preserve_range": preserve_range}
+
+
+def warp_polar(image, center=None, *, radius=None, output_shape=None, scaling="linear", channel_axis=None,
+               **kwargs):
+    """Remap image to polar (scaling 'linear') or log-polar ('log') coordinates
+    about center ((row, col); default the image centre) out to radius (default
+    the half-diagonal) (skimage.transform.warp_polar). Output rows are angles
+    (360 by default), columns radii (ceil(radius) by default). channel_axis:
+    the channels of a 3-d image. kwargs: warp's order, mode, cval, clip,
+    preserve_range."""
+    arr, xp, back = prepare(image)
+    kw = _warp_kwargs(**kwargs)
+    moved = channel_axis is not None and not (channel_axis == -1 or channel_axis == (-1,))
+    if channel_axis is not None:
+        axis = channel_axis if np.isscalar(channel_axis) else tuple(channel_axis)
+        if not np.isscalar(axis):
+            if len(axis) > 1:
+                raise ValueError("only a single channel axis is currently supported")
+            axis = axis[0]
+        if moved:
+            arr = xp.moveaxis(arr, axis, -1)
+    if arr.ndim != 2 and channel_axis is None:
+        raise ValueError(f"Input array must be 2-dimensional when `channel_axis=None`, got {arr.ndim}")
+    if arr.ndim != 3 and channel_axis is not None:
+        raise ValueError(f"Input array must be 3-dimensional when `channel_axis` is specified, got {arr.ndim}")
+    if center is None:
+        center = (np.array(arr.shape)[:2] / 2) - 0.5
+    if radius is None:
+        w, h = np.array(arr.shape)[:2] / 2
+        radius = np.sqrt(w ** 2 + h ** 2)
+    if output_shape is None:
+        height, width = 360, int(np.ceil(radius))
+        output_shape = (height, width)
+    else:
+        output_shape = _safe_as_int(output_shape)
+        height, width = output_shape[0], output_shape[1]
+    if scaling == "linear":
+        k_radius = width / radius
+        scale = lambda x: x / k_radius  # noqa: E731
+    elif scaling == "log":
+        k_radius = width / np.log(radius)
+        scale = lambda x: xp.exp(x / k_radius)  # noqa: E731
+    else:
+        raise ValueError("Scaling value must be in {'linear', 'log'}")
+    k_angle = height / (2 * np.pi)
+
+    def mapping(x, y):
+        angle = y / k_angle
+        r = scale(x)
+        return r * xp.cos(angle) + center[1], r * xp.sin(angle) + center[0]
+
+    out = _warp_mapped(arr, xp, mapping, output_shape, **kw)
+    if moved:
+        out = xp.moveaxis(out, -1, axis)
+    return back(out)
+
+
+# ---- resize_local_mean: the C op RESIZE_MEAN (src/ops/interpolation/resize-mean.h) ----
+
+def _local_mean(image, xp, output_shape, grid_mode, preserve_range):
+    """image resampled to output_shape (same ndim) by area-weighted means, in the
+    float type convert_to_float gives (the op reads any dtype and writes float)."""
+    output_shape = tuple(int(s) for s in output_shape)
+    if any(s < 0 for s in output_shape):
+        raise ValueError(f"negative dimensions are not allowed: {output_shape}")
+    dt = np.dtype(image.dtype)
+    scale = None
+    if dt.kind == "f":
+        if dt.itemsize < 4 or not dt.isnative or dt.itemsize > 8:
+            image = image.astype(np.float32 if dt.itemsize < 4 else np.float64)
+    elif preserve_range or dt.kind in "ub":
+        if not dt.isnative:
+            image = image.astype(dt.newbyteorder("="))
+        if not preserve_range and dt.kind == "u":
+            scale = 1.0 / np.iinfo(dt).max   # img_as_float of unsigned integers is linear
+    else:
+        image = convert_to_float(image, preserve_range, xp)   # signed: img_as_float clips at -1 first
+    if np.dtype(image.dtype).kind == "c" or np.dtype(image.dtype).kind not in "biuf":
+        raise TypeError(f"resize_local_mean: unsupported dtype {dt}")
+    out_dt = np.float32 if image.dtype == np.float32 else np.float64
+    out = xp.empty(output_shape, dtype=out_dt)
+    if image.ndim == 0 or out.size == 0:
+        out[...] = image.astype(out_dt) if out.size else out
+    else:
+        _fovea.resize_local_mean(image, out, bool(grid_mode), ix.stream_of(image))
+    if scale is not None:
+        out *= scale
+    return out
+
+
+def resize_local_mean(image, output_shape, grid_mode=True, preserve_range=False, *, channel_axis=None):
+    """Resize image to output_shape by the local (area-weighted) mean
+    (skimage.transform.resize_local_mean): each output pixel is the mean of the
+    input pixels it covers, weighted by the overlap (pixel mixing; grid_mode:
+    pixels are cells, as OpenCV's INTER_AREA, else points at the cell centres).
+    output_shape: one size per axis (the last may be left out: kept; longer:
+    singleton axes appended); with channel_axis, that axis is kept and may be
+    left out of output_shape. Output float32 for float16/float32 input, else
+    float64, integers scaled as img_as_float unless preserve_range. Runs the C
+    op RESIZE_MEAN on the data's device (CPU cores or CUDA)."""
+    arr, xp, back = prepare(image)
+    output_shape = tuple(output_shape)
+    if channel_axis is not None:
+        if channel_axis < -arr.ndim or channel_axis >= arr.ndim:
+            raise ValueError("invalid channel_axis")
+        axis = channel_axis % arr.ndim
+        arr = xp.moveaxis(arr, axis, -1)
+        nc = arr.shape[-1]
+        if len(output_shape) == arr.ndim - 1:
+            output_shape = output_shape + (nc,)
+        elif len(output_shape) == arr.ndim:
+            if output_shape[channel_axis] != nc:
+                raise ValueError("Cannot reshape along the channel_axis. Use channel_axis=None to reshape along "
+                                 "all axes.")
+            output_shape = output_shape[:axis] + output_shape[axis + 1:] + (nc,)
+        else:
+            raise ValueError("len(output_shape) must be image.ndim or (image.ndim - 1) when a channel_axis is "
+                             "specified.")
+    else:
+        arr, output_shape = _preprocess_resize_output_shape(arr, output_shape)
+    out = _local_mean(arr, xp, output_shape, grid_mode, preserve_range)
+    if channel_axis is not None:
+        out = xp.moveaxis(out, -1, axis)
+    return back(out)
