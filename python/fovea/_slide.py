@@ -429,6 +429,18 @@ class CuImage:
     def __repr__(self):
         return f"{type(self).__name__}({self._path!r})"
 
+    def to_dask(self, level=0, chunks=4096, pixel_format="rgb", device="cpu"):
+        """One level as a lazy dask array (fovea.dask.slide_to_dask; needs fovea[dask])."""
+        from .dask import slide_to_dask
+
+        return slide_to_dask(self, level, chunks, pixel_format, device)
+
+    def to_dask_pyramid(self, chunks=4096, pixel_format="rgb", device="cpu"):
+        """Every level as a list of dask arrays, level 0 first (fovea.dask)."""
+        from .dask import slide_to_dask_pyramid
+
+        return slide_to_dask_pyramid(self, chunks, pixel_format, device)
+
     def __enter__(self):
         return self
 
@@ -818,6 +830,18 @@ class OpenSlide:
 
     def __repr__(self):
         return f"{type(self).__name__}({self._filename!r})"
+
+    def to_dask(self, level=0, chunks=4096, pixel_format="rgb", device="cpu"):
+        """One level as a lazy dask array (fovea.dask.slide_to_dask; needs fovea[dask])."""
+        from .dask import slide_to_dask
+
+        return slide_to_dask(self, level, chunks, pixel_format, device)
+
+    def to_dask_pyramid(self, chunks=4096, pixel_format="rgb", device="cpu"):
+        """Every level as a list of dask arrays, level 0 first (fovea.dask)."""
+        from .dask import slide_to_dask_pyramid
+
+        return slide_to_dask_pyramid(self, chunks, pixel_format, device)
 
     def __enter__(self):
         return self

@@ -1,0 +1,126 @@
+"""The blockwise machinery of fovea.dask: overlap depths and boundaries from each
+op's parameters, so that a blockwise call equals the whole-array call.
+
+How exactness is reached: a local op's output pixel depends on the input within a
+fixed reach (a filter's radius, a footprint's half size times the repeats). Blocks are
+extended by that reach with their neighbours' pixels (dask's ``map_overlap``), the op
+runs on each extended block, and the extension is cut off again. At the array's own
+edges nothing is added (``boundary="none"``): the op itself sees the true edge and
+applies its ``mode`` there exactly as on the whole array. Only the wrapping modes
+(``wrap``, ``grid-wrap``) take their pixels from the far side, which dask's
+``boundary="periodic"`` supplies. Every output pixel is then computed from the same
+input pixels in the same order as in the whole-array call: equal bit for bit. The
+exception is the uniform (box) filters, which keep running sums along a line: their
+sums start at the block's edge, so they equal the whole-array result to float
+rounding (a few units in the last place). Chunks smaller than the depth are merged by dask first (``allow_rechunk``).
+"""
+
+import numbers
+
+import numpy as np
+
+import dask.array as da
+
+_WRAP = ("wrap", "grid-wrap")
+
+
+def as_dask(x, what="input"):
+    """x as a dask array (NumPy / CuPy arrays become one-chunk dask arrays)."""
+    if isinstance(x, da.Array):
+        return x
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return da.from_array(x, chunks=x.shape or (), asarray=False)
+    raise TypeError(f"{what} must be a dask array or an array (NumPy, CuPy), not {type(x).__name__}")
+
+
+def per_axis(value, ndim, what, axes=None):
+    """A scalar or a sequence of one value per axis in `axes` (default: all), as a
+    list of ndim values (0 for the axes not in `axes`)."""
+    axes = tuple(range(ndim)) if axes is None else tuple(a % ndim for a in axes)
+    if isinstance(value, (numbers.Number, np.generic)) or np.ndim(value) == 0:
+        vals = [value] * len(axes)
+    else:
+        vals = list(value)
+        if len(vals) != len(axes):
+            raise RuntimeError(f"{what}: a sequence of length {len(vals)} for {len(axes)} axes")
+    out = [0] * ndim
+    for a, v in zip(axes, vals):
+        out[a] = v
+    return out
+
+
+def reach(size, origin=0):
+    """How far a window of `size` points with scipy's `origin` reaches from its
+    output pixel, on the farther side."""
+    size, origin = int(size), int(origin)
+    left = size // 2 + origin
+    right = size - 1 - size // 2 - origin
+    return max(left, right, 0)
+
+
+def footprint_reach(ndim, size=None, footprint=None, origin=0, axes=None):
+    """Per-axis reach of a filter given by size or footprint (scipy's rules)."""
+    axes_t = tuple(range(ndim)) if axes is None else tuple(a % ndim for a in axes)
+    if footprint is not None:
+        fp = np.asarray(footprint)
+        shape = list(fp.shape) if fp.ndim == len(axes_t) else list(fp.shape)[-len(axes_t):]
+    elif size is not None:
+        shape = per_axis(size, len(axes_t), "size")
+    else:
+        raise RuntimeError("no footprint or filter size provided")
+    origins = per_axis(origin, len(axes_t), "origin")
+    out = [0] * ndim
+    for a, s, o in zip(axes_t, shape, origins):
+        out[a] = reach(s, o)
+    return out
+
+
+def _boundary(mode, ndim):
+    modes = per_axis(mode, ndim, "mode") if not isinstance(mode, str) else [mode] * ndim
+    return {a: ("periodic" if m in _WRAP else "none") for a, m in enumerate(modes)}
+
+
+def _probe_shape(x, depth):
+    """A small sample shape for finding the output type: each axis as long as its
+    chunks allow, at most 2 * depth + 3; short axes (channels) whole."""
+    return tuple(n if n <= 8 else max(1, min(n, 2 * int(d) + 3)) for n, d in zip(x.shape, depth))
+
+
+def output_meta(fn, arrays, depth):
+    """The op's result on a small zero sample of the inputs' kind (NumPy or CuPy):
+    its dtype and ndim give dask the output's type."""
+    samples = []
+    for a in arrays:
+        meta = a._meta
+        xp = type(meta).__module__.split(".")[0]
+        shape = _probe_shape(a, depth)
+        if xp == "cupy":
+            import cupy
+            samples.append(cupy.zeros(shape, a.dtype))
+        else:
+            samples.append(np.zeros(shape, a.dtype))
+    r = fn(*samples)
+    return r[(slice(0, 0),) * r.ndim] if hasattr(r, "ndim") else r
+
+
+def map_overlap(fn, arrays, depth, mode="reflect"):
+    """fn over the blocks of arrays (dask arrays of one shape and chunking), each
+    extended by depth (per axis) and trimmed back; boundary from mode."""
+    x = arrays[0]
+    ndim = x.ndim
+    depth = [int(d) for d in depth]
+    arrays = [x] + [a.rechunk(x.chunks) if a.chunks != x.chunks else a for a in arrays[1:]]
+    meta = output_meta(fn, arrays, depth)
+    if meta.ndim != ndim:
+        raise ValueError("an op that changes the number of dimensions cannot run blockwise with overlap")
+    if not any(depth):
+        return da.map_blocks(fn, *arrays, dtype=meta.dtype, meta=meta)
+    return da.map_overlap(fn, *arrays, depth={a: d for a, d in enumerate(depth)},
+                          boundary=_boundary(mode, ndim), trim=True, allow_rechunk=True,
+                          dtype=meta.dtype, meta=meta)
+
+
+def no_output_array(output, name):
+    if output is not None and not isinstance(output, (str, type, np.dtype)):
+        raise TypeError(f"{name}: output= an array is not supported on dask arrays (give a dtype, "
+                        f"or store the result with .store / .to_zarr)")
