@@ -142,6 +142,11 @@ def _is_dtype_like(obj):
     return type(obj).__module__ == "torch" and type(obj).__name__ == "dtype"
 
 
+def is_dask(obj):
+    """Whether obj is a dask array (functions that take them route to fovea.dask)."""
+    return type(obj).__module__.startswith("dask.array")
+
+
 def is_array(obj):
     """True for an array passed as ``output=`` (not None, not a dtype, not a scalar or list)."""
     return not _is_dtype_like(obj) and kind(obj) not in ("scalar", "list")

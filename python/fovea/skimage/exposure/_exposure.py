@@ -47,9 +47,27 @@ def _histogram_xp(image, nbins=256, source_range="image", normalize=False, chann
 def histogram(image, nbins=256, source_range="image", normalize=False, *, channel_axis=None):
     """Histogram of image: (hist, bin_centers), as skimage.exposure.histogram.
     Integer images get one bin per integer value (nbins ignored); float images
-    nbins bins over the image's range ('image') or the dtype's ('dtype')."""
+    nbins bins over the image's range ('image') or the dtype's ('dtype').
+    A dask array (as scikit-image takes) gives the counts as a dask array, computed
+    blockwise by fovea.dask.histogram."""
+    if ix.is_dask(image):
+        return _dask_histogram(image, nbins, source_range, normalize, channel_axis)
     img, _, back = ix.prepare(image)
     return back(_histogram_xp(img, nbins, source_range, normalize, channel_axis))
+
+
+def _dask_histogram(image, nbins, source_range, normalize, channel_axis):
+    import dask.array as da
+
+    import fovea.dask as fd
+
+    if source_range == "image" and channel_axis is None:
+        hist, centers = fd.histogram(image, nbins)
+        if normalize:
+            hist = hist / np.sum(hist)
+    else:
+        hist, centers = _histogram_xp(np.asarray(image), nbins, source_range, normalize, channel_axis)
+    return da.from_array(hist, chunks=hist.shape), centers
 
 
 def _cdf_xp(image, nbins=256, mask=None):
@@ -151,7 +169,11 @@ def _rescale_xp(image, in_range="image", out_range="dtype"):
 def rescale_intensity(image, in_range="image", out_range="dtype"):
     """Stretch or shrink intensities (skimage.exposure.rescale_intensity).
     in_range / out_range: 'image', 'dtype', a dtype name ('uint10', ...) or a
-    (min, max) pair."""
+    (min, max) pair. A dask array gives a lazy dask array (fovea.dask.skimage.exposure)."""
+    if ix.is_dask(image):
+        from fovea.dask.skimage.exposure import rescale_intensity as dask_rescale
+
+        return dask_rescale(image, in_range, out_range)
     img, _, back = ix.prepare(image)
     return back(_rescale_xp(img, in_range, out_range))
 
