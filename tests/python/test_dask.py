@@ -327,3 +327,45 @@ def test_thresholds_equal_whole_array(rng, dtype):
         np.testing.assert_array_equal(getattr(fd, name)(d), getattr(ffilt, name)(x), err_msg=name)
     flat = da.full((8, 8), 7, dtype=dtype, chunks=3)
     assert fd.threshold_otsu(flat) == ffilt.threshold_otsu(np.full((8, 8), 7, dtype))
+
+
+# ---- napari reader (through npe2, no display) -----------------------------------------------
+
+
+@pytest.fixture
+def npe2_fovea():
+    npe2 = pytest.importorskip("npe2")
+    import os
+    pm = npe2.PluginManager.instance()
+    mf = npe2.PluginManifest.from_file(os.path.join(os.path.dirname(fovea.__file__), "napari", "napari.yaml"))
+    if "fovea" not in pm._manifests:
+        pm.register(mf)
+    return npe2
+
+
+def test_napari_reader_slide(npe2_fovea, svs):
+    layers = npe2_fovea.io_utils.read([svs], stack=False, plugin_name="fovea")
+    assert len(layers) == 1
+    data, kw, kind = layers[0]
+    s = fovea.open(svs)
+    assert kind == "image" and kw["rgb"] and kw["multiscale"]
+    assert [d.shape[:2] for d in data] == [(h, w) for w, h in s.resolutions["level_dimensions"]]
+    assert kw["scale"] == pytest.approx((0.499, 0.499))
+    same(np.asarray(data[2][10:50, 20:70]), s.read_region((20 * 4, 10 * 4), (50, 40), 2))
+
+
+def test_napari_reader_ome_zarr_and_stack(npe2_fovea, tmp_path, rng):
+    import tifffile
+    x = (rng.random((2, 300, 280)) * 255).astype(np.uint8)
+    fd.to_ome_zarr(da.from_array(x, chunks=100), str(tmp_path / "s.ome.zarr"), axes="cyx")
+    (data, kw, kind), = npe2_fovea.io_utils.read([str(tmp_path / "s.ome.zarr")], stack=False, plugin_name="fovea")
+    assert kw["multiscale"] and kw["channel_axis"] == 0 and len(data) == 2
+    same(np.asarray(data[0]), x)
+    p = str(tmp_path / "stack.tif")
+    tifffile.imwrite(p, x)
+    (data, kw, kind), = npe2_fovea.io_utils.read([p], stack=False, plugin_name="fovea")
+    same(np.asarray(data), x)
+    from fovea.napari import get_reader
+    assert get_reader(str(tmp_path / "missing.svs")) is None
+    (tmp_path / "x.txt").write_text("hello")
+    assert get_reader(str(tmp_path / "x.txt")) is None
