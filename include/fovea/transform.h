@@ -1,5 +1,6 @@
-/* Hough transforms (scikit-image 0.26's skimage.transform.hough_line,
- * hough_circle and probabilistic_hough_line) on the CPU and CUDA backends.
+/* Hough and Radon transforms (scikit-image 0.26's skimage.transform.hough_line,
+ * hough_circle, probabilistic_hough_line, and the cores of radon and
+ * iradon_sart) on the CPU and CUDA backends.
  *
  * The image is 2-d, of any dtype and strides (non-contiguous ones are copied
  * first); its nonzero pixels are the edges that vote. Votes are counted in
@@ -52,6 +53,25 @@ FV_API fv_status fv_probabilistic_hough_line(fv_context *ctx, const fv_array *im
                                              int64_t threshold, int64_t line_length, int64_t line_gap,
                                              const double *cos_t, const double *sin_t, int64_t ntheta,
                                              fv_array *lines, int64_t *nlines);
+
+/* scikit-image's radon projections: out (n, nangles), of image's dtype (float32
+ * or float64) and device, gets for each angle a and column j the sum over rows
+ * i = 0, 1, ... (in that order, in the dtype) of scikit-image's bilinear
+ * sample (warp order=1, mode='constant', zero outside per tap) of the square
+ * image (n, n) at (x, y) = (m0 j + m1 i + m2, m3 j + m4 i + m5), m = matrices
+ * + 6 a (host; rounded to the dtype, as scikit-image's warp does). */
+FV_API fv_status fv_radon(fv_context *ctx, const fv_array *image, const double *matrices, int64_t nangles,
+                          fv_array *out);
+
+/* scikit-image's sart_projection_update: update (m, m; zeroed here) receives
+ * the Hamming-weighted back projection of each ray's deviation from
+ * projection[i] (ray i at position i + shift of the projection at theta
+ * degrees, sampled bilinearly through the reconstruction circle of image).
+ * image, projection, update: float32 or float64, one dtype and device. The
+ * CPU result equals scikit-image's; the GPU adds the rays' terms with atomics
+ * (the order of additions varies). */
+FV_API fv_status fv_sart_projection_update(fv_context *ctx, const fv_array *image, const fv_array *projection,
+                                           double theta, double shift, fv_array *update);
 
 FV_EXTERN_C_END
 

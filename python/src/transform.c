@@ -142,3 +142,50 @@ FVPY_METHOD(tf_probabilistic_hough_line, fvpy_tf_probabilistic_hough_line, FVPY_
             "tf_probabilistic_hough_line(image, order, lines, threshold, line_length, line_gap, cos, sin)\n--\n\n"
             "fv_probabilistic_hough_line on host arrays: lines (int64 (max_lines, 4)) filled, their number "
             "returned.");
+
+static PyObject *
+fvpy_tf_radon(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"image", "out", "matrices", "stream", NULL};
+    PyObject *in_o, *out_o, *m_o, *stream_o = Py_None;
+    const double *m;
+    Py_ssize_t n;
+    fv_status st = FV_OK;
+    fvpy_call call;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|O:tf_radon", kwlist, &in_o, &out_o, &m_o, &stream_o))
+        return NULL;
+    if (fvpy__tf_table("radon", "matrices", m_o, 6 * sizeof(double), &n, (const void **)&m) < 0)
+        return NULL;
+    if (fvpy_call_open(&call, "radon", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fv_radon(call.ctx, call.in.arr, m, (int64_t)n, call.out.arr);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_close(&call, st);
+}
+FVPY_METHOD(tf_radon, fvpy_tf_radon, FVPY_KWARGS,
+            "tf_radon(image, out, matrices, stream=None)\n--\n\n"
+            "fv_radon into out ((n, nangles)); matrices: bytes of 6 float64 per angle.");
+
+static PyObject *
+fvpy_tf_sart(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"image", "projection", "update", "theta", "shift", "stream", NULL};
+    PyObject *in_o, *proj_o, *upd_o, *stream_o = Py_None;
+    double theta, shift;
+    fv_status st = FV_OK;
+    fvpy_call call;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOdd|O:tf_sart", kwlist, &in_o, &proj_o, &upd_o, &theta, &shift,
+                                     &stream_o))
+        return NULL;
+    if (fvpy_call_open(&call, "sart_projection_update", stream_o, in_o, upd_o, proj_o, "projection", 0, NULL,
+                       NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fv_sart_projection_update(call.ctx, call.in.arr, call.aux1.arr, theta, shift, call.out.arr);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_close(&call, st);
+}
+FVPY_METHOD(tf_sart, fvpy_tf_sart, FVPY_KWARGS,
+            "tf_sart(image, projection, update, theta, shift, stream=None)\n--\n\n"
+            "fv_sart_projection_update into update.");

@@ -1,14 +1,13 @@
 """radon, iradon, iradon_sart, order_angles_golden_ratio
 (skimage.transform.radon_transform, scikit-image 0.26).
 
-radon rotates the (cropped or padded) image once per angle with fovea.ndimage's
-affine_transform (bilinear, zero outside: scikit-image's warp with order=1 and
-mode='constant'; C on the CPU pool or CUDA) and sums the columns. iradon
-filters the sinogram in fovea.fft and back-projects each angle by linear,
-nearest or cubic interpolation (NumPy / CuPy; cubic through SciPy's interp1d on
-the host). iradon_sart's projection update samples every ray at once in array
-maths and accumulates with bincount, in scikit-image's order (ray by ray, step
-by step, the four bilinear taps in turn).
+radon's projections are fovea's C op fv_radon (scikit-image's bilinear warp of
+the cropped or padded image, summed down the columns in row order: CPU pool
+over angles, CUDA one thread per sinogram element), and iradon_sart's update is
+fv_sart_projection_update (scikit-image's rays, in its order on the CPU;
+atomics on the GPU). iradon filters the sinogram in fovea.fft and back-projects
+each angle by linear, nearest or cubic interpolation (NumPy / CuPy array maths;
+cubic through SciPy's interp1d on the host).
 """
 
 import math
@@ -16,8 +15,8 @@ from warnings import warn
 
 import numpy as np
 
+from ... import _fovea
 from ... import fft as _fft
-from ... import ndimage as ndi
 from ... import _interop as ix
 from ..._interop import prepare
 from .._shared import convert_to_float
@@ -57,17 +56,13 @@ def radon(image, theta=None, circle=True, *, preserve_range=False):
     if padded.shape[0] != padded.shape[1]:
         raise ValueError("padded_image must be a square")
     center = padded.shape[0] // 2
-    sino = xp.zeros((padded.shape[0], len(theta)), dtype=img.dtype)
-    rotated = xp.empty_like(padded)
+    mats = np.empty((len(theta), 6))
     for i, angle in enumerate(np.deg2rad(theta)):
         c, s = np.cos(angle), np.sin(angle)
-        # scikit-image's inverse map (col, row) -> (c*col + s*row - center*(c + s - 1),
-        # -s*col + c*row - center*(c - s - 1)), written on (row, col)
-        matrix = np.array([[c, -s], [s, c]])
-        offset = np.array([-center * (c - s - 1), -center * (c + s - 1)])
-        ndi.affine_transform(padded, matrix, offset, output=rotated, order=1, mode="grid-constant", cval=0.0,
-                             prefilter=False)
-        sino[:, i] = rotated.sum(0)
+        # scikit-image's inverse map of the rotation about the centre, (col, row) -> (x, y)
+        mats[i] = (c, s, -center * (c + s - 1), -s, c, -center * (c - s - 1))
+    sino = xp.empty((padded.shape[0], len(theta)), dtype=img.dtype)
+    _fovea.tf_radon(xp.ascontiguousarray(padded), sino, mats.tobytes(), ix.stream_of(img))
     return back(sino)
 
 
@@ -187,62 +182,6 @@ def order_angles_golden_ratio(theta):
         yield remaining.pop(below if d_below < d_above else above)
 
 
-def _sart_update(image, theta, projection, shift, xp):
-    """scikit-image's sart_projection_update (bilinear rays through the
-    reconstruction circle, Hamming-weighted back projection of each ray's
-    deviation) for one angle, all rays at once."""
-    rows, cols = image.shape
-    radius = rows // 2 - 1
-    center = rows // 2
-    th = float(theta) / 180.0 * math.pi
-    c, s = math.cos(th), math.sin(th)
-    t = xp.arange(projection.shape[0], dtype=np.float64) + float(shift) - center
-    r2 = float(radius * radius)
-    s0 = xp.where(r2 >= t * t, xp.sqrt(xp.maximum(r2 - t * t, 0.0)), 0.0)
-    ns = 2 * xp.ceil(2 * s0).astype(np.int64)
-    ds = 2 * s0 / xp.maximum(ns, 1)
-    k = xp.arange(int(ns.max()) + 1 if ns.size else 1)[None, :]
-    valid = (ns[:, None] > 0) & (k <= ns[:, None])
-    ds2 = ds[:, None]
-    x = (s0 * c - t * s)[:, None] + k * (-ds2 * c)
-    y = (s0 * s + t * c)[:, None] + k * (-ds2 * s)
-    ii, jj = x + center, y + center
-    fi, fj = xp.floor(ii), xp.floor(jj)
-    di, dj = ii - fi, jj - fj
-    i0, j0 = fi.astype(np.int64), fj.astype(np.int64)
-    ei, ej = 1.0 - di, 1.0 - dj
-    taps = (   # (row, col, row factor, col factor, inside) of the four bilinear taps
-        (i0, j0, ei, ej, (i0 > 0) & (j0 > 0)),
-        (i0, j0 + 1, ei, dj, (i0 > 0) & (j0 < cols - 1)),
-        (i0 + 1, j0, di, ej, (i0 < rows - 1) & (j0 > 0)),
-        (i0 + 1, j0 + 1, di, dj, (i0 < rows - 1) & (j0 < cols - 1)),
-    )
-    nrays = t.shape[0]
-    # every sample's four taps in turn (last axis), samples ray by ray, step by step
-    ok = xp.stack([tp[4] & valid for tp in taps], axis=-1).ravel()
-
-    def pick(parts):
-        return xp.stack(parts, axis=-1).ravel()[ok]
-
-    pix = pick([xp.clip(tp[0], 0, rows - 1) * cols + xp.clip(tp[1], 0, cols - 1) for tp in taps])
-    fa = pick([tp[2] for tp in taps])
-    fb = pick([tp[3] for tp in taps])
-    full = (nrays, k.shape[1], 4)
-    ray = xp.broadcast_to(xp.arange(nrays)[:, None, None], full).ravel()[ok]
-    dsr = xp.broadcast_to(ds[:, None, None], full).ravel()[ok]
-    weight = fa * fb * dsr
-    flat = image.ravel().astype(np.float64)
-    ray_sum = xp.bincount(ray, weights=weight * flat[pix], minlength=nrays)
-    weight_norm = xp.bincount(ray, weights=weight * weight, minlength=nrays)
-    proj = projection.astype(np.float64)
-    dev = xp.where(weight_norm > 0, -(ray_sum - proj) / xp.where(weight_norm > 0, weight_norm, 1.0), 0.0)
-    beta = 0.46164
-    ham = (1 - beta) - beta * xp.cos(2 * math.pi * k / xp.maximum(ns[:, None] - 1, 1))
-    ham = xp.broadcast_to(ham[:, :, None], full).ravel()[ok]
-    upd = xp.bincount(pix, weights=dev[ray] * fa * fb * dsr * ham, minlength=rows * cols)
-    return upd.reshape(rows, cols).astype(image.dtype)
-
-
 def iradon_sart(radon_image, theta=None, image=None, projection_shifts=None, clip=None, relaxation=0.15,
                 dtype=None):
     """One iteration of the Simultaneous Algebraic Reconstruction Technique
@@ -292,8 +231,12 @@ def iradon_sart(radon_image, theta=None, image=None, projection_shifts=None, cli
         if len(clip) != 2:
             raise ValueError("clip must be a length-2 sequence")
         clip = np.asarray(clip, dtype=dtype)
+    update = xp.empty(shape, dtype=dtype)
+    stream = ix.stream_of(sino)
     for a in order_angles_golden_ratio(theta):
-        image += relaxation * _sart_update(image, theta[a], sino[:, a], projection_shifts[a], xp)
+        _fovea.tf_sart(xp.ascontiguousarray(image), xp.ascontiguousarray(sino[:, a]), update, float(theta[a]),
+                       float(projection_shifts[a]), stream)
+        image += relaxation * update
         if clip is not None:
             image = xp.clip(image, clip[0], clip[1])
     return back(image)
