@@ -61,39 +61,26 @@ typedef struct fv__sart_job {
 } fv__sart_job;
 
 #define FV__SART_CPU(T, S)                                                                               \
-    static void fv__sart_dev_##S(void *arg, int64_t b, int64_t e)                                        \
+    static void fv__sart_devs_##S(void *arg, int64_t b, int64_t e)                                       \
     {                                                                                                    \
         fv__sart_job *job = arg;                                                                         \
-        const int64_t m = job->in->shape[0];                                                             \
         const T *proj = (const T *)job->proj->data;                                                      \
-        T *dev = (T *)job->dev;                                                                          \
-        for (int64_t r = b; r < e; r++) {                                                                \
-            fv__sart_ray_##S g = fv__sart_ray_init_##S(m, (T)job->p->theta, (T)r + (T)job->p->shift);   \
-            T rs, wn;                                                                                    \
-            fv__sart_sum_##S(&g, (const T *)job->in->data, m, &rs, &wn);                                 \
-            dev[r] = wn > 0. ? -(rs - proj[r]) / wn : 0.;                                                \
-        }                                                                                                \
+        for (int64_t r = b; r < e; r++)                                                                  \
+            ((T *)job->dev)[r] = fv__sart_dev_##S((const T *)job->in->data, job->in->shape[0],           \
+                                                  (T)job->p->theta, (T)job->p->shift, r, proj[r]);       \
     }                                                                                                    \
     static void fv__sart_scatter_##S(const fv__sart_job *job, T *upd)                                    \
     {                                                                                                    \
         const int64_t m = job->in->shape[0], np = job->proj->shape[0];                                  \
-        const T *dev = (const T *)job->dev;                                                              \
         for (int64_t r = 0; r < np; r++) {                                                               \
             fv__sart_ray_##S g = fv__sart_ray_init_##S(m, (T)job->p->theta, (T)r + (T)job->p->shift);   \
             for (int64_t k = 0; g.ns > 0 && k < g.ns + 1; k++) {                                         \
-                int64_t i, j;                                                                            \
-                T di, dj;                                                                                \
+                int64_t idx[4];                                                                          \
                 double w[4];                                                                             \
-                fv__sart_at_##S(&g, k, &i, &j, &di, &dj);                                                \
-                fv__sart_w_##S(&g, dev[r], k, di, dj, w);                                                \
-                if (i > 0 && j > 0)                                                                      \
-                    upd[i * m + j] += w[0];                                                              \
-                if (i > 0 && j < m - 1)                                                                  \
-                    upd[i * m + j + 1] += w[1];                                                          \
-                if (i < m - 1 && j > 0)                                                                  \
-                    upd[(i + 1) * m + j] += w[2];                                                        \
-                if (i < m - 1 && j < m - 1)                                                              \
-                    upd[(i + 1) * m + j + 1] += w[3];                                                    \
+                const unsigned in = fv__sart_terms_##S(&g, ((const T *)job->dev)[r], k, m, idx, w);      \
+                for (int q = 0; q < 4; q++)                                                              \
+                    if (in >> q & 1u)                                                                    \
+                        upd[idx[q]] += w[q];                                                             \
             }                                                                                            \
         }                                                                                                \
     }
@@ -109,7 +96,7 @@ fv__cpu_sart(fv_context *ctx, const fv__op_args *a)
     if (!(job.dev = malloc((size_t)(np ? np : 1) * (f32 ? sizeof(float) : sizeof(double)))))
         return fv_error_set(FV_ENOMEM, "sart_projection_update", "out of memory");
     memset(a->out->data, 0, (size_t)fv_array_size(a->out) * fv_dtype_size(a->out->dtype));
-    fv__parallel_for(ctx, np, 16, f32 ? fv__sart_dev_f : fv__sart_dev_d, &job);
+    fv__parallel_for(ctx, np, 16, f32 ? fv__sart_devs_f : fv__sart_devs_d, &job);
     if (f32)
         fv__sart_scatter_f(&job, (float *)a->out->data);
     else

@@ -25,31 +25,19 @@ static const fv_device fv_cu_radon_host = {FV_DEVICE_CPU, 0};
     __global__ void fv_k_sart_dev_##S(const T *img, int64_t m, const T *proj, int64_t np, T theta, T shift, \
                                       T *dev)                                                            \
     {                                                                                                    \
-        FV_GRID_STRIDE(int64_t, r, np) {                                                                 \
-            fv__sart_ray_##S g = fv__sart_ray_init_##S(m, theta, (T)r + shift);                          \
-            T rs, wn;                                                                                    \
-            fv__sart_sum_##S(&g, img, m, &rs, &wn);                                                      \
-            dev[r] = wn > 0. ? -(rs - proj[r]) / wn : 0.;                                                \
-        }                                                                                                \
+        FV_GRID_STRIDE(int64_t, r, np) dev[r] = fv__sart_dev_##S(img, m, theta, shift, r, proj[r]);       \
     }                                                                                                    \
     __global__ void fv_k_sart_scatter_##S(int64_t m, int64_t np, T theta, T shift, const T *dev, T *upd)  \
     {                                                                                                    \
         FV_GRID_STRIDE(int64_t, r, np) {                                                                 \
             fv__sart_ray_##S g = fv__sart_ray_init_##S(m, theta, (T)r + shift);                          \
             for (int64_t k = 0; g.ns > 0 && k < g.ns + 1; k++) {                                         \
-                int64_t i, j;                                                                            \
-                T di, dj;                                                                                \
+                int64_t idx[4];                                                                          \
                 double w[4];                                                                             \
-                fv__sart_at_##S(&g, k, &i, &j, &di, &dj);                                                \
-                fv__sart_w_##S(&g, dev[r], k, di, dj, w);                                                \
-                if (i > 0 && j > 0)                                                                      \
-                    atomicAdd(&upd[i * m + j], (T)w[0]);                                                 \
-                if (i > 0 && j < m - 1)                                                                  \
-                    atomicAdd(&upd[i * m + j + 1], (T)w[1]);                                             \
-                if (i < m - 1 && j > 0)                                                                  \
-                    atomicAdd(&upd[(i + 1) * m + j], (T)w[2]);                                           \
-                if (i < m - 1 && j < m - 1)                                                              \
-                    atomicAdd(&upd[(i + 1) * m + j + 1], (T)w[3]);                                       \
+                const unsigned in = fv__sart_terms_##S(&g, dev[r], k, m, idx, w);                        \
+                for (int q = 0; q < 4; q++)                                                              \
+                    if (in >> q & 1u)                                                                    \
+                        atomicAdd(&upd[idx[q]], (T)w[q]);                                                \
             }                                                                                            \
         }                                                                                                \
     }

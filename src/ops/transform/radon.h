@@ -134,6 +134,30 @@ FV__RADON_SAMPLE(double, d)
         out[1] = (dev * (1. - di) * dj * g->ds * ham);                                               \
         out[2] = (dev * di * (1 - dj) * g->ds * ham);                                                \
         out[3] = (dev * di * dj * g->ds * ham);                                                      \
+    }                                                                                                   \
+    /* Ray r's deviation: -(its sum - proj) / its squared weights (0 for an empty ray). */               \
+    FV_HD T fv__sart_dev_##S(const T *img, int64_t m, T theta, T shift, int64_t r, T proj)               \
+    {                                                                                                   \
+        fv__sart_ray_##S g = fv__sart_ray_init_##S(m, theta, (T)r + shift);                              \
+        T rs, wn;                                                                                       \
+        fv__sart_sum_##S(&g, img, m, &rs, &wn);                                                         \
+        return wn > 0. ? -(rs - proj) / wn : 0.;                                                        \
+    }                                                                                                   \
+    /* Sample k's update: its four taps' flat indices and terms; returns the mask of                    \
+     * the taps scikit-image adds (bit q: tap q). */                                                    \
+    FV_HD unsigned fv__sart_terms_##S(const fv__sart_ray_##S *g, T dev, int64_t k, int64_t m,           \
+                                      int64_t idx[4], double w[4])                                      \
+    {                                                                                                   \
+        int64_t i, j;                                                                                   \
+        T di, dj;                                                                                       \
+        fv__sart_at_##S(g, k, &i, &j, &di, &dj);                                                        \
+        fv__sart_w_##S(g, dev, k, di, dj, w);                                                           \
+        idx[0] = i * m + j;                                                                             \
+        idx[1] = i * m + j + 1;                                                                         \
+        idx[2] = (i + 1) * m + j;                                                                       \
+        idx[3] = (i + 1) * m + j + 1;                                                                   \
+        return (unsigned)(i > 0 && j > 0) | (unsigned)(i > 0 && j < m - 1) << 1 |                       \
+               (unsigned)(i < m - 1 && j > 0) << 2 | (unsigned)(i < m - 1 && j < m - 1) << 3;           \
     }
 FV__SART_RAY(float, f)
 FV__SART_RAY(double, d)
