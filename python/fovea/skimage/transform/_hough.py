@@ -60,7 +60,7 @@ def hough_line(image, theta=None):
     _fovea.tf_hough_line(_edges(img), hspace, c, s, ix.stream_of(img))
     bins = np.linspace(-offset, offset, 2 * offset + 1)
     if not given:
-        theta = ix.like_device(theta, img)
+        theta = back(ix.like_device(theta, img))
     return back(hspace), theta, back(ix.like_device(bins, img))
 
 
