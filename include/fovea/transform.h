@@ -73,6 +73,16 @@ FV_API fv_status fv_radon(fv_context *ctx, const fv_array *image, const double *
 FV_API fv_status fv_sart_projection_update(fv_context *ctx, const fv_array *image, const fv_array *projection,
                                            double theta, double shift, fv_array *update);
 
+/* iradon's linear back projection: out (n, n; float32 or float64, on the
+ * device of filtered) = the sum over angles a, in order, of
+ * numpy.interp(t, x, filtered[a], left=0, right=0) with t = (c - n / 2) cos_t[a]
+ * - (r - n / 2) sin_t[a] at row r, column c, x = -(p / 2) ... p - 1 - p / 2
+ * (integer halves); filtered: float64 (nangles, p), C-contiguous; cos_t and
+ * sin_t host arrays of nangles. Each pixel adds its angles in order, in float64
+ * (rounded to out's dtype after each), so the result is scikit-image's. */
+FV_API fv_status fv_iradon_backproject(fv_context *ctx, const fv_array *filtered, const double *cos_t,
+                                       const double *sin_t, fv_array *out);
+
 FV_EXTERN_C_END
 
 #endif

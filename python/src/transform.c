@@ -189,3 +189,32 @@ fvpy_tf_sart(PyObject *self, PyObject *args, PyObject *kw)
 FVPY_METHOD(tf_sart, fvpy_tf_sart, FVPY_KWARGS,
             "tf_sart(image, projection, update, theta, shift, stream=None)\n--\n\n"
             "fv_sart_projection_update into update.");
+
+static PyObject *
+fvpy_tf_backproject(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"filtered", "out", "cos", "sin", "stream", NULL};
+    PyObject *in_o, *out_o, *cos_o, *sin_o, *stream_o = Py_None;
+    const double *c, *s;
+    Py_ssize_t n;
+    fv_status st = FV_OK;
+    fvpy_call call;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:tf_backproject", kwlist, &in_o, &out_o, &cos_o, &sin_o,
+                                     &stream_o))
+        return NULL;
+    if (fvpy__tf_angles("iradon", cos_o, sin_o, &n, &c, &s) < 0)
+        return NULL;
+    if (fvpy_call_open(&call, "iradon", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
+        if (fv_array_ndim(call.in.arr) != 2 || fv_array_shape(call.in.arr)[0] != n)
+            PyErr_Format(PyExc_ValueError, "iradon: %zd angles for the projections given", n);
+        else {
+            Py_BEGIN_ALLOW_THREADS
+            st = fv_iradon_backproject(call.ctx, call.in.arr, c, s, call.out.arr);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    return fvpy_call_close(&call, st);
+}
+FVPY_METHOD(tf_backproject, fvpy_tf_backproject, FVPY_KWARGS,
+            "tf_backproject(filtered, out, cos, sin, stream=None)\n--\n\n"
+            "fv_iradon_backproject: filtered float64 (nangles, p), out (n, n); cos, sin: bytes of float64.");

@@ -1,7 +1,8 @@
 /* The Hough and Radon ops (include/fovea/transform.h): the CPU backend against
  * references written from the definitions (line and circle votes counted
  * naively, scikit-image's Bresenham circle, a radon of a centred point, the
- * probabilistic transform on two crossing lines), the errors, and where a GPU
+ * probabilistic transform on a line, iradon's back projection at 0 and 90
+ * degrees), the errors, and where a GPU
  * is usable the CUDA backend against the CPU: the accumulators and radon
  * exactly, the SART update to rounding (atomics). */
 #include <math.h>
@@ -254,6 +255,39 @@ test_radon(int gpu)
     fv_array_unref(img);
 }
 
+static void
+test_backproject(int gpu)
+{
+    /* angle 0 (cos 1, sin 0): t = column - n / 2, linear in the projection
+     * x = -2..2 of values 10 * x; angle 90 degrees (cos 0, sin 1): t = -(row - n / 2) */
+    int64_t fshape[2] = {2, 5}, oshape[2] = {6, 6};
+    fv_array *f = new_array(FV_FLOAT64, 2, fshape, CPU), *out = new_array(FV_FLOAT64, 2, oshape, CPU);
+    double *fv = fv_array_data(f);
+    for (int k = 0; k < 5; k++)
+        fv[k] = fv[5 + k] = 10.0 * (k - 2);
+    const double c[2] = {1.0, 0.0}, s[2] = {0.0, 1.0};
+    CHECK_OK(fv_iradon_backproject(NULL, f, c, s, out));
+    const double *o = fv_array_data(out);
+    int ok = 1;
+    for (int r = 0; r < 6; r++)
+        for (int cc = 0; cc < 6; cc++) {
+            double t0 = cc - 3, t1 = -(r - 3);
+            double want = (fabs(t0) <= 2 ? 10 * t0 : 0) + (fabs(t1) <= 2 ? 10 * t1 : 0);
+            ok &= o[r * 6 + cc] == want;
+        }
+    CHECK(ok);
+    CHECK_ERR(fv_iradon_backproject(NULL, f, c, s, f), FV_EINVAL, "overlaps");
+    if (gpu) {
+        fv_array *gf = to_gpu(f), *go = new_array(FV_FLOAT64, 2, oshape, GPU);
+        CHECK_OK(fv_iradon_backproject(NULL, gf, c, s, go));
+        CHECK(same_bytes(go, out));
+        fv_array_unref(gf);
+        fv_array_unref(go);
+    }
+    fv_array_unref(f);
+    fv_array_unref(out);
+}
+
 int
 main(void)
 {
@@ -264,5 +298,6 @@ main(void)
     test_circles(gpu);
     test_probabilistic();
     test_radon(gpu);
+    test_backproject(gpu);
     return fv_t_summary("test_transform");
 }

@@ -105,5 +105,36 @@ fv__cpu_sart(fv_context *ctx, const fv__op_args *a)
     return FV_OK;
 }
 
+/* ---- iradon's back projection ------------------------------------------------------------- */
+
+typedef struct fv__bp_job {
+    const fv_array *in, *out;
+    const fv__backproject_params *p;
+} fv__bp_job;
+
+#define FV__BP_CPU(T, S)                                                                                 \
+    static void fv__bp_rows_##S(void *arg, int64_t b, int64_t e)                                         \
+    {                                                                                                    \
+        const fv__bp_job *job = arg;                                                                     \
+        const int64_t n = job->out->shape[0], np = job->in->shape[1], radius = n / 2;                   \
+        const double *f = (const double *)job->in->data;                                                 \
+        T *out = (T *)job->out->data;                                                                    \
+        for (int64_t r = b; r < e; r++)                                                                  \
+            for (int64_t c = 0; c < n; c++)                                                              \
+                out[r * n + c] = fv__backproject_pixel_##S(f, np, job->p->nangles, job->p->cs, r - radius,  \
+                                                                  c - radius);                   \
+    }
+FV__BP_CPU(float, f)
+FV__BP_CPU(double, d)
+
+static fv_status
+fv__cpu_backproject(fv_context *ctx, const fv__op_args *a)
+{
+    fv__bp_job job = {a->in, a->out, (const fv__backproject_params *)a->params};
+    fv__parallel_for(ctx, a->out->shape[0], 1, a->out->dtype == FV_FLOAT32 ? fv__bp_rows_f : fv__bp_rows_d, &job);
+    return FV_OK;
+}
+
+FV_KERNEL(BACKPROJECT, CPU, FV_DTYPES_FLOAT, 2, fv__cpu_backproject);
 FV_KERNEL(RADON, CPU, FV_DTYPES_FLOAT, 2, fv__cpu_radon);
 FV_KERNEL(SART, CPU, FV_DTYPES_FLOAT, 2, fv__cpu_sart);

@@ -41,6 +41,16 @@ static const fv_device fv_cu_radon_host = {FV_DEVICE_CPU, 0};
             }                                                                                            \
         }                                                                                                \
     }
+#define FV_CU_BACKPROJECT(T, S)                                                                          \
+    __global__ void fv_k_backproject_##S(const double *f, int64_t np, int64_t na, const double *cs, int64_t n, \
+                                         T *out)                                                         \
+    {                                                                                                    \
+        FV_GRID_STRIDE(int64_t, e, n * n) out[e] =                                                       \
+            fv__backproject_pixel_##S(f, np, na, cs, e / n - n / 2, e % n - n / 2);                      \
+    }
+FV_CU_BACKPROJECT(float, f)
+FV_CU_BACKPROJECT(double, d)
+
 FV_CU_RADON(float, f)
 FV_CU_RADON(double, d)
 
@@ -125,5 +135,36 @@ fv__cuda_sart(fv_context *ctx, const fv__op_args *a)
     return st;
 }
 
+static fv_status
+fv__cuda_backproject(fv_context *ctx, const fv__op_args *a)
+{
+    const fv__backproject_params *p = (const fv__backproject_params *)a->params;
+    const int64_t n = a->out->shape[0], np = a->in->shape[1], na = p->nangles;
+    void *cs = NULL, *opaque = NULL;
+    fv_cu_exec x;
+    fv_status st;
+
+    ctx = fv__ctx(ctx);
+    if ((st = fv_cu_begin(ctx, "iradon", a, n * n, &x)))
+        return st;
+    if (!(st = fv_cu_radon_scratch(ctx, &x, a->out->device, p->cs, (size_t)(2 * na) * sizeof(double), &cs,
+                                   &opaque))) {
+        if (a->out->dtype == FV_FLOAT32)
+            fv_k_backproject_f<<<x.grid, x.block, 0, x.stream>>>((const double *)a->in->data, np, na,
+                                                                (const double *)cs, n, (float *)a->out->data);
+        else
+            fv_k_backproject_d<<<x.grid, x.block, 0, x.stream>>>((const double *)a->in->data, np, na,
+                                                                (const double *)cs, n, (double *)a->out->data);
+        st = fv_cu_launch_status("iradon");
+    }
+    if (cs) {
+        (void)cudaStreamSynchronize(x.stream);
+        fv__cuda_free(cs, opaque);
+    }
+    fv_cu_end(&x);
+    return st;
+}
+
+FV_KERNEL(BACKPROJECT, CUDA, FV_DTYPES_FLOAT, 2, fv__cuda_backproject);
 FV_KERNEL(RADON, CUDA, FV_DTYPES_FLOAT, 2, fv__cuda_radon);
 FV_KERNEL(SART, CUDA, FV_DTYPES_FLOAT, 2, fv__cuda_sart);

@@ -1,6 +1,7 @@
 /* fv_radon, fv_sart_projection_update: validate, dispatch
  * (include/fovea/transform.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "internal.h"
 #include "fovea/transform.h"
@@ -77,4 +78,45 @@ fv_sart_projection_update(fv_context *ctx, const fv_array *image, const fv_array
         return FV_OK;
     fv__sart_params p = {theta, shift};
     return fv__run_SART(ctx, image, projection, update, &p);
+}
+
+fv_status
+fv_iradon_backproject(fv_context *ctx, const fv_array *filtered, const double *cos_t, const double *sin_t,
+                      fv_array *out)
+{
+    const char *name = "iradon";
+    fv_status st;
+    if (!filtered || filtered->dtype != FV_FLOAT64 || filtered->ndim != 2 || !fv_array_is_contiguous(filtered))
+        return fv_error_set(FV_EINVAL, name, "filtered projections must be a C-contiguous 2-d float64 array");
+    if ((st = fv__radon_arg(name, "out", out, 2, NULL)))
+        return st;
+    if (!fv__array_same_device(filtered, out))
+        return fv_error_set(FV_EDEVICE, name, "filtered and out are on different devices");
+    if (fv__arrays_overlap(filtered, out))
+        return fv_error_set(FV_EINVAL, name, "out overlaps the projections");
+    if (out->shape[0] != out->shape[1])
+        return fv_error_set(FV_EINVAL, name, "out must be square");
+    const int64_t na = filtered->shape[0];
+    if (na > 0 && (!cos_t || !sin_t))
+        return fv_error_set(FV_EINVAL, name, "NULL cosines or sines");
+    for (int64_t a = 0; a < na; a++)
+        if (!isfinite(cos_t[a]) || !isfinite(sin_t[a]))
+            return fv_error_set(FV_EINVAL, name, "cosines and sines must be finite");
+    if (fv_array_size(out) == 0)
+        return FV_OK;
+    if (filtered->shape[1] == 0 || na == 0) {
+        if (out->device.type == FV_DEVICE_CUDA)
+            return fv__cuda_memset0(ctx, out->data, (size_t)fv_array_size(out) * fv_dtype_size(out->dtype));
+        memset(out->data, 0, (size_t)fv_array_size(out) * fv_dtype_size(out->dtype));
+        return FV_OK;
+    }
+    double *cs = malloc((size_t)(2 * na) * sizeof(double));
+    if (!cs)
+        return fv_error_set(FV_ENOMEM, name, "out of memory");
+    memcpy(cs, cos_t, (size_t)na * sizeof(double));
+    memcpy(cs + na, sin_t, (size_t)na * sizeof(double));
+    fv__backproject_params p = {na, cs};
+    st = fv__run_BACKPROJECT(ctx, filtered, NULL, out, &p);
+    free(cs);
+    return st;
 }

@@ -6,7 +6,10 @@
  *           sum over rows i, in order, of skimage's bilinear sample (zero
  *           outside, per tap) of in at matrix a applied to (column j, row i).
  *   SART:   in = image (m, m), in2 = projection (p,), out = the update (m, m)
- *           (sart_projection_update of _radon_transform.pyx). */
+ *           (sart_projection_update of _radon_transform.pyx).
+ *   BACKPROJECT: in = filtered projections, float64 (nangles, p), out = the
+ *           reconstruction (n, n), float32 / float64: iradon's linear back
+ *           projection (numpy.interp per angle, added in angle order). */
 #ifndef FV_OPS_RADON_H
 #define FV_OPS_RADON_H
 
@@ -28,6 +31,57 @@ typedef struct fv__sart_params {
     double theta;             /* degrees */
     double shift;             /* projection shift, pixels */
 } fv__sart_params;
+
+typedef struct fv__backproject_params {
+    int64_t nangles;
+    const double *cs;   /* host: numpy's cosines of the angles, then their sines */
+} fv__backproject_params;
+
+/* numpy.interp(t, x, col, left=0, right=0) with x = p // 2 distant integers
+ * -(p // 2), ..., p - 1 - p // 2 (numpy's arr_interp, step for step). */
+FV_HD double
+fv__backproject_interp(double t, const double *col, int64_t p)
+{
+    const int64_t x0 = -(p / 2);
+    const double first = (double)x0, last = (double)(x0 + p - 1);
+    if (t != t)
+        return t;
+    if (p == 1)
+        return t < first ? 0.0 : (t > last ? 0.0 : col[0]);
+    if (t < first || t > last)
+        return 0.0;
+    const int64_t j = (int64_t)floor(t) - x0;   /* x[j] <= t < x[j + 1], exactly */
+    if (j >= p - 1)
+        return col[p - 1];
+    const double xj = (double)(x0 + j);
+    if (xj == t)
+        return col[j];
+    const double slope = (col[j + 1] - col[j]) / ((double)(x0 + j + 1) - xj);
+    double r = slope * (t - xj) + col[j];
+    if (r != r) {
+        r = slope * (t - (double)(x0 + j + 1)) + col[j + 1];
+        if (r != r && col[j] == col[j + 1])
+            r = col[j];
+    }
+    return r;
+}
+
+/* One reconstruction pixel (xpr = row - n / 2, ypr = column - n / 2): its
+ * angles' interpolated values added in order, each sum rounded to T. cs: the
+ * cosines then the sines (nangles each, on the kernel's side). */
+#define FV__BACKPROJECT_PIXEL(T, S)                                                                     \
+    FV_HD T fv__backproject_pixel_##S(const double *f, int64_t np, int64_t na, const double *cs,         \
+                                      int64_t xpr, int64_t ypr)                                         \
+    {                                                                                                   \
+        T acc = 0;                                                                                      \
+        for (int64_t a = 0; a < na; a++) {                                                              \
+            const double u = (double)ypr * cs[a], v = (double)xpr * cs[na + a];                         \
+            acc = (T)((double)acc + fv__backproject_interp(u - v, f + a * np, np));                     \
+        }                                                                                               \
+        return acc;                                                                                     \
+    }
+FV__BACKPROJECT_PIXEL(float, f)
+FV__BACKPROJECT_PIXEL(double, d)
 
 /* skimage's bilinear_interpolation with mode 'C', cval 0, at (row r, col c) of
  * img (rows x cols), and _transform_affine, in T (T: float or double; top and
@@ -165,6 +219,7 @@ FV__SART_RAY(double, d)
 /* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(RADON, ...) in the kernel files. */
 FV_OP(RADON, "radon", fv__radon_params);
 FV_OP(SART, "sart_projection_update", fv__sart_params);
+FV_OP(BACKPROJECT, "iradon_backproject", fv__backproject_params);
 
 #ifdef __cplusplus
 }

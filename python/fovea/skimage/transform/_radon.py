@@ -7,7 +7,9 @@ over angles, CUDA one thread per sinogram element), and iradon_sart's update is
 fv_sart_projection_update (scikit-image's rays, in its order on the CPU;
 atomics on the GPU). iradon filters the sinogram in fovea.fft and back-projects
 each angle by linear, nearest or cubic interpolation (NumPy / CuPy array maths;
-cubic through SciPy's interp1d on the host).
+cubic through SciPy's interp1d on the host); the linear back projection is the
+C op fv_iradon_backproject (numpy.interp's arithmetic, angles added in order:
+CPU pool over rows, CUDA one thread per pixel).
 """
 
 import math
@@ -133,26 +135,31 @@ def iradon(radon_image, theta=None, output_size=None, filter_name="ramp", interp
     projection = _fft.fft(img, axis=0) * filt
     filtered = xp.real(_fft.ifft(projection, axis=0)[:img_shape, :])
 
-    recon = xp.zeros((output_size, output_size), dtype=dtype)
     radius = output_size // 2
     grid = np.arange(output_size) - radius
-    xpr = ix.like_device(grid[:, None], img)
-    ypr = ix.like_device(grid[None, :], img)
-    x = np.arange(img_shape) - img_shape // 2
-    x_dev = ix.like_device(x, img)
-    host_cubic = interpolation == "cubic"
-    if host_cubic:
-        from scipy.interpolate import interp1d
-    for i, angle in enumerate(np.deg2rad(theta)):
-        col = filtered[:, i]
-        t = ypr * np.cos(angle) - xpr * np.sin(angle)
-        if interpolation == "linear":
-            recon += xp.interp(t, x_dev.astype(col.dtype), col, left=0, right=0)
-        elif interpolation == "nearest":
-            recon += _nearest(t, x_dev, col, xp)
-        else:
-            f = interp1d(x, ix.to_host(col), kind="cubic", bounds_error=False, fill_value=0)
-            recon += ix.like_device(f(ix.to_host(t)), img)
+    rad = np.deg2rad(theta)
+    cos = np.array([np.cos(a) for a in rad], dtype=np.float64)   # the scalars scikit-image's loop uses
+    sin = np.array([np.sin(a) for a in rad], dtype=np.float64)
+    if interpolation == "linear":   # fovea's back-projection op: numpy.interp's arithmetic, angles in order
+        recon = xp.empty((output_size, output_size), dtype=dtype)
+        _fovea.tf_backproject(xp.ascontiguousarray(filtered.T.astype(np.float64, copy=False)), recon, cos.tobytes(),
+                              sin.tobytes(), ix.stream_of(img))
+    else:
+        recon = xp.zeros((output_size, output_size), dtype=dtype)
+        xpr = ix.like_device(grid[:, None], img)
+        ypr = ix.like_device(grid[None, :], img)
+        x = np.arange(img_shape) - img_shape // 2
+        x_dev = ix.like_device(x, img)
+        if interpolation == "cubic":
+            from scipy.interpolate import interp1d
+        for i in range(len(rad)):
+            col = filtered[:, i]
+            t = ypr * cos[i] - xpr * sin[i]
+            if interpolation == "nearest":
+                recon += _nearest(t, x_dev, col, xp)
+            else:
+                f = interp1d(x, ix.to_host(col), kind="cubic", bounds_error=False, fill_value=0)
+                recon += ix.like_device(f(ix.to_host(t)), img)
     if circle:
         recon[ix.like_device(grid[:, None] ** 2 + grid[None, :] ** 2 > radius ** 2, img)] = 0.0
     return back(recon * np.pi / (2 * angles_count))
