@@ -37,29 +37,41 @@ fvpy__tf_angles(const char *name, PyObject *cos_o, PyObject *sin_o, Py_ssize_t *
     return 0;
 }
 
+/* The bindings of (input, out, cos, sin, stream=None): fv_hough_line (which == 0)
+ * or fv_iradon_backproject (which == 1). */
 static PyObject *
-fvpy_tf_hough_line(PyObject *self, PyObject *args, PyObject *kw)
+fvpy__tf_angles_call(PyObject *args, PyObject *kw, const char *fmt, const char *name, int which)
 {
-    static char *kwlist[] = {"image", "out", "cos", "sin", "stream", NULL};
+    static char *kwlist[] = {"input", "out", "cos", "sin", "stream", NULL};
     PyObject *in_o, *out_o, *cos_o, *sin_o, *stream_o = Py_None;
     const double *c, *s;
     Py_ssize_t n;
     fv_status st = FV_OK;
     fvpy_call call;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:tf_hough_line", kwlist, &in_o, &out_o, &cos_o, &sin_o,
-                                     &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kwlist, &in_o, &out_o, &cos_o, &sin_o, &stream_o))
         return NULL;
-    if (fvpy__tf_angles("hough_line", cos_o, sin_o, &n, &c, &s) < 0)
+    if (fvpy__tf_angles(name, cos_o, sin_o, &n, &c, &s) < 0)
         return NULL;
-    if (fvpy_call_open(&call, "hough_line", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_hough_line(call.ctx, call.in.arr, c, s, (int64_t)n, call.out.arr);
-        Py_END_ALLOW_THREADS
+    if (fvpy_call_open(&call, name, stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) < 0)
+        return fvpy_call_close(&call, FV_OK);
+    if (which == 1 && (fv_array_ndim(call.in.arr) != 2 || fv_array_shape(call.in.arr)[0] != n)) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd angles for the projections given", name, n);
+        return fvpy_call_close(&call, FV_OK);
     }
+    Py_BEGIN_ALLOW_THREADS
+    st = which == 0 ? fv_hough_line(call.ctx, call.in.arr, c, s, (int64_t)n, call.out.arr)
+                    : fv_iradon_backproject(call.ctx, call.in.arr, c, s, call.out.arr);
+    Py_END_ALLOW_THREADS
     return fvpy_call_close(&call, st);
 }
+
+static PyObject *
+fvpy_tf_hough_line(PyObject *self, PyObject *args, PyObject *kw)
+{
+    return fvpy__tf_angles_call(args, kw, "OOOO|O:tf_hough_line", "hough_line", 0);
+}
 FVPY_METHOD(tf_hough_line, fvpy_tf_hough_line, FVPY_KWARGS,
-            "tf_hough_line(image, out, cos, sin, stream=None)\n--\n\n"
+            "tf_hough_line(input, out, cos, sin, stream=None)\n--\n\n"
             "fv_hough_line into out (uint64 (2 * ceil(hypot(*shape)) + 1, len(angles))); cos, sin: bytes of "
             "float64.");
 
@@ -193,28 +205,8 @@ FVPY_METHOD(tf_sart, fvpy_tf_sart, FVPY_KWARGS,
 static PyObject *
 fvpy_tf_backproject(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"filtered", "out", "cos", "sin", "stream", NULL};
-    PyObject *in_o, *out_o, *cos_o, *sin_o, *stream_o = Py_None;
-    const double *c, *s;
-    Py_ssize_t n;
-    fv_status st = FV_OK;
-    fvpy_call call;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:tf_backproject", kwlist, &in_o, &out_o, &cos_o, &sin_o,
-                                     &stream_o))
-        return NULL;
-    if (fvpy__tf_angles("iradon", cos_o, sin_o, &n, &c, &s) < 0)
-        return NULL;
-    if (fvpy_call_open(&call, "iradon", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        if (fv_array_ndim(call.in.arr) != 2 || fv_array_shape(call.in.arr)[0] != n)
-            PyErr_Format(PyExc_ValueError, "iradon: %zd angles for the projections given", n);
-        else {
-            Py_BEGIN_ALLOW_THREADS
-            st = fv_iradon_backproject(call.ctx, call.in.arr, c, s, call.out.arr);
-            Py_END_ALLOW_THREADS
-        }
-    }
-    return fvpy_call_close(&call, st);
+    return fvpy__tf_angles_call(args, kw, "OOOO|O:tf_backproject", "iradon", 1);
 }
 FVPY_METHOD(tf_backproject, fvpy_tf_backproject, FVPY_KWARGS,
-            "tf_backproject(filtered, out, cos, sin, stream=None)\n--\n\n"
+            "tf_backproject(input, out, cos, sin, stream=None)\n--\n\n"
             "fv_iradon_backproject: filtered float64 (nangles, p), out (n, n); cos, sin: bytes of float64.");

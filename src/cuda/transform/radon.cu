@@ -65,6 +65,18 @@ fv_cu_radon_scratch(fv_context *ctx, const fv_cu_exec *x, const fv_device dev, c
     return fv__cuda_memcpy(ctx, *ptr, dev, src, fv_cu_radon_host, n);
 }
 
+/* Waits for the kernels, frees the scratch (may be NULL), leaves the device; st. */
+static fv_status
+fv_cu_radon_finish(fv_cu_exec *x, void *ptr, void *opaque, fv_status st)
+{
+    if (ptr) {
+        (void)cudaStreamSynchronize(x->stream);
+        fv__cuda_free(ptr, opaque);
+    }
+    fv_cu_end(x);
+    return st;
+}
+
 static fv_status
 fv__cuda_radon(fv_context *ctx, const fv__op_args *a)
 {
@@ -87,12 +99,7 @@ fv__cuda_radon(fv_context *ctx, const fv__op_args *a)
                                                           na, (double *)a->out->data);
         st = fv_cu_launch_status("radon");
     }
-    if (mats) {
-        (void)cudaStreamSynchronize(x.stream);
-        fv__cuda_free(mats, opaque);
-    }
-    fv_cu_end(&x);
-    return st;
+    return fv_cu_radon_finish(&x, mats, opaque, st);
 }
 
 static fv_status
@@ -127,12 +134,7 @@ fv__cuda_sart(fv_context *ctx, const fv__op_args *a)
         }
         st = fv_cu_launch_status("sart_projection_update");
     }
-    if (dev) {
-        (void)cudaStreamSynchronize(x.stream);
-        fv__cuda_free(dev, opaque);
-    }
-    fv_cu_end(&x);
-    return st;
+    return fv_cu_radon_finish(&x, dev, opaque, st);
 }
 
 static fv_status
@@ -157,12 +159,7 @@ fv__cuda_backproject(fv_context *ctx, const fv__op_args *a)
                                                                 (const double *)cs, n, (double *)a->out->data);
         st = fv_cu_launch_status("iradon");
     }
-    if (cs) {
-        (void)cudaStreamSynchronize(x.stream);
-        fv__cuda_free(cs, opaque);
-    }
-    fv_cu_end(&x);
-    return st;
+    return fv_cu_radon_finish(&x, cs, opaque, st);
 }
 
 FV_KERNEL(BACKPROJECT, CUDA, FV_DTYPES_FLOAT, 2, fv__cuda_backproject);
