@@ -18,6 +18,7 @@ from ._warps import (downscale_local_mean, rescale, resize, resize_local_mean, r
 from .integral import integral_image, integrate
 from .pyramids import pyramid_expand, pyramid_gaussian, pyramid_laplacian, pyramid_reduce
 
+
 __all__ = [
     "AffineTransform",
     "EssentialMatrixTransform",
@@ -45,4 +46,20 @@ __all__ = [
     "warp",
     "warp_coords",
     "warp_polar",
+]
+
+# Hough and Radon transforms (issue 28)
+from ._hough import hough_circle, hough_circle_peaks, hough_line, hough_line_peaks, probabilistic_hough_line
+from ._radon import iradon, iradon_sart, order_angles_golden_ratio, radon
+
+__all__ += [
+    "hough_circle",
+    "hough_circle_peaks",
+    "hough_line",
+    "hough_line_peaks",
+    "iradon",
+    "iradon_sart",
+    "order_angles_golden_ratio",
+    "probabilistic_hough_line",
+    "radon",
 ]
