@@ -41,7 +41,7 @@ class LPIFilter2D:
         self.filter_params = filter_params
         self._cache = None
 
-    def _prepare(self, data, xp):
+    def _prepare(self, data, xp=np):
         """(filter spectrum, data spectrum) over the padded shape 2 * shape - 1."""
         dshape = np.array(data.shape)
         even_offset = (dshape % 2 == 0).astype(int)
@@ -97,7 +97,8 @@ def _restore(data, impulse_response, filter_params, predefined_filter, what, gai
     d, xp, back = _interop.prepare(data, what)
     check_nD(d, 2, "data")
     filt = predefined_filter if predefined_filter is not None else LPIFilter2D(impulse_response, **filter_params)
-    F, G = filt._prepare(d, xp)
+    # scikit-image's own LPIFilter2D (a predefined_filter) prepares NumPy arrays
+    F, G = filt._prepare(d, xp) if isinstance(filt, LPIFilter2D) else filt._prepare(d)
     _min_limit(F, xp, val=np.finfo(F.real.dtype).eps)
     F = gain(F, xp)
     return back(_center(xp.abs(_fft.ifftshift(_fft.ifftn(G * F))), d.shape))
