@@ -24,5 +24,6 @@
 #include "filesystem.h"
 #include "fft.h"
 #include "restoration.h"
+#include "stack.h"
 
 #endif
