@@ -3,8 +3,6 @@ on stacks written by tifffile: equals fovea.skimage.restoration.richardson_lucy 
 scikit-image's, reads uncompressed / deflate / OME-TIFF / float stacks, writes
 OME-TIFF, and bad input gives clear errors."""
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -12,14 +10,11 @@ import scipy.ndimage as ndi
 
 tifffile = pytest.importorskip("tifffile")
 from skimage.restoration import richardson_lucy  # noqa: E402
+from test_cli import run as run_cli  # noqa: E402
 
 
 def run(*args, ok=True):
-    p = subprocess.run([sys.executable, "-m", "fovea", "deconvolve", *args], capture_output=True, text=True,
-                       env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
-    if ok:
-        assert p.returncode == 0, p.stderr
-    return p
+    return run_cli("deconvolve", *args, ok=ok)
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from skimage import restoration as sk_rest
 from fovea.skimage import filters as fv_filters
 from fovea.skimage import registration as fv_reg
 from fovea.skimage import restoration as fv_rest
+from fovea.skimage.registration._masked_phase_cross_correlation import next_fast_len
 from xpcase import xp_fixture
 
 xp = xp_fixture(scalars=True)
@@ -32,18 +33,6 @@ def _psf(shape, dtype=np.float64):
 
 
 # ---- Richardson-Lucy: the FFT workflow --------------------------------------------------------
-
-
-def _next_fast(n):
-    k = n
-    while True:
-        r = k
-        for p in (2, 3, 5, 7):
-            while r % p == 0:
-                r //= p
-        if r == 1:
-            return k
-        k += 1
 
 
 def deconvolve_reference(image, psf, iterations, grid=None):
@@ -81,7 +70,7 @@ def deconvolve_reference(image, psf, iterations, grid=None):
 def test_rl_equals_fft_workflow_linear(dtype, shape, pshape):
     image = RNG.random(shape).astype(dtype)
     psf = _psf(pshape, dtype)
-    grid = [_next_fast(n + p) for n, p in zip(shape, pshape)]
+    grid = [next_fast_len(n + p) for n, p in zip(shape, pshape)]
     want = deconvolve_reference(image, psf, 30, grid)
     got = fv_rest.richardson_lucy(image, psf, 30, clip=False)
     assert got.dtype == dtype

@@ -13,34 +13,17 @@ typedef struct fv__rl_job {
     int64_t row_n, row_m;   /* the last axis's length in the domain and the grid */
 } fv__rl_job;
 
-/* The domain row of grid row r (rows: every axis but the last), or -1. */
-static int64_t
+/* Rows are every axis but the last: grid row -> domain row (-1 outside), and back. */
+static inline int64_t
 domain_row(const fv__rl_params *q, int64_t r)
 {
-    int64_t j = 0, stride = 1;
-    for (int d = q->ndim - 2; d >= 0; d--) {
-        const int64_t c = r % q->m[d];
-        r /= q->m[d];
-        if (c >= q->n[d])
-            return -1;
-        j += c * stride;
-        stride *= q->n[d];
-    }
-    return j;
+    return fv__rl_remap(q->ndim - 1, q->m, q->n, r);
 }
 
-/* The grid row of domain row r. */
-static int64_t
+static inline int64_t
 grid_row(const fv__rl_params *q, int64_t r)
 {
-    int64_t g = 0, stride = 1;
-    for (int d = q->ndim - 2; d >= 0; d--) {
-        const int64_t c = r % q->n[d];
-        r /= q->n[d];
-        g += c * stride;
-        stride *= q->m[d];
-    }
-    return g;
+    return fv__rl_remap(q->ndim - 1, q->n, q->m, r);
 }
 
 #define FV__RL_RANGES(T, S)                                                                     \

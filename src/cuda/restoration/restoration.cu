@@ -37,7 +37,7 @@ fv_k_rl_divide(const T *img, T *r, int64_t n, fv__rl_params q)
     const T eps = (T)q.eps, fe = (T)q.filter_epsilon;
     FV_GRID_STRIDE(int64_t, g, n)
     {
-        const int64_t j = fv__rl_domain(&q, g);
+        const int64_t j = fv__rl_remap(q.ndim, q.m, q.n, g);
         r[g] = j < 0 ? (T)0 : FV__RL_RELATIVE(T, img[j], r[g], eps, q.filter, fe);
     }
 }
@@ -48,7 +48,7 @@ fv_k_rl_update(const T *f, T *est, int64_t n, fv__rl_params q)
 {
     FV_GRID_STRIDE(int64_t, g, n)
     {
-        if (fv__rl_domain(&q, g) >= 0)
+        if (fv__rl_remap(q.ndim, q.m, q.n, g) >= 0)
             est[g] *= f[g];
     }
 }
@@ -59,7 +59,7 @@ fv_k_rl_out(const T *est, T *out, int64_t n, fv__rl_params q)
 {
     FV_GRID_STRIDE(int64_t, j, n)
     {
-        const T v = est[fv__rl_grid(&q, j)];
+        const T v = est[fv__rl_remap(q.ndim, q.n, q.m, j)];
         out[j] = FV__RL_CLIP(v, q.clip);
     }
 }

@@ -66,34 +66,22 @@ fv__rl_place_src(const fv__rl_params *q, int64_t g)
     return k;
 }
 
-/* The domain's flat index of grid index g, or -1 outside the domain. */
+/* Flat index i over shape `from` (nd axes, C order) -> the flat index of the same
+ * coordinates over shape `to`, or -1 when a coordinate is outside `to`. Grid ->
+ * domain (-1 outside the image) and domain -> grid; over ndim - 1 axes, rows. */
 FV_HD int64_t
-fv__rl_domain(const fv__rl_params *q, int64_t g)
+fv__rl_remap(int nd, const int64_t *from, const int64_t *to, int64_t i)
 {
     int64_t j = 0, stride = 1;
-    for (int d = q->ndim - 1; d >= 0; d--) {
-        const int64_t c = g % q->m[d];
-        g /= q->m[d];
-        if (c >= q->n[d])
+    for (int d = nd - 1; d >= 0; d--) {
+        const int64_t c = i % from[d];
+        i /= from[d];
+        if (c >= to[d])
             return -1;
         j += c * stride;
-        stride *= q->n[d];
+        stride *= to[d];
     }
     return j;
-}
-
-/* The grid's flat index of domain index j. */
-FV_HD int64_t
-fv__rl_grid(const fv__rl_params *q, int64_t j)
-{
-    int64_t g = 0, stride = 1;
-    for (int d = q->ndim - 1; d >= 0; d--) {
-        const int64_t c = j % q->n[d];
-        j /= q->n[d];
-        g += c * stride;
-        stride *= q->m[d];
-    }
-    return g;
 }
 
 /* DIVIDE's value for image value v and convolution c (T: float or double). */
