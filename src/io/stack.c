@@ -116,6 +116,10 @@ read_page(const fv__tiff *t, const fv__tiff_ifd *d, size_t item, uint8_t *plane)
     const uint32_t tw = d->tile_width ? d->tile_width : (uint32_t)d->width;
     const uint32_t th = d->tile_width ? d->tile_height : d->rows_per_strip;
     const uint64_t across = d->tile_width ? (d->width + tw - 1) / tw : 1;
+    const uint64_t down = th ? (d->height + th - 1) / th : 0;
+    if (!tw || !th || d->nchunks < across * down)
+        return fv_error_set(FV_EFORMAT, RD, "a page lists %llu chunks, %llu needed", (unsigned long long)d->nchunks,
+                            (unsigned long long)(across * down));
     uint8_t *buf = malloc((size_t)tw * th * item), *src = NULL;
     size_t cap = 0;
     fv_status st = buf ? FV_OK : fv_error_set(FV_ENOMEM, RD, "out of memory");
