@@ -38,14 +38,17 @@ sample_dtype(unsigned bits, unsigned fmt)
     }
 }
 
-/* The integer value of OME attribute name="..." in the description, or 1. */
+/* The integer value of the first OME attribute `name` (name="..." or name='...',
+ * after white space) in the description, or 1. */
 static long
 ome_size(const char *desc, const char *name)
 {
-    char key[32];
-    snprintf(key, sizeof key, " %s=\"", name);
-    const char *p = strstr(desc, key);
-    return p ? strtol(p + strlen(key), NULL, 10) : 1;
+    const size_t n = strlen(name);
+    for (const char *p = strstr(desc, name); p; p = strstr(p + 1, name))
+        if (p > desc && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n' || p[-1] == '\r') && p[n] == '=' &&
+            (p[n + 1] == '"' || p[n + 1] == '\''))
+            return strtol(p + n + 2, NULL, 10);
+    return 1;
 }
 
 static void

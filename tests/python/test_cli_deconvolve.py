@@ -33,6 +33,7 @@ def data(tmp_path_factory):
     tifffile.imwrite(d / "psf.tif", psf)
     tifffile.imwrite(d / "plane.tif", blur[5])
     tifffile.imwrite(d / "rgb.tif", np.zeros((8, 8, 3), np.uint8), photometric="rgb")
+    tifffile.imwrite(d / "channels.ome.tif", np.zeros((2, 3, 8, 8), np.uint16), metadata={"axes": "CZYX"})
     tifffile.imwrite(d / "zero_psf.tif", np.zeros((3, 4, 4), np.float32), photometric="minisblack")
     return d, blur, psf / psf.sum()
 
@@ -78,6 +79,8 @@ def test_deconvolve_errors(data, tmp_path):
     assert p.returncode == 1 and "--sigma" in p.stderr
     p = run(str(d / "rgb.tif"), "--sigma", "1", "-o", out, ok=False)
     assert p.returncode == 1 and "single-channel" in p.stderr
+    p = run(str(d / "channels.ome.tif"), "--sigma", "1", "-o", out, ok=False)
+    assert p.returncode == 1 and "SizeC 2" in p.stderr
     p = run(str(d / "stack.tif"), "--psf", str(d / "zero_psf.tif"), "-o", out, ok=False)
     assert p.returncode == 1 and "positive" in p.stderr
     p = run(str(d / "plane.tif"), "--psf", str(d / "psf.tif"), "-o", out, ok=False)
