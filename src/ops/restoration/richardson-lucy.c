@@ -10,7 +10,8 @@
  *     C = rfftn(E); C *= H; R = irfftn(C); R = image / (R + eps) (0 outside);
  *     C = rfftn(R); C *= G; R = irfftn(C); E *= R (inside)
  * with H the transform of the rolled PSF and G that of the rolled flipped PSF
- * (conj(H) when every PSF axis is odd). Steps: the op RL (restoration.h); the
+ * (conj(H) when every PSF axis is odd), both divided by the grid's size (the
+ * normalisation of the inverse transforms, so those need no scaling pass). Steps: the op RL (restoration.h); the
  * transforms: the op FFT, so a run on device arrays never leaves the GPU. */
 #include <math.h>
 #include <string.h>
@@ -88,23 +89,20 @@ check_args(const fv_array *image, const fv_array *psf, int num_iter, fv_array *o
     return FV_OK;
 }
 
-/* One real transform of the grid: R2C real -> spec, or C2R spec -> real scaled
- * by 1/|grid| (spec is overwritten on the GPU). */
+/* One unnormalised real transform of the grid times scale: R2C real -> spec, or
+ * C2R spec -> real (spec is overwritten on the GPU). */
 static fv_status
-grid_fft(fv_context *ctx, const fv__rl_params *q, fv_array *real, fv_array *spec, int forward)
+grid_fft(fv_context *ctx, const fv__rl_params *q, fv_array *real, fv_array *spec, int forward, double scale)
 {
     fv__fft_params p;
-    double total = 1.0;
     memset(&p, 0, sizeof p);
     p.kind = forward ? FV_FFT_R2C : FV_FFT_C2R;
     p.inverse = !forward;
     p.naxes = q->ndim;
-    for (int d = 0; d < q->ndim; d++) {
+    for (int d = 0; d < q->ndim; d++)
         p.axes[d] = d;
-        total *= (double)q->m[d];
-    }
     p.n_last = q->m[q->ndim - 1];
-    p.scale = forward ? 1.0 : 1.0 / total;
+    p.scale = scale;
     return forward ? fv__run_FFT(ctx, real, NULL, spec, &p) : fv__run_FFT(ctx, spec, NULL, real, &p);
 }
 
@@ -116,22 +114,26 @@ step(fv_context *ctx, const fv__rl_params *base, int kind, const fv_array *in, f
     return fv__run_RL(ctx, in, NULL, out, &q);
 }
 
-/* The transform of the PSF (flipped or not) rolled to the origin of the grid. */
+/* The transform of the PSF (flipped or not) rolled to the origin of the grid,
+ * divided by the grid's size: the inverse transforms of the iterations then need
+ * no scaling pass. */
 static fv_status
 psf_spectrum(fv_context *ctx, const fv__rl_params *base, const fv_array *psf, int flip, fv_array *real,
              fv_array *spec)
 {
     fv__rl_params q = *base;
+    double total = 1.0;
     fv_status st;
     q.step = FV__RL_PLACE;
     q.flip = flip;
     for (int d = 0; d < q.ndim; d++) {
         q.p[d] = psf->shape[d];
         q.shift[d] = (psf->shape[d] - 1) / 2;
+        total *= (double)q.m[d];
     }
     if ((st = fv__run_RL(ctx, psf, NULL, real, &q)) != FV_OK)
         return st;
-    return grid_fft(ctx, base, real, spec, 1);
+    return grid_fft(ctx, base, real, spec, 1, 1.0 / total);
 }
 
 fv_status
@@ -194,14 +196,14 @@ fv_richardson_lucy(fv_context *ctx, const fv_array *image, const fv_array *psf, 
     }
     for (int it = 0; it < num_iter; it++) {
         fv__rl_params corr = q;
-        FV__RL_TRY(grid_fft(ctx, &q, est, c, 1));
+        FV__RL_TRY(grid_fft(ctx, &q, est, c, 1, 1.0));
         FV__RL_TRY(step(ctx, &q, FV__RL_CMUL, h, c));
-        FV__RL_TRY(grid_fft(ctx, &q, r, c, 0));
+        FV__RL_TRY(grid_fft(ctx, &q, r, c, 0, 1.0));
         FV__RL_TRY(step(ctx, &q, FV__RL_DIVIDE, img, r));
-        FV__RL_TRY(grid_fft(ctx, &q, r, c, 1));
+        FV__RL_TRY(grid_fft(ctx, &q, r, c, 1, 1.0));
         corr.conj = g == NULL;
         FV__RL_TRY(step(ctx, &corr, FV__RL_CMUL, g ? g : h, c));
-        FV__RL_TRY(grid_fft(ctx, &q, r, c, 0));
+        FV__RL_TRY(grid_fft(ctx, &q, r, c, 0, 1.0));
         FV__RL_TRY(step(ctx, &q, FV__RL_UPDATE, r, est));
         if (progress)
             progress(user, it + 1, num_iter);
