@@ -152,7 +152,7 @@ fv_cmd_deconvolve(int argc, char **argv)
     const char *in = NULL, *outp = NULL, *psf_path = NULL, *sigma_s = NULL, *want = "auto";
     int64_t iters = 30;
     int progress = isatty(2), quiet = 0, filter = 0, rc = 1, ndim;
-    double fe = 0.0, sigma[3];
+    double fe = 0.0, sigma[3], phys[3];
     fv_array *stack = NULL, *pstack = NULL, *img = NULL, *psf = NULL, *res = NULL;
     fv_context *ctx = NULL;
     fv_device dev = {FV_DEVICE_CPU, 0};
@@ -212,11 +212,11 @@ fv_cmd_deconvolve(int argc, char **argv)
     if (strcmp(want, "cpu") && fv_cuda_available())
         dev.type = FV_DEVICE_CUDA;
 
-    if (fv_stack_read(in, &stack))
+    if (fv_stack_read(in, &stack, phys))
         goto fail;
     ndim = fv_array_shape(stack)[0] == 1 ? 2 : 3;
     if (psf_path) {
-        if (fv_stack_read(psf_path, &pstack))
+        if (fv_stack_read(psf_path, &pstack, NULL))
             goto fail;
         if (ndim == 2 && fv_array_shape(pstack)[0] != 1) {
             fprintf(stderr, "fovea " CMD ": %s has %lld planes but %s is a 2-d image\n", psf_path,
@@ -245,7 +245,9 @@ fv_cmd_deconvolve(int argc, char **argv)
     if (fv__dc_run(ctx, dev, img, psf, (int)iters, filter, fe, progress && iters > 0, res))
         goto fail;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (fv_stack_write_ome(outp, res, NULL))
+    if (ndim == 2)
+        phys[0] = 0.0;
+    if (fv_stack_write_ome(outp, res, phys))
         goto fail;
     if (!quiet)
         printf("%s: written (%lld iterations on %s in %.2f s)\n", outp, (long long)iters,

@@ -17,8 +17,10 @@ FV_EXTERN_C_BEGIN
  * and type and have one sample per pixel. Uncompressed pages of any of those
  * types; LZW, deflate, zstd, JPEG and WebP pages of 8- and 16-bit unsigned
  * samples. OME-TIFF files with SizeC or SizeT above 1 are refused (one channel,
- * one time point). FV_EIO, FV_EFORMAT, FV_EUNSUPPORTED say why. */
-FV_API fv_status fv_stack_read(const char *path, fv_array **out);
+ * one time point). physical_size (NULL, or 3 doubles): the OME-XML's
+ * PhysicalSizeZ, Y, X in micrometres, 0 where absent or in another unit.
+ * FV_EIO, FV_EFORMAT, FV_EUNSUPPORTED say why. */
+FV_API fv_status fv_stack_read(const char *path, fv_array **out, double *physical_size);
 
 /* Write a host array of 2 (height, width) or 3 (pages, height, width) dimensions
  * (uint8, uint16, int16, uint32, int32, float32, float64; any strides) as an

@@ -38,17 +38,41 @@ sample_dtype(unsigned bits, unsigned fmt)
     }
 }
 
-/* The integer value of the first OME attribute `name` (name="..." or name='...',
- * after white space) in the description, or 1. */
-static long
-ome_size(const char *desc, const char *name)
+/* The value of the first OME attribute `name` (name="..." or name='...', after
+ * white space) in the description, or NULL. */
+static const char *
+ome_attr(const char *desc, const char *name)
 {
     const size_t n = strlen(name);
     for (const char *p = strstr(desc, name); p; p = strstr(p + 1, name))
         if (p > desc && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n' || p[-1] == '\r') && p[n] == '=' &&
             (p[n + 1] == '"' || p[n + 1] == '\''))
-            return strtol(p + n + 2, NULL, 10);
-    return 1;
+            return p + n + 2;
+    return NULL;
+}
+
+static long
+ome_size(const char *desc, const char *name)
+{
+    const char *v = ome_attr(desc, name);
+    return v ? strtol(v, NULL, 10) : 1;
+}
+
+/* PhysicalSizeZ/Y/X in micrometres (no unit attribute, or "µm" / "um"), else 0. */
+static void
+ome_physical(const char *desc, double *phys)
+{
+    static const char *axes[3] = {"PhysicalSizeZ", "PhysicalSizeY", "PhysicalSizeX"};
+    for (int i = 0; i < 3; i++) {
+        char unit[32];
+        const char *v = ome_attr(desc, axes[i]), *u;
+        snprintf(unit, sizeof unit, "%sUnit", axes[i]);
+        u = ome_attr(desc, unit);
+        const int um = !u || !strncmp(u, "\xC2\xB5m", 3) || !strncmp(u, "\xCE\xBCm", 3) || !strncmp(u, "um", 2);
+        phys[i] = v && um ? strtod(v, NULL) : 0.0;
+        if (!(phys[i] > 0) || !isfinite(phys[i]))
+            phys[i] = 0.0;
+    }
 }
 
 static void
@@ -144,7 +168,7 @@ read_page(const fv__tiff *t, const fv__tiff_ifd *d, size_t item, uint8_t *plane)
 }
 
 fv_status
-fv_stack_read(const char *path, fv_array **out)
+fv_stack_read(const char *path, fv_array **out, double *physical_size)
 {
     fv__tiff *t = NULL;
     int *pages = NULL, np = 0, dt;
@@ -152,6 +176,8 @@ fv_stack_read(const char *path, fv_array **out)
     if (!path || !out)
         return fv_error_set(FV_EINVAL, RD, "NULL argument");
     *out = NULL;
+    if (physical_size)
+        physical_size[0] = physical_size[1] = physical_size[2] = 0.0;
     if ((st = fv__tiff_open(path, &t)) != FV_OK)
         return st;
     if (!(pages = malloc(sizeof *pages * (size_t)t->nifds))) {
@@ -173,6 +199,8 @@ fv_stack_read(const char *path, fv_array **out)
                           ome_size(d0->description, "SizeT"));
         goto done;
     }
+    if (physical_size && d0->description && strstr(d0->description, "openmicroscopy.org/Schemas/OME"))
+        ome_physical(d0->description, physical_size);
     if (d0->samples != 1) {
         st = fv_error_set(FV_EUNSUPPORTED, RD, "%s: %u samples per pixel: only single-channel stacks are read",
                           path, d0->samples);

@@ -206,25 +206,28 @@ stacks(void)
         set(a, i, uniform() * 100 - 20);
     for (int64_t i = 0; i < 35; i++)
         ((uint16_t *)fv_array_data(b))[i] = (uint16_t)(i * 1000 + 7);
+    double got[3] = {-1, -1, -1};
     CHECK_OK(fv_stack_write_ome(path, a, phys));
-    CHECK_OK(fv_stack_read(path, &r));
+    CHECK_OK(fv_stack_read(path, &r, got));
+    CHECK(got[0] == 0.5 && got[1] == 0.1 && got[2] == 0.1);
     CHECK(r && fv_array_dtype(r) == FV_FLOAT32 && fv_array_ndim(r) == 3 && fv_array_shape(r)[0] == 3 &&
           fv_array_shape(r)[1] == 17 && fv_array_shape(r)[2] == 9);
     CHECK(r && memcmp(fv_array_data(r), fv_array_data(a), (size_t)fv_array_nbytes(a)) == 0);
     fv_array_unref(r);
     r = NULL;
     CHECK_OK(fv_stack_write_ome(path, b, NULL));
-    CHECK_OK(fv_stack_read(path, &r));
+    CHECK_OK(fv_stack_read(path, &r, got));
+    CHECK(got[0] == 0 && got[1] == 0 && got[2] == 0);
     CHECK(r && fv_array_dtype(r) == FV_UINT16 && fv_array_shape(r)[0] == 1 &&
           memcmp(fv_array_data(r), fv_array_data(b), 70) == 0);
     fv_array_unref(r);
     fv_array *i64 = new_array(FV_INT64, 2, s2, CPU);
     CHECK_ERR(fv_stack_write_ome(path, i64, NULL), FV_EDTYPE, "cannot be written");
-    CHECK_ERR(fv_stack_read("/nonexistent/x.tif", &r), FV_EIO, "x.tif");
+    CHECK_ERR(fv_stack_read("/nonexistent/x.tif", &r, NULL), FV_EIO, "x.tif");
     FILE *f = fopen(path, "wb");
     fputs("not a tiff at all", f);
     fclose(f);
-    CHECK_ERR(fv_stack_read(path, &r), FV_EFORMAT, "");
+    CHECK_ERR(fv_stack_read(path, &r, NULL), FV_EFORMAT, "");
     unlink(path);
     fv_array_unref(i64);
     fv_array_unref(a);

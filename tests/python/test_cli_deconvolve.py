@@ -29,7 +29,8 @@ def data(tmp_path_factory):
     psf = ndi.gaussian_filter(psf, (1.0, 1.5, 1.5))
     tifffile.imwrite(d / "stack.tif", blur)
     tifffile.imwrite(d / "stack_zlib.tif", blur, compression="zlib", tile=(16, 16))
-    tifffile.imwrite(d / "stack.ome.tif", blur.astype(np.float32), metadata={"axes": "ZYX"})
+    tifffile.imwrite(d / "stack.ome.tif", blur.astype(np.float32),
+                     metadata={"axes": "ZYX", "PhysicalSizeZ": 0.5, "PhysicalSizeY": 0.125, "PhysicalSizeX": 0.125})
     tifffile.imwrite(d / "psf.tif", psf)
     tifffile.imwrite(d / "plane.tif", blur[5])
     tifffile.imwrite(d / "rgb.tif", np.zeros((8, 8, 3), np.uint8), photometric="rgb")
@@ -47,6 +48,8 @@ def test_deconvolve_psf_file(data, name):
     assert p.stdout == ""
     with tifffile.TiffFile(out) as t:
         assert t.is_ome and t.series[0].axes == "ZYX"
+        if name.endswith(".ome.tif"):   # the input's physical sizes are kept
+            assert 'PhysicalSizeZ="0.5"' in t.ome_metadata and 'PhysicalSizeX="0.125"' in t.ome_metadata
         got = t.asarray()
     assert got.dtype == np.float32 and got.shape == blur.shape
     want = richardson_lucy(blur.astype(np.float32), psf.astype(np.float32), 12, clip=False)
