@@ -49,7 +49,8 @@ def test_deconvolve_psf_file(data, name):
     with tifffile.TiffFile(out) as t:
         assert t.is_ome and t.series[0].axes == "ZYX"
         if name.endswith(".ome.tif"):   # the input's physical sizes are kept
-            assert 'PhysicalSizeZ="0.5"' in t.ome_metadata and 'PhysicalSizeX="0.125"' in t.ome_metadata
+            desc = t.pages[0].description
+            assert 'PhysicalSizeZ="0.5"' in desc and 'PhysicalSizeX="0.125"' in desc
         got = t.asarray()
     assert got.dtype == np.float32 and got.shape == blur.shape
     want = richardson_lucy(blur.astype(np.float32), psf.astype(np.float32), 12, clip=False)
