@@ -58,8 +58,8 @@ fv_cmd_info_file(const char *path, int json)
     return 0;
 }
 
-static int
-fv__parse_i64(const char *s, int64_t *out)
+int
+fv_cli_parse_i64(const char *s, int64_t *out)
 {
     char *end;
     long long v = strtoll(s, &end, 10);
@@ -83,20 +83,20 @@ fv_cmd_read(int argc, char **argv)
                    "the whole level) and write it to a PNG, TIFF or NumPy file.\n");
             return 0;
         } else if (!strcmp(a, "--level") && i + 1 < argc) {
-            if (fv__parse_i64(argv[++i], &level))
+            if (fv_cli_parse_i64(argv[++i], &level))
                 goto usage;
         } else if (!strcmp(a, "--location") && i + 2 < argc) {
-            if (fv__parse_i64(argv[i + 1], &x) || fv__parse_i64(argv[i + 2], &y))
+            if (fv_cli_parse_i64(argv[i + 1], &x) || fv_cli_parse_i64(argv[i + 2], &y))
                 goto usage;
             i += 2;
         } else if (!strcmp(a, "--size") && i + 2 < argc) {
-            if (fv__parse_i64(argv[i + 1], &w) || fv__parse_i64(argv[i + 2], &h))
+            if (fv_cli_parse_i64(argv[i + 1], &w) || fv_cli_parse_i64(argv[i + 2], &h))
                 goto usage;
             i += 2;
         } else if (!strcmp(a, "--format") && i + 1 < argc) {
             fmt = argv[++i];
         } else if (!strcmp(a, "--workers") && i + 1 < argc) {
-            if (fv__parse_i64(argv[++i], &workers))
+            if (fv_cli_parse_i64(argv[++i], &workers))
                 goto usage;
         } else if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && i + 1 < argc) {
             outp = argv[++i];
@@ -154,8 +154,8 @@ usage:
     return 2;
 }
 
-static void
-fv__progress(void *user, double f)
+void
+fv_cli_progress(void *user, double f)
 {
     int width = 40, fill = (int)(f * width + 0.5);
     fprintf(stderr, "\r  [%.*s%*s] %5.1f%%", fill, "########################################", width - fill, "",
@@ -183,15 +183,15 @@ fv_cmd_convert(int argc, char **argv)
                    "--no-progress: neither the progress bar nor the final \"OUT: written\" line.\n");
             return 0;
         } else if (!strcmp(a, "--tile-size") && i + 1 < argc) {
-            if (fv__parse_i64(argv[++i], &v))
+            if (fv_cli_parse_i64(argv[++i], &v))
                 goto usage;
             o.tile_size = (int)v;
         } else if (!strcmp(a, "--quality") && i + 1 < argc) {
-            if (fv__parse_i64(argv[++i], &v))
+            if (fv_cli_parse_i64(argv[++i], &v))
                 goto usage;
             o.quality = (int)v;
         } else if (!strcmp(a, "--workers") && i + 1 < argc) {
-            if (fv__parse_i64(argv[++i], &v))
+            if (fv_cli_parse_i64(argv[++i], &v))
                 goto usage;
             o.num_workers = (int)v;
         } else if (!strcmp(a, "--compression") && i + 1 < argc) {
@@ -224,7 +224,7 @@ fv_cmd_convert(int argc, char **argv)
     if (!in || !outp)
         goto usage;
     if (progress)
-        o.progress = fv__progress;
+        o.progress = fv_cli_progress;
     if (fv_slide_convert(in, outp, &o))
         return fv__fail("convert");
     if (!quiet)   /* --no-progress: quiet, for scripts */
@@ -278,19 +278,19 @@ fv_cmd_patches(int argc, char **argv)
                    "coordinates in the names).\n");
             return 0;
         } else if (!strcmp(a, "--level") && i + 1 < argc) {
-            if (fv__parse_i64(argv[++i], &level))
+            if (fv_cli_parse_i64(argv[++i], &level))
                 goto usage;
         } else if (!strcmp(a, "--size") && i + 1 < argc) {
-            if (fv__parse_i64(argv[++i], &size))
+            if (fv_cli_parse_i64(argv[++i], &size))
                 goto usage;
         } else if (!strcmp(a, "--stride") && i + 1 < argc) {
-            if (fv__parse_i64(argv[++i], &stride))
+            if (fv_cli_parse_i64(argv[++i], &stride))
                 goto usage;
         } else if (!strcmp(a, "--workers") && i + 1 < argc) {
-            if (fv__parse_i64(argv[++i], &workers))
+            if (fv_cli_parse_i64(argv[++i], &workers))
                 goto usage;
         } else if (!strcmp(a, "--batch") && i + 1 < argc) {
-            if (fv__parse_i64(argv[++i], &batch))
+            if (fv_cli_parse_i64(argv[++i], &batch))
                 goto usage;
         } else if (!strcmp(a, "--out") && i + 1 < argc) {
             outp = argv[++i];
@@ -402,7 +402,7 @@ fv_cmd_patches(int argc, char **argv)
         done_n += m;
         fv_array_unref(bt);
         if (progress)
-            fv__progress(NULL, (double)done_n / (double)n);
+            fv_cli_progress(NULL, (double)done_n / (double)n);
     }
     printf("%s: %lld patches of %lld x %lld from level %lld\n", outp, (long long)n, (long long)size, (long long)size,
            (long long)level);

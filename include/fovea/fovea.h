@@ -24,5 +24,7 @@
 #include "filesystem.h"
 #include "fft.h"
 #include "transform.h"
+#include "restoration.h"
+#include "stack.h"
 
 #endif

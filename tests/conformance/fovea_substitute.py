@@ -8,7 +8,7 @@ and the peer's own internal calls meet fovea too):
 
 - ``scipy.ndimage`` <- ``fovea.ndimage``;
 - ``skimage.<module>`` <- ``fovea.skimage.<module>`` for color, exposure, filters,
-  measure, metrics, morphology, segmentation and transform.
+  measure, metrics, morphology, registration, restoration, segmentation and transform.
 
 fovea's functions go in as they are (no wrapper, so that the frames a warning's
 stacklevel counts are the same as in users' code); none of them calls the peer's
@@ -21,8 +21,8 @@ import os
 import pkgutil
 import sys
 
-SKIMAGE_MODULES = ("color", "exposure", "filters", "measure", "metrics", "morphology", "segmentation",
-                   "transform")
+SKIMAGE_MODULES = ("color", "exposure", "filters", "measure", "metrics", "morphology", "registration",
+                   "restoration", "segmentation", "transform")
 SUBSTITUTED = {}   # peer module -> sorted names
 
 

@@ -12,6 +12,8 @@ from ._median import median
 from ._rank_order import rank_order
 from ._sparse import correlate_sparse
 from ._unsharp_mask import unsharp_mask
+from ._fft_based import butterworth
+from .lpi_filter import LPIFilter2D, filter_forward, filter_inverse, wiener
 from ._window import window
 from .edges import (
     farid,
@@ -48,6 +50,11 @@ from .thresholding import (
 )
 
 __all__ = [
+    "LPIFilter2D",
+    "butterworth",
+    "filter_forward",
+    "filter_inverse",
+    "wiener",
     "apply_hysteresis_threshold",
     "threshold_isodata",
     "threshold_li",
