@@ -23,5 +23,6 @@
 #include "metrics.h"
 #include "filesystem.h"
 #include "fft.h"
+#include "restoration.h"
 
 #endif

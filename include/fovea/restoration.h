@@ -1,0 +1,31 @@
+/* Image restoration kernels (the heavy parts of skimage.restoration) on the
+ * CPU and CUDA backends.
+ * Returns FV_OK or a negative fv_status (details in fv_error_message()). */
+#ifndef FOVEA_RESTORATION_H
+#define FOVEA_RESTORATION_H
+
+#include <stdint.h>
+#include "export.h"
+#include "status.h"
+#include "context.h"
+#include "array.h"
+
+FV_EXTERN_C_BEGIN
+
+/* Total-variation denoising by Chambolle's algorithm, as scikit-image 0.26's
+ * denoise_tv_chambolle computes it for one image: the dual variable p (one
+ * component per axis) starts at 0; each iteration takes out = in - div p,
+ * the energy E = (sum (div p)^2 + weight * sum |grad out|) / size, and
+ * p = (p - tau grad out) / (1 + tau / weight |grad out|), tau = 1 / (2 ndim),
+ * forward differences with 0 on the last index. The first iteration's E is
+ * E_0; it stops after the iteration where |E_prev - E| < eps E_0, or after
+ * max_iter, and out holds that iteration's out.
+ * in, out: float32 or float64 of one shape and device, computed in that dtype
+ * (the energy in float64). channels != 0: axis 0 indexes independent images
+ * (each with its own stop), the others are spatial; else all axes are. */
+FV_API fv_status fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, double weight,
+                                         double eps, int64_t max_iter, int channels);
+
+FV_EXTERN_C_END
+
+#endif

@@ -1,0 +1,13 @@
+"""scikit-image's ``skimage.restoration`` on fovea (scikit-image 0.26 signatures):
+denoising (total variation, bilateral, non-local means, wavelets), noise
+estimation, J-invariant calibration, rolling-ball background, phase unwrapping
+and biharmonic inpainting. NumPy in, NumPy out; CuPy in, CuPy out (docs/denoise.md
+says which run in C / CUDA kernels and which in NumPy / CuPy array maths)."""
+
+from ._denoise import denoise_bilateral, denoise_tv_bregman, denoise_tv_chambolle
+
+__all__ = [
+    "denoise_bilateral",
+    "denoise_tv_bregman",
+    "denoise_tv_chambolle",
+]

@@ -1,0 +1,32 @@
+/* Bindings of the restoration kernels (fovea/restoration.h), used by
+ * fovea.skimage.restoration: rst_tv_chambolle. Arrays are imported without
+ * copying, the work runs without the GIL. */
+#include "array.h"   /* Python.h first */
+#include "errors.h"
+#include "fovea/restoration.h"
+
+/* rst_tv_chambolle(input, output, weight, eps, max_iter, channels, stream=None) */
+static PyObject *
+fvpy_rst_tv_chambolle(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "weight", "eps", "max_iter", "channels", "stream", NULL};
+    PyObject *in_o, *out_o, *stream_o = Py_None;
+    double weight, eps;
+    long long max_iter;
+    int channels;
+    fv_status st = FV_OK;
+    fvpy_call c;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOddLp|O:rst_tv_chambolle", kwlist, &in_o, &out_o, &weight, &eps,
+                                     &max_iter, &channels, &stream_o))
+        return NULL;
+    if (fvpy_call_open(&c, "denoise_tv_chambolle", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fv_denoise_tv_chambolle(c.ctx, c.in.arr, c.out.arr, weight, eps, (int64_t)max_iter, channels);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_close(&c, st);
+}
+FVPY_METHOD(rst_tv_chambolle, fvpy_rst_tv_chambolle, FVPY_KWARGS,
+            "rst_tv_chambolle(input, output, weight, eps, max_iter, channels, stream=None)\n--\n\n"
+            "Chambolle total-variation denoising (fv_denoise_tv_chambolle); channels: axis 0 holds\n"
+            "independent images.");
