@@ -5,8 +5,15 @@ and biharmonic inpainting. NumPy in, NumPy out; CuPy in, CuPy out (docs/denoise.
 says which run in C / CUDA kernels and which in NumPy / CuPy array maths)."""
 
 from ._denoise import denoise_bilateral, denoise_tv_bregman, denoise_tv_chambolle
+from ._rolling_ball import ball_kernel, ellipsoid_kernel, rolling_ball
+from ._wavelet import denoise_wavelet, estimate_sigma
 
 __all__ = [
+    "ball_kernel",
+    "ellipsoid_kernel",
+    "rolling_ball",
+    "denoise_wavelet",
+    "estimate_sigma",
     "denoise_bilateral",
     "denoise_tv_bregman",
     "denoise_tv_chambolle",
