@@ -26,6 +26,15 @@ FV_EXTERN_C_BEGIN
 FV_API fv_status fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, double weight,
                                          double eps, int64_t max_iter, int channels);
 
+/* scikit-image 0.26's pixelwise non-local means (denoise_nl_means with
+ * fast_mode=False): out (spatial..., channels; 2-d with up to 64 channels or
+ * 3-d with 1) from padded (out reflect-padded by s / 2 on the spatial axes),
+ * the Gaussian patch weights w (s^ndim, already divided by channels * sum * h^2
+ * as scikit-image does), patch size s (odd), search distance d and noise
+ * variance var. All float32 or all float64, C-contiguous, on the host. */
+FV_API fv_status fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, const fv_array *w, fv_array *out,
+                                     int64_t s, int64_t d, double var);
+
 FV_EXTERN_C_END
 
 #endif

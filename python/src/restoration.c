@@ -1,5 +1,5 @@
 /* Bindings of the restoration kernels (fovea/restoration.h), used by
- * fovea.skimage.restoration: rst_tv_chambolle. Arrays are imported without
+ * fovea.skimage.restoration: rst_tv_chambolle, rst_nl_means. Arrays are imported without
  * copying, the work runs without the GIL. */
 #include "array.h"   /* Python.h first */
 #include "errors.h"
@@ -30,3 +30,26 @@ FVPY_METHOD(rst_tv_chambolle, fvpy_rst_tv_chambolle, FVPY_KWARGS,
             "rst_tv_chambolle(input, output, weight, eps, max_iter, channels, stream=None)\n--\n\n"
             "Chambolle total-variation denoising (fv_denoise_tv_chambolle); channels: axis 0 holds\n"
             "independent images.");
+
+/* rst_nl_means(padded, w, output, s, d, var) */
+static PyObject *
+fvpy_rst_nl_means(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"padded", "w", "output", "s", "d", "var", NULL};
+    PyObject *in_o, *w_o, *out_o;
+    long long s, d;
+    double var;
+    fv_status st = FV_OK;
+    fvpy_call c;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOLLd:rst_nl_means", kwlist, &in_o, &w_o, &out_o, &s, &d, &var))
+        return NULL;
+    if (fvpy_call_open(&c, "denoise_nl_means", Py_None, in_o, out_o, w_o, "w", 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fv_denoise_nl_means(c.ctx, c.in.arr, c.aux1.arr, c.out.arr, (int64_t)s, (int64_t)d, var);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_close(&c, st);
+}
+FVPY_METHOD(rst_nl_means, fvpy_rst_nl_means, FVPY_KWARGS,
+            "rst_nl_means(padded, w, output, s, d, var)\n--\n\n"
+            "Pixelwise non-local means (fv_denoise_nl_means) on host arrays.");

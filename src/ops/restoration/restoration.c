@@ -1,10 +1,11 @@
 /* fv_denoise_tv_chambolle: validate, lay the image out as (nchan, n), run
- * the op TV_CHAMBOLLE. */
+ * the op TV_CHAMBOLLE. fv_denoise_nl_means: validate, run NL_MEANS. */
 #include <string.h>
 #include "internal.h"
 #include "fovea/restoration.h"
 #include "ops/morphology/skmorphology.h"
 #include "ops/restoration/tv.h"
+#include "ops/restoration/nlm.h"
 
 fv_status
 fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, double weight, double eps,
@@ -57,4 +58,41 @@ done:
     fv_array_unref(work);
     fv_array_unref(i);
     return st;
+}
+
+fv_status
+fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, const fv_array *w, fv_array *out, int64_t s,
+                    int64_t d, double var)
+{
+    const char *name = "denoise_nl_means";
+    if (!padded || !w || !out)
+        return fv_error_set(FV_EINVAL, name, "NULL array");
+    const fv_dtype dt = padded->dtype;
+    if ((dt != FV_FLOAT32 && dt != FV_FLOAT64) || w->dtype != dt || out->dtype != dt)
+        return fv_error_set(FV_EDTYPE, name, "padded, w and out must all be float32 or all float64");
+    const int nd = out->ndim - 1;
+    if ((nd != 2 && nd != 3) || padded->ndim != out->ndim || w->ndim != nd)
+        return fv_error_set(FV_EINVAL, name, "2-d or 3-d images with a channel axis last");
+    if (s < 1 || !(s & 1) || d < 0)
+        return fv_error_set(FV_EINVAL, name, "the patch size must be odd and positive, the distance >= 0");
+    const int64_t nc = out->shape[nd];
+    if (nc < 1 || nc > 64 || padded->shape[nd] != nc)
+        return fv_error_set(FV_EINVAL, name, "1 to 64 channels, the same in padded and out");
+    fv__nlm_params p;
+    memset(&p, 0, sizeof p);
+    p.ndim = nd;
+    p.nc = nc;
+    p.s = s;
+    p.d = d;
+    p.var2 = 2.0 * var;
+    for (int k = 0; k < nd; k++) {
+        if (padded->shape[k] != out->shape[k] + 2 * (s / 2) || w->shape[k] != s)
+            return fv_error_set(FV_EINVAL, name, "padded must be out padded by s // 2, w of shape (s,) * ndim");
+        p.shape[k] = out->shape[k];
+    }
+    if (!fv_array_is_contiguous(padded) || !fv_array_is_contiguous(w) || !fv_array_is_contiguous(out))
+        return fv_error_set(FV_EINVAL, name, "arrays must be C-contiguous");
+    if (fv_array_size(out) == 0)
+        return FV_OK;
+    return fv__run_NL_MEANS(ctx, padded, w, out, &p);
 }
