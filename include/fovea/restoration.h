@@ -35,6 +35,14 @@ FV_API fv_status fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv
 FV_API fv_status fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, const fv_array *w, fv_array *out,
                                      int64_t s, int64_t d, double var);
 
+/* scikit-image 0.26's split-Bregman total-variation denoising of in (rows,
+ * cols, dims; float32 or float64, host, C-contiguous) into out (rows + 2,
+ * cols + 2, dims, the same dtype; the border is scikit-image's padding): one
+ * Gauss-Seidel sweep per iteration until the root-mean-square change is at
+ * most eps or max_iter sweeps. */
+FV_API fv_status fv_denoise_tv_bregman(fv_context *ctx, const fv_array *in, fv_array *out, double weight,
+                                       int64_t max_iter, double eps, int isotropic);
+
 FV_EXTERN_C_END
 
 #endif

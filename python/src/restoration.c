@@ -1,5 +1,6 @@
 /* Bindings of the restoration kernels (fovea/restoration.h), used by
- * fovea.skimage.restoration: rst_tv_chambolle, rst_nl_means. Arrays are imported without
+ * fovea.skimage.restoration: rst_tv_chambolle, rst_nl_means,
+ * rst_tv_bregman. Arrays are imported without
  * copying, the work runs without the GIL. */
 #include "array.h"   /* Python.h first */
 #include "errors.h"
@@ -53,3 +54,28 @@ fvpy_rst_nl_means(PyObject *self, PyObject *args, PyObject *kw)
 FVPY_METHOD(rst_nl_means, fvpy_rst_nl_means, FVPY_KWARGS,
             "rst_nl_means(padded, w, output, s, d, var)\n--\n\n"
             "Pixelwise non-local means (fv_denoise_nl_means) on host arrays.");
+
+/* rst_tv_bregman(input, output, weight, max_iter, eps, isotropic) */
+static PyObject *
+fvpy_rst_tv_bregman(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "weight", "max_iter", "eps", "isotropic", NULL};
+    PyObject *in_o, *out_o;
+    double weight, eps;
+    long long max_iter;
+    int iso;
+    fv_status st = FV_OK;
+    fvpy_call c;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOdLdp:rst_tv_bregman", kwlist, &in_o, &out_o, &weight, &max_iter,
+                                     &eps, &iso))
+        return NULL;
+    if (fvpy_call_open(&c, "denoise_tv_bregman", Py_None, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fv_denoise_tv_bregman(c.ctx, c.in.arr, c.out.arr, weight, (int64_t)max_iter, eps, iso);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_close(&c, st);
+}
+FVPY_METHOD(rst_tv_bregman, fvpy_rst_tv_bregman, FVPY_KWARGS,
+            "rst_tv_bregman(input, output, weight, max_iter, eps, isotropic)\n--\n\n"
+            "Split-Bregman total-variation denoising (fv_denoise_tv_bregman) on host arrays.");

@@ -1,11 +1,13 @@
 /* fv_denoise_tv_chambolle: validate, lay the image out as (nchan, n), run
- * the op TV_CHAMBOLLE. fv_denoise_nl_means: validate, run NL_MEANS. */
+ * the op TV_CHAMBOLLE. fv_denoise_nl_means: validate, run NL_MEANS.
+ * fv_denoise_tv_bregman: validate, run TV_BREGMAN. */
 #include <string.h>
 #include "internal.h"
 #include "fovea/restoration.h"
 #include "ops/morphology/skmorphology.h"
 #include "ops/restoration/tv.h"
 #include "ops/restoration/nlm.h"
+#include "ops/restoration/bregman.h"
 
 fv_status
 fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, double weight, double eps,
@@ -95,4 +97,28 @@ fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, const fv_array *w, 
     if (fv_array_size(out) == 0)
         return FV_OK;
     return fv__run_NL_MEANS(ctx, padded, w, out, &p);
+}
+
+fv_status
+fv_denoise_tv_bregman(fv_context *ctx, const fv_array *in, fv_array *out, double weight, int64_t max_iter,
+                      double eps, int isotropic)
+{
+    const char *name = "denoise_tv_bregman";
+    if (!in || !out)
+        return fv_error_set(FV_EINVAL, name, "NULL array");
+    if ((in->dtype != FV_FLOAT32 && in->dtype != FV_FLOAT64) || out->dtype != in->dtype)
+        return fv_error_set(FV_EDTYPE, name, "in and out must both be float32 or float64");
+    if (in->ndim != 3 || out->ndim != 3 || out->shape[0] != in->shape[0] + 2 || out->shape[1] != in->shape[1] + 2 ||
+        out->shape[2] != in->shape[2])
+        return fv_error_set(FV_EINVAL, name, "in (rows, cols, dims) and out (rows + 2, cols + 2, dims)");
+    if (in->shape[0] < 2 || in->shape[1] < 2)
+        return fv_error_set(FV_EINVAL, name, "the image needs at least 2 rows and 2 columns");
+    if (!fv_array_is_contiguous(in) || !fv_array_is_contiguous(out))
+        return fv_error_set(FV_EINVAL, name, "arrays must be C-contiguous");
+    if (fv__arrays_overlap(in, out))
+        return fv_error_set(FV_EINVAL, name, "in and out overlap");
+    const fv__bregman_params p = {weight, eps, max_iter, isotropic != 0};
+    if (fv_array_size(in) == 0)
+        return FV_OK;
+    return fv__run_TV_BREGMAN(ctx, in, NULL, out, &p);
 }
