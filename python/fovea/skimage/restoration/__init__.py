@@ -9,9 +9,11 @@ from ._rolling_ball import ball_kernel, ellipsoid_kernel, rolling_ball
 from ._wavelet import denoise_wavelet, estimate_sigma
 from ._nl_means import denoise_nl_means
 from ._unwrap import unwrap_phase
+from ._inpaint import inpaint_biharmonic
 from ._j_invariant import calibrate_denoiser, denoise_invariant
 
 __all__ = [
+    "inpaint_biharmonic",
     "calibrate_denoiser",
     "denoise_invariant",
     "denoise_nl_means",
