@@ -100,14 +100,17 @@ def denoise_bilateral(image, win_size=None, sigma_color=None, sigma_spatial=1, b
     f = img_as_float(img, xp)
     f = f.reshape(f.shape + (1,)) if f.ndim == 2 else f
     dt = f.dtype
-    sigma_color = sigma_color or float(f.std())
-    color_lut = _gaussian_lut(np.linspace(0, max_value, bins, endpoint=False), sigma_color, dt, xp)
+    sigma_color = sigma_color or dt.type(float(f.std()))   # squared in the dtype, as NumPy does
+    # linspace to the image's own max scalar: float32 images get float32 values
+    top = np.asarray(max_value, dtype=img.dtype)[()]
+    color_lut = _gaussian_lut(np.linspace(0, top, bins, endpoint=False), sigma_color, dt, xp)
     grid = np.arange(-win_size // 2, win_size // 2 + 1)
     rr, cc = np.meshgrid(grid, grid, indexing="ij")
     range_lut = np.exp(-0.5 * (np.hypot(rr, cc) ** 2 / float(sigma_spatial) ** 2), dtype=dt).ravel()
     if min_value < 0:
         f = f - dt.type(min_value)
-        max_value -= min_value
+        # scikit-image subtracts in the image's own dtype
+        max_value = float(np.asarray(max_value, img.dtype) - np.asarray(min_value, img.dtype))
     rows, cols, dims = f.shape
     ext = (win_size - 1) // 2
     ri, ci = _pad_index(rows, ext, ext, mode), _pad_index(cols, ext, ext, mode)
@@ -115,7 +118,7 @@ def denoise_bilateral(image, win_size=None, sigma_color=None, sigma_spatial=1, b
     if mode == "constant":
         outside = xp.asarray((ri < 0)[:, None] | (ci < 0)[None, :])
         padded = xp.where(outside[..., None], dt.type(cval), padded)
-    dist_scale = dt.type((bins // dims) / dt.type(max_value))
+    dist_scale = dt.type(bins // dims) / dt.type(max_value)   # Cython: C integer bins / dims, then the dtype
     total = xp.zeros_like(f)
     wsum = xp.zeros(f.shape[:2], dtype=dt)
     for wr in range(win_size):
