@@ -93,6 +93,6 @@ def expand(suite, case, device, quick, big):
 
 
 def all_suites():
-    from . import core, ndimage, skimage_suites, overhead, slides   # noqa: PLC0415
-    suites = [core.SUITE, ndimage.SUITE, *skimage_suites.SUITES, overhead.SUITE, *slides.SUITES]
+    from . import core, denoise, ndimage, skimage_suites, overhead, slides   # noqa: PLC0415
+    suites = [core.SUITE, ndimage.SUITE, *skimage_suites.SUITES, denoise.SUITE, overhead.SUITE, *slides.SUITES]
     return {s.name: s for s in suites}

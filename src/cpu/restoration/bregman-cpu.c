@@ -89,10 +89,10 @@ fv__cpu_tv_bregman(fv_context *ctx, const fv__op_args *a)
         memcpy(buf + (size_t)k * n * isz, a->out->data, n * isz);
     if (a->in->dtype == FV_FLOAT32) {
         float *b = (float *)buf;
-        fv__bregman_f32(p, a->in->data, a->out->data, b, b + n, b + 2 * n, b + 3 * n, rows, cols, dims);
+        fv__bregman_f32(p, (const float *)a->in->data, (float *)a->out->data, b, b + n, b + 2 * n, b + 3 * n, rows, cols, dims);
     } else {
         double *b = (double *)buf;
-        fv__bregman_f64(p, a->in->data, a->out->data, b, b + n, b + 2 * n, b + 3 * n, rows, cols, dims);
+        fv__bregman_f64(p, (const double *)a->in->data, (double *)a->out->data, b, b + n, b + 2 * n, b + 3 * n, rows, cols, dims);
     }
     fv__free(buf);
     return FV_OK;
