@@ -21,8 +21,8 @@ import os
 import pkgutil
 import sys
 
-SKIMAGE_MODULES = ("color", "exposure", "filters", "measure", "metrics", "morphology", "segmentation",
-                   "transform")
+SKIMAGE_MODULES = ("color", "exposure", "filters", "measure", "metrics", "morphology", "registration",
+                   "restoration", "segmentation", "transform")
 SUBSTITUTED = {}   # peer module -> sorted names
 
 

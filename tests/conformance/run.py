@@ -39,8 +39,8 @@ WORK = os.path.join(ROOT, "build", "conformance")
 SKIMAGE_VERSION = "0.26.0"
 SKIMAGE_SDIST = f"scikit_image-{SKIMAGE_VERSION}.tar.gz"
 SKIMAGE_SHA256 = "f5f970ab04efad85c24714321fcc91613fcb64ef2a892a13167df2f3e59199fa"
-SKIMAGE_MODULES = ("color", "exposure", "filters", "measure", "metrics", "morphology", "segmentation",
-                   "transform")
+SKIMAGE_MODULES = ("color", "exposure", "filters", "measure", "metrics", "morphology", "registration",
+                   "restoration", "segmentation", "transform")
 INDEX = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/")
 
 

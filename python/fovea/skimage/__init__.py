@@ -8,7 +8,8 @@ scikit-image 0.26's signatures and results. Submodules load on first use.
 
 import importlib
 
-__all__ = ["color", "exposure", "filters", "measure", "metrics", "morphology", "segmentation", "transform"]
+__all__ = ["color", "exposure", "filters", "measure", "metrics", "morphology", "registration", "restoration", "segmentation",
+           "transform"]
 
 _SUBMODULES = frozenset(__all__)
 
