@@ -39,9 +39,17 @@ FV_API fv_status fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, co
  * cols, dims; float32 or float64, host, C-contiguous) into out (rows + 2,
  * cols + 2, dims, the same dtype; the border is scikit-image's padding): one
  * Gauss-Seidel sweep per iteration until the root-mean-square change is at
- * most eps or max_iter sweeps. */
+ * most eps or max_iter sweeps. out's content on entry starts the split
+ * variables (scikit-image: zeros, or the previous channel's result). */
 FV_API fv_status fv_denoise_tv_bregman(fv_context *ctx, const fv_array *in, fv_array *out, double weight,
                                        int64_t max_iter, double eps, int isotropic);
+
+/* The gathering step of the reliability-sorted phase unwrapper: edges (int64
+ * (m, 3): pixel, pixel, wrap increment e, in processing order; pixels outside
+ * 0..n-1 skipped) join pixel groups, a smaller group joining the larger, so
+ * that increments[p2] = increments[p1] - e along every joining edge;
+ * increments (int64 (n,)) receives each pixel's number of 2 pi to add. */
+FV_API fv_status fv_unwrap_gather(fv_context *ctx, const fv_array *edges, fv_array *increments);
 
 FV_EXTERN_C_END
 

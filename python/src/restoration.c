@@ -1,6 +1,6 @@
 /* Bindings of the restoration kernels (fovea/restoration.h), used by
  * fovea.skimage.restoration: rst_tv_chambolle, rst_nl_means,
- * rst_tv_bregman. Arrays are imported without
+ * rst_tv_bregman, rst_unwrap_gather. Arrays are imported without
  * copying, the work runs without the GIL. */
 #include "array.h"   /* Python.h first */
 #include "errors.h"
@@ -79,3 +79,24 @@ fvpy_rst_tv_bregman(PyObject *self, PyObject *args, PyObject *kw)
 FVPY_METHOD(rst_tv_bregman, fvpy_rst_tv_bregman, FVPY_KWARGS,
             "rst_tv_bregman(input, output, weight, max_iter, eps, isotropic)\n--\n\n"
             "Split-Bregman total-variation denoising (fv_denoise_tv_bregman) on host arrays.");
+
+/* rst_unwrap_gather(edges, increments) */
+static PyObject *
+fvpy_rst_unwrap_gather(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"edges", "increments", NULL};
+    PyObject *in_o, *out_o;
+    fv_status st = FV_OK;
+    fvpy_call c;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:rst_unwrap_gather", kwlist, &in_o, &out_o))
+        return NULL;
+    if (fvpy_call_open(&c, "unwrap_phase", Py_None, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fv_unwrap_gather(c.ctx, c.in.arr, c.out.arr);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_close(&c, st);
+}
+FVPY_METHOD(rst_unwrap_gather, fvpy_rst_unwrap_gather, FVPY_KWARGS,
+            "rst_unwrap_gather(edges, increments)\n--\n\n"
+            "The union-find step of the phase unwrapper (fv_unwrap_gather) on host arrays.");

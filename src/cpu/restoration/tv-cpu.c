@@ -42,6 +42,18 @@ fv__tv_row(const fv__tv_params *p, int64_t r, unsigned *lo, unsigned *hi)
     return off;
 }
 
+/* Block b: its image c and rows [r0, r1); 0 when the image has stopped. */
+static int
+fv__tv_block(const fv__tv_job *j, int64_t b, int64_t *c, int64_t *r0, int64_t *r1)
+{
+    *c = b / j->blocks_per_img;
+    if (j->done[*c])
+        return 0;
+    *r0 = (b % j->blocks_per_img) * j->rows_per_block;
+    *r1 = *r0 + j->rows_per_block < j->rows ? *r0 + j->rows_per_block : j->rows;
+    return 1;
+}
+
 /* 2-d rows (nd == 2): the same arithmetic as the generic loops, with the axis
  * loops unrolled and the edge tests hoisted so the compiler vectorises. */
 #define FV__TV_ROWS2(T, S, SQRT)                                                                  \
@@ -89,17 +101,14 @@ FV__TV_ROWS2(double, f64, sqrt)
         const int nd = p->ndim, last = nd - 1;                                                \
         const int64_t L = j->row_len, n = p->n;                                               \
         for (int64_t b = b0; b < b1; b++) {                                                   \
-            const int64_t c = b / j->blocks_per_img, bb = b % j->blocks_per_img;              \
-            if (j->done[c])                                                                   \
+            int64_t c, r0, r1;                                                                \
+            if (!fv__tv_block(j, b, &c, &r0, &r1))                                            \
                 continue;                                                                     \
             const T *img = (const T *)j->in + c * n;                                          \
             T *o = (T *)j->out + c * n;                                                       \
             const T *pc = (const T *)j->pd + c * n * nd;                                      \
             double e = 0.0;                                                                   \
-            int64_t r1 = (bb + 1) * j->rows_per_block;                                        \
-            if (r1 > j->rows)                                                                 \
-                r1 = j->rows;                                                                 \
-            for (int64_t r = bb * j->rows_per_block; r < r1; r++) {                           \
+            for (int64_t r = r0; r < r1; r++) {                                               \
                 unsigned lo, hi;                                                              \
                 const int64_t off = fv__tv_row(p, r, &lo, &hi);                               \
                 if (nd == 2) {                                                                \
@@ -132,16 +141,13 @@ FV__TV_ROWS2(double, f64, sqrt)
         const int64_t L = j->row_len, n = p->n;                                               \
         const T tau = (T)(1.0 / (2.0 * nd)), tw = (T)(1.0 / (2.0 * nd) / p->weight);          \
         for (int64_t b = b0; b < b1; b++) {                                                   \
-            const int64_t c = b / j->blocks_per_img, bb = b % j->blocks_per_img;              \
-            if (j->done[c])                                                                   \
+            int64_t c, r0, r1;                                                                \
+            if (!fv__tv_block(j, b, &c, &r0, &r1))                                            \
                 continue;                                                                     \
             const T *o = (const T *)j->out + c * n;                                           \
             T *pc = (T *)j->pd + c * n * nd;                                                  \
             double e = 0.0;                                                                   \
-            int64_t r1 = (bb + 1) * j->rows_per_block;                                        \
-            if (r1 > j->rows)                                                                 \
-                r1 = j->rows;                                                                 \
-            for (int64_t r = bb * j->rows_per_block; r < r1; r++) {                           \
+            for (int64_t r = r0; r < r1; r++) {                                               \
                 unsigned lo, hi;                                                              \
                 const int64_t off = fv__tv_row(p, r, &lo, &hi);                               \
                 if (nd == 2) {                                                                \

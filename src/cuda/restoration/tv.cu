@@ -49,14 +49,25 @@ fv_k_tv(const T *__restrict__ img, T *__restrict__ out, const T *__restrict__ pi
     pin += c * n * nd;
     pout += c * n * nd;
     double e = 0.0;
+    const bool small = n <= (int64_t)UINT32_MAX;
     for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < n; x += (int64_t)blockDim.x * gridDim.x) {
         unsigned lo = 0, hi = 0;
-        int64_t q = x;
-        for (int d = (ND ? ND : nd) - 1; d >= 0; d--) {
-            const int64_t sd = p.shape[d], cd = q % sd;
-            q /= sd;
-            lo |= (unsigned)(cd > 0) << d;
-            hi |= (unsigned)(cd < sd - 1) << d;
+        if (small) {   /* 32-bit division: much cheaper than 64-bit on the GPU */
+            uint32_t q = (uint32_t)x;
+            for (int d = (ND ? ND : nd) - 1; d >= 0; d--) {
+                const uint32_t sd = (uint32_t)p.shape[d], cd = q % sd;
+                q /= sd;
+                lo |= (unsigned)(cd > 0) << d;
+                hi |= (unsigned)(cd < sd - 1) << d;
+            }
+        } else {
+            int64_t q = x;
+            for (int d = (ND ? ND : nd) - 1; d >= 0; d--) {
+                const int64_t sd = p.shape[d], cd = q % sd;
+                q /= sd;
+                lo |= (unsigned)(cd > 0) << d;
+                hi |= (unsigned)(cd < sd - 1) << d;
+            }
         }
         const T dx = fv_cu_tv_d<T, ND>(pin, n, nd, x, lo, p.stride);
         const T ox = __ldg(img + x) + dx;

@@ -1,6 +1,7 @@
 /* fv_denoise_tv_chambolle: validate, lay the image out as (nchan, n), run
  * the op TV_CHAMBOLLE. fv_denoise_nl_means: validate, run NL_MEANS.
- * fv_denoise_tv_bregman: validate, run TV_BREGMAN. */
+ * fv_denoise_tv_bregman: validate, run TV_BREGMAN. fv_unwrap_gather: validate,
+ * run UNWRAP_GATHER. */
 #include <string.h>
 #include "internal.h"
 #include "fovea/restoration.h"
@@ -8,6 +9,7 @@
 #include "ops/restoration/tv.h"
 #include "ops/restoration/nlm.h"
 #include "ops/restoration/bregman.h"
+#include "ops/restoration/unwrap.h"
 
 fv_status
 fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, double weight, double eps,
@@ -48,15 +50,16 @@ fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, doub
     p.max_iter = max_iter;
     if (fv_array_size(in) == 0 || max_iter < 1)
         return max_iter < 1 && fv_array_size(in) ? fv_copy(ctx, in, out) : FV_OK;
-    if ((st = fv__skm_contig(ctx, in, &i)))
-        goto done;
-    const fv_array *ins[1] = {i};
-    if ((st = fv__skm_work(ctx, out, ins, 1, &work)))
-        goto done;
-    st = fv__run_TV_CHAMBOLLE(ctx, i, NULL, work, &p);
-    st = fv__skm_finish(ctx, st, work, out);
-    work = NULL;
-done:
+    /* a contiguous input, a contiguous output not overlapping it (copied back after) */
+    st = fv__skm_contig(ctx, in, &i);
+    if (st == FV_OK) {
+        const fv_array *ins[1] = {i};
+        st = fv__skm_work(ctx, out, ins, 1, &work);
+    }
+    if (st == FV_OK) {
+        st = fv__skm_finish(ctx, fv__run_TV_CHAMBOLLE(ctx, i, NULL, work, &p), work, out);
+        work = NULL;
+    }
     fv_array_unref(work);
     fv_array_unref(i);
     return st;
@@ -80,13 +83,7 @@ fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, const fv_array *w, 
     const int64_t nc = out->shape[nd];
     if (nc < 1 || nc > 64 || padded->shape[nd] != nc)
         return fv_error_set(FV_EINVAL, name, "1 to 64 channels, the same in padded and out");
-    fv__nlm_params p;
-    memset(&p, 0, sizeof p);
-    p.ndim = nd;
-    p.nc = nc;
-    p.s = s;
-    p.d = d;
-    p.var2 = 2.0 * var;
+    fv__nlm_params p = {.ndim = nd, .nc = nc, .s = s, .d = d, .var2 = 2.0 * var};
     for (int k = 0; k < nd; k++) {
         if (padded->shape[k] != out->shape[k] + 2 * (s / 2) || w->shape[k] != s)
             return fv_error_set(FV_EINVAL, name, "padded must be out padded by s // 2, w of shape (s,) * ndim");
@@ -121,4 +118,22 @@ fv_denoise_tv_bregman(fv_context *ctx, const fv_array *in, fv_array *out, double
     if (fv_array_size(in) == 0)
         return FV_OK;
     return fv__run_TV_BREGMAN(ctx, in, NULL, out, &p);
+}
+
+fv_status
+fv_unwrap_gather(fv_context *ctx, const fv_array *edges, fv_array *increments)
+{
+    const char *name = "unwrap_phase";
+    if (!edges || !increments)
+        return fv_error_set(FV_EINVAL, name, "NULL array");
+    if (edges->dtype != FV_INT64 || increments->dtype != FV_INT64)
+        return fv_error_set(FV_EDTYPE, name, "edges and increments must be int64");
+    if (edges->ndim != 2 || edges->shape[1] != 3 || increments->ndim != 1)
+        return fv_error_set(FV_EINVAL, name, "edges (m, 3) and increments (n,)");
+    if (!fv_array_is_contiguous(edges) || !fv_array_is_contiguous(increments))
+        return fv_error_set(FV_EINVAL, name, "arrays must be C-contiguous");
+    const fv__unwrap_params p = {increments->shape[0], edges->shape[0]};
+    if (p.n == 0)
+        return FV_OK;
+    return fv__run_UNWRAP_GATHER(ctx, edges, NULL, increments, &p);
 }

@@ -9,7 +9,8 @@ import numpy as np
 
 from ... import _fovea
 from ... import _interop as ix
-from .._shared import img_as_float, slice_at_axis, supported_float_type
+from .._shared import img_as_float, supported_float_type
+from ..transform._warps import _map_index
 
 __all__ = ["denoise_tv_chambolle", "denoise_bilateral", "denoise_tv_bregman"]
 
@@ -52,17 +53,7 @@ def _pad_index(n, before, after, mode):
     i = np.arange(-before, n + after)
     if mode == "constant":
         return np.where((i < 0) | (i >= n), -1, i)
-    if mode == "edge":
-        return np.clip(i, 0, n - 1)
-    if mode == "wrap":
-        return i % n
-    if mode == "symmetric":
-        p = i % (2 * n)
-        return np.where(p >= n, 2 * n - 1 - p, p)
-    if n == 1:   # reflect
-        return np.zeros_like(i)
-    p = i % (2 * n - 2)
-    return np.where(p >= n, 2 * n - 2 - p, p)
+    return _map_index(i, n, mode, np)
 
 
 def _gaussian_lut(values, sigma, dtype, xp):
@@ -84,6 +75,15 @@ def denoise_bilateral(image, win_size=None, sigma_color=None, sigma_spatial=1, b
                 "multiple color channels not another spatial dimension."
             )
         img = xp.moveaxis(img, channel_axis % img.ndim, -1)
+        if img.shape[2] not in (3, 4):
+            import warnings
+            if img.shape[2] > 4:
+                msg = (f"The last axis of the input image is interpreted as channels. Input image with shape "
+                       f"{img.shape} has {img.shape[2]} channels in last axis. ``denoise_bilateral``is "
+                       f"implemented for 2D grayscale and color images only.")
+            else:
+                msg = f"Input image must be grayscale, RGB, or RGBA; but has shape {img.shape}."
+            warnings.warn(msg, UserWarning, stacklevel=2)
     elif img.ndim > 2:
         raise ValueError(
             f"Bilateral filter is not implemented for grayscale images of 3 or more dimensions, but input image "
@@ -126,7 +126,7 @@ def denoise_bilateral(image, win_size=None, sigma_color=None, sigma_spatial=1, b
             v = padded[wr:wr + rows, wc:wc + cols]
             t = f - v
             dist = xp.sqrt((t * t).sum(axis=-1) if dims > 1 else (t * t)[..., 0])
-            b = xp.minimum((dist * dist_scale).astype(np.int64), bins - 1)
+            b = xp.clip((dist * dist_scale).astype(np.int64), 0, bins - 1)   # NaN: clipped, result NaN
             w = color_lut[b] * range_lut[wr * win_size + wc]
             total += v * w[..., None]
             wsum += w

@@ -13,6 +13,7 @@ last sample) and inverts exactly. Filter banks: _wavelets.BANKS."""
 
 import numpy as np
 
+from ..transform._warps import _map_index
 from ._wavelets import BANKS
 
 __all__ = ["Wavelet", "dwtn", "idwtn", "wavedecn", "waverecn", "dwtn_max_level", "threshold"]
@@ -48,20 +49,13 @@ def wavelist():
     return list(BANKS)
 
 
+_AS_SKIMAGE = {"symmetric": "symmetric", "reflect": "reflect", "periodic": "wrap", "constant": "edge"}
+
+
 def _ext_index(idx, n, mode):
     """Source index of the extended signal at positions idx (-1: zero)."""
-    if mode == "symmetric":
-        p = idx % (2 * n)
-        return np.where(p >= n, 2 * n - 1 - p, p)
-    if mode == "reflect":
-        if n == 1:
-            return np.zeros_like(idx)
-        p = idx % (2 * n - 2)
-        return np.where(p >= n, 2 * n - 2 - p, p)
-    if mode == "periodic":
-        return idx % n
-    if mode == "constant":
-        return np.clip(idx, 0, n - 1)
+    if mode in _AS_SKIMAGE:
+        return _map_index(idx, n, _AS_SKIMAGE[mode], np)
     return np.where((idx < 0) | (idx >= n), -1, idx)   # zero
 
 

@@ -74,7 +74,7 @@ def _fast_nlm(image, s, d, h, var, xp):
             b[k] = slice(cen_lo[k] - o - lo[k] + 1, cen_hi[k] - o - lo[k] + 1)
             C = Cz[tuple(a)] - Cz[tuple(b)]
         dist = xp.maximum(C, 0.0) / norm
-        W = xp.where(dist > _CUTOFF, 0.0, alpha * _fast_exp(-dist, xp))
+        W = xp.where(dist > _CUTOFF, 0.0, alpha * _fast_exp(-xp.minimum(dist, _CUTOFF + 1), xp))
         cen = tuple(slice(a, b) for a, b in zip(cen_lo, cen_hi))
         sh = tuple(slice(a + tk, b + tk) for a, b, tk in zip(cen_lo, cen_hi, t))
         weights[cen] += W

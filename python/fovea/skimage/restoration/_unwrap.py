@@ -4,9 +4,9 @@ extension by Abdul-Rahman et al., n-d in one implementation.
 
 Reliabilities (sums of squared wrapped second differences over every
 neighbour direction) and edges are NumPy array maths; the edges are sorted by
-reliability and the pixels gathered into groups in that order with a
-union-find (smaller group joins the larger, its 2 pi increment carried by the
-root). Pixels whose neighbourhood leaves the image (without wrap_around) or
+reliability and the pixels gathered into groups in that order by a union-find
+in C (fv_unwrap_gather: the smaller group joins the larger, its 2 pi
+increment carried by the root). Pixels whose neighbourhood leaves the image (without wrap_around) or
 touches the mask get scikit-image's large random reliability, drawn from rng.
 The result can differ from scikit-image's by a multiple of 2 pi per connected
 region, and where the phase has residues (paths disagree) it follows the same
@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from ... import _fovea
 from ... import _interop as ix
 
 __all__ = ["unwrap_phase"]
@@ -88,53 +89,15 @@ def _unwrap_nd(x, mask, wrap_around, rng):
         ei.append(np.where(d > np.pi, -1, np.where(d < -np.pi, 1, 0)))
     e1, e2, er, ei = (np.concatenate(z) for z in (e1, e2, er, ei))
     order = np.argsort(er, kind="stable")
-    inc = _gather(x.size, e1[order].tolist(), e2[order].tolist(), ei[order].tolist())
+    edges = np.ascontiguousarray(np.stack([e1[order], e2[order], ei[order].astype(np.int64)], axis=1),
+                                 dtype=np.int64)
+    inc = np.empty(x.size, dtype=np.int64)
+    _fovea.rst_unwrap_gather(edges, inc)
     out = x + _TWOPI * inc.reshape(x.shape)
     if mask.any():
         lo = out[valid].min() if valid.any() else 99999999.0
         out = np.where(mask, lo, out)
     return out
-
-
-def _gather(n, p1s, p2s, incs):
-    """Union-find over the sorted edges: each pixel's number of 2 pi to add.
-    off[p]: increment of p relative to its parent."""
-    parent = list(range(n))
-    size = [1] * n
-    off = [0] * n
-
-    def find(p):
-        path = []
-        while parent[p] != p:
-            path.append(p)
-            p = parent[p]
-        acc = 0
-        for q in reversed(path):   # compress, keeping offsets to the root
-            acc += off[q]
-            off[q] = acc
-            parent[q] = p
-        return p
-
-    for p1, p2, e in zip(p1s, p2s, incs):
-        r1, r2 = find(p1), find(p2)
-        if r1 == r2:
-            continue
-        i1 = off[p1] if p1 != r1 else 0
-        i2 = off[p2] if p2 != r2 else 0
-        # want inc(p2) = inc(p1) - e
-        if size[r1] >= size[r2]:
-            parent[r2] = r1
-            off[r2] = i1 - e - i2
-            size[r1] += size[r2]
-        else:
-            parent[r1] = r2
-            off[r1] = i2 + e - i1
-            size[r2] += size[r1]
-    res = np.empty(n, dtype=np.int64)
-    for p in range(n):
-        r = find(p)
-        res[p] = off[p] if p != r else 0
-    return res
 
 
 def unwrap_phase(image, wrap_around=False, rng=None):
