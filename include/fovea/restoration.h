@@ -35,6 +35,15 @@ FV_API fv_status fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv
 FV_API fv_status fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, const fv_array *w, fv_array *out,
                                      int64_t s, int64_t d, double var);
 
+/* scikit-image 0.26's denoise_nl_means with fast_mode=True (Froment's shift
+ * loop, 2-d to 4-d, up to 64 channels), in float64: padded (spatial...,
+ * channels) is the image reflect-padded by s / 2 + d + 1 on the spatial axes;
+ * out (padded's shape) receives the denoised values (its interior is the
+ * result). Patch size s (odd), search distance d, cut-off h, noise variance
+ * var. Host arrays, C-contiguous. */
+FV_API fv_status fv_denoise_nl_means_fast(fv_context *ctx, const fv_array *padded, fv_array *out, int64_t s,
+                                          int64_t d, double h, double var);
+
 /* scikit-image 0.26's split-Bregman total-variation denoising of in (rows,
  * cols, dims; float32 or float64, host, C-contiguous) into out (rows + 2,
  * cols + 2, dims, the same dtype; the border is scikit-image's padding): one

@@ -1,6 +1,6 @@
 /* Bindings of the restoration kernels (fovea/restoration.h), used by
  * fovea.skimage.restoration: rst_tv_chambolle, rst_nl_means,
- * rst_tv_bregman, rst_unwrap_gather. Arrays are imported without
+ * rst_nl_means_fast, rst_tv_bregman, rst_unwrap_gather. Arrays are imported without
  * copying, the work runs without the GIL. */
 #include "array.h"   /* Python.h first */
 #include "errors.h"
@@ -100,3 +100,26 @@ fvpy_rst_unwrap_gather(PyObject *self, PyObject *args, PyObject *kw)
 FVPY_METHOD(rst_unwrap_gather, fvpy_rst_unwrap_gather, FVPY_KWARGS,
             "rst_unwrap_gather(edges, increments)\n--\n\n"
             "The union-find step of the phase unwrapper (fv_unwrap_gather) on host arrays.");
+
+/* rst_nl_means_fast(padded, output, s, d, h, var) */
+static PyObject *
+fvpy_rst_nl_means_fast(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"padded", "output", "s", "d", "h", "var", NULL};
+    PyObject *in_o, *out_o;
+    long long s, d;
+    double h, var;
+    fv_status st = FV_OK;
+    fvpy_call c;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOLLdd:rst_nl_means_fast", kwlist, &in_o, &out_o, &s, &d, &h, &var))
+        return NULL;
+    if (fvpy_call_open(&c, "denoise_nl_means", Py_None, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fv_denoise_nl_means_fast(c.ctx, c.in.arr, c.out.arr, (int64_t)s, (int64_t)d, h, var);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_close(&c, st);
+}
+FVPY_METHOD(rst_nl_means_fast, fvpy_rst_nl_means_fast, FVPY_KWARGS,
+            "rst_nl_means_fast(padded, output, s, d, h, var)\n--\n\n"
+            "Non-local means, fast mode (fv_denoise_nl_means_fast), on host float64 arrays.");

@@ -35,8 +35,20 @@ fv__nlm_fast_exp(double y)
     return v.d;
 }
 
+/* The op NL_MEANS_FAST: scikit-image's fast_mode=True (Froment's shift loop).
+ * in: the image reflect-padded by pad = s / 2 + d + 1, (spatial..., channels),
+ * float64, C-contiguous; out: float64 (spatial..., channels) of the padded
+ * shape, whose interior (pad from every spatial edge) receives the result. */
+typedef struct fv__nlmf_params {
+    int ndim;                      /* spatial dimensions: 2 to 4 */
+    int64_t shape[4];              /* padded spatial shape */
+    int64_t nc, s, d;
+    double h, var2;
+} fv__nlmf_params;
+
 /* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(NL_MEANS, ...). */
 FV_OP(NL_MEANS, "denoise_nl_means", fv__nlm_params);
+FV_OP(NL_MEANS_FAST, "denoise_nl_means_fast", fv__nlmf_params);
 
 #ifdef __cplusplus
 }

@@ -137,3 +137,29 @@ fv_unwrap_gather(fv_context *ctx, const fv_array *edges, fv_array *increments)
         return FV_OK;
     return fv__run_UNWRAP_GATHER(ctx, edges, NULL, increments, &p);
 }
+
+fv_status
+fv_denoise_nl_means_fast(fv_context *ctx, const fv_array *padded, fv_array *out, int64_t s, int64_t d, double h,
+                         double var)
+{
+    const char *name = "denoise_nl_means";
+    if (!padded || !out)
+        return fv_error_set(FV_EINVAL, name, "NULL array");
+    if (padded->dtype != FV_FLOAT64 || out->dtype != FV_FLOAT64)
+        return fv_error_set(FV_EDTYPE, name, "padded and out must be float64");
+    const int nd = padded->ndim - 1;
+    if (nd < 2 || nd > 4 || !fv__array_same_shape(padded, out))
+        return fv_error_set(FV_EINVAL, name, "2-d to 4-d images with a channel axis last, out of padded's shape");
+    if (s < 1 || !(s & 1) || d < 0 || !(h > 0.0))
+        return fv_error_set(FV_EINVAL, name, "the patch size must be odd and positive, the distance >= 0, h > 0");
+    if (padded->shape[nd] < 1 || padded->shape[nd] > 64)
+        return fv_error_set(FV_EINVAL, name, "1 to 64 channels");
+    if (!fv_array_is_contiguous(padded) || !fv_array_is_contiguous(out) || fv__arrays_overlap(padded, out))
+        return fv_error_set(FV_EINVAL, name, "padded and out must be C-contiguous and apart");
+    fv__nlmf_params p = {.ndim = nd, .nc = padded->shape[nd], .s = s, .d = d, .h = h, .var2 = 2.0 * var};
+    for (int k = 0; k < nd; k++)
+        p.shape[k] = padded->shape[k];
+    if (fv_array_size(out) == 0)
+        return FV_OK;
+    return fv__run_NL_MEANS_FAST(ctx, padded, NULL, out, &p);
+}

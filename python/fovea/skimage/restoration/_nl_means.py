@@ -1,9 +1,11 @@
 """scikit-image 0.26's non-local means on fovea.
 
-fast_mode=True (Darbon et al. / Froment's algorithm, 2-d to 4-d, any number of
-channels): the outer loop runs over the search shifts, each a few whole-array
-NumPy or CuPy operations (squared differences, box sums by cumulative sums,
-weights, symmetric accumulation), in float64 as scikit-image computes it.
+fast_mode=True (Darbon et al. / Froment's algorithm, 2-d to 4-d, up to 64
+channels): the outer loop runs over the search shifts; on the host in fovea's C
+kernel (fv_denoise_nl_means_fast: groups of shifts over the thread pool), on
+the GPU as a few whole-array CuPy operations per shift (squared differences,
+box sums by cumulative sums, weights, symmetric accumulation); float64 as
+scikit-image computes it.
 fast_mode=False (the per-pixel Gaussian-weighted patch distances, 2-d with
 channels or 3-d grayscale): fovea's C kernel on the CPU thread pool."""
 
@@ -111,7 +113,9 @@ def denoise_nl_means(image, patch_size=7, patch_distance=11, h=0.1, fast_mode=Tr
         raise NotImplementedError("Multichannel 3D requires fast_mode to be True.")
     if nd == 4 and not fast_mode:
         raise NotImplementedError("4D requires fast_mode to be True.")
-    if fast_mode:
+    if fast_mode and not ix.on_gpu(img):
+        out = _fast_nlm_host(img, s, d, float(h), var).astype(dtype)
+    elif fast_mode:
         out = _fast_nlm(img, s, d, float(h), var, xp).astype(dtype)
     else:
         if ix.on_gpu(img):
@@ -124,6 +128,16 @@ def denoise_nl_means(image, patch_size=7, patch_distance=11, h=0.1, fast_mode=Tr
     else:
         out = out[..., 0]
     return back(out)
+
+
+def _fast_nlm_host(image, s, d, h, var):
+    """fast mode in fovea's C kernel (threads over groups of shifts)."""
+    nd = image.ndim - 1
+    pad = s // 2 + d + 1
+    P = np.ascontiguousarray(np.pad(image.astype(np.float64), [(pad, pad)] * nd + [(0, 0)], mode="reflect"))
+    out = np.empty_like(P)
+    _fovea.rst_nl_means_fast(P, out, s, d, h, var)
+    return out[tuple(slice(pad, n - pad) for n in P.shape[:nd])]
 
 
 def _slow_nlm(img, s, d, h, var):
