@@ -77,7 +77,8 @@ def test_bilateral_errors(xp):
         F.denoise_bilateral(xp.put(rand((5, 6), "float64")), mode="foo")
 
 
-@pytest.mark.parametrize("shape,ca", [((30, 33), None), ((20, 21, 3), -1), ((3, 20, 21), 0), ((15, 16, 4), None)])
+@pytest.mark.parametrize("shape,ca", [((30, 33), None), ((96, 97), None), ((20, 21, 3), -1), ((3, 20, 21), 0),
+                                      ((15, 16, 4), None)])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "uint8"])
 @pytest.mark.parametrize("iso", [True, False])
 def test_tv_bregman(xp, shape, ca, dtype, iso):

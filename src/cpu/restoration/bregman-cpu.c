@@ -33,7 +33,7 @@
                 out[((r + 1) * C + cols + 1) * dims + k] = img[(r * cols + cols - 1) * dims + k]; \
             }                                                                                     \
         T rmse = (T)DBL_MAX;                                                                      \
-        const T inv = 1 / lam;                                                                    \
+        const double inv = 1.0 / (double)lam;   /* Cython writes the literal 1 as 1.0 */          \
         for (int64_t i = 0; i < p->max_iter && rmse > eps; i++) {                                 \
             rmse = 0;                                                                             \
             for (int64_t r = 1; r <= rows; r++)                                                   \
@@ -59,9 +59,9 @@
                             dyy = (T)((double)(s * lam * ty) / ((double)(s * lam) + 1.0));        \
                         } else {                                                                  \
                             s = ux + bxx;                                                         \
-                            dxx = s > inv ? s - inv : s < -inv ? s + inv : (T)0;                  \
+                            dxx = s > inv ? (T)(s - inv) : s < -inv ? (T)(s + inv) : (T)0;        \
                             s = uy + byy;                                                         \
-                            dyy = s > inv ? s - inv : s < -inv ? s + inv : (T)0;                  \
+                            dyy = s > inv ? (T)(s - inv) : s < -inv ? (T)(s + inv) : (T)0;        \
                         }                                                                         \
                         dx[x] = dxx;                                                              \
                         dy[x] = dyy;                                                              \
