@@ -93,7 +93,7 @@ def expand(suite, case, device, quick, big):
 
 
 def all_suites():
-    from . import core, ndimage, skimage_suites, overhead, slides, restoration, transform_hough   # noqa: PLC0415
+    from . import core, denoise, ndimage, skimage_suites, overhead, slides, restoration, transform_hough  # noqa: PLC0415
     suites = [core.SUITE, ndimage.SUITE, *skimage_suites.SUITES, transform_hough.SUITE, restoration.SUITE,
-              overhead.SUITE, *slides.SUITES]
+              denoise.SUITE, overhead.SUITE, *slides.SUITES]
     return {s.name: s for s in suites}

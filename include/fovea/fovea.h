@@ -26,5 +26,6 @@
 #include "transform.h"
 #include "restoration.h"
 #include "stack.h"
+#include "denoise.h"
 
 #endif
