@@ -46,8 +46,8 @@ Rules shared by every function:
   NumPy is imported on first use.
 """
 
+import contextlib
 import functools
-import os
 import sys
 import threading
 import warnings
@@ -182,6 +182,36 @@ def device_error(fn, what, have, want):
     return _fovea.DeviceError(
         f"{fn}: {what} is {_where(have)} but the input is {_where(want)}; move one of them with "
         "fovea.to_device")
+
+
+# ---- internal switches ----------------------------------------------------------------------
+
+# Python-level choices between two ways of doing the same work, for tests and timing
+# comparisons: per thread, like _fovea._force_variant for the kernels' variants, and never
+# read from the environment (docs/configuration.md). "ridge_arrays": the ridge filters
+# (frangi, sato, meijering, hessian) compute their eigenvalue maths as NumPy / CuPy array
+# operations instead of the C op; "plain_get": small CuPy parameter arrays are read back
+# with ndarray.get() instead of the pinned-buffer copy.
+SWITCHES = ("ridge_arrays", "plain_get")
+_switches = threading.local()
+
+
+def switch(name):
+    """Whether this thread has the internal switch name on."""
+    return getattr(_switches, name, False)
+
+
+@contextlib.contextmanager
+def switched(name, on=True):
+    """Turns the internal switch name on (or off) for this thread inside the block."""
+    if name not in SWITCHES:
+        raise ValueError(f"no internal switch {name!r}; one of {SWITCHES}")
+    old = switch(name)
+    setattr(_switches, name, bool(on))
+    try:
+        yield
+    finally:
+        setattr(_switches, name, old)
 
 
 # ---- streams ------------------------------------------------------------------------------
@@ -463,7 +493,6 @@ def like_device(a, ref):
 
 # ---- small parameter arrays (weights, footprints, sampling) --------------------------------
 
-_PLAIN_GET = os.environ.get("FOVEA_PLAIN_GET") == "1"
 _SMALL_GET = 1 << 16   # bytes: CuPy parameter arrays up to this size take _cupy_get_small
 _pinned = threading.local()   # per thread: {device id: pinned buffer}
 
@@ -472,9 +501,9 @@ def _cupy_get_small(a):
     """A small CuPy array on the host by one asynchronous copy into a pinned buffer
     (kept per thread and device) on the current stream, and a wait on that stream:
     the same order as ndarray.get(), without its pageable staging (a call's weights
-    are read this way before every kernel launch). FOVEA_PLAIN_GET=1: ndarray.get()."""
+    are read this way before every kernel launch). The switch "plain_get": ndarray.get()."""
     n = a.nbytes
-    if _PLAIN_GET or n == 0 or n > _SMALL_GET or not a.flags.c_contiguous:
+    if n == 0 or n > _SMALL_GET or not a.flags.c_contiguous or switch("plain_get"):
         return a.get()
     cp = sys.modules["cupy"]
     dev = a.device.id
