@@ -147,7 +147,7 @@ fv_clahe(fv_context *ctx, const fv_array *in, fv_array *out, const int64_t *kern
          int64_t nbins)
 {
     const char *name = "equalize_adapthist";
-    fv_array *i = NULL, *work = NULL;
+    fv_array *i = NULL;
     fv_status st;
     if (!in || !out || !kernel_size)
         return fv_error_set(FV_EINVAL, name, "NULL argument");
@@ -203,15 +203,8 @@ fv_clahe(fv_context *ctx, const fv_array *in, fv_array *out, const int64_t *kern
     }
     if ((st = fv__skm_contig(ctx, in, &i)))
         goto done;
-    const fv_array *ins[1] = {i};
-    if ((st = fv__skm_work(ctx, out, ins, 1, &work)))
-        goto done;
-    fv__op_args a = {.in = i, .out = work, .params = &p};
-    st = fv__dispatch(ctx, FV__OP_CLAHE, &a);
-    st = fv__skm_finish(ctx, st, work, out);
-    work = NULL;
+    st = fv__skm_run(ctx, FV__OP_CLAHE, i, NULL, out, &p);
 done:
-    fv_array_unref(work);
     fv_array_unref(i);
     return st;
 }

@@ -11,7 +11,7 @@ fv_status
 fv_local_maxima(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *footprint, int minima)
 {
     const char *name = "local_maxima";
-    fv_array *in = NULL, *work = NULL;
+    fv_array *in = NULL;
     fv_status st = FV_OK;
     /* at most 3^8 - 1 neighbours of 8 coordinates */
     static const int64_t maxnb = 6560;
@@ -73,15 +73,8 @@ fv_local_maxima(fv_context *ctx, const fv_array *image, fv_array *out, const uin
         goto done;
     if ((st = fv__skm_contig(ctx, image, &in)))
         goto done;
-    const fv_array *ins[1] = {in};
-    if ((st = fv__skm_work(ctx, out, ins, 1, &work)))
-        goto done;
-    fv__op_args a = {.in = in, .out = work, .params = &p};
-    st = fv__dispatch(ctx, FV__OP_LOCAL_MAXIMA, &a);
-    st = fv__skm_finish(ctx, st, work, out);
-    work = NULL;
+    st = fv__skm_run(ctx, FV__OP_LOCAL_MAXIMA, in, NULL, out, &p);
 done:
-    fv_array_unref(work);
     fv_array_unref(in);
     free(nb);
     return st;
