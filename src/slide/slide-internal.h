@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "internal.h"
+#include "core/task-error.h"
 #include "fovea/slide.h"
 #include "tiff/tiff.h"
 #include "cache.h"
@@ -115,9 +116,7 @@ typedef struct fv__region_job {
     uint64_t tx0, ty0, ntx;      /* chunk grid covered */
     uint64_t *chunks;            /* chunk list (tiles or strips) */
     int64_t clip_w, clip_h;      /* image extent: pixels beyond are background */
-    pthread_mutex_t mu;
-    fv_status st;
-    char msg[700];
+    fv__task_error err;          /* the first chunk that failed */
 } fv__region_job;
 
 

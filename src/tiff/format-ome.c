@@ -150,9 +150,4 @@ done:
     return st;
 }
 
-const fv__format fv__format_ome = {
-    .name = "ome-tiff",
-    .detect = ome_detect,
-    .fill = ome_fill,
-    .hide_description = 0,
-};
+FV__FORMAT(ome, "ome-tiff", 0);

@@ -306,9 +306,4 @@ done:
     return st;
 }
 
-const fv__format fv__format_philips = {
-    .name = "philips",
-    .detect = philips_detect,
-    .fill = philips_fill,
-    .hide_description = 1,
-};
+FV__FORMAT(philips, "philips", 1);

@@ -146,6 +146,10 @@ typedef struct fv__format {
 } fv__format;
 
 extern const fv__format fv__format_aperio, fv__format_philips, fv__format_ome, fv__format_generic;
+/* Defines fv__format_ID, its functions ID_detect and ID_fill. */
+#define FV__FORMAT(ID, NAME, HIDE_DESCRIPTION) \
+    const fv__format fv__format_##ID = {.name = NAME, .detect = ID##_detect, .fill = ID##_fill, \
+                                        .hide_description = HIDE_DESCRIPTION}
 
 /* Add a property (copied; a later value for the same key wins). */
 fv_status fv__layout_set_prop(fv__layout *l, const char *key, const char *value);
