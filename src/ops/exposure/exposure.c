@@ -71,8 +71,7 @@ fv_minmax(fv_context *ctx, const fv_array *in, const fv_array *mask, double *vmi
     if ((st = fv_array_new(ctx, FV_UINT64, 1, &four, in->device, &scratch)))
         goto done;
     fv__minmax_params p = {0, 0, 0};
-    fv__op_args a = {.in = i, .in2 = m, .out = scratch, .params = &p};
-    if ((st = fv__dispatch(ctx, FV__OP_MINMAX, &a)))
+    if ((st = fv__run_MINMAX(ctx, i, m, scratch, &p)))
         goto done;
     *vmin = p.min;
     *vmax = p.max;
@@ -134,8 +133,7 @@ fv_histogram(fv_context *ctx, const fv_array *in, const fv_array *mask, const fv
     if ((st = fv__flat_inputs(ctx, in, mask, &i, &m)))
         goto done;
     fv__histogram_params p = {*spec};
-    fv__op_args a = {.in = i, .in2 = m, .out = counts, .params = &p};
-    st = fv__dispatch(ctx, FV__OP_HISTOGRAM, &a);
+    st = fv__run_HISTOGRAM(ctx, i, m, counts, &p);
 done:
     fv_array_unref(i);
     fv_array_unref(m);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "ops/core/elementwise.h"
 #include "fovea/measure.h"
 #include "ops/measure/label.h"
 #include "ops/morphology/skmorphology.h"   /* fv__skm_contig / run */
@@ -167,8 +168,7 @@ fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *s
     if (nonzero && img->dtype != FV_BOOL) {
         if ((st = fv_array_new(ctx, FV_BOOL, img->ndim, img->shape, img->device, &in)))
             goto done;
-        fv__op_args c = {.in = img, .out = in};
-        if ((st = fv__dispatch(ctx, FV__OP_ASTYPE, &c)))
+        if ((st = fv__run_ASTYPE(ctx, img, NULL, in, NULL)))
             goto done;
     } else if ((st = fv__skm_contig(ctx, img, &in))) {
         goto done;

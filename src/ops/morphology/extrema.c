@@ -35,21 +35,10 @@ fv_local_maxima(fv_context *ctx, const fv_array *image, fv_array *out, const uin
     memset(&p, 0, sizeof p);
     p.minima = minima != 0;
     /* offsets in C order of the footprint, the centre left out */
-    for (int64_t j = 0; j < fsize; j++) {
-        if (footprint && !footprint[j])
-            continue;
-        int64_t rem = j, c[FV_MAX_NDIM];
-        int centre = 1;
-        for (int d = nd - 1; d >= 0; d--) {
-            c[d] = rem % 3 - 1;
-            rem /= 3;
-            centre &= c[d] == 0;
-        }
-        if (centre)
-            continue;
-        memcpy(nb + (int64_t)p.nnb * nd, c, sizeof(int64_t) * (size_t)nd);
-        p.nnb++;
-    }
+    int64_t fs[FV_MAX_NDIM], off[FV_MAX_NDIM];
+    for (int d = 0; d < nd; d++)
+        fs[d] = 3, off[d] = 1;
+    p.nnb = fv__skm_offsets(footprint, nd, fs, off, nb);
     /* point-symmetric: footprint[j] == footprint[fsize - 1 - j] */
     p.symmetric = 1;
     for (int64_t j = 0; footprint && j < fsize; j++)

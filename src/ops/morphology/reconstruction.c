@@ -58,6 +58,31 @@ fv__skm_run(fv_context *ctx, fv__op op, const fv_array *in, const fv_array *in2,
     return st;
 }
 
+int
+fv__skm_offsets(const uint8_t *footprint, int nd, const int64_t *fs, const int64_t *off, int64_t *nb)
+{
+    int64_t fsize = 1;
+    int n = 0;
+    for (int d = 0; d < nd; d++)
+        fsize *= fs[d];
+    for (int64_t j = 0; j < fsize; j++) {
+        if (footprint && !footprint[j])
+            continue;
+        int64_t rem = j, c[FV_MAX_NDIM];
+        int centre = 1;
+        for (int d = nd - 1; d >= 0; d--) {
+            c[d] = rem % fs[d] - off[d];
+            rem /= fs[d];
+            centre &= c[d] == 0;
+        }
+        if (centre)
+            continue;
+        memcpy(nb + (int64_t)n * nd, c, sizeof(int64_t) * (size_t)nd);
+        n++;
+    }
+    return n;
+}
+
 /* ---- reconstruction ------------------------------------------------------------ */
 
 fv_status
@@ -109,26 +134,13 @@ fv_reconstruction(fv_context *ctx, const fv_array *seed, const fv_array *mask, f
     p.method = (int)method;
     if (!(nb = malloc((size_t)fsize * (size_t)nd * sizeof *nb)))
         return fv_error_set(FV_ENOMEM, name, "out of memory");
-    for (int64_t j = 0; j < fsize; j++) {
-        if (footprint && !footprint[j])
-            continue;
-        int64_t rem = j, c[FV_MAX_NDIM];
-        int centre = 1;
-        for (int d = nd - 1; d >= 0; d--) {
-            c[d] = rem % fs[d] - off[d];
-            rem /= fs[d];
-            centre &= c[d] == 0;
-        }
-        if (centre)
-            continue;
-        for (int d = 0; d < nd; d++) {
-            nb[(int64_t)p.nnb * nd + d] = c[d];
-            if (-c[d] > p.lo[d])
-                p.lo[d] = -c[d];
-            if (c[d] > p.hi[d])
-                p.hi[d] = c[d];
-        }
-        p.nnb++;
+    p.nnb = fv__skm_offsets(footprint, nd, fs, off, nb);
+    for (int64_t k = 0; k < (int64_t)p.nnb * nd; k++) {
+        const int d = (int)(k % nd);
+        if (-nb[k] > p.lo[d])
+            p.lo[d] = -nb[k];
+        if (nb[k] > p.hi[d])
+            p.hi[d] = nb[k];
     }
     p.nb = nb;
     if (fv_array_size(seed) == 0)

@@ -11,6 +11,10 @@
 /* *c = a (a new reference) when a is C-contiguous, else a contiguous copy on
  * a's device. */
 fv_status fv__skm_contig(fv_context *ctx, const fv_array *a, fv_array **c);
+/* The offsets from off of footprint's true elements (footprint NULL: all of
+ * them), the origin left out, in C order: nd coordinates each into nb (room for
+ * the footprint's size); fs: the footprint's shape. Returns their count. */
+int fv__skm_offsets(const uint8_t *footprint, int nd, const int64_t *fs, const int64_t *off, int64_t *nb);
 /* Dispatches op on the C-contiguous inputs in and in2 (NULL: none) with params
  * into out: straight into out when out is C-contiguous and overlaps neither
  * input, else into a contiguous work array then copied into out. */
