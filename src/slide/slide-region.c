@@ -244,17 +244,10 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
     uint64_t nch;
     if ((st = fv__region_chunks(d, ix0, iy0, ix1, iy1, &j.chunks, &nch)))
         goto done;
-    if (num_workers > 0) {
-        if ((st = fv_context_new(&lctx)))
-            goto done;
-        fv_context_set_threads(lctx, num_workers);
-        ctx = lctx;
-    }
+    if ((st = fv__slide_workers(&ctx, num_workers, &lctx)))
+        goto done;
     fv__parallel_for(ctx, (int64_t)nch, 1, fv__region_task, &j);
-    if (j.err.st) {
-        st = fv_error_set(j.err.st, "read_region", "%s", j.err.msg);
-        fv__slide_set_sticky(s, j.err.st, j.err.msg);
-    }
+    st = fv__slide_task_result(s, &j.err);
 done:
     if (st)   /* a failed read leaves no pixels behind: neither background nor tiles already copied */
         memset(j.out, 0, (size_t)(w * h * j.out_c * j.out_isz));

@@ -296,12 +296,8 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
     }
     if ((st = fv__slide_failed(s)))
         goto done;
-    if (num_workers > 0) {
-        if ((st = fv_context_new(&lctx)))
-            goto done;
-        fv_context_set_threads(lctx, num_workers);
-        ctx = lctx;
-    }
+    if ((st = fv__slide_workers(&ctx, num_workers, &lctx)))
+        goto done;
 
     if (h > INT32_MAX || w > ((int64_t)1 << 40) || (uint64_t)h * (uint64_t)w > ((uint64_t)1 << 40))
         goto oom;
@@ -428,11 +424,8 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
         double t0 = fv__now();
         fv__parallel_for(ctx, nslots, 1, fv__pass_task, &p);
         double t_io = fv__now() - t0;
-        if (p.err.st) {
-            st = fv_error_set(p.err.st, "read_region", "%s", p.err.msg);
-            fv__slide_set_sticky(s, p.err.st, p.err.msg);
+        if ((st = fv__slide_task_result(s, &p.err)))
             goto release;
-        }
 
         /* CPU-decoded chunks to their slots (pageable copies: the tiles may go) */
         int64_t ngpu = 0, ncpu = 0;
