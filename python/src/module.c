@@ -10,6 +10,7 @@
 /* Defined in slide.c and filesystem.c: the types those files add to the module. */
 int fvpy_slide_init(PyObject *m);
 int fvpy_filesystem_init(PyObject *m);
+int fvpy_public_init_module(PyObject *m);
 
 static PyObject *
 fvpy_gpu_available(PyObject *self, PyObject *unused)
@@ -166,6 +167,7 @@ PyInit__fovea(void)
     if (!m)
         return NULL;
     if (fvpy_errors_init(m) < 0 || fvpy_array_init(m) < 0 || fvpy_slide_init(m) < 0 || fvpy_filesystem_init(m) < 0 ||
+        fvpy_public_init_module(m) < 0 ||
         PyModule_AddStringConstant(m, "__version__", fv_version()) < 0 ||
         PyModule_AddIntConstant(m, "MAX_NDIM", FV_MAX_NDIM) < 0) {
         Py_DECREF(m);

@@ -49,3 +49,7 @@ __all__ = [
     "shannon_entropy",
     "subdivide_polygon",
 ]
+
+from ..._interop import publish as _publish  # noqa: E402
+
+_publish(globals(), __all__)
