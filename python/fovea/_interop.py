@@ -822,7 +822,7 @@ class Call:
         if isinstance(output, (type, np.dtype)):
             dtype = np.dtype(output)
             if complex_output and dtype.kind != "c":
-                warnings.warn("promoting specified output dtype to complex", stacklevel=4)
+                warnings.warn("promoting specified output dtype to complex", stacklevel=3)
                 dtype = np.promote_types(dtype, np.complex64)
             return self.empty(shape, dtype)
         if isinstance(output, str):

@@ -281,20 +281,27 @@ def _lab2xyz(arr, xp, illuminant, observer):
     return _run(arr, LAB2XYZ, white=white), n_invalid
 
 
+def _lab_to_xyz(lab, illuminant, observer, channel_axis, what):
+    """(xyz, xp, back, axis) of lab2xyz / lab2rgb: negative z clipped to 0 with a
+    warning (at the caller of the public function) naming the conversion."""
+    arr, xp, back, ax = _last(lab, channel_axis)
+    xyz, n_invalid = _lab2xyz(_prepare_colorarray(arr, xp), xp, illuminant, observer)
+    if n_invalid != 0:
+        sep = ", " if what.startswith("via") else " "
+        warnings.warn(
+            f"Conversion from CIE-LAB{sep}{what} resulted in {n_invalid} negative Z values that have been clipped "
+            "to zero",
+            stacklevel=3,
+        )
+    return xyz, xp, back, ax
+
+
 def lab2xyz(lab, illuminant="D65", observer="2", *, channel_axis=-1):
     """CIE L*a*b* to CIE XYZ, as skimage.color.lab2xyz (negative z clipped to 0
     with a warning giving their number; counting them reads one number back
     from the device for CuPy inputs)."""
-    arr, xp, back, ax = _last(lab, channel_axis)
-    arr = _prepare_colorarray(arr, xp)
-    res, n_invalid = _lab2xyz(arr, xp, illuminant, observer)
-    if n_invalid != 0:
-        warnings.warn(
-            "Conversion from CIE-LAB to XYZ color space resulted in "
-            f"{n_invalid} negative Z values that have been clipped to zero",
-            stacklevel=2,
-        )
-    return back(_restore(res, xp, ax))
+    xyz, xp, back, ax = _lab_to_xyz(lab, illuminant, observer, channel_axis, "to XYZ color space")
+    return back(_restore(xyz, xp, ax))
 
 
 def rgb2lab(rgb, illuminant="D65", observer="2", *, channel_axis=-1):
@@ -308,15 +315,7 @@ def rgb2lab(rgb, illuminant="D65", observer="2", *, channel_axis=-1):
 def lab2rgb(lab, illuminant="D65", observer="2", *, channel_axis=-1):
     """CIE L*a*b* to sRGB, as skimage.color.lab2rgb (through XYZ; warns about
     negative z as lab2xyz)."""
-    arr, xp, back, ax = _last(lab, channel_axis)
-    arr = _prepare_colorarray(arr, xp)
-    xyz, n_invalid = _lab2xyz(arr, xp, illuminant, observer)
-    if n_invalid != 0:
-        warnings.warn(
-            "Conversion from CIE-LAB, via XYZ to sRGB color space resulted in "
-            f"{n_invalid} negative Z values that have been clipped to zero",
-            stacklevel=2,
-        )
+    xyz, xp, back, ax = _lab_to_xyz(lab, illuminant, observer, channel_axis, "via XYZ to sRGB color space")
     res = _run(xyz, MATRIX, matrix=_matrix(rgb_from_xyz), post=POST_SRGB_GAMMA)  # noqa: F405
     return back(_restore(res, xp, ax))
 
