@@ -559,6 +559,20 @@ def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0
     return c.result(output)
 
 
+def _footprint_origins(x, axes, footprint, origin):
+    """footprint and origin over all of x's axes (scipy's checks: one footprint
+    dimension per axis, each origin inside its extent)."""
+    footprint = S.expand_footprint(x.ndim, axes, footprint)
+    origins = S.expand_origin(x.ndim, axes, origin)
+    fshape = [k for k in footprint.shape if k > 0]
+    if len(fshape) != x.ndim:
+        raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match len(axes) ({len(axes)})")
+    for o, k in zip(origins, fshape):
+        if k // 2 + o < 0 or k // 2 + o >= k:
+            raise ValueError("invalid origin")
+    return footprint, origins
+
+
 def _size_passes(c, x, output, axes, size, origin, mode, cval, kind, filter1d):
     """A filter by size along axes, separable: the 1-D passes (kind) in one fused run
     when the arrays allow it, else filter1d along each axis in turn; axes of size 1
@@ -654,14 +668,7 @@ def _min_or_max_filter(name, input, size, footprint, structure, output, mode, cv
         return _size_passes(c, x, output, axes, size, origin, mode, cval,
                             _PASS_MINIMUM if minimum else _PASS_MAXIMUM,
                             minimum_filter1d if minimum else maximum_filter1d)
-    footprint = S.expand_footprint(x.ndim, axes, footprint)
-    origins = S.expand_origin(x.ndim, axes, origin)
-    fshape = [k for k in footprint.shape if k > 0]
-    if len(fshape) != x.ndim:
-        raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match len(axes) ({len(axes)})")
-    for o, k in zip(origins, fshape):
-        if k // 2 + o < 0 or k // 2 + o >= k:
-            raise ValueError("invalid origin")
+    footprint, origins = _footprint_origins(x, axes, footprint, origin)
     if structure is not None:
         if len(structure.shape) != n:
             raise RuntimeError("structure array has incorrect shape")
@@ -707,15 +714,8 @@ def _rank_filter(name, input, rank, size, footprint, output, mode, cval, origin,
         footprint = np.ones(S.normalize_sequence(size, n), dtype=bool)
     else:
         footprint = ix.host(footprint, bool)
-    footprint = S.expand_footprint(x.ndim, axes, footprint)
-    origins = S.expand_origin(x.ndim, axes, origin)
     mode = S.expand_mode(x.ndim, axes, mode)
-    fshape = [k for k in footprint.shape if k > 0]
-    if len(fshape) != x.ndim:
-        raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match len(axes) ({len(axes)})")
-    for o, k in zip(origins, fshape):
-        if k // 2 + o < 0 or k // 2 + o >= k:
-            raise ValueError("invalid origin")
+    footprint, origins = _footprint_origins(x, axes, footprint, origin)
     count = int(np.count_nonzero(footprint))
     if operation == "median":
         rank = count // 2

@@ -212,29 +212,29 @@ def rgb2gray(rgb, *, channel_axis=-1):
 # ---- stains -------------------------------------------------------------------------
 
 
+def _stains(image, conv_matrix, channel_axis, prepare, pre, post):
+    """separate_stains / combine_stains: the 3 x 3 conv_matrix applied between the
+    pre and post steps, float64 out."""
+    arr, xp, back, ax = _last(image, channel_axis)
+    arr = prepare(arr, xp)
+    m = np.asarray(ix.host(conv_matrix), dtype=np.float64)
+    if m.shape != (3, 3):
+        raise ValueError(f"conv_matrix must be 3 x 3, got shape {m.shape}")
+    res = _run(arr, MATRIX, np.float64, matrix=_matrix(m.T), pre=pre, post=post)
+    return back(_restore(res, xp, ax))
+
+
 def separate_stains(rgb, conv_matrix, *, channel_axis=-1):
     """Stain concentrations from RGB by colour deconvolution (Ruifrok & Johnston),
     as skimage.color.separate_stains: max(log(max(rgb, 1e-6)) / log(1e-6) @ conv_matrix, 0).
     The result is float64, as scikit-image's."""
-    arr, xp, back, ax = _last(rgb, channel_axis)
-    arr = _prepare_matrix_input(arr, xp)
-    m = np.asarray(ix.host(conv_matrix), dtype=np.float64)
-    if m.shape != (3, 3):
-        raise ValueError(f"conv_matrix must be 3 x 3, got shape {m.shape}")
-    res = _run(arr, MATRIX, np.float64, matrix=_matrix(m.T), pre=PRE_STAIN_LOG, post=POST_NONNEG)
-    return back(_restore(res, xp, ax))
+    return _stains(rgb, conv_matrix, channel_axis, _prepare_matrix_input, PRE_STAIN_LOG, POST_NONNEG)  # noqa: F405
 
 
 def combine_stains(stains, conv_matrix, *, channel_axis=-1):
     """RGB from stain concentrations, as skimage.color.combine_stains:
     clip(exp(-(stains * -log(1e-6)) @ conv_matrix), 0, 1). The result is float64."""
-    arr, xp, back, ax = _last(stains, channel_axis)
-    arr = _prepare_colorarray(arr, xp)
-    m = np.asarray(ix.host(conv_matrix), dtype=np.float64)
-    if m.shape != (3, 3):
-        raise ValueError(f"conv_matrix must be 3 x 3, got shape {m.shape}")
-    res = _run(arr, MATRIX, np.float64, matrix=_matrix(m.T), pre=PRE_STAIN_EXP, post=POST_EXP_CLIP)
-    return back(_restore(res, xp, ax))
+    return _stains(stains, conv_matrix, channel_axis, _prepare_colorarray, PRE_STAIN_EXP, POST_EXP_CLIP)  # noqa: F405
 
 
 def rgb2hed(rgb, *, channel_axis=-1):
