@@ -106,6 +106,17 @@ PyObject *fvpy_call_result(fvpy_call *c, fv_status st, fv_array *out);
  * the first ndim extents) on the input's device, for the call's result. */
 fv_status fvpy_call_new(fvpy_call *c, fv_dtype dtype, int ndim, const int64_t *out_shape, fv_array **out);
 
+/* None when st is FV_OK (and no exception is pending), else NULL with st raised. */
+PyObject *fvpy_status(fv_status st);
+/* The arrays of the sequence o, lo to hi of them, imported on stream into
+ * dst[0..*n) ("name: needs lo to hi what, got N" otherwise). 0 or -1 with an
+ * exception set; fvpy_clear_list releases what was taken either way. */
+int fvpy_import_list(const char *name, const char *what, PyObject *o, int lo, int hi, void *stream, fvpy_in *dst,
+                     int *n);
+/* Makes *ctx for dst[0]'s device and orders dst[0..n) on stream. 0 or -1. */
+int fvpy_sync_list(fvpy_in *dst, int n, void *stream, fv_context **ctx);
+void fvpy_clear_list(fvpy_in *dst, int n);
+
 /* n numbers of the sequence o into out: int64_t (kind 'L') or double ('d'); None
  * leaves out alone. name goes into the error. 0 or -1 with an exception set. */
 int fvpy_numbers(const char *name, PyObject *o, int n, char kind, void *out);

@@ -122,3 +122,53 @@ fvpy_numbers(const char *name, PyObject *o, int n, char kind, void *out)
     Py_DECREF(seq);
     return 0;
 }
+
+PyObject *
+fvpy_status(fv_status st)
+{
+    if (st) {
+        fvpy_raise(st);
+        return NULL;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+int
+fvpy_import_list(const char *name, const char *what, PyObject *o, int lo, int hi, void *stream, fvpy_in *dst,
+                 int *n)
+{
+    *n = 0;
+    PyObject *seq = PySequence_Fast(o, "a sequence of arrays is needed");
+    if (!seq)
+        return -1;
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    int rc = 0;
+    if (m < lo || m > hi) {
+        PyErr_Format(PyExc_ValueError, "%s: needs %d to %d %s, got %zd", name, lo, hi, what, m);
+        rc = -1;
+    }
+    for (int k = 0; rc == 0 && k < (int)m; k++, (*n)++)
+        rc = fvpy_import(PySequence_Fast_GET_ITEM(seq, k), stream, &dst[k]);
+    Py_DECREF(seq);
+    return rc;
+}
+
+int
+fvpy_sync_list(fvpy_in *dst, int n, void *stream, fv_context **ctx)
+{
+    if (fvpy_make_context(fv_array_device(dst[0].arr), stream, ctx) < 0)
+        return -1;
+    for (int k = 0; k < n; k++)
+        if (dst[k].arr && fvpy_sync_input(*ctx, &dst[k], stream) < 0)
+            return -1;
+    return 0;
+}
+
+void
+fvpy_clear_list(fvpy_in *dst, int n)
+{
+    for (int k = 0; k < n; k++)
+        fvpy_in_clear(&dst[k]);
+}
