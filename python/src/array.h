@@ -70,6 +70,20 @@ int fvpy_sync_input(fv_context *ctx, const fvpy_in *in, void *stream);
     const PyMethodDef fvpy_def_##NAME = {#NAME, (PyCFunction)(void (*)(void))(FN), (FLAGS), DOC}
 #define FVPY_KWARGS (METH_VARARGS | METH_KEYWORDS)
 
+/* Defines FN, a METH_NOARGS binding that returns WRAP(CALL), CALL (of type T) run
+ * without the GIL; its FVPY_METHOD line follows. */
+#define FVPY_NOARGS_CALL(FN, T, CALL, WRAP)                                                \
+    static PyObject *FN(PyObject *self, PyObject *unused)                                  \
+    {                                                                                      \
+        T v;                                                                               \
+        (void)self;                                                                        \
+        (void)unused;                                                                      \
+        Py_BEGIN_ALLOW_THREADS                                                             \
+        v = (CALL);                                                                        \
+        Py_END_ALLOW_THREADS                                                               \
+        return WRAP(v);                                                                    \
+    }
+
 /* ---- one binding call (call.c) ----------------------------------------------------- */
 
 /* The arrays of one call: the input, the output, and up to two more arrays on
