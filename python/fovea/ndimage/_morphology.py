@@ -344,40 +344,37 @@ def grey_closing(input, size=None, footprint=None, structure=None, output=None, 
                       cval, origin, axes)
 
 
+def _dilation_erosion(name, input, size, footprint, structure, output, mode, cval, origin, axes):
+    """(c, x, dilation, erosion, xp, into): the grey dilation and erosion of the input,
+    the erosion written into output when it is an array (into)."""
+    c = Call(name, input)
+    x = c.input
+    dil = grey_dilation(x, size, footprint, structure, None, mode, cval, origin, axes=axes)
+    xp = c.need_xp()
+    into = ix.is_array(output)
+    ero = grey_erosion(x, size, footprint, structure, c.pass_output(output) if into else None, mode, cval, origin,
+                       axes=axes)
+    return c, x, dil, ero, xp, into
+
+
 @public
 def morphological_gradient(input, size=None, footprint=None, structure=None, output=None, mode="reflect",
                            cval=0.0, origin=0, *, axes=None):
     """Dilation minus erosion (scipy.ndimage.morphological_gradient)."""
-    c = Call("morphological_gradient", input)
-    x = c.input
-    tmp = grey_dilation(x, size, footprint, structure, None, mode, cval, origin, axes=axes)
-    xp = c.need_xp()
-    if ix.is_array(output):
-        out = c.pass_output(output)
-        grey_erosion(x, size, footprint, structure, out, mode, cval, origin, axes=axes)
-        return c.result(xp.subtract(tmp, out, out))
-    return c.result(tmp - grey_erosion(x, size, footprint, structure, None, mode, cval, origin, axes=axes))
+    c, _, dil, ero, xp, into = _dilation_erosion("morphological_gradient", input, size, footprint, structure,
+                                                 output, mode, cval, origin, axes)
+    return c.result(xp.subtract(dil, ero, ero) if into else dil - ero)
 
 
 @public
 def morphological_laplace(input, size=None, footprint=None, structure=None, output=None, mode="reflect",
                           cval=0.0, origin=0, *, axes=None):
     """Dilation plus erosion minus twice the input (scipy.ndimage.morphological_laplace)."""
-    c = Call("morphological_laplace", input)
-    x = c.input
-    tmp1 = grey_dilation(x, size, footprint, structure, None, mode, cval, origin, axes=axes)
-    xp = c.need_xp()
-    if ix.is_array(output):
-        out = c.pass_output(output)
-        grey_erosion(x, size, footprint, structure, out, mode, cval, origin, axes=axes)
-        xp.add(tmp1, out, out)
-        xp.subtract(out, x, out)
-        return c.result(xp.subtract(out, x, out))
-    tmp2 = grey_erosion(x, size, footprint, structure, None, mode, cval, origin, axes=axes)
-    xp.add(tmp1, tmp2, tmp2)
-    xp.subtract(tmp2, x, tmp2)
-    xp.subtract(tmp2, x, tmp2)
-    return c.result(tmp2)
+    c, x, dil, ero, xp, _ = _dilation_erosion("morphological_laplace", input, size, footprint, structure, output,
+                                              mode, cval, origin, axes)
+    xp.add(dil, ero, ero)
+    xp.subtract(ero, x, ero)
+    return c.result(xp.subtract(ero, x, ero))
 
 
 def _tophat(name, white, input, size, footprint, structure, output, mode, cval, origin, axes):
