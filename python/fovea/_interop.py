@@ -30,10 +30,9 @@ Rules shared by every function:
   first one is a ``fovea.DeviceError`` naming both devices.
 - Streams: an explicit ``stream=`` wins; else the current stream of the library
   the first GPU input comes from (CuPy's current stream, or torch's current
-  stream of the tensor's device). In fovea.ndimage the CuPy element-wise steps
-  for a torch input run on torch's stream too (:func:`public`); fovea.skimage's
-  run on CuPy's current stream (wrapping them would shift the stacklevel of
-  their warnings, which scikit-image's tests check).
+  stream of the tensor's device). In fovea.ndimage and fovea.skimage a torch
+  input's CuPy element-wise steps and C kernels run on torch's current stream
+  too (:func:`public`, one rule for both).
 - Python scalars mixed with arrays follow NumPy 2's rules (NEP 50): the scalar
   takes the array's dtype kind where it fits (``uint8 array + 1`` stays uint8).
 - Byte-swapped (non-native) NumPy data is worked on as a native copy (as scipy).
@@ -46,10 +45,11 @@ Rules shared by every function:
   NumPy is imported on first use.
 """
 
+import contextlib
 import functools
-import os
 import sys
 import threading
+import types
 import warnings
 
 from . import _fovea
@@ -189,6 +189,36 @@ def device_error(fn, what, have, want):
         "fovea.to_device")
 
 
+# ---- internal switches ----------------------------------------------------------------------
+
+# Python-level choices between two ways of doing the same work, for tests and timing
+# comparisons: per thread, like _fovea._force_variant for the kernels' variants, and never
+# read from the environment (docs/configuration.md). "ridge_arrays": the ridge filters
+# (frangi, sato, meijering, hessian) compute their eigenvalue maths as NumPy / CuPy array
+# operations instead of the C op; "plain_get": small CuPy parameter arrays are read back
+# with ndarray.get() instead of the pinned-buffer copy.
+SWITCHES = ("ridge_arrays", "plain_get")
+_switches = threading.local()
+
+
+def switch(name):
+    """Whether this thread has the internal switch name on."""
+    return getattr(_switches, name, False)
+
+
+@contextlib.contextmanager
+def switched(name, on=True):
+    """Turns the internal switch name on (or off) for this thread inside the block."""
+    if name not in SWITCHES:
+        raise ValueError(f"no internal switch {name!r}; one of {SWITCHES}")
+    old = switch(name)
+    setattr(_switches, name, bool(on))
+    try:
+        yield
+    finally:
+        setattr(_switches, name, old)
+
+
 # ---- streams ------------------------------------------------------------------------------
 
 
@@ -249,25 +279,55 @@ def _first_torch_cuda(args, kw):
     return None
 
 
+def _on_torch_stream(fn, args, kw):
+    """Public's route: when the first array argument is a CUDA torch tensor (and CuPy is
+    there), fn runs here with torch's current stream (and device) as CuPy's, so its CuPy
+    work and the C kernels (which take CuPy's current stream) are ordered with torch's
+    work; else NotImplemented: Public calls fn itself."""
+    kw = kw or {}
+    dev = _first_torch_cuda(args, kw)
+    cp = None if dev is None else cupy()
+    if cp is None:
+        return NotImplemented
+    torch = sys.modules["torch"]
+    with cp.cuda.Device(dev.index or 0):
+        with _external_stream(cp, torch.cuda.current_stream(dev).cuda_stream):
+            return fn(*args, **kw)
+
+
+class _Public(_fovea.Public):
+    """A public function of fovea.ndimage / fovea.skimage (see public)."""
+
+    def __reduce__(self):   # pickled by name, as the function it wraps
+        return self.__qualname__
+
+    def __repr__(self):
+        return f"<function {self.__module__}.{self.__qualname__}>"
+
+
 def public(fn):
-    """Decorator of the public functions: when the first array argument is a CUDA torch
-    tensor, CuPy work runs on torch's current stream (and device), so it is ordered
-    with torch's work and with the C kernels, which run there too."""
+    """Decorator of the public functions of fovea.ndimage and fovea.skimage, one rule for
+    both: torch input -> torch's current stream. When the first array argument is a CUDA
+    torch tensor, the function (its CuPy work and its C kernels) runs on torch's current
+    stream and device. The wrapper is a C callable (_fovea.Public): for every other input
+    it calls fn without a Python frame of its own, so the stacklevel of fn's warnings is
+    unchanged (scikit-image's tests check where they point)."""
+    if isinstance(fn, _Public):
+        return fn
+    return functools.update_wrapper(_Public(fn, _on_torch_stream), fn)
 
-    @functools.wraps(fn)
-    def run(*args, **kw):
-        dev = _first_torch_cuda(args, kw)
-        if dev is None:
-            return fn(*args, **kw)
-        cp = cupy()
-        if cp is None:
-            return fn(*args, **kw)
-        torch = sys.modules["torch"]
-        with cp.cuda.Device(dev.index or 0):
-            with _external_stream(cp, torch.cuda.current_stream(dev).cuda_stream):
-                return fn(*args, **kw)
 
-    return run
+def publish(namespace, names):
+    """Wraps the plain functions among names in namespace (a package's globals()) with
+    public, in place, and in the modules that define them (so that they pickle, and
+    are one object under both names); classes and other objects stay."""
+    for name in names:
+        obj = namespace.get(name)
+        if isinstance(obj, types.FunctionType):
+            wrapped = namespace[name] = public(obj)
+            home = sys.modules.get(obj.__module__)
+            if home is not None and getattr(home, obj.__name__, None) is obj:
+                setattr(home, obj.__name__, wrapped)
 
 
 # ---- working arrays: NumPy on the host, CuPy on a GPU -----------------------------------------
@@ -468,7 +528,6 @@ def like_device(a, ref):
 
 # ---- small parameter arrays (weights, footprints, sampling) --------------------------------
 
-_PLAIN_GET = os.environ.get("FOVEA_PLAIN_GET") == "1"
 _SMALL_GET = 1 << 16   # bytes: CuPy parameter arrays up to this size take _cupy_get_small
 _pinned = threading.local()   # per thread: {device id: pinned buffer}
 
@@ -477,9 +536,9 @@ def _cupy_get_small(a):
     """A small CuPy array on the host by one asynchronous copy into a pinned buffer
     (kept per thread and device) on the current stream, and a wait on that stream:
     the same order as ndarray.get(), without its pageable staging (a call's weights
-    are read this way before every kernel launch). FOVEA_PLAIN_GET=1: ndarray.get()."""
+    are read this way before every kernel launch). The switch "plain_get": ndarray.get()."""
     n = a.nbytes
-    if _PLAIN_GET or n == 0 or n > _SMALL_GET or not a.flags.c_contiguous:
+    if n == 0 or n > _SMALL_GET or not a.flags.c_contiguous or switch("plain_get"):
         return a.get()
     cp = sys.modules["cupy"]
     dev = a.device.id
@@ -768,7 +827,7 @@ class Call:
         if isinstance(output, (type, np.dtype)):
             dtype = np.dtype(output)
             if complex_output and dtype.kind != "c":
-                warnings.warn("promoting specified output dtype to complex", stacklevel=4)
+                warnings.warn("promoting specified output dtype to complex", stacklevel=3)
                 dtype = np.promote_types(dtype, np.complex64)
             return self.empty(shape, dtype)
         if isinstance(output, str):

@@ -70,6 +70,20 @@ int fvpy_sync_input(fv_context *ctx, const fvpy_in *in, void *stream);
     const PyMethodDef fvpy_def_##NAME = {#NAME, (PyCFunction)(void (*)(void))(FN), (FLAGS), DOC}
 #define FVPY_KWARGS (METH_VARARGS | METH_KEYWORDS)
 
+/* Defines FN, a METH_NOARGS binding that returns WRAP(CALL), CALL (of type T) run
+ * without the GIL; its FVPY_METHOD line follows. */
+#define FVPY_NOARGS_CALL(FN, T, CALL, WRAP)                                                \
+    static PyObject *FN(PyObject *self, PyObject *unused)                                  \
+    {                                                                                      \
+        T v;                                                                               \
+        (void)self;                                                                        \
+        (void)unused;                                                                      \
+        Py_BEGIN_ALLOW_THREADS                                                             \
+        v = (CALL);                                                                        \
+        Py_END_ALLOW_THREADS                                                               \
+        return WRAP(v);                                                                    \
+    }
+
 /* ---- one binding call (call.c) ----------------------------------------------------- */
 
 /* The arrays of one call: the input, the output, and up to two more arrays on
@@ -85,15 +99,40 @@ typedef struct fvpy_call {
     int nbufs;
 } fvpy_call;
 
-/* Imports the input (required) and the optional arrays (output and aux2
- * writable, aux1 when aux1_writable; every one on the input's device), then makes
- * the CUDA context when the data lives on a GPU. 0 or -1 with an exception set;
- * either way fvpy_call_close releases what was taken. */
+/* Imports the input (required) and the optional arrays (the output writable;
+ * aux1 writable when bit 0 of writable is set, aux2 when bit 1 is; every one on
+ * the input's device), then makes the CUDA context when the data lives on a GPU.
+ * 0 or -1 with an exception set; either way fvpy_call_close (or
+ * fvpy_call_result) releases what was taken. */
 int fvpy_call_open(fvpy_call *c, const char *name, PyObject *stream_o, PyObject *in_o, PyObject *out_o,
-                   PyObject *aux1_o, const char *aux1_what, int aux1_writable, PyObject *aux2_o,
-                   const char *aux2_what);
+                   PyObject *aux1_o, const char *aux1_what, int writable, PyObject *aux2_o, const char *aux2_what);
 /* Releases everything; returns None when st is FV_OK (and no exception is
  * pending), else raises for st and returns NULL. */
 PyObject *fvpy_call_close(fvpy_call *c, fv_status st);
+/* A binding's result array out (its reference taken; NULL: none made) as a
+ * fovea.Array on stream when st is FV_OK, else NULL with st raised. */
+PyObject *fvpy_result(fv_status st, fv_array *out, void *stream);
+/* The same for a call that made its result array out (NULL: not made; the
+ * reference is the call's): out as a fovea.Array on the call's stream when st is
+ * FV_OK, else NULL with the error raised. */
+PyObject *fvpy_call_result(fvpy_call *c, fv_status st, fv_array *out);
+/* A new array of dtype and the input's shape (ndim of it, out_shape when given:
+ * the first ndim extents) on the input's device, for the call's result. */
+fv_status fvpy_call_new(fvpy_call *c, fv_dtype dtype, int ndim, const int64_t *out_shape, fv_array **out);
+
+/* None when st is FV_OK (and no exception is pending), else NULL with st raised. */
+PyObject *fvpy_status(fv_status st);
+/* The arrays of the sequence o, lo to hi of them, imported on stream into
+ * dst[0..*n) ("name: needs lo to hi what, got N" otherwise). 0 or -1 with an
+ * exception set; fvpy_clear_list releases what was taken either way. */
+int fvpy_import_list(const char *name, const char *what, PyObject *o, int lo, int hi, void *stream, fvpy_in *dst,
+                     int *n);
+/* Makes *ctx for dst[0]'s device and orders dst[0..n) on stream. 0 or -1. */
+int fvpy_sync_list(fvpy_in *dst, int n, void *stream, fv_context **ctx);
+void fvpy_clear_list(fvpy_in *dst, int n);
+
+/* n numbers of the sequence o into out: int64_t (kind 'L') or double ('d'); None
+ * leaves out alone. name goes into the error. 0 or -1 with an exception set. */
+int fvpy_numbers(const char *name, PyObject *o, int n, char kind, void *out);
 
 #endif

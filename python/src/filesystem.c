@@ -389,27 +389,11 @@ fvpy_fs_discard_page_cache(PyObject *self, PyObject *arg)
 FVPY_METHOD(fs_discard_page_cache, fvpy_fs_discard_page_cache, METH_O,
             "fs_discard_page_cache(file_path)\n--\n\nfdatasync, then drop the file's pages from the page cache; True.");
 
-static PyObject *
-fvpy_fs_is_gds_available(PyObject *self, PyObject *unused)
-{
-    int r;
-    Py_BEGIN_ALLOW_THREADS
-    r = fv_gds_available();
-    Py_END_ALLOW_THREADS
-    return PyBool_FromLong(r);
-}
+FVPY_NOARGS_CALL(fvpy_fs_is_gds_available, int, fv_gds_available(), PyBool_FromLong)
 FVPY_METHOD(fs_is_gds_available, fvpy_fs_is_gds_available, METH_NOARGS,
             "fs_is_gds_available()\n--\n\nTrue when cuFile runs in true GPUDirect Storage mode.");
 
-static PyObject *
-fvpy_fs_gds_status(PyObject *self, PyObject *unused)
-{
-    const char *s;
-    Py_BEGIN_ALLOW_THREADS
-    s = fv_gds_status();
-    Py_END_ALLOW_THREADS
-    return PyUnicode_FromString(s);
-}
+FVPY_NOARGS_CALL(fvpy_fs_gds_status, const char *, fv_gds_status(), PyUnicode_FromString)
 FVPY_METHOD(fs_gds_status, fvpy_fs_gds_status, METH_NOARGS,
             "fs_gds_status()\n--\n\nThe cuFile driver's state as one line ('gds: ...', 'compat: ...', 'unavailable: ...').");
 

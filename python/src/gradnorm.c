@@ -15,8 +15,8 @@ static PyObject *
 fvpy_gradient_norm(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"parts", "out", "div", "stream", NULL};
-    PyObject *parts_o, *out_o, *stream_o = Py_None, *seq = NULL, *ret = NULL;
-    fvpy_in p[FV_MAX_NDIM] = {{0}}, out = {0};
+    PyObject *parts_o, *out_o, *stream_o = Py_None, *ret = NULL;
+    fvpy_in a[FV_MAX_NDIM + 1] = {{0}};   /* the parts, then out */
     fv_context *ctx = NULL;
     double div = 1.0;
     int np = 0;
@@ -28,46 +28,21 @@ fvpy_gradient_norm(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     if (fvpy_parse_stream(stream_o, &stream) < 0)
         return NULL;
-    if (!(seq = PySequence_Fast(parts_o, "gradient_norm: parts must be a sequence of arrays")))
-        return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n < 1 || n > FV_MAX_NDIM) {
-        PyErr_Format(PyExc_ValueError, "gradient_norm: needs 1 to %d parts, got %zd", FV_MAX_NDIM, n);
-        goto done;
-    }
-    np = (int)n;
-    for (int k = 0; k < np; k++)
-        if (fvpy_import(PySequence_Fast_GET_ITEM(seq, k), stream, &p[k]) < 0)
-            goto done;
-    if (fvpy_import(out_o, stream, &out) < 0)
-        goto done;
-    if (fvpy_make_context(fv_array_device(p[0].arr), stream, &ctx) < 0)
-        goto done;
-    for (int k = 0; k < np; k++)
-        if (fvpy_sync_input(ctx, &p[k], stream) < 0)
-            goto done;
-    if (fvpy_sync_input(ctx, &out, stream) < 0)
+    if (fvpy_import_list("gradient_norm", "parts", parts_o, 1, FV_MAX_NDIM, stream, a, &np) < 0 ||
+        fvpy_import(out_o, stream, &a[np]) < 0 || fvpy_sync_list(a, np + 1, stream, &ctx) < 0)
         goto done;
     {
         const fv_array *pa[FV_MAX_NDIM] = {NULL};
         for (int k = 0; k < np; k++)
-            pa[k] = p[k].arr;
+            pa[k] = a[k].arr;
         Py_BEGIN_ALLOW_THREADS
-        st = fv_gradient_norm(ctx, pa, np, div, out.arr);
+        st = fv_gradient_norm(ctx, pa, np, div, a[np].arr);
         Py_END_ALLOW_THREADS
     }
-    if (st) {
-        fvpy_raise(st);
-        goto done;
-    }
-    Py_INCREF(Py_None);
-    ret = Py_None;
+    ret = fvpy_status(st);
 done:
-    for (int k = 0; k < FV_MAX_NDIM; k++)
-        fvpy_in_clear(&p[k]);
-    fvpy_in_clear(&out);
+    fvpy_clear_list(a, FV_MAX_NDIM + 1);
     fv_context_free(ctx);
-    Py_XDECREF(seq);
     return ret;
 }
 FVPY_METHOD(gradient_norm, fvpy_gradient_norm, FVPY_KWARGS,

@@ -10,16 +10,9 @@
 /* Defined in slide.c and filesystem.c: the types those files add to the module. */
 int fvpy_slide_init(PyObject *m);
 int fvpy_filesystem_init(PyObject *m);
+int fvpy_public_init_module(PyObject *m);
 
-static PyObject *
-fvpy_gpu_available(PyObject *self, PyObject *unused)
-{
-    int avail;
-    Py_BEGIN_ALLOW_THREADS
-    avail = fv_cuda_available();
-    Py_END_ALLOW_THREADS
-    return PyBool_FromLong(avail);
-}
+FVPY_NOARGS_CALL(fvpy_gpu_available, int, fv_cuda_available(), PyBool_FromLong)
 FVPY_METHOD(gpu_available, fvpy_gpu_available, METH_NOARGS,
             "gpu_available()\n--\n\nTrue when the CUDA backend was built and a driver and GPU were found.");
 
@@ -48,15 +41,7 @@ fvpy_version(PyObject *self, PyObject *unused)
 FVPY_METHOD(version, fvpy_version, METH_NOARGS,
             "version()\n--\n\nThe C library's version string.");
 
-static PyObject *
-fvpy_num_threads(PyObject *self, PyObject *unused)
-{
-    int n;
-    Py_BEGIN_ALLOW_THREADS
-    n = fv_num_threads();
-    Py_END_ALLOW_THREADS
-    return PyLong_FromLong(n);
-}
+FVPY_NOARGS_CALL(fvpy_num_threads, int, fv_num_threads(), PyLong_FromLong)
 FVPY_METHOD(num_threads, fvpy_num_threads, METH_NOARGS,
             "num_threads()\n--\n\nSize of the CPU thread pool.");
 
@@ -166,6 +151,7 @@ PyInit__fovea(void)
     if (!m)
         return NULL;
     if (fvpy_errors_init(m) < 0 || fvpy_array_init(m) < 0 || fvpy_slide_init(m) < 0 || fvpy_filesystem_init(m) < 0 ||
+        fvpy_public_init_module(m) < 0 ||
         PyModule_AddStringConstant(m, "__version__", fv_version()) < 0 ||
         PyModule_AddIntConstant(m, "MAX_NDIM", FV_MAX_NDIM) < 0) {
         Py_DECREF(m);

@@ -474,7 +474,7 @@ fvpy_ndi_distance_transform_edt(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:ndi_distance_transform_edt", kwlist, &in_o, &samp_o,
                                      &dist_o, &ind_o, &stream_o))
         return NULL;
-    if (fvpy_call_open(&c, "distance_transform_edt", stream_o, in_o, NULL, dist_o, "distances", 1, ind_o,
+    if (fvpy_call_open(&c, "distance_transform_edt", stream_o, in_o, NULL, dist_o, "distances", 3, ind_o,
                       "indices") == 0) {
         if (samp_o != Py_None) {
             if (fvpy__nd_host(&c, "sampling", samp_o, 'd', 1, &samp, &n) < 0)
@@ -507,7 +507,7 @@ fvpy_ndi_distance_transform_cdt(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:ndi_distance_transform_cdt", kwlist, &in_o, &s_o, &dist_o,
                                      &ind_o, &stream_o))
         return NULL;
-    if (fvpy_call_open(&c, "distance_transform_cdt", stream_o, in_o, NULL, dist_o, "distances", 1, ind_o,
+    if (fvpy_call_open(&c, "distance_transform_cdt", stream_o, in_o, NULL, dist_o, "distances", 3, ind_o,
                       "indices") == 0 &&
         fvpy__nd_host(&c, "structure", s_o, 'B', fv_array_ndim(c.in.arr), &s, sshape) == 0)
         FVPY_ND_RUN(&c, st, fv_distance_transform_cdt(c.ctx, c.in.arr, s, sshape, c.aux1.arr, c.aux2.arr));

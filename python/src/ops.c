@@ -9,39 +9,24 @@ static PyObject *
 fvpy_astype(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"x", "dtype", "stream", NULL};
-    PyObject *x_o, *dtype_o, *stream_o = Py_None, *ret = NULL;
-    fvpy_in x = {0};
+    PyObject *x_o, *dtype_o, *stream_o = Py_None;
     fv_array *out = NULL;
-    fv_context *ctx = NULL;
-    fv_device dev;
     fv_dtype dt;
-    void *stream;
-    fv_status st;
+    fv_status st = FV_OK;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:astype", kwlist, &x_o, &dtype_o, &stream_o))
         return NULL;
-    if (fvpy_parse_dtype(dtype_o, &dt) < 0 || fvpy_parse_stream(stream_o, &stream) < 0)
+    if (fvpy_parse_dtype(dtype_o, &dt) < 0)
         return NULL;
-    if (fvpy_import(x_o, stream, &x) < 0)
-        goto done;
-    dev = fv_array_device(x.arr);
-    if (fvpy_make_context(dev, stream, &ctx) < 0 || fvpy_sync_input(ctx, &x, stream) < 0)
-        goto done;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(ctx, dt, fv_array_ndim(x.arr), fv_array_shape(x.arr), dev, &out);
-    if (st == FV_OK)
-        st = fv_astype(ctx, x.arr, out);
-    Py_END_ALLOW_THREADS
-    if (st) {
-        fvpy_raise(st);
-        goto done;
+    if (fvpy_call_open(&c, "astype", stream_o, x_o, NULL, NULL, NULL, 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, dt, fv_array_ndim(c.in.arr), NULL, &out);
+        if (st == FV_OK)
+            st = fv_astype(c.ctx, c.in.arr, out);
+        Py_END_ALLOW_THREADS
     }
-    ret = fvpy_array_new(fv_array_ref(out), stream, dev.type == FV_DEVICE_CUDA);
-done:
-    fv_array_unref(out);
-    fvpy_in_clear(&x);
-    fv_context_free(ctx);
-    return ret;
+    return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(astype, fvpy_astype, FVPY_KWARGS,
             "astype(x, dtype, stream=None)\n--\n\nx converted to dtype (NumPy casts; float -> int saturates, "
@@ -96,13 +81,8 @@ fvpy__binop(const char *name, fvpy_binop_fn fn, PyObject *args, PyObject *kw)
     if (st == FV_OK)
         st = fn(ctx, a.arr, b.arr, out);
     Py_END_ALLOW_THREADS
-    if (st) {
-        fvpy_raise(st);
-        goto done;
-    }
-    ret = fvpy_array_new(fv_array_ref(out), stream, dev.type == FV_DEVICE_CUDA);
+    ret = fvpy_result(st, out, stream);
 done:
-    fv_array_unref(out);
     fvpy_in_clear(&a);
     fvpy_in_clear(&b);
     fv_context_free(ctx);
@@ -170,13 +150,8 @@ fvpy__copy(const char *name, int always, PyObject *args, PyObject *kw)
     if (st == FV_OK)
         st = fv_copy(ctx, x.arr, out);
     Py_END_ALLOW_THREADS
-    if (st) {
-        fvpy_raise(st);
-        goto done;
-    }
-    ret = fvpy_array_new(fv_array_ref(out), stream, dst.type == FV_DEVICE_CUDA);
+    ret = fvpy_result(st, out, stream);
 done:
-    fv_array_unref(out);
     fvpy_in_clear(&x);
     fv_context_free(ctx);
     return ret;

@@ -47,13 +47,8 @@ fvpy_measure_region_stats(PyObject *self, PyObject *args, PyObject *kw)
     if (st == FV_OK)
         st = fv_region_stats(ctx, lab.arr, inten.arr, max_label, out);
     Py_END_ALLOW_THREADS
-    if (st) {
-        fvpy_raise(st);
-        goto done;
-    }
-    ret = fvpy_array_new(fv_array_ref(out), stream, dev.type == FV_DEVICE_CUDA);
+    ret = fvpy_result(st, out, stream);
 done:
-    fv_array_unref(out);
     fvpy_in_clear(&inten);
     fvpy_in_clear(&lab);
     fv_context_free(ctx);

@@ -15,9 +15,8 @@ fvpy_hessian_ridge(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"elems", "acc", "filter", "alpha", "beta", "gamma", "sigma", "work", "scal", "stream",
                              NULL};
-    PyObject *elems_o, *acc_o, *work_o = Py_None, *scal_o = Py_None, *stream_o = Py_None, *seq = NULL;
-    PyObject *ret = NULL;
-    fvpy_in h[6] = {{0}}, acc = {0}, work = {0}, scal = {0};
+    PyObject *elems_o, *acc_o, *work_o = Py_None, *scal_o = Py_None, *stream_o = Py_None, *ret = NULL;
+    fvpy_in a[9] = {{0}};   /* the Hessian planes, then acc, work, scal (absent: no array) */
     fv_context *ctx = NULL;
     fv_ridge_params p = {FV_RIDGE_FRANGI, 0, 0, NAN, 0};
     int filter, nh = 0;
@@ -31,51 +30,29 @@ fvpy_hessian_ridge(PyObject *self, PyObject *args, PyObject *kw)
     p.filter = (fv_ridge_filter)filter;
     if (fvpy_parse_stream(stream_o, &stream) < 0)
         return NULL;
-    if (!(seq = PySequence_Fast(elems_o, "hessian_ridge: elems must be a sequence of arrays")))
-        return NULL;
-    nh = (int)PySequence_Fast_GET_SIZE(seq);
+    if (fvpy_import_list("hessian_ridge", "Hessian planes", elems_o, 3, 6, stream, a, &nh) < 0)
+        goto done;
     if (nh != 3 && nh != 6) {
         PyErr_Format(PyExc_ValueError, "hessian_ridge: needs 3 or 6 Hessian planes, got %d", nh);
-        nh = 0;
         goto done;
     }
-    for (int k = 0; k < nh; k++)
-        if (fvpy_import(PySequence_Fast_GET_ITEM(seq, k), stream, &h[k]) < 0)
-            goto done;
-    if ((acc_o != Py_None && fvpy_import(acc_o, stream, &acc) < 0) ||
-        (work_o != Py_None && fvpy_import(work_o, stream, &work) < 0) ||
-        (scal_o != Py_None && fvpy_import(scal_o, stream, &scal) < 0))
-        goto done;
-    if (fvpy_make_context(fv_array_device(h[0].arr), stream, &ctx) < 0)
-        goto done;
-    for (int k = 0; k < nh; k++)
-        if (fvpy_sync_input(ctx, &h[k], stream) < 0)
-            goto done;
-    if ((acc.arr && fvpy_sync_input(ctx, &acc, stream) < 0) || (work.arr && fvpy_sync_input(ctx, &work, stream) < 0) ||
-        (scal.arr && fvpy_sync_input(ctx, &scal, stream) < 0))
+    fvpy_in *acc = &a[nh], *work = &a[nh + 1], *scal = &a[nh + 2];
+    if ((acc_o != Py_None && fvpy_import(acc_o, stream, acc) < 0) ||
+        (work_o != Py_None && fvpy_import(work_o, stream, work) < 0) ||
+        (scal_o != Py_None && fvpy_import(scal_o, stream, scal) < 0) || fvpy_sync_list(a, nh + 3, stream, &ctx) < 0)
         goto done;
     {
         const fv_array *ha[6] = {NULL};
         for (int k = 0; k < nh; k++)
-            ha[k] = h[k].arr;
+            ha[k] = a[k].arr;
         Py_BEGIN_ALLOW_THREADS
-        st = fv_hessian_ridge(ctx, ha, nh, acc.arr, work.arr, scal.arr, &p);
+        st = fv_hessian_ridge(ctx, ha, nh, acc->arr, work->arr, scal->arr, &p);
         Py_END_ALLOW_THREADS
     }
-    if (st) {
-        fvpy_raise(st);
-        goto done;
-    }
-    Py_INCREF(Py_None);
-    ret = Py_None;
+    ret = fvpy_status(st);
 done:
-    for (int k = 0; k < 6; k++)
-        fvpy_in_clear(&h[k]);
-    fvpy_in_clear(&acc);
-    fvpy_in_clear(&work);
-    fvpy_in_clear(&scal);
+    fvpy_clear_list(a, 9);
     fv_context_free(ctx);
-    Py_XDECREF(seq);
     return ret;
 }
 FVPY_METHOD(hessian_ridge, fvpy_hessian_ridge, FVPY_KWARGS,

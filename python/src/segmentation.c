@@ -7,94 +7,52 @@
 #include "errors.h"
 #include "fovea/segmentation.h"
 
-/* A tuple of ndim ints into v; -1 with an exception on error. */
-static int
-fvpy_ws_ints(PyObject *o, int ndim, const char *what, int64_t *v)
-{
-    PyObject *seq = PySequence_Fast(o, what);
-    if (!seq)
-        return -1;
-    int rc = -1;
-    if (PySequence_Fast_GET_SIZE(seq) != ndim) {
-        PyErr_Format(PyExc_ValueError, "%s must have %d entries", what, ndim);
-        goto done;
-    }
-    for (int d = 0; d < ndim; d++) {
-        long long x = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, d));
-        if (x == -1 && PyErr_Occurred())
-            goto done;
-        v[d] = x;
-    }
-    rc = 0;
-done:
-    Py_DECREF(seq);
-    return rc;
-}
-
 static PyObject *
 fvpy_segmentation_watershed(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "markers", "mask", "connectivity", "footprint", "footprint_shape", "offset",
                              "compactness", "watershed_line", "stream", NULL};
     PyObject *img_o, *mk_o, *mask_o = Py_None, *fp_o = Py_None, *fps_o = Py_None, *off_o = Py_None;
-    PyObject *stream_o = Py_None, *ret = NULL;
+    PyObject *stream_o = Py_None;
     int connectivity = 1, wsl = 0;
     double compactness = 0;
-    fvpy_in img = {0}, mk = {0}, mask = {0};
     fv_array *out = NULL;
-    fv_context *ctx = NULL;
     const uint8_t *fp = NULL;
     int64_t fshape[FV_MAX_NDIM], offset[FV_MAX_NDIM];
-    void *stream;
-    fv_status st;
+    fv_status st = FV_OK;
+    fvpy_call c;
 
     (void)self;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OiOOOdpO:segmentation_watershed", kwlist, &img_o, &mk_o,
                                      &mask_o, &connectivity, &fp_o, &fps_o, &off_o, &compactness, &wsl, &stream_o))
         return NULL;
-    if (fvpy_parse_stream(stream_o, &stream) < 0)
-        return NULL;
-    if (fvpy_import(img_o, stream, &img) < 0 || fvpy_import(mk_o, stream, &mk) < 0 ||
-        (mask_o != Py_None && fvpy_import(mask_o, stream, &mask) < 0))
-        goto done;
-    int nd = fv_array_ndim(img.arr);
+    if (fvpy_call_open(&c, "watershed", stream_o, img_o, NULL, mk_o, "markers", 0, mask_o, "mask") < 0)
+        return fvpy_call_close(&c, FV_OK);
+    const int nd = fv_array_ndim(c.in.arr);
     if (fp_o != Py_None) {
-        if (fvpy_ws_ints(fps_o, nd, "footprint_shape", fshape) < 0)
-            goto done;
+        if (fps_o == Py_None)
+            PyErr_SetString(PyExc_TypeError, "footprint_shape is needed with a footprint");
+        if (fps_o == Py_None || fvpy_numbers("footprint_shape", fps_o, nd, 'L', fshape) < 0)
+            return fvpy_call_close(&c, FV_OK);
         Py_ssize_t need = 1;
         for (int d = 0; d < nd; d++)
             need *= fshape[d] > 0 ? (Py_ssize_t)fshape[d] : 0;
         if (!PyBytes_Check(fp_o) || PyBytes_GET_SIZE(fp_o) != need) {
             PyErr_Format(PyExc_ValueError, "footprint must be %zd bytes", need);
-            goto done;
+            return fvpy_call_close(&c, FV_OK);
         }
         fp = (const uint8_t *)PyBytes_AS_STRING(fp_o);
     }
-    if (off_o != Py_None && fvpy_ws_ints(off_o, nd, "offset", offset) < 0)
-        goto done;
-    fv_device dev = fv_array_device(img.arr);
-    if (fvpy_make_context(dev, stream, &ctx) < 0 || fvpy_sync_input(ctx, &img, stream) < 0 ||
-        fvpy_sync_input(ctx, &mk, stream) < 0 || (mask.arr && fvpy_sync_input(ctx, &mask, stream) < 0))
-        goto done;
+    if (fvpy_numbers("offset", off_o, nd, 'L', offset) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    const fv_array *mk = c.aux1.arr;
     Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(ctx, fv_array_dtype(mk.arr), fv_array_ndim(mk.arr), fv_array_shape(mk.arr),
-                      fv_array_device(mk.arr), &out);
+    st = fv_array_new(c.ctx, fv_array_dtype(mk), fv_array_ndim(mk), fv_array_shape(mk), fv_array_device(mk), &out);
     if (st == FV_OK)
-        st = fv_watershed(ctx, img.arr, mk.arr, mask.arr, out, connectivity, fp, fp ? fshape : NULL,
+        st = fv_watershed(c.ctx, c.in.arr, mk, c.aux2.arr, out, connectivity, fp, fp ? fshape : NULL,
                           off_o != Py_None ? offset : NULL, compactness, wsl);
     Py_END_ALLOW_THREADS
-    if (st) {
-        fvpy_raise(st);
-        goto done;
-    }
-    ret = fvpy_array_new(fv_array_ref(out), stream, dev.type == FV_DEVICE_CUDA);
-done:
-    fv_array_unref(out);
-    fvpy_in_clear(&mask);
-    fvpy_in_clear(&mk);
-    fvpy_in_clear(&img);
-    fv_context_free(ctx);
-    return ret;
+    return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(segmentation_watershed, fvpy_segmentation_watershed, FVPY_KWARGS,
             "segmentation_watershed(image, markers, mask=None, connectivity=1, footprint=None, footprint_shape=None, "

@@ -13,28 +13,8 @@
 static int
 fvpy__int_tuple(const char *name, PyObject *o, int ndim, int64_t *out, int *given)
 {
-    *given = 0;
-    if (o == Py_None)
-        return 0;
-    PyObject *seq = PySequence_Fast(o, "expected a sequence of ints");
-    if (!seq)
-        return -1;
-    if (PySequence_Fast_GET_SIZE(seq) != ndim) {
-        PyErr_Format(PyExc_ValueError, "%s needs %d values, got %zd", name, ndim, PySequence_Fast_GET_SIZE(seq));
-        Py_DECREF(seq);
-        return -1;
-    }
-    for (int i = 0; i < ndim; i++) {
-        long long v = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (v == -1 && PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return -1;
-        }
-        out[i] = v;
-    }
-    Py_DECREF(seq);
-    *given = 1;
-    return 0;
+    *given = o != Py_None;
+    return fvpy_numbers(name, o, ndim, 'L', out);
 }
 
 /* A footprint given as bytes (or None) with shape fshape_o (or None), for an
@@ -86,52 +66,29 @@ fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"seed", "mask", "method", "footprint", "fshape", "offset", "stream", NULL};
     PyObject *seed_o, *mask_o, *fp_o = Py_None, *fshape_o = Py_None, *offset_o = Py_None, *stream_o = Py_None;
-    PyObject *ret = NULL;
     int method = 0, have_fp = 0, have_off = 0;
-    fvpy_in seed = {0}, mask = {0};
     fv_array *out = NULL;
-    fv_context *ctx = NULL;
     const uint8_t *fp = NULL;
     int64_t fshape[FV_MAX_NDIM], offset[FV_MAX_NDIM];
-    void *stream;
-    fv_status st;
+    fv_status st = FV_OK;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|iOOOO:skmorph_reconstruction", kwlist, &seed_o, &mask_o,
                                      &method, &fp_o, &fshape_o, &offset_o, &stream_o))
         return NULL;
-    if (fvpy_parse_stream(stream_o, &stream) < 0)
-        return NULL;
-    if (fvpy_import(seed_o, stream, &seed) < 0 || fvpy_import(mask_o, stream, &mask) < 0)
-        goto done;
-    fv_device dev = fv_array_device(seed.arr);
-    if (!fvpy_same_device(dev, fv_array_device(mask.arr))) {
-        fvpy_device_error("reconstruction: seed and mask are on different devices");
-        goto done;
-    }
-    int nd = fv_array_ndim(seed.arr);
+    if (fvpy_call_open(&c, "reconstruction", stream_o, seed_o, NULL, mask_o, "mask", 0, NULL, NULL) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    const int nd = fv_array_ndim(c.in.arr);
     if (fvpy__footprint(fp_o, fshape_o, nd, 0, &fp, fshape, &have_fp) < 0 ||
         fvpy__int_tuple("offset", offset_o, nd, offset, &have_off) < 0)
-        goto done;
-    if (fvpy_make_context(dev, stream, &ctx) < 0 || fvpy_sync_input(ctx, &seed, stream) < 0 ||
-        fvpy_sync_input(ctx, &mask, stream) < 0)
-        goto done;
+        return fvpy_call_close(&c, FV_OK);
     Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(ctx, fv_array_dtype(seed.arr), nd, fv_array_shape(seed.arr), dev, &out);
+    st = fvpy_call_new(&c, fv_array_dtype(c.in.arr), nd, NULL, &out);
     if (st == FV_OK)
-        st = fv_reconstruction(ctx, seed.arr, mask.arr, out, (fv_reconstruction_method)method, fp,
+        st = fv_reconstruction(c.ctx, c.in.arr, c.aux1.arr, out, (fv_reconstruction_method)method, fp,
                                have_fp ? fshape : NULL, have_off ? offset : NULL);
     Py_END_ALLOW_THREADS
-    if (st) {
-        fvpy_raise(st);
-        goto done;
-    }
-    ret = fvpy_array_new(fv_array_ref(out), stream, dev.type == FV_DEVICE_CUDA);
-done:
-    fv_array_unref(out);
-    fvpy_in_clear(&seed);
-    fvpy_in_clear(&mask);
-    fv_context_free(ctx);
-    return ret;
+    return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(skmorph_reconstruction, fvpy_skmorph_reconstruction, FVPY_KWARGS,
             "skmorph_reconstruction(seed, mask, method=0, footprint=None, fshape=None, offset=None, stream=None)\n--\n\n"
@@ -141,53 +98,37 @@ static PyObject *
 fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "footprint", "minima", "stream", NULL};
-    PyObject *img_o, *fp_o = Py_None, *stream_o = Py_None, *ret = NULL;
+    PyObject *img_o, *fp_o = Py_None, *stream_o = Py_None;
     int minima = 0, have_fp = 0;
-    fvpy_in img = {0};
     fv_array *out = NULL;
-    fv_context *ctx = NULL;
     const uint8_t *fp = NULL;
     int64_t fshape[FV_MAX_NDIM];
-    void *stream;
-    fv_status st;
+    fv_status st = FV_OK;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OpO:skmorph_local_maxima", kwlist, &img_o, &fp_o, &minima,
                                      &stream_o))
         return NULL;
-    if (fvpy_parse_stream(stream_o, &stream) < 0)
-        return NULL;
-    if (fvpy_import(img_o, stream, &img) < 0)
-        goto done;
-    fv_device dev = fv_array_device(img.arr);
-    int nd = fv_array_ndim(img.arr);
+    if (fvpy_call_open(&c, "local_maxima", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    const int nd = fv_array_ndim(c.in.arr);
     PyObject *fshape_o = NULL;
     if (fp_o != Py_None) {   /* always 3 x ... x 3 */
         if (!(fshape_o = PyTuple_New(nd)))
-            goto done;
+            return fvpy_call_close(&c, FV_OK);
         for (int d = 0; d < nd; d++)
             PyTuple_SET_ITEM(fshape_o, d, PyLong_FromLong(3));
     }
     int rc = fvpy__footprint(fp_o, fshape_o ? fshape_o : Py_None, nd, 1, &fp, fshape, &have_fp);
     Py_XDECREF(fshape_o);
     if (rc < 0)
-        goto done;
-    if (fvpy_make_context(dev, stream, &ctx) < 0 || fvpy_sync_input(ctx, &img, stream) < 0)
-        goto done;
+        return fvpy_call_close(&c, FV_OK);
     Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(ctx, FV_BOOL, nd, fv_array_shape(img.arr), dev, &out);
+    st = fvpy_call_new(&c, FV_BOOL, nd, NULL, &out);
     if (st == FV_OK)
-        st = fv_local_maxima(ctx, img.arr, out, fp, minima);
+        st = fv_local_maxima(c.ctx, c.in.arr, out, fp, minima);
     Py_END_ALLOW_THREADS
-    if (st) {
-        fvpy_raise(st);
-        goto done;
-    }
-    ret = fvpy_array_new(fv_array_ref(out), stream, dev.type == FV_DEVICE_CUDA);
-done:
-    fv_array_unref(out);
-    fvpy_in_clear(&img);
-    fv_context_free(ctx);
-    return ret;
+    return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(skmorph_local_maxima, fvpy_skmorph_local_maxima, FVPY_KWARGS,
             "skmorph_local_maxima(image, footprint=None, minima=False, stream=None)\n--\n\n"
@@ -197,38 +138,22 @@ static PyObject *
 fvpy_skmorph_thin(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "max_num_iter", "stream", NULL};
-    PyObject *img_o, *stream_o = Py_None, *ret = NULL;
+    PyObject *img_o, *stream_o = Py_None;
     long long max_num_iter = 0;
-    fvpy_in img = {0};
     fv_array *out = NULL;
-    fv_context *ctx = NULL;
-    void *stream;
-    fv_status st;
+    fv_status st = FV_OK;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|LO:skmorph_thin", kwlist, &img_o, &max_num_iter, &stream_o))
         return NULL;
-    if (fvpy_parse_stream(stream_o, &stream) < 0)
-        return NULL;
-    if (fvpy_import(img_o, stream, &img) < 0)
-        goto done;
-    fv_device dev = fv_array_device(img.arr);
-    if (fvpy_make_context(dev, stream, &ctx) < 0 || fvpy_sync_input(ctx, &img, stream) < 0)
-        goto done;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(ctx, FV_BOOL, fv_array_ndim(img.arr), fv_array_shape(img.arr), dev, &out);
-    if (st == FV_OK)
-        st = fv_thin(ctx, img.arr, out, (int64_t)max_num_iter);
-    Py_END_ALLOW_THREADS
-    if (st) {
-        fvpy_raise(st);
-        goto done;
+    if (fvpy_call_open(&c, "thin", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
+        if (st == FV_OK)
+            st = fv_thin(c.ctx, c.in.arr, out, (int64_t)max_num_iter);
+        Py_END_ALLOW_THREADS
     }
-    ret = fvpy_array_new(fv_array_ref(out), stream, dev.type == FV_DEVICE_CUDA);
-done:
-    fv_array_unref(out);
-    fvpy_in_clear(&img);
-    fv_context_free(ctx);
-    return ret;
+    return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(skmorph_thin, fvpy_skmorph_thin, FVPY_KWARGS,
             "skmorph_thin(image, max_num_iter=0, stream=None)\n--\n\nTwo-subiteration thinning of a 2-d image.");
@@ -237,31 +162,21 @@ static PyObject *
 fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"image", "order", NULL};
-    PyObject *img_o, *order_o, *ret = NULL;
-    fvpy_in img = {0}, order = {0};
+    PyObject *img_o, *order_o;
     fv_array *out = NULL;
-    fv_status st;
+    fv_status st = FV_OK;
+    fvpy_call c;
 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:skmorph_medial_axis", kwlist, &img_o, &order_o))
         return NULL;
-    if (fvpy_import(img_o, NULL, &img) < 0 || fvpy_import(order_o, NULL, &order) < 0)
-        goto done;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(NULL, FV_BOOL, fv_array_ndim(img.arr), fv_array_shape(img.arr), fv_array_device(img.arr),
-                      &out);
-    if (st == FV_OK)
-        st = fv_medial_axis_thin(NULL, img.arr, order.arr, out);
-    Py_END_ALLOW_THREADS
-    if (st) {
-        fvpy_raise(st);
-        goto done;
+    if (fvpy_call_open(&c, "medial_axis", Py_None, img_o, NULL, order_o, "order", 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
+        if (st == FV_OK)
+            st = fv_medial_axis_thin(c.ctx, c.in.arr, c.aux1.arr, out);
+        Py_END_ALLOW_THREADS
     }
-    ret = fvpy_array_new(fv_array_ref(out), NULL, 0);
-done:
-    fv_array_unref(out);
-    fvpy_in_clear(&img);
-    fvpy_in_clear(&order);
-    return ret;
+    return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(skmorph_medial_axis, fvpy_skmorph_medial_axis, FVPY_KWARGS,
             "skmorph_medial_axis(image, order)\n--\n\nThe ordered pass of medial_axis (host arrays).");

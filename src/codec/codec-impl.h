@@ -18,14 +18,18 @@ typedef fv_status (*fv__codec_decode_fn)(const fv__chunk_info *ci, const uint8_t
 typedef fv_status (*fv__codec_encode_fn)(const fv__chunk_info *ci, int level, const uint8_t *pixels,
                                          size_t len, uint8_t **out, size_t *out_len);
 
-fv_status fv__none_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
-                          size_t out_len);
-fv_status fv__none_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len,
-                          uint8_t **out, size_t *out_len);
-fv_status fv__lzw_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
-                         size_t out_len);
-fv_status fv__jpeg_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
-                          size_t out_len);
+/* The declarations of the codecs' decode / encode functions, NAME##_decode and
+ * NAME##_encode (the two types above). */
+#define FV__CODEC_DECODE(NAME) \
+    fv_status NAME##_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out, size_t out_len)
+#define FV__CODEC_ENCODE(NAME)                                                                                    \
+    fv_status NAME##_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len, uint8_t **out, \
+                            size_t *out_len)
+
+FV__CODEC_DECODE(fv__none);
+FV__CODEC_ENCODE(fv__none);
+FV__CODEC_DECODE(fv__lzw);
+FV__CODEC_DECODE(fv__jpeg);
 /* Decode at least rect = {x0, y0, w, h} (validated, inside the chunk) into out
  * (out_len >= the whole chunk's bytes), rows of got[2] pixels; got = {x, y, w, h}
  * is the rectangle written. */
@@ -35,20 +39,21 @@ fv_status fv__jpeg_decode_rect(const fv__chunk_info *ci, const uint8_t *src, siz
  * rect[2] pixels, row r at out + r * stride (out_len bytes from out). */
 fv_status fv__jpeg_decode_into(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t rect[4],
                                uint8_t *out, size_t out_len, size_t stride);
-fv_status fv__jpeg_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len,
-                          uint8_t **out, size_t *out_len);
-fv_status fv__deflate_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
-                             size_t out_len);
-fv_status fv__deflate_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len,
-                             uint8_t **out, size_t *out_len);
-fv_status fv__jp2k_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
-                          size_t out_len);
-fv_status fv__zstd_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
-                          size_t out_len);
-fv_status fv__zstd_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len,
-                          uint8_t **out, size_t *out_len);
-fv_status fv__webp_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
-                          size_t out_len);
+FV__CODEC_ENCODE(fv__jpeg);
+FV__CODEC_DECODE(fv__deflate);
+FV__CODEC_ENCODE(fv__deflate);
+FV__CODEC_DECODE(fv__jp2k);
+FV__CODEC_DECODE(fv__zstd);
+FV__CODEC_ENCODE(fv__zstd);
+FV__CODEC_DECODE(fv__webp);
+
+/* An encoder's output buffer of n bytes (fv__malloc) in *buf; FV_ENOMEM naming
+ * codec when it cannot be had. */
+fv_status fv__codec_outbuf(const char *codec, size_t n, uint8_t **buf);
+/* An encoder's result: after an error st, buf freed and st; else buf (from
+ * fv__malloc, at least n bytes) shrunk to n bytes in *out (buf itself when
+ * shrinking fails), *out_len = n, FV_OK. Either way buf is the caller's no more. */
+fv_status fv__codec_result(fv_status st, uint8_t *buf, size_t n, uint8_t **out, size_t *out_len);
 
 /* Version strings for fv__codec_versions ("2.5.0"); static storage; called once. */
 const char *fv__jpeg_version(void);

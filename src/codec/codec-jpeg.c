@@ -406,9 +406,7 @@ fv__jpeg_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size
         jpeg_write_scanlines(&cinfo, rows, n);
     }
     jpeg_finish_compress(&cinfo);
-    uint8_t *shrunk = fv__realloc(dest.buf, dest.len);
-    *out = shrunk ? shrunk : dest.buf;
-    *out_len = dest.len;
+    st = fv__codec_result(st, dest.buf, dest.len, out, out_len);
     dest.buf = NULL;
 done:
     jpeg_destroy_compress(&cinfo);

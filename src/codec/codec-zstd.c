@@ -56,27 +56,18 @@ fv__zstd_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size
     ZSTD_CCtx *c = fv__codec_tls_take(FV__TLS_ZSTD_CCTX);
     if (!c && !(c = ZSTD_createCCtx()))
         return fv_error_set(FV_ENOMEM, "zstd", "cannot allocate a compression context");
-    size_t bound = ZSTD_compressBound(len);
-    if (!(buf = fv__malloc(bound))) {
-        st = fv_error_set(FV_ENOMEM, "zstd", "cannot allocate %zu bytes", bound);
-        goto done;
+    size_t bound = ZSTD_compressBound(len), r = 0;
+    if (!(st = fv__codec_outbuf("zstd", bound, &buf))) {
+        ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
+        r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+        if (!ZSTD_isError(r))   /* a checksum lets readers detect corrupt chunks */
+            r = ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+        if (!ZSTD_isError(r))
+            r = ZSTD_compress2(c, buf, bound, pixels, len);
+        if (ZSTD_isError(r))
+            st = fv_error_set(FV_EINTERNAL, "zstd", "compression failed: %s", ZSTD_getErrorName(r));
     }
-    ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
-    size_t r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
-    if (!ZSTD_isError(r))   /* a checksum lets readers detect corrupt chunks */
-        r = ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
-    if (!ZSTD_isError(r))
-        r = ZSTD_compress2(c, buf, bound, pixels, len);
-    if (ZSTD_isError(r)) {
-        st = fv_error_set(FV_EINTERNAL, "zstd", "compression failed: %s", ZSTD_getErrorName(r));
-        goto done;
-    }
-    uint8_t *shrunk = fv__realloc(buf, r);
-    *out = shrunk ? shrunk : buf;
-    *out_len = r;
-    buf = NULL;
-done:
-    fv__free(buf);
+    st = fv__codec_result(st, buf, r, out, out_len);
     fv__codec_tls_put(FV__TLS_ZSTD_CCTX, c, fv__zstd_free_cctx);
     return st;
 }

@@ -369,6 +369,29 @@ done:
     return st;
 }
 
+/* ---- encoders' output buffers ------------------------------------------------------ */
+
+fv_status
+fv__codec_outbuf(const char *codec, size_t n, uint8_t **buf)
+{
+    if (!(*buf = fv__malloc(n)))
+        return fv_error_set(FV_ENOMEM, codec, "cannot allocate %zu bytes", n);
+    return FV_OK;
+}
+
+fv_status
+fv__codec_result(fv_status st, uint8_t *buf, size_t n, uint8_t **out, size_t *out_len)
+{
+    if (st != FV_OK) {
+        fv__free(buf);
+        return st;
+    }
+    uint8_t *shrunk = fv__realloc(buf, n);
+    *out = shrunk ? shrunk : buf;
+    *out_len = n;
+    return FV_OK;
+}
+
 /* ---- per-thread contexts ---------------------------------------------------------- */
 
 typedef struct fv__tls_block {

@@ -18,6 +18,24 @@
     X(FV_INT8, int8_t, i8) X(FV_INT16, int16_t, i16) X(FV_INT32, int32_t, i32)   \
     X(FV_INT64, int64_t, i64) X(FV_FLOAT32, float, f32) X(FV_FLOAT64, double, f64)
 
+/* The initialiser of a table indexed by dtype whose entry for each dtype is
+ * PREFIX##suffix: static const fn_t tab[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__add_); */
+#define FV__DTYPE_TABLE_ENTRY(E, T, S, PREFIX) [E] = PREFIX##S,
+#define FV_DTYPE_TABLE(PREFIX)                                                               \
+    {                                                                                        \
+        FV__DTYPE_TABLE_ENTRY(FV_BOOL, uint8_t, b, PREFIX)                                   \
+        FV__DTYPE_TABLE_ENTRY(FV_UINT8, uint8_t, u8, PREFIX)                                 \
+        FV__DTYPE_TABLE_ENTRY(FV_UINT16, uint16_t, u16, PREFIX)                              \
+        FV__DTYPE_TABLE_ENTRY(FV_UINT32, uint32_t, u32, PREFIX)                              \
+        FV__DTYPE_TABLE_ENTRY(FV_UINT64, uint64_t, u64, PREFIX)                              \
+        FV__DTYPE_TABLE_ENTRY(FV_INT8, int8_t, i8, PREFIX)                                   \
+        FV__DTYPE_TABLE_ENTRY(FV_INT16, int16_t, i16, PREFIX)                                \
+        FV__DTYPE_TABLE_ENTRY(FV_INT32, int32_t, i32, PREFIX)                                \
+        FV__DTYPE_TABLE_ENTRY(FV_INT64, int64_t, i64, PREFIX)                                \
+        FV__DTYPE_TABLE_ENTRY(FV_FLOAT32, float, f32, PREFIX)                                \
+        FV__DTYPE_TABLE_ENTRY(FV_FLOAT64, double, f64, PREFIX)                               \
+    }
+
 /* Dtype classes used by the cast rules: B(ool), U(nsigned), I(nt), F(loat). */
 #define FV_DTCLASS_FV_BOOL    B
 #define FV_DTCLASS_FV_UINT8   U

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "internal.h"
+#include "core/task-error.h"
 #include "fovea/slide.h"
 #include "tiff/tiff.h"
 #include "cache.h"
@@ -32,6 +33,12 @@ struct fv_slide {
 fv_status fv__slide_failed(fv_slide *s);
 /* Keep st/msg as the sticky error when it comes from the file (FV_EIO, FV_EFORMAT). */
 void fv__slide_set_sticky(fv_slide *s, fv_status st, const char *msg);
+/* After a region read's tasks: their first error e (FV_OK when none) as this
+ * thread's error of read_region, and the slide's sticky one. */
+fv_status fv__slide_task_result(fv_slide *s, const fv__task_error *e);
+/* The context a region read runs its tasks on: ctx, or with num_workers > 0 a
+ * new one of that many threads in *own (the caller frees it). */
+fv_status fv__slide_workers(fv_context **ctx, int num_workers, fv_context **own);
 
 typedef struct fv__chunk_geom {
     int64_t x0, y0;       /* top-left pixel of the chunk in the directory */
@@ -115,9 +122,7 @@ typedef struct fv__region_job {
     uint64_t tx0, ty0, ntx;      /* chunk grid covered */
     uint64_t *chunks;            /* chunk list (tiles or strips) */
     int64_t clip_w, clip_h;      /* image extent: pixels beyond are background */
-    pthread_mutex_t mu;
-    fv_status st;
-    char msg[700];
+    fv__task_error err;          /* the first chunk that failed */
 } fv__region_job;
 
 

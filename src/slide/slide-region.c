@@ -74,10 +74,7 @@ fv__region_task(void *p, int64_t begin, int64_t end)
     const fv__tiff_ifd *d = &j->s->tiff->ifds[j->ifd];
     const int src_c = fv__decoded_samples(d), src_isz = d->bits / 8;
     for (int64_t i = begin; i < end; i++) {
-        pthread_mutex_lock(&j->mu);
-        int failed = j->st != FV_OK;
-        pthread_mutex_unlock(&j->mu);
-        if (failed)
+        if (fv__task_failed(&j->err))
             return;
         uint64_t chunk = j->chunks[i];
         fv__chunk_geom g;
@@ -122,12 +119,7 @@ fv__region_task(void *p, int64_t begin, int64_t end)
             st = fv__get_chunk(j->s, j->ifd, chunk, mode, j->partial || mode == FV__CHUNK_PEEK ? want : NULL, &t, got);
         }
         if (st) {
-            pthread_mutex_lock(&j->mu);
-            if (!j->st) {
-                j->st = st;
-                snprintf(j->msg, sizeof j->msg, "%s", fv_error_message());
-            }
-            pthread_mutex_unlock(&j->mu);
+            fv__task_fail(&j->err, st);
             return;
         }
         if (!t) {
@@ -234,7 +226,7 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
      * out when its pixels are theirs unconverted (fv__blit would copy them) */
     j.into = d->compression == FV_TIFF_COMPRESSION_JPEG && d->bits == 8 &&
              (format == FV_PIXEL_NATIVE || fv__decoded_samples(d) == j.out_c);
-    pthread_mutex_init(&j.mu, NULL);
+    pthread_mutex_init(&j.err.mu, NULL);
     /* background outside the directory */
     int64_t r[4];
     int inside = fv__region_inside(d, clip_w, clip_h, lx, ly, w, h, &j.clip_w, &j.clip_h, r);
@@ -252,22 +244,15 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
     uint64_t nch;
     if ((st = fv__region_chunks(d, ix0, iy0, ix1, iy1, &j.chunks, &nch)))
         goto done;
-    if (num_workers > 0) {
-        if ((st = fv_context_new(&lctx)))
-            goto done;
-        fv_context_set_threads(lctx, num_workers);
-        ctx = lctx;
-    }
+    if ((st = fv__slide_workers(&ctx, num_workers, &lctx)))
+        goto done;
     fv__parallel_for(ctx, (int64_t)nch, 1, fv__region_task, &j);
-    if (j.st) {
-        st = fv_error_set(j.st, "read_region", "%s", j.msg);
-        fv__slide_set_sticky(s, j.st, j.msg);
-    }
+    st = fv__slide_task_result(s, &j.err);
 done:
     if (st)   /* a failed read leaves no pixels behind: neither background nor tiles already copied */
         memset(j.out, 0, (size_t)(w * h * j.out_c * j.out_isz));
     fv__free(j.chunks);
-    pthread_mutex_destroy(&j.mu);
+    pthread_mutex_destroy(&j.err.mu);
     fv_context_free(lctx);
     return st;
 }

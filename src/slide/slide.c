@@ -98,6 +98,30 @@ fv__slide_set_sticky(fv_slide *s, fv_status st, const char *msg)
     pthread_mutex_unlock(&s->err_mu);
 }
 
+fv_status
+fv__slide_task_result(fv_slide *s, const fv__task_error *e)
+{
+    if (!e->st)
+        return FV_OK;
+    fv_status st = fv_error_set(e->st, "read_region", "%s", e->msg);
+    fv__slide_set_sticky(s, e->st, e->msg);
+    return st;
+}
+
+fv_status
+fv__slide_workers(fv_context **ctx, int num_workers, fv_context **own)
+{
+    *own = NULL;
+    if (num_workers <= 0)
+        return FV_OK;
+    fv_status st = fv_context_new(own);
+    if (st)
+        return st;
+    fv_context_set_threads(*own, num_workers);
+    *ctx = *own;
+    return FV_OK;
+}
+
 /* ---- open / close ------------------------------------------------------------------ */
 
 static uint64_t

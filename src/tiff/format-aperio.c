@@ -170,9 +170,4 @@ aperio_fill(const fv__tiff *t, fv__layout *l)
     return add_properties(t, l, t->ifds[0].description);
 }
 
-const fv__format fv__format_aperio = {
-    .name = "aperio",
-    .detect = aperio_detect,
-    .fill = aperio_fill,
-    .hide_description = 0,
-};
+FV__FORMAT(aperio, "aperio", 0);

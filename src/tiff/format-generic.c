@@ -68,9 +68,4 @@ generic_fill(const fv__tiff *t, fv__layout *l)
     return FV_OK;
 }
 
-const fv__format fv__format_generic = {
-    .name = "generic-tiff",
-    .detect = generic_detect,
-    .fill = generic_fill,
-    .hide_description = 0,
-};
+FV__FORMAT(generic, "generic-tiff", 0);

@@ -99,16 +99,11 @@ objective(const fv__xml *x, int root, int image)
 static fv_status
 ome_fill(const fv__tiff *t, fv__layout *l)
 {
-    fv_status st;
     fv__xml *x = NULL;
-    const char *desc = t->ifds[0].description;
-    if ((st = fv__xml_parse(DOM, desc, strlen(desc), &x)))
+    int root;
+    fv_status st = fv__format_xml(t, DOM, "OME", &x, &root);
+    if (st)
         goto done;
-    int root = fv__xml_root(x);
-    if (strcmp(fv__xml_local(x, root), "OME")) {
-        st = fv_error_set(FV_EFORMAT, DOM, "%s: XML root is <%.60s>, expected <OME>", t->path, fv__xml_name(x, root));
-        goto done;
-    }
     int image = fv__xml_child(x, root, "Image");
     int pixels = image >= 0 ? fv__xml_child(x, image, "Pixels") : -1;
     if (pixels < 0) {
@@ -150,9 +145,4 @@ done:
     return st;
 }
 
-const fv__format fv__format_ome = {
-    .name = "ome-tiff",
-    .detect = ome_detect,
-    .fill = ome_fill,
-    .hide_description = 0,
-};
+FV__FORMAT(ome, "ome-tiff", 0);

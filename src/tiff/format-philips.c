@@ -218,12 +218,11 @@ add_xml_image(const fv__tiff *t, fv__layout *l, const fv__xml *x, int root, cons
 static fv_status
 philips_fill(const fv__tiff *t, fv__layout *l)
 {
-    fv_status st;
     fv__xml *x = NULL;
-    const char *desc = t->ifds[0].description;
-    if ((st = fv__xml_parse(DOM, desc, strlen(desc), &x)))
+    int root;
+    fv_status st = fv__format_xml(t, DOM, NULL, &x, &root);
+    if (st)
         goto done;
-    int root = fv__xml_root(x);
     const char *ot = fv__xml_attr(x, root, "ObjectType");
     if (strcmp(fv__xml_local(x, root), "DataObject") || !ot || strcmp(ot, "DPUfsImport")) {
         st = fv_error_set(FV_EFORMAT, DOM, "%s: XML root is <%.40s ObjectType=\"%.40s\">, expected <DataObject "
@@ -306,9 +305,4 @@ done:
     return st;
 }
 
-const fv__format fv__format_philips = {
-    .name = "philips",
-    .detect = philips_detect,
-    .fill = philips_fill,
-    .hide_description = 1,
-};
+FV__FORMAT(philips, "philips", 1);

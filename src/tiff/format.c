@@ -11,6 +11,7 @@
 #include <string.h>
 #include "tiff.h"
 #include "alloc.h"
+#include "xml.h"
 
 /* Most specific first; generic-tiff accepts anything with a first directory. */
 static const fv__format *const formats[] = {
@@ -529,4 +530,16 @@ fv__layout_free(fv__layout *l)
     for (int i = 0; i < l->nassoc; i++)
         fv__free(l->assoc[i].jpeg);
     memset(l, 0, sizeof *l);
+}
+
+fv_status
+fv__format_xml(const fv__tiff *t, const char *domain, const char *expect, fv__xml **x, int *root)
+{
+    const char *desc = t->ifds[0].description;
+    fv_status st = fv__xml_parse(domain, desc, strlen(desc), x);
+    *root = st ? -1 : fv__xml_root(*x);
+    if (!st && expect && strcmp(fv__xml_local(*x, *root), expect))
+        st = fv_error_set(FV_EFORMAT, domain, "%s: XML root is <%.60s>, expected <%s>", t->path,
+                          fv__xml_name(*x, *root), expect);
+    return st;
 }

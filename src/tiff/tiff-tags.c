@@ -237,31 +237,6 @@ check_tag(const fv__tiff *t, const fv__tiff_tag *tag, uint64_t count, const char
 
 #define FV__TIFF_READ_BLOCK 2048   /* values converted per pread (16 KiB on the stack) */
 
-fv_status
-fv__tiff_tag_u64(const fv__tiff *t, const fv__tiff_tag *tag, uint64_t *out, uint64_t count)
-{
-    fv_status st = check_tag(t, tag, count, "tag_u64");
-    if (st)
-        return st;
-    if (!fv__tiff_is_uint_type(tag->type))
-        return fv__tiff_err(t, FV_EFORMAT, "%s (%u) has type %s, expected an unsigned integer", fv__tiff_tag_name(tag->tag),
-                    tag->tag, fv__tiff_type_name(tag->type));
-    if (count && !out)
-        return fv_error_set(FV_EINVAL, "tiff", "tag_u64: out is NULL");
-    unsigned sz = fv__tiff_type_size(tag->type);
-    uint8_t buf[FV__TIFF_READ_BLOCK * 8];
-    for (uint64_t done = 0; done < count;) {
-        uint64_t n = count - done < FV__TIFF_READ_BLOCK ? count - done : FV__TIFF_READ_BLOCK;
-        st = fv__tiff_pread(t, tag->offset + done * sz, buf, (size_t)(n * sz));
-        if (st)
-            return st;
-        for (uint64_t i = 0; i < n; i++)
-            out[done + i] = fv__tiff_get_uint(buf + i * sz, sz, t->big_endian);
-        done += n;
-    }
-    return FV_OK;
-}
-
 static double
 value_f64(const uint8_t *p, unsigned type, int be, int *ok)
 {
@@ -301,6 +276,46 @@ value_f64(const uint8_t *p, unsigned type, int be, int *ok)
     return 0;
 }
 
+/* count values of tag into out: uint64_t, or double (f64, by value_f64). */
+static fv_status
+read_values(const fv__tiff *t, const fv__tiff_tag *tag, void *out, uint64_t count, int f64)
+{
+    if (count && !out)
+        return fv_error_set(FV_EINVAL, "tiff", "%s: out is NULL", f64 ? "tag_f64" : "tag_u64");
+    unsigned sz = fv__tiff_type_size(tag->type);
+    uint8_t buf[FV__TIFF_READ_BLOCK * 8];
+    for (uint64_t done = 0; done < count;) {
+        uint64_t n = count - done < FV__TIFF_READ_BLOCK ? count - done : FV__TIFF_READ_BLOCK;
+        fv_status st = fv__tiff_pread(t, tag->offset + done * sz, buf, (size_t)(n * sz));
+        if (st)
+            return st;
+        for (uint64_t i = 0; i < n; i++) {
+            int ok = 1;
+            if (!f64)
+                ((uint64_t *)out)[done + i] = fv__tiff_get_uint(buf + i * sz, sz, t->big_endian);
+            else
+                ((double *)out)[done + i] = value_f64(buf + i * sz, tag->type, t->big_endian, &ok);
+            if (!ok)
+                return fv__tiff_err(t, FV_EFORMAT, "%s (%u) value %llu has a zero denominator",
+                                    fv__tiff_tag_name(tag->tag), tag->tag, (unsigned long long)(done + i));
+        }
+        done += n;
+    }
+    return FV_OK;
+}
+
+fv_status
+fv__tiff_tag_u64(const fv__tiff *t, const fv__tiff_tag *tag, uint64_t *out, uint64_t count)
+{
+    fv_status st = check_tag(t, tag, count, "tag_u64");
+    if (st)
+        return st;
+    if (!fv__tiff_is_uint_type(tag->type))
+        return fv__tiff_err(t, FV_EFORMAT, "%s (%u) has type %s, expected an unsigned integer", fv__tiff_tag_name(tag->tag),
+                    tag->tag, fv__tiff_type_name(tag->type));
+    return read_values(t, tag, out, count, 0);
+}
+
 fv_status
 fv__tiff_tag_f64(const fv__tiff *t, const fv__tiff_tag *tag, double *out, uint64_t count)
 {
@@ -310,25 +325,7 @@ fv__tiff_tag_f64(const fv__tiff *t, const fv__tiff_tag *tag, double *out, uint64
     if (!fv__tiff_type_size(tag->type) || tag->type == TY_ASCII || tag->type == TY_UNDEFINED)
         return fv__tiff_err(t, FV_EFORMAT, "%s (%u) has type %s, expected a number", fv__tiff_tag_name(tag->tag), tag->tag,
                     fv__tiff_type_name(tag->type));
-    if (count && !out)
-        return fv_error_set(FV_EINVAL, "tiff", "tag_f64: out is NULL");
-    unsigned sz = fv__tiff_type_size(tag->type);
-    uint8_t buf[FV__TIFF_READ_BLOCK * 8];
-    for (uint64_t done = 0; done < count;) {
-        uint64_t n = count - done < FV__TIFF_READ_BLOCK ? count - done : FV__TIFF_READ_BLOCK;
-        st = fv__tiff_pread(t, tag->offset + done * sz, buf, (size_t)(n * sz));
-        if (st)
-            return st;
-        for (uint64_t i = 0; i < n; i++) {
-            int ok = 1;
-            out[done + i] = value_f64(buf + i * sz, tag->type, t->big_endian, &ok);
-            if (!ok)
-                return fv__tiff_err(t, FV_EFORMAT, "%s (%u) value %llu has a zero denominator", fv__tiff_tag_name(tag->tag),
-                            tag->tag, (unsigned long long)(done + i));
-        }
-        done += n;
-    }
-    return FV_OK;
+    return read_values(t, tag, out, count, 1);
 }
 
 fv_status

@@ -146,6 +146,10 @@ typedef struct fv__format {
 } fv__format;
 
 extern const fv__format fv__format_aperio, fv__format_philips, fv__format_ome, fv__format_generic;
+/* Defines fv__format_ID, its functions ID_detect and ID_fill. */
+#define FV__FORMAT(ID, NAME, HIDE_DESCRIPTION) \
+    const fv__format fv__format_##ID = {.name = NAME, .detect = ID##_detect, .fill = ID##_fill, \
+                                        .hide_description = HIDE_DESCRIPTION}
 
 /* Add a property (copied; a later value for the same key wins). */
 fv_status fv__layout_set_prop(fv__layout *l, const char *key, const char *value);
@@ -164,6 +168,12 @@ int fv__layout_has_assoc(const fv__layout *l, const char *name);
  * does for generic TIFF: pixels per centimetre (ResolutionUnit 3) or per inch
  * (2, also the default when the tag is absent); unit "none" says nothing. */
 void fv__resolution_mpp(const fv__tiff *t, int ifd, fv__layout *l);
+/* Directory 0's ImageDescription parsed as XML (OME-TIFF, Philips) into *x and its
+ * root element into *root, whose local name must be expect (NULL: any; FV_EFORMAT
+ * otherwise); domain prefixes errors. *x: NULL or the tree, which the caller frees
+ * (fv__xml_free), also after an error. */
+struct fv__xml;
+fv_status fv__format_xml(const fv__tiff *t, const char *domain, const char *expect, struct fv__xml **x, int *root);
 
 /* Locale-independent number text: whole string (surrounding blanks allowed),
  * finite values only; returns 1 on success; a decimal comma reads as a point.

@@ -17,6 +17,7 @@ skf = pytest.importorskip("skimage.filters")
 
 import fovea  # noqa: E402
 from conftest import random_array  # noqa: E402
+from fovea._interop import switched  # noqa: E402
 from fovea.skimage import filters as ff  # noqa: E402
 
 DTYPES = ["uint8", "uint16", "int16", "float32", "float64"]
@@ -354,12 +355,12 @@ def test_ridges_op(xp, rng, name, dtype, ndim, black, sigmas):
 
 
 @pytest.mark.parametrize("name", ["frangi", "sato", "meijering", "hessian"])
-def test_ridges_python_path(xp, rng, name, monkeypatch):
-    # FOVEA_RIDGE_PYTHON=1: the array-operation path, same results
+def test_ridges_python_path(xp, rng, name):
+    # the internal switch "ridge_arrays": the array-operation path, same results
     img = image(rng, (8, 9, 7), "float32")
     op = getattr(ff, name)(xp.asarray(img), sigmas=(1, 2))
-    monkeypatch.setenv("FOVEA_RIDGE_PYTHON", "1")
-    old = getattr(ff, name)(xp.asarray(img), sigmas=(1, 2))
+    with switched("ridge_arrays"):
+        old = getattr(ff, name)(xp.asarray(img), sigmas=(1, 2))
     assert_matches(op, to_host(old), xp)
 
 

@@ -559,6 +559,40 @@ def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0
     return c.result(output)
 
 
+def _footprint_origins(x, axes, footprint, origin):
+    """footprint and origin over all of x's axes (scipy's checks: one footprint
+    dimension per axis, each origin inside its extent)."""
+    footprint = S.expand_footprint(x.ndim, axes, footprint)
+    origins = S.expand_origin(x.ndim, axes, origin)
+    fshape = [k for k in footprint.shape if k > 0]
+    if len(fshape) != x.ndim:
+        raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match len(axes) ({len(axes)})")
+    for o, k in zip(origins, fshape):
+        if k // 2 + o < 0 or k // 2 + o >= k:
+            raise ValueError("invalid origin")
+    return footprint, origins
+
+
+def _size_passes(c, x, output, axes, size, origin, mode, cval, kind, filter1d):
+    """A filter by size along axes, separable: the 1-D passes (kind) in one fused run
+    when the arrays allow it, else filter1d along each axis in turn; axes of size 1
+    are skipped. The result (output) through c."""
+    n = len(axes)
+    sizes = S.normalize_sequence(size, n)
+    origins = S.normalize_sequence(origin, n)
+    modes = S.normalize_sequence(mode, n)
+    passes = [(axes[i], sizes[i], origins[i], modes[i]) for i in range(n) if sizes[i] > 1]
+    if passes and _real_pair(x, output):
+        _run_passes(c, x, output, [(kind, ax, int(sz), None, md, cval, og) for ax, sz, og, md in passes])
+    elif passes:
+        for ax, sz, og, md in passes:
+            filter1d(x, int(sz), ax, output, md, cval, og)
+            x = output
+    else:
+        c.assign(output, x)
+    return c.result(output)
+
+
 @public
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None):
     """Multidimensional running mean as 1-D passes (scipy.ndimage.uniform_filter)."""
@@ -566,20 +600,7 @@ def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=
     x = c.input
     output = c.get_output(output, x, complex_output=np.dtype(x.dtype).kind == "c")
     axes = S.check_axes(axes, x.ndim)
-    n = len(axes)
-    sizes = S.normalize_sequence(size, n)
-    origins = S.normalize_sequence(origin, n)
-    modes = S.normalize_sequence(mode, n)
-    passes = [(axes[i], sizes[i], origins[i], modes[i]) for i in range(n) if sizes[i] > 1]
-    if passes and _real_pair(x, output):
-        _run_passes(c, x, output, [(_PASS_UNIFORM, ax, int(sz), None, md, cval, og) for ax, sz, og, md in passes])
-    elif passes:
-        for ax, sz, og, md in passes:
-            uniform_filter1d(x, int(sz), ax, output, md, cval, og)
-            x = output
-    else:
-        c.assign(output, x)
-    return c.result(output)
+    return _size_passes(c, x, output, axes, size, origin, mode, cval, _PASS_UNIFORM, uniform_filter1d)
 
 
 def _min_or_max_1d(name, kind, input, size, axis, output, mode, cval, origin):
@@ -610,7 +631,7 @@ def maximum_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0
 
 
 def _min_or_max_filter(name, input, size, footprint, structure, output, mode, cval, origin, minimum,
-                       axes=None, stacklevel=4):
+                       axes=None, stacklevel=3):
     """scipy's _min_or_max_filter: separable 1-D passes for a size or an all-true
     footprint, else the n-D filter over footprint (and structure, for grey morphology)."""
     if size is not None and footprint is not None:
@@ -644,29 +665,10 @@ def _min_or_max_filter(name, input, size, footprint, structure, output, mode, cv
     axes = S.check_axes(axes, x.ndim)
     n = len(axes)
     if separable:
-        origins = S.normalize_sequence(origin, n)
-        sizes = S.normalize_sequence(size, n)
-        modes = S.normalize_sequence(mode, n)
-        passes = [(axes[i], sizes[i], origins[i], modes[i]) for i in range(n) if sizes[i] > 1]
-        fn = minimum_filter1d if minimum else maximum_filter1d
-        if passes and _real_pair(x, output):
-            kind = _PASS_MINIMUM if minimum else _PASS_MAXIMUM
-            _run_passes(c, x, output, [(kind, ax, int(sz), None, md, cval, og) for ax, sz, og, md in passes])
-        elif passes:
-            for ax, sz, og, md in passes:
-                fn(x, int(sz), ax, output, md, cval, og)
-                x = output
-        else:
-            c.assign(output, x)
-        return c.result(output)
-    footprint = S.expand_footprint(x.ndim, axes, footprint)
-    origins = S.expand_origin(x.ndim, axes, origin)
-    fshape = [k for k in footprint.shape if k > 0]
-    if len(fshape) != x.ndim:
-        raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match len(axes) ({len(axes)})")
-    for o, k in zip(origins, fshape):
-        if k // 2 + o < 0 or k // 2 + o >= k:
-            raise ValueError("invalid origin")
+        return _size_passes(c, x, output, axes, size, origin, mode, cval,
+                            _PASS_MINIMUM if minimum else _PASS_MAXIMUM,
+                            minimum_filter1d if minimum else maximum_filter1d)
+    footprint, origins = _footprint_origins(x, axes, footprint, origin)
     if structure is not None:
         if len(structure.shape) != n:
             raise RuntimeError("structure array has incorrect shape")
@@ -700,7 +702,7 @@ def maximum_filter(input, size=None, footprint=None, output=None, mode="reflect"
 
 def _rank_filter(name, input, rank, size, footprint, output, mode, cval, origin, operation, axes):
     if size is not None and footprint is not None:
-        warnings.warn("ignoring size because footprint is set", UserWarning, stacklevel=4)
+        warnings.warn("ignoring size because footprint is set", UserWarning, stacklevel=3)
     c = Call(name, input)
     x = c.input
     S.check_real(x)
@@ -712,15 +714,8 @@ def _rank_filter(name, input, rank, size, footprint, output, mode, cval, origin,
         footprint = np.ones(S.normalize_sequence(size, n), dtype=bool)
     else:
         footprint = ix.host(footprint, bool)
-    footprint = S.expand_footprint(x.ndim, axes, footprint)
-    origins = S.expand_origin(x.ndim, axes, origin)
     mode = S.expand_mode(x.ndim, axes, mode)
-    fshape = [k for k in footprint.shape if k > 0]
-    if len(fshape) != x.ndim:
-        raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match len(axes) ({len(axes)})")
-    for o, k in zip(origins, fshape):
-        if k // 2 + o < 0 or k // 2 + o >= k:
-            raise ValueError("invalid origin")
+    footprint, origins = _footprint_origins(x, axes, footprint, origin)
     count = int(np.count_nonzero(footprint))
     if operation == "median":
         rank = count // 2

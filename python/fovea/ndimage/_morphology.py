@@ -183,32 +183,32 @@ def binary_dilation(input, structure=None, iterations=1, mask=None, output=None,
     return c.result(out)
 
 
+def _binary_pair(name, first, second, input, structure, iterations, output, origin, mask, border_value,
+                 brute_force, axes):
+    """second(first(input)) with one structure: binary opening / closing."""
+    c = Call(name, input)
+    axes = S.check_axes(axes, c.input.ndim)
+    if structure is None:
+        structure = generate_binary_structure(len(axes), 1)
+    tmp = first(c.input, structure, iterations, mask, None, border_value, origin, brute_force, axes=axes)
+    return c.result(second(tmp, structure, iterations, mask, c.pass_output(output), border_value, origin,
+                           brute_force, axes=axes))
+
+
 @public
 def binary_opening(input, structure=None, iterations=1, output=None, origin=0, mask=None, border_value=0,
                    brute_force=False, *, axes=None):
     """Binary opening: erosion then dilation (scipy.ndimage.binary_opening)."""
-    c = Call("binary_opening", input)
-    axes = S.check_axes(axes, c.input.ndim)
-    if structure is None:
-        structure = generate_binary_structure(len(axes), 1)
-    tmp = binary_erosion(c.input, structure, iterations, mask, None, border_value, origin, brute_force,
-                         axes=axes)
-    return c.result(binary_dilation(tmp, structure, iterations, mask, c.pass_output(output), border_value,
-                                    origin, brute_force, axes=axes))
+    return _binary_pair("binary_opening", binary_erosion, binary_dilation, input, structure, iterations, output,
+                        origin, mask, border_value, brute_force, axes)
 
 
 @public
 def binary_closing(input, structure=None, iterations=1, output=None, origin=0, mask=None, border_value=0,
                    brute_force=False, *, axes=None):
     """Binary closing: dilation then erosion (scipy.ndimage.binary_closing)."""
-    c = Call("binary_closing", input)
-    axes = S.check_axes(axes, c.input.ndim)
-    if structure is None:
-        structure = generate_binary_structure(len(axes), 1)
-    tmp = binary_dilation(c.input, structure, iterations, mask, None, border_value, origin, brute_force,
-                          axes=axes)
-    return c.result(binary_erosion(tmp, structure, iterations, mask, c.pass_output(output), border_value,
-                                   origin, brute_force, axes=axes))
+    return _binary_pair("binary_closing", binary_dilation, binary_erosion, input, structure, iterations, output,
+                        origin, mask, border_value, brute_force, axes)
 
 
 @public
@@ -282,7 +282,7 @@ def grey_erosion(input, size=None, footprint=None, structure=None, output=None, 
     if size is None and footprint is None and structure is None:
         raise ValueError("size, footprint, or structure must be specified")
     return _min_or_max_filter("grey_erosion", input, size, footprint, structure, output, mode, cval, origin, 1,
-                              axes=axes, stacklevel=5)
+                              axes=axes, stacklevel=3)
 
 
 @public
@@ -312,70 +312,69 @@ def grey_dilation(input, size=None, footprint=None, structure=None, output=None,
         if not sz & 1:
             origin[i] -= 1
     return _min_or_max_filter("grey_dilation", input, size, footprint, structure, output, mode, cval, origin, 0,
-                              axes=axes, stacklevel=5)
+                              axes=axes, stacklevel=3)
 
 
 def _warn_size_footprint(size, footprint):
-    if size is not None and footprint is not None:
+    if size is not None and footprint is not None:   # warns at the caller of grey_opening / grey_closing
         warnings.warn("ignoring size because footprint is set", UserWarning, stacklevel=4)
+
+
+def _grey_pair(name, first, second, input, size, footprint, structure, output, mode, cval, origin, axes):
+    """second(first(input)) with one footprint: grey opening / closing."""
+    _warn_size_footprint(size, footprint)
+    c = Call(name, input)
+    tmp = first(c.input, size, footprint, structure, None, mode, cval, origin, axes=axes)
+    return c.result(second(tmp, size, footprint, structure, c.pass_output(output), mode, cval, origin, axes=axes))
 
 
 @public
 def grey_opening(input, size=None, footprint=None, structure=None, output=None, mode="reflect", cval=0.0,
                  origin=0, *, axes=None):
     """Grey opening: erosion then dilation (scipy.ndimage.grey_opening)."""
-    _warn_size_footprint(size, footprint)
-    c = Call("grey_opening", input)
-    tmp = grey_erosion(c.input, size, footprint, structure, None, mode, cval, origin, axes=axes)
-    return c.result(grey_dilation(tmp, size, footprint, structure, c.pass_output(output), mode, cval, origin,
-                                  axes=axes))
+    return _grey_pair("grey_opening", grey_erosion, grey_dilation, input, size, footprint, structure, output, mode,
+                      cval, origin, axes)
 
 
 @public
 def grey_closing(input, size=None, footprint=None, structure=None, output=None, mode="reflect", cval=0.0,
                  origin=0, *, axes=None):
     """Grey closing: dilation then erosion (scipy.ndimage.grey_closing)."""
-    _warn_size_footprint(size, footprint)
-    c = Call("grey_closing", input)
-    tmp = grey_dilation(c.input, size, footprint, structure, None, mode, cval, origin, axes=axes)
-    return c.result(grey_erosion(tmp, size, footprint, structure, c.pass_output(output), mode, cval, origin,
-                                 axes=axes))
+    return _grey_pair("grey_closing", grey_dilation, grey_erosion, input, size, footprint, structure, output, mode,
+                      cval, origin, axes)
+
+
+def _dilation_erosion(name, input, size, footprint, structure, output, mode, cval, origin, axes):
+    """(c, x, dilation, erosion, xp, into): the grey dilation and erosion of the input,
+    the erosion written into output when it is an array (into)."""
+    c = Call(name, input)
+    x = c.input
+    dil = grey_dilation(x, size, footprint, structure, None, mode, cval, origin, axes=axes)
+    xp = c.need_xp()
+    into = ix.is_array(output)
+    ero = grey_erosion(x, size, footprint, structure, c.pass_output(output) if into else None, mode, cval, origin,
+                       axes=axes)
+    return c, x, dil, ero, xp, into
 
 
 @public
 def morphological_gradient(input, size=None, footprint=None, structure=None, output=None, mode="reflect",
                            cval=0.0, origin=0, *, axes=None):
     """Dilation minus erosion (scipy.ndimage.morphological_gradient)."""
-    c = Call("morphological_gradient", input)
-    x = c.input
-    tmp = grey_dilation(x, size, footprint, structure, None, mode, cval, origin, axes=axes)
-    xp = c.need_xp()
-    if ix.is_array(output):
-        out = c.pass_output(output)
-        grey_erosion(x, size, footprint, structure, out, mode, cval, origin, axes=axes)
-        return c.result(xp.subtract(tmp, out, out))
-    return c.result(tmp - grey_erosion(x, size, footprint, structure, None, mode, cval, origin, axes=axes))
+    c, _, dil, ero, xp, into = _dilation_erosion("morphological_gradient", input, size, footprint, structure,
+                                                 output, mode, cval, origin, axes)
+    return c.result(xp.subtract(dil, ero, ero) if into else dil - ero)
 
 
 @public
 def morphological_laplace(input, size=None, footprint=None, structure=None, output=None, mode="reflect",
                           cval=0.0, origin=0, *, axes=None):
     """Dilation plus erosion minus twice the input (scipy.ndimage.morphological_laplace)."""
-    c = Call("morphological_laplace", input)
-    x = c.input
-    tmp1 = grey_dilation(x, size, footprint, structure, None, mode, cval, origin, axes=axes)
-    xp = c.need_xp()
-    if ix.is_array(output):
-        out = c.pass_output(output)
-        grey_erosion(x, size, footprint, structure, out, mode, cval, origin, axes=axes)
-        xp.add(tmp1, out, out)
-        xp.subtract(out, x, out)
-        return c.result(xp.subtract(out, x, out))
-    tmp2 = grey_erosion(x, size, footprint, structure, None, mode, cval, origin, axes=axes)
-    xp.add(tmp1, tmp2, tmp2)
-    xp.subtract(tmp2, x, tmp2)
-    xp.subtract(tmp2, x, tmp2)
-    return c.result(tmp2)
+    c, x, dil, ero, xp, _ = _dilation_erosion("morphological_laplace", input, size, footprint, structure, output,
+                                              mode, cval, origin, axes)
+    xp.add(dil, ero, ero)
+    xp.subtract(ero, x, ero)
+    return c.result(xp.subtract(ero, x, ero))
 
 
 def _tophat(name, white, input, size, footprint, structure, output, mode, cval, origin, axes):

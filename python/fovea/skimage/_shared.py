@@ -20,6 +20,7 @@ __all__ = [
     "as_float_image",
     "check_nD",
     "slice_at_axis",
+    "dtype_range",
 ]
 
 # scikit-image's table of float types for a dtype character (others: float64).
@@ -43,6 +44,22 @@ def supported_float_type(input_dtype, allow_complex=False):
     if not allow_complex and input_dtype.kind == "c":
         raise ValueError("complex valued input is not supported")
     return _FLOAT_FOR_CHAR.get(input_dtype.char, np.float64)
+
+
+def dtype_range(dtype, other=None):
+    """scikit-image's dtype_range[dtype.type]: (min, max) of the type; floats up to
+    float64 (-1, 1), bool (False, True). Other types: other when given, else KeyError."""
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return False, True
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return info.min, info.max
+    if dt.kind == "f" and dt.itemsize <= 8:
+        return -1, 1
+    if other is not None:
+        return other
+    raise KeyError(dt.type)
 
 
 def img_as_float(image, xp):

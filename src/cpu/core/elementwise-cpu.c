@@ -113,16 +113,8 @@ fv__copy_line(size_t itemsize)
 FV_FOREACH_DTYPE(FV__ADD_LINE)
 FV_FOREACH_DTYPE(FV__MUL_LINE)
 
-static const fv__line_fn fv__add_lines[FV_DTYPE_COUNT] = {
-#define FV__ADD_ENTRY(E, T, S) [E] = fv__add_##S,
-    FV_FOREACH_DTYPE(FV__ADD_ENTRY)
-#undef FV__ADD_ENTRY
-};
-static const fv__line_fn fv__mul_lines[FV_DTYPE_COUNT] = {
-#define FV__MUL_ENTRY(E, T, S) [E] = fv__mul_##S,
-    FV_FOREACH_DTYPE(FV__MUL_ENTRY)
-#undef FV__MUL_ENTRY
-};
+static const fv__line_fn fv__add_lines[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__add_);
+static const fv__line_fn fv__mul_lines[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__mul_);
 
 /* ---- the n-d driver ------------------------------------------------------------ */
 

@@ -39,22 +39,22 @@ typedef void (*fv__gather_fn)(double *buf, const char *base, int64_t as, int64_t
 typedef void (*fv__scatter_fn)(const double *buf, char *base, int64_t as, int64_t bs, int64_t nb, int64_t pos0,
                                int64_t n);
 
+/* one position of a line's extension: its nb values from the source index src,
+ * or cval (src < 0) */
 #define FV__GATHER(E, T, S)                                                                  \
+    static inline void fv__gather_edge_##S(double *restrict d, const char *base, int64_t as, int64_t bs, \
+                                           int64_t nb, int64_t src, double cval)             \
+    {                                                                                        \
+        for (int64_t b = 0; b < nb; b++)                                                     \
+            d[b] = src < 0 ? cval : (double)*(const T *)(base + src * as + b * bs);          \
+    }                                                                                        \
     static void fv__gather_##S(double *buf, const char *base, int64_t as, int64_t bs, int64_t nb,   \
                                int64_t pos0, int64_t n, int64_t L, int mode, double cval)    \
     {                                                                                        \
         int64_t q = 0;                                                                       \
         /* left extension, then the inside run, then the right extension */                  \
-        for (; q < n && pos0 + q < 0; q++) {                                                 \
-            int64_t src = fv__extend_index(pos0 + q, L, mode);                               \
-            double *restrict d = buf + q * nb;                                               \
-            if (src < 0)                                                                     \
-                for (int64_t b = 0; b < nb; b++)                                             \
-                    d[b] = cval;                                                             \
-            else                                                                             \
-                for (int64_t b = 0; b < nb; b++)                                             \
-                    d[b] = (double)*(const T *)(base + src * as + b * bs);                   \
-        }                                                                                    \
+        for (; q < n && pos0 + q < 0; q++)                                                   \
+            fv__gather_edge_##S(buf + q * nb, base, as, bs, nb, fv__extend_index(pos0 + q, L, mode), cval); \
         int64_t qe = fv__min64(n, L - pos0);                                                 \
         if (q < qe) {                                                                        \
             const char *p0 = base + (pos0 + q) * as;                                         \
@@ -98,16 +98,8 @@ typedef void (*fv__scatter_fn)(const double *buf, char *base, int64_t as, int64_
             }                                                                                \
             q = qe;                                                                          \
         }                                                                                    \
-        for (; q < n; q++) {                                                                 \
-            int64_t src = fv__extend_index(pos0 + q, L, mode);                               \
-            double *restrict d = buf + q * nb;                                               \
-            if (src < 0)                                                                     \
-                for (int64_t b = 0; b < nb; b++)                                             \
-                    d[b] = cval;                                                             \
-            else                                                                             \
-                for (int64_t b = 0; b < nb; b++)                                             \
-                    d[b] = (double)*(const T *)(base + src * as + b * bs);                   \
-        }                                                                                    \
+        for (; q < n; q++)                                                                   \
+            fv__gather_edge_##S(buf + q * nb, base, as, bs, nb, fv__extend_index(pos0 + q, L, mode), cval); \
     }
 FV_FOREACH_DTYPE(FV__GATHER)
 
@@ -154,16 +146,8 @@ FV_FOREACH_DTYPE(FV__GATHER)
     }
 FV_FOREACH_DTYPE(FV__SCATTER)
 
-static const fv__gather_fn fv__gathers[FV_DTYPE_COUNT] = {
-#define FV__GATHER_ENTRY(E, T, S) [E] = fv__gather_##S,
-    FV_FOREACH_DTYPE(FV__GATHER_ENTRY)
-#undef FV__GATHER_ENTRY
-};
-static const fv__scatter_fn fv__scatters[FV_DTYPE_COUNT] = {
-#define FV__SCATTER_ENTRY(E, T, S) [E] = fv__scatter_##S,
-    FV_FOREACH_DTYPE(FV__SCATTER_ENTRY)
-#undef FV__SCATTER_ENTRY
-};
+static const fv__gather_fn fv__gathers[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__gather_);
+static const fv__scatter_fn fv__scatters[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__scatter_);
 
 /* ---- the line computations, all on x[q * B + b] -> o[q * B + b] ---------------
  * x holds n + size - 1 positions per line (the window's halo included), o n. */

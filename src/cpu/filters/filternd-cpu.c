@@ -273,41 +273,13 @@ struct fv__fnd_job {
 
 FV_FOREACH_DTYPE(FV__TYPED)
 
-static const fv__dline_fn fv__dlines[FV_DTYPE_COUNT] = {
-#define FV__E(E, T, S) [E] = fv__dline_##S,
-    FV_FOREACH_DTYPE(FV__E)
-#undef FV__E
-};
-static const fv__tline_fn fv__tlines[FV_DTYPE_COUNT] = {
-#define FV__E(E, T, S) [E] = fv__tline_##S,
-    FV_FOREACH_DTYPE(FV__E)
-#undef FV__E
-};
-static const fv__store_fn fv__stores[FV_DTYPE_COUNT] = {
-#define FV__E(E, T, S) [E] = fv__store_##S,
-    FV_FOREACH_DTYPE(FV__E)
-#undef FV__E
-};
-static const fv__fnd_row_fn fv__minmax_rows[FV_DTYPE_COUNT] = {
-#define FV__E(E, T, S) [E] = fv__fnd_minmax_row_##S,
-    FV_FOREACH_DTYPE(FV__E)
-#undef FV__E
-};
-static const fv__fnd_fin_fn fv__minmax_fins[FV_DTYPE_COUNT] = {
-#define FV__E(E, T, S) [E] = fv__fnd_minmax_fin_##S,
-    FV_FOREACH_DTYPE(FV__E)
-#undef FV__E
-};
-static const fv__fnd_row_fn fv__rank_rows[FV_DTYPE_COUNT] = {
-#define FV__E(E, T, S) [E] = fv__fnd_rank_row_##S,
-    FV_FOREACH_DTYPE(FV__E)
-#undef FV__E
-};
-static const fv__fnd_fin_fn fv__rank_fins[FV_DTYPE_COUNT] = {
-#define FV__E(E, T, S) [E] = fv__fnd_rank_fin_##S,
-    FV_FOREACH_DTYPE(FV__E)
-#undef FV__E
-};
+static const fv__dline_fn fv__dlines[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__dline_);
+static const fv__tline_fn fv__tlines[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__tline_);
+static const fv__store_fn fv__stores[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__store_);
+static const fv__fnd_row_fn fv__minmax_rows[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__fnd_minmax_row_);
+static const fv__fnd_fin_fn fv__minmax_fins[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__fnd_minmax_fin_);
+static const fv__fnd_row_fn fv__rank_rows[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__fnd_rank_row_);
+static const fv__fnd_fin_fn fv__rank_fins[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__fnd_rank_fin_);
 
 /* ---- the driver ----------------------------------------------------------------------- */
 

@@ -10,139 +10,79 @@
 #include <emmintrin.h>
 #endif
 
-/* d[i] = a[i] < b[i] ? a[i] : b[i] */
-static inline void
-fv__vmin_f64(double *d, const double *a, const double *b, int64_t n)
-{
-    int64_t i = 0;
+/* The SSE2 steps before the scalar loops below (nothing without SSE2): for
+ * d = min / max(a, b) two vectors of W lanes a step by INS; for the
+ * compare-exchange one vector a step. */
 #if defined(__SSE2__)
-    for (; i + 4 <= n; i += 4) {
-        __m128d x0 = _mm_min_pd(_mm_loadu_pd(a + i), _mm_loadu_pd(b + i));
-        __m128d x1 = _mm_min_pd(_mm_loadu_pd(a + i + 2), _mm_loadu_pd(b + i + 2));
-        _mm_storeu_pd(d + i, x0);
-        _mm_storeu_pd(d + i + 2, x1);
+#define FV__VSTEP(V, W, LD, ST, INS)                                                        \
+    for (; i + 2 * (W) <= n; i += 2 * (W)) {                                                \
+        V x0 = INS(LD(a + i), LD(b + i));                                                   \
+        V x1 = INS(LD(a + i + (W)), LD(b + i + (W)));                                       \
+        ST(d + i, x0);                                                                      \
+        ST(d + i + (W), x1);                                                                \
     }
+#define FV__VSTEP_CX(V, W, LD, ST, MIN, MAX)                                                \
+    for (; i + (W) <= n; i += (W)) {                                                        \
+        V x = LD(a + i);                                                                    \
+        V y = LD(b + i);                                                                    \
+        ST(a + i, MIN(y, x));                                                               \
+        ST(b + i, MAX(x, y));                                                               \
+    }
+#else
+#define FV__VSTEP(...)
+#define FV__VSTEP_CX(...)
 #endif
-    for (; i < n; i++)
-        d[i] = a[i] < b[i] ? a[i] : b[i];
-}
 
-/* d[i] = a[i] > b[i] ? a[i] : b[i] */
-static inline void
-fv__vmax_f64(double *d, const double *a, const double *b, int64_t n)
-{
-    int64_t i = 0;
-#if defined(__SSE2__)
-    for (; i + 4 <= n; i += 4) {
-        __m128d x0 = _mm_max_pd(_mm_loadu_pd(a + i), _mm_loadu_pd(b + i));
-        __m128d x1 = _mm_max_pd(_mm_loadu_pd(a + i + 2), _mm_loadu_pd(b + i + 2));
-        _mm_storeu_pd(d + i, x0);
-        _mm_storeu_pd(d + i + 2, x1);
-    }
-#endif
-    for (; i < n; i++)
-        d[i] = a[i] > b[i] ? a[i] : b[i];
-}
-
-static inline void
-fv__vmin_f32(float *d, const float *a, const float *b, int64_t n)
-{
-    int64_t i = 0;
-#if defined(__SSE2__)
-    for (; i + 8 <= n; i += 8) {
-        __m128 x0 = _mm_min_ps(_mm_loadu_ps(a + i), _mm_loadu_ps(b + i));
-        __m128 x1 = _mm_min_ps(_mm_loadu_ps(a + i + 4), _mm_loadu_ps(b + i + 4));
-        _mm_storeu_ps(d + i, x0);
-        _mm_storeu_ps(d + i + 4, x1);
-    }
-#endif
-    for (; i < n; i++)
-        d[i] = a[i] < b[i] ? a[i] : b[i];
-}
-
-static inline void
-fv__vmax_f32(float *d, const float *a, const float *b, int64_t n)
-{
-    int64_t i = 0;
-#if defined(__SSE2__)
-    for (; i + 8 <= n; i += 8) {
-        __m128 x0 = _mm_max_ps(_mm_loadu_ps(a + i), _mm_loadu_ps(b + i));
-        __m128 x1 = _mm_max_ps(_mm_loadu_ps(a + i + 4), _mm_loadu_ps(b + i + 4));
-        _mm_storeu_ps(d + i, x0);
-        _mm_storeu_ps(d + i + 4, x1);
-    }
-#endif
-    for (; i < n; i++)
-        d[i] = a[i] > b[i] ? a[i] : b[i];
-}
-
-/* Compare-exchange: a[i] = b[i] < a[i] ? b[i] : a[i], b[i] = a[i] > b[i] ? a[i] : b[i]
- * (old values on the right). */
-static inline void
-fv__vcx_f64(double *a, double *b, int64_t n)
-{
-    int64_t i = 0;
-#if defined(__SSE2__)
-    for (; i + 2 <= n; i += 2) {
-        __m128d x = _mm_loadu_pd(a + i), y = _mm_loadu_pd(b + i);
-        _mm_storeu_pd(a + i, _mm_min_pd(y, x));
-        _mm_storeu_pd(b + i, _mm_max_pd(x, y));
-    }
-#endif
-    for (; i < n; i++) {
-        double x = a[i], y = b[i];
-        a[i] = y < x ? y : x;
-        b[i] = x > y ? x : y;
-    }
-}
-
-static inline void
-fv__vcx_f32(float *a, float *b, int64_t n)
-{
-    int64_t i = 0;
-#if defined(__SSE2__)
-    for (; i + 4 <= n; i += 4) {
-        __m128 x = _mm_loadu_ps(a + i), y = _mm_loadu_ps(b + i);
-        _mm_storeu_ps(a + i, _mm_min_ps(y, x));
-        _mm_storeu_ps(b + i, _mm_max_ps(x, y));
-    }
-#endif
-    for (; i < n; i++) {
-        float x = a[i], y = b[i];
-        a[i] = y < x ? y : x;
-        b[i] = x > y ? x : y;
-    }
-}
-
-/* The same for the integer types (plain loops; the compiler vectorises them). */
-#define FV__VINT(T, S)                                                                      \
+/* fv__vmin_S: d[i] = a[i] < b[i] ? a[i] : b[i]; fv__vmax_S: d[i] = a[i] > b[i] ? a[i] : b[i];
+ * fv__vcx_S, the compare-exchange: a[i] = b[i] < a[i] ? b[i] : a[i],
+ * b[i] = a[i] > b[i] ? a[i] : b[i] (old values on the right). VMIN / VMAX / VCX:
+ * the vector steps before the scalar loops (empty for the integer types: the
+ * compiler vectorises their plain loops). */
+#define FV__VDEFINE(T, S, RESTRICT, VMIN, VMAX, VCX)                                        \
     static inline void fv__vmin_##S(T *d, const T *a, const T *b, int64_t n)                \
     {                                                                                       \
-        for (int64_t i = 0; i < n; i++)                                                     \
+        int64_t i = 0;                                                                      \
+        VMIN                                                                                \
+        for (; i < n; i++)                                                                  \
             d[i] = a[i] < b[i] ? a[i] : b[i];                                               \
     }                                                                                       \
     static inline void fv__vmax_##S(T *d, const T *a, const T *b, int64_t n)                \
     {                                                                                       \
-        for (int64_t i = 0; i < n; i++)                                                     \
+        int64_t i = 0;                                                                      \
+        VMAX                                                                                \
+        for (; i < n; i++)                                                                  \
             d[i] = a[i] > b[i] ? a[i] : b[i];                                               \
     }                                                                                       \
-    static inline void fv__vcx_##S(T *restrict a, T *restrict b, int64_t n)                 \
+    static inline void fv__vcx_##S(T *RESTRICT a, T *RESTRICT b, int64_t n)                 \
     {                                                                                       \
-        for (int64_t i = 0; i < n; i++) {                                                   \
+        int64_t i = 0;                                                                      \
+        VCX                                                                                 \
+        for (; i < n; i++) {                                                                \
             T x = a[i], y = b[i];                                                           \
             a[i] = y < x ? y : x;                                                           \
             b[i] = x > y ? x : y;                                                           \
         }                                                                                   \
     }
-FV__VINT(uint8_t, b)
-FV__VINT(uint8_t, u8)
-FV__VINT(uint16_t, u16)
-FV__VINT(uint32_t, u32)
-FV__VINT(uint64_t, u64)
-FV__VINT(int8_t, i8)
-FV__VINT(int16_t, i16)
-FV__VINT(int32_t, i32)
-FV__VINT(int64_t, i64)
-#undef FV__VINT
+
+FV__VDEFINE(double, f64, ,
+            FV__VSTEP(__m128d, 2, _mm_loadu_pd, _mm_storeu_pd, _mm_min_pd),
+            FV__VSTEP(__m128d, 2, _mm_loadu_pd, _mm_storeu_pd, _mm_max_pd),
+            FV__VSTEP_CX(__m128d, 2, _mm_loadu_pd, _mm_storeu_pd, _mm_min_pd, _mm_max_pd))
+FV__VDEFINE(float, f32, ,
+            FV__VSTEP(__m128, 4, _mm_loadu_ps, _mm_storeu_ps, _mm_min_ps),
+            FV__VSTEP(__m128, 4, _mm_loadu_ps, _mm_storeu_ps, _mm_max_ps),
+            FV__VSTEP_CX(__m128, 4, _mm_loadu_ps, _mm_storeu_ps, _mm_min_ps, _mm_max_ps))
+FV__VDEFINE(uint8_t, b, restrict, , , )
+FV__VDEFINE(uint8_t, u8, restrict, , , )
+FV__VDEFINE(uint16_t, u16, restrict, , , )
+FV__VDEFINE(uint32_t, u32, restrict, , , )
+FV__VDEFINE(uint64_t, u64, restrict, , , )
+FV__VDEFINE(int8_t, i8, restrict, , , )
+FV__VDEFINE(int16_t, i16, restrict, , , )
+FV__VDEFINE(int32_t, i32, restrict, , , )
+FV__VDEFINE(int64_t, i64, restrict, , , )
+#undef FV__VDEFINE
+#undef FV__VSTEP
+#undef FV__VSTEP_CX
 
 #endif

@@ -73,6 +73,17 @@ typedef union fv__lap_accbuf {
     uint8_t b[FV__LAP_BLOCK];    /* FV__LAP_BOOL */
 } fv__lap_accbuf;
 
+/* a->F = CONV(t) (first) or a->F += CONV(t), element by element. */
+#define FV__LAP_ACC(F, CONV)                                                                 \
+    do {                                                                                     \
+        if (first)                                                                           \
+            for (int i = 0; i < m; i++)                                                      \
+                a->F[i] = CONV(t[i]);                                                        \
+        else                                                                                 \
+            for (int i = 0; i < m; i++)                                                      \
+                a->F[i] += CONV(t[i]);                                                       \
+    } while (0)
+
 /* The term t converted to out's kind and added to the accumulator (first:
  * assigned), as NumPy's `output += tmp` adds the stored terms. */
 static void
@@ -87,36 +98,16 @@ fv__lap_accumulate(fv__lap_accbuf *a, int kind, int first, const double *t, int 
                 a->d[i] = a->d[i] + t[i];
         break;
     case FV__LAP_F32:
-        if (first)
-            for (int i = 0; i < m; i++)
-                a->f[i] = (float)t[i];
-        else
-            for (int i = 0; i < m; i++)
-                a->f[i] = a->f[i] + (float)t[i];
+        FV__LAP_ACC(f, (float));
         break;
     case FV__LAP_W32:
-        if (first)
-            for (int i = 0; i < m; i++)
-                a->w[i] = (uint32_t)fv__cvt32(t[i]);
-        else
-            for (int i = 0; i < m; i++)
-                a->w[i] += (uint32_t)fv__cvt32(t[i]);
+        FV__LAP_ACC(w, (uint32_t)fv__cvt32);
         break;
     case FV__LAP_W64:
-        if (first)
-            for (int i = 0; i < m; i++)
-                a->u[i] = (uint64_t)fv__cvt64(t[i]);
-        else
-            for (int i = 0; i < m; i++)
-                a->u[i] += (uint64_t)fv__cvt64(t[i]);
+        FV__LAP_ACC(u, (uint64_t)fv__cvt64);
         break;
     case FV__LAP_U64:
-        if (first)
-            for (int i = 0; i < m; i++)
-                a->u[i] = fv__cvtu64(t[i]);
-        else
-            for (int i = 0; i < m; i++)
-                a->u[i] += fv__cvtu64(t[i]);
+        FV__LAP_ACC(u, fv__cvtu64);
         break;
     default:   /* FV__LAP_BOOL */
         if (first)

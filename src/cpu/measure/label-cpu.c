@@ -48,6 +48,8 @@ typedef struct fv__lab_job {
     const int64_t *cstart;   /* nchunks + 1 line starts */
     int64_t *count;          /* per block: roots, then labels before it */
     int64_t *scratch;        /* per block: 2 * max(ng, 1) entries (fv__lab_active) */
+    int separate;            /* P is a scratch array (else out itself) */
+    int members;             /* fv__lab_decode's pass: 1 members, 0 the last */
 } fv__lab_job;
 
 /* The neighbour lines usable from the current line (scratch of one task). */
@@ -130,6 +132,32 @@ fv__lab_next_line(const fv__lab_job *j, int64_t *co)
 
 /* ---- per index type: find, union, flatten, numbering ------------------------- */
 
+/* separate-scratch path: follow each pixel's links to its root's encoded label
+ * and write it as int<B>_t; P is only read, so out gets every pixel in one pass */
+#define FV__LAB_DEFINE_EMIT(S, B)                                                       \
+    static void fv__lab_emit##B##_##S(void *arg, int64_t cb, int64_t ce)               \
+    {                                                                                  \
+        fv__lab_job *j = arg;                                                          \
+        const fv__lab_##S##_t *P = j->P;                                               \
+        int##B##_t *out = j->out;                                                      \
+        fv__lab_##S##_t lastp = -1, lastq = -1; /* a run shares its link: chase once */ \
+        for (int64_t i = cb * j->W; i < ce * j->W; i++) {                              \
+            fv__lab_##S##_t p = P[i], q;                                               \
+            if (p == lastp) {                                                          \
+                q = lastq;                                                             \
+            } else {                                                                  \
+                q = p;                                                                 \
+                while (q >= 0)                                                         \
+                    q = P[q];                                                          \
+                lastp = p;                                                             \
+                lastq = q;                                                             \
+            }                                                                          \
+            out[i] = (int##B##_t)(-q - 1);                                             \
+        }                                                                              \
+    }
+typedef int32_t fv__lab_i32_t;
+typedef int64_t fv__lab_i64_t;
+
 #define FV__LAB_DEFINE_IT(IT, S)                                                        \
     /* find with path halving; block-local (no other writer) */                       \
     static inline IT fv__lab_find_##S(IT *P, IT x)                                     \
@@ -172,13 +200,18 @@ fv__lab_next_line(const fv__lab_job *j, int64_t *co)
                 return;                                                                \
         }                                                                              \
     }                                                                                  \
-    static void fv__lab_flatten_##S(void *arg, int64_t cb, int64_t ce)                 \
+    /* per block: count the roots; in place (not j->separate) also point every   \
+     * pixel at its root */                                                        \
+    static void fv__lab_tally_##S(void *arg, int64_t cb, int64_t ce)                   \
     {                                                                                  \
         fv__lab_job *j = arg;                                                          \
         IT *P = j->P;                                                                  \
+        const int flatten = !j->separate;                                              \
         for (int64_t c = cb; c < ce; c++) {                                            \
             int64_t cnt = 0, e = j->cstart[c + 1] * j->W;                              \
-            for (int64_t i = j->cstart[c] * j->W; i < e; i++) {                        \
+            for (int64_t i = j->cstart[c] * j->W; i < e && !flatten; i++)              \
+                cnt += P[i] == (IT)i;                                                  \
+            for (int64_t i = j->cstart[c] * j->W; i < e && flatten; i++) {             \
                 IT p = FV__LD(&P[i]), q;                                               \
                 if (p < 0)                                                             \
                     continue;                                                          \
@@ -205,77 +238,19 @@ fv__lab_next_line(const fv__lab_job *j, int64_t *co)
                     P[i] = -(++next) - 1;                                              \
         }                                                                              \
     }                                                                                  \
-    /* separate-scratch path: count the roots (no flattening) */                     \
-    static void fv__lab_count_##S(void *arg, int64_t cb, int64_t ce)                   \
-    {                                                                                  \
-        fv__lab_job *j = arg;                                                          \
-        const IT *P = j->P;                                                            \
-        for (int64_t c = cb; c < ce; c++) {                                            \
-            int64_t cnt = 0, e = j->cstart[c + 1] * j->W;                              \
-            for (int64_t i = j->cstart[c] * j->W; i < e; i++)                          \
-                cnt += P[i] == (IT)i;                                                  \
-            j->count[c] = cnt;                                                         \
-        }                                                                              \
-    }                                                                                  \
-    /* separate-scratch path: follow each pixel's links to its root's encoded        \
-     * label; P is only read, so out gets every pixel in one pass */                  \
-    static void fv__lab_emit32_##S(void *arg, int64_t cb, int64_t ce)                  \
-    {                                                                                  \
-        fv__lab_job *j = arg;                                                          \
-        const IT *P = j->P;                                                            \
-        int32_t *out = j->out;                                                         \
-        IT lastp = -1, lastq = -1; /* a run's pixels share their link: chase once */   \
-        for (int64_t i = cb * j->W; i < ce * j->W; i++) {                              \
-            IT p = P[i], q;                                                            \
-            if (p == lastp) {                                                          \
-                q = lastq;                                                             \
-            } else {                                                                  \
-                q = p;                                                                 \
-                while (q >= 0)                                                         \
-                    q = P[q];                                                          \
-                lastp = p;                                                             \
-                lastq = q;                                                             \
-            }                                                                          \
-            out[i] = (int32_t)(-q - 1);                                                \
-        }                                                                              \
-    }                                                                                  \
-    static void fv__lab_emit64_##S(void *arg, int64_t cb, int64_t ce)                  \
-    {                                                                                  \
-        fv__lab_job *j = arg;                                                          \
-        const IT *P = j->P;                                                            \
-        int64_t *out = j->out;                                                         \
-        IT lastp = -1, lastq = -1; /* a run's pixels share their link: chase once */   \
-        for (int64_t i = cb * j->W; i < ce * j->W; i++) {                              \
-            IT p = P[i], q;                                                            \
-            if (p == lastp) {                                                          \
-                q = lastq;                                                             \
-            } else {                                                                  \
-                q = p;                                                                 \
-                while (q >= 0)                                                         \
-                    q = P[q];                                                          \
-                lastp = p;                                                             \
-                lastq = q;                                                             \
-            }                                                                          \
-            out[i] = (int64_t)(-q - 1);                                                \
-        }                                                                              \
-    }                                                                                  \
-    static void fv__lab_members_##S(void *arg, int64_t cb, int64_t ce)                 \
+    FV__LAB_DEFINE_EMIT(S, 32) FV__LAB_DEFINE_EMIT(S, 64)                           \
+    /* the in-place path's last two passes: j->members: non-roots take their    \
+     * root's encoded label; then encoded labels and -1 decode to label / 0 */     \
+    static void fv__lab_decode_##S(void *arg, int64_t cb, int64_t ce)                  \
     {                                                                                  \
         fv__lab_job *j = arg;                                                          \
         IT *P = j->P;                                                                  \
+        const int members = j->members;                                                \
         for (int64_t i = cb * j->W; i < ce * j->W; i++) {                              \
             IT p = P[i];                                                               \
-            if (p >= 0)                                                                \
+            if (members && p >= 0)                                                     \
                 P[i] = -P[p] - 1;                                                      \
-        }                                                                              \
-    }                                                                                  \
-    static void fv__lab_finish_##S(void *arg, int64_t cb, int64_t ce)                  \
-    {                                                                                  \
-        fv__lab_job *j = arg;                                                          \
-        IT *P = j->P;                                                                  \
-        for (int64_t i = cb * j->W; i < ce * j->W; i++) {                              \
-            IT p = P[i];                                                               \
-            if (p < 0)                                                                 \
+            else if (!members && p < 0)                                                \
                 P[i] = -p - 1;                                                         \
         }                                                                              \
     }
@@ -291,7 +266,10 @@ FV__LAB_DEFINE_IT(int64_t, i64)
  * neighbour line only the first of each stretch of such positions is, the
  * others being connected to it already (when rowconn). */
 #define FV__LAB_DEFINE_SCAN(VT, VS, IT, S)                                              \
-    static void fv__lab_local_##VS##_##S(void *arg, int64_t cb, int64_t ce)            \
+    /* border = 0: the local pass (links inside the block, sequential find);      \
+     * border = 1: the border pass (links to earlier blocks, atomic union) */      \
+    static inline __attribute__((always_inline)) void fv__lab_scan_##VS##_##S(         \
+        void *arg, int64_t cb, int64_t ce, const int border)                           \
     {                                                                                  \
         fv__lab_job *j = arg;                                                          \
         const VT *in = j->in;                                                          \
@@ -303,9 +281,15 @@ FV__LAB_DEFINE_IT(int64_t, i64)
         for (int64_t c = cb; c < ce; c++) {                                            \
             fv__lab_active_init(j, c, &a);                                             \
             int64_t L0 = j->cstart[c], L1 = j->cstart[c + 1], co[FV_MAX_NDIM];         \
+            if (border && L0 == 0)                                                     \
+                continue;                                                              \
+            if (border && L1 > L0 + j->maxback)                                        \
+                L1 = L0 + j->maxback;                                                  \
             fv__lab_coords(j, L0, co);                                                 \
             for (int64_t L = L0; L < L1; L++, fv__lab_next_line(j, co)) {              \
-                fv__lab_active_set(j, co, L, L0, 0, &a);                               \
+                fv__lab_active_set(j, co, L, L0, border, &a);                          \
+                if (border && !a.n)                                                    \
+                    continue;                                                          \
                 const int64_t base = L * W;                                            \
                 const VT *row = in + base;                                             \
                 int64_t x0 = 0;                                                        \
@@ -315,28 +299,28 @@ FV__LAB_DEFINE_IT(int64_t, i64)
                     if (rowconn)                                                       \
                         while (x1 < W && row[x1] == v)                                 \
                             x1++;                                                      \
-                    if (hasbg && v == bg) {                                            \
-                        for (int64_t x = x0; x < x1; x++)                              \
-                            P[base + x] = -1;                                          \
-                        x0 = x1;                                                       \
-                        continue;                                                      \
-                    }                                                                  \
+                    const int isbg = hasbg && v == bg;                                 \
                     const IT head = (IT)(base + x0);                                   \
-                    IT r = head; /* root of the run's set so far */                    \
-                    for (int64_t x = x0; x < x1; x++)                                  \
-                        P[base + x] = head;                                            \
-                    for (int g = 0; g < a.n; g++) {                                    \
+                    IT r = head; /* root of the run's set so far (local pass) */       \
+                    if (!border)                                                       \
+                        for (int64_t x = x0; x < x1; x++)                              \
+                            P[base + x] = isbg ? -1 : head;                            \
+                    for (int g = 0; g < a.n && !isbg; g++) {                           \
                         const VT *nrow = row + a.delta[g];                             \
                         int64_t lo, hi;                                                \
                         int span = fv__lab_span(a.mask[g], x0, x1, W, &lo, &hi);       \
                         for (int64_t y = lo; y <= hi; y++) {                           \
                             if (nrow[y] != v || (!span && !fv__lab_touch5(y, x0, x1)))    \
                                 continue;                                              \
-                            const int64_t yq = y;                                      \
+                            const IT q = (IT)(base + a.delta[g] + y);                  \
                             if (span && rowconn) /* the rest of this stretch is joined */ \
                                 while (y < hi && nrow[y + 1] == v)                     \
                                     y++;                                               \
-                            IT rj = fv__lab_find_##S(P, (IT)(base + a.delta[g] + yq)); \
+                            if (border) {                                              \
+                                fv__lab_aunion_##S(P, head, q);                        \
+                                continue;                                              \
+                            }                                                          \
+                            IT rj = fv__lab_find_##S(P, q);                            \
                             if (rj < r) {                                              \
                                 P[r] = rj;                                             \
                                 r = rj;                                                \
@@ -350,56 +334,13 @@ FV__LAB_DEFINE_IT(int64_t, i64)
             }                                                                          \
         }                                                                              \
     }                                                                                  \
+    static void fv__lab_local_##VS##_##S(void *arg, int64_t cb, int64_t ce)            \
+    {                                                                                  \
+        fv__lab_scan_##VS##_##S(arg, cb, ce, 0);                                       \
+    }                                                                                  \
     static void fv__lab_border_##VS##_##S(void *arg, int64_t cb, int64_t ce)           \
     {                                                                                  \
-        fv__lab_job *j = arg;                                                          \
-        const VT *in = j->in;                                                          \
-        IT *P = j->P;                                                                  \
-        const int hasbg = j->p->has_background, rowconn = j->rowconn;                  \
-        const VT bg = (VT)j->p->background;                                            \
-        const int64_t W = j->W;                                                        \
-        fv__lab_active a;                                                              \
-        for (int64_t c = cb; c < ce; c++) {                                            \
-            fv__lab_active_init(j, c, &a);                                             \
-            int64_t L0 = j->cstart[c], L1 = j->cstart[c + 1], co[FV_MAX_NDIM];         \
-            if (L0 == 0)                                                               \
-                continue;                                                              \
-            if (L1 > L0 + j->maxback)                                                  \
-                L1 = L0 + j->maxback;                                                  \
-            fv__lab_coords(j, L0, co);                                                 \
-            for (int64_t L = L0; L < L1; L++, fv__lab_next_line(j, co)) {              \
-                fv__lab_active_set(j, co, L, L0, 1, &a);                               \
-                if (!a.n)                                                              \
-                    continue;                                                          \
-                const int64_t base = L * W;                                            \
-                const VT *row = in + base;                                             \
-                int64_t x0 = 0;                                                        \
-                while (x0 < W) {                                                       \
-                    const VT v = row[x0];                                              \
-                    int64_t x1 = x0 + 1;                                               \
-                    if (rowconn)                                                       \
-                        while (x1 < W && row[x1] == v)                                 \
-                            x1++;                                                      \
-                    if (!(hasbg && v == bg)) {                                         \
-                        for (int g = 0; g < a.n; g++) {                                \
-                            const VT *nrow = row + a.delta[g];                         \
-                            int64_t lo, hi;                                            \
-                            int span = fv__lab_span(a.mask[g], x0, x1, W, &lo, &hi);   \
-                            for (int64_t y = lo; y <= hi; y++) {                       \
-                                if (nrow[y] != v || (!span && !fv__lab_touch5(y, x0, x1))) \
-                                    continue;                                          \
-                                const int64_t yq = y;                                  \
-                                if (span && rowconn)                                   \
-                                    while (y < hi && nrow[y + 1] == v)                 \
-                                        y++;                                           \
-                                fv__lab_aunion_##S(P, (IT)(base + x0), (IT)(base + a.delta[g] + yq)); \
-                            }                                                          \
-                        }                                                              \
-                    }                                                                  \
-                    x0 = x1;                                                           \
-                }                                                                      \
-            }                                                                          \
-        }                                                                              \
+        fv__lab_scan_##VS##_##S(arg, cb, ce, 1);                                       \
     }
 
 #define FV__LAB_DEFINE_VT(VT, VS) \
@@ -410,15 +351,14 @@ FV__LAB_DEFINE_VT(uint32_t, u32)
 FV__LAB_DEFINE_VT(uint64_t, u64)
 
 typedef struct fv__lab_fns {
-    fv__range_fn local, border, flatten, roots, members, finish, count, emit32, emit64;
+    fv__range_fn local, border, tally, roots, decode, emit32, emit64;
 } fv__lab_fns;
 
 #define FV__LAB_FNS(VS, S)                                                                     \
     (fv__lab_fns)                                                                              \
     {                                                                                          \
-        fv__lab_local_##VS##_##S, fv__lab_border_##VS##_##S, fv__lab_flatten_##S, fv__lab_roots_##S, \
-            fv__lab_members_##S, fv__lab_finish_##S, fv__lab_count_##S, fv__lab_emit32_##S,    \
-            fv__lab_emit64_##S                                                                 \
+        fv__lab_local_##VS##_##S, fv__lab_border_##VS##_##S, fv__lab_tally_##S, fv__lab_roots_##S, \
+            fv__lab_decode_##S, fv__lab_emit32_##S, fv__lab_emit64_##S                         \
     }
 
 fv_status
@@ -499,6 +439,7 @@ fv__cpu_label(fv_context *ctx, const fv__op_args *a)
     /* parent links in 32 bits when n allows (a scratch array, then one pass
      * writes out), else in out itself (int64) */
     const int wide = n >= INT32_MAX - 1, separate = !wide;
+    j.separate = separate;
     int64_t *scratchP = NULL;
     if (separate) {
         if (!(scratchP = malloc(sizeof(int32_t) * (size_t)n))) {
@@ -521,7 +462,7 @@ fv__cpu_label(fv_context *ctx, const fv__op_args *a)
     fv__parallel_for(ctx, nchunks, 1, f.local, &j);
     if (nchunks > 1)
         fv__parallel_for(ctx, nchunks, 1, f.border, &j);
-    fv__parallel_for(ctx, nchunks, 1, separate ? f.count : f.flatten, &j);
+    fv__parallel_for(ctx, nchunks, 1, f.tally, &j);
     int64_t total = 0;
     for (int64_t c = 0; c < nchunks; c++) {
         int64_t k = count[c];
@@ -532,8 +473,10 @@ fv__cpu_label(fv_context *ctx, const fv__op_args *a)
     if (separate) {
         fv__parallel_for(ctx, j.nlines, 64, a->out->dtype == FV_INT64 ? f.emit64 : f.emit32, &j);
     } else {
-        fv__parallel_for(ctx, j.nlines, 64, f.members, &j);
-        fv__parallel_for(ctx, j.nlines, 64, f.finish, &j);
+        j.members = 1;
+        fv__parallel_for(ctx, j.nlines, 64, f.decode, &j);
+        j.members = 0;
+        fv__parallel_for(ctx, j.nlines, 64, f.decode, &j);
     }
     ((fv__label_params *)p)->num = total;
 done:

@@ -3,7 +3,8 @@
  * one pass over the pixels, replacing the chain of CuPy array operations the
  * Python layer ran before (symmetric_eigvals' (2, H, W) stacks, argsort +
  * take_along_axis to sort by magnitude, eigvalsh on (..., 3, 3) stacks, then
- * one kernel with temporaries per exp / maximum). FOVEA_RIDGE_PYTHON=1 makes
+ * one kernel with temporaries per exp / maximum). The internal switch
+ * "ridge_arrays" (fovea._interop.switched) makes
  * python/fovea/skimage/filters/ridges.py take that old path again.
  *
  * One thread per pixel (grid-stride over the C-contiguous planes): it reads the

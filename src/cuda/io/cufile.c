@@ -193,8 +193,10 @@ cf_enter(int device, int *prev)
     return FV_OK;
 }
 
-fv_status
-fv__cufile_read(void *handle, int device, void *buf, size_t count, uint64_t off, size_t *done)
+/* cuFileRead (write = 0) or cuFileWrite of count bytes at off, in calls of at
+ * most FV__CUFILE_MAX_CALL bytes; *done: the bytes moved. */
+static fv_status
+cf_transfer(void *handle, int device, void *buf, size_t count, uint64_t off, size_t *done, int write)
 {
     int prev = -1;
     fv_status st;
@@ -203,13 +205,18 @@ fv__cufile_read(void *handle, int device, void *buf, size_t count, uint64_t off,
         return st;
     while (*done < count) {
         size_t n = count - *done < FV__CUFILE_MAX_CALL ? count - *done : FV__CUFILE_MAX_CALL;
-        ssize_t r = g_cf.read((CUfileHandle_t)handle, buf, n, (off_t)(off + *done), (off_t)*done);
+        ssize_t r = write ? g_cf.write((CUfileHandle_t)handle, buf, n, (off_t)(off + *done), (off_t)*done)
+                          : g_cf.read((CUfileHandle_t)handle, buf, n, (off_t)(off + *done), (off_t)*done);
         if (r < 0) {
-            st = cf_io_error("cuFileRead", r, off + *done);
+            st = cf_io_error(write ? "cuFileWrite" : "cuFileRead", r, off + *done);
             break;
         }
-        if (r == 0)   /* end of file */
+        if (r == 0) {   /* a read: end of file; a non-empty write: no progress */
+            if (write)
+                st = fv_error_set(FV_EIO, "cufile", "cuFileWrite(offset %llu): wrote nothing",
+                                  (unsigned long long)(off + *done));
             break;
+        }
         *done += (size_t)r;
     }
     fv__cuda_leave(prev);
@@ -217,26 +224,15 @@ fv__cufile_read(void *handle, int device, void *buf, size_t count, uint64_t off,
 }
 
 fv_status
+fv__cufile_read(void *handle, int device, void *buf, size_t count, uint64_t off, size_t *done)
+{
+    return cf_transfer(handle, device, buf, count, off, done, 0);
+}
+
+fv_status
 fv__cufile_write(void *handle, int device, const void *buf, size_t count, uint64_t off, size_t *done)
 {
-    int prev = -1;
-    fv_status st;
-    *done = 0;
-    if ((st = cf_enter(device, &prev)) != FV_OK)
-        return st;
-    while (*done < count) {
-        size_t n = count - *done < FV__CUFILE_MAX_CALL ? count - *done : FV__CUFILE_MAX_CALL;
-        ssize_t r = g_cf.write((CUfileHandle_t)handle, buf, n, (off_t)(off + *done), (off_t)*done);
-        if (r <= 0) {   /* 0 for a non-empty write: no progress */
-            st = r == 0 ? fv_error_set(FV_EIO, "cufile", "cuFileWrite(offset %llu): wrote nothing",
-                                       (unsigned long long)(off + *done))
-                        : cf_io_error("cuFileWrite", r, off + *done);
-            break;
-        }
-        *done += (size_t)r;
-    }
-    fv__cuda_leave(prev);
-    return st;
+    return cf_transfer(handle, device, (void *)buf, count, off, done, 1);
 }
 
 #else /* !FOVEA_HAVE_CUFILE_H */

@@ -99,22 +99,10 @@ typedef struct fv__pass {
     fv__pass_chunk *ch;
     int64_t nch;
     uint8_t *pinned;
-    pthread_mutex_t mu;
-    fv_status st;
-    char msg[700];
+    fv__task_error err;   /* the first failure; its mutex also guards io_s */
     double io_s;
 } fv__pass;
 
-static void
-fv__pass_fail(fv__pass *p, fv_status st)
-{
-    pthread_mutex_lock(&p->mu);
-    if (!p->st) {
-        p->st = st;
-        snprintf(p->msg, sizeof p->msg, "%s", fv_error_message());
-    }
-    pthread_mutex_unlock(&p->mu);
-}
 
 /* Decode chunk c on the CPU (through the cache unless nocache). */
 static fv_status
@@ -189,10 +177,7 @@ fv__pass_task(void *arg, int64_t begin, int64_t end)
     fv__pass *p = arg;
     double t0 = fv__now();
     for (int64_t i = begin; i < end; i++) {
-        pthread_mutex_lock(&p->mu);
-        int failed = p->st != FV_OK;
-        pthread_mutex_unlock(&p->mu);
-        if (failed)
+        if (fv__task_failed(&p->err))
             break;
         fv__pass_chunk *c = &p->ch[i];
         fv_status st = FV_OK;
@@ -201,14 +186,14 @@ fv__pass_task(void *arg, int64_t begin, int64_t end)
         else if (c->kind == FV__CHUNK_CPU)
             st = fv__pass_cpu_decode(p, c);
         if (st) {
-            fv__pass_fail(p, st);
+            fv__task_fail(&p->err, st);
             break;
         }
     }
     double dt = fv__now() - t0;
-    pthread_mutex_lock(&p->mu);
+    pthread_mutex_lock(&p->err.mu);
     p->io_s += dt;
-    pthread_mutex_unlock(&p->mu);
+    pthread_mutex_unlock(&p->err.mu);
 }
 
 /* ---- planning ------------------------------------------------------------------------- */
@@ -311,12 +296,8 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
     }
     if ((st = fv__slide_failed(s)))
         goto done;
-    if (num_workers > 0) {
-        if ((st = fv_context_new(&lctx)))
-            goto done;
-        fv_context_set_threads(lctx, num_workers);
-        ctx = lctx;
-    }
+    if ((st = fv__slide_workers(&ctx, num_workers, &lctx)))
+        goto done;
 
     if (h > INT32_MAX || w > ((int64_t)1 << 40) || (uint64_t)h * (uint64_t)w > ((uint64_t)1 << 40))
         goto oom;
@@ -362,7 +343,7 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
     layouts = fv__malloc((size_t)cap_slots);
     if (!map.keys || !map.vals || !chunks || !layouts)
         goto oom;
-    pthread_mutex_init(&p.mu, NULL);
+    pthread_mutex_init(&p.err.mu, NULL);
     pass_inited = 1;
     int jpeg_ok = r->jpeg && d->compression == FV_TIFF_COMPRESSION_JPEG && src_isz == 1 && (src_c == 1 || src_c == 3);
     int usecache = !nocache && s->file_id != 0;
@@ -439,15 +420,12 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
         /* read (and CPU-decode) on the host threads */
         p.s = s, p.ifd = ifd, p.d = d, p.nocache = nocache, p.jpeg_ok = jpeg_ok;
         p.ch = chunks, p.nch = nslots, p.pinned = r->pinned;
-        p.st = FV_OK, p.msg[0] = 0, p.io_s = 0;
+        p.err.st = FV_OK, p.err.msg[0] = 0, p.io_s = 0;
         double t0 = fv__now();
         fv__parallel_for(ctx, nslots, 1, fv__pass_task, &p);
         double t_io = fv__now() - t0;
-        if (p.st) {
-            st = fv_error_set(p.st, "read_region", "%s", p.msg);
-            fv__slide_set_sticky(s, p.st, p.msg);
+        if ((st = fv__slide_task_result(s, &p.err)))
             goto release;
-        }
 
         /* CPU-decoded chunks to their slots (pageable copies: the tiles may go) */
         int64_t ngpu = 0, ncpu = 0;
@@ -627,7 +605,7 @@ done:
     if (r)
         fv__reader_put(r);
     if (pass_inited)
-        pthread_mutex_destroy(&p.mu);
+        pthread_mutex_destroy(&p.err.mu);
     fv__free(plan.pieces);
     fv__free(plan.cells);
     fv__free(chunks);

@@ -145,6 +145,34 @@ set_finish(stage_set *s, fv_status st)
     return st;
 }
 
+/* The start of a staged transfer of count bytes: device current (the previous
+ * one in *prev), a ready buffer set of its own in *s. Nothing to do (count 0):
+ * FV_OK with *s NULL. On an error *s may hold a set: stage_end gives it back. */
+static fv_status
+stage_begin(int device, size_t count, int *prev, stage_set **s)
+{
+    fv_status st;
+    *s = NULL;
+    if (count == 0)
+        return FV_OK;
+    if ((st = fv__cuda_check_device(device)) != FV_OK)
+        return st;
+    if ((st = fv__cuda_enter(device, prev)) != FV_OK)
+        return st;
+    *s = set_take(device);
+    return set_ready(*s, device);
+}
+
+/* The end of a staged transfer: the set back, the previous device current. */
+static void
+stage_end(stage_set *s, int prev)
+{
+    if (!s)
+        return;
+    set_give(s);
+    fv__cuda_leave(prev);
+}
+
 fv_status
 fv__cuda_staged_read(int device, fv__host_io_fn rd, void *arg, void *dst, size_t count, uint64_t off,
                      size_t *nread)
@@ -152,18 +180,11 @@ fv__cuda_staged_read(int device, fv__host_io_fn rd, void *arg, void *dst, size_t
     int prev = -1, pending[2] = {0, 0};
     size_t total = 0;
     cudaError_t e;
-    fv_status st;
-    stage_set *s;
+    stage_set *s = NULL;
 
     *nread = 0;
-    if (count == 0)
-        return FV_OK;
-    if ((st = fv__cuda_check_device(device)) != FV_OK)
-        return st;
-    if ((st = fv__cuda_enter(device, &prev)) != FV_OK)
-        return st;
-    s = set_take(device);
-    if ((st = set_ready(s, device)) != FV_OK)
+    fv_status st = stage_begin(device, count, &prev, &s);
+    if (st != FV_OK || !s)
         goto out;
     for (int k = 0; total < count; k++) {
         int b = k & 1;
@@ -199,8 +220,7 @@ fv__cuda_staged_read(int device, fv__host_io_fn rd, void *arg, void *dst, size_t
     }
     st = set_finish(s, st);
 out:
-    set_give(s);
-    fv__cuda_leave(prev);
+    stage_end(s, prev);
     if (st == FV_OK)
         *nread = total;
     return st;
@@ -226,18 +246,11 @@ fv__cuda_staged_write(int device, fv__host_io_fn wr, void *arg, const void *src,
     int prev = -1;
     size_t total = 0, nchunks = (count + FV__STAGE_CHUNK - 1) / FV__STAGE_CHUNK;
     cudaError_t e;
-    fv_status st;
-    stage_set *s;
+    stage_set *s = NULL;
 
     *nwritten = 0;
-    if (count == 0)
-        return FV_OK;
-    if ((st = fv__cuda_check_device(device)) != FV_OK)
-        return st;
-    if ((st = fv__cuda_enter(device, &prev)) != FV_OK)
-        return st;
-    s = set_take(device);
-    if ((st = set_ready(s, device)) != FV_OK)
+    fv_status st = stage_begin(device, count, &prev, &s);
+    if (st != FV_OK || !s)
         goto out;
     if ((st = stage_fetch(s, src, count, 0)) != FV_OK)
         goto finish;
@@ -258,8 +271,7 @@ fv__cuda_staged_write(int device, fv__host_io_fn wr, void *arg, const void *src,
 finish:
     st = set_finish(s, st);
 out:
-    set_give(s);
-    fv__cuda_leave(prev);
+    stage_end(s, prev);
     *nwritten = total;
     return st;
 }

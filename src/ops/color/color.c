@@ -120,8 +120,7 @@ fv__color_run(fv_context *ctx, const char *name, const fv_array *in, const fv_ar
     job.cs[0] = drop ? 0 : out->strides[pix_nd];
     job.cs[1] = in->strides[pix_nd];
     job.cs[2] = in2 ? in2->strides[pix_nd] : 0;
-    fv__op_args a = {.in = in, .in2 = in2, .out = out, .params = &job};
-    return fv__dispatch(ctx, FV__OP_COLOR, &a);
+    return fv__run_COLOR(ctx, in, in2, out, &job);
 }
 
 fv_status

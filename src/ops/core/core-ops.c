@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "internal.h"
+#include "ops/core/elementwise.h"
 
 static fv_status
 fv__check_pair(const char *name, const fv_array *in, const fv_array *out)
@@ -46,8 +47,7 @@ fv_copy(fv_context *ctx, const fv_array *in, fv_array *out)
     int same = in->device.type == out->device.type &&
                (in->device.type == FV_DEVICE_CPU || in->device.id == out->device.id);
     if (same) {
-        fv__op_args a = {.in = in, .out = out};
-        return fv__dispatch(ctx, FV__OP_COPY, &a);
+        return fv__run_COPY(ctx, in, NULL, out, NULL);
     }
     if (fv_array_size(in) == 0)
         return FV_OK;
@@ -57,8 +57,7 @@ fv_copy(fv_context *ctx, const fv_array *in, fv_array *out)
     } else {
         if ((st = fv__temp_like(ctx, in, in->dtype, in->device, &src_c)))
             goto done;
-        fv__op_args a = {.in = in, .out = src_c};
-        if ((st = fv__dispatch(ctx, FV__OP_COPY, &a)))
+        if ((st = fv__run_COPY(ctx, in, NULL, src_c, NULL)))
             goto done;
     }
     if (fv_array_is_contiguous(out))
@@ -71,8 +70,7 @@ fv_copy(fv_context *ctx, const fv_array *in, fv_array *out)
     fv__cuda_mark_use(ctx, src_c);
     fv__cuda_mark_use(ctx, dst_c);
     if (dst_c != out) {
-        fv__op_args a = {.in = dst_c, .out = out};
-        st = fv__dispatch(ctx, FV__OP_COPY, &a);
+        st = fv__run_COPY(ctx, dst_c, NULL, out, NULL);
     }
 done:
     fv_array_unref(src_c);
@@ -91,8 +89,7 @@ fv__as_dtype(fv_context *ctx, const fv_array *in, fv_dtype dt, fv_array **out)
     }
     if ((st = fv__temp_like(ctx, in, dt, in->device, out)))
         return st;
-    fv__op_args a = {.in = in, .out = *out};
-    if ((st = fv__dispatch(ctx, FV__OP_ASTYPE, &a))) {
+    if ((st = fv__run_ASTYPE(ctx, in, NULL, *out, NULL))) {
         fv_array_unref(*out);
         *out = NULL;
     }

@@ -71,8 +71,7 @@ fv_minmax(fv_context *ctx, const fv_array *in, const fv_array *mask, double *vmi
     if ((st = fv_array_new(ctx, FV_UINT64, 1, &four, in->device, &scratch)))
         goto done;
     fv__minmax_params p = {0, 0, 0};
-    fv__op_args a = {.in = i, .in2 = m, .out = scratch, .params = &p};
-    if ((st = fv__dispatch(ctx, FV__OP_MINMAX, &a)))
+    if ((st = fv__run_MINMAX(ctx, i, m, scratch, &p)))
         goto done;
     *vmin = p.min;
     *vmax = p.max;
@@ -134,8 +133,7 @@ fv_histogram(fv_context *ctx, const fv_array *in, const fv_array *mask, const fv
     if ((st = fv__flat_inputs(ctx, in, mask, &i, &m)))
         goto done;
     fv__histogram_params p = {*spec};
-    fv__op_args a = {.in = i, .in2 = m, .out = counts, .params = &p};
-    st = fv__dispatch(ctx, FV__OP_HISTOGRAM, &a);
+    st = fv__run_HISTOGRAM(ctx, i, m, counts, &p);
 done:
     fv_array_unref(i);
     fv_array_unref(m);
@@ -147,7 +145,7 @@ fv_clahe(fv_context *ctx, const fv_array *in, fv_array *out, const int64_t *kern
          int64_t nbins)
 {
     const char *name = "equalize_adapthist";
-    fv_array *i = NULL, *work = NULL;
+    fv_array *i = NULL;
     fv_status st;
     if (!in || !out || !kernel_size)
         return fv_error_set(FV_EINVAL, name, "NULL argument");
@@ -203,15 +201,8 @@ fv_clahe(fv_context *ctx, const fv_array *in, fv_array *out, const int64_t *kern
     }
     if ((st = fv__skm_contig(ctx, in, &i)))
         goto done;
-    const fv_array *ins[1] = {i};
-    if ((st = fv__skm_work(ctx, out, ins, 1, &work)))
-        goto done;
-    fv__op_args a = {.in = i, .out = work, .params = &p};
-    st = fv__dispatch(ctx, FV__OP_CLAHE, &a);
-    st = fv__skm_finish(ctx, st, work, out);
-    work = NULL;
+    st = fv__skm_run(ctx, FV__OP_CLAHE, i, NULL, out, &p);
 done:
-    fv_array_unref(work);
     fv_array_unref(i);
     return st;
 }

@@ -70,8 +70,7 @@ fv__run_nd(fv_context *ctx, const fv_array *in, fv_array *out, fv__filternd_para
     }
     if ((st = fv__ndi_source(ctx, vin, vout, &src)))
         goto done;
-    fv__op_args a = {.in = src, .out = vout, .params = p};
-    st = fv__dispatch(ctx, FV__OP_FILTERND, &a);
+    st = fv__run_FILTERND(ctx, src, NULL, vout, p);
 done:
     fv_array_unref(vin);
     fv_array_unref(vout);

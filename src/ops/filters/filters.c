@@ -133,8 +133,7 @@ fv__ndi_assign(fv_context *ctx, const fv_array *in, fv_array *out)
         goto done;
     if (fv_dtype_is_float(in->dtype) && fv_dtype_is_integer(out->dtype)) {
         fv__filter1d_params p = {.kind = FV__F1D_MINIMUM, .axis = 0, .mode = FV_MODE_NEAREST, .size = 1};
-        fv__op_args a = {.in = src, .out = vout, .params = &p};
-        st = fv__dispatch(ctx, FV__OP_FILTER1D, &a);
+        st = fv__run_FILTER1D(ctx, src, NULL, vout, &p);
     } else {
         st = fv_astype(ctx, src, vout);
     }
@@ -202,8 +201,7 @@ fv__run_passes(fv_context *ctx, const fv_array *in, fv_array *out, const fv__fil
     if (k == 2 && fv__array_backend(src) == FV__BACKEND_CUDA &&
         fv__plan_index(&fv__sep_variants, NULL, src->device.id) == 0) {
         fv__sep2_params sp = {.pass = {passes[0], passes[1]}, .mid = raw ? FV_UINT8 : out->dtype};
-        fv__op_args a = {.in = src, .out = out, .params = &sp};
-        st = fv__dispatch(ctx, FV__OP_SEP2, &a);
+        st = fv__run_SEP2(ctx, src, NULL, out, &sp);
         if (st != FV__SEP2_DECLINED)
             goto done;
     }
@@ -220,8 +218,7 @@ fv__run_passes(fv_context *ctx, const fv_array *in, fv_array *out, const fv__fil
             dst = tmp[i % 2];
         else
             dst = ((k - 1 - i) % 2 == 0) ? out : tmp[0];
-        fv__op_args a = {.in = cur, .out = dst, .params = &passes[i]};
-        if ((st = fv__dispatch(ctx, FV__OP_FILTER1D, &a)))
+        if ((st = fv__run_FILTER1D(ctx, cur, NULL, dst, &passes[i])))
             goto done;
         cur = dst;
     }

@@ -127,8 +127,7 @@ fv_gradient_norm(fv_context *ctx, const fv_array *const *parts, int nparts, doub
     job.div = div;
     fv__gradnorm_geom(&job, ops, nparts + 1);
 
-    fv__op_args a = {.in = p0, .in2 = nparts > 1 ? parts[1] : NULL, .out = out, .params = &job};
-    fv_status st = fv__dispatch(ctx, FV__OP_GRADIENT_NORM, &a);
+    fv_status st = fv__run_GRADIENT_NORM(ctx, p0, nparts > 1 ? parts[1] : NULL, out, &job);
     /* dispatch ordered the frees of in, in2 and out after the work; the other parts too */
     if (fv__array_backend(p0) == FV__BACKEND_CUDA)
         for (int k = 2; k < nparts; k++)

@@ -73,8 +73,7 @@ fv_laplace(fv_context *ctx, const fv_array *in, fv_array *out, const int *axes, 
         job.hi[k] = fv__extend_index(n, n, (int)modes[k]);
     }
     job.cval = cval;
-    fv__op_args a = {.in = src, .out = out, .params = &job};
-    st = fv__dispatch(ctx, FV__OP_LAPLACE, &a);
+    st = fv__run_LAPLACE(ctx, src, NULL, out, &job);
     fv_array_unref(src);
     return st;
 }

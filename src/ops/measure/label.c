@@ -4,9 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "ops/core/elementwise.h"
 #include "fovea/measure.h"
 #include "ops/measure/label.h"
-#include "ops/morphology/skmorphology.h"   /* fv__skm_contig / work / finish */
+#include "ops/morphology/skmorphology.h"   /* fv__skm_contig / run */
 
 /* The bit pattern that a value of dt must have to equal bg after the int64
  * conversion; 0 when no value of dt converts to bg. */
@@ -122,7 +123,7 @@ fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *s
          const int64_t *background, int nonzero, int64_t *num_labels)
 {
     const char *name = "label";
-    fv_array *img = NULL, *in = NULL, *work = NULL, *out1 = NULL;
+    fv_array *img = NULL, *in = NULL, *out1 = NULL;
     int8_t *nb = NULL;
     fv_status st = FV_OK;
 
@@ -167,8 +168,7 @@ fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *s
     if (nonzero && img->dtype != FV_BOOL) {
         if ((st = fv_array_new(ctx, FV_BOOL, img->ndim, img->shape, img->device, &in)))
             goto done;
-        fv__op_args c = {.in = img, .out = in};
-        if ((st = fv__dispatch(ctx, FV__OP_ASTYPE, &c)))
+        if ((st = fv__run_ASTYPE(ctx, img, NULL, in, NULL)))
             goto done;
     } else if ((st = fv__skm_contig(ctx, img, &in))) {
         goto done;
@@ -178,17 +178,10 @@ fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *s
         p.background = 0;
     else if (background)
         p.has_background = fv__label_bg_bits(in->dtype, *background, &p.background);
-    const fv_array *ins[1] = {in};
-    if ((st = fv__skm_work(ctx, out1, ins, 1, &work)))
-        goto done;
-    fv__op_args a = {.in = in, .out = work, .params = &p};
-    st = fv__dispatch(ctx, FV__OP_LABEL, &a);
-    st = fv__skm_finish(ctx, st, work, out1);
-    work = NULL;
+    st = fv__skm_run(ctx, FV__OP_LABEL, in, NULL, out1, &p);
     if (st == FV_OK && num_labels)
         *num_labels = p.num;
 done:
-    fv_array_unref(work);
     fv_array_unref(in);
     fv_array_unref(img);
     fv_array_unref(out1);

@@ -1,6 +1,7 @@
 /* fv_region_stats (the batch tables of skimage.measure.regionprops):
  * validate, make labels contiguous and intensity contiguous float64, dispatch. */
 #include "internal.h"
+#include "ops/core/elementwise.h"
 #include "fovea/measure.h"
 #include "ops/measure/regionprops.h"
 #include "ops/morphology/skmorphology.h"   /* fv__skm_contig */
@@ -75,15 +76,13 @@ fv_region_stats(fv_context *ctx, const fv_array *labels, const fv_array *intensi
         } else {
             if ((st = fv_array_new(ctx, FV_FLOAT64, intensity->ndim, intensity->shape, intensity->device, &tmp)))
                 goto done;
-            fv__op_args c = {.in = intensity, .out = tmp};
-            if ((st = fv__dispatch(ctx, FV__OP_ASTYPE, &c)))
+            if ((st = fv__run_ASTYPE(ctx, intensity, NULL, tmp, NULL)))
                 goto done;
             inten = tmp;
             tmp = NULL;
         }
     }
-    fv__op_args a = {.in = lab, .in2 = inten, .out = out, .params = &p};
-    st = fv__dispatch(ctx, FV__OP_REGION_STATS, &a);
+    st = fv__run_REGION_STATS(ctx, lab, inten, out, &p);
 done:
     fv_array_unref(tmp);
     fv_array_unref(inten);

@@ -11,7 +11,7 @@ fv_status
 fv_local_maxima(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *footprint, int minima)
 {
     const char *name = "local_maxima";
-    fv_array *in = NULL, *work = NULL;
+    fv_array *in = NULL;
     fv_status st = FV_OK;
     /* at most 3^8 - 1 neighbours of 8 coordinates */
     static const int64_t maxnb = 6560;
@@ -35,21 +35,10 @@ fv_local_maxima(fv_context *ctx, const fv_array *image, fv_array *out, const uin
     memset(&p, 0, sizeof p);
     p.minima = minima != 0;
     /* offsets in C order of the footprint, the centre left out */
-    for (int64_t j = 0; j < fsize; j++) {
-        if (footprint && !footprint[j])
-            continue;
-        int64_t rem = j, c[FV_MAX_NDIM];
-        int centre = 1;
-        for (int d = nd - 1; d >= 0; d--) {
-            c[d] = rem % 3 - 1;
-            rem /= 3;
-            centre &= c[d] == 0;
-        }
-        if (centre)
-            continue;
-        memcpy(nb + (int64_t)p.nnb * nd, c, sizeof(int64_t) * (size_t)nd);
-        p.nnb++;
-    }
+    int64_t fs[FV_MAX_NDIM], off[FV_MAX_NDIM];
+    for (int d = 0; d < nd; d++)
+        fs[d] = 3, off[d] = 1;
+    p.nnb = fv__skm_offsets(footprint, nd, fs, off, nb);
     /* point-symmetric: footprint[j] == footprint[fsize - 1 - j] */
     p.symmetric = 1;
     for (int64_t j = 0; footprint && j < fsize; j++)
@@ -73,15 +62,8 @@ fv_local_maxima(fv_context *ctx, const fv_array *image, fv_array *out, const uin
         goto done;
     if ((st = fv__skm_contig(ctx, image, &in)))
         goto done;
-    const fv_array *ins[1] = {in};
-    if ((st = fv__skm_work(ctx, out, ins, 1, &work)))
-        goto done;
-    fv__op_args a = {.in = in, .out = work, .params = &p};
-    st = fv__dispatch(ctx, FV__OP_LOCAL_MAXIMA, &a);
-    st = fv__skm_finish(ctx, st, work, out);
-    work = NULL;
+    st = fv__skm_run(ctx, FV__OP_LOCAL_MAXIMA, in, NULL, out, &p);
 done:
-    fv_array_unref(work);
     fv_array_unref(in);
     free(nb);
     return st;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include "internal.h"
+#include "ops/core/elementwise.h"
 #include "ops/morphology/binary-erosion.h"
 #include "ops/morphology/distance.h"
 #include "ops/filters/ndimage-math.h"
@@ -46,8 +47,7 @@ fv__bool_copy(fv_context *ctx, const char *name, const fv_array *a, fv_array **o
     fv_status st = fv__temp(ctx, a, FV_BOOL, out);
     if (st)
         return st;
-    fv__op_args args = {.in = a, .out = *out};
-    if ((st = fv__dispatch(ctx, FV__OP_ASTYPE, &args))) {
+    if ((st = fv__run_ASTYPE(ctx, a, NULL, *out, NULL))) {
         fv_array_unref(*out);
         *out = NULL;
     }
@@ -156,12 +156,10 @@ fv__binary_flood(fv_context *ctx, const char *name, const fv_array *in1, const f
         work = fv_array_ref(out1);
     else if ((st = fv__temp(ctx, out1, FV_BOOL, &work)))
         goto done;
-    fv__op_args a = {.in = in, .in2 = mk, .out = work, .params = &fp};
-    if ((st = fv__dispatch(ctx, FV__OP_BINARY_FLOOD, &a)))
+    if ((st = fv__run_BINARY_FLOOD(ctx, in, mk, work, &fp)))
         goto done;
     if (work != out1) {
-        fv__op_args c = {.in = work, .out = out1};
-        st = fv__dispatch(ctx, FV__OP_ASTYPE, &c);
+        st = fv__run_ASTYPE(ctx, work, NULL, out1, NULL);
     }
 done:
     if (in1->device.type == FV_DEVICE_CUDA) {
@@ -277,8 +275,7 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
             p.same_as_before = (iterations < 1 && !cit && k >= 3) ? &same : NULL;
             changed = 1;
             same = 0;
-            fv__op_args a = {.in = src, .in2 = maskc, .out = dst, .params = &p};
-            if ((st = fv__dispatch(ctx, FV__OP_BINARY_EROSION, &a)))
+            if ((st = fv__run_BINARY_EROSION(ctx, src, maskc, dst, &p)))
                 goto done;
             src = dst;
             if (iterations >= 1) {
@@ -297,8 +294,7 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
         }
     }
     if (target != out1) {
-        fv__op_args a = {.in = target, .out = out1};
-        st = fv__dispatch(ctx, FV__OP_COPY, &a);
+        st = fv__run_COPY(ctx, target, NULL, out1, NULL);
     }
 done:
     if (in->device.type == FV_DEVICE_CUDA) {

@@ -28,7 +28,7 @@ fv__skm_contig(fv_context *ctx, const fv_array *a, fv_array **c)
     return st;
 }
 
-fv_status
+static fv_status
 fv__skm_work(fv_context *ctx, fv_array *out, const fv_array *const *ins, int nin, fv_array **work)
 {
     int ok = fv_array_is_contiguous(out);
@@ -43,12 +43,44 @@ fv__skm_work(fv_context *ctx, fv_array *out, const fv_array *const *ins, int nin
 }
 
 fv_status
-fv__skm_finish(fv_context *ctx, fv_status st, fv_array *work, fv_array *out)
+fv__skm_run(fv_context *ctx, fv__op op, const fv_array *in, const fv_array *in2, fv_array *out, void *params)
 {
-    if (st == FV_OK && work && work != out)
+    fv_array *work = NULL;
+    const fv_array *ins[2] = {in, in2};
+    fv_status st = fv__skm_work(ctx, out, ins, in2 ? 2 : 1, &work);
+    if (st)
+        return st;
+    fv__op_args a = {.in = in, .in2 = in2, .out = work, .params = params};
+    st = fv__dispatch(ctx, op, &a);
+    if (st == FV_OK && work != out)
         st = fv_copy(ctx, work, out);
     fv_array_unref(work);
     return st;
+}
+
+int
+fv__skm_offsets(const uint8_t *footprint, int nd, const int64_t *fs, const int64_t *off, int64_t *nb)
+{
+    int64_t fsize = 1;
+    int n = 0;
+    for (int d = 0; d < nd; d++)
+        fsize *= fs[d];
+    for (int64_t j = 0; j < fsize; j++) {
+        if (footprint && !footprint[j])
+            continue;
+        int64_t rem = j, c[FV_MAX_NDIM];
+        int centre = 1;
+        for (int d = nd - 1; d >= 0; d--) {
+            c[d] = rem % fs[d] - off[d];
+            rem /= fs[d];
+            centre &= c[d] == 0;
+        }
+        if (centre)
+            continue;
+        memcpy(nb + (int64_t)n * nd, c, sizeof(int64_t) * (size_t)nd);
+        n++;
+    }
+    return n;
 }
 
 /* ---- reconstruction ------------------------------------------------------------ */
@@ -59,7 +91,7 @@ fv_reconstruction(fv_context *ctx, const fv_array *seed, const fv_array *mask, f
                   const int64_t *offset)
 {
     const char *name = "reconstruction";
-    fv_array *s = NULL, *m = NULL, *work = NULL;
+    fv_array *s = NULL, *m = NULL;
     int64_t *nb = NULL;
     fv_status st = FV_OK;
     int64_t fs[FV_MAX_NDIM], off[FV_MAX_NDIM], fsize = 1;
@@ -102,41 +134,21 @@ fv_reconstruction(fv_context *ctx, const fv_array *seed, const fv_array *mask, f
     p.method = (int)method;
     if (!(nb = malloc((size_t)fsize * (size_t)nd * sizeof *nb)))
         return fv_error_set(FV_ENOMEM, name, "out of memory");
-    for (int64_t j = 0; j < fsize; j++) {
-        if (footprint && !footprint[j])
-            continue;
-        int64_t rem = j, c[FV_MAX_NDIM];
-        int centre = 1;
-        for (int d = nd - 1; d >= 0; d--) {
-            c[d] = rem % fs[d] - off[d];
-            rem /= fs[d];
-            centre &= c[d] == 0;
-        }
-        if (centre)
-            continue;
-        for (int d = 0; d < nd; d++) {
-            nb[(int64_t)p.nnb * nd + d] = c[d];
-            if (-c[d] > p.lo[d])
-                p.lo[d] = -c[d];
-            if (c[d] > p.hi[d])
-                p.hi[d] = c[d];
-        }
-        p.nnb++;
+    p.nnb = fv__skm_offsets(footprint, nd, fs, off, nb);
+    for (int64_t k = 0; k < (int64_t)p.nnb * nd; k++) {
+        const int d = (int)(k % nd);
+        if (-nb[k] > p.lo[d])
+            p.lo[d] = -nb[k];
+        if (nb[k] > p.hi[d])
+            p.hi[d] = nb[k];
     }
     p.nb = nb;
     if (fv_array_size(seed) == 0)
         goto done;
     if ((st = fv__skm_contig(ctx, seed, &s)) || (st = fv__skm_contig(ctx, mask, &m)))
         goto done;
-    const fv_array *ins[2] = {s, m};
-    if ((st = fv__skm_work(ctx, out, ins, 2, &work)))
-        goto done;
-    fv__op_args a = {.in = s, .in2 = m, .out = work, .params = &p};
-    st = fv__dispatch(ctx, FV__OP_RECONSTRUCTION, &a);
-    st = fv__skm_finish(ctx, st, work, out);
-    work = NULL;
+    st = fv__skm_run(ctx, FV__OP_RECONSTRUCTION, s, m, out, &p);
 done:
-    fv_array_unref(work);
     fv_array_unref(s);
     fv_array_unref(m);
     free(nb);

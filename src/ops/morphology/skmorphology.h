@@ -11,11 +11,14 @@
 /* *c = a (a new reference) when a is C-contiguous, else a contiguous copy on
  * a's device. */
 fv_status fv__skm_contig(fv_context *ctx, const fv_array *a, fv_array **c);
-/* *work = out (a new reference) when out is C-contiguous and overlaps none of
- * ins[0..nin), else a new contiguous array like out. */
-fv_status fv__skm_work(fv_context *ctx, fv_array *out, const fv_array *const *ins, int nin, fv_array **work);
-/* Copy work into out when they differ; then drop work. Returns st when st is
- * an error already. */
-fv_status fv__skm_finish(fv_context *ctx, fv_status st, fv_array *work, fv_array *out);
+/* The offsets from off of footprint's true elements (footprint NULL: all of
+ * them), the origin left out, in C order: nd coordinates each into nb (room for
+ * the footprint's size); fs: the footprint's shape. Returns their count. */
+int fv__skm_offsets(const uint8_t *footprint, int nd, const int64_t *fs, const int64_t *off, int64_t *nb);
+/* Dispatches op on the C-contiguous inputs in and in2 (NULL: none) with params
+ * into out: straight into out when out is C-contiguous and overlaps neither
+ * input, else into a contiguous work array then copied into out. */
+fv_status fv__skm_run(fv_context *ctx, fv__op op, const fv_array *in, const fv_array *in2, fv_array *out,
+                      void *params);
 
 #endif

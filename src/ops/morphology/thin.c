@@ -23,22 +23,15 @@ fv__check_binary_pair(const char *name, const fv_array *image, const fv_array *o
 fv_status
 fv_thin(fv_context *ctx, const fv_array *image, fv_array *out, int64_t max_num_iter)
 {
-    fv_array *in = NULL, *work = NULL;
+    fv_array *in = NULL;
     fv_status st = fv__check_binary_pair("thin", image, out);
     if (st || fv_array_size(image) == 0)
         return st;
     fv__thin_params p = {.max_num_iter = max_num_iter};
     if ((st = fv__skm_contig(ctx, image, &in)))
         goto done;
-    const fv_array *ins[1] = {in};
-    if ((st = fv__skm_work(ctx, out, ins, 1, &work)))
-        goto done;
-    fv__op_args a = {.in = in, .out = work, .params = &p};
-    st = fv__dispatch(ctx, FV__OP_THIN, &a);
-    st = fv__skm_finish(ctx, st, work, out);
-    work = NULL;
+    st = fv__skm_run(ctx, FV__OP_THIN, in, NULL, out, &p);
 done:
-    fv_array_unref(work);
     fv_array_unref(in);
     return st;
 }
@@ -47,7 +40,7 @@ fv_status
 fv_medial_axis_thin(fv_context *ctx, const fv_array *image, const fv_array *order, fv_array *out)
 {
     const char *name = "medial_axis";
-    fv_array *in = NULL, *ord = NULL, *work = NULL;
+    fv_array *in = NULL, *ord = NULL;
     fv_status st = fv__check_binary_pair(name, image, out);
     if (st)
         return st;
@@ -72,15 +65,8 @@ fv_medial_axis_thin(fv_context *ctx, const fv_array *image, const fv_array *orde
         goto done;
     if ((st = fv__skm_contig(ctx, image, &in)))
         goto done;
-    const fv_array *ins[2] = {in, ord};
-    if ((st = fv__skm_work(ctx, out, ins, 2, &work)))
-        goto done;
-    fv__op_args a = {.in = in, .in2 = ord, .out = work};
-    st = fv__dispatch(ctx, FV__OP_MEDIAL_AXIS, &a);
-    st = fv__skm_finish(ctx, st, work, out);
-    work = NULL;
+    st = fv__skm_run(ctx, FV__OP_MEDIAL_AXIS, in, ord, out, NULL);
 done:
-    fv_array_unref(work);
     fv_array_unref(in);
     fv_array_unref(ord);
     return st;

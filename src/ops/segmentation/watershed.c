@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
+#include "ops/core/elementwise.h"
 #include "fovea/segmentation.h"
 #include "ops/segmentation/watershed.h"
 
@@ -56,8 +57,7 @@ fv__ws_interior(const fv_array *p, const int64_t *shape, const int64_t *pad, fv_
 static fv_status
 fv__ws_astype(fv_context *ctx, const fv_array *src, fv_array *dst)
 {
-    fv__op_args c = {.in = src, .out = dst};
-    return fv__dispatch(ctx, FV__OP_ASTYPE, &c);
+    return fv__run_ASTYPE(ctx, src, NULL, dst, NULL);
 }
 
 fv_status
@@ -251,8 +251,7 @@ fv_watershed(fv_context *ctx, const fv_array *image, const fv_array *markers, co
     fv_array_unref(view);
     view = NULL;
 
-    fv__op_args a = {.in = img, .in2 = msk, .out = lab, .params = &p};
-    if ((st = fv__dispatch(ctx, FV__OP_WATERSHED, &a)))
+    if ((st = fv__run_WATERSHED(ctx, img, msk, lab, &p)))
         goto done;
     if ((st = fv__ws_interior(lab, image->shape, pad, &view)))
         goto done;

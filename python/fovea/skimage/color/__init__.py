@@ -23,3 +23,7 @@ __all__ = list(_conv_all) + [
     "deltaE_cmc",
 ]
 del _colorconv
+
+from ..._interop import publish as _publish  # noqa: E402
+
+_publish(globals(), __all__)

@@ -212,29 +212,29 @@ def rgb2gray(rgb, *, channel_axis=-1):
 # ---- stains -------------------------------------------------------------------------
 
 
+def _stains(image, conv_matrix, channel_axis, prepare, pre, post):
+    """separate_stains / combine_stains: the 3 x 3 conv_matrix applied between the
+    pre and post steps, float64 out."""
+    arr, xp, back, ax = _last(image, channel_axis)
+    arr = prepare(arr, xp)
+    m = np.asarray(ix.host(conv_matrix), dtype=np.float64)
+    if m.shape != (3, 3):
+        raise ValueError(f"conv_matrix must be 3 x 3, got shape {m.shape}")
+    res = _run(arr, MATRIX, np.float64, matrix=_matrix(m.T), pre=pre, post=post)
+    return back(_restore(res, xp, ax))
+
+
 def separate_stains(rgb, conv_matrix, *, channel_axis=-1):
     """Stain concentrations from RGB by colour deconvolution (Ruifrok & Johnston),
     as skimage.color.separate_stains: max(log(max(rgb, 1e-6)) / log(1e-6) @ conv_matrix, 0).
     The result is float64, as scikit-image's."""
-    arr, xp, back, ax = _last(rgb, channel_axis)
-    arr = _prepare_matrix_input(arr, xp)
-    m = np.asarray(ix.host(conv_matrix), dtype=np.float64)
-    if m.shape != (3, 3):
-        raise ValueError(f"conv_matrix must be 3 x 3, got shape {m.shape}")
-    res = _run(arr, MATRIX, np.float64, matrix=_matrix(m.T), pre=PRE_STAIN_LOG, post=POST_NONNEG)
-    return back(_restore(res, xp, ax))
+    return _stains(rgb, conv_matrix, channel_axis, _prepare_matrix_input, PRE_STAIN_LOG, POST_NONNEG)  # noqa: F405
 
 
 def combine_stains(stains, conv_matrix, *, channel_axis=-1):
     """RGB from stain concentrations, as skimage.color.combine_stains:
     clip(exp(-(stains * -log(1e-6)) @ conv_matrix), 0, 1). The result is float64."""
-    arr, xp, back, ax = _last(stains, channel_axis)
-    arr = _prepare_colorarray(arr, xp)
-    m = np.asarray(ix.host(conv_matrix), dtype=np.float64)
-    if m.shape != (3, 3):
-        raise ValueError(f"conv_matrix must be 3 x 3, got shape {m.shape}")
-    res = _run(arr, MATRIX, np.float64, matrix=_matrix(m.T), pre=PRE_STAIN_EXP, post=POST_EXP_CLIP)
-    return back(_restore(res, xp, ax))
+    return _stains(stains, conv_matrix, channel_axis, _prepare_colorarray, PRE_STAIN_EXP, POST_EXP_CLIP)  # noqa: F405
 
 
 def rgb2hed(rgb, *, channel_axis=-1):
@@ -281,20 +281,27 @@ def _lab2xyz(arr, xp, illuminant, observer):
     return _run(arr, LAB2XYZ, white=white), n_invalid
 
 
+def _lab_to_xyz(lab, illuminant, observer, channel_axis, what):
+    """(xyz, xp, back, axis) of lab2xyz / lab2rgb: negative z clipped to 0 with a
+    warning (at the caller of the public function) naming the conversion."""
+    arr, xp, back, ax = _last(lab, channel_axis)
+    xyz, n_invalid = _lab2xyz(_prepare_colorarray(arr, xp), xp, illuminant, observer)
+    if n_invalid != 0:
+        sep = ", " if what.startswith("via") else " "
+        warnings.warn(
+            f"Conversion from CIE-LAB{sep}{what} resulted in {n_invalid} negative Z values that have been clipped "
+            "to zero",
+            stacklevel=3,
+        )
+    return xyz, xp, back, ax
+
+
 def lab2xyz(lab, illuminant="D65", observer="2", *, channel_axis=-1):
     """CIE L*a*b* to CIE XYZ, as skimage.color.lab2xyz (negative z clipped to 0
     with a warning giving their number; counting them reads one number back
     from the device for CuPy inputs)."""
-    arr, xp, back, ax = _last(lab, channel_axis)
-    arr = _prepare_colorarray(arr, xp)
-    res, n_invalid = _lab2xyz(arr, xp, illuminant, observer)
-    if n_invalid != 0:
-        warnings.warn(
-            "Conversion from CIE-LAB to XYZ color space resulted in "
-            f"{n_invalid} negative Z values that have been clipped to zero",
-            stacklevel=2,
-        )
-    return back(_restore(res, xp, ax))
+    xyz, xp, back, ax = _lab_to_xyz(lab, illuminant, observer, channel_axis, "to XYZ color space")
+    return back(_restore(xyz, xp, ax))
 
 
 def rgb2lab(rgb, illuminant="D65", observer="2", *, channel_axis=-1):
@@ -308,15 +315,7 @@ def rgb2lab(rgb, illuminant="D65", observer="2", *, channel_axis=-1):
 def lab2rgb(lab, illuminant="D65", observer="2", *, channel_axis=-1):
     """CIE L*a*b* to sRGB, as skimage.color.lab2rgb (through XYZ; warns about
     negative z as lab2xyz)."""
-    arr, xp, back, ax = _last(lab, channel_axis)
-    arr = _prepare_colorarray(arr, xp)
-    xyz, n_invalid = _lab2xyz(arr, xp, illuminant, observer)
-    if n_invalid != 0:
-        warnings.warn(
-            "Conversion from CIE-LAB, via XYZ to sRGB color space resulted in "
-            f"{n_invalid} negative Z values that have been clipped to zero",
-            stacklevel=2,
-        )
+    xyz, xp, back, ax = _lab_to_xyz(lab, illuminant, observer, channel_axis, "via XYZ to sRGB color space")
     res = _run(xyz, MATRIX, matrix=_matrix(rgb_from_xyz), post=POST_SRGB_GAMMA)  # noqa: F405
     return back(_restore(res, xp, ax))
 

@@ -11,3 +11,7 @@ from ._match import match_histograms
 __all__ = ["histogram", "cumulative_distribution", "equalize_hist", "equalize_adapthist", "rescale_intensity",
            "adjust_gamma", "adjust_log", "adjust_sigmoid", "is_low_contrast", "match_histograms",
            "intensity_range"]
+
+from ..._interop import publish as _publish  # noqa: E402
+
+_publish(globals(), __all__)

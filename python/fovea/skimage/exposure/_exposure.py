@@ -202,34 +202,31 @@ def adjust_gamma(image, gamma=1, gain=1):
     return back(((img / scale) ** gamma * scale * gain).astype(dtype))
 
 
-def adjust_log(image, gain=1, inv=False):
-    """Logarithmic correction O = gain * log2(1 + I) (inv: gain * (2**I - 1))."""
+def _correct(image, inv, curve, gain=None):
+    """adjust_log / adjust_sigmoid: curve(I / scale, xp) * scale (* gain) in the
+    image's dtype, scale the range of non-negative values of the dtype (a 0-d
+    result of the inverse: a scalar of the dtype)."""
     img, _, back = ix.prepare(image)
     xp = xp_of(img)
     _assert_non_negative(img)
     dtype = img.dtype.type
     lim = dtype_limits(img, True)
     scale = float(lim[1] - lim[0])
-    if inv:
-        out = (2 ** (img / scale) - 1) * scale * gain
-        return back(out.astype(dtype) if out.ndim else dtype(out))
-    out = xp.log2(1 + img / scale) * scale * gain
-    return back(out.astype(dtype))
+    out = curve(img / scale, xp) * scale
+    if gain is not None:
+        out = out * gain
+    return back(out.astype(dtype) if out.ndim or not inv else dtype(out))
+
+
+def adjust_log(image, gain=1, inv=False):
+    """Logarithmic correction O = gain * log2(1 + I) (inv: gain * (2**I - 1))."""
+    return _correct(image, inv, lambda x, xp: 2**x - 1 if inv else xp.log2(1 + x), gain)
 
 
 def adjust_sigmoid(image, cutoff=0.5, gain=10, inv=False):
     """Sigmoid correction O = 1 / (1 + exp(gain * (cutoff - I)))."""
-    img, _, back = ix.prepare(image)
-    xp = xp_of(img)
-    _assert_non_negative(img)
-    dtype = img.dtype.type
-    lim = dtype_limits(img, True)
-    scale = float(lim[1] - lim[0])
-    if inv:
-        out = (1 - 1 / (1 + xp.exp(gain * (cutoff - img / scale)))) * scale
-        return back(out.astype(dtype) if out.ndim else dtype(out))
-    out = 1 / (1 + xp.exp(gain * (cutoff - img / scale))) * scale
-    return back(out.astype(dtype))
+    return _correct(image, inv, lambda x, xp: 1 - 1 / (1 + xp.exp(gain * (cutoff - x))) if inv
+                    else 1 / (1 + xp.exp(gain * (cutoff - x))))
 
 
 def _img_as_float(image, xp):

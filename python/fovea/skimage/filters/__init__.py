@@ -97,3 +97,7 @@ __all__ = [
     "unsharp_mask",
     "window",
 ]
+
+from ..._interop import publish as _publish  # noqa: E402
+
+_publish(globals(), __all__)

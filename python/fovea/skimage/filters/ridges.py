@@ -5,21 +5,20 @@ Each scale's Hessian comes from Gaussian-derivative passes in fovea.ndimage.
 For 2-d and 3-d float images the rest of a scale (eigenvalues, the filter's
 response, the running maximum over scales, the max reductions) is one C op,
 fovea._fovea.hessian_ridge (src/ops/filters/ridge.c: the thread pool on the
-host, one CUDA kernel on the GPU). Elsewhere, or with FOVEA_RIDGE_PYTHON=1 in
-the environment, the eigenvalue maths runs in NumPy on the host or CuPy on the
-GPU as array operations.
+host, one CUDA kernel on the GPU). Elsewhere, or with the internal switch
+"ridge_arrays" on (fovea._interop.switched, tests), the eigenvalue maths runs in
+NumPy on the host or CuPy on the GPU as array operations.
 """
 
 import math
 import numbers
-import os
 import sys
 from warnings import warn
 
 import numpy as np
 
 from ... import _fovea
-from ..._interop import prepare
+from ..._interop import prepare, switch
 from .._shared import check_nD, supported_float_type
 from ._hessian import hessian_matrix_gaussian, symmetric_eigvals
 
@@ -45,7 +44,7 @@ def _real(x):
 
 def _use_op(image, xp):
     """The C op serves this float image (2-d or 3-d, NumPy or CuPy, not empty)."""
-    if os.environ.get("FOVEA_RIDGE_PYTHON", "") not in ("", "0"):
+    if switch("ridge_arrays"):
         return False
     if image.ndim not in (2, 3) or image.size == 0 or image.dtype not in (np.float32, np.float64):
         return False

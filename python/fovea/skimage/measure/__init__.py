@@ -11,36 +11,19 @@ from ._find_contours import find_contours
 from ._label import label
 from ._misc import block_reduce, blur_effect, profile_line, shannon_entropy
 from ._polygon import approximate_polygon, subdivide_polygon
-from ._moments import (
-    centroid,
-    inertia_tensor,
-    inertia_tensor_eigvals,
-    moments,
-    moments_central,
-    moments_coords,
-    moments_coords_central,
-    moments_hu,
-    moments_normalized,
-)
+from ._moments import *  # noqa: F403  (centroid, inertia_tensor*, moments*)
+from ._moments import __all__ as _moments_all
 from ._regionprops import regionprops, regionprops_table
 from ._regionprops_utils import euler_number, perimeter, perimeter_crofton
 
 __all__ = [
+    *_moments_all,
     "approximate_polygon",
     "block_reduce",
     "blur_effect",
-    "centroid",
     "euler_number",
     "find_contours",
-    "inertia_tensor",
-    "inertia_tensor_eigvals",
     "label",
-    "moments",
-    "moments_central",
-    "moments_coords",
-    "moments_coords_central",
-    "moments_hu",
-    "moments_normalized",
     "perimeter",
     "perimeter_crofton",
     "profile_line",
@@ -49,3 +32,7 @@ __all__ = [
     "shannon_entropy",
     "subdivide_polygon",
 ]
+
+from ..._interop import publish as _publish  # noqa: E402
+
+_publish(globals(), __all__)

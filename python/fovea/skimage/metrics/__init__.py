@@ -16,3 +16,7 @@ from ._ssim import structural_similarity
 __all__ = ["adapted_rand_error", "contingency_table", "hausdorff_distance", "hausdorff_pair", "mean_squared_error",
            "normalized_mutual_information", "normalized_root_mse", "peak_signal_noise_ratio",
            "structural_similarity", "variation_of_information"]
+
+from ..._interop import publish as _publish  # noqa: E402
+
+_publish(globals(), __all__)

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from ..._interop import like_input, prepare
-from .._shared import supported_float_type
+from .._shared import dtype_range, supported_float_type
 
 __all__ = ["two", "check_same_shape", "dtype_range", "as_floats", "warn"]
 
@@ -24,20 +24,6 @@ def two(a, b, name_b="image1"):
 def check_same_shape(a, b):
     if a.shape != b.shape:
         raise ValueError("Input images must have the same dimensions.")
-
-
-def dtype_range(dtype):
-    """scikit-image's dtype_range[dtype.type]: (min, max) of the type; floats
-    (-1, 1), bool (False, True)."""
-    dt = np.dtype(dtype)
-    if dt.kind == "b":
-        return False, True
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        return info.min, info.max
-    if dt.kind == "f" and dt.itemsize <= 8:
-        return -1, 1
-    raise KeyError(dt.type)
 
 
 def as_floats(a, b, xp):

@@ -72,3 +72,7 @@ __all__ = [
     "star",
     "thin",
 ]
+
+from ..._interop import publish as _publish  # noqa: E402
+
+_publish(globals(), __all__)

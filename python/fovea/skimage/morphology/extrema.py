@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import _fovea
 from ... import _interop as ix
+from .._shared import dtype_range
 from ._util import binary_structure
 from .grayreconstruct import reconstruction
 
@@ -17,13 +18,7 @@ __all__ = ["h_maxima", "h_minima", "local_maxima", "local_minima"]
 
 
 def _dtype_limits(dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return False, True
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return info.min, info.max
-    return -1, 1
+    return dtype_range(dtype, other=(-1, 1))
 
 
 def _add_constant_clip(image, const_value):

@@ -41,3 +41,7 @@ __all__ = [
     "relabel_sequential",
     "watershed",
 ]
+
+from ..._interop import publish as _publish  # noqa: E402
+
+_publish(globals(), __all__)

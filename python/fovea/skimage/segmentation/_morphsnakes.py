@@ -61,22 +61,23 @@ _FOOTPRINTS = {2: _line_footprints(2), 3: _line_footprints(3)}
 _curvature_phase = [0]
 
 
-def _sup_inf(u, xp):
-    """SI: union of the binary erosions along each line footprint (bool out)."""
+def _over_lines(u, morph, combine):
+    """combine (logical or / and, in place) of morph(u) along each line footprint (bool out)."""
     out = None
     for fp in _FOOTPRINTS[u.ndim]:
-        e = fndi.binary_erosion(u, fp)
-        out = e if out is None else xp.logical_or(out, e, out=out)
+        e = morph(u, fp)
+        out = e if out is None else combine(out, e, out=out)
     return out
+
+
+def _sup_inf(u, xp):
+    """SI: union of the binary erosions along each line footprint (bool out)."""
+    return _over_lines(u, fndi.binary_erosion, xp.logical_or)
 
 
 def _inf_sup(u, xp):
     """IS: intersection of the binary dilations along each line footprint (bool out)."""
-    out = None
-    for fp in _FOOTPRINTS[u.ndim]:
-        d = fndi.binary_dilation(u, fp)
-        out = d if out is None else xp.logical_and(out, d, out=out)
-    return out
+    return _over_lines(u, fndi.binary_dilation, xp.logical_and)
 
 
 def _curvature(u, xp):
