@@ -16,7 +16,7 @@ fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, doub
                         int64_t max_iter, int channels)
 {
     const char *name = "denoise_tv_chambolle";
-    fv_array *i = NULL, *work = NULL;
+    fv_array *i = NULL;
     fv_status st;
     if (!in || !out)
         return fv_error_set(FV_EINVAL, name, "NULL array");
@@ -52,15 +52,8 @@ fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, doub
         return max_iter < 1 && fv_array_size(in) ? fv_copy(ctx, in, out) : FV_OK;
     /* a contiguous input, a contiguous output not overlapping it (copied back after) */
     st = fv__skm_contig(ctx, in, &i);
-    if (st == FV_OK) {
-        const fv_array *ins[1] = {i};
-        st = fv__skm_work(ctx, out, ins, 1, &work);
-    }
-    if (st == FV_OK) {
-        st = fv__skm_finish(ctx, fv__run_TV_CHAMBOLLE(ctx, i, NULL, work, &p), work, out);
-        work = NULL;
-    }
-    fv_array_unref(work);
+    if (st == FV_OK)
+        st = fv__skm_run(ctx, FV__OP_TV_CHAMBOLLE, i, NULL, out, &p);
     fv_array_unref(i);
     return st;
 }

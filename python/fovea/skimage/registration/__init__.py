@@ -8,3 +8,7 @@ from ._optical_flow import optical_flow_ilk, optical_flow_tvl1
 from ._phase_cross_correlation import phase_cross_correlation
 
 __all__ = ["optical_flow_ilk", "optical_flow_tvl1", "phase_cross_correlation"]
+
+from ..._interop import publish as _publish  # noqa: E402
+
+_publish(globals(), __all__)

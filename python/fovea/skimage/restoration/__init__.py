@@ -19,3 +19,7 @@ __all__ = [
     "denoise_tv_bregman", "denoise_tv_chambolle", "denoise_wavelet", "ellipsoid_kernel", "estimate_sigma",
     "inpaint_biharmonic", "richardson_lucy", "rolling_ball", "unsupervised_wiener", "unwrap_phase", "wiener",
 ]
+
+from ..._interop import publish as _publish  # noqa: E402
+
+_publish(globals(), __all__)

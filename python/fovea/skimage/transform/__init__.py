@@ -63,3 +63,7 @@ __all__ += [
     "probabilistic_hough_line",
     "radon",
 ]
+
+from ..._interop import publish as _publish  # noqa: E402
+
+_publish(globals(), __all__)
