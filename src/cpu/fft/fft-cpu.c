@@ -29,6 +29,7 @@ typedef struct fv__fft_pass {
     int64_t sstr[FV_MAX_NDIM], dstr[FV_MAX_NDIM];   /* logical strides, bytes */
     int axis, mode, inverse, dbl;
     int inner;                       /* the innermost other axis, when its lines are blocked; else -1 */
+    int64_t lscr;                    /* the plan's scratch values (lanes) */
     int64_t n;                       /* transform length */
     double scale;
     const fv__fft1d *plan;           /* length n, or n/2 for even real passes */
@@ -74,35 +75,41 @@ line_run(const fv__fft_pass *ps, int64_t l, int64_t e)
 }
 
 #define FV__FFT_C2C_BLOCK(T, S)                                                                      \
-    /* nb (> 1) neighbouring C2C lines from l: gather together, transform each, scatter */          \
-    static void fv__fft_c2c_block_##S(const fv__fft_pass *ps, int64_t l, int64_t nb, T *xb, T *y,    \
-                                      T *scr)                                                        \
+    /* nb (> 1) neighbouring C2C lines from l, L = 32 / sizeof(T) at a time in the engine's lanes: \
+     * value j of lane q holds line q's element j (lanes past nb: zeros, results unused) */      \
+    static void fv__fft_c2c_block_##S(const fv__fft_pass *ps, int64_t l, int64_t nb, T *lx, T *ly,   \
+                                      T *lscr)                                                       \
     {                                                                                                \
+        enum { L = FV__FFT_LANE_BYTES / sizeof(T) };                                                 \
         const int64_t n = ps->n, ss = ps->sstr[ps->axis], ds = ps->dstr[ps->axis];                  \
         const int64_t si = ps->sstr[ps->inner], di = ps->dstr[ps->inner];                            \
         const T sc = (T)ps->scale;                                                                   \
         int64_t so, dof;                                                                             \
         line_offsets(ps, l, &so, &dof);                                                              \
-        const char *src = ps->src + so;                                                              \
-        char *dst = ps->dst + dof;                                                                   \
-        for (int64_t j = 0; j < n; j++) {                                                            \
-            const char *row = src + j * ss;                                                          \
-            for (int64_t q = 0; q < nb; q++) {                                                       \
-                const T *v = (const T *)(row + q * si);                                              \
-                xb[q * 2 * n + 2 * j] = v[0];                                                        \
-                xb[q * 2 * n + 2 * j + 1] = v[1];                                                    \
+        for (int64_t g = 0; g < nb; g += L) {                                                        \
+            const int64_t nq = nb - g < L ? nb - g : L;                                              \
+            const char *src = ps->src + so + g * si;                                                 \
+            char *dst = ps->dst + dof + g * di;                                                      \
+            for (int64_t j = 0; j < n; j++) {                                                        \
+                const char *row = src + j * ss;                                                      \
+                T *v = lx + j * 2 * L;                                                               \
+                for (int64_t q = 0; q < nq; q++) {                                                   \
+                    const T *e = (const T *)(row + q * si);                                          \
+                    v[q] = e[0];                                                                     \
+                    v[L + q] = e[1];                                                                 \
+                }                                                                                    \
+                for (int64_t q = nq; q < L; q++)                                                     \
+                    v[q] = v[L + q] = 0;                                                             \
             }                                                                                        \
-        }                                                                                            \
-        for (int64_t q = 0; q < nb; q++) {                                                           \
-            fv__fft1d_exec(ps->plan, xb + q * 2 * n, y, ps->inverse, scr);                           \
-            memcpy(xb + q * 2 * n, y, (size_t)(2 * n) * sizeof(T));                                  \
-        }                                                                                            \
-        for (int64_t j = 0; j < n; j++) {                                                            \
-            char *row = dst + j * ds;                                                                \
-            for (int64_t q = 0; q < nb; q++) {                                                       \
-                T *o = (T *)(row + q * di);                                                          \
-                o[0] = xb[q * 2 * n + 2 * j] * sc;                                                   \
-                o[1] = xb[q * 2 * n + 2 * j + 1] * sc;                                               \
+            fv__fft1d_exec_lanes(ps->plan, lx, ly, ps->inverse, lscr);                               \
+            for (int64_t j = 0; j < n; j++) {                                                        \
+                char *row = dst + j * ds;                                                            \
+                const T *v = ly + j * 2 * L;                                                         \
+                for (int64_t q = 0; q < nq; q++) {                                                   \
+                    T *o = (T *)(row + q * di);                                                      \
+                    o[0] = v[q] * sc;                                                                \
+                    o[1] = v[L + q] * sc;                                                            \
+                }                                                                                    \
             }                                                                                        \
         }                                                                                            \
     }
@@ -114,8 +121,13 @@ FV__FFT_C2C_BLOCK(double, f64)
     {                                                                                                \
         fv__fft_pass *ps = arg;                                                                      \
         const int blocked = ps->mode == PASS_C2C && ps->inner >= 0;                                  \
-        T *buf = malloc((size_t)(ps->bufn + (blocked ? FV__FFT_BLOCK * 2 * ps->n : 0)) * 2 * sizeof(T)); \
-        if (!buf) {                                                                                  \
+        T *buf = malloc((size_t)ps->bufn * 2 * sizeof(T));                                           \
+        /* lanes: in, out, scratch, each value FV__FFT_LANE_BYTES of re then of im */                \
+        const size_t lv = (size_t)(2 * ps->n + ps->lscr) * 2 * FV__FFT_LANE_BYTES;                  \
+        T *lanes = blocked ? aligned_alloc(64, (lv + 63) / 64 * 64) : NULL;                         \
+        if (!buf || (blocked && !lanes)) {                                                           \
+            free(buf);                                                                               \
+            free(lanes);                                                                             \
             atomic_store(&ps->failed, 1);                                                            \
             return;                                                                                  \
         }                                                                                            \
@@ -125,12 +137,14 @@ FV__FFT_C2C_BLOCK(double, f64)
         const int half = ps->mode != PASS_C2C && n % 2 == 0;                                         \
         const T *w = (const T *)ps->htw;                                                             \
         T *x = buf, *y = buf + 2 * n, *scr = buf + 4 * n;                                            \
-        T *xb = buf + 2 * ps->bufn;                                                                  \
+        enum { LT = 2 * FV__FFT_LANE_BYTES / sizeof(T) }; /* Ts per lane value */                  \
+        T *lx = lanes, *ly = lanes ? lanes + ps->n * LT : NULL;                                      \
+        T *lscr = lanes ? lanes + 2 * ps->n * LT : NULL;                                             \
         for (int64_t l = b; l < e; l++) {                                                            \
             if (blocked) {                                                                           \
                 const int64_t nb = line_run(ps, l, e);                                               \
                 if (nb > 1) {                                                                        \
-                    fv__fft_c2c_block_##S(ps, l, nb, xb, y, scr);                                    \
+                    fv__fft_c2c_block_##S(ps, l, nb, lx, ly, lscr);                                  \
                     l += nb - 1;                                                                     \
                     continue;                                                                        \
                 }                                                                                    \
@@ -216,6 +230,7 @@ FV__FFT_C2C_BLOCK(double, f64)
             }                                                                                        \
         }                                                                                            \
         free(buf);                                                                                   \
+        free(lanes);                                                                                 \
     }
 FV__FFT_LINES(float, f32)
 FV__FFT_LINES(double, f64)
@@ -252,17 +267,17 @@ run_pass(fv_context *ctx, fv__fft_pass *ps)
     for (int d = 0; d < ps->ndim; d++)
         if (d != ps->axis)
             nlines *= ps->shape[d];
-    /* block the lines of a strided axis whose innermost other axis steps by one element */
+    /* C2C lines run in the engine's lanes, neighbours along the innermost other axis
+     * (of more than one element) together */
     ps->inner = -1;
-    for (int d = ps->ndim - 1; d >= 0; d--) {
-        if (d == ps->axis)
-            continue;
-        const int64_t ce = 2 * (int64_t)es;
-        if (ps->shape[d] > 1 && ps->sstr[d] == ce && ps->dstr[d] == ce && ps->sstr[ps->axis] != ce)
+    for (int d = ps->ndim - 1; d >= 0 && ps->mode == PASS_C2C; d--) {
+        if (d != ps->axis && ps->shape[d] > 1) {
             ps->inner = d;
-        break;
+            break;
+        }
     }
     ps->bufn = 2 * ps->n + fv__fft1d_scratch(plan) + 2;
+    ps->lscr = fv__fft1d_scratch(plan) + 1;
     atomic_init(&ps->failed, 0);
     int64_t grain = 32768 / (ps->n > 0 ? ps->n : 1);
     fv__parallel_for(ctx, nlines, grain < 1 ? 1 : grain, ps->dbl ? fv__fft_lines_f64 : fv__fft_lines_f32, ps);

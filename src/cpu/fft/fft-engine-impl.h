@@ -1,13 +1,17 @@
-/* The precision-generic half of fft-engine.c, included once per precision with
- * FT (float or double) and FS(name) (a suffixed name) defined. Not a header of
- * its own: no include guard on purpose. */
+/* The precision-generic half of fft-engine.c, included once per data type with
+ * FT (the real type: float or double), FV (the type of one data value: FT, or a
+ * vector of FT holding the same element of several lines, "lanes"), TW (the
+ * complex type of the twiddle tables: always scalar) and FS(name) (a suffixed
+ * name) defined; FV__FFT_LANES when FV is a vector (no plan tables then: the
+ * scalar instantiation makes them). Not a header of its own: no include guard on
+ * purpose. */
 
 typedef struct {
-    FT re, im;
+    FV re, im;
 } FS(cpx);
 
 static inline FS(cpx)
-FS(cmul)(FS(cpx) a, FS(cpx) b, int conjb)
+FS(cmul)(FS(cpx) a, TW b, int conjb)
 {
     const FT bi = conjb ? -b.im : b.im;
     FS(cpx) r = {a.re * b.re - a.im * bi, a.re * bi + a.im * b.re};
@@ -16,7 +20,7 @@ FS(cmul)(FS(cpx) a, FS(cpx) b, int conjb)
 
 /* out[u + q*m] for q < 2: one radix-2 stage over m points. */
 static void
-FS(bfly2)(FS(cpx) *o, int64_t fs, int64_t m, const FS(cpx) *tw, int inv)
+FS(bfly2)(FS(cpx) *o, int64_t fs, int64_t m, const TW *tw, int inv)
 {
     for (int64_t u = 0; u < m; u++) {
         const FS(cpx) t = FS(cmul)(o[u + m], tw[u * fs], inv);
@@ -28,7 +32,7 @@ FS(bfly2)(FS(cpx) *o, int64_t fs, int64_t m, const FS(cpx) *tw, int inv)
 }
 
 static void
-FS(bfly3)(FS(cpx) *o, int64_t fs, int64_t m, const FS(cpx) *tw, int inv)
+FS(bfly3)(FS(cpx) *o, int64_t fs, int64_t m, const TW *tw, int inv)
 {
     const FT c = (FT)0.86602540378443864676; /* sqrt(3)/2 */
     const FT sg = inv ? (FT)-1 : (FT)1;
@@ -36,11 +40,11 @@ FS(bfly3)(FS(cpx) *o, int64_t fs, int64_t m, const FS(cpx) *tw, int inv)
         const FS(cpx) a0 = o[u];
         const FS(cpx) a1 = FS(cmul)(o[u + m], tw[u * fs], inv);
         const FS(cpx) a2 = FS(cmul)(o[u + 2 * m], tw[2 * u * fs], inv);
-        const FT sr = a1.re + a2.re, si = a1.im + a2.im;
-        const FT dr = a1.re - a2.re, di = a1.im - a2.im;
-        const FT br = a0.re - sr / 2, bi = a0.im - si / 2;
+        const FV sr = a1.re + a2.re, si = a1.im + a2.im;
+        const FV dr = a1.re - a2.re, di = a1.im - a2.im;
+        const FV br = a0.re - sr * (FT)0.5, bi = a0.im - si * (FT)0.5;
         /* T = -i c d (forward), +i c d (inverse) */
-        const FT tr = sg * c * di, ti = -sg * c * dr;
+        const FV tr = (sg * c) * di, ti = (-sg * c) * dr;
         o[u].re = a0.re + sr;
         o[u].im = a0.im + si;
         o[u + m].re = br + tr;
@@ -51,19 +55,19 @@ FS(bfly3)(FS(cpx) *o, int64_t fs, int64_t m, const FS(cpx) *tw, int inv)
 }
 
 static void
-FS(bfly4)(FS(cpx) *o, int64_t fs, int64_t m, const FS(cpx) *tw, int inv)
+FS(bfly4)(FS(cpx) *o, int64_t fs, int64_t m, const TW *tw, int inv)
 {
     for (int64_t u = 0; u < m; u++) {
         const FS(cpx) a0 = o[u];
         const FS(cpx) a1 = FS(cmul)(o[u + m], tw[u * fs], inv);
         const FS(cpx) a2 = FS(cmul)(o[u + 2 * m], tw[2 * u * fs], inv);
         const FS(cpx) a3 = FS(cmul)(o[u + 3 * m], tw[3 * u * fs], inv);
-        const FT s02r = a0.re + a2.re, s02i = a0.im + a2.im;
-        const FT d02r = a0.re - a2.re, d02i = a0.im - a2.im;
-        const FT s13r = a1.re + a3.re, s13i = a1.im + a3.im;
-        const FT d13r = a1.re - a3.re, d13i = a1.im - a3.im;
+        const FV s02r = a0.re + a2.re, s02i = a0.im + a2.im;
+        const FV d02r = a0.re - a2.re, d02i = a0.im - a2.im;
+        const FV s13r = a1.re + a3.re, s13i = a1.im + a3.im;
+        const FV d13r = a1.re - a3.re, d13i = a1.im - a3.im;
         /* forward: -i * d13; inverse: +i * d13 */
-        const FT tr = inv ? -d13i : d13i, ti = inv ? d13r : -d13r;
+        const FV tr = inv ? -d13i : d13i, ti = inv ? d13r : -d13r;
         o[u].re = s02r + s13r;
         o[u].im = s02i + s13i;
         o[u + 2 * m].re = s02r - s13r;
@@ -77,7 +81,7 @@ FS(bfly4)(FS(cpx) *o, int64_t fs, int64_t m, const FS(cpx) *tw, int inv)
 
 /* Any radix p <= FV__FFT_MAX_RADIX: the p-point DFT of the twiddled inputs. */
 static void
-FS(bflyp)(FS(cpx) *o, int64_t fs, int64_t m, int64_t p, const FS(cpx) *tw, int inv)
+FS(bflyp)(FS(cpx) *o, int64_t fs, int64_t m, int64_t p, const TW *tw, int inv)
 {
     FS(cpx) s[FV__FFT_MAX_RADIX];
     const int64_t step = fs * m;   /* tw[step] = exp(-2 pi i / p) */
@@ -85,7 +89,7 @@ FS(bflyp)(FS(cpx) *o, int64_t fs, int64_t m, int64_t p, const FS(cpx) *tw, int i
         for (int64_t q = 0; q < p; q++)
             s[q] = q ? FS(cmul)(o[u + q * m], tw[q * u * fs], inv) : o[u];
         for (int64_t q1 = 0; q1 < p; q1++) {
-            FT ar = s[0].re, ai = s[0].im;
+            FV ar = s[0].re, ai = s[0].im;
             int64_t idx = 0;
             for (int64_t q = 1; q < p; q++) {
                 idx += q1;
@@ -104,7 +108,7 @@ FS(bflyp)(FS(cpx) *o, int64_t fs, int64_t m, int64_t p, const FS(cpx) *tw, int i
 /* Decimation in time: out (contiguous, fac[0] * fac[1] points) from in with
  * stride fs. */
 static void
-FS(work)(FS(cpx) *out, const FS(cpx) *in, int64_t fs, const int64_t *fac, const FS(cpx) *tw, int inv)
+FS(work)(FS(cpx) *out, const FS(cpx) *in, int64_t fs, const int64_t *fac, const TW *tw, int inv)
 {
     const int64_t p = fac[0], m = fac[1];
     if (m == 1) {
@@ -130,7 +134,7 @@ static void
 FS(bluestein)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(cpx) *scr)
 {
     const int64_t n = p->n, m = p->m;
-    const FS(cpx) *w = (const FS(cpx) *)p->chirp, *b = (const FS(cpx) *)p->bfft;
+    const TW *w = (const TW *)p->chirp, *b = (const TW *)p->bfft;
     FS(cpx) *a = scr, *A = scr + m, *rest = scr + 2 * m;
     for (int64_t k = 0; k < n; k++) {
         FS(cpx) x = in[k];
@@ -139,7 +143,7 @@ FS(bluestein)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(c
         a[k] = FS(cmul)(x, w[k], 0);
     }
     for (int64_t k = n; k < m; k++)
-        a[k].re = a[k].im = 0;
+        a[k].re = a[k].im = (FV){0};
     FS(exec)(p->sub, a, A, 0, rest);
     for (int64_t k = 0; k < m; k++)
         A[k] = FS(cmul)(A[k], b[k], 0);
@@ -160,9 +164,10 @@ FS(exec)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(cpx) *
     else if (p->sub)
         FS(bluestein)(p, in, out, inv, scr);
     else
-        FS(work)(out, in, 1, p->fac, (const FS(cpx) *)p->tw, inv);
+        FS(work)(out, in, 1, p->fac, (const TW *)p->tw, inv);
 }
 
+#ifndef FV__FFT_LANES
 /* Twiddles (and Bluestein's tables) of a new plan whose n, m, fac and sub are set. */
 static int
 FS(tables)(fv__fft1d *p)
@@ -215,3 +220,4 @@ FS(tables)(fv__fft1d *p)
     free(scr);
     return 0;
 }
+#endif

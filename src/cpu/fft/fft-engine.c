@@ -10,16 +10,46 @@
 #define FV__FFT_PI 3.14159265358979323846264338327950288
 #define FV__FFT_MAX_RADIX 32   /* radices above 31 go to Bluestein */
 
+/* scalar: one line at a time */
+#define TW FS(cpx)
 #define FT float
+#define FV float
 #define FS(name) name##_f
 #include "cpu/fft/fft-engine-impl.h"
 #undef FT
+#undef FV
 #undef FS
 #define FT double
+#define FV double
 #define FS(name) name##_d
 #include "cpu/fft/fft-engine-impl.h"
 #undef FT
+#undef FV
 #undef FS
+#undef TW
+/* lanes: FV__FFT_LANES lines at once, each value a vector of their elements */
+typedef float fv__fft_v8f __attribute__((vector_size(FV__FFT_LANE_BYTES)));
+typedef double fv__fft_v4d __attribute__((vector_size(FV__FFT_LANE_BYTES)));
+#define FV__FFT_LANES
+#define FT float
+#define FV fv__fft_v8f
+#define TW cpx_f
+#define FS(name) name##_f8
+#include "cpu/fft/fft-engine-impl.h"
+#undef FT
+#undef FV
+#undef TW
+#undef FS
+#define FT double
+#define FV fv__fft_v4d
+#define TW cpx_d
+#define FS(name) name##_d4
+#include "cpu/fft/fft-engine-impl.h"
+#undef FT
+#undef FV
+#undef TW
+#undef FS
+#undef FV__FFT_LANES
 
 /* The smallest 2^a 3^b 5^c >= n. */
 static int64_t
@@ -81,6 +111,15 @@ fv__fft1d_exec(const fv__fft1d *p, const void *in, void *out, int inverse, void 
         exec_d(p, (const cpx_d *)in, (cpx_d *)out, inverse, (cpx_d *)scratch);
     else
         exec_f(p, (const cpx_f *)in, (cpx_f *)out, inverse, (cpx_f *)scratch);
+}
+
+void
+fv__fft1d_exec_lanes(const fv__fft1d *p, const void *in, void *out, int inverse, void *scratch)
+{
+    if (p->dbl)
+        exec_d4(p, (const cpx_d4 *)in, (cpx_d4 *)out, inverse, (cpx_d4 *)scratch);
+    else
+        exec_f8(p, (const cpx_f8 *)in, (cpx_f8 *)out, inverse, (cpx_f8 *)scratch);
 }
 
 /* ---- the cache -------------------------------------------------------------------- */

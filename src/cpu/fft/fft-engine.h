@@ -48,6 +48,12 @@ int64_t fv__fft1d_scratch(const fv__fft1d *p);
  * precision; in and out distinct). inverse: exp(+2 pi i jk/n), unscaled.
  * scratch: fv__fft1d_scratch(p) complex elements. */
 void fv__fft1d_exec(const fv__fft1d *p, const void *in, void *out, int inverse, void *scratch);
+/* The same for FV__FFT_LANES lines at once (8 float or 4 double lines): in, out
+ * and scratch hold n (scratch: fv__fft1d_scratch(p)) values, each 32 bytes of the
+ * lines' real parts then 32 bytes of their imaginary parts; 32-byte aligned. Each
+ * line's result equals fv__fft1d_exec's bit for bit. */
+#define FV__FFT_LANE_BYTES 16
+void fv__fft1d_exec_lanes(const fv__fft1d *p, const void *in, void *out, int inverse, void *scratch);
 /* Plans in the cache now (for tests). */
 int fv__fft1d_cached(void);
 
