@@ -1,8 +1,9 @@
 /* CPU kernels of FFT and FOURIER (src/ops/fft/fft.h).
  *
  * FFT: one pass per transformed axis. A pass hands the lines along its axis to
- * the thread pool; each worker gathers a line into a contiguous buffer, runs the
- * cached 1-D plan (cpu/fft/fft-engine.h) and scatters the result. The first
+ * the thread pool; each worker gathers lines into contiguous buffers, runs the
+ * cached 1-D plan (cpu/fft/fft-engine.h) on them, neighbouring lines together in
+ * SIMD lanes, and scatters the results (fft-lines-impl.h). The first
  * pass reads in, later ones work in place on out (C2R: on a complex temporary,
  * the real pass last). Real transforms of even length n run as complex ones of
  * length n/2 with the usual split step; odd lengths as complex ones of length n.
@@ -74,166 +75,16 @@ line_run(const fv__fft_pass *ps, int64_t l, int64_t e)
     return r < FV__FFT_BLOCK ? r : FV__FFT_BLOCK;
 }
 
-#define FV__FFT_C2C_BLOCK(T, S)                                                                      \
-    /* nb (> 1) neighbouring C2C lines from l, L = 32 / sizeof(T) at a time in the engine's lanes: \
-     * value j of lane q holds line q's element j (lanes past nb: zeros, results unused) */      \
-    static void fv__fft_c2c_block_##S(const fv__fft_pass *ps, int64_t l, int64_t nb, T *lx, T *ly,   \
-                                      T *lscr)                                                       \
-    {                                                                                                \
-        enum { L = FV__FFT_LANE_BYTES / sizeof(T) };                                                 \
-        const int64_t n = ps->n, ss = ps->sstr[ps->axis], ds = ps->dstr[ps->axis];                  \
-        const int64_t si = ps->sstr[ps->inner], di = ps->dstr[ps->inner];                            \
-        const T sc = (T)ps->scale;                                                                   \
-        int64_t so, dof;                                                                             \
-        line_offsets(ps, l, &so, &dof);                                                              \
-        for (int64_t g = 0; g < nb; g += L) {                                                        \
-            const int64_t nq = nb - g < L ? nb - g : L;                                              \
-            const char *src = ps->src + so + g * si;                                                 \
-            char *dst = ps->dst + dof + g * di;                                                      \
-            for (int64_t j = 0; j < n; j++) {                                                        \
-                const char *row = src + j * ss;                                                      \
-                T *v = lx + j * 2 * L;                                                               \
-                for (int64_t q = 0; q < nq; q++) {                                                   \
-                    const T *e = (const T *)(row + q * si);                                          \
-                    v[q] = e[0];                                                                     \
-                    v[L + q] = e[1];                                                                 \
-                }                                                                                    \
-                for (int64_t q = nq; q < L; q++)                                                     \
-                    v[q] = v[L + q] = 0;                                                             \
-            }                                                                                        \
-            fv__fft1d_exec_lanes(ps->plan, lx, ly, ps->inverse, lscr);                               \
-            for (int64_t j = 0; j < n; j++) {                                                        \
-                char *row = dst + j * ds;                                                            \
-                const T *v = ly + j * 2 * L;                                                         \
-                for (int64_t q = 0; q < nq; q++) {                                                   \
-                    T *o = (T *)(row + q * di);                                                      \
-                    o[0] = v[q] * sc;                                                                \
-                    o[1] = v[L + q] * sc;                                                            \
-                }                                                                                    \
-            }                                                                                        \
-        }                                                                                            \
-    }
-FV__FFT_C2C_BLOCK(float, f32)
-FV__FFT_C2C_BLOCK(double, f64)
-
-#define FV__FFT_LINES(T, S)                                                                          \
-    static void fv__fft_lines_##S(void *arg, int64_t b, int64_t e)                                    \
-    {                                                                                                \
-        fv__fft_pass *ps = arg;                                                                      \
-        const int blocked = ps->mode == PASS_C2C && ps->inner >= 0;                                  \
-        T *buf = malloc((size_t)ps->bufn * 2 * sizeof(T));                                           \
-        /* lanes: in, out, scratch, each value FV__FFT_LANE_BYTES of re then of im */                \
-        const size_t lv = (size_t)(2 * ps->n + ps->lscr) * 2 * FV__FFT_LANE_BYTES;                  \
-        T *lanes = blocked ? aligned_alloc(64, (lv + 63) / 64 * 64) : NULL;                         \
-        if (!buf || (blocked && !lanes)) {                                                           \
-            free(buf);                                                                               \
-            free(lanes);                                                                             \
-            atomic_store(&ps->failed, 1);                                                            \
-            return;                                                                                  \
-        }                                                                                            \
-        const int64_t n = ps->n, h = n / 2;                                                          \
-        const int64_t ss = ps->sstr[ps->axis], ds = ps->dstr[ps->axis];                              \
-        const T sc = (T)ps->scale;                                                                   \
-        const int half = ps->mode != PASS_C2C && n % 2 == 0;                                         \
-        const T *w = (const T *)ps->htw;                                                             \
-        T *x = buf, *y = buf + 2 * n, *scr = buf + 4 * n;                                            \
-        enum { LT = 2 * FV__FFT_LANE_BYTES / sizeof(T) }; /* Ts per lane value */                  \
-        T *lx = lanes, *ly = lanes ? lanes + ps->n * LT : NULL;                                      \
-        T *lscr = lanes ? lanes + 2 * ps->n * LT : NULL;                                             \
-        for (int64_t l = b; l < e; l++) {                                                            \
-            if (blocked) {                                                                           \
-                const int64_t nb = line_run(ps, l, e);                                               \
-                if (nb > 1) {                                                                        \
-                    fv__fft_c2c_block_##S(ps, l, nb, lx, ly, lscr);                                  \
-                    l += nb - 1;                                                                     \
-                    continue;                                                                        \
-                }                                                                                    \
-            }                                                                                        \
-            int64_t so, dof;                                                                         \
-            line_offsets(ps, l, &so, &dof);                                                          \
-            const char *src = ps->src + so;                                                          \
-            char *dst = ps->dst + dof;                                                               \
-            if (ps->mode == PASS_C2C) {                                                              \
-                for (int64_t j = 0; j < n; j++) {                                                    \
-                    const T *v = (const T *)(src + j * ss);                                          \
-                    x[2 * j] = v[0];                                                                 \
-                    x[2 * j + 1] = v[1];                                                             \
-                }                                                                                    \
-                fv__fft1d_exec(ps->plan, x, y, ps->inverse, scr);                                    \
-                for (int64_t j = 0; j < n; j++) {                                                    \
-                    T *o = (T *)(dst + j * ds);                                                      \
-                    o[0] = y[2 * j] * sc;                                                            \
-                    o[1] = y[2 * j + 1] * sc;                                                        \
-                }                                                                                    \
-            } else if (ps->mode == PASS_R2C && !half) {                                              \
-                for (int64_t j = 0; j < n; j++) {                                                    \
-                    x[2 * j] = *(const T *)(src + j * ss);                                           \
-                    x[2 * j + 1] = 0;                                                                \
-                }                                                                                    \
-                fv__fft1d_exec(ps->plan, x, y, 0, scr);                                              \
-                for (int64_t k = 0; k <= h; k++) {                                                   \
-                    T *o = (T *)(dst + k * ds);                                                      \
-                    o[0] = y[2 * k] * sc;                                                            \
-                    o[1] = y[2 * k + 1] * sc;                                                        \
-                }                                                                                    \
-            } else if (ps->mode == PASS_R2C) {                                                       \
-                for (int64_t j = 0; j < h; j++) {                                                    \
-                    x[2 * j] = *(const T *)(src + 2 * j * ss);                                       \
-                    x[2 * j + 1] = *(const T *)(src + (2 * j + 1) * ss);                             \
-                }                                                                                    \
-                fv__fft1d_exec(ps->plan, x, y, 0, scr);                                              \
-                for (int64_t k = 0; k <= h; k++) {                                                   \
-                    const int64_t k1 = k == h ? 0 : k, k2 = k == 0 ? 0 : h - k;                      \
-                    const T zr = y[2 * k1], zi = y[2 * k1 + 1];                                      \
-                    const T cr = y[2 * k2], ci = -y[2 * k2 + 1];                                     \
-                    const T er = (zr + cr) / 2, ei = (zi + ci) / 2;                                  \
-                    /* O = (Z - conj)/(2i) */                                                        \
-                    const T orr = (zi - ci) / 2, oi = -(zr - cr) / 2;                                \
-                    const T wr = w[2 * k], wi = w[2 * k + 1];                                        \
-                    T *o = (T *)(dst + k * ds);                                                      \
-                    o[0] = (er + wr * orr - wi * oi) * sc;                                           \
-                    o[1] = (ei + wr * oi + wi * orr) * sc;                                           \
-                }                                                                                    \
-            } else if (!half) { /* C2R, odd n: Hermitian extension, complex inverse */               \
-                for (int64_t k = 0; k <= h; k++) {                                                   \
-                    const T *v = (const T *)(src + k * ss);                                          \
-                    x[2 * k] = v[0];                                                                 \
-                    x[2 * k + 1] = k ? v[1] : 0;                                                     \
-                    if (k) {                                                                         \
-                        x[2 * (n - k)] = v[0];                                                       \
-                        x[2 * (n - k) + 1] = -v[1];                                                  \
-                    }                                                                                \
-                }                                                                                    \
-                fv__fft1d_exec(ps->plan, x, y, 1, scr);                                              \
-                for (int64_t j = 0; j < n; j++)                                                      \
-                    *(T *)(dst + j * ds) = y[2 * j] * sc;                                            \
-            } else { /* C2R, even n: Z[k] = (X[k] + conj X[h-k]) + i (X[k] - conj X[h-k]) conj(W^k) */ \
-                for (int64_t k = 0; k <= h; k++) {                                                   \
-                    const T *v = (const T *)(src + k * ss);                                          \
-                    y[2 * k] = v[0];                                                                 \
-                    y[2 * k + 1] = (k == 0 || k == h) ? 0 : v[1];                                    \
-                }                                                                                    \
-                for (int64_t k = 0; k < h; k++) {                                                    \
-                    const T ar = y[2 * k], ai = y[2 * k + 1];                                        \
-                    const T br = y[2 * (h - k)], bi = -y[2 * (h - k) + 1];                           \
-                    const T sr = ar + br, si = ai + bi, dr = ar - br, di = ai - bi;                  \
-                    const T wr = w[2 * k], wi = -w[2 * k + 1];                                       \
-                    const T pr = dr * wr - di * wi, pi_ = dr * wi + di * wr;                         \
-                    x[2 * k] = sr - pi_;                                                             \
-                    x[2 * k + 1] = si + pr;                                                          \
-                }                                                                                    \
-                fv__fft1d_exec(ps->plan, x, y, 1, scr);                                              \
-                for (int64_t j = 0; j < h; j++) {                                                    \
-                    *(T *)(dst + 2 * j * ds) = y[2 * j] * sc;                                        \
-                    *(T *)(dst + (2 * j + 1) * ds) = y[2 * j + 1] * sc;                              \
-                }                                                                                    \
-            }                                                                                        \
-        }                                                                                            \
-        free(buf);                                                                                   \
-        free(lanes);                                                                                 \
-    }
-FV__FFT_LINES(float, f32)
-FV__FFT_LINES(double, f64)
+#define T float
+#define S(name) fv__fft_##name##_f32
+#include "cpu/fft/fft-lines-impl.h"
+#undef T
+#undef S
+#define T double
+#define S(name) fv__fft_##name##_f64
+#include "cpu/fft/fft-lines-impl.h"
+#undef T
+#undef S
 
 static fv_status
 run_pass(fv_context *ctx, fv__fft_pass *ps)
@@ -267,10 +118,10 @@ run_pass(fv_context *ctx, fv__fft_pass *ps)
     for (int d = 0; d < ps->ndim; d++)
         if (d != ps->axis)
             nlines *= ps->shape[d];
-    /* C2C lines run in the engine's lanes, neighbours along the innermost other axis
-     * (of more than one element) together */
+    /* lines run in the engine's lanes, neighbours along the innermost other axis (of
+     * more than one element) together */
     ps->inner = -1;
-    for (int d = ps->ndim - 1; d >= 0 && ps->mode == PASS_C2C; d--) {
+    for (int d = ps->ndim - 1; d >= 0; d--) {
         if (d != ps->axis && ps->shape[d] > 1) {
             ps->inner = d;
             break;
