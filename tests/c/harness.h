@@ -1,0 +1,352 @@
+/* The C tests' one scaffolding for backend tests (the CUDA tests, the op matrix
+ * test_ops_matrix.c): the context and devices, xorshift.h's generator (define
+ * FV_T_SEED before including), arrays and their elements by dtype, random host
+ * data, host copies of any array, views of any layout on either device, the
+ * element comparison with NaN / signed-zero / tolerance rules, and the GPU skip
+ * (exit 77, ctest's SKIP_RETURN_CODE). Kernel variants are forced with
+ * variant-force.h's tv_force (included). Everything is static (one copy a test);
+ * include after nothing else of the tests (it includes check.h).
+ *
+ * Parts turned on by macros defined before the #include (the tiled CUDA filter
+ * kernels' model tests: test_cuda_filters.c, test_cuda_corrtiled.c,
+ * test_cuda_corr3d.c, test_cuda_minmaxtiled.c, test_cuda_rank3d.c):
+ *  HX_SCIPY_MODEL   scipy's casts and stores of raw element bits (m_tod, m_store,
+ *                   m_store_nd, m_load, width_mask);
+ *  CFC_UNTILED      (with CFC_TEST_NAME, the test's name) the tiled-kernel
+ *                   tests' crash handler, data filler, model bits <-> arrays,
+ *                   one dispatch of the generic kernel (variant "generic" of
+ *                   "cuda.filternd") and the tiled / generic timings; needs
+ *                   the CUDA runtime's header;
+ *  CFC_VIEWS_2D     2-d views in three layouts, bit comparison with NaN handling;
+ *  CFC_CORRELATE    the correlate models: the GPU's float accumulation rule,
+ *                   the selected weights, the float-sum comparison. */
+#ifndef FV_TEST_HARNESS_H
+#define FV_TEST_HARNESS_H
+
+#include <float.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fovea/fovea.h"
+#include "check.h"
+#include "variant-force.h"
+#include "xorshift.h"   /* next_u64, uniform; seed: FV_T_SEED */
+
+#define HX_UNUSED __attribute__((unused))
+
+static const fv_device CPU HX_UNUSED = {FV_DEVICE_CPU, 0};
+static const fv_device GPU HX_UNUSED = {FV_DEVICE_CUDA, 0};
+static fv_context *ctx HX_UNUSED;
+static int cuda_only HX_UNUSED;      /* FOVEA_TEST_CUDA_ONLY: fewer, smaller cases, no CPU comparison */
+static char current[600] HX_UNUSED;  /* the running case, for failure and crash messages */
+
+/* ---- random numbers ------------------------------------------------------------- */
+
+static inline int64_t
+irand(int64_t lo, int64_t hi)   /* [lo, hi] */
+{
+    return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
+}
+
+static inline double
+uniform_in(double lo, double hi)   /* [lo, hi) */
+{
+    return lo + (hi - lo) * uniform();
+}
+
+/* ---- the GPU ---------------------------------------------------------------------- */
+
+/* 1 when the library has a usable CUDA device; prints why not otherwise */
+static inline int
+hx_have_gpu(const char *test)
+{
+    if (fv_cuda_available())
+        return 1;
+    printf("%s: no usable CUDA device (%s)\n", test, fv_cuda_unavailable_reason());
+    return 0;
+}
+
+/* the exit code of a test whose GPU part could not run: 77 (skipped) when the
+ * host part passed, 1 when it failed */
+static inline int
+hx_skip(const char *test)
+{
+    fv_t_summary(test);
+    return fv_t_fail ? 1 : 77;
+}
+
+/* ---- dtypes and elements ---------------------------------------------------------- */
+
+static inline int
+is_float(fv_dtype dt)
+{
+    return dt == FV_FLOAT32 || dt == FV_FLOAT64;
+}
+
+static inline int
+hx_is_signed(fv_dtype dt)
+{
+    return dt == FV_INT8 || dt == FV_INT16 || dt == FV_INT32 || dt == FV_INT64;
+}
+
+/* element i of a contiguous host buffer of dtype dt, as a double */
+static inline double
+get_elem(const void *p, fv_dtype dt, int64_t i)
+{
+    switch (dt) {
+    case FV_BOOL: case FV_UINT8: return ((const uint8_t *)p)[i];
+    case FV_INT8: return ((const int8_t *)p)[i];
+    case FV_UINT16: return ((const uint16_t *)p)[i];
+    case FV_INT16: return ((const int16_t *)p)[i];
+    case FV_UINT32: return ((const uint32_t *)p)[i];
+    case FV_INT32: return ((const int32_t *)p)[i];
+    case FV_UINT64: return (double)((const uint64_t *)p)[i];
+    case FV_INT64: return (double)((const int64_t *)p)[i];
+    case FV_FLOAT32: return ((const float *)p)[i];
+    default: return ((const double *)p)[i];
+    }
+}
+
+/* v must be in dt's range (the random data are) */
+static inline void
+set_elem(void *p, fv_dtype dt, int64_t i, double v)
+{
+    switch (dt) {
+    case FV_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    case FV_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case FV_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case FV_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+    case FV_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+    case FV_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+    case FV_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case FV_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+    case FV_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+    case FV_FLOAT32: ((float *)p)[i] = (float)v; break;
+    default: ((double *)p)[i] = v; break;
+    }
+}
+
+/* element i's raw bits (zero-extended) of a contiguous buffer */
+static inline uint64_t
+hx_bits(const void *p, fv_dtype dt, int64_t i)
+{
+    size_t s = fv_dtype_size(dt);
+    uint64_t b = 0;
+    memcpy(&b, (const char *)p + i * (int64_t)s, s);
+    return b;
+}
+
+/* ---- arrays ----------------------------------------------------------------------- */
+
+static inline fv_array *
+new_array(fv_dtype dt, int nd, const int64_t *shape, fv_device dev)
+{
+    fv_array *a = NULL;
+    CHECK_OK(fv_array_new(ctx, dt, nd, shape, dev, &a));
+    return a;
+}
+
+/* Random host data over the dtype's range (64-bit integers: +-2^40); special > 0:
+ * about one float element in special / 4 each of NaN, inf, -inf and -0.0. */
+static inline fv_array *
+rand_host(fv_dtype dt, int nd, const int64_t *shape, int special)
+{
+    fv_array *h = new_array(dt, nd, shape, CPU);
+    int64_t n = fv_array_size(h);
+    void *p = fv_array_data(h);
+    for (int64_t i = 0; i < n; i++) {
+        double v;
+        switch (dt) {
+        case FV_BOOL: v = (double)(next_u64() & 1); break;
+        case FV_UINT8: v = (double)irand(0, 255); break;
+        case FV_INT8: v = (double)irand(-128, 127); break;
+        case FV_UINT16: v = (double)irand(0, 65535); break;
+        case FV_INT16: v = (double)irand(-32768, 32767); break;
+        case FV_UINT32: v = (double)irand(0, 4000000000); break;
+        case FV_INT32: v = (double)irand(-2000000000, 2000000000); break;
+        case FV_UINT64: v = (double)irand(0, (int64_t)1 << 40); break;
+        case FV_INT64: v = (double)irand(-((int64_t)1 << 40), (int64_t)1 << 40); break;
+        default:
+            v = (next_u64() & 7) == 0 ? (double)irand(-50, 50) : uniform() * 200.0 - 100.0;
+            if (special > 0) {
+                uint64_t r = next_u64() % (uint64_t)special;
+                v = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -INFINITY : r == 3 ? -0.0 : v;
+            }
+            break;
+        }
+        set_elem(p, dt, i, v);
+    }
+    return h;
+}
+
+/* a contiguous host copy of any array (any device, any layout) */
+static inline fv_array *
+to_host(const fv_array *a)
+{
+    fv_array *c = new_array(fv_array_dtype(a), fv_array_ndim(a), fv_array_shape(a), fv_array_device(a));
+    fv_array *h = new_array(fv_array_dtype(a), fv_array_ndim(a), fv_array_shape(a), CPU);
+    CHECK_OK(fv_copy(ctx, a, c));
+    CHECK_OK(fv_copy(ctx, c, h));
+    CHECK_OK(fv_context_synchronize(ctx));
+    fv_array_unref(c);
+    return h;
+}
+
+/* Layouts of a view (hx_view): contiguous, every other element of a base with the
+ * first axis reversed, and the axes' order reversed (Fortran order). */
+enum { HX_CONTIG = 0, HX_STRIDED = 1, HX_FORTRAN = 2, HX_NLAYOUTS = 3 };
+static const char *const hx_layout_name[HX_NLAYOUTS] HX_UNUSED = {"contig", "strided", "fortran"};
+
+/* A fresh array of shape on dev in the given layout (a view of a larger base
+ * for HX_STRIDED / HX_FORTRAN; the view holds its base). */
+static inline fv_array *
+hx_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev)
+{
+    if (layout == HX_CONTIG || nd == 0)
+        return new_array(dt, nd, shape, dev);
+    int64_t isz = (int64_t)fv_dtype_size(dt), st[FV_MAX_NDIM], bs[FV_MAX_NDIM], off = 0, tot = 1;
+    int bnd = nd;
+    if (layout == HX_STRIDED) {
+        int64_t s = isz;
+        for (int d = nd - 1; d >= 0; d--) {
+            bs[d] = 2 * shape[d] + (d == nd - 1);
+            st[d] = 2 * s;
+            s *= bs[d];
+        }
+        off = (shape[0] - 1) * st[0];   /* the first axis reversed */
+        st[0] = -st[0];
+    } else {
+        int64_t s = isz;
+        for (int d = 0; d < nd; d++) {
+            st[d] = s;
+            s *= shape[d];
+            tot *= shape[d];
+        }
+        bs[0] = tot;
+        bnd = 1;
+    }
+    fv_array *base = new_array(dt, bnd, bs, dev), *v = NULL;
+    if (base)
+        CHECK_OK(fv_array_view(base, nd, shape, st, off, &v));
+    fv_array_unref(base);
+    return v;
+}
+
+/* a copy of the host array h on dev in the given layout */
+static inline fv_array *
+hx_upload(const fv_array *h, int layout, fv_device dev)
+{
+    fv_array *v = hx_view(fv_array_dtype(h), fv_array_ndim(h), fv_array_shape(h), layout, dev);
+    fv_array *c = new_array(fv_array_dtype(h), fv_array_ndim(h), fv_array_shape(h), dev);
+    CHECK_OK(fv_copy(ctx, h, c));
+    CHECK_OK(fv_copy(ctx, c, v));
+    fv_array_unref(c);
+    return v;
+}
+
+/* ---- comparison ------------------------------------------------------------------- */
+
+/* How a result must match its reference: HX_EXACT every bit (NaN: any payload,
+ * +-0 equal only with HX_ZEROS); HX_ULP floats within rtol of the reference's
+ * magnitude scale (scale[i] or, NULL, |want|), integers within one (wrapped). */
+typedef struct hx_tol {
+    int exact;      /* 1: bits (NaN payloads aside) */
+    int zeros;      /* 1: -0.0 == +0.0 */
+    double rtol;    /* !exact: floats within rtol * (scale + |want|) */
+    int ione;       /* !exact: integers within one (mod the width) */
+} hx_tol;
+
+/* got and want: contiguous host arrays of one dtype and shape; returns 1 when
+ * they match, else prints the first mismatch under `what` */
+static inline int
+hx_compare(const fv_array *got, const fv_array *want, const double *scale, hx_tol t, const char *what)
+{
+    fv_dtype dt = fv_array_dtype(got);
+    const void *g = fv_array_data(got), *w = fv_array_data(want);
+    int64_t n = fv_array_size(got);
+    uint64_t wmask = fv_dtype_size(dt) >= 8 ? ~0ull : (1ull << (8 * fv_dtype_size(dt))) - 1;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t gb = hx_bits(g, dt, i), wb = hx_bits(w, dt, i);
+        if (gb == wb)
+            continue;
+        double gv = get_elem(g, dt, i), wv = get_elem(w, dt, i);
+        if (is_float(dt)) {
+            if (isnan(gv) && isnan(wv))
+                continue;
+            if (t.zeros && gv == 0 && wv == 0)
+                continue;
+            if (!t.exact && !isnan(gv) && !isnan(wv)) {
+                if (isinf(wv) ? gv == wv : fabs(gv - wv) <= t.rtol * ((scale ? scale[i] : 0) + fabs(wv)) + 1e-300)
+                    continue;
+                if (isinf(gv) && !isinf(wv) && fabs(wv) > (dt == FV_FLOAT32 ? 3e38 : 1e307))
+                    continue;   /* overflow near the largest finite value */
+            }
+        } else if (!t.exact && t.ione) {
+            uint64_t d = (gb - wb) & wmask;
+            if (d == 1 || d == wmask)
+                continue;
+        }
+        fprintf(stderr, "%s: element %lld: %.17g (0x%llx), want %.17g (0x%llx)\n", what, (long long)i, gv,
+                (unsigned long long)gb, wv, (unsigned long long)wb);
+        return 0;
+    }
+    return 1;
+}
+
+#ifdef HX_SCIPY_MODEL
+/* ---- scipy's casts and stores of raw element bits ---------------------------------- */
+
+#include "scipy-casts.h"   /* m_cvt32, m_cvt64, m_cvtu64 */
+
+static inline uint64_t
+width_mask(fv_dtype dt)
+{
+    size_t s = fv_dtype_size(dt);
+    return s >= 8 ? ~0ull : ((1ull << (8 * s)) - 1);
+}
+
+/* raw element bits (zero-extended) -> double */
+static inline double
+m_tod(fv_dtype dt, uint64_t b)
+{
+    return get_elem(&b, dt, 0);
+}
+
+/* the output element scipy (and fovea: bool 0/1) stores for result v */
+static inline uint64_t
+m_store(fv_dtype odt, double v)
+{
+    switch (odt) {
+    case FV_BOOL: return (uint8_t)m_cvt32(v) != 0;
+    case FV_UINT32: return (uint64_t)m_cvt64(v) & 0xffffffffull;
+    case FV_INT64: return (uint64_t)m_cvt64(v);
+    case FV_UINT64: return m_cvtu64(v);
+    case FV_FLOAT32: { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); return u; }
+    case FV_FLOAT64: { uint64_t u; memcpy(&u, &v, 8); return u; }
+    default: return (uint64_t)(uint32_t)m_cvt32(v) & width_mask(odt);
+    }
+}
+
+/* scipy's n-d filters (ni_filters.c) store into uint64 differently below -2^63:
+ * the negation of the conversion of -v (so -1e19 wraps, -inf gives 0) */
+static inline uint64_t
+m_store_nd(fv_dtype odt, double v)
+{
+    if (odt == FV_UINT64 && v < 0)
+        return 0 - m_cvtu64(-v);
+    return m_store(odt, v);
+}
+
+/* element i's raw bits (zero-extended) of a contiguous host array */
+static inline uint64_t
+m_load(const fv_array *h, int64_t i)
+{
+    return hx_bits(fv_array_data(h), fv_array_dtype(h), i);
+}
+#endif /* HX_SCIPY_MODEL */
+
+#endif /* FV_TEST_HARNESS_H */
