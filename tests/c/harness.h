@@ -349,4 +349,216 @@ m_load(const fv_array *h, int64_t i)
 }
 #endif /* HX_SCIPY_MODEL */
 
+#ifdef CFC_UNTILED
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+#include "ops/filters/filternd.h"
+
+/* ---- the tiled-kernel tests ------------------------------------------------------- */
+
+static int have_gpu, cpu_kernels = -1, reduced;
+static int ncases, ntiled;
+
+static void
+on_crash(int sig)
+{
+    fprintf(stderr, CFC_TEST_NAME ": signal %d during: %s\n", sig, current);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static uint64_t
+f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+/* specials: NaN / +-inf / -0.0 among float data (1 in 9 with inf, 1 in 40 without) */
+static void
+fill(fv_array *h, int specials, int wide)
+{
+    fv_dtype dt = fv_array_dtype(h);
+    int64_t n = fv_array_size(h);
+    char *p = fv_array_data(h);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = next_u64();
+        double v = wide ? uniform_in(-1e6, 1e6) : uniform_in(-300.0, 300.0);
+        if (specials && is_float(dt) && next_u64() % (specials == 2 ? 9 : 40) == 3) {
+            static const double sp[] = {INFINITY, -INFINITY, NAN, -0.0, 0.0, 1e30, -1e30};
+            v = sp[next_u64() % 7];
+        }
+        if (!wide && !is_float(dt))
+            r = (uint64_t)(int64_t)(dt == FV_BOOL ? (int64_t)(r & 1) : irand(-40, 300));
+        switch (dt) {
+        case FV_BOOL: ((uint8_t *)p)[i] = (uint8_t)(r & 1); break;
+        case FV_UINT8: case FV_INT8: ((uint8_t *)p)[i] = (uint8_t)r; break;
+        case FV_UINT16: case FV_INT16: ((uint16_t *)p)[i] = (uint16_t)r; break;
+        case FV_UINT32: case FV_INT32: ((uint32_t *)p)[i] = (uint32_t)r; break;
+        case FV_UINT64: case FV_INT64: ((uint64_t *)p)[i] = r; break;
+        case FV_FLOAT32: ((float *)p)[i] = (float)v; break;
+        case FV_FLOAT64: ((double *)p)[i] = v; break;
+        default: break;
+        }
+    }
+}
+
+/* a model's output bits (one uint64_t an element) in a fresh contiguous host array */
+static fv_array *
+bits_array(fv_dtype dt, int nd, const int64_t *shape, const uint64_t *bits)
+{
+    fv_array *m = new_array(dt, nd, shape, CPU);
+    if (m) {
+        size_t s = fv_dtype_size(dt);
+        for (int64_t i = 0; i < fv_array_size(m); i++)
+            memcpy((char *)fv_array_data(m) + i * (int64_t)s, &bits[i], s);
+    }
+    return m;
+}
+
+/* the elements' bits of a contiguous host array (malloc'ed; NULL: out of memory) */
+static uint64_t *
+array_bits(const fv_array *h)
+{
+    int64_t n = fv_array_size(h);
+    uint64_t *b = malloc((size_t)n * sizeof(uint64_t));
+    if (b)
+        for (int64_t i = 0; i < n; i++)
+            b[i] = m_load(h, i);
+    return b;
+}
+
+/* One dispatch of the generic kernel (variant "generic" of "cuda.filternd") */
+static fv_status
+dispatch_untiled(fv_context *c, fv__op_args *a)
+{
+    tv_force("cuda.filternd", "generic");
+    fv_status st = fv__dispatch(c, FV__OP_FILTERND, a);
+    tv_force("cuda.filternd", NULL);
+    return st;
+}
+
+/* ms a dispatch on stream s, tiled or (untiled) the generic kernel */
+static double
+time_nd(cudaStream_t s, const fv__op_args *a, int untiled, int reps)
+{
+    cudaEvent_t e0, e1;
+    float ms = 0;
+    if (untiled)
+        tv_force("cuda.filternd", "generic");
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    CHECK_OK(fv__dispatch(ctx, FV__OP_FILTERND, a));
+    cudaEventRecord(e0, s);
+    for (int r = 0; r < reps; r++)
+        fv__dispatch(ctx, FV__OP_FILTERND, a);
+    cudaEventRecord(e1, s);
+    cudaEventSynchronize(e1);
+    cudaEventElapsedTime(&ms, e0, e1);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    if (untiled)
+        tv_force("cuda.filternd", NULL);
+    return ms / reps;
+}
+#endif /* CFC_UNTILED */
+
+#ifdef CFC_VIEWS_2D
+/* ---- 2-d views -------------------------------------------------------------------- */
+
+/* A 2-d view of `shape` on dev: layout 0 contiguous, 1 the first axis reversed
+ * and every other element of the last, 2 Fortran order. */
+static fv_array *
+make_view(fv_dtype dt, const int64_t *shape, int layout, fv_device dev, fv_array **base)
+{
+    int64_t isz = (int64_t)fv_dtype_size(dt), st[2], off = 0;
+    fv_array *v = NULL;
+    *base = NULL;
+    if (layout == 0)
+        return new_array(dt, 2, shape, dev);
+    if (layout == 1) {
+        int64_t bs[2] = {shape[0] + 1, 2 * shape[1] + 1};
+        st[0] = -bs[1];
+        st[1] = 2;
+        off = shape[0] * bs[1] + 1;
+        *base = new_array(dt, 2, bs, dev);
+    } else {
+        int64_t tot = shape[0] * shape[1];
+        st[0] = 1;
+        st[1] = shape[0];
+        *base = new_array(dt, 1, &tot, dev);
+    }
+    st[0] *= isz;
+    st[1] *= isz;
+    if (*base)
+        CHECK_OK(fv_array_view(*base, 2, shape, st, off * isz, &v));
+    return v;
+}
+
+/* exact: every bit; else floats: any NaN equals any NaN (zero signs count) */
+static int
+cmp_bits(const fv_array *got, const uint64_t *want, int exact, const char *what, const char *who)
+{
+    fv_dtype dt = fv_array_dtype(got);
+    for (int64_t i = 0; i < fv_array_size(got); i++) {
+        uint64_t g = m_load(got, i);
+        if (g == want[i])
+            continue;
+        if (!exact && is_float(dt) && isnan(m_tod(dt, g)) && isnan(m_tod(dt, want[i])))
+            continue;
+        fprintf(stderr, "%s [%s]: element %lld (y %lld x %lld): 0x%llx, want 0x%llx\n", what, who, (long long)i,
+                (long long)(i / fv_array_shape(got)[1]), (long long)(i % fv_array_shape(got)[1]),
+                (unsigned long long)g, (unsigned long long)want[i]);
+        return 0;
+    }
+    return 1;
+}
+#endif /* CFC_VIEWS_2D */
+
+#ifdef CFC_CORRELATE
+#include "ops/filters/filternd.h"
+
+/* ---- the correlate models ---------------------------------------------------------- */
+
+/* the GPU's float accumulation (filters-common.cuh fvf_acc_float) */
+static int
+acc_float(fv_dtype in, fv_dtype out)
+{
+    return out == FV_FLOAT32 && (in == FV_FLOAT32 || in == FV_UINT8 || in == FV_INT8 || in == FV_UINT16 ||
+                                 in == FV_INT16 || in == FV_BOOL);
+}
+
+static int
+selected(const fv__filternd_params *p, int64_t j)
+{
+    return (!p->footprint || p->footprint[j]) && fabs(p->weights[j]) > DBL_EPSILON;
+}
+
+/* float32 outputs of float sums: the CPU's double sum within 1e-5 of the magnitude;
+ * bigw: a selected weight past FLT_MAX (inf in float: 0 * inf is NaN there, so
+ * non-finite results may differ) */
+static int
+cmp_close(const fv_array *got, const uint64_t *want, const double *mag, int bigw, const char *what,
+          const char *who)
+{
+    fv_dtype dt = fv_array_dtype(got);
+    for (int64_t i = 0; i < fv_array_size(got); i++) {
+        double g = m_tod(dt, m_load(got, i)), w = m_tod(dt, want[i]);
+        int ok = isnan(w) ? isnan(g) : isinf(w) ? g == w : fabs(g - w) <= 1e-5 * (mag[i] + fabs(w)) + 1e-37;
+        if (!ok && isinf(g) && !isnan(w) && fabs(w) > 3e38)
+            ok = 1;   /* float overflow near FLT_MAX */
+        if (!ok && bigw && (!isfinite(g) || !isfinite(w)))
+            ok = 1;
+        if (!ok) {
+            fprintf(stderr, "%s [%s]: element %lld: %.9g, want %.9g (mag %g)\n", what, who, (long long)i, g, w,
+                    mag[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+#endif /* CFC_CORRELATE */
+
 #endif /* FV_TEST_HARNESS_H */

@@ -25,7 +25,17 @@
 #define CFC_UNTILED 1
 #define CFC_VIEWS_2D
 #define CFC_CORRELATE
-#include "cuda-filter-check.h"
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
+#define FV_T_SEED 0x2545f4914f6cdd1dull
+#define HX_SCIPY_MODEL
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
 /* ---- the models (h: contiguous 2-d host array) ------------------------------------------ */
 
@@ -187,12 +197,12 @@ run_case(const ccase *c)
         goto done;
     int use_fp = c->fp_density < 1.0 || c->center_only;
     for (int64_t j = 0; j < fsize; j++) {
-        fp[j] = c->fp_density < 1.0 ? uniform(0, 1) < c->fp_density : 1;
+        fp[j] = c->fp_density < 1.0 ? uniform_in(0, 1) < c->fp_density : 1;
         if (c->center_only) {
             int64_t a = j / c->fshape[1] - c->fshape[0] / 2, b = j % c->fshape[1] - c->fshape[1] / 2;
             fp[j] = a >= -1 && a <= 1 && b >= -1 && b <= 1;
         }
-        double v = uniform(-1.0, 1.0);
+        double v = uniform_in(-1.0, 1.0);
         if (c->wkind == 1) {
             int r = (int)irand(0, 19);
             static const double tiny[] = {0.0, -0.0, 1e-17, -1e-17, DBL_EPSILON, -DBL_EPSILON, 1e-300, NAN};
@@ -373,7 +383,7 @@ test_grid(void)
                 c.specials = is_float(c.idt) ? (int)irand(0, 2) : 0;
                 c.wide = (int)irand(0, 1);
                 c.wkind = (int)irand(0, 2);
-                c.fp_density = irand(0, 3) == 0 ? uniform(0.3, 0.9) : 1.0;
+                c.fp_density = irand(0, 3) == 0 ? uniform_in(0.3, 0.9) : 1.0;
                 c.center_only = c.fp_density >= 1.0 && irand(0, 15) == 0;
                 if (c.center_only) {
                     c.fshape[0] = irand(9, 15);

@@ -24,28 +24,8 @@
 
 #include "fovea/fovea.h"
 #include "cuda/morphology/edt-band.h"
-#include "check.h"
-#include "variant-force.h"
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t
-next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-static double
-unif(void)
-{
-    return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
-}
-static int64_t
-irand(int64_t lo, int64_t hi)   /* [lo, hi] */
-{
-    return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
-}
+#define FV_T_SEED 0x9e3779b97f4a7c15ull
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h, arrays, devices */
 
 /* ---- 1. the host model ------------------------------------------------------------- */
 
@@ -198,7 +178,7 @@ model_case(int64_t n, int64_t W, double dens, int wmode, double sd)
     const double s0 = wmode == 4 ? 0.5 : wmode == 5 ? 3.0 : 1.0;   /* an earlier axis' sampling */
     int64_t one = irand(0, n - 1);
     for (int64_t i = 0; i < n; i++) {
-        has[i] = dens < 0 ? i == one : unif() < dens;
+        has[i] = dens < 0 ? i == one : uniform() < dens;
         int64_t k;
         switch (wmode) {
         case 0: wr[i] = 0.0; break;                                   /* all zeros on the line */
@@ -335,7 +315,7 @@ gpu_case(int nd, const int64_t *shape, int kind, double dens, int sampmode, int 
     const int64_t n = fv_array_size(hin);
     uint8_t *px = fv_array_data(hin);
     for (int64_t i = 0; i < n; i++)
-        px[i] = kind == 0 ? unif() < dens : kind == 2 ? 0 : 1;
+        px[i] = kind == 0 ? uniform() < dens : kind == 2 ? 0 : 1;
     if (kind == 3 && n)
         px[irand(0, n - 1)] = 0;
     if (kind == 4)

@@ -36,36 +36,11 @@
 #include "ops/morphology/binary-erosion.h"
 #include "ops/morphology/distance.h"
 #include "ops/filters/ndimage-math.h"
-#include "check.h"
+#define FV_T_SEED 0x2545f4914f6cdd1dull
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h, arrays, devices */
 #include "cuda/morphology/erosion-tile.h"
-#include "variant-force.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
-static fv_context *ctx;
-static int have_gpu, cuda_only, ncases, nmodel;
-
-/* ---- random numbers ------------------------------------------------------------- */
-
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint64_t
-next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-static int64_t
-irand(int64_t lo, int64_t hi)   /* [lo, hi] */
-{
-    return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
-}
-static double
-unif(void)
-{
-    return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
-}
+static int have_gpu, ncases, nmodel;
 
 /* ---- structures ------------------------------------------------------------------- */
 
@@ -111,7 +86,7 @@ mkstrel(int nd, const int64_t *shape, int kind, double dens, const char *name)
         switch (kind) {
         case 0: on = dist <= 1; break;
         case 1: on = 1; break;
-        case 2: on = unif() < dens; break;
+        case 2: on = uniform() < dens; break;
         default: on = r2 <= (int)((shape[0] / 2) * (shape[0] / 2)); break;
         }
         s.v[k] = (uint8_t)on;
@@ -204,7 +179,7 @@ make_pair(fv_dtype dt, int nd, const int64_t *shape, int layout, double dens, in
     /* per element: the first byte decides for one-byte types; wider ones get a
      * nonzero low byte (or, now and then, a nonzero high byte only) */
     for (int64_t i = 0; i + (int64_t)isz <= need; i += (int64_t)isz) {
-        int on = unif() < dens;
+        int on = uniform() < dens;
         if (!on)
             continue;
         uint8_t v = values ? (uint8_t)irand(1, 255) : 1;

@@ -32,9 +32,7 @@
 #include "ops/morphology/binary-erosion.h"
 #include "ops/morphology/distance.h"
 #include "ops/filters/ndimage-math.h"
-#include "check.h"
-#include "cuda-sep-check.h"
-#include "variant-force.h"
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h */
 
 static int ncases;
 

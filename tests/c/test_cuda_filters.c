@@ -17,13 +17,20 @@
  *
  * Exits 77 (ctest: skipped) without a usable GPU. FOVEA_FILTERS_BENCH=1 adds a
  * few timings on 8192 x 8192 arrays. */
-#define CFC_RNG_SEED 0x9e3779b97f4a7c15ull
-#include "cuda-filter-check.h"
-#include "variant-force.h"
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
+#define FV_T_SEED 0x9e3779b97f4a7c15ull
+#define HX_SCIPY_MODEL
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
 static int cpu_kernels = -1;   /* unknown, 0 absent, 1 present */
 static int ncases;
-static char current[320];       /* the case running, for a crash report */
 
 static void
 on_crash(int sig)
@@ -33,7 +40,7 @@ on_crash(int sig)
     raise(sig);
 }
 
-/* ---- the model: scipy's casts (the others in cuda-filter-check.h) ------------------ */
+/* ---- the model: scipy's casts (the others in harness.h) ------------------ */
 
 /* scipy's C cast of a double to the input type dt (bool: the raw byte) */
 static uint64_t
@@ -297,9 +304,9 @@ fill(fv_array *h, int specials, int wide)
     char *p = fv_array_data(h);
     for (int64_t i = 0; i < n; i++) {
         uint64_t r = next_u64();
-        double v = uniform(-1000.0, 1000.0);
+        double v = uniform_in(-1000.0, 1000.0);
         if (wide == 1)
-            v = uniform(-1e6, 1e6);
+            v = uniform_in(-1e6, 1e6);
         if (specials && is_float(dt) && next_u64() % 17 == 3) {
             static const double sp[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 0.5, 1e30, -1e30};
             v = sp[next_u64() % (specials == 2 ? 8 : 6)];
@@ -452,11 +459,11 @@ run1d(const case1d *c)
     double *w = malloc((size_t)c->size * sizeof(double));
     double *res = malloc((size_t)n * sizeof(double)), *mag = malloc((size_t)n * sizeof(double));
     for (int64_t k = 0; k < c->size; k++)
-        w[k] = uniform(-1.0, 1.0);
+        w[k] = uniform_in(-1.0, 1.0);
     for (int64_t k = 0; k < c->size / 2 && c->wkind; k++)
         w[c->size - 1 - k] = c->wkind == 1 ? w[k] : -w[k];
     if (c->wkind == 2 && (c->size & 1))
-        w[c->size / 2] = uniform(-1.0, 1.0);
+        w[c->size / 2] = uniform_in(-1.0, 1.0);
     snprintf(what, sizeof what, "%s %s->%s nd=%d shape=(%lld,%lld,%lld,%lld) axis=%d size=%lld origin=%lld mode=%s "
              "cval=%g layout=%d/%d sp=%d w=%d",
              kind1d_names[c->kind], fv_dtype_name(c->idt), fv_dtype_name(c->odt), c->nd, (long long)c->shape[0],
@@ -706,12 +713,12 @@ runnd(const casend *c)
     double *res = malloc((size_t)n * sizeof(double)), *mag = malloc((size_t)n * sizeof(double));
     int64_t count = 0;
     for (int64_t j = 0; j < fsize; j++) {
-        fp[j] = c->use_fp ? uniform(0, 1) < c->fp_density : 1;
+        fp[j] = c->use_fp ? uniform_in(0, 1) < c->fp_density : 1;
         if (c->kind == FV__FND_CORRELATE) {
             int r = (int)irand(0, 9);
-            w[j] = r == 0 ? 0.0 : r == 1 ? 1e-17 : uniform(-1.0, 1.0);
+            w[j] = r == 0 ? 0.0 : r == 1 ? 1e-17 : uniform_in(-1.0, 1.0);
         } else {
-            w[j] = round(uniform(-50.0, 150.0) * 10.0) / 10.0;
+            w[j] = round(uniform_in(-50.0, 150.0) * 10.0) / 10.0;
         }
     }
     int64_t sel = irand(0, fsize - 1);   /* one element selected for sure */
@@ -834,7 +841,7 @@ test_filternd(void)
                 c.specials = (int)irand(0, 2);
                 c.wide = (int)irand(0, 1);
                 c.use_fp = irand(0, 2) != 0;
-                c.fp_density = uniform(0.3, 0.9);
+                c.fp_density = uniform_in(0.3, 0.9);
                 c.use_st = (kind == FV__FND_MINIMUM || kind == FV__FND_MAXIMUM) && irand(0, 1);
                 c.rank_sel = -1;
                 runnd(&c);

@@ -25,7 +25,17 @@
 #define CFC_TEST_NAME "test_cuda_minmaxtiled"
 #define CFC_UNTILED 1
 #define CFC_VIEWS_2D
-#include "cuda-filter-check.h"
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
+#define FV_T_SEED 0x2545f4914f6cdd1dull
+#define HX_SCIPY_MODEL
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
 /* ---- the models' casts ------------------------------------------------------------ */
 
@@ -286,8 +296,8 @@ run_case(const ccase *c)
     for (int64_t j = 0; j < fsize; j++) {
         int64_t a = j / c->fshape[1] - c->fshape[0] / 2, b = j % c->fshape[1] - c->fshape[1] / 2;
         int64_t r = c->fshape[0] / 2;
-        fp[j] = c->fp == 0 ? 1 : c->fp == 1 ? a * a + b * b <= r * r : uniform(0, 1) < c->fp_density;
-        w[j] = is_float(c->idt) ? uniform(-3.0, 3.0) : (double)irand(-3, 3);
+        fp[j] = c->fp == 0 ? 1 : c->fp == 1 ? a * a + b * b <= r * r : uniform_in(0, 1) < c->fp_density;
+        w[j] = is_float(c->idt) ? uniform_in(-3.0, 3.0) : (double)irand(-3, 3);
     }
     fp[irand(0, fsize - 1)] = 1;   /* one element selected for sure */
     fv__filternd_params p;
@@ -432,7 +442,7 @@ test_grid(void)
                     }
                     for (int d = 0; d < 2; d++)
                         c.origins[d] = irand(-(c.fshape[d] / 2), (c.fshape[d] - 1) / 2);
-                    c.fp_density = uniform(0.2, 0.9);
+                    c.fp_density = uniform_in(0.2, 0.9);
                     c.cval = cvals[irand(0, 7)];
                     if (is_float(c.idt) && irand(0, 7) == 0)
                         c.cval = irand(0, 1) ? NAN : -INFINITY;
