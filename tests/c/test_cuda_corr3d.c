@@ -236,15 +236,6 @@ make_view(fv_dtype dt, const int64_t *shape, int layout, fv_device dev, fv_array
     return v;
 }
 
-static fv_array *
-to_host(const fv_array *a)
-{
-    fv_array *h = new_array(fv_array_dtype(a), 3, fv_array_shape(a), CPU);
-    if (h)
-        CHECK_OK(fv_copy(ctx, a, h));
-    return h;
-}
-
 /* exact: every bit; else floats: any NaN equals any NaN (zero signs count) */
 static int
 cmp_bits(const fv_array *got, const uint64_t *want, int exact, const char *what, const char *who)

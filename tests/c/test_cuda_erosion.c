@@ -96,14 +96,6 @@ mkstrel(int nd, const int64_t *shape, int kind, double dens, const char *name)
 
 /* ---- arrays and views --------------------------------------------------------------- */
 
-static fv_array *
-new_array(fv_dtype dt, int nd, const int64_t *shape, fv_device dev)
-{
-    fv_array *a = NULL;
-    CHECK_OK(fv_array_new(ctx, dt, nd, shape, dev, &a));
-    return a;
-}
-
 /* A view of shape[nd] in a fresh 1-D byte base:
  * layout 0 contiguous; 1 rows padded to an odd pitch, base offset 1 (unaligned);
  * 2 rows reversed (negative stride along axis nd-2), pitch a multiple of 4 plus 8;
@@ -196,16 +188,6 @@ make_pair(fv_dtype dt, int nd, const int64_t *shape, int layout, double dens, in
         p.d = make_view(dt, nd, shape, layout, GPU, need, p.db, NULL);
     }
     return p;
-}
-
-/* contiguous host copy of the bytes of view v (any device) */
-static fv_array *
-to_host(const fv_array *v)
-{
-    fv_array *h = new_array(fv_array_dtype(v), fv_array_ndim(v), fv_array_shape(v), CPU);
-    if (h)
-        CHECK_OK(fv_copy(ctx, v, h));
-    return h;
 }
 
 /* ---- the host model of the tiled kernel ---------------------------------------------------- */

@@ -388,15 +388,6 @@ make_input(fv_dtype dt, int nd, const int64_t *shape, int layout, int specials, 
     CHECK_OK(fv_copy(ctx, hb, db));
 }
 
-static fv_array *
-to_host(const fv_array *a)
-{
-    fv_array *h = new_array(fv_array_dtype(a), fv_array_ndim(a), fv_array_shape(a), CPU);
-    if (h)
-        CHECK_OK(fv_copy(ctx, a, h));
-    return h;
-}
-
 /* got: contiguous host output; sel: selection filters (min/max/rank) */
 static int
 compare(const fv_array *got, const double *res, const double *mag, int sel, int nd, double rtol, const char *what,
