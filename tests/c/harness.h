@@ -130,6 +130,17 @@ set_elem(void *p, fv_dtype dt, int64_t i, double v)
     }
 }
 
+/* element i of a contiguous buffer: floats v, the other dtypes the low bytes of r
+ * (bool: r & 1) */
+static inline void
+hx_put_raw(void *p, fv_dtype dt, int64_t i, uint64_t r, double v)
+{
+    if (is_float(dt) || dt == FV_BOOL)
+        set_elem(p, dt, i, dt == FV_BOOL ? (double)(r & 1) : v);
+    else
+        memcpy((char *)p + i * (int64_t)fv_dtype_size(dt), &r, fv_dtype_size(dt));   /* little-endian */
+}
+
 /* element i's raw bits (zero-extended) of a contiguous buffer */
 static inline uint64_t
 hx_bits(const void *p, fv_dtype dt, int64_t i)
@@ -196,42 +207,67 @@ to_host(const fv_array *a)
     return h;
 }
 
-/* Layouts of a view (hx_view): contiguous, every other element of a base with the
- * first axis reversed, and the axes' order reversed (Fortran order). */
+/* Layouts of a view (make_view, hx_view): contiguous; strided (the first axis
+ * reversed, every other element of the last, in a base one larger along the first
+ * axis and offset by one element); the axes' order reversed (Fortran order). */
 enum { HX_CONTIG = 0, HX_STRIDED = 1, HX_FORTRAN = 2, HX_NLAYOUTS = 3 };
 static const char *const hx_layout_name[HX_NLAYOUTS] HX_UNUSED = {"contig", "strided", "fortran"};
 
-/* A fresh array of shape on dev in the given layout (a view of a larger base
- * for HX_STRIDED / HX_FORTRAN; the view holds its base). */
+/* A view of `shape` in a fresh base array on dev: layout 0 contiguous, 1 first
+ * axis reversed and every other element of the last, 2 Fortran order. */
 static inline fv_array *
-hx_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev)
+make_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, fv_array **base)
 {
-    if (layout == HX_CONTIG || nd == 0)
+    int64_t bs[FV_MAX_NDIM], st[FV_MAX_NDIM], off = 0, isz = (int64_t)fv_dtype_size(dt);
+    fv_array *v = NULL;
+    *base = NULL;
+    if (layout == 0) {
+        *base = NULL;
         return new_array(dt, nd, shape, dev);
-    int64_t isz = (int64_t)fv_dtype_size(dt), st[FV_MAX_NDIM], bs[FV_MAX_NDIM], off = 0, tot = 1;
-    int bnd = nd;
-    if (layout == HX_STRIDED) {
-        int64_t s = isz;
+    }
+    if (layout == 1) {
+        for (int d = 0; d < nd; d++)
+            bs[d] = shape[d];
+        bs[nd - 1] = 2 * shape[nd - 1] + 1;
+        if (nd > 1)
+            bs[0] = shape[0] + 1;
+        int64_t s = 1, cs[FV_MAX_NDIM] = {0};
         for (int d = nd - 1; d >= 0; d--) {
-            bs[d] = 2 * shape[d] + (d == nd - 1);
-            st[d] = 2 * s;
+            cs[d] = s;
             s *= bs[d];
         }
-        off = (shape[0] - 1) * st[0];   /* the first axis reversed */
-        st[0] = -st[0];
+        for (int d = 0; d < nd; d++)
+            st[d] = cs[d];
+        st[nd - 1] = 2 * cs[nd - 1];
+        if (nd > 1) {
+            st[0] = -cs[0];
+            off = shape[0] * cs[0] + 1;
+        } else {
+            st[0] = -2;
+            off = 2 * (shape[0] - 1) + 1;
+        }
+        *base = new_array(dt, nd, bs, dev);
     } else {
-        int64_t s = isz;
+        int64_t s = 1, tot = 1;
         for (int d = 0; d < nd; d++) {
             st[d] = s;
             s *= shape[d];
-            tot *= shape[d];
         }
-        bs[0] = tot;
-        bnd = 1;
+        tot = s;
+        *base = new_array(dt, 1, &tot, dev);
     }
-    fv_array *base = new_array(dt, bnd, bs, dev), *v = NULL;
-    if (base)
-        CHECK_OK(fv_array_view(base, nd, shape, st, off, &v));
+    for (int d = 0; d < nd; d++)
+        st[d] *= isz;
+    if (*base)
+        CHECK_OK(fv_array_view(*base, nd, shape, st, off * isz, &v));
+    return v;
+}
+
+/* a fresh array of shape on dev in the given layout (the view holds its base) */
+static inline fv_array *
+hx_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev)
+{
+    fv_array *base = NULL, *v = make_view(dt, nd, shape, layout, dev, &base);
     fv_array_unref(base);
     return v;
 }
@@ -392,16 +428,7 @@ fill(fv_array *h, int specials, int wide)
         }
         if (!wide && !is_float(dt))
             r = (uint64_t)(int64_t)(dt == FV_BOOL ? (int64_t)(r & 1) : irand(-40, 300));
-        switch (dt) {
-        case FV_BOOL: ((uint8_t *)p)[i] = (uint8_t)(r & 1); break;
-        case FV_UINT8: case FV_INT8: ((uint8_t *)p)[i] = (uint8_t)r; break;
-        case FV_UINT16: case FV_INT16: ((uint16_t *)p)[i] = (uint16_t)r; break;
-        case FV_UINT32: case FV_INT32: ((uint32_t *)p)[i] = (uint32_t)r; break;
-        case FV_UINT64: case FV_INT64: ((uint64_t *)p)[i] = r; break;
-        case FV_FLOAT32: ((float *)p)[i] = (float)v; break;
-        case FV_FLOAT64: ((double *)p)[i] = v; break;
-        default: break;
-        }
+        hx_put_raw(p, dt, i, r, v);
     }
 }
 
@@ -467,35 +494,6 @@ time_nd(cudaStream_t s, const fv__op_args *a, int untiled, int reps)
 
 #ifdef CFC_VIEWS_2D
 /* ---- 2-d views -------------------------------------------------------------------- */
-
-/* A 2-d view of `shape` on dev: layout 0 contiguous, 1 the first axis reversed
- * and every other element of the last, 2 Fortran order. */
-static fv_array *
-make_view(fv_dtype dt, const int64_t *shape, int layout, fv_device dev, fv_array **base)
-{
-    int64_t isz = (int64_t)fv_dtype_size(dt), st[2], off = 0;
-    fv_array *v = NULL;
-    *base = NULL;
-    if (layout == 0)
-        return new_array(dt, 2, shape, dev);
-    if (layout == 1) {
-        int64_t bs[2] = {shape[0] + 1, 2 * shape[1] + 1};
-        st[0] = -bs[1];
-        st[1] = 2;
-        off = shape[0] * bs[1] + 1;
-        *base = new_array(dt, 2, bs, dev);
-    } else {
-        int64_t tot = shape[0] * shape[1];
-        st[0] = 1;
-        st[1] = shape[0];
-        *base = new_array(dt, 1, &tot, dev);
-    }
-    st[0] *= isz;
-    st[1] *= isz;
-    if (*base)
-        CHECK_OK(fv_array_view(*base, 2, shape, st, off * isz, &v));
-    return v;
-}
 
 /* exact: every bit; else floats: any NaN equals any NaN (zero signs count) */
 static int

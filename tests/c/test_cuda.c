@@ -71,16 +71,7 @@ fill(fv_array *h, fv_dtype target)
             int k = (int)((i / 13) % 14);
             v = k < 10 ? special[k] : k == 10 ? hi : k == 11 ? lo - 1.0 : k == 12 ? hi * 2 : lo * 2 - 1;
         }
-        switch (dt) {
-        case FV_BOOL: ((uint8_t *)p)[i] = (uint8_t)(r & 1); break;
-        case FV_UINT8: case FV_INT8: ((uint8_t *)p)[i] = (uint8_t)r; break;
-        case FV_UINT16: case FV_INT16: ((uint16_t *)p)[i] = (uint16_t)r; break;
-        case FV_UINT32: case FV_INT32: ((uint32_t *)p)[i] = (uint32_t)r; break;
-        case FV_UINT64: case FV_INT64: ((uint64_t *)p)[i] = r; break;
-        case FV_FLOAT32: ((float *)p)[i] = (float)v; break;
-        case FV_FLOAT64: ((double *)p)[i] = v; break;
-        default: break;
-        }
+        hx_put_raw(p, dt, i, r, v);
     }
 }
 

@@ -205,37 +205,6 @@ fast_pair(fv_dtype i, fv_dtype o)
 
 /* ---- arrays ---------------------------------------------------------------------- */
 
-/* A 3-d view of `shape` on dev: layout 0 contiguous, 1 the first axis reversed
- * and every other element of the last, 2 Fortran order. */
-static fv_array *
-make_view(fv_dtype dt, const int64_t *shape, int layout, fv_device dev, fv_array **base)
-{
-    int64_t isz = (int64_t)fv_dtype_size(dt), st[3], off = 0;
-    fv_array *v = NULL;
-    *base = NULL;
-    if (layout == 0)
-        return new_array(dt, 3, shape, dev);
-    if (layout == 1) {
-        int64_t bs[3] = {shape[0] + 1, shape[1], 2 * shape[2] + 1};
-        st[2] = 2;
-        st[1] = bs[2];
-        st[0] = -bs[1] * bs[2];
-        off = shape[0] * bs[1] * bs[2] + 1;
-        *base = new_array(dt, 3, bs, dev);
-    } else {
-        int64_t tot = shape[0] * shape[1] * shape[2];
-        st[0] = 1;
-        st[1] = shape[0];
-        st[2] = shape[0] * shape[1];
-        *base = new_array(dt, 1, &tot, dev);
-    }
-    for (int d = 0; d < 3; d++)
-        st[d] *= isz;
-    if (*base)
-        CHECK_OK(fv_array_view(*base, 3, shape, st, off * isz, &v));
-    return v;
-}
-
 /* exact: every bit; else floats: any NaN equals any NaN (zero signs count) */
 static int
 cmp_bits(const fv_array *got, const uint64_t *want, int exact, const char *what, const char *who)
@@ -346,7 +315,7 @@ run_case(const ccase *c)
              c->center_only, accf ? " (float sums)" : "", reach ? " [tiled]" : " [generic]");
     snprintf(current, sizeof current, "%s", what);
 
-    hin = make_view(c->idt, c->shape, c->lin, CPU, &hb);
+    hin = make_view(c->idt, 3, c->shape, c->lin, CPU, &hb);
     if (!hin)
         goto done;
     fill(hb ? hb : hin, c->specials, c->wide);
@@ -363,7 +332,7 @@ run_case(const ccase *c)
         fv_array_unref(mt);
     }
     if (cpu_kernels != 0) {   /* the CPU backend into a view of the output layout */
-        fv_array *ob = NULL, *hout = make_view(c->odt, c->shape, c->lout, CPU, &ob), *hg = NULL;
+        fv_array *ob = NULL, *hout = make_view(c->odt, 3, c->shape, c->lout, CPU, &ob), *hg = NULL;
         fv__op_args a = {.in = hin, .out = hout, .in2 = NULL, .params = &p};
         fv_status st = hout ? fv__dispatch(NULL, FV__OP_FILTERND, &a) : FV_ENOMEM;
         if (st == FV_ENOKERNEL) {
@@ -380,9 +349,9 @@ run_case(const ccase *c)
         fv_array_unref(ob);
     }
     if (have_gpu) {
-        din = make_view(c->idt, c->shape, c->lin, GPU, &db);
-        fv_array *ob = NULL, *dout = make_view(c->odt, c->shape, c->lout, GPU, &ob);
-        fv_array *ub = NULL, *uout = make_view(c->odt, c->shape, c->lout, GPU, &ub);
+        din = make_view(c->idt, 3, c->shape, c->lin, GPU, &db);
+        fv_array *ob = NULL, *dout = make_view(c->odt, 3, c->shape, c->lout, GPU, &ob);
+        fv_array *ub = NULL, *uout = make_view(c->odt, 3, c->shape, c->lout, GPU, &ub);
         fv_array *got = NULL, *ug = NULL;
         if (din && dout && uout) {
             CHECK_OK(fv_copy(ctx, hb ? hb : hin, db ? db : din));

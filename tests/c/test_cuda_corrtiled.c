@@ -253,7 +253,7 @@ run_case(const ccase *c)
              c->specials, c->wide, c->wkind, c->fp_density, c->center_only, accf ? " (float sums)" : "");
     snprintf(current, sizeof current, "%s", what);
 
-    hin = make_view(c->idt, c->shape, c->lin, CPU, &hb);
+    hin = make_view(c->idt, 2, c->shape, c->lin, CPU, &hb);
     if (!hin)
         goto done;
     fill(hb ? hb : hin, c->specials, c->wide);
@@ -270,7 +270,7 @@ run_case(const ccase *c)
         fv_array_unref(mt);
     }
     if (cpu_kernels != 0) {   /* the CPU backend into a view of the output layout */
-        fv_array *ob = NULL, *hout = make_view(c->odt, c->shape, c->lout, CPU, &ob), *hg = NULL;
+        fv_array *ob = NULL, *hout = make_view(c->odt, 2, c->shape, c->lout, CPU, &ob), *hg = NULL;
         fv__op_args a = {.in = hin, .out = hout, .in2 = NULL, .params = &p};
         fv_status st = hout ? fv__dispatch(NULL, FV__OP_FILTERND, &a) : FV_ENOMEM;
         if (st == FV_ENOKERNEL) {
@@ -287,9 +287,9 @@ run_case(const ccase *c)
         fv_array_unref(ob);
     }
     if (have_gpu) {
-        din = make_view(c->idt, c->shape, c->lin, GPU, &db);
-        fv_array *ob = NULL, *dout = make_view(c->odt, c->shape, c->lout, GPU, &ob);
-        fv_array *ub = NULL, *uout = make_view(c->odt, c->shape, c->lout, GPU, &ub);
+        din = make_view(c->idt, 2, c->shape, c->lin, GPU, &db);
+        fv_array *ob = NULL, *dout = make_view(c->odt, 2, c->shape, c->lout, GPU, &ob);
+        fv_array *ub = NULL, *uout = make_view(c->odt, 2, c->shape, c->lout, GPU, &ub);
         fv_array *got = NULL, *ug = NULL;
         if (din && dout && uout) {
             CHECK_OK(fv_copy(ctx, hb ? hb : hin, db ? db : din));

@@ -101,7 +101,7 @@ mkstrel(int nd, const int64_t *shape, int kind, double dens, const char *name)
  * 2 rows reversed (negative stride along axis nd-2), pitch a multiple of 4 plus 8;
  * 3 last axis stride 2 (the generic path); 4 pitch a multiple of 4, offset 4. */
 static fv_array *
-make_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, int64_t nbytes_base,
+ero_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, int64_t nbytes_base,
           fv_array *base, int64_t *need)
 {
     int64_t isz = (int64_t)fv_dtype_size(dt), st[3], off = 0;
@@ -161,7 +161,7 @@ make_pair(fv_dtype dt, int nd, const int64_t *shape, int layout, double dens, in
     memset(&p, 0, sizeof p);
     int64_t need = 0;
     size_t isz = fv_dtype_size(dt);
-    make_view(dt, nd, shape, layout, CPU, 0, NULL, &need);
+    ero_view(dt, nd, shape, layout, CPU, 0, NULL, &need);
     need = (need + (int64_t)isz - 1) / (int64_t)isz;   /* elements of the base */
     p.hb = new_array(dt, 1, &need, CPU);
     uint8_t *b = fv_array_data(p.hb);
@@ -180,12 +180,12 @@ make_pair(fv_dtype dt, int nd, const int64_t *shape, int layout, double dens, in
         else
             b[i] = v;
     }
-    p.h = make_view(dt, nd, shape, layout, CPU, need, p.hb, NULL);
+    p.h = ero_view(dt, nd, shape, layout, CPU, need, p.hb, NULL);
     if (have_gpu) {
         int64_t ne = need / (int64_t)isz;
         p.db = new_array(dt, 1, &ne, GPU);
         CHECK_OK(fv_copy(ctx, p.hb, p.db));
-        p.d = make_view(dt, nd, shape, layout, GPU, need, p.db, NULL);
+        p.d = ero_view(dt, nd, shape, layout, GPU, need, p.db, NULL);
     }
     return p;
 }

@@ -313,67 +313,8 @@ fill(fv_array *h, int specials, int wide)
         }
         if (!wide && !is_float(dt))   /* small integers: ties, and sums that land on integers */
             r = (uint64_t)(int64_t)(dt == FV_BOOL ? (int64_t)(r & 1) : irand(-40, 300));
-        switch (dt) {
-        case FV_BOOL: ((uint8_t *)p)[i] = (uint8_t)(r & 1); break;
-        case FV_UINT8: case FV_INT8: ((uint8_t *)p)[i] = (uint8_t)r; break;
-        case FV_UINT16: case FV_INT16: ((uint16_t *)p)[i] = (uint16_t)r; break;
-        case FV_UINT32: case FV_INT32: ((uint32_t *)p)[i] = (uint32_t)r; break;
-        case FV_UINT64: case FV_INT64: ((uint64_t *)p)[i] = r; break;
-        case FV_FLOAT32: ((float *)p)[i] = (float)v; break;
-        case FV_FLOAT64: ((double *)p)[i] = v; break;
-        default: break;
-        }
+        hx_put_raw(p, dt, i, r, v);
     }
-}
-
-/* A view of `shape` in a fresh base array on dev: layout 0 contiguous, 1 first
- * axis reversed and every other element of the last, 2 Fortran order. */
-static fv_array *
-make_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, fv_array **base)
-{
-    int64_t bs[FV_MAX_NDIM], st[FV_MAX_NDIM], off = 0, isz = (int64_t)fv_dtype_size(dt);
-    fv_array *v = NULL;
-    *base = NULL;
-    if (layout == 0) {
-        *base = NULL;
-        return new_array(dt, nd, shape, dev);
-    }
-    if (layout == 1) {
-        for (int d = 0; d < nd; d++)
-            bs[d] = shape[d];
-        bs[nd - 1] = 2 * shape[nd - 1] + 1;
-        if (nd > 1)
-            bs[0] = shape[0] + 1;
-        int64_t s = 1, cs[FV_MAX_NDIM];
-        for (int d = nd - 1; d >= 0; d--) {
-            cs[d] = s;
-            s *= bs[d];
-        }
-        for (int d = 0; d < nd; d++)
-            st[d] = cs[d];
-        st[nd - 1] = 2 * cs[nd - 1];
-        if (nd > 1) {
-            st[0] = -cs[0];
-            off = shape[0] * cs[0] + 1;
-        } else {
-            st[0] = -2;
-            off = 2 * (shape[0] - 1) + 1;
-        }
-        *base = new_array(dt, nd, bs, dev);
-    } else {
-        int64_t s = 1, tot = 1;
-        for (int d = 0; d < nd; d++) {
-            st[d] = s;
-            s *= shape[d];
-        }
-        tot = s;
-        *base = new_array(dt, 1, &tot, dev);
-    }
-    for (int d = 0; d < nd; d++)
-        st[d] *= isz;
-    if (*base)
-        CHECK_OK(fv_array_view(*base, nd, shape, st, off * isz, &v));
-    return v;
 }
 
 /* host and device inputs of the same values and layout */
