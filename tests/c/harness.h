@@ -209,19 +209,24 @@ to_host(const fv_array *a)
 
 /* Layouts of a view (make_view, hx_view): contiguous; strided (the first axis
  * reversed, every other element of the last, in a base one larger along the first
- * axis and offset by one element); the axes' order reversed (Fortran order). */
-enum { HX_CONTIG = 0, HX_STRIDED = 1, HX_FORTRAN = 2, HX_NLAYOUTS = 3 };
-static const char *const hx_layout_name[HX_NLAYOUTS] HX_UNUSED = {"contig", "strided", "fortran"};
+ * axis and offset by one element); the axes' order reversed (Fortran order); rows
+ * (the last axis) padded to a 16-byte multiple plus 16 bytes, starting on a
+ * 16-byte boundary (padded) or one element past it (padded_off); rows an odd
+ * number of elements apart, offset by one (odd_pitch). */
+enum { HX_CONTIG = 0, HX_STRIDED = 1, HX_FORTRAN = 2, HX_PADDED = 3, HX_PADDED_OFF = 4, HX_ODD_PITCH = 5,
+       HX_NLAYOUTS = 6 };
+static const char *const hx_layout_name[HX_NLAYOUTS] HX_UNUSED = {"contig", "strided", "fortran", "padded",
+                                                                   "padded_off", "odd_pitch"};
 
-/* A view of `shape` in a fresh base array on dev: layout 0 contiguous, 1 first
- * axis reversed and every other element of the last, 2 Fortran order. */
+/* A view of `shape` in a fresh base array on dev (*base: NULL for contiguous) in
+ * one of the layouts above. */
 static inline fv_array *
 make_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, fv_array **base)
 {
     int64_t bs[FV_MAX_NDIM], st[FV_MAX_NDIM], off = 0, isz = (int64_t)fv_dtype_size(dt);
     fv_array *v = NULL;
     *base = NULL;
-    if (layout == 0) {
+    if (layout == HX_CONTIG || nd == 0) {
         *base = NULL;
         return new_array(dt, nd, shape, dev);
     }
@@ -247,13 +252,25 @@ make_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, 
             off = 2 * (shape[0] - 1) + 1;
         }
         *base = new_array(dt, nd, bs, dev);
-    } else {
+    } else if (layout == HX_FORTRAN) {
         int64_t s = 1, tot = 1;
         for (int d = 0; d < nd; d++) {
             st[d] = s;
             s *= shape[d];
         }
         tot = s;
+        *base = new_array(dt, 1, &tot, dev);
+    } else {   /* padded rows */
+        const int64_t w = nd ? shape[nd - 1] : 1, per16 = 16 / isz > 0 ? 16 / isz : 1;
+        const int64_t pitch = layout == HX_ODD_PITCH ? w + 1 + (w & 1) : ((w + per16 - 1) / per16 + 1) * per16;
+        int64_t s = pitch, tot;
+        st[nd - 1] = 1;
+        for (int d = nd - 2; d >= 0; d--) {
+            st[d] = s;
+            s *= shape[d];
+        }
+        off = layout == HX_PADDED ? 0 : 1;
+        tot = (nd > 1 ? s : pitch) + per16;
         *base = new_array(dt, 1, &tot, dev);
     }
     for (int d = 0; d < nd; d++)

@@ -54,8 +54,8 @@ typedef struct row {
     const double *w;         /* 1-d weights (size of them) */
     int fp;                  /* n-d footprints: 0 the box, 1 corners off */
     enum data data;
-    int64_t big[2][3];       /* larger shapes for the tiled variants (0: none) */
-    int bignd[2];
+    int64_t big[3][3];       /* larger shapes for the tiled and vector variants (0: none) */
+    int bignd[3];
 } row;
 
 static const double W5SYM[] = {0.1, 0.3, 0.2, 0.3, 0.1};
@@ -68,12 +68,13 @@ static const double W7THIRD[] = {1.0 / 3, 1.0 / 3, 1.0 / 3, 0.1, 0.2, 0.3, 0.4};
 #define SEP "cpu.lines", "separable", "cuda.sep2", "cuda.sep2.loads", "cuda.filter1d"
 #define ND "cpu.lines", "cuda.filternd"
 #define ALLMODES 0x1f
-#define PAIRS_SUM "f64>x f32>x u8>x i16>x u16>x i32>x u8>f32 u16>f32 i8>i16 f32>u8 u8>u8 i64>f64 bool>x"
+#define PAIRS_SUM \
+    "f64>x f32>x u8>x i8>x i16>x u16>x i32>x u8>f32 u16>f32 i8>i16 i16>f32 i32>f64 f64>f32 f32>u8 i64>f64 bool>x"
 #define PAIRS_ORDER "f64>x f32>x u8>x i8>x u16>x i16>x i32>x u32>x i64>x u64>x bool>x"
 
 static const row ROWS[] = {
     {"correlate1d.sym.last", OP_CORR1D, SUM, {F1D}, PAIRS_SUM, ALLMODES, -1, 5, 0, W5SYM, 0, D_FULL,
-     {{64, 1030}, {200, 512}}, {2, 2}},
+     {{64, 1030}, {200, 512}, {6, 40, 300}}, {2, 2, 3}},
     {"correlate1d.general.axis0", OP_CORR1D, SUM, {F1D}, PAIRS_SUM, ALLMODES, 0, 4, -1, W4GEN, 0, D_FULL,
      {{200, 512}}, {2}},
     {"correlate1d.anti.last", OP_CORR1D, SUM, {F1D}, "f32>x u8>x i16>f32 f64>x", ALLMODES, -1, 5, 1, W5ANTI, 0,
@@ -91,7 +92,7 @@ static const row ROWS[] = {
     {"minimum_filter1d.4.last", OP_MIN1D, ORDER, {F1D}, PAIRS_ORDER, ALLMODES, -1, 4, 0, NULL, 0, D_FULL,
      {{64, 1030}}, {2}},
     {"maximum_filter1d.3.axis0", OP_MAX1D, ORDER, {F1D}, PAIRS_ORDER, ALLMODES, 0, 3, 1, NULL, 0, D_FULL,
-     {{0}}, {0}},
+     {{200, 512}, {5, 64, 260}}, {2, 3}},
     {"correlate.3", OP_CORR, SUM, {ND}, PAIRS_SUM, ALLMODES, 0, 3, 0, NULL, 0, D_FULL,
      {{130, 150}, {30, 40, 50}}, {2, 3}},
     {"correlate.5.corners", OP_CORR, SUM, {ND}, "f32>x f64>x u8>f32 u16>x", ALLMODES, 0, 5, 0, NULL, 1, D_FULL,
@@ -404,39 +405,59 @@ host_input(const mcase *c, fv_dtype dt)
 
 /* one run of the case on dev with variant `name` of table t forced; compares
  * with ref */
+/* the op on dev in the case's layouts, with variant vi of t forced (vi < 0: the
+ * planner's own choice); its result on the host (NULL: failed); *ran: the variant
+ * the planner took */
+static fv_array *
+run_on(const mcase *c, const fv_array *hin, fv_dtype odt, const fv__variant_table *t, int vi, fv_device dev,
+       int lin, int lout, const char *what, const char **ran)
+{
+    int64_t osh[4];
+    const int ond = out_shape(c, osh);
+    fv_array *in = hx_upload(hin, lin, dev), *out = hx_view(odt, ond, osh, lout, dev), *got = NULL;
+    if (in && out) {
+        snprintf(current, sizeof current, "%s", what);
+        if (vi >= 0)
+            tv_force(t->op, t->variants[vi].name);
+        fv__plan_forget();
+        fv_status st = run_op(c, in, out);
+        *ran = fv__plan_last(t->op);
+        if (vi >= 0)
+            tv_force(t->op, NULL);
+        if (st != FV_OK)
+            fprintf(stderr, "%s: %s: %s\n", what, fv_status_name(st), fv_error_message());
+        CHECK(st == FV_OK);
+        if (st == FV_OK)
+            got = to_host(out);
+    }
+    fv_array_unref(in);
+    fv_array_unref(out);
+    return got;
+}
+
 static void
 run_variant(const mcase *c, const fv_array *hin, const fv_array *ref, fv_dtype odt, const fv__variant_table *t,
             int vi, fv_device dev, int lin, int lout, double mag)
 {
-    const char *name = t->variants[vi].name;
-    int64_t osh[4];
-    const int ond = out_shape(c, osh);
-    fv_array *in = hx_upload(hin, lin, dev), *out = hx_view(odt, ond, osh, lout, dev);
-    if (!in || !out)
-        goto done;
+    const char *name = t->variants[vi].name, *ran = NULL, *dran = NULL;
     char what[512];
     snprintf(what, sizeof what, "%s [%s>%s %s %dd %lldx%lldx%lld in %s out %s] %s:%s on %s", c->r->name,
              fv_dtype_name(fv_array_dtype(hin)), fv_dtype_name(odt), fv_mode_name(c->mode), c->nd,
              (long long)c->shape[0], (long long)(c->nd > 1 ? c->shape[1] : 1),
              (long long)(c->nd > 2 ? c->shape[2] : 1), hx_layout_name[lin], hx_layout_name[lout], t->op, name,
              dev.type == FV_DEVICE_CPU ? "cpu" : "cuda");
-    snprintf(current, sizeof current, "%s", what);
-    tv_force(t->op, name);
-    fv__plan_forget();
-    fv_status st = run_op(c, in, out);
-    const char *ran = fv__plan_last(t->op);
-    tv_force(t->op, NULL);
-    if (st != FV_OK) {
-        fprintf(stderr, "%s: %s: %s\n", what, fv_status_name(st), fv_error_message());
-        CHECK(st == FV_OK);
-        goto done;
-    }
+    fv_array *got = run_on(c, hin, odt, t, vi, dev, lin, lout, what, &ran);
+    if (!got)
+        return;
     if (ran && strcmp(ran, name) == 0)
         reach_of(t)->ran[vi] = 1;
-    fv_array *got = to_host(out);
     hx_tol tol = {1, 0, 0.0, 0};
     if (dev.type != FV_DEVICE_CPU) {
+        /* every variant gives the default's bits (NaN: any payload, +-0 equal) */
+        fv_array *def = run_on(c, hin, odt, t, -1, dev, lin, lout, what, &dran);
         tol.zeros = 1;
+        CHECK(def && hx_compare(got, def, NULL, tol, what));
+        fv_array_unref(def);
         if (c->r->kind == SUM) {
             tol.exact = 0;
             tol.rtol = odt == FV_FLOAT32 ? 1e-5 : 1e-12;
@@ -447,13 +468,10 @@ run_variant(const mcase *c, const fv_array *hin, const fv_array *ref, fv_dtype o
     double *scale = malloc((size_t)(n ? n : 1) * sizeof(double));
     for (int64_t i = 0; i < n; i++)
         scale[i] = mag;
-    CHECK(got && hx_compare(got, ref, scale, tol, what));
+    CHECK(hx_compare(got, ref, scale, tol, what));
     nchecks++;
     free(scale);
     fv_array_unref(got);
-done:
-    fv_array_unref(in);
-    fv_array_unref(out);
 }
 
 static void
@@ -519,18 +537,20 @@ run_row(const row *r, int *ncase)
                 c.nd = SMALLND[s];
                 memcpy(c.shape, SMALL[s], sizeof c.shape);
                 const int k = (*ncase)++;
-                run_case(&c, in[p], out[p], k % HX_NLAYOUTS, (k / HX_NLAYOUTS) % HX_NLAYOUTS);
+                run_case(&c, in[p], out[p], k % HX_NLAYOUTS, (k / HX_NLAYOUTS + k) % HX_NLAYOUTS);
             }
-            /* the larger shapes: every dtype pair, two modes, contiguous and strided
-             * (--full: every mode and layout) */
-            if (!full && m != FV_MODE_REFLECT && m != FV_MODE_CONSTANT && modes != 1)
+            /* the larger shapes (interior tiles, the tiled and vector variants): every
+             * dtype pair, two modes, five input layouts (--full: every mode) */
+            if ((!full && m != FV_MODE_REFLECT && m != FV_MODE_CONSTANT && modes != 1) || cuda_only)
                 continue;
-            for (int b = 0; b < 2 && r->bignd[b]; b++) {
+            static const int lio[][2] = {{HX_CONTIG, HX_CONTIG}, {HX_STRIDED, HX_FORTRAN}, {HX_PADDED, HX_PADDED},
+                                         {HX_PADDED_OFF, HX_CONTIG}, {HX_ODD_PITCH, HX_PADDED_OFF}};
+            for (int b = 0; b < 3 && r->bignd[b]; b++) {
                 c.nd = r->bignd[b];
                 memcpy(c.shape, r->big[b], sizeof c.shape);
-                for (int l = 0; l < HX_NLAYOUTS; l++)
-                    if (full || l < 2)
-                        run_case(&c, in[p], out[p], l, l == 1 ? HX_FORTRAN : HX_CONTIG);
+                for (int l = 0; l < 5; l++)
+                    if (full || l == 0 || (l + p + m) % 2)
+                        run_case(&c, in[p], out[p], lio[l][0], lio[l][1]);
             }
         }
 }
@@ -603,6 +623,7 @@ main(int argc, char **argv)
     signal(SIGFPE, on_crash);
     CHECK_OK(fv_context_new(&ctx));
     CHECK_OK(fv_context_set_threads(ctx, 4));   /* the threaded variants (blocks, axes) apply */
+    cuda_only = getenv("FOVEA_TEST_CUDA_ONLY") != NULL;   /* compute-sanitizer runs: no larger shapes */
 #ifdef FV_TEST_CUDA
     have_gpu = hx_have_gpu("test_ops_matrix");
 #endif
