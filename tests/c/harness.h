@@ -11,13 +11,13 @@
  * kernels' model tests: test_cuda_filters.c, test_cuda_corrtiled.c,
  * test_cuda_corr3d.c, test_cuda_minmaxtiled.c, test_cuda_rank3d.c):
  *  HX_SCIPY_MODEL   scipy's casts and stores of raw element bits (m_tod, m_store,
- *                   m_store_nd, m_load, width_mask);
+ *                   m_store_nd, m_load, width_mask), the bit comparison cmp_bits;
+ *  HX_CUDA_TIMING   time_op (CFC_UNTILED has it too);
  *  CFC_UNTILED      (with CFC_TEST_NAME, the test's name) the tiled-kernel
  *                   tests' crash handler, data filler, model bits <-> arrays,
  *                   one dispatch of the generic kernel (variant "generic" of
  *                   "cuda.filternd") and the tiled / generic timings; needs
  *                   the CUDA runtime's header;
- *  CFC_VIEWS_2D     2-d views in three layouts, bit comparison with NaN handling;
  *  CFC_CORRELATE    the correlate models: the GPU's float accumulation rule,
  *                   the selected weights, the float-sum comparison. */
 #ifndef FV_TEST_HARNESS_H
@@ -400,7 +400,60 @@ m_load(const fv_array *h, int64_t i)
 {
     return hx_bits(fv_array_data(h), fv_array_dtype(h), i);
 }
+/* exact: every bit; else floats: any NaN equals any NaN (zero signs count) */
+static inline int
+cmp_bits(const fv_array *got, const uint64_t *want, int exact, const char *what, const char *who)
+{
+    fv_dtype dt = fv_array_dtype(got);
+    const int nd = fv_array_ndim(got);
+    const int64_t *sh = fv_array_shape(got);
+    for (int64_t i = 0; i < fv_array_size(got); i++) {
+        uint64_t g = m_load(got, i);
+        if (g == want[i])
+            continue;
+        if (!exact && is_float(dt) && isnan(m_tod(dt, g)) && isnan(m_tod(dt, want[i])))
+            continue;
+        char at[96] = "";
+        for (int d = 0, n = 0; d < nd && n < (int)sizeof at; d++) {
+            int64_t q = i;
+            for (int e = nd - 1; e > d; e--)
+                q /= sh[e];
+            n += snprintf(at + n, sizeof at - (size_t)n, "%s%lld", d ? " " : "", (long long)(q % sh[d]));
+        }
+        fprintf(stderr, "%s [%s]: element %lld (at %s): 0x%llx, want 0x%llx\n", what, who, (long long)i, at,
+                (unsigned long long)g, (unsigned long long)want[i]);
+        return 0;
+    }
+    return 1;
+}
 #endif /* HX_SCIPY_MODEL */
+
+#if defined(CFC_UNTILED) || defined(HX_CUDA_TIMING)
+/* ---- timings (the tests' benchmark modes) ------------------------------------------- */
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+
+/* ms a dispatch of op on stream s takes (one warm-up, then reps) */
+static double
+time_op(cudaStream_t s, fv__op op, const fv__op_args *a, int reps)
+{
+    cudaEvent_t e0, e1;
+    float ms = 0;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    CHECK_OK(fv__dispatch(ctx, op, a));
+    cudaEventRecord(e0, s);
+    for (int r = 0; r < reps; r++)
+        fv__dispatch(ctx, op, a);
+    cudaEventRecord(e1, s);
+    cudaEventSynchronize(e1);
+    cudaEventElapsedTime(&ms, e0, e1);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return ms / reps;
+}
+#endif
 
 #ifdef CFC_UNTILED
 #include <cuda_runtime_api.h>
@@ -488,49 +541,14 @@ dispatch_untiled(fv_context *c, fv__op_args *a)
 static double
 time_nd(cudaStream_t s, const fv__op_args *a, int untiled, int reps)
 {
-    cudaEvent_t e0, e1;
-    float ms = 0;
     if (untiled)
         tv_force("cuda.filternd", "generic");
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    CHECK_OK(fv__dispatch(ctx, FV__OP_FILTERND, a));
-    cudaEventRecord(e0, s);
-    for (int r = 0; r < reps; r++)
-        fv__dispatch(ctx, FV__OP_FILTERND, a);
-    cudaEventRecord(e1, s);
-    cudaEventSynchronize(e1);
-    cudaEventElapsedTime(&ms, e0, e1);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
+    double ms = time_op(s, FV__OP_FILTERND, a, reps);
     if (untiled)
         tv_force("cuda.filternd", NULL);
-    return ms / reps;
+    return ms;
 }
 #endif /* CFC_UNTILED */
-
-#ifdef CFC_VIEWS_2D
-/* ---- 2-d views -------------------------------------------------------------------- */
-
-/* exact: every bit; else floats: any NaN equals any NaN (zero signs count) */
-static int
-cmp_bits(const fv_array *got, const uint64_t *want, int exact, const char *what, const char *who)
-{
-    fv_dtype dt = fv_array_dtype(got);
-    for (int64_t i = 0; i < fv_array_size(got); i++) {
-        uint64_t g = m_load(got, i);
-        if (g == want[i])
-            continue;
-        if (!exact && is_float(dt) && isnan(m_tod(dt, g)) && isnan(m_tod(dt, want[i])))
-            continue;
-        fprintf(stderr, "%s [%s]: element %lld (y %lld x %lld): 0x%llx, want 0x%llx\n", what, who, (long long)i,
-                (long long)(i / fv_array_shape(got)[1]), (long long)(i % fv_array_shape(got)[1]),
-                (unsigned long long)g, (unsigned long long)want[i]);
-        return 0;
-    }
-    return 1;
-}
-#endif /* CFC_VIEWS_2D */
 
 #ifdef CFC_CORRELATE
 #include "ops/filters/filternd.h"

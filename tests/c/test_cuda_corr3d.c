@@ -205,26 +205,6 @@ fast_pair(fv_dtype i, fv_dtype o)
 
 /* ---- arrays ---------------------------------------------------------------------- */
 
-/* exact: every bit; else floats: any NaN equals any NaN (zero signs count) */
-static int
-cmp_bits(const fv_array *got, const uint64_t *want, int exact, const char *what, const char *who)
-{
-    fv_dtype dt = fv_array_dtype(got);
-    const int64_t *sh = fv_array_shape(got);
-    for (int64_t i = 0; i < fv_array_size(got); i++) {
-        uint64_t g = m_load(got, i);
-        if (g == want[i])
-            continue;
-        if (!exact && is_float(dt) && isnan(m_tod(dt, g)) && isnan(m_tod(dt, want[i])))
-            continue;
-        fprintf(stderr, "%s [%s]: element %lld (z %lld y %lld x %lld): 0x%llx, want 0x%llx\n", what, who,
-                (long long)i, (long long)(i / (sh[1] * sh[2])), (long long)((i / sh[2]) % sh[1]),
-                (long long)(i % sh[2]), (unsigned long long)g, (unsigned long long)want[i]);
-        return 0;
-    }
-    return 1;
-}
-
 /* ---- one case --------------------------------------------------------------------- */
 
 typedef struct ccase {

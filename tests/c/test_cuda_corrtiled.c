@@ -23,7 +23,6 @@
  * 3840 x 2160 and 8192 x 8192, tiled vs generic). */
 #define CFC_TEST_NAME "test_cuda_corrtiled"
 #define CFC_UNTILED 1
-#define CFC_VIEWS_2D
 #define CFC_CORRELATE
 #include <cuda_runtime_api.h>
 

@@ -27,6 +27,7 @@
 #include "ops/filters/ndimage-math.h"
 #define FV_T_SEED 0x9e3779b97f4a7c15ull
 #define HX_SCIPY_MODEL
+#define HX_CUDA_TIMING
 #include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
 static int cpu_kernels = -1;   /* unknown, 0 absent, 1 present */
@@ -978,25 +979,6 @@ test_edges(void)
 }
 
 /* ---- timings (FOVEA_FILTERS_BENCH=1) -------------------------------------------------- */
-
-static double
-time_op(cudaStream_t s, fv__op op, const fv__op_args *a, int reps)
-{
-    cudaEvent_t e0, e1;
-    float ms = 0;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    CHECK_OK(fv__dispatch(ctx, op, a));
-    cudaEventRecord(e0, s);
-    for (int r = 0; r < reps; r++)
-        fv__dispatch(ctx, op, a);
-    cudaEventRecord(e1, s);
-    cudaEventSynchronize(e1);
-    cudaEventElapsedTime(&ms, e0, e1);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    return ms / reps;
-}
 
 static void
 bench(cudaStream_t s)

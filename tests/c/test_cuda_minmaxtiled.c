@@ -24,7 +24,6 @@
  * 7 x 7 box, uint8 / float32, 8192 x 8192, tiled vs generic). */
 #define CFC_TEST_NAME "test_cuda_minmaxtiled"
 #define CFC_UNTILED 1
-#define CFC_VIEWS_2D
 #include <cuda_runtime_api.h>
 
 #include "internal.h"
