@@ -61,6 +61,9 @@ FP35 = np.ones((3, 5), bool)   # corners off: min / max / rank run the n-d filte
 FP35[0, 0] = FP35[0, -1] = FP35[-1, 0] = FP35[-1, -1] = False
 
 
+EDT_SAMPLING = [1.5, 1.0, 2.0]
+
+
 def _nd_weights(nd, base2=W3, base3=W333):
     return {1: base2[1], 2: base2, 3: base3}[nd]
 
@@ -80,10 +83,10 @@ class Op:
     every value) or "close" (sums: assert_close)."""
 
     def __init__(self, name, call, dtypes, modes=(None,), shapes=SHAPES, tables=(), kind="close", ref=sn,
-                 data="full", reach=(), gpu_close=False):
+                 data="full", reach=(), gpu_rtol64=None):
         self.name, self.call, self.dtypes, self.modes, self.shapes = name, call, dtypes, modes, shapes
         self.tables, self.kind, self.ref, self.data, self.reach = tables, kind, ref, data, reach
-        self.gpu_close = gpu_close   # the GPU may round differently (float sums)
+        self.gpu_rtol64 = gpu_rtol64   # float64 on the GPU (spline orders > 1: 1e-9, as test_ndimage_interpolation)
 
 
 F1D = ("cpu.lines", "cuda.filter1d", "cuda.filter1d.loads", "cuda.filter1d.acc", "cuda.filter1d.row_u8_chunk")
@@ -181,7 +184,7 @@ OPS = [
     Op("distance_transform_edt", lambda m, a, mode, cval: m.distance_transform_edt(a), ALL, kind="exact",
        data="blobs", tables=("cuda.distance_transform_edt",), reach=[((90, 110), "bool")]),
     Op("distance_transform_edt.indices",
-       lambda m, a, mode, cval: m.distance_transform_edt(a, sampling=[1.5, 1.0, 2.0][:a.ndim], return_indices=True)[1],
+       lambda m, a, mode, cval: m.distance_transform_edt(a, sampling=EDT_SAMPLING[:a.ndim], return_indices=True)[1],
        ["bool", "uint8"], kind="exact", data="blobs", tables=("cuda.distance_transform_edt",),
        reach=[((40, 50), "bool")]),
     Op("distance_transform_cdt.taxicab", lambda m, a, mode, cval: m.distance_transform_cdt(a, metric="taxicab"),
@@ -194,7 +197,7 @@ OPS = [
     Op("shift.order1", lambda m, a, mode, cval: m.shift(a, 1.3, order=1, **_mo(mode, cval)), NUMERIC,
        INTERP_MODES),
     Op("shift.order3", lambda m, a, mode, cval: m.shift(a, -0.7, order=3, **_mo(mode, cval)),
-       ["float32", "float64", "uint8", "int16"], INTERP_MODES),
+       ["float32", "float64", "uint8", "int16"], INTERP_MODES, gpu_rtol64=1e-9),
     Op("zoom", lambda m, a, mode, cval: m.zoom(a, 1.7, order=1, **_mo(mode, cval)), NUMERIC, INTERP_MODES),
     Op("zoom.order0.grid", lambda m, a, mode, cval: m.zoom(a, 0.6, order=0, grid_mode=True,
                                                            **_mo("grid-constant" if mode == "constant" else mode,
@@ -205,12 +208,12 @@ OPS = [
     Op("affine_transform",
        lambda m, a, mode, cval: m.affine_transform(a, np.eye(a.ndim) * 0.8 + 0.05, offset=0.5, order=2,
                                                    **_mo(mode, cval)),
-       ["float32", "float64", "int32"], INTERP_MODES),
+       ["float32", "float64", "int32"], INTERP_MODES, gpu_rtol64=1e-9),
     Op("map_coordinates",
        lambda m, a, mode, cval: m.map_coordinates(a, _coords(m, a), order=1, **_mo(mode, cval)),
        NUMERIC, INTERP_MODES),
     Op("spline_filter", lambda m, a, mode, cval: m.spline_filter(a, order=3, output=np.float64, mode=mode),
-       ["float32", "float64", "uint8"], ["mirror", "reflect", "wrap", "grid-constant", "nearest"]),
+       ["float32", "float64", "uint8"], ["mirror", "reflect", "wrap", "grid-constant", "nearest"], gpu_rtol64=1e-9),
     # ---- scikit-image ops with variant tables
     Op("skimage.local_maxima", lambda m, a, mode, cval: m.local_maxima(a), ["uint8", "int16", "float64"],
        shapes=SHAPES_2D + [(5, 7, 9)], kind="exact", data="levels", ref=skm, tables=("cpu.local_maxima",),
@@ -218,7 +221,8 @@ OPS = [
     Op("skimage.reconstruction",
        lambda m, a, mode, cval: m.reconstruction(a - 1.0, a, method="dilation"), ["float64"], shapes=BIG_2D,
        kind="exact", ref=skm, data="finite", tables=("cuda.reconstruction",), reach=[((120, 130), "float64")]),
-    Op("skimage.watershed", lambda m, a, mode, cval: m.watershed(a, _markers(a.shape)), ["float64", "uint8"],
+    # (float data without ties: on plateaus the GPU may split basins otherwise, docs/skimage.md)
+    Op("skimage.watershed", lambda m, a, mode, cval: m.watershed(a, _markers(a.shape)), ["float64", "float32"],
        shapes=SHAPES_2D, kind="exact", ref=sks, data="finite", tables=("cuda.watershed",), reach=[((70, 75), "float64")]),
 ]
 OPS_BY_NAME = {op.name: op for op in OPS}
@@ -331,8 +335,23 @@ def _has_avx2():
         return False
 
 
+def _implied_distances(indices):
+    """the squared distances the feature indices (nd, *shape) of an EDT imply"""
+    grid = np.indices(indices.shape[1:])
+    w = np.asarray(EDT_SAMPLING[:indices.shape[0]]).reshape((-1,) + (1,) * (indices.ndim - 1))
+    return (((indices - grid) * w) ** 2).sum(axis=0)
+
+
 def _check(op, got, want, what, gpu):
     got = _host(got)
+    if gpu and op.name == "distance_transform_edt.indices":
+        # where several zeros are nearest the GPU may report another one (docs/ndimage.md)
+        assert got.dtype == want.dtype and got.shape == want.shape, what
+        got, want = _implied_distances(got), _implied_distances(want)
+    if gpu and op.gpu_rtol64 and want.dtype == np.float64:
+        scale = max(float(np.nanmax(np.abs(np.where(np.isfinite(want), want, 0)), initial=0)), 1.0)
+        np.testing.assert_allclose(got, want, rtol=op.gpu_rtol64, atol=op.gpu_rtol64 * scale, err_msg=what)
+        return
     if op.kind == "exact":
         assert got.dtype == want.dtype and got.shape == want.shape, what
         np.testing.assert_array_equal(got, want, err_msg=what)   # NaN == NaN, -0 == 0
