@@ -11,7 +11,8 @@ reference (assert_close of test_ndimage_filters: integers exact, float32 rtol
 1e-5, float64 1e-12 of the data's scale; order statistics, morphology and
 distances exact), the variant the planner reports (_last_variant) must be the
 forced one where it applies, and every variant must give the default's bits. Each op's "reach" cases (the shapes its tiled / vector / threaded
-variants need, always run) make every variant of every table run at least once.
+variants need, always run) make every variant of every table run at least once,
+and some of them check which variant the planner picks by itself.
 
 NumPy inputs run here; CuPy inputs (the gpu marker: skipped without a GPU and
 CuPy) add the cuda.* tables. The default run takes a fixed, seeded sample of the
@@ -121,7 +122,7 @@ OPS = [
        NUMERIC, FILTER_MODES, tables=F1D),
     # ---- n-d filters over weights / footprints
     Op("correlate", lambda m, a, mode, cval: m.correlate(a, _nd_weights(a.ndim), **_mo(mode, cval)), ALL,
-       FILTER_MODES, tables=ND, reach=[((130, 150), "float32"), ((30, 40, 50), "float32"), ((40, 300), "float64")]),
+       FILTER_MODES, tables=ND, reach=[((130, 150), "float32"), ((30, 40, 50), "float32"), ((40, 300), "float64", {"cpu.lines": "avx2"})]),
     Op("convolve", lambda m, a, mode, cval: m.convolve(a, _nd_weights(a.ndim), **_mo(mode, cval)), NUMERIC,
        FILTER_MODES, tables=ND),
     Op("minimum_filter.footprint",
@@ -138,9 +139,9 @@ OPS = [
        NUMERIC, FILTER_MODES, tables=ND, kind="exact"),
     # ---- separable compositions
     Op("uniform_filter", _sep(lambda m, a, **k: m.uniform_filter(a, 5, **k)), ALL, FILTER_MODES, tables=SEP,
-       reach=[((300, 257), "float32"), ((300, 256), "uint8")]),
+       reach=[((300, 257), "float32", {"cuda.sep2": "strip"}), ((300, 256), "uint8")]),
     Op("gaussian_filter", _sep(lambda m, a, **k: m.gaussian_filter(a, 1.5, **k)), ALL, FILTER_MODES, tables=SEP,
-       reach=[((300, 257), "float32")]),
+       reach=[((300, 257), "float32", {"separable": "fused"})]),
     Op("gaussian_filter.order1", _sep(lambda m, a, **k: m.gaussian_filter(a, 1.0, order=1, **k)), NUMERIC,
        FILTER_MODES, tables=SEP),
     Op("sobel", lambda m, a, mode, cval: m.sobel(a, axis=0, **_mo(mode, cval)), NUMERIC, FILTER_MODES, tables=SEP),
@@ -165,10 +166,10 @@ OPS = [
        tables=("binary_erosion", "cuda.binary_erosion")),
     Op("binary_fill_holes", lambda m, a, mode, cval: m.binary_fill_holes(a), ["bool", "uint8"], kind="exact",
        data="blobs", tables=("binary_erosion", "cuda.binary_flood", "cuda.binary_erosion"),
-       reach=[((80, 90), "bool"), ((130, 150), "bool")]),
+       reach=[((80, 90), "bool", {"binary_erosion": "flood"}), ((130, 150), "bool")]),
     Op("binary_propagation", lambda m, a, mode, cval: m.binary_propagation(a[..., ::-1] & ~a, mask=a),
        ["bool"], kind="exact", data="blobs", tables=("binary_erosion", "cuda.binary_flood", "cuda.binary_erosion"),
-       reach=[((30, 40), "bool")]),
+       reach=[((30, 40), "bool", {"binary_erosion": "flood"})]),
     Op("grey_erosion", lambda m, a, mode, cval: m.grey_erosion(a, footprint=_footprint(a.ndim), **_mo(mode, cval)),
        NUMERIC, FILTER_MODES, kind="exact", tables=ND),
     Op("grey_dilation.size", lambda m, a, mode, cval: m.grey_dilation(a, size=(3,) * a.ndim, **_mo(mode, cval)),
@@ -189,10 +190,10 @@ OPS = [
        reach=[((40, 50), "bool")]),
     Op("distance_transform_cdt.taxicab", lambda m, a, mode, cval: m.distance_transform_cdt(a, metric="taxicab"),
        ["bool", "uint8", "float32"], kind="exact", data="blobs", tables=("cpu.distance_transform_cdt",),
-       reach=[((60, 70), "bool")]),
+       reach=[((60, 70), "bool", {"cpu.distance_transform_cdt": "axes"})]),
     Op("distance_transform_cdt.chessboard",
        lambda m, a, mode, cval: m.distance_transform_cdt(a, metric="chessboard"), ["bool", "int8"], kind="exact",
-       data="blobs", tables=("cpu.distance_transform_cdt",), reach=[((20, 30, 25), "bool")]),
+       data="blobs", tables=("cpu.distance_transform_cdt",), reach=[((20, 30, 25), "bool", {"cpu.distance_transform_cdt": "axes"})]),
     # ---- interpolation
     Op("shift.order1", lambda m, a, mode, cval: m.shift(a, 1.3, order=1, **_mo(mode, cval)), NUMERIC,
        INTERP_MODES),
@@ -217,7 +218,7 @@ OPS = [
     # ---- scikit-image ops with variant tables
     Op("skimage.local_maxima", lambda m, a, mode, cval: m.local_maxima(a), ["uint8", "int16", "float64"],
        shapes=SHAPES_2D + [(5, 7, 9)], kind="exact", data="levels", ref=skm, tables=("cpu.local_maxima",),
-       reach=[((700, 400), "uint8")]),
+       reach=[((700, 400), "uint8", {"cpu.local_maxima": "blocks"})]),
     Op("skimage.reconstruction",
        lambda m, a, mode, cval: m.reconstruction(a - 1.0, a, method="dilation"), ["float64"], shapes=BIG_2D,
        kind="exact", ref=skm, data="finite", tables=("cuda.reconstruction",), reach=[((120, 130), "float64")]),
@@ -373,7 +374,8 @@ def _check(op, got, want, what, gpu):
     assert_close(got, want, err_msg=what)
 
 
-def _run_case(op, xp, rng, case, tables, reached):
+def _run_case(op, xp, rng, case, tables, reached, expect=None):
+    """expect: {table: the variant the planner picks by itself} (reach cases)"""
     dtype, mode, shape, layout = case
     a = _data(op, rng, shape, dtype)
     cval = -2.5 if mode in ("constant", "grid-constant") else 0.0
@@ -387,6 +389,11 @@ def _run_case(op, xp, rng, case, tables, reached):
     gpu = xp is not np
     _fovea._last_variant(None)
     default = op.call(fmod, x, mode, cval)
+    for table, name in (expect or {}).items():
+        if table in tables and (gpu or table != "separable"):   # "separable" plans device data only
+            if table == "cpu.lines" and not _has_avx2():
+                name = "sse2"
+            assert _fovea._last_variant(table) == name, (what, table)
     _check(op, default, want, what, gpu)
     for table in tables:
         for name in _fovea._variants(table):
@@ -417,8 +424,8 @@ def _run_op(op, xp, cases):
         _run_case(op, xp, rng, case, tables, reached)
     if (op.name, cuda) not in _REACHED:
         r = {t: set() for t in tables}
-        for shape, dtype in op.reach:
-            _run_case(op, xp, rng, (dtype, op.modes[0], shape, "contiguous"), tables, r)
+        for shape, dtype, *expect in op.reach:
+            _run_case(op, xp, rng, (dtype, op.modes[0], shape, "contiguous"), tables, r, *expect)
         _REACHED[op.name, cuda] = r
     for t, seen in _REACHED[op.name, cuda].items():
         reached[t] |= seen
