@@ -25,20 +25,19 @@
 #include "fovea/fovea.h"
 #include "slide/cache.h"
 #include "check.h"
-#include "tiled-tiff.h"
+#include "tiff-writer.h"
 
 extern char **environ;
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
 enum { W = 512, H = 384, T = 64, NTILES = (W / T) * (H / T), TILE_BYTES = T * T * 3 };
 
-#define px fv_t_px
-#define le fv_t_le
+#define px tfw_px
 
 static void
 write_tiled_tiff(const char *path)
 {
-    fv_t_write_tiled_tiff(path, W, H, T);
+    CHECK(tfw_write_raw_slide(path, W, H, T) == 0);
 }
 
 /* Read (x, y, w, h) in the calling thread (no pool threads: forks stay safe) and

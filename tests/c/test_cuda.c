@@ -15,43 +15,10 @@
 
 #include "fovea/fovea.h"
 #include "internal.h"
-#include "check.h"
-
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
-static fv_context *ctx;   /* the context under test: NULL or one with its own stream */
+#define FV_T_SEED 0x243f6a8885a308d3ull
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h, arrays, devices */
 
 /* ---- helpers ---------------------------------------------------------------------- */
-
-static uint64_t rng = 0x243f6a8885a308d3ull;
-static uint64_t
-next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-static double
-uniform(double lo, double hi)   /* [lo, hi) */
-{
-    return lo + (hi - lo) * ((double)(next_u64() >> 11) * (1.0 / 9007199254740992.0));
-}
-
-static int
-is_float(fv_dtype dt)
-{
-    return dt == FV_FLOAT32 || dt == FV_FLOAT64;
-}
-
-static fv_array *
-new_array(fv_dtype dt, int nd, const int64_t *shape, fv_device dev)
-{
-    fv_array *a = NULL;
-    CHECK_OK(fv_array_new(ctx, dt, nd, shape, dev, &a));
-    return a;
-}
 
 static fv_array *
 view(fv_array *base, int nd, const int64_t *shape, const int64_t *strides_items, int64_t offset_items)
@@ -71,15 +38,6 @@ to_device(const fv_array *h)
     if (d)
         CHECK_OK(fv_copy(ctx, h, d));
     return d;
-}
-
-static fv_array *
-to_host(const fv_array *d)
-{
-    fv_array *h = new_array(fv_array_dtype(d), fv_array_ndim(d), fv_array_shape(d), CPU);
-    if (h)
-        CHECK_OK(fv_copy(ctx, d, h));
-    return h;
 }
 
 /* Random contents for a contiguous host array. Floats headed for an integer type
@@ -106,23 +64,14 @@ fill(fv_array *h, fv_dtype target)
     }
     for (int64_t i = 0; i < n; i++) {
         uint64_t r = next_u64();
-        double v = uniform(lo, hi);
+        double v = uniform_in(lo, hi);
         if (is_float(dt) && i % 13 == 5) {
             static const double special[] = {NAN, INFINITY, -INFINITY, 1e30, -1e30, -0.0, 0.5, -0.75,
                                              -1.5, 2.5};
             int k = (int)((i / 13) % 14);
             v = k < 10 ? special[k] : k == 10 ? hi : k == 11 ? lo - 1.0 : k == 12 ? hi * 2 : lo * 2 - 1;
         }
-        switch (dt) {
-        case FV_BOOL: ((uint8_t *)p)[i] = (uint8_t)(r & 1); break;
-        case FV_UINT8: case FV_INT8: ((uint8_t *)p)[i] = (uint8_t)r; break;
-        case FV_UINT16: case FV_INT16: ((uint16_t *)p)[i] = (uint16_t)r; break;
-        case FV_UINT32: case FV_INT32: ((uint32_t *)p)[i] = (uint32_t)r; break;
-        case FV_UINT64: case FV_INT64: ((uint64_t *)p)[i] = r; break;
-        case FV_FLOAT32: ((float *)p)[i] = (float)v; break;
-        case FV_FLOAT64: ((double *)p)[i] = v; break;
-        default: break;
-        }
+        hx_put_raw(p, dt, i, r, v);
     }
 }
 

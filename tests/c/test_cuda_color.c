@@ -11,29 +11,8 @@
 #include <string.h>
 
 #include "fovea/fovea.h"
-#include "check.h"
-
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
-static fv_context *ctx;
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static double
-uniform(double lo, double hi)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return lo + (hi - lo) * (double)(rng >> 11) / 9007199254740992.0;
-}
-
-static fv_array *
-new_array(fv_dtype dt, int nd, const int64_t *shape, fv_device dev)
-{
-    fv_array *a = NULL;
-    CHECK_OK(fv_array_new(ctx, dt, nd, shape, dev, &a));
-    return a;
-}
+#define FV_T_SEED 0x9e3779b97f4a7c15ull
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h, arrays, devices */
 
 /* Host (H, W, C) data of dt in [lo[c], hi[c]). */
 static fv_array *
@@ -43,7 +22,7 @@ random_image(fv_dtype dt, int64_t h, int64_t w, int c, const double *lo, const d
     fv_array *a = new_array(dt, 3, shape, CPU);
     for (int64_t i = 0; i < h * w; i++)
         for (int k = 0; k < c; k++) {
-            double v = uniform(lo[k % 3], hi[k % 3]);
+            double v = uniform_in(lo[k % 3], hi[k % 3]);
             if (dt == FV_FLOAT32)
                 ((float *)fv_array_data(a))[i * c + k] = (float)v;
             else

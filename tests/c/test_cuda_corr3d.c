@@ -22,7 +22,17 @@
 #define CFC_TEST_NAME "test_cuda_corr3d"
 #define CFC_UNTILED 1
 #define CFC_CORRELATE
-#include "cuda-filter-check.h"
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
+#define FV_T_SEED 0x2545f4914f6cdd1dull
+#define HX_SCIPY_MODEL
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
 /* ---- the models (h: contiguous 3-d host array) ------------------------------------------ */
 
@@ -195,66 +205,6 @@ fast_pair(fv_dtype i, fv_dtype o)
 
 /* ---- arrays ---------------------------------------------------------------------- */
 
-/* A 3-d view of `shape` on dev: layout 0 contiguous, 1 the first axis reversed
- * and every other element of the last, 2 Fortran order. */
-static fv_array *
-make_view(fv_dtype dt, const int64_t *shape, int layout, fv_device dev, fv_array **base)
-{
-    int64_t isz = (int64_t)fv_dtype_size(dt), st[3], off = 0;
-    fv_array *v = NULL;
-    *base = NULL;
-    if (layout == 0)
-        return new_array(dt, 3, shape, dev);
-    if (layout == 1) {
-        int64_t bs[3] = {shape[0] + 1, shape[1], 2 * shape[2] + 1};
-        st[2] = 2;
-        st[1] = bs[2];
-        st[0] = -bs[1] * bs[2];
-        off = shape[0] * bs[1] * bs[2] + 1;
-        *base = new_array(dt, 3, bs, dev);
-    } else {
-        int64_t tot = shape[0] * shape[1] * shape[2];
-        st[0] = 1;
-        st[1] = shape[0];
-        st[2] = shape[0] * shape[1];
-        *base = new_array(dt, 1, &tot, dev);
-    }
-    for (int d = 0; d < 3; d++)
-        st[d] *= isz;
-    if (*base)
-        CHECK_OK(fv_array_view(*base, 3, shape, st, off * isz, &v));
-    return v;
-}
-
-static fv_array *
-to_host(const fv_array *a)
-{
-    fv_array *h = new_array(fv_array_dtype(a), 3, fv_array_shape(a), CPU);
-    if (h)
-        CHECK_OK(fv_copy(ctx, a, h));
-    return h;
-}
-
-/* exact: every bit; else floats: any NaN equals any NaN (zero signs count) */
-static int
-cmp_bits(const fv_array *got, const uint64_t *want, int exact, const char *what, const char *who)
-{
-    fv_dtype dt = fv_array_dtype(got);
-    const int64_t *sh = fv_array_shape(got);
-    for (int64_t i = 0; i < fv_array_size(got); i++) {
-        uint64_t g = m_load(got, i);
-        if (g == want[i])
-            continue;
-        if (!exact && is_float(dt) && isnan(m_tod(dt, g)) && isnan(m_tod(dt, want[i])))
-            continue;
-        fprintf(stderr, "%s [%s]: element %lld (z %lld y %lld x %lld): 0x%llx, want 0x%llx\n", what, who,
-                (long long)i, (long long)(i / (sh[1] * sh[2])), (long long)((i / sh[2]) % sh[1]),
-                (long long)(i % sh[2]), (unsigned long long)g, (unsigned long long)want[i]);
-        return 0;
-    }
-    return 1;
-}
-
 /* ---- one case --------------------------------------------------------------------- */
 
 typedef struct ccase {
@@ -284,13 +234,13 @@ run_case(const ccase *c)
         goto done;
     int use_fp = c->fp_density < 1.0 || c->center_only;
     for (int64_t j = 0; j < fsize; j++) {
-        fp[j] = c->fp_density < 1.0 ? uniform(0, 1) < c->fp_density : 1;
+        fp[j] = c->fp_density < 1.0 ? uniform_in(0, 1) < c->fp_density : 1;
         if (c->center_only) {
             int64_t a = j / (c->fshape[1] * c->fshape[2]) - c->fshape[0] / 2;
             int64_t b = (j / c->fshape[2]) % c->fshape[1] - c->fshape[1] / 2, e = j % c->fshape[2] - c->fshape[2] / 2;
             fp[j] = a >= -1 && a <= 1 && b >= -1 && b <= 1 && e >= -1 && e <= 1;
         }
-        double v = uniform(-1.0, 1.0);
+        double v = uniform_in(-1.0, 1.0);
         if (c->wkind == 1) {
             int r = (int)irand(0, 19);
             static const double tiny[] = {0.0, -0.0, 1e-17, -1e-17, DBL_EPSILON, -DBL_EPSILON, 1e-300, NAN};
@@ -345,7 +295,7 @@ run_case(const ccase *c)
              c->center_only, accf ? " (float sums)" : "", reach ? " [tiled]" : " [generic]");
     snprintf(current, sizeof current, "%s", what);
 
-    hin = make_view(c->idt, c->shape, c->lin, CPU, &hb);
+    hin = make_view(c->idt, 3, c->shape, c->lin, CPU, &hb);
     if (!hin)
         goto done;
     fill(hb ? hb : hin, c->specials, c->wide);
@@ -362,7 +312,7 @@ run_case(const ccase *c)
         fv_array_unref(mt);
     }
     if (cpu_kernels != 0) {   /* the CPU backend into a view of the output layout */
-        fv_array *ob = NULL, *hout = make_view(c->odt, c->shape, c->lout, CPU, &ob), *hg = NULL;
+        fv_array *ob = NULL, *hout = make_view(c->odt, 3, c->shape, c->lout, CPU, &ob), *hg = NULL;
         fv__op_args a = {.in = hin, .out = hout, .in2 = NULL, .params = &p};
         fv_status st = hout ? fv__dispatch(NULL, FV__OP_FILTERND, &a) : FV_ENOMEM;
         if (st == FV_ENOKERNEL) {
@@ -379,9 +329,9 @@ run_case(const ccase *c)
         fv_array_unref(ob);
     }
     if (have_gpu) {
-        din = make_view(c->idt, c->shape, c->lin, GPU, &db);
-        fv_array *ob = NULL, *dout = make_view(c->odt, c->shape, c->lout, GPU, &ob);
-        fv_array *ub = NULL, *uout = make_view(c->odt, c->shape, c->lout, GPU, &ub);
+        din = make_view(c->idt, 3, c->shape, c->lin, GPU, &db);
+        fv_array *ob = NULL, *dout = make_view(c->odt, 3, c->shape, c->lout, GPU, &ob);
+        fv_array *ub = NULL, *uout = make_view(c->odt, 3, c->shape, c->lout, GPU, &ub);
         fv_array *got = NULL, *ug = NULL;
         if (din && dout && uout) {
             CHECK_OK(fv_copy(ctx, hb ? hb : hin, db ? db : din));
@@ -477,7 +427,7 @@ test_grid(void)
                 c.specials = is_float(c.idt) ? (int)irand(0, 2) : 0;
                 c.wide = (int)irand(0, 1);
                 c.wkind = (int)irand(0, 2);
-                c.fp_density = irand(0, 3) == 0 ? uniform(0.3, 0.9) : 1.0;
+                c.fp_density = irand(0, 3) == 0 ? uniform_in(0.3, 0.9) : 1.0;
                 c.center_only = c.fp_density >= 1.0 && irand(0, 15) == 0;
                 if (c.center_only) {
                     for (int d = 0; d < 3; d++) {

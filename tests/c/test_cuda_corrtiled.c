@@ -23,9 +23,18 @@
  * 3840 x 2160 and 8192 x 8192, tiled vs generic). */
 #define CFC_TEST_NAME "test_cuda_corrtiled"
 #define CFC_UNTILED 1
-#define CFC_VIEWS_2D
 #define CFC_CORRELATE
-#include "cuda-filter-check.h"
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
+#define FV_T_SEED 0x2545f4914f6cdd1dull
+#define HX_SCIPY_MODEL
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
 /* ---- the models (h: contiguous 2-d host array) ------------------------------------------ */
 
@@ -187,12 +196,12 @@ run_case(const ccase *c)
         goto done;
     int use_fp = c->fp_density < 1.0 || c->center_only;
     for (int64_t j = 0; j < fsize; j++) {
-        fp[j] = c->fp_density < 1.0 ? uniform(0, 1) < c->fp_density : 1;
+        fp[j] = c->fp_density < 1.0 ? uniform_in(0, 1) < c->fp_density : 1;
         if (c->center_only) {
             int64_t a = j / c->fshape[1] - c->fshape[0] / 2, b = j % c->fshape[1] - c->fshape[1] / 2;
             fp[j] = a >= -1 && a <= 1 && b >= -1 && b <= 1;
         }
-        double v = uniform(-1.0, 1.0);
+        double v = uniform_in(-1.0, 1.0);
         if (c->wkind == 1) {
             int r = (int)irand(0, 19);
             static const double tiny[] = {0.0, -0.0, 1e-17, -1e-17, DBL_EPSILON, -DBL_EPSILON, 1e-300, NAN};
@@ -243,7 +252,7 @@ run_case(const ccase *c)
              c->specials, c->wide, c->wkind, c->fp_density, c->center_only, accf ? " (float sums)" : "");
     snprintf(current, sizeof current, "%s", what);
 
-    hin = make_view(c->idt, c->shape, c->lin, CPU, &hb);
+    hin = make_view(c->idt, 2, c->shape, c->lin, CPU, &hb);
     if (!hin)
         goto done;
     fill(hb ? hb : hin, c->specials, c->wide);
@@ -260,7 +269,7 @@ run_case(const ccase *c)
         fv_array_unref(mt);
     }
     if (cpu_kernels != 0) {   /* the CPU backend into a view of the output layout */
-        fv_array *ob = NULL, *hout = make_view(c->odt, c->shape, c->lout, CPU, &ob), *hg = NULL;
+        fv_array *ob = NULL, *hout = make_view(c->odt, 2, c->shape, c->lout, CPU, &ob), *hg = NULL;
         fv__op_args a = {.in = hin, .out = hout, .in2 = NULL, .params = &p};
         fv_status st = hout ? fv__dispatch(NULL, FV__OP_FILTERND, &a) : FV_ENOMEM;
         if (st == FV_ENOKERNEL) {
@@ -277,9 +286,9 @@ run_case(const ccase *c)
         fv_array_unref(ob);
     }
     if (have_gpu) {
-        din = make_view(c->idt, c->shape, c->lin, GPU, &db);
-        fv_array *ob = NULL, *dout = make_view(c->odt, c->shape, c->lout, GPU, &ob);
-        fv_array *ub = NULL, *uout = make_view(c->odt, c->shape, c->lout, GPU, &ub);
+        din = make_view(c->idt, 2, c->shape, c->lin, GPU, &db);
+        fv_array *ob = NULL, *dout = make_view(c->odt, 2, c->shape, c->lout, GPU, &ob);
+        fv_array *ub = NULL, *uout = make_view(c->odt, 2, c->shape, c->lout, GPU, &ub);
         fv_array *got = NULL, *ug = NULL;
         if (din && dout && uout) {
             CHECK_OK(fv_copy(ctx, hb ? hb : hin, db ? db : din));
@@ -373,7 +382,7 @@ test_grid(void)
                 c.specials = is_float(c.idt) ? (int)irand(0, 2) : 0;
                 c.wide = (int)irand(0, 1);
                 c.wkind = (int)irand(0, 2);
-                c.fp_density = irand(0, 3) == 0 ? uniform(0.3, 0.9) : 1.0;
+                c.fp_density = irand(0, 3) == 0 ? uniform_in(0.3, 0.9) : 1.0;
                 c.center_only = c.fp_density >= 1.0 && irand(0, 15) == 0;
                 if (c.center_only) {
                     c.fshape[0] = irand(9, 15);

@@ -24,28 +24,8 @@
 
 #include "fovea/fovea.h"
 #include "cuda/morphology/edt-band.h"
-#include "check.h"
-#include "variant-force.h"
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t
-next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-static double
-unif(void)
-{
-    return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
-}
-static int64_t
-irand(int64_t lo, int64_t hi)   /* [lo, hi] */
-{
-    return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
-}
+#define FV_T_SEED 0x9e3779b97f4a7c15ull
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h, arrays, devices */
 
 /* ---- 1. the host model ------------------------------------------------------------- */
 
@@ -198,7 +178,7 @@ model_case(int64_t n, int64_t W, double dens, int wmode, double sd)
     const double s0 = wmode == 4 ? 0.5 : wmode == 5 ? 3.0 : 1.0;   /* an earlier axis' sampling */
     int64_t one = irand(0, n - 1);
     for (int64_t i = 0; i < n; i++) {
-        has[i] = dens < 0 ? i == one : unif() < dens;
+        has[i] = dens < 0 ? i == one : uniform() < dens;
         int64_t k;
         switch (wmode) {
         case 0: wr[i] = 0.0; break;                                   /* all zeros on the line */
@@ -252,26 +232,7 @@ test_model(void)
 
 /* ---- 2. the GPU against the per-line path and the CPU ------------------------------- */
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
-static fv_context *ctx;
 static int gpu_cases;
-
-static fv_array *
-mk(fv_dtype dt, int nd, const int64_t *shape, fv_device dev)
-{
-    fv_array *a = NULL;
-    CHECK_OK(fv_array_new(ctx, dt, nd, shape, dev, &a));
-    return a;
-}
-
-static fv_array *
-to_host(const fv_array *d)
-{
-    fv_array *h = mk(fv_array_dtype(d), fv_array_ndim(d), fv_array_shape(d), CPU);
-    CHECK_OK(fv_copy(ctx, d, h));
-    return h;
-}
 
 /* One run: returns host copies of distances / indices (or NULL). layout 1: the
  * distances as a strided view (every other element of a bigger array). */
@@ -286,14 +247,14 @@ run_edt(const fv_array *hin, fv_device dev, const double *samp, int want_d, int 
     memcpy(ishape + 1, shape, sizeof(int64_t) * (size_t)nd);
     fv_array *in = (fv_array *)hin, *dist = NULL, *dbase = NULL, *ind = NULL;
     if (dev.type == FV_DEVICE_CUDA) {
-        in = mk(fv_array_dtype(hin), nd, shape, dev);
+        in = new_array(fv_array_dtype(hin), nd, shape, dev);
         CHECK_OK(fv_copy(ctx, hin, in));
     }
     if (want_d) {
         if (layout == 1 && nd >= 1) {
             memcpy(bshape, shape, sizeof(int64_t) * (size_t)nd);
             bshape[nd - 1] = 2 * shape[nd - 1];
-            dbase = mk(FV_FLOAT64, nd, bshape, dev);
+            dbase = new_array(FV_FLOAT64, nd, bshape, dev);
             int64_t s = 8;
             for (int a = nd - 1; a >= 0; a--) {
                 str[a] = a == nd - 1 ? 16 : s;
@@ -301,10 +262,10 @@ run_edt(const fv_array *hin, fv_device dev, const double *samp, int want_d, int 
             }
             CHECK_OK(fv_array_view(dbase, nd, shape, str, 8, &dist));
         } else
-            dist = mk(FV_FLOAT64, nd, shape, dev);
+            dist = new_array(FV_FLOAT64, nd, shape, dev);
     }
     if (want_i)
-        ind = mk(xdt, nd + 1, ishape, dev);
+        ind = new_array(xdt, nd + 1, ishape, dev);
     CHECK_OK(fv_distance_transform_edt(ctx, in, samp, dist, ind));
     *dist_h = dist ? (dev.type == FV_DEVICE_CUDA ? to_host(dist) : fv_array_ref(dist)) : NULL;
     *ind_h = ind ? (dev.type == FV_DEVICE_CUDA ? to_host(ind) : fv_array_ref(ind)) : NULL;
@@ -331,11 +292,11 @@ gpu_case(int nd, const int64_t *shape, int kind, double dens, int sampmode, int 
          int layout)
 {
     fv_dtype idt = (gpu_cases & 1) ? FV_BOOL : FV_UINT8;
-    fv_array *hin = mk(idt, nd, shape, CPU);
+    fv_array *hin = new_array(idt, nd, shape, CPU);
     const int64_t n = fv_array_size(hin);
     uint8_t *px = fv_array_data(hin);
     for (int64_t i = 0; i < n; i++)
-        px[i] = kind == 0 ? unif() < dens : kind == 2 ? 0 : 1;
+        px[i] = kind == 0 ? uniform() < dens : kind == 2 ? 0 : 1;
     if (kind == 3 && n)
         px[irand(0, n - 1)] = 0;
     if (kind == 4)

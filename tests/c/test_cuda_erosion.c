@@ -36,36 +36,11 @@
 #include "ops/morphology/binary-erosion.h"
 #include "ops/morphology/distance.h"
 #include "ops/filters/ndimage-math.h"
-#include "check.h"
+#define FV_T_SEED 0x2545f4914f6cdd1dull
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h, arrays, devices */
 #include "cuda/morphology/erosion-tile.h"
-#include "variant-force.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
-static fv_context *ctx;
-static int have_gpu, cuda_only, ncases, nmodel;
-
-/* ---- random numbers ------------------------------------------------------------- */
-
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint64_t
-next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-static int64_t
-irand(int64_t lo, int64_t hi)   /* [lo, hi] */
-{
-    return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
-}
-static double
-unif(void)
-{
-    return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
-}
+static int have_gpu, ncases, nmodel;
 
 /* ---- structures ------------------------------------------------------------------- */
 
@@ -111,7 +86,7 @@ mkstrel(int nd, const int64_t *shape, int kind, double dens, const char *name)
         switch (kind) {
         case 0: on = dist <= 1; break;
         case 1: on = 1; break;
-        case 2: on = unif() < dens; break;
+        case 2: on = uniform() < dens; break;
         default: on = r2 <= (int)((shape[0] / 2) * (shape[0] / 2)); break;
         }
         s.v[k] = (uint8_t)on;
@@ -121,20 +96,12 @@ mkstrel(int nd, const int64_t *shape, int kind, double dens, const char *name)
 
 /* ---- arrays and views --------------------------------------------------------------- */
 
-static fv_array *
-new_array(fv_dtype dt, int nd, const int64_t *shape, fv_device dev)
-{
-    fv_array *a = NULL;
-    CHECK_OK(fv_array_new(ctx, dt, nd, shape, dev, &a));
-    return a;
-}
-
 /* A view of shape[nd] in a fresh 1-D byte base:
  * layout 0 contiguous; 1 rows padded to an odd pitch, base offset 1 (unaligned);
  * 2 rows reversed (negative stride along axis nd-2), pitch a multiple of 4 plus 8;
  * 3 last axis stride 2 (the generic path); 4 pitch a multiple of 4, offset 4. */
 static fv_array *
-make_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, int64_t nbytes_base,
+ero_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, int64_t nbytes_base,
           fv_array *base, int64_t *need)
 {
     int64_t isz = (int64_t)fv_dtype_size(dt), st[3], off = 0;
@@ -194,7 +161,7 @@ make_pair(fv_dtype dt, int nd, const int64_t *shape, int layout, double dens, in
     memset(&p, 0, sizeof p);
     int64_t need = 0;
     size_t isz = fv_dtype_size(dt);
-    make_view(dt, nd, shape, layout, CPU, 0, NULL, &need);
+    ero_view(dt, nd, shape, layout, CPU, 0, NULL, &need);
     need = (need + (int64_t)isz - 1) / (int64_t)isz;   /* elements of the base */
     p.hb = new_array(dt, 1, &need, CPU);
     uint8_t *b = fv_array_data(p.hb);
@@ -204,7 +171,7 @@ make_pair(fv_dtype dt, int nd, const int64_t *shape, int layout, double dens, in
     /* per element: the first byte decides for one-byte types; wider ones get a
      * nonzero low byte (or, now and then, a nonzero high byte only) */
     for (int64_t i = 0; i + (int64_t)isz <= need; i += (int64_t)isz) {
-        int on = unif() < dens;
+        int on = uniform() < dens;
         if (!on)
             continue;
         uint8_t v = values ? (uint8_t)irand(1, 255) : 1;
@@ -213,24 +180,14 @@ make_pair(fv_dtype dt, int nd, const int64_t *shape, int layout, double dens, in
         else
             b[i] = v;
     }
-    p.h = make_view(dt, nd, shape, layout, CPU, need, p.hb, NULL);
+    p.h = ero_view(dt, nd, shape, layout, CPU, need, p.hb, NULL);
     if (have_gpu) {
         int64_t ne = need / (int64_t)isz;
         p.db = new_array(dt, 1, &ne, GPU);
         CHECK_OK(fv_copy(ctx, p.hb, p.db));
-        p.d = make_view(dt, nd, shape, layout, GPU, need, p.db, NULL);
+        p.d = ero_view(dt, nd, shape, layout, GPU, need, p.db, NULL);
     }
     return p;
-}
-
-/* contiguous host copy of the bytes of view v (any device) */
-static fv_array *
-to_host(const fv_array *v)
-{
-    fv_array *h = new_array(fv_array_dtype(v), fv_array_ndim(v), fv_array_shape(v), CPU);
-    if (h)
-        CHECK_OK(fv_copy(ctx, v, h));
-    return h;
 }
 
 /* ---- the host model of the tiled kernel ---------------------------------------------------- */

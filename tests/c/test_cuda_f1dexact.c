@@ -31,10 +31,8 @@
 #include <string.h>
 
 #include "fovea/fovea.h"
-#include "check.h"
 #define FV_T_SEED 0x51f1dec7ull
-#include "cuda-sep-check.h"
-#include "variant-force.h"
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h */
 
 static int ncases;
 

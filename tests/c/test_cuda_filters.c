@@ -17,13 +17,21 @@
  *
  * Exits 77 (ctest: skipped) without a usable GPU. FOVEA_FILTERS_BENCH=1 adds a
  * few timings on 8192 x 8192 arrays. */
-#define CFC_RNG_SEED 0x9e3779b97f4a7c15ull
-#include "cuda-filter-check.h"
-#include "variant-force.h"
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
+#define FV_T_SEED 0x9e3779b97f4a7c15ull
+#define HX_SCIPY_MODEL
+#define HX_CUDA_TIMING
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
 static int cpu_kernels = -1;   /* unknown, 0 absent, 1 present */
 static int ncases;
-static char current[320];       /* the case running, for a crash report */
 
 static void
 on_crash(int sig)
@@ -33,7 +41,7 @@ on_crash(int sig)
     raise(sig);
 }
 
-/* ---- the model: scipy's casts (the others in cuda-filter-check.h) ------------------ */
+/* ---- the model: scipy's casts (the others in harness.h) ------------------ */
 
 /* scipy's C cast of a double to the input type dt (bool: the raw byte) */
 static uint64_t
@@ -297,76 +305,17 @@ fill(fv_array *h, int specials, int wide)
     char *p = fv_array_data(h);
     for (int64_t i = 0; i < n; i++) {
         uint64_t r = next_u64();
-        double v = uniform(-1000.0, 1000.0);
+        double v = uniform_in(-1000.0, 1000.0);
         if (wide == 1)
-            v = uniform(-1e6, 1e6);
+            v = uniform_in(-1e6, 1e6);
         if (specials && is_float(dt) && next_u64() % 17 == 3) {
             static const double sp[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 0.5, 1e30, -1e30};
             v = sp[next_u64() % (specials == 2 ? 8 : 6)];
         }
         if (!wide && !is_float(dt))   /* small integers: ties, and sums that land on integers */
             r = (uint64_t)(int64_t)(dt == FV_BOOL ? (int64_t)(r & 1) : irand(-40, 300));
-        switch (dt) {
-        case FV_BOOL: ((uint8_t *)p)[i] = (uint8_t)(r & 1); break;
-        case FV_UINT8: case FV_INT8: ((uint8_t *)p)[i] = (uint8_t)r; break;
-        case FV_UINT16: case FV_INT16: ((uint16_t *)p)[i] = (uint16_t)r; break;
-        case FV_UINT32: case FV_INT32: ((uint32_t *)p)[i] = (uint32_t)r; break;
-        case FV_UINT64: case FV_INT64: ((uint64_t *)p)[i] = r; break;
-        case FV_FLOAT32: ((float *)p)[i] = (float)v; break;
-        case FV_FLOAT64: ((double *)p)[i] = v; break;
-        default: break;
-        }
+        hx_put_raw(p, dt, i, r, v);
     }
-}
-
-/* A view of `shape` in a fresh base array on dev: layout 0 contiguous, 1 first
- * axis reversed and every other element of the last, 2 Fortran order. */
-static fv_array *
-make_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, fv_array **base)
-{
-    int64_t bs[FV_MAX_NDIM], st[FV_MAX_NDIM], off = 0, isz = (int64_t)fv_dtype_size(dt);
-    fv_array *v = NULL;
-    *base = NULL;
-    if (layout == 0) {
-        *base = NULL;
-        return new_array(dt, nd, shape, dev);
-    }
-    if (layout == 1) {
-        for (int d = 0; d < nd; d++)
-            bs[d] = shape[d];
-        bs[nd - 1] = 2 * shape[nd - 1] + 1;
-        if (nd > 1)
-            bs[0] = shape[0] + 1;
-        int64_t s = 1, cs[FV_MAX_NDIM];
-        for (int d = nd - 1; d >= 0; d--) {
-            cs[d] = s;
-            s *= bs[d];
-        }
-        for (int d = 0; d < nd; d++)
-            st[d] = cs[d];
-        st[nd - 1] = 2 * cs[nd - 1];
-        if (nd > 1) {
-            st[0] = -cs[0];
-            off = shape[0] * cs[0] + 1;
-        } else {
-            st[0] = -2;
-            off = 2 * (shape[0] - 1) + 1;
-        }
-        *base = new_array(dt, nd, bs, dev);
-    } else {
-        int64_t s = 1, tot = 1;
-        for (int d = 0; d < nd; d++) {
-            st[d] = s;
-            s *= shape[d];
-        }
-        tot = s;
-        *base = new_array(dt, 1, &tot, dev);
-    }
-    for (int d = 0; d < nd; d++)
-        st[d] *= isz;
-    if (*base)
-        CHECK_OK(fv_array_view(*base, nd, shape, st, off * isz, &v));
-    return v;
 }
 
 /* host and device inputs of the same values and layout */
@@ -379,15 +328,6 @@ make_input(fv_dtype dt, int nd, const int64_t *shape, int layout, int specials, 
     fv_array *hb = *hbase ? *hbase : *hin, *db = *dbase ? *dbase : *din;
     fill(hb, specials, wide);
     CHECK_OK(fv_copy(ctx, hb, db));
-}
-
-static fv_array *
-to_host(const fv_array *a)
-{
-    fv_array *h = new_array(fv_array_dtype(a), fv_array_ndim(a), fv_array_shape(a), CPU);
-    if (h)
-        CHECK_OK(fv_copy(ctx, a, h));
-    return h;
 }
 
 /* got: contiguous host output; sel: selection filters (min/max/rank) */
@@ -452,11 +392,11 @@ run1d(const case1d *c)
     double *w = malloc((size_t)c->size * sizeof(double));
     double *res = malloc((size_t)n * sizeof(double)), *mag = malloc((size_t)n * sizeof(double));
     for (int64_t k = 0; k < c->size; k++)
-        w[k] = uniform(-1.0, 1.0);
+        w[k] = uniform_in(-1.0, 1.0);
     for (int64_t k = 0; k < c->size / 2 && c->wkind; k++)
         w[c->size - 1 - k] = c->wkind == 1 ? w[k] : -w[k];
     if (c->wkind == 2 && (c->size & 1))
-        w[c->size / 2] = uniform(-1.0, 1.0);
+        w[c->size / 2] = uniform_in(-1.0, 1.0);
     snprintf(what, sizeof what, "%s %s->%s nd=%d shape=(%lld,%lld,%lld,%lld) axis=%d size=%lld origin=%lld mode=%s "
              "cval=%g layout=%d/%d sp=%d w=%d",
              kind1d_names[c->kind], fv_dtype_name(c->idt), fv_dtype_name(c->odt), c->nd, (long long)c->shape[0],
@@ -706,12 +646,12 @@ runnd(const casend *c)
     double *res = malloc((size_t)n * sizeof(double)), *mag = malloc((size_t)n * sizeof(double));
     int64_t count = 0;
     for (int64_t j = 0; j < fsize; j++) {
-        fp[j] = c->use_fp ? uniform(0, 1) < c->fp_density : 1;
+        fp[j] = c->use_fp ? uniform_in(0, 1) < c->fp_density : 1;
         if (c->kind == FV__FND_CORRELATE) {
             int r = (int)irand(0, 9);
-            w[j] = r == 0 ? 0.0 : r == 1 ? 1e-17 : uniform(-1.0, 1.0);
+            w[j] = r == 0 ? 0.0 : r == 1 ? 1e-17 : uniform_in(-1.0, 1.0);
         } else {
-            w[j] = round(uniform(-50.0, 150.0) * 10.0) / 10.0;
+            w[j] = round(uniform_in(-50.0, 150.0) * 10.0) / 10.0;
         }
     }
     int64_t sel = irand(0, fsize - 1);   /* one element selected for sure */
@@ -834,7 +774,7 @@ test_filternd(void)
                 c.specials = (int)irand(0, 2);
                 c.wide = (int)irand(0, 1);
                 c.use_fp = irand(0, 2) != 0;
-                c.fp_density = uniform(0.3, 0.9);
+                c.fp_density = uniform_in(0.3, 0.9);
                 c.use_st = (kind == FV__FND_MINIMUM || kind == FV__FND_MAXIMUM) && irand(0, 1);
                 c.rank_sel = -1;
                 runnd(&c);
@@ -1039,25 +979,6 @@ test_edges(void)
 }
 
 /* ---- timings (FOVEA_FILTERS_BENCH=1) -------------------------------------------------- */
-
-static double
-time_op(cudaStream_t s, fv__op op, const fv__op_args *a, int reps)
-{
-    cudaEvent_t e0, e1;
-    float ms = 0;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    CHECK_OK(fv__dispatch(ctx, op, a));
-    cudaEventRecord(e0, s);
-    for (int r = 0; r < reps; r++)
-        fv__dispatch(ctx, op, a);
-    cudaEventRecord(e1, s);
-    cudaEventSynchronize(e1);
-    cudaEventElapsedTime(&ms, e0, e1);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    return ms / reps;
-}
 
 static void
 bench(cudaStream_t s)

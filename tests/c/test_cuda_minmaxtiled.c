@@ -24,8 +24,17 @@
  * 7 x 7 box, uint8 / float32, 8192 x 8192, tiled vs generic). */
 #define CFC_TEST_NAME "test_cuda_minmaxtiled"
 #define CFC_UNTILED 1
-#define CFC_VIEWS_2D
-#include "cuda-filter-check.h"
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+#include "ops/filters/sep2.h"
+#include "ops/filters/filternd.h"
+#include "ops/morphology/binary-erosion.h"
+#include "ops/morphology/distance.h"
+#include "ops/filters/ndimage-math.h"
+#define FV_T_SEED 0x2545f4914f6cdd1dull
+#define HX_SCIPY_MODEL
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
 /* ---- the models' casts ------------------------------------------------------------ */
 
@@ -286,8 +295,8 @@ run_case(const ccase *c)
     for (int64_t j = 0; j < fsize; j++) {
         int64_t a = j / c->fshape[1] - c->fshape[0] / 2, b = j % c->fshape[1] - c->fshape[1] / 2;
         int64_t r = c->fshape[0] / 2;
-        fp[j] = c->fp == 0 ? 1 : c->fp == 1 ? a * a + b * b <= r * r : uniform(0, 1) < c->fp_density;
-        w[j] = is_float(c->idt) ? uniform(-3.0, 3.0) : (double)irand(-3, 3);
+        fp[j] = c->fp == 0 ? 1 : c->fp == 1 ? a * a + b * b <= r * r : uniform_in(0, 1) < c->fp_density;
+        w[j] = is_float(c->idt) ? uniform_in(-3.0, 3.0) : (double)irand(-3, 3);
     }
     fp[irand(0, fsize - 1)] = 1;   /* one element selected for sure */
     fv__filternd_params p;
@@ -312,7 +321,7 @@ run_case(const ccase *c)
              c->lin, c->lout, c->specials, c->wide, c->fp, c->fp_density, c->structure);
     snprintf(current, sizeof current, "%s", what);
 
-    hin = make_view(c->idt, c->shape, c->lin, CPU, &hb);
+    hin = make_view(c->idt, 2, c->shape, c->lin, CPU, &hb);
     if (!hin)
         goto done;
     fill(hb ? hb : hin, c->specials, c->wide);
@@ -329,7 +338,7 @@ run_case(const ccase *c)
         fv_array_unref(mt);
     }
     if (cpu_kernels != 0) {   /* the CPU backend into a view of the output layout */
-        fv_array *ob = NULL, *hout = make_view(c->odt, c->shape, c->lout, CPU, &ob), *hg = NULL;
+        fv_array *ob = NULL, *hout = make_view(c->odt, 2, c->shape, c->lout, CPU, &ob), *hg = NULL;
         fv__op_args a = {.in = hin, .out = hout, .in2 = NULL, .params = &p};
         fv_status st = hout ? fv__dispatch(NULL, FV__OP_FILTERND, &a) : FV_ENOMEM;
         if (st == FV_ENOKERNEL) {
@@ -345,9 +354,9 @@ run_case(const ccase *c)
         fv_array_unref(ob);
     }
     if (have_gpu) {
-        din = make_view(c->idt, c->shape, c->lin, GPU, &db);
-        fv_array *ob = NULL, *dout = make_view(c->odt, c->shape, c->lout, GPU, &ob);
-        fv_array *ub = NULL, *uout = make_view(c->odt, c->shape, c->lout, GPU, &ub);
+        din = make_view(c->idt, 2, c->shape, c->lin, GPU, &db);
+        fv_array *ob = NULL, *dout = make_view(c->odt, 2, c->shape, c->lout, GPU, &ob);
+        fv_array *ub = NULL, *uout = make_view(c->odt, 2, c->shape, c->lout, GPU, &ub);
         fv_array *got = NULL, *ug = NULL;
         if (din && dout && uout) {
             CHECK_OK(fv_copy(ctx, hb ? hb : hin, db ? db : din));
@@ -432,7 +441,7 @@ test_grid(void)
                     }
                     for (int d = 0; d < 2; d++)
                         c.origins[d] = irand(-(c.fshape[d] / 2), (c.fshape[d] - 1) / 2);
-                    c.fp_density = uniform(0.2, 0.9);
+                    c.fp_density = uniform_in(0.2, 0.9);
                     c.cval = cvals[irand(0, 7)];
                     if (is_float(c.idt) && irand(0, 7) == 0)
                         c.cval = irand(0, 1) ? NAN : -INFINITY;

@@ -162,7 +162,7 @@ test_model(void)
             else if (kind >= 2 && irand(0, 2) == 0)
                 w[i] = sp[irand(0, 7)];
             else
-                w[i] = (float)uniform(-100.0, 100.0);
+                w[i] = (float)uniform_in(-100.0, 100.0);
         }
         if (kind == 3)
             w[irand(0, 26)] = NAN;

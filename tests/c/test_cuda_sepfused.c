@@ -29,9 +29,7 @@
 #include "ops/morphology/distance.h"
 #include "ops/filters/ndimage-math.h"
 #define FV_T_SEED 0x2545f4914f6cdd1dull
-#include "check.h"
-#include "cuda-sep-check.h"
-#include "variant-force.h"
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h */
 
 static int ncases, nfused, nsep2;
 

@@ -19,21 +19,9 @@
 #include "fovea/fovea.h"
 #include "internal.h"
 #include "tiff/tiff.h"
-#include "check.h"
-#include "tiled-tiff.h"
-
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static int64_t
-rnd(int64_t lo, int64_t hi)   /* [lo, hi] */
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return lo + (int64_t)(rng % (uint64_t)(hi - lo + 1));
-}
+#define FV_T_SEED 0x9e3779b97f4a7c15ull
+#include "harness.h"   /* check.h, variant-force.h, xorshift.h, arrays, devices */
+#include "tiff-writer.h"
 
 /* Compare host a with device b (same shape); jpeg: tolerance, else exact. */
 static int
@@ -142,11 +130,11 @@ check_slide(const char *path, int jpeg, const char *name)
     CHECK_OK(fv_slide_level_info(s, 0, &l0));
     const fv_pixel_format fmts[3] = {FV_PIXEL_RGB, FV_PIXEL_RGBA, FV_PIXEL_NATIVE};
     for (int k = 0; k < 40; k++) {
-        int level = (int)rnd(0, nl - 1);
+        int level = (int)irand(0, nl - 1);
         fv_level_info li;
         CHECK_OK(fv_slide_level_info(s, level, &li));
-        int64_t w = rnd(1, 300), h = rnd(1, 300);
-        int64_t x = rnd(-200, l0.width + 100), y = rnd(-200, l0.height + 100);
+        int64_t w = irand(1, 300), h = irand(1, 300);
+        int64_t x = irand(-200, l0.width + 100), y = irand(-200, l0.height + 100);
         check_region(s, x, y, level, w, h, fmts[k % 3], jpeg, name);
     }
     check_region(s, -5000, -5000, 0, 64, 32, FV_PIXEL_RGB, jpeg, name);            /* all outside */
@@ -159,8 +147,8 @@ check_slide(const char *path, int jpeg, const char *name)
     /* batches: random patches (sharing tiles), some repeated, some outside */
     int64_t xy[2 * 97];
     for (int i = 0; i < 97; i++) {
-        xy[2 * i] = i % 10 == 9 ? xy[2 * (i - 1)] : rnd(-100, l0.width);
-        xy[2 * i + 1] = i % 10 == 9 ? xy[2 * (i - 1) + 1] : rnd(-100, l0.height);
+        xy[2 * i] = i % 10 == 9 ? xy[2 * (i - 1)] : irand(-100, l0.width);
+        xy[2 * i + 1] = i % 10 == 9 ? xy[2 * (i - 1) + 1] : irand(-100, l0.height);
     }
     check_batch(s, xy, 97, 0, 96, 80, FV_PIXEL_RGB, jpeg, name);
     check_batch(s, xy, 13, nl - 1, 33, 47, FV_PIXEL_RGBA, jpeg, name);
@@ -276,7 +264,7 @@ main(void)
     snprintf(dfl, sizeof dfl, "%s/deflate.tif", dir);
     snprintf(raw, sizeof raw, "%s/raw.tif", dir);
     snprintf(bad, sizeof bad, "%s/bad.tif", dir);
-    fv_t_write_tiled_tiff(src, 1000, 700, 64);
+    CHECK(tfw_write_raw_slide(src, 1000, 700, 64) == 0);
     fv_convert_options co = {.tile_size = 128, .compression = FV_COMPRESS_JPEG, .quality = 90};
     CHECK_OK(fv_slide_convert(src, jpg, &co));
     co.tile_size = 16;   /* thousands of tiles: whole-level reads take several passes */

@@ -9,19 +9,18 @@
 #include "codec/codec.h"
 #include "slide/slide-internal.h"
 #include "check.h"
-#include "tiled-tiff.h"
+#include "tiff-writer.h"
 
 static const fv_device CPU = {FV_DEVICE_CPU, 0};
 enum { W = 1000, H = 700, T = 128 };
 static uint8_t *img;   /* H x W x 3 ground truth */
 
-#define px fv_t_px
-#define le fv_t_le
+#define px tfw_px
 
 static void
 write_tiled_tiff(const char *path)
 {
-    fv_t_write_tiled_tiff(path, W, H, T);
+    CHECK(tfw_write_raw_slide(path, W, H, T) == 0);
 }
 
 /* read a region and compare with the ground truth (background 255 outside) */
@@ -219,79 +218,47 @@ loader_mid_epoch_failure(fv_slide *s, const char *path, const char *copy)
 /* ---- JPEG tiles: reads that bypass the cache decode only what they need ----------- */
 
 
-/* A classic little-endian tiled TIFF of JPEG tiles (jw x jh, tile jt) encoded with
- * the library's own encoder (complete streams, no JPEGTables): samples 3 with
- * photometric YCbCr (4:2:0) or RGB (no subsampling), or 1 (gray). Tile `missing`
- * (-1: none) has offset and byte count 0. */
+typedef struct jpeg_tiles {
+    uint32_t tile;
+    int spp, photometric, missing;
+} jpeg_tiles;
+
+/* a smooth pattern (JPEG keeps it recognisable) encoded with the library's own
+ * encoder (a complete stream, no JPEGTables) */
+static void
+jpeg_tile(void *user, int64_t k, int64_t x0, int64_t y0, uint8_t **bytes, size_t *len)
+{
+    const jpeg_tiles *jt = user;
+    const uint32_t t = jt->tile;
+    const int spp = jt->spp;
+    if (k == jt->missing)
+        return;
+    fv__chunk_info ci = {.width = t, .height = t, .samples = (uint16_t)spp, .bits = 8, .sample_format = 1,
+                         .compression = FV_TIFF_COMPRESSION_JPEG, .photometric = (uint16_t)jt->photometric,
+                         .predictor = 1};
+    uint8_t *tile = malloc((size_t)t * t * spp);
+    for (uint32_t y = 0; y < t; y++)
+        for (uint32_t x = 0; x < t; x++)
+            for (int c = 0; c < spp; c++) {
+                int64_t gx = x0 + x, gy = y0 + y;
+                tile[((size_t)y * t + x) * spp + c] =
+                    (uint8_t)(128 + 60 * ((gx * (c + 3) / 7 + gy / 5) % 64 - 32) / 32 + ((gx / 9 + gy / 11) & 15));
+            }
+    if (fv__codec_encode(&ci, 90, tile, bytes, len) != FV_OK) {
+        fprintf(stderr, "write_jpeg_tiff: %s\n", fv_error_message());
+        exit(1);
+    }
+    free(tile);
+}
+
+/* A classic little-endian tiled TIFF of JPEG tiles (jw x jh, tile jt): samples 3
+ * with photometric YCbCr (4:2:0) or RGB (no subsampling), or 1 (gray). Tile
+ * `missing` (-1: none) has offset and byte count 0. */
 static void
 write_jpeg_tiff(const char *path, uint32_t jw, uint32_t jh, uint32_t jt, int spp, int photometric, int missing)
 {
-    FILE *f = fopen(path, "wb");
-    uint32_t across = (jw + jt - 1) / jt, down = (jh + jt - 1) / jt, n = across * down;
-    uint32_t *offs = calloc(n, 4), *lens = calloc(n, 4);
-    uint8_t hdr[8] = {'I', 'I', 42, 0, 0, 0, 0, 0};
-    fwrite(hdr, 1, 8, f);
-    uint32_t pos = 8;
-    fv__chunk_info ci = {.width = jt, .height = jt, .samples = (uint16_t)spp, .bits = 8, .sample_format = 1,
-                         .compression = FV_TIFF_COMPRESSION_JPEG, .photometric = (uint16_t)photometric,
-                         .predictor = 1};
-    uint8_t *tile = malloc((size_t)jt * jt * spp);
-    for (uint32_t t = 0; t < n; t++) {
-        int64_t x0 = (int64_t)(t % across) * jt, y0 = (int64_t)(t / across) * jt;
-        for (uint32_t y = 0; y < jt; y++)
-            for (uint32_t x = 0; x < jt; x++)
-                for (int c = 0; c < spp; c++) {   /* smooth, so that JPEG keeps it recognisable */
-                    int64_t gx = x0 + x, gy = y0 + y;
-                    tile[((size_t)y * jt + x) * spp + c] =
-                        (uint8_t)(128 + 60 * ((gx * (c + 3) / 7 + gy / 5) % 64 - 32) / 32 + ((gx / 9 + gy / 11) & 15));
-                }
-        if ((int)t == missing)
-            continue;
-        uint8_t *enc = NULL;
-        size_t elen = 0;
-        if (fv__codec_encode(&ci, 90, tile, &enc, &elen) != FV_OK) {
-            fprintf(stderr, "write_jpeg_tiff: %s\n", fv_error_message());
-            exit(1);
-        }
-        fwrite(enc, 1, elen, f);
-        offs[t] = pos;
-        lens[t] = (uint32_t)elen;
-        pos += (uint32_t)elen;
-        free(enc);
-    }
-    free(tile);
-    uint32_t arrays = pos;
-    fwrite(offs, 4, n, f);   /* little-endian host */
-    fwrite(lens, 4, n, f);
-    uint32_t bps = arrays + 8 * n;
-    uint8_t b8[8] = {8, 0, 8, 0, 8, 0, 0, 0};
-    fwrite(b8, 1, 8, f);
-    uint32_t ifd = bps + 8;
-    struct { uint16_t tag, type; uint32_t count, val; } e[] = {
-        {256, 4, 1, jw}, {257, 4, 1, jh}, {258, 3, (uint32_t)spp, spp == 1 ? 8u : bps}, {259, 3, 1, 7},
-        {262, 3, 1, (uint32_t)photometric}, {277, 3, 1, (uint32_t)spp}, {284, 3, 1, 1}, {322, 4, 1, jt},
-        {323, 4, 1, jt}, {324, 4, n, arrays}, {325, 4, n, arrays + 4 * n}, {530, 3, 2, 2u | 2u << 16}};
-    int ne = (int)(sizeof e / sizeof e[0]) - (photometric == FV_TIFF_PHOTOMETRIC_YCBCR ? 0 : 1);
-    uint8_t cnt[2];
-    le(cnt, (uint64_t)ne, 2);
-    fwrite(cnt, 1, 2, f);
-    for (int i = 0; i < ne; i++) {
-        uint8_t ent[12] = {0};
-        le(ent, e[i].tag, 2);
-        le(ent + 2, e[i].type, 2);
-        le(ent + 4, e[i].count, 4);
-        le(ent + 8, e[i].val, e[i].type == 3 && e[i].count == 1 ? 2 : 4);
-        fwrite(ent, 1, 12, f);
-    }
-    uint8_t z[4] = {0};
-    fwrite(z, 1, 4, f);
-    fseek(f, 4, SEEK_SET);
-    uint8_t o4[4];
-    le(o4, ifd, 4);
-    fwrite(o4, 1, 4, f);
-    fclose(f);
-    free(offs);
-    free(lens);
+    jpeg_tiles j = {jt, spp, photometric, missing};
+    CHECK(tfw_write_tiled_file(path, jw, jh, jt, spp, FV_TIFF_COMPRESSION_JPEG, photometric, jpeg_tile, &j) == 0);
 }
 
 static fv_array *

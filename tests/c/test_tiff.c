@@ -18,103 +18,56 @@
 #include "tiff/xml.h"
 #include "check.h"
 
-/* ---- a tiny TIFF writer ------------------------------------------------------------------ */
+/* ---- the TIFF writer (tests/c/tiff-writer.h), directories laid out at the end ---------- */
+
+#include "tiff-writer.h"
 
 enum { BYTE = 1, ASCII = 2, SHORT = 3, LONG = 4, RATIONAL = 5, UNDEF = 7, DOUBLE = 12, IFD = 13, LONG8 = 16, IFD8 = 18 };
 
-typedef struct tw_entry {
-    uint16_t tag, type;
-    uint64_t count;
-    uint8_t *data;      /* value bytes in file byte order */
-    size_t len;
-    int subifd;         /* SubIFDs entry: offsets patched at the end */
-    uint64_t val_pos;   /* where the value (or its array) landed */
-} tw_entry;
+typedef tfw_entry tw_entry;
 
 typedef struct tw_ifd {
-    tw_entry e[48];
-    int n;
+    tfw_ifd d;          /* the entries; off and next_pos once laid out */
     int sub[64], nsub, sub_linked;
     int next;           /* index of the next directory in its chain, -1 for none */
-    uint64_t off, next_pos;
 } tw_ifd;
 
+/* a file whose directories (tw_new_ifd: their indices) are laid out by tw_finish,
+ * each after its out-of-line values, in index order; then the header's first
+ * directory (ifd[first]), the chains (next) and the SubIFDs offsets are patched */
 typedef struct tw {
-    int big, be;
+    tfw f;              /* the bytes: big, be, buf, len */
     tw_ifd *ifd;
     int nifd, cifd;
-    uint8_t *buf;
-    size_t len, cap;
     int first;
 } tw;
-
-static void
-tw_grow(tw *w, size_t n)
-{
-    if (w->len + n > w->cap) {
-        size_t cap = w->cap ? w->cap : 4096;
-        while (cap < w->len + n)
-            cap *= 2;
-        w->buf = realloc(w->buf, cap);
-        w->cap = cap;
-    }
-}
-
-static void
-put(uint8_t *p, uint64_t v, int size, int be)
-{
-    for (int i = 0; i < size; i++)
-        p[be ? size - 1 - i : i] = (uint8_t)(v >> (8 * i));
-}
 
 static uint64_t
 tw_append(tw *w, const void *p, size_t n)
 {
-    if (w->len & 1) {   /* word alignment */
-        tw_grow(w, 1);
-        w->buf[w->len++] = 0;
-    }
-    tw_grow(w, n);
-    uint64_t at = w->len;
-    if (p)
-        memcpy(w->buf + w->len, p, n);
-    else
-        memset(w->buf + w->len, 0, n);
-    w->len += n;
-    return at;
+    return tfw_append(&w->f, p, n);
 }
 
 static void
 tw_patch(tw *w, uint64_t pos, uint64_t v, int size)
 {
-    put(w->buf + pos, v, size, w->be);
+    tfw_patch(&w->f, pos, v, size);
 }
 
 static void
 tw_init(tw *w, int big, int be)
 {
     memset(w, 0, sizeof *w);
-    w->big = big;
-    w->be = be;
-    w->first = 0;
-    uint8_t h[16] = {0};
-    h[0] = h[1] = be ? 'M' : 'I';
-    put(h + 2, big ? 43 : 42, 2, be);
-    if (big) {
-        put(h + 4, 8, 2, be);
-        put(h + 6, 0, 2, be);
-    }
-    tw_append(w, h, big ? 16 : 8);
+    tfw_init(&w->f, big, be);
 }
 
 static void
 tw_free(tw *w)
 {
     for (int i = 0; i < w->nifd; i++)
-        for (int k = 0; k < w->ifd[i].n; k++)
-            free(w->ifd[i].e[k].data);
+        tfw_ifd_free(&w->ifd[i].d);
     free(w->ifd);
-    free(w->buf);
+    tfw_free(&w->f);
     memset(w, 0, sizeof *w);
 }
 
@@ -131,72 +84,35 @@ tw_new_ifd(tw *w)
     return w->nifd++;
 }
 
-static int
-tsize(int type)
-{
-    switch (type) {
-    case SHORT: return 2;
-    case LONG: case IFD: return 4;
-    case RATIONAL: case DOUBLE: case LONG8: case IFD8: return 8;
-    default: return 1;
-    }
-}
-
 static tw_entry *
 tw_raw(tw *w, int i, uint16_t tag, uint16_t type, uint64_t count, const void *bytes, size_t len)
 {
-    tw_ifd *d = &w->ifd[i];
-    tw_entry *e = &d->e[d->n++];
-    memset(e, 0, sizeof *e);
-    e->tag = tag;
-    e->type = type;
-    e->count = count;
-    e->len = len;
-    e->data = malloc(len ? len : 1);
-    if (bytes)
-        memcpy(e->data, bytes, len);
-    else
-        memset(e->data, 0, len);
-    return e;
+    return tfw_raw(&w->ifd[i].d, tag, type, count, bytes, len);
 }
 
 /* integer values (RATIONAL: count pairs, 2*count values) */
 static void
 tw_add(tw *w, int i, uint16_t tag, uint16_t type, uint64_t count, const uint64_t *v)
 {
-    int sz = tsize(type);
-    uint64_t nv = type == RATIONAL ? 2 * count : count;
-    int vsz = type == RATIONAL ? 4 : sz;
-    uint8_t *b = malloc((size_t)(nv * (uint64_t)vsz) + 1);
-    for (uint64_t k = 0; k < nv; k++)
-        put(b + k * vsz, v[k], vsz, w->be);
-    tw_raw(w, i, tag, type, count, b, (size_t)(nv * (uint64_t)vsz));
-    free(b);
+    tfw_ints(&w->f, &w->ifd[i].d, tag, type, count, v);
 }
 
 static void
 tw_add1(tw *w, int i, uint16_t tag, uint16_t type, uint64_t v)
 {
-    tw_add(w, i, tag, type, 1, &v);
+    tfw_int(&w->f, &w->ifd[i].d, tag, type, v);
 }
 
 static void
 tw_ascii(tw *w, int i, uint16_t tag, const char *s)
 {
-    tw_raw(w, i, tag, ASCII, strlen(s) + 1, s, strlen(s) + 1);
+    tfw_text(&w->ifd[i].d, tag, s, strlen(s));
 }
 
 static void
 tw_remove(tw *w, int i, uint16_t tag)
 {
-    tw_ifd *d = &w->ifd[i];
-    for (int k = 0; k < d->n; k++)
-        if (d->e[k].tag == tag) {
-            free(d->e[k].data);
-            memmove(&d->e[k], &d->e[k + 1], (size_t)(d->n - k - 1) * sizeof d->e[0]);
-            d->n--;
-            k--;
-        }
+    tfw_remove(&w->ifd[i].d, tag);
 }
 
 /* an image: w x h, tiled (tw x th) or stripped (rows per strip rps), samples x 8
@@ -226,13 +142,15 @@ tw_image(tw *w, int i, uint64_t width, uint64_t height, uint32_t tlw, uint32_t t
         offs[k] = tw_append(w, blob, 8);
         cnts[k] = 8;
     }
-    int t = w->big ? LONG8 : LONG;
+    int t = w->f.big ? LONG8 : LONG;
     tw_add(w, i, tlw ? 324 : 273, (uint16_t)t, n, offs);
     tw_add(w, i, tlw ? 325 : 279, (uint16_t)t, n, cnts);
     free(offs);
     free(cnts);
 }
 
+/* ifd[parent]'s SubIFDs entry (tag 330) holds kids (offsets patched by tw_finish);
+ * linked: the kids also form a chain */
 static void
 tw_subifds(tw *w, int parent, const int *kids, int n, int linked)
 {
@@ -240,60 +158,27 @@ tw_subifds(tw *w, int parent, const int *kids, int n, int linked)
     for (int k = 0; k < n; k++)
         d->sub[d->nsub++] = kids[k];
     d->sub_linked = linked;
-    tw_entry *e = tw_raw(w, parent, 330, w->big ? IFD8 : IFD, (uint64_t)n, NULL, (size_t)n * (w->big ? 8 : 4));
-    e->subifd = 1;
+    tw_raw(w, parent, 330, w->f.big ? IFD8 : IFD, (uint64_t)n, NULL, (size_t)n * (w->f.big ? 8 : 4));
     if (linked)
         for (int k = 0; k + 1 < n; k++)
             w->ifd[kids[k]].next = kids[k + 1];
-}
-
-static int
-entry_cmp(const void *a, const void *b)
-{
-    const tw_entry *x = a, *y = b;
-    return (x->tag > y->tag) - (x->tag < y->tag);
 }
 
 /* lay out the directories, then patch every directory offset */
 static void
 tw_finish(tw *w)
 {
-    int osz = w->big ? 8 : 4, csz = w->big ? 8 : 2, esz = w->big ? 20 : 12;
+    const int osz = w->f.big ? 8 : 4;
+    for (int i = 0; i < w->nifd; i++)
+        tfw_write_ifd(&w->f, &w->ifd[i].d);
+    tw_patch(w, w->f.big ? 8 : 4, w->nifd ? w->ifd[w->first].d.off : 0, osz);
     for (int i = 0; i < w->nifd; i++) {
-        tw_ifd *d = &w->ifd[i];
-        qsort(d->e, (size_t)d->n, sizeof d->e[0], entry_cmp);
+        tfw_ifd *d = &w->ifd[i].d;
+        tw_patch(w, d->next_pos, w->ifd[i].next >= 0 ? w->ifd[w->ifd[i].next].d.off : 0, osz);
         for (int k = 0; k < d->n; k++)
-            if (d->e[k].len > (size_t)osz)
-                d->e[k].val_pos = tw_append(w, d->e[k].data, d->e[k].len);
-        size_t ilen = (size_t)(csz + d->n * esz + osz);
-        uint8_t *b = calloc(1, ilen);
-        put(b, (uint64_t)d->n, csz, w->be);
-        for (int k = 0; k < d->n; k++) {
-            uint8_t *e = b + csz + k * esz;
-            put(e, d->e[k].tag, 2, w->be);
-            put(e + 2, d->e[k].type, 2, w->be);
-            put(e + 4, d->e[k].count, w->big ? 8 : 4, w->be);
-            uint8_t *v = e + (w->big ? 12 : 8);
-            if (d->e[k].len <= (size_t)osz)
-                memcpy(v, d->e[k].data, d->e[k].len);
-            else
-                put(v, d->e[k].val_pos, osz, w->be);
-        }
-        d->off = tw_append(w, b, ilen);
-        for (int k = 0; k < d->n; k++)
-            if (d->e[k].len <= (size_t)osz)
-                d->e[k].val_pos = d->off + (uint64_t)(csz + k * esz + (w->big ? 12 : 8));
-        d->next_pos = d->off + (uint64_t)(csz + d->n * esz);
-        free(b);
-    }
-    tw_patch(w, w->big ? 8 : 4, w->nifd ? w->ifd[w->first].off : 0, osz);
-    for (int i = 0; i < w->nifd; i++) {
-        tw_ifd *d = &w->ifd[i];
-        tw_patch(w, d->next_pos, d->next >= 0 ? w->ifd[d->next].off : 0, osz);
-        for (int k = 0; k < d->n; k++)
-            if (d->e[k].subifd)
-                for (int s = 0; s < d->nsub; s++)
-                    tw_patch(w, d->e[k].val_pos + (uint64_t)s * (uint64_t)osz, w->ifd[d->sub[s]].off, osz);
+            if (d->e[k].tag == 330 && w->ifd[i].nsub)
+                for (int s = 0; s < w->ifd[i].nsub; s++)
+                    tw_patch(w, d->e[k].val_pos + (uint64_t)s * (uint64_t)osz, w->ifd[w->ifd[i].sub[s]].d.off, osz);
     }
 }
 
@@ -306,7 +191,7 @@ tw_write(tw *w)
     static char path[128];
     snprintf(path, sizeof path, "%s/f%04d.tif", tmpdir, file_no++);
     FILE *f = fopen(path, "wb");
-    fwrite(w->buf, 1, w->len, f);
+    fwrite(w->f.buf, 1, w->f.len, f);
     fclose(f);
     return path;
 }
@@ -413,12 +298,12 @@ test_pyramid(int big, int be)
     if (t) {
         CHECK(t->bigtiff == big && t->big_endian == be);
         CHECK(t->nifds == 3);
-        CHECK(t->file_size == w.len);
+        CHECK(t->file_size == w.f.len);
         const fv__tiff_ifd *d = &t->ifds[0];
         CHECK(d->width == 1000 && d->height == 700 && d->tile_width == 256 && d->tile_height == 256);
         CHECK(d->samples == 3 && d->bits == 8 && d->compression == 1 && d->photometric == 2 && d->planar == 1);
         CHECK(d->nchunks == 4 * 3);
-        CHECK(d->chunk_bytes[5] == 8 && d->chunk_offsets[5] < w.len);
+        CHECK(d->chunk_bytes[5] == 8 && d->chunk_offsets[5] < w.f.len);
         uint8_t blob[8];
         CHECK_OK(fv__tiff_pread(t, d->chunk_offsets[5], blob, 8));
         CHECK(blob[0] == 0xAB && blob[1] == 5);
@@ -444,7 +329,7 @@ test_pyramid(int big, int be)
         CHECK(s && !strcmp(s, "fovea test writer"));
         free(s);
         CHECK_ERR(fv__tiff_tag_string(t, tg, &s), FV_EFORMAT, "expected ASCII");
-        CHECK_ERR(fv__tiff_pread(t, w.len - 4, blob, 8), FV_EFORMAT, "past the end of the file");
+        CHECK_ERR(fv__tiff_pread(t, w.f.len - 4, blob, 8), FV_EFORMAT, "past the end of the file");
         CHECK(fv__tiff_find_tag(d, 12345) == NULL);
 
         CHECK(!strcmp(l.vendor, "generic-tiff"));
@@ -601,14 +486,15 @@ test_odd_offset(void)
     tw_image(&w, a, 64, 64, 16, 16, 0, 1);
     tw_finish(&w);
     /* move the directory one byte on: copy it after a pad byte */
-    size_t ilen = w.len - (size_t)w.ifd[a].off;
+    size_t ilen = w.f.len - (size_t)w.ifd[a].d.off;
     uint8_t *copy = malloc(ilen);
-    memcpy(copy, w.buf + w.ifd[a].off, ilen);
-    tw_grow(&w, ilen + 1);
-    uint64_t at = w.len + 1;
-    w.buf[w.len] = 0;
-    memcpy(w.buf + at, copy, ilen);
-    w.len = (size_t)at + ilen;
+    memcpy(copy, w.f.buf + w.ifd[a].d.off, ilen);
+    w.f.buf = realloc(w.f.buf, w.f.len + ilen + 1);
+    w.f.cap = w.f.len + ilen + 1;
+    uint64_t at = w.f.len + 1;
+    w.f.buf[w.f.len] = 0;
+    memcpy(w.f.buf + at, copy, ilen);
+    w.f.len = (size_t)at + ilen;
     tw_patch(&w, 4, at, 4);
     free(copy);
     CHECK(at & 1);
@@ -706,8 +592,8 @@ test_aperio(int old_layout)
     w.ifd[lab].next = mac;
     tw_finish(&w);
     /* an empty tile (bytecount 0, offset 0) in level 1: allowed */
-    for (int k = 0; k < w.ifd[l1].n; k++) {
-        tw_entry *e = &w.ifd[l1].e[k];
+    for (int k = 0; k < w.ifd[l1].d.n; k++) {
+        tw_entry *e = &w.ifd[l1].d.e[k];
         if (e->tag == 324)
             tw_patch(&w, e->val_pos, 0, 4);
         if (e->tag == 325)
@@ -1210,7 +1096,7 @@ test_bad_chains(void)
     /* next pointer past the end, and odd past the end */
     base_file(&w, 0);
     tw_finish(&w);
-    tw_patch(&w, w.ifd[0].next_pos, w.len + 101, 4);
+    tw_patch(&w, w.ifd[0].d.next_pos, w.f.len + 101, 4);
     CHECK_ERR(open_only(tw_write(&w)), FV_EFORMAT, "past the end of the file");
     tw_free(&w);
     /* a SubIFD pointing at its parent */
@@ -1378,9 +1264,9 @@ test_bad_entries(void)
     /* a tile past the end of the file */
     base_file(&w, 0);
     tw_finish(&w);
-    for (int k = 0; k < w.ifd[0].n; k++)
-        if (w.ifd[0].e[k].tag == 324)
-            tw_patch(&w, w.ifd[0].e[k].val_pos + 4 * 3, w.len - 4, 4);
+    for (int k = 0; k < w.ifd[0].d.n; k++)
+        if (w.ifd[0].d.e[k].tag == 324)
+            tw_patch(&w, w.ifd[0].d.e[k].val_pos + 4 * 3, w.f.len - 4, 4);
     CHECK_ERR(open_only(tw_write(&w)), FV_EFORMAT, "tile 3 (offset");
     tw_free(&w);
     /* a strip whose byte count wraps around */
@@ -1388,9 +1274,9 @@ test_bad_entries(void)
     tw_new_ifd(&w);
     tw_image(&w, 0, 100, 10, 0, 0, 10, 1);
     tw_finish(&w);
-    for (int k = 0; k < w.ifd[0].n; k++)
-        if (w.ifd[0].e[k].tag == 279)
-            tw_patch(&w, w.ifd[0].e[k].val_pos, UINT64_MAX - 4, 8);
+    for (int k = 0; k < w.ifd[0].d.n; k++)
+        if (w.ifd[0].d.e[k].tag == 279)
+            tw_patch(&w, w.ifd[0].d.e[k].val_pos, UINT64_MAX - 4, 8);
     CHECK_ERR(open_only(tw_write(&w)), FV_EFORMAT, "strip 0 (offset");
     tw_free(&w);
     /* planar configuration, samples, bits */
@@ -1420,16 +1306,16 @@ test_bad_entries(void)
     (void)d;
     tw_finish(&w);
     const char *path = tw_write(&w);
-    for (int k = 0; k < w.ifd[0].n; k++)
-        if (w.ifd[0].e[k].tag == 270) {
+    for (int k = 0; k < w.ifd[0].d.n; k++)
+        if (w.ifd[0].d.e[k].tag == 270) {
             FILE *f = fopen(path, "r+b");
             uint8_t o[4];
-            put(o, w.len, 4, 0);
-            fseek(f, (long)w.ifd[0].e[k].val_pos, SEEK_SET);
+            tfw_put(o, w.f.len, 4, 0);
+            fseek(f, (long)w.ifd[0].d.e[k].val_pos, SEEK_SET);
             fwrite(o, 1, 4, f);
             fclose(f);
         }
-    CHECK(truncate(path, (off_t)(w.len + big)) == 0);
+    CHECK(truncate(path, (off_t)(w.f.len + big)) == 0);
     CHECK_ERR(open_only(path), FV_EFORMAT, "ImageDescription (270) is 16777217 bytes long (limit 16777216)");
     tw_free(&w);
     /* the metadata budget: directories sharing one huge chunk table in a
@@ -1448,11 +1334,11 @@ test_bad_entries(void)
             w.ifd[i - 1].next = k;
     }
     tw_finish(&w);
-    uint64_t table = w.len;   /* the zero-filled tables start at the end */
+    uint64_t table = w.f.len;   /* the zero-filled tables start at the end */
     for (int i = 0; i < n_ifd; i++)
-        for (int k = 0; k < w.ifd[i].n; k++)
-            if (w.ifd[i].e[k].tag == 324 || w.ifd[i].e[k].tag == 325)
-                tw_patch(&w, w.ifd[i].e[k].val_pos, table, 4);
+        for (int k = 0; k < w.ifd[i].d.n; k++)
+            if (w.ifd[i].d.e[k].tag == 324 || w.ifd[i].d.e[k].tag == 325)
+                tw_patch(&w, w.ifd[i].d.e[k].val_pos, table, 4);
     path = tw_write(&w);
     CHECK(truncate(path, (off_t)(table + (8u << 20))) == 0);
     CHECK_ERR(open_only(path), FV_EFORMAT, "metadata past");
@@ -1584,7 +1470,7 @@ test_sweeps(void)
     tw w;
     char *xml = philips_xml(4, 0, "DPUfsImport");
     philips_file(&w, xml, 1, 1);
-    sweep(w.buf, w.len, 1500);
+    sweep(w.f.buf, w.f.len, 1500);
     tw_free(&w);
     free(xml);
     tw_init(&w, 0, 1);
@@ -1596,12 +1482,12 @@ test_sweeps(void)
     tw_subifds(&w, a, (int[]){b}, 1, 1);
     w.ifd[a].next = c;
     tw_finish(&w);
-    sweep(w.buf, w.len, 3000);
+    sweep(w.f.buf, w.f.len, 3000);
     tw_free(&w);
     char ox[4096];
     snprintf(ox, sizeof ox, ome_xml_fmt, "PhysicalSizeX=\"250\" PhysicalSizeXUnit=\"nm\"");
     ome_file(&w, ox, 1);
-    sweep(w.buf, w.len, 1500);
+    sweep(w.f.buf, w.f.len, 1500);
     tw_free(&w);
 }
 

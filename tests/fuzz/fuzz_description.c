@@ -58,9 +58,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int nextra = (f0 >> 2) & 3, subifds = (f0 >> 6) & 1, nassoc = (f0 & 0x80) ? 2 : 0;
     int samples = spp[f1 >> 6];
     uint32_t W = dims[(f1 >> 2) & 3][0], H = dims[(f1 >> 2) & 3][1], T = tiles[(f1 >> 4) & 3];
-    fz_tw w;
-    fz_tw_init(&w, (f0 >> 4) & 1, (f0 >> 5) & 1);
-    fz_ifd d[1 + 3 + 2];
+    tfw w;
+    tfw_init(&w, (f0 >> 4) & 1, (f0 >> 5) & 1);
+    tfw_ifd d[1 + 3 + 2];
     memset(d, 0, sizeof d);
     int nd = 1 + nextra + nassoc;
     for (int i = 0; i < nd; i++) {
@@ -71,54 +71,54 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!lh)
             lh = 1;
         int stripped = assoc || (i == 0 && (f1 & 1));
-        fz_dummy_image(&w, &d[i], lw, lh, stripped ? 0 : T, stripped ? 0 : T, stripped ? (uint32_t)lh : 0,
+        tfw_dummy_image(&w, &d[i], lw, lh, stripped ? 0 : T, stripped ? 0 : T, stripped ? (uint32_t)lh : 0,
                        assoc ? 3 : samples);
         if (i < np) {
             if (i == 0 && (f0 & 2)) {
                 char *s = malloc(sizeof aperio - 1 + plen[0]);
                 memcpy(s, aperio, sizeof aperio - 1);
                 memcpy(s + sizeof aperio - 1, piece[0], plen[0]);
-                fz_text(&d[i], 270, s, sizeof aperio - 1 + plen[0]);
+                tfw_text(&d[i], 270, s, sizeof aperio - 1 + plen[0]);
                 free(s);
             } else {
-                fz_text(&d[i], 270, piece[i], plen[i]);
+                tfw_text(&d[i], 270, piece[i], plen[i]);
             }
         }
         if (f0 & 1)
-            fz_text(&d[i], 305, "Philips DP v1.0", 15);
+            tfw_text(&d[i], 305, "Philips DP v1.0", 15);
         if (i >= 1 && !assoc && (f1 & 2))
-            fz_int(&w, &d[i], 254, FZ_LONG, 1);
+            tfw_int(&w, &d[i], 254, TFW_LONG, 1);
         if (assoc)
-            fz_int(&w, &d[i], 254, FZ_LONG, i == nextra + 1 ? 1 : 9);
+            tfw_int(&w, &d[i], 254, TFW_LONG, i == nextra + 1 ? 1 : 9);
     }
     uint64_t off[1 + 3 + 2];
     if (subifds && nextra) {
         /* the extra levels first, then directory 0 listing them, then the rest */
         for (int i = 1; i <= nextra; i++)
-            off[i] = fz_tw_ifd(&w, &d[i]);
+            off[i] = tfw_write_ifd(&w, &d[i]);
         uint64_t kids[3];
         for (int i = 0; i < nextra; i++)
             kids[i] = off[1 + i];
-        fz_ints(&w, &d[0], 330, w.big ? FZ_IFD8 : FZ_IFD, (uint64_t)nextra, kids);
-        off[0] = fz_tw_ifd(&w, &d[0]);
-        fz_tw_first(&w, off[0]);
-        const fz_ifd *prev = &d[0];
+        tfw_ints(&w, &d[0], 330, w.big ? TFW_IFD8 : TFW_IFD, (uint64_t)nextra, kids);
+        off[0] = tfw_write_ifd(&w, &d[0]);
+        tfw_first(&w, off[0]);
+        const tfw_ifd *prev = &d[0];
         for (int i = nextra + 1; i < nd; i++) {
-            off[i] = fz_tw_ifd(&w, &d[i]);
-            fz_tw_link(&w, prev, off[i]);
+            off[i] = tfw_write_ifd(&w, &d[i]);
+            tfw_link(&w, prev, off[i]);
             prev = &d[i];
         }
     } else {
         for (int i = 0; i < nd; i++) {
-            off[i] = fz_tw_ifd(&w, &d[i]);
+            off[i] = tfw_write_ifd(&w, &d[i]);
             if (i)
-                fz_tw_link(&w, &d[i - 1], off[i]);
+                tfw_link(&w, &d[i - 1], off[i]);
             else
-                fz_tw_first(&w, off[0]);
+                tfw_first(&w, off[0]);
         }
     }
     for (int i = 0; i < nd; i++)
-        fz_ifd_free(&d[i]);
+        tfw_ifd_free(&d[i]);
 
     fv_slide *s = NULL;
     if (fv_slide_open(fz_file(w.buf, w.len), &s) == FV_OK) {
@@ -151,6 +151,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         fv_slide_unref(s);
     }
-    fz_tw_free(&w);
+    tfw_free(&w);
     return 0;
 }

@@ -460,10 +460,10 @@ jpeg_split(const uint8_t *s, size_t n, size_t *out_n, uint8_t **tables, size_t *
 
 /* Encode one level into the file; fills d with its tags. */
 static void
-write_level(fz_tw *w, fz_ifd *d, const slide_spec *sp, uint64_t lw, uint64_t lh, int ds, uint32_t tile,
+write_level(tfw *w, tfw_ifd *d, const slide_spec *sp, uint64_t lw, uint64_t lh, int ds, uint32_t tile,
             uint32_t rps, int samples, uint16_t compression, uint16_t photometric)
 {
-    uint64_t n = fz_nchunks(lw, lh, tile, tile, rps);
+    uint64_t n = tfw_nchunks(lw, lh, tile, tile, rps);
     uint64_t *offs = malloc(n * 8), *cnts = malloc(n * 8);
     uint64_t across = tile ? (lw + tile - 1) / tile : 1;
     uint8_t *tables = NULL;
@@ -502,26 +502,26 @@ write_level(fz_tw *w, fz_ifd *d, const slide_spec *sp, uint64_t lw, uint64_t lh,
             ci.jpeg_tables_len = tlen;
         }
         check_chunk(sp->name, &ci, enc, len, px, lossless(compression));
-        offs[k] = fz_tw_append(w, enc, len);
+        offs[k] = tfw_append(w, enc, len);
         cnts[k] = len;
         free(enc);
         free(px);
     }
-    fz_image_tags(w, d, lw, lh, tile, tile, rps, samples, sp->bits, compression, photometric, n, offs, cnts);
+    tfw_image_tags(w, d, lw, lh, tile, tile, rps, samples, sp->bits, compression, photometric, n, offs, cnts);
     if (sp->predictor > 1)
-        fz_int(w, d, 317, FZ_SHORT, sp->predictor);
+        tfw_int(w, d, 317, TFW_SHORT, sp->predictor);
     if (tables)
-        fz_raw(d, 347, FZ_UNDEF, tlen, tables, tlen);
+        tfw_raw(d, 347, TFW_UNDEF, tlen, tables, tlen);
     free(tables);
     free(offs);
     free(cnts);
 }
 
 static void
-build_slide(const slide_spec *sp, fz_tw *w)
+build_slide(const slide_spec *sp, tfw *w)
 {
-    fz_tw_init(w, sp->big, sp->be);
-    fz_ifd d[12];
+    tfw_init(w, sp->big, sp->be);
+    tfw_ifd d[12];
     memset(d, 0, sizeof d);
     int nd = 0;
     uint64_t W = sp->width, H = sp->height;
@@ -534,18 +534,18 @@ build_slide(const slide_spec *sp, fz_tw *w)
         write_level(w, &d[nd], sp, lw ? lw : 1, lh ? lh : 1, 1 << l, sp->tile, sp->rps ? sp->rps : 16, sp->samples,
                     sp->compression, sp->photometric);
         if (l == 0 && sp->desc0)
-            fz_text(&d[nd], 270, sp->desc0, strlen(sp->desc0));
+            tfw_text(&d[nd], 270, sp->desc0, strlen(sp->desc0));
         if (l > 0 && sp->level_desc)
-            fz_text(&d[nd], 270, sp->level_desc, strlen(sp->level_desc));
+            tfw_text(&d[nd], 270, sp->level_desc, strlen(sp->level_desc));
         if (l > 0 && sp->reduced_bit)
-            fz_int(w, &d[nd], 254, FZ_LONG, 1);
+            tfw_int(w, &d[nd], 254, TFW_LONG, 1);
         if (sp->software)
-            fz_text(&d[nd], 305, sp->software, strlen(sp->software));
+            tfw_text(&d[nd], 305, sp->software, strlen(sp->software));
         if (l == 0) {
             uint64_t res[2] = {40000, 1};
-            fz_ints(w, &d[nd], 282, FZ_RATIONAL, 1, res);
-            fz_ints(w, &d[nd], 283, FZ_RATIONAL, 1, res);
-            fz_int(w, &d[nd], 296, FZ_SHORT, 3);
+            tfw_ints(w, &d[nd], 282, TFW_RATIONAL, 1, res);
+            tfw_ints(w, &d[nd], 283, TFW_RATIONAL, 1, res);
+            tfw_int(w, &d[nd], 296, TFW_SHORT, 3);
         }
         nd++;
     }
@@ -561,7 +561,7 @@ build_slide(const slide_spec *sp, fz_tw *w)
             uint16_t comp = a == 2 ? FV_TIFF_COMPRESSION_JPEG : FV_TIFF_COMPRESSION_LZW;
             write_level(w, &d[nd], &s2, dims[a][0], dims[a][1], 2, 0, 8, 3, comp,
                         comp == FV_TIFF_COMPRESSION_JPEG ? FV_TIFF_PHOTOMETRIC_YCBCR : FV_TIFF_PHOTOMETRIC_RGB);
-            fz_text(&d[nd], 270, descs[a], strlen(descs[a]));
+            tfw_text(&d[nd], 270, descs[a], strlen(descs[a]));
             nd++;
         }
     }
@@ -570,29 +570,29 @@ build_slide(const slide_spec *sp, fz_tw *w)
     if (sp->subifds && nlev > 1) {
         uint64_t kids[12];
         for (int i = 1; i < nlev; i++)
-            kids[i - 1] = off[i] = fz_tw_ifd(w, &d[i]);
-        fz_ints(w, &d[0], 330, w->big ? FZ_IFD8 : FZ_IFD, (uint64_t)(nlev - 1), kids);
+            kids[i - 1] = off[i] = tfw_write_ifd(w, &d[i]);
+        tfw_ints(w, &d[0], 330, w->big ? TFW_IFD8 : TFW_IFD, (uint64_t)(nlev - 1), kids);
     }
-    const fz_ifd *prev = NULL;
+    const tfw_ifd *prev = NULL;
     for (int i = 0; i < nd; i++) {
         if (sp->subifds && i >= 1 && i < nlev)
             continue;
-        off[i] = fz_tw_ifd(w, &d[i]);
+        off[i] = tfw_write_ifd(w, &d[i]);
         if (prev)
-            fz_tw_link(w, prev, off[i]);
+            tfw_link(w, prev, off[i]);
         else
-            fz_tw_first(w, off[i]);
+            tfw_first(w, off[i]);
         prev = &d[i];
     }
     for (int i = 0; i < nd; i++)
-        fz_ifd_free(&d[i]);
+        tfw_ifd_free(&d[i]);
 }
 
 /* build, open and read the slide back through the public API (self-check) */
 static void
-slide_seed(const slide_spec *sp, fz_tw *keep)
+slide_seed(const slide_spec *sp, tfw *keep)
 {
-    fz_tw w;
+    tfw w;
     build_slide(sp, &w);
     fv_slide *s = NULL;
     const char *path = fz_file(w.buf, w.len);
@@ -621,7 +621,7 @@ slide_seed(const slide_spec *sp, fz_tw *keep)
     if (keep)
         *keep = w;
     else
-        fz_tw_free(&w);
+        tfw_free(&w);
 }
 
 /* ---- vendor metadata ------------------------------------------------------------------------------ */
@@ -732,7 +732,7 @@ ome_xml(uint32_t w, uint32_t h, int samples)
 static void
 slides(void)
 {
-    fz_tw base;
+    tfw base;
     /* generic layouts: every codec, tiled and stripped, both offset sizes and byte orders */
     const slide_spec specs[] = {
         {"generic-none-tiled-le", 0, 0, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_NONE, 2, 1, 0, 0, 3},
@@ -863,7 +863,7 @@ slides(void)
     }
 #undef MUT
     free(m);
-    fz_tw_free(&base);
+    tfw_free(&base);
 }
 
 /* codec seeds: header (fuzz_codec.c) + stream */

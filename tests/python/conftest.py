@@ -29,6 +29,12 @@ INT_DTYPES = [d for d in DTYPES if d[0] in "ui"]
 FLOAT_DTYPES = ["float32", "float64"]
 
 
+def pytest_addoption(parser):
+    parser.addoption("--ops-matrix-full", action="store_true", default=False,
+                     help="test_ops_matrix.py: the whole op x dtype x mode x shape x layout grid "
+                          "(default: a fixed, seeded sample of it)")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU visible to fovea (and CuPy or PyTorch)")
 

@@ -16,7 +16,6 @@ import concurrent.futures
 import gc
 import os
 import re
-import struct
 import threading
 import time
 
@@ -46,71 +45,6 @@ def _read_stats(reset=False):
 
 
 # ---- slide writers not in slides.py ---------------------------------------------------------------
-
-
-def _jpeg_segments(b):
-    """(marker, bytes) of a JPEG stream's segments up to SOS (the last holds the rest)."""
-    if b[:2] != b"\xff\xd8":
-        raise ValueError("not a JPEG stream")
-    i, out = 2, []
-    while i < len(b):
-        if b[i] != 0xFF:
-            raise ValueError(f"no marker at {i}")
-        m = b[i + 1]
-        if m == 0xDA:
-            out.append((m, b[i:]))
-            break
-        n = struct.unpack(">H", b[i + 2:i + 4])[0]
-        out.append((m, b[i:i + 2 + n]))
-        i += 2 + n
-    return out
-
-
-def _split_tables(stream):
-    """A JPEG stream as libtiff writes it in a TIFF: (tables = SOI DQT.. DHT.. EOI,
-    abbreviated tile = SOI SOF SOS .. EOI, no APPn)."""
-    segs = _jpeg_segments(stream)
-    tables = b"".join(s for m, s in segs if m in (0xDB, 0xC4))
-    rest = b"".join(s for m, s in segs if m not in (0xDB, 0xC4) and not 0xE0 <= m <= 0xEF)
-    return b"\xff\xd8" + tables + b"\xff\xd9", b"\xff\xd8" + rest
-
-
-def _jpeg_tables_tiles(a, tile, quality=85):
-    """a (h, w, 3) uint8 cut into tile x tile JPEG tiles (YCbCr 4:2:0, standard Huffman
-    tables, edge tiles padded by replication): (shared tables, [abbreviated tiles])."""
-    h, w = a.shape[:2]
-    p = np.pad(a, ((0, -h % tile), (0, -w % tile), (0, 0)), mode="edge")
-    tables, tiles = set(), []
-    for ty in range(0, p.shape[0], tile):
-        for tx in range(0, p.shape[1], tile):
-            enc = imagecodecs.jpeg8_encode(np.ascontiguousarray(p[ty:ty + tile, tx:tx + tile]), level=quality,
-                                           optimize=False, subsampling="420")
-            t, ab = _split_tables(enc)
-            tables.add(t)
-            tiles.append(ab)
-    assert len(tables) == 1, "tiles coded with different tables"
-    return tables.pop(), tiles
-
-
-def write_jpegtables_pyramid(path, levels, *, tile=256, quality=85, bigtiff=False, software=None,
-                             description=None, pad_to_tiles=False):
-    """A tiled pyramid (main chain, reduced levels NewSubfileType 1) of YCbCr 4:2:0 JPEG
-    tiles that share one JPEGTables tag, as libtiff-based scanners write them."""
-    with tifffile.TiffWriter(path, bigtiff=bigtiff) as tif:
-        for k, lv in enumerate(levels):
-            if pad_to_tiles:   # Philips: the TIFF's level size is whole tiles
-                h, w = lv.shape[:2]
-                lv = np.pad(lv, ((0, -h % tile), (0, -w % tile), (0, 0)), mode="edge")
-            tables, tiles = _jpeg_tables_tiles(lv, tile, quality)
-            extra = {}
-            if k == 0:
-                if software is not None:
-                    extra["software"] = software
-                if description is not None:
-                    extra["description"] = description
-            tif.write(iter(tiles), shape=lv.shape, dtype=np.uint8, tile=(tile, tile), compression="jpeg",
-                      photometric="ycbcr", subsampling=(2, 2), jpegtables=tables, metadata=None,
-                      subfiletype=1 if k else 0, **extra)
 
 
 def _philips_xml(downsamples, mpp=0.25):
@@ -198,7 +132,7 @@ def make_slide(kind, d, bases):
     path = str(d / f"{kind}.tif")
     rgb3 = slides.pyramid(bases["rgb"], 3)
     if kind == "jpeg-ycbcr-tables":
-        write_jpegtables_pyramid(path, rgb3, tile=256, bigtiff=True)
+        slides.write_jpegtables_pyramid(path, rgb3, tile=256, bigtiff=True)
         return Slide(path, kind, 256)
     if kind == "jpeg-ycbcr-tifffile":
         slides.write_pyramid(path, rgb3, tile=240, compression="jpeg", layout="subifds")
@@ -255,7 +189,7 @@ def make_slide(kind, d, bases):
     if kind == "philips":
         even = bases["even"]
         lv = [even, slides.downsample2(even), slides.downsample2(slides.downsample2(even))]
-        write_jpegtables_pyramid(path, lv, tile=256, software="Philips DP v1.0",
+        slides.write_jpegtables_pyramid(path, lv, tile=256, software="Philips DP v1.0",
                                  description=_philips_xml([1, 2, 4]), pad_to_tiles=True)
         return Slide(path, kind, 256)
     if kind in ("ome-rgb", "ome-gray16"):
@@ -824,8 +758,8 @@ def test_corrupt_jpeg_tile_in_batch(cp, tmp_path, bases, writer):
     good_path = str(tmp_path / "good.tif")
     lv = [bases["even"]]
     if writer == "tables":
-        write_jpegtables_pyramid(path, lv, tile=256)
-        write_jpegtables_pyramid(good_path, lv, tile=256)
+        slides.write_jpegtables_pyramid(path, lv, tile=256)
+        slides.write_jpegtables_pyramid(good_path, lv, tile=256)
     else:
         slides.write_pyramid(path, lv, tile=256, compression="jpeg", layout="chain")
         slides.write_pyramid(good_path, lv, tile=256, compression="jpeg", layout="chain")
@@ -876,7 +810,7 @@ def test_corrupt_entropy_data(cp, tmp_path, bases):
     """Bytes flipped inside a tile's entropy-coded data: an error or pixels, never a
     crash or a sticky CUDA error."""
     path = str(tmp_path / "e.tif")
-    write_jpegtables_pyramid(path, [bases["even"]], tile=256)
+    slides.write_jpegtables_pyramid(path, [bases["even"]], tile=256)
     _corrupt(path, 2, at="entropy")
     try:
         r = fovea.open(path).read_region((512, 0), (256, 256), nocache=True, device="cuda")

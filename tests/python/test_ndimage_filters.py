@@ -977,3 +977,12 @@ def test_byte_swapped_input(rng, dtype, fn, args):
     assert got.dtype == want.dtype and got.dtype.isnative
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(got, getattr(ndi, fn)(native, *args))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "uint16", "int32", "uint64", "bool"])
+@pytest.mark.parametrize("cval", [-2.5, 300.0, 7.9])
+def test_rank_filters_1d_cval_outside_the_type(backend, dtype, cval):
+    # scipy's 1-D fast path runs integer data as int64 with cval cast to int64
+    x = np.array([20, 57, 99, 3, 26, 1, 0, 100, 5]).astype(dtype)
+    for name, args in (("median_filter", (5,)), ("rank_filter", (1, 4)), ("percentile_filter", (30, 5))):
+        compare(backend, name, x, *args, mode="constant", cval=cval)

@@ -10,6 +10,8 @@ import pytest
 import fovea
 
 tifffile = pytest.importorskip("tifffile")
+
+import slides  # noqa: E402 (tests/python/slides.py; needs tifffile)
 VIPS = shutil.which("vips")
 pytestmark = pytest.mark.skipif(VIPS is None, reason="libvips-tools (the vips command) is not installed")
 
@@ -32,12 +34,6 @@ def vips_save(src, dst, *args):
                    capture_output=True)
 
 
-def tifffile_levels(path):
-    with tifffile.TiffFile(path) as tf:
-        series = tf.series[0]
-        return [lvl.asarray() for lvl in series.levels]
-
-
 @pytest.mark.parametrize("compression,args", [
     ("jpeg", ["--Q", "90"]), ("deflate", []), ("lzw", []), ("none", []),
     ("jpeg", ["--bigtiff", "--tile-width", "240", "--tile-height", "240"]),
@@ -48,7 +44,7 @@ def test_vips_pyramids_match_tifffile(source, tmp_path, compression, args):
     src, img = source
     out = tmp_path / "v.tif"
     vips_save(src, out, "--compression", compression, *args)
-    levels = tifffile_levels(out)
+    levels = slides.tifffile_levels(out)
     im = fovea.open(str(out))
     dims = im.resolutions["level_dimensions"]
     assert len(dims) == len(levels)

@@ -745,9 +745,16 @@ def _rank_filter(name, input, rank, size, footprint, output, mode, cval, origin,
         # scipy 1.17 sends these 1-D cases to its fast 1-D rank filter, which takes only
         # footprint.size: the window is footprint.size taps, holes in the footprint ignored
         footprint = np.ones(footprint.size, bool)
-        if np.dtype(x.dtype) == np.float16:  # which it also takes, through float32
-            tmp = c.empty(x.shape, np.float32)
-            c.run(_fovea.ndi_rank_filter, c.need_xp().asarray(x).astype(np.float32), tmp,
+        dt = np.dtype(x.dtype)
+        # float16 it also takes, through float32; other integers than int64 through
+        # int64, with cval cast to int64 (not to the input type as the n-d filter
+        # does: a cval outside the type's range stays as it is)
+        wide = np.float32 if dt == np.float16 else None
+        if dt.kind in "biu" and dt != np.int64 and mode == S.mode_code("constant"):
+            wide, cval = np.int64, float(np.int64(cval))
+        if wide is not None:
+            tmp = c.empty(x.shape, wide)
+            c.run(_fovea.ndi_rank_filter, c.need_xp().asarray(x).astype(wide), tmp,
                   np.ones(footprint.size, np.uint8), rank, mode, cval, tuple(origins))
             c.assign(output, tmp)
             return c.result(output)
