@@ -320,7 +320,7 @@ cmp_bits(const fv_array *got, const uint64_t *want, int exact, const char *what,
 #ifdef CFC_CORRELATE
 /* ---- the correlate models ---------------------------------------------------------- */
 
-/* the GPU's float accumulation (filters-common.cuh fvf_acc_float) */
+/* the GPU's float accumulation (filters-common.cuh fv_cu_flt_acc_float) */
 static int
 acc_float(fv_dtype in, fv_dtype out)
 {

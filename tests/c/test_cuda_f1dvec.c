@@ -1,4 +1,4 @@
-/* The 1-D filter tile kernel's (fvf_k_tile2, src/cuda/filters/filter1d.cu) fast
+/* The 1-D filter tile kernel's (fv_k_flt_tile2, src/cuda/filters/filter1d.cu) fast
  * paths (16-byte chunk loads of interior tiles, 16-byte stores of whole ROW
  * tiles, typed stores, the kind-specialised sliding window) against its
  * element-by-element path (variant "scalar" of "cuda.filter1d.loads") bit for bit, and against the CPU
