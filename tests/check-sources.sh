@@ -20,7 +20,6 @@ max=800
 declare -A pending_size=(
   [src/cuda/filters/filter1d.cu]=1395
   [src/cuda/filters/filternd-rank.cu]=1042
-  [src/cuda/morphology/edt.cu]=1274
 )
 # not moved to the naming scheme yet
 pending_prefix=(
