@@ -19,7 +19,6 @@ max=800
 # path, lines today: not split yet
 declare -A pending_size=(
   [src/cuda/filters/filter1d.cu]=1395
-  [src/cuda/filters/filternd-rank.cu]=1042
 )
 # not moved to the naming scheme yet
 pending_prefix=(
