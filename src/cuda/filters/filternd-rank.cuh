@@ -3,43 +3,16 @@
 #ifndef FV_CUDA_FILTERND_RANK_CUH
 #define FV_CUDA_FILTERND_RANK_CUH
 #include "filternd-common.cuh"
+#include "ops/filters/ni-select.h"
 
 
-/* scipy's NI_Select (Hoare partition, iterative): rank-th of buf[lo..hi]. On
- * the input type itself it compares as scipy's doubles do (floats convert
- * exactly; integers keep their order, so the selected value is the same). */
+/* scipy's NI_Select (ops/filters/ni-select.h): rank-th of buf[lo..hi], on the
+ * input type itself or on doubles. */
 template <typename V>
 __device__ __noinline__ V
 fv_d_flt_select(V *buf, int64_t lo, int64_t hi, int64_t rank)
 {
-    for (;;) {
-        if (lo == hi)
-            return buf[lo];
-        V x = buf[lo];
-        int64_t ii = lo - 1, jj = hi + 1;
-        for (;;) {
-            do
-                jj--;
-            while (buf[jj] > x);
-            do
-                ii++;
-            while (buf[ii] < x);
-            if (ii < jj) {
-                V t = buf[ii];
-                buf[ii] = buf[jj];
-                buf[jj] = t;
-            } else {
-                break;
-            }
-        }
-        ii = jj - lo + 1;
-        if (rank < ii) {
-            hi = jj;
-        } else {
-            lo = jj + 1;
-            rank -= ii;
-        }
-    }
+    FV__NI_SELECT(V, buf, lo, hi, rank)
 }
 
 /* scipy converts the selected double back to the input type: (double)(T)r */
