@@ -190,20 +190,8 @@ fv_k_edt_band_query(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, const i
                     g.tidx[a * N + q] = fin[a * N + sp];
                 g.tidx[d * N + q] = site;
             }
-        } else if (g.final) {
-            if (g.dist)
-                *(double *)(g.dist + doff + i * g.dstr[d]) = __dsqrt_rn(delta1);
-            if (g.idx) {
-                int64_t off = ioff + i * g.istr[d + 1];
-                for (int a = 0; a < d; a++)
-                    fv_d_edt_put(g, off + a * g.istr[0], fin[a * N + sp]);
-                fv_d_edt_put(g, off + d * g.istr[0], site);
-            }
         } else {
-            const int64_t p = base + i * g.ps;
-            for (int a = 0; a < d; a++)
-                fout[a * N + p] = fin[a * N + sp];
-            fout[d * N + p] = site;
+            fv_d_edt_emit(g, fin, fout, i, base + i * g.ps, sp, site, delta1, doff, ioff);
         }
     }
 }

@@ -289,11 +289,10 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
     fv_status st = FV_OK;
     fv_cu_edt_geom g;
     int entered = 0;
-    cudaError_t e;
 
     ctx = fv__ctx(ctx);
-    if (!p || p->ndim != a->in->ndim || !fv__distance_fg_ok(a->in))
-        return fv_error_set(FV_EINTERNAL, name, "bad kernel parameters");
+    if ((st = fv_cu_distance_check(a, p, name)) != FV_OK)
+        return st;
     memset(&g, 0, sizeof g);
     const int nd = p->ndim;
     g.nd = nd;
@@ -308,8 +307,6 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
             g.dstr[d] = p->distances->strides[d];
     }
     if (p->indices) {
-        if (p->indices->device.type != FV_DEVICE_CUDA || p->indices->device.id != a->in->device.id)
-            return fv_error_set(FV_EDEVICE, name, "indices are on another device");
         g.idx = p->indices->data;
         g.idx64 = p->indices->dtype == FV_INT64;
         for (int d = 0; d <= nd; d++)
@@ -343,10 +340,8 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
         if ((st = fv_cu_morph_temp(ctx, x.device, FV_INT32, 1 + nd, &flag)) != FV_OK)
             goto done;
         int *dflag = (int *)flag->data;
-        if ((e = cudaMemsetAsync(dflag, 0, sizeof(int) * (size_t)(1 + nd), x.stream)) != cudaSuccess) {
-            st = fv__cuda_error("cudaMemsetAsync", e);
+        if ((st = fv_cu_zero(dflag, sizeof(int) * (size_t)(1 + nd), x.stream)) != FV_OK)
             goto done;
-        }
         g.dcont = fv_cu_edt_dcont(&g);
         if ((st = fv_cu_edt_dist_only(ctx, &x, &g, (const uint8_t *)fga->data, dflag, dflag + 1,
                                       cap)) != FV_OK)
@@ -372,10 +367,8 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
         int *dflag = (int *)flag->data;
         const uint8_t *fg = (const uint8_t *)fga->data;
         int32_t *fin = (int32_t *)fA->data, *fout = fB ? (int32_t *)fB->data : NULL;
-        if ((e = cudaMemsetAsync(dflag, 0, sizeof(int), x.stream)) != cudaSuccess) {
-            st = fv__cuda_error("cudaMemsetAsync", e);
+        if ((st = fv_cu_zero(dflag, sizeof(int), x.stream)) != FV_OK)
             goto done;
-        }
         if (lines_only) {
             fv_k_edt_axis0<<<fv_cu_edt_blocks(M), FV_CU_MORPH_BLOCK, 0, x.stream>>>(fg, fin, g.shape[0], M, dflag);
         } else {

@@ -40,6 +40,31 @@ fv_d_edt_put(const fv_cu_edt_geom &g, int64_t off, int64_t v)
         *(int32_t *)(g.idx + off) = (int32_t)v;
 }
 
+/* Element i of a line, whose nearest site is `site` (plane index sp) at squared
+ * distance delta1: on the last axis its distance and indices (doff, ioff: the
+ * line's offsets in the outputs), else the next feature planes at index p. */
+__device__ __forceinline__ void
+fv_d_edt_emit(const fv_cu_edt_geom &g, const int32_t *fin, int32_t *fout, int64_t i, int64_t p, int64_t sp,
+              int64_t site, double delta1, int64_t doff, int64_t ioff)
+{
+    const int d = g.d;
+    const int64_t N = g.N;
+    if (g.final) {
+        if (g.dist)
+            *(double *)(g.dist + doff + i * g.dstr[d]) = __dsqrt_rn(delta1);
+        if (g.idx) {
+            int64_t off = ioff + i * g.istr[d + 1];
+            for (int a = 0; a < d; a++)
+                fv_d_edt_put(g, off + a * g.istr[0], fin[a * N + sp]);
+            fv_d_edt_put(g, off + d * g.istr[0], site);
+        }
+    } else {
+        for (int a = 0; a < d; a++)
+            fout[a * N + p] = fin[a * N + sp];
+        fout[d * N + p] = (int32_t)site;
+    }
+}
+
 #define FV_CU_EDT_SEG 32      /* distances alone, last axis: a warp's run of elements (edt-dist.cu) */
 #define FV_CU_EDT_CAP 32      /* the local search's default reach (edt-dist.cu) */
 #define FV_CU_EDT_LTP 64      /* the tiled local search: positions per tile (edt-dist.cu) */
