@@ -60,26 +60,6 @@
 
 /* ==== host side =================================================================== */
 
-static int
-fv_cu_sep_symmetry(const double *w, int64_t size)   /* = filter1d's fv_cu_flt_symmetry (scipy's test) */
-{
-    if (!(size & 1))
-        return 0;
-    int64_t s1 = size / 2;
-    int sym = 1;
-    for (int64_t i = 1; i <= s1; i++)
-        if (fabs(w[s1 + i] - w[s1 - i]) > DBL_EPSILON) {
-            sym = 0;
-            break;
-        }
-    if (sym)
-        return 1;
-    for (int64_t i = 1; i <= s1; i++)
-        if (fabs(w[s1 + i] + w[s1 - i]) > DBL_EPSILON)
-            return 0;
-    return -1;
-}
-
 /* Fill one pass; 0 when the fused kernel does not reproduce filter1d for it.
  * dt: the pass's input dtype, odt: its output dtype; devw: device weights are
  * taken (kind FV_CU_WIN_AUTO; the caller passes them to the kernel). */
@@ -106,7 +86,7 @@ fv_cu_sep_pass_fill(fv_cu_sep_pass *ps, const fv__filter1d_params *f, fv_dtype d
             ps->kind = FV_CU_WIN_AUTO;
             break;
         }
-        int sym = fv_cu_sep_symmetry(f->weights, f->size);
+        int sym = fv__ni_symmetry(f->weights, f->size);
         ps->kind = sym > 0 ? FV_CU_WIN_SYM : sym < 0 ? FV_CU_WIN_ANTI : FV_CU_WIN_CORR;
         for (int i = 0; i < ps->size; i++) {
             ps->w[i] = f->weights[i];
@@ -171,8 +151,7 @@ fv_cu_sep_flag_new(fv_context *ctx, const fv_cu_exec *x, fv_array **buf, int **f
     if (st != FV_OK)
         return st;
     *flag = (int *)(*buf)->data;
-    cudaError_t e = cudaMemsetAsync(*flag, 0, sizeof(int), x->stream);
-    return e == cudaSuccess ? FV_OK : fv__cuda_error("cudaMemsetAsync", e);
+    return fv_cu_zero(*flag, sizeof(int), x->stream);
 }
 
 
