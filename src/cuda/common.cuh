@@ -198,6 +198,15 @@ fv_cu_launch_status(const char *what)
     return e == cudaSuccess ? FV_OK : fv__cuda_error(what, e);
 }
 
+/* A variant's support test (core/plan.h) for planner args that point to an int:
+ * the variant applies where it is non-zero. */
+static inline int
+fv_cu_flag_ok(const void *args, int device)
+{
+    (void)device;
+    return *(const int *)args;
+}
+
 /* Zeroes n bytes of device memory at d on the stream (flags the kernels set). */
 static inline fv_status
 fv_cu_zero(void *d, size_t n, cudaStream_t stream)
