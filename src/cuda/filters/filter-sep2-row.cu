@@ -295,7 +295,7 @@ fv_d_row_segment_u8(const fv_cu_sep_args &p, const float (&w)[S], int64_t t, int
             for (; CHK && bad; bad &= bad - 1) {
                 const int k = __ffs(bad) - 1;
                 const double v = fv_d_row_window_d(line, n, VB * c + k - H, p.p1.mode, cv, wd, wst, KIND, S);
-                ((uint8_t *)dst)[VB * c + k] = (uint8_t)fv_d_flt_cvt32(v);
+                ((uint8_t *)dst)[VB * c + k] = (uint8_t)fv__cvt32(v);
             }
         }
         pv = cu;

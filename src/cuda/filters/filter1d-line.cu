@@ -81,7 +81,7 @@ fv_k_flt_direct(fv_cu_flt_targs<int64_t> p, int64_t total)
             bool mn = kind == FV_CU_FLT_MIN;
             t = fv_d_flt_at<T, ACC>(src, q, p.g, p.mode, cv);
             for (int64_t j = 1; j < size; j++)
-                t = fv_d_flt_comb(t, fv_d_flt_at<T, ACC>(src, q + j, p.g, p.mode, cv), mn);
+                t = fv_d_win_comb(t, fv_d_flt_at<T, ACC>(src, q + j, p.g, p.mode, cv), mn);
         }
         fv_d_flt_store(dst + pos * p.g.s_out, p.odt, t);
     }

@@ -7,6 +7,33 @@
 #include "core/plan.h"
 
 
+/* The value at position pos (any: extended by mode, cv past a constant edge) of
+ * the line at src, in the accumulator type. */
+template <typename T, typename ACC, typename IT>
+__device__ __forceinline__ ACC
+fv_d_flt_load(const fv_cu_flt_targs<IT> &p, const char *src, IT pos, ACC cv)
+{
+    if (pos >= 0 && pos < p.g.n)
+        return (ACC)__ldg((const T *)(src + pos * p.g.s_in));
+    IT e = fv_d_flt_extend<IT>(pos, p.g.n, p.mode);
+    return e < 0 ? cv : (ACC)__ldg((const T *)(src + e * p.g.s_in));
+}
+
+/* Tile `tile` of the grid (along the axis fastest, then across, then the batch):
+ * its indices ia along the axis and ic across, its batch's input and output
+ * offsets bi / bo; returns the batch. */
+template <typename IT>
+__device__ __forceinline__ int64_t
+fv_d_flt_tile_at(const fv_cu_flt_targs<IT> &p, int64_t tile, IT &ia, IT &ic, IT &bi, IT &bo)
+{
+    int64_t tq = tile / p.nta;
+    ia = (IT)(tile - tq * p.nta);
+    int64_t b = tq / p.ntc;
+    ic = (IT)(tq - b * p.ntc);
+    fv_d_flt_batch_off(p.g, (IT)b, bi, bo);
+    return b;
+}
+
 /* One output from the window r[0], r[ES], ..., r[(size-1)*ES] (shared memory). */
 template <typename ACC, int ES>
 __device__ __forceinline__ ACC
@@ -42,7 +69,7 @@ fv_d_flt_window(const ACC *r, const ACC *w, int kind, int size)
         bool mn = kind == FV_CU_FLT_MIN;
         t = r[0];
         for (int j = 1; j < size; j++)
-            t = fv_d_flt_comb(t, r[j * ES], mn);
+            t = fv_d_win_comb(t, r[j * ES], mn);
         return t;
     }
     }
@@ -87,12 +114,8 @@ fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p)   /* read in place:
     }
 
     for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
-        int64_t tq = tile / p.nta;
-        IT ia = (IT)(tile - tq * p.nta);
-        int64_t b = tq / p.ntc;
-        IT ic = (IT)(tq - b * p.ntc);
-        IT bi, bo;
-        fv_d_flt_batch_off(p.g, (IT)b, bi, bo);
+        IT ia, ic, bi, bo;
+        const int64_t b = fv_d_flt_tile_at(p, tile, ia, ic, bi, bo);
         const IT a0 = ia * TA, c0 = ic * (IT)TC;
         const IT cc = c0 + (ROW ? cl : lane);
         const bool okc = cc < p.g.nc;
@@ -106,14 +129,7 @@ fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p)   /* read in place:
             const IT es = ROW ? 1 : 32;
             bool nan = false;
             for (IT a = ROW ? (IT)lane : (IT)r0; a < L; a += step) {
-                IT pos = a0 + a - p.left;
-                ACC x;
-                if (pos >= 0 && pos < p.g.n) {
-                    x = (ACC)__ldg((const T *)(src + pos * p.g.s_in));
-                } else {
-                    IT e = fv_d_flt_extend<IT>(pos, p.g.n, p.mode);
-                    x = e < 0 ? cv : (ACC)__ldg((const T *)(src + e * p.g.s_in));
-                }
+                const ACC x = fv_d_flt_load<T, ACC>(p, src, a0 + a - p.left, cv);
                 if (track && fv_d_win_odd(x, us))
                     nan = true;
                 dst[a * es] = x;
@@ -134,10 +150,10 @@ fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p)   /* read in place:
                         const ACC *s = a_buf + (size_t)cl * (size_t)L;
                         ACC *d = b_buf + (size_t)cl * (size_t)L;
                         for (IT i = lane; i <= last; i += lpl)
-                            d[i] = fv_d_flt_comb(s[i], s[i + P], mn);
+                            d[i] = fv_d_win_comb(s[i], s[i + P], mn);
                     } else {
                         for (IT i = r0; i <= last; i += 8)
-                            b_buf[i * 32 + lane] = fv_d_flt_comb(a_buf[i * 32 + lane], a_buf[(i + P) * 32 + lane], mn);
+                            b_buf[i * 32 + lane] = fv_d_win_comb(a_buf[i * 32 + lane], a_buf[(i + P) * 32 + lane], mn);
                     }
                 }
                 __syncthreads();
@@ -154,13 +170,13 @@ fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p)   /* read in place:
         if (ROW) {
             const ACC *r = src_t + (size_t)cl * (size_t)L;
             for (IT a = lane; a < ea; a += lpl) {
-                ACC v = p.dbl ? fv_d_flt_comb(r[a], r[a + size - P], mn) : fv_d_flt_window<ACC, 1>(r + a, w, kind, size);
+                ACC v = p.dbl ? fv_d_win_comb(r[a], r[a + size - P], mn) : fv_d_flt_window<ACC, 1>(r + a, w, kind, size);
                 fv_d_flt_store(dst + (a0 + a) * p.g.s_out, p.odt, v);
             }
         } else {
             const ACC *r = src_t + lane;
             for (IT a = r0; a < ea; a += 8) {
-                ACC v = p.dbl ? fv_d_flt_comb(r[a * 32], r[(a + size - P) * 32], mn)
+                ACC v = p.dbl ? fv_d_win_comb(r[a * 32], r[(a + size - P) * 32], mn)
                               : fv_d_flt_window<ACC, 32>(r + a * 32, w, kind, size);
                 fv_d_flt_store(dst + (a0 + a) * p.g.s_out, p.odt, v);
             }
@@ -173,7 +189,7 @@ fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p)   /* read in place:
  * A tile of 32 lines x (TA outputs + halo) sits in shared memory as [position][line]
  * with a pitch of 33 (loads along the axis and reads across lines are both free
  * of bank conflicts). Each thread takes one line (its lane) and R consecutive
- * outputs (fv_cu_flt_r: 8 in float, 4 in double), sliding a window of R values through
+ * outputs (fv_d_win_r: 8 in float, 4 in double), sliding a window of R values through
  * registers: per tap one value and one weight come from shared memory for R
  * outputs. Sums keep scipy's order (general: the last tap first, then the others
  * in order; symmetric / antisymmetric: the centre, then the pairs from the
@@ -230,9 +246,6 @@ fv_d_flt_vstore_rows(void *, const ACC *, char *, IT, int, int)
 {
 }
 
-/* Outputs per thread and slide: 8 in float, 4 in double (registers). */
-template <typename ACC> struct fv_cu_flt_r { static const int value = sizeof(ACC) == 4 ? 8 : 4; };
-
 /* Element i (a constant after unrolling) of a 16-byte chunk, from registers. */
 template <typename T>
 __device__ __forceinline__ T
@@ -277,7 +290,7 @@ fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
     const bool track = fv_cu_flt_is_float<T>::value && p.nanflags != NULL;
     const bool us = kind == FV_CU_FLT_USUM;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int R = fv_cu_flt_r<ACC>::value, M = 128 / (8 * R);   /* TA <= 128 outputs: M slides per thread */
+    const int R = fv_d_win_r<ACC>::value, M = 128 / (8 * R);   /* TA <= 128 outputs: M slides per thread */
     const int ES = (int)sizeof(T), PER = 16 / ES;          /* elements per 16-byte chunk */
 
     if (p.w) {
@@ -298,12 +311,8 @@ fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
     }
 
     for (int64_t tile = blockIdx.x; tile < p.ntiles; tile += gridDim.x) {
-        int64_t tq = tile / p.nta;
-        IT ia = (IT)(tile - tq * p.nta);
-        int64_t b = tq / p.ntc;
-        IT ic = (IT)(tq - b * p.ntc);
-        IT bi, bo;
-        fv_d_flt_batch_off(p.g, (IT)b, bi, bo);
+        IT ia, ic, bi, bo;
+        const int64_t b = fv_d_flt_tile_at(p, tile, ia, ic, bi, bo);
         const IT a0 = ia * TA, c0 = ic * (IT)32;
         const IT ea = p.g.n - a0 < TA ? p.g.n - a0 : TA;
         uint8_t *flags = track ? p.nanflags + b * (int64_t)p.g.nc + (int64_t)c0 : NULL;
@@ -431,14 +440,7 @@ fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
                 bool nan = false;
 #pragma unroll 4
                 for (IT a = ROW ? (IT)lane : (IT)warp; a < L; a += ROW ? 32 : 8) {
-                    IT pos = a0 + a - p.left;
-                    ACC x;
-                    if (pos >= 0 && pos < p.g.n) {
-                        x = (ACC)__ldg((const T *)(src + pos * p.g.s_in));
-                    } else {
-                        IT e = fv_d_flt_extend<IT>(pos, p.g.n, p.mode);
-                        x = e < 0 ? cv : (ACC)__ldg((const T *)(src + e * p.g.s_in));
-                    }
+                    const ACC x = fv_d_flt_load<T, ACC>(p, src, a0 + a - p.left, cv);
                     if (track && fv_d_win_odd(x, us))
                         nan = true;
                     t0[a * FV_CU_FLT_PITCH + cr] = x;

@@ -201,14 +201,7 @@ fv_cu_flt_run1d(fv_cu_flt_job *j)
     } else {
         /* bounded concurrency: a ring of `size` pairs per thread */
         int64_t per = j->size * (int64_t)sizeof(fv_cu_flt_pair);
-        int64_t threads = ((int64_t)64 << 20) / per;
-        if (threads > 32768)
-            threads = 32768;
-        if (threads > nlines)
-            threads = nlines;
-        threads = (threads + 31) / 32 * 32;
-        if (threads < 32)
-            threads = 32;
+        const int64_t threads = fv_cu_flt_ring_threads(per, nlines);
         if ((st = fv_cu_flt_tmp_new(j->ctx, j->device, (size_t)(threads * per), &scratch)) != FV_OK)
             goto done;
         st = fv_cu_flt_launch_minmax_exact<T>(j, nlines, fl, threads, (fv_cu_flt_pair *)scratch->data);
@@ -219,14 +212,7 @@ done:
     return st;
 }
 
-/* float accumulation only where it is allowed and instantiated */
-template <typename T> struct fv_cu_flt_small { static const bool value = false; };
-template <> struct fv_cu_flt_small<uint8_t> { static const bool value = true; };
-template <> struct fv_cu_flt_small<int8_t> { static const bool value = true; };
-template <> struct fv_cu_flt_small<uint16_t> { static const bool value = true; };
-template <> struct fv_cu_flt_small<int16_t> { static const bool value = true; };
-template <> struct fv_cu_flt_small<float> { static const bool value = true; };
-
+/* float accumulation only where it is allowed and instantiated (fv_cu_flt_small) */
 template <typename T, bool SMALL> struct fv_cu_flt_acc_run {
     static fv_status run(fv_cu_flt_job *j, int accf) { return fv_cu_flt_run1d<T, double>(j); }
 };
@@ -242,27 +228,6 @@ static fv_status
 fv_cu_flt_run1d_t(fv_cu_flt_job *j, int accf)
 {
     return fv_cu_flt_acc_run<T, fv_cu_flt_small<T>::value>::run(j, accf);
-}
-
-/* scipy's symmetry test of correlate1d (odd sizes only) */
-static int
-fv_cu_flt_symmetry(const double *w, int64_t size)
-{
-    if (!(size & 1))
-        return 0;
-    int64_t s1 = size / 2;
-    int sym = 1;
-    for (int64_t i = 1; i <= s1; i++)
-        if (fabs(w[s1 + i] - w[s1 - i]) > DBL_EPSILON) {
-            sym = 0;
-            break;
-        }
-    if (sym)
-        return 1;
-    for (int64_t i = 1; i <= s1; i++)
-        if (fabs(w[s1 + i] + w[s1 - i]) > DBL_EPSILON)
-            return 0;
-    return -1;
 }
 
 /* One pass; with guard non-NULL every kernel it queues returns at once unless
@@ -370,7 +335,7 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
             j.wst = p->dweights_stride;
             break;
         }
-        int sym = fv_cu_flt_symmetry(p->weights, p->size);
+        int sym = fv__ni_symmetry(p->weights, p->size);
         j.kind = sym > 0 ? FV_CU_FLT_CORR_SYM : sym < 0 ? FV_CU_FLT_CORR_ANTI : FV_CU_FLT_CORR;
         j.wh = p->weights;
         if (p->size > FV_CU_FLT_WINLINE && (st = fv_cu_flt_weights_to_device(&j)) != FV_OK)   /* longer: a device copy */

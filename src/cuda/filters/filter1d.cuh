@@ -108,13 +108,6 @@ fv_d_flt_batch_off(const fv_cu_flt_g1<IT> &g, IT b, IT &oi, IT &oo)
     }
 }
 
-/* min/max of an earlier and a later value; ties (and -0 vs 0) go to the later */
-template <typename ACC>
-__device__ __forceinline__ ACC
-fv_d_flt_comb(ACC earlier, ACC later, bool mn)
-{
-    return (mn ? later <= earlier : later >= earlier) ? later : earlier;
-}
 /* the shared tile's pitch of the register-blocked tile kernel (filter1d-tile.cu) */
 #define FV_CU_FLT_PITCH 33
 

@@ -476,14 +476,7 @@ fv_cu_flt_rank_t(fv_cu_flt_ndjob *j)
         goto done;
     {
         int64_t per = count * (int64_t)sizeof(double);
-        int64_t threads = ((int64_t)64 << 20) / per;
-        if (threads > 32768)
-            threads = 32768;
-        if (threads > npts)
-            threads = npts;
-        threads = (threads + 31) / 32 * 32;
-        if (threads < 32)
-            threads = 32;
+        const int64_t threads = fv_cu_flt_ring_threads(per, npts);
         if ((st = fv_cu_flt_tmp_new(j->ctx, j->device, (size_t)(threads * per), &scratch)) != FV_OK)
             goto done;
         int block = threads < FV_CU_FLT_ND_THREADS ? (int)threads : FV_CU_FLT_ND_THREADS;

@@ -156,13 +156,6 @@ fv_cu_flt_nd_launch_minmax(const fv_cu_flt_ndjob *j, int mn, int has_st)
     return fv_cu_launch_status("minimum/maximum filter kernel launch");
 }
 
-template <typename T> struct fv_cu_flt_nd_small { static const bool value = false; };
-template <> struct fv_cu_flt_nd_small<uint8_t> { static const bool value = true; };
-template <> struct fv_cu_flt_nd_small<int8_t> { static const bool value = true; };
-template <> struct fv_cu_flt_nd_small<uint16_t> { static const bool value = true; };
-template <> struct fv_cu_flt_nd_small<int16_t> { static const bool value = true; };
-template <> struct fv_cu_flt_nd_small<float> { static const bool value = true; };
-
 template <typename T, bool SMALL> struct fv_cu_flt_nd_corr_run {
     static fv_status run(const fv_cu_flt_ndjob *j, int accf)
     {
@@ -213,7 +206,7 @@ fv_cu_flt_nd_minmax_launch(fv_dtype dt, const fv_cu_flt_ndjob *j, int mn, int ha
 static fv_status
 fv_cu_flt_nd_corr_launch(fv_dtype dt, const fv_cu_flt_ndjob *j, int accf)
 {
-    FV_CU_FLT_SWITCH_IN(dt, (fv_cu_flt_nd_corr_run<T, fv_cu_flt_nd_small<T>::value>::run(j, accf)))
+    FV_CU_FLT_SWITCH_IN(dt, (fv_cu_flt_nd_corr_run<T, fv_cu_flt_small<T>::value>::run(j, accf)))
     return fv_error_set(FV_EDTYPE, "filter", "no CUDA kernel for %s", fv_dtype_name(dt));
 }
 

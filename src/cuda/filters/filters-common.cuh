@@ -23,29 +23,9 @@
 #include "ops/filters/filternd.h"
 #include "ops/filters/ndimage-math.h"
 
-/* ---- casts ------------------------------------------------------------------ */
+/* ---- casts (fv__cvt32 & co.: ops/filters/ndimage-math.h) ------------------------- */
 
-FV_HD int32_t
-fv_d_flt_cvt32(double x)
-{
-    return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN;
-}
-
-FV_HD int64_t
-fv_d_flt_cvt64(double x)
-{
-    return (x > -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
-}
-
-FV_HD uint64_t
-fv_d_flt_cvtu64(double x)
-{
-    if (!(x >= 9223372036854775808.0))
-        return (uint64_t)fv_d_flt_cvt64(x);
-    return (uint64_t)fv_d_flt_cvt64(x - 9223372036854775808.0) ^ 0x8000000000000000ull;
-}
-
-/* fv_d_flt_cvt32((double)x) for a float x: no float lies strictly between -2^31 - 1
+/* fv__cvt32((double)x) for a float x: no float lies strictly between -2^31 - 1
  * and -2^31, and F2I truncates as the C cast does (without the double conversion) */
 __device__ __forceinline__ int32_t
 fv_d_flt_cvt32f(float x)
@@ -55,14 +35,14 @@ fv_d_flt_cvt32f(float x)
 
 /* The C cast double -> T that scipy applies (bool: the raw low byte, as uint8). */
 template <typename T> __host__ __device__ __forceinline__ T fv_d_flt_to_in(double x);
-template <> __host__ __device__ __forceinline__ uint8_t fv_d_flt_to_in<uint8_t>(double x) { return (uint8_t)fv_d_flt_cvt32(x); }
-template <> __host__ __device__ __forceinline__ int8_t fv_d_flt_to_in<int8_t>(double x) { return (int8_t)fv_d_flt_cvt32(x); }
-template <> __host__ __device__ __forceinline__ uint16_t fv_d_flt_to_in<uint16_t>(double x) { return (uint16_t)fv_d_flt_cvt32(x); }
-template <> __host__ __device__ __forceinline__ int16_t fv_d_flt_to_in<int16_t>(double x) { return (int16_t)fv_d_flt_cvt32(x); }
-template <> __host__ __device__ __forceinline__ int32_t fv_d_flt_to_in<int32_t>(double x) { return fv_d_flt_cvt32(x); }
-template <> __host__ __device__ __forceinline__ uint32_t fv_d_flt_to_in<uint32_t>(double x) { return (uint32_t)fv_d_flt_cvt64(x); }
-template <> __host__ __device__ __forceinline__ int64_t fv_d_flt_to_in<int64_t>(double x) { return fv_d_flt_cvt64(x); }
-template <> __host__ __device__ __forceinline__ uint64_t fv_d_flt_to_in<uint64_t>(double x) { return fv_d_flt_cvtu64(x); }
+template <> __host__ __device__ __forceinline__ uint8_t fv_d_flt_to_in<uint8_t>(double x) { return (uint8_t)fv__cvt32(x); }
+template <> __host__ __device__ __forceinline__ int8_t fv_d_flt_to_in<int8_t>(double x) { return (int8_t)fv__cvt32(x); }
+template <> __host__ __device__ __forceinline__ uint16_t fv_d_flt_to_in<uint16_t>(double x) { return (uint16_t)fv__cvt32(x); }
+template <> __host__ __device__ __forceinline__ int16_t fv_d_flt_to_in<int16_t>(double x) { return (int16_t)fv__cvt32(x); }
+template <> __host__ __device__ __forceinline__ int32_t fv_d_flt_to_in<int32_t>(double x) { return fv__cvt32(x); }
+template <> __host__ __device__ __forceinline__ uint32_t fv_d_flt_to_in<uint32_t>(double x) { return (uint32_t)fv__cvt64(x); }
+template <> __host__ __device__ __forceinline__ int64_t fv_d_flt_to_in<int64_t>(double x) { return fv__cvt64(x); }
+template <> __host__ __device__ __forceinline__ uint64_t fv_d_flt_to_in<uint64_t>(double x) { return fv__cvtu64(x); }
 template <> __host__ __device__ __forceinline__ float fv_d_flt_to_in<float>(double x) { return (float)x; }
 template <> __host__ __device__ __forceinline__ double fv_d_flt_to_in<double>(double x) { return x; }
 
@@ -71,15 +51,15 @@ __device__ __forceinline__ void
 fv_d_flt_store(char *p, int odt, double v)
 {
     switch (odt) {
-    case FV_BOOL: *(uint8_t *)p = (uint8_t)((uint8_t)fv_d_flt_cvt32(v) != 0); break;
-    case FV_UINT8: *(uint8_t *)p = (uint8_t)fv_d_flt_cvt32(v); break;
-    case FV_INT8: *(int8_t *)p = (int8_t)fv_d_flt_cvt32(v); break;
-    case FV_UINT16: *(uint16_t *)p = (uint16_t)fv_d_flt_cvt32(v); break;
-    case FV_INT16: *(int16_t *)p = (int16_t)fv_d_flt_cvt32(v); break;
-    case FV_INT32: *(int32_t *)p = fv_d_flt_cvt32(v); break;
-    case FV_UINT32: *(uint32_t *)p = (uint32_t)fv_d_flt_cvt64(v); break;
-    case FV_INT64: *(int64_t *)p = fv_d_flt_cvt64(v); break;
-    case FV_UINT64: *(uint64_t *)p = fv_d_flt_cvtu64(v); break;
+    case FV_BOOL: *(uint8_t *)p = (uint8_t)((uint8_t)fv__cvt32(v) != 0); break;
+    case FV_UINT8: *(uint8_t *)p = (uint8_t)fv__cvt32(v); break;
+    case FV_INT8: *(int8_t *)p = (int8_t)fv__cvt32(v); break;
+    case FV_UINT16: *(uint16_t *)p = (uint16_t)fv__cvt32(v); break;
+    case FV_INT16: *(int16_t *)p = (int16_t)fv__cvt32(v); break;
+    case FV_INT32: *(int32_t *)p = fv__cvt32(v); break;
+    case FV_UINT32: *(uint32_t *)p = (uint32_t)fv__cvt64(v); break;
+    case FV_INT64: *(int64_t *)p = fv__cvt64(v); break;
+    case FV_UINT64: *(uint64_t *)p = fv__cvtu64(v); break;
     case FV_FLOAT32: *(float *)p = (float)v; break;
     default: *(double *)p = v; break;
     }
@@ -101,7 +81,7 @@ template <> struct fv_d_flt_caster<double> {
 };
 template <typename O> struct fv_d_flt_caster_i32 {
     __device__ static O c(float v) { return (O)fv_d_flt_cvt32f(v); }
-    __device__ static O c(double v) { return (O)fv_d_flt_cvt32(v); }
+    __device__ static O c(double v) { return (O)fv__cvt32(v); }
 };
 template <> struct fv_d_flt_caster<uint8_t> : fv_d_flt_caster_i32<uint8_t> {};
 template <> struct fv_d_flt_caster<int8_t> : fv_d_flt_caster_i32<int8_t> {};
@@ -110,7 +90,7 @@ template <> struct fv_d_flt_caster<int16_t> : fv_d_flt_caster_i32<int16_t> {};
 template <> struct fv_d_flt_caster<int32_t> : fv_d_flt_caster_i32<int32_t> {};
 template <> struct fv_d_flt_caster<fv_d_flt_obool> {
     __device__ static fv_d_flt_obool c(float v) { return fv_d_flt_obool{(uint8_t)((uint8_t)fv_d_flt_cvt32f(v) != 0)}; }
-    __device__ static fv_d_flt_obool c(double v) { return fv_d_flt_obool{(uint8_t)((uint8_t)fv_d_flt_cvt32(v) != 0)}; }
+    __device__ static fv_d_flt_obool c(double v) { return fv_d_flt_obool{(uint8_t)((uint8_t)fv__cvt32(v) != 0)}; }
 };
 
 template <typename O, typename A>
@@ -157,7 +137,7 @@ __device__ __forceinline__ void
 fv_d_flt_store_nd(char *p, int odt, double v)
 {
     if (odt == FV_UINT64 && v < 0)
-        *(uint64_t *)p = (uint64_t)0 - fv_d_flt_cvtu64(-v);
+        *(uint64_t *)p = (uint64_t)0 - fv__cvtu64(-v);
     else
         fv_d_flt_store(p, odt, v);
 }
@@ -409,7 +389,7 @@ fv_d_win_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const
 #pragma unroll
             for (int k = 0; k < R; k++)
                 if (bad >> (m * R + k) & 1u) {
-                    const int32_t r = fv_d_flt_cvt32(fv_d_win_window_d(x + (8 * R * m + a0 + k) * st, st, wd, kind, size));
+                    const int32_t r = fv__cvt32(fv_d_win_window_d(x + (8 * R * m + a0 + k) * st, st, wd, kind, size));
                     /* all: results of any size, kept to the low 16 bits that 8/16-bit and bool
                      * outputs store (the host allows no other outputs there) */
                     acc[m][k] = all ? (float)(int16_t)r : (float)r;
@@ -635,7 +615,7 @@ int fv_cu_flt_acc_plan(const fv_cu_flt_accplan *pa, int device, float *chk);
  * checked float path's error themselves, every warp on its own (block-uniform
  * results, no barrier). All 32 lanes of the warp take part. */
 
-/* scipy's symmetry test (fv_cu_flt_symmetry) of w[0], w[st], ... (size values): FV_CU_WIN_SYM,
+/* scipy's symmetry test (fv__ni_symmetry) of w[0], w[st], ... (size values): FV_CU_WIN_SYM,
  * FV_CU_WIN_ANTI or FV_CU_WIN_CORR */
 __device__ __forceinline__ int
 fv_d_win_kind_dev(const double *w, int64_t st, int size)
@@ -743,6 +723,23 @@ fv_cu_flt_tmp_release(fv_context *ctx, fv_array *arr)
     fv_array_unref(arr);
 }
 
+/* Threads of a redo pass with per bytes of scratch each over n items (scipy's
+ * serial algorithms on flagged lines or points): bounded concurrency, 64 MiB of
+ * scratch in all, at most 32768 threads, whole warps, no more than n needs. */
+static inline int64_t
+fv_cu_flt_ring_threads(int64_t per, int64_t n)
+{
+    int64_t threads = ((int64_t)64 << 20) / per;
+    if (threads > 32768)
+        threads = 32768;
+    if (threads > n)
+        threads = n;
+    threads = (threads + 31) / 32 * 32;
+    if (threads < 32)
+        threads = 32;
+    return threads;
+}
+
 /* the shared memory a block may opt in to on the device (48 KiB where the
  * attribute cannot be read) */
 static inline size_t
@@ -783,6 +780,15 @@ fv_cu_flt_smem_attr(K kernel, size_t bytes)
     case FV_FLOAT64: { typedef double T; return CALL; }                                   \
     default: break;                                                                       \
     }
+
+/* 8/16-bit integer and float32 data: where float accumulation exists (filter1d,
+ * the n-d correlation's kernels) and the tiled rank kernels' dtypes (compile time) */
+template <typename T> struct fv_cu_flt_small { static const bool value = false; };
+template <> struct fv_cu_flt_small<uint8_t> { static const bool value = true; };
+template <> struct fv_cu_flt_small<int8_t> { static const bool value = true; };
+template <> struct fv_cu_flt_small<uint16_t> { static const bool value = true; };
+template <> struct fv_cu_flt_small<int16_t> { static const bool value = true; };
+template <> struct fv_cu_flt_small<float> { static const bool value = true; };
 
 template <typename T> struct fv_cu_flt_is_float { static const bool value = false; };
 template <> struct fv_cu_flt_is_float<float> { static const bool value = true; };
