@@ -264,6 +264,64 @@ typedef struct fv_cu_flt_ndjob {
         (a).odt = (int)(j)->out->dtype;                                    \
     } while (0)
 
+/* A 2-D tiled kernel's block (BX x BY threads) loads its tile and halo, SH rows of
+ * SW values from row y0 + a.dy and column x0 + a.dx, into s (rows SW apart), the
+ * mode applied per axis: cv outside a constant edge, else conv(the value of T). */
+template <typename T, int BX, int BY, int SH, int SW, typename S, typename A, typename F>
+__device__ __forceinline__ void
+fv_d_flt_tile2d_load(S *s, const A &a, int x0, int y0, S cv, F conv)
+{
+    for (int sy = (int)threadIdx.y; sy < SH; sy += BY) {
+        const int iy = fv_d_flt_extend<int>(y0 + a.dy + sy, a.h, a.mode);
+        const char *row = a.in + (iy < 0 ? 0 : iy) * a.sy_in;
+        for (int sx = (int)threadIdx.x; sx < SW; sx += BX) {
+            const int ix = iy < 0 ? -1 : fv_d_flt_extend<int>(x0 + a.dx + sx, a.w, a.mode);
+            s[sy * SW + sx] = ix < 0 ? cv : conv(__ldg((const T *)(row + ix * a.sx_in)));
+        }
+    }
+}
+
+/* The box side K (3, 5, 7, 9 or 11) of a 2-D tiled kernel whose tiles are th rows
+ * by bx columns, or 0 where the generic kernel runs: not 2-d, 64-bit index math,
+ * a span of the selected displacements over kmax on an axis, more tile rows than
+ * a grid holds. */
+static inline int
+fv_cu_flt_tile2d_k(const fv_cu_flt_ndjob *j, int kmax, int th, int bx)
+{
+    const fv_cu_flt_ndprep *p = j->prep;
+    if (p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
+        return 0;
+    int64_t m = p->dmax[0] - p->dmin[0] + 1, m1 = p->dmax[1] - p->dmin[1] + 1;
+    if (m1 > m)
+        m = m1;
+    if (m < 1 || m > kmax)
+        return 0;
+    if ((p->shape[0] + th - 1) / th > 65535 || (p->shape[1] + bx - 1) / bx > INT32_MAX)
+        return 0;
+    return m <= 3 ? 3 : m <= 5 ? 5 : m <= 7 ? 7 : m <= 9 ? 9 : 11;
+}
+
+/* The same for the 3-D tiled kernels' arguments (32-bit, axes z, y, x). */
+#define FV_CU_FLT_TILE3D_FILL(a, j, p)                                           \
+    do {                                                                   \
+        (a).in = (const char *)(j)->in->data;                              \
+        (a).out = (char *)(j)->out->data;                                  \
+        (a).d = (int)(p)->shape[0];                                        \
+        (a).h = (int)(p)->shape[1];                                        \
+        (a).w = (int)(p)->shape[2];                                        \
+        (a).dz = (int)(p)->dmin[0];                                        \
+        (a).dy = (int)(p)->dmin[1];                                        \
+        (a).dx = (int)(p)->dmin[2];                                        \
+        (a).sz_in = (p)->shape[0] > 1 ? (int)(p)->s_in[0] : 0;             \
+        (a).sy_in = (p)->shape[1] > 1 ? (int)(p)->s_in[1] : 0;             \
+        (a).sx_in = (p)->shape[2] > 1 ? (int)(p)->s_in[2] : 0;             \
+        (a).sz_out = (p)->shape[0] > 1 ? (int)(p)->s_out[0] : 0;           \
+        (a).sy_out = (p)->shape[1] > 1 ? (int)(p)->s_out[1] : 0;           \
+        (a).sx_out = (p)->shape[2] > 1 ? (int)(p)->s_out[2] : 0;           \
+        (a).mode = (j)->mode;                                              \
+        (a).odt = (int)(j)->out->dtype;                                    \
+    } while (0)
+
 /* The generic rank kernels (after the tables are on the device). */
 fv_status fv_cu_flt_rank_run(fv_cu_flt_ndjob *j);
 /* The tiled rank kernels (no device tables), or FV_ENOKERNEL where they do not apply. */

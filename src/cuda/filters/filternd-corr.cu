@@ -54,14 +54,7 @@ fv_k_flt_corr_tile(const fv_cu_flt_ctargs<ACC> a)
     enum { SW = FV_CU_FLT_CT_BX + K - 1, SH = FV_CU_FLT_CT_TH + K - 1, PY = FV_CU_FLT_CT_PY };
     __shared__ ACC s[SH * SW];
     const int x0 = (int)blockIdx.x * FV_CU_FLT_CT_BX, y0 = (int)blockIdx.y * FV_CU_FLT_CT_TH;
-    for (int sy = (int)threadIdx.y; sy < SH; sy += FV_CU_FLT_CT_BY) {
-        const int iy = fv_d_flt_extend<int>(y0 + a.dy + sy, a.h, a.mode);
-        const char *row = a.in + (iy < 0 ? 0 : iy) * a.sy_in;
-        for (int sx = (int)threadIdx.x; sx < SW; sx += FV_CU_FLT_CT_BX) {
-            const int ix = iy < 0 ? -1 : fv_d_flt_extend<int>(x0 + a.dx + sx, a.w, a.mode);
-            s[sy * SW + sx] = ix < 0 ? a.cval : (ACC)__ldg((const T *)(row + ix * a.sx_in));
-        }
-    }
+    fv_d_flt_tile2d_load<T, FV_CU_FLT_CT_BX, FV_CU_FLT_CT_BY, SH, SW>(s, a, x0, y0, a.cval, [](T v) { return (ACC)v; });
     __syncthreads();
     const int x = x0 + (int)threadIdx.x, yb = y0 + (int)threadIdx.y * PY;
     if (x >= a.w || yb >= a.h)
@@ -102,22 +95,11 @@ fv_k_flt_corr_tile(const fv_cu_flt_ctargs<ACC> a)
 
 /* ---- host -------------------------------------------------------------------------- */
 
-/* The box side K, or 0 where the generic kernel runs: not 2-d, 64-bit index math, a span of the selected displacements
- * over 11 on an axis, more tile rows than a grid holds. */
+/* The box side K, or 0 where the generic kernel runs (fv_cu_flt_tile2d_k). */
 int
 fv_cu_flt_corr_tile_k(const fv_cu_flt_ndjob *j)
 {
-    const fv_cu_flt_ndprep *p = j->prep;
-    if (p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
-        return 0;
-    int64_t m = p->dmax[0] - p->dmin[0] + 1, m1 = p->dmax[1] - p->dmin[1] + 1;
-    if (m1 > m)
-        m = m1;
-    if (m < 1 || m > FV_CU_FLT_CT_KMAX)
-        return 0;
-    if ((p->shape[0] + FV_CU_FLT_CT_TH - 1) / FV_CU_FLT_CT_TH > 65535 || (p->shape[1] + FV_CU_FLT_CT_BX - 1) / FV_CU_FLT_CT_BX > INT32_MAX)
-        return 0;
-    return m <= 3 ? 3 : m <= 5 ? 5 : m <= 7 ? 7 : m <= 9 ? 9 : 11;
+    return fv_cu_flt_tile2d_k(j, FV_CU_FLT_CT_KMAX, FV_CU_FLT_CT_TH, FV_CU_FLT_CT_BX);
 }
 
 template <typename T, typename ACC, int K>
@@ -157,14 +139,6 @@ fv_cu_flt_corr_tile_launch(const fv_cu_flt_ndjob *j, int k)
     return fv_cu_launch_status("correlate kernel launch");
 }
 
-/* float accumulation exists for 8/16-bit and float32 data (as fv_cu_flt_nd_small) */
-template <typename T> struct fv_cu_flt_ct_small { static const bool value = false; };
-template <> struct fv_cu_flt_ct_small<uint8_t> { static const bool value = true; };
-template <> struct fv_cu_flt_ct_small<int8_t> { static const bool value = true; };
-template <> struct fv_cu_flt_ct_small<uint16_t> { static const bool value = true; };
-template <> struct fv_cu_flt_ct_small<int16_t> { static const bool value = true; };
-template <> struct fv_cu_flt_ct_small<float> { static const bool value = true; };
-
 template <typename T, bool SMALL> struct fv_cu_flt_ct_run {
     static fv_status run(const fv_cu_flt_ndjob *j, int k, int accf) { return fv_cu_flt_corr_tile_launch<T, double>(j, k); }
 };
@@ -181,6 +155,6 @@ fv_cu_flt_corr_tile_run(const fv_cu_flt_ndjob *j, int accf)
     int k = fv_cu_flt_corr_tile_k(j);
     if (!k)
         return FV_ENOKERNEL;
-    FV_CU_FLT_SWITCH_IN(j->in->dtype, (fv_cu_flt_ct_run<T, fv_cu_flt_ct_small<T>::value>::run(j, k, accf)))
+    FV_CU_FLT_SWITCH_IN(j->in->dtype, (fv_cu_flt_ct_run<T, fv_cu_flt_small<T>::value>::run(j, k, accf)))
     return FV_ENOKERNEL;
 }

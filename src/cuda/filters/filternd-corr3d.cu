@@ -146,22 +146,7 @@ fv_cu_flt_corr3d_launch(const fv_cu_flt_ndjob *j, int k)
     const fv_cu_flt_ndprep *p = j->prep;
     fv_cu_flt_c3args<ACC> a;
     memset(&a, 0, sizeof a);
-    a.in = (const char *)j->in->data;
-    a.out = (char *)j->out->data;
-    a.d = (int)p->shape[0];
-    a.h = (int)p->shape[1];
-    a.w = (int)p->shape[2];
-    a.dz = (int)p->dmin[0];
-    a.dy = (int)p->dmin[1];
-    a.dx = (int)p->dmin[2];
-    a.sz_in = p->shape[0] > 1 ? (int)p->s_in[0] : 0;
-    a.sy_in = p->shape[1] > 1 ? (int)p->s_in[1] : 0;
-    a.sx_in = p->shape[2] > 1 ? (int)p->s_in[2] : 0;
-    a.sz_out = p->shape[0] > 1 ? (int)p->s_out[0] : 0;
-    a.sy_out = p->shape[1] > 1 ? (int)p->s_out[1] : 0;
-    a.sx_out = p->shape[2] > 1 ? (int)p->s_out[2] : 0;
-    a.mode = j->mode;
-    a.odt = (int)j->out->dtype;
+    FV_CU_FLT_TILE3D_FILL(a, j, p);
     a.cval = (ACC)j->cval;
     for (int64_t e = 0; e < p->count; e++) {
         int bz = (int)(p->delta[3 * e] - p->dmin[0]), by = (int)(p->delta[3 * e + 1] - p->dmin[1]);

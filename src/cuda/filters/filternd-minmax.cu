@@ -134,14 +134,8 @@ fv_k_flt_minmax_tile(const fv_cu_flt_mtargs a)
     const bool mx = a.mx != 0;
     const KT cv = M::key(fv_d_flt_to_in<T>(a.cval), mx);
     const int x0 = (int)blockIdx.x * FV_CU_FLT_MT_BX, y0 = (int)blockIdx.y * FV_CU_FLT_MT_TH;
-    for (int sy = (int)threadIdx.y; sy < SH; sy += FV_CU_FLT_MT_BY) {
-        const int iy = fv_d_flt_extend<int>(y0 + a.dy + sy, a.h, a.mode);
-        const char *row = a.in + (iy < 0 ? 0 : iy) * a.sy_in;
-        for (int sx = (int)threadIdx.x; sx < SW; sx += FV_CU_FLT_MT_BX) {
-            const int ix = iy < 0 ? -1 : fv_d_flt_extend<int>(x0 + a.dx + sx, a.w, a.mode);
-            s[sy * SW + sx] = ix < 0 ? cv : M::key(__ldg((const T *)(row + ix * a.sx_in)), mx);
-        }
-    }
+    fv_d_flt_tile2d_load<T, FV_CU_FLT_MT_BX, FV_CU_FLT_MT_BY, SH, SW>(s, a, x0, y0, cv,
+                                                                   [mx](T v) { return M::key(v, mx); });
     __syncthreads();
     const int x = x0 + (int)threadIdx.x, yb = y0 + (int)threadIdx.y * PY;
     if (x >= a.w || yb >= a.h)
@@ -186,22 +180,12 @@ fv_k_flt_minmax_tile(const fv_cu_flt_mtargs a)
 
 /* ---- host -------------------------------------------------------------------------- */
 
-/* The box side K, or 0 where the generic kernel runs: a structure, not 2-d, 64-bit index math, a span of the selected
- * displacements over 11 on an axis, more tile rows than a grid holds. */
+/* The box side K, or 0 where the generic kernel runs: a structure, or as
+ * fv_cu_flt_tile2d_k. */
 int
 fv_cu_flt_minmax_tile_k(const fv_cu_flt_ndjob *j, int has_st)
 {
-    const fv_cu_flt_ndprep *p = j->prep;
-    if (has_st || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
-        return 0;
-    int64_t m = p->dmax[0] - p->dmin[0] + 1, m1 = p->dmax[1] - p->dmin[1] + 1;
-    if (m1 > m)
-        m = m1;
-    if (m < 1 || m > FV_CU_FLT_MT_KMAX)
-        return 0;
-    if ((p->shape[0] + FV_CU_FLT_MT_TH - 1) / FV_CU_FLT_MT_TH > 65535 || (p->shape[1] + FV_CU_FLT_MT_BX - 1) / FV_CU_FLT_MT_BX > INT32_MAX)
-        return 0;
-    return m <= 3 ? 3 : m <= 5 ? 5 : m <= 7 ? 7 : m <= 9 ? 9 : 11;
+    return has_st ? 0 : fv_cu_flt_tile2d_k(j, FV_CU_FLT_MT_KMAX, FV_CU_FLT_MT_TH, FV_CU_FLT_MT_BX);
 }
 
 template <typename T>

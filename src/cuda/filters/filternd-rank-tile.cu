@@ -431,22 +431,7 @@ fv_cu_flt_rank_tile3_launch(const fv_cu_flt_ndjob *j)
     const fv_cu_flt_ndprep *p = j->prep;
     fv_cu_flt_r3args a;
     memset(&a, 0, sizeof a);
-    a.in = (const char *)j->in->data;
-    a.out = (char *)j->out->data;
-    a.d = (int)p->shape[0];
-    a.h = (int)p->shape[1];
-    a.w = (int)p->shape[2];
-    a.dz = (int)p->dmin[0];
-    a.dy = (int)p->dmin[1];
-    a.dx = (int)p->dmin[2];
-    a.sz_in = p->shape[0] > 1 ? (int)p->s_in[0] : 0;
-    a.sy_in = p->shape[1] > 1 ? (int)p->s_in[1] : 0;
-    a.sx_in = p->shape[2] > 1 ? (int)p->s_in[2] : 0;
-    a.sz_out = p->shape[0] > 1 ? (int)p->s_out[0] : 0;
-    a.sy_out = p->shape[1] > 1 ? (int)p->s_out[1] : 0;
-    a.sx_out = p->shape[2] > 1 ? (int)p->s_out[2] : 0;
-    a.mode = j->mode;
-    a.odt = (int)j->out->dtype;
+    FV_CU_FLT_TILE3D_FILL(a, j, p);
     a.rank = (int)j->rank;
     a.cval = j->cval;
     dim3 grid((unsigned)((a.w + FV_CU_FLT_R3_BX - 1) / FV_CU_FLT_R3_BX), (unsigned)((a.h + FV_CU_FLT_R3_BY - 1) / FV_CU_FLT_R3_BY),
@@ -461,13 +446,6 @@ fv_cu_flt_rank_tile3_launch(const fv_cu_flt_ndjob *j)
     return fv_cu_launch_status("rank filter kernel launch");
 }
 
-/* the tiled kernels only for 8/16-bit and float32 data (compile time) */
-template <typename T> struct fv_cu_flt_tile_ok { static const bool value = false; };
-template <> struct fv_cu_flt_tile_ok<uint8_t> { static const bool value = true; };
-template <> struct fv_cu_flt_tile_ok<int8_t> { static const bool value = true; };
-template <> struct fv_cu_flt_tile_ok<uint16_t> { static const bool value = true; };
-template <> struct fv_cu_flt_tile_ok<int16_t> { static const bool value = true; };
-template <> struct fv_cu_flt_tile_ok<float> { static const bool value = true; };
 template <typename T, bool OK> struct fv_cu_flt_tile_run {
     static fv_status run(const fv_cu_flt_ndjob *j, int k) { return FV_ENOKERNEL; }
 };
@@ -484,10 +462,10 @@ template <typename T>
 static fv_status
 fv_cu_flt_rank_tile_t(const fv_cu_flt_ndjob *j)
 {
-    int tk = fv_cu_flt_tile_ok<T>::value ? fv_cu_flt_rank_tile_k(j) : 0;
-    if (!tk && fv_cu_flt_tile_ok<T>::value && fv_cu_flt_rank_tile3_ok(j))
+    int tk = fv_cu_flt_small<T>::value ? fv_cu_flt_rank_tile_k(j) : 0;
+    if (!tk && fv_cu_flt_small<T>::value && fv_cu_flt_rank_tile3_ok(j))
         tk = 27;   /* the 3 x 3 x 3 box */
-    return tk ? fv_cu_flt_tile_run<T, fv_cu_flt_tile_ok<T>::value>::run(j, tk) : FV_ENOKERNEL;
+    return tk ? fv_cu_flt_tile_run<T, fv_cu_flt_small<T>::value>::run(j, tk) : FV_ENOKERNEL;
 }
 
 fv_status
