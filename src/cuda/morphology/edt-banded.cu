@@ -3,6 +3,24 @@
  * transposed planes of the banded last axis. */
 #include "cuda/morphology/edt.cuh"
 
+/* This thread's index t = (band b, line L) of the banded kernels (a thread per
+ * (line, band), lines fastest) and the band's positions [i0, i1); false where
+ * the guard is clear or the thread has no band. */
+__device__ __forceinline__ bool
+fv_d_edt_band_at(const fv_cu_edt_geom &g, int64_t &t, int64_t &L, int64_t &b, int64_t &i0, int64_t &i1)
+{
+    if (g.guard && !*g.guard)
+        return false;
+    t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= g.lines * g.nb)
+        return false;
+    L = t % g.lines;
+    b = t / g.lines;
+    i0 = b * g.W;
+    i1 = min(g.n, i0 + g.W);
+    return true;
+}
+
 
 /* Line L's coordinates on every axis but d, and its first element. */
 __device__ __forceinline__ int64_t
@@ -27,12 +45,9 @@ __global__ void
 fv_k_edt_band_build(fv_cu_edt_geom g, const int32_t *fin, int32_t *prv, int32_t *nxt, double *swr, int32_t *hd,
                     int32_t *tl)
 {
-    if (g.guard && !*g.guard)
+    int64_t t, L, b, i0, i1;
+    if (!fv_d_edt_band_at(g, t, L, b, i0, i1))
         return;
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= g.lines * g.nb)
-        return;
-    const int64_t L = t % g.lines, b = t / g.lines, i0 = b * g.W, i1 = min(g.n, i0 + g.W);
     int64_t x[FV_MAX_NDIM];
     const int64_t base = fv_d_edt_line(g, L, x);
     const fv__edt_list l = {prv + L, nxt + L, swr + L, g.lines};
@@ -92,12 +107,9 @@ fv_k_edt_band_merge(fv_cu_edt_geom g, int32_t *prv, int32_t *nxt, double *swr, i
 __global__ void
 fv_k_edt_band_last(fv_cu_edt_geom g, const int32_t *prv, int32_t *ll)
 {
-    if (g.guard && !*g.guard)
+    int64_t t, L, b, i0, i1;
+    if (!fv_d_edt_band_at(g, t, L, b, i0, i1))
         return;
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= g.lines * g.nb)
-        return;
-    const int64_t L = t % g.lines, b = t / g.lines, i0 = b * g.W, i1 = min(g.n, i0 + g.W);
     int32_t v = -1;
     for (int64_t i = i1 - 1; i >= i0; i--)
         if (prv[i * g.lines + L] != FV_EDT_DEAD) {
@@ -130,13 +142,11 @@ __global__ void
 fv_k_edt_band_query(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, const int32_t *prv, const int32_t *nxt,
                     const double *swr, const int32_t *hd, const int32_t *ll)
 {
-    if (g.guard && !*g.guard)
-        return;
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= g.lines * g.nb)
+    int64_t t, L, b, i0, i1;
+    if (!fv_d_edt_band_at(g, t, L, b, i0, i1))
         return;
     const int d = g.d, nd = g.nd;
-    const int64_t L = t % g.lines, b = t / g.lines, i0 = b * g.W, i1 = min(g.n, i0 + g.W), N = g.N;
+    const int64_t N = g.N;
     int64_t x[FV_MAX_NDIM];
     const int64_t base = fv_d_edt_line(g, L, x);
     const double sd = g.s[d];
