@@ -18,17 +18,9 @@ max=800
 
 # path, lines today: not split yet
 declare -A pending_size=(
-  [src/cuda/filters/filter1d.cu]=1395
-  [src/cuda/filters/filternd-rank.cu]=1042
-  [src/cuda/morphology/edt.cu]=1274
 )
 # not moved to the naming scheme yet
 pending_prefix=(
-  src/cuda/filters/filter-sep2.cu src/cuda/filters/filter-sep2.cuh src/cuda/filters/filter-sep2-row.cu
-  src/cuda/filters/filter-sep2-strip.cu src/cuda/filters/filter-sep2-tile.cu src/cuda/filters/filter1d.cu
-  src/cuda/filters/filternd-common.cuh src/cuda/filters/filternd-corr.cu src/cuda/filters/filternd-corr3d.cu
-  src/cuda/filters/filternd-minmax.cu src/cuda/filters/filternd-rank.cu src/cuda/filters/filternd.cu
-  src/cuda/filters/filters-common.cuh src/cuda/filters/laplace.cu src/cuda/filters/rank3d-net.h
 )
 retired='\b(fvf|fvs|fvk|fvt1?|fvr|FVF|FVS|FVK|FVT1?|FVR)_[A-Za-z0-9_]*'
 

@@ -198,4 +198,32 @@ fv_cu_launch_status(const char *what)
     return e == cudaSuccess ? FV_OK : fv__cuda_error(what, e);
 }
 
+/* A variant's support test (core/plan.h) for planner args that point to an int:
+ * the variant applies where it is non-zero. */
+static inline int
+fv_cu_flag_ok(const void *args, int device)
+{
+    (void)device;
+    return *(const int *)args;
+}
+
+/* Zeroes n bytes of device memory at d on the stream (flags the kernels set). */
+static inline fv_status
+fv_cu_zero(void *d, size_t n, cudaStream_t stream)
+{
+    cudaError_t e = cudaMemsetAsync(d, 0, n, stream);
+    return e == cudaSuccess ? FV_OK : fv__cuda_error("cudaMemsetAsync", e);
+}
+
+/* Copies n bytes at device address d to h and waits for the stream: the host's
+ * look at flags the kernels set (what: the error's wording). */
+static inline fv_status
+fv_cu_read_back(void *h, const void *d, size_t n, cudaStream_t stream, const char *what)
+{
+    cudaError_t e = cudaMemcpyAsync(h, d, n, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(stream);
+    return e == cudaSuccess ? FV_OK : fv__cuda_error(what, e);
+}
+
 #endif

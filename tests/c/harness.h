@@ -555,7 +555,7 @@ time_nd(cudaStream_t s, const fv__op_args *a, int untiled, int reps)
 
 /* ---- the correlate models ---------------------------------------------------------- */
 
-/* the GPU's float accumulation (filters-common.cuh fvf_acc_float) */
+/* the GPU's float accumulation (filters-common.cuh fv_cu_flt_acc_float) */
 static int
 acc_float(fv_dtype in, fv_dtype out)
 {

@@ -3,7 +3,7 @@
  *  - a host model of that kernel (tiles of 32 x 8 x 8 outputs, the tile and
  *    halo loaded with the mode applied, 8 planes per thread walked front to
  *    back, the K x K x K weight box), which runs without a GPU too;
- *  - a direct host model of the generic kernel (fvf_k_nd_correlate: per output
+ *  - a direct host model of the generic kernel (fv_k_flt_nd_correlate: per output
  *    the selected elements in C order (z, y, x), from 0, t = t + w * x in
  *    double without contraction, or for float32 outputs of float32 and 8/16-bit
  *    data in float with the product fused);
@@ -195,7 +195,7 @@ ref_tiled(const fv_array *h, const fv__filternd_params *p, fv_dtype odt, uint64_
     return 1;
 }
 
-/* the pairs the tiled 3-D kernel takes (filternd-corr3d.cu fvf_corr3d_run) */
+/* the pairs the tiled 3-D kernel takes (filternd-corr3d.cu fv_cu_flt_corr3d_run) */
 static int
 fast_pair(fv_dtype i, fv_dtype o)
 {

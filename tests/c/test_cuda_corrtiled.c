@@ -3,7 +3,7 @@
  *  - a host model of that kernel (tiles of 32 x 32 outputs, the tile and halo
  *    loaded with the mode applied, 8 rows per thread walked top to bottom, the
  *    K x K weight box), which runs without a GPU too;
- *  - a direct host model of the generic kernel (fvf_k_nd_correlate: per output
+ *  - a direct host model of the generic kernel (fv_k_flt_nd_correlate: per output
  *    the selected elements in C order, from 0, t = t + w * x in double without
  *    contraction, or for float32 outputs of float32 and 8/16-bit data in float
  *    with the product fused);

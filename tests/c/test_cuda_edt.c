@@ -370,7 +370,7 @@ test_gpu(int small)
     for (int k = 0; k < (small ? 1 : 5); k++) {
         gpu_case(2, wide, k, 0.5, 0, 1, 1, FV_INT32, 0);
         gpu_case(2, tall, k, 0.999, 0, 1, 1, FV_INT64, 0);
-        /* distances alone (the last-axis-first path), runs longer than FV_EDT_SEG */
+        /* distances alone (the last-axis-first path), runs longer than FV_CU_EDT_SEG */
         int64_t cube[3] = {9, 40, 333};
         gpu_case(2, wide, k, 0.5, k % 2, 1, 0, FV_INT32, k == 1);
         gpu_case(3, cube, k, k == 4 ? 0.9999 : 0.97, k % 2, 1, 0, FV_INT32, k == 2);

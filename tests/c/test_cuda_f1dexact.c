@@ -1,13 +1,13 @@
 /* Float accumulators for 8/16-bit data into integer outputs where float is exact
  * (src/cuda/filters/filter1d.cu, filter-sep2.cu, filters-common.cuh
- * fvf_float_exact): the CUDA result must equal the CPU backend's (scipy's double
+ * fv_cu_flt_float_exact): the CUDA result must equal the CPU backend's (scipy's double
  * sums) bit for bit, and the CUDA double-accumulator path's
  * (variant "double" of "cuda.filter1d.acc").
  *
  * Paths: correlate1d with weights float sums exactly (integers, dyadic
  * fractions: the float path) and with weights it does not (random, thirds,
  * tenths, a large sum: 16-bit data take the double path, which the predicate
- * must keep; 8-bit data the checked float path, fvf_float_checked, whose
+ * must keep; 8-bit data the checked float path, fv_cu_flt_float_checked, whose
  * uncertain outputs are summed again in double: the second loop drives it with
  * sums on and near integers, windows of 3 to 130 taps);
  * uniform_filter1d; minimum / maximum_filter1d; the fused two-pass kernel
@@ -226,7 +226,7 @@ main(void)
     }
     /* the checked float path (8-bit data, weights float does not sum exactly):
      * random, symmetric, antisymmetric, 1/n (flat data sums to integers exactly
-     * in real arithmetic, not in float) and tenths, windows up to past FVF_WINLINE */
+     * in real arithmetic, not in float) and tenths, windows up to past FV_CU_FLT_WINLINE */
     static const fv_dtype ins8[] = {FV_UINT8, FV_INT8, FV_BOOL};
     static const fv_dtype outs8[] = {FV_INT16, FV_INT32, FV_BOOL, FV_UINT16};
     static const int64_t ns[] = {3, 5, 9, 17, 33, 130};
@@ -256,7 +256,7 @@ main(void)
     }
     /* weights on the device: float and 32-bit data (the kernels' symmetry test
      * picks scipy's order of sums: random, symmetric, antisymmetric, symmetric
-     * within DBL_EPSILON, even lengths), windows past FVF_WINLINE and the direct
+     * within DBL_EPSILON, even lengths), windows past FV_CU_FLT_WINLINE and the direct
      * kernel's; 8-bit data with weights the checked bound refuses (every output
      * summed again in double, kept to 16 bits) */
     static const fv_dtype insd[] = {FV_FLOAT32, FV_FLOAT64, FV_INT32, FV_UINT8, FV_INT8, FV_UINT16};

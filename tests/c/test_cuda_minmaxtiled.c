@@ -5,7 +5,7 @@
  *    bottom, the K x K selection box, integer keys by unsigned min, float keys by
  *    strict comparison from the first selected element), which runs without a
  *    GPU too;
- *  - a direct host model of the generic kernel (fvf_k_nd_minmax, scipy's
+ *  - a direct host model of the generic kernel (fv_k_flt_nd_minmax, scipy's
  *    NI_MinOrMaxFilter: cval cast to the input type; the first selected
  *    element in double (plus its structure value), the later ones in the input
  *    type (plus the structure value cast to it), replacing the result when
@@ -38,7 +38,7 @@
 
 /* ---- the models' casts ------------------------------------------------------------ */
 
-/* scipy's (_type)cval: the bits of fvf_to_in<T>(cval) (bool as uint8) */
+/* scipy's (_type)cval: the bits of fv_d_flt_to_in<T>(cval) (bool as uint8) */
 static uint64_t
 m_to_in(fv_dtype dt, double x)
 {

@@ -1,8 +1,8 @@
 /* The tiled 3-D CUDA rank filter (a full 3 x 3 x 3 box over 8/16-bit and
  * float32 data, src/cuda/filters/filternd-rank.cu):
  *  - on the host (runs everywhere): a model of its selection (each 3 x 3 plane
- *    sorted by FVF_R3_SORT9, the planes merged by FVF_R3_MERGE, the rank read
- *    at FVF_R3_POS; NaN, or -0.0 with a zero selected: scipy's quickselect)
+ *    sorted by FV_CU_FLT_R3_SORT9, the planes merged by FV_CU_FLT_R3_MERGE, the rank read
+ *    at FV_CU_FLT_R3_POS; NaN, or -0.0 with a zero selected: scipy's quickselect)
  *    against a sort of the window, every rank, float and packed 8/16-bit lanes;
  *  - on the GPU: every mode, origins -1..1 per axis, tiny, thin, odd and 64^3
  *    shapes, strided views, NaN / +-inf / -0.0 among the floats, NaN and -0.0
@@ -43,7 +43,7 @@ m3_net_f(const float *w, int rank)
         v[I] = m3_min(c0, c1);           \
         v[J] = m3_max(c0, c1);           \
     }
-        FVF_R3_SORT9(C)
+        FV_CU_FLT_R3_SORT9(C)
 #undef C
     }
     float *v = p;
@@ -53,11 +53,11 @@ m3_net_f(const float *w, int rank)
         v[I] = m3_min(c0, c1);           \
         v[J] = m3_max(c0, c1);           \
     }
-    FVF_R3_MERGE(C)
+    FV_CU_FLT_R3_MERGE(C)
 #undef C
     float u[27];
 #define AT(K, I) u[K] = v[I];
-    FVF_R3_POS(AT)
+    FV_CU_FLT_R3_POS(AT)
 #undef AT
     return u[rank];
 }
@@ -99,7 +99,7 @@ m3_net_u8x4(const uint8_t w[4][27], int rank, uint8_t out[4])
         v[I] = m3_vmin4(c0, c1);         \
         v[J] = m3_vmax4(c0, c1);         \
     }
-        FVF_R3_SORT9(C)
+        FV_CU_FLT_R3_SORT9(C)
 #undef C
     }
     uint32_t *v = p;
@@ -109,11 +109,11 @@ m3_net_u8x4(const uint8_t w[4][27], int rank, uint8_t out[4])
         v[I] = m3_vmin4(c0, c1);         \
         v[J] = m3_vmax4(c0, c1);         \
     }
-    FVF_R3_MERGE(C)
+    FV_CU_FLT_R3_MERGE(C)
 #undef C
     uint32_t u[27];
 #define AT(K, I) u[K] = v[I];
-    FVF_R3_POS(AT)
+    FV_CU_FLT_R3_POS(AT)
 #undef AT
     for (int l = 0; l < 4; l++)
         out[l] = (uint8_t)(u[rank] >> (8 * l));

@@ -438,7 +438,7 @@ test_grid(void)
 }
 
 /* float32 with both windows of one size: the kernels compiled for a window size
- * (fvs_spec: 3, 5, 9, 17, ...) and the sizes between them (the general kernel),
+ * (fv_cu_sep_spec: 3, 5, 9, 17, ...) and the sizes between them (the general kernel),
  * every kind, both pass orders, origins, modes, partial tiles, strided and
  * offset layouts, NaN / inf data; gaussian / uniform / min / max filters whose
  * two windows agree */
@@ -532,7 +532,7 @@ test_strip1d(void)
             shape[0] = 700 + irand(0, 100);   /* several strips down the axis */
         if (along && r % 5 == 1)
             shape[nd - 1] = 2000 + irand(0, 3000);   /* long lines: several segments */
-        /* a third of them uint8 (fvs_k_row1u8: lines of a multiple of its chunk's 4, 8
+        /* a third of them uint8 (fv_k_sep_row1u8: lines of a multiple of its chunk's 4, 8
          * or 16 values, taken in turn; others take 4-byte chunks or decline) */
         const fv_dtype tdt = along && r % 3 == 1 ? FV_UINT8 : FV_FLOAT32;
         const int vb = 4 << (r / 6 % 3);

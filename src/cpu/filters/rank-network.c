@@ -1,6 +1,7 @@
 /* Selection networks and scipy's quickselect for the rank filter. */
 #include <stdlib.h>
 #include "rank-network.h"
+#include "ops/filters/ni-select.h"
 
 int
 fv__rank_net_want(int64_t count, fv_dtype dt)
@@ -89,32 +90,5 @@ double
 fv__ni_select(double *buf, int64_t max, int64_t rank)
 {
     int64_t min = 0;
-    for (;;) {
-        if (min == max)
-            return buf[min];
-        double x = buf[min];
-        int64_t ii = min - 1, jj = max + 1;
-        for (;;) {
-            do
-                jj--;
-            while (buf[jj] > x);
-            do
-                ii++;
-            while (buf[ii] < x);
-            if (ii < jj) {
-                double t = buf[ii];
-                buf[ii] = buf[jj];
-                buf[jj] = t;
-            } else {
-                break;
-            }
-        }
-        ii = jj - min + 1;
-        if (rank < ii) {
-            max = jj;
-        } else {
-            min = jj + 1;
-            rank -= ii;
-        }
-    }
+    FV__NI_SELECT(double, buf, min, max, rank)
 }

@@ -13,27 +13,27 @@
 #include <stdlib.h>
 #include "filters-common.cuh"
 
-#define FVF_ND_THREADS 256
+#define FV_CU_FLT_ND_THREADS 256
 
-template <typename IT> struct fvf_ndg {
+template <typename IT> struct fv_cu_flt_ndg {
     int ndim;
     IT size;                            /* output points */
     IT shape[FV_MAX_NDIM], s_in[FV_MAX_NDIM], s_out[FV_MAX_NDIM];
     IT dmin[FV_MAX_NDIM], dmax[FV_MAX_NDIM];   /* displacement range per axis */
 };
 
-typedef struct fvf_ndtab {
+typedef struct fv_cu_flt_ndtab {
     const int64_t *off;     /* count */
     const double *w;        /* count: weights, or the structure (negated for minimum) */
     const uint64_t *st;     /* count: structure cast to the input type (bits) */
     const int32_t *delta;   /* count * ndim */
-} fvf_ndtab;
+} fv_cu_flt_ndtab;
 
-template <typename IT> struct fvf_ndargs {
+template <typename IT> struct fv_cu_flt_ndargs {
     const char *in;
     char *out;
-    fvf_ndg<IT> g;
-    fvf_ndtab t;
+    fv_cu_flt_ndg<IT> g;
+    fv_cu_flt_ndtab t;
     int64_t count, rank;
     int mode, odt, mn, has_st;
     double cval;
@@ -43,7 +43,7 @@ template <typename IT> struct fvf_ndargs {
 /* Coordinates and offsets of output point i; returns 1 when the window is inside. */
 template <typename IT>
 __device__ __forceinline__ bool
-fvf_nd_point(const fvf_ndg<IT> &g, IT i, IT *c, IT &oi, IT &oo)
+fv_d_flt_nd_point(const fv_cu_flt_ndg<IT> &g, IT i, IT *c, IT &oi, IT &oo)
 {
     bool inside = true;
     oi = 0;
@@ -67,14 +67,14 @@ fvf_nd_point(const fvf_ndg<IT> &g, IT i, IT *c, IT &oi, IT &oo)
 /* Byte offset of window element j at a border point, or -1 past a constant edge. */
 template <typename IT>
 __device__ __forceinline__ bool
-fvf_nd_border(const fvf_ndg<IT> &g, const int32_t *delta, int64_t j, const IT *c, int mode, IT &off)
+fv_d_flt_nd_border(const fv_cu_flt_ndg<IT> &g, const int32_t *delta, int64_t j, const IT *c, int mode, IT &off)
 {
     off = 0;
     const int32_t *dj = delta + j * g.ndim;
 #pragma unroll
     for (int d = 0; d < FV_MAX_NDIM; d++) {
         if (d < g.ndim) {
-            IT q = fvf_extend<IT>(c[d] + (IT)__ldg(dj + d), g.shape[d], mode);
+            IT q = fv_d_flt_extend<IT>(c[d] + (IT)__ldg(dj + d), g.shape[d], mode);
             if (q < 0)
                 return false;
             off += q * g.s_in[d];
@@ -89,19 +89,19 @@ fvf_nd_border(const fvf_ndg<IT> &g, const int32_t *delta, int64_t j, const IT *c
  * spelled out (fma.rn.f32 in every float instantiation). The generic and the
  * tiled kernels share it, so that their bits agree. */
 __device__ __forceinline__ double
-fvf_nd_madd(double t, double w, double x)
+fv_d_flt_nd_madd(double t, double w, double x)
 {
     return __dadd_rn(t, __dmul_rn(w, x));
 }
 
 __device__ __forceinline__ float
-fvf_nd_madd(float t, float w, float x)
+fv_d_flt_nd_madd(float t, float w, float x)
 {
     return __fmaf_rn(w, x, t);
 }
 
 /* Host: the window tables and geometry. kind: fv__filternd_kind. */
-typedef struct fvf_ndprep {
+typedef struct fv_cu_flt_ndprep {
     int ndim;
     int64_t count;
     int64_t shape[FV_MAX_NDIM], s_in[FV_MAX_NDIM], s_out[FV_MAX_NDIM];
@@ -109,10 +109,10 @@ typedef struct fvf_ndprep {
     int64_t *off;       /* host copies, count each */
     double *w;
     int32_t *delta;
-} fvf_ndprep;
+} fv_cu_flt_ndprep;
 
 static inline void
-fvf_ndprep_free(fvf_ndprep *p)
+fv_cu_flt_ndprep_free(fv_cu_flt_ndprep *p)
 {
     free(p->off);
     free(p->w);
@@ -123,7 +123,7 @@ fvf_ndprep_free(fvf_ndprep *p)
 }
 
 static inline fv_status
-fvf_ndprep_init(fvf_ndprep *p, const fv__filternd_params *f, const fv_array *in, const fv_array *out,
+fv_cu_flt_ndprep_init(fv_cu_flt_ndprep *p, const fv__filternd_params *f, const fv_array *in, const fv_array *out,
                 const char *dom)
 {
     int nd = in->ndim > 0 ? in->ndim : 1;
@@ -164,7 +164,7 @@ fvf_ndprep_init(fvf_ndprep *p, const fv__filternd_params *f, const fv_array *in,
     p->w = (double *)malloc((size_t)count * sizeof(double));
     p->delta = (int32_t *)malloc((size_t)count * (size_t)nd * sizeof(int32_t));
     if (!p->off || !p->w || !p->delta) {
-        fvf_ndprep_free(p);
+        fv_cu_flt_ndprep_free(p);
         return fv_error_set(FV_ENOMEM, dom, "out of host memory for %lld window elements", (long long)count);
     }
     int64_t k = 0;
@@ -200,9 +200,9 @@ fvf_ndprep_init(fvf_ndprep *p, const fv__filternd_params *f, const fv_array *in,
 
 /* 32-bit index math when every offset and count fits. */
 static inline int
-fvf_nd_fits32(const fvf_ndprep *p, const fv_array *in, const fv_array *out)
+fv_cu_flt_nd_fits32(const fv_cu_flt_ndprep *p, const fv_array *in, const fv_array *out)
 {
-    if (fv_array_size(out) > INT32_MAX / 2 || fvf_extent(in) > INT32_MAX / 2 || fvf_extent(out) > INT32_MAX / 2)
+    if (fv_array_size(out) > INT32_MAX / 2 || fv_cu_flt_extent(in) > INT32_MAX / 2 || fv_cu_flt_extent(out) > INT32_MAX / 2)
         return 0;
     for (int d = 0; d < p->ndim; d++) {
         int64_t m = p->dmin[d] < 0 ? -p->dmin[d] : p->dmin[d];
@@ -215,7 +215,7 @@ fvf_nd_fits32(const fvf_ndprep *p, const fv_array *in, const fv_array *out)
 
 template <typename IT>
 static inline void
-fvf_nd_pack(fvf_ndg<IT> *g, const fvf_ndprep *p, int64_t size)
+fv_cu_flt_nd_pack(fv_cu_flt_ndg<IT> *g, const fv_cu_flt_ndprep *p, int64_t size)
 {
     memset(g, 0, sizeof *g);
     g->ndim = p->ndim;
@@ -231,24 +231,24 @@ fvf_nd_pack(fvf_ndg<IT> *g, const fvf_ndprep *p, int64_t size)
 }
 
 /* What the rank launcher needs (filternd-rank.cu). */
-typedef struct fvf_ndjob {
+typedef struct fv_cu_flt_ndjob {
     fv_context *ctx;
     int device;
     cudaStream_t stream;
     const fv_array *in;
     fv_array *out;
-    const fvf_ndprep *prep;
-    fvf_ndtab tab;
+    const fv_cu_flt_ndprep *prep;
+    fv_cu_flt_ndtab tab;
     int fits32;
     int64_t rank;
     int mode;
     double cval;
-} fvf_ndjob;
+} fv_cu_flt_ndjob;
 
 /* The 2-D geometry every tiled kernel's arguments carry (fields in, out, h, w,
  * dy, dx, sy_in, sx_in, sy_out, sx_out, mode, odt), from job j and its prep p:
  * byte strides, 0 along an axis of 1. */
-#define FVF_TILE2D_FILL(a, j, p)                                           \
+#define FV_CU_FLT_TILE2D_FILL(a, j, p)                                           \
     do {                                                                   \
         (a).in = (const char *)(j)->in->data;                              \
         (a).out = (char *)(j)->out->data;                                  \
@@ -264,28 +264,86 @@ typedef struct fvf_ndjob {
         (a).odt = (int)(j)->out->dtype;                                    \
     } while (0)
 
+/* A 2-D tiled kernel's block (BX x BY threads) loads its tile and halo, SH rows of
+ * SW values from row y0 + a.dy and column x0 + a.dx, into s (rows SW apart), the
+ * mode applied per axis: cv outside a constant edge, else conv(the value of T). */
+template <typename T, int BX, int BY, int SH, int SW, typename S, typename A, typename F>
+__device__ __forceinline__ void
+fv_d_flt_tile2d_load(S *s, const A &a, int x0, int y0, S cv, F conv)
+{
+    for (int sy = (int)threadIdx.y; sy < SH; sy += BY) {
+        const int iy = fv_d_flt_extend<int>(y0 + a.dy + sy, a.h, a.mode);
+        const char *row = a.in + (iy < 0 ? 0 : iy) * a.sy_in;
+        for (int sx = (int)threadIdx.x; sx < SW; sx += BX) {
+            const int ix = iy < 0 ? -1 : fv_d_flt_extend<int>(x0 + a.dx + sx, a.w, a.mode);
+            s[sy * SW + sx] = ix < 0 ? cv : conv(__ldg((const T *)(row + ix * a.sx_in)));
+        }
+    }
+}
+
+/* The box side K (3, 5, 7, 9 or 11) of a 2-D tiled kernel whose tiles are th rows
+ * by bx columns, or 0 where the generic kernel runs: not 2-d, 64-bit index math,
+ * a span of the selected displacements over kmax on an axis, more tile rows than
+ * a grid holds. */
+static inline int
+fv_cu_flt_tile2d_k(const fv_cu_flt_ndjob *j, int kmax, int th, int bx)
+{
+    const fv_cu_flt_ndprep *p = j->prep;
+    if (p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
+        return 0;
+    int64_t m = p->dmax[0] - p->dmin[0] + 1, m1 = p->dmax[1] - p->dmin[1] + 1;
+    if (m1 > m)
+        m = m1;
+    if (m < 1 || m > kmax)
+        return 0;
+    if ((p->shape[0] + th - 1) / th > 65535 || (p->shape[1] + bx - 1) / bx > INT32_MAX)
+        return 0;
+    return m <= 3 ? 3 : m <= 5 ? 5 : m <= 7 ? 7 : m <= 9 ? 9 : 11;
+}
+
+/* The same for the 3-D tiled kernels' arguments (32-bit, axes z, y, x). */
+#define FV_CU_FLT_TILE3D_FILL(a, j, p)                                           \
+    do {                                                                   \
+        (a).in = (const char *)(j)->in->data;                              \
+        (a).out = (char *)(j)->out->data;                                  \
+        (a).d = (int)(p)->shape[0];                                        \
+        (a).h = (int)(p)->shape[1];                                        \
+        (a).w = (int)(p)->shape[2];                                        \
+        (a).dz = (int)(p)->dmin[0];                                        \
+        (a).dy = (int)(p)->dmin[1];                                        \
+        (a).dx = (int)(p)->dmin[2];                                        \
+        (a).sz_in = (p)->shape[0] > 1 ? (int)(p)->s_in[0] : 0;             \
+        (a).sy_in = (p)->shape[1] > 1 ? (int)(p)->s_in[1] : 0;             \
+        (a).sx_in = (p)->shape[2] > 1 ? (int)(p)->s_in[2] : 0;             \
+        (a).sz_out = (p)->shape[0] > 1 ? (int)(p)->s_out[0] : 0;           \
+        (a).sy_out = (p)->shape[1] > 1 ? (int)(p)->s_out[1] : 0;           \
+        (a).sx_out = (p)->shape[2] > 1 ? (int)(p)->s_out[2] : 0;           \
+        (a).mode = (j)->mode;                                              \
+        (a).odt = (int)(j)->out->dtype;                                    \
+    } while (0)
+
 /* The generic rank kernels (after the tables are on the device). */
-fv_status fvf_rank_run(fvf_ndjob *j);
+fv_status fv_cu_flt_rank_run(fv_cu_flt_ndjob *j);
 /* The tiled rank kernels (no device tables), or FV_ENOKERNEL where they do not apply. */
-fv_status fvf_rank_tile_run(const fvf_ndjob *j);
+fv_status fv_cu_flt_rank_tile_run(const fv_cu_flt_ndjob *j);
 /* The tiled 2-D correlation (filternd-corr.cu), or FV_ENOKERNEL where it does not apply. */
-fv_status fvf_corr_tile_run(const fvf_ndjob *j, int accf);
+fv_status fv_cu_flt_corr_tile_run(const fv_cu_flt_ndjob *j, int accf);
 /* The tiled 2-D flat minimum / maximum (filternd-minmax.cu), or FV_ENOKERNEL where it does not apply. */
-fv_status fvf_minmax_tile_run(const fvf_ndjob *j, int mn, int has_st);
+fv_status fv_cu_flt_minmax_tile_run(const fv_cu_flt_ndjob *j, int mn, int has_st);
 /* The tiled 3-D correlation (filternd-corr3d.cu), or FV_ENOKERNEL where it does not apply. */
-fv_status fvf_corr3d_run(const fvf_ndjob *j, int accf);
+fv_status fv_cu_flt_corr3d_run(const fv_cu_flt_ndjob *j, int accf);
 /* Where the tiled kernels apply (the variants' supports, filternd.cu): the box
- * side, or 0 / 1 (fvf_rank_tile3_ok). */
-int fvf_corr_tile_k(const fvf_ndjob *j);
-int fvf_corr3d_k(const fvf_ndjob *j);
-int fvf_minmax_tile_k(const fvf_ndjob *j, int has_st);
-int fvf_rank_tile_k(const fvf_ndjob *j);
-int fvf_rank_tile3_ok(const fvf_ndjob *j);
+ * side, or 0 / 1 (fv_cu_flt_rank_tile3_ok). */
+int fv_cu_flt_corr_tile_k(const fv_cu_flt_ndjob *j);
+int fv_cu_flt_corr3d_k(const fv_cu_flt_ndjob *j);
+int fv_cu_flt_minmax_tile_k(const fv_cu_flt_ndjob *j, int has_st);
+int fv_cu_flt_rank_tile_k(const fv_cu_flt_ndjob *j);
+int fv_cu_flt_rank_tile3_ok(const fv_cu_flt_ndjob *j);
 
 static inline unsigned
-fvf_nd_grid(int64_t n, int device)
+fv_cu_flt_nd_grid(int64_t n, int device)
 {
-    int64_t blocks = (n + FVF_ND_THREADS - 1) / FVF_ND_THREADS;
+    int64_t blocks = (n + FV_CU_FLT_ND_THREADS - 1) / FV_CU_FLT_ND_THREADS;
     int64_t cap = (int64_t)fv__cuda_sm_count(device) * 16;
     if (blocks > cap)
         blocks = cap;

@@ -1,5 +1,5 @@
 /* CUDA tiled 2-D correlation (FV__OP_FILTERND, FV__FND_CORRELATE): a faster
- * route to exactly the bits of the generic kernel (fvf_k_nd_correlate in
+ * route to exactly the bits of the generic kernel (fv_k_flt_nd_correlate in
  * filternd.cu) for 2-d data whose selected window elements span at most
  * 11 x 11 (dense weights or any footprint / zero-weight pattern inside that
  * box; even sizes and origins included), every input and output dtype, every
@@ -9,7 +9,7 @@
  * One block of 32 x 4 threads per 32 x 32 output tile. The tile and its halo
  * (the box of window displacements, origin included) go to shared memory
  * already converted to the accumulator type, the mode applied at load time
- * (fvf_extend per axis; outside a constant edge: (ACC)cval, as the generic
+ * (fv_d_flt_extend per axis; outside a constant edge: (ACC)cval, as the generic
  * kernel reads it). Each thread then takes 8 output rows of one column: it
  * walks the 8 + K - 1 input rows of its strip top to bottom, holding one row's
  * K values in registers, and adds each row into every output that uses it, so
@@ -22,19 +22,19 @@
  * in C order of the window (the rows top to bottom, each left to right), from
  * 0, as t = t + w * x with w = (ACC)weight, x = (ACC)value: in double with
  * separately rounded products and sums, or for float32 outputs of float32 and
- * 8/16-bit data in float with the product fused (__fmaf_rn): fvf_nd_madd,
+ * 8/16-bit data in float with the product fused (__fmaf_rn): fv_d_flt_nd_madd,
  * shared with the generic kernel. An element that is not selected (|w| <= DBL_EPSILON, NaN, or
  * outside the footprint) is skipped, never added as 0 * x (inf and NaN data,
- * the sign of a zero sum). The result goes through fvf_store_nd. */
+ * the sign of a zero sum). The result goes through fv_d_flt_store_nd. */
 #include "filternd-common.cuh"
 
-#define FVF_CT_BX 32                        /* threads along x, one column each */
-#define FVF_CT_BY 4                         /* threads along y */
-#define FVF_CT_PY 8                         /* output rows per thread */
-#define FVF_CT_TH (FVF_CT_BY * FVF_CT_PY)   /* tile height */
-#define FVF_CT_KMAX 11                      /* largest box side */
+#define FV_CU_FLT_CT_BX 32                        /* threads along x, one column each */
+#define FV_CU_FLT_CT_BY 4                         /* threads along y */
+#define FV_CU_FLT_CT_PY 8                         /* output rows per thread */
+#define FV_CU_FLT_CT_TH (FV_CU_FLT_CT_BY * FV_CU_FLT_CT_PY)   /* tile height */
+#define FV_CU_FLT_CT_KMAX 11                      /* largest box side */
 
-template <typename ACC> struct fvf_ctargs {
+template <typename ACC> struct fv_cu_flt_ctargs {
     const char *in;
     char *out;
     int h, w;                           /* image rows, columns */
@@ -43,25 +43,18 @@ template <typename ACC> struct fvf_ctargs {
     int mode, odt;
     unsigned rows;                      /* bit ky: box row ky selects an element */
     ACC cval;                           /* (ACC)cval */
-    ACC wt[FVF_CT_KMAX * FVF_CT_KMAX];  /* K x K box weights (ACC), 0: not selected */
+    ACC wt[FV_CU_FLT_CT_KMAX * FV_CU_FLT_CT_KMAX];  /* K x K box weights (ACC), 0: not selected */
 };
 
 /* FULL: all K * K box elements selected (no per-element test) */
 template <typename T, typename ACC, int K, bool FULL>
-__global__ void __launch_bounds__(FVF_CT_BX * FVF_CT_BY)
-fvf_k_corr_tile(const fvf_ctargs<ACC> a)
+__global__ void __launch_bounds__(FV_CU_FLT_CT_BX * FV_CU_FLT_CT_BY)
+fv_k_flt_corr_tile(const fv_cu_flt_ctargs<ACC> a)
 {
-    enum { SW = FVF_CT_BX + K - 1, SH = FVF_CT_TH + K - 1, PY = FVF_CT_PY };
+    enum { SW = FV_CU_FLT_CT_BX + K - 1, SH = FV_CU_FLT_CT_TH + K - 1, PY = FV_CU_FLT_CT_PY };
     __shared__ ACC s[SH * SW];
-    const int x0 = (int)blockIdx.x * FVF_CT_BX, y0 = (int)blockIdx.y * FVF_CT_TH;
-    for (int sy = (int)threadIdx.y; sy < SH; sy += FVF_CT_BY) {
-        const int iy = fvf_extend<int>(y0 + a.dy + sy, a.h, a.mode);
-        const char *row = a.in + (iy < 0 ? 0 : iy) * a.sy_in;
-        for (int sx = (int)threadIdx.x; sx < SW; sx += FVF_CT_BX) {
-            const int ix = iy < 0 ? -1 : fvf_extend<int>(x0 + a.dx + sx, a.w, a.mode);
-            s[sy * SW + sx] = ix < 0 ? a.cval : (ACC)__ldg((const T *)(row + ix * a.sx_in));
-        }
-    }
+    const int x0 = (int)blockIdx.x * FV_CU_FLT_CT_BX, y0 = (int)blockIdx.y * FV_CU_FLT_CT_TH;
+    fv_d_flt_tile2d_load<T, FV_CU_FLT_CT_BX, FV_CU_FLT_CT_BY, SH, SW>(s, a, x0, y0, a.cval, [](T v) { return (ACC)v; });
     __syncthreads();
     const int x = x0 + (int)threadIdx.x, yb = y0 + (int)threadIdx.y * PY;
     if (x >= a.w || yb >= a.h)
@@ -88,7 +81,7 @@ fvf_k_corr_tile(const fvf_ctargs<ACC> a)
             for (int kx = 0; kx < K; kx++) {
                 const ACC wv = a.wt[ky * K + kx];
                 if (FULL || wv != (ACC)0)
-                    acc[q] = fvf_nd_madd(acc[q], wv, v[kx]);
+                    acc[q] = fv_d_flt_nd_madd(acc[q], wv, v[kx]);
             }
         }
     }
@@ -96,49 +89,38 @@ fvf_k_corr_tile(const fvf_ctargs<ACC> a)
     for (int q = 0; q < PY; q++) {
         const int y = yb + q;
         if (y < a.h)
-            fvf_store_nd(a.out + y * a.sy_out + x * a.sx_out, a.odt, acc[q]);
+            fv_d_flt_store_nd(a.out + y * a.sy_out + x * a.sx_out, a.odt, acc[q]);
     }
 }
 
 /* ---- host -------------------------------------------------------------------------- */
 
-/* The box side K, or 0 where the generic kernel runs: not 2-d, 64-bit index math, a span of the selected displacements
- * over 11 on an axis, more tile rows than a grid holds. */
+/* The box side K, or 0 where the generic kernel runs (fv_cu_flt_tile2d_k). */
 int
-fvf_corr_tile_k(const fvf_ndjob *j)
+fv_cu_flt_corr_tile_k(const fv_cu_flt_ndjob *j)
 {
-    const fvf_ndprep *p = j->prep;
-    if (p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
-        return 0;
-    int64_t m = p->dmax[0] - p->dmin[0] + 1, m1 = p->dmax[1] - p->dmin[1] + 1;
-    if (m1 > m)
-        m = m1;
-    if (m < 1 || m > FVF_CT_KMAX)
-        return 0;
-    if ((p->shape[0] + FVF_CT_TH - 1) / FVF_CT_TH > 65535 || (p->shape[1] + FVF_CT_BX - 1) / FVF_CT_BX > INT32_MAX)
-        return 0;
-    return m <= 3 ? 3 : m <= 5 ? 5 : m <= 7 ? 7 : m <= 9 ? 9 : 11;
+    return fv_cu_flt_tile2d_k(j, FV_CU_FLT_CT_KMAX, FV_CU_FLT_CT_TH, FV_CU_FLT_CT_BX);
 }
 
 template <typename T, typename ACC, int K>
 static void
-fvf_corr_tile_go(const fvf_ctargs<ACC> &a, bool full, dim3 grid, cudaStream_t stream)
+fv_cu_flt_corr_tile_go(const fv_cu_flt_ctargs<ACC> &a, bool full, dim3 grid, cudaStream_t stream)
 {
-    dim3 block(FVF_CT_BX, FVF_CT_BY);
+    dim3 block(FV_CU_FLT_CT_BX, FV_CU_FLT_CT_BY);
     if (full)
-        fvf_k_corr_tile<T, ACC, K, true><<<grid, block, 0, stream>>>(a);
+        fv_k_flt_corr_tile<T, ACC, K, true><<<grid, block, 0, stream>>>(a);
     else
-        fvf_k_corr_tile<T, ACC, K, false><<<grid, block, 0, stream>>>(a);
+        fv_k_flt_corr_tile<T, ACC, K, false><<<grid, block, 0, stream>>>(a);
 }
 
 template <typename T, typename ACC>
 static fv_status
-fvf_corr_tile_launch(const fvf_ndjob *j, int k)
+fv_cu_flt_corr_tile_launch(const fv_cu_flt_ndjob *j, int k)
 {
-    const fvf_ndprep *p = j->prep;
-    fvf_ctargs<ACC> a;
+    const fv_cu_flt_ndprep *p = j->prep;
+    fv_cu_flt_ctargs<ACC> a;
     memset(&a, 0, sizeof a);
-    FVF_TILE2D_FILL(a, j, p);
+    FV_CU_FLT_TILE2D_FILL(a, j, p);
     a.cval = (ACC)j->cval;
     for (int64_t e = 0; e < p->count; e++) {
         int by = (int)(p->delta[2 * e] - p->dmin[0]), bx = (int)(p->delta[2 * e + 1] - p->dmin[1]);
@@ -146,41 +128,33 @@ fvf_corr_tile_launch(const fvf_ndjob *j, int k)
         a.rows |= 1u << by;
     }
     bool full = p->count == (int64_t)k * k;
-    dim3 grid((unsigned)((a.w + FVF_CT_BX - 1) / FVF_CT_BX), (unsigned)((a.h + FVF_CT_TH - 1) / FVF_CT_TH));
+    dim3 grid((unsigned)((a.w + FV_CU_FLT_CT_BX - 1) / FV_CU_FLT_CT_BX), (unsigned)((a.h + FV_CU_FLT_CT_TH - 1) / FV_CU_FLT_CT_TH));
     switch (k) {
-    case 3: fvf_corr_tile_go<T, ACC, 3>(a, full, grid, j->stream); break;
-    case 5: fvf_corr_tile_go<T, ACC, 5>(a, full, grid, j->stream); break;
-    case 7: fvf_corr_tile_go<T, ACC, 7>(a, full, grid, j->stream); break;
-    case 9: fvf_corr_tile_go<T, ACC, 9>(a, full, grid, j->stream); break;
-    default: fvf_corr_tile_go<T, ACC, 11>(a, full, grid, j->stream); break;
+    case 3: fv_cu_flt_corr_tile_go<T, ACC, 3>(a, full, grid, j->stream); break;
+    case 5: fv_cu_flt_corr_tile_go<T, ACC, 5>(a, full, grid, j->stream); break;
+    case 7: fv_cu_flt_corr_tile_go<T, ACC, 7>(a, full, grid, j->stream); break;
+    case 9: fv_cu_flt_corr_tile_go<T, ACC, 9>(a, full, grid, j->stream); break;
+    default: fv_cu_flt_corr_tile_go<T, ACC, 11>(a, full, grid, j->stream); break;
     }
     return fv_cu_launch_status("correlate kernel launch");
 }
 
-/* float accumulation exists for 8/16-bit and float32 data (as fvf_nd_small) */
-template <typename T> struct fvf_ct_small { static const bool value = false; };
-template <> struct fvf_ct_small<uint8_t> { static const bool value = true; };
-template <> struct fvf_ct_small<int8_t> { static const bool value = true; };
-template <> struct fvf_ct_small<uint16_t> { static const bool value = true; };
-template <> struct fvf_ct_small<int16_t> { static const bool value = true; };
-template <> struct fvf_ct_small<float> { static const bool value = true; };
-
-template <typename T, bool SMALL> struct fvf_ct_run {
-    static fv_status run(const fvf_ndjob *j, int k, int accf) { return fvf_corr_tile_launch<T, double>(j, k); }
+template <typename T, bool SMALL> struct fv_cu_flt_ct_run {
+    static fv_status run(const fv_cu_flt_ndjob *j, int k, int accf) { return fv_cu_flt_corr_tile_launch<T, double>(j, k); }
 };
-template <typename T> struct fvf_ct_run<T, true> {
-    static fv_status run(const fvf_ndjob *j, int k, int accf)
+template <typename T> struct fv_cu_flt_ct_run<T, true> {
+    static fv_status run(const fv_cu_flt_ndjob *j, int k, int accf)
     {
-        return accf ? fvf_corr_tile_launch<T, float>(j, k) : fvf_corr_tile_launch<T, double>(j, k);
+        return accf ? fv_cu_flt_corr_tile_launch<T, float>(j, k) : fv_cu_flt_corr_tile_launch<T, double>(j, k);
     }
 };
 
 fv_status
-fvf_corr_tile_run(const fvf_ndjob *j, int accf)
+fv_cu_flt_corr_tile_run(const fv_cu_flt_ndjob *j, int accf)
 {
-    int k = fvf_corr_tile_k(j);
+    int k = fv_cu_flt_corr_tile_k(j);
     if (!k)
         return FV_ENOKERNEL;
-    FVF_SWITCH_IN(j->in->dtype, (fvf_ct_run<T, fvf_ct_small<T>::value>::run(j, k, accf)))
+    FV_CU_FLT_SWITCH_IN(j->in->dtype, (fv_cu_flt_ct_run<T, fv_cu_flt_small<T>::value>::run(j, k, accf)))
     return FV_ENOKERNEL;
 }

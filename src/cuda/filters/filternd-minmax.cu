@@ -1,6 +1,6 @@
 /* CUDA tiled 2-D minimum / maximum (FV__OP_FILTERND, FV__FND_MINIMUM and
  * FV__FND_MAXIMUM, flat windows: no structure): a faster route to exactly the
- * bits of the generic kernel (fvf_k_nd_minmax in filternd.cu) for 2-d data
+ * bits of the generic kernel (fv_k_flt_nd_minmax in filternd.cu) for 2-d data
  * whose selected window elements span at most 11 x 11 (any footprint inside
  * that box: disks, even sizes and origins included), every input and output
  * dtype, every mode, 32-bit index math. FOVEA_MINMAX_UNTILED=1 (any value but
@@ -10,7 +10,7 @@
  * Layout as the tiled correlation (filternd-corr.cu): one block of 32 x 4
  * threads per 32 x 32 output tile; the tile and its halo (the box of window
  * displacements, origin included) go to shared memory with the mode applied
- * at load time (fvf_extend per axis; outside a constant edge: cval cast to the
+ * at load time (fv_d_flt_extend per axis; outside a constant edge: cval cast to the
  * input type, as the generic kernel reads it); each thread takes 8 output rows
  * of one column and walks the 8 + K - 1 input rows of its strip top to bottom,
  * holding one row's K values in registers. The selection of the K x K box
@@ -33,19 +33,19 @@
  *    res = x < res ? x : res with x = key | mask (an unselected element is
  *    NaN: never taken). A NaN first element stays; later NaNs are never taken;
  *    among equal values (-0.0, +0.0) the first stays: the generic kernel's
- *    bits. The result is stored from double through fvf_store_nd. */
+ *    bits. The result is stored from double through fv_d_flt_store_nd. */
 #include "filternd-common.cuh"
 
-#define FVF_MT_BX 32                        /* threads along x, one column each */
-#define FVF_MT_BY 4                         /* threads along y */
-#define FVF_MT_PY 8                         /* output rows per thread */
-#define FVF_MT_TH (FVF_MT_BY * FVF_MT_PY)   /* tile height */
-#define FVF_MT_KMAX 11                      /* largest box side */
+#define FV_CU_FLT_MT_BX 32                        /* threads along x, one column each */
+#define FV_CU_FLT_MT_BY 4                         /* threads along y */
+#define FV_CU_FLT_MT_PY 8                         /* output rows per thread */
+#define FV_CU_FLT_MT_TH (FV_CU_FLT_MT_BY * FV_CU_FLT_MT_PY)   /* tile height */
+#define FV_CU_FLT_MT_KMAX 11                      /* largest box side */
 
 /* key type and order maps: key(v) for minimum; max flips it */
-template <typename T> struct fvf_mm;
-#define FVF_MM_UINT(T, KT)                                                                           \
-    template <> struct fvf_mm<T> {                                                                   \
+template <typename T> struct fv_cu_flt_mm;
+#define FV_CU_FLT_MM_UINT(T, KT)                                                                           \
+    template <> struct fv_cu_flt_mm<T> {                                                                   \
         typedef KT K;                                                                                \
         static const bool flt = false;                                                               \
         static __device__ __forceinline__ K key(T v, bool mx) { return mx ? (K) ~(K)v : (K)v; }      \
@@ -53,8 +53,8 @@ template <typename T> struct fvf_mm;
         static __device__ __forceinline__ K step(K r, K x, int m) { K y = x | (K)(int64_t)m; return y < r ? y : r; } \
         static __device__ __forceinline__ K top() { return (K) ~(K)0; }                               \
     };
-#define FVF_MM_SINT(T, UT, KT, SB)                                                                   \
-    template <> struct fvf_mm<T> {                                                                   \
+#define FV_CU_FLT_MM_SINT(T, UT, KT, SB)                                                                   \
+    template <> struct fv_cu_flt_mm<T> {                                                                   \
         typedef KT K;                                                                                \
         static const bool flt = false;                                                               \
         static __device__ __forceinline__ K key(T v, bool mx)                                        \
@@ -69,17 +69,17 @@ template <typename T> struct fvf_mm;
         static __device__ __forceinline__ K step(K r, K x, int m) { K y = x | (K)(int64_t)m; return y < r ? y : r; } \
         static __device__ __forceinline__ K top() { return (K) ~(K)0; }                               \
     };
-FVF_MM_UINT(uint8_t, uint32_t)
-FVF_MM_UINT(uint16_t, uint32_t)
-FVF_MM_UINT(uint32_t, uint32_t)
-FVF_MM_UINT(uint64_t, uint64_t)
-FVF_MM_SINT(int8_t, uint32_t, uint32_t, 0x80000000u)
-FVF_MM_SINT(int16_t, uint32_t, uint32_t, 0x80000000u)
-FVF_MM_SINT(int32_t, uint32_t, uint32_t, 0x80000000u)
-FVF_MM_SINT(int64_t, uint64_t, uint64_t, 0x8000000000000000ull)
-#undef FVF_MM_UINT
-#undef FVF_MM_SINT
-template <> struct fvf_mm<float> {
+FV_CU_FLT_MM_UINT(uint8_t, uint32_t)
+FV_CU_FLT_MM_UINT(uint16_t, uint32_t)
+FV_CU_FLT_MM_UINT(uint32_t, uint32_t)
+FV_CU_FLT_MM_UINT(uint64_t, uint64_t)
+FV_CU_FLT_MM_SINT(int8_t, uint32_t, uint32_t, 0x80000000u)
+FV_CU_FLT_MM_SINT(int16_t, uint32_t, uint32_t, 0x80000000u)
+FV_CU_FLT_MM_SINT(int32_t, uint32_t, uint32_t, 0x80000000u)
+FV_CU_FLT_MM_SINT(int64_t, uint64_t, uint64_t, 0x8000000000000000ull)
+#undef FV_CU_FLT_MM_UINT
+#undef FV_CU_FLT_MM_SINT
+template <> struct fv_cu_flt_mm<float> {
     typedef float K;
     static const bool flt = true;
     static __device__ __forceinline__ K key(float v, bool mx)
@@ -94,7 +94,7 @@ template <> struct fvf_mm<float> {
     }
     static __device__ __forceinline__ K top() { return 0; }   /* unused: floats start from the first element */
 };
-template <> struct fvf_mm<double> {
+template <> struct fv_cu_flt_mm<double> {
     typedef double K;
     static const bool flt = true;
     static __device__ __forceinline__ K key(double v, bool mx)
@@ -110,7 +110,7 @@ template <> struct fvf_mm<double> {
     static __device__ __forceinline__ K top() { return 0; }   /* unused: floats start from the first element */
 };
 
-struct fvf_mtargs {
+struct fv_cu_flt_mtargs {
     const char *in;
     char *out;
     int h, w;                           /* image rows, columns */
@@ -120,28 +120,22 @@ struct fvf_mtargs {
     int first;                          /* box index of the first selected element */
     unsigned rows;                      /* bit ky: box row ky selects an element */
     double cval;
-    int sel[FVF_MT_KMAX * FVF_MT_KMAX]; /* K x K box: 0 selected, -1 not */
+    int sel[FV_CU_FLT_MT_KMAX * FV_CU_FLT_MT_KMAX]; /* K x K box: 0 selected, -1 not */
 };
 
 template <typename T, int K>
-__global__ void __launch_bounds__(FVF_MT_BX * FVF_MT_BY)
-fvf_k_minmax_tile(const fvf_mtargs a)
+__global__ void __launch_bounds__(FV_CU_FLT_MT_BX * FV_CU_FLT_MT_BY)
+fv_k_flt_minmax_tile(const fv_cu_flt_mtargs a)
 {
-    typedef fvf_mm<T> M;
+    typedef fv_cu_flt_mm<T> M;
     typedef typename M::K KT;
-    enum { SW = FVF_MT_BX + K - 1, SH = FVF_MT_TH + K - 1, PY = FVF_MT_PY };
+    enum { SW = FV_CU_FLT_MT_BX + K - 1, SH = FV_CU_FLT_MT_TH + K - 1, PY = FV_CU_FLT_MT_PY };
     __shared__ KT s[SH * SW];
     const bool mx = a.mx != 0;
-    const KT cv = M::key(fvf_to_in<T>(a.cval), mx);
-    const int x0 = (int)blockIdx.x * FVF_MT_BX, y0 = (int)blockIdx.y * FVF_MT_TH;
-    for (int sy = (int)threadIdx.y; sy < SH; sy += FVF_MT_BY) {
-        const int iy = fvf_extend<int>(y0 + a.dy + sy, a.h, a.mode);
-        const char *row = a.in + (iy < 0 ? 0 : iy) * a.sy_in;
-        for (int sx = (int)threadIdx.x; sx < SW; sx += FVF_MT_BX) {
-            const int ix = iy < 0 ? -1 : fvf_extend<int>(x0 + a.dx + sx, a.w, a.mode);
-            s[sy * SW + sx] = ix < 0 ? cv : M::key(__ldg((const T *)(row + ix * a.sx_in)), mx);
-        }
-    }
+    const KT cv = M::key(fv_d_flt_to_in<T>(a.cval), mx);
+    const int x0 = (int)blockIdx.x * FV_CU_FLT_MT_BX, y0 = (int)blockIdx.y * FV_CU_FLT_MT_TH;
+    fv_d_flt_tile2d_load<T, FV_CU_FLT_MT_BX, FV_CU_FLT_MT_BY, SH, SW>(s, a, x0, y0, cv,
+                                                                   [mx](T v) { return M::key(v, mx); });
     __syncthreads();
     const int x = x0 + (int)threadIdx.x, yb = y0 + (int)threadIdx.y * PY;
     if (x >= a.w || yb >= a.h)
@@ -180,38 +174,28 @@ fvf_k_minmax_tile(const fvf_mtargs a)
     for (int q = 0; q < PY; q++) {
         const int y = yb + q;
         if (y < a.h)
-            fvf_store_nd(a.out + y * a.sy_out + x * a.sx_out, a.odt, M::val(res[q], mx));
+            fv_d_flt_store_nd(a.out + y * a.sy_out + x * a.sx_out, a.odt, M::val(res[q], mx));
     }
 }
 
 /* ---- host -------------------------------------------------------------------------- */
 
-/* The box side K, or 0 where the generic kernel runs: a structure, not 2-d, 64-bit index math, a span of the selected
- * displacements over 11 on an axis, more tile rows than a grid holds. */
+/* The box side K, or 0 where the generic kernel runs: a structure, or as
+ * fv_cu_flt_tile2d_k. */
 int
-fvf_minmax_tile_k(const fvf_ndjob *j, int has_st)
+fv_cu_flt_minmax_tile_k(const fv_cu_flt_ndjob *j, int has_st)
 {
-    const fvf_ndprep *p = j->prep;
-    if (has_st || p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
-        return 0;
-    int64_t m = p->dmax[0] - p->dmin[0] + 1, m1 = p->dmax[1] - p->dmin[1] + 1;
-    if (m1 > m)
-        m = m1;
-    if (m < 1 || m > FVF_MT_KMAX)
-        return 0;
-    if ((p->shape[0] + FVF_MT_TH - 1) / FVF_MT_TH > 65535 || (p->shape[1] + FVF_MT_BX - 1) / FVF_MT_BX > INT32_MAX)
-        return 0;
-    return m <= 3 ? 3 : m <= 5 ? 5 : m <= 7 ? 7 : m <= 9 ? 9 : 11;
+    return has_st ? 0 : fv_cu_flt_tile2d_k(j, FV_CU_FLT_MT_KMAX, FV_CU_FLT_MT_TH, FV_CU_FLT_MT_BX);
 }
 
 template <typename T>
 static fv_status
-fvf_minmax_tile_launch(const fvf_ndjob *j, int k, int mn)
+fv_cu_flt_minmax_tile_launch(const fv_cu_flt_ndjob *j, int k, int mn)
 {
-    const fvf_ndprep *p = j->prep;
-    fvf_mtargs a;
+    const fv_cu_flt_ndprep *p = j->prep;
+    fv_cu_flt_mtargs a;
     memset(&a, 0, sizeof a);
-    FVF_TILE2D_FILL(a, j, p);
+    FV_CU_FLT_TILE2D_FILL(a, j, p);
     a.mx = !mn;
     a.cval = j->cval;
     for (int e = 0; e < k * k; e++)
@@ -223,24 +207,24 @@ fvf_minmax_tile_launch(const fvf_ndjob *j, int k, int mn)
         if (e == 0)
             a.first = by * k + bx;   /* the tables are in C order of the window */
     }
-    dim3 grid((unsigned)((a.w + FVF_MT_BX - 1) / FVF_MT_BX), (unsigned)((a.h + FVF_MT_TH - 1) / FVF_MT_TH));
-    dim3 block(FVF_MT_BX, FVF_MT_BY);
+    dim3 grid((unsigned)((a.w + FV_CU_FLT_MT_BX - 1) / FV_CU_FLT_MT_BX), (unsigned)((a.h + FV_CU_FLT_MT_TH - 1) / FV_CU_FLT_MT_TH));
+    dim3 block(FV_CU_FLT_MT_BX, FV_CU_FLT_MT_BY);
     switch (k) {
-    case 3: fvf_k_minmax_tile<T, 3><<<grid, block, 0, j->stream>>>(a); break;
-    case 5: fvf_k_minmax_tile<T, 5><<<grid, block, 0, j->stream>>>(a); break;
-    case 7: fvf_k_minmax_tile<T, 7><<<grid, block, 0, j->stream>>>(a); break;
-    case 9: fvf_k_minmax_tile<T, 9><<<grid, block, 0, j->stream>>>(a); break;
-    default: fvf_k_minmax_tile<T, 11><<<grid, block, 0, j->stream>>>(a); break;
+    case 3: fv_k_flt_minmax_tile<T, 3><<<grid, block, 0, j->stream>>>(a); break;
+    case 5: fv_k_flt_minmax_tile<T, 5><<<grid, block, 0, j->stream>>>(a); break;
+    case 7: fv_k_flt_minmax_tile<T, 7><<<grid, block, 0, j->stream>>>(a); break;
+    case 9: fv_k_flt_minmax_tile<T, 9><<<grid, block, 0, j->stream>>>(a); break;
+    default: fv_k_flt_minmax_tile<T, 11><<<grid, block, 0, j->stream>>>(a); break;
     }
     return fv_cu_launch_status("minimum/maximum filter kernel launch");
 }
 
 fv_status
-fvf_minmax_tile_run(const fvf_ndjob *j, int mn, int has_st)
+fv_cu_flt_minmax_tile_run(const fv_cu_flt_ndjob *j, int mn, int has_st)
 {
-    int k = fvf_minmax_tile_k(j, has_st);
+    int k = fv_cu_flt_minmax_tile_k(j, has_st);
     if (!k)
         return FV_ENOKERNEL;
-    FVF_SWITCH_IN(j->in->dtype, fvf_minmax_tile_launch<T>(j, k, mn))
+    FV_CU_FLT_SWITCH_IN(j->in->dtype, fv_cu_flt_minmax_tile_launch<T>(j, k, mn))
     return FV_ENOKERNEL;
 }

@@ -5,9 +5,9 @@
  *
  * Without NaN in the window any selection gives scipy's value (order statistics
  * commute with the monotone conversion to double), so:
- *  - 2-d, a full 3x3 or 5x5 box, 8/16-bit and float32 data: shared-memory
- *    tiles and Batcher networks (fvf_k_rank_tile; FOVEA_RANK_UNTILED=1 turns
- *    it off for the kernels below);
+ *  - 2-d, a full 3x3 or 5x5 box, and 3-d, a full 3x3x3 box, 8/16-bit and float32
+ *    data: shared-memory tiles and Batcher networks (filternd-rank-tile.cu;
+ *    variant "rank_tiled" of "cuda.filternd", filternd.cu);
  *  - up to 9 elements (32-bit index math): the values sit in registers (padded
  *    with the type's largest value) and an odd-even transposition network sorts
  *    them;
@@ -23,70 +23,33 @@
  * so that algorithm runs on exactly scipy's buffer: per thread for small windows,
  * and for large ones in a second pass over the points flagged by the first, with
  * a global scratch buffer and bounded concurrency. */
-#include "filternd-common.cuh"
-
-/* scipy's NI_Select (Hoare partition, iterative): rank-th of buf[lo..hi]. On
- * the input type itself it compares as scipy's doubles do (floats convert
- * exactly; integers keep their order, so the selected value is the same). */
-template <typename V>
-__device__ __noinline__ V
-fvf_select(V *buf, int64_t lo, int64_t hi, int64_t rank)
-{
-    for (;;) {
-        if (lo == hi)
-            return buf[lo];
-        V x = buf[lo];
-        int64_t ii = lo - 1, jj = hi + 1;
-        for (;;) {
-            do
-                jj--;
-            while (buf[jj] > x);
-            do
-                ii++;
-            while (buf[ii] < x);
-            if (ii < jj) {
-                V t = buf[ii];
-                buf[ii] = buf[jj];
-                buf[jj] = t;
-            } else {
-                break;
-            }
-        }
-        ii = jj - lo + 1;
-        if (rank < ii) {
-            hi = jj;
-        } else {
-            lo = jj + 1;
-            rank -= ii;
-        }
-    }
-}
+#include "filternd-rank.cuh"
 
 /* ---- order-preserving keys ------------------------------------------------------- */
-template <typename T> struct fvf_key;
-#define FVF_KEY_U(T, K)                                                                  \
-    template <> struct fvf_key<T> {                                                      \
+template <typename T> struct fv_d_flt_key;
+#define FV_CU_FLT_KEY_U(T, K)                                                                  \
+    template <> struct fv_d_flt_key<T> {                                                      \
         typedef K type;                                                                  \
         static __device__ __forceinline__ K of(T v) { return (K)v; }                     \
         static __device__ __forceinline__ T back(K k) { return (T)k; }                   \
     };
-#define FVF_KEY_S(T, U, K, SIGN)                                                         \
-    template <> struct fvf_key<T> {                                                      \
+#define FV_CU_FLT_KEY_S(T, U, K, SIGN)                                                         \
+    template <> struct fv_d_flt_key<T> {                                                      \
         typedef K type;                                                                  \
         static __device__ __forceinline__ K of(T v) { return (K)((U)v ^ (U)SIGN); }      \
         static __device__ __forceinline__ T back(K k) { return (T)(U)((U)k ^ (U)SIGN); } \
     };
-FVF_KEY_U(uint8_t, uint32_t)
-FVF_KEY_U(uint16_t, uint32_t)
-FVF_KEY_U(uint32_t, uint32_t)
-FVF_KEY_U(uint64_t, uint64_t)
-FVF_KEY_S(int8_t, uint8_t, uint32_t, 0x80u)
-FVF_KEY_S(int16_t, uint16_t, uint32_t, 0x8000u)
-FVF_KEY_S(int32_t, uint32_t, uint32_t, 0x80000000u)
-FVF_KEY_S(int64_t, uint64_t, uint64_t, 0x8000000000000000ull)
-#undef FVF_KEY_U
-#undef FVF_KEY_S
-template <> struct fvf_key<float> {
+FV_CU_FLT_KEY_U(uint8_t, uint32_t)
+FV_CU_FLT_KEY_U(uint16_t, uint32_t)
+FV_CU_FLT_KEY_U(uint32_t, uint32_t)
+FV_CU_FLT_KEY_U(uint64_t, uint64_t)
+FV_CU_FLT_KEY_S(int8_t, uint8_t, uint32_t, 0x80u)
+FV_CU_FLT_KEY_S(int16_t, uint16_t, uint32_t, 0x8000u)
+FV_CU_FLT_KEY_S(int32_t, uint32_t, uint32_t, 0x80000000u)
+FV_CU_FLT_KEY_S(int64_t, uint64_t, uint64_t, 0x8000000000000000ull)
+#undef FV_CU_FLT_KEY_U
+#undef FV_CU_FLT_KEY_S
+template <> struct fv_d_flt_key<float> {
     typedef uint32_t type;
     static __device__ __forceinline__ uint32_t of(float v)
     {
@@ -98,7 +61,7 @@ template <> struct fvf_key<float> {
         return __uint_as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
     }
 };
-template <> struct fvf_key<double> {
+template <> struct fv_d_flt_key<double> {
     typedef uint64_t type;
     static __device__ __forceinline__ uint64_t of(double v)
     {
@@ -111,77 +74,69 @@ template <> struct fvf_key<double> {
     }
 };
 
-template <typename T> struct fvf_top;   /* the largest value (padding) */
-template <> struct fvf_top<uint8_t> { static __device__ __forceinline__ uint8_t v() { return UINT8_MAX; } };
-template <> struct fvf_top<int8_t> { static __device__ __forceinline__ int8_t v() { return INT8_MAX; } };
-template <> struct fvf_top<uint16_t> { static __device__ __forceinline__ uint16_t v() { return UINT16_MAX; } };
-template <> struct fvf_top<int16_t> { static __device__ __forceinline__ int16_t v() { return INT16_MAX; } };
-template <> struct fvf_top<uint32_t> { static __device__ __forceinline__ uint32_t v() { return UINT32_MAX; } };
-template <> struct fvf_top<int32_t> { static __device__ __forceinline__ int32_t v() { return INT32_MAX; } };
-template <> struct fvf_top<uint64_t> { static __device__ __forceinline__ uint64_t v() { return UINT64_MAX; } };
-template <> struct fvf_top<int64_t> { static __device__ __forceinline__ int64_t v() { return INT64_MAX; } };
-template <> struct fvf_top<float> { static __device__ __forceinline__ float v() { return __int_as_float(0x7f800000); } };
-template <> struct fvf_top<double> { static __device__ __forceinline__ double v() { return __longlong_as_double(0x7ff0000000000000ll); } };
-
-/* scipy converts the selected double back to the input type: (double)(T)r */
-template <typename T>
-__device__ __forceinline__ double
-fvf_back(double r)
-{
-    return (double)fvf_to_in<T>(r);
-}
+template <typename T> struct fv_d_flt_top;   /* the largest value (padding) */
+template <> struct fv_d_flt_top<uint8_t> { static __device__ __forceinline__ uint8_t v() { return UINT8_MAX; } };
+template <> struct fv_d_flt_top<int8_t> { static __device__ __forceinline__ int8_t v() { return INT8_MAX; } };
+template <> struct fv_d_flt_top<uint16_t> { static __device__ __forceinline__ uint16_t v() { return UINT16_MAX; } };
+template <> struct fv_d_flt_top<int16_t> { static __device__ __forceinline__ int16_t v() { return INT16_MAX; } };
+template <> struct fv_d_flt_top<uint32_t> { static __device__ __forceinline__ uint32_t v() { return UINT32_MAX; } };
+template <> struct fv_d_flt_top<int32_t> { static __device__ __forceinline__ int32_t v() { return INT32_MAX; } };
+template <> struct fv_d_flt_top<uint64_t> { static __device__ __forceinline__ uint64_t v() { return UINT64_MAX; } };
+template <> struct fv_d_flt_top<int64_t> { static __device__ __forceinline__ int64_t v() { return INT64_MAX; } };
+template <> struct fv_d_flt_top<float> { static __device__ __forceinline__ float v() { return __int_as_float(0x7f800000); } };
+template <> struct fv_d_flt_top<double> { static __device__ __forceinline__ double v() { return __longlong_as_double(0x7ff0000000000000ll); } };
 
 /* Window element j of the point (inside: base + offset; else extended). */
 template <typename T, typename IT>
 __device__ __forceinline__ T
-fvf_rank_val(const fvf_ndargs<IT> &p, bool inside, const char *base, const IT *c, int64_t j, T cv)
+fv_d_flt_rank_val(const fv_cu_flt_ndargs<IT> &p, bool inside, const char *base, const IT *c, int64_t j, T cv)
 {
     if (inside)
         return __ldg((const T *)(base + (IT)__ldg(p.t.off + j)));
     IT off;
-    return fvf_nd_border(p.g, p.t.delta, j, c, p.mode, off) ? __ldg((const T *)(p.in + off)) : cv;
+    return fv_d_flt_nd_border(p.g, p.t.delta, j, c, p.mode, off) ? __ldg((const T *)(p.in + off)) : cv;
 }
 
 /* NaN fallback of the small kernels: scipy's buffer and quickselect. */
 template <typename T, typename IT, int N>
 __device__ __noinline__ double
-fvf_rank_nan(const fvf_ndargs<IT> &p, IT i, T cv)
+fv_d_flt_rank_nan(const fv_cu_flt_ndargs<IT> &p, IT i, T cv)
 {
     IT c[FV_MAX_NDIM], oi, oo;
-    bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+    bool inside = fv_d_flt_nd_point(p.g, i, c, oi, oo);
     const char *base = p.in + oi;
     double buf[N];
     for (int64_t j = 0; j < p.count; j++)
-        buf[j] = (double)fvf_rank_val<T, IT>(p, inside, base, c, j, cv);
-    return fvf_select<double>(buf, 0, p.count - 1, p.rank);
+        buf[j] = (double)fv_d_flt_rank_val<T, IT>(p, inside, base, c, j, cv);
+    return fv_d_flt_select<double>(buf, 0, p.count - 1, p.rank);
 }
 
 /* count <= N: registers and a transposition network */
 template <typename T, typename IT, int N>
-__global__ void __launch_bounds__(FVF_ND_THREADS)
-fvf_k_rank_small(fvf_ndargs<IT> p)
+__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
+fv_k_flt_rank_small(fv_cu_flt_ndargs<IT> p)
 {
-    const T cv = fvf_to_in<T>(p.cval);
+    const T cv = fv_d_flt_to_in<T>(p.cval);
     const int count = (int)p.count, rank = (int)p.rank;
     for (IT i = (IT)(blockIdx.x * blockDim.x + threadIdx.x); i < p.g.size; i += (IT)(blockDim.x * gridDim.x)) {
         IT c[FV_MAX_NDIM], oi, oo;
-        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        bool inside = fv_d_flt_nd_point(p.g, i, c, oi, oo);
         const char *base = p.in + oi;
         T v[N];
         bool nan = false;
 #pragma unroll
         for (int j = 0; j < N; j++) {
             if (j < count) {
-                v[j] = fvf_rank_val<T, IT>(p, inside, base, c, j, cv);
-                if (fvf_is_float<T>::value && v[j] != v[j])
+                v[j] = fv_d_flt_rank_val<T, IT>(p, inside, base, c, j, cv);
+                if (fv_cu_flt_is_float<T>::value && v[j] != v[j])
                     nan = true;
             } else {
-                v[j] = fvf_top<T>::v();
+                v[j] = fv_d_flt_top<T>::v();
             }
         }
         double r;
-        if (fvf_is_float<T>::value && nan) {
-            r = fvf_rank_nan<T, IT, N>(p, i, cv);
+        if (fv_cu_flt_is_float<T>::value && nan) {
+            r = fv_d_flt_rank_nan<T, IT, N>(p, i, cv);
         } else {
 #pragma unroll
             for (int round = 0; round < N; round++) {
@@ -199,7 +154,7 @@ fvf_k_rank_small(fvf_ndargs<IT> p)
                     s = v[k];
             r = (double)s;
         }
-        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>(r));
+        fv_d_flt_store_nd(p.out + oo, p.odt, fv_d_flt_back<T>(r));
     }
 }
 
@@ -208,7 +163,7 @@ fvf_k_rank_small(fvf_ndargs<IT> p)
  * compile time so that v stays in registers. */
 template <typename T, int N>
 __device__ __forceinline__ void
-fvf_batcher(T *v)
+fv_d_flt_batcher(T *v)
 {
 #pragma unroll
     for (int p = 1; p < N; p <<= 1) {
@@ -231,32 +186,32 @@ fvf_batcher(T *v)
 
 /* 10..32 elements of float32 / 16-bit data: registers and a sorting network */
 template <typename T, typename IT>
-__global__ void __launch_bounds__(FVF_ND_THREADS)
-fvf_k_rank_net32(fvf_ndargs<IT> p)
+__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
+fv_k_flt_rank_net32(fv_cu_flt_ndargs<IT> p)
 {
-    const T cv = fvf_to_in<T>(p.cval);
+    const T cv = fv_d_flt_to_in<T>(p.cval);
     const int count = (int)p.count, rank = (int)p.rank;
     for (IT i = (IT)(blockIdx.x * blockDim.x + threadIdx.x); i < p.g.size; i += (IT)(blockDim.x * gridDim.x)) {
         IT c[FV_MAX_NDIM], oi, oo;
-        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        bool inside = fv_d_flt_nd_point(p.g, i, c, oi, oo);
         const char *base = p.in + oi;
         T v[32];
         bool nan = false;
 #pragma unroll
         for (int j = 0; j < 32; j++) {
             if (j < count) {
-                v[j] = fvf_rank_val<T, IT>(p, inside, base, c, j, cv);
-                if (fvf_is_float<T>::value && v[j] != v[j])
+                v[j] = fv_d_flt_rank_val<T, IT>(p, inside, base, c, j, cv);
+                if (fv_cu_flt_is_float<T>::value && v[j] != v[j])
                     nan = true;
             } else {
-                v[j] = fvf_top<T>::v();
+                v[j] = fv_d_flt_top<T>::v();
             }
         }
         double r;
-        if (fvf_is_float<T>::value && nan) {
-            r = fvf_rank_nan<T, IT, 32>(p, i, cv);
+        if (fv_cu_flt_is_float<T>::value && nan) {
+            r = fv_d_flt_rank_nan<T, IT, 32>(p, i, cv);
         } else {
-            fvf_batcher<T, 32>(v);
+            fv_d_flt_batcher<T, 32>(v);
             T s = v[0];
 #pragma unroll
             for (int k = 1; k < 32; k++)
@@ -264,13 +219,13 @@ fvf_k_rank_net32(fvf_ndargs<IT> p)
                     s = v[k];
             r = (double)s;
         }
-        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>(r));
+        fv_d_flt_store_nd(p.out + oo, p.odt, fv_d_flt_back<T>(r));
     }
 }
 
 /* 8-bit data, up to 255 elements: counting on the high, then the low nibble */
 __device__ __forceinline__ void
-fvf_nib_add(uint64_t &a, uint64_t &b, uint32_t d)
+fv_d_flt_nib_add(uint64_t &a, uint64_t &b, uint32_t d)
 {
     if (d < 8)
         a += 1ull << (d * 8);
@@ -279,7 +234,7 @@ fvf_nib_add(uint64_t &a, uint64_t &b, uint32_t d)
 }
 
 __device__ __forceinline__ uint32_t
-fvf_nib_find(uint64_t a, uint64_t b, int &r)
+fv_d_flt_nib_find(uint64_t a, uint64_t b, int &r)
 {
     uint32_t digit = 15;
     bool found = false;
@@ -299,69 +254,69 @@ fvf_nib_find(uint64_t a, uint64_t b, int &r)
 }
 
 template <typename T, typename IT>
-__global__ void __launch_bounds__(FVF_ND_THREADS)
-fvf_k_rank_nib(fvf_ndargs<IT> p)
+__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
+fv_k_flt_rank_nib(fv_cu_flt_ndargs<IT> p)
 {
-    const T cv = fvf_to_in<T>(p.cval);
+    const T cv = fv_d_flt_to_in<T>(p.cval);
     const int64_t count = p.count;
     for (IT i = (IT)(blockIdx.x * blockDim.x + threadIdx.x); i < p.g.size; i += (IT)(blockDim.x * gridDim.x)) {
         IT c[FV_MAX_NDIM], oi, oo;
-        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        bool inside = fv_d_flt_nd_point(p.g, i, c, oi, oo);
         const char *base = p.in + oi;
         uint64_t a = 0, b = 0;
         for (int64_t j = 0; j < count; j++)
-            fvf_nib_add(a, b, fvf_key<T>::of(fvf_rank_val<T, IT>(p, inside, base, c, j, cv)) >> 4);
+            fv_d_flt_nib_add(a, b, fv_d_flt_key<T>::of(fv_d_flt_rank_val<T, IT>(p, inside, base, c, j, cv)) >> 4);
         int r = (int)p.rank;
-        uint32_t hi = fvf_nib_find(a, b, r);
+        uint32_t hi = fv_d_flt_nib_find(a, b, r);
         a = b = 0;
         for (int64_t j = 0; j < count; j++) {
-            uint32_t k = fvf_key<T>::of(fvf_rank_val<T, IT>(p, inside, base, c, j, cv));
+            uint32_t k = fv_d_flt_key<T>::of(fv_d_flt_rank_val<T, IT>(p, inside, base, c, j, cv));
             if ((k >> 4) == hi)
-                fvf_nib_add(a, b, k & 15);
+                fv_d_flt_nib_add(a, b, k & 15);
         }
-        uint32_t lo = fvf_nib_find(a, b, r);
-        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>((double)fvf_key<T>::back((hi << 4) | lo)));
+        uint32_t lo = fv_d_flt_nib_find(a, b, r);
+        fv_d_flt_store_nd(p.out + oo, p.odt, fv_d_flt_back<T>((double)fv_d_flt_key<T>::back((hi << 4) | lo)));
     }
 }
 
 /* count <= 64: scipy's quickselect per thread */
 template <typename T>
-__global__ void __launch_bounds__(FVF_ND_THREADS)
-fvf_k_rank_mid(fvf_ndargs<int64_t> p)
+__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
+fv_k_flt_rank_mid(fv_cu_flt_ndargs<int64_t> p)
 {
-    const T cv = fvf_to_in<T>(p.cval);
+    const T cv = fv_d_flt_to_in<T>(p.cval);
     T buf[64];
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < p.g.size;
          i += (int64_t)blockDim.x * gridDim.x) {
         int64_t c[FV_MAX_NDIM], oi, oo;
-        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        bool inside = fv_d_flt_nd_point(p.g, i, c, oi, oo);
         const char *base = p.in + oi;
         for (int64_t j = 0; j < p.count; j++)
-            buf[j] = fvf_rank_val<T, int64_t>(p, inside, base, c, j, cv);
-        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>((double)fvf_select<T>(buf, 0, p.count - 1, p.rank)));
+            buf[j] = fv_d_flt_rank_val<T, int64_t>(p, inside, base, c, j, cv);
+        fv_d_flt_store_nd(p.out + oo, p.odt, fv_d_flt_back<T>((double)fv_d_flt_select<T>(buf, 0, p.count - 1, p.rank)));
     }
 }
 
 /* larger windows: bitwise radix select on the keys */
 template <typename T>
-__global__ void __launch_bounds__(FVF_ND_THREADS)
-fvf_k_rank_radix(fvf_ndargs<int64_t> p)
+__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
+fv_k_flt_rank_radix(fv_cu_flt_ndargs<int64_t> p)
 {
-    typedef typename fvf_key<T>::type K;
-    const T cv = fvf_to_in<T>(p.cval);
+    typedef typename fv_d_flt_key<T>::type K;
+    const T cv = fv_d_flt_to_in<T>(p.cval);
     const int64_t count = p.count;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < p.g.size;
          i += (int64_t)blockDim.x * gridDim.x) {
         int64_t c[FV_MAX_NDIM], oi, oo;
-        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        bool inside = fv_d_flt_nd_point(p.g, i, c, oi, oo);
         const char *base = p.in + oi;
         K kand = ~(K)0, kor = 0;
         bool nan = false;
         for (int64_t j = 0; j < count; j++) {
-            T v = fvf_rank_val<T, int64_t>(p, inside, base, c, j, cv);
-            if (fvf_is_float<T>::value && v != v)
+            T v = fv_d_flt_rank_val<T, int64_t>(p, inside, base, c, j, cv);
+            if (fv_cu_flt_is_float<T>::value && v != v)
                 nan = true;
-            K k = fvf_key<T>::of(v);
+            K k = fv_d_flt_key<T>::of(v);
             kand &= k;
             kor |= k;
         }
@@ -381,7 +336,7 @@ fvf_k_rank_radix(fvf_ndargs<int64_t> p)
                 K hi = ~(bit | (bit - 1));   /* bits above b */
                 int64_t c0 = 0;
                 for (int64_t j = 0; j < count; j++) {
-                    K k = fvf_key<T>::of(fvf_rank_val<T, int64_t>(p, inside, base, c, j, cv));
+                    K k = fv_d_flt_key<T>::of(fv_d_flt_rank_val<T, int64_t>(p, inside, base, c, j, cv));
                     c0 += ((k & hi) == prefix) & !(k & bit);
                 }
                 if (r >= c0) {
@@ -390,390 +345,27 @@ fvf_k_rank_radix(fvf_ndargs<int64_t> p)
                 }
             }
         }
-        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>((double)fvf_key<T>::back(prefix)));
+        fv_d_flt_store_nd(p.out + oo, p.odt, fv_d_flt_back<T>((double)fv_d_flt_key<T>::back(prefix)));
     }
 }
 
-/* points flagged by fvf_k_rank_radix: scipy's quickselect in global scratch */
+/* points flagged by fv_k_flt_rank_radix: scipy's quickselect in global scratch */
 template <typename T>
-__global__ void __launch_bounds__(FVF_ND_THREADS)
-fvf_k_rank_exact(fvf_ndargs<int64_t> p, double *scratch)
+__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
+fv_k_flt_rank_exact(fv_cu_flt_ndargs<int64_t> p, double *scratch)
 {
-    const T cv = fvf_to_in<T>(p.cval);
+    const T cv = fv_d_flt_to_in<T>(p.cval);
     const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     double *buf = scratch + tid * p.count;
     for (int64_t i = tid; i < p.g.size; i += (int64_t)blockDim.x * gridDim.x) {
         if (!p.flags[i])
             continue;
         int64_t c[FV_MAX_NDIM], oi, oo;
-        bool inside = fvf_nd_point(p.g, i, c, oi, oo);
+        bool inside = fv_d_flt_nd_point(p.g, i, c, oi, oo);
         const char *base = p.in + oi;
         for (int64_t j = 0; j < p.count; j++)
-            buf[j] = (double)fvf_rank_val<T, int64_t>(p, inside, base, c, j, cv);
-        fvf_store_nd(p.out + oo, p.odt, fvf_back<T>(fvf_select<double>(buf, 0, p.count - 1, p.rank)));
-    }
-}
-
-/* ---- tiled 2-D path: a full K x K box (K = 3, 5) over 8/16-bit and float32 data ----
- * One block per 32 x 32 output tile: the tile and its halo (the window's
- * displacements, origin included) go to shared memory with the mode applied at
- * load time (fvf_extend per axis; outside a constant edge: cval cast to the
- * input type), then each thread takes 4 output rows of one column: the
- * (4 + K - 1) x K values it needs sit in registers, and a Batcher network over
- * the K * K elements sorts them (with the rank known at compile time the
- * compiler drops every comparator that does not lead to it). 8-bit data run 4
- * pixels per 32-bit word (__vminu4 ...), 16-bit data 2.
- * Without NaN the rank-th is scipy's value (see the top of this file); equal
- * values are identical bits except +-0, so a float window with NaN, or with
- * -0.0 and a zero selected, runs scipy's quickselect on scipy's buffer (the
- * window in C order, as fvf_rank_nan) and the result keeps scipy's sign. */
-#define FVF_RT_BX 32                        /* threads along x, one column each */
-#define FVF_RT_BY 8                         /* threads along y */
-#define FVF_RT_PY 4                         /* output rows per thread */
-#define FVF_RT_TH (FVF_RT_BY * FVF_RT_PY)   /* tile height */
-
-typedef struct fvf_rtargs {
-    const char *in;
-    char *out;
-    int h, w;                    /* image rows, columns */
-    int dy, dx;                  /* displacement of window element (0, 0) */
-    int sy_in, sx_in, sy_out, sx_out;   /* byte strides (0 along an axis of 1) */
-    int mode, odt, rank;
-    double cval;
-} fvf_rtargs;
-
-/* lanes: L pixels share one network word W */
-template <typename T> struct fvf_rt;
-#define FVF_RT_INT(T, U, BITS, MN, MX)                                                         \
-    template <> struct fvf_rt<T> {                                                             \
-        typedef uint32_t W;                                                                    \
-        enum { L = 32 / BITS };                                                                \
-        static __device__ __forceinline__ W mn(W a, W b) { return MN(a, b); }                  \
-        static __device__ __forceinline__ W mx(W a, W b) { return MX(a, b); }                  \
-        static __device__ __forceinline__ W put(W w, T v, int l) { return w | ((W)(U)v << (BITS * l)); } \
-        static __device__ __forceinline__ T get(W w, int l) { return (T)(U)(w >> (BITS * l)); }  \
-        static __device__ __forceinline__ bool odd(T) { return false; }                        \
-        static __device__ __forceinline__ bool negz(T) { return false; }                       \
-    };
-FVF_RT_INT(uint8_t, uint8_t, 8, __vminu4, __vmaxu4)
-FVF_RT_INT(int8_t, uint8_t, 8, __vmins4, __vmaxs4)
-FVF_RT_INT(uint16_t, uint16_t, 16, __vminu2, __vmaxu2)
-FVF_RT_INT(int16_t, uint16_t, 16, __vmins2, __vmaxs2)
-#undef FVF_RT_INT
-template <> struct fvf_rt<float> {
-    typedef float W;
-    enum { L = 1 };
-    static __device__ __forceinline__ W mn(W a, W b) { return fminf(a, b); }
-    static __device__ __forceinline__ W mx(W a, W b) { return fmaxf(a, b); }
-    static __device__ __forceinline__ W put(W, float v, int) { return v; }
-    static __device__ __forceinline__ float get(W w, int) { return w; }
-    /* NaN or -0.0: the thread checks its pixels one by one */
-    static __device__ __forceinline__ bool odd(float v)
-    {
-        uint32_t b = __float_as_uint(v);
-        return (b & 0x7fffffffu) > 0x7f800000u || b == 0x80000000u;
-    }
-    static __device__ __forceinline__ bool negz(float v) { return __float_as_uint(v) == 0x80000000u; }
-};
-
-/* Batcher's odd-even merge sort of 9 and 25 elements: the networks for 16 and
- * 32 (fvf_batcher's loops) without the comparators that touch an index >= N
- * (padding with the largest value: those never swap), listed out so that every
- * index is a constant and v stays in registers (the loops, not unrolled by
- * the front end, left v in local memory). Checked on all 0-1 inputs. */
-#define FVF_RT_NET9(C) \
-    C(0, 1) C(2, 3) C(4, 5) C(6, 7) C(0, 2) C(1, 3) C(4, 6) C(5, 7) C(1, 2) C(5, 6) C(0, 4) C(1, 5) \
-    C(2, 6) C(3, 7) C(2, 4) C(3, 5) C(1, 2) C(3, 4) C(5, 6) C(0, 8) C(4, 8) C(2, 4) C(3, 5) C(6, 8) \
-    C(1, 2) C(3, 4) C(5, 6) C(7, 8)
-
-#define FVF_RT_NET25(C) \
-    C(0, 1) C(2, 3) C(4, 5) C(6, 7) C(8, 9) C(10, 11) C(12, 13) C(14, 15) C(16, 17) C(18, 19) C(20, 21) \
-    C(22, 23) C(0, 2) C(1, 3) C(4, 6) C(5, 7) C(8, 10) C(9, 11) C(12, 14) C(13, 15) C(16, 18) C(17, 19) \
-    C(20, 22) C(21, 23) C(1, 2) C(5, 6) C(9, 10) C(13, 14) C(17, 18) C(21, 22) C(0, 4) C(1, 5) C(2, 6) \
-    C(3, 7) C(8, 12) C(9, 13) C(10, 14) C(11, 15) C(16, 20) C(17, 21) C(18, 22) C(19, 23) C(2, 4) \
-    C(3, 5) C(10, 12) C(11, 13) C(18, 20) C(19, 21) C(1, 2) C(3, 4) C(5, 6) C(9, 10) C(11, 12) C(13, 14) \
-    C(17, 18) C(19, 20) C(21, 22) C(0, 8) C(1, 9) C(2, 10) C(3, 11) C(4, 12) C(5, 13) C(6, 14) C(7, 15) \
-    C(16, 24) C(4, 8) C(5, 9) C(6, 10) C(7, 11) C(20, 24) C(2, 4) C(3, 5) C(6, 8) C(7, 9) C(10, 12) \
-    C(11, 13) C(18, 20) C(19, 21) C(22, 24) C(1, 2) C(3, 4) C(5, 6) C(7, 8) C(9, 10) C(11, 12) C(13, 14) \
-    C(17, 18) C(19, 20) C(21, 22) C(23, 24) C(0, 16) C(1, 17) C(2, 18) C(3, 19) C(4, 20) C(5, 21) \
-    C(6, 22) C(7, 23) C(8, 24) C(8, 16) C(9, 17) C(10, 18) C(11, 19) C(12, 20) C(13, 21) C(14, 22) \
-    C(15, 23) C(4, 8) C(5, 9) C(6, 10) C(7, 11) C(12, 16) C(13, 17) C(14, 18) C(15, 19) C(20, 24) \
-    C(2, 4) C(3, 5) C(6, 8) C(7, 9) C(10, 12) C(11, 13) C(14, 16) C(15, 17) C(18, 20) C(19, 21) \
-    C(22, 24) C(1, 2) C(3, 4) C(5, 6) C(7, 8) C(9, 10) C(11, 12) C(13, 14) C(15, 16) C(17, 18) C(19, 20) \
-    C(21, 22) C(23, 24)
-
-template <typename Tr, int N> struct fvf_rt_net;
-#define FVF_RT_CMP(I, J)                  \
-    {                                     \
-        typename Tr::W a = v[I], b = v[J]; \
-        v[I] = Tr::mn(a, b);              \
-        v[J] = Tr::mx(a, b);              \
-    }
-template <typename Tr> struct fvf_rt_net<Tr, 9> {
-    static __device__ __forceinline__ void sort(typename Tr::W *v) { FVF_RT_NET9(FVF_RT_CMP) }
-};
-template <typename Tr> struct fvf_rt_net<Tr, 25> {
-    static __device__ __forceinline__ void sort(typename Tr::W *v) { FVF_RT_NET25(FVF_RT_CMP) }
-};
-#undef FVF_RT_CMP
-
-/* scipy's quickselect on the window at w (shared memory, rows sw apart) in C
- * order: the buffer fvf_rank_nan fills */
-template <typename T, int K>
-__device__ __noinline__ double
-fvf_rt_exact(const T *w, int sw, int rank)
-{
-    double buf[K * K];
-    for (int ky = 0; ky < K; ky++)
-        for (int kx = 0; kx < K; kx++)
-            buf[ky * K + kx] = (double)w[ky * sw + kx];
-    return fvf_select<double>(buf, 0, K * K - 1, rank);
-}
-
-/* R >= 0: the rank at compile time (the median); R < 0: a.rank */
-template <typename T, int K, int R>
-__global__ void __launch_bounds__(FVF_RT_BX * FVF_RT_BY)
-fvf_k_rank_tile(fvf_rtargs a)
-{
-    typedef fvf_rt<T> Tr;
-    typedef typename Tr::W W;
-    enum { SW = FVF_RT_BX + K - 1, SH = FVF_RT_TH + K - 1, N = K * K, L = Tr::L, NR = FVF_RT_PY + K - 1 };
-    __shared__ T s[SH][SW];
-    const int x0 = (int)blockIdx.x * FVF_RT_BX, y0 = (int)blockIdx.y * FVF_RT_TH;
-    const T cv = fvf_to_in<T>(a.cval);
-    for (int e = (int)(threadIdx.y * FVF_RT_BX + threadIdx.x); e < SH * SW; e += FVF_RT_BX * FVF_RT_BY) {
-        const int sy = e / SW, sx = e - sy * SW;
-        const int iy = fvf_extend<int>(y0 + a.dy + sy, a.h, a.mode);
-        const int ix = iy < 0 ? -1 : fvf_extend<int>(x0 + a.dx + sx, a.w, a.mode);
-        s[sy][sx] = ix < 0 ? cv : __ldg((const T *)(a.in + iy * a.sy_in + ix * a.sx_in));
-    }
-    __syncthreads();
-    const int x = x0 + (int)threadIdx.x, yb = y0 + (int)threadIdx.y * FVF_RT_PY;
-    if (x >= a.w || yb >= a.h)
-        return;
-    T r[NR][K];
-    bool odd = false;
-#pragma unroll
-    for (int i = 0; i < NR; i++) {
-#pragma unroll
-        for (int kx = 0; kx < K; kx++) {
-            r[i][kx] = s[threadIdx.y * FVF_RT_PY + i][threadIdx.x + kx];
-            odd |= Tr::odd(r[i][kx]);
-        }
-    }
-    const int rank = R >= 0 ? R : a.rank;
-    unsigned redo = 0;   /* float pixels with NaN or -0.0: bit q for row yb + q */
-#pragma unroll
-    for (int g = 0; g < FVF_RT_PY / L; g++) {
-        W v[N];
-#pragma unroll
-        for (int ky = 0; ky < K; ky++) {
-#pragma unroll
-            for (int kx = 0; kx < K; kx++) {
-                W w = 0;
-#pragma unroll
-                for (int l = 0; l < L; l++)
-                    w = Tr::put(w, r[g * L + l + ky][kx], l);
-                v[ky * K + kx] = w;
-            }
-        }
-        fvf_rt_net<Tr, N>::sort(v);
-        W sel = v[0];
-        if (R >= 0) {
-            sel = v[R >= 0 ? R : 0];
-        } else {
-#pragma unroll
-            for (int k = 1; k < N; k++)
-                if (k == rank)
-                    sel = v[k];
-        }
-#pragma unroll
-        for (int l = 0; l < L; l++) {
-            const int y = yb + g * L + l;
-            const T t = Tr::get(sel, l);
-            bool exact = false;
-            if (fvf_is_float<T>::value && odd) {
-                bool nan = false, negz = false;
-#pragma unroll
-                for (int ky = 0; ky < K; ky++) {
-#pragma unroll
-                    for (int kx = 0; kx < K; kx++) {
-                        T u = r[g * L + l + ky][kx];
-                        nan |= u != u;
-                        negz |= Tr::negz(u);
-                    }
-                }
-                exact = nan || (negz && t == (T)0);
-                redo |= (unsigned)exact << (g * L + l);
-            }
-            if (y < a.h && !exact)
-                fvf_store_nd(a.out + y * a.sy_out + x * a.sx_out, a.odt, fvf_back<T>((double)t));
-        }
-    }
-    /* NaN, or -0.0 and a zero selected: scipy's quickselect, after the registers died */
-    for (int q = 0; redo && q < FVF_RT_PY; q++) {
-        const int y = yb + q;
-        if (((redo >> q) & 1) && y < a.h)
-            fvf_store_nd(a.out + y * a.sy_out + x * a.sx_out, a.odt,
-                         fvf_back<T>(fvf_rt_exact<T, K>(&s[threadIdx.y * FVF_RT_PY + q][threadIdx.x], SW, rank)));
-    }
-}
-
-/* ---- tiled 3-D path: a full 3 x 3 x 3 box over 8/16-bit and float32 data ------------
- * One block of 32 x 8 threads per 32 x 8 x 8 output tile (x, y, z): the tile and
- * its halo go to shared memory with the mode applied at load time (as the 2-D
- * path), then each thread walks the 8 z planes of its (y, x) column, L planes at
- * a time (L pixels per network word as in the 2-D path; lanes along z). Each
- * 3 x 3 plane of the window is sorted once (FVF_R3_SORT9) and, for L < 3, kept
- * for the next outputs that share it; the three sorted planes are merged
- * (FVF_R3_MERGE, rank-pruned by the compiler when the rank is a template
- * argument: 13, 6 and 25, the median, percentile 25 and rank -2). NaN, and -0.0
- * with a zero selected: scipy's quickselect on scipy's buffer (the window in C
- * order), as in the 2-D path. */
-#include "rank3d-net.h"
-
-#define FVF_R3_BX 32
-#define FVF_R3_BY 8
-#define FVF_R3_TZ 8   /* z planes per tile (a multiple of every L) */
-
-typedef struct fvf_r3args {
-    const char *in;
-    char *out;
-    int d, h, w;                 /* planes, rows, columns */
-    int dz, dy, dx;              /* displacement of window element (0, 0, 0) */
-    int sz_in, sy_in, sx_in, sz_out, sy_out, sx_out;   /* byte strides (0 along an axis of 1) */
-    int mode, odt, rank;
-    double cval;
-} fvf_r3args;
-
-template <typename T>
-__device__ __noinline__ double
-fvf_r3_exact(const T *w, int sp, int sr, int rank)
-{
-    double buf[27];
-    for (int kz = 0; kz < 3; kz++)
-        for (int ky = 0; ky < 3; ky++)
-            for (int kx = 0; kx < 3; kx++)
-                buf[kz * 9 + ky * 3 + kx] = (double)w[kz * sp + ky * sr + kx];
-    return fvf_select<double>(buf, 0, 26, rank);
-}
-
-template <typename T, int R>
-__global__ void __launch_bounds__(FVF_R3_BX * FVF_R3_BY)
-fvf_k_rank_tile3(fvf_r3args a)
-{
-    typedef fvf_rt<T> Tr;
-    typedef typename Tr::W W;
-    enum { SW = FVF_R3_BX + 2, SH = FVF_R3_BY + 2, SD = FVF_R3_TZ + 2, L = Tr::L };
-    __shared__ T s[SD][SH][SW];
-    const int x0 = (int)blockIdx.x * FVF_R3_BX, y0 = (int)blockIdx.y * FVF_R3_BY,
-              z0 = (int)blockIdx.z * FVF_R3_TZ;
-    const T cv = fvf_to_in<T>(a.cval);
-    for (int e = (int)(threadIdx.y * FVF_R3_BX + threadIdx.x); e < SD * SH * SW; e += FVF_R3_BX * FVF_R3_BY) {
-        const int sz = e / (SH * SW), rem = e - sz * (SH * SW), sy = rem / SW, sx = rem - sy * SW;
-        const int iz = fvf_extend<int>(z0 + a.dz + sz, a.d, a.mode);
-        const int iy = iz < 0 ? -1 : fvf_extend<int>(y0 + a.dy + sy, a.h, a.mode);
-        const int ix = iy < 0 ? -1 : fvf_extend<int>(x0 + a.dx + sx, a.w, a.mode);
-        s[sz][sy][sx] = ix < 0 ? cv : __ldg((const T *)(a.in + iz * a.sz_in + iy * a.sy_in + ix * a.sx_in));
-    }
-    __syncthreads();
-    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
-    const int x = x0 + tx, y = y0 + ty;
-    if (x >= a.w || y >= a.h || z0 >= a.d)
-        return;
-    const int rank = R >= 0 ? R : a.rank;
-    unsigned redo = 0;   /* float outputs with NaN or -0.0: bit q for plane z0 + q */
-    W p[3][9];           /* the sorted window planes of the current L outputs */
-    bool nanp[3], negp[3];
-#pragma unroll
-    for (int g = 0; g < FVF_R3_TZ / L; g++) {
-#pragma unroll
-        for (int k = 0; k < 3; k++) {
-            if (g > 0 && k + L < 3) {   /* the plane of the previous outputs' window */
-#pragma unroll
-                for (int i = 0; i < 9; i++)
-                    p[k][i] = p[k + L][i];
-                nanp[k] = nanp[k + L];
-                negp[k] = negp[k + L];
-                continue;
-            }
-            W *v = p[k];
-            bool nan = false, neg = false;
-#pragma unroll
-            for (int ky = 0; ky < 3; ky++) {
-#pragma unroll
-                for (int kx = 0; kx < 3; kx++) {
-                    W w = 0;
-#pragma unroll
-                    for (int l = 0; l < L; l++) {
-                        const T u = s[g * L + l + k][ty + ky][tx + kx];
-                        w = Tr::put(w, u, l);
-                        if (fvf_is_float<T>::value) {
-                            nan |= u != u;
-                            neg |= Tr::negz(u);
-                        }
-                    }
-                    v[ky * 3 + kx] = w;
-                }
-            }
-            nanp[k] = nan;   /* float only (L = 1) */
-            negp[k] = neg;
-#define FVF_R3_CMP(I, J)      \
-    {                         \
-        W c0 = v[I], c1 = v[J]; \
-        v[I] = Tr::mn(c0, c1); \
-        v[J] = Tr::mx(c0, c1); \
-    }
-            FVF_R3_SORT9(FVF_R3_CMP)
-#undef FVF_R3_CMP
-        }
-        W v[27];
-#pragma unroll
-        for (int k = 0; k < 3; k++) {
-#pragma unroll
-            for (int i = 0; i < 9; i++)
-                v[k * 9 + i] = p[k][i];
-        }
-#define FVF_R3_CMP(I, J)      \
-    {                         \
-        W c0 = v[I], c1 = v[J]; \
-        v[I] = Tr::mn(c0, c1); \
-        v[J] = Tr::mx(c0, c1); \
-    }
-        FVF_R3_MERGE(FVF_R3_CMP)
-#undef FVF_R3_CMP
-        W u[27];
-#define FVF_R3_AT(K, I) u[K] = v[I];
-        FVF_R3_POS(FVF_R3_AT)
-#undef FVF_R3_AT
-        W sel = u[0];
-        if (R >= 0) {
-            sel = u[R >= 0 ? R : 0];
-        } else {
-#pragma unroll
-            for (int k = 1; k < 27; k++)
-                if (k == rank)
-                    sel = u[k];
-        }
-#pragma unroll
-        for (int l = 0; l < L; l++) {
-            const int q = g * L + l, z = z0 + q;
-            const T t = Tr::get(sel, l);
-            bool exact = false;
-            if (fvf_is_float<T>::value) {
-                exact = nanp[0] || nanp[1] || nanp[2] || ((negp[0] || negp[1] || negp[2]) && t == (T)0);
-                redo |= (unsigned)exact << q;
-            }
-            if (z < a.d && !exact)
-                fvf_store_nd(a.out + z * a.sz_out + y * a.sy_out + x * a.sx_out, a.odt, fvf_back<T>((double)t));
-        }
-    }
-    /* NaN, or -0.0 and a zero selected: scipy's quickselect, after the registers died */
-    for (int q = 0; redo && q < FVF_R3_TZ; q++) {
-        const int z = z0 + q;
-        if (((redo >> q) & 1) && z < a.d)
-            fvf_store_nd(a.out + z * a.sz_out + y * a.sy_out + x * a.sx_out, a.odt,
-                         fvf_back<T>(fvf_r3_exact<T>(&s[q][ty][tx], SH * SW, SW, rank)));
+            buf[j] = (double)fv_d_flt_rank_val<T, int64_t>(p, inside, base, c, j, cv);
+        fv_d_flt_store_nd(p.out + oo, p.odt, fv_d_flt_back<T>(fv_d_flt_select<double>(buf, 0, p.count - 1, p.rank)));
     }
 }
 
@@ -781,12 +373,12 @@ fvf_k_rank_tile3(fvf_r3args a)
 
 template <typename IT>
 static void
-fvf_rank_args(fvf_ndargs<IT> *p, const fvf_ndjob *j)
+fv_cu_flt_rank_args(fv_cu_flt_ndargs<IT> *p, const fv_cu_flt_ndjob *j)
 {
     memset(p, 0, sizeof *p);
     p->in = j->in->data;
     p->out = j->out->data;
-    fvf_nd_pack(&p->g, j->prep, fv_array_size(j->out));
+    fv_cu_flt_nd_pack(&p->g, j->prep, fv_array_size(j->out));
     p->t = j->tab;
     p->count = j->prep->count;
     p->rank = j->rank;
@@ -797,210 +389,80 @@ fvf_rank_args(fvf_ndargs<IT> *p, const fvf_ndjob *j)
 
 template <typename T, typename IT>
 static fv_status
-fvf_rank_nib_launch(const fvf_ndjob *j)
+fv_cu_flt_rank_nib_launch(const fv_cu_flt_ndjob *j)
 {
-    fvf_ndargs<IT> p;
-    fvf_rank_args(&p, j);
-    fvf_k_rank_nib<T, IT><<<fvf_nd_grid(fv_array_size(j->out), j->device), FVF_ND_THREADS, 0, j->stream>>>(p);
+    fv_cu_flt_ndargs<IT> p;
+    fv_cu_flt_rank_args(&p, j);
+    fv_k_flt_rank_nib<T, IT><<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
     return fv_cu_launch_status("rank filter kernel launch");
 }
 
 /* the network kernel only for float32 and 16-bit data (compile time) */
-template <typename T> struct fvf_net_ok { static const bool value = false; };
-template <> struct fvf_net_ok<float> { static const bool value = true; };
-template <> struct fvf_net_ok<uint16_t> { static const bool value = true; };
-template <> struct fvf_net_ok<int16_t> { static const bool value = true; };
-template <typename T, bool OK> struct fvf_net_run {
-    static fv_status run(const fvf_ndjob *j) { return FV_ENOKERNEL; }
+template <typename T> struct fv_cu_flt_net_ok { static const bool value = false; };
+template <> struct fv_cu_flt_net_ok<float> { static const bool value = true; };
+template <> struct fv_cu_flt_net_ok<uint16_t> { static const bool value = true; };
+template <> struct fv_cu_flt_net_ok<int16_t> { static const bool value = true; };
+template <typename T, bool OK> struct fv_cu_flt_net_run {
+    static fv_status run(const fv_cu_flt_ndjob *j) { return FV_ENOKERNEL; }
 };
-template <typename T> struct fvf_net_run<T, true> {
-    static fv_status run(const fvf_ndjob *j)
+template <typename T> struct fv_cu_flt_net_run<T, true> {
+    static fv_status run(const fv_cu_flt_ndjob *j)
     {
-        fvf_ndargs<int32_t> p;
-        fvf_rank_args(&p, j);
-        fvf_k_rank_net32<T, int32_t><<<fvf_nd_grid(fv_array_size(j->out), j->device), FVF_ND_THREADS, 0,
+        fv_cu_flt_ndargs<int32_t> p;
+        fv_cu_flt_rank_args(&p, j);
+        fv_k_flt_rank_net32<T, int32_t><<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0,
                                         j->stream>>>(p);
         return fv_cu_launch_status("rank filter kernel launch");
     }
 };
-template <typename T> struct fvf_nib_run {
-    static fv_status run(const fvf_ndjob *j) { return FV_ENOKERNEL; }
+template <typename T> struct fv_cu_flt_nib_run {
+    static fv_status run(const fv_cu_flt_ndjob *j) { return FV_ENOKERNEL; }
 };
-template <> struct fvf_nib_run<uint8_t> {
-    static fv_status run(const fvf_ndjob *j)
+template <> struct fv_cu_flt_nib_run<uint8_t> {
+    static fv_status run(const fv_cu_flt_ndjob *j)
     {
-        return j->fits32 ? fvf_rank_nib_launch<uint8_t, int32_t>(j) : fvf_rank_nib_launch<uint8_t, int64_t>(j);
+        return j->fits32 ? fv_cu_flt_rank_nib_launch<uint8_t, int32_t>(j) : fv_cu_flt_rank_nib_launch<uint8_t, int64_t>(j);
     }
 };
-template <> struct fvf_nib_run<int8_t> {
-    static fv_status run(const fvf_ndjob *j)
+template <> struct fv_cu_flt_nib_run<int8_t> {
+    static fv_status run(const fv_cu_flt_ndjob *j)
     {
-        return j->fits32 ? fvf_rank_nib_launch<int8_t, int32_t>(j) : fvf_rank_nib_launch<int8_t, int64_t>(j);
+        return j->fits32 ? fv_cu_flt_rank_nib_launch<int8_t, int32_t>(j) : fv_cu_flt_rank_nib_launch<int8_t, int64_t>(j);
     }
 };
 
 template <typename T, typename IT, int N>
 static fv_status
-fvf_rank_small_launch(const fvf_ndjob *j)
+fv_cu_flt_rank_small_launch(const fv_cu_flt_ndjob *j)
 {
-    fvf_ndargs<IT> p;
-    fvf_rank_args(&p, j);
-    fvf_k_rank_small<T, IT, N><<<fvf_nd_grid(fv_array_size(j->out), j->device), FVF_ND_THREADS, 0, j->stream>>>(p);
+    fv_cu_flt_ndargs<IT> p;
+    fv_cu_flt_rank_args(&p, j);
+    fv_k_flt_rank_small<T, IT, N><<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
     return fv_cu_launch_status("rank filter kernel launch");
 }
-
-/* The tiled path's window size (3 or 5), or 0 where the generic kernels run:
- * not 2-d, not a full 3x3 or 5x5 box (the
- * selected elements' displacements span K x K and all K * K are selected),
- * 64-bit index math, more tile rows than a grid holds. */
-int
-fvf_rank_tile_k(const fvf_ndjob *j)
-{
-    const fvf_ndprep *p = j->prep;
-    if (p->ndim != 2 || j->in->ndim != 2 || !j->fits32)
-        return 0;
-    int64_t k = p->dmax[0] - p->dmin[0] + 1;
-    if ((k != 3 && k != 5) || p->dmax[1] - p->dmin[1] + 1 != k || p->count != k * k)
-        return 0;
-    if ((p->shape[0] + FVF_RT_TH - 1) / FVF_RT_TH > 65535 || (p->shape[1] + FVF_RT_BX - 1) / FVF_RT_BX > INT32_MAX)
-        return 0;
-    return (int)k;
-}
-
-template <typename T, int K>
-static fv_status
-fvf_rank_tile_launch(const fvf_ndjob *j)
-{
-    const fvf_ndprep *p = j->prep;
-    fvf_rtargs a;
-    memset(&a, 0, sizeof a);
-    FVF_TILE2D_FILL(a, j, p);
-    a.rank = (int)j->rank;
-    a.cval = j->cval;
-    dim3 grid((unsigned)((a.w + FVF_RT_BX - 1) / FVF_RT_BX), (unsigned)((a.h + FVF_RT_TH - 1) / FVF_RT_TH));
-    dim3 block(FVF_RT_BX, FVF_RT_BY);
-    if (j->rank == K * K / 2)
-        fvf_k_rank_tile<T, K, K * K / 2><<<grid, block, 0, j->stream>>>(a);
-    else
-        fvf_k_rank_tile<T, K, -1><<<grid, block, 0, j->stream>>>(a);
-    return fv_cu_launch_status("rank filter kernel launch");
-}
-
-/* The tiled 3-D path applies (1) or not (0): 3-d, a full 3 x 3 x 3 box, 32-bit index math, a grid that holds the tiles. */
-int
-fvf_rank_tile3_ok(const fvf_ndjob *j)
-{
-    const fvf_ndprep *p = j->prep;
-    if (p->ndim != 3 || j->in->ndim != 3 || !j->fits32)
-        return 0;
-    for (int d = 0; d < 3; d++)
-        if (p->dmax[d] - p->dmin[d] + 1 != 3)
-            return 0;
-    if (p->count != 27)
-        return 0;
-    if ((p->shape[0] + FVF_R3_TZ - 1) / FVF_R3_TZ > 65535 || (p->shape[1] + FVF_R3_BY - 1) / FVF_R3_BY > 65535 ||
-        (p->shape[2] + FVF_R3_BX - 1) / FVF_R3_BX > INT32_MAX)
-        return 0;
-    return 1;
-}
-
 template <typename T>
 static fv_status
-fvf_rank_tile3_launch(const fvf_ndjob *j)
-{
-    const fvf_ndprep *p = j->prep;
-    fvf_r3args a;
-    memset(&a, 0, sizeof a);
-    a.in = (const char *)j->in->data;
-    a.out = (char *)j->out->data;
-    a.d = (int)p->shape[0];
-    a.h = (int)p->shape[1];
-    a.w = (int)p->shape[2];
-    a.dz = (int)p->dmin[0];
-    a.dy = (int)p->dmin[1];
-    a.dx = (int)p->dmin[2];
-    a.sz_in = p->shape[0] > 1 ? (int)p->s_in[0] : 0;
-    a.sy_in = p->shape[1] > 1 ? (int)p->s_in[1] : 0;
-    a.sx_in = p->shape[2] > 1 ? (int)p->s_in[2] : 0;
-    a.sz_out = p->shape[0] > 1 ? (int)p->s_out[0] : 0;
-    a.sy_out = p->shape[1] > 1 ? (int)p->s_out[1] : 0;
-    a.sx_out = p->shape[2] > 1 ? (int)p->s_out[2] : 0;
-    a.mode = j->mode;
-    a.odt = (int)j->out->dtype;
-    a.rank = (int)j->rank;
-    a.cval = j->cval;
-    dim3 grid((unsigned)((a.w + FVF_R3_BX - 1) / FVF_R3_BX), (unsigned)((a.h + FVF_R3_BY - 1) / FVF_R3_BY),
-              (unsigned)((a.d + FVF_R3_TZ - 1) / FVF_R3_TZ));
-    dim3 block(FVF_R3_BX, FVF_R3_BY);
-    switch (j->rank) {
-    case 13: fvf_k_rank_tile3<T, 13><<<grid, block, 0, j->stream>>>(a); break;
-    case 6: fvf_k_rank_tile3<T, 6><<<grid, block, 0, j->stream>>>(a); break;
-    case 25: fvf_k_rank_tile3<T, 25><<<grid, block, 0, j->stream>>>(a); break;
-    default: fvf_k_rank_tile3<T, -1><<<grid, block, 0, j->stream>>>(a); break;
-    }
-    return fv_cu_launch_status("rank filter kernel launch");
-}
-
-/* the tiled kernels only for 8/16-bit and float32 data (compile time) */
-template <typename T> struct fvf_tile_ok { static const bool value = false; };
-template <> struct fvf_tile_ok<uint8_t> { static const bool value = true; };
-template <> struct fvf_tile_ok<int8_t> { static const bool value = true; };
-template <> struct fvf_tile_ok<uint16_t> { static const bool value = true; };
-template <> struct fvf_tile_ok<int16_t> { static const bool value = true; };
-template <> struct fvf_tile_ok<float> { static const bool value = true; };
-template <typename T, bool OK> struct fvf_tile_run {
-    static fv_status run(const fvf_ndjob *j, int k) { return FV_ENOKERNEL; }
-};
-template <typename T> struct fvf_tile_run<T, true> {
-    static fv_status run(const fvf_ndjob *j, int k)
-    {
-        return k == 3 ? fvf_rank_tile_launch<T, 3>(j) : k == 5 ? fvf_rank_tile_launch<T, 5>(j)
-                                                               : fvf_rank_tile3_launch<T>(j);
-    }
-};
-
-/* The tiled kernels (2-D 3 x 3 / 5 x 5 and 3-D 3 x 3 x 3 boxes), or FV_ENOKERNEL. */
-template <typename T>
-static fv_status
-fvf_rank_tile_t(const fvf_ndjob *j)
-{
-    int tk = fvf_tile_ok<T>::value ? fvf_rank_tile_k(j) : 0;
-    if (!tk && fvf_tile_ok<T>::value && fvf_rank_tile3_ok(j))
-        tk = 27;   /* the 3 x 3 x 3 box */
-    return tk ? fvf_tile_run<T, fvf_tile_ok<T>::value>::run(j, tk) : FV_ENOKERNEL;
-}
-
-fv_status
-fvf_rank_tile_run(const fvf_ndjob *j)
-{
-    FVF_SWITCH_IN(j->in->dtype, fvf_rank_tile_t<T>(j))
-    return FV_ENOKERNEL;
-}
-
-/* The generic kernels, which read the displacement tables (j->tab). */
-template <typename T>
-static fv_status
-fvf_rank_t(fvf_ndjob *j)
+fv_cu_flt_rank_t(fv_cu_flt_ndjob *j)
 {
     int64_t count = j->prep->count, npts = fv_array_size(j->out);
-    unsigned grid = fvf_nd_grid(npts, j->device);
+    unsigned grid = fv_cu_flt_nd_grid(npts, j->device);
     fv_status st = FV_OK;
     if (count <= 9 && j->fits32)
-        return fvf_rank_small_launch<T, int32_t, 9>(j);
+        return fv_cu_flt_rank_small_launch<T, int32_t, 9>(j);
     if (sizeof(T) == 1 && count <= 255)
-        return fvf_nib_run<T>::run(j);
-    if (fvf_net_ok<T>::value && count <= 32 && j->fits32)
-        return fvf_net_run<T, fvf_net_ok<T>::value>::run(j);
-    fvf_ndargs<int64_t> p;
-    fvf_rank_args(&p, j);
+        return fv_cu_flt_nib_run<T>::run(j);
+    if (fv_cu_flt_net_ok<T>::value && count <= 32 && j->fits32)
+        return fv_cu_flt_net_run<T, fv_cu_flt_net_ok<T>::value>::run(j);
+    fv_cu_flt_ndargs<int64_t> p;
+    fv_cu_flt_rank_args(&p, j);
     if (count <= 64) {
-        fvf_k_rank_mid<T><<<grid, FVF_ND_THREADS, 0, j->stream>>>(p);
+        fv_k_flt_rank_mid<T><<<grid, FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
         return fv_cu_launch_status("rank filter kernel launch");
     }
     fv_array *flags = NULL, *scratch = NULL;
-    int isf = fvf_is_float<T>::value;
+    int isf = fv_cu_flt_is_float<T>::value;
     if (isf) {
-        if ((st = fvf_tmp_new(j->ctx, j->device, (size_t)npts, &flags)) != FV_OK)
+        if ((st = fv_cu_flt_tmp_new(j->ctx, j->device, (size_t)npts, &flags)) != FV_OK)
             goto done;
         p.flags = (uint8_t *)flags->data;
         cudaError_t e = cudaMemsetAsync(p.flags, 0, (size_t)npts, j->stream);
@@ -1009,34 +471,27 @@ fvf_rank_t(fvf_ndjob *j)
             goto done;
         }
     }
-    fvf_k_rank_radix<T><<<grid, FVF_ND_THREADS, 0, j->stream>>>(p);
+    fv_k_flt_rank_radix<T><<<grid, FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
     if ((st = fv_cu_launch_status("rank filter kernel launch")) != FV_OK || !isf)
         goto done;
     {
         int64_t per = count * (int64_t)sizeof(double);
-        int64_t threads = ((int64_t)64 << 20) / per;
-        if (threads > 32768)
-            threads = 32768;
-        if (threads > npts)
-            threads = npts;
-        threads = (threads + 31) / 32 * 32;
-        if (threads < 32)
-            threads = 32;
-        if ((st = fvf_tmp_new(j->ctx, j->device, (size_t)(threads * per), &scratch)) != FV_OK)
+        const int64_t threads = fv_cu_flt_ring_threads(per, npts);
+        if ((st = fv_cu_flt_tmp_new(j->ctx, j->device, (size_t)(threads * per), &scratch)) != FV_OK)
             goto done;
-        int block = threads < FVF_ND_THREADS ? (int)threads : FVF_ND_THREADS;
-        fvf_k_rank_exact<T><<<(unsigned)(threads / block), block, 0, j->stream>>>(p, (double *)scratch->data);
+        int block = threads < FV_CU_FLT_ND_THREADS ? (int)threads : FV_CU_FLT_ND_THREADS;
+        fv_k_flt_rank_exact<T><<<(unsigned)(threads / block), block, 0, j->stream>>>(p, (double *)scratch->data);
         st = fv_cu_launch_status("rank filter kernel launch");
     }
 done:
-    fvf_tmp_release(j->ctx, scratch);
-    fvf_tmp_release(j->ctx, flags);
+    fv_cu_flt_tmp_release(j->ctx, scratch);
+    fv_cu_flt_tmp_release(j->ctx, flags);
     return st;
 }
 
 fv_status
-fvf_rank_run(fvf_ndjob *j)
+fv_cu_flt_rank_run(fv_cu_flt_ndjob *j)
 {
-    FVF_SWITCH_IN(j->in->dtype, fvf_rank_t<T>(j))
+    FV_CU_FLT_SWITCH_IN(j->in->dtype, fv_cu_flt_rank_t<T>(j))
     return fv_error_set(FV_EDTYPE, "filter", "no CUDA kernel for %s", fv_dtype_name(j->in->dtype));
 }

@@ -8,7 +8,7 @@
  *    outside); uint64 the compiler's unsigned sequence. bool outputs stay 0/1:
  *    (the low byte scipy would store) != 0.
  *  - where scipy converts a double to the input type (cval and structure values
- *    of the n-d min/max and rank filters) the same casts apply (fvf_to_in).
+ *    of the n-d min/max and rank filters) the same casts apply (fv_d_flt_to_in).
  * bool data is handled as uint8 (one byte, same arithmetic and casts). */
 #ifndef FV_CUDA_FILTERS_COMMON_CUH
 #define FV_CUDA_FILTERS_COMMON_CUH
@@ -23,112 +23,92 @@
 #include "ops/filters/filternd.h"
 #include "ops/filters/ndimage-math.h"
 
-/* ---- casts ------------------------------------------------------------------ */
+/* ---- casts (fv__cvt32 & co.: ops/filters/ndimage-math.h) ------------------------- */
 
-FV_HD int32_t
-fvf_cvt32(double x)
-{
-    return (x > -2147483649.0 && x < 2147483648.0) ? (int32_t)x : INT32_MIN;
-}
-
-FV_HD int64_t
-fvf_cvt64(double x)
-{
-    return (x > -9223372036854775808.0 && x < 9223372036854775808.0) ? (int64_t)x : INT64_MIN;
-}
-
-FV_HD uint64_t
-fvf_cvtu64(double x)
-{
-    if (!(x >= 9223372036854775808.0))
-        return (uint64_t)fvf_cvt64(x);
-    return (uint64_t)fvf_cvt64(x - 9223372036854775808.0) ^ 0x8000000000000000ull;
-}
-
-/* fvf_cvt32((double)x) for a float x: no float lies strictly between -2^31 - 1
+/* fv__cvt32((double)x) for a float x: no float lies strictly between -2^31 - 1
  * and -2^31, and F2I truncates as the C cast does (without the double conversion) */
 __device__ __forceinline__ int32_t
-fvf_cvt32f(float x)
+fv_d_flt_cvt32f(float x)
 {
     return (x >= -2147483648.0f && x < 2147483648.0f) ? __float2int_rz(x) : INT32_MIN;
 }
 
 /* The C cast double -> T that scipy applies (bool: the raw low byte, as uint8). */
-template <typename T> __host__ __device__ __forceinline__ T fvf_to_in(double x);
-template <> __host__ __device__ __forceinline__ uint8_t fvf_to_in<uint8_t>(double x) { return (uint8_t)fvf_cvt32(x); }
-template <> __host__ __device__ __forceinline__ int8_t fvf_to_in<int8_t>(double x) { return (int8_t)fvf_cvt32(x); }
-template <> __host__ __device__ __forceinline__ uint16_t fvf_to_in<uint16_t>(double x) { return (uint16_t)fvf_cvt32(x); }
-template <> __host__ __device__ __forceinline__ int16_t fvf_to_in<int16_t>(double x) { return (int16_t)fvf_cvt32(x); }
-template <> __host__ __device__ __forceinline__ int32_t fvf_to_in<int32_t>(double x) { return fvf_cvt32(x); }
-template <> __host__ __device__ __forceinline__ uint32_t fvf_to_in<uint32_t>(double x) { return (uint32_t)fvf_cvt64(x); }
-template <> __host__ __device__ __forceinline__ int64_t fvf_to_in<int64_t>(double x) { return fvf_cvt64(x); }
-template <> __host__ __device__ __forceinline__ uint64_t fvf_to_in<uint64_t>(double x) { return fvf_cvtu64(x); }
-template <> __host__ __device__ __forceinline__ float fvf_to_in<float>(double x) { return (float)x; }
-template <> __host__ __device__ __forceinline__ double fvf_to_in<double>(double x) { return x; }
+template <typename T> __host__ __device__ __forceinline__ T fv_d_flt_to_in(double x);
+template <> __host__ __device__ __forceinline__ uint8_t fv_d_flt_to_in<uint8_t>(double x) { return (uint8_t)fv__cvt32(x); }
+template <> __host__ __device__ __forceinline__ int8_t fv_d_flt_to_in<int8_t>(double x) { return (int8_t)fv__cvt32(x); }
+template <> __host__ __device__ __forceinline__ uint16_t fv_d_flt_to_in<uint16_t>(double x) { return (uint16_t)fv__cvt32(x); }
+template <> __host__ __device__ __forceinline__ int16_t fv_d_flt_to_in<int16_t>(double x) { return (int16_t)fv__cvt32(x); }
+template <> __host__ __device__ __forceinline__ int32_t fv_d_flt_to_in<int32_t>(double x) { return fv__cvt32(x); }
+template <> __host__ __device__ __forceinline__ uint32_t fv_d_flt_to_in<uint32_t>(double x) { return (uint32_t)fv__cvt64(x); }
+template <> __host__ __device__ __forceinline__ int64_t fv_d_flt_to_in<int64_t>(double x) { return fv__cvt64(x); }
+template <> __host__ __device__ __forceinline__ uint64_t fv_d_flt_to_in<uint64_t>(double x) { return fv__cvtu64(x); }
+template <> __host__ __device__ __forceinline__ float fv_d_flt_to_in<float>(double x) { return (float)x; }
+template <> __host__ __device__ __forceinline__ double fv_d_flt_to_in<double>(double x) { return x; }
 
 /* Store a double result into an element of dtype odt. */
 __device__ __forceinline__ void
-fvf_store(char *p, int odt, double v)
+fv_d_flt_store(char *p, int odt, double v)
 {
     switch (odt) {
-    case FV_BOOL: *(uint8_t *)p = (uint8_t)((uint8_t)fvf_cvt32(v) != 0); break;
-    case FV_UINT8: *(uint8_t *)p = (uint8_t)fvf_cvt32(v); break;
-    case FV_INT8: *(int8_t *)p = (int8_t)fvf_cvt32(v); break;
-    case FV_UINT16: *(uint16_t *)p = (uint16_t)fvf_cvt32(v); break;
-    case FV_INT16: *(int16_t *)p = (int16_t)fvf_cvt32(v); break;
-    case FV_INT32: *(int32_t *)p = fvf_cvt32(v); break;
-    case FV_UINT32: *(uint32_t *)p = (uint32_t)fvf_cvt64(v); break;
-    case FV_INT64: *(int64_t *)p = fvf_cvt64(v); break;
-    case FV_UINT64: *(uint64_t *)p = fvf_cvtu64(v); break;
+    case FV_BOOL: *(uint8_t *)p = (uint8_t)((uint8_t)fv__cvt32(v) != 0); break;
+    case FV_UINT8: *(uint8_t *)p = (uint8_t)fv__cvt32(v); break;
+    case FV_INT8: *(int8_t *)p = (int8_t)fv__cvt32(v); break;
+    case FV_UINT16: *(uint16_t *)p = (uint16_t)fv__cvt32(v); break;
+    case FV_INT16: *(int16_t *)p = (int16_t)fv__cvt32(v); break;
+    case FV_INT32: *(int32_t *)p = fv__cvt32(v); break;
+    case FV_UINT32: *(uint32_t *)p = (uint32_t)fv__cvt64(v); break;
+    case FV_INT64: *(int64_t *)p = fv__cvt64(v); break;
+    case FV_UINT64: *(uint64_t *)p = fv__cvtu64(v); break;
     case FV_FLOAT32: *(float *)p = (float)v; break;
     default: *(double *)p = v; break;
     }
 }
 
 /* ---- stores with the output dtype switched once per run of values ---------------
- * fvf_odt_run(odt, f) calls f(tag) with a pointer of the output's element type
- * (fvf_obool for bool); f then stores a run of values with fvf_put(tag, ...),
- * the values fvf_store gives. Other output dtypes: tag void *, fvf_store per value. */
-struct fvf_obool {
+ * fv_d_flt_odt_run(odt, f) calls f(tag) with a pointer of the output's element type
+ * (fv_d_flt_obool for bool); f then stores a run of values with fv_d_flt_put(tag, ...),
+ * the values fv_d_flt_store gives. Other output dtypes: tag void *, fv_d_flt_store per value. */
+struct fv_d_flt_obool {
     uint8_t b;
 };
-template <typename O> struct fvf_caster;
-template <> struct fvf_caster<float> {
+template <typename O> struct fv_d_flt_caster;
+template <> struct fv_d_flt_caster<float> {
     template <typename A> __device__ static float c(A v) { return (float)v; }
 };
-template <> struct fvf_caster<double> {
+template <> struct fv_d_flt_caster<double> {
     template <typename A> __device__ static double c(A v) { return (double)v; }
 };
-template <typename O> struct fvf_caster_i32 {
-    __device__ static O c(float v) { return (O)fvf_cvt32f(v); }
-    __device__ static O c(double v) { return (O)fvf_cvt32(v); }
+template <typename O> struct fv_d_flt_caster_i32 {
+    __device__ static O c(float v) { return (O)fv_d_flt_cvt32f(v); }
+    __device__ static O c(double v) { return (O)fv__cvt32(v); }
 };
-template <> struct fvf_caster<uint8_t> : fvf_caster_i32<uint8_t> {};
-template <> struct fvf_caster<int8_t> : fvf_caster_i32<int8_t> {};
-template <> struct fvf_caster<uint16_t> : fvf_caster_i32<uint16_t> {};
-template <> struct fvf_caster<int16_t> : fvf_caster_i32<int16_t> {};
-template <> struct fvf_caster<int32_t> : fvf_caster_i32<int32_t> {};
-template <> struct fvf_caster<fvf_obool> {
-    __device__ static fvf_obool c(float v) { return fvf_obool{(uint8_t)((uint8_t)fvf_cvt32f(v) != 0)}; }
-    __device__ static fvf_obool c(double v) { return fvf_obool{(uint8_t)((uint8_t)fvf_cvt32(v) != 0)}; }
+template <> struct fv_d_flt_caster<uint8_t> : fv_d_flt_caster_i32<uint8_t> {};
+template <> struct fv_d_flt_caster<int8_t> : fv_d_flt_caster_i32<int8_t> {};
+template <> struct fv_d_flt_caster<uint16_t> : fv_d_flt_caster_i32<uint16_t> {};
+template <> struct fv_d_flt_caster<int16_t> : fv_d_flt_caster_i32<int16_t> {};
+template <> struct fv_d_flt_caster<int32_t> : fv_d_flt_caster_i32<int32_t> {};
+template <> struct fv_d_flt_caster<fv_d_flt_obool> {
+    __device__ static fv_d_flt_obool c(float v) { return fv_d_flt_obool{(uint8_t)((uint8_t)fv_d_flt_cvt32f(v) != 0)}; }
+    __device__ static fv_d_flt_obool c(double v) { return fv_d_flt_obool{(uint8_t)((uint8_t)fv__cvt32(v) != 0)}; }
 };
 
 template <typename O, typename A>
 __device__ __forceinline__ void
-fvf_put(O *, char *p, int odt, A v)
+fv_d_flt_put(O *, char *p, int odt, A v)
 {
-    *(O *)p = fvf_caster<O>::c(v);
+    *(O *)p = fv_d_flt_caster<O>::c(v);
 }
 template <typename A>
 __device__ __forceinline__ void
-fvf_put(void *, char *p, int odt, A v)
+fv_d_flt_put(void *, char *p, int odt, A v)
 {
-    fvf_store(p, odt, (double)v);
+    fv_d_flt_store(p, odt, (double)v);
 }
 
 template <typename F>
 __device__ __forceinline__ void
-fvf_odt_run(int odt, F f)
+fv_d_flt_odt_run(int odt, F f)
 {
     switch (odt) {
     case FV_FLOAT32: f((float *)0); break;
@@ -138,7 +118,7 @@ fvf_odt_run(int odt, F f)
     case FV_UINT16: f((uint16_t *)0); break;
     case FV_INT16: f((int16_t *)0); break;
     case FV_INT32: f((int32_t *)0); break;
-    case FV_BOOL: f((fvf_obool *)0); break;
+    case FV_BOOL: f((fv_d_flt_obool *)0); break;
     default: f((void *)0); break;
     }
 }
@@ -146,45 +126,45 @@ fvf_odt_run(int odt, F f)
 /* A float result (float32 outputs; integer outputs of the float-exact and checked
  * paths): the same values as storing (double)v, without the double conversion. */
 __device__ __forceinline__ void
-fvf_store(char *p, int odt, float v)
+fv_d_flt_store(char *p, int odt, float v)
 {
-    fvf_odt_run(odt, [&](auto tag) { fvf_put(tag, p, odt, v); });
+    fv_d_flt_odt_run(odt, [&](auto tag) { fv_d_flt_put(tag, p, odt, v); });
 }
 
 /* The n-d filters' store (scipy's ni_filters.c): the same, except into uint64
  * below -2^63, where scipy's compiled cast negates the conversion of -v. */
 __device__ __forceinline__ void
-fvf_store_nd(char *p, int odt, double v)
+fv_d_flt_store_nd(char *p, int odt, double v)
 {
     if (odt == FV_UINT64 && v < 0)
-        *(uint64_t *)p = (uint64_t)0 - fvf_cvtu64(-v);
+        *(uint64_t *)p = (uint64_t)0 - fv__cvtu64(-v);
     else
-        fvf_store(p, odt, v);
+        fv_d_flt_store(p, odt, v);
 }
 
 __device__ __forceinline__ void
-fvf_store_nd(char *p, int odt, float v)
+fv_d_flt_store_nd(char *p, int odt, float v)
 {
-    fvf_store(p, odt, v);
+    fv_d_flt_store(p, odt, v);
 }
 
 /* A data value in the accumulator type; 8-bit data into float by one float
  * subtraction from 2^23 + the byte (an ALU operation, not the conversion unit's I2F). */
 template <typename ACC, typename T>
 __device__ __forceinline__ ACC
-fvf_cv(T x)
+fv_d_flt_cv(T x)
 {
     return (ACC)x;
 }
 template <>
 __device__ __forceinline__ float
-fvf_cv<float, uint8_t>(uint8_t x)
+fv_d_flt_cv<float, uint8_t>(uint8_t x)
 {
     return __fsub_rn(__uint_as_float(0x4B000000u | (unsigned)x), 8388608.0f);
 }
 template <>
 __device__ __forceinline__ float
-fvf_cv<float, int8_t>(int8_t x)
+fv_d_flt_cv<float, int8_t>(int8_t x)
 {
     return __fsub_rn(__uint_as_float(0x4B000000u | (unsigned)((int)x + 128)), 8388736.0f);
 }
@@ -192,34 +172,34 @@ fvf_cv<float, int8_t>(int8_t x)
 /* ---- arithmetic in the accumulator type ---------------------------------------
  * double: rounded separately, never fused, so that sums match scipy's bit for bit;
  * float (float32 outputs only): the compiler may fuse. */
-__device__ __forceinline__ double fvf_add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ double fvf_sub(double a, double b) { return __dsub_rn(a, b); }
-__device__ __forceinline__ double fvf_mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float fvf_add(float a, float b) { return a + b; }
-__device__ __forceinline__ float fvf_sub(float a, float b) { return a - b; }
-__device__ __forceinline__ float fvf_mul(float a, float b) { return a * b; }
+__device__ __forceinline__ double fv_d_flt_add(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ double fv_d_flt_sub(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ double fv_d_flt_mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float fv_d_flt_add(float a, float b) { return a + b; }
+__device__ __forceinline__ float fv_d_flt_sub(float a, float b) { return a - b; }
+__device__ __forceinline__ float fv_d_flt_mul(float a, float b) { return a * b; }
 
-/* ---- the sliding window of the 1-D tile kernels (filter1d.cu's fvf_k_tile2 and
+/* ---- the sliding window of the 1-D tile kernels (filter1d.cu's fv_k_flt_tile2 and
  * filter-sep2.cu's fused pair) ------------------------------------------------
  * Kinds: general correlation, symmetric / antisymmetric taps, uniform sum,
  * minimum, maximum. Arithmetic spelt out: double rounded step by step (scipy's
  * bits); float (float32 outputs) the first product alone, then one fused
  * multiply-add per tap. */
-enum { FVK_AUTO = -1, FVK_CORR = 0, FVK_SYM, FVK_ANTI, FVK_USUM, FVK_MIN, FVK_MAX };   /* AUTO: device weights, classified there */
+enum { FV_CU_WIN_AUTO = -1, FV_CU_WIN_CORR = 0, FV_CU_WIN_SYM, FV_CU_WIN_ANTI, FV_CU_WIN_USUM, FV_CU_WIN_MIN, FV_CU_WIN_MAX };   /* AUTO: device weights, classified there */
 
-__device__ __forceinline__ double fvk_mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ double fvk_madd(double acc, double x, double w) { return __dadd_rn(acc, __dmul_rn(x, w)); }
-__device__ __forceinline__ double fvk_add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ double fvk_sub(double a, double b) { return __dsub_rn(a, b); }
-__device__ __forceinline__ float fvk_mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ float fvk_madd(float acc, float x, float w) { return __fmaf_rn(x, w, acc); }
-__device__ __forceinline__ float fvk_add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ float fvk_sub(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double fv_d_win_mul(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ double fv_d_win_madd(double acc, double x, double w) { return __dadd_rn(acc, __dmul_rn(x, w)); }
+__device__ __forceinline__ double fv_d_win_add(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ double fv_d_win_sub(double a, double b) { return __dsub_rn(a, b); }
+__device__ __forceinline__ float fv_d_win_mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float fv_d_win_madd(float acc, float x, float w) { return __fmaf_rn(x, w, acc); }
+__device__ __forceinline__ float fv_d_win_add(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ float fv_d_win_sub(float a, float b) { return __fsub_rn(a, b); }
 
 /* min/max of an earlier and a later value; ties (and -0 vs 0) go to the later  */
 template <typename ACC>
 __device__ __forceinline__ ACC
-fvk_comb(ACC earlier, ACC later, bool mn)
+fv_d_win_comb(ACC earlier, ACC later, bool mn)
 {
     return (mn ? later <= earlier : later >= earlier) ? later : earlier;
 }
@@ -228,7 +208,7 @@ fvk_comb(ACC earlier, ACC later, bool mn)
  * inf for uniform sums (x - x != 0); lines holding one are redone serially. */
 template <typename ACC>
 __device__ __forceinline__ bool
-fvk_odd(ACC x, bool us)
+fv_d_win_odd(ACC x, bool us)
 {
     return us ? !(x - x == (ACC)0) : x != x;
 }
@@ -236,16 +216,16 @@ fvk_odd(ACC x, bool us)
 /* t / d for 0 <= t < 2^16 and 1 <= d <= 2^10, from inv = 1.0f / d: (t + 0.5) / d
  * is at least 0.5 / d away from an integer, far beyond float's error here. */
 __device__ __forceinline__ int
-fvk_div(int t, float inv)
+fv_d_win_div(int t, float inv)
 {
     return (int)(((float)t + 0.5f) * inv);
 }
 
 /* Outputs per thread and slide: 8 in float, 4 in double (registers). */
-template <typename ACC> struct fvk_r { static const int value = sizeof(ACC) == 4 ? 8 : 4; };
+template <typename ACC> struct fv_d_win_r { static const int value = sizeof(ACC) == 4 ? 8 : 4; };
 
 /* R outputs from x[0], x[st], ...: output k is the window x[k*st .. (k + size - 1)*st],
- * summed in filter1d's fvf_k_tile2 order. Reads up to x[(R + size - 1) * st].
+ * summed in filter1d's fv_k_flt_tile2 order. Reads up to x[(R + size - 1) * st].
  * One body per kind (the kind is uniform: the switch is taken once per call);
  * the tap loops are unrolled by R, so that the sliding registers are renamed,
  * not moved (after R taps every register holds a fresh value). S > 0: the
@@ -254,16 +234,16 @@ template <typename ACC> struct fvk_r { static const int value = sizeof(ACC) == 4
  * offset and is made once (the slide's repeated reads fold together). */
 template <typename ACC, int KIND, int R, int S = 0>
 __device__ __forceinline__ void
-fvk_slide_k(const ACC *x, int st, const ACC *w, int size_rt, ACC (&acc)[R])
+fv_d_win_slide_k(const ACC *x, int st, const ACC *w, int size_rt, ACC (&acc)[R])
 {
     const int size = S > 0 ? S : size_rt;
     ACC v[R];
-    if (KIND == FVK_SYM || KIND == FVK_ANTI) {
+    if (KIND == FV_CU_WIN_SYM || KIND == FV_CU_WIN_ANTI) {
         const int s1 = size >> 1;
         ACC vr[R];
 #pragma unroll
         for (int k = 0; k < R; k++) {
-            acc[k] = fvk_mul(x[(k + s1) * st], w[s1]);
+            acc[k] = fv_d_win_mul(x[(k + s1) * st], w[s1]);
             v[k] = x[k * st];
             vr[k] = x[(k + size - 1) * st];
         }
@@ -272,7 +252,7 @@ fvk_slide_k(const ACC *x, int st, const ACC *w, int size_rt, ACC (&acc)[R])
             const ACC wj = w[j];
 #pragma unroll
             for (int k = 0; k < R; k++)
-                acc[k] = fvk_madd(acc[k], KIND == FVK_SYM ? fvk_add(v[k], vr[k]) : fvk_sub(v[k], vr[k]), wj);
+                acc[k] = fv_d_win_madd(acc[k], KIND == FV_CU_WIN_SYM ? fv_d_win_add(v[k], vr[k]) : fv_d_win_sub(v[k], vr[k]), wj);
 #pragma unroll
             for (int k = 0; k < R - 1; k++)
                 v[k] = v[k + 1];
@@ -282,11 +262,11 @@ fvk_slide_k(const ACC *x, int st, const ACC *w, int size_rt, ACC (&acc)[R])
             v[R - 1] = x[(R + j) * st];
             vr[0] = x[(size - 2 - j) * st];
         }
-    } else if (KIND == FVK_CORR) {
+    } else if (KIND == FV_CU_WIN_CORR) {
         const ACC wl = w[size - 1];
 #pragma unroll
         for (int k = 0; k < R; k++) {
-            acc[k] = fvk_mul(x[(k + size - 1) * st], wl);
+            acc[k] = fv_d_win_mul(x[(k + size - 1) * st], wl);
             v[k] = x[k * st];
         }
 #pragma unroll(S > 0 ? 64 : R)
@@ -294,7 +274,7 @@ fvk_slide_k(const ACC *x, int st, const ACC *w, int size_rt, ACC (&acc)[R])
             const ACC wj = w[j];
 #pragma unroll
             for (int k = 0; k < R; k++)
-                acc[k] = fvk_madd(acc[k], v[k], wj);
+                acc[k] = fv_d_win_madd(acc[k], v[k], wj);
 #pragma unroll
             for (int k = 0; k < R - 1; k++)
                 v[k] = v[k + 1];
@@ -310,13 +290,13 @@ fvk_slide_k(const ACC *x, int st, const ACC *w, int size_rt, ACC (&acc)[R])
         for (int j = 1; j < size; j++) {
 #pragma unroll
             for (int k = 0; k < R; k++)
-                acc[k] = KIND == FVK_USUM ? fvk_add(acc[k], v[k]) : fvk_comb(acc[k], v[k], KIND == FVK_MIN);
+                acc[k] = KIND == FV_CU_WIN_USUM ? fv_d_win_add(acc[k], v[k]) : fv_d_win_comb(acc[k], v[k], KIND == FV_CU_WIN_MIN);
 #pragma unroll
             for (int k = 0; k < R - 1; k++)
                 v[k] = v[k + 1];
             v[R - 1] = x[(R + j) * st];
         }
-        if (KIND == FVK_USUM) {
+        if (KIND == FV_CU_WIN_USUM) {
 #pragma unroll
             for (int k = 0; k < R; k++)
                 acc[k] = acc[k] / (ACC)size;
@@ -326,30 +306,30 @@ fvk_slide_k(const ACC *x, int st, const ACC *w, int size_rt, ACC (&acc)[R])
 
 template <typename ACC, int R, int S = 0>
 __device__ __forceinline__ void
-fvk_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc)[R])
+fv_d_win_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc)[R])
 {
     switch (kind) {
-    case FVK_SYM: fvk_slide_k<ACC, FVK_SYM, R, S>(x, st, w, size, acc); break;
-    case FVK_ANTI: fvk_slide_k<ACC, FVK_ANTI, R, S>(x, st, w, size, acc); break;
-    case FVK_CORR: fvk_slide_k<ACC, FVK_CORR, R, S>(x, st, w, size, acc); break;
-    case FVK_USUM: fvk_slide_k<ACC, FVK_USUM, R, S>(x, st, w, size, acc); break;
-    case FVK_MIN: fvk_slide_k<ACC, FVK_MIN, R, S>(x, st, w, size, acc); break;
-    default: fvk_slide_k<ACC, FVK_MAX, R, S>(x, st, w, size, acc); break;
+    case FV_CU_WIN_SYM: fv_d_win_slide_k<ACC, FV_CU_WIN_SYM, R, S>(x, st, w, size, acc); break;
+    case FV_CU_WIN_ANTI: fv_d_win_slide_k<ACC, FV_CU_WIN_ANTI, R, S>(x, st, w, size, acc); break;
+    case FV_CU_WIN_CORR: fv_d_win_slide_k<ACC, FV_CU_WIN_CORR, R, S>(x, st, w, size, acc); break;
+    case FV_CU_WIN_USUM: fv_d_win_slide_k<ACC, FV_CU_WIN_USUM, R, S>(x, st, w, size, acc); break;
+    case FV_CU_WIN_MIN: fv_d_win_slide_k<ACC, FV_CU_WIN_MIN, R, S>(x, st, w, size, acc); break;
+    default: fv_d_win_slide_k<ACC, FV_CU_WIN_MAX, R, S>(x, st, w, size, acc); break;
     }
 }
 
 /* ---- checked float sums of 8-bit data into integer outputs ---------------------
  * scipy sums in double and truncates. With 8-bit data every value is a float, and
- * a float sum differs from scipy's double one by at most e (fvf_float_checked):
+ * a float sum differs from scipy's double one by at most e (fv_cu_flt_float_checked):
  * where [v - e, v + e] truncates to one integer, that is scipy's result; the few
  * outputs within e of an integer are summed again in double, in scipy's order,
  * from the (exact) float values. Results stay integers held in float (|v| < 2^21). */
 template <typename F>
 __device__ __forceinline__ double
-fvk_sum_d(F X, const double *w, int64_t wst, int kind, int size)   /* the window's value j is X(j) */
+fv_d_win_sum_d(F X, const double *w, int64_t wst, int kind, int size)   /* the window's value j is X(j) */
 {
     double t;
-    if (kind == FVK_CORR) {
+    if (kind == FV_CU_WIN_CORR) {
         t = __dmul_rn(X(size - 1), w[(size - 1) * wst]);
 #pragma unroll 8   /* the loads and products of 8 taps in flight: only the sums wait on each other */
         for (int j = 0; j < size - 1; j++)
@@ -361,20 +341,20 @@ fvk_sum_d(F X, const double *w, int64_t wst, int kind, int size)   /* the window
 #pragma unroll 8
     for (int j = 0; j < s1; j++) {
         const double a = X(j), b = X(size - 1 - j);
-        t = __dadd_rn(t, __dmul_rn(kind == FVK_SYM ? __dadd_rn(a, b) : __dsub_rn(a, b), w[j * wst]));
+        t = __dadd_rn(t, __dmul_rn(kind == FV_CU_WIN_SYM ? __dadd_rn(a, b) : __dsub_rn(a, b), w[j * wst]));
     }
     return t;
 }
 
 static __device__ __noinline__ double
-fvk_window_d(const float *x, int st, const double *w, int kind, int size)
+fv_d_win_window_d(const float *x, int st, const double *w, int kind, int size)
 {
-    return fvk_sum_d([&](int j) -> double { return (double)x[j * st]; }, w, 1, kind, size);
+    return fv_d_win_sum_d([&](int j) -> double { return (double)x[j * st]; }, w, 1, kind, size);
 }
 
-/* fvk_check's test of a float sum v: within e of a non-zero integer (all: of any) */
+/* fv_d_win_check's test of a float sum v: within e of a non-zero integer (all: of any) */
 __device__ __forceinline__ bool
-fvk_uncertain(float v, float e, bool all)
+fv_d_win_uncertain(float v, float e, bool all)
 {
     const float n = __fsub_rn(__fadd_rn(v, 12582912.0f), 12582912.0f);
     return (n != 0.0f || all) && !(fabsf(__fsub_rn(v, n)) > e);
@@ -386,21 +366,21 @@ fvk_uncertain(float v, float e, bool all)
  * the _rn intrinsics). acc[m][k] is output a0 + 8 R m + k of the line at x
  * (stride st; a0 = the warp's first), for 8 R m + a0 < ta. The uncertain ones
  * are summed again in one divergent branch (a tile's worth per thread). e = +inf
- * (device weights the bound does not hold for, fvk_chk_dev) sums every output
+ * (device weights the bound does not hold for, fv_d_win_chk_dev) sums every output
  * again. */
 template <int M, int R>
 __device__ __forceinline__ void
-fvk_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const double *wd, int kind, int size, float e)
+fv_d_win_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const double *wd, int kind, int size, float e)
 {
     unsigned bad = 0;
-    const bool all = e > 1.0f;   /* +inf (fvk_chk_dev): weights the bound does not hold for */
+    const bool all = e > 1.0f;   /* +inf (fv_d_win_chk_dev): weights the bound does not hold for */
 #pragma unroll
     for (int m = 0; m < M; m++) {
         if (8 * R * m + a0 >= ta)
             break;
 #pragma unroll
         for (int k = 0; k < R; k++)
-            if (fvk_uncertain(acc[m][k], e, all))
+            if (fv_d_win_uncertain(acc[m][k], e, all))
                 bad |= 1u << (m * R + k);
     }
     if (bad) {
@@ -409,7 +389,7 @@ fvk_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const doub
 #pragma unroll
             for (int k = 0; k < R; k++)
                 if (bad >> (m * R + k) & 1u) {
-                    const int32_t r = fvf_cvt32(fvk_window_d(x + (8 * R * m + a0 + k) * st, st, wd, kind, size));
+                    const int32_t r = fv__cvt32(fv_d_win_window_d(x + (8 * R * m + a0 + k) * st, st, wd, kind, size));
                     /* all: results of any size, kept to the low 16 bits that 8/16-bit and bool
                      * outputs store (the host allows no other outputs there) */
                     acc[m][k] = all ? (float)(int16_t)r : (float)r;
@@ -420,14 +400,14 @@ fvk_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const doub
 /* double sums need no check */
 template <int M, int R>
 __device__ __forceinline__ void
-fvk_check(double (&acc)[M][R], const double *x, int st, int a0, int ta, const double *wd, int kind, int size, float e)
+fv_d_win_check(double (&acc)[M][R], const double *x, int st, int a0, int ta, const double *wd, int kind, int size, float e)
 {
 }
 
 /* ---- boundary extension in the kernel's index type (fv__extend_index) ---------- */
 template <typename IT>
 __device__ __forceinline__ IT
-fvf_extend(IT i, IT n, int mode)
+fv_d_flt_extend(IT i, IT n, int mode)
 {
     if (i >= 0 && i < n)
         return i;
@@ -462,7 +442,7 @@ fvf_extend(IT i, IT n, int mode)
 
 /* float accumulation is allowed for float32 outputs of data that float holds exactly */
 static inline int
-fvf_acc_float(fv_dtype in, fv_dtype out)
+fv_cu_flt_acc_float(fv_dtype in, fv_dtype out)
 {
     return out == FV_FLOAT32 && (in == FV_FLOAT32 || in == FV_UINT8 || in == FV_INT8 || in == FV_UINT16 ||
                                  in == FV_INT16 || in == FV_BOOL);
@@ -471,7 +451,7 @@ fvf_acc_float(fv_dtype in, fv_dtype out)
 /* The largest |value| of 8/16-bit integer or bool data (bool as its byte), 0 for
  * other dtypes. */
 static inline double
-fvf_data_vmax(fv_dtype in)
+fv_cu_flt_data_vmax(fv_dtype in)
 {
     switch (in) {
     case FV_BOOL: case FV_UINT8: return 255.0;
@@ -494,14 +474,14 @@ fvf_data_vmax(fv_dtype in)
  *    does (where size does not divide s, s / size lies >= 1 / size from every
  *    integer, and the float quotient is off by at most 2^-24 vmax < 1 / size). */
 static inline int
-fvf_float_exact(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t size, int mode, double cval)
+fv_cu_flt_float_exact(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t size, int mode, double cval)
 {
     const double two24 = 16777216.0;
-    double vmax = fvf_data_vmax(in);
+    double vmax = fv_cu_flt_data_vmax(in);
     if (vmax == 0.0)
         return 0;
     const int cmode = mode == FV_MODE_CONSTANT;
-    if (kind == FVK_MIN || kind == FVK_MAX)
+    if (kind == FV_CU_WIN_MIN || kind == FV_CU_WIN_MAX)
         return !cmode || (double)(float)cval == cval;
     if (cmode) {
         if (!(cval == floor(cval)) || fabs(cval) > two24)
@@ -511,7 +491,7 @@ fvf_float_exact(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t si
     }
     if (size < 1)
         return 0;
-    if (kind == FVK_USUM)
+    if (kind == FV_CU_WIN_USUM)
         return (fv_dtype_is_integer(out) || out == FV_BOOL) && (double)size * vmax < two24;
     if (!w)
         return 0;
@@ -529,7 +509,7 @@ fvf_float_exact(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t si
     return 0;
 }
 
-/* The bound e of the checked float path (fvk_check) for correlation weights w,
+/* The bound e of the checked float path (fv_d_win_check) for correlation weights w,
  * or 0 where the path does not apply. It applies to 8-bit (and bool) data into
  * outputs stored through a 32-bit truncation, with finite weights, in constant
  * mode a cval that float holds (with data values: exactly, for the pair sums of
@@ -540,19 +520,19 @@ fvf_float_exact(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t si
  * ((n + 1) u + O(u^2)) W vmax with u = 2^-24 and W = the sum of |weights| the
  * sum uses; scipy's double sum is within 2n 2^-53 W vmax of exact. e covers both
  * with a margin. */
-/* The part of fvf_float_checked that does not look at the weights: the vmax its
+/* The part of fv_cu_flt_float_checked that does not look at the weights: the vmax its
  * bound uses, or 0 where the path does not apply. */
 static inline double
-fvf_checked_vmax(fv_dtype in, fv_dtype out, int kind, int64_t size, int mode, double cval)
+fv_cu_flt_checked_vmax(fv_dtype in, fv_dtype out, int kind, int64_t size, int mode, double cval)
 {
-    double vmax = fvf_data_vmax(in);
+    double vmax = fv_cu_flt_data_vmax(in);
     if (vmax == 0.0 || vmax > 255.0)   /* 8-bit data only */
         return 0.0;
     switch (out) {
     case FV_BOOL: case FV_UINT8: case FV_INT8: case FV_UINT16: case FV_INT16: case FV_INT32: break;
     default: return 0.0;
     }
-    if (size < 1 || size > 4096 || (kind != FVK_CORR && kind != FVK_SYM && kind != FVK_ANTI && kind != FVK_AUTO))
+    if (size < 1 || size > 4096 || (kind != FV_CU_WIN_CORR && kind != FV_CU_WIN_SYM && kind != FV_CU_WIN_ANTI && kind != FV_CU_WIN_AUTO))
         return 0.0;
     if (mode == FV_MODE_CONSTANT) {
         /* cval takes part in the sums: a float, and (symmetric / antisymmetric
@@ -573,7 +553,7 @@ fvf_checked_vmax(fv_dtype in, fv_dtype out, int kind, int64_t size, int mode, do
 /* The bound from W (the sum of |weights| the sum uses), n (its roundings) and
  * vmax; 0 where W * vmax > 2^21 or e > 1/16. Rounded up to float. */
 __host__ __device__ static inline float
-fvf_checked_bound(double W, double n, double vmax)
+fv_d_flt_checked_bound(double W, double n, double vmax)
 {
     if (!(W * vmax <= 2097152.0))
         return 0.0f;
@@ -591,16 +571,16 @@ fvf_checked_bound(double W, double n, double vmax)
 }
 
 static inline float
-fvf_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t size, int mode, double cval)
+fv_cu_flt_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t size, int mode, double cval)
 {
-    const double vmax = fvf_checked_vmax(in, out, kind, size, mode, cval);
-    if (vmax == 0.0 || !w || kind == FVK_AUTO)
+    const double vmax = fv_cu_flt_checked_vmax(in, out, kind, size, mode, cval);
+    if (vmax == 0.0 || !w || kind == FV_CU_WIN_AUTO)
         return 0.0f;
     double W = 0.0, n;
     for (int64_t i = 0; i < size; i++)
         if (!isfinite(w[i]))
             return 0.0f;
-    if (kind == FVK_CORR) {
+    if (kind == FV_CU_WIN_CORR) {
         for (int64_t i = 0; i < size; i++)
             W += fabs(w[i]);
         n = (double)size;
@@ -611,37 +591,37 @@ fvf_float_checked(fv_dtype in, fv_dtype out, int kind, const double *w, int64_t 
             W += 2.0 * fabs(w[i]);
         n = (double)(s1 + 1);
     }
-    return fvf_checked_bound(W, n, vmax);
+    return fv_d_flt_checked_bound(W, n, vmax);
 }
 
 /* The accumulator of one 1-D pass of data that float does not always hold
  * ("cuda.filter1d.acc", filter1d.cu; the fused kernels of filter-sep2.cu follow
  * the same choice so that their bits stay filter1d's): 0 "float_exact", float
- * sums where they are exact (fvf_float_exact); 1 "float_checked", float sums
+ * sums where they are exact (fv_cu_flt_float_exact); 1 "float_checked", float sums
  * checked against a bound, the uncertain outputs again in double (*chk: the
- * bound, negative for device weights: fvf_checked_vmax); 2 "double". */
-typedef struct fvf_accplan {
+ * bound, negative for device weights: fv_cu_flt_checked_vmax); 2 "double". */
+typedef struct fv_cu_flt_accplan {
     fv_dtype in, out;
     int kind;
     const double *w;
     int64_t size;
     int mode;
     double cval;
-} fvf_accplan;
-int fvf_acc_plan(const fvf_accplan *pa, int device, float *chk);
+} fv_cu_flt_accplan;
+int fv_cu_flt_acc_plan(const fv_cu_flt_accplan *pa, int device, float *chk);
 
 /* ---- correlation weights on the device (FV__F1D_CORRELATE's dweights) ----------
- * The host never sees them: the kernels classify them (FVK_AUTO) and bound the
+ * The host never sees them: the kernels classify them (FV_CU_WIN_AUTO) and bound the
  * checked float path's error themselves, every warp on its own (block-uniform
  * results, no barrier). All 32 lanes of the warp take part. */
 
-/* scipy's symmetry test (fvf_symmetry) of w[0], w[st], ... (size values): FVK_SYM,
- * FVK_ANTI or FVK_CORR */
+/* scipy's symmetry test (fv__ni_symmetry) of w[0], w[st], ... (size values): FV_CU_WIN_SYM,
+ * FV_CU_WIN_ANTI or FV_CU_WIN_CORR */
 __device__ __forceinline__ int
-fvk_kind_dev(const double *w, int64_t st, int size)
+fv_d_win_kind_dev(const double *w, int64_t st, int size)
 {
     if (!(size & 1))
-        return FVK_CORR;
+        return FV_CU_WIN_CORR;
     const int s1 = size >> 1, lane = threadIdx.x & 31;
     bool sym = true, anti = true;
     for (int i = 1 + lane; i <= s1; i += 32) {
@@ -651,14 +631,14 @@ fvk_kind_dev(const double *w, int64_t st, int size)
     }
     sym = __all_sync(0xffffffffu, sym);
     anti = __all_sync(0xffffffffu, anti);
-    return sym ? FVK_SYM : anti ? FVK_ANTI : FVK_CORR;
+    return sym ? FV_CU_WIN_SYM : anti ? FV_CU_WIN_ANTI : FV_CU_WIN_CORR;
 }
 
-/* fvf_float_checked's bound for device weights of a resolved kind, with the
- * host's vmax (fvf_checked_vmax); where the path does not apply, +inf: fvk_check
+/* fv_cu_flt_float_checked's bound for device weights of a resolved kind, with the
+ * host's vmax (fv_cu_flt_checked_vmax); where the path does not apply, +inf: fv_d_win_check
  * then sums every output again in double. */
 __device__ __forceinline__ float
-fvk_chk_dev(const double *w, int64_t st, int size, int kind, double vmax)
+fv_d_win_chk_dev(const double *w, int64_t st, int size, int kind, double vmax)
 {
     const int lane = threadIdx.x & 31, s1 = size >> 1;
     double W = 0.0;
@@ -666,19 +646,19 @@ fvk_chk_dev(const double *w, int64_t st, int size, int kind, double vmax)
     for (int i = lane; i < size; i += 32) {
         const double v = __ldg(w + i * st);
         fin = fin && isfinite(v);
-        W += kind == FVK_CORR ? fabs(v) : i < s1 ? 2.0 * fabs(v) : i == s1 ? fabs(v) : 0.0;
+        W += kind == FV_CU_WIN_CORR ? fabs(v) : i < s1 ? 2.0 * fabs(v) : i == s1 ? fabs(v) : 0.0;
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1)
         W += __shfl_xor_sync(0xffffffffu, W, o);
     fin = __all_sync(0xffffffffu, fin);
-    const float e = fin ? fvf_checked_bound(W, kind == FVK_CORR ? (double)size : (double)(s1 + 1), vmax) : 0.0f;
+    const float e = fin ? fv_d_flt_checked_bound(W, kind == FV_CU_WIN_CORR ? (double)size : (double)(s1 + 1), vmax) : 0.0f;
     return e > 0.0f ? e : __int_as_float(0x7f800000);
 }
 
 /* 1 when data and strides of a are multiples of its element size */
 static inline int
-fvf_aligned(const fv_array *a)
+fv_cu_flt_aligned(const fv_array *a)
 {
     int64_t isz = (int64_t)fv_dtype_size(a->dtype);
     if ((uintptr_t)a->data % (uintptr_t)isz)
@@ -691,7 +671,7 @@ fvf_aligned(const fv_array *a)
 
 /* Byte extent max(|lowest|, |highest|) of a's elements around data. */
 static inline int64_t
-fvf_extent(const fv_array *a)
+fv_cu_flt_extent(const fv_array *a)
 {
     int64_t lo = 0, hi = 0;
     for (int d = 0; d < a->ndim; d++) {
@@ -708,20 +688,20 @@ fvf_extent(const fv_array *a)
 }
 
 static inline void
-fvf_tmp_free(void *p, void *stream)
+fv_cu_flt_tmp_free(void *p, void *stream)
 {
     (void)cudaFreeAsync(p, (cudaStream_t)stream);
     (void)cudaGetLastError();
 }
 
 /* Device scratch of n bytes on ctx's stream, as a uint8 array (freed by
- * fvf_tmp_release after the kernels that use it were queued). Used within one
+ * fv_cu_flt_tmp_release after the kernels that use it were queued). Used within one
  * call, on its stream, with the device current: stream-ordered memory
  * (cudaMallocAsync, cudaFreeAsync on that stream) needs no events, which a
  * library array (fv_array_new) records for its free on any stream; that
  * remains the fallback (no stream-ordered allocator, out of memory). */
 static inline fv_status
-fvf_tmp_new(fv_context *ctx, int device, size_t n, fv_array **arr)
+fv_cu_flt_tmp_new(fv_context *ctx, int device, size_t n, fv_array **arr)
 {
     int64_t len = (int64_t)(n ? n : 1);
     fv_device dev = {FV_DEVICE_CUDA, device};
@@ -729,13 +709,13 @@ fvf_tmp_new(fv_context *ctx, int device, size_t n, fv_array **arr)
     void *stream = fv__cuda_stream_for(fv__ctx(ctx), device);
     *arr = NULL;
     if (fv__cuda_malloc_async(&p, (size_t)len, stream) == (int)cudaSuccess)
-        return fv_array_wrap(FV_UINT8, 1, &len, NULL, p, dev, fvf_tmp_free, stream, arr);
+        return fv_array_wrap(FV_UINT8, 1, &len, NULL, p, dev, fv_cu_flt_tmp_free, stream, arr);
     (void)cudaGetLastError();
     return fv_array_new(ctx, FV_UINT8, 1, &len, dev, arr);
 }
 
 static inline void
-fvf_tmp_release(fv_context *ctx, fv_array *arr)
+fv_cu_flt_tmp_release(fv_context *ctx, fv_array *arr)
 {
     if (!arr)
         return;
@@ -743,10 +723,27 @@ fvf_tmp_release(fv_context *ctx, fv_array *arr)
     fv_array_unref(arr);
 }
 
+/* Threads of a redo pass with per bytes of scratch each over n items (scipy's
+ * serial algorithms on flagged lines or points): bounded concurrency, 64 MiB of
+ * scratch in all, at most 32768 threads, whole warps, no more than n needs. */
+static inline int64_t
+fv_cu_flt_ring_threads(int64_t per, int64_t n)
+{
+    int64_t threads = ((int64_t)64 << 20) / per;
+    if (threads > 32768)
+        threads = 32768;
+    if (threads > n)
+        threads = n;
+    threads = (threads + 31) / 32 * 32;
+    if (threads < 32)
+        threads = 32;
+    return threads;
+}
+
 /* the shared memory a block may opt in to on the device (48 KiB where the
  * attribute cannot be read) */
 static inline size_t
-fvf_smem_optin(int device)
+fv_cu_flt_smem_optin(int device)
 {
     int v = 0;
     if (cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess || v <= 0) {
@@ -759,7 +756,7 @@ fvf_smem_optin(int device)
 /* Set the dynamic shared memory limit of a kernel when it needs more than 48 KiB. */
 template <typename K>
 static inline fv_status
-fvf_smem_attr(K kernel, size_t bytes)
+fv_cu_flt_smem_attr(K kernel, size_t bytes)
 {
     if (bytes <= 48 * 1024)
         return FV_OK;
@@ -769,7 +766,7 @@ fvf_smem_attr(K kernel, size_t bytes)
 
 /* Dispatch on the input dtype: F is a template functor with
  * `template <typename T> fv_status run(...)`. bool runs as uint8. */
-#define FVF_SWITCH_IN(DT, CALL)                                                           \
+#define FV_CU_FLT_SWITCH_IN(DT, CALL)                                                           \
     switch (DT) {                                                                         \
     case FV_BOOL: case FV_UINT8: { typedef uint8_t T; return CALL; }                      \
     case FV_INT8: { typedef int8_t T; return CALL; }                                      \
@@ -784,8 +781,17 @@ fvf_smem_attr(K kernel, size_t bytes)
     default: break;                                                                       \
     }
 
-template <typename T> struct fvf_is_float { static const bool value = false; };
-template <> struct fvf_is_float<float> { static const bool value = true; };
-template <> struct fvf_is_float<double> { static const bool value = true; };
+/* 8/16-bit integer and float32 data: where float accumulation exists (filter1d,
+ * the n-d correlation's kernels) and the tiled rank kernels' dtypes (compile time) */
+template <typename T> struct fv_cu_flt_small { static const bool value = false; };
+template <> struct fv_cu_flt_small<uint8_t> { static const bool value = true; };
+template <> struct fv_cu_flt_small<int8_t> { static const bool value = true; };
+template <> struct fv_cu_flt_small<uint16_t> { static const bool value = true; };
+template <> struct fv_cu_flt_small<int16_t> { static const bool value = true; };
+template <> struct fv_cu_flt_small<float> { static const bool value = true; };
+
+template <typename T> struct fv_cu_flt_is_float { static const bool value = false; };
+template <> struct fv_cu_flt_is_float<float> { static const bool value = true; };
+template <> struct fv_cu_flt_is_float<double> { static const bool value = true; };
 
 #endif

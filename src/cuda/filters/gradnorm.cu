@@ -180,13 +180,7 @@ static_assert(FV__GRADNORM_MAX_PARTS == 8, "fv_cu_gn_dense_np: one case per part
 /* The kernels ("cuda.gradient_norm"): "vector", 16-byte loads and stores over
  * 1-d dense operands that share their misalignment; "strided", element by
  * element, always. */
-static int
-fv_cu_gn_vector_ok(const void *args, int device)
-{
-    return *(const bool *)args;
-}
-
-FV__VARIANTS(fv_cu_gn_variants, "cuda.gradient_norm", {"vector", fv_cu_gn_vector_ok, NULL}, {"strided", NULL, NULL})
+FV__VARIANTS(fv_cu_gn_variants, "cuda.gradient_norm", {"vector", fv_cu_flag_ok, NULL}, {"strided", NULL, NULL})
 
 template <typename T>
 static void
@@ -200,7 +194,8 @@ fv_cu_gn_run(const fv__gradnorm_job *j, const fv_cu_exec *x)
     const uintptr_t mis = (uintptr_t)j->ptr[0] % 16;
     for (int k = 1; k < nops && dense; k++)
         dense = (uintptr_t)j->ptr[k] % 16 == mis;
-    if (fv__plan_index(&fv_cu_gn_variants, &dense, x->device) == 0) {
+    const int vector_ok = dense;
+    if (fv__plan_index(&fv_cu_gn_variants, &vector_ok, x->device) == 0) {
         fv_cu_gn_dense a;
         memset(&a, 0, sizeof a);
         for (int k = 0; k < nops; k++)

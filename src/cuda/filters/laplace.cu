@@ -22,8 +22,8 @@
  * Arithmetic: the input value converted to double, each term
  * __dadd_rn(__dmul_rn(x, -2.0), __dadd_rn(l, r)) (round-to-nearest intrinsics,
  * which nvcc never contracts into an FMA; the file is built with -fmad=false as
- * well), stored with scipy's casts (filters-common.cuh: fvf_cvt32 / fvf_cvt64 /
- * fvf_cvtu64; bool: low byte != 0) and summed in the output's dtype: float32 with
+ * well), stored with scipy's casts (filters-common.cuh: fv__cvt32 / fv__cvt64 /
+ * fv__cvtu64; bool: low byte != 0) and summed in the output's dtype: float32 with
  * __fadd_rn, float64 with __dadd_rn, integers wrapping, bool ORed. Results equal
  * the CPU backend's and scipy's bit for bit. */
 #include <stdlib.h>
@@ -77,8 +77,8 @@ template <> struct fv_cu_lacc<FV__LAP_F32> {
 };
 template <> struct fv_cu_lacc<FV__LAP_W32> {   /* (u)int8, (u)int16, int32: the low 32 bits suffice */
     typedef uint32_t V;
-    static __device__ __forceinline__ V first(double t) { return (uint32_t)fvf_cvt32(t); }
-    static __device__ __forceinline__ V add(V a, double t) { return a + (uint32_t)fvf_cvt32(t); }
+    static __device__ __forceinline__ V first(double t) { return (uint32_t)fv__cvt32(t); }
+    static __device__ __forceinline__ V add(V a, double t) { return a + (uint32_t)fv__cvt32(t); }
     static __device__ __forceinline__ void store(char *p, int odt, V a)
     {
         if (odt == FV_UINT8 || odt == FV_INT8)
@@ -91,8 +91,8 @@ template <> struct fv_cu_lacc<FV__LAP_W32> {   /* (u)int8, (u)int16, int32: the 
 };
 template <> struct fv_cu_lacc<FV__LAP_W64> {   /* uint32, int64 */
     typedef uint64_t V;
-    static __device__ __forceinline__ V first(double t) { return (uint64_t)fvf_cvt64(t); }
-    static __device__ __forceinline__ V add(V a, double t) { return a + (uint64_t)fvf_cvt64(t); }
+    static __device__ __forceinline__ V first(double t) { return (uint64_t)fv__cvt64(t); }
+    static __device__ __forceinline__ V add(V a, double t) { return a + (uint64_t)fv__cvt64(t); }
     static __device__ __forceinline__ void store(char *p, int odt, V a)
     {
         if (odt == FV_UINT32)
@@ -103,14 +103,14 @@ template <> struct fv_cu_lacc<FV__LAP_W64> {   /* uint32, int64 */
 };
 template <> struct fv_cu_lacc<FV__LAP_U64> {
     typedef uint64_t V;
-    static __device__ __forceinline__ V first(double t) { return fvf_cvtu64(t); }
-    static __device__ __forceinline__ V add(V a, double t) { return a + fvf_cvtu64(t); }
+    static __device__ __forceinline__ V first(double t) { return fv__cvtu64(t); }
+    static __device__ __forceinline__ V add(V a, double t) { return a + fv__cvtu64(t); }
     static __device__ __forceinline__ void store(char *p, int, V a) { *(uint64_t *)p = a; }
 };
 template <> struct fv_cu_lacc<FV__LAP_BOOL> {
     typedef uint32_t V;
-    static __device__ __forceinline__ V first(double t) { return (uint8_t)fvf_cvt32(t) != 0; }
-    static __device__ __forceinline__ V add(V a, double t) { return a | (V)((uint8_t)fvf_cvt32(t) != 0); }
+    static __device__ __forceinline__ V first(double t) { return (uint8_t)fv__cvt32(t) != 0; }
+    static __device__ __forceinline__ V add(V a, double t) { return a | (V)((uint8_t)fv__cvt32(t) != 0); }
     static __device__ __forceinline__ void store(char *p, int, V a) { *(uint8_t *)p = (uint8_t)a; }
 };
 
@@ -320,13 +320,7 @@ fv_cu_lap_acc(const fv__laplace_job *j, bool rows, const fv_cu_exec *x)
 
 /* The kernels ("cuda.laplace"): "rows", along C-ordered rows of at least
  * FV_CU_LAP_MINROW elements; "generic", any strides. */
-static int
-fv_cu_lap_rows_ok(const void *args, int device)
-{
-    return *(const int *)args;
-}
-
-FV__VARIANTS(fv_cu_lap_variants, "cuda.laplace", {"rows", fv_cu_lap_rows_ok, NULL}, {"generic", NULL, NULL})
+FV__VARIANTS(fv_cu_lap_variants, "cuda.laplace", {"rows", fv_cu_flag_ok, NULL}, {"generic", NULL, NULL})
 
 template <typename T>
 static fv_status
@@ -348,7 +342,7 @@ fv_cu_lap_run(const fv__laplace_job *j, const fv_cu_exec *x)
 static fv_status
 fv_cu_lap_dispatch(const fv__laplace_job *j, const fv_cu_exec *x)
 {
-    FVF_SWITCH_IN(j->idtype, fv_cu_lap_run<T>(j, x))
+    FV_CU_FLT_SWITCH_IN(j->idtype, fv_cu_lap_run<T>(j, x))
     return fv_error_set(FV_EDTYPE, "laplace", "dtype %s is not supported", fv_dtype_name((fv_dtype)j->idtype));
 }
 
@@ -357,7 +351,7 @@ fv_cu_laplace(fv_context *ctx, const fv__op_args *a)
 {
     const char *domain = "laplace";
     const fv__laplace_job *j = (const fv__laplace_job *)a->params;
-    if (!fvf_aligned(a->in) || !fvf_aligned(a->out))   /* the job's in / out are these arrays' */
+    if (!fv_cu_flt_aligned(a->in) || !fv_cu_flt_aligned(a->out))   /* the job's in / out are these arrays' */
         return fv_error_set(FV_EINVAL, domain, "CUDA array data or strides not aligned to the element size");
     if (j->size == 0)
         return FV_OK;

@@ -395,38 +395,50 @@ done:
 /* 32-bit indices when i + the grid stride cannot overflow */
 #define FV_CU_LABEL_FITS32(n) ((n) < INT32_MAX - ((int64_t)1 << 26))
 
-extern "C" fv_status
-fv__cuda_label(fv_context *ctx, const fv__op_args *a)
+/* Runs body(ctx, x, g, t) between fv_cu_begin and fv_cu_end (name: the error
+ * domain) with the geometry of a->in and the neighbourhood tables of (nnb, nb)
+ * on the device (fv_cu_label_tables), which it frees after the stream is done. */
+template <typename F>
+static fv_status
+fv_cu_label_session(fv_context *ctx, const fv__op_args *a, const char *name, int nnb, const int8_t *nb, F body)
 {
-    fv__label_params *p = (fv__label_params *)a->params;
-    const int64_t n = fv_array_size(a->in);
     fv_cu_label_geom g;
     fv_cu_label_tab t;
     fv_cu_label_buf tab = {NULL, NULL};
-    int64_t num = 0;
     fv_cu_exec x;
     fv_status st;
 
-    p->num = 0;
-    if (n == 0)
-        return FV_OK;
     ctx = fv__ctx(ctx);
-    if ((st = fv_cu_begin(ctx, "label", a, n, &x)))
+    if ((st = fv_cu_begin(ctx, name, a, fv_array_size(a->in), &x)))
         return st;
-    if ((st = fv_cu_label_tables(ctx, &x, a->in, p->nnb, p->nb, &g, &tab, &t)))
-        goto done;
-    if (FV_CU_LABEL_FITS32(n))
-        st = fv_cu_label_by_value<int32_t>(ctx, a, &x, &g, &t, &num);
-    else
-        st = fv_cu_label_by_value<int64_t>(ctx, a, &x, &g, &t, &num);
-    if (st == FV_OK)
-        p->num = num;
-done:
+    if (!(st = fv_cu_label_tables(ctx, &x, a->in, nnb, nb, &g, &tab, &t)))
+        st = body(ctx, &x, &g, &t);
     if (tab.ptr) {
         (void)cudaStreamSynchronize(x.stream);
         fv__cuda_free(tab.ptr, tab.opaque);
     }
     fv_cu_end(&x);
+    return st;
+}
+
+extern "C" fv_status
+fv__cuda_label(fv_context *ctx, const fv__op_args *a)
+{
+    fv__label_params *p = (fv__label_params *)a->params;
+    const int64_t n = fv_array_size(a->in);
+    int64_t num = 0;
+
+    p->num = 0;
+    if (n == 0)
+        return FV_OK;
+    fv_status st = fv_cu_label_session(ctx, a, "label", p->nnb, p->nb,
+                                       [&](fv_context *c, fv_cu_exec *x, fv_cu_label_geom *g, fv_cu_label_tab *t) {
+                                           return FV_CU_LABEL_FITS32(n)
+                                                      ? fv_cu_label_by_value<int32_t>(c, a, x, g, t, &num)
+                                                      : fv_cu_label_by_value<int64_t>(c, a, x, g, t, &num);
+                                       });
+    if (st == FV_OK)
+        p->num = num;
     return st;
 }
 
@@ -573,28 +585,14 @@ fv__cuda_binary_flood(fv_context *ctx, const fv__op_args *a)
 {
     const fv__binary_flood_params *p = (const fv__binary_flood_params *)a->params;
     const int64_t n = fv_array_size(a->in);
-    fv_cu_label_geom g;
-    fv_cu_label_tab t;
-    fv_cu_label_buf tab = {NULL, NULL};
-    fv_cu_exec x;
-    fv_status st;
 
     if (n == 0)
         return FV_OK;
-    ctx = fv__ctx(ctx);
-    if ((st = fv_cu_begin(ctx, "binary_flood", a, n, &x)))
-        return st;
-    if ((st = fv_cu_label_tables(ctx, &x, a->in, p->nnb, p->nb, &g, &tab, &t)))
-        goto done;
-    st = FV_CU_LABEL_FITS32(n) ? fv_cu_flood_run<int32_t>(ctx, a, &x, &g, &t)
-                               : fv_cu_flood_run<int64_t>(ctx, a, &x, &g, &t);
-done:
-    if (tab.ptr) {
-        (void)cudaStreamSynchronize(x.stream);
-        fv__cuda_free(tab.ptr, tab.opaque);
-    }
-    fv_cu_end(&x);
-    return st;
+    return fv_cu_label_session(ctx, a, "binary_flood", p->nnb, p->nb,
+                               [&](fv_context *c, fv_cu_exec *x, fv_cu_label_geom *g, fv_cu_label_tab *t) {
+                                   return FV_CU_LABEL_FITS32(n) ? fv_cu_flood_run<int32_t>(c, a, x, g, t)
+                                                                : fv_cu_flood_run<int64_t>(c, a, x, g, t);
+                               });
 }
 
 FV_KERNEL(LABEL, CUDA, FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL), FV_MAX_NDIM, fv__cuda_label);

@@ -121,6 +121,18 @@ fv_cu_rp_label<uint64_t>(const uint64_t *lab, int64_t i)
     return v > (uint64_t)INT64_MAX ? -1 : (int64_t)v;
 }
 
+/* Element i's region (its label - 1), or -1 outside every region; *agg: the
+ * whole warp is in that region (fv_cu_rp_uniform: every lane must call this). */
+template <typename LT>
+__device__ __forceinline__ int64_t
+fv_cu_rp_region(const LT *lab, int64_t i, const fv_cu_rp_geom &g, int *agg)
+{
+    const int64_t l = fv_cu_rp_label<LT>(lab, i);
+    const int valid = l > 0 && l <= g.L;
+    *agg = fv_cu_rp_uniform(l, valid);
+    return valid ? l - 1 : -1;
+}
+
 __global__ void
 fv_k_rp_init(double *tab, long long *box, fv_cu_rp_geom g)
 {
@@ -145,12 +157,10 @@ fv_k_rp_box(const LT *lab, int64_t n, double *tab, long long *box, fv_cu_rp_geom
 {
     const int lane = (int)(threadIdx.x & 31);
     FV_GRID_STRIDE(int64_t, i, n) {
-        int64_t l = fv_cu_rp_label<LT>(lab, i);
-        const int valid = l > 0 && l <= g.L;
-        const int agg = fv_cu_rp_uniform(l, valid);   /* every lane calls it: no early exit before */
-        if (!valid)
+        int agg;
+        const int64_t l = fv_cu_rp_region<LT>(lab, i, g, &agg);   /* every lane calls it: no early exit before */
+        if (l < 0)
             continue;
-        l--;
         if (!agg || lane == 0)
             atomicAdd(tab + l * g.ncols, agg ? 32.0 : 1.0);
         int64_t rest = i;
@@ -177,12 +187,10 @@ fv_k_rp_moments(const LT *lab, const double *inten, int64_t n, double *tab, cons
 {
     const int lane = (int)(threadIdx.x & 31);
     FV_GRID_STRIDE(int64_t, i, n) {
-        int64_t l = fv_cu_rp_label<LT>(lab, i);
-        const int valid = l > 0 && l <= g.L;
-        const int agg = fv_cu_rp_uniform(l, valid);   /* every lane calls it: no early exit before */
-        if (!valid)
+        int agg;
+        const int64_t l = fv_cu_rp_region<LT>(lab, i, g, &agg);   /* every lane calls it: no early exit before */
+        if (l < 0)
             continue;
-        l--;
         double rel[FV__RP_MAX_NDIM];
         int64_t rest = i;
         for (int d = g.nd - 1; d >= 0; d--) {

@@ -155,54 +155,46 @@ fv_k_cdt_out(fv_cu_cdt_geom g, const int32_t *D, const int64_t *rootB, const int
     }
 }
 
+/* Runs rounds() (kernels that set *dflag when they change anything) until a
+ * round leaves the flag clear. */
+template <typename F>
+static fv_status
+fv_cu_cdt_until_settled(int *dflag, const fv_cu_exec *x, F rounds)
+{
+    for (;;) {
+        int h = 0;
+        fv_status st = fv_cu_zero(dflag, sizeof(int), x->stream);
+        if (st != FV_OK)
+            return st;
+        rounds();
+        if ((st = fv_cu_launch_status("cdt kernel launch")) != FV_OK ||
+            (st = fv_cu_read_back(&h, dflag, sizeof h, x->stream, "cudaMemcpyAsync")) != FV_OK)
+            return st;
+        if (!h)
+            return FV_OK;
+    }
+}
+
 /* Relax (dir) until a sweep changes nothing. */
 static fv_status
 fv_cu_cdt_relax_all(fv_cu_cdt_geom g, int32_t *D, const int8_t *delta, const int64_t *off, int *dflag,
                     const fv_cu_exec *x)
 {
     unsigned grid = fv_cu_grid(g.runs, x->device);
-    for (;;) {
-        cudaError_t e = cudaMemsetAsync(dflag, 0, sizeof(int), x->stream);
-        if (e != cudaSuccess)
-            return fv__cuda_error("cudaMemsetAsync", e);
+    return fv_cu_cdt_until_settled(dflag, x, [&] {
         for (int k = 0; k < FV_CU_CDT_SWEEPS; k++)
             fv_k_cdt_relax<<<grid, FV_CU_BLOCK, 0, x->stream>>>(g, D, delta, off, dflag);
-        fv_status st = fv_cu_launch_status("cdt kernel launch");
-        if (st != FV_OK)
-            return st;
-        int h = 0;
-        e = cudaMemcpyAsync(&h, dflag, sizeof h, cudaMemcpyDeviceToHost, x->stream);
-        if (e == cudaSuccess)
-            e = cudaStreamSynchronize(x->stream);
-        if (e != cudaSuccess)
-            return fv__cuda_error("cudaMemcpyAsync", e);
-        if (!h)
-            return FV_OK;
-    }
+    });
 }
 
 /* Pointer jumping until every pointer is a root. */
 static fv_status
 fv_cu_cdt_jump_all(int64_t *ptr, int64_t N, int *dflag, const fv_cu_exec *x)
 {
-    for (;;) {
-        cudaError_t e = cudaMemsetAsync(dflag, 0, sizeof(int), x->stream);
-        if (e != cudaSuccess)
-            return fv__cuda_error("cudaMemsetAsync", e);
+    return fv_cu_cdt_until_settled(dflag, x, [&] {
         for (int k = 0; k < 4; k++)
             fv_k_cdt_jump<<<x->grid, x->block, 0, x->stream>>>(ptr, N, dflag);
-        fv_status st = fv_cu_launch_status("cdt kernel launch");
-        if (st != FV_OK)
-            return st;
-        int h = 0;
-        e = cudaMemcpyAsync(&h, dflag, sizeof h, cudaMemcpyDeviceToHost, x->stream);
-        if (e == cudaSuccess)
-            e = cudaStreamSynchronize(x->stream);
-        if (e != cudaSuccess)
-            return fv__cuda_error("cudaMemcpyAsync", e);
-        if (!h)
-            return FV_OK;
-    }
+    });
 }
 
 static void
@@ -231,10 +223,8 @@ fv_cu_cdt(fv_context *ctx, const fv__op_args *a)
     cudaError_t e;
 
     ctx = fv__ctx(ctx);
-    if (!p || p->ndim != a->in->ndim || !fv__distance_fg_ok(a->in))
-        return fv_error_set(FV_EINTERNAL, name, "bad kernel parameters");
-    if (p->indices && (p->indices->device.type != FV_DEVICE_CUDA || p->indices->device.id != a->in->device.id))
-        return fv_error_set(FV_EDEVICE, name, "indices are on another device");
+    if ((st = fv_cu_distance_check(a, p, name)) != FV_OK)
+        return st;
     memset(&g, 0, sizeof g);
     const int nd = p->ndim;
     g.nd = nd;

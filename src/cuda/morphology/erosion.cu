@@ -169,6 +169,22 @@ fv_cu_ero_strides(const fv_array *arr, int64_t *sz, int64_t *sy)
 /* The kernels ("cuda.binary_erosion"): "tiled", the shared-memory tiles of
  * 1- to 3-d data (which still decline, *done = 0, for dtypes, strides,
  * structures or grids they do not take); "generic", every case. */
+/* The pass's flags (any change, any difference from the input) into the
+ * caller's p->changed / p->same_as_before. */
+static fv_status
+fv_cu_ero_flags_back(const fv__binary_erosion_params *p, const int *dflags, cudaStream_t stream)
+{
+    int hf[2] = {0, 0};
+    fv_status st = fv_cu_read_back(hf, dflags, sizeof hf, stream, "cudaMemcpyAsync");
+    if (st != FV_OK)
+        return st;
+    if (p->changed)
+        *p->changed = hf[0] != 0;
+    if (p->same_as_before)
+        *p->same_as_before = hf[1] == 0;
+    return FV_OK;
+}
+
 static int
 fv_cu_ero_tiled_ok(const void *args, int device)
 {
@@ -225,11 +241,8 @@ fv_cu_ero_tiled(fv_context *ctx, const fv__op_args *a, const fv__binary_erosion_
             if ((st = fv_cu_morph_temp(ctx, x.device, FV_UINT8, 16, &buf)) != FV_OK)
                 goto done;
             t.flags = (int *)buf->data;
-            e = cudaMemsetAsync(t.flags, 0, 16, x.stream);
-            if (e != cudaSuccess) {
-                st = fv__cuda_error("cudaMemsetAsync", e);
+            if ((st = fv_cu_zero(t.flags, 16, x.stream)) != FV_OK)
                 goto done;
-            }
         }
         const void *fn = aligned ? (const void *)fv_k_ero_tile<1> : (const void *)fv_k_ero_tile<0>;
         if (smem > 48 * 1024) {
@@ -246,20 +259,8 @@ fv_cu_ero_tiled(fv_context *ctx, const fv__op_args *a, const fv__binary_erosion_
             fv_k_ero_tile<0><<<grid, block, (size_t)smem, x.stream>>>(t);
         if ((st = fv_cu_launch_status("binary_erosion tiled kernel launch")) != FV_OK)
             goto done;
-        if (t.want_flags) {   /* one small copy back per pass, only when asked */
-            int hf[4] = {0, 0, 0, 0};
-            e = cudaMemcpyAsync(hf, t.flags, 2 * sizeof(int), cudaMemcpyDeviceToHost, x.stream);
-            if (e == cudaSuccess)
-                e = cudaStreamSynchronize(x.stream);
-            if (e != cudaSuccess) {
-                st = fv__cuda_error("cudaMemcpyAsync", e);
-                goto done;
-            }
-            if (p->changed)
-                *p->changed = hf[0] != 0;
-            if (p->same_as_before)
-                *p->same_as_before = hf[1] == 0;
-        }
+        if (t.want_flags)   /* one small copy back per pass, only when asked */
+            st = fv_cu_ero_flags_back(p, t.flags, x.stream);
     }
 done:
     fv_cu_morph_release(ctx, buf);
@@ -387,20 +388,8 @@ fv_cu_binary_erosion(fv_context *ctx, const fv__op_args *a)
                 a->in->data, a->out->data, a->in2 ? a->in2->data : NULL, g, E, use_inline, ddelta, doff, dflags);
         if ((st = fv_cu_launch_status("binary_erosion kernel launch")) != FV_OK)
             goto done;
-        if (g.want_flags) {   /* one small copy back per pass */
-            int hf[2] = {0, 0};
-            e = cudaMemcpyAsync(hf, dflags, sizeof hf, cudaMemcpyDeviceToHost, x.stream);
-            if (e == cudaSuccess)
-                e = cudaStreamSynchronize(x.stream);
-            if (e != cudaSuccess) {
-                st = fv__cuda_error("cudaMemcpyAsync", e);
-                goto done;
-            }
-            if (p->changed)
-                *p->changed = hf[0] != 0;
-            if (p->same_as_before)
-                *p->same_as_before = hf[1] == 0;
-        }
+        if (g.want_flags)   /* one small copy back per pass */
+            st = fv_cu_ero_flags_back(p, dflags, x.stream);
     }
 done:
     fv_cu_morph_release(ctx, buf);

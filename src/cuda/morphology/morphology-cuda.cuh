@@ -45,6 +45,18 @@ fv_cu_morph_temp(fv_context *ctx, int device, fv_dtype dt, int64_t n, fv_array *
     return fv_array_new(ctx, dt, 1, &n, dev, out);
 }
 
+/* The distance transforms' kernel parameters p (ops/morphology/distance.h) fit
+ * the op's arrays a, and the indices, if any, are on the input's device. */
+static inline fv_status
+fv_cu_distance_check(const fv__op_args *a, const fv__distance_params *p, const char *name)
+{
+    if (!p || p->ndim != a->in->ndim || !fv__distance_fg_ok(a->in))
+        return fv_error_set(FV_EINTERNAL, name, "bad kernel parameters");
+    if (p->indices && (p->indices->device.type != FV_DEVICE_CUDA || p->indices->device.id != a->in->device.id))
+        return fv_error_set(FV_EDEVICE, name, "indices are on another device");
+    return FV_OK;
+}
+
 /* Release a device temporary after the work queued on ctx's stream. */
 static inline void
 fv_cu_morph_release(fv_context *ctx, fv_array *a)

@@ -557,19 +557,14 @@ fv__cuda_reconstruction(fv_context *ctx, const fv__op_args *a)
                 goto done;
         }
         int changed = 0;
-        if ((e = cudaMemsetAsync(dbuf, 0, sizeof(int), x.stream))) {
-            st = fv__cuda_error("cudaMemsetAsync", e);
+        if ((st = fv_cu_zero(dbuf, sizeof(int), x.stream)))
             goto done;
-        }
         c.which = sweep_kind;
         fv_cu_rec_launch(a->in->dtype, &x, &c);
         if ((st = fv_cu_launch_status("reconstruction sweep")))
             goto done;
-        if ((e = cudaMemcpyAsync(&changed, dbuf, sizeof(int), cudaMemcpyDeviceToHost, x.stream)) ||
-            (e = cudaStreamSynchronize(x.stream))) {
-            st = fv__cuda_error("cudaMemcpyAsync (changed flag)", e);
+        if ((st = fv_cu_read_back(&changed, dbuf, sizeof(int), x.stream, "cudaMemcpyAsync (changed flag)")))
             goto done;
-        }
         if (!changed)
             break;
     }

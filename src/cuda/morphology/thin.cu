@@ -47,7 +47,6 @@ fv__cuda_thin(fv_context *ctx, const fv__op_args *a)
     void *dbuf = NULL, *dopaque = NULL;
     fv_cu_exec x;
     fv_status st;
-    cudaError_t e;
 
     ctx = fv__ctx(ctx);
     if ((st = fv_cu_begin(ctx, "thin", a, n, &x)))
@@ -71,10 +70,8 @@ fv__cuda_thin(fv_context *ctx, const fv__op_args *a)
         goto done;
     for (int64_t iter = 0; p->max_num_iter <= 0 || iter < p->max_num_iter; iter++) {
         int changed = 0;
-        if ((e = cudaMemsetAsync(dbuf, 0, sizeof(int), x.stream))) {
-            st = fv__cuda_error("cudaMemsetAsync", e);
+        if ((st = fv_cu_zero(dbuf, sizeof(int), x.stream)))
             goto done;
-        }
         for (int sub = 0; sub < 2; sub++) {
             fv_k_thin_sub<<<x.grid, x.block, 0, x.stream>>>(cur, nxt, R, C, sub, (int *)dbuf);
             uint8_t *t = cur;
@@ -83,11 +80,8 @@ fv__cuda_thin(fv_context *ctx, const fv__op_args *a)
         }
         if ((st = fv_cu_launch_status("thin")))
             goto done;
-        if ((e = cudaMemcpyAsync(&changed, dbuf, sizeof(int), cudaMemcpyDeviceToHost, x.stream)) ||
-            (e = cudaStreamSynchronize(x.stream))) {
-            st = fv__cuda_error("cudaMemcpyAsync (changed flag)", e);
+        if ((st = fv_cu_read_back(&changed, dbuf, sizeof(int), x.stream, "cudaMemcpyAsync (changed flag)")))
             goto done;
-        }
         if (!changed)
             break;
     }

@@ -146,27 +146,6 @@ done:
 
 /* ---- 1-D passes ------------------------------------------------------------------ */
 
-/* scipy's symmetry test of NI_Correlate1D (odd lengths, DBL_EPSILON apart). */
-static int
-fv__symmetry(const double *w, int64_t n)
-{
-    if (!(n & 1))
-        return 0;
-    const int64_t h = n / 2;
-    int sym = 1;
-    for (int64_t i = 1; i <= h; i++)
-        if (fabs(w[h + i] - w[h - i]) > DBL_EPSILON) {
-            sym = 0;
-            break;
-        }
-    if (sym)
-        return 1;
-    for (int64_t i = 1; i <= h; i++)
-        if (fabs(w[h + i] + w[h - i]) > DBL_EPSILON)
-            return 0;
-    return -1;
-}
-
 /* How two passes run ("separable"): "fused", one kernel for both where the
  * backend has one (CUDA: FV__OP_SEP2, which may still decline); "passes", one
  * filter1d after the other. */
@@ -256,7 +235,7 @@ fv_correlate1d(fv_context *ctx, const fv_array *in, fv_array *out, const double 
         return st;
     fv__filter1d_params p = {.kind = FV__F1D_CORRELATE, .axis = axis, .mode = mode, .cval = cval,
                              .origin = origin, .size = n, .weights = weights,
-                             .symmetry = fv__symmetry(weights, n)};
+                             .symmetry = fv__ni_symmetry(weights, n)};
     return fv__run_passes(ctx, in, out, &p, 1);
 }
 
@@ -316,7 +295,7 @@ fv_convolve1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *
     for (int64_t i = 0; i < n; i++)
         rw[i] = weights[n - 1 - i];
     fv__filter1d_params p = {.kind = FV__F1D_CORRELATE, .axis = axis, .mode = mode, .cval = cval,
-                             .origin = o, .size = n, .weights = rw, .symmetry = fv__symmetry(rw, n)};
+                             .origin = o, .size = n, .weights = rw, .symmetry = fv__ni_symmetry(rw, n)};
     st = fv__run_passes(ctx, in, out, &p, 1);
     free(rw);
     return st;
@@ -382,7 +361,7 @@ fv_separable_filter(fv_context *ctx, const fv_array *in, fv_array *out, const fv
         p[i] = (fv__filter1d_params){.kind = kinds[q->kind], .axis = q->axis, .mode = q->mode, .cval = q->cval,
                                      .origin = q->origin, .size = q->size,
                                      .weights = q->kind == FV_PASS_CORRELATE ? q->weights : NULL,
-                                     .symmetry = q->kind == FV_PASS_CORRELATE ? fv__symmetry(q->weights, q->size)
+                                     .symmetry = q->kind == FV_PASS_CORRELATE ? fv__ni_symmetry(q->weights, q->size)
                                                                              : 0};
     }
     return fv__run_passes(ctx, in, out, p, npasses);
@@ -562,7 +541,7 @@ fv_gaussian_filter(fv_context *ctx, const fv_array *in, fv_array *out, const dou
         }
         passes[k] = (fv__filter1d_params){.kind = FV__F1D_CORRELATE, .axis = ax, .mode = mode, .cval = cval,
                                           .origin = 0, .size = 2 * lw + 1, .weights = kern[k],
-                                          .symmetry = fv__symmetry(kern[k], 2 * lw + 1)};
+                                          .symmetry = fv__ni_symmetry(kern[k], 2 * lw + 1)};
         k++;
     }
     st = fv__run_passes(ctx, in, out, passes, k);

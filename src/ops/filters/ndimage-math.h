@@ -4,6 +4,8 @@
 #ifndef FV_OPS_NDIMAGE_MATH_H
 #define FV_OPS_NDIMAGE_MATH_H
 
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include "internal.h"
 #include "cast.h"   /* FV_HD */
@@ -93,6 +95,28 @@ fv__cvtu64(double x)
     if (!(x >= 9223372036854775808.0))
         return (uint64_t)fv__cvt64(x);
     return (uint64_t)fv__cvt64(x - 9223372036854775808.0) ^ 0x8000000000000000ull;
+}
+
+/* scipy's symmetry test of NI_Correlate1D's weights w[0..n) (odd n only, pairs
+ * DBL_EPSILON apart): 1 symmetric, -1 antisymmetric, 0 neither. */
+FV_HD int
+fv__ni_symmetry(const double *w, int64_t n)
+{
+    if (!(n & 1))
+        return 0;
+    const int64_t h = n / 2;
+    int sym = 1;
+    for (int64_t i = 1; i <= h; i++)
+        if (fabs(w[h + i] - w[h - i]) > DBL_EPSILON) {
+            sym = 0;
+            break;
+        }
+    if (sym)
+        return 1;
+    for (int64_t i = 1; i <= h; i++)
+        if (fabs(w[h + i] + w[h - i]) > DBL_EPSILON)
+            return 0;
+    return -1;
 }
 
 
