@@ -223,7 +223,7 @@ OPS = [
        lambda m, a, mode, cval: m.reconstruction(a - 1.0, a, method="dilation"), ["float64"], shapes=BIG_2D,
        kind="exact", ref=skm, data="finite", tables=("cuda.reconstruction",), reach=[((120, 130), "float64")]),
     # (float data without ties: on plateaus the GPU may split basins otherwise, docs/skimage.md)
-    Op("skimage.watershed", lambda m, a, mode, cval: m.watershed(a, _markers(a.shape)), ["float64", "float32"],
+    Op("skimage.watershed", lambda m, a, mode, cval: m.watershed(a, _markers(a.shape, a)), ["float64", "float32"],
        shapes=SHAPES_2D, kind="exact", ref=sks, data="finite", tables=("cuda.watershed",), reach=[((70, 75), "float64")]),
 ]
 OPS_BY_NAME = {op.name: op for op in OPS}
@@ -237,11 +237,14 @@ def _coords(m, a):
     return xp.asarray(grid)
 
 
-def _markers(shape):
+def _markers(shape, like=None):
+    """Five seeded markers, on the image's device (like: the image)."""
     m = np.zeros(shape, np.int32)
     r = np.random.default_rng(7)
     for k in range(1, 6):
         m[tuple(r.integers(0, s) for s in shape)] = k
+    if like is not None and type(like).__module__.startswith("cupy"):
+        return sys.modules["cupy"].asarray(m)
     return m
 
 
@@ -390,7 +393,9 @@ def _run_case(op, xp, rng, case, tables, reached, expect=None):
     _fovea._last_variant(None)
     default = op.call(fmod, x, mode, cval)
     for table, name in (expect or {}).items():
-        if table in tables and (gpu or table != "separable"):   # "separable" plans device data only
+        # device data runs the cuda.* tables (and "separable"), host data the cpu.* ones
+        if table in tables and (not table.startswith("cpu.") if gpu else
+                                not table.startswith("cuda.") and table != "separable"):
             if table == "cpu.lines" and not _has_avx2():
                 name = "sse2"
             assert _fovea._last_variant(table) == name, (what, table)
@@ -480,8 +485,9 @@ def _every_variant_reached(xp):
         r = _run_op(op, xp, [])
         for t, seen in r.items():
             reached[t] |= seen
+    # device data reaches the cuda.* tables (and "separable"), host data the cpu.* ones
     missing = {t: set(names) - reached[t] - _unreachable(t, cuda) for t, names in tables.items()
-               if cuda or not t.startswith("cuda.")}
+               if (not t.startswith("cpu.") if cuda else not t.startswith("cuda."))}
     missing = {t: m for t, m in missing.items() if m}
     assert not missing, f"variants no op's reach case runs: {missing}"
 

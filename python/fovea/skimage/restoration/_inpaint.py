@@ -73,7 +73,14 @@ def _solve_region(out, mask, gpu):
         import cupyx.scipy.sparse as csp
         from cupyx.scipy.sparse.linalg import spsolve as cspsolve
         cp = gpu
-        Ag = csp.csr_matrix(sparse.csr_matrix(A))
+        # cuSPARSE's spsolve takes 32-bit indices only
+        Ah = sparse.csr_matrix(A)
+        if Ah.nnz >= 2**31 or Ah.shape[0] >= 2**31:
+            raise ValueError("inpaint_biharmonic on the GPU: the system is too large for cuSPARSE's "
+                             "32-bit indices; inpaint a NumPy array instead")
+        Ah.indices = Ah.indices.astype(np.int32)
+        Ah.indptr = Ah.indptr.astype(np.int32)
+        Ag = csp.csr_matrix(Ah)
         res = np.stack([cp.asnumpy(cspsolve(Ag, cp.asarray(rhs[:, c]))) for c in range(rhs.shape[1])], axis=1)
     else:
         res = spsolve(A, rhs, use_umfpack=False, permc_spec="MMD_ATA")
