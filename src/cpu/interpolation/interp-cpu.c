@@ -131,10 +131,10 @@ fv__im_store_row(char *p, int64_t s, int dtype, const double *t, int64_t n)
     }
 }
 
-/* One output row (index `row` over out's leading axes) into tv, then stored.
+/* One output row (o: its index on out's leading axes) into tv, then stored.
  * K_: the order (-1: p->order); R: in's rank (1..3); dt: in's dtype (-1: any). */
 FV__IM_INLINE void
-fv__im_row(const fv__im_job *j, int64_t row, double *tv, const int K_, const int R, const int dt_)
+fv__im_row(const fv__im_job *j, const int64_t *o, double *tv, const int K_, const int R, const int dt_)
 {
     const fv_array *in = j->a->in, *co = j->a->in2;
     fv_array *out = j->a->out;
@@ -143,12 +143,6 @@ fv__im_row(const fv__im_job *j, int64_t row, double *tv, const int K_, const int
     const int orank = out->ndim, last = orank - 1, mode = p->mode;
     const int64_t W = out->shape[last];
     const double pad = (double)p->nprepad;
-    int64_t o[FV_MAX_NDIM], r = row;
-    for (int d = last - 1; d >= 0; d--) {
-        o[d] = r % out->shape[d];
-        r /= out->shape[d];
-    }
-    o[last] = 0;
     char *po = (char *)out->data;
     for (int d = 0; d < last; d++)
         po += o[d] * out->strides[d];
@@ -231,13 +225,13 @@ fv__im_row(const fv__im_job *j, int64_t row, double *tv, const int K_, const int
     fv__im_store_row(po, out->strides[last], out->dtype, tv, W);
 }
 
-typedef void (*fv__im_row_fn)(const fv__im_job *, int64_t, double *);
+typedef void (*fv__im_row_fn)(const fv__im_job *, const int64_t *, double *);
 
 /* The specialised row functions: fv__im_row_<dtype>_<order>_<rank>. */
 #define FV__IM_ROWS_K(S, DT, K, KN)                                                                           \
-    static void fv__im_row_##S##_##KN##_1(const fv__im_job *j, int64_t r, double *t) { fv__im_row(j, r, t, K, 1, DT); } \
-    static void fv__im_row_##S##_##KN##_2(const fv__im_job *j, int64_t r, double *t) { fv__im_row(j, r, t, K, 2, DT); } \
-    static void fv__im_row_##S##_##KN##_3(const fv__im_job *j, int64_t r, double *t) { fv__im_row(j, r, t, K, 3, DT); }
+    static void fv__im_row_##S##_##KN##_1(const fv__im_job *j, const int64_t *o, double *t) { fv__im_row(j, o, t, K, 1, DT); } \
+    static void fv__im_row_##S##_##KN##_2(const fv__im_job *j, const int64_t *o, double *t) { fv__im_row(j, o, t, K, 2, DT); } \
+    static void fv__im_row_##S##_##KN##_3(const fv__im_job *j, const int64_t *o, double *t) { fv__im_row(j, o, t, K, 3, DT); }
 #define FV__IM_ROWS(S, DT)          \
     FV__IM_ROWS_K(S, DT, 0, 0)      \
     FV__IM_ROWS_K(S, DT, 1, 1)      \
@@ -276,8 +270,21 @@ fv__im_rows_range(void *arg, int64_t begin, int64_t end)
         rj->failed = 1;
         return;
     }
-    for (int64_t r = begin; r < end; r++)
-        rj->fn(rj->j, r, tv);
+    const fv_array *out = rj->j->a->out;
+    const int last = out->ndim - 1;
+    int64_t o[FV_MAX_NDIM], r = begin;
+    for (int d = last - 1; d >= 0; d--) {
+        o[d] = r % out->shape[d];
+        r /= out->shape[d];
+    }
+    for (int64_t row = begin; row < end; row++) {
+        rj->fn(rj->j, o, tv);
+        for (int d = last - 1; d >= 0; d--) {   /* the next row's index */
+            if (++o[d] < out->shape[d])
+                break;
+            o[d] = 0;
+        }
+    }
     free(tv);
 }
 

@@ -93,6 +93,19 @@ fv__spl_range(void *arg, int64_t begin, int64_t end)
             const char *pi;
             int pad_line;
             fv__spl_line(j, first + l, &po[l], &pi, &pad_line);
+            if (npad == 0 && !pad_line) {   /* no padding: the line itself, one loop per dtype */
+                switch (in->dtype) {
+#define FV__SPL_GATHER(E, T, S)                                   \
+    case E:                                                       \
+        for (int64_t q = 0; q < n; q++)                           \
+            buf[q * L + l] = (double)*(const T *)(pi + q * sin);  \
+        break;
+                    FV_FOREACH_DTYPE(FV__SPL_GATHER)
+#undef FV__SPL_GATHER
+                default: break;
+                }
+                continue;
+            }
             for (int64_t q = 0; q < n; q++) {
                 int64_t s = q - npad;
                 if (pad_line || ((s < 0 || s >= nin) && p->pad_constant)) {
@@ -111,9 +124,14 @@ fv__spl_range(void *arg, int64_t begin, int64_t end)
 #endif
                 fv__spl_filter(buf, n, p->order, p->mode);
         }
-        for (int l = 0; l < nl; l++)
-            for (int64_t q = 0; q < n; q++)
-                fv__im_store_plain(po[l] + q * so, out->dtype, buf[q * L + l]);
+        for (int l = 0; l < nl; l++) {
+            if (out->dtype == FV_FLOAT64)   /* the coefficients' own type */
+                for (int64_t q = 0; q < n; q++)
+                    *(double *)(po[l] + q * so) = buf[q * L + l];
+            else
+                for (int64_t q = 0; q < n; q++)
+                    fv__im_store_plain(po[l] + q * so, out->dtype, buf[q * L + l]);
+        }
     }
     free(buf);
 }
