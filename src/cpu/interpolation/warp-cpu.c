@@ -64,7 +64,7 @@ fv__wp_map(int64_t i, int64_t n, int mode)
 }
 
 /* fv__wp_row_<F>[_avx2]: output row r of every column and channel. */
-#define FV__WP_ROW(F, FLOOR, CEIL, NAME, ATTR)                                                                  \
+#define FV__WP_ROW(F, FLOOR, CEIL, NAME, ATTR, BLOCK, V)                                                                  \
     static F NAME##_tap(const char *base, const fv_array *in, int64_t i, int64_t j, int mode, F cval)          \
     {                                                                                                          \
         const int64_t rows = in->shape[0], cols = in->shape[1];                                                \
@@ -97,7 +97,15 @@ fv__wp_map(int64_t i, int64_t n, int mode)
         const F cval = (F)p->cval, tr = (F)r;                                                                  \
         const F yr = m[4] * tr, xr = m[1] * tr, zr = m[7] * tr;                                                \
         char *po = (char *)out->data + r * out->strides[0];                                                    \
-        for (int64_t c = 0; c < out->shape[1]; c++, po += out->strides[1]) {                                   \
+        const int64_t ncol = out->shape[1];                                                                    \
+        for (int64_t c = 0, stop = 0; c < ncol; c = stop) {                                                    \
+            if (V > 1 && c + V <= ncol && BLOCK(j, m, xr, yr, zr, c, po)) {                                    \
+                stop = c + V;                                                                                  \
+                po += V * out->strides[1];                                                                     \
+                continue;                                                                                      \
+            }                                                                                                  \
+            stop = V > 1 && c + V <= ncol ? c + V : ncol;   /* these columns one by one */                     \
+        for (; c < stop; c++, po += out->strides[1]) {                                                         \
             const F tc = (F)c;                                                                                 \
             const F x = m[0] * tc + xr + m[2], y = m[3] * tc + yr + m[5], z = m[6] * tc + zr + m[8];          \
             const F col = x / z, row = y / z;                                                                  \
@@ -150,13 +158,103 @@ fv__wp_map(int64_t i, int64_t n, int mode)
                 }                                                                                              \
             }                                                                                                  \
         }                                                                                                      \
+        }                                                                                                      \
     }
-FV__WP_ROW(float, floorf, ceilf, fv__wp_row_f32, )
-FV__WP_ROW(double, floor, ceil, fv__wp_row_f64, )
+#define FV__WP_NOBLOCK(...) 0
+FV__WP_ROW(float, floorf, ceilf, fv__wp_row_f32, , FV__WP_NOBLOCK, 1)
+FV__WP_ROW(double, floor, ceil, fv__wp_row_f64, , FV__WP_NOBLOCK, 1)
 #if FV__HAVE_AVX2_CLONES
-FV__WP_ROW(float, floorf, ceilf, fv__wp_row_f32_avx2, __attribute__((target("avx2"))))
-FV__WP_ROW(double, floor, ceil, fv__wp_row_f64_avx2, __attribute__((target("avx2"))))
+#include <immintrin.h>
+/* V consecutive output columns in vector lanes (each lane the scalar
+ * arithmetic above, AVX2 without FMA): 1 when done, 0 (nothing written) when
+ * a window of some lane leaves the image (the scalar path then takes the rest
+ * of the row). */
+#define FV__WP_BLOCK(F, VF, V, FLOORV, CEILV, NAME)                                                            \
+    typedef F VF __attribute__((vector_size(32)));                                                             \
+    __attribute__((target("avx2"))) static inline VF NAME##_cubic(VF x, VF f0, VF f1, VF f2, VF f3)           \
+    {                                                                                                          \
+        return f1 + (F)0.5 * x * (f2 - f0 + x * ((F)2.0 * f0 - (F)5.0 * f1 + (F)4.0 * f2 - f3 +              \
+                                                 x * ((F)3.0 * (f1 - f2) + f3 - f0)));                        \
+    }                                                                                                          \
+    __attribute__((target("avx2"))) static int NAME(const fv__wp_job *j, const F *m, F xr, F yr, F zr,        \
+                                                    int64_t c, char *po)                                       \
+    {                                                                                                          \
+        const fv_array *in = j->a->in, *out = j->a->out;                                                       \
+        const int64_t rows = in->shape[0], cols = in->shape[1], sr = in->strides[0], sc = in->strides[1];     \
+        const int64_t nch = in->ndim == 3 ? in->shape[2] : 1, sch = in->ndim == 3 ? in->strides[2] : 0;      \
+        const int64_t och = out->ndim == 3 ? out->strides[2] : 0, so = out->strides[1];                       \
+        const int order = j->p->order;                                                                         \
+        VF tc;                                                                                                 \
+        for (int l = 0; l < V; l++)                                                                            \
+            tc[l] = (F)(c + l);                                                                                \
+        const VF x = m[0] * tc + xr + m[2], y = m[3] * tc + yr + m[5], z = m[6] * tc + zr + m[8];             \
+        const VF col = x / z, row = y / z;                                                                     \
+        const VF fr = FLOORV(row), fc = FLOORV(col);                                                           \
+        int64_t r0[V], c0[V], r1[V], c1[V];                                                                    \
+        if (order == 1) {                                                                                      \
+            const VF cr = CEILV(row), cc = CEILV(col);                                                         \
+            for (int l = 0; l < V; l++) {                                                                      \
+                r0[l] = fv__cvt64((double)fr[l]);                                                              \
+                c0[l] = fv__cvt64((double)fc[l]);                                                              \
+                r1[l] = fv__cvt64((double)cr[l]);                                                              \
+                c1[l] = fv__cvt64((double)cc[l]);                                                              \
+                if (!(r0[l] >= 0 && r1[l] < rows && c0[l] >= 0 && c1[l] < cols))                              \
+                    return 0;                                                                                  \
+            }                                                                                                  \
+            const VF dr = row - fr, dc = col - fc, udc = (F)1 - dc, udr = (F)1 - dr;                           \
+            for (int64_t ch = 0; ch < nch; ch++) {                                                             \
+                const char *b = (const char *)in->data + ch * sch;                                             \
+                VF tl = {0}, tq = {0}, bl = {0}, bq = {0};                                                     \
+                for (int l = 0; l < V; l++) {                                                                  \
+                    tl[l] = *(const F *)(b + r0[l] * sr + c0[l] * sc);                                         \
+                    tq[l] = *(const F *)(b + r0[l] * sr + c1[l] * sc);                                         \
+                    bl[l] = *(const F *)(b + r1[l] * sr + c0[l] * sc);                                         \
+                    bq[l] = *(const F *)(b + r1[l] * sr + c1[l] * sc);                                         \
+                }                                                                                              \
+                const VF top = udc * tl + dc * tq, bottom = udc * bl + dc * bq;                                \
+                const VF v = udr * top + dr * bottom;                                                          \
+                for (int l = 0; l < V; l++)                                                                    \
+                    *(F *)(po + l * so + ch * och) = v[l];                                                     \
+            }                                                                                                  \
+            return 1;                                                                                          \
+        }                                                                                                      \
+        for (int l = 0; l < V; l++) {                                                                          \
+            r0[l] = fv__wp_add(fv__cvt64((double)fr[l]), -1);                                                  \
+            c0[l] = fv__wp_add(fv__cvt64((double)fc[l]), -1);                                                  \
+            if (!(r0[l] >= 0 && r0[l] < rows - 3 && c0[l] >= 0 && c0[l] < cols - 3))                          \
+                return 0;                                                                                      \
+        }                                                                                                      \
+        const VF xrr = row - fr, xc = col - fc;                                                                \
+        for (int64_t ch = 0; ch < nch; ch++) {                                                                 \
+            const char *b = (const char *)in->data + ch * sch;                                                 \
+            VF f[4];                                                                                           \
+            for (int k = 0; k < 4; k++) {                                                                      \
+                F t[4][V];                                                                                     \
+                for (int l = 0; l < V; l++) {                                                                  \
+                    const char *q = b + (r0[l] + k) * sr + c0[l] * sc;                                         \
+                    for (int e = 0; e < 4; e++)                                                                \
+                        t[e][l] = *(const F *)(q + e * sc);                                                    \
+                }                                                                                              \
+                f[k] = NAME##_cubic(xc, FV__LDV(VF, t[0]), FV__LDV(VF, t[1]), FV__LDV(VF, t[2]),             \
+                                    FV__LDV(VF, t[3]));                                                        \
+            }                                                                                                  \
+            const VF v = NAME##_cubic(xrr, f[0], f[1], f[2], f[3]);                                            \
+            for (int l = 0; l < V; l++)                                                                        \
+                *(F *)(po + l * so + ch * och) = v[l];                                                         \
+        }                                                                                                      \
+        return 1;                                                                                              \
+    }
+#define FV__WP_FLOOR8(v) ((fv__wp_v8f)_mm256_floor_ps((__m256)(v)))
+#define FV__WP_CEIL8(v) ((fv__wp_v8f)_mm256_ceil_ps((__m256)(v)))
+#define FV__WP_FLOOR4(v) ((fv__wp_v4d)_mm256_floor_pd((__m256d)(v)))
+#define FV__WP_CEIL4(v) ((fv__wp_v4d)_mm256_ceil_pd((__m256d)(v)))
+FV__WP_BLOCK(float, fv__wp_v8f, 8, FV__WP_FLOOR8, FV__WP_CEIL8, fv__wp_block_f32)
+FV__WP_BLOCK(double, fv__wp_v4d, 4, FV__WP_FLOOR4, FV__WP_CEIL4, fv__wp_block_f64)
+FV__WP_ROW(float, floorf, ceilf, fv__wp_row_f32_avx2, __attribute__((target("avx2"))), fv__wp_block_f32, 8)
+FV__WP_ROW(double, floor, ceil, fv__wp_row_f64_avx2, __attribute__((target("avx2"))), fv__wp_block_f64, 4)
+#undef FV__WP_BLOCK
 #endif
+#undef FV__WP_NOBLOCK
 #undef FV__WP_ROW
 
 static void
