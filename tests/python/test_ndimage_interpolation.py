@@ -321,12 +321,15 @@ def test_fast_paths_bit_exact(rng, order):
     and prefilter line counts that are not multiples of the lanes."""
     x2 = rng.standard_normal((37, 45)).astype(np.float32)
     x3 = rng.integers(0, 255, (11, 13, 17), dtype=np.uint8)
+    rgb = rng.integers(0, 255, (19, 29, 3), dtype=np.uint8)   # rows along the longest axis
     m3 = np.array([[0.9, 0.3, 0.0], [-0.3, 0.9, 0.0], [0.0, 0.0, 1.0]])   # axis 2 constant along rows
     m32 = np.array([[0.9, 0.4], [0.1, 0.0], [-0.3, 1.1]])                  # 2-d output of a 3-d input
     coords = rng.uniform(-3, 40, (2, 19, 23))
     cases = [
         lambda f, **k: f.zoom(x2, (1.7, 0.6), **k),
         lambda f, **k: f.zoom(x3, 1.3, grid_mode=True, **k),
+        lambda f, **k: f.zoom(rgb, (1.4, 0.7, 1), **k),
+        lambda f, **k: f.shift(rgb[:, ::-1], (0.5, -1.75, 0), **k),
         lambda f, **k: f.shift(x3, (1.5, -2.25, 0.5), **k),
         lambda f, **k: f.rotate(x2, 33, **k),
         lambda f, **k: f.rotate(x3, 21, axes=(2, 1), reshape=False, **k),

@@ -1,5 +1,6 @@
 /* CPU kernel of INTERP (src/ops/interpolation/interp.h): the output in rows
- * along its last axis, rows in ranges over the thread pool. Each output value
+ * along its last axis (zoom / shift with a short last axis, as RGB's: along the
+ * longest), rows in ranges over the thread pool. Each output value
  * is the very arithmetic of interp-math.h (the CUDA kernel runs the same
  * functions), reorganised for speed as scipy's NI_ZoomShift does:
  *   - per input axis, the window (folded tap offsets, weights, or cval / NaN)
@@ -36,6 +37,7 @@ typedef struct fv__im_job {
     const fv__interp_params *p;
     fv__im_value_fn value;
     fv__im_rec *tab[FV_MAX_NDIM];   /* ZOOMSHIFT: per axis, one record per output index */
+    int ra;                         /* the rows' axis: out's last, or ZOOMSHIFT's longest if that is short */
     int failed;
 } fv__im_job;
 
@@ -140,12 +142,13 @@ fv__im_row(const fv__im_job *j, const int64_t *o, double *tv, const int K_, cons
     fv_array *out = j->a->out;
     const fv__interp_params *p = j->p;
     const int K = K_ < 0 ? p->order : K_, dt = dt_ < 0 ? (int)in->dtype : dt_;
-    const int orank = out->ndim, last = orank - 1, mode = p->mode;
-    const int64_t W = out->shape[last];
+    const int orank = out->ndim, last = orank - 1, mode = p->mode, ra = j->ra;
+    const int64_t W = out->shape[ra];
     const double pad = (double)p->nprepad;
     char *po = (char *)out->data;
-    for (int d = 0; d < last; d++)
-        po += o[d] * out->strides[d];
+    for (int d = 0; d < orank; d++)
+        if (d != ra)
+            po += o[d] * out->strides[d];
     fv__im_rec fixed[3], loc[3];
     const fv__im_rec *rp[3] = {NULL, NULL, NULL};
     int vary[3] = {0, 0, 0};   /* 0: rp fixed; 1: ZOOMSHIFT's table; 2: computed per value */
@@ -155,7 +158,7 @@ fv__im_row(const fv__im_job *j, const int64_t *o, double *tv, const int K_, cons
     if (p->kind == FV__INTERP_ZOOMSHIFT) {
         for (int d = 0; d < R; d++) {
             rp[d] = j->tab[d] + o[d];
-            vary[d] = d == last;
+            vary[d] = d == ra;
         }
     } else if (p->kind == FV__INTERP_AFFINE) {
         for (int d = 0; d < R; d++) {
@@ -222,7 +225,7 @@ fv__im_row(const fv__im_job *j, const int64_t *o, double *tv, const int K_, cons
         if (pc)
             pc += cstep;
     }
-    fv__im_store_row(po, out->strides[last], out->dtype, tv, W);
+    fv__im_store_row(po, out->strides[ra], out->dtype, tv, W);
 }
 
 typedef void (*fv__im_row_fn)(const fv__im_job *, const int64_t *, double *);
@@ -271,15 +274,17 @@ fv__im_rows_range(void *arg, int64_t begin, int64_t end)
         return;
     }
     const fv_array *out = rj->j->a->out;
-    const int last = out->ndim - 1;
+    const int ra = rj->j->ra;
     int64_t o[FV_MAX_NDIM], r = begin;
-    for (int d = last - 1; d >= 0; d--) {
-        o[d] = r % out->shape[d];
-        r /= out->shape[d];
+    for (int d = out->ndim - 1; d >= 0; d--) {   /* the row's index on the other axes, C order */
+        o[d] = d == ra ? 0 : r % out->shape[d];
+        r = d == ra ? r : r / out->shape[d];
     }
     for (int64_t row = begin; row < end; row++) {
         rj->fn(rj->j, o, tv);
-        for (int d = last - 1; d >= 0; d--) {   /* the next row's index */
+        for (int d = out->ndim - 1; d >= 0; d--) {   /* the next row's index */
+            if (d == ra)
+                continue;
             if (++o[d] < out->shape[d])
                 break;
             o[d] = 0;
@@ -391,10 +396,15 @@ fv__cpu_interp(fv_context *ctx, const fv__op_args *a)
     fv_status st = FV_OK;
     if (j.p->kind == FV__INTERP_ZOOMSHIFT)
         st = fv__im_tables(&j);
+    j.ra = orank - 1;
+    if (j.p->kind == FV__INTERP_ZOOMSHIFT && a->out->shape[orank - 1] < 64)   /* short rows (RGB): the longest axis */
+        for (int d = 0; d < orank; d++)
+            if (a->out->shape[d] > a->out->shape[j.ra])
+                j.ra = d;
     if (st == FV_OK) {
         const int ks = order == 0 ? 0 : order == 1 ? 1 : order == 3 ? 2 : 3;
         fv__im_rowjob rj = {&j, fv__im_rows[fv__im_dtype_slot(a->in->dtype)][ks][irank - 1],
-                            a->out->shape[orank - 1], 0};
+                            a->out->shape[j.ra], 0};
         const int64_t rows = fv_array_size(a->out) / rj.W;
         const int64_t per_row = rj.W * (taps + 8);
         fv__parallel_for(ctx, rows, 1 + 65536 / per_row, fv__im_rows_range, &rj);
