@@ -330,6 +330,8 @@ def test_fast_paths_bit_exact(rng, order):
         lambda f, **k: f.zoom(x3, 1.3, grid_mode=True, **k),
         lambda f, **k: f.zoom(rgb, (1.4, 0.7, 1), **k),
         lambda f, **k: f.shift(rgb[:, ::-1], (0.5, -1.75, 0), **k),
+        lambda f, **k: f.map_coordinates(rgb, np.stack(np.broadcast_arrays(
+            coords[0, :, :, None] * 0.5, coords[1, :, :, None] * 0.7, np.array([0.0, 1.0, 2.0]))), **k),
         lambda f, **k: f.shift(x3, (1.5, -2.25, 0.5), **k),
         lambda f, **k: f.rotate(x2, 33, **k),
         lambda f, **k: f.rotate(x3, 21, axes=(2, 1), reshape=False, **k),

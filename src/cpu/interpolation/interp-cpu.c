@@ -1,6 +1,6 @@
 /* CPU kernel of INTERP (src/ops/interpolation/interp.h): the output in rows
- * along its last axis (zoom / shift with a short last axis, as RGB's: along the
- * longest), rows in ranges over the thread pool. Each output value
+ * along its last axis (zoom / shift / coordinates with a short last axis, as
+ * RGB's: along the longest), rows in ranges over the thread pool. Each output value
  * is the very arithmetic of interp-math.h (the CUDA kernel runs the same
  * functions), reorganised for speed as scipy's NI_ZoomShift does:
  *   - per input axis, the window (folded tap offsets, weights, or cval / NaN)
@@ -37,7 +37,7 @@ typedef struct fv__im_job {
     const fv__interp_params *p;
     fv__im_value_fn value;
     fv__im_rec *tab[FV_MAX_NDIM];   /* ZOOMSHIFT: per axis, one record per output index */
-    int ra;                         /* the rows' axis: out's last, or ZOOMSHIFT's longest if that is short */
+    int ra;                         /* the rows' axis: out's last, or (not AFFINE) the longest if that is short */
     int failed;
 } fv__im_job;
 
@@ -178,9 +178,10 @@ fv__im_row(const fv__im_job *j, const int64_t *o, double *tv, const int K_, cons
         }
     } else {
         pc = (const char *)co->data;
-        for (int d = 0; d < last; d++)
-            pc += o[d] * co->strides[d + 1];
-        cstep = co->strides[last + 1];
+        for (int d = 0; d < orank; d++)
+            if (d != ra)
+                pc += o[d] * co->strides[d + 1];
+        cstep = co->strides[ra + 1];
         cs0 = co->strides[0];
         for (int d = 0; d < R; d++)
             vary[d] = 3;
@@ -397,7 +398,7 @@ fv__cpu_interp(fv_context *ctx, const fv__op_args *a)
     if (j.p->kind == FV__INTERP_ZOOMSHIFT)
         st = fv__im_tables(&j);
     j.ra = orank - 1;
-    if (j.p->kind == FV__INTERP_ZOOMSHIFT && a->out->shape[orank - 1] < 64)   /* short rows (RGB): the longest axis */
+    if (j.p->kind != FV__INTERP_AFFINE && a->out->shape[orank - 1] < 64)   /* short rows (RGB): the longest axis */
         for (int d = 0; d < orank; d++)
             if (a->out->shape[d] > a->out->shape[j.ra])
                 j.ra = d;
