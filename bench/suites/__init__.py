@@ -24,7 +24,7 @@ SHAPES = {
     "256": (256, 256), "512": (512, 512), "1k": (1024, 1024), "2k": (2048, 2048), "4k": (2160, 3840),
     "4096": (4096, 4096), "8k": (8192, 8192), "64^3": (64, 64, 64), "128^3": (128, 128, 128),
     "256^3": (256, 256, 256), "100^3": (100, 100, 100), "400^3": (400, 400, 400), "64": (64, 64),
-    "16k": (16384, 16384), "24k": (24576, 24576), "50k": (50000, 50000),
+    "rgb4k": (2160, 3840, 3), "16k": (16384, 16384), "24k": (24576, 24576), "50k": (50000, 50000),
     "-": (),
 }
 
@@ -64,6 +64,7 @@ class Suite:
     dtypes: tuple = ("-",)
     slide: bool = False                      # needs a slide file (not in --suite default)
     note: str = ""
+    shape_dtypes: Optional[dict] = None      # shape name -> the only dtypes it runs in
 
 
 def shapes_for(suite, case, device, quick, big):
@@ -88,12 +89,15 @@ def expand(suite, case, device, quick, big):
                 continue
             if nd == 3 and dt not in ("float32", "-") and suite.name == "ndimage":
                 continue   # 3-D runs in float32 only (as the suite always did)
+            if suite.shape_dtypes and dt not in suite.shape_dtypes.get(sname, (dt,)):
+                continue
             out.append((sname, dt))
     return out
 
 
 def all_suites():
-    from . import core, denoise, ndimage, skimage_suites, overhead, slides, restoration, transform_hough  # noqa: PLC0415
-    suites = [core.SUITE, ndimage.SUITE, *skimage_suites.SUITES, transform_hough.SUITE, restoration.SUITE,
-              denoise.SUITE, overhead.SUITE, *slides.SUITES]
+    from . import (core, denoise, interpolation, ndimage, skimage_suites, overhead, slides, restoration,  # noqa: PLC0415
+                   transform_hough)
+    suites = [core.SUITE, ndimage.SUITE, *interpolation.SUITES, *skimage_suites.SUITES, transform_hough.SUITE,
+              restoration.SUITE, denoise.SUITE, overhead.SUITE, *slides.SUITES]
     return {s.name: s for s in suites}

@@ -1,7 +1,8 @@
 """Library namespaces for the cases: fovea and its peers under one set of names.
 
 m.ndi (scipy.ndimage and its GPU twins), m.filters / m.morph / m.measure / m.color /
-m.exposure / m.segmentation / m.metrics / m.restoration / m.registration (scikit-image and cuCIM's cucim.skimage),
+m.exposure / m.segmentation / m.metrics / m.restoration / m.registration / m.transform (scikit-image and
+cuCIM's cucim.skimage),
 m.xp (numpy / cupy) and m.fovea (the fovea package, for its own core calls). A name a
 library does not have raises Missing, which the runner reports as a missing peer
 (never a silent drop); so does a module that does not import.
@@ -13,19 +14,20 @@ MODULES = {
               "measure": "fovea.skimage.measure", "color": "fovea.skimage.color",
               "exposure": "fovea.skimage.exposure", "segmentation": "fovea.skimage.segmentation",
               "metrics": "fovea.skimage.metrics", "restoration": "fovea.skimage.restoration",
-              "registration": "fovea.skimage.registration", "fovea": "fovea"},
+              "registration": "fovea.skimage.registration", "transform": "fovea.skimage.transform", "fovea": "fovea"},
     "scipy": {"ndi": "scipy.ndimage"},
     "skimage": {"filters": "skimage.filters", "morph": "skimage.morphology", "measure": "skimage.measure",
                 "color": "skimage.color", "exposure": "skimage.exposure", "segmentation": "skimage.segmentation",
                 "metrics": "skimage.metrics", "restoration": "skimage.restoration",
-                "registration": "skimage.registration"},
+                "registration": "skimage.registration", "transform": "skimage.transform"},
     "numpy": {"xp": "numpy"},
     "cupy": {"ndi": "cupyx.scipy.ndimage", "xp": "cupy"},
     "cucim": {"ndi": "cucim.skimage._vendored.ndimage", "filters": "cucim.skimage.filters",
               "morph": "cucim.skimage.morphology", "measure": "cucim.skimage.measure",
               "color": "cucim.skimage.color", "exposure": "cucim.skimage.exposure",
               "segmentation": "cucim.skimage.segmentation", "metrics": "cucim.skimage.metrics",
-              "restoration": "cucim.skimage.restoration", "registration": "cucim.skimage.registration"},
+              "restoration": "cucim.skimage.restoration", "registration": "cucim.skimage.registration",
+              "transform": "cucim.skimage.transform"},
 }
 # the package whose version a report names for each library
 PACKAGES = {"fovea": "fovea", "scipy": "scipy", "skimage": "skimage", "numpy": "numpy", "cupy": "cupy",

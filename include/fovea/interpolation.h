@@ -84,6 +84,21 @@ FV_API fv_status fv_zoom_shift(fv_context *ctx, const fv_array *in, const double
  * out: float32 or float64, not overlapping in. Axes of equal size are copied. */
 FV_API fv_status fv_resize_local_mean(fv_context *ctx, const fv_array *in, fv_array *out, int grid_mode);
 
+/* scikit-image's boundary modes for fv_warp_homography (numpy.pad's names). */
+typedef enum fv_warp_mode {
+    FV_WARP_CONSTANT = 0, FV_WARP_EDGE, FV_WARP_SYMMETRIC, FV_WARP_REFLECT, FV_WARP_WRAP, FV_WARP_MODE_COUNT
+} fv_warp_mode;
+
+/* scikit-image's _warp_fast (skimage.transform.warp with a 3x3 matrix, orders
+ * 1 and 3): out[r, c] = in at (row, col) = (y / z, x / z) for (x, y, z) =
+ * matrix @ (c, r, 1), interpolated bilinearly (order 1) or by Catmull-Rom
+ * cubic convolution (order 3), each tap read through mode (constant: cval
+ * outside). in, out: float32 or float64 of one dtype, the arithmetic in that
+ * type as fovea.skimage.transform computes it; 2-d, or 3-d with the channels
+ * on the last axis (each channel alike). matrix: 9 host values, row major. */
+FV_API fv_status fv_warp_homography(fv_context *ctx, const fv_array *in, const double *matrix, fv_array *out,
+                                    int order, fv_warp_mode mode, double cval);
+
 FV_EXTERN_C_END
 
 #endif

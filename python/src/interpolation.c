@@ -134,3 +134,34 @@ fvpy_resize_local_mean(PyObject *self, PyObject *args, PyObject *kw)
 FVPY_METHOD(resize_local_mean, fvpy_resize_local_mean, FVPY_KWARGS,
             "resize_local_mean(input, output, grid_mode, stream=None)\n--\n\n"
             "fv_resize_local_mean into output (float32 or float64, input's ndim).");
+
+/* sk_warp_homography(input, output, matrix, order, mode, cval, stream=None) */
+static PyObject *
+fvpy_sk_warp_homography(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"input", "output", "matrix", "order", "mode", "cval", "stream", NULL};
+    PyObject *in_o, *out_o, *m_o, *stream_o = Py_None;
+    int order, mode, has_m;
+    double cval, matrix[9];
+    fv_status st = FV_OK;
+    fvpy_call c;
+    const char *name = "warp_homography";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiid|O:sk_warp_homography", kwlist, &in_o, &out_o, &m_o, &order,
+                                     &mode, &cval, &stream_o))
+        return NULL;
+    if (fvpy__ip_doubles(name, "matrix", m_o, 9, matrix, &has_m) < 0)
+        return NULL;
+    if (!has_m) {
+        PyErr_SetString(PyExc_ValueError, "warp_homography: a 3x3 matrix (9 values) is required");
+        return NULL;
+    }
+    if (fvpy_call_open(&c, name, stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    Py_BEGIN_ALLOW_THREADS
+    st = fv_warp_homography(c.ctx, c.in.arr, matrix, c.out.arr, order, (fv_warp_mode)mode, cval);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_close(&c, st);
+}
+FVPY_METHOD(sk_warp_homography, fvpy_sk_warp_homography, FVPY_KWARGS,
+            "sk_warp_homography(input, output, matrix, order, mode, cval, stream=None)\n--\n\n"
+            "fv_warp_homography into output (matrix: 9 values, row major; mode: fv_warp_mode).");

@@ -129,9 +129,17 @@ fv__im_spline_mode(int mode)
  * of that order evaluated at the tap's distance from x; the last weight is one
  * minus the others (so they sum to one as scipy's do). order 1..5. */
 FV_HD void
+fv__im_weights_f(double f, int order, double *w);
+FV_HD void
 fv__im_weights(double x, int order, double *w)
 {
-    const double f = x - floor((order & 1) ? x : x + 0.5);   /* odd: [0, 1); even: [-0.5, 0.5) */
+    fv__im_weights_f(x - floor((order & 1) ? x : x + 0.5), order, w);   /* odd: [0, 1); even: [-0.5, 0.5) */
+}
+
+/* The same from f, x's distance from the tap that floor gives above. */
+FV_HD void
+fv__im_weights_f(double f, int order, double *w)
+{
     const double g = 1.0 - f;
     double a, b;
     switch (order) {
@@ -326,78 +334,94 @@ fv__im_poles(int order, double *z)
     }
 }
 
-/* The B-spline coefficients of the n >= 2 samples c[0], c[cs], c[2 cs], ...
- * (cs: their distance in doubles) in place, for an
- * extension of the signal past its ends by mode (the prefilter of Unser,
- * Aldroubi & Eden 1991: a gain, then per pole a causal and an anticausal
- * first-order recursion whose first values sum the extended signal exactly:
- * mirror (whole-sample symmetric, also used by constant, wrap and
+/* The B-spline coefficients of nl <= FV__IM_LANES lines of n >= 2 samples
+ * each, in place: sample i of line l at c_[i * cs + l] (cs >= nl, in doubles),
+ * for an extension of the signal past its ends by mode (the prefilter of
+ * Unser, Aldroubi & Eden 1991: a gain, then per pole a causal and an
+ * anticausal first-order recursion whose first values sum the extended signal
+ * exactly: mirror (whole-sample symmetric, also used by constant, wrap and
  * grid-constant), reflect (half-sample symmetric, also nearest) and grid-wrap
- * (periodic)). */
+ * (periodic)). Every line gets the very operations of a line filtered alone:
+ * the lanes only let the CPU run several lines in one vector. */
+#define FV__IM_LANES 8
 FV_HD void
-fv__im_prefilter_line(double *c_, int64_t cs, int64_t n, int order, int mode)
+fv__im_prefilter_lanes(double *c_, int64_t cs, int nl, int64_t n, int order, int mode)
 {
-#define c(i) c_[(i) * cs]
+#define c(i) c_[(i) * cs + l]
+#define LANES for (int l = 0; l < nl; l++)
     double poles[2];
     const int np = fv__im_poles(order, poles);
     double gain = 1.0;
     for (int k = 0; k < np; k++)
         gain *= (1.0 - poles[k]) * (1.0 - 1.0 / poles[k]);
     for (int64_t i = 0; i < n; i++)
-        c(i) *= gain;
+        LANES c(i) *= gain;
     const int kind = (mode == FV__IM_GRID_WRAP) ? 2 : (mode == FV__IM_NEAREST || mode == FV__IM_REFLECT) ? 1 : 0;
+    double s[FV__IM_LANES], c0[FV__IM_LANES];
     for (int k = 0; k < np; k++) {
         const double z = poles[k];
-        double zi = z, s;
+        double zi = z;
         /* causal start: c(0) of the recursion run over the extended signal */
         if (kind == 0) {          /* mirror: ... c2 c1 | c0 c1 ... c(n-1) | c(n-2) ... */
             const double zn1 = pow(z, (double)(n - 1));
-            s = c(0) + zn1 * c(n - 1);
+            LANES s[l] = c(0) + zn1 * c(n - 1);
             for (int64_t i = 1; i < n - 1; i++) {
-                s += zi * (c(i) + zn1 * c(n - 1 - i));
+                LANES s[l] += zi * (c(i) + zn1 * c(n - 1 - i));
                 zi *= z;
             }
-            c(0) = s / (1 - zn1 * zn1);
+            LANES c(0) = s[l] / (1 - zn1 * zn1);
         } else if (kind == 1) {   /* reflect: ... c1 c0 | c0 c1 ... c(n-1) | c(n-1) ... */
             /* scipy 1.17 sums into c(0) itself, so its last term reads the partial
              * sum where the exact start reads c(0) (fixed in scipy 1.18,
              * scipy#24615); fovea follows 1.17: the difference is of order z^2n,
              * visible on short lines only (docs/transform.md). */
-            const double zn = pow(z, (double)n), c0 = c(0);
-            s = c(0) + zn * c(n - 1);
-            for (int64_t i = 1; i < n; i++) {
-                s += zi * (c(i) + zn * (i == n - 1 ? s : c(n - 1 - i)));
+            const double zn = pow(z, (double)n);
+            LANES {
+                c0[l] = c(0);
+                s[l] = c(0) + zn * c(n - 1);
+            }
+            for (int64_t i = 1; i < n - 1; i++) {
+                LANES s[l] += zi * (c(i) + zn * c(n - 1 - i));
                 zi *= z;
             }
-            c(0) = s * (z / (1 - zn * zn)) + c0;
+            LANES s[l] += zi * (c(n - 1) + zn * s[l]);
+            LANES c(0) = s[l] * (z / (1 - zn * zn)) + c0[l];
         } else {                  /* periodic */
-            s = c(0);
+            LANES s[l] = c(0);
             for (int64_t i = 1; i < n; i++) {
-                s += zi * c(n - i);
+                LANES s[l] += zi * c(n - i);
                 zi *= z;
             }
-            c(0) = s / (1 - zi);
+            LANES c(0) = s[l] / (1 - zi);
         }
         for (int64_t i = 1; i < n; i++)
-            c(i) += z * c(i - 1);
+            LANES c(i) += z * c(i - 1);
         /* anticausal start */
         if (kind == 0) {
-            c(n - 1) = (z * c(n - 2) + c(n - 1)) * z / (z * z - 1);
+            LANES c(n - 1) = (z * c(n - 2) + c(n - 1)) * z / (z * z - 1);
         } else if (kind == 1) {
-            c(n - 1) *= z / (z - 1);
+            LANES c(n - 1) *= z / (z - 1);
         } else {
             zi = z;
-            s = c(n - 1);
+            LANES s[l] = c(n - 1);
             for (int64_t i = 0; i < n - 1; i++) {
-                s += zi * c(i);
+                LANES s[l] += zi * c(i);
                 zi *= z;
             }
-            c(n - 1) = s * (z / (zi - 1));
+            LANES c(n - 1) = s[l] * (z / (zi - 1));
         }
         for (int64_t i = n - 2; i >= 0; i--)
-            c(i) = z * (c(i + 1) - c(i));
+            LANES c(i) = z * (c(i + 1) - c(i));
     }
+#undef LANES
 #undef c
+}
+
+/* One line: sample i at c_[i * cs]. */
+FV_HD void
+fv__im_prefilter_line(double *c_, int64_t cs, int64_t n, int order, int mode)
+{
+    fv__im_prefilter_lanes(c_, cs, 1, n, order, mode);
 }
 
 /* ---- one output value --------------------------------------------------------------- */
