@@ -14,16 +14,11 @@ def blockwise_op(module, name, depth_rule, *, arrays=(), mode_arg="mode", defaul
     (ndim, arguments) gives the per-axis overlap, `arrays` names further array
     arguments that travel blockwise with the image (a mask), the rest travel as
     they are."""
-    fn = getattr(importlib.import_module(module), name)
-    sig = inspect.signature(fn)
-    first = next(iter(sig.parameters))
+    fn, sig, first = signature_of(module, name)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        ba = sig.bind(*args, **kwargs)
-        ba.apply_defaults()
-        a = dict(ba.arguments)
-        x = _core.as_dask(a.pop(first), first)
+        x, a = bind_image(sig, first, args, kwargs)
         _core.no_output_array(a.get("output"), name)
         if "out" in a and a["out"] is not None:
             raise TypeError(f"{name}: out= is not supported on dask arrays")
@@ -49,6 +44,21 @@ def blockwise_op(module, name, depth_rule, *, arrays=(), mode_arg="mode", defaul
     wrapper.__doc__ = (f"{name} on a dask array, blockwise with the overlap its parameters need "
                        f"(equal to {module}.{name} on the whole array).\n\n" + (fn.__doc__ or ""))
     return wrapper
+
+
+def signature_of(module, name):
+    """module.name, its signature and the name of its first (image) parameter."""
+    fn = getattr(importlib.import_module(module), name)
+    sig = inspect.signature(fn)
+    return fn, sig, next(iter(sig.parameters))
+
+
+def bind_image(sig, first, args, kwargs):
+    """(the image as a dask array, the other arguments with their defaults)."""
+    ba = sig.bind(*args, **kwargs)
+    ba.apply_defaults()
+    a = dict(ba.arguments)
+    return _core.as_dask(a.pop(first), first), a
 
 
 def _apply(spec, x, *extra):

@@ -4,9 +4,9 @@ axis, which is kept in one chunk; conversions that drop or add the channel axis
 
 import functools
 import importlib
-import inspect
 
 from .. import _core
+from .._wrap import bind_image, signature_of
 
 _M = "fovea.skimage.color"
 _NAMES = ("rgb2gray", "rgb2hsv", "hsv2rgb", "rgb2hed", "hed2rgb", "rgb2xyz", "xyz2rgb", "rgb2lab", "lab2rgb",
@@ -22,16 +22,11 @@ def _apply(name, kw, block):
 
 
 def _pointwise(name):
-    fn = getattr(importlib.import_module(_M), name)
-    sig = inspect.signature(fn)
-    first = next(iter(sig.parameters))
+    fn, sig, first = signature_of(_M, name)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        ba = sig.bind(*args, **kwargs)
-        ba.apply_defaults()
-        a = dict(ba.arguments)
-        x = _core.as_dask(a.pop(first), first)
+        x, a = bind_image(sig, first, args, kwargs)
         ca = a.get("channel_axis", -1)
         adds = name in ("gray2rgb", "gray2rgba")
         if not adds:
