@@ -166,7 +166,8 @@ fv_cmd_deconvolve(int argc, char **argv)
                    "TIFF / OME-TIFF stack (every full-resolution page a z-plane; one page: a 2-d image)\n"
                    "with a PSF stack (normalised to sum 1) or a Gaussian PSF of sigma pixels (one value,\n"
                    "or one per axis z,y,x). Written as float32 OME-TIFF. --device auto runs on the GPU\n"
-                   "when one is present.\n");
+                   "when one is present. Stacks larger than memory: add --dask [--workers N] (the Python\n"
+                   "command, python -m fovea; chunked with fovea.dask, docs/dask.md).\n");
             return 0;
         } else if (!strcmp(a, "--psf") && i + 1 < argc) {
             psf_path = argv[++i];

@@ -103,3 +103,26 @@ def test_deconvolve_cuda_equals_cpu(data, tmp_path):
             "cuda", "--progress")
     assert "on cuda:0" in p.stdout
     np.testing.assert_allclose(tifffile.imread(b), tifffile.imread(a), rtol=1e-4, atol=1e-3)
+
+
+def test_deconvolve_dask_exact_and_usual(data):
+    pytest.importorskip("distributed")
+    d, blur, psf = data
+    want = richardson_lucy(blur.astype(np.float32), psf.astype(np.float32), 6, clip=False)
+    out = d / "dask-exact.ome.tif"
+    p = run(str(d / "stack.ome.tif"), "--psf", str(d / "psf.tif"), "-o", str(out), "--iterations", "6",
+            "--dask", "--workers", "2", "--chunks", "6,20,22", "--exact", "--device", "cpu", "--no-progress")
+    assert p.stdout == ""
+    with tifffile.TiffFile(out) as t:
+        assert t.is_ome and t.series[0].axes == "ZYX"
+        assert 'PhysicalSizeZ="0.5"' in t.pages[0].description
+        got = t.asarray()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * want.max())
+    # the usual overlap (the PSF's half size, periodic): close away from the chunk borders
+    out2 = d / "dask-usual.ome.tif"
+    run(str(d / "stack.tif"), "--sigma", "1.0,1.5,1.5", "-o", str(out2), "--iterations", "3", "--dask",
+        "--workers", "1", "--device", "cpu", "--no-progress")
+    assert tifffile.imread(out2).shape == blur.shape
+    bad = run(str(d / "stack.tif"), "--sigma", "1,2", "-o", str(d / "x.tif"), "--dask", "--workers", "1",
+              "--device", "cpu", ok=False)
+    assert bad.returncode != 0 and "--sigma wants" in bad.stderr

@@ -392,3 +392,19 @@ def test_richardson_lucy_chunked(rng):
         fd.richardson_lucy(d, np.ones((3, 3)))
     with pytest.raises(ValueError, match="boundary"):
         fd.richardson_lucy(d, psf, boundary="wrap")
+
+
+def test_example_deconvolve_dask_runs(tmp_path):
+    pytest.importorskip("distributed")
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = str(tmp_path / "out.zarr")
+    p = subprocess.run([sys.executable, os.path.join(root, "examples", "deconvolve_dask.py"), "--cpu", "--shape",
+                        "12,40,40", "--chunks", "6,20,20", "--iterations", "2", "--out", out],
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "CPU workers" in p.stdout
+    assert fd.imread(out).shape == (12, 40, 40)

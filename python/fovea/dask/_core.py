@@ -110,6 +110,7 @@ def map_overlap(fn, arrays, depth, mode="reflect"):
     ndim = x.ndim
     depth = [int(d) for d in depth]
     arrays = [x] + [a.rechunk(x.chunks) if a.chunks != x.chunks else a for a in arrays[1:]]
+    arrays, depth = whole_short_axes(arrays, depth)
     meta = output_meta(fn, arrays, depth)
     if meta.ndim != ndim:
         raise ValueError("an op that changes the number of dimensions cannot run blockwise with overlap")
@@ -118,6 +119,18 @@ def map_overlap(fn, arrays, depth, mode="reflect"):
     return da.map_overlap(fn, *arrays, depth={a: d for a, d in enumerate(depth)},
                           boundary=_boundary(mode, ndim), trim=True, allow_rechunk=True,
                           dtype=meta.dtype, meta=meta)
+
+
+def whole_short_axes(arrays, depth):
+    """Axes no longer than their overlap are kept in one chunk with no overlap: the op
+    then sees the whole axis (and its own mode at both ends), which is exact; dask
+    cannot overlap by more than an axis's length."""
+    x = arrays[0]
+    short = {a: -1 for a, d in enumerate(depth) if d and d >= x.shape[a]}
+    if not short:
+        return arrays, depth
+    depth = [0 if a in short else d for a, d in enumerate(depth)]
+    return [a.rechunk(short) for a in arrays], depth
 
 
 def no_output_array(output, name):

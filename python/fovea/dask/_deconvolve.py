@@ -32,7 +32,8 @@ def richardson_lucy(image, psf, num_iter=50, clip=True, filter_epsilon=None, *, 
     the result equals richardson_lucy on the whole array to float rounding.
     boundary: what pads the array's outer edges (dask's map_overlap boundary):
     "periodic" (the usual workflow's), "reflect", "nearest", "constant" (zeros) or
-    "none" (no padding: the whole-array function's own edge handling).
+    "none" (no padding: the whole-array function's own edge handling). An axis no
+    longer than its overlap is kept in one chunk, without overlap.
     """
     x = _core.as_dask(image)
     psf_h = np.asarray(psf.get() if hasattr(psf, "get") else psf)
@@ -50,6 +51,7 @@ def richardson_lucy(image, psf, num_iter=50, clip=True, filter_epsilon=None, *, 
     else:
         depth = _core.per_axis(depth, x.ndim, "depth")
     fn = functools.partial(_rl_block, psf, int(num_iter), clip, filter_epsilon)
+    (x,), depth = _core.whole_short_axes([x], [int(d) for d in depth])
     meta = _core.output_meta(fn, [x], depth)
     bd = {a: (0 if boundary == "constant" else boundary) for a in range(x.ndim)}
     return da.map_overlap(fn, x, depth={a: int(d) for a, d in enumerate(depth)}, boundary=bd, trim=True,

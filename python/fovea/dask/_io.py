@@ -142,16 +142,38 @@ def _open_zarr_or_tiff(path):
                 raise ValueError(f"{path}: a zarr group without OME-Zarr multiscales metadata")
             node = node[ms[0]["datasets"][0]["path"]]
         return da.from_zarr(node)
-    import tifffile
     with open(path, "rb") as f:
         magic = f.read(4)
     if magic[:2] not in (b"II", b"MM"):
         raise ValueError(f"{path}: not a TIFF file or zarr store")
-    store = tifffile.imread(path, aszarr=True)
-    node = zarr.open(store, mode="r")
-    if isinstance(node, zarr.Group):
-        node = node[sorted(node.array_keys())[0]]
-    return da.from_zarr(node)
+    node = _tiff_zarr(path)
+    fn = functools.partial(_read_tiff_block, path)
+    name = f"fovea-tiff-{dask.base.tokenize(path, os.stat(path).st_mtime_ns)}"
+    return da.map_blocks(fn, chunks=da.core.normalize_chunks(node.chunks, node.shape), dtype=node.dtype,
+                         meta=np.empty((0,) * len(node.shape), node.dtype), name=name)
+
+
+_tiffs = {}
+
+
+def _tiff_zarr(path):
+    """This process's zarr view of a TIFF's first series at full resolution (tifffile's
+    store holds an open file: it is opened in each process, never pickled)."""
+    import tifffile
+    import zarr
+    with _handles_lock:
+        node = _tiffs.get(path)
+        if node is None:
+            node = zarr.open(tifffile.imread(path, aszarr=True), mode="r")
+            if isinstance(node, zarr.Group):
+                node = node[sorted(node.array_keys())[0]]
+            _tiffs[path] = node
+        return node
+
+
+def _read_tiff_block(path, block_info=None):
+    loc = block_info[None]["array-location"]
+    return np.asarray(_tiff_zarr(path)[tuple(slice(a, b) for a, b in loc)])
 
 
 # ---- sinks -----------------------------------------------------------------------------------
