@@ -96,8 +96,8 @@ def expand(suite, case, device, quick, big):
 
 
 def all_suites():
-    from . import (core, denoise, interpolation, ndimage, skimage_suites, overhead, slides, restoration,  # noqa: PLC0415
-                   transform_hough)
+    from . import (core, dask_suite, denoise, interpolation, ndimage, skimage_suites, overhead, slides,  # noqa: PLC0415
+                   restoration, transform_hough)
     suites = [core.SUITE, ndimage.SUITE, *interpolation.SUITES, *skimage_suites.SUITES, transform_hough.SUITE,
-              restoration.SUITE, denoise.SUITE, overhead.SUITE, *slides.SUITES]
+              restoration.SUITE, denoise.SUITE, dask_suite.SUITE, overhead.SUITE, *slides.SUITES]
     return {s.name: s for s in suites}

@@ -14,12 +14,14 @@ MODULES = {
               "measure": "fovea.skimage.measure", "color": "fovea.skimage.color",
               "exposure": "fovea.skimage.exposure", "segmentation": "fovea.skimage.segmentation",
               "metrics": "fovea.skimage.metrics", "restoration": "fovea.skimage.restoration",
-              "registration": "fovea.skimage.registration", "transform": "fovea.skimage.transform", "fovea": "fovea"},
+              "registration": "fovea.skimage.registration", "transform": "fovea.skimage.transform", "fovea": "fovea",
+              "dfilt": "fovea.dask.ndimage", "dmeas": "fovea.dask"},
     "scipy": {"ndi": "scipy.ndimage"},
     "skimage": {"filters": "skimage.filters", "morph": "skimage.morphology", "measure": "skimage.measure",
                 "color": "skimage.color", "exposure": "skimage.exposure", "segmentation": "skimage.segmentation",
                 "metrics": "skimage.metrics", "restoration": "skimage.restoration",
                 "registration": "skimage.registration", "transform": "skimage.transform"},
+    "dask_image": {"dfilt": "dask_image.ndfilters", "dmeas": "dask_image.ndmeasure"},
     "numpy": {"xp": "numpy"},
     "cupy": {"ndi": "cupyx.scipy.ndimage", "xp": "cupy"},
     "cucim": {"ndi": "cucim.skimage._vendored.ndimage", "filters": "cucim.skimage.filters",
@@ -31,7 +33,7 @@ MODULES = {
 }
 # the package whose version a report names for each library
 PACKAGES = {"fovea": "fovea", "scipy": "scipy", "skimage": "skimage", "numpy": "numpy", "cupy": "cupy",
-            "cucim": "cucim"}
+            "cucim": "cucim", "dask_image": "dask_image"}
 
 
 class Missing(Exception):
