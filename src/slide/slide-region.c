@@ -332,7 +332,7 @@ fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, const int64_
     /* the touches in serving order: slot of each chunk in the table */
     for (int64_t i = 0; i < n; i++) {
         const int64_t p = order ? order[i] : i;
-        int64_t lx, ly;
+        int64_t lx = 0, ly = 0;   /* set by fv__level_origin (FV_OK) */
         if (fv__level_origin(s, level, xy[2 * p], xy[2 * p + 1], &lx, &ly))
             continue;   /* the read reports it */
         int64_t W, H, r[4];
@@ -419,7 +419,7 @@ fv__slide_read_region_once(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, i
 {
     fv_read_options def = {FV_PIXEL_RGB, 0, 0};
     fv_status st;
-    int64_t lx, ly;
+    int64_t lx = 0, ly = 0;   /* set by fv__level_origin (FV_OK) */
     if (!opts)
         opts = &def;
     if ((st = fv__check_read_args(s, level, opts)) || (st = fv__level_origin(s, level, x, y, &lx, &ly)))
