@@ -27,8 +27,6 @@ RULES = [
      "deliberate: scipy's distance_transform_cdt reads the first bytes of a non-bool metric array as "
      "bools (a float64 ones((3, 3)) becomes [[0,0,0],[0,0,0],[1,1,0]], hence its -21); fovea takes the "
      "metric's values (non-zero = in the structure); with that bool structure fovea gives -21 too"),
-    (r"test_median.*rank|test_median_error_ndim|test_median_warning",
-     "skimage.filters.median(behavior='rank') is not implemented (issue 30)"),
     (r"test_random_walker",
      "deliberate: fovea's 'cg' is its own block conjugate gradient (no UMFPACK), so it does not emit "
      "scikit-image's '\"cg\" mode may be slow because UMFPACK is not available' warning, which these tests "

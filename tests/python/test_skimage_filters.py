@@ -282,11 +282,6 @@ def test_median_out(xp, rng):
     assert_matches(ours, skf.median(img), xp)
 
 
-def test_median_rank_behavior():
-    with pytest.raises(NotImplementedError, match="rank"):
-        ff.median(np.ones((4, 4), np.uint8), behavior="rank")
-
-
 # ---- gabor -------------------------------------------------------------------
 
 
@@ -588,3 +583,41 @@ def test_bad_arguments(name, args, kwargs):
     assert expected is not None, "scikit-image accepts this case"
     with pytest.raises(expected):
         getattr(ff, name)(*args, **kwargs)
+
+
+# ---- median(behavior='rank'): scikit-image's rank median ---------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "float32", "float64"])
+@pytest.mark.parametrize("shape", [(13, 16), (3, 3), (6, 7, 8)])
+def test_median_rank_behaviour(xp, dtype, shape):
+    from skimage.morphology import ball, diamond, disk
+    rng = np.random.default_rng(3)
+    x = rng.random(shape)
+    x = (x * (200 if dtype == "uint8" else 3000)).astype(dtype) if dtype.startswith("uint") else x.astype(dtype)
+    fps = [None, np.ones((3,) * len(shape), np.uint8)]
+    fps += [disk(2), diamond(1), np.ones((2, 4), np.uint8)] if len(shape) == 2 else [ball(1)]
+    for fp in fps:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)   # precision loss / many bins, both libraries
+            want = skf.median(x, fp, behavior="rank")
+            got = ff.median(xp.asarray(x), fp, behavior="rank")
+        check_type(got, xp)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(to_host(got), want)
+
+
+def test_median_rank_errors_and_warnings():
+    img = np.zeros((5, 5), np.uint8)
+    with pytest.warns(UserWarning, match="behavior"):
+        ff.median(img, mode="constant", behavior="rank")
+    with pytest.raises(ValueError, match="2 or 3 dimensions"):
+        ff.median(np.zeros((3, 3, 3, 3), np.uint8), behavior="rank")
+    with pytest.raises(ValueError, match="bool"):
+        ff.median(np.zeros((4, 4), bool), behavior="rank")
+    with pytest.raises(TypeError, match="uint8, uint16 or float"):
+        ff.median(np.zeros((4, 4), np.int16), behavior="rank")
+    with pytest.raises(ValueError, match="between -1 and 1"):
+        ff.median(np.full((4, 4), 3.0), behavior="rank")
+    out = np.empty((5, 5), np.uint8)
+    assert ff.median(img, behavior="rank", out=out) is out
