@@ -11,19 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fovea/fovea.h"
-#include "check.h"
+#include "harness.h"   /* CPU, GPU, new_array (and check.h) */
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
-
-static fv_array *
-new_array(fv_dtype dt, int nd, const int64_t *shape, fv_device dev)
-{
-    fv_array *a = NULL;
-    CHECK_OK(fv_array_new(NULL, dt, nd, shape, dev, &a));
-    return a;
-}
 
 static int64_t
 sk_round(double r)
