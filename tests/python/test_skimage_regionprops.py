@@ -471,3 +471,19 @@ def test_moments_weighted_hu_checks_in_skimage_order():
             mod.regionprops(lab)[0].moments_weighted_hu
         with pytest.raises(NotImplementedError):
             mod.regionprops(lab[None].repeat(2, 0))[0].moments_weighted_hu
+
+
+def test_region_properties_pickle(xp):
+    """RegionProperties pickle and compare equal after (scikit-image gh-6465); the array
+    module travels by name."""
+    import pickle
+    lab = np.zeros((12, 10), np.int32)
+    lab[2:9, 1:6] = 1
+    lab[3:5, 7:9] = 2
+    img = np.random.default_rng(2).random(lab.shape)
+    regions = fm.regionprops(xp.put(lab), xp.put(img))
+    for r in regions:
+        u = pickle.loads(pickle.dumps(r))
+        assert u == r
+        assert u.area == r.area and u.label == r.label
+        np.testing.assert_allclose(float(u.intensity_mean), float(r.intensity_mean))

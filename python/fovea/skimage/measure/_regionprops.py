@@ -128,7 +128,19 @@ def _check_only2d(prop, ndim):
 
 class _Batch:
     """The fv_region_stats table of a label image and everything derived from
-    it, for all present labels (rows in label order)."""
+    it, for all present labels (rows in label order). Pickles with its array
+    module by name (RegionProperties pickle, as scikit-image's do)."""
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["xp"] = state["xp"].__name__
+        return state
+
+    def __setstate__(self, state):
+        import importlib
+        state = dict(state)
+        state["xp"] = importlib.import_module(state["xp"])
+        self.__dict__.update(state)
 
     def __init__(self, label_image, intensity_image, spacing, offset):
         x = label_image
