@@ -37,9 +37,9 @@ RULES = [
      "skimage.measure.regionprops: weighted central moments with spacing differ from the direct sums by "
      "~1e-12 relatively (fovea's one pass shifts raw sums to the centroid), past the test's 7 decimals "
      "on values near 2e6; the orientations themselves agree (issue 30)"),
-    (r"test_regionprops::test_(cache|docstrings_and_props)",
-     "skimage.measure.regionprops: what the test inspects of RegionProperties (its _label_image cache, "
-     "the docstrings of every property) (issue 30)"),
+    (r"test_regionprops::test_docstrings_and_props",
+     "skimage.measure.regionprops: the test parses the docstrings of every RegionProperties property "
+     "(issue 30)"),
 ]
 NETWORK = ("needs a data file scikit-image downloads at test time (gitlab.com); CI has no "
            "network beyond the package index")

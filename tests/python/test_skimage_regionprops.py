@@ -487,3 +487,18 @@ def test_region_properties_pickle(xp):
         assert u == r
         assert u.area == r.area and u.label == r.label
         np.testing.assert_allclose(float(u.intensity_mean), float(r.intensity_mean))
+
+
+def test_label_image_and_cache_switch():
+    """scikit-image's _label_image and _cache_active: cached properties keep their
+    values after the label image changes; with the cache off they see the change."""
+    lab = np.zeros((12, 12), np.int32)
+    lab[2:10, 2:10] = 1
+    lab[4:6, 4:6] = 0
+    region = fm.regionprops(lab)[0]
+    assert region._label_image is region._batch.label_image
+    f0 = region.image_filled
+    region._label_image[2:4, 2:10] = 0
+    np.testing.assert_array_equal(region.image_filled, f0)
+    region._cache_active = False
+    assert np.any(region.image_filled != f0)

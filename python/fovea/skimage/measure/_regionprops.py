@@ -609,6 +609,12 @@ class RegionProperties:
     def image(self):
         return self._batch.label_image[self.slice] == self.label
 
+    @property
+    def _label_image(self):
+        """The label image the regions were measured on (scikit-image's attribute):
+        with the cache off, properties computed from the pixels see changes to it."""
+        return self._batch.label_image
+
     def _host_image(self):
         return ix.to_host(self.image)
 
