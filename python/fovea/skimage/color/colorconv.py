@@ -408,9 +408,10 @@ def _alpha_max(dtype):
     return 1
 
 
-def gray2rgba(image, alpha=None, *, channel_axis=-1):
+def gray2rgba(image, alpha=None, *, channel_axis=-1, check_alpha=True):
     """The gray image repeated into RGB plus an alpha channel (default: the
-    dtype's maximum), as skimage.color.gray2rgba."""
+    dtype's maximum), as skimage.color.gray2rgba. check_alpha (cuCIM's): False
+    skips the check (and its UserWarning) that alpha is exact in the image's dtype."""
     arr, xp, back = prepare(image)
     if alpha is None:
         alpha = _alpha_max(arr.dtype)
@@ -423,7 +424,7 @@ def gray2rgba(image, alpha=None, *, channel_axis=-1):
         alpha_src = like_input(alpha, arr, "alpha")
     with np.errstate(over="ignore", under="ignore"):
         alpha_arr = xp.asarray(alpha_src).astype(arr.dtype)
-    if not bool(xp.array_equal(alpha_arr, xp.asarray(alpha_src))):
+    if check_alpha and not bool(xp.array_equal(alpha_arr, xp.asarray(alpha_src))):
         warnings.warn(f"alpha cannot be safely cast to image dtype {arr.dtype.name}", stacklevel=2)
     try:
         alpha_arr = xp.broadcast_to(alpha_arr, arr.shape)

@@ -18,11 +18,20 @@ def _sigma_prefactor(bandwidth):
 
 
 def gabor_kernel(frequency, theta=0, bandwidth=1, sigma_x=None, sigma_y=None, n_stds=3, offset=0,
-                 dtype=np.complex128):
+                 dtype=np.complex128, *, float_dtype=None):
     """Complex 2-d Gabor kernel: a Gaussian envelope (sigma_x, sigma_y, default
     from bandwidth) times a complex harmonic of `frequency` along direction theta,
     cut at n_stds standard deviations. A NumPy array of dtype (must be complex),
-    as scikit-image returns."""
+    as scikit-image returns. float_dtype (cuCIM's): the real precision, giving
+    complex64 for float32; it must agree with dtype when both are given."""
+    if float_dtype is not None:
+        fd = np.dtype(float_dtype)
+        if fd.kind != "f":
+            raise ValueError(f"float_dtype must be a floating-point dtype, not {fd}")
+        want = np.result_type(fd, np.complex64)
+        if np.dtype(dtype) != np.complex128 and np.dtype(dtype) != want:
+            raise ValueError(f"dtype {np.dtype(dtype)} does not match float_dtype {fd}")
+        dtype = want
     if sigma_x is None:
         sigma_x = _sigma_prefactor(bandwidth) / frequency
     if sigma_y is None:

@@ -10,7 +10,8 @@ from ..._interop import host, inner, prepare
 __all__ = ["median"]
 
 
-def median(image, footprint=None, out=None, mode="nearest", cval=0.0, behavior="ndimage"):
+def median(image, footprint=None, out=None, mode="nearest", cval=0.0, behavior="ndimage", *, algorithm="auto",
+           algorithm_kwargs=None):
     """Local median over footprint (default: the 3**ndim box), as
     scipy.ndimage.median_filter; the result has image's dtype. out: optional
     array of image's shape and array type to write into.
@@ -20,7 +21,14 @@ def median(image, footprint=None, out=None, mode="nearest", cval=0.0, behavior="
     image (none outside), the upper one of an even count; other dtypes are converted
     with img_as_ubyte and a warning, as scikit-image does; mode and cval are ignored
     (with scikit-image's warning when given).
+
+    algorithm, algorithm_kwargs: cuCIM's choice of GPU kernel ('auto', 'histogram',
+    'sorting'), accepted so that cuCIM code runs; fovea's planner picks its own kernel.
     """
+    if algorithm not in ("auto", "histogram", "sorting"):
+        raise ValueError(f"unknown algorithm: {algorithm!r} (cuCIM's 'auto', 'histogram' or 'sorting')")
+    if algorithm_kwargs is not None and not isinstance(algorithm_kwargs, dict):
+        raise TypeError("algorithm_kwargs must be a dict")
     if behavior == "rank":
         if mode != "nearest" or not np.isclose(cval, 0.0):
             warnings.warn("Change 'behavior' to 'ndimage' if you want to use the parameters 'mode' or 'cval'. "

@@ -827,10 +827,11 @@ def _props_to_dict(regions, properties, separator):
 
 
 def regionprops_table(label_image, intensity_image=None, properties=("label", "bbox"), *, cache=True,
-                      separator="-", extra_properties=None, spacing=None):
+                      separator="-", extra_properties=None, spacing=None, batch_processing=True):
     """Region properties as a dict of columns (scikit-image's names and dtypes).
     Batch properties are whole columns of the one-pass table; the others are
-    computed region by region."""
+    computed region by region. batch_processing: cuCIM's switch, accepted (fovea
+    always computes the batch properties for all regions at once)."""
     regions = _LazyRegions(label_image, intensity_image, cache, extra_properties, spacing)
     if extra_properties is not None:
         properties = list(properties) + [f.__name__ for f in extra_properties]

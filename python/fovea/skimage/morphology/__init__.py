@@ -71,6 +71,7 @@ __all__ = [
     "square",
     "star",
     "thin",
+    "white_tophat",
 ]
 
 from ..._interop import publish as _publish  # noqa: E402

@@ -166,16 +166,20 @@ def _on_polygon(shape, verts, tolerance):
     return on
 
 
-def convex_hull_image(image, offset_coordinates=True, tolerance=1e-10, include_borders=True):
-    """The pixels inside the convex hull of the nonzero pixels of image (bool)."""
+def convex_hull_image(image, offset_coordinates=True, tolerance=1e-10, include_borders=True, *,
+                      omit_empty_coords_check=False, float64_computation=True, cpu_fallback_threshold=None):
+    """The pixels inside the convex hull of the nonzero pixels of image (bool).
+    omit_empty_coords_check, float64_computation, cpu_fallback_threshold: cuCIM's
+    tuning switches, accepted (fovea computes the hull on the host in float64)."""
     x, _, back = ix.prepare(image)
     img = np.asarray(ix.to_host(x)).astype(bool)
     mask = _hull_image_host(img, offset_coordinates, tolerance, include_borders)
     return back(ix.like_device(mask, x))
 
 
-def convex_hull_object(image, *, connectivity=2):
-    """The union of the convex hulls of the connected objects of a 2-d binary image."""
+def convex_hull_object(image, *, connectivity=2, float64_computation=True, cpu_fallback_threshold=None):
+    """The union of the convex hulls of the connected objects of a 2-d binary image.
+    float64_computation, cpu_fallback_threshold: cuCIM's switches, accepted."""
     x, _, back = ix.prepare(image)
     if x.ndim > 2:
         raise ValueError("Input must be a 2D image")

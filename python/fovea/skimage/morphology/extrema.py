@@ -82,13 +82,15 @@ def _h_extrema(image, h, footprint, maxima):
     return back((residue >= h).astype(np.uint8))
 
 
-def h_maxima(image, h, footprint=None):
-    """The maxima of image with height >= h (uint8, 1 on them)."""
+def h_maxima(image, h, footprint=None, *, reconstruct_on_cpu=False):
+    """The maxima of image with height >= h (uint8, 1 on them). reconstruct_on_cpu
+    (cuCIM's): accepted; GPU data stays on the GPU."""
     return _h_extrema(image, h, footprint, True)
 
 
-def h_minima(image, h, footprint=None):
-    """The minima of image with depth >= h (uint8, 1 on them)."""
+def h_minima(image, h, footprint=None, *, reconstruct_on_cpu=False):
+    """The minima of image with depth >= h (uint8, 1 on them). reconstruct_on_cpu
+    (cuCIM's): accepted; GPU data stays on the GPU."""
     return _h_extrema(image, h, footprint, False)
 
 

@@ -19,13 +19,14 @@ def _supported_float_type(dtype):
     return {np.float16: np.float32, np.float32: np.float32}.get(dtype.type, np.float64)
 
 
-def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
+def reconstruction(seed, mask, method="dilation", footprint=None, offset=None, *, reconstruct_on_cpu=False):
     """Morphological reconstruction of seed under mask by dilation or erosion.
 
     seed, mask: arrays of one shape (seed <= mask for 'dilation', >= for
     'erosion'). footprint: neighbourhood (default: 3 x ... x 3 ones); offset:
     its centre (default: the middle; every extent must then be odd).
     Returns the reconstruction as float32 (float16/float32 mask) or float64.
+    reconstruct_on_cpu (cuCIM's): accepted; fovea reconstructs GPU data on the GPU.
     """
     s, _, back = ix.prepare(seed)
     m = ix.like_input(mask, s, "mask")

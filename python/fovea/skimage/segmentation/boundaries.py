@@ -66,9 +66,11 @@ def find_boundaries(label_img, connectivity=1, mode="thick", background=0):
     return back(_find(x, ix.xp_of(x), connectivity, mode, background))
 
 
-def mark_boundaries(image, label_img, color=(1, 1, 0), outline_color=None, mode="outer", background_label=0):
+def mark_boundaries(image, label_img, color=(1, 1, 0), outline_color=None, mode="outer", background_label=0, *,
+                    order=3):
     """image (as float RGB) with the label boundaries painted in color
-    (skimage.segmentation.mark_boundaries)."""
+    (skimage.segmentation.mark_boundaries). order (cuCIM's): the spline order of
+    mode='subpixel''s zoom (scikit-image's is 3)."""
     img, _, back = ix.prepare(image)
     lab = ix.like_input(label_img, img, "label_img")
     xp = ix.xp_of(img)
@@ -82,7 +84,7 @@ def mark_boundaries(image, label_img, color=(1, 1, 0), outline_color=None, mode=
             from scipy import ndimage as zndi
         else:
             from cupyx.scipy import ndimage as zndi
-        marked = zndi.zoom(marked, [2 - 1 / s for s in marked.shape[:-1]] + [1], mode="mirror")
+        marked = zndi.zoom(marked, [2 - 1 / s for s in marked.shape[:-1]] + [1], order=order, mode="mirror")
     boundaries = _find(lab, ix.xp_of(lab), 1, mode, background_label)
     # painted with where() over a trailing channel axis: the same on NumPy and CuPy
     if outline_color is not None:
