@@ -103,9 +103,10 @@ def output_meta(fn, arrays, depth):
     return r[(slice(0, 0),) * r.ndim] if hasattr(r, "ndim") else r
 
 
-def map_overlap(fn, arrays, depth, mode="reflect"):
+def map_overlap(fn, arrays, depth, mode="reflect", boundary=None):
     """fn over the blocks of arrays (dask arrays of one shape and chunking), each
-    extended by depth (per axis) and trimmed back; boundary from mode."""
+    extended by depth (per axis) and trimmed back; boundary from mode, unless a dask
+    boundary (one for every axis) is given."""
     x = arrays[0]
     ndim = x.ndim
     depth = [int(d) for d in depth]
@@ -117,7 +118,8 @@ def map_overlap(fn, arrays, depth, mode="reflect"):
     if not any(depth):
         return da.map_blocks(fn, *arrays, dtype=meta.dtype, meta=meta)
     return da.map_overlap(fn, *arrays, depth={a: d for a, d in enumerate(depth)},
-                          boundary=_boundary(mode, ndim), trim=True, allow_rechunk=True,
+                          boundary=_boundary(mode, ndim) if boundary is None else
+                          {a: boundary for a in range(ndim)}, trim=True, allow_rechunk=True,
                           dtype=meta.dtype, meta=meta)
 
 

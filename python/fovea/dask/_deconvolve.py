@@ -4,8 +4,6 @@ import functools
 
 import numpy as np
 
-import dask.array as da
-
 from . import _core
 
 _BOUNDARIES = ("periodic", "reflect", "nearest", "constant", "none")
@@ -51,8 +49,4 @@ def richardson_lucy(image, psf, num_iter=50, clip=True, filter_epsilon=None, *, 
     else:
         depth = _core.per_axis(depth, x.ndim, "depth")
     fn = functools.partial(_rl_block, psf, int(num_iter), clip, filter_epsilon)
-    (x,), depth = _core.whole_short_axes([x], [int(d) for d in depth])
-    meta = _core.output_meta(fn, [x], depth)
-    bd = {a: (0 if boundary == "constant" else boundary) for a in range(x.ndim)}
-    return da.map_overlap(fn, x, depth={a: int(d) for a, d in enumerate(depth)}, boundary=bd, trim=True,
-                          allow_rechunk=True, dtype=meta.dtype, meta=meta)
+    return _core.map_overlap(fn, [x], depth, boundary=0 if boundary == "constant" else boundary)

@@ -289,7 +289,15 @@ def histogram(image, nbins=256):
     bin centers), equal to skimage.exposure.histogram on the whole array (integers: one
     bin per value from the minimum to the maximum; floats: nbins bins)."""
     x = _core.as_dask(image)
-    lo, hi = (_host(v)[()] for v in dask.compute(x.min(), x.max()))
+    return _histogram(x, nbins, *_range(x))
+
+
+def _range(x):
+    """The whole array's minimum and maximum, as NumPy scalars of its dtype."""
+    return tuple(_host(v)[()] for v in dask.compute(x.min(), x.max()))
+
+
+def _histogram(x, nbins, lo, hi):
     integer = np.issubdtype(x.dtype, np.integer)
     if integer:
         lo, hi = int(lo), int(hi)
@@ -312,10 +320,10 @@ def _hist_threshold(name):
         from ..skimage import filters
 
         x = _core.as_dask(image)
-        lo, hi = dask.compute(x.min(), x.max())
-        if _host(lo).item() == _host(hi).item():
-            return _host(lo).item()
-        return getattr(filters, name)(hist=histogram(x, nbins), **kwargs)
+        lo, hi = _range(x)
+        if lo == hi:
+            return lo.item()
+        return getattr(filters, name)(hist=_histogram(x, nbins, lo, hi), **kwargs)
 
     threshold.__name__ = name
     threshold.__doc__ = (f"skimage.filters.{name} of a whole dask array, from its histogram computed "
