@@ -19,19 +19,40 @@ def _host(a):
     return a.get() if type(a).__module__.split(".")[0] == "cupy" else np.asarray(a)
 
 
+def _first_pixels(lab, n):
+    """Flat indices of the first pixel of labels 1..n of a block labelled in raster
+    order of first appearance (fovea.ndimage.label's numbering), computed where the
+    block lives; only these n indices come to the host."""
+    flat = lab.ravel()
+    if type(lab).__module__.split(".")[0] == "cupy":
+        import cupy as xp
+        u, first = xp.unique(flat, return_index=True)
+        first = first[u > 0]
+    else:
+        xp = np
+        run = np.maximum.accumulate(flat)
+        new = np.empty(flat.shape, bool)
+        new[:1] = flat[:1] > 0
+        np.greater(run[1:], run[:-1], out=new[1:])
+        first = np.flatnonzero(new)
+        if first.size != n:  # not numbered in raster order: find them by sorting
+            u, first = np.unique(flat, return_index=True)
+            first = first[u > 0]
+    return _host(first).astype(np.int64, copy=False)
+
+
 def _block_label_meta(block, structure, origin, shape):
     """One block's part of the labelling: its number of labels, each label's first
     pixel as a flat index of the whole array, and its labels on its faces."""
     from .. import ndimage as fndi
 
     lab, n = fndi.label(block, structure)
-    lab = _host(lab).astype(np.int64, copy=False)
-    u, first = np.unique(lab.ravel(), return_index=True)
-    keep = u > 0
-    coords = np.unravel_index(first[keep], lab.shape)
+    n = int(n)
+    coords = np.unravel_index(_first_pixels(lab, n), lab.shape)
     glob = np.ravel_multi_index(tuple(c + o for c, o in zip(coords, origin)), shape)
-    faces = [(np.take(lab, 0, axis=k), np.take(lab, -1, axis=k)) for k in range(lab.ndim)]
-    return int(n), glob, faces
+    faces = [tuple(_host(lab[(slice(None),) * k + (i,)]).astype(np.int64) for i in (0, -1))
+             for k in range(lab.ndim)]
+    return n, glob, faces
 
 
 def _plane(metas, grid, k, c, side, offsets):
@@ -146,25 +167,27 @@ def label(input, structure=None, output=None):
     out_blocks = np.empty(grid, dtype=object)
     meta = x._meta
     for idx in keys:
+        # each block gets only its own labels' part of the table, not the whole of it
+        n = metas[idx][0]
+        lut_b = lut[offsets[idx]:offsets[idx] + n + 1].astype(dtype)
+        lut_b[0] = 0
         out_blocks[idx] = da.from_delayed(
-            dask.delayed(_relabel)(blocks[idx], structure, offsets[idx], lut, dtype),
+            dask.delayed(_relabel)(blocks[idx], structure, lut_b, dtype),
             shape=tuple(x.chunks[d][i] for d, i in enumerate(idx)), dtype=dtype,
             meta=meta.astype(dtype) if hasattr(meta, "astype") else None)
     return da.block(out_blocks.tolist()), n_labels
 
 
-def _relabel(block, structure, offset, lut, dtype):
+def _relabel(block, structure, lut, dtype):
+    """The block labelled again and mapped to the global numbering by its own slice of
+    the lookup table (lut[0] = 0: background stays 0)."""
     from .. import ndimage as fndi
 
     lab, _ = fndi.label(block, structure)
-    xp = type(lab).__module__.split(".")[0]
-    if xp == "cupy":
+    if type(lab).__module__.split(".")[0] == "cupy":
         import cupy
-        lut_x = cupy.asarray(lut)
-        lab = lab.astype(cupy.int64)
-        return cupy.where(lab > 0, lut_x[lab + offset], 0).astype(dtype)
-    lab = np.asarray(lab, np.int64)
-    return np.where(lab > 0, lut[np.where(lab > 0, lab + offset, 0)], 0).astype(dtype)
+        return cupy.asarray(lut)[lab]
+    return lut[np.asarray(lab)]
 
 
 # ---- regionprops_table ---------------------------------------------------------------------------

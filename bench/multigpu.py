@@ -1,0 +1,245 @@
+"""Multi-GPU scaling of fovea.dask (issue #33): Richardson-Lucy deconvolution of a
+synthetic uint16 light-sheet stack and blockwise gaussian / median / label over a
+synthetic whole-slide-sized 2-D image, on dask-cuda's LocalCUDACluster with 1, 2, ...
+workers (one per GPU), each in the same run, each result checked equal to the 1-GPU one.
+
+    python bench/multigpu.py [--gpus 1,2] [--stack 950,2048,2048] [--stack-chunks 128,1024,1024]
+                             [--psf-sigma 2,1.5,1.5] [--iterations 20] [--slide 100000]
+                             [--slide-chunks 10000] [--only rl,gaussian,median,label]
+                             [--json bench/results/DATE-multigpu.json]
+
+The data are made on the workers, block by block, on their GPU (seeded by the block's
+position, so every run sees the same pixels), and each result block is reduced on its
+GPU to an exact integer digest (a position-weighted sum of its bits): only digests
+travel, so the figures are of the computation (data made, overlapped, deconvolved or
+filtered), not of a disk. Equal digests for every block mean equal results bit for bit.
+bench/run.py --report puts the newest such run in bench/RESULTS.md with a scaling plot.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+# NVLink multicast stays off on the lent machines (and in every worker process)
+for _k, _v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"),
+               ("NVSHMEM_DISABLE_NVLS", "1")):
+    os.environ[_k] = _v
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+# ---- data, made on the worker's GPU --------------------------------------------------------------
+
+def _rng(loc, seed):
+    import cupy
+    return cupy.random.default_rng(np.random.SeedSequence([seed, *[a for a, _ in loc]]).generate_state(1)[0])
+
+
+def stack_block(seed, block_info=None):
+    """uint16 blurred points on a background of 100, about one point per 4000 voxels."""
+    import cupy
+
+    import fovea
+    loc = block_info[None]["array-location"]
+    sh = tuple(b - a for a, b in loc)
+    rng = _rng(loc, seed)
+    x = cupy.zeros(sh, cupy.float32)
+    n = max(1, x.size // 4000)
+    x[tuple(rng.integers(0, s, n) for s in sh)] = 40000.0
+    x = fovea.ndimage.gaussian_filter(x, (2.0, 1.5, 1.5)) + 100.0
+    return cupy.clip(x, 0, 65535).astype(cupy.uint16)
+
+
+def slide_block(seed, block_info=None):
+    """uint8 'nuclei': blurred points, about one per 2500 pixels, plus noise."""
+    import cupy
+
+    import fovea
+    loc = block_info[None]["array-location"]
+    sh = tuple(b - a for a, b in loc)
+    rng = _rng(loc, seed)
+    x = cupy.zeros(sh, cupy.float32)
+    n = max(1, x.size // 2500)
+    x[tuple(rng.integers(0, s, n) for s in sh)] = 5000.0
+    x = fovea.ndimage.gaussian_filter(x, 2.5) + rng.random(sh, dtype=cupy.float32) * 20.0
+    return cupy.clip(x, 0, 255).astype(cupy.uint8)
+
+
+def synthetic(block, shape, chunks, dtype, seed=0):
+    import cupy
+    import dask.array as da
+    return da.map_blocks(block, seed, chunks=da.core.normalize_chunks(chunks, shape), dtype=dtype,
+                         meta=cupy.empty((0,) * len(shape), dtype))
+
+
+# ---- digests ---------------------------------------------------------------------------------------
+
+def digest(block):
+    """An exact integer digest of a block's bits, computed on its GPU: sum of the bits
+    (as integers) times position weights, modulo 2^64. Equal digests of all blocks:
+    equal results, barring a collision."""
+    import cupy
+    v = block.reshape(-1)
+    bits = v.view({1: cupy.uint8, 2: cupy.uint16, 4: cupy.uint32, 8: cupy.uint64}[v.dtype.itemsize])
+    w = (cupy.arange(v.size, dtype=cupy.uint64) % 65521) + 1
+    d = int(cupy.sum(bits.astype(cupy.uint64) * w, dtype=cupy.uint64))
+    return np.array([d], dtype=object).reshape((1,) * block.ndim)
+
+
+def digests(x):
+    """Every block's digest, as a NumPy object array of the block grid."""
+    return x.map_blocks(digest, dtype=object, chunks=(1,) * x.ndim, meta=np.empty((0,) * x.ndim, object))
+
+
+# ---- the cluster -----------------------------------------------------------------------------------
+
+def cluster(n):
+    from dask_cuda import LocalCUDACluster
+    from distributed import Client
+    c = LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(str(i) for i in range(n)), n_workers=n,
+                         threads_per_worker=1, dashboard_address=None, silence_logs=40)
+    return Client(c), c
+
+
+def warm(client):
+    """Import fovea and make one small CUDA call on every worker, so that start-up
+    (CUDA context, library load) is not in the timings."""
+    def w():
+        import cupy
+
+        import fovea
+        return float(fovea.ndimage.gaussian_filter(cupy.ones((64, 64), cupy.float32), 1.0).sum())
+    client.run(w)
+
+
+# ---- the workloads ---------------------------------------------------------------------------------
+
+def gaussian_psf(sigma):
+    from fovea.dask._cli import gaussian_psf as g
+    p = g(sigma)
+    return (p / p.sum()).astype(np.float32)
+
+
+def run_rl(a):
+    import fovea.dask as fd
+    shape = tuple(int(s) for s in a.stack.split(","))
+    x = synthetic(stack_block, shape, tuple(int(c) for c in a.stack_chunks.split(",")), np.uint16)
+    psf = gaussian_psf([float(s) for s in a.psf_sigma.split(",")])
+    out = fd.richardson_lucy(x.astype(np.float32), psf, num_iter=a.iterations, clip=False)
+    info = {"shape": list(shape), "dtype": "uint16 (deconvolved as float32)", "chunks": a.stack_chunks,
+            "psf": list(psf.shape), "iterations": a.iterations, "overlap": "PSF half size, periodic",
+            "bytes_in": int(np.prod(shape)) * 2}
+    return digests(out), info
+
+
+def run_slide_op(a, op):
+    import fovea.dask as fd
+    n = int(a.slide)
+    x = synthetic(slide_block, (n, n), (int(a.slide_chunks),) * 2, np.uint8)
+    info = {"shape": [n, n], "dtype": "uint8", "chunks": a.slide_chunks, "bytes_in": n * n}
+    if op == "gaussian":
+        out = fd.ndimage.gaussian_filter(x, 2.0)
+        info["params"] = "sigma 2"
+    elif op == "median":
+        out = fd.ndimage.median_filter(x, size=5)
+        info["params"] = "size 5"
+    else:
+        out, nl = fd.label(x > 60)
+        info["params"] = "x > 60, 4-connectivity"
+        info["labels"] = int(nl)
+    return digests(out), info
+
+
+def measure(a, n, workloads):
+    import dask
+    client, c = cluster(n)
+    try:
+        warm(client)
+        res = {}
+        for name in workloads:
+            t0 = time.perf_counter()
+            d, info = run_rl(a) if name == "rl" else run_slide_op(a, name)
+            dig = dask.compute(d)[0]
+            dt = time.perf_counter() - t0
+            res[name] = {"s": dt, "info": info, "digest": [int(v) for v in np.ravel(dig)]}
+            print(f"  {n} GPU(s) {name}: {dt:.2f} s, {info['bytes_in'] / dt / 1e9:.2f} GB/s"
+                  + (f", {info['labels']} labels" if "labels" in info else ""), flush=True)
+        return res
+    finally:
+        client.close()
+        c.close()
+
+
+def machine():
+    try:
+        gpus = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total,driver_version", "--format=csv,noheader"],
+                              capture_output=True, text=True, timeout=30).stdout.strip().splitlines()
+    except (OSError, subprocess.SubprocessError):
+        gpus = []
+    return {"host": platform.node(), "cores": os.cpu_count(), "gpus": gpus, "python": platform.python_version()}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--gpus", default=None, help="worker counts to run, e.g. 1,2 (default: 1 and all GPUs)")
+    p.add_argument("--stack", default="950,2048,2048")
+    p.add_argument("--stack-chunks", default="128,1024,1024")
+    p.add_argument("--psf-sigma", default="2,1.5,1.5")
+    p.add_argument("--iterations", type=int, default=20)
+    p.add_argument("--slide", default="100000")
+    p.add_argument("--slide-chunks", default="10000")
+    p.add_argument("--only", default="rl,gaussian,median,label")
+    p.add_argument("--json", default=None)
+    a = p.parse_args(argv)
+    import cupy
+
+    import fovea
+    if not fovea.gpu_available():
+        print("bench/multigpu.py: no GPU", file=sys.stderr)
+        return 2
+    ngpu = cupy.cuda.runtime.getDeviceCount()
+    counts = [int(v) for v in a.gpus.split(",")] if a.gpus else sorted({1, ngpu})
+    if max(counts) > ngpu:
+        print(f"bench/multigpu.py: {max(counts)} GPUs asked for, {ngpu} here", file=sys.stderr)
+        return 2
+    workloads = [w for w in a.only.split(",") if w]
+    t_start = time.time()
+    runs = {}
+    for n in counts:
+        print(f"{n} GPU(s):", flush=True)
+        runs[n] = measure(a, n, workloads)
+    base = runs[counts[0]]
+    rows = []
+    for w in workloads:
+        for n in counts:
+            r = runs[n][w]
+            rows.append({"workload": w, "gpus": n, "s": r["s"], "info": r["info"],
+                         "gb_per_s": r["info"]["bytes_in"] / r["s"] / 1e9,
+                         "speedup": base[w]["s"] / r["s"] * 1.0,
+                         "equal_to_first": r["digest"] == base[w]["digest"],
+                         "blocks": len(r["digest"])})
+    for r in rows:
+        print(f"{r['workload']:9s} {r['gpus']} GPU(s): {r['s']:.2f} s  {r['speedup']:.2f}x  "
+              f"equal to {counts[0]} GPU: {r['equal_to_first']}")
+    doc = {"schema": "multigpu-1", "generator": "bench/multigpu.py",
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "command": "python bench/multigpu.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+           "machine": machine(), "fovea": {"version": fovea.__version__,
+                                           "commit": os.environ.get("FOVEA_COMMIT", "")},
+           "gpu_counts": counts, "rows": rows, "elapsed_s": time.time() - t_start}
+    out = a.json or os.path.join(HERE, "results", datetime.date.today().isoformat() + "-multigpu.json")
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=1)
+    print("->", out)
+    return 0 if all(r["equal_to_first"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
