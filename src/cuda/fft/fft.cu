@@ -236,9 +236,75 @@ cf_type(int kind, int dbl)
 
 /* One rank-1 pass of `kind` along logical axis ax of the C-contiguous logical
  * shape S (the transform's full shape: the real one for R2C/C2R), in -> out. */
+/* dst[o][b][a] = src[o][a][b] for o < outer, a < A, b < B (elements of type T). */
+template <typename T>
+__global__ void
+fv_k_fft_swap(const T *src, T *dst, int64_t outer, int64_t A, int64_t B)
+{
+    const int64_t ab = A * B;
+    FV_GRID_STRIDE(int64_t, i, outer * ab)
+    {
+        const int64_t o = i / ab, r = i - o * ab, a = r / B, b = r - a * B;
+        dst[o * ab + b * A + a] = src[i];
+    }
+}
+
 static fv_status
-cf_pass_axis(fv_cu_exec *x, int dbl, int kind, int inverse, int nd, const int64_t *S, int ax, int64_t n,
-             char *in, char *out)
+cf_swap(const fv_cu_exec *x, size_t elem, const void *src, void *dst, int64_t outer, int64_t A, int64_t B)
+{
+    if (elem == 4)
+        fv_k_fft_swap<float><<<x->grid, x->block, 0, x->stream>>>((const float *)src, (float *)dst, outer, A, B);
+    else if (elem == 8)
+        fv_k_fft_swap<double><<<x->grid, x->block, 0, x->stream>>>((const double *)src, (double *)dst, outer, A, B);
+    else
+        fv_k_fft_swap<double2><<<x->grid, x->block, 0, x->stream>>>((const double2 *)src, (double2 *)dst, outer, A,
+                                                                    B);
+    return fv_cu_launch_status("fft transpose kernel launch");
+}
+
+/* A real pass (R2C / C2R) of odd length n over strided lines (inner > 1): cuFFT
+ * refuses those at execution (CUFFT_INVALID_VALUE, seen with CUDA 13), so the
+ * lines are made contiguous in scratch, transformed as one packed batch, and put
+ * back in place. */
+static fv_status
+cf_pass_real_swapped(fv_context *ctx, fv_cu_exec *x, int dbl, int kind, int inverse, int64_t outer,
+                     int64_t inner, int64_t n, int64_t nin, int64_t nout, size_t ein, size_t eout,
+                     char *in, char *out)
+{
+    if (outer * inner > INT_MAX || outer * inner * nin > INT_MAX || outer * inner * nout > INT_MAX)
+        return fv_error_set(FV_EUNSUPPORTED, "fft", "GPU FFT: batch too large for cuFFT's 32-bit plans");
+    fv_array *ta = NULL, *tb = NULL;
+    fv_status st = fv_cu_tmp_new(ctx, x->device, (size_t)(outer * inner * nin) * ein, &ta);
+    if (st == FV_OK)
+        st = fv_cu_tmp_new(ctx, x->device, (size_t)(outer * inner * nout) * eout, &tb);
+    if (st == FV_OK)
+        st = cf_swap(x, ein, in, ta->data, outer, nin, inner);
+    fv__cf_key k;
+    memset(&k, 0, sizeof k);
+    k.device = x->device;
+    k.stream = (void *)x->stream;
+    k.type = cf_type(kind, dbl);
+    k.rank = 1;
+    k.n[0] = (int)n;
+    k.istride = k.ostride = 1;
+    k.idist = (int)nin;
+    k.odist = (int)nout;
+    k.batch = (int)(outer * inner);
+    fv__cf_plan *p = NULL;
+    if (st == FV_OK && (st = cf_plan_get(&k, &p)) == FV_OK) {
+        st = cf_exec(p, x->stream, dbl, kind, inverse, ta->data, tb->data);
+        cf_plan_put(p);
+    }
+    if (st == FV_OK)
+        st = cf_swap(x, eout, tb->data, out, outer, inner, nout);
+    fv_cu_tmp_release(ctx, ta);
+    fv_cu_tmp_release(ctx, tb);
+    return st;
+}
+
+static fv_status
+cf_pass_axis(fv_context *ctx, fv_cu_exec *x, int dbl, int kind, int inverse, int nd, const int64_t *S, int ax,
+             int64_t n, char *in, char *out)
 {
     const size_t es = dbl ? 8 : 4;
     int64_t outer = 1, inner = 1;
@@ -248,6 +314,8 @@ cf_pass_axis(fv_cu_exec *x, int dbl, int kind, int inverse, int nd, const int64_
         inner *= S[d];
     const int64_t nin = kind == FV_FFT_C2R ? n / 2 + 1 : n, nout = kind == FV_FFT_R2C ? n / 2 + 1 : n;
     const size_t ein = kind == FV_FFT_R2C ? es : 2 * es, eout = kind == FV_FFT_C2R ? es : 2 * es;
+    if (kind != FV_FFT_C2C && inner > 1 && (n & 1))
+        return cf_pass_real_swapped(ctx, x, dbl, kind, inverse, outer, inner, n, nin, nout, ein, eout, in, out);
     fv__cf_key k;
     memset(&k, 0, sizeof k);
     k.device = x->device;
@@ -360,7 +428,7 @@ fv_cu_fft(fv_context *ctx, const fv__op_args *a)
             memcpy(Sp, S, sizeof Sp);
             if (!first && p->kind == FV_FFT_R2C)
                 Sp[last] = S[last] / 2 + 1;   /* later passes see the half spectrum */
-            st = cf_pass_axis(&x, dbl, kind, p->inverse, nd, Sp, ax, Sp[ax], first ? in->data : out->data,
+            st = cf_pass_axis(ctx, &x, dbl, kind, p->inverse, nd, Sp, ax, Sp[ax], first ? in->data : out->data,
                               out->data);
         }
     } else {
@@ -369,9 +437,9 @@ fv_cu_fft(fv_context *ctx, const fv__op_args *a)
         memcpy(Sh, S, sizeof Sh);
         Sh[last] = S[last] / 2 + 1;
         for (int i = 0; i < p->naxes - 1 && st == FV_OK; i++)
-            st = cf_pass_axis(&x, dbl, FV_FFT_C2C, 1, nd, Sh, p->axes[i], Sh[p->axes[i]], in->data, in->data);
+            st = cf_pass_axis(ctx, &x, dbl, FV_FFT_C2C, 1, nd, Sh, p->axes[i], Sh[p->axes[i]], in->data, in->data);
         if (st == FV_OK)
-            st = cf_pass_axis(&x, dbl, FV_FFT_C2R, 1, nd, S, last, S[last], in->data, out->data);
+            st = cf_pass_axis(ctx, &x, dbl, FV_FFT_C2R, 1, nd, S, last, S[last], in->data, out->data);
     }
     if (st == FV_OK && p->scale != 1.0) {
         const int64_t n = fv_array_size(out);

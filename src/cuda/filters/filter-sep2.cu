@@ -147,7 +147,7 @@ fv_cu_sep_batch_axes(fv_cu_sep_args *t, const fv_array *in, const fv_array *out,
 static fv_status
 fv_cu_sep_flag_new(fv_context *ctx, const fv_cu_exec *x, fv_array **buf, int **flag)
 {
-    fv_status st = fv_cu_flt_tmp_new(ctx, x->device, sizeof(int), buf);
+    fv_status st = fv_cu_tmp_new(ctx, x->device, sizeof(int), buf);
     if (st != FV_OK)
         return st;
     *flag = (int *)(*buf)->data;
@@ -357,7 +357,7 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
         goto done;
     st = fv__cuda_filter1d_guarded(ctx, a, t.flag);   /* NaN / inf seen: filter1d's pass, queued behind */
 done:
-    fv_cu_flt_tmp_release(ctx, flagbuf);
+    fv_cu_tmp_release(ctx, flagbuf);
     fv_cu_end(&x);
     return st;
 }
@@ -488,8 +488,8 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
         st = fv__cuda_filter1d_guarded(ctx, &a2, j.t.flag);
     }
 done:
-    fv_cu_flt_tmp_release(ctx, tmp);
-    fv_cu_flt_tmp_release(ctx, flagbuf);
+    fv_cu_tmp_release(ctx, tmp);
+    fv_cu_tmp_release(ctx, flagbuf);
     fv_cu_end(&x);
     return st;
 }

@@ -70,7 +70,7 @@ fv_cu_flt_weights_to_device(fv_cu_flt_job *j)
     size_t nb = (size_t)j->size * sizeof(double);
     fv_device dev = {FV_DEVICE_CUDA, j->device}, host = {FV_DEVICE_CPU, 0};
     fv_status st;
-    if ((st = fv_cu_flt_tmp_new(j->ctx, j->device, nb, &j->wbuf)) != FV_OK)
+    if ((st = fv_cu_tmp_new(j->ctx, j->device, nb, &j->wbuf)) != FV_OK)
         return st;
     if ((st = fv__cuda_memcpy(j->ctx, j->wbuf->data, dev, j->wh, host, nb)) != FV_OK)
         return st;
@@ -173,7 +173,7 @@ fv_cu_flt_run1d(fv_cu_flt_job *j)
     }
 
     if (redo) {
-        if ((st = fv_cu_flt_tmp_new(j->ctx, j->device, (size_t)nlines, &flags)) != FV_OK)
+        if ((st = fv_cu_tmp_new(j->ctx, j->device, (size_t)nlines, &flags)) != FV_OK)
             goto done;
         fl = (uint8_t *)flags->data;
         /* without a tile kernel to flag lines, every line is redone */
@@ -202,13 +202,13 @@ fv_cu_flt_run1d(fv_cu_flt_job *j)
         /* bounded concurrency: a ring of `size` pairs per thread */
         int64_t per = j->size * (int64_t)sizeof(fv_cu_flt_pair);
         const int64_t threads = fv_cu_flt_ring_threads(per, nlines);
-        if ((st = fv_cu_flt_tmp_new(j->ctx, j->device, (size_t)(threads * per), &scratch)) != FV_OK)
+        if ((st = fv_cu_tmp_new(j->ctx, j->device, (size_t)(threads * per), &scratch)) != FV_OK)
             goto done;
         st = fv_cu_flt_launch_minmax_exact<T>(j, nlines, fl, threads, (fv_cu_flt_pair *)scratch->data);
     }
 done:
-    fv_cu_flt_tmp_release(j->ctx, scratch);
-    fv_cu_flt_tmp_release(j->ctx, flags);
+    fv_cu_tmp_release(j->ctx, scratch);
+    fv_cu_tmp_release(j->ctx, flags);
     return st;
 }
 
@@ -372,7 +372,7 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
         }
     }
 done:
-    fv_cu_flt_tmp_release(ctx, j.wbuf);
+    fv_cu_tmp_release(ctx, j.wbuf);
     if (begun)
         fv_cu_end(&j.x);
     return st;

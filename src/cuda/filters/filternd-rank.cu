@@ -462,7 +462,7 @@ fv_cu_flt_rank_t(fv_cu_flt_ndjob *j)
     fv_array *flags = NULL, *scratch = NULL;
     int isf = fv_cu_flt_is_float<T>::value;
     if (isf) {
-        if ((st = fv_cu_flt_tmp_new(j->ctx, j->device, (size_t)npts, &flags)) != FV_OK)
+        if ((st = fv_cu_tmp_new(j->ctx, j->device, (size_t)npts, &flags)) != FV_OK)
             goto done;
         p.flags = (uint8_t *)flags->data;
         cudaError_t e = cudaMemsetAsync(p.flags, 0, (size_t)npts, j->stream);
@@ -477,15 +477,15 @@ fv_cu_flt_rank_t(fv_cu_flt_ndjob *j)
     {
         int64_t per = count * (int64_t)sizeof(double);
         const int64_t threads = fv_cu_flt_ring_threads(per, npts);
-        if ((st = fv_cu_flt_tmp_new(j->ctx, j->device, (size_t)(threads * per), &scratch)) != FV_OK)
+        if ((st = fv_cu_tmp_new(j->ctx, j->device, (size_t)(threads * per), &scratch)) != FV_OK)
             goto done;
         int block = threads < FV_CU_FLT_ND_THREADS ? (int)threads : FV_CU_FLT_ND_THREADS;
         fv_k_flt_rank_exact<T><<<(unsigned)(threads / block), block, 0, j->stream>>>(p, (double *)scratch->data);
         st = fv_cu_launch_status("rank filter kernel launch");
     }
 done:
-    fv_cu_flt_tmp_release(j->ctx, scratch);
-    fv_cu_flt_tmp_release(j->ctx, flags);
+    fv_cu_tmp_release(j->ctx, scratch);
+    fv_cu_tmp_release(j->ctx, flags);
     return st;
 }
 

@@ -353,7 +353,7 @@ fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
         if ((f->kind == FV__FND_MINIMUM || f->kind == FV__FND_MAXIMUM) &&
             (st = fv_cu_flt_nd_st_bits(in->dtype, &j, mn, has_st, (uint64_t *)(host + b_st))) != FV_OK)
             goto done;
-        if ((st = fv_cu_flt_tmp_new(ctx, x.device, total, &tabbuf)) != FV_OK)
+        if ((st = fv_cu_tmp_new(ctx, x.device, total, &tabbuf)) != FV_OK)
             goto done;
         if ((st = fv__cuda_memcpy(ctx, tabbuf->data, dev, host, hdev, total)) != FV_OK)
             goto done;
@@ -376,7 +376,7 @@ fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
         }
     }
 done:
-    fv_cu_flt_tmp_release(ctx, tabbuf);
+    fv_cu_tmp_release(ctx, tabbuf);
     free(host);
     fv_cu_flt_ndprep_free(&prep);
     fv_cu_end(&x);

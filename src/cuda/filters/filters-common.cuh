@@ -687,42 +687,6 @@ fv_cu_flt_extent(const fv_array *a)
     return hi > -lo ? hi : -lo;
 }
 
-static inline void
-fv_cu_flt_tmp_free(void *p, void *stream)
-{
-    (void)cudaFreeAsync(p, (cudaStream_t)stream);
-    (void)cudaGetLastError();
-}
-
-/* Device scratch of n bytes on ctx's stream, as a uint8 array (freed by
- * fv_cu_flt_tmp_release after the kernels that use it were queued). Used within one
- * call, on its stream, with the device current: stream-ordered memory
- * (cudaMallocAsync, cudaFreeAsync on that stream) needs no events, which a
- * library array (fv_array_new) records for its free on any stream; that
- * remains the fallback (no stream-ordered allocator, out of memory). */
-static inline fv_status
-fv_cu_flt_tmp_new(fv_context *ctx, int device, size_t n, fv_array **arr)
-{
-    int64_t len = (int64_t)(n ? n : 1);
-    fv_device dev = {FV_DEVICE_CUDA, device};
-    void *p = NULL;
-    void *stream = fv__cuda_stream_for(fv__ctx(ctx), device);
-    *arr = NULL;
-    if (fv__cuda_malloc_async(&p, (size_t)len, stream) == (int)cudaSuccess)
-        return fv_array_wrap(FV_UINT8, 1, &len, NULL, p, dev, fv_cu_flt_tmp_free, stream, arr);
-    (void)cudaGetLastError();
-    return fv_array_new(ctx, FV_UINT8, 1, &len, dev, arr);
-}
-
-static inline void
-fv_cu_flt_tmp_release(fv_context *ctx, fv_array *arr)
-{
-    if (!arr)
-        return;
-    fv__cuda_mark_use(ctx, arr);   /* the free waits for the work queued so far */
-    fv_array_unref(arr);
-}
-
 /* Threads of a redo pass with per bytes of scratch each over n items (scipy's
  * serial algorithms on flagged lines or points): bounded concurrency, 64 MiB of
  * scratch in all, at most 32768 threads, whole warps, no more than n needs. */
