@@ -46,7 +46,7 @@ def stack_block(seed, block_info=None):
     """uint16 blurred points on a background of 100, about one point per 4000 voxels."""
     import cupy
 
-    import fovea
+    import fovea.ndimage
     loc = block_info[None]["array-location"]
     sh = tuple(b - a for a, b in loc)
     rng = _rng(loc, seed)
@@ -61,7 +61,7 @@ def slide_block(seed, block_info=None):
     """uint8 'nuclei': blurred points, about one per 2500 pixels, plus noise."""
     import cupy
 
-    import fovea
+    import fovea.ndimage
     loc = block_info[None]["array-location"]
     sh = tuple(b - a for a, b in loc)
     rng = _rng(loc, seed)
@@ -100,11 +100,11 @@ def digests(x):
 
 # ---- the cluster -----------------------------------------------------------------------------------
 
-def cluster(n):
+def cluster(n, threads):
     from dask_cuda import LocalCUDACluster
     from distributed import Client
     c = LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(str(i) for i in range(n)), n_workers=n,
-                         threads_per_worker=1, dashboard_address=None, silence_logs=40)
+                         threads_per_worker=threads, dashboard_address=None, silence_logs=40)
     return Client(c), c
 
 
@@ -114,7 +114,7 @@ def warm(client):
     def w():
         import cupy
 
-        import fovea
+        import fovea.ndimage
         return float(fovea.ndimage.gaussian_filter(cupy.ones((64, 64), cupy.float32), 1.0).sum())
     client.run(w)
 
@@ -132,9 +132,9 @@ def run_rl(a):
     shape = tuple(int(s) for s in a.stack.split(","))
     x = synthetic(stack_block, shape, tuple(int(c) for c in a.stack_chunks.split(",")), np.uint16)
     psf = gaussian_psf([float(s) for s in a.psf_sigma.split(",")])
-    out = fd.richardson_lucy(x.astype(np.float32), psf, num_iter=a.iterations, clip=False)
+    out = fd.richardson_lucy(x, psf, num_iter=a.iterations, clip=False, dtype=np.float32)
     info = {"shape": list(shape), "dtype": "uint16 (deconvolved as float32)", "chunks": a.stack_chunks,
-            "psf": list(psf.shape), "iterations": a.iterations, "overlap": "PSF half size, periodic",
+            "psf": list(psf.shape), "iterations": a.iterations, "overlap": "PSF half size, periodic, exchanged as uint16",
             "bytes_in": int(np.prod(shape)) * 2}
     return digests(out), info
 
@@ -157,20 +157,77 @@ def run_slide_op(a, op):
     return digests(out), info
 
 
+def block_time(client, shape, psf, iterations):
+    """Seconds one worker's GPU takes to deconvolve one chunk with its overlap (the
+    compute alone, no dask): the floor the dask run is compared with."""
+    def w():
+        import cupy
+
+        from fovea.skimage.restoration import richardson_lucy
+        x = cupy.ones(shape, cupy.float32)
+        richardson_lucy(x, psf, num_iter=2, clip=False)
+        cupy.cuda.Device().synchronize()
+        t0 = time.perf_counter()
+        richardson_lucy(x, psf, num_iter=iterations, clip=False)
+        cupy.cuda.Device().synchronize()
+        return time.perf_counter() - t0
+    return min(client.run(w).values())
+
+
+def task_profile(recs):
+    """Per worker: seconds computing (by task name) and receiving data, from dask's task stream."""
+    from dask.utils import key_split
+    out = {}
+    for r in recs:
+        w = out.setdefault(r["worker"], {"compute": {}, "transfer_s": 0.0})
+        for ss in r.get("startstops", ()):
+            dt = ss["stop"] - ss["start"]
+            if ss["action"] == "compute":
+                k = key_split(r["key"])
+                w["compute"][k] = w["compute"].get(k, 0.0) + dt
+            elif ss["action"] == "transfer":
+                w["transfer_s"] += dt
+    for w in out.values():
+        w["compute_s"] = sum(w["compute"].values())
+        w["compute"] = dict(sorted(w["compute"].items(), key=lambda kv: -kv[1])[:6])
+    return out
+
+
 def measure(a, n, workloads):
     import dask
-    client, c = cluster(n)
+    client, c = cluster(n, a.threads)
     try:
         warm(client)
         res = {}
         for name in workloads:
-            t0 = time.perf_counter()
-            d, info = run_rl(a) if name == "rl" else run_slide_op(a, name)
-            dig = dask.compute(d)[0]
-            dt = time.perf_counter() - t0
-            res[name] = {"s": dt, "info": info, "digest": [int(v) for v in np.ravel(dig)]}
-            print(f"  {n} GPU(s) {name}: {dt:.2f} s, {info['bytes_in'] / dt / 1e9:.2f} GB/s"
-                  + (f", {info['labels']} labels" if "labels" in info else ""), flush=True)
+            times = []
+            from distributed import get_task_stream
+            for _ in range(max(1, a.repeat)):
+                t0 = time.perf_counter()
+                d, info = run_rl(a) if name == "rl" else run_slide_op(a, name)
+                with get_task_stream(client) as ts:
+                    dig = dask.compute(d)[0]
+                times.append(time.perf_counter() - t0)
+            dt = min(times)
+            info["profile"] = task_profile(ts.data)
+            for wk, pr in info["profile"].items():
+                print(f"    {wk}: compute {pr['compute_s']:.2f} s, receiving {pr['transfer_s']:.2f} s; "
+                      + ", ".join(f"{k} {v:.2f}" for k, v in pr["compute"].items()), flush=True)
+            if name == "rl":
+                depth = [s // 2 for s in info["psf"]]
+                ch = [int(c) for c in a.stack_chunks.split(",")]
+                tb = block_time(client, tuple(c + 2 * d for c, d in zip(ch, depth)),
+                                gaussian_psf([float(v) for v in a.psf_sigma.split(",")]), a.iterations)
+                nb = int(np.prod([-(-s // c) for s, c in zip(info["shape"], ch)]))
+                info["block_s"] = tb
+                info["blocks"] = nb
+                info["compute_floor_s"] = tb * -(-nb // n)
+                print(f"    one chunk with overlap: {tb:.3f} s on one GPU; {nb} chunks: floor "
+                      f"{info['compute_floor_s']:.2f} s on {n} GPU(s)", flush=True)
+            res[name] = {"s": dt, "runs_s": times, "info": info, "digest": [int(v) for v in np.ravel(dig)]}
+            print(f"  {n} GPU(s) {name}: {dt:.2f} s (runs {', '.join(f'{t:.2f}' for t in times)}), "
+                  f"{info['bytes_in'] / dt / 1e9:.2f} GB/s" + (f", {info['labels']} labels" if "labels" in info else ""),
+                  flush=True)
         return res
     finally:
         client.close()
@@ -190,17 +247,20 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--gpus", default=None, help="worker counts to run, e.g. 1,2 (default: 1 and all GPUs)")
     p.add_argument("--stack", default="950,2048,2048")
-    p.add_argument("--stack-chunks", default="128,1024,1024")
-    p.add_argument("--psf-sigma", default="2,1.5,1.5")
+    p.add_argument("--stack-chunks", default="950,512,512")
+    p.add_argument("--psf-sigma", default="4,2,2")
     p.add_argument("--iterations", type=int, default=20)
     p.add_argument("--slide", default="100000")
     p.add_argument("--slide-chunks", default="10000")
     p.add_argument("--only", default="rl,gaussian,median,label")
+    p.add_argument("--threads", type=int, default=1,
+                   help="threads per worker (2 measured slower here: dask then balances the chunks worse)")
+    p.add_argument("--repeat", type=int, default=2, help="runs of each workload; the fastest counts (the first pays for start-up)")
     p.add_argument("--json", default=None)
     a = p.parse_args(argv)
     import cupy
 
-    import fovea
+    import fovea.ndimage
     if not fovea.gpu_available():
         print("bench/multigpu.py: no GPU", file=sys.stderr)
         return 2
@@ -220,7 +280,7 @@ def main(argv=None):
     for w in workloads:
         for n in counts:
             r = runs[n][w]
-            rows.append({"workload": w, "gpus": n, "s": r["s"], "info": r["info"],
+            rows.append({"workload": w, "gpus": n, "s": r["s"], "runs_s": r["runs_s"], "info": r["info"],
                          "gb_per_s": r["info"]["bytes_in"] / r["s"] / 1e9,
                          "speedup": base[w]["s"] / r["s"] * 1.0,
                          "equal_to_first": r["digest"] == base[w]["digest"],
@@ -233,7 +293,7 @@ def main(argv=None):
            "command": "python bench/multigpu.py " + " ".join(argv if argv is not None else sys.argv[1:]),
            "machine": machine(), "fovea": {"version": fovea.__version__,
                                            "commit": os.environ.get("FOVEA_COMMIT", "")},
-           "gpu_counts": counts, "rows": rows, "elapsed_s": time.time() - t_start}
+           "gpu_counts": counts, "threads_per_worker": a.threads, "rows": rows, "elapsed_s": time.time() - t_start}
     out = a.json or os.path.join(HERE, "results", datetime.date.today().isoformat() + "-multigpu.json")
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)

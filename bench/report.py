@@ -296,6 +296,8 @@ def generate(results_dir, out, plots_dir):
                 if plot(device, suite, rows, os.path.join(plots_dir, name)):
                     wrote.add(name)
                     L += [f"![{title} {suite} ratios]({rel_plots}/{name})", ""]
+    from report_multigpu import section
+    L += section(results_dir, plots_dir, rel_plots, have_mpl, wrote)
     if not have_mpl:
         L += ["Plots: not drawn, matplotlib is not installed here (it is in requirements.txt; "
               "`pip install matplotlib`, then `python bench/run.py --report`).", ""]

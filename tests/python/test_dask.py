@@ -394,6 +394,21 @@ def test_richardson_lucy_chunked(rng):
         fd.richardson_lucy(d, psf, boundary="wrap")
 
 
+def test_richardson_lucy_dtype_casts_after_the_overlap(rng):
+    from fovea.skimage.restoration import richardson_lucy
+    x = (rng.random((20, 24, 22)) * 4000).astype(np.uint16)
+    psf = np.ones((3, 3, 5), np.float32) / 45
+    d = da.from_array(x, chunks=(10, 12, 11))
+    got = fd.richardson_lucy(d, psf, num_iter=2, clip=False, dtype=np.float32)
+    assert got.dtype == np.float32
+    by_hand = d.astype(np.float32).map_overlap(lambda b: richardson_lucy(b, psf, num_iter=2, clip=False),
+                                               depth=(1, 1, 2), boundary="periodic", dtype=np.float32)
+    np.testing.assert_array_equal(got.compute(**SYNC), by_hand.compute(**SYNC))
+    assert fd.richardson_lucy(d, psf, num_iter=1).dtype == np.float64   # scikit-image's rule for uint16
+    with pytest.raises(ValueError, match="float32 or float64"):
+        fd.richardson_lucy(d, psf, dtype=np.int32)
+
+
 def test_example_deconvolve_dask_runs(tmp_path):
     pytest.importorskip("distributed")
     import os
