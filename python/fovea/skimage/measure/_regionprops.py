@@ -33,6 +33,7 @@ import numpy as np
 
 from ... import _fovea
 from ... import _interop as ix
+from . import _regionprops_docs as _docs
 from . import _moments as _mom
 from . import _regionprops_batch as _rpb
 from ._regionprops_utils import euler_number, perimeter, perimeter_crofton
@@ -354,12 +355,21 @@ class _Batch:
     def _p_intensity_max(self):
         return self._per_channel(self.imax)
 
+    def _pixels(self):
+        """The labelled pixels once more, for the properties summed directly: their flat
+        indices, table labels and intensities (float64, (K, C))."""
+        if "_pixels" not in self._cache:
+            xp = self.xp
+            lab = self.table_labels.reshape(-1)
+            sel = xp.flatnonzero((lab > 0) & (lab <= self.max_label))
+            idx = lab[sel].astype(np.int64)
+            vals = self.intensity_image.reshape(lab.shape[0], self.nch)[sel].astype(np.float64)
+            self._cache["_pixels"] = (sel, idx, vals)
+        return self._cache["_pixels"]
+
     def _p_intensity_std(self):
         xp = self.xp
-        lab = self.table_labels.reshape(-1)
-        sel = xp.flatnonzero((lab > 0) & (lab <= self.max_label))
-        idx = lab[sel].astype(np.int64)
-        vals = self.intensity_image.reshape(lab.shape[0], self.nch)[sel].astype(np.float64)
+        sel, idx, vals = self._pixels()
         mean_full = xp.zeros((self.max_label + 1, self.nch))
         mean_full[self.rows_index] = self._w0() / self.count[:, None]
         dev = vals - mean_full[idx]
@@ -385,8 +395,31 @@ class _Batch:
         return self._chan(self._cwl() + start)
 
     def _wmu(self):
+        """Weighted central moments summed directly about each region's weighted
+        centroid, as scikit-image does: shifting the raw sums (binomially) cancels
+        large terms and loses about 1e-12 relatively."""
         if "_wmu" not in self._cache:
-            self._cache["_wmu"] = _mom._shift_moments(self.W, self._cwl(), self.nd, self.xp)
+            xp, nd, C = self.xp, self.nd, self.nch
+            sel, idx, vals = self._pixels()
+            row_of = xp.zeros(self.max_label + 1, np.int64)
+            row_of[self.rows_index] = xp.arange(self.n)
+            r = row_of[idx]
+            coords = xp.unravel_index(sel, self.table_labels.shape)
+            local = [(coords[k] - self.start[r, k]) * float(self.spacing[k]) for k in range(nd)]
+            cwl = self._cwl().reshape(self.n, C, nd)
+            out = xp.zeros((self.n, C) + (4,) * nd)
+            for c in range(C):
+                pw = []
+                for k in range(nd):
+                    dk = local[k] - cwl[r, c, k]
+                    pw.append([None, dk, dk * dk, dk * dk * dk])
+                for powers in itertools.product(range(4), repeat=nd):
+                    v = vals[:, c]
+                    for k, q in enumerate(powers):
+                        if q:
+                            v = v * pw[k][q]
+                    out[(slice(None), c) + powers] = xp.bincount(r, weights=v, minlength=self.n)
+            self._cache["_wmu"] = out.reshape((self.n * C,) + (4,) * nd)
         return self._cache["_wmu"]
 
     def _wnu(self):
@@ -848,3 +881,6 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
         d = _props_to_dict(regions, properties, separator)
         return {k: v[:0] for k, v in d.items()}
     return _props_to_dict(regions, properties, separator)
+
+
+_docs.install(regionprops, RegionProperties)
