@@ -777,10 +777,8 @@ class CuImage:
         device = _device_arg(device)
         it = self._slide.batches(locations, self._level_arg(level), w, h, pixel_format, bs, min(nw, 1024), pf,
                                  bool(shuffle), _int(seed, "seed") & ((1 << 64) - 1), bool(drop_last),
-                                 bool(nocache), device)
-        n = len(locations)
-        total = n // bs if drop_last else -(-n // bs)
-        return _Batches(it, device, total, squeeze)
+                                 bool(nocache), device, bool(squeeze))
+        return _Batches(it, device, it.__length_hint__())
 
 
 def _check_dims(dims):
@@ -818,11 +816,10 @@ class _Batches:
     """cuCIM's CuImageIterator: an iterator of batches (or regions) from the C loader;
     len() is the number of batches; close() (or dropping it) stops the workers."""
 
-    def __init__(self, it, device, total, squeeze=False):
+    def __init__(self, it, device, total):
         self._it = it
         self._device = device
         self._total = total
-        self._squeeze = squeeze
         self._index = 0
 
     def __iter__(self):
@@ -837,9 +834,7 @@ class _Batches:
             self._it = None
             raise
         self._index += 1
-        if self._device != "cpu":
-            batch = _from_gpu(batch)
-        return batch[0] if self._squeeze else batch
+        return batch if self._device == "cpu" else _from_gpu(batch)
 
     def __len__(self):
         return self._total

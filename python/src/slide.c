@@ -604,9 +604,11 @@ static PyMethodDef fvpy__slide_methods[] = {
      "all zero; 'native': the file's samples and dtype (h, w, S), background 0."},
     {"batches", FVPY_KW(fvpy_slide_batches),
      "batches(locations, level, width, height, format='rgb', batch_size=1, num_workers=0,\n"
-     "        prefetch_factor=2, shuffle=False, seed=0, drop_last=False, nocache=False)\n--\n\n"
+     "        prefetch_factor=2, shuffle=False, seed=0, drop_last=False, nocache=False, device=None,\n"
+     "        squeeze=False)\n--\n\n"
      "An iterator of (N, height, width, C) NumPy batches of the patches at locations ((n, 2)\n"
-     "level-0 (x, y) pairs), read ahead by num_workers threads (0: in the calling thread)."},
+     "level-0 (x, y) pairs), read ahead by num_workers threads (0: in the calling thread);\n"
+     "squeeze: batches of one as (height, width, C) views."},
     {"read_associated", FVPY_KW(fvpy__slide_read_associated),
      "read_associated(name, format='rgb')\n--\n\nThe associated image as a uint8 (h, w, 3|4) NumPy array."},
     {"associated_names", (PyCFunction)fvpy__slide_associated_names, METH_NOARGS,
