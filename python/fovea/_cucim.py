@@ -135,8 +135,13 @@ def device_arg(device):
     if device is None:
         return "cpu", ""
     try:
-        d = device if isinstance(device, Device) else Device(device if isinstance(device, DeviceType)
-                                                             else str(device).lower())
+        if isinstance(device, (Device, DeviceType)):
+            d = Device(device)
+        else:
+            try:
+                d = Device(str(device))
+            except ValueError:   # fovea took 'CPU', 'CUDA:0' before; shared-memory names keep their case
+                d = Device(str(device).lower())
     except (TypeError, ValueError):
         raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N' (or a fovea.clara.io.Device), "
                          f"not {device!r}") from None
@@ -248,7 +253,7 @@ def preferred_memory_capacity(img=None, image_size=None, tile_size=None, patch_s
 # ---- regions: save, buf, shm_name --------------------------------------------------------------
 
 
-def _host(region, what):
+def _host(region):
     """A NumPy view or copy (device memory: copied) of an array-like."""
     import numpy as np
 
@@ -265,7 +270,7 @@ def save_ppm(region, file_path):
     RGB rows)."""
     import numpy as np
 
-    arr = _host(region, "save")
+    arr = _host(region)
     if arr.dtype != np.uint8 or arr.ndim != 3 or arr.shape[2] not in (3, 4):
         raise ValueError(f"save: a region is an (H, W, 3) or (H, W, 4) uint8 array, not {arr.dtype} "
                          f"{arr.shape} (PPM holds 8-bit RGB)")
@@ -298,15 +303,13 @@ def shm_region(read, shape, dtype, shm_name):
             read(view)
         finally:
             del view
-        # a mapping of our own, so that the array outlives the SharedMemory object
-        # (whose close() refuses while an array exports its buffer)
-        mm = mmap.mmap(shm._fd, max(nbytes, 1)) if hasattr(shm, "_fd") and shm._fd >= 0 else None
+        # a mapping of our own (POSIX: the segment's descriptor), so that the array
+        # outlives the SharedMemory object, whose close() refuses while an array
+        # exports its buffer
+        mm = mmap.mmap(shm._fd, max(nbytes, 1))
     except BaseException:
         shm.close()
         shm.unlink()
         raise
     shm.close()
-    if mm is None:   # no file descriptor to map again (not POSIX): a copy
-        with shared_memory.SharedMemory(name=shm_name) as again:   # pragma: no cover
-            return np.ndarray(shape, dtype, buffer=again.buf).copy()
     return np.frombuffer(mm, dtype, count=int(np.prod(shape))).reshape(shape)

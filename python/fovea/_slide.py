@@ -749,9 +749,9 @@ class CuImage:
         return arr if device == "cpu" else _from_gpu(arr)
 
     def _level_arg(self, level):
-        lv = _int(level, "level")
-        if not 0 <= lv < len(self._levels):
-            raise ValueError(f"level {lv} is out of range (the slide has {len(self._levels)} levels)")
+        lv, n = _int(level, "level"), len(self._levels)
+        if not 0 <= lv < n:   # cuCIM's message first
+            raise ValueError(f"'level' should be less than {n}: level {lv} is out of range (the slide has {n} levels)")
         return lv
 
     def _region_layout(self, w, h, pixel_format):

@@ -789,6 +789,16 @@ def test_read_region_positional_order(generic_slide):
     np.testing.assert_array_equal(img.read_region([], (4, 4)), levels[0][:4, :4])
 
 
+def test_level_out_of_range_as_cucim(generic_slide):
+    """cuCIM: test_tiff_read_region.py test_tiff_outside_of_resolution_level."""
+    img = fovea.CuImage(generic_slide[0])
+    for lv in (-1, 3, 7):
+        with pytest.raises(ValueError, match=r"'level' should be less than 3"):
+            img.read_region(level=lv)
+        with pytest.raises(ValueError, match=r"'level' should be less than 3"):
+            img.read_region([(0, 0), (1, 1)], (4, 4), lv)
+
+
 def test_read_region_dimension_keywords(generic_slide):
     """cuCIM checks single-letter dimension indices (S, T, C, Z ...) and ignores them."""
     path, levels = generic_slide
@@ -958,15 +968,15 @@ def test_read_into_shared_memory(generic_slide):
     finally:
         shared_memory.SharedMemory(name).unlink()
     np.testing.assert_array_equal(arr[1:], want[1:])   # valid after the unlink
-    # the device's [name] is the same; rgba has its size
-    arr = img.read_region((10, 20), (50, 40), 0, device=f"cpu[{name}-d]", pixel_format="rgba")
+    # the device's [name] is the same (its case kept); rgba has its size
+    arr = img.read_region((10, 20), (50, 40), 0, device=f"cpu[{name}-Dev]", pixel_format="rgba")
     try:
         assert arr.shape == (40, 50, 4)
-        seg = shared_memory.SharedMemory(name + "-d")
+        seg = shared_memory.SharedMemory(name + "-Dev")
         assert seg.size >= 8000
         seg.close()
     finally:
-        shared_memory.SharedMemory(name + "-d").unlink()
+        shared_memory.SharedMemory(name + "-Dev").unlink()
     with pytest.raises(ValueError, match="differs"):
         img.read_region((0, 0), (4, 4), device="cpu[a]", shm_name="b")
     with pytest.raises(TypeError, match="str"):
@@ -1037,7 +1047,7 @@ def test_device_objects(generic_slide):
         Device(3.5)
     path, levels = generic_slide
     img = fovea.CuImage(path)
-    for dev in (Device(), Device("cpu"), DeviceType.CPU, "CPU", "cpu:0"):
+    for dev in (Device(), Device("cpu"), DeviceType.CPU, "CPU", "cpu:0", "Cpu"):
         np.testing.assert_array_equal(img.read_region((0, 0), (8, 8), device=dev), levels[0][:8, :8])
     for dev in (Device("cuda_host"), "cuda_managed", DeviceType.CPUShared):
         with pytest.raises(ValueError, match="'cpu' or 'cuda'"):
