@@ -708,6 +708,9 @@ class CuImage:
             _gpu_check(device, "read_region")
         lv = self._level_arg(level)
         w, h = self._levels[lv][:2] if size is None else _pair(size, "size")
+        if isinstance(num_workers, (str, Device, DeviceType)):   # fovea's old order had device 4th
+            raise TypeError(f"read_region: num_workers must be an integer, not {num_workers!r} (cuCIM's order: "
+                            "location, size, level, num_workers, ...; give the device as device=)")
         nw = _int(num_workers, "num_workers")
         if nw < 0:
             raise ValueError(f"num_workers = {nw} must be >= 0")

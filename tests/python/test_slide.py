@@ -777,6 +777,9 @@ def test_read_region_positional_order(generic_slide):
     img = fovea.CuImage(path)
     want = levels[0][20:52, 10:58]
     np.testing.assert_array_equal(img.read_region((10, 20), (48, 32), 0, 8), want)   # 8 is num_workers
+    for dev in ("cuda", "cpu", fovea.Device("cpu")):   # fovea's old order put the device 4th
+        with pytest.raises(TypeError, match="cuCIM's order"):
+            img.read_region((10, 20), (48, 32), 0, dev)
     buf = np.empty_like(want)
     got = img.read_region((10, 20), (48, 32), 0, 2, 1, False, 2, False, 0, "cpu", buf, "")
     assert got is buf
