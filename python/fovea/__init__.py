@@ -22,7 +22,10 @@ from ._slide import *  # noqa: F403  (the OpenSlide PROPERTY_NAME_* constants am
 from ._slide import __all__ as _slide_all
 from ._slide import (
     CacheInfo,
+    CacheType,
     CuImage,
+    Device,
+    DeviceType,
     ImageCache,
     OpenSlide,
     OpenSlideCache,
@@ -31,6 +34,7 @@ from ._slide import (
     gpu_cache,
     open,
     open_slide,
+    preferred_memory_capacity,
 )
 
 __version__ = _fovea.version()
@@ -39,9 +43,12 @@ __version__ = _fovea.version()
 __all__ = [
     "Array",
     "CacheInfo",
+    "CacheType",
     "CuImage",
     "CudaError",
+    "Device",
     "DeviceError",
+    "DeviceType",
     "FormatError",
     "ImageCache",
     "OpenSlide",
@@ -61,5 +68,6 @@ __all__ = [
     "multiply",
     "num_threads",
     "open_slide",
+    "preferred_memory_capacity",
     "to_device",
 ]

@@ -27,12 +27,16 @@ import operator
 import os
 import threading
 
-from . import _fovea
+from . import _cucim, _fovea
+from ._cucim import CacheType, Device, DeviceType, preferred_memory_capacity
 from ._fovea import DeviceError
 
 __all__ = [
     "CacheInfo",
+    "CacheType",
     "CuImage",
+    "Device",
+    "DeviceType",
     "ImageCache",
     "OpenSlide",
     "OpenSlideCache",
@@ -40,6 +44,7 @@ __all__ = [
     "cache_info",
     "open",
     "open_slide",
+    "preferred_memory_capacity",
     "PROPERTY_NAME_BACKGROUND_COLOR",
     "PROPERTY_NAME_BARCODE",
     "PROPERTY_NAME_BOUNDS_HEIGHT",
@@ -103,15 +108,9 @@ def _pair(v, what):
 
 
 def _device_arg(device):
-    """'cpu' or 'cuda'/'cuda:N' (also 'gpu', None, and objects whose str() is one)."""
-    if device is None:
-        return "cpu"
-    d = str(device).lower()
-    if d == "gpu":
-        d = "cuda"
-    if d == "cpu" or d == "cuda" or (d.startswith("cuda:") and d[5:].isdigit()):
-        return d
-    raise ValueError(f"device must be 'cpu', 'cuda' or 'cuda:N', not {device!r}")
+    """'cpu' or 'cuda'/'cuda:N' of a device name (also 'gpu'), a fovea.clara.io.Device or
+    DeviceType, None, or an object whose str() is a device name (torch.device)."""
+    return _cucim.device_arg(device)[0]
 
 
 def _gpu_check(device, what):
@@ -204,9 +203,12 @@ class ImageCache:
     def _info(self):
         return cache_info()
 
+    preferred_memory_capacity = staticmethod(preferred_memory_capacity)
+
     @property
     def type(self):
-        return _fovea.cache_type()
+        """'per_process', 'nocache' or 'shared_memory'; ``int()`` of it is cuCIM's CacheType."""
+        return _cucim.CacheTypeName(_fovea.cache_type())
 
     @property
     def shm_name(self):
@@ -301,7 +303,6 @@ class ImageCache:
         )
 
 
-_CACHE_TYPES = ("per_process", "nocache", "shared_memory")
 _CUCIM_CACHE_KNOBS = ("capacity", "mutex_pool_capacity", "list_padding", "extra_shared_memory_size")
 
 
@@ -319,15 +320,15 @@ def cache(type=None, memory_capacity=None, record_stat=None, **kwargs):
     creation). record_stat: count hits, misses and evictions (on by default in
     fovea). cuCIM's tuning knobs (capacity, mutex_pool_capacity, list_padding,
     extra_shared_memory_size) are accepted and ignored: fovea's cache is bounded by
-    bytes only. Called without arguments it changes nothing.
+    bytes only. Called without arguments it changes nothing. type may also be a
+    CacheType or 'no_cache' (cuCIM's tests write it so).
+    ``cache.preferred_memory_capacity(...)`` is cuCIM's capacity rule (MiB).
     """
     for k in kwargs:
         if k not in _CUCIM_CACHE_KNOBS:
             raise TypeError(f"cache() got an unexpected keyword argument {k!r}")
     if type is not None:
-        type = str(type).lower()
-        if type not in _CACHE_TYPES:
-            raise ValueError(f"cache type must be 'per_process', 'nocache' or 'shared_memory', not {type!r}")
+        type = _cucim.cache_type_name(type)
     if memory_capacity is not None:
         mc = _int(memory_capacity, "memory_capacity")
         if mc < 0:
@@ -350,6 +351,9 @@ def cache(type=None, memory_capacity=None, record_stat=None, **kwargs):
         if record_stat is not None:
             _cache_state.set_record(bool(record_stat), _fovea.cache_stats())
     return ImageCache()
+
+
+cache.preferred_memory_capacity = preferred_memory_capacity
 
 
 def _export_shm_name(type):
@@ -413,6 +417,7 @@ class CuImage:
 
     cache = staticmethod(cache)
     cache_info = _CacheInfoAttr()
+    preferred_memory_capacity = staticmethod(preferred_memory_capacity)
 
     def __init__(self, path):
         self._slide = _fovea.Slide(path)
@@ -462,12 +467,40 @@ class CuImage:
 
     @property
     def is_loaded(self):
-        """False: the handle holds no pixels; read_region decodes on demand."""
-        return False
+        """True, as cuCIM's for an image it opened (its metadata is parsed; read_region
+        decodes pixels on demand)."""
+        return True
 
     @property
     def device(self):
-        return "cpu"
+        """Device('cpu'): where the handle's data lives (equal to the string 'cpu')."""
+        return Device("cpu")
+
+    def __bool__(self):
+        """False, as cuCIM's ``CuImage.__bool__`` (``image_format && !is_loaded``) is for
+        every image it opens and every region it reads."""
+        return False
+
+    def __iter__(self):
+        """cuCIM's: a handle holds no region data to iterate (IndexError); iterate what
+        read_region returns for many locations instead."""
+        raise IndexError("Batch index out of range! (a CuImage opened from a file holds no region data; "
+                         "iterate the result of read_region with many locations or batch_size > 1)")
+
+    def save(self, file_path):
+        """cuCIM's ``save``: a region as a binary PPM (P6, 8-bit RGB; cuCIM's only format).
+
+        ``fovea.CuImage.save(region, path)`` writes a region that read_region or
+        associated_image returned ((H, W, 3) or (H, W, 4) uint8, NumPy or on the GPU;
+        alpha is dropped), byte for byte as cuCIM's ``region.save(path)``. On a slide
+        handle (``img.save(path)``) it writes nothing, as cuCIM's does for an image
+        opened from a file (it holds no region data).
+        """
+        if isinstance(self, CuImage):
+            os.fspath(file_path)
+            return None
+        _cucim.save_ppm(self, file_path)
+        return None
 
     # -- geometry --
 
@@ -616,73 +649,157 @@ class CuImage:
         """Names of the associated images ('thumbnail', 'label', 'macro' ...), a set."""
         return set(self._slide.associated_names())
 
-    def associated_image(self, name, device="cpu"):
-        """An associated image as a uint8 (H, W, 3) array (KeyError for an unknown name)."""
+    def associated_image(self, name="", device="cpu"):
+        """An associated image as a uint8 (H, W, 3) array (KeyError for an unknown name);
+        device as read_region's."""
         device = _device_arg(device)
         return _to_device(self._slide.read_associated(name, "rgb"), device, "associated_image")
 
     # -- pixels --
 
-    def read_region(self, location=(0, 0), size=None, level=0, device="cpu", num_workers=0, *,
-                    batch_size=1, prefetch_factor=2, shuffle=False, seed=0, drop_last=False,
-                    pixel_format="rgb", nocache=False):
-        """Pixels of a region as an (H, W, 3) uint8 array, or batches of many regions.
+    def read_region(self, location=None, size=None, level=0, num_workers=0, batch_size=1, drop_last=False,
+                    prefetch_factor=2, shuffle=False, seed=0, device="cpu", buf=None, shm_name="", *,
+                    pixel_format="rgb", nocache=False, **dims):
+        """Pixels of a region as an (H, W, 3) uint8 array, or an iterator of regions.
 
-        location: (x, y) of the top-left pixel in level-0 coordinates (None: (0, 0)); the
-        level's origin is floor(x / downsample), floor(y / downsample). size: (width,
-        height) in pixels of `level`; None reads the whole level. Pixels outside the
-        image are white. device: 'cpu' (NumPy) or 'cuda' / 'cuda:N' (a CuPy array, or a
-        fovea.Array without CuPy: JPEG tiles are decoded on the GPU with nvJPEG, other
-        codecs on the CPU and copied, and the region is assembled on the GPU).
-        num_workers: threads reading (and CPU-decoding) the region's tiles (0: the
+        cuCIM's parameters in cuCIM's order. location: (x, y) of the top-left pixel in
+        level-0 coordinates (None: (0, 0)); the level's origin is floor(x / downsample),
+        floor(y / downsample). size: (width, height) in pixels of `level`; None reads the
+        whole level. Pixels outside the image are white. device: 'cpu' (NumPy) or
+        'cuda' / 'cuda:N' (a CuPy array, or a fovea.Array without CuPy: JPEG tiles are
+        decoded on the GPU with nvJPEG, other codecs on the CPU and copied, and the
+        region is assembled on the GPU), also a fovea.clara.io.Device; 'cpu[name]' is
+        shm_name=name. num_workers: threads reading (and CPU-decoding) the tiles (0: the
         library's pool).
 
         Many locations (cuCIM's batch loading): a list, tuple, iterator or integer array
-        of (x, y) pairs, flattened as cuCIM does ([0, 0, 100, 0] is two locations). The
-        result is then an iterator of (N, H, W, 3) batches (N = batch_size but for a short
-        last batch, dropped when drop_last) in order, or in the seeded shuffled order with
-        shuffle=True; num_workers threads read prefetch_factor batches ahead (0 workers:
-        read in the calling thread). The whole list goes to C at once; each batch is a
-        fresh array. Closing or dropping the iterator stops the workers.
+        of (x, y) pairs, flattened as cuCIM does ([0, 0, 100, 0] is two locations). With
+        more than one location or batch_size > 1 the result is an iterator (len() is
+        the number of batches) of (N, H, W, 3) batches (N = batch_size but for a short
+        last batch, dropped when drop_last), or of (H, W, 3) regions when batch_size is
+        1, in order, or in the seeded shuffled order with shuffle=True; num_workers
+        threads read prefetch_factor batches ahead (0 workers: read in the calling
+        thread). Each item is a fresh array. Closing or dropping the iterator stops the
+        workers.
 
-        Extensions: pixel_format 'rgba' (H, W, 4; outside the image all zero) or 'native'
-        (the file's samples and dtype, e.g. uint16 gray, background 0); nocache=True
-        bypasses the tile cache.
+        buf: an array-like to read one region into (NumPy, CuPy, torch, anything with
+        the buffer protocol, __array_interface__, __cuda_array_interface__ or DLPack):
+        writable, C-contiguous, holding exactly the region's values of its dtype (any
+        shape), on `device`. The pixels are decoded straight into it and buf itself is
+        returned. shm_name: create the POSIX shared-memory segment of that name
+        (multiprocessing.shared_memory; FileExistsError when it exists), read the region
+        into it and return an array over it; the segment is the caller's to unlink.
+        cuCIM accepts both but ignores them ("not supported yet"); these are what its
+        documentation says they will do.
+
+        Single-letter keywords (cuCIM's dimension indices such as C=0) are checked as
+        cuCIM checks them and ignored, as cuCIM does. Extensions: pixel_format 'rgba'
+        (H, W, 4; outside the image all zero) or 'native' (the file's samples and dtype,
+        e.g. uint16 gray, background 0); nocache=True bypasses the tile cache.
         """
-        device = _device_arg(device)
+        device, dev_shm = _cucim.device_arg(device)
+        _check_dims(dims)
+        if shm_name is None:
+            shm_name = ""
+        if dev_shm and shm_name and dev_shm != shm_name:
+            raise ValueError(f"shm_name {shm_name!r} differs from the device's {dev_shm!r}")
+        shm_name = shm_name or dev_shm
         if device != "cpu":
             _gpu_check(device, "read_region")
-        lv = _int(level, "level")
-        if not 0 <= lv < len(self._levels):
-            raise ValueError(f"level {lv} is out of range (the slide has {len(self._levels)} levels)")
-        if size is None:
-            w, h = self._levels[lv][:2]
-        else:
-            w, h = _pair(size, "size")
+        lv = self._level_arg(level)
+        w, h = self._levels[lv][:2] if size is None else _pair(size, "size")
+        if isinstance(num_workers, (str, Device, DeviceType)):   # fovea's old order had device 4th
+            raise TypeError(f"read_region: num_workers must be an integer, not {num_workers!r} (cuCIM's order: "
+                            "location, size, level, num_workers, ...; give the device as device=)")
         nw = _int(num_workers, "num_workers")
         if nw < 0:
             raise ValueError(f"num_workers = {nw} must be >= 0")
-        nc = bool(nocache)
+        bs = _int(batch_size, "batch_size")
+        if bs < 1:
+            raise ValueError(f"batch_size = {bs} must be >= 1")
+        if location is None or (isinstance(location, (tuple, list)) and not location):
+            location = (0, 0)   # cuCIM's default (an empty tuple)
         locs = _locations(location)
-        if locs is not None:
-            bs = _int(batch_size, "batch_size")
-            pf = _int(prefetch_factor, "prefetch_factor")
-            if bs < 1:
-                raise ValueError(f"batch_size = {bs} must be >= 1")
-            if pf < 1:
-                raise ValueError(f"prefetch_factor = {pf} must be >= 1")
-            it = self._slide.batches(locs, lv, w, h, pixel_format, bs, min(nw, 1024), pf, bool(shuffle),
-                                     _int(seed, "seed") & ((1 << 64) - 1), bool(drop_last), nc, device)
-            return _Batches(it, device)
-        x, y = _pair((0, 0) if location is None else location, "location")
-        arr = self._slide.read_region(x, y, lv, w, h, pixel_format, min(nw, 1 << 16), nc, device)
+        if bs > 1 and locs is None:
+            locs = _locations([_pair(location, "location")])
+        if locs is not None and (bs > 1 or len(locs) > 1):
+            if buf is not None or shm_name:
+                raise ValueError("read_region: buf and shm_name take one region, not an iterator of them "
+                                 "(many locations or batch_size > 1)")
+            return self._batches(locs, (w, h), lv, nw, bs, drop_last, prefetch_factor, shuffle, seed, device,
+                                 pixel_format=pixel_format, nocache=nocache, squeeze=bs == 1)
+        x, y = _pair(location if locs is None else locs[0], "location")
+        nw, nc = min(nw, 1 << 16), bool(nocache)
+
+        def read(out=None):
+            return self._slide.read_region(x, y, lv, w, h, pixel_format, nw, nc, device, out)
+
+        if buf is not None and shm_name:
+            raise ValueError("read_region: give buf or shm_name, not both")
+        if buf is not None:
+            try:
+                read(buf)
+            except TypeError as e:
+                raise TypeError(f"read_region: buf must be an array-like: {e}") from None
+            return buf
+        if shm_name:
+            if device != "cpu":
+                raise ValueError(f"read_region: shm_name needs device='cpu' (POSIX shared memory is host "
+                                 f"memory), not {device!r}")
+            shape, dtype = self._region_layout(w, h, pixel_format)
+            return _cucim.shm_region(read, shape, dtype, shm_name)
+        arr = read()
         return arr if device == "cpu" else _from_gpu(arr)
+
+    def _level_arg(self, level):
+        lv, n = _int(level, "level"), len(self._levels)
+        if not 0 <= lv < n:   # cuCIM's message first
+            raise ValueError(f"'level' should be less than {n}: level {lv} is out of range (the slide has {n} levels)")
+        return lv
+
+    def _region_layout(self, w, h, pixel_format):
+        """(shape, dtype) of a region read as (w, h) in pixel_format (a 0 x 0 read)."""
+        probe = self._slide.read_region(0, 0, 0, 0, 0, pixel_format, 0, False, "cpu")
+        return (h, w, probe.shape[2]), probe.dtype
+
+    def _batches(self, locations, size, level=0, num_workers=0, batch_size=1, drop_last=False,
+                 prefetch_factor=2, shuffle=False, seed=0, device="cpu", *, pixel_format="rgb", nocache=False,
+                 squeeze=False):
+        """The batch iterator of read_region for an (n, 2) int64 array of locations:
+        (N, H, W, C) batches always (squeeze: (H, W, C) items of batch_size 1), for
+        fovea's own loaders (fovea.torch, the demo)."""
+        w, h = _pair(size, "size")
+        bs, pf = _int(batch_size, "batch_size"), _int(prefetch_factor, "prefetch_factor")
+        nw = _int(num_workers, "num_workers")
+        if bs < 1:
+            raise ValueError(f"batch_size = {bs} must be >= 1")
+        if pf < 1:
+            raise ValueError(f"prefetch_factor = {pf} must be >= 1")
+        if nw < 0:
+            raise ValueError(f"num_workers = {nw} must be >= 0")
+        device = _device_arg(device)
+        it = self._slide.batches(locations, self._level_arg(level), w, h, pixel_format, bs, min(nw, 1024), pf,
+                                 bool(shuffle), _int(seed, "seed") & ((1 << 64) - 1), bool(drop_last),
+                                 bool(nocache), device, bool(squeeze))
+        return _Batches(it, device, it.__length_hint__())
+
+
+def _check_dims(dims):
+    """cuCIM's checks of read_region's dimension keywords (which it then ignores)."""
+    for key, value in dims.items():
+        if len(key) != 1:
+            raise ValueError(f"Argument name for Dimension should be a single character but '{key}' is used.")
+        if not key.isascii() or not key.isalpha():
+            raise ValueError(f"Dimension character should be an alphabet but '{key}' is used.")
+        try:
+            operator.index(value)
+        except TypeError:
+            raise TypeError(f"read_region: dimension index {key}={value!r} must be an integer") from None
 
 
 def _locations(location):
-    """None for one (x, y) location; else an (n, 2) int64 array of many (cuCIM's flattening)."""
-    if location is None:
-        return None
+    """None for one (x, y) location; else an (n, 2) int64 array of many (cuCIM's
+    flattening)."""
     if isinstance(location, (tuple, list)) and len(location) == 2 and not any(
             isinstance(v, (tuple, list)) or (hasattr(v, "__len__") and not isinstance(v, (str, bytes)))
             for v in location):
@@ -693,20 +810,20 @@ def _locations(location):
     a = np.asarray(location)
     if a.dtype.kind not in "iu" and a.size:
         raise TypeError(f"locations must be integers, not {a.dtype}")
-    if a.size % 2:
+    if a.size % 2 or not a.size:
         raise ValueError(f"locations hold {a.size} values: expected (x, y) pairs")
-    a = a.astype(np.int64, copy=False).reshape(-1, 2)
-    if len(a) == 1 and not isinstance(location, np.ndarray) and np.ndim(location) == 1:
-        return None
-    return a
+    return a.astype(np.int64, copy=False).reshape(-1, 2)
 
 
 class _Batches:
-    """Iterator of batches from the C loader; close() (or dropping it) stops the workers."""
+    """cuCIM's CuImageIterator: an iterator of batches (or regions) from the C loader;
+    len() is the number of batches; close() (or dropping it) stops the workers."""
 
-    def __init__(self, it, device):
+    def __init__(self, it, device, total):
         self._it = it
         self._device = device
+        self._total = total
+        self._index = 0
 
     def __iter__(self):
         return self
@@ -716,16 +833,17 @@ class _Batches:
             raise StopIteration
         try:
             batch = next(self._it)
-        except StopIteration:
-            self._it = None
-            raise
         except BaseException:
             self._it = None
             raise
+        self._index += 1
         return batch if self._device == "cpu" else _from_gpu(batch)
 
     def __len__(self):
-        return self._it.__length_hint__() if self._it is not None else 0
+        return self._total
+
+    def __repr__(self):
+        return f"<fovea.CuImageIterator index:{self._index}>"
 
     def close(self):
         if self._it is not None:

@@ -429,7 +429,7 @@ def main(argv=None):
     rows, nuclei, done, written = [], 0, 0, 0
     labels_kept = []
     t0 = time.perf_counter()
-    batches = slide.read_region(locs, (ps, ps), 0, device=device, num_workers=a.workers, batch_size=a.batch_size)
+    batches = slide._batches(locs, (ps, ps), 0, device=device, num_workers=a.workers, batch_size=a.batch_size)
     try:
         for batch in batches:
             results = analyse_batch(batch)

@@ -175,10 +175,10 @@ class PatchLoader:
         ds = self.dataset
         ps = ds.patch_size
         # the order is fixed here (locs is already shuffled), so every batch's locations are known
-        return ds.handle(s).read_region(locs, (ps, ps), ds.level, num_workers=workers,
-                                        batch_size=self.batch_size, prefetch_factor=self.prefetch_factor,
-                                        shuffle=False, drop_last=self.drop_last,
-                                        pixel_format=ds.pixel_format)
+        return ds.handle(s)._batches(np.asarray(locs, np.int64).reshape(-1, 2), (ps, ps), ds.level,
+                                     num_workers=workers, batch_size=self.batch_size,
+                                     prefetch_factor=self.prefetch_factor, shuffle=False,
+                                     drop_last=self.drop_last, pixel_format=ds.pixel_format)
 
     def _batches(self, seed):
         plan = self.dataset.batch_plan(self.batch_size, self.shuffle, seed, self.drop_last, self.interleave)

@@ -1,5 +1,6 @@
 /* fovea._fovea.BatchIterator (Slide.batches): patches of a slide read in batches by
- * fv_batch_loader, one NumPy or fovea.Array batch per next(). */
+ * fv_batch_loader, one NumPy or fovea.Array batch per next() (with squeeze, batches of
+ * one as the (H, W, C) region: cuCIM's iterator for batch_size 1). */
 #include "array.h"   /* Python.h first */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +16,7 @@ typedef struct fvpy_Batches {
     PyObject_HEAD
     fv_batch_loader *l;      /* NULL once finished or closed */
     int64_t count;
+    int squeeze;             /* yield (1, H, W, C) batches as (H, W, C) views */
 } fvpy_Batches;
 
 static void
@@ -62,6 +64,14 @@ fvpy__batches_next(fvpy_Batches *self)
         fvpy__batches_close_loader(self);
         return NULL;
     }
+    if (self->squeeze && fv_array_ndim(out) == 4 && fv_array_shape(out)[0] == 1) {
+        fv_array *v = NULL;
+        st = fv_array_view(out, 3, fv_array_shape(out) + 1, fv_array_strides(out) + 1, 0, &v);
+        fv_array_unref(out);
+        if (st)
+            return fvpy_status(st);
+        out = v;
+    }
     return fvpy_to_result(out);
 }
 
@@ -101,17 +111,18 @@ PyObject *
 fvpy_slide_batches(fvpy_Slide *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"locations", "level", "width", "height", "format", "batch_size", "num_workers",
-                             "prefetch_factor", "shuffle", "seed", "drop_last", "nocache", "device", NULL};
+                             "prefetch_factor", "shuffle", "seed", "drop_last", "nocache", "device", "squeeze",
+                             NULL};
     PyObject *loc_o, *fmt_o = NULL, *np = NULL, *arr = NULL, *ret = NULL, *dev_o = NULL;
-    int level, batch_size = 1, num_workers = 0, prefetch = 2, shuffle = 0, drop_last = 0, nocache = 0;
+    int level, batch_size = 1, num_workers = 0, prefetch = 2, shuffle = 0, drop_last = 0, nocache = 0, squeeze = 0;
     long long w, h;
     unsigned long long seed = 0;
     fv_slide *s = NULL;
     fv_batch_loader *l = NULL;
     fv_status st;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiLL|OiiipKppO:batches", kwlist, &loc_o, &level, &w, &h, &fmt_o,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiLL|OiiipKppOp:batches", kwlist, &loc_o, &level, &w, &h, &fmt_o,
                                      &batch_size, &num_workers, &prefetch, &shuffle, &seed, &drop_last, &nocache,
-                                     &dev_o))
+                                     &dev_o, &squeeze))
         return NULL;
     fv_loader_options o = {.level = level, .width = w, .height = h, .batch_size = batch_size,
                            .num_workers = num_workers, .prefetch_factor = prefetch, .shuffle = shuffle,
@@ -148,6 +159,7 @@ fvpy_slide_batches(fvpy_Slide *self, PyObject *args, PyObject *kw)
     if (!b)
         goto done;
     b->count = fv_batch_loader_batch_count(l);
+    b->squeeze = squeeze;
     b->l = l;
     l = NULL;
     ret = (PyObject *)b;

@@ -469,23 +469,61 @@ done:
     return ret;
 }
 
+/* The caller's buffer (read_region's out: cuCIM's buf) imported for the region:
+ * writable, C-contiguous, of the region's dtype and byte size, on dev. Sets *into
+ * (the import) and *ctx (CUDA: a context on the buffer's producer stream, so the
+ * read is ordered after the work that made it). 0 or -1 with an exception set. */
+static int
+fvpy__slide_into(PyObject *out_o, fv_device dev, fvpy_in *into, fv_context **ctx)
+{
+    char da[32], db[32];
+    if (fvpy_import(out_o, NULL, into) < 0)
+        return -1;
+    fv_array *a = into->arr;
+    if (fv_array_readonly(a) || !fv_array_is_contiguous(a)) {
+        PyErr_SetString(PyExc_ValueError, "read_region: buf must be writable and C-contiguous");
+        return -1;
+    }
+    if (!fvpy_same_device(fv_array_device(a), dev)) {
+        fvpy_device_error("read_region: buf is on %s but device is %s",
+                          fvpy_device_str(fv_array_device(a), da, sizeof da), fvpy_device_str(dev, db, sizeof db));
+        return -1;
+    }
+    return dev.type == FV_DEVICE_CUDA ? fvpy_make_context(dev, into->has_stream ? into->stream : NULL, ctx) : 0;
+}
+
+/* out: the region's shape, a view of into's bytes (which must be exactly the region's). */
+static fv_status
+fvpy__slide_into_view(const fv_array *into, fv_dtype dt, const int64_t shape[3], fv_array **out)
+{
+    const int64_t n = shape[0] * shape[1] * shape[2];
+    if (fv_array_dtype(into) != dt || fv_array_nbytes(into) != n * (int64_t)fv_dtype_size(dt))
+        return fv_error_set(FV_EINVAL, "read_region", "buf must hold %lld %s values (the region (%lld, %lld, %lld)); "
+                            "it holds %lld %s values", (long long)n, fv_dtype_name(dt), (long long)shape[0],
+                            (long long)shape[1], (long long)shape[2], (long long)fv_array_size(into),
+                            fv_dtype_name(fv_array_dtype(into)));
+    return fv_array_view(into, 3, shape, NULL, 0, out);
+}
+
 static PyObject *
 fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"x", "y", "level", "width", "height", "format", "num_workers", "nocache", "device",
-                             NULL};
-    PyObject *x_o, *y_o, *level_o, *w_o, *h_o, *fmt_o = NULL, *dev_o = NULL, *ret = NULL;
+                             "out", NULL};
+    PyObject *x_o, *y_o, *level_o, *w_o, *h_o, *fmt_o = NULL, *dev_o = NULL, *out_o = NULL, *ret = NULL;
     int num_workers = 0, nocache = 0;
     int64_t x, y, level, w, h, shape[3];
     fv_read_options opts = {FV_PIXEL_RGB, 0, 0};
     fv_slide *s = NULL;
     fv_array *out = NULL;
+    fv_context *ctx = NULL;
+    fvpy_in into = {0};
     fv_dtype dt;
     fv_status st;
     fv_device dev = {FV_DEVICE_CPU, 0};
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|OipO:read_region", kwlist, &x_o, &y_o, &level_o, &w_o,
-                                     &h_o, &fmt_o, &num_workers, &nocache, &dev_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|OipOO:read_region", kwlist, &x_o, &y_o, &level_o, &w_o,
+                                     &h_o, &fmt_o, &num_workers, &nocache, &dev_o, &out_o))
         return NULL;
     if (fvpy_slide_device(dev_o, &dev) < 0)
         return NULL;
@@ -503,20 +541,27 @@ fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
     }
     opts.num_workers = num_workers;
     opts.nocache = nocache;
+    if (out_o && out_o != Py_None && fvpy__slide_into(out_o, dev, &into, &ctx) < 0)
+        goto done;
     if (!(s = fvpy_slide_get(self)))
-        return NULL;
+        goto done;
     Py_BEGIN_ALLOW_THREADS
     st = fv_slide_region_shape(s, w, h, opts.format, shape, &dt);
     if (!st && (level < 0 || level >= fv_slide_level_count(s)))
         st = fv_error_set(FV_EINVAL, "read_region", "level %lld is out of range (the slide has %d levels)",
                           (long long)level, fv_slide_level_count(s));
     if (!st)
-        st = fv_array_new(NULL, dt, 3, shape, dev, &out);
+        st = into.arr ? fvpy__slide_into_view(into.arr, dt, shape, &out) : fv_array_new(NULL, dt, 3, shape, dev, &out);
     if (!st)
-        st = fv_slide_read_region(s, NULL, x, y, (int)level, w, h, &opts, out);
+        st = fv_slide_read_region(s, ctx, x, y, (int)level, w, h, &opts, out);
     Py_END_ALLOW_THREADS
     if (st) {
         fvpy_raise(st);
+        goto done;
+    }
+    if (into.arr) {   /* the caller's buffer holds the pixels */
+        Py_INCREF(Py_None);
+        ret = Py_None;
         goto done;
     }
     ret = fvpy_to_result(out);
@@ -524,9 +569,10 @@ fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
 done:
     fv_array_unref(out);
     fv_slide_unref(s);
+    fvpy_in_clear(&into);
+    fv_context_free(ctx);
     return ret;
 }
-
 
 static PyObject *
 fvpy__slide_enter(fvpy_Slide *self, PyObject *unused)
@@ -549,15 +595,20 @@ fvpy__slide_exit(fvpy_Slide *self, PyObject *args)
 
 static PyMethodDef fvpy__slide_methods[] = {
     {"read_region", FVPY_KW(fvpy__slide_read_region),
-     "read_region(x, y, level, width, height, format='rgb', num_workers=0, nocache=False)\n--\n\n"
-     "A new NumPy array of the region: (x, y) in level-0 pixels, width x height pixels of level.\n"
+     "read_region(x, y, level, width, height, format='rgb', num_workers=0, nocache=False, device=None,\n"
+     "            out=None)\n--\n\n"
+     "A new NumPy array of the region: (x, y) in level-0 pixels, width x height pixels of level;\n"
+     "with out (an array-like of exactly the region's dtype and bytes, writable, C-contiguous, on\n"
+     "device) the pixels go into it and None is returned.\n"
      "format 'rgb': uint8 (h, w, 3), background white; 'rgba': uint8 (h, w, 4), outside the image\n"
      "all zero; 'native': the file's samples and dtype (h, w, S), background 0."},
     {"batches", FVPY_KW(fvpy_slide_batches),
      "batches(locations, level, width, height, format='rgb', batch_size=1, num_workers=0,\n"
-     "        prefetch_factor=2, shuffle=False, seed=0, drop_last=False, nocache=False)\n--\n\n"
+     "        prefetch_factor=2, shuffle=False, seed=0, drop_last=False, nocache=False, device=None,\n"
+     "        squeeze=False)\n--\n\n"
      "An iterator of (N, height, width, C) NumPy batches of the patches at locations ((n, 2)\n"
-     "level-0 (x, y) pairs), read ahead by num_workers threads (0: in the calling thread)."},
+     "level-0 (x, y) pairs), read ahead by num_workers threads (0: in the calling thread);\n"
+     "squeeze: batches of one as (height, width, C) views."},
     {"read_associated", FVPY_KW(fvpy__slide_read_associated),
      "read_associated(name, format='rgb')\n--\n\nThe associated image as a uint8 (h, w, 3|4) NumPy array."},
     {"associated_names", (PyCFunction)fvpy__slide_associated_names, METH_NOARGS,

@@ -37,6 +37,9 @@ def test_batches_equal_single_reads(slide_path, batch_size, num_workers, shuffle
     batches = list(im.read_region(locs, (24, 16), 0, num_workers=num_workers, batch_size=batch_size,
                                   prefetch_factor=prefetch, shuffle=shuffle, seed=11, drop_last=drop_last))
     for k, b in enumerate(batches):
+        if batch_size == 1:   # cuCIM: batch_size 1 yields (H, W, C) regions
+            assert b.shape == (16, 24, 3)
+            b = b[None]
         assert b.dtype == np.uint8 and b.shape[1:] == (16, 24, 3)
         assert b.shape[0] == batch_size or (k == len(batches) - 1 and not drop_last and b.shape[0] < batch_size)
         for item in b:
@@ -67,9 +70,13 @@ def test_cucim_flattening_and_single(slide_path):
     np.testing.assert_array_equal(a[0][1], im.read_region((100, 0), (32, 32)))
     gen = ((x, 0) for x in range(0, 300, 100))
     b = list(im.read_region(gen, (32, 32), 0))
-    assert [x.shape for x in b] == [(1, 32, 32, 3)] * 3
+    assert [x.shape for x in b] == [(32, 32, 3)] * 3   # batch_size 1: regions, as cuCIM's
     single = im.read_region((100, 0), (32, 32))
     assert single.shape == (32, 32, 3)
+    # cuCIM: one location in a list is one region; batch_size > 1 is an iterator even for one
+    np.testing.assert_array_equal(im.read_region([(100, 0)], (32, 32)), single)
+    one = im.read_region((100, 0), (32, 32), 0, batch_size=4)
+    assert len(one) == 1 and [x.shape for x in one] == [(1, 32, 32, 3)]
     it = im.read_region(np.array([[0, 0], [1, 1], [2, 2]]), (4, 4), 0, batch_size=2)
     assert len(it) == 2
 
@@ -133,8 +140,8 @@ def test_failure_mid_iteration_raises_once(tmp_path):
     path.write_bytes(bytes(data))
     locs = [(0, 0), (128, 0), (0, 5 * 128 + 1), (256, 0)]
     it = im.read_region(locs, (16, 16), 0, num_workers=2, batch_size=1, nocache=True)
-    assert next(it).shape == (1, 16, 16, 3)
-    assert next(it).shape == (1, 16, 16, 3)
+    assert next(it).shape == (16, 16, 3)
+    assert next(it).shape == (16, 16, 3)
     with pytest.raises((fovea.FormatError, OSError)):
         next(it)
     with pytest.raises(StopIteration):

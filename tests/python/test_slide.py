@@ -322,7 +322,7 @@ def test_aperio_vs_openslide(tmp_path, aperio_content, comp, bigtiff):
     assert img.spacing() == pytest.approx([0.499, 0.499, 1.0])
     assert img.spacing_units() == ["micrometer", "micrometer", "color"]
     assert img.dtype == np.uint8 and img.typestr == "|u1" and img.dims == "YXC" and img.ndim == 3
-    assert img.device == "cpu" and not img.is_loaded and img.path == path
+    assert img.device == "cpu" and img.is_loaded and img.path == path
     assert img.raw_metadata.startswith("Aperio Image Library v12.0.0")
     md = img.metadata
     assert md["aperio"]["AppMag"] == "20" and md["aperio"]["MPP"] == "0.4990"
@@ -764,3 +764,379 @@ def test_bad_arguments(generic_slide):
     with pytest.raises(KeyError):
         osl.associated_images["macro"]
     assert len(osl.associated_images) == 0 and img.associated_images == set()
+
+
+# ---- cuCIM's CuImage API (issue 30): read_region's order, buf, shm_name, save, Device ... ----------
+# Cases marked "cuCIM: <test>" are ported from rapidsai/cucim python/cucim/tests/unit/clara/.
+
+
+def test_read_region_positional_order(generic_slide):
+    """cuCIM's order: location, size, level, num_workers, batch_size, drop_last,
+    prefetch_factor, shuffle, seed, device, buf, shm_name."""
+    path, levels = generic_slide
+    img = fovea.CuImage(path)
+    want = levels[0][20:52, 10:58]
+    np.testing.assert_array_equal(img.read_region((10, 20), (48, 32), 0, 8), want)   # 8 is num_workers
+    for dev in ("cuda", "cpu", fovea.Device("cpu")):   # fovea's old order put the device 4th
+        with pytest.raises(TypeError, match="cuCIM's order"):
+            img.read_region((10, 20), (48, 32), 0, dev)
+    buf = np.empty_like(want)
+    got = img.read_region((10, 20), (48, 32), 0, 2, 1, False, 2, False, 0, "cpu", buf, "")
+    assert got is buf
+    np.testing.assert_array_equal(buf, want)
+    it = img.read_region([(10, 20), (0, 0), (5, 5)], (48, 32), 0, 0, 2, True, 1, True, 7, fovea.Device("cpu"))
+    assert len(it) == 1 and next(it).shape == (2, 32, 48, 3)
+    # cuCIM's defaults: location () / None is the origin, size None the whole level
+    np.testing.assert_array_equal(img.read_region(), levels[0])
+    np.testing.assert_array_equal(img.read_region((), None, 2), levels[2])
+    np.testing.assert_array_equal(img.read_region([], (4, 4)), levels[0][:4, :4])
+
+
+def test_level_out_of_range_as_cucim(generic_slide):
+    """cuCIM: test_tiff_read_region.py test_tiff_outside_of_resolution_level."""
+    img = fovea.CuImage(generic_slide[0])
+    for lv in (-1, 3, 7):
+        with pytest.raises(ValueError, match=r"'level' should be less than 3"):
+            img.read_region(level=lv)
+        with pytest.raises(ValueError, match=r"'level' should be less than 3"):
+            img.read_region([(0, 0), (1, 1)], (4, 4), lv)
+
+
+def test_read_region_dimension_keywords(generic_slide):
+    """cuCIM checks single-letter dimension indices (S, T, C, Z ...) and ignores them."""
+    path, levels = generic_slide
+    img = fovea.CuImage(path)
+    np.testing.assert_array_equal(img.read_region((0, 0), (8, 8), C=0, T=0, z=1), levels[0][:8, :8])
+    with pytest.raises(ValueError, match="single character"):
+        img.read_region((0, 0), (8, 8), devcie="cuda")
+    with pytest.raises(ValueError, match="alphabet"):
+        img.read_region((0, 0), (8, 8), _=0)
+    with pytest.raises(TypeError, match="integer"):
+        img.read_region((0, 0), (8, 8), C="red")
+
+
+def test_iterator_is_cucims(generic_slide):
+    """cuCIM returns an iterator (len: the batch count) for many locations or batch_size > 1,
+    yielding (H, W, C) regions for batch_size 1 and (N, H, W, C) batches otherwise."""
+    path, levels = generic_slide
+    img = fovea.CuImage(path)
+    locs = [(i * 100, i * 60) for i in range(5)]
+    ref = [img.read_region(loc, (40, 30)) for loc in locs]
+    # cuCIM: TestBatchDecoding.test_batch_read_multiple_locations
+    gen = img.read_region(locs, (40, 30), 0, num_workers=2)
+    assert len(gen) == 5 and repr(gen) == "<fovea.CuImageIterator index:0>"
+    got = [np.asarray(r, copy=True) for r in gen]
+    assert [g.shape for g in got] == [(30, 40, 3)] * 5
+    for g, r in zip(got, ref):
+        np.testing.assert_array_equal(g, r)
+    assert repr(gen) == "<fovea.CuImageIterator index:5>"
+    # cuCIM: TestBatchDecoding.test_batch_read_with_batch_size / test_batch_read_drop_last
+    for drop_last, want in ((False, [3, 2]), (True, [3])):
+        gen = img.read_region(locs, (40, 30), 0, batch_size=3, num_workers=2, drop_last=drop_last)
+        assert len(gen) == len(want)
+        batches = list(gen)
+        assert [b.shape[0] for b in batches] == want
+        np.testing.assert_array_equal(np.concatenate(batches), np.stack(ref[:sum(want)]))
+    # one location: a region, also in a list; batch_size > 1: an iterator of one batch
+    np.testing.assert_array_equal(img.read_region([locs[1]], (40, 30)), ref[1])
+    np.testing.assert_array_equal(img.read_region(np.array(locs[1]), (40, 30)), ref[1])
+    one = list(img.read_region(locs[1], (40, 30), 0, batch_size=2))
+    assert len(one) == 1 and one[0].shape == (1, 30, 40, 3)
+    np.testing.assert_array_equal(one[0][0], ref[1])
+    # cuCIM: test_tiff_iterator (gh-592): iterators dropped half-way, one after another
+    for n in (2, 2, 3, 2):
+        x = img.read_region([(0, 0)] * n, (64, 64), 0, num_workers=1)
+        assert next(x).shape == (64, 64, 3)
+    # the handle itself holds no region: cuCIM's IndexError
+    with pytest.raises(IndexError, match="out of range"):
+        iter(img)
+    with pytest.raises(ValueError, match="buf"):
+        img.read_region(locs, (40, 30), 0, buf=np.empty((5, 30, 40, 3), np.uint8))
+    with pytest.raises(ValueError, match="shm_name"):
+        img.read_region(locs, (40, 30), 0, batch_size=2, shm_name="fovea-test-never")
+
+
+def test_handle_bool_is_loaded_device(generic_slide):
+    """cuCIM: test_load_image_metadata (is_loaded, str(device)); __bool__ is cuCIM's
+    ``image_format && !is_loaded``: False for an opened image."""
+    path, _ = generic_slide
+    img = fovea.CuImage(path)
+    assert img.is_loaded
+    assert str(img.device) == "cpu" and img.device == "cpu" and img.device == fovea.Device()
+    assert img.device.type == fovea.DeviceType.CPU and img.device.index == -1
+    assert not bool(img)
+    img.close()
+    assert not bool(img) and img.is_loaded
+
+
+def _rgb(rng, h, w):
+    return rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+
+
+def test_read_into_buf(generic_slide, rng):
+    """buf: read straight into a caller's buffer of the region's bytes (any shape), and get
+    it back; cuCIM documents it (not supported there yet)."""
+    path, levels = generic_slide
+    img = fovea.CuImage(path)
+    want = levels[1][7:47, 3:53]   # level 1, 50 x 40 at level-1 (3, 7)
+    loc = (6, 14)
+    for buf in (np.zeros((40, 50, 3), np.uint8), np.zeros(6000, np.uint8), np.zeros((1, 6000), np.uint8),
+                bytearray(6000), memoryview(bytearray(6000))):
+        assert img.read_region(loc, (50, 40), 1, buf=buf) is buf
+        np.testing.assert_array_equal(np.frombuffer(buf, np.uint8).reshape(40, 50, 3), want)
+    # rgba and native formats take their own sizes
+    rgba = np.zeros((40, 50, 4), np.uint8)
+    img.read_region(loc, (50, 40), 1, buf=rgba, pixel_format="rgba")
+    np.testing.assert_array_equal(rgba[..., :3], want)
+    # a slice of a bigger array, when C-contiguous
+    big = np.zeros((3, 40, 50, 3), np.uint8)
+    img.read_region(loc, (50, 40), 1, buf=big[1])
+    np.testing.assert_array_equal(big[1], want)
+    assert not big[0].any() and not big[2].any()
+    # fails: wrong size or dtype, read-only, not contiguous, not an array, on another device
+    for bad, exc, match in [
+        (np.zeros((40, 50, 3), np.uint16), ValueError, "6000 uint8"),
+        (np.zeros((40, 50, 4), np.uint8), ValueError, "6000 uint8"),
+        (np.zeros(5999, np.uint8), ValueError, "6000 uint8"),
+        (np.zeros((40, 100, 3), np.uint8)[:, ::2], ValueError, "contiguous"),
+        (bytes(6000), ValueError, "writable"),
+        (np.zeros((40, 50, 3), np.uint8).T, ValueError, "contiguous"),
+        (object(), TypeError, "buf"),
+        ("not a buffer", TypeError, "buf"),
+    ]:
+        with pytest.raises(exc, match=match):
+            img.read_region(loc, (50, 40), 1, buf=bad)
+    ro = np.zeros((40, 50, 3), np.uint8)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        img.read_region(loc, (50, 40), 1, buf=ro)
+    with pytest.raises(ValueError, match="not both"):
+        img.read_region(loc, (50, 40), 1, buf=np.zeros((40, 50, 3), np.uint8), shm_name="fovea-test-never")
+    if not fovea.gpu_available():
+        with pytest.raises(fovea.DeviceError):
+            img.read_region(loc, (50, 40), 1, device="cuda", buf=np.zeros((40, 50, 3), np.uint8))
+
+
+@pytest.mark.gpu
+def test_read_into_buf_gpu(generic_slide, cp):
+    """buf on the GPU (CuPy, and any __cuda_array_interface__ object): decoded there."""
+    path, levels = generic_slide
+    img = fovea.CuImage(path)
+    want = levels[0][20:60, 10:60]
+    for dev in ("cuda", "cuda:0", fovea.Device("cuda", 0), fovea.Device(fovea.DeviceType.CUDA, 0)):
+        buf = cp.zeros((40, 50, 3), cp.uint8)
+        assert img.read_region((10, 20), (50, 40), 0, device=dev, buf=buf) is buf
+        np.testing.assert_array_equal(buf.get(), want)
+    flat = cp.zeros(6000, cp.uint8)
+    img.read_region((10, 20), (50, 40), 0, device="cuda", buf=flat)
+    np.testing.assert_array_equal(flat.get().reshape(40, 50, 3), want)
+
+    class CAI:   # only __cuda_array_interface__
+        def __init__(self, a):
+            self.a = a
+            self.__cuda_array_interface__ = a.__cuda_array_interface__
+
+    raw = CAI(cp.zeros((40, 50, 3), cp.uint8))
+    img.read_region((10, 20), (50, 40), 0, device="cuda", buf=raw)
+    np.testing.assert_array_equal(raw.a.get(), want)
+    with pytest.raises(fovea.DeviceError, match="buf is on"):
+        img.read_region((10, 20), (50, 40), 0, buf=cp.zeros((40, 50, 3), cp.uint8))   # device 'cpu'
+    with pytest.raises(fovea.DeviceError, match="buf is on"):
+        img.read_region((10, 20), (50, 40), 0, device="cuda", buf=np.zeros((40, 50, 3), np.uint8))
+    with pytest.raises(ValueError, match="6000 uint8"):
+        img.read_region((10, 20), (50, 40), 0, device="cuda", buf=cp.zeros((40, 50, 3), cp.float32))
+    with pytest.raises(ValueError, match="contiguous"):
+        img.read_region((10, 20), (50, 40), 0, device="cuda", buf=cp.zeros((40, 100, 3), cp.uint8)[:, ::2])
+
+
+def test_read_into_shared_memory(generic_slide):
+    """shm_name: the region read into a new POSIX shared-memory segment of that name (cuCIM
+    documents it; not supported there yet); another process (or handle) sees it by name."""
+    from multiprocessing import shared_memory
+
+    path, levels = generic_slide
+    img = fovea.CuImage(path)
+    want = levels[0][20:60, 10:60]
+    name = f"fovea-test-{os.getpid()}"
+    arr = img.read_region((10, 20), (50, 40), 0, shm_name=name)
+    try:
+        np.testing.assert_array_equal(arr, want)
+        seg = shared_memory.SharedMemory(name)
+        np.testing.assert_array_equal(np.ndarray((40, 50, 3), np.uint8, buffer=seg.buf), want)
+        arr[0, 0] = (1, 2, 3)   # the array is a mapping of the segment
+        assert bytes(seg.buf[:3]) == b"\x01\x02\x03"
+        seg.close()
+        with pytest.raises(FileExistsError):
+            img.read_region((10, 20), (50, 40), 0, shm_name=name)
+    finally:
+        shared_memory.SharedMemory(name).unlink()
+    np.testing.assert_array_equal(arr[1:], want[1:])   # valid after the unlink
+    # the device's [name] is the same (its case kept); rgba has its size
+    arr = img.read_region((10, 20), (50, 40), 0, device=f"cpu[{name}-Dev]", pixel_format="rgba")
+    try:
+        assert arr.shape == (40, 50, 4)
+        seg = shared_memory.SharedMemory(name + "-Dev")
+        assert seg.size >= 8000
+        seg.close()
+    finally:
+        shared_memory.SharedMemory(name + "-Dev").unlink()
+    with pytest.raises(ValueError, match="differs"):
+        img.read_region((0, 0), (4, 4), device="cpu[a]", shm_name="b")
+    with pytest.raises(TypeError, match="str"):
+        img.read_region((0, 0), (4, 4), shm_name=5)
+    with pytest.raises(ValueError, match="shared-memory name"):
+        img.read_region((0, 0), (4, 4), shm_name="a/b")
+    if fovea.gpu_available():
+        with pytest.raises(ValueError, match="cpu"):
+            img.read_region((0, 0), (4, 4), device="cuda", shm_name=name + "-g")
+
+
+def test_save_ppm(generic_slide, tmp_path):
+    """cuCIM's region.save(path): a binary PPM ('P6\\nW\\nH\\n255\\n' then RGB), here
+    fovea.CuImage.save(region, path); on a handle it writes nothing, as cuCIM's."""
+    PIL = pytest.importorskip("PIL.Image")
+    path, levels = generic_slide
+    img = fovea.CuImage(path)
+    region = img.read_region((10, 20), (50, 40))
+    out = tmp_path / "r.ppm"
+    fovea.CuImage.save(region, str(out))
+    data = out.read_bytes()
+    assert data == b"P6\n50\n40\n255\n" + region.tobytes()
+    np.testing.assert_array_equal(np.asarray(PIL.open(out)), region)
+    rgba = img.read_region((10, 20), (50, 40), pixel_format="rgba")
+    fovea.CuImage.save(rgba, tmp_path / "a.ppm")   # alpha dropped; PathLike
+    assert (tmp_path / "a.ppm").read_bytes() == data
+    img.save(str(tmp_path / "handle.ppm"))
+    assert not (tmp_path / "handle.ppm").exists()
+    for bad in (region[..., 0], region.astype(np.uint16), np.zeros((2, 4, 4, 3), np.uint8)):
+        with pytest.raises(ValueError, match="uint8"):
+            fovea.CuImage.save(bad, tmp_path / "bad.ppm")
+    with pytest.raises(OSError):
+        fovea.CuImage.save(region, tmp_path / "no" / "such" / "dir.ppm")
+
+
+@pytest.mark.gpu
+def test_save_ppm_gpu(generic_slide, cp, tmp_path):
+    path, _ = generic_slide
+    img = fovea.CuImage(path)
+    g = img.read_region((10, 20), (50, 40), device="cuda")
+    fovea.CuImage.save(g, tmp_path / "g.ppm")
+    assert (tmp_path / "g.ppm").read_bytes() == b"P6\n50\n40\n255\n" + img.read_region((10, 20), (50, 40)).tobytes()
+
+
+def test_device_objects(generic_slide):
+    """cuCIM's cucim.clara.io.Device / DeviceType: names, fields, and reads with them."""
+    from fovea.clara.io import Device, DeviceType
+
+    assert Device is fovea.Device and DeviceType is fovea.DeviceType
+    for name, t, i, shm in [("cpu", DeviceType.CPU, -1, ""), ("cuda", DeviceType.CUDA, -1, ""),
+                            ("cuda:0", DeviceType.CUDA, 0, ""), ("cuda:12", DeviceType.CUDA, 12, ""),
+                            ("cpu[shm0]", DeviceType.CPU, -1, "shm0"), ("cuda_host", DeviceType.CUDAHost, -1, ""),
+                            ("cuda:0[cuda_shm0]", DeviceType.CUDA, 0, "cuda_shm0")]:
+        d = Device(name)
+        assert (d.type, d.index, d.shm_name) == (t, i, shm)
+        assert d == name and pickle.loads(pickle.dumps(d)) == d
+    assert str(Device("cpu[shm0]")) == "cpu:-1[shm0]" and repr(Device("cuda:1")) == "cuda:1"
+    assert Device() == "cpu" and Device(DeviceType.CUDA, 0) == "cuda:0" and Device("cuda", 1) == Device("cuda:1")
+    assert Device("cuda") != "cuda:0" and Device("cpu") != 3 and hash(Device("cuda:0")) == hash(Device("cuda", 0))
+    assert Device.parse_type("cuda") == DeviceType.CUDA and int(DeviceType.CUDAShared) == 102
+    assert str(DeviceType.CUDA) == "DeviceType.CUDA"
+    for bad in ("CUDA", "cuda:01", "cuda:-1", "cuda:x", "cpu[]", "cpu[a b]", ""):
+        with pytest.raises(ValueError, match="device name"):
+            Device(bad)
+    with pytest.raises(ValueError, match="unknown device type"):
+        Device("tpu")
+    with pytest.raises(TypeError):
+        Device(3.5)
+    path, levels = generic_slide
+    img = fovea.CuImage(path)
+    for dev in (Device(), Device("cpu"), DeviceType.CPU, "CPU", "cpu:0", "Cpu"):
+        np.testing.assert_array_equal(img.read_region((0, 0), (8, 8), device=dev), levels[0][:8, :8])
+    for dev in (Device("cuda_host"), "cuda_managed", DeviceType.CPUShared):
+        with pytest.raises(ValueError, match="'cpu' or 'cuda'"):
+            img.read_region((0, 0), (8, 8), device=dev)
+
+
+@pytest.mark.gpu
+def test_device_objects_gpu(generic_slide, cp):
+    path, levels = generic_slide
+    img = fovea.CuImage(path)
+    for dev in (fovea.Device("cuda"), fovea.Device("cuda", 0), fovea.Device(fovea.DeviceType.CUDA, 0),
+                fovea.DeviceType.CUDA, "cuda:0"):
+        g = img.read_region((0, 0), (8, 8), 0, device=dev)
+        assert isinstance(g, cp.ndarray) and g.device.id == 0
+        np.testing.assert_array_equal(g.get(), levels[0][:8, :8])
+    batches = list(img.read_region([(0, 0), (8, 8)], (8, 8), 0, device=fovea.Device("cuda:0")))
+    assert [type(b) for b in batches] == [cp.ndarray] * 2 and batches[0].shape == (8, 8, 3)
+
+
+def test_preferred_memory_capacity(generic_slide, restore_cache):
+    """cuCIM: test_image_cache.py test_preferred_memory_capacity / test_reserve_more_cache_memory
+    (the CuImage there is 32x24 with 16x16 tiles: a generic slide of ours instead)."""
+    from fovea.clara.cache import preferred_memory_capacity as pmc
+
+    assert pmc is fovea.preferred_memory_capacity is fovea.CuImage.preferred_memory_capacity
+    assert fovea.CuImage.cache.preferred_memory_capacity is pmc and fovea.ImageCache.preferred_memory_capacity is pmc
+    path, _ = generic_slide
+    img = fovea.CuImage(path)
+    image_size = img.size("XY")
+    tile_size = img.resolutions["level_tile_sizes"][0]
+    patch_size = (tile_size[0] * 2, tile_size[0] * 2)
+    m1 = pmc(img, patch_size=patch_size)
+    m2 = pmc(None, image_size, tile_size, patch_size, 3)
+    m3 = pmc(None, image_size, patch_size=patch_size)   # tile_size defaults to 256 x 256, as this slide's
+    assert m1 == m2 == m3 == 3   # 4 tiles across x 256 x 256 x 3 rows x 3 bytes = 2.25 MiB
+    assert pmc(img) == 2 and pmc(img, image_size=(10, 10), patch_size=(1, 1)) == 2   # img's sizes win
+    cache = fovea.CuImage.cache("per_process", memory_capacity=m1)
+    assert int(cache.type) == 1 and cache.memory_capacity == 2**20 * 3 and cache.free_memory == 2**20 * 3
+    big = dict(image_size=(1024 * 1024, 1024 * 1024), tile_size=(256, 256), bytes_per_pixel=3)
+    assert pmc(None, patch_size=(256, 256), **big) == 1536   # cuCIM: https://godbolt.org/z/jY7G84xzT
+    new = pmc(None, patch_size=(512, 512), **big)
+    assert new == 2304
+    cache = fovea.CuImage.cache("per_process", memory_capacity=1536)
+    cache.reserve(new)
+    assert cache.memory_capacity == 2**20 * 2304
+    cache.reserve(1536, capacity=500)   # smaller: no change
+    assert cache.memory_capacity == 2**20 * 2304
+    cache = fovea.CuImage.cache("no_cache")   # cuCIM's tests spell it so
+    assert int(cache.type) == 0 and cache.type == "nocache"
+    # cuCIM's defaults: tile and patch (256, 256), also for values that are not pairs
+    assert pmc(None, (4096, 4096)) == pmc(None, (4096, 4096), (256, 256), (256, 256), 3) == pmc(None, (4096, 4096), (1,))
+    assert pmc(None, (1, 1), (1, 1), (1, 1), 1) == 1 and pmc(None, (0, 0)) == 0
+    with pytest.raises(ValueError, match="image_size"):
+        pmc()
+    with pytest.raises(ValueError, match="image_size"):
+        pmc(None, (5,))
+    with pytest.raises(TypeError, match="CuImage"):
+        pmc("slide.svs")
+    with pytest.raises(ValueError, match="out of range"):
+        pmc(None, (-5, 5))
+    with pytest.raises(ValueError, match="out of range"):
+        pmc(None, (5, 5), (0, 256))
+    with pytest.raises(TypeError, match="integers"):
+        pmc(None, (5.5, 5))
+
+
+def test_cache_types_as_cucim(restore_cache):
+    """cuCIM: test_image_cache.py test_get_per_process_cache / test_get_shared_memory_cache:
+    int(cache.type) is cuCIM's CacheType; CacheType values configure the cache too."""
+    from fovea.clara.cache import CacheType, ImageCache
+
+    c = fovea.CuImage.cache("per_process", memory_capacity=2048)
+    assert isinstance(c, ImageCache) and int(c.type) == 1 and c.type == "per_process"
+    assert c.memory_size == 0 and c.memory_capacity == 2**20 * 2048 and c.size == 0
+    assert c.config["type"] == "per_process" and c.config["memory_capacity"] == 2048
+    c = fovea.CuImage.cache(CacheType.NoCache)
+    assert c.type == "nocache" and int(c.type) == CacheType.NoCache and c.memory_size == 0
+    c = fovea.CuImage.cache(CacheType.PerProcess, memory_capacity=16)
+    assert int(c.type) == CacheType.PerProcess == 1 and str(CacheType.SharedMemory) == "CacheType.SharedMemory"
+
+
+def test_clara_namespace():
+    """cuCIM code ports by changing `cucim.clara` to `fovea.clara`."""
+    import fovea.clara as clara
+    from fovea.clara import CuImage, cache, filesystem, io
+
+    assert CuImage is fovea.CuImage and filesystem is fovea.filesystem
+    assert io.Device is fovea.Device and cache.ImageCache is fovea.ImageCache
+    assert set(clara.__all__) == {"CuImage", "cache", "filesystem", "io"}

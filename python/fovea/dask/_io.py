@@ -13,7 +13,7 @@ import dask
 import dask.array as da
 
 from .. import _fovea
-from .._slide import _from_gpu
+from .._slide import _device_arg, _from_gpu
 
 # ---- slides ----------------------------------------------------------------------------------
 
@@ -68,7 +68,8 @@ def slide_to_dask(slide, level=0, chunks=4096, pixel_format="rgb", device="cpu")
     pixels (int or (height, width)); blocks are read through this process's handle
     and tile cache, so the graph pickles as the path and runs on distributed workers.
     pixel_format: 'rgb' (uint8, 3 channels), 'rgba' or 'native' (the file's samples).
-    device: 'cpu' (NumPy blocks) or 'cuda' (CuPy blocks, nvJPEG decoding).
+    device: 'cpu' (NumPy blocks) or 'cuda' / 'cuda:N' (CuPy blocks, nvJPEG decoding), also a
+    fovea.Device.
     """
     path = slide if isinstance(slide, (str, os.PathLike)) else slide._slide.path
     path = os.fspath(path)
@@ -77,8 +78,7 @@ def slide_to_dask(slide, level=0, chunks=4096, pixel_format="rgb", device="cpu")
     if not isinstance(level, (int, np.integer)) or not 0 <= level < len(levels):
         raise ValueError(f"level {level!r} is out of range (the slide has {len(levels)} levels)")
     w, hgt, ds = levels[level][:3]
-    if device not in ("cpu",) and not str(device).startswith("cuda"):
-        raise ValueError(f"device must be 'cpu' or 'cuda[:N]', not {device!r}")
+    device = _device_arg(device)   # also cuCIM's Device objects
     probe = h.read_region(0, 0, level, 1, 1, pixel_format, 0, False, "cpu")
     shape = (hgt, w, probe.shape[2])
     chunks = _chunks2(chunks, shape) + ((shape[2],),)
