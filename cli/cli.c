@@ -6,13 +6,13 @@
 #include "fovea/fovea.h"
 
 static const fv_cli_command fv__commands[] = {
-    {"info", "build configuration and backends; with FILE: a slide's levels and properties", fv_cmd_info},
-    {"read", "read a region of a slide to PNG, TIFF or .npy", fv_cmd_read},
-    {"convert", "write a tiled, pyramidal BigTIFF from any slide", fv_cmd_convert},
-    {"patches", "export a grid of patches (batch loader) to .npy or PNGs", fv_cmd_patches},
-    {"deconvolve", "Richardson-Lucy deconvolution of a TIFF / OME-TIFF stack (CPU or GPU)", fv_cmd_deconvolve},
-    {"demo", "run the core operations on the CPU and, when present, the GPU", fv_cmd_demo},
-    {"version", "print the version", fv_cmd_version},
+    { "info", "build configuration and backends; with FILE: a slide's levels and properties", fv_cmd_info },
+    { "read", "read a region of a slide to PNG, TIFF or .npy", fv_cmd_read },
+    { "convert", "write a tiled, pyramidal BigTIFF from any slide", fv_cmd_convert },
+    { "patches", "export a grid of patches (batch loader) to .npy or PNGs", fv_cmd_patches },
+    { "deconvolve", "Richardson-Lucy deconvolution of a TIFF / OME-TIFF stack (CPU or GPU)", fv_cmd_deconvolve },
+    { "demo", "run the core operations on the CPU and, when present, the GPU", fv_cmd_demo },
+    { "version", "print the version", fv_cmd_version },
 };
 #define FV__NCOMMANDS (sizeof fv__commands / sizeof fv__commands[0])
 

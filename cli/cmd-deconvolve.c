@@ -12,7 +12,7 @@
 #define CMD "deconvolve"
 
 typedef struct fv__dc_progress {
-    fv_context *ctx;   /* synchronised before each report on a GPU, so the bar shows finished work */
+    fv_context *ctx; /* synchronised before each report on a GPU, so the bar shows finished work */
     int gpu;
 } fv__dc_progress;
 
@@ -59,7 +59,7 @@ static fv_status
 fv__dc_gaussian(int ndim, const double *sigma, fv_array **out)
 {
     int64_t shape[3], r[3];
-    const fv_device host = {FV_DEVICE_CPU, 0};
+    const fv_device host = { FV_DEVICE_CPU, 0 };
     for (int d = 0; d < ndim; d++) {
         r[d] = (int64_t)ceil(4.0 * sigma[d]);
         if (r[d] > 512)
@@ -90,13 +90,13 @@ static fv_status
 fv__dc_float(const fv_array *a, int ndim, fv_array **out)
 {
     const int64_t *s = fv_array_shape(a);
-    const fv_device host = {FV_DEVICE_CPU, 0};
+    const fv_device host = { FV_DEVICE_CPU, 0 };
     fv_status st = fv_array_new(NULL, FV_FLOAT32, ndim, s + (fv_array_ndim(a) - ndim), host, out);
     if (st != FV_OK)
         return st;
     fv_array *v = NULL;
-    if ((st = fv_array_view(a, ndim, s + (fv_array_ndim(a) - ndim),
-                            fv_array_strides(a) + (fv_array_ndim(a) - ndim), 0, &v)) == FV_OK)
+    if ((st = fv_array_view(a, ndim, s + (fv_array_ndim(a) - ndim), fv_array_strides(a) + (fv_array_ndim(a) - ndim), 0,
+                            &v)) == FV_OK)
         st = fv_astype(NULL, v, *out);
     fv_array_unref(v);
     return st;
@@ -120,11 +120,11 @@ fv__dc_normalise(fv_array *psf)
 
 /* Run on dev: copies there and back when it is a GPU. */
 static fv_status
-fv__dc_run(fv_context *ctx, fv_device dev, const fv_array *img, const fv_array *psf, int iters, int filter,
-           double fe, int progress, fv_array *res)
+fv__dc_run(fv_context *ctx, fv_device dev, const fv_array *img, const fv_array *psf, int iters, int filter, double fe,
+           int progress, fv_array *res)
 {
     fv_array *di = NULL, *dp = NULL, *dr = NULL;
-    fv__dc_progress pr = {ctx, dev.type == FV_DEVICE_CUDA};
+    fv__dc_progress pr = { ctx, dev.type == FV_DEVICE_CUDA };
     fv_status st = FV_OK;
     if (dev.type == FV_DEVICE_CUDA) {
         if ((st = fv_array_new(ctx, FV_FLOAT32, fv_array_ndim(img), fv_array_shape(img), dev, &di)) ||
@@ -155,7 +155,7 @@ fv_cmd_deconvolve(int argc, char **argv)
     double fe = 0.0, sigma[3], phys[3];
     fv_array *stack = NULL, *pstack = NULL, *img = NULL, *psf = NULL, *res = NULL;
     fv_context *ctx = NULL;
-    fv_device dev = {FV_DEVICE_CPU, 0};
+    fv_device dev = { FV_DEVICE_CPU, 0 };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -228,8 +228,8 @@ fv_cmd_deconvolve(int argc, char **argv)
             goto fail;
     } else {
         if (fv__dc_sigmas(sigma_s, ndim, sigma)) {
-            fprintf(stderr, "fovea " CMD ": --sigma wants one value >= 0 or %d comma-separated ones, got '%s'\n",
-                    ndim, sigma_s);
+            fprintf(stderr, "fovea " CMD ": --sigma wants one value >= 0 or %d comma-separated ones, got '%s'\n", ndim,
+                    sigma_s);
             goto done;
         }
         if (fv__dc_gaussian(ndim, sigma, &psf))
@@ -237,7 +237,7 @@ fv_cmd_deconvolve(int argc, char **argv)
     }
     if (fv__dc_normalise(psf) || fv__dc_float(stack, ndim, &img))
         goto fail;
-    const fv_device host = {FV_DEVICE_CPU, 0};
+    const fv_device host = { FV_DEVICE_CPU, 0 };
     if (fv_array_new(NULL, FV_FLOAT32, ndim, fv_array_shape(img), host, &res) || fv_context_new(&ctx) ||
         (dev.type == FV_DEVICE_CUDA && fv_context_set_cuda(ctx, 0, NULL)))
         goto fail;
@@ -267,7 +267,8 @@ done:
     fv_context_free(ctx);
     return rc;
 usage:
-    fprintf(stderr, "usage: fovea " CMD " IN.tif (--psf PSF.tif | --sigma S[,SY,SX]) -o OUT.ome.tif "
-                    "[--iterations 30] [--device auto|cpu|cuda] [--filter-epsilon E] [--progress|--no-progress]\n");
+    fprintf(stderr,
+            "usage: fovea " CMD " IN.tif (--psf PSF.tif | --sigma S[,SY,SX]) -o OUT.ome.tif "
+            "[--iterations 30] [--device auto|cpu|cuda] [--filter-epsilon E] [--progress|--no-progress]\n");
     return 2;
 }

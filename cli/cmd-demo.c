@@ -16,18 +16,18 @@ fv__now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#define FV__TRY(call)                                                                  \
-    do {                                                                               \
-        if ((st = (call)) != FV_OK) {                                                  \
-            fprintf(stderr, "fovea demo: %s\n", fv_error_message());                   \
-            goto done;                                                                 \
-        }                                                                              \
+#define FV__TRY(call)                                                \
+    do {                                                             \
+        if ((st = (call)) != FV_OK) {                                \
+            fprintf(stderr, "fovea demo: %s\n", fv_error_message()); \
+            goto done;                                               \
+        }                                                            \
     } while (0)
 
 /* img (uint8, HxW) -> float32 -> * gain (1xW, broadcast) -> + offset (0-d) -> uint16 */
 static fv_status
-fv__pipeline(fv_context *ctx, fv_device dev, const fv_array *img, const fv_array *gain,
-             const fv_array *offset, fv_array **result, double *seconds)
+fv__pipeline(fv_context *ctx, fv_device dev, const fv_array *img, const fv_array *gain, const fv_array *offset,
+             fv_array **result, double *seconds)
 {
     fv_status st;
     fv_array *f = NULL, *g = NULL, *h = NULL, *u = NULL;
@@ -87,8 +87,8 @@ fv_cmd_demo(int argc, char **argv)
     fv_status st = FV_OK;
     fv_array *img = NULL, *gain = NULL, *offset = NULL, *cpu_res = NULL;
     fv_array *dimg = NULL, *dgain = NULL, *doffset = NULL, *gpu_res = NULL, *back = NULL;
-    const fv_device cpu = {FV_DEVICE_CPU, 0}, gpu = {FV_DEVICE_CUDA, 0};
-    int64_t shape[2] = {n, n}, row[2] = {1, n};
+    const fv_device cpu = { FV_DEVICE_CPU, 0 }, gpu = { FV_DEVICE_CUDA, 0 };
+    int64_t shape[2] = { n, n }, row[2] = { 1, n };
 
     printf("fovea %s demo\n", fv_version());
     printf("  backends: cpu (%d threads)%s\n", fv_num_threads(), fv_cuda_available() ? ", cuda" : "");
@@ -107,7 +107,7 @@ fv_cmd_demo(int argc, char **argv)
         }
     float *gp = fv_array_data(gain);
     for (int64_t x = 0; x < n; x++)
-        gp[x] = 1.0f + 0.5f * (float)x / (float)n;   /* flat-field correction */
+        gp[x] = 1.0f + 0.5f * (float)x / (float)n; /* flat-field correction */
     *(float *)fv_array_data(offset) = 10.0f;
 
     double tcpu = 0, tgpu = 0;
@@ -125,7 +125,7 @@ fv_cmd_demo(int argc, char **argv)
         FV__TRY(fv_copy(NULL, offset, doffset));
         double warm;
         fv_array *tmp = NULL;
-        FV__TRY(fv__pipeline(NULL, gpu, dimg, dgain, doffset, &tmp, &warm));   /* warm-up */
+        FV__TRY(fv__pipeline(NULL, gpu, dimg, dgain, doffset, &tmp, &warm)); /* warm-up */
         fv_array_unref(tmp);
         FV__TRY(fv__pipeline(NULL, gpu, dimg, dgain, doffset, &gpu_res, &tgpu));
         FV__TRY(fv_array_new(NULL, FV_UINT16, 2, shape, cpu, &back));

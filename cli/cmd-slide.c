@@ -108,8 +108,10 @@ fv_cmd_read(int argc, char **argv)
     }
     if (!file || !outp)
         goto usage;
-    fv_pixel_format pf = !strcmp(fmt, "rgb") ? FV_PIXEL_RGB : !strcmp(fmt, "rgba") ? FV_PIXEL_RGBA
-                       : !strcmp(fmt, "native") ? FV_PIXEL_NATIVE : (fv_pixel_format)-1;
+    fv_pixel_format pf = !strcmp(fmt, "rgb") ? FV_PIXEL_RGB
+        : !strcmp(fmt, "rgba")               ? FV_PIXEL_RGBA
+        : !strcmp(fmt, "native")             ? FV_PIXEL_NATIVE
+                                             : (fv_pixel_format)-1;
     if ((int)pf < 0)
         goto usage;
     fv_slide *s = NULL;
@@ -129,9 +131,9 @@ fv_cmd_read(int argc, char **argv)
     }
     int64_t shape[3];
     fv_dtype dt;
-    fv_read_options ro = {pf, (int)workers, 0};
+    fv_read_options ro = { pf, (int)workers, 0 };
     if (fv_slide_region_shape(s, w, h, pf, shape, &dt) ||
-        fv_array_new(NULL, dt, 3, shape, (fv_device){FV_DEVICE_CPU, 0}, &out) ||
+        fv_array_new(NULL, dt, 3, shape, (fv_device){ FV_DEVICE_CPU, 0 }, &out) ||
         fv_slide_read_region(s, NULL, x, y, (int)level, w, h, &ro, out)) {
         fv__fail("read");
         goto done;
@@ -149,8 +151,9 @@ done:
     fv_slide_unref(s);
     return rc;
 usage:
-    fprintf(stderr, "usage: fovea read FILE [--level L] [--location X Y] [--size W H] [--format rgb|rgba|native] "
-                    "[--workers N] -o OUT.{png,tiff,npy}\n");
+    fprintf(stderr,
+            "usage: fovea read FILE [--level L] [--location X Y] [--size W H] [--format rgb|rgba|native] "
+            "[--workers N] -o OUT.{png,tiff,npy}\n");
     return 2;
 }
 
@@ -170,7 +173,7 @@ int
 fv_cmd_convert(int argc, char **argv)
 {
     const char *in = NULL, *outp = NULL;
-    fv_convert_options o = {0};
+    fv_convert_options o = { 0 };
     int progress = isatty(2), quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -227,12 +230,13 @@ fv_cmd_convert(int argc, char **argv)
         o.progress = fv_cli_progress;
     if (fv_slide_convert(in, outp, &o))
         return fv__fail("convert");
-    if (!quiet)   /* --no-progress: quiet, for scripts */
+    if (!quiet) /* --no-progress: quiet, for scripts */
         printf("%s: written\n", outp);
     return 0;
 usage:
-    fprintf(stderr, "usage: fovea convert IN OUT [--tile-size 256] [--compression jpeg|deflate|zstd|none] "
-                    "[--quality Q] [--workers N] [--classic]\n");
+    fprintf(stderr,
+            "usage: fovea convert IN OUT [--tile-size 256] [--compression jpeg|deflate|zstd|none] "
+            "[--quality Q] [--workers N] [--classic]\n");
     return 2;
 }
 
@@ -342,8 +346,13 @@ fv_cmd_patches(int argc, char **argv)
             xy[2 * (j * nx + i)] = (int64_t)ceil((double)(i * stride) * li.downsample);
             xy[2 * (j * nx + i) + 1] = (int64_t)ceil((double)(j * stride) * li.downsample);
         }
-    fv_loader_options o = {.level = (int)level, .width = size, .height = size, .format = FV_PIXEL_RGB,
-                           .batch_size = (int)batch, .num_workers = (int)workers, .prefetch_factor = 2};
+    fv_loader_options o = { .level = (int)level,
+                            .width = size,
+                            .height = size,
+                            .format = FV_PIXEL_RGB,
+                            .batch_size = (int)batch,
+                            .num_workers = (int)workers,
+                            .prefetch_factor = 2 };
     if (fv_batch_loader_new(s, xy, n, &o, &l)) {
         fv__fail("patches");
         goto done;
@@ -356,11 +365,20 @@ fv_cmd_patches(int argc, char **argv)
             goto done;
         }
         char head[128];
-        int hn = snprintf(head, sizeof head, "{'descr': '|u1', 'fortran_order': False, 'shape': (%lld, %lld, %lld, 3), }",
-                          (long long)n, (long long)size, (long long)size);
+        int hn =
+            snprintf(head, sizeof head, "{'descr': '|u1', 'fortran_order': False, 'shape': (%lld, %lld, %lld, 3), }",
+                     (long long)n, (long long)size, (long long)size);
         int pad = (64 - (10 + hn + 1) % 64) % 64;
-        unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)((hn + pad + 1) & 255),
-                                 (unsigned char)((hn + pad + 1) >> 8)};
+        unsigned char pre[10] = { 0x93,
+                                  'N',
+                                  'U',
+                                  'M',
+                                  'P',
+                                  'Y',
+                                  1,
+                                  0,
+                                  (unsigned char)((hn + pad + 1) & 255),
+                                  (unsigned char)((hn + pad + 1) >> 8) };
         fwrite(pre, 1, 10, npy);
         fwrite(head, 1, (size_t)hn, npy);
         for (int k = 0; k < pad; k++)
@@ -391,7 +409,8 @@ fv_cmd_patches(int argc, char **argv)
                 }
             } else {
                 char path[4096], err[512];
-                snprintf(path, sizeof path, "%s/%lld_%lld.png", outp, (long long)xy[2 * loc], (long long)xy[2 * loc + 1]);
+                snprintf(path, sizeof path, "%s/%lld_%lld.png", outp, (long long)xy[2 * loc],
+                         (long long)xy[2 * loc + 1]);
                 if (fv_cli_write_image(path, p + k * item, size, size, 3, 1, err, sizeof err)) {
                     fprintf(stderr, "fovea patches: %s\n", err);
                     fv_array_unref(bt);
@@ -419,7 +438,8 @@ done:
     fv_slide_unref(s);
     return rc;
 usage:
-    fprintf(stderr, "usage: fovea patches FILE [--level L] [--size 256] [--stride S] [--workers N] [--batch 64] "
-                    "--out DIR|FILE.npy\n");
+    fprintf(stderr,
+            "usage: fovea patches FILE [--level L] [--size 256] [--stride S] [--workers N] [--batch 64] "
+            "--out DIR|FILE.npy\n");
     return 2;
 }

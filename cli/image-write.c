@@ -28,7 +28,7 @@ png_chunk(FILE *f, const char *type, const uint8_t *data, size_t len)
 static int
 write_png(FILE *f, const uint8_t *px, int64_t w, int64_t h, int c, int bytes)
 {
-    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
     uint8_t ihdr[13];
     be32(ihdr, (uint32_t)w);
     be32(ihdr + 4, (uint32_t)h);
@@ -41,11 +41,11 @@ write_png(FILE *f, const uint8_t *px, int64_t w, int64_t h, int c, int bytes)
         return 0;
     for (int64_t y = 0; y < h; y++) {
         uint8_t *d = raw + (size_t)y * (row + 1);
-        d[0] = 0;   /* filter: none */
+        d[0] = 0; /* filter: none */
         const uint8_t *s = px + (size_t)y * row;
         if (bytes == 1) {
             memcpy(d + 1, s, row);
-        } else {   /* PNG is big endian */
+        } else { /* PNG is big endian */
             for (size_t i = 0; i < row; i += 2)
                 d[1 + i] = s[i + 1], d[2 + i] = s[i];
         }
@@ -55,7 +55,7 @@ write_png(FILE *f, const uint8_t *px, int64_t w, int64_t h, int c, int bytes)
     uint8_t *z = cap ? malloc(cap) : NULL;
     size_t zl = z ? libdeflate_zlib_compress(comp, raw, raw_len, z, cap) : 0;
     int ok = zl > 0 && fwrite(sig, 1, 8, f) == 8 && png_chunk(f, "IHDR", ihdr, 13) && png_chunk(f, "IDAT", z, zl) &&
-             png_chunk(f, "IEND", NULL, 0);
+        png_chunk(f, "IEND", NULL, 0);
     libdeflate_free_compressor(comp);
     free(z);
     free(raw);
@@ -76,20 +76,30 @@ write_tiff(FILE *f, const uint8_t *px, int64_t w, int64_t h, int c, int bytes)
     uint64_t n = (uint64_t)w * h * c * bytes;
     if (n > 0xFFFFFF00ull)
         return 0;
-    enum { NE = 10 };
-    uint8_t hdr[8] = {'I', 'I', 42, 0};
+    enum {
+        NE = 10
+    };
+    uint8_t hdr[8] = { 'I', 'I', 42, 0 };
     uint32_t bps_off = 8, ifd_off = bps_off + 8, data_off = ifd_off + 2 + NE * 12 + 4;
     le(hdr + 4, ifd_off, 4);
-    uint8_t bps[8] = {0};
+    uint8_t bps[8] = { 0 };
     for (int i = 0; i < c && i < 4; i++)
         le(bps + 2 * i, 8u * bytes, 2);
-    uint8_t ifd[2 + NE * 12 + 4] = {0};
+    uint8_t ifd[2 + NE * 12 + 4] = { 0 };
     le(ifd, NE, 2);
-    struct { uint16_t tag, type; uint32_t count, val; } e[NE] = {
-        {256, 4, 1, (uint32_t)w}, {257, 4, 1, (uint32_t)h},
-        {258, 3, (uint32_t)c, c <= 2 ? (uint32_t)(8 * bytes) : bps_off},
-        {259, 3, 1, 1}, {262, 3, 1, c >= 3 ? 2u : 1u}, {273, 4, 1, data_off}, {277, 3, 1, (uint32_t)c},
-        {278, 4, 1, (uint32_t)h}, {279, 4, 1, (uint32_t)n}, {284, 3, 1, 1}};
+    struct {
+        uint16_t tag, type;
+        uint32_t count, val;
+    } e[NE] = { { 256, 4, 1, (uint32_t)w },
+                { 257, 4, 1, (uint32_t)h },
+                { 258, 3, (uint32_t)c, c <= 2 ? (uint32_t)(8 * bytes) : bps_off },
+                { 259, 3, 1, 1 },
+                { 262, 3, 1, c >= 3 ? 2u : 1u },
+                { 273, 4, 1, data_off },
+                { 277, 3, 1, (uint32_t)c },
+                { 278, 4, 1, (uint32_t)h },
+                { 279, 4, 1, (uint32_t)n },
+                { 284, 3, 1, 1 } };
     for (int i = 0; i < NE; i++) {
         uint8_t *p = ifd + 2 + 12 * i;
         le(p, e[i].tag, 2);
@@ -105,7 +115,7 @@ write_tiff(FILE *f, const uint8_t *px, int64_t w, int64_t h, int c, int bytes)
             le(p + 8, e[i].val, 4);
     }
     return fwrite(hdr, 1, 8, f) == 8 && fwrite(bps, 1, 8, f) == 8 && fwrite(ifd, 1, sizeof ifd, f) == sizeof ifd &&
-           fwrite(px, 1, n, f) == n;
+        fwrite(px, 1, n, f) == n;
 }
 
 static int
@@ -116,7 +126,7 @@ write_npy(FILE *f, const uint8_t *px, int64_t w, int64_t h, int c, int bytes)
                      bytes == 2 ? "<u2" : "|u1", (long long)h, (long long)w, c);
     int total = 10 + n + 1;
     int pad = (64 - total % 64) % 64;
-    uint8_t pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    uint8_t pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0 };
     le(pre + 8, (uint64_t)(n + pad + 1), 2);
     size_t len = (size_t)w * h * c * bytes;
     if (fwrite(pre, 1, 10, f) != 10 || fwrite(head, 1, (size_t)n, f) != (size_t)n)

@@ -59,44 +59,44 @@ typedef enum fv_color_conv {
     FV_COLOR_LAB2LCH,
     FV_COLOR_LCH2LAB,
     FV_COLOR_RGBA2RGB,
-    FV_COLOR_DELTAE_CIE76,      /* Euclidean distance                          */
-    FV_COLOR_DELTAE_CIEDE94,    /* k = {kH, kC, kL, k1, k2}, lab1 the reference */
-    FV_COLOR_DELTAE_CIEDE2000,  /* k = {kL, kC, kH}                             */
-    FV_COLOR_DELTAE_CMC,        /* k = {kL, kC}                                 */
+    FV_COLOR_DELTAE_CIE76,     /* Euclidean distance                          */
+    FV_COLOR_DELTAE_CIEDE94,   /* k = {kH, kC, kL, k1, k2}, lab1 the reference */
+    FV_COLOR_DELTAE_CIEDE2000, /* k = {kL, kC, kH}                             */
+    FV_COLOR_DELTAE_CMC,       /* k = {kL, kC}                                 */
     FV_COLOR_CONV_COUNT
 } fv_color_conv;
 
 /* Nonlinearity applied to each input channel of FV_COLOR_MATRIX (after pre_offset). */
 typedef enum fv_color_pre {
     FV_COLOR_PRE_NONE = 0,
-    FV_COLOR_PRE_SRGB_LINEAR,   /* v > 0.04045 ? ((v + 0.055) / 1.055)^2.4 : v / 12.92 */
-    FV_COLOR_PRE_STAIN_LOG,     /* log(max(v, 1e-6)) / log(1e-6), the log in in's type */
-    FV_COLOR_PRE_STAIN_EXP,     /* -(v * -log(1e-6))                                   */
+    FV_COLOR_PRE_SRGB_LINEAR, /* v > 0.04045 ? ((v + 0.055) / 1.055)^2.4 : v / 12.92 */
+    FV_COLOR_PRE_STAIN_LOG,   /* log(max(v, 1e-6)) / log(1e-6), the log in in's type */
+    FV_COLOR_PRE_STAIN_EXP,   /* -(v * -log(1e-6))                                   */
     FV_COLOR_PRE_COUNT
 } fv_color_pre;
 
 /* Applied to each output channel of FV_COLOR_MATRIX (after post_offset). */
 typedef enum fv_color_post {
     FV_COLOR_POST_NONE = 0,
-    FV_COLOR_POST_SRGB_GAMMA,   /* v > 0.0031308 ? 1.055 v^(1/2.4) - 0.055 : 12.92 v, clipped to [0, 1] */
-    FV_COLOR_POST_NONNEG,       /* max(v, 0) (NaN stays NaN)                           */
-    FV_COLOR_POST_EXP_CLIP,     /* clip(exp(v), 0, 1)                                  */
-    FV_COLOR_POST_CLIP01,       /* clip(v, 0, 1)                                       */
+    FV_COLOR_POST_SRGB_GAMMA, /* v > 0.0031308 ? 1.055 v^(1/2.4) - 0.055 : 12.92 v, clipped to [0, 1] */
+    FV_COLOR_POST_NONNEG,     /* max(v, 0) (NaN stays NaN)                           */
+    FV_COLOR_POST_EXP_CLIP,   /* clip(exp(v), 0, 1)                                  */
+    FV_COLOR_POST_CLIP01,     /* clip(v, 0, 1)                                       */
     FV_COLOR_POST_COUNT
 } fv_color_post;
 
 /* What to compute; zero-initialise and set the fields the conversion uses. */
 typedef struct fv_color_params {
     fv_color_conv conv;
-    int rows;                /* MATRIX: output channels, 1..3                  */
-    double matrix[3][3];     /* MATRIX: out[r] = sum_c matrix[r][c] * v[c]     */
-    double pre_offset[3];    /* MATRIX: added to each input channel first      */
-    double post_offset[3];   /* MATRIX: added to each product row              */
+    int rows;              /* MATRIX: output channels, 1..3                  */
+    double matrix[3][3];   /* MATRIX: out[r] = sum_c matrix[r][c] * v[c]     */
+    double pre_offset[3];  /* MATRIX: added to each input channel first      */
+    double post_offset[3]; /* MATRIX: added to each product row              */
     fv_color_pre pre;
     fv_color_post post;
-    double white[3];         /* LAB / LUV: reference white X, Y, Z (> 0)       */
-    double background[3];    /* RGBA2RGB: background colour                    */
-    double k[5];             /* DELTAE: weights, see fv_color_conv             */
+    double white[3];      /* LAB / LUV: reference white X, Y, Z (> 0)       */
+    double background[3]; /* RGBA2RGB: background colour                    */
+    double k[5];          /* DELTAE: weights, see fv_color_conv             */
 } fv_color_params;
 
 /* Run the conversion p->conv from in to out (see the top of this file).

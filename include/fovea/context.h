@@ -14,13 +14,13 @@ FV_EXTERN_C_BEGIN
 typedef struct fv_context fv_context;
 
 typedef enum fv_device_type {
-    FV_DEVICE_CPU  = 1,  /* values equal DLPack's kDLCPU and kDLCUDA */
+    FV_DEVICE_CPU = 1, /* values equal DLPack's kDLCPU and kDLCUDA */
     FV_DEVICE_CUDA = 2
 } fv_device_type;
 
 typedef struct fv_device {
     fv_device_type type;
-    int id;              /* CUDA ordinal; 0 for the CPU */
+    int id; /* CUDA ordinal; 0 for the CPU */
 } fv_device;
 
 FV_API fv_status fv_context_new(fv_context **out);

@@ -23,8 +23,8 @@ FV_EXTERN_C_BEGIN
  * first point. */
 typedef struct fv_contours {
     int64_t count;
-    int64_t *offsets;   /* count + 1 entries, offsets[0] = 0 */
-    double *points;     /* 2 * offsets[count] values */
+    int64_t *offsets; /* count + 1 entries, offsets[0] = 0 */
+    double *points;   /* 2 * offsets[count] values */
 } fv_contours;
 
 /* Find the contours of image at level.

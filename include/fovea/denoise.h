@@ -23,8 +23,8 @@ FV_EXTERN_C_BEGIN
  * in, out: float32 or float64 of one shape and device, computed in that dtype
  * (the energy in float64). channels != 0: axis 0 indexes independent images
  * (each with its own stop), the others are spatial; else all axes are. */
-FV_API fv_status fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, double weight,
-                                         double eps, int64_t max_iter, int channels);
+FV_API fv_status fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, double weight, double eps,
+                                         int64_t max_iter, int channels);
 
 /* scikit-image 0.26's pixelwise non-local means (denoise_nl_means with
  * fast_mode=False): out (spatial..., channels; 2-d with up to 64 channels or
@@ -41,8 +41,8 @@ FV_API fv_status fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, co
  * out (padded's shape) receives the denoised values (its interior is the
  * result). Patch size s (odd), search distance d, cut-off h, noise variance
  * var. Host arrays, C-contiguous. */
-FV_API fv_status fv_denoise_nl_means_fast(fv_context *ctx, const fv_array *padded, fv_array *out, int64_t s,
-                                          int64_t d, double h, double var);
+FV_API fv_status fv_denoise_nl_means_fast(fv_context *ctx, const fv_array *padded, fv_array *out, int64_t s, int64_t d,
+                                          double h, double var);
 
 /* scikit-image 0.26's split-Bregman total-variation denoising of in (rows,
  * cols, dims; float32 or float64, host, C-contiguous) into out (rows + 2,

@@ -3,23 +3,23 @@
 #define FOVEA_EXPORT_H
 
 #if defined(FOVEA_STATIC)
-#  define FV_API
+#define FV_API
 #elif defined(_WIN32)
-#  ifdef FOVEA_BUILDING
-#    define FV_API __declspec(dllexport)
-#  else
-#    define FV_API __declspec(dllimport)
-#  endif
+#ifdef FOVEA_BUILDING
+#define FV_API __declspec(dllexport)
 #else
-#  define FV_API __attribute__((visibility("default")))
+#define FV_API __declspec(dllimport)
+#endif
+#else
+#define FV_API __attribute__((visibility("default")))
 #endif
 
 #ifdef __cplusplus
-#  define FV_EXTERN_C_BEGIN extern "C" {
-#  define FV_EXTERN_C_END }
+#define FV_EXTERN_C_BEGIN extern "C" {
+#define FV_EXTERN_C_END }
 #else
-#  define FV_EXTERN_C_BEGIN
-#  define FV_EXTERN_C_END
+#define FV_EXTERN_C_BEGIN
+#define FV_EXTERN_C_END
 #endif
 
 #endif

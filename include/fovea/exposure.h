@@ -27,8 +27,8 @@ FV_API fv_status fv_minmax(fv_context *ctx, const fv_array *in, const fv_array *
 
 /* How fv_histogram bins values. */
 typedef struct fv_histogram_spec {
-    int64_t nbins;        /* >= 1 */
-    int integer;          /* 1: one bin per integer value (integer dtypes only):
+    int64_t nbins; /* >= 1 */
+    int integer;   /* 1: one bin per integer value (integer dtypes only):
                            * counts[v - lo] for lo <= v < lo + nbins, others ignored */
     int64_t lo;
     /* integer == 0: numpy.histogram's uniform-bin path over [first, last] (the
@@ -39,16 +39,16 @@ typedef struct fv_histogram_spec {
      * i -= 1 when a < edges[i], else i += 1 when a >= edges[i + 1] and
      * i != nbins - 1. */
     double first, last, denom;
-    int single_bins;      /* bin dtype float32: values are rounded to float32 first */
+    int single_bins; /* bin dtype float32: values are rounded to float32 first */
     int single_diff, single_div;
-    const double *edges;  /* host: nbins + 1 bin edges (numpy.linspace's values) */
+    const double *edges; /* host: nbins + 1 bin edges (numpy.linspace's values) */
 } fv_histogram_spec;
 
 /* counts (int64, 1-d of spec->nbins elements, C-contiguous, on in's device)
  * = the histogram of in (any real dtype) over the elements where mask is
  * nonzero (mask NULL: all). */
-FV_API fv_status fv_histogram(fv_context *ctx, const fv_array *in, const fv_array *mask,
-                              const fv_histogram_spec *spec, fv_array *counts);
+FV_API fv_status fv_histogram(fv_context *ctx, const fv_array *in, const fv_array *mask, const fv_histogram_spec *spec,
+                              fv_array *counts);
 
 /* The core of skimage.exposure.equalize_adapthist (_clahe of scikit-image
  * 0.26): in and out uint16 of one shape and device, in holding values 0..16383

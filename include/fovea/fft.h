@@ -24,9 +24,9 @@
 FV_EXTERN_C_BEGIN
 
 typedef enum fv_fft_kind {
-    FV_FFT_C2C = 0,   /* complex -> complex                                   */
-    FV_FFT_R2C = 1,   /* real -> half spectrum (forward)                      */
-    FV_FFT_C2R = 2    /* half spectrum -> real (inverse)                      */
+    FV_FFT_C2C = 0, /* complex -> complex                                   */
+    FV_FFT_R2C = 1, /* real -> half spectrum (forward)                      */
+    FV_FFT_C2R = 2  /* half spectrum -> real (inverse)                      */
 } fv_fft_kind;
 
 /* out = scale * DFT of in along the logical axes axes[0..naxes) (distinct,
@@ -46,10 +46,10 @@ FV_API fv_status fv_fft(fv_context *ctx, const fv_array *in, fv_array *out, fv_f
                         const int *axes, int inverse, double scale);
 
 typedef enum fv_fourier_kind {
-    FV_FOURIER_GAUSSIAN = 0,    /* params: sigma per axis      */
-    FV_FOURIER_UNIFORM = 1,     /* params: size per axis       */
-    FV_FOURIER_ELLIPSOID = 2,   /* params: size per axis (logical ndim 1 to 3) */
-    FV_FOURIER_SHIFT = 3        /* params: shift per axis; out complex */
+    FV_FOURIER_GAUSSIAN = 0,  /* params: sigma per axis      */
+    FV_FOURIER_UNIFORM = 1,   /* params: size per axis       */
+    FV_FOURIER_ELLIPSOID = 2, /* params: size per axis (logical ndim 1 to 3) */
+    FV_FOURIER_SHIFT = 3      /* params: shift per axis; out complex */
 } fv_fourier_kind;
 
 /* scipy.ndimage.fourier_gaussian / _uniform / _ellipsoid / _shift: out = in
@@ -59,9 +59,8 @@ typedef enum fv_fourier_kind {
  * in: any real dtype, or complex (in_complex = 1; float32/float64 pairs); out:
  * float32 / float64, complex when out_complex; SHIFT needs a complex out. in and
  * out of one logical shape on one device; out may be in itself (same layout). */
-FV_API fv_status fv_fourier_filter(fv_context *ctx, const fv_array *in, int in_complex, fv_array *out,
-                                   int out_complex, fv_fourier_kind kind, const double *params, int64_t n,
-                                   int axis);
+FV_API fv_status fv_fourier_filter(fv_context *ctx, const fv_array *in, int in_complex, fv_array *out, int out_complex,
+                                   fv_fourier_kind kind, const double *params, int64_t n, int axis);
 
 FV_EXTERN_C_END
 

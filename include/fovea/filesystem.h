@@ -66,21 +66,21 @@ FV_API fv_status fv_file_from_fd(int fd, int no_gds, const char *path, fv_file *
 /* Read up to count bytes at file_offset into buf (already offset by the caller),
  * which lives on buf_device (host or CUDA). *nread: the bytes read; fewer than
  * count only at end of file (0 at or past it), which is not an error. */
-FV_API fv_status fv_file_pread(fv_file *f, void *buf, fv_device buf_device, size_t count,
-                               uint64_t file_offset, size_t *nread);
+FV_API fv_status fv_file_pread(fv_file *f, void *buf, fv_device buf_device, size_t count, uint64_t file_offset,
+                               size_t *nread);
 
 /* Write count bytes from buf (on buf_device) at file_offset; the file grows as
  * needed. *nwritten: count on success. */
-FV_API fv_status fv_file_pwrite(fv_file *f, const void *buf, fv_device buf_device, size_t count,
-                                uint64_t file_offset, size_t *nwritten);
+FV_API fv_status fv_file_pwrite(fv_file *f, const void *buf, fv_device buf_device, size_t count, uint64_t file_offset,
+                                size_t *nwritten);
 
 /* Close the file and free f, also when closing fails (then FV_EIO: data written
  * may not have reached the file). NULL is a no-op. */
 FV_API fv_status fv_file_close(fv_file *f);
 
-FV_API const char *fv_file_path(const fv_file *f);   /* as given to open */
-FV_API int fv_file_fd(const fv_file *f);              /* the (O_DIRECT) descriptor */
-FV_API int fv_file_direct(const fv_file *f);          /* 1 when O_DIRECT is in effect */
+FV_API const char *fv_file_path(const fv_file *f); /* as given to open */
+FV_API int fv_file_fd(const fv_file *f);           /* the (O_DIRECT) descriptor */
+FV_API int fv_file_direct(const fv_file *f);       /* 1 when O_DIRECT is in effect */
 FV_API int fv_file_writable(const fv_file *f);
 /* How device buffers are served: "cufile", "cufile-compat" or "posix" (see above;
  * turns to "posix" for good after a cuFile call on this file failed). */

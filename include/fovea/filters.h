@@ -58,8 +58,8 @@ FV_API const char *fv_mode_name(fv_mode mode);
  * n >= 1. */
 
 /* scipy.ndimage.correlate1d: out[i] = sum_k w[k] * in[i + k - n/2 - origin]. */
-FV_API fv_status fv_correlate1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights,
-                                int64_t n, int axis, fv_mode mode, double cval, int64_t origin);
+FV_API fv_status fv_correlate1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights, int64_t n,
+                                int axis, fv_mode mode, double cval, int64_t origin);
 /* fv_correlate1d with the weights an array: float64, one dimension. Host weights
  * (contiguous; any data) behave as fv_correlate1d. Weights on the data's CUDA
  * device (any stride, reversed included) are read there and never copied to the
@@ -69,16 +69,16 @@ FV_API fv_status fv_correlate1d(fv_context *ctx, const fv_array *in, fv_array *o
 FV_API fv_status fv_correlate1d_array(fv_context *ctx, const fv_array *in, fv_array *out, const fv_array *weights,
                                       int axis, fv_mode mode, double cval, int64_t origin);
 /* scipy.ndimage.convolve1d (weights reversed, origin mirrored as scipy does). */
-FV_API fv_status fv_convolve1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights,
-                               int64_t n, int axis, fv_mode mode, double cval, int64_t origin);
+FV_API fv_status fv_convolve1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *weights, int64_t n,
+                               int axis, fv_mode mode, double cval, int64_t origin);
 /* scipy.ndimage.uniform_filter1d: running mean, bit-exact with scipy's running sum. */
-FV_API fv_status fv_uniform_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size,
-                                     int axis, fv_mode mode, double cval, int64_t origin);
+FV_API fv_status fv_uniform_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size, int axis,
+                                     fv_mode mode, double cval, int64_t origin);
 /* scipy.ndimage.minimum_filter1d / maximum_filter1d (van Herk / Gil-Werman). */
-FV_API fv_status fv_minimum_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size,
-                                     int axis, fv_mode mode, double cval, int64_t origin);
-FV_API fv_status fv_maximum_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size,
-                                     int axis, fv_mode mode, double cval, int64_t origin);
+FV_API fv_status fv_minimum_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size, int axis,
+                                     fv_mode mode, double cval, int64_t origin);
+FV_API fv_status fv_maximum_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t size, int axis,
+                                     fv_mode mode, double cval, int64_t origin);
 
 /* ---- n-D filters over a footprint --------------------------------------------
  * Footprints, weights and structures are host arrays in C order with shape
@@ -99,18 +99,17 @@ FV_API fv_status fv_convolve(fv_context *ctx, const fv_array *in, fv_array *out,
  * cast to it). Without a structure and with a full box (footprint NULL or all
  * nonzero) this is scipy's separable path: one 1-D pass per axis longer than 1
  * through out, cval as a double. */
-FV_API fv_status fv_minimum_filter(fv_context *ctx, const fv_array *in, fv_array *out,
-                                   const uint8_t *footprint, const double *structure, const int64_t *fshape,
-                                   fv_mode mode, double cval, const int64_t *origins);
-FV_API fv_status fv_maximum_filter(fv_context *ctx, const fv_array *in, fv_array *out,
-                                   const uint8_t *footprint, const double *structure, const int64_t *fshape,
-                                   fv_mode mode, double cval, const int64_t *origins);
+FV_API fv_status fv_minimum_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *footprint,
+                                   const double *structure, const int64_t *fshape, fv_mode mode, double cval,
+                                   const int64_t *origins);
+FV_API fv_status fv_maximum_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *footprint,
+                                   const double *structure, const int64_t *fshape, fv_mode mode, double cval,
+                                   const int64_t *origins);
 /* scipy.ndimage.rank_filter: the rank-th smallest (0-based) value under the
  * footprint; 0 <= rank < number of selected elements. median_filter and
  * percentile_filter are ranks (see the Python layer). */
 FV_API fv_status fv_rank_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *footprint,
-                                const int64_t *fshape, int64_t rank, fv_mode mode, double cval,
-                                const int64_t *origins);
+                                const int64_t *fshape, int64_t rank, fv_mode mode, double cval, const int64_t *origins);
 
 /* ---- separable compositions (one 1-D pass per axis, scipy's order) ----------
  * Arrays are per axis (in->ndim entries). As in scipy, the passes after the first
@@ -136,17 +135,17 @@ FV_API fv_status fv_uniform_filter(fv_context *ctx, const fv_array *in, fv_array
  * library holds the intermediate results (on CUDA, two passes may run as one
  * fused kernel). */
 typedef enum fv_pass_kind {
-    FV_PASS_CORRELATE = 0,   /* fv_correlate1d: weights[size] */
-    FV_PASS_UNIFORM,         /* fv_uniform_filter1d */
-    FV_PASS_MINIMUM,         /* fv_minimum_filter1d */
-    FV_PASS_MAXIMUM          /* fv_maximum_filter1d */
+    FV_PASS_CORRELATE = 0, /* fv_correlate1d: weights[size] */
+    FV_PASS_UNIFORM,       /* fv_uniform_filter1d */
+    FV_PASS_MINIMUM,       /* fv_minimum_filter1d */
+    FV_PASS_MAXIMUM        /* fv_maximum_filter1d */
 } fv_pass_kind;
 
 typedef struct fv_filter_pass {
     fv_pass_kind kind;
     int axis;
-    int64_t size;            /* taps, >= 1 */
-    const double *weights;   /* FV_PASS_CORRELATE: size host values; else ignored */
+    int64_t size;          /* taps, >= 1 */
+    const double *weights; /* FV_PASS_CORRELATE: size host values; else ignored */
     fv_mode mode;
     double cval;
     int64_t origin;
@@ -154,8 +153,8 @@ typedef struct fv_filter_pass {
 
 #define FV_MAX_PASSES 32
 /* out = passes[n-1](... passes[0](in)); 0 <= npasses <= FV_MAX_PASSES (0 copies). */
-FV_API fv_status fv_separable_filter(fv_context *ctx, const fv_array *in, fv_array *out,
-                                     const fv_filter_pass *passes, int npasses);
+FV_API fv_status fv_separable_filter(fv_context *ctx, const fv_array *in, fv_array *out, const fv_filter_pass *passes,
+                                     int npasses);
 
 /* ---- Laplace filter (scipy.ndimage.laplace) --------------------------------------
  * out = sum over k of correlate1d(in, [1, -2, 1], axes[k], modes[k], cval), in
@@ -183,18 +182,18 @@ FV_API fv_status fv_laplace(fv_context *ctx, const fv_array *in, fv_array *out, 
  * eigenvalues (2-d: closed form; 3-d: cyclic Jacobi in double), the filter's
  * response, folded into acc as acc = maximum(acc, response) (NaN propagates). */
 typedef enum fv_ridge_filter {
-    FV_RIDGE_FRANGI = 0,      /* frangi / hessian: exp terms of alpha, beta, gamma */
-    FV_RIDGE_SATO = 1,        /* sigma^2 * geometric mean of the positive parts of all but the smallest */
-    FV_RIDGE_MEIJERING = 2,   /* circulant combination of largest magnitude, >= 0, / its max over pixels */
-    FV_RIDGE_NORM_MAX = 3     /* no response: scal[0] = max over pixels of sqrt(sum of eigenvalues^2) */
+    FV_RIDGE_FRANGI = 0,    /* frangi / hessian: exp terms of alpha, beta, gamma */
+    FV_RIDGE_SATO = 1,      /* sigma^2 * geometric mean of the positive parts of all but the smallest */
+    FV_RIDGE_MEIJERING = 2, /* circulant combination of largest magnitude, >= 0, / its max over pixels */
+    FV_RIDGE_NORM_MAX = 3   /* no response: scal[0] = max over pixels of sqrt(sum of eigenvalues^2) */
 } fv_ridge_filter;
 
 typedef struct fv_ridge_params {
     fv_ridge_filter filter;
-    double alpha;   /* frangi: plate sensitivity; meijering: off-diagonal weight of the circulant */
-    double beta;    /* frangi: blob sensitivity */
-    double gamma;   /* frangi: structure sensitivity; NaN: scal[0] / 2 (0 -> 1), gamma=None */
-    double sigma;   /* sato: the scale (the response is multiplied by sigma^2) */
+    double alpha; /* frangi: plate sensitivity; meijering: off-diagonal weight of the circulant */
+    double beta;  /* frangi: blob sensitivity */
+    double gamma; /* frangi: structure sensitivity; NaN: scal[0] / 2 (0 -> 1), gamma=None */
+    double sigma; /* sato: the scale (the response is multiplied by sigma^2) */
 } fv_ridge_params;
 
 /* h: nh = 3 (2-d) or 6 (3-d) arrays, the Hessian's upper triangle row by row
@@ -204,8 +203,8 @@ typedef struct fv_ridge_params {
  * normalisation, same kind; may be one of h (it is overwritten) but must not
  * otherwise overlap. scal: one element of h's dtype on h's device: written by
  * NORM_MAX and MEIJERING (the max), read by FRANGI when gamma is NaN. */
-FV_API fv_status fv_hessian_ridge(fv_context *ctx, const fv_array *const *h, int nh, fv_array *acc,
-                                  fv_array *work, fv_array *scal, const fv_ridge_params *p);
+FV_API fv_status fv_hessian_ridge(fv_context *ctx, const fv_array *const *h, int nh, fv_array *acc, fv_array *work,
+                                  fv_array *scal, const fv_ridge_params *p);
 
 /* ---- gradient magnitude (the elementwise tail of skimage.filters sobel / scharr /
  * prewitt / farid and scipy.ndimage generic / gaussian_gradient_magnitude) ----
@@ -223,8 +222,7 @@ FV_API fv_status fv_hessian_ridge(fv_context *ctx, const fv_array *const *h, int
  * Aliasing: out may be one of the parts itself (same data pointer and strides,
  * e.g. in place into parts[0]); otherwise it must not overlap any part. The
  * parts may overlap each other (they are only read). */
-FV_API fv_status fv_gradient_norm(fv_context *ctx, const fv_array *const *parts, int nparts, double div,
-                                  fv_array *out);
+FV_API fv_status fv_gradient_norm(fv_context *ctx, const fv_array *const *parts, int nparts, double div, fv_array *out);
 
 FV_EXTERN_C_END
 

@@ -29,13 +29,13 @@ FV_EXTERN_C_BEGIN
 /* Boundary modes of the interpolation functions: scipy's codes, and its
  * behaviour (reflect and grid-mirror are one mode). */
 typedef enum fv_interp_mode {
-    FV_INTERP_NEAREST = 0,        /* a a | a b c d | d d */
-    FV_INTERP_WRAP = 1,           /* scipy's 'wrap': period n - 1 (first and last sample coincide) */
-    FV_INTERP_REFLECT = 2,        /* b a | a b c d | d c ('reflect', 'grid-mirror') */
-    FV_INTERP_MIRROR = 3,         /* c b | a b c d | c b */
-    FV_INTERP_CONSTANT = 4,       /* cval outside [0, n - 1]; the spline mirrors inside */
-    FV_INTERP_GRID_WRAP = 5,      /* a b c d | a b c d | a b: period n */
-    FV_INTERP_GRID_CONSTANT = 6,  /* cval for every sample outside the input */
+    FV_INTERP_NEAREST = 0,       /* a a | a b c d | d d */
+    FV_INTERP_WRAP = 1,          /* scipy's 'wrap': period n - 1 (first and last sample coincide) */
+    FV_INTERP_REFLECT = 2,       /* b a | a b c d | d c ('reflect', 'grid-mirror') */
+    FV_INTERP_MIRROR = 3,        /* c b | a b c d | c b */
+    FV_INTERP_CONSTANT = 4,      /* cval outside [0, n - 1]; the spline mirrors inside */
+    FV_INTERP_GRID_WRAP = 5,     /* a b c d | a b c d | a b: period n */
+    FV_INTERP_GRID_CONSTANT = 6, /* cval for every sample outside the input */
     FV_INTERP_MODE_COUNT
 } fv_interp_mode;
 
@@ -52,21 +52,19 @@ FV_API fv_status fv_spline_filter1d(fv_context *ctx, const fv_array *in, fv_arra
 
 /* scipy.ndimage.spline_filter: fv_spline_filter1d along every axis in turn,
  * each pass reading what the one before stored into out. order 2..5. */
-FV_API fv_status fv_spline_filter(fv_context *ctx, const fv_array *in, fv_array *out, int order,
-                                  fv_interp_mode mode);
+FV_API fv_status fv_spline_filter(fv_context *ctx, const fv_array *in, fv_array *out, int order, fv_interp_mode mode);
 
 /* scipy.ndimage.map_coordinates: out[o] = the spline of in at
  * coordinates[:, o]. coordinates: any real dtype, shape (in's ndim, *out's
  * shape), on in's device. */
-FV_API fv_status fv_map_coordinates(fv_context *ctx, const fv_array *in, const fv_array *coordinates,
-                                    fv_array *out, int order, fv_interp_mode mode, double cval, int prefilter);
+FV_API fv_status fv_map_coordinates(fv_context *ctx, const fv_array *in, const fv_array *coordinates, fv_array *out,
+                                    int order, fv_interp_mode mode, double cval, int prefilter);
 
 /* scipy.ndimage.affine_transform with a full matrix: out[o] = the spline of in
  * at matrix @ o + offset. matrix: in's ndim rows by out's ndim columns, row
  * major (host memory); offset: in's ndim values (NULL: zeros). */
-FV_API fv_status fv_affine_transform(fv_context *ctx, const fv_array *in, const double *matrix,
-                                     const double *offset, fv_array *out, int order, fv_interp_mode mode,
-                                     double cval, int prefilter);
+FV_API fv_status fv_affine_transform(fv_context *ctx, const fv_array *in, const double *matrix, const double *offset,
+                                     fv_array *out, int order, fv_interp_mode mode, double cval, int prefilter);
 
 /* scipy's zoom_shift (zoom, shift, and affine_transform with a diagonal): out
  * and in of one ndim; along axis d the input coordinate of output index o is
@@ -86,7 +84,12 @@ FV_API fv_status fv_resize_local_mean(fv_context *ctx, const fv_array *in, fv_ar
 
 /* scikit-image's boundary modes for fv_warp_homography (numpy.pad's names). */
 typedef enum fv_warp_mode {
-    FV_WARP_CONSTANT = 0, FV_WARP_EDGE, FV_WARP_SYMMETRIC, FV_WARP_REFLECT, FV_WARP_WRAP, FV_WARP_MODE_COUNT
+    FV_WARP_CONSTANT = 0,
+    FV_WARP_EDGE,
+    FV_WARP_SYMMETRIC,
+    FV_WARP_REFLECT,
+    FV_WARP_WRAP,
+    FV_WARP_MODE_COUNT
 } fv_warp_mode;
 
 /* scikit-image's _warp_fast (skimage.transform.warp with a 3x3 matrix, orders
@@ -96,8 +99,8 @@ typedef enum fv_warp_mode {
  * outside). in, out: float32 or float64 of one dtype, the arithmetic in that
  * type as fovea.skimage.transform computes it; 2-d, or 3-d with the channels
  * on the last axis (each channel alike). matrix: 9 host values, row major. */
-FV_API fv_status fv_warp_homography(fv_context *ctx, const fv_array *in, const double *matrix, fv_array *out,
-                                    int order, fv_warp_mode mode, double cval);
+FV_API fv_status fv_warp_homography(fv_context *ctx, const fv_array *in, const double *matrix, fv_array *out, int order,
+                                    fv_warp_mode mode, double cval);
 
 FV_EXTERN_C_END
 

@@ -72,8 +72,8 @@ FV_API fv_status fv_label(fv_context *ctx, const fv_array *image, fv_array *out,
  * integer atomics, then one pass of double atomicAdd into the table.
  * Returns FV_OK or a negative fv_status (details in fv_error_message()). */
 FV_API int64_t fv_region_stats_columns(int ndim, int64_t channels);
-FV_API fv_status fv_region_stats(fv_context *ctx, const fv_array *labels, const fv_array *intensity,
-                                 int64_t max_label, fv_array *out);
+FV_API fv_status fv_region_stats(fv_context *ctx, const fv_array *labels, const fv_array *intensity, int64_t max_label,
+                                 fv_array *out);
 
 FV_EXTERN_C_END
 

@@ -27,9 +27,9 @@ FV_EXTERN_C_BEGIN
  * (ux (A2 - A1) - uy (B2 - B1) S) / D, the terms of Avanaki's gradient.
  * mean: receives the float64 mean of S over the elements at least pad from
  * every border (NaN when there are none). Runs on ctx's thread pool. */
-FV_API fv_status fv_ssim_map(fv_context *ctx, const fv_array *ux, const fv_array *uy, fv_array *uxx,
-                             fv_array *uyy, fv_array *uxy, double cov_norm, double c1, double c2,
-                             fv_array *S_out, int gradient, int64_t pad, double *mean);
+FV_API fv_status fv_ssim_map(fv_context *ctx, const fv_array *ux, const fv_array *uy, fv_array *uxx, fv_array *uyy,
+                             fv_array *uxy, double cov_norm, double c1, double c2, fv_array *S_out, int gradient,
+                             int64_t pad, double *mean);
 
 /* Nearest neighbours between two integer point sets, exactly (the distances
  * of skimage.metrics.hausdorff_distance / hausdorff_pair).

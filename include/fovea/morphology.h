@@ -28,10 +28,9 @@ FV_EXTERN_C_BEGIN
  * _invalid_origin; FV_EINVAL "invalid origin" otherwise). iterations < 1 with
  * passes that cycle instead of settling (possible when the structure lacks its
  * centre element; scipy loops forever) fails with FV_EINVAL. */
-FV_API fv_status fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out,
-                                   const uint8_t *structure, const int64_t *sshape, int iterations,
-                                   const fv_array *mask, int border_value, const int64_t *origins,
-                                   int invert);
+FV_API fv_status fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *structure,
+                                   const int64_t *sshape, int iterations, const fv_array *mask, int border_value,
+                                   const int64_t *origins, int invert);
 
 /* scipy.ndimage.distance_transform_edt: exact Euclidean distance of every
  * nonzero input element to the nearest zero element, with per-axis sampling

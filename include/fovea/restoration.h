@@ -27,9 +27,9 @@ typedef void (*fv_iter_progress)(void *user, int done, int total);
  * image, psf, out: float32 or float64, one dtype, one device, equal ndim (1 to
  * 7); out has image's shape and overlaps neither. psf: any shape, not empty.
  * num_iter >= 0. progress may be NULL. */
-FV_API fv_status fv_richardson_lucy(fv_context *ctx, const fv_array *image, const fv_array *psf, int num_iter,
-                                    int clip, int filter, double filter_epsilon, fv_array *out,
-                                    fv_iter_progress progress, void *user);
+FV_API fv_status fv_richardson_lucy(fv_context *ctx, const fv_array *image, const fv_array *psf, int num_iter, int clip,
+                                    int filter, double filter_epsilon, fv_array *out, fv_iter_progress progress,
+                                    void *user);
 
 FV_EXTERN_C_END
 

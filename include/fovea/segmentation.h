@@ -53,9 +53,8 @@ FV_EXTERN_C_BEGIN
  * split between them may differ from the CPU's on the plateau. NaN values
  * are unsupported on the GPU. */
 FV_API fv_status fv_watershed(fv_context *ctx, const fv_array *image, const fv_array *markers, const fv_array *mask,
-                              fv_array *out, int connectivity, const uint8_t *footprint,
-                              const int64_t *footprint_shape, const int64_t *offset, double compactness,
-                              int watershed_line);
+                              fv_array *out, int connectivity, const uint8_t *footprint, const int64_t *footprint_shape,
+                              const int64_t *offset, double compactness, int watershed_line);
 
 FV_EXTERN_C_END
 

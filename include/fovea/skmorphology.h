@@ -39,8 +39,8 @@ typedef enum fv_reconstruction_method {
  * 1993). CUDA: parallel in-place propagation sweeps until a sweep changes
  * nothing (one flag read per round). */
 FV_API fv_status fv_reconstruction(fv_context *ctx, const fv_array *seed, const fv_array *mask, fv_array *out,
-                                   fv_reconstruction_method method, const uint8_t *footprint,
-                                   const int64_t *fshape, const int64_t *offset);
+                                   fv_reconstruction_method method, const uint8_t *footprint, const int64_t *fshape,
+                                   const int64_t *offset);
 
 /* The core of skimage.morphology.local_maxima (minima != 0: local_minima):
  * out (bool or uint8, image's shape) = 1 on every plateau - a set of equal
@@ -54,8 +54,8 @@ FV_API fv_status fv_reconstruction(fv_context *ctx, const fv_array *seed, const 
  * an extent < 3 give all zeros. CPU: skimage's scan and flood fill, exact for
  * any footprint (by blocks of rows on the thread pool when it is point-symmetric). CUDA: iterative propagation of the plateau
  * properties; needs a point-symmetric footprint (FV_EINVAL otherwise). */
-FV_API fv_status fv_local_maxima(fv_context *ctx, const fv_array *image, fv_array *out,
-                                 const uint8_t *footprint, int minima);
+FV_API fv_status fv_local_maxima(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *footprint,
+                                 int minima);
 
 /* skimage.morphology.thin: the two-subiteration thinning of Guo and Hall
  * (1989) with the lookup conditions of Lam, Lee and Suen (1992). image: 2-d,
@@ -72,8 +72,7 @@ FV_API fv_status fv_thin(fv_context *ctx, const fv_array *image, fv_array *out, 
  * change the number of 8-connected components or fewer than 3 pixels are
  * set; otherwise it is removed.
  * out: bool or uint8 of image's shape; may alias image. */
-FV_API fv_status fv_medial_axis_thin(fv_context *ctx, const fv_array *image, const fv_array *order,
-                                     fv_array *out);
+FV_API fv_status fv_medial_axis_thin(fv_context *ctx, const fv_array *image, const fv_array *order, fv_array *out);
 
 FV_EXTERN_C_END
 

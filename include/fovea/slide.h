@@ -17,22 +17,22 @@ FV_EXTERN_C_BEGIN
 typedef struct fv_slide fv_slide;
 
 typedef struct fv_level_info {
-    int64_t width, height;        /* pixels */
-    double downsample;            /* level-0 size / this level's size (OpenSlide's definition) */
-    int64_t tile_width, tile_height;   /* 0 for stripped levels */
+    int64_t width, height;           /* pixels */
+    double downsample;               /* level-0 size / this level's size (OpenSlide's definition) */
+    int64_t tile_width, tile_height; /* 0 for stripped levels */
 } fv_level_info;
 
 /* Pixel layout of read_region's output. */
 typedef enum fv_pixel_format {
-    FV_PIXEL_RGB = 0,             /* uint8 (H, W, 3); background white */
-    FV_PIXEL_RGBA = 1,            /* uint8 (H, W, 4); outside the image alpha = 0 (premultiplied: all 0) */
-    FV_PIXEL_NATIVE = 2           /* the file's samples and dtype (H, W, S); background 0 */
+    FV_PIXEL_RGB = 0,   /* uint8 (H, W, 3); background white */
+    FV_PIXEL_RGBA = 1,  /* uint8 (H, W, 4); outside the image alpha = 0 (premultiplied: all 0) */
+    FV_PIXEL_NATIVE = 2 /* the file's samples and dtype (H, W, S); background 0 */
 } fv_pixel_format;
 
 typedef struct fv_read_options {
     fv_pixel_format format;
-    int num_workers;              /* threads decoding this region's tiles; 0 = library default */
-    int nocache;                  /* 1: neither read from nor insert into the tile cache */
+    int num_workers; /* threads decoding this region's tiles; 0 = library default */
+    int nocache;     /* 1: neither read from nor insert into the tile cache */
 } fv_read_options;
 
 /* Open a slide (format detected by content). FV_EIO, FV_EFORMAT with a message. */
@@ -41,7 +41,7 @@ FV_API fv_slide *fv_slide_ref(fv_slide *s);
 FV_API void fv_slide_unref(fv_slide *s);
 
 FV_API const char *fv_slide_path(const fv_slide *s);
-FV_API const char *fv_slide_vendor(const fv_slide *s);       /* "aperio", "generic-tiff", ... */
+FV_API const char *fv_slide_vendor(const fv_slide *s); /* "aperio", "generic-tiff", ... */
 FV_API int fv_slide_level_count(const fv_slide *s);
 FV_API fv_status fv_slide_level_info(const fv_slide *s, int level, fv_level_info *out);
 /* Samples per pixel and dtype of the file's pixels (FV_PIXEL_NATIVE output). */
@@ -50,7 +50,7 @@ FV_API fv_status fv_slide_native_layout(const fv_slide *s, int *samples, fv_dtyp
 /* Properties: OpenSlide's names (openslide.*, tiff.*, aperio.*, philips.*, ome.*). */
 FV_API int fv_slide_property_count(const fv_slide *s);
 FV_API const char *fv_slide_property_name(const fv_slide *s, int i);
-FV_API const char *fv_slide_property_value(const fv_slide *s, const char *name);   /* NULL if absent */
+FV_API const char *fv_slide_property_value(const fv_slide *s, const char *name); /* NULL if absent */
 /* A JSON object describing the slide (levels, properties, associated images),
  * like cuCIM's metadata. Valid as long as the handle. */
 FV_API const char *fv_slide_metadata_json(const fv_slide *s);
@@ -76,8 +76,8 @@ FV_API fv_status fv_slide_read_region(fv_slide *s, fv_context *ctx, int64_t x, i
  * out (n, h, w, C), host or device memory as for fv_slide_read_region. On the GPU
  * all tiles the regions touch are read once and decoded in one nvJPEG batch. A
  * failure leaves out zero-filled. */
-FV_API fv_status fv_slide_read_regions(fv_slide *s, fv_context *ctx, const int64_t *xy, int64_t n, int level,
-                                       int64_t w, int64_t h, const fv_read_options *opts, fv_array *out);
+FV_API fv_status fv_slide_read_regions(fv_slide *s, fv_context *ctx, const int64_t *xy, int64_t n, int level, int64_t w,
+                                       int64_t h, const fv_read_options *opts, fv_array *out);
 /* Frees what GPU reads keep between calls (per device: pinned staging, device
  * scratch, streams, nvJPEG decoders and handles); the next GPU read creates them
  * again. Reads in progress keep theirs. It also runs at process exit. A no-op
@@ -93,16 +93,16 @@ typedef struct fv_batch_loader fv_batch_loader;
 
 typedef struct fv_loader_options {
     int level;
-    int64_t width, height;        /* patch size in pixels of the level */
+    int64_t width, height; /* patch size in pixels of the level */
     fv_pixel_format format;
-    int batch_size;               /* >= 1 */
-    int num_workers;              /* background threads; 0: read in the caller's thread on next() */
-    int prefetch_factor;          /* batches loaded ahead of the consumer (>= 1; 0 = 2) */
-    int shuffle;                  /* visit the locations in a seeded random order */
+    int batch_size;      /* >= 1 */
+    int num_workers;     /* background threads; 0: read in the caller's thread on next() */
+    int prefetch_factor; /* batches loaded ahead of the consumer (>= 1; 0 = 2) */
+    int shuffle;         /* visit the locations in a seeded random order */
     uint64_t seed;
-    int drop_last;                /* drop a final batch smaller than batch_size */
+    int drop_last; /* drop a final batch smaller than batch_size */
     int nocache;
-    fv_device device;             /* where batches live: host (zero or FV_DEVICE_CPU) or a CUDA device,
+    fv_device device; /* where batches live: host (zero or FV_DEVICE_CPU) or a CUDA device,
                                    * where each batch is decoded with one fv_slide_read_regions */
 } fv_loader_options;
 
@@ -124,18 +124,18 @@ FV_API void fv_batch_loader_free(fv_batch_loader *l);
 /* ---- conversion ------------------------------------------------------------------ */
 
 typedef enum fv_compression {
-    FV_COMPRESS_JPEG = 0,         /* YCbCr 4:2:0, one JFIF stream per tile */
-    FV_COMPRESS_DEFLATE = 1,      /* Adobe deflate (zlib) */
+    FV_COMPRESS_JPEG = 0,    /* YCbCr 4:2:0, one JFIF stream per tile */
+    FV_COMPRESS_DEFLATE = 1, /* Adobe deflate (zlib) */
     FV_COMPRESS_ZSTD = 2,
     FV_COMPRESS_NONE = 3
 } fv_compression;
 
 typedef struct fv_convert_options {
-    int tile_size;                /* 16..4096, a multiple of 16; 0 = 256 */
+    int tile_size; /* 16..4096, a multiple of 16; 0 = 256 */
     fv_compression compression;
-    int quality;                  /* JPEG quality 1..100 (0 = 90); deflate/zstd level (0 = default) */
-    int num_workers;              /* tile encoders; 0 = all threads */
-    int classic_tiff;             /* 1: classic TIFF (fails past 4 GiB); 0: BigTIFF */
+    int quality;      /* JPEG quality 1..100 (0 = 90); deflate/zstd level (0 = default) */
+    int num_workers;  /* tile encoders; 0 = all threads */
+    int classic_tiff; /* 1: classic TIFF (fails past 4 GiB); 0: BigTIFF */
     /* called after each band of tiles with the fraction done (0..1); may be NULL */
     void (*progress)(void *user, double fraction);
     void *user;

@@ -11,17 +11,17 @@
 FV_EXTERN_C_BEGIN
 
 typedef enum fv_status {
-    FV_OK          = 0,
-    FV_EINVAL      = -1,  /* invalid argument (shape, value, range)             */
-    FV_ENOMEM      = -2,  /* host or device allocation failed                    */
-    FV_EIO         = -3,  /* read/write failure                                  */
-    FV_EFORMAT     = -4,  /* malformed or unsupported file content               */
-    FV_EDTYPE      = -5,  /* dtype not supported by this operation               */
-    FV_EDEVICE     = -6,  /* wrong or mismatched device, or no such device       */
-    FV_ENOKERNEL   = -7,  /* no kernel for this backend                          */
-    FV_ECUDA       = -8,  /* a CUDA runtime or library call failed               */
+    FV_OK = 0,
+    FV_EINVAL = -1,       /* invalid argument (shape, value, range)             */
+    FV_ENOMEM = -2,       /* host or device allocation failed                    */
+    FV_EIO = -3,          /* read/write failure                                  */
+    FV_EFORMAT = -4,      /* malformed or unsupported file content               */
+    FV_EDTYPE = -5,       /* dtype not supported by this operation               */
+    FV_EDEVICE = -6,      /* wrong or mismatched device, or no such device       */
+    FV_ENOKERNEL = -7,    /* no kernel for this backend                          */
+    FV_ECUDA = -8,        /* a CUDA runtime or library call failed               */
     FV_EUNSUPPORTED = -9, /* valid request this build cannot serve               */
-    FV_EINTERNAL   = -10  /* a bug: please report                                */
+    FV_EINTERNAL = -10    /* a bug: please report                                */
 } fv_status;
 
 /* The message of the last failure on this thread ("" when none). Never NULL. */

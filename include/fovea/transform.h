@@ -51,8 +51,8 @@ FV_API fv_status fv_hough_circle(fv_context *ctx, const fv_array *image, const i
  * (x0, y0, x1, y1) per line found, *nlines their number (at most max_lines). */
 FV_API fv_status fv_probabilistic_hough_line(fv_context *ctx, const fv_array *image, const fv_array *order,
                                              int64_t threshold, int64_t line_length, int64_t line_gap,
-                                             const double *cos_t, const double *sin_t, int64_t ntheta,
-                                             fv_array *lines, int64_t *nlines);
+                                             const double *cos_t, const double *sin_t, int64_t ntheta, fv_array *lines,
+                                             int64_t *nlines);
 
 /* scikit-image's radon projections: out (n, nangles), of image's dtype (float32
  * or float64) and device, gets for each angle a and column j the sum over rows

@@ -1,7 +1,7 @@
 /* fovea.Array's small helpers (the numpy module, device names), the dtype
  * conversions shared by the import protocols, and the argument parsers every
  * binding uses (dtype, device, stream, context). */
-#include "array-internal.h"   /* Python.h first */
+#include "array-internal.h" /* Python.h first */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,9 +59,15 @@ fvpy__kind_name(char kind, Py_ssize_t size, char *buf, size_t cap)
 {
     int bits = (int)(size * 8);
     switch (kind) {
-    case 'b': snprintf(buf, cap, "bool (%d bytes)", (int)size); break;
-    case 'i': snprintf(buf, cap, "int%d", bits); break;
-    case 'u': snprintf(buf, cap, "uint%d", bits); break;
+    case 'b':
+        snprintf(buf, cap, "bool (%d bytes)", (int)size);
+        break;
+    case 'i':
+        snprintf(buf, cap, "int%d", bits);
+        break;
+    case 'u':
+        snprintf(buf, cap, "uint%d", bits);
+        break;
     case 'f':
         if (size == 2)
             snprintf(buf, cap, "float16");
@@ -70,14 +76,30 @@ fvpy__kind_name(char kind, Py_ssize_t size, char *buf, size_t cap)
         else
             snprintf(buf, cap, "float%d", bits);
         break;
-    case 'c': snprintf(buf, cap, "complex%d", bits); break;
-    case 'O': snprintf(buf, cap, "object"); break;
-    case 'S': snprintf(buf, cap, "bytes (S%d)", (int)size); break;
-    case 'U': snprintf(buf, cap, "str (U%d)", (int)(size / 4)); break;
-    case 'V': snprintf(buf, cap, "structured/void (V%d)", (int)size); break;
-    case 'M': snprintf(buf, cap, "datetime64"); break;
-    case 'm': snprintf(buf, cap, "timedelta64"); break;
-    default: snprintf(buf, cap, "'%c' of %d bytes", kind, (int)size); break;
+    case 'c':
+        snprintf(buf, cap, "complex%d", bits);
+        break;
+    case 'O':
+        snprintf(buf, cap, "object");
+        break;
+    case 'S':
+        snprintf(buf, cap, "bytes (S%d)", (int)size);
+        break;
+    case 'U':
+        snprintf(buf, cap, "str (U%d)", (int)(size / 4));
+        break;
+    case 'V':
+        snprintf(buf, cap, "structured/void (V%d)", (int)size);
+        break;
+    case 'M':
+        snprintf(buf, cap, "datetime64");
+        break;
+    case 'm':
+        snprintf(buf, cap, "timedelta64");
+        break;
+    default:
+        snprintf(buf, cap, "'%c' of %d bytes", kind, (int)size);
+        break;
     }
 }
 
@@ -92,8 +114,8 @@ fvpy_unsupported_dtype(const char *what, const char *name)
 int
 fvpy_dtype_from_kind(const char *what, char kind, Py_ssize_t size, fv_dtype *out)
 {
-    static const fv_dtype ints[] = {FV_INT8, FV_INT16, FV_INT32, FV_INT64};
-    static const fv_dtype uints[] = {FV_UINT8, FV_UINT16, FV_UINT32, FV_UINT64};
+    static const fv_dtype ints[] = { FV_INT8, FV_INT16, FV_INT32, FV_INT64 };
+    static const fv_dtype uints[] = { FV_UINT8, FV_UINT16, FV_UINT32, FV_UINT64 };
     int lg = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : size == 8 ? 3 : -1;
     if (kind == 'b' && size == 1) {
         *out = FV_BOOL;
@@ -132,9 +154,10 @@ fvpy_dtype_from_typestr(const char *what, const char *ts, fv_dtype *out)
     if (kind == 'O')
         size = (long)sizeof(void *);
     if (kind == 'U')
-        size *= 4;   /* typestr counts UCS4 characters */
+        size *= 4; /* typestr counts UCS4 characters */
     if (order == FVPY_SWAPPED_ORDER && size > 1 && strchr("biuf", kind)) {
-        PyErr_Format(PyExc_TypeError, "%s: byte-swapped data (typestr '%s') is not supported; "
+        PyErr_Format(PyExc_TypeError,
+                     "%s: byte-swapped data (typestr '%s') is not supported; "
                      "convert it to native byte order first (e.g. x.astype(x.dtype.newbyteorder('=')))",
                      what, ts);
         return -1;
@@ -164,21 +187,56 @@ fvpy_dtype_from_format(const char *what, const char *fmt, Py_ssize_t itemsize, f
         f++;
     }
     int counted = 0;
-    while (*f >= '0' && *f <= '9') {   /* a repeat count: "5s" (bytes), "3w" (str), "2i" (subarray) */
+    while (*f >= '0' && *f <= '9') { /* a repeat count: "5s" (bytes), "3w" (str), "2i" (subarray) */
         f++;
         counted = 1;
     }
     switch (*f) {
-    case '?': kind = 'b'; break;
-    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': kind = 'i'; break;
-    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': kind = 'u'; break;
-    case 'e': case 'f': case 'd': case 'g': kind = 'f'; break;
-    case 'Z': kind = 'c'; break;
-    case 'O': kind = 'O'; break;
-    case 'w': kind = 'U'; break;
-    case 'c': case 's': case 'p': kind = 'S'; break;
-    case 'P': kind = 'u'; break;
-    default: kind = 'V'; break;   /* 'T{...}', repeat counts, padding, ... */
+    case '?':
+        kind = 'b';
+        break;
+    case 'b':
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
+    case 'n':
+        kind = 'i';
+        break;
+    case 'B':
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
+    case 'N':
+        kind = 'u';
+        break;
+    case 'e':
+    case 'f':
+    case 'd':
+    case 'g':
+        kind = 'f';
+        break;
+    case 'Z':
+        kind = 'c';
+        break;
+    case 'O':
+        kind = 'O';
+        break;
+    case 'w':
+        kind = 'U';
+        break;
+    case 'c':
+    case 's':
+    case 'p':
+        kind = 'S';
+        break;
+    case 'P':
+        kind = 'u';
+        break;
+    default:
+        kind = 'V';
+        break; /* 'T{...}', repeat counts, padding, ... */
     }
     /* one code only: anything after it (other than Z's letter) is a record */
     const char *rest = f + (*f ? 1 : 0) + (kind == 'c' && f[1] ? 1 : 0);
@@ -193,8 +251,10 @@ fvpy_dtype_from_format(const char *what, const char *fmt, Py_ssize_t itemsize, f
         return fvpy_unsupported_dtype(what, name);
     }
     if (swapped && itemsize > 1) {
-        PyErr_Format(PyExc_TypeError, "%s: byte-swapped data (buffer format '%s') is not supported; "
-                     "convert it to native byte order first", what, fmt);
+        PyErr_Format(PyExc_TypeError,
+                     "%s: byte-swapped data (buffer format '%s') is not supported; "
+                     "convert it to native byte order first",
+                     what, fmt);
         return -1;
     }
     return fvpy_dtype_from_kind(what, kind, itemsize, out);
@@ -204,8 +264,7 @@ int
 fvpy_check_ndim(const char *what, Py_ssize_t ndim)
 {
     if (ndim < 0 || ndim > FV_MAX_NDIM) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd dimensions exceed fovea's maximum of %d", what, ndim,
-                     FV_MAX_NDIM);
+        PyErr_Format(PyExc_ValueError, "%s: %zd dimensions exceed fovea's maximum of %d", what, ndim, FV_MAX_NDIM);
         return -1;
     }
     return 0;
@@ -218,8 +277,10 @@ fvpy_check_data(const char *what, const void *data, int ndim, const int64_t *sha
     for (int i = 0; i < ndim; i++)
         empty |= shape[i] == 0;
     if (!data && !empty) {
-        PyErr_Format(PyExc_ValueError, "%s: the data pointer is NULL but the array is not empty "
-                     "(a freed or invalid buffer?)", what);
+        PyErr_Format(PyExc_ValueError,
+                     "%s: the data pointer is NULL but the array is not empty "
+                     "(a freed or invalid buffer?)",
+                     what);
         return -1;
     }
     return 0;
@@ -285,18 +346,18 @@ fvpy_parse_device(PyObject *o, fv_device *out)
         if (!s)
             return -1;
         if (!strcmp(s, "cpu")) {
-            *out = (fv_device){FV_DEVICE_CPU, 0};
+            *out = (fv_device){ FV_DEVICE_CPU, 0 };
             return 0;
         }
         if (!strcmp(s, "cuda") || !strcmp(s, "gpu")) {
-            *out = (fv_device){FV_DEVICE_CUDA, -1};
+            *out = (fv_device){ FV_DEVICE_CUDA, -1 };
             return 0;
         }
         if (!strncmp(s, "cuda:", 5) && s[5] >= '0' && s[5] <= '9') {
             char *end;
             long id = strtol(s + 5, &end, 10);
             if (!*end && id <= INT32_MAX) {
-                *out = (fv_device){FV_DEVICE_CUDA, (int)id};
+                *out = (fv_device){ FV_DEVICE_CUDA, (int)id };
                 return 0;
             }
         }
@@ -305,16 +366,15 @@ fvpy_parse_device(PyObject *o, fv_device *out)
         if (PyErr_Occurred())
             return -1;
         if ((type == kDLCPU || type == kDLCUDAHost) && id >= 0) {
-            *out = (fv_device){FV_DEVICE_CPU, 0};
+            *out = (fv_device){ FV_DEVICE_CPU, 0 };
             return 0;
         }
         if (type == kDLCUDA && id >= 0 && id <= INT32_MAX) {
-            *out = (fv_device){FV_DEVICE_CUDA, (int)id};
+            *out = (fv_device){ FV_DEVICE_CUDA, (int)id };
             return 0;
         }
     } else if (!PyTuple_Check(o)) {
-        PyErr_Format(PyExc_TypeError, "device must be 'cpu', 'cuda' or 'cuda:N', not %.100s",
-                     Py_TYPE(o)->tp_name);
+        PyErr_Format(PyExc_TypeError, "device must be 'cpu', 'cuda' or 'cuda:N', not %.100s", Py_TYPE(o)->tp_name);
         return -1;
     }
     PyErr_Format(PyExc_ValueError, "unknown device %R (use 'cpu', 'cuda' or 'cuda:N')", o);
@@ -327,13 +387,12 @@ fvpy_check_device(const char *what, fv_device dev)
     int avail, count;
     if (dev.type != FV_DEVICE_CUDA)
         return 0;
-    Py_BEGIN_ALLOW_THREADS
-    avail = fv_cuda_available();
+    Py_BEGIN_ALLOW_THREADS avail = fv_cuda_available();
     count = avail ? fv_cuda_device_count() : 0;
-    Py_END_ALLOW_THREADS
-    if (!avail) {
-        fvpy_device_error("%s: device cuda:%d requested but CUDA is unavailable: %s", what,
-                          dev.id < 0 ? 0 : dev.id, fv_cuda_unavailable_reason());
+    Py_END_ALLOW_THREADS if (!avail)
+    {
+        fvpy_device_error("%s: device cuda:%d requested but CUDA is unavailable: %s", what, dev.id < 0 ? 0 : dev.id,
+                          fv_cuda_unavailable_reason());
         return -1;
     }
     if (dev.id >= count) {
@@ -377,10 +436,9 @@ fvpy_make_context(fv_device dev, void *stream, fv_context **ctx)
         fvpy_raise(st);
         return -1;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_context_set_cuda(c, dev.id, stream);
-    Py_END_ALLOW_THREADS
-    if (st) {
+    Py_BEGIN_ALLOW_THREADS st = fv_context_set_cuda(c, dev.id, stream);
+    Py_END_ALLOW_THREADS if (st)
+    {
         fv_context_free(c);
         fvpy_raise(st);
         return -1;
@@ -393,13 +451,11 @@ int
 fvpy_sync_input(fv_context *ctx, const fvpy_in *in, void *stream)
 {
     fv_status st;
-    if (!ctx || !in->arr || !in->has_stream || in->stream == stream ||
-        fv_array_device(in->arr).type != FV_DEVICE_CUDA)
+    if (!ctx || !in->arr || !in->has_stream || in->stream == stream || fv_array_device(in->arr).type != FV_DEVICE_CUDA)
         return 0;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_cuda_stream_wait(ctx, in->stream, stream);
-    Py_END_ALLOW_THREADS
-    if (st) {
+    Py_BEGIN_ALLOW_THREADS st = fv_cuda_stream_wait(ctx, in->stream, stream);
+    Py_END_ALLOW_THREADS if (st)
+    {
         fvpy_raise(st);
         return -1;
     }

@@ -1,6 +1,6 @@
 /* fovea.Array's DLPack export: __dlpack__ (capsule, stream handshake) and
  * __dlpack_device__. */
-#include "array-internal.h"   /* Python.h first */
+#include "array-internal.h" /* Python.h first */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 
 typedef struct fvpy_dl_export {
     DLManagedTensor m;
-    fv_array *arr;   /* the reference the capsule holds */
+    fv_array *arr; /* the reference the capsule holds */
     int64_t shape[FV_MAX_NDIM];
     int64_t strides[FV_MAX_NDIM];
 } fvpy_dl_export;
@@ -28,7 +28,7 @@ static void
 fvpy__dl_capsule_destructor(PyObject *cap)
 {
     if (PyCapsule_IsValid(cap, "used_dltensor"))
-        return;   /* consumed: the consumer calls the deleter */
+        return; /* consumed: the consumer calls the deleter */
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     DLManagedTensor *m = PyCapsule_GetPointer(cap, "dltensor");
@@ -47,7 +47,7 @@ fvpy__dl_stream(PyObject *o, int *sync, void **stream)
     *sync = 1;
     *stream = NULL;
     if (o == Py_None)
-        return 0;   /* the legacy default stream */
+        return 0; /* the legacy default stream */
     long long v = PyLong_AsLongLong(o);
     if (v == -1 && PyErr_Occurred())
         return -1;
@@ -56,8 +56,10 @@ fvpy__dl_stream(PyObject *o, int *sync, void **stream)
         return 0;
     }
     if (v == 0 || v < -1) {
-        PyErr_Format(PyExc_ValueError, "__dlpack__: stream %lld is not allowed for CUDA (use None or 1 for the "
-                     "legacy default stream, 2 for per-thread, -1 for no synchronisation)", v);
+        PyErr_Format(PyExc_ValueError,
+                     "__dlpack__: stream %lld is not allowed for CUDA (use None or 1 for the "
+                     "legacy default stream, 2 for per-thread, -1 for no synchronisation)",
+                     v);
         return -1;
     }
     *stream = v == 1 ? NULL : (void *)(uintptr_t)v;
@@ -67,7 +69,7 @@ fvpy__dl_stream(PyObject *o, int *sync, void **stream)
 PyObject *
 fvpy_array_dlpack(fvpy_Array *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"stream", "max_version", "dl_device", "copy", NULL};
+    static char *kwlist[] = { "stream", "max_version", "dl_device", "copy", NULL };
     PyObject *stream_o = Py_None, *maxv = Py_None, *dl_device = Py_None, *copy_o = Py_None, *ret = NULL;
     fv_array *arr = NULL, *copied = NULL;
     fv_context *ctx = NULL;
@@ -76,10 +78,9 @@ fvpy_array_dlpack(fvpy_Array *self, PyObject *args, PyObject *kw)
     int sync = 1, copy = 0;
     fv_status st;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OOO:__dlpack__", kwlist, &stream_o, &maxv, &dl_device,
-                                     &copy_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O$OOO:__dlpack__", kwlist, &stream_o, &maxv, &dl_device, &copy_o))
         return NULL;
-    (void)maxv;   /* we produce the legacy (unversioned) capsule, which the protocol allows */
+    (void)maxv; /* we produce the legacy (unversioned) capsule, which the protocol allows */
     if (copy_o != Py_None && (copy = PyObject_IsTrue(copy_o)) < 0)
         return NULL;
     target = dev;
@@ -88,8 +89,10 @@ fvpy_array_dlpack(fvpy_Array *self, PyObject *args, PyObject *kw)
             return NULL;
         if (!fvpy_same_device(target, dev) && !copy) {
             char a[32], b[32];
-            PyErr_Format(PyExc_BufferError, "__dlpack__: the array is on %s; exporting it to %s needs "
-                         "copy=True", fvpy_device_str(dev, a, sizeof a), fvpy_device_str(target, b, sizeof b));
+            PyErr_Format(PyExc_BufferError,
+                         "__dlpack__: the array is on %s; exporting it to %s needs "
+                         "copy=True",
+                         fvpy_device_str(dev, a, sizeof a), fvpy_device_str(target, b, sizeof b));
             return NULL;
         }
     }
@@ -105,7 +108,8 @@ fvpy_array_dlpack(fvpy_Array *self, PyObject *args, PyObject *kw)
         }
     }
     if (fv_array_readonly(self->arr) && !copy) {
-        PyErr_SetString(PyExc_BufferError, "__dlpack__: cannot export a read-only array through legacy "
+        PyErr_SetString(PyExc_BufferError,
+                        "__dlpack__: cannot export a read-only array through legacy "
                         "DLPack, which cannot mark it read-only (pass copy=True)");
         return NULL;
     }
@@ -113,10 +117,9 @@ fvpy_array_dlpack(fvpy_Array *self, PyObject *args, PyObject *kw)
         if (fvpy_make_context(dev, consumer, &ctx) < 0)
             goto done;
         if (sync && self->has_stream && self->stream != consumer) {
-            Py_BEGIN_ALLOW_THREADS
-            st = fv_cuda_stream_wait(ctx, self->stream, consumer);
-            Py_END_ALLOW_THREADS
-            if (st) {
+            Py_BEGIN_ALLOW_THREADS st = fv_cuda_stream_wait(ctx, self->stream, consumer);
+            Py_END_ALLOW_THREADS if (st)
+            {
                 fvpy_raise(st);
                 goto done;
             }
@@ -129,13 +132,11 @@ fvpy_array_dlpack(fvpy_Array *self, PyObject *args, PyObject *kw)
             if (fvpy_check_device("__dlpack__", target) < 0 || fvpy_make_context(target, consumer, &cctx) < 0)
                 goto done;
         }
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_array_new(cctx ? cctx : ctx, fv_array_dtype(arr), fv_array_ndim(arr), fv_array_shape(arr),
-                          target, &copied);
+        Py_BEGIN_ALLOW_THREADS st = fv_array_new(cctx ? cctx : ctx, fv_array_dtype(arr), fv_array_ndim(arr),
+                                                 fv_array_shape(arr), target, &copied);
         if (st == FV_OK)
             st = fv_copy(cctx ? cctx : ctx, arr, copied);
-        Py_END_ALLOW_THREADS
-        fv_context_free(cctx);
+        Py_END_ALLOW_THREADS fv_context_free(cctx);
         if (st) {
             fvpy_raise(st);
             goto done;
@@ -162,8 +163,9 @@ fvpy_array_dlpack(fvpy_Array *self, PyObject *args, PyObject *kw)
     e->m.dl_tensor.device.device_id = adev.type == FV_DEVICE_CUDA ? adev.id : 0;
     e->m.dl_tensor.ndim = ndim;
     e->m.dl_tensor.dtype.code = dt == FV_BOOL ? FVPY_kDLBool
-                              : fv_dtype_is_float(dt) ? kDLFloat
-                              : fv_dtype_is_signed(dt) ? kDLInt : kDLUInt;
+        : fv_dtype_is_float(dt)               ? kDLFloat
+        : fv_dtype_is_signed(dt)              ? kDLInt
+                                              : kDLUInt;
     e->m.dl_tensor.dtype.bits = (uint8_t)(isz * 8);
     e->m.dl_tensor.dtype.lanes = 1;
     e->m.dl_tensor.shape = e->shape;
@@ -172,7 +174,7 @@ fvpy_array_dlpack(fvpy_Array *self, PyObject *args, PyObject *kw)
     e->m.manager_ctx = e;
     e->m.deleter = fvpy__dl_export_deleter;
     e->arr = arr;
-    arr = NULL;   /* owned by e now */
+    arr = NULL; /* owned by e now */
     ret = PyCapsule_New(&e->m, "dltensor", fvpy__dl_capsule_destructor);
     if (!ret)
         fvpy__dl_export_deleter(&e->m);

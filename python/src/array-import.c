@@ -1,6 +1,6 @@
 /* fovea.Array, zero-copy import: the buffer protocol, __array_interface__,
  * __cuda_array_interface__ and DLPack, and fvpy_import which picks one. */
-#include "array-internal.h"   /* Python.h first */
+#include "array-internal.h" /* Python.h first */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,7 @@ fvpy__buffer_deleter(void *data, void *opaque)
     Py_buffer *view = opaque;
     (void)data;
     if (!Py_IsInitialized())
-        return;   /* interpreter gone: leak rather than crash */
+        return; /* interpreter gone: leak rather than crash */
     PyGILState_STATE g = PyGILState_Ensure();
     PyBuffer_Release(view);
     PyGILState_Release(g);
@@ -38,8 +38,8 @@ fvpy__dlpack_deleter(void *data, void *opaque)
     DLManagedTensor *m = opaque;
     (void)data;
     if (!m->deleter || !Py_IsInitialized())
-        return;   /* interpreter gone: producers' deleters may need it, so leak */
-    PyGILState_STATE g = PyGILState_Ensure();   /* producers' deleters may need it */
+        return;                               /* interpreter gone: producers' deleters may need it, so leak */
+    PyGILState_STATE g = PyGILState_Ensure(); /* producers' deleters may need it */
     m->deleter(m);
     PyGILState_Release(g);
 }
@@ -63,8 +63,7 @@ fvpy__import_buffer(PyObject *obj, fvpy_in *in)
         PyMem_RawFree(view);
         return -2;
     }
-    if (fvpy_dtype_from_format(what, view->format, view->itemsize, &dt) < 0 ||
-        fvpy_check_ndim(what, view->ndim) < 0)
+    if (fvpy_dtype_from_format(what, view->format, view->itemsize, &dt) < 0 || fvpy_check_ndim(what, view->ndim) < 0)
         goto fail;
     if (view->suboffsets) {
         PyErr_Format(PyExc_ValueError, "%s: indirect buffers (suboffsets) are not supported", what);
@@ -78,8 +77,8 @@ fvpy__import_buffer(PyObject *obj, fvpy_in *in)
         goto fail;
     int readonly = view->readonly;
     st = fv_array_wrap(dt, view->ndim, shape, view->strides ? strides : NULL, view->buf,
-                       (fv_device){FV_DEVICE_CPU, 0}, fvpy__buffer_deleter, view, &in->arr);
-    if (st) {   /* the deleter has released the view */
+                       (fv_device){ FV_DEVICE_CPU, 0 }, fvpy__buffer_deleter, view, &in->arr);
+    if (st) { /* the deleter has released the view */
         fvpy_raise(st);
         return -1;
     }
@@ -101,8 +100,7 @@ fvpy__int64_tuple(const char *what, const char *key, PyObject *t, int64_t *out, 
         return -1;
     }
     if (PySequence_Size(t) != n) {
-        PyErr_Format(PyExc_ValueError, "%s: '%s' has %zd entries for %zd dimensions", what, key,
-                     PySequence_Size(t), n);
+        PyErr_Format(PyExc_ValueError, "%s: '%s' has %zd entries for %zd dimensions", what, key, PySequence_Size(t), n);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -159,8 +157,7 @@ fvpy__import_interface(PyObject *obj, PyObject *iface, int cuda, fvpy_in *in)
     fv_status st;
 
     if (!PyDict_Check(iface)) {
-        PyErr_Format(PyExc_TypeError, "%s: the interface must be a dict, not %.100s", what,
-                     Py_TYPE(iface)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s: the interface must be a dict, not %.100s", what, Py_TYPE(iface)->tp_name);
         return -1;
     }
     PyObject *shp = PyDict_GetItemString(iface, "shape");
@@ -212,7 +209,7 @@ fvpy__import_interface(PyObject *obj, PyObject *iface, int cuda, fvpy_in *in)
     }
     if (fvpy_check_data(what, data, (int)ndim, shape) < 0)
         return -1;
-    fv_device dev = {FV_DEVICE_CPU, 0};
+    fv_device dev = { FV_DEVICE_CPU, 0 };
     if (cuda) {
         dev.type = FV_DEVICE_CUDA;
         dev.id = fvpy__cuda_ordinal(obj);
@@ -221,8 +218,10 @@ fvpy__import_interface(PyObject *obj, PyObject *iface, int cuda, fvpy_in *in)
             if (PyErr_Occurred())
                 return -1;
             if (s == 0) {
-                PyErr_Format(PyExc_ValueError, "%s: stream 0 is disallowed by the protocol "
-                             "(use 1 for the legacy default stream)", what);
+                PyErr_Format(PyExc_ValueError,
+                             "%s: stream 0 is disallowed by the protocol "
+                             "(use 1 for the legacy default stream)",
+                             what);
                 return -1;
             }
             in->stream = s == 1 ? NULL : (void *)(uintptr_t)s;
@@ -230,8 +229,8 @@ fvpy__import_interface(PyObject *obj, PyObject *iface, int cuda, fvpy_in *in)
         }
     }
     Py_INCREF(obj);
-    st = fv_array_wrap(dt, (int)ndim, shape, have_strides ? strides : NULL, data, dev,
-                       fvpy__object_deleter, obj, &in->arr);
+    st = fv_array_wrap(dt, (int)ndim, shape, have_strides ? strides : NULL, data, dev, fvpy__object_deleter, obj,
+                       &in->arr);
     if (st) {
         fvpy_raise(st);
         return -1;
@@ -258,25 +257,34 @@ fvpy__dtype_from_dl(const char *what, DLDataType t, fv_dtype *out)
 {
     char kind;
     if (t.lanes != 1) {
-        PyErr_Format(PyExc_TypeError, "%s: vector dtypes (DLPack lanes = %d) are not supported", what,
-                     (int)t.lanes);
+        PyErr_Format(PyExc_TypeError, "%s: vector dtypes (DLPack lanes = %d) are not supported", what, (int)t.lanes);
         return -1;
     }
     if (t.bits % 8) {
-        PyErr_Format(PyExc_TypeError, "%s: unsupported DLPack dtype (code %d, %d bits) (%s)", what,
-                     (int)t.code, (int)t.bits, fvpy_supported);
+        PyErr_Format(PyExc_TypeError, "%s: unsupported DLPack dtype (code %d, %d bits) (%s)", what, (int)t.code,
+                     (int)t.bits, fvpy_supported);
         return -1;
     }
     switch (t.code) {
-    case kDLInt: kind = 'i'; break;
-    case kDLUInt: kind = 'u'; break;
-    case kDLFloat: kind = 'f'; break;
-    case kDLComplex: kind = 'c'; break;
-    case FVPY_kDLBool: kind = 'b'; break;
-    case kDLBfloat: return fvpy_unsupported_dtype(what, "bfloat16");
+    case kDLInt:
+        kind = 'i';
+        break;
+    case kDLUInt:
+        kind = 'u';
+        break;
+    case kDLFloat:
+        kind = 'f';
+        break;
+    case kDLComplex:
+        kind = 'c';
+        break;
+    case FVPY_kDLBool:
+        kind = 'b';
+        break;
+    case kDLBfloat:
+        return fvpy_unsupported_dtype(what, "bfloat16");
     default:
-        PyErr_Format(PyExc_TypeError, "%s: unsupported DLPack dtype code %d (%s)", what, (int)t.code,
-                     fvpy_supported);
+        PyErr_Format(PyExc_TypeError, "%s: unsupported DLPack dtype code %d (%s)", what, (int)t.code, fvpy_supported);
         return -1;
     }
     return fvpy_dtype_from_kind(what, kind, t.bits / 8, out);
@@ -288,17 +296,21 @@ fvpy__import_capsule(PyObject *cap, fvpy_in *in)
     const char *what = "asarray (DLPack)";
     int64_t strides[FV_MAX_NDIM];
     fv_dtype dt;
-    fv_device dev = {FV_DEVICE_CPU, 0};
+    fv_device dev = { FV_DEVICE_CPU, 0 };
     fv_status st;
 
     if (PyCapsule_IsValid(cap, "used_dltensor")) {
-        PyErr_Format(PyExc_ValueError, "%s: this DLPack capsule was already consumed "
-                     "(a capsule can be imported once)", what);
+        PyErr_Format(PyExc_ValueError,
+                     "%s: this DLPack capsule was already consumed "
+                     "(a capsule can be imported once)",
+                     what);
         return -1;
     }
     if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-        PyErr_Format(PyExc_TypeError, "%s: versioned DLPack capsules (DLPack >= 1.0) are not supported; "
-                     "pass the array itself or a legacy 'dltensor' capsule", what);
+        PyErr_Format(PyExc_TypeError,
+                     "%s: versioned DLPack capsules (DLPack >= 1.0) are not supported; "
+                     "pass the array itself or a legacy 'dltensor' capsule",
+                     what);
         return -1;
     }
     DLManagedTensor *m = PyCapsule_GetPointer(cap, "dltensor");
@@ -326,8 +338,8 @@ fvpy__import_capsule(PyObject *cap, fvpy_in *in)
         dev.id = t->device.device_id;
         break;
     default:
-        fvpy_device_error("%s: DLPack device type %d is not supported (fovea handles CPU and CUDA memory)",
-                          what, (int)t->device.device_type);
+        fvpy_device_error("%s: DLPack device type %d is not supported (fovea handles CPU and CUDA memory)", what,
+                          (int)t->device.device_type);
         return -1;
     }
     int64_t isz = (int64_t)fv_dtype_size(dt);
@@ -344,9 +356,9 @@ fvpy__import_capsule(PyObject *cap, fvpy_in *in)
         return -1;
     if (PyCapsule_SetName(cap, "used_dltensor") < 0)
         return -1;
-    st = fv_array_wrap(dt, t->ndim, t->shape, t->strides ? strides : NULL, data, dev, fvpy__dlpack_deleter,
-                       m, &in->arr);
-    if (st) {   /* the deleter has run m->deleter */
+    st =
+        fv_array_wrap(dt, t->ndim, t->shape, t->strides ? strides : NULL, data, dev, fvpy__dlpack_deleter, m, &in->arr);
+    if (st) { /* the deleter has run m->deleter */
         fvpy_raise(st);
         return -1;
     }
@@ -374,8 +386,8 @@ fvpy__import_dlpack(PyObject *obj, void *consumer_stream, fvpy_in *in)
     }
     if (cuda) {
         /* DLPack: 1 is the legacy default stream; 0 is disallowed */
-        PyObject *kw = Py_BuildValue("{s:K}", "stream",
-                                     (unsigned long long)(consumer_stream ? (uintptr_t)consumer_stream : 1));
+        PyObject *kw =
+            Py_BuildValue("{s:K}", "stream", (unsigned long long)(consumer_stream ? (uintptr_t)consumer_stream : 1));
         PyObject *args = PyTuple_New(0);
         PyObject *meth = PyObject_GetAttrString(obj, "__dlpack__");
         if (kw && args && meth)
@@ -460,7 +472,7 @@ fvpy_import(PyObject *obj, void *consumer_stream, fvpy_in *in)
         Py_DECREF(cai);
     }
     if (PyObject_HasAttrString(obj, "__array_interface__") && etype) {
-        r = fvpy__import_interface_attr(obj, "__array_interface__", 0, in);   /* says why the buffer failed */
+        r = fvpy__import_interface_attr(obj, "__array_interface__", 0, in); /* says why the buffer failed */
         goto done;
     }
     if (PyObject_HasAttrString(obj, "__dlpack__")) {
@@ -475,9 +487,11 @@ fvpy_import(PyObject *obj, void *consumer_stream, fvpy_in *in)
         PyErr_Restore(etype, evalue, etb);
         return -1;
     }
-    PyErr_Format(PyExc_TypeError, "asarray: cannot import an object of type '%.100s' as an array: it "
+    PyErr_Format(PyExc_TypeError,
+                 "asarray: cannot import an object of type '%.100s' as an array: it "
                  "offers none of the buffer protocol, __cuda_array_interface__, __dlpack__ or "
-                 "__array_interface__", Py_TYPE(obj)->tp_name);
+                 "__array_interface__",
+                 Py_TYPE(obj)->tp_name);
     return -1;
 fail:
     r = -1;

@@ -4,18 +4,18 @@
 #ifndef FVPY_ARRAY_INTERNAL_H
 #define FVPY_ARRAY_INTERNAL_H
 
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include <dlpack/dlpack.h>
 
 /* DLPack 0.8 added kDLBool; NumPy, CuPy and PyTorch export bool with it. */
 #define FVPY_kDLBool 6
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#  define FVPY_NATIVE_ORDER '>'
-#  define FVPY_SWAPPED_ORDER '<'
+#define FVPY_NATIVE_ORDER '>'
+#define FVPY_SWAPPED_ORDER '<'
 #else
-#  define FVPY_NATIVE_ORDER '<'
-#  define FVPY_SWAPPED_ORDER '>'
+#define FVPY_NATIVE_ORDER '<'
+#define FVPY_SWAPPED_ORDER '>'
 #endif
 
 extern const char *const fvpy_supported;

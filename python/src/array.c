@@ -2,7 +2,7 @@
  * __cuda_array_interface__, repr) and the module functions asarray and empty.
  * Import is in array-import.c, DLPack export in array-dlpack.c, dtype helpers and
  * argument parsers in array-args.c. */
-#include "array-internal.h"   /* Python.h first */
+#include "array-internal.h" /* Python.h first */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +27,7 @@ fvpy_array_new(fv_array *arr, void *stream, int has_stream)
 static PyObject *
 fvpy__array_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"obj", NULL};
+    static char *kwlist[] = { "obj", NULL };
     PyObject *obj;
     fvpy_in in;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O:Array", kwlist, &obj))
@@ -52,7 +52,7 @@ fvpy__array_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 static void
 fvpy__array_dealloc(fvpy_Array *self)
 {
-    fv_array_unref(self->arr);   /* may run a deleter that takes the GIL (re-entrant) */
+    fv_array_unref(self->arr); /* may run a deleter that takes the GIL (re-entrant) */
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -148,9 +148,9 @@ fvpy__interface(fvpy_Array *self)
     } else if (!(strides = fvpy__get_strides(self, NULL))) {
         goto done;
     }
-    ret = Py_BuildValue("{s:i,s:O,s:s,s:[(s,s)],s:(N,O),s:O}", "version", 3, "shape", shape, "typestr", ts,
-                        "descr", "", ts, "data", PyLong_FromVoidPtr(fv_array_data(a)),
-                        fv_array_readonly(a) ? Py_True : Py_False, "strides", strides);
+    ret = Py_BuildValue("{s:i,s:O,s:s,s:[(s,s)],s:(N,O),s:O}", "version", 3, "shape", shape, "typestr", ts, "descr", "",
+                        ts, "data", PyLong_FromVoidPtr(fv_array_data(a)), fv_array_readonly(a) ? Py_True : Py_False,
+                        "strides", strides);
 done:
     Py_XDECREF(shape);
     Py_XDECREF(strides);
@@ -162,7 +162,8 @@ fvpy__get_array_interface(fvpy_Array *self, void *c)
 {
     if (fv_array_device(self->arr).type != FV_DEVICE_CPU) {
         char buf[32];
-        PyErr_Format(PyExc_AttributeError, "__array_interface__ is only defined for host arrays; this one "
+        PyErr_Format(PyExc_AttributeError,
+                     "__array_interface__ is only defined for host arrays; this one "
                      "is on %s (use __cuda_array_interface__ or fovea.to_device(x, 'cpu'))",
                      fvpy_device_str(fv_array_device(self->arr), buf, sizeof buf));
         return NULL;
@@ -174,7 +175,8 @@ static PyObject *
 fvpy__get_cuda_array_interface(fvpy_Array *self, void *c)
 {
     if (fv_array_device(self->arr).type != FV_DEVICE_CUDA) {
-        PyErr_SetString(PyExc_AttributeError, "__cuda_array_interface__ is only defined for CUDA arrays; "
+        PyErr_SetString(PyExc_AttributeError,
+                        "__cuda_array_interface__ is only defined for CUDA arrays; "
                         "this one is in host memory (use __array_interface__)");
         return NULL;
     }
@@ -205,42 +207,40 @@ fvpy__array_repr(fvpy_Array *self)
     PyObject *shape = fvpy__get_shape(self, NULL);
     if (!shape)
         return NULL;
-    PyObject *r = PyUnicode_FromFormat("fovea.Array(shape=%R, dtype=%s, device='%s'%s)", shape,
-                                       fv_dtype_name(fv_array_dtype(self->arr)),
-                                       fvpy_device_str(fv_array_device(self->arr), dev, sizeof dev),
-                                       fv_array_readonly(self->arr) ? ", readonly" : "");
+    PyObject *r = PyUnicode_FromFormat(
+        "fovea.Array(shape=%R, dtype=%s, device='%s'%s)", shape, fv_dtype_name(fv_array_dtype(self->arr)),
+        fvpy_device_str(fv_array_device(self->arr), dev, sizeof dev), fv_array_readonly(self->arr) ? ", readonly" : "");
     Py_DECREF(shape);
     return r;
 }
 
 static PyGetSetDef fvpy__array_getset[] = {
-    {"shape", (getter)fvpy__get_shape, NULL, "tuple of extents", NULL},
-    {"strides", (getter)fvpy__get_strides, NULL, "tuple of strides in bytes", NULL},
-    {"dtype", (getter)fvpy__get_dtype, NULL, "numpy.dtype (or its name when NumPy is absent)", NULL},
-    {"ndim", (getter)fvpy__get_ndim, NULL, "number of dimensions", NULL},
-    {"size", (getter)fvpy__get_size, NULL, "number of elements", NULL},
-    {"nbytes", (getter)fvpy__get_nbytes, NULL, "size * itemsize", NULL},
-    {"device", (getter)fvpy__get_device, NULL, "'cpu' or 'cuda:N'", NULL},
-    {"readonly", (getter)fvpy__get_readonly, NULL, "True for read-only data", NULL},
-    {"is_contiguous", (getter)fvpy__get_contiguous, NULL, "True when C-contiguous", NULL},
-    {"__array_interface__", (getter)fvpy__get_array_interface, NULL, "NumPy array interface v3 (host)", NULL},
-    {"__cuda_array_interface__", (getter)fvpy__get_cuda_array_interface, NULL,
-     "CUDA array interface v3 (device)", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    { "shape", (getter)fvpy__get_shape, NULL, "tuple of extents", NULL },
+    { "strides", (getter)fvpy__get_strides, NULL, "tuple of strides in bytes", NULL },
+    { "dtype", (getter)fvpy__get_dtype, NULL, "numpy.dtype (or its name when NumPy is absent)", NULL },
+    { "ndim", (getter)fvpy__get_ndim, NULL, "number of dimensions", NULL },
+    { "size", (getter)fvpy__get_size, NULL, "number of elements", NULL },
+    { "nbytes", (getter)fvpy__get_nbytes, NULL, "size * itemsize", NULL },
+    { "device", (getter)fvpy__get_device, NULL, "'cpu' or 'cuda:N'", NULL },
+    { "readonly", (getter)fvpy__get_readonly, NULL, "True for read-only data", NULL },
+    { "is_contiguous", (getter)fvpy__get_contiguous, NULL, "True when C-contiguous", NULL },
+    { "__array_interface__", (getter)fvpy__get_array_interface, NULL, "NumPy array interface v3 (host)", NULL },
+    { "__cuda_array_interface__", (getter)fvpy__get_cuda_array_interface, NULL, "CUDA array interface v3 (device)",
+      NULL },
+    { NULL, NULL, NULL, NULL, NULL },
 };
 
 static PyMethodDef fvpy__array_methods[] = {
-    {"__dlpack__", (PyCFunction)(void (*)(void))fvpy_array_dlpack, METH_VARARGS | METH_KEYWORDS,
-     "__dlpack__(stream=None, *, max_version=None, dl_device=None, copy=None)\n--\n\n"
-     "Export as a (legacy) DLPack capsule that holds a reference to the data."},
-    {"__dlpack_device__", (PyCFunction)fvpy_array_dlpack_device, METH_NOARGS,
-     "(device_type, device_id) as DLPack numbers."},
-    {NULL, NULL, 0, NULL},
+    { "__dlpack__", (PyCFunction)(void (*)(void))fvpy_array_dlpack, METH_VARARGS | METH_KEYWORDS,
+      "__dlpack__(stream=None, *, max_version=None, dl_device=None, copy=None)\n--\n\n"
+      "Export as a (legacy) DLPack capsule that holds a reference to the data." },
+    { "__dlpack_device__", (PyCFunction)fvpy_array_dlpack_device, METH_NOARGS,
+      "(device_type, device_id) as DLPack numbers." },
+    { NULL, NULL, 0, NULL },
 };
 
 PyTypeObject fvpy_ArrayType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "fovea.Array",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "fovea.Array",
     .tp_basicsize = sizeof(fvpy_Array),
     .tp_dealloc = (destructor)fvpy__array_dealloc,
     .tp_repr = (reprfunc)fvpy__array_repr,
@@ -267,7 +267,7 @@ fvpy_array_init(PyObject *m)
 static PyObject *
 fvpy_asarray(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"obj", "stream", NULL};
+    static char *kwlist[] = { "obj", "stream", NULL };
     PyObject *obj, *stream_o = Py_None;
     void *stream;
     fvpy_in in;
@@ -288,12 +288,12 @@ FVPY_METHOD(asarray, fvpy_asarray, FVPY_KWARGS,
 static PyObject *
 fvpy_empty(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"shape", "dtype", "device", "stream", NULL};
+    static char *kwlist[] = { "shape", "dtype", "device", "stream", NULL };
     PyObject *shape_o, *dtype_o = NULL, *dev_o = NULL, *stream_o = Py_None, *seq = NULL, *ret = NULL;
     int64_t shape[FV_MAX_NDIM];
     Py_ssize_t ndim;
     fv_dtype dt = FV_FLOAT64;
-    fv_device dev = {FV_DEVICE_CPU, 0};
+    fv_device dev = { FV_DEVICE_CPU, 0 };
     fv_context *ctx = NULL;
     fv_array *out = NULL;
     void *stream;
@@ -302,8 +302,7 @@ fvpy_empty(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOO:empty", kwlist, &shape_o, &dtype_o, &dev_o, &stream_o))
         return NULL;
     if ((dtype_o && dtype_o != Py_None && fvpy_parse_dtype(dtype_o, &dt) < 0) ||
-        (dev_o && dev_o != Py_None && fvpy_parse_device(dev_o, &dev) < 0) ||
-        fvpy_parse_stream(stream_o, &stream) < 0)
+        (dev_o && dev_o != Py_None && fvpy_parse_device(dev_o, &dev) < 0) || fvpy_parse_stream(stream_o, &stream) < 0)
         return NULL;
     if (dev.type == FV_DEVICE_CUDA && dev.id < 0)
         dev.id = 0;
@@ -326,10 +325,9 @@ fvpy_empty(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (fvpy_check_device("empty", dev) < 0 || fvpy_make_context(dev, stream, &ctx) < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(ctx, dt, (int)ndim, shape, dev, &out);
-    Py_END_ALLOW_THREADS
-    if (st) {
+    Py_BEGIN_ALLOW_THREADS st = fv_array_new(ctx, dt, (int)ndim, shape, dev, &out);
+    Py_END_ALLOW_THREADS if (st)
+    {
         fvpy_raise(st);
         goto done;
     }

@@ -10,10 +10,9 @@
 
 /* A Python object over one fv_array reference. */
 typedef struct fvpy_Array {
-    PyObject_HEAD
-    fv_array *arr;
-    void *stream;      /* CUDA stream the data was produced on (NULL: legacy default) */
-    int has_stream;    /* 0: no pending work is known (e.g. CAI without a stream) */
+    PyObject_HEAD fv_array *arr;
+    void *stream;   /* CUDA stream the data was produced on (NULL: legacy default) */
+    int has_stream; /* 0: no pending work is known (e.g. CAI without a stream) */
 } fvpy_Array;
 
 extern PyTypeObject fvpy_ArrayType;
@@ -65,23 +64,21 @@ int fvpy_sync_input(fv_context *ctx, const fvpy_in *in, void *stream);
  * start of a line: FVPY_METHOD(name, fn, flags, doc); flags: METH_* or
  * FVPY_KWARGS. cmake/gen-registry.cmake collects the declarations into
  * module.c's method table. */
-#define FVPY_METHOD(NAME, FN, FLAGS, DOC)                                                  \
-    extern const PyMethodDef fvpy_def_##NAME;                                              \
-    const PyMethodDef fvpy_def_##NAME = {#NAME, (PyCFunction)(void (*)(void))(FN), (FLAGS), DOC}
+#define FVPY_METHOD(NAME, FN, FLAGS, DOC)     \
+    extern const PyMethodDef fvpy_def_##NAME; \
+    const PyMethodDef fvpy_def_##NAME = { #NAME, (PyCFunction)(void (*)(void))(FN), (FLAGS), DOC }
 #define FVPY_KWARGS (METH_VARARGS | METH_KEYWORDS)
 
 /* Defines FN, a METH_NOARGS binding that returns WRAP(CALL), CALL (of type T) run
  * without the GIL; its FVPY_METHOD line follows. */
-#define FVPY_NOARGS_CALL(FN, T, CALL, WRAP)                                                \
-    static PyObject *FN(PyObject *self, PyObject *unused)                                  \
-    {                                                                                      \
-        T v;                                                                               \
-        (void)self;                                                                        \
-        (void)unused;                                                                      \
-        Py_BEGIN_ALLOW_THREADS                                                             \
-        v = (CALL);                                                                        \
-        Py_END_ALLOW_THREADS                                                               \
-        return WRAP(v);                                                                    \
+#define FVPY_NOARGS_CALL(FN, T, CALL, WRAP)               \
+    static PyObject *FN(PyObject *self, PyObject *unused) \
+    {                                                     \
+        T v;                                              \
+        (void)self;                                       \
+        (void)unused;                                     \
+        Py_BEGIN_ALLOW_THREADS v = (CALL);                \
+        Py_END_ALLOW_THREADS return WRAP(v);              \
     }
 
 /* ---- one binding call (call.c) ----------------------------------------------------- */

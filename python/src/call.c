@@ -1,7 +1,7 @@
 /* One binding call's arrays, stream and context (fvpy_call, array.h): the
  * bindings open a call, run one library function without the GIL and close it
  * (fvpy_call_close), or return the array it made (fvpy_call_result). */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include "errors.h"
 
 static int
@@ -16,10 +16,9 @@ fvpy__call_import(fvpy_call *c, const char *what, PyObject *o, fvpy_in *dst, int
         PyErr_Format(PyExc_ValueError, "%s: %s is read-only", c->name, what);
         return -1;
     }
-    if (dst != &c->in && c->in.arr &&
-        !fvpy_same_device(fv_array_device(c->in.arr), fv_array_device(dst->arr))) {
-        fvpy_device_error("%s: %s is on %s but the input is on %s; move one with fovea.to_device", c->name,
-                          what, fvpy_device_str(fv_array_device(dst->arr), da, sizeof da),
+    if (dst != &c->in && c->in.arr && !fvpy_same_device(fv_array_device(c->in.arr), fv_array_device(dst->arr))) {
+        fvpy_device_error("%s: %s is on %s but the input is on %s; move one with fovea.to_device", c->name, what,
+                          fvpy_device_str(fv_array_device(dst->arr), da, sizeof da),
                           fvpy_device_str(fv_array_device(c->in.arr), db, sizeof db));
         return -1;
     }
@@ -27,8 +26,8 @@ fvpy__call_import(fvpy_call *c, const char *what, PyObject *o, fvpy_in *dst, int
 }
 
 int
-fvpy_call_open(fvpy_call *c, const char *name, PyObject *stream_o, PyObject *in_o, PyObject *out_o,
-               PyObject *aux1_o, const char *aux1_what, int writable, PyObject *aux2_o, const char *aux2_what)
+fvpy_call_open(fvpy_call *c, const char *name, PyObject *stream_o, PyObject *in_o, PyObject *out_o, PyObject *aux1_o,
+               const char *aux1_what, int writable, PyObject *aux2_o, const char *aux2_what)
 {
     memset(c, 0, sizeof *c);
     c->name = name;
@@ -80,7 +79,7 @@ PyObject *
 fvpy_call_result(fvpy_call *c, fv_status st, fv_array *out)
 {
     PyObject *ret = fvpy_result(st, out, c->stream), *none;
-    if (!(none = fvpy_call_close(c, FV_OK))) {   /* fails when fvpy_result raised */
+    if (!(none = fvpy_call_close(c, FV_OK))) { /* fails when fvpy_result raised */
         Py_XDECREF(ret);
         return NULL;
     }
@@ -136,8 +135,7 @@ fvpy_status(fv_status st)
 }
 
 int
-fvpy_import_list(const char *name, const char *what, PyObject *o, int lo, int hi, void *stream, fvpy_in *dst,
-                 int *n)
+fvpy_import_list(const char *name, const char *what, PyObject *o, int lo, int hi, void *stream, fvpy_in *dst, int *n)
 {
     *n = 0;
     PyObject *seq = PySequence_Fast(o, "a sequence of arrays is needed");

@@ -3,7 +3,7 @@
  * float64 image (and the optional bool / uint8 mask) without copying, runs
  * without the GIL and returns (points, offsets) as fovea.Arrays that own the
  * library's buffers: points (N, 2) float64, offsets (count + 1,) int64. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include <stdlib.h>
 #include "errors.h"
 #include "fovea/contours.h"
@@ -18,35 +18,33 @@ fvpy_free_buffer(void *data, void *opaque)
 static PyObject *
 fvpy_measure_find_contours(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "level", "fully_connected_high", "mask", NULL};
+    static char *kwlist[] = { "image", "level", "fully_connected_high", "mask", NULL };
     PyObject *img_o, *mask_o = Py_None, *ret = NULL, *pts_o = NULL, *off_o = NULL;
     double level;
     int high = 0;
-    fvpy_in img = {0}, msk = {0};
+    fvpy_in img = { 0 }, msk = { 0 };
     fv_contours *res = NULL;
     fv_array *pts = NULL, *off = NULL;
     fv_status st;
     (void)self;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "Od|pO:measure_find_contours", kwlist, &img_o, &level, &high,
-                                     &mask_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Od|pO:measure_find_contours", kwlist, &img_o, &level, &high, &mask_o))
         return NULL;
     if (fvpy_import(img_o, NULL, &img) < 0)
         goto done;
     if (mask_o != Py_None && fvpy_import(mask_o, NULL, &msk) < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_find_contours(NULL, img.arr, msk.arr, level, high, &res);
-    Py_END_ALLOW_THREADS
-    if (st) {
+    Py_BEGIN_ALLOW_THREADS st = fv_find_contours(NULL, img.arr, msk.arr, level, high, &res);
+    Py_END_ALLOW_THREADS if (st)
+    {
         fvpy_raise(st);
         goto done;
     }
     {
-        const fv_device cpu = {FV_DEVICE_CPU, 0};
-        int64_t pshape[2] = {res->offsets[res->count], 2}, oshape[1] = {res->count + 1};
+        const fv_device cpu = { FV_DEVICE_CPU, 0 };
+        int64_t pshape[2] = { res->offsets[res->count], 2 }, oshape[1] = { res->count + 1 };
         st = fv_array_wrap(FV_FLOAT64, 2, pshape, NULL, res->points, cpu, fvpy_free_buffer, NULL, &pts);
-        res->points = NULL;   /* owned by pts now (also on failure) */
+        res->points = NULL; /* owned by pts now (also on failure) */
         if (st == FV_OK) {
             st = fv_array_wrap(FV_INT64, 1, oshape, NULL, res->offsets, cpu, fvpy_free_buffer, NULL, &off);
             res->offsets = NULL;

@@ -2,7 +2,7 @@
  * fovea.skimage.restoration: rst_tv_chambolle, rst_nl_means,
  * rst_nl_means_fast, rst_tv_bregman, rst_unwrap_gather. Arrays are imported
  * without copying, the work runs without the GIL. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include "errors.h"
 #include "fovea/denoise.h"
 
@@ -24,8 +24,7 @@ fvpy__rst_run(const char *name, PyObject *stream_o, PyObject *in_o, PyObject *ou
     fv_status st = FV_OK;
     fvpy_call c;
     if (fvpy_call_open(&c, name, stream_o, in_o, out_o, w_o, "w", 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fn(&c, v);
+        Py_BEGIN_ALLOW_THREADS st = fn(&c, v);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&c, st);
@@ -41,9 +40,9 @@ fvpy__tv_chambolle(const fvpy_call *c, const fvpy__rst_args *v)
 static PyObject *
 fvpy_rst_tv_chambolle(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "weight", "eps", "max_iter", "channels", "stream", NULL};
+    static char *kwlist[] = { "input", "output", "weight", "eps", "max_iter", "channels", "stream", NULL };
     PyObject *in_o, *out_o, *stream_o = Py_None;
-    fvpy__rst_args v = {0};
+    fvpy__rst_args v = { 0 };
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOddLp|O:rst_tv_chambolle", kwlist, &in_o, &out_o, &v.d[0], &v.d[1],
                                      &v.i[0], &v.flag, &stream_o))
         return NULL;
@@ -57,17 +56,16 @@ FVPY_METHOD(rst_tv_chambolle, fvpy_rst_tv_chambolle, FVPY_KWARGS,
 static fv_status
 fvpy__nl_means(const fvpy_call *c, const fvpy__rst_args *v)
 {
-    return fv_denoise_nl_means(c->ctx, c->in.arr, c->aux1.arr, c->out.arr, (int64_t)v->i[0], (int64_t)v->i[1],
-                               v->d[0]);
+    return fv_denoise_nl_means(c->ctx, c->in.arr, c->aux1.arr, c->out.arr, (int64_t)v->i[0], (int64_t)v->i[1], v->d[0]);
 }
 
 /* rst_nl_means(padded, w, output, s, d, var) */
 static PyObject *
 fvpy_rst_nl_means(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"padded", "w", "output", "s", "d", "var", NULL};
+    static char *kwlist[] = { "padded", "w", "output", "s", "d", "var", NULL };
     PyObject *in_o, *w_o, *out_o;
-    fvpy__rst_args v = {0};
+    fvpy__rst_args v = { 0 };
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOLLd:rst_nl_means", kwlist, &in_o, &w_o, &out_o, &v.i[0], &v.i[1],
                                      &v.d[0]))
         return NULL;
@@ -88,9 +86,9 @@ fvpy__nl_means_fast(const fvpy_call *c, const fvpy__rst_args *v)
 static PyObject *
 fvpy_rst_nl_means_fast(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"padded", "output", "s", "d", "h", "var", NULL};
+    static char *kwlist[] = { "padded", "output", "s", "d", "h", "var", NULL };
     PyObject *in_o, *out_o;
-    fvpy__rst_args v = {0};
+    fvpy__rst_args v = { 0 };
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOLLdd:rst_nl_means_fast", kwlist, &in_o, &out_o, &v.i[0], &v.i[1],
                                      &v.d[0], &v.d[1]))
         return NULL;
@@ -110,9 +108,9 @@ fvpy__tv_bregman(const fvpy_call *c, const fvpy__rst_args *v)
 static PyObject *
 fvpy_rst_tv_bregman(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "weight", "max_iter", "eps", "isotropic", NULL};
+    static char *kwlist[] = { "input", "output", "weight", "max_iter", "eps", "isotropic", NULL };
     PyObject *in_o, *out_o;
-    fvpy__rst_args v = {0};
+    fvpy__rst_args v = { 0 };
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOdLdp:rst_tv_bregman", kwlist, &in_o, &out_o, &v.d[0], &v.i[0],
                                      &v.d[1], &v.flag))
         return NULL;
@@ -133,9 +131,9 @@ fvpy__unwrap_gather(const fvpy_call *c, const fvpy__rst_args *v)
 static PyObject *
 fvpy_rst_unwrap_gather(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"edges", "increments", NULL};
+    static char *kwlist[] = { "edges", "increments", NULL };
     PyObject *in_o, *out_o;
-    fvpy__rst_args v = {0};
+    fvpy__rst_args v = { 0 };
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:rst_unwrap_gather", kwlist, &in_o, &out_o))
         return NULL;
     return fvpy__rst_run("unwrap_phase", Py_None, in_o, out_o, NULL, fvpy__unwrap_gather, &v);

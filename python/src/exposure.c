@@ -2,7 +2,7 @@
  * fovea.skimage.exposure and the thresholds of fovea.skimage.filters:
  * exp_minmax, exp_histogram, exp_clahe. Arrays are imported without copying,
  * results are allocated on their device, the work runs without the GIL. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include <string.h>
 #include "errors.h"
 #include "fovea/exposure.h"
@@ -10,7 +10,7 @@
 static PyObject *
 fvpy_exp_minmax(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "mask", "stream", NULL};
+    static char *kwlist[] = { "image", "mask", "stream", NULL };
     PyObject *img_o, *mask_o = Py_None, *stream_o = Py_None, *ret = NULL;
     double lo = 0, hi = 0;
     int64_t count = 0;
@@ -20,8 +20,7 @@ fvpy_exp_minmax(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO:exp_minmax", kwlist, &img_o, &mask_o, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "minmax", stream_o, img_o, NULL, mask_o, "mask", 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_minmax(c.ctx, c.in.arr, c.aux1.arr, &lo, &hi, &count);
+        Py_BEGIN_ALLOW_THREADS st = fv_minmax(c.ctx, c.in.arr, c.aux1.arr, &lo, &hi, &count);
         Py_END_ALLOW_THREADS
     }
     PyObject *none = fvpy_call_close(&c, st);
@@ -38,8 +37,8 @@ FVPY_METHOD(exp_minmax, fvpy_exp_minmax, FVPY_KWARGS,
 static PyObject *
 fvpy_exp_histogram(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image",  "mask",        "nbins",       "integer",    "lo",    "first", "last",
-                             "denom",  "single_bins", "single_diff", "single_div", "edges", "stream", NULL};
+    static char *kwlist[] = { "image", "mask",        "nbins",       "integer",    "lo",    "first",  "last",
+                              "denom", "single_bins", "single_diff", "single_div", "edges", "stream", NULL };
     PyObject *img_o, *mask_o = Py_None, *edges_o = Py_None, *stream_o = Py_None;
     fv_array *out = NULL;
     fv_histogram_spec sp;
@@ -75,22 +74,22 @@ fvpy_exp_histogram(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (fvpy_call_open(&c, "histogram", stream_o, img_o, NULL, mask_o, "mask", 0, NULL, NULL) == 0) {
         const int64_t n = nbins;
-        Py_BEGIN_ALLOW_THREADS
-        st = fvpy_call_new(&c, FV_INT64, 1, &n, &out);
+        Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, FV_INT64, 1, &n, &out);
         if (st == FV_OK)
             st = fv_histogram(c.ctx, c.in.arr, c.aux1.arr, &sp, out);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_result(&c, st, out);
 }
-FVPY_METHOD(exp_histogram, fvpy_exp_histogram, FVPY_KWARGS,
-            "exp_histogram(image, mask, nbins, integer, lo=0, first=0, last=1, denom=1, single_bins=False, "
-            "single_diff=False, single_div=False, edges=None, stream=None)\n--\n\nfv_histogram into a new int64 array.");
+FVPY_METHOD(
+    exp_histogram, fvpy_exp_histogram, FVPY_KWARGS,
+    "exp_histogram(image, mask, nbins, integer, lo=0, first=0, last=1, denom=1, single_bins=False, "
+    "single_diff=False, single_div=False, edges=None, stream=None)\n--\n\nfv_histogram into a new int64 array.");
 
 static PyObject *
 fvpy_exp_clahe(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "kernel_size", "clip_limit", "nbins", "stream", NULL};
+    static char *kwlist[] = { "image", "kernel_size", "clip_limit", "nbins", "stream", NULL };
     PyObject *img_o, *ks_o, *stream_o = Py_None;
     fv_array *out = NULL;
     double clip = 0;
@@ -107,8 +106,7 @@ fvpy_exp_clahe(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (fvpy_call_open(&c, "clahe", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) == 0 &&
         fvpy_numbers("kernel_size", ks_o, fv_array_ndim(c.in.arr), 'L', ks) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fvpy_call_new(&c, FV_UINT16, fv_array_ndim(c.in.arr), NULL, &out);
+        Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, FV_UINT16, fv_array_ndim(c.in.arr), NULL, &out);
         if (st == FV_OK)
             st = fv_clahe(c.ctx, c.in.arr, out, ks, clip, (int64_t)nbins);
         Py_END_ALLOW_THREADS

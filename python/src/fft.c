@@ -4,7 +4,7 @@
  * device and passes complex arrays as float views with a trailing pair axis;
  * each binding imports its two arrays without copying and runs one library
  * call without the GIL on the caller's stream. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include "errors.h"
 
 /* Up to FV_MAX_NDIM ints (axes) or doubles (params) from a sequence. */
@@ -47,21 +47,20 @@ fvpy__ft_seq(const char *name, const char *what, PyObject *o, int isint, int *iv
 static PyObject *
 fvpy_fft_exec(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "kind", "axes", "inverse", "scale", "stream", NULL};
+    static char *kwlist[] = { "input", "output", "kind", "axes", "inverse", "scale", "stream", NULL };
     PyObject *in_o, *out_o, *axes_o, *stream_o = Py_None;
     int kind, inverse, axes[FV_MAX_NDIM], naxes;
     double scale;
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiOpd|O:fft_exec", kwlist, &in_o, &out_o, &kind, &axes_o,
-                                     &inverse, &scale, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiOpd|O:fft_exec", kwlist, &in_o, &out_o, &kind, &axes_o, &inverse,
+                                     &scale, &stream_o))
         return NULL;
     if ((naxes = fvpy__ft_seq("fft", "axes", axes_o, 1, axes, NULL)) < 0)
         return NULL;
     if (fvpy_call_open(&c, "fft", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_fft(c.ctx, c.in.arr, c.out.arr, (fv_fft_kind)kind, naxes, axes, inverse, scale);
+        Py_BEGIN_ALLOW_THREADS st = fv_fft(c.ctx, c.in.arr, c.out.arr, (fv_fft_kind)kind, naxes, axes, inverse, scale);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&c, st);
@@ -74,8 +73,8 @@ FVPY_METHOD(fft_exec, fvpy_fft_exec, FVPY_KWARGS,
 static PyObject *
 fvpy_fourier_filter(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "in_complex", "output", "out_complex", "kind", "params", "n", "axis",
-                             "stream", NULL};
+    static char *kwlist[] = { "input",  "in_complex", "output", "out_complex", "kind",
+                              "params", "n",          "axis",   "stream",      NULL };
     PyObject *in_o, *out_o, *par_o, *stream_o = Py_None;
     int in_c, out_c, kind, axis, np_;
     long long n;
@@ -83,8 +82,8 @@ fvpy_fourier_filter(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OpOpiOLi|O:fourier_filter", kwlist, &in_o, &in_c, &out_o, &out_c,
-                                     &kind, &par_o, &n, &axis, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OpOpiOLi|O:fourier_filter", kwlist, &in_o, &in_c, &out_o, &out_c, &kind,
+                                     &par_o, &n, &axis, &stream_o))
         return NULL;
     if ((np_ = fvpy__ft_seq("fourier_filter", "parameters", par_o, 0, NULL, par)) < 0)
         return NULL;
@@ -93,9 +92,8 @@ fvpy_fourier_filter(PyObject *self, PyObject *args, PyObject *kw)
         if (np_ != lnd) {
             PyErr_Format(PyExc_ValueError, "fourier_filter: %d parameters for %d dimensions", np_, lnd);
         } else {
-            Py_BEGIN_ALLOW_THREADS
-            st = fv_fourier_filter(c.ctx, c.in.arr, in_c, c.out.arr, out_c, (fv_fourier_kind)kind, par,
-                                   (int64_t)n, axis);
+            Py_BEGIN_ALLOW_THREADS st = fv_fourier_filter(c.ctx, c.in.arr, in_c, c.out.arr, out_c,
+                                                          (fv_fourier_kind)kind, par, (int64_t)n, axis);
             Py_END_ALLOW_THREADS
         }
     }

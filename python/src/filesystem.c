@@ -6,16 +6,15 @@
  * __cuda_array_interface__, DLPack), C-contiguous. I/O runs without the GIL; a
  * close() while another thread's pread/pwrite is running takes effect when that
  * call returns (the busy count), so the fv_file is never freed under a call. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include <limits.h>
 #include <string.h>
 #include "errors.h"
 
 typedef struct fvpy_File {
-    PyObject_HEAD
-    fv_file *f;
-    int busy;      /* calls running without the GIL */
-    int closing;   /* close() was called */
+    PyObject_HEAD fv_file *f;
+    int busy;    /* calls running without the GIL */
+    int closing; /* close() was called */
 } fvpy_File;
 
 static PyTypeObject fvpy_FileType;
@@ -53,10 +52,9 @@ fvpy_file_close_if_idle(fvpy_File *self)
     if (!self->closing || self->busy || !f)
         return 0;
     self->f = NULL;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_file_close(f);
-    Py_END_ALLOW_THREADS
-    if (st != FV_OK) {
+    Py_BEGIN_ALLOW_THREADS st = fv_file_close(f);
+    Py_END_ALLOW_THREADS if (st != FV_OK)
+    {
         fvpy_raise(st);
         return -1;
     }
@@ -68,7 +66,7 @@ fvpy_file_close_if_idle(fvpy_File *self)
 static PyObject *
 fvpy_file_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"fd", "no_gds", "use_mmap", "file_path", NULL};
+    static char *kwlist[] = { "fd", "no_gds", "use_mmap", "file_path", NULL };
     int fd = -1, no_gds = 0, use_mmap = 0;
     PyObject *path_obj = NULL, *path_bytes = NULL, *ret = NULL;
     const char *path = NULL;
@@ -76,16 +74,15 @@ fvpy_file_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     fv_status st;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "i|ppO:CuFileDriver", kwlist, &fd, &no_gds, &use_mmap, &path_obj))
         return NULL;
-    (void)use_mmap;   /* accepted for cuCIM: reads go through pread here */
+    (void)use_mmap; /* accepted for cuCIM: reads go through pread here */
     if (path_obj && path_obj != Py_None) {
         if (!PyUnicode_FSConverter(path_obj, &path_bytes))
             return NULL;
         path = PyBytes_AS_STRING(path_bytes);
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_file_from_fd(fd, no_gds, path, &f);
-    Py_END_ALLOW_THREADS
-    if (st != FV_OK) {
+    Py_BEGIN_ALLOW_THREADS st = fv_file_from_fd(fd, no_gds, path, &f);
+    Py_END_ALLOW_THREADS if (st != FV_OK)
+    {
         fvpy_raise(st);
         goto done;
     }
@@ -103,19 +100,16 @@ done:
 static PyObject *
 fvpy_fs_open(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"file_path", "flags", "mode", NULL};
+    static char *kwlist[] = { "file_path", "flags", "mode", NULL };
     PyObject *path_bytes = NULL;
     const char *flags = "r";
     unsigned int mode = 0644;
     fv_file *f = NULL;
     fv_status st;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|sI:open", kwlist, PyUnicode_FSConverter, &path_bytes, &flags,
-                                     &mode))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|sI:open", kwlist, PyUnicode_FSConverter, &path_bytes, &flags, &mode))
         return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_file_open(PyBytes_AS_STRING(path_bytes), flags, mode, &f);
-    Py_END_ALLOW_THREADS
-    Py_DECREF(path_bytes);
+    Py_BEGIN_ALLOW_THREADS st = fv_file_open(PyBytes_AS_STRING(path_bytes), flags, mode, &f);
+    Py_END_ALLOW_THREADS Py_DECREF(path_bytes);
     if (st != FV_OK)
         return fvpy_raise(st);
     return fvpy_file_new_object(f);
@@ -127,7 +121,7 @@ static void
 fvpy_file_dealloc(fvpy_File *self)
 {
     if (self->f)
-        (void)fv_file_close(self->f);   /* busy is 0: a running call holds a reference */
+        (void)fv_file_close(self->f); /* busy is 0: a running call holds a reference */
     self->f = NULL;
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -161,17 +155,17 @@ fvpy_nonneg(PyObject *o, const char *name, unsigned long long *out)
 static PyObject *
 fvpy_file_io(fvpy_File *self, PyObject *args, PyObject *kw, int write)
 {
-    static char *kwlist[] = {"buf", "count", "file_offset", "buf_offset", NULL};
+    static char *kwlist[] = { "buf", "count", "file_offset", "buf_offset", NULL };
     const char *what = write ? "pwrite" : "pread";
     PyObject *buf_obj, *count_obj, *foff_obj, *boff_obj = NULL, *ret = NULL;
     unsigned long long count, foff, boff = 0;
-    fvpy_in in = {0};
+    fvpy_in in = { 0 };
     fv_context *ctx = NULL;
     fv_status st = FV_OK;
     size_t done = 0;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, write ? "OOO|O:pwrite" : "OOO|O:pread", kwlist, &buf_obj,
-                                     &count_obj, &foff_obj, &boff_obj))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, write ? "OOO|O:pwrite" : "OOO|O:pread", kwlist, &buf_obj, &count_obj,
+                                     &foff_obj, &boff_obj))
         return NULL;
     if (!fvpy_file_usable(self))
         return NULL;
@@ -203,23 +197,20 @@ fvpy_file_io(fvpy_File *self, PyObject *args, PyObject *kw, int write)
     if (dev.type == FV_DEVICE_CUDA && in.has_stream && in.stream) {
         if (fvpy_make_context(dev, in.stream, &ctx) < 0)
             goto done;
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_context_synchronize(ctx);
-        Py_END_ALLOW_THREADS
-        if (st != FV_OK) {
+        Py_BEGIN_ALLOW_THREADS st = fv_context_synchronize(ctx);
+        Py_END_ALLOW_THREADS if (st != FV_OK)
+        {
             fvpy_raise(st);
             goto done;
         }
     }
-    if (!fvpy_file_usable(self))   /* closed meanwhile (by __dlpack__ code or another thread) */
+    if (!fvpy_file_usable(self)) /* closed meanwhile (by __dlpack__ code or another thread) */
         goto done;
     fv_file *f = self->f;
     self->busy++;
-    Py_BEGIN_ALLOW_THREADS
-    st = write ? fv_file_pwrite(f, ptr, dev, (size_t)count, foff, &done)
-               : fv_file_pread(f, ptr, dev, (size_t)count, foff, &done);
-    Py_END_ALLOW_THREADS
-    self->busy--;
+    Py_BEGIN_ALLOW_THREADS st = write ? fv_file_pwrite(f, ptr, dev, (size_t)count, foff, &done)
+                                      : fv_file_pread(f, ptr, dev, (size_t)count, foff, &done);
+    Py_END_ALLOW_THREADS self->busy--;
     if (st != FV_OK)
         fvpy_raise(st);
     else
@@ -280,7 +271,7 @@ fvpy_file_exit(fvpy_File *self, PyObject *args)
     if (!r)
         return NULL;
     Py_DECREF(r);
-    Py_RETURN_NONE;   /* exceptions propagate */
+    Py_RETURN_NONE; /* exceptions propagate */
 }
 
 static PyObject *
@@ -325,36 +316,36 @@ fvpy_file_get_direct(fvpy_File *self, void *c)
 #define FVPY_KW(fn) (PyCFunction)(void (*)(void))(fn), METH_VARARGS | METH_KEYWORDS
 
 static PyMethodDef fvpy_file_methods[] = {
-    {"pread", FVPY_KW(fvpy_file_pread),
-     "pread(buf, count, file_offset, buf_offset=0)\n--\n\n"
-     "Read up to count bytes at file_offset into buf starting at byte buf_offset; returns the\n"
-     "number of bytes read (fewer only at end of file). buf: a writable C-contiguous host or\n"
-     "CUDA array (NumPy, CuPy, PyTorch, DLPack, bytearray, memoryview). The call returns when\n"
-     "the bytes are in buf."},
-    {"pwrite", FVPY_KW(fvpy_file_pwrite),
-     "pwrite(buf, count, file_offset, buf_offset=0)\n--\n\n"
-     "Write count bytes from buf (from byte buf_offset) at file_offset; returns count."},
-    {"close", (PyCFunction)fvpy_file_close, METH_NOARGS,
-     "close()\n--\n\nClose the file (again: no-op); returns True."},
-    {"fileno", (PyCFunction)fvpy_file_fileno, METH_NOARGS, "fileno()\n--\n\nThe file descriptor."},
-    {"__enter__", (PyCFunction)fvpy_file_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)fvpy_file_exit, METH_VARARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    { "pread", FVPY_KW(fvpy_file_pread),
+      "pread(buf, count, file_offset, buf_offset=0)\n--\n\n"
+      "Read up to count bytes at file_offset into buf starting at byte buf_offset; returns the\n"
+      "number of bytes read (fewer only at end of file). buf: a writable C-contiguous host or\n"
+      "CUDA array (NumPy, CuPy, PyTorch, DLPack, bytearray, memoryview). The call returns when\n"
+      "the bytes are in buf." },
+    { "pwrite", FVPY_KW(fvpy_file_pwrite),
+      "pwrite(buf, count, file_offset, buf_offset=0)\n--\n\n"
+      "Write count bytes from buf (from byte buf_offset) at file_offset; returns count." },
+    { "close", (PyCFunction)fvpy_file_close, METH_NOARGS,
+      "close()\n--\n\nClose the file (again: no-op); returns True." },
+    { "fileno", (PyCFunction)fvpy_file_fileno, METH_NOARGS, "fileno()\n--\n\nThe file descriptor." },
+    { "__enter__", (PyCFunction)fvpy_file_enter, METH_NOARGS, NULL },
+    { "__exit__", (PyCFunction)fvpy_file_exit, METH_VARARGS, NULL },
+    { NULL, NULL, 0, NULL },
 };
 
 static PyGetSetDef fvpy_file_getset[] = {
-    {"closed", (getter)fvpy_file_get_closed, NULL, "True after close().", NULL},
-    {"path", (getter)fvpy_file_get_path, NULL, "The path the file was opened with.", NULL},
-    {"backend", (getter)fvpy_file_get_backend, NULL,
-     "How device buffers are served: 'cufile' (GPUDirect Storage), 'cufile-compat' (cuFile's\n"
-     "compatibility mode) or 'posix' (pinned host buffers).", NULL},
-    {"direct", (getter)fvpy_file_get_direct, NULL, "True when the file is open with O_DIRECT.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    { "closed", (getter)fvpy_file_get_closed, NULL, "True after close().", NULL },
+    { "path", (getter)fvpy_file_get_path, NULL, "The path the file was opened with.", NULL },
+    { "backend", (getter)fvpy_file_get_backend, NULL,
+      "How device buffers are served: 'cufile' (GPUDirect Storage), 'cufile-compat' (cuFile's\n"
+      "compatibility mode) or 'posix' (pinned host buffers).",
+      NULL },
+    { "direct", (getter)fvpy_file_get_direct, NULL, "True when the file is open with O_DIRECT.", NULL },
+    { NULL, NULL, NULL, NULL, NULL },
 };
 
 static PyTypeObject fvpy_FileType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "fovea.filesystem.CuFileDriver",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "fovea.filesystem.CuFileDriver",
     .tp_basicsize = sizeof(fvpy_File),
     .tp_dealloc = (destructor)fvpy_file_dealloc,
     .tp_repr = (reprfunc)fvpy_file_repr,
@@ -378,10 +369,8 @@ fvpy_fs_discard_page_cache(PyObject *self, PyObject *arg)
     fv_status st;
     if (!PyUnicode_FSConverter(arg, &path_bytes))
         return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_file_discard_page_cache(PyBytes_AS_STRING(path_bytes));
-    Py_END_ALLOW_THREADS
-    Py_DECREF(path_bytes);
+    Py_BEGIN_ALLOW_THREADS st = fv_file_discard_page_cache(PyBytes_AS_STRING(path_bytes));
+    Py_END_ALLOW_THREADS Py_DECREF(path_bytes);
     if (st != FV_OK)
         return fvpy_raise(st);
     Py_RETURN_TRUE;
@@ -394,8 +383,9 @@ FVPY_METHOD(fs_is_gds_available, fvpy_fs_is_gds_available, METH_NOARGS,
             "fs_is_gds_available()\n--\n\nTrue when cuFile runs in true GPUDirect Storage mode.");
 
 FVPY_NOARGS_CALL(fvpy_fs_gds_status, const char *, fv_gds_status(), PyUnicode_FromString)
-FVPY_METHOD(fs_gds_status, fvpy_fs_gds_status, METH_NOARGS,
-            "fs_gds_status()\n--\n\nThe cuFile driver's state as one line ('gds: ...', 'compat: ...', 'unavailable: ...').");
+FVPY_METHOD(
+    fs_gds_status, fvpy_fs_gds_status, METH_NOARGS,
+    "fs_gds_status()\n--\n\nThe cuFile driver's state as one line ('gds: ...', 'compat: ...', 'unavailable: ...').");
 
 int
 fvpy_filesystem_init(PyObject *m)

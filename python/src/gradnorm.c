@@ -7,16 +7,16 @@
  * written in place and may be one of the parts. The arrays are imported without
  * copying (NumPy or CuPy, one device) and the op runs without the GIL on the
  * caller's stream. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include "errors.h"
 #include "fovea/filters.h"
 
 static PyObject *
 fvpy_gradient_norm(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"parts", "out", "div", "stream", NULL};
+    static char *kwlist[] = { "parts", "out", "div", "stream", NULL };
     PyObject *parts_o, *out_o, *stream_o = Py_None, *ret = NULL;
-    fvpy_in a[FV_MAX_NDIM + 1] = {{0}};   /* the parts, then out */
+    fvpy_in a[FV_MAX_NDIM + 1] = { { 0 } }; /* the parts, then out */
     fv_context *ctx = NULL;
     double div = 1.0;
     int np = 0;
@@ -32,11 +32,10 @@ fvpy_gradient_norm(PyObject *self, PyObject *args, PyObject *kw)
         fvpy_import(out_o, stream, &a[np]) < 0 || fvpy_sync_list(a, np + 1, stream, &ctx) < 0)
         goto done;
     {
-        const fv_array *pa[FV_MAX_NDIM] = {NULL};
+        const fv_array *pa[FV_MAX_NDIM] = { NULL };
         for (int k = 0; k < np; k++)
             pa[k] = a[k].arr;
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_gradient_norm(ctx, pa, np, div, a[np].arr);
+        Py_BEGIN_ALLOW_THREADS st = fv_gradient_norm(ctx, pa, np, div, a[np].arr);
         Py_END_ALLOW_THREADS
     }
     ret = fvpy_status(st);

@@ -6,7 +6,7 @@
  * imports its arrays without copying, reads the small host parameters
  * (matrix, offset, zoom, shift) from Python sequences of floats, runs one
  * library call without the GIL on the caller's stream and returns None. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include "errors.h"
 
 /* A sequence of exactly n floats into out[]; None gives *given = 0. */
@@ -41,7 +41,7 @@ done:
 static PyObject *
 fvpy_ndi_spline_filter1d(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "order", "axis", "mode", "stream", NULL};
+    static char *kwlist[] = { "input", "output", "order", "axis", "mode", "stream", NULL };
     PyObject *in_o, *out_o, *stream_o = Py_None;
     int order, axis, mode;
     fv_status st = FV_OK;
@@ -50,8 +50,7 @@ fvpy_ndi_spline_filter1d(PyObject *self, PyObject *args, PyObject *kw)
                                      &mode, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "spline_filter1d", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_spline_filter1d(c.ctx, c.in.arr, c.out.arr, order, axis, (fv_interp_mode)mode);
+        Py_BEGIN_ALLOW_THREADS st = fv_spline_filter1d(c.ctx, c.in.arr, c.out.arr, order, axis, (fv_interp_mode)mode);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&c, st);
@@ -65,8 +64,8 @@ FVPY_METHOD(ndi_spline_filter1d, fvpy_ndi_spline_filter1d, FVPY_KWARGS,
 static PyObject *
 fvpy_ndi_interpolate(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "order", "mode", "cval", "prefilter", "coordinates", "matrix",
-                             "offset", "zoom", "shift", "grid_mode", "stream", NULL};
+    static char *kwlist[] = { "input",  "output", "order", "mode",  "cval",      "prefilter", "coordinates",
+                              "matrix", "offset", "zoom",  "shift", "grid_mode", "stream",    NULL };
     PyObject *in_o, *out_o, *co_o = Py_None, *m_o = Py_None, *off_o = Py_None, *z_o = Py_None, *s_o = Py_None;
     PyObject *stream_o = Py_None;
     int order, mode, prefilter, grid_mode = 0;
@@ -76,9 +75,8 @@ fvpy_ndi_interpolate(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_call c;
     const char *name = "interpolate";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiidp|OOOOOpO:ndi_interpolate", kwlist, &in_o, &out_o, &order,
-                                     &mode, &cval, &prefilter, &co_o, &m_o, &off_o, &z_o, &s_o, &grid_mode,
-                                     &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiidp|OOOOOpO:ndi_interpolate", kwlist, &in_o, &out_o, &order, &mode,
+                                     &cval, &prefilter, &co_o, &m_o, &off_o, &z_o, &s_o, &grid_mode, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, name, stream_o, in_o, out_o, co_o, "coordinates", 0, NULL, NULL) < 0)
         return fvpy_call_close(&c, FV_OK);
@@ -89,19 +87,16 @@ fvpy_ndi_interpolate(PyObject *self, PyObject *args, PyObject *kw)
         fvpy__ip_doubles(name, "shift", s_o, irank, shift, &has_s) < 0)
         return fvpy_call_close(&c, FV_OK);
     if (c.aux1.arr) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_map_coordinates(c.ctx, c.in.arr, c.aux1.arr, c.out.arr, order, (fv_interp_mode)mode, cval,
-                                prefilter);
+        Py_BEGIN_ALLOW_THREADS st =
+            fv_map_coordinates(c.ctx, c.in.arr, c.aux1.arr, c.out.arr, order, (fv_interp_mode)mode, cval, prefilter);
         Py_END_ALLOW_THREADS
     } else if (has_m) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_affine_transform(c.ctx, c.in.arr, matrix, has_off ? offset : NULL, c.out.arr, order,
-                                 (fv_interp_mode)mode, cval, prefilter);
+        Py_BEGIN_ALLOW_THREADS st = fv_affine_transform(c.ctx, c.in.arr, matrix, has_off ? offset : NULL, c.out.arr,
+                                                        order, (fv_interp_mode)mode, cval, prefilter);
         Py_END_ALLOW_THREADS
     } else {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_zoom_shift(c.ctx, c.in.arr, has_z ? zoom : NULL, has_s ? shift : NULL, c.out.arr, order,
-                           (fv_interp_mode)mode, cval, prefilter, grid_mode);
+        Py_BEGIN_ALLOW_THREADS st = fv_zoom_shift(c.ctx, c.in.arr, has_z ? zoom : NULL, has_s ? shift : NULL, c.out.arr,
+                                                  order, (fv_interp_mode)mode, cval, prefilter, grid_mode);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&c, st);
@@ -116,17 +111,15 @@ FVPY_METHOD(ndi_interpolate, fvpy_ndi_interpolate, FVPY_KWARGS,
 static PyObject *
 fvpy_resize_local_mean(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "grid_mode", "stream", NULL};
+    static char *kwlist[] = { "input", "output", "grid_mode", "stream", NULL };
     PyObject *in_o, *out_o, *stream_o = Py_None;
     int grid_mode;
     fv_status st = FV_OK;
     fvpy_call c;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOp|O:resize_local_mean", kwlist, &in_o, &out_o, &grid_mode,
-                                     &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOp|O:resize_local_mean", kwlist, &in_o, &out_o, &grid_mode, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "resize_local_mean", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_resize_local_mean(c.ctx, c.in.arr, c.out.arr, grid_mode);
+        Py_BEGIN_ALLOW_THREADS st = fv_resize_local_mean(c.ctx, c.in.arr, c.out.arr, grid_mode);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&c, st);
@@ -139,7 +132,7 @@ FVPY_METHOD(resize_local_mean, fvpy_resize_local_mean, FVPY_KWARGS,
 static PyObject *
 fvpy_sk_warp_homography(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "matrix", "order", "mode", "cval", "stream", NULL};
+    static char *kwlist[] = { "input", "output", "matrix", "order", "mode", "cval", "stream", NULL };
     PyObject *in_o, *out_o, *m_o, *stream_o = Py_None;
     int order, mode, has_m;
     double cval, matrix[9];
@@ -157,10 +150,8 @@ fvpy_sk_warp_homography(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (fvpy_call_open(&c, name, stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) < 0)
         return fvpy_call_close(&c, FV_OK);
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_warp_homography(c.ctx, c.in.arr, matrix, c.out.arr, order, (fv_warp_mode)mode, cval);
-    Py_END_ALLOW_THREADS
-    return fvpy_call_close(&c, st);
+    Py_BEGIN_ALLOW_THREADS st = fv_warp_homography(c.ctx, c.in.arr, matrix, c.out.arr, order, (fv_warp_mode)mode, cval);
+    Py_END_ALLOW_THREADS return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(sk_warp_homography, fvpy_sk_warp_homography, FVPY_KWARGS,
             "sk_warp_homography(input, output, matrix, order, mode, cval, stream=None)\n--\n\n"

@@ -2,7 +2,7 @@
  * fovea.skimage.measure.label and fovea.ndimage.label: measure_label imports
  * the image without copying, allocates int32 / int64 labels on its device,
  * runs without the GIL and returns (fovea.Array, number of labels). */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include <string.h>
 #include "errors.h"
 #include "fovea/measure.h"
@@ -10,19 +10,19 @@
 static PyObject *
 fvpy_measure_label(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "connectivity", "structure", "background", "nonzero", "wide", "stream", NULL};
+    static char *kwlist[] = { "image", "connectivity", "structure", "background", "nonzero", "wide", "stream", NULL };
     PyObject *img_o, *st_o = Py_None, *bg_o = Py_None, *stream_o = Py_None, *ret = NULL, *arr = NULL;
     int connectivity = 0, nonzero = 0, wide = 1;
     int64_t bg = 0, num = 0;
-    fvpy_in img = {0};
+    fvpy_in img = { 0 };
     fv_array *out = NULL;
     fv_context *ctx = NULL;
     const uint8_t *structure = NULL;
     void *stream;
     fv_status st;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iOOppO:measure_label", kwlist, &img_o, &connectivity, &st_o,
-                                     &bg_o, &nonzero, &wide, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iOOppO:measure_label", kwlist, &img_o, &connectivity, &st_o, &bg_o,
+                                     &nonzero, &wide, &stream_o))
         return NULL;
     if (bg_o != Py_None) {
         long long v = PyLong_AsLongLong(bg_o);
@@ -48,12 +48,11 @@ fvpy_measure_label(PyObject *self, PyObject *args, PyObject *kw)
     fv_device dev = fv_array_device(img.arr);
     if (fvpy_make_context(dev, stream, &ctx) < 0 || fvpy_sync_input(ctx, &img, stream) < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(ctx, wide ? FV_INT64 : FV_INT32, nd, fv_array_shape(img.arr), dev, &out);
+    Py_BEGIN_ALLOW_THREADS st = fv_array_new(ctx, wide ? FV_INT64 : FV_INT32, nd, fv_array_shape(img.arr), dev, &out);
     if (st == FV_OK)
         st = fv_label(ctx, img.arr, out, structure, connectivity, bg_o != Py_None ? &bg : NULL, nonzero, &num);
-    Py_END_ALLOW_THREADS
-    if (st) {
+    Py_END_ALLOW_THREADS if (st)
+    {
         fvpy_raise(st);
         goto done;
     }

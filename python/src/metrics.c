@@ -2,16 +2,16 @@
  * fovea.skimage.metrics.structural_similarity for host data: metrics_ssim_map
  * imports the five moment images (and the optional S output) without copying,
  * runs without the GIL and returns the mean of S over the interior. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include "errors.h"
 #include "fovea/metrics.h"
 
 static PyObject *
 fvpy_metrics_ssim_map(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"ux", "uy", "uxx", "uyy", "uxy", "cov_norm", "c1", "c2", "S", "gradient", "pad", NULL};
-    PyObject *o[6] = {NULL, NULL, NULL, NULL, NULL, Py_None}, *ret = NULL;
-    fvpy_in in[6] = {{0}};
+    static char *kwlist[] = { "ux", "uy", "uxx", "uyy", "uxy", "cov_norm", "c1", "c2", "S", "gradient", "pad", NULL };
+    PyObject *o[6] = { NULL, NULL, NULL, NULL, NULL, Py_None }, *ret = NULL;
+    fvpy_in in[6] = { { 0 } };
     double cov_norm, c1, c2, mean = 0;
     int gradient = 0;
     long long pad = 0;
@@ -24,11 +24,10 @@ fvpy_metrics_ssim_map(PyObject *self, PyObject *args, PyObject *kw)
     for (int k = 0; k < 6; k++)
         if (o[k] != Py_None && fvpy_import(o[k], NULL, &in[k]) < 0)
             goto done;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_ssim_map(NULL, in[0].arr, in[1].arr, in[2].arr, in[3].arr, in[4].arr, cov_norm, c1, c2, in[5].arr,
-                     gradient, (int64_t)pad, &mean);
-    Py_END_ALLOW_THREADS
-    if (st) {
+    Py_BEGIN_ALLOW_THREADS st = fv_ssim_map(NULL, in[0].arr, in[1].arr, in[2].arr, in[3].arr, in[4].arr, cov_norm, c1,
+                                            c2, in[5].arr, gradient, (int64_t)pad, &mean);
+    Py_END_ALLOW_THREADS if (st)
+    {
         fvpy_raise(st);
         goto done;
     }
@@ -47,16 +46,15 @@ FVPY_METHOD(metrics_ssim_map, fvpy_metrics_ssim_map, FVPY_KWARGS,
 static PyObject *
 fvpy_metrics_nearest_points(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"points", "axis", "queries", "want_index", NULL};
+    static char *kwlist[] = { "points", "axis", "queries", "want_index", NULL };
     PyObject *p_o, *q_o, *ret = NULL, *d_o = NULL, *i_o = NULL;
     int axis = 0, want_index = 0;
-    fvpy_in p = {0}, q = {0};
+    fvpy_in p = { 0 }, q = { 0 };
     fv_array *d2 = NULL, *idx = NULL;
     fv_status st = FV_OK;
     (void)self;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO|p:metrics_nearest_points", kwlist, &p_o, &axis, &q_o,
-                                     &want_index))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OiO|p:metrics_nearest_points", kwlist, &p_o, &axis, &q_o, &want_index))
         return NULL;
     if (fvpy_import(p_o, NULL, &p) < 0 || fvpy_import(q_o, NULL, &q) < 0)
         goto done;
@@ -64,16 +62,15 @@ fvpy_metrics_nearest_points(PyObject *self, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_ValueError, "queries must be 2-d");
         goto done;
     }
-    const fv_device cpu = {FV_DEVICE_CPU, 0};
+    const fv_device cpu = { FV_DEVICE_CPU, 0 };
     int64_t m = fv_array_shape(q.arr)[0];
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(NULL, FV_INT64, 1, &m, cpu, &d2);
+    Py_BEGIN_ALLOW_THREADS st = fv_array_new(NULL, FV_INT64, 1, &m, cpu, &d2);
     if (st == FV_OK && want_index)
         st = fv_array_new(NULL, FV_INT64, 1, &m, cpu, &idx);
     if (st == FV_OK)
         st = fv_nearest_points(NULL, p.arr, axis, q.arr, d2, idx);
-    Py_END_ALLOW_THREADS
-    if (st) {
+    Py_END_ALLOW_THREADS if (st)
+    {
         fvpy_raise(st);
         goto done;
     }

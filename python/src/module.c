@@ -1,6 +1,6 @@
 /* fovea._fovea: module init, exception types, the function table, and the small
  * functions (configuration, version, the command line). */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,29 +21,23 @@ fvpy_config(PyObject *self, PyObject *unused)
 {
     const char *js;
     PyObject *json, *ret;
-    Py_BEGIN_ALLOW_THREADS
-    js = fv_config_json();
-    Py_END_ALLOW_THREADS
-    if (!(json = PyImport_ImportModule("json")))
-        return NULL;
+    Py_BEGIN_ALLOW_THREADS js = fv_config_json();
+    Py_END_ALLOW_THREADS if (!(json = PyImport_ImportModule("json"))) return NULL;
     ret = PyObject_CallMethod(json, "loads", "s", js);
     Py_DECREF(json);
     return ret;
 }
-FVPY_METHOD(config, fvpy_config, METH_NOARGS,
-            "config()\n--\n\nBuild and runtime configuration as a dict.");
+FVPY_METHOD(config, fvpy_config, METH_NOARGS, "config()\n--\n\nBuild and runtime configuration as a dict.");
 
 static PyObject *
 fvpy_version(PyObject *self, PyObject *unused)
 {
     return PyUnicode_FromString(fv_version());
 }
-FVPY_METHOD(version, fvpy_version, METH_NOARGS,
-            "version()\n--\n\nThe C library's version string.");
+FVPY_METHOD(version, fvpy_version, METH_NOARGS, "version()\n--\n\nThe C library's version string.");
 
 FVPY_NOARGS_CALL(fvpy_num_threads, int, fv_num_threads(), PyLong_FromLong)
-FVPY_METHOD(num_threads, fvpy_num_threads, METH_NOARGS,
-            "num_threads()\n--\n\nSize of the CPU thread pool.");
+FVPY_METHOD(num_threads, fvpy_num_threads, METH_NOARGS, "num_threads()\n--\n\nSize of the CPU thread pool.");
 
 static PyObject *
 fvpy_refcount(PyObject *self, PyObject *arg)
@@ -54,13 +48,12 @@ fvpy_refcount(PyObject *self, PyObject *arg)
     }
     return PyLong_FromLong(fv_array_refcount(((fvpy_Array *)arg)->arr));
 }
-FVPY_METHOD(_refcount, fvpy_refcount, METH_O,
-            "_refcount(arr)\n--\n\nReference count of arr's fv_array (tests).");
+FVPY_METHOD(_refcount, fvpy_refcount, METH_O, "_refcount(arr)\n--\n\nReference count of arr's fv_array (tests).");
 
 static int
 fvpy__flush(const char *name)
 {
-    PyObject *f = PySys_GetObject(name);   /* borrowed */
+    PyObject *f = PySys_GetObject(name); /* borrowed */
     if (f && f != Py_None) {
         PyObject *r = PyObject_CallMethod(f, "flush", NULL);
         if (!r)
@@ -98,23 +91,20 @@ fvpy_cli_main(PyObject *self, PyObject *arg)
         const char *u = PyUnicode_Check(s) ? PyUnicode_AsUTF8(s) : NULL;
         if (!u) {
             if (!PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError, "cli_main: argv[%zd] must be str, not %.100s", i,
-                             Py_TYPE(s)->tp_name);
+                PyErr_Format(PyExc_TypeError, "cli_main: argv[%zd] must be str, not %.100s", i, Py_TYPE(s)->tp_name);
             goto done;
         }
-        if (!(argv[i] = strdup(u))) {   /* the list may change while the GIL is released */
+        if (!(argv[i] = strdup(u))) { /* the list may change while the GIL is released */
             PyErr_NoMemory();
             goto done;
         }
     }
     if (fvpy__flush("stdout") < 0 || fvpy__flush("stderr") < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS
-    rc = fovea_cli_main((int)argc, argv);
+    Py_BEGIN_ALLOW_THREADS rc = fovea_cli_main((int)argc, argv);
     fflush(stdout);
     fflush(stderr);
-    Py_END_ALLOW_THREADS
-    ret = PyLong_FromLong(rc);
+    Py_END_ALLOW_THREADS ret = PyLong_FromLong(rc);
 done:
     if (argv)
         for (Py_ssize_t i = 0; i < argc; i++)
@@ -132,7 +122,7 @@ FVPY_METHOD(cli_main, fvpy_cli_main, METH_O,
  * fvpy_methods by PyInit__fovea before the module is made. */
 #include "fvpy-methods.h"
 
-static PyMethodDef fvpy_methods[FVPY_NMETHODS + 1];   /* the last entry stays zero */
+static PyMethodDef fvpy_methods[FVPY_NMETHODS + 1]; /* the last entry stays zero */
 
 static struct PyModuleDef fvpy_module = {
     PyModuleDef_HEAD_INIT,
@@ -151,8 +141,7 @@ PyInit__fovea(void)
     if (!m)
         return NULL;
     if (fvpy_errors_init(m) < 0 || fvpy_array_init(m) < 0 || fvpy_slide_init(m) < 0 || fvpy_filesystem_init(m) < 0 ||
-        fvpy_public_init_module(m) < 0 ||
-        PyModule_AddStringConstant(m, "__version__", fv_version()) < 0 ||
+        fvpy_public_init_module(m) < 0 || PyModule_AddStringConstant(m, "__version__", fv_version()) < 0 ||
         PyModule_AddIntConstant(m, "MAX_NDIM", FV_MAX_NDIM) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -7,7 +7,7 @@
  * the small host parameters (weights, footprints, structures) through the
  * buffer protocol, runs one library call without the GIL on the caller's
  * stream and returns None. Modes arrive as fv_mode values. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include "errors.h"
 #include <limits.h>
 
@@ -16,8 +16,7 @@
 /* A C-contiguous host buffer of doubles ('d') or bytes ('B' or '?'), kept open
  * in c until fvpy_call_close. ndim_want < 0 accepts any ndim. */
 static int
-fvpy__nd_host(fvpy_call *c, const char *what, PyObject *o, char kind, int ndim_want, const void **data,
-              int64_t *shape)
+fvpy__nd_host(fvpy_call *c, const char *what, PyObject *o, char kind, int ndim_want, const void **data, int64_t *shape)
 {
     Py_buffer *v = &c->bufs[c->nbufs];
     const char *f;
@@ -33,13 +32,12 @@ fvpy__nd_host(fvpy_call *c, const char *what, PyObject *o, char kind, int ndim_w
         f++;
     if (kind == 'd' ? (strcmp(f, "d") != 0 || v->itemsize != 8)
                     : ((strcmp(f, "B") != 0 && strcmp(f, "?") != 0) || v->itemsize != 1)) {
-        PyErr_Format(PyExc_TypeError, "%s: %s must be a C-contiguous %s host buffer (format '%s')", c->name,
-                     what, kind == 'd' ? "float64" : "uint8", f);
+        PyErr_Format(PyExc_TypeError, "%s: %s must be a C-contiguous %s host buffer (format '%s')", c->name, what,
+                     kind == 'd' ? "float64" : "uint8", f);
         return -1;
     }
     if (ndim_want >= 0 && v->ndim != ndim_want) {
-        PyErr_Format(PyExc_ValueError, "%s: %s has %d dimensions, expected %d", c->name, what, v->ndim,
-                     ndim_want);
+        PyErr_Format(PyExc_ValueError, "%s: %s has %d dimensions, expected %d", c->name, what, v->ndim, ndim_want);
         return -1;
     }
     if (v->len == 0) {
@@ -88,11 +86,10 @@ fvpy__nd_mode(fvpy_call *c, int mode)
     return 0;
 }
 
-#define FVPY_ND_RUN(c, st, call)   \
-    do {                           \
-        Py_BEGIN_ALLOW_THREADS     \
-        (st) = (call);             \
-        Py_END_ALLOW_THREADS       \
+#define FVPY_ND_RUN(c, st, call)             \
+    do {                                     \
+        Py_BEGIN_ALLOW_THREADS(st) = (call); \
+        Py_END_ALLOW_THREADS                 \
     } while (0)
 
 /* ---- filters ------------------------------------------------------------------------ */
@@ -103,8 +100,9 @@ fvpy__nd_mode(fvpy_call *c, int mode)
 static PyObject *
 fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "weights", "axis", "mode", "cval", "origin", "stream", "reverse",
-                             NULL};
+    static char *kwlist[] = {
+        "input", "output", "weights", "axis", "mode", "cval", "origin", "stream", "reverse", NULL
+    };
     PyObject *in_o, *out_o, *w_o, *stream_o = Py_None;
     int axis, mode, reverse = 0;
     double cval;
@@ -114,8 +112,8 @@ fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiidL|Op:ndi_correlate1d", kwlist, &in_o, &out_o, &w_o, &axis,
-                                     &mode, &cval, &origin, &stream_o, &reverse))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiidL|Op:ndi_correlate1d", kwlist, &in_o, &out_o, &w_o, &axis, &mode,
+                                     &cval, &origin, &stream_o, &reverse))
         return NULL;
     /* an array on the input's device (float64, 1-D, any stride); CuPy arrays have a
      * buffer slot that only raises */
@@ -124,14 +122,14 @@ fvpy_ndi_correlate1d(PyObject *self, PyObject *args, PyObject *kw)
             fvpy__nd_mode(&c, mode) == 0) {
             const fv_array *wa = c.aux1.arr;
             fv_array *rv = NULL;
-            if (reverse && fv_array_ndim(wa) == 1 && fv_array_shape(wa)[0] > 0) {   /* a backwards view */
+            if (reverse && fv_array_ndim(wa) == 1 && fv_array_shape(wa)[0] > 0) { /* a backwards view */
                 const int64_t m = fv_array_shape(wa)[0], s0 = fv_array_strides(wa)[0], neg = -s0;
                 st = fv_array_view(wa, 1, &m, &neg, (m - 1) * s0, &rv);
                 wa = rv;
             }
             if (st == FV_OK)
-                FVPY_ND_RUN(&c, st, fv_correlate1d_array(c.ctx, c.in.arr, c.out.arr, wa, axis, (fv_mode)mode, cval,
-                                                         origin));
+                FVPY_ND_RUN(&c, st,
+                            fv_correlate1d_array(c.ctx, c.in.arr, c.out.arr, wa, axis, (fv_mode)mode, cval, origin));
             fv_array_unref(rv);
         }
         return fvpy_call_close(&c, st);
@@ -154,8 +152,7 @@ FVPY_METHOD(ndi_correlate1d, fvpy_ndi_correlate1d, FVPY_KWARGS,
 static PyObject *
 fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "kind", "size", "axis", "mode", "cval", "origin", "stream",
-                             NULL};
+    static char *kwlist[] = { "input", "output", "kind", "size", "axis", "mode", "cval", "origin", "stream", NULL };
     PyObject *in_o, *out_o, *stream_o = Py_None;
     int kind, axis, mode;
     long long size, origin;
@@ -163,10 +160,10 @@ fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiLiidL|O:ndi_filter1d", kwlist, &in_o, &out_o, &kind, &size,
-                                     &axis, &mode, &cval, &origin, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiLiidL|O:ndi_filter1d", kwlist, &in_o, &out_o, &kind, &size, &axis,
+                                     &mode, &cval, &origin, &stream_o))
         return NULL;
-    static const char *names[] = {"uniform_filter1d", "minimum_filter1d", "maximum_filter1d"};
+    static const char *names[] = { "uniform_filter1d", "minimum_filter1d", "maximum_filter1d" };
     if (kind < 0 || kind > 2) {
         PyErr_Format(PyExc_ValueError, "ndi_filter1d: kind %d out of range", kind);
         return NULL;
@@ -175,9 +172,15 @@ fvpy_ndi_filter1d(PyObject *self, PyObject *args, PyObject *kw)
         fvpy__nd_mode(&c, mode) == 0) {
         fv_mode m = (fv_mode)mode;
         switch (kind) {
-        case 0: FVPY_ND_RUN(&c, st, fv_uniform_filter1d(c.ctx, c.in.arr, c.out.arr, size, axis, m, cval, origin)); break;
-        case 1: FVPY_ND_RUN(&c, st, fv_minimum_filter1d(c.ctx, c.in.arr, c.out.arr, size, axis, m, cval, origin)); break;
-        default: FVPY_ND_RUN(&c, st, fv_maximum_filter1d(c.ctx, c.in.arr, c.out.arr, size, axis, m, cval, origin)); break;
+        case 0:
+            FVPY_ND_RUN(&c, st, fv_uniform_filter1d(c.ctx, c.in.arr, c.out.arr, size, axis, m, cval, origin));
+            break;
+        case 1:
+            FVPY_ND_RUN(&c, st, fv_minimum_filter1d(c.ctx, c.in.arr, c.out.arr, size, axis, m, cval, origin));
+            break;
+        default:
+            FVPY_ND_RUN(&c, st, fv_maximum_filter1d(c.ctx, c.in.arr, c.out.arr, size, axis, m, cval, origin));
+            break;
         }
     }
     return fvpy_call_close(&c, st);
@@ -194,7 +197,7 @@ FVPY_METHOD(ndi_filter1d, fvpy_ndi_filter1d, FVPY_KWARGS,
 static PyObject *
 fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "passes", "stream", NULL};
+    static char *kwlist[] = { "input", "output", "passes", "stream", NULL };
     PyObject *in_o, *out_o, *passes_o, *stream_o = Py_None, *seq = NULL;
     fv_filter_pass passes[FV_MAX_PASSES];
     double *wblock = NULL;
@@ -203,8 +206,7 @@ fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|O:ndi_separable", kwlist, &in_o, &out_o, &passes_o,
-                                     &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|O:ndi_separable", kwlist, &in_o, &out_o, &passes_o, &stream_o))
         return NULL;
     if (!(seq = PySequence_Fast(passes_o, "ndi_separable: passes must be a sequence")))
         return NULL;
@@ -221,16 +223,21 @@ fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw)
         int kind, axis, mode;
         long long size, origin;
         double cval;
-        if (!PyTuple_Check(t) || !PyArg_ParseTuple(t, "iiLOidL:ndi_separable pass", &kind, &axis, &size, &w_o,
-                                                   &mode, &cval, &origin)) {
+        if (!PyTuple_Check(t) ||
+            !PyArg_ParseTuple(t, "iiLOidL:ndi_separable pass", &kind, &axis, &size, &w_o, &mode, &cval, &origin)) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_TypeError, "ndi_separable: each pass is a 7-tuple");
             goto done;
         }
         if (fvpy__nd_mode(&c, mode) < 0)
             goto done;
-        passes[i] = (fv_filter_pass){.kind = (fv_pass_kind)kind, .axis = axis, .size = size, .weights = NULL,
-                                     .mode = (fv_mode)mode, .cval = cval, .origin = origin};
+        passes[i] = (fv_filter_pass){ .kind = (fv_pass_kind)kind,
+                                      .axis = axis,
+                                      .size = size,
+                                      .weights = NULL,
+                                      .mode = (fv_mode)mode,
+                                      .cval = cval,
+                                      .origin = origin };
         woff[i] = -1;
         if (w_o != Py_None) {
             Py_buffer v;
@@ -254,13 +261,15 @@ fvpy_ndi_separable(PyObject *self, PyObject *args, PyObject *kw)
             }
             PyBuffer_Release(&v);
             if (!ok) {
-                PyErr_Format(PyExc_TypeError, "ndi_separable: pass %zd's weights must be a 1-d float64 host "
-                             "buffer of %lld values", i, size);
+                PyErr_Format(PyExc_TypeError,
+                             "ndi_separable: pass %zd's weights must be a 1-d float64 host "
+                             "buffer of %lld values",
+                             i, size);
                 goto done;
             }
         }
     }
-    for (Py_ssize_t i = 0; i < n; i++)   /* the block may have moved while it grew */
+    for (Py_ssize_t i = 0; i < n; i++) /* the block may have moved while it grew */
         if (woff[i] >= 0)
             passes[i].weights = wblock + woff[i];
     FVPY_ND_RUN(&c, st, fv_separable_filter(c.ctx, c.in.arr, c.out.arr, passes, (int)n));
@@ -279,7 +288,7 @@ FVPY_METHOD(ndi_separable, fvpy_ndi_separable, FVPY_KWARGS,
 static PyObject *
 fvpy_ndi_laplace(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "axes", "modes", "cval", "stream", NULL};
+    static char *kwlist[] = { "input", "output", "axes", "modes", "cval", "stream", NULL };
     PyObject *in_o, *out_o, *axes_o, *modes_o, *stream_o = Py_None;
     double cval;
     int64_t ax[FV_MAX_NDIM], md[FV_MAX_NDIM];
@@ -288,8 +297,8 @@ fvpy_ndi_laplace(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOd|O:ndi_laplace", kwlist, &in_o, &out_o, &axes_o, &modes_o,
-                                     &cval, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOd|O:ndi_laplace", kwlist, &in_o, &out_o, &axes_o, &modes_o, &cval,
+                                     &stream_o))
         return NULL;
     const Py_ssize_t n = PySequence_Size(axes_o);
     if (n < 0)
@@ -326,7 +335,7 @@ FVPY_METHOD(ndi_laplace, fvpy_ndi_laplace, FVPY_KWARGS,
 static PyObject *
 fvpy_ndi_correlate(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "weights", "mode", "cval", "origins", "stream", NULL};
+    static char *kwlist[] = { "input", "output", "weights", "mode", "cval", "origins", "stream", NULL };
     PyObject *in_o, *out_o, *w_o, *orig_o, *stream_o = Py_None;
     int mode;
     double cval;
@@ -335,8 +344,8 @@ fvpy_ndi_correlate(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOidO|O:ndi_correlate", kwlist, &in_o, &out_o, &w_o, &mode,
-                                     &cval, &orig_o, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOidO|O:ndi_correlate", kwlist, &in_o, &out_o, &w_o, &mode, &cval,
+                                     &orig_o, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "correlate", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
         fvpy__nd_mode(&c, mode) == 0) {
@@ -356,8 +365,8 @@ FVPY_METHOD(ndi_correlate, fvpy_ndi_correlate, FVPY_KWARGS,
 static PyObject *
 fvpy_ndi_min_or_max_filter(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "footprint", "structure", "mode", "cval", "origins",
-                             "minimum", "stream", NULL};
+    static char *kwlist[] = { "input", "output",  "footprint", "structure", "mode",
+                              "cval",  "origins", "minimum",   "stream",    NULL };
     PyObject *in_o, *out_o, *fp_o, *s_o, *orig_o, *stream_o = Py_None;
     int mode, minimum;
     double cval;
@@ -366,11 +375,11 @@ fvpy_ndi_min_or_max_filter(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOidOp|O:ndi_min_or_max_filter", kwlist, &in_o, &out_o, &fp_o,
-                                     &s_o, &mode, &cval, &orig_o, &minimum, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOidOp|O:ndi_min_or_max_filter", kwlist, &in_o, &out_o, &fp_o, &s_o,
+                                     &mode, &cval, &orig_o, &minimum, &stream_o))
         return NULL;
-    if (fvpy_call_open(&c, minimum ? "minimum_filter" : "maximum_filter", stream_o, in_o, out_o, NULL, NULL, 0,
-                      NULL, NULL) == 0 &&
+    if (fvpy_call_open(&c, minimum ? "minimum_filter" : "maximum_filter", stream_o, in_o, out_o, NULL, NULL, 0, NULL,
+                       NULL) == 0 &&
         fvpy__nd_mode(&c, mode) == 0) {
         int nd = fv_array_ndim(c.in.arr);
         if (fvpy__nd_host(&c, "footprint", fp_o, 'B', nd, &fp, fshape) < 0 ||
@@ -385,9 +394,11 @@ fvpy_ndi_min_or_max_filter(PyObject *self, PyObject *args, PyObject *kw)
             }
         }
         if (minimum)
-            FVPY_ND_RUN(&c, st, fv_minimum_filter(c.ctx, c.in.arr, c.out.arr, fp, s, fshape, (fv_mode)mode, cval, origins));
+            FVPY_ND_RUN(&c, st,
+                        fv_minimum_filter(c.ctx, c.in.arr, c.out.arr, fp, s, fshape, (fv_mode)mode, cval, origins));
         else
-            FVPY_ND_RUN(&c, st, fv_maximum_filter(c.ctx, c.in.arr, c.out.arr, fp, s, fshape, (fv_mode)mode, cval, origins));
+            FVPY_ND_RUN(&c, st,
+                        fv_maximum_filter(c.ctx, c.in.arr, c.out.arr, fp, s, fshape, (fv_mode)mode, cval, origins));
     }
 done:
     return fvpy_call_close(&c, st);
@@ -400,7 +411,7 @@ FVPY_METHOD(ndi_min_or_max_filter, fvpy_ndi_min_or_max_filter, FVPY_KWARGS,
 static PyObject *
 fvpy_ndi_rank_filter(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "footprint", "rank", "mode", "cval", "origins", "stream", NULL};
+    static char *kwlist[] = { "input", "output", "footprint", "rank", "mode", "cval", "origins", "stream", NULL };
     PyObject *in_o, *out_o, *fp_o, *orig_o, *stream_o = Py_None;
     int mode;
     long long rank;
@@ -410,15 +421,16 @@ fvpy_ndi_rank_filter(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOLidO|O:ndi_rank_filter", kwlist, &in_o, &out_o, &fp_o, &rank,
-                                     &mode, &cval, &orig_o, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOLidO|O:ndi_rank_filter", kwlist, &in_o, &out_o, &fp_o, &rank, &mode,
+                                     &cval, &orig_o, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "rank_filter", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
         fvpy__nd_mode(&c, mode) == 0) {
         int nd = fv_array_ndim(c.in.arr);
         if (fvpy__nd_host(&c, "footprint", fp_o, 'B', nd, &fp, fshape) == 0 &&
             fvpy__nd_ints(&c, "origins", orig_o, nd, origins) == 0)
-            FVPY_ND_RUN(&c, st, fv_rank_filter(c.ctx, c.in.arr, c.out.arr, fp, fshape, rank, (fv_mode)mode, cval, origins));
+            FVPY_ND_RUN(&c, st,
+                        fv_rank_filter(c.ctx, c.in.arr, c.out.arr, fp, fshape, rank, (fv_mode)mode, cval, origins));
     }
     return fvpy_call_close(&c, st);
 }
@@ -433,8 +445,8 @@ FVPY_METHOD(ndi_rank_filter, fvpy_ndi_rank_filter, FVPY_KWARGS,
 static PyObject *
 fvpy_ndi_binary_erosion(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "output", "structure", "iterations", "mask", "border_value", "origins",
-                             "invert", "stream", NULL};
+    static char *kwlist[] = { "input",        "output",  "structure", "iterations", "mask",
+                              "border_value", "origins", "invert",    "stream",     NULL };
     PyObject *in_o, *out_o, *s_o, *mask_o, *orig_o, *stream_o = Py_None;
     int iterations, border_value, invert;
     const void *s;
@@ -445,13 +457,14 @@ fvpy_ndi_binary_erosion(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiOpOp|O:ndi_binary_erosion", kwlist, &in_o, &out_o, &s_o,
                                      &iterations, &mask_o, &border_value, &orig_o, &invert, &stream_o))
         return NULL;
-    if (fvpy_call_open(&c, invert ? "binary_dilation" : "binary_erosion", stream_o, in_o, out_o, mask_o, "mask",
-                      0, NULL, NULL) == 0) {
+    if (fvpy_call_open(&c, invert ? "binary_dilation" : "binary_erosion", stream_o, in_o, out_o, mask_o, "mask", 0,
+                       NULL, NULL) == 0) {
         int nd = fv_array_ndim(c.in.arr);
         if (fvpy__nd_host(&c, "structure", s_o, 'B', nd, &s, sshape) == 0 &&
             fvpy__nd_ints(&c, "origins", orig_o, nd, origins) == 0)
-            FVPY_ND_RUN(&c, st, fv_binary_erosion(c.ctx, c.in.arr, c.out.arr, s, sshape, iterations, c.aux1.arr,
-                                                  border_value, origins, invert));
+            FVPY_ND_RUN(&c, st,
+                        fv_binary_erosion(c.ctx, c.in.arr, c.out.arr, s, sshape, iterations, c.aux1.arr, border_value,
+                                          origins, invert));
     }
     return fvpy_call_close(&c, st);
 }
@@ -464,18 +477,18 @@ FVPY_METHOD(ndi_binary_erosion, fvpy_ndi_binary_erosion, FVPY_KWARGS,
 static PyObject *
 fvpy_ndi_distance_transform_edt(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "sampling", "distances", "indices", "stream", NULL};
+    static char *kwlist[] = { "input", "sampling", "distances", "indices", "stream", NULL };
     PyObject *in_o, *samp_o, *dist_o, *ind_o, *stream_o = Py_None;
     const void *samp = NULL;
     int64_t n;
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:ndi_distance_transform_edt", kwlist, &in_o, &samp_o,
-                                     &dist_o, &ind_o, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:ndi_distance_transform_edt", kwlist, &in_o, &samp_o, &dist_o,
+                                     &ind_o, &stream_o))
         return NULL;
-    if (fvpy_call_open(&c, "distance_transform_edt", stream_o, in_o, NULL, dist_o, "distances", 3, ind_o,
-                      "indices") == 0) {
+    if (fvpy_call_open(&c, "distance_transform_edt", stream_o, in_o, NULL, dist_o, "distances", 3, ind_o, "indices") ==
+        0) {
         if (samp_o != Py_None) {
             if (fvpy__nd_host(&c, "sampling", samp_o, 'd', 1, &samp, &n) < 0)
                 goto done;
@@ -497,7 +510,7 @@ FVPY_METHOD(ndi_distance_transform_edt, fvpy_ndi_distance_transform_edt, FVPY_KW
 static PyObject *
 fvpy_ndi_distance_transform_cdt(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"input", "structure", "distances", "indices", "stream", NULL};
+    static char *kwlist[] = { "input", "structure", "distances", "indices", "stream", NULL };
     PyObject *in_o, *s_o, *dist_o, *ind_o, *stream_o = Py_None;
     const void *s;
     int64_t sshape[FV_MAX_NDIM];
@@ -507,8 +520,8 @@ fvpy_ndi_distance_transform_cdt(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO|O:ndi_distance_transform_cdt", kwlist, &in_o, &s_o, &dist_o,
                                      &ind_o, &stream_o))
         return NULL;
-    if (fvpy_call_open(&c, "distance_transform_cdt", stream_o, in_o, NULL, dist_o, "distances", 3, ind_o,
-                      "indices") == 0 &&
+    if (fvpy_call_open(&c, "distance_transform_cdt", stream_o, in_o, NULL, dist_o, "distances", 3, ind_o, "indices") ==
+            0 &&
         fvpy__nd_host(&c, "structure", s_o, 'B', fv_array_ndim(c.in.arr), &s, sshape) == 0)
         FVPY_ND_RUN(&c, st, fv_distance_transform_cdt(c.ctx, c.in.arr, s, sshape, c.aux1.arr, c.aux2.arr));
     return fvpy_call_close(&c, st);
@@ -524,7 +537,7 @@ FVPY_METHOD(ndi_distance_transform_cdt, fvpy_ndi_distance_transform_cdt, FVPY_KW
 static PyObject *
 fvpy_ndi_assign(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"src", "dst", "stream", NULL};
+    static char *kwlist[] = { "src", "dst", "stream", NULL };
     PyObject *src_o, *dst_o, *stream_o = Py_None;
     fv_status st = FV_OK;
     fvpy_call c;

@@ -8,7 +8,7 @@
 static PyObject *
 fvpy_astype(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"x", "dtype", "stream", NULL};
+    static char *kwlist[] = { "x", "dtype", "stream", NULL };
     PyObject *x_o, *dtype_o, *stream_o = Py_None;
     fv_array *out = NULL;
     fv_dtype dt;
@@ -20,8 +20,7 @@ fvpy_astype(PyObject *self, PyObject *args, PyObject *kw)
     if (fvpy_parse_dtype(dtype_o, &dt) < 0)
         return NULL;
     if (fvpy_call_open(&c, "astype", stream_o, x_o, NULL, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fvpy_call_new(&c, dt, fv_array_ndim(c.in.arr), NULL, &out);
+        Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, dt, fv_array_ndim(c.in.arr), NULL, &out);
         if (st == FV_OK)
             st = fv_astype(c.ctx, c.in.arr, out);
         Py_END_ALLOW_THREADS
@@ -37,9 +36,9 @@ typedef fv_status (*fvpy_binop_fn)(fv_context *, const fv_array *, const fv_arra
 static PyObject *
 fvpy__binop(const char *name, fvpy_binop_fn fn, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"a", "b", "dtype", "stream", NULL};
+    static char *kwlist[] = { "a", "b", "dtype", "stream", NULL };
     PyObject *a_o, *b_o, *dtype_o = Py_None, *stream_o = Py_None, *ret = NULL;
-    fvpy_in a = {0}, b = {0};
+    fvpy_in a = { 0 }, b = { 0 };
     fv_array *out = NULL;
     fv_context *ctx = NULL;
     int64_t shape[FV_MAX_NDIM];
@@ -61,14 +60,15 @@ fvpy__binop(const char *name, fvpy_binop_fn fn, PyObject *args, PyObject *kw)
     if (!fvpy_same_device(dev, fv_array_device(b.arr))) {
         char da[32], db[32];
         fvpy_device_error("%s: the inputs are on different devices (%s and %s); move one with "
-                          "fovea.to_device", name, fvpy_device_str(dev, da, sizeof da),
+                          "fovea.to_device",
+                          name, fvpy_device_str(dev, da, sizeof da),
                           fvpy_device_str(fv_array_device(b.arr), db, sizeof db));
         goto done;
     }
     if (dtype_o == Py_None)
         dt = fv_dtype_promote(fv_array_dtype(a.arr), fv_array_dtype(b.arr));
-    st = fv_broadcast_shapes(fv_array_ndim(a.arr), fv_array_shape(a.arr), fv_array_ndim(b.arr),
-                             fv_array_shape(b.arr), &ndim, shape);
+    st = fv_broadcast_shapes(fv_array_ndim(a.arr), fv_array_shape(a.arr), fv_array_ndim(b.arr), fv_array_shape(b.arr),
+                             &ndim, shape);
     if (st) {
         fvpy_raise(st);
         goto done;
@@ -76,12 +76,10 @@ fvpy__binop(const char *name, fvpy_binop_fn fn, PyObject *args, PyObject *kw)
     if (fvpy_make_context(dev, stream, &ctx) < 0 || fvpy_sync_input(ctx, &a, stream) < 0 ||
         fvpy_sync_input(ctx, &b, stream) < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(ctx, dt, ndim, shape, dev, &out);
+    Py_BEGIN_ALLOW_THREADS st = fv_array_new(ctx, dt, ndim, shape, dev, &out);
     if (st == FV_OK)
         st = fn(ctx, a.arr, b.arr, out);
-    Py_END_ALLOW_THREADS
-    ret = fvpy_result(st, out, stream);
+    Py_END_ALLOW_THREADS ret = fvpy_result(st, out, stream);
 done:
     fvpy_in_clear(&a);
     fvpy_in_clear(&b);
@@ -110,12 +108,12 @@ FVPY_METHOD(multiply, fvpy_multiply, FVPY_KWARGS,
 static PyObject *
 fvpy__copy(const char *name, int always, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"x", "device", "stream", NULL};
+    static char *kwlist[] = { "x", "device", "stream", NULL };
     PyObject *x_o, *dev_o = Py_None, *stream_o = Py_None, *ret = NULL;
-    fvpy_in x = {0};
+    fvpy_in x = { 0 };
     fv_array *out = NULL;
     fv_context *ctx = NULL;
-    fv_device src, dst = {FV_DEVICE_CPU, 0};
+    fv_device src, dst = { FV_DEVICE_CPU, 0 };
     void *stream;
     fv_status st;
     char fmt[24];
@@ -145,12 +143,11 @@ fvpy__copy(const char *name, int always, PyObject *args, PyObject *kw)
     if (fvpy_make_context(dst.type == FV_DEVICE_CUDA ? dst : src, stream, &ctx) < 0 ||
         fvpy_sync_input(ctx, &x, stream) < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(ctx, fv_array_dtype(x.arr), fv_array_ndim(x.arr), fv_array_shape(x.arr), dst, &out);
+    Py_BEGIN_ALLOW_THREADS st =
+        fv_array_new(ctx, fv_array_dtype(x.arr), fv_array_ndim(x.arr), fv_array_shape(x.arr), dst, &out);
     if (st == FV_OK)
         st = fv_copy(ctx, x.arr, out);
-    Py_END_ALLOW_THREADS
-    ret = fvpy_result(st, out, stream);
+    Py_END_ALLOW_THREADS ret = fvpy_result(st, out, stream);
 done:
     fvpy_in_clear(&x);
     fv_context_free(ctx);

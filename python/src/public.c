@@ -12,8 +12,7 @@
 #include "errors.h"
 
 typedef struct fvpy_public {
-    PyObject_HEAD
-    PyObject *fn, *route, *dict, *weakrefs;
+    PyObject_HEAD PyObject *fn, *route, *dict, *weakrefs;
 } fvpy_public;
 
 static int
@@ -21,7 +20,7 @@ fvpy_public_init(PyObject *self, PyObject *args, PyObject *kw)
 {
     fvpy_public *p = (fvpy_public *)self;
     PyObject *fn, *route;
-    static char *kwlist[] = {"fn", "route", NULL};
+    static char *kwlist[] = { "fn", "route", NULL };
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:Public", kwlist, &fn, &route))
         return -1;
     if (!PyCallable_Check(fn) || !PyCallable_Check(route)) {
@@ -84,32 +83,32 @@ fvpy_public_dealloc(PyObject *self)
 }
 
 static PyMemberDef fvpy_public_members[] = {
-    {"__dictoffset__", T_PYSSIZET, offsetof(fvpy_public, dict), READONLY, NULL},
-    {"__weaklistoffset__", T_PYSSIZET, offsetof(fvpy_public, weakrefs), READONLY, NULL},
-    {NULL, 0, 0, 0, NULL},
+    { "__dictoffset__", T_PYSSIZET, offsetof(fvpy_public, dict), READONLY, NULL },
+    { "__weaklistoffset__", T_PYSSIZET, offsetof(fvpy_public, weakrefs), READONLY, NULL },
+    { NULL, 0, 0, 0, NULL },
 };
 
 static PyGetSetDef fvpy_public_getset[] = {
-    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    { "__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL },
+    { NULL, NULL, NULL, NULL, NULL },
 };
 
 static PyType_Slot fvpy_public_slots[] = {
-    {Py_tp_init, (void *)fvpy_public_init},
-    {Py_tp_call, (void *)fvpy_public_call},
-    {Py_tp_traverse, (void *)fvpy_public_traverse},
-    {Py_tp_clear, (void *)fvpy_public_clear},
-    {Py_tp_dealloc, (void *)fvpy_public_dealloc},
-    {Py_tp_members, (void *)fvpy_public_members},
-    {Py_tp_getset, (void *)fvpy_public_getset},
-    {Py_tp_new, (void *)PyType_GenericNew},
-    {Py_tp_doc, (void *)"Public(fn, route)\n--\n\nfn behind route (fovea._interop.public)."},
-    {0, NULL},
+    { Py_tp_init, (void *)fvpy_public_init },
+    { Py_tp_call, (void *)fvpy_public_call },
+    { Py_tp_traverse, (void *)fvpy_public_traverse },
+    { Py_tp_clear, (void *)fvpy_public_clear },
+    { Py_tp_dealloc, (void *)fvpy_public_dealloc },
+    { Py_tp_members, (void *)fvpy_public_members },
+    { Py_tp_getset, (void *)fvpy_public_getset },
+    { Py_tp_new, (void *)PyType_GenericNew },
+    { Py_tp_doc, (void *)"Public(fn, route)\n--\n\nfn behind route (fovea._interop.public)." },
+    { 0, NULL },
 };
 
 static PyType_Spec fvpy_public_spec = {
-    "fovea._fovea.Public", sizeof(fvpy_public), 0,
-    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, fvpy_public_slots,
+    "fovea._fovea.Public", sizeof(fvpy_public), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    fvpy_public_slots,
 };
 
 int

@@ -3,17 +3,17 @@
  * measure_region_stats imports labels (and intensity) without copying,
  * allocates the float64 table on their device, runs without the GIL and
  * returns it as a fovea.Array. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include "errors.h"
 #include "fovea/measure.h"
 
 static PyObject *
 fvpy_measure_region_stats(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"labels", "intensity", "max_label", "stream", NULL};
+    static char *kwlist[] = { "labels", "intensity", "max_label", "stream", NULL };
     PyObject *lab_o, *int_o = Py_None, *stream_o = Py_None, *ret = NULL;
     long long max_label = 0;
-    fvpy_in lab = {0}, inten = {0};
+    fvpy_in lab = { 0 }, inten = { 0 };
     fv_array *out = NULL;
     fv_context *ctx = NULL;
     void *stream;
@@ -41,13 +41,11 @@ fvpy_measure_region_stats(PyObject *self, PyObject *args, PyObject *kw)
     if (fvpy_make_context(dev, stream, &ctx) < 0 || fvpy_sync_input(ctx, &lab, stream) < 0 ||
         (inten.arr && fvpy_sync_input(ctx, &inten, stream) < 0))
         goto done;
-    int64_t shape[2] = {max_label < 0 ? 0 : max_label, ncols};
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_array_new(ctx, FV_FLOAT64, 2, shape, dev, &out);
+    int64_t shape[2] = { max_label < 0 ? 0 : max_label, ncols };
+    Py_BEGIN_ALLOW_THREADS st = fv_array_new(ctx, FV_FLOAT64, 2, shape, dev, &out);
     if (st == FV_OK)
         st = fv_region_stats(ctx, lab.arr, inten.arr, max_label, out);
-    Py_END_ALLOW_THREADS
-    ret = fvpy_result(st, out, stream);
+    Py_END_ALLOW_THREADS ret = fvpy_result(st, out, stream);
 done:
     fvpy_in_clear(&inten);
     fvpy_in_clear(&lab);

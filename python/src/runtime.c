@@ -1,7 +1,7 @@
 /* Diagnostics and test hooks of the runtime (issue 26; docs/robustness.md "GPU
  * runtime"): fault points, the device pool's bytes in use, the libraries fovea
  * loaded at run time. Private names (leading underscore): for fovea's tests. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include <dlfcn.h>
 
 #include "alloc.h"
@@ -25,7 +25,7 @@ fvpy__fault_id(const char *name)
 static PyObject *
 fvpy_fault_arm(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"which", "n", "all", NULL};
+    static char *kwlist[] = { "which", "n", "all", NULL };
     const char *name;
     long long n;
     int all = 0, which;
@@ -36,9 +36,10 @@ fvpy_fault_arm(PyObject *self, PyObject *args, PyObject *kw)
     fv__fault_arm(which, (int64_t)n, all);
     Py_RETURN_NONE;
 }
-FVPY_METHOD(_fault_arm, fvpy_fault_arm, FVPY_KWARGS,
-            "_fault_arm(which, n, all=False)\n--\n\nArm a fault point ('host_alloc', 'device_alloc'): n < 0 off, 0 count "
-            "only, k > 0 the k-th attempt from now fails (all: and every later one). Tests only.");
+FVPY_METHOD(
+    _fault_arm, fvpy_fault_arm, FVPY_KWARGS,
+    "_fault_arm(which, n, all=False)\n--\n\nArm a fault point ('host_alloc', 'device_alloc'): n < 0 off, 0 count "
+    "only, k > 0 the k-th attempt from now fails (all: and every later one). Tests only.");
 
 /* _fault_stats(which) -> (attempts, failures) since arming */
 static PyObject *
@@ -59,20 +60,16 @@ FVPY_METHOD(_fault_stats, fvpy_fault_stats, METH_O,
 static PyObject *
 fvpy_cuda_pool(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"device", "trim", NULL};
+    static char *kwlist[] = { "device", "trim", NULL };
     int device, trim = 0;
     fv_status st = FV_OK;
     int64_t used = -1;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "i|p:_cuda_pool", kwlist, &device, &trim))
         return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    if (trim)
-        st = fv__cuda_pool_trim(device);
+    Py_BEGIN_ALLOW_THREADS if (trim) st = fv__cuda_pool_trim(device);
     if (st == FV_OK)
         used = fv__cuda_pool_used(device);
-    Py_END_ALLOW_THREADS
-    if (st != FV_OK)
-        return fvpy_raise(st);
+    Py_END_ALLOW_THREADS if (st != FV_OK) return fvpy_raise(st);
     return PyLong_FromLongLong((long long)used);
 }
 FVPY_METHOD(_cuda_pool, fvpy_cuda_pool, FVPY_KWARGS,
@@ -89,10 +86,10 @@ fvpy_loaded_libraries(PyObject *self, PyObject *unused)
     PyObject *list = PyList_New(0);
     for (size_t i = 0; list && i < n && i < 16; i++) {
         int f = rec[i].flags;
-        PyObject *d = Py_BuildValue(
-            "{s:s,s:s,s:s,s:[sss]}", "what", rec[i].what, "requested", rec[i].requested, "path", rec[i].path,
-            "flags", (f & RTLD_NOW) ? "RTLD_NOW" : "RTLD_LAZY", (f & RTLD_GLOBAL) ? "RTLD_GLOBAL" : "RTLD_LOCAL",
-            (f & RTLD_NODELETE) ? "RTLD_NODELETE" : "");
+        PyObject *d =
+            Py_BuildValue("{s:s,s:s,s:s,s:[sss]}", "what", rec[i].what, "requested", rec[i].requested, "path",
+                          rec[i].path, "flags", (f & RTLD_NOW) ? "RTLD_NOW" : "RTLD_LAZY",
+                          (f & RTLD_GLOBAL) ? "RTLD_GLOBAL" : "RTLD_LOCAL", (f & RTLD_NODELETE) ? "RTLD_NODELETE" : "");
         if (!d || PyList_Append(list, d) < 0) {
             Py_XDECREF(d);
             Py_CLEAR(list);

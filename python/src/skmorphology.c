@@ -4,7 +4,7 @@
  * allocates the result on their device, runs without the GIL and returns a
  * fovea.Array. Footprints come as bytes (C order, one byte per element) with
  * their shape as a tuple. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include <string.h>
 #include "errors.h"
 #include "fovea/skmorphology.h"
@@ -41,8 +41,8 @@ fvpy__footprint(PyObject *fp_o, PyObject *fshape_o, int ndim, int expect3, const
     int64_t n = 1;
     for (int d = 0; d < ndim; d++) {
         if (fshape[d] < 1 || fshape[d] > (int64_t)1 << 20 || (expect3 && fshape[d] != 3)) {
-            PyErr_Format(PyExc_ValueError, "footprint extent %lld along axis %d is not allowed",
-                         (long long)fshape[d], d);
+            PyErr_Format(PyExc_ValueError, "footprint extent %lld along axis %d is not allowed", (long long)fshape[d],
+                         d);
             return -1;
         }
         n *= fshape[d];
@@ -64,7 +64,7 @@ fvpy__footprint(PyObject *fp_o, PyObject *fshape_o, int ndim, int expect3, const
 static PyObject *
 fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"seed", "mask", "method", "footprint", "fshape", "offset", "stream", NULL};
+    static char *kwlist[] = { "seed", "mask", "method", "footprint", "fshape", "offset", "stream", NULL };
     PyObject *seed_o, *mask_o, *fp_o = Py_None, *fshape_o = Py_None, *offset_o = Py_None, *stream_o = Py_None;
     int method = 0, have_fp = 0, have_off = 0;
     fv_array *out = NULL;
@@ -73,8 +73,8 @@ fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|iOOOO:skmorph_reconstruction", kwlist, &seed_o, &mask_o,
-                                     &method, &fp_o, &fshape_o, &offset_o, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|iOOOO:skmorph_reconstruction", kwlist, &seed_o, &mask_o, &method,
+                                     &fp_o, &fshape_o, &offset_o, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "reconstruction", stream_o, seed_o, NULL, mask_o, "mask", 0, NULL, NULL) < 0)
         return fvpy_call_close(&c, FV_OK);
@@ -82,22 +82,21 @@ fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *kw)
     if (fvpy__footprint(fp_o, fshape_o, nd, 0, &fp, fshape, &have_fp) < 0 ||
         fvpy__int_tuple("offset", offset_o, nd, offset, &have_off) < 0)
         return fvpy_call_close(&c, FV_OK);
-    Py_BEGIN_ALLOW_THREADS
-    st = fvpy_call_new(&c, fv_array_dtype(c.in.arr), nd, NULL, &out);
+    Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, fv_array_dtype(c.in.arr), nd, NULL, &out);
     if (st == FV_OK)
         st = fv_reconstruction(c.ctx, c.in.arr, c.aux1.arr, out, (fv_reconstruction_method)method, fp,
                                have_fp ? fshape : NULL, have_off ? offset : NULL);
-    Py_END_ALLOW_THREADS
-    return fvpy_call_result(&c, st, out);
+    Py_END_ALLOW_THREADS return fvpy_call_result(&c, st, out);
 }
-FVPY_METHOD(skmorph_reconstruction, fvpy_skmorph_reconstruction, FVPY_KWARGS,
-            "skmorph_reconstruction(seed, mask, method=0, footprint=None, fshape=None, offset=None, stream=None)\n--\n\n"
-            "Grayscale reconstruction by dilation (0) or erosion (1); footprint as bytes of shape fshape.");
+FVPY_METHOD(
+    skmorph_reconstruction, fvpy_skmorph_reconstruction, FVPY_KWARGS,
+    "skmorph_reconstruction(seed, mask, method=0, footprint=None, fshape=None, offset=None, stream=None)\n--\n\n"
+    "Grayscale reconstruction by dilation (0) or erosion (1); footprint as bytes of shape fshape.");
 
 static PyObject *
 fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "footprint", "minima", "stream", NULL};
+    static char *kwlist[] = { "image", "footprint", "minima", "stream", NULL };
     PyObject *img_o, *fp_o = Py_None, *stream_o = Py_None;
     int minima = 0, have_fp = 0;
     fv_array *out = NULL;
@@ -106,14 +105,13 @@ fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OpO:skmorph_local_maxima", kwlist, &img_o, &fp_o, &minima,
-                                     &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OpO:skmorph_local_maxima", kwlist, &img_o, &fp_o, &minima, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "local_maxima", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) < 0)
         return fvpy_call_close(&c, FV_OK);
     const int nd = fv_array_ndim(c.in.arr);
     PyObject *fshape_o = NULL;
-    if (fp_o != Py_None) {   /* always 3 x ... x 3 */
+    if (fp_o != Py_None) { /* always 3 x ... x 3 */
         if (!(fshape_o = PyTuple_New(nd)))
             return fvpy_call_close(&c, FV_OK);
         for (int d = 0; d < nd; d++)
@@ -123,12 +121,10 @@ fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw)
     Py_XDECREF(fshape_o);
     if (rc < 0)
         return fvpy_call_close(&c, FV_OK);
-    Py_BEGIN_ALLOW_THREADS
-    st = fvpy_call_new(&c, FV_BOOL, nd, NULL, &out);
+    Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, FV_BOOL, nd, NULL, &out);
     if (st == FV_OK)
         st = fv_local_maxima(c.ctx, c.in.arr, out, fp, minima);
-    Py_END_ALLOW_THREADS
-    return fvpy_call_result(&c, st, out);
+    Py_END_ALLOW_THREADS return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(skmorph_local_maxima, fvpy_skmorph_local_maxima, FVPY_KWARGS,
             "skmorph_local_maxima(image, footprint=None, minima=False, stream=None)\n--\n\n"
@@ -137,7 +133,7 @@ FVPY_METHOD(skmorph_local_maxima, fvpy_skmorph_local_maxima, FVPY_KWARGS,
 static PyObject *
 fvpy_skmorph_thin(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "max_num_iter", "stream", NULL};
+    static char *kwlist[] = { "image", "max_num_iter", "stream", NULL };
     PyObject *img_o, *stream_o = Py_None;
     long long max_num_iter = 0;
     fv_array *out = NULL;
@@ -147,8 +143,7 @@ fvpy_skmorph_thin(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|LO:skmorph_thin", kwlist, &img_o, &max_num_iter, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "thin", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
+        Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
         if (st == FV_OK)
             st = fv_thin(c.ctx, c.in.arr, out, (int64_t)max_num_iter);
         Py_END_ALLOW_THREADS
@@ -161,7 +156,7 @@ FVPY_METHOD(skmorph_thin, fvpy_skmorph_thin, FVPY_KWARGS,
 static PyObject *
 fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "order", NULL};
+    static char *kwlist[] = { "image", "order", NULL };
     PyObject *img_o, *order_o;
     fv_array *out = NULL;
     fv_status st = FV_OK;
@@ -170,8 +165,7 @@ fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:skmorph_medial_axis", kwlist, &img_o, &order_o))
         return NULL;
     if (fvpy_call_open(&c, "medial_axis", Py_None, img_o, NULL, order_o, "order", 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
+        Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
         if (st == FV_OK)
             st = fv_medial_axis_thin(c.ctx, c.in.arr, c.aux1.arr, out);
         Py_END_ALLOW_THREADS

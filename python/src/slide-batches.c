@@ -1,7 +1,7 @@
 /* fovea._fovea.BatchIterator (Slide.batches): patches of a slide read in batches by
  * fv_batch_loader, one NumPy or fovea.Array batch per next() (with squeeze, batches of
  * one as the (H, W, C) region: cuCIM's iterator for batch_size 1). */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -13,10 +13,9 @@
 #include "slide-object.h"
 
 typedef struct fvpy_Batches {
-    PyObject_HEAD
-    fv_batch_loader *l;      /* NULL once finished or closed */
+    PyObject_HEAD fv_batch_loader *l; /* NULL once finished or closed */
     int64_t count;
-    int squeeze;             /* yield (1, H, W, C) batches as (H, W, C) views */
+    int squeeze; /* yield (1, H, W, C) batches as (H, W, C) views */
 } fvpy_Batches;
 
 static void
@@ -25,8 +24,7 @@ fvpy__batches_close_loader(fvpy_Batches *self)
     fv_batch_loader *l = self->l;
     self->l = NULL;
     if (l) {
-        Py_BEGIN_ALLOW_THREADS
-        fv_batch_loader_free(l);   /* joins the workers: no GIL held */
+        Py_BEGIN_ALLOW_THREADS fv_batch_loader_free(l); /* joins the workers: no GIL held */
         Py_END_ALLOW_THREADS
     }
 }
@@ -51,13 +49,12 @@ fvpy__batches_next(fvpy_Batches *self)
     fv_array *out = NULL;
     fv_status st;
     if (!self->l)
-        return NULL;   /* StopIteration */
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_batch_loader_next(self->l, &out);
-    Py_END_ALLOW_THREADS
-    if (st) {
-        fvpy_raise(st);              /* reported once ... */
-        fvpy__batches_close_loader(self);   /* ... then the iterator is finished */
+        return NULL; /* StopIteration */
+    Py_BEGIN_ALLOW_THREADS st = fv_batch_loader_next(self->l, &out);
+    Py_END_ALLOW_THREADS if (st)
+    {
+        fvpy_raise(st);                   /* reported once ... */
+        fvpy__batches_close_loader(self); /* ... then the iterator is finished */
         return NULL;
     }
     if (!out) {
@@ -89,15 +86,14 @@ fvpy__batches_len(fvpy_Batches *self, PyObject *unused)
 }
 
 static PyMethodDef fvpy__batches_methods[] = {
-    {"close", (PyCFunction)fvpy__batches_close, METH_NOARGS,
-     "close()\n--\n\nStop the workers and free the batches not yet taken."},
-    {"__length_hint__", (PyCFunction)fvpy__batches_len, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    { "close", (PyCFunction)fvpy__batches_close, METH_NOARGS,
+      "close()\n--\n\nStop the workers and free the batches not yet taken." },
+    { "__length_hint__", (PyCFunction)fvpy__batches_len, METH_NOARGS, NULL },
+    { NULL, NULL, 0, NULL },
 };
 
 PyTypeObject fvpy_BatchesType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "fovea._fovea.BatchIterator",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "fovea._fovea.BatchIterator",
     .tp_basicsize = sizeof(fvpy_Batches),
     .tp_dealloc = (destructor)fvpy__batches_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -110,9 +106,9 @@ PyTypeObject fvpy_BatchesType = {
 PyObject *
 fvpy_slide_batches(fvpy_Slide *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"locations", "level", "width", "height", "format", "batch_size", "num_workers",
-                             "prefetch_factor", "shuffle", "seed", "drop_last", "nocache", "device", "squeeze",
-                             NULL};
+    static char *kwlist[] = { "locations",  "level",       "width",           "height",  "format",
+                              "batch_size", "num_workers", "prefetch_factor", "shuffle", "seed",
+                              "drop_last",  "nocache",     "device",          "squeeze", NULL };
     PyObject *loc_o, *fmt_o = NULL, *np = NULL, *arr = NULL, *ret = NULL, *dev_o = NULL;
     int level, batch_size = 1, num_workers = 0, prefetch = 2, shuffle = 0, drop_last = 0, nocache = 0, squeeze = 0;
     long long w, h;
@@ -124,9 +120,16 @@ fvpy_slide_batches(fvpy_Slide *self, PyObject *args, PyObject *kw)
                                      &batch_size, &num_workers, &prefetch, &shuffle, &seed, &drop_last, &nocache,
                                      &dev_o, &squeeze))
         return NULL;
-    fv_loader_options o = {.level = level, .width = w, .height = h, .batch_size = batch_size,
-                           .num_workers = num_workers, .prefetch_factor = prefetch, .shuffle = shuffle,
-                           .seed = seed, .drop_last = drop_last, .nocache = nocache};
+    fv_loader_options o = { .level = level,
+                            .width = w,
+                            .height = h,
+                            .batch_size = batch_size,
+                            .num_workers = num_workers,
+                            .prefetch_factor = prefetch,
+                            .shuffle = shuffle,
+                            .seed = seed,
+                            .drop_last = drop_last,
+                            .nocache = nocache };
     if (fvpy_pixel_format(fmt_o, &o.format) < 0 || fvpy_slide_device(dev_o, &o.device) < 0)
         return NULL;
     /* the locations as one contiguous int64 (n, 2) array: handed to C once */
@@ -147,10 +150,8 @@ fvpy_slide_batches(fvpy_Slide *self, PyObject *args, PyObject *kw)
         PyBuffer_Release(&view);
         goto done;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_batch_loader_new(s, (const int64_t *)view.buf, view.shape[0], &o, &l);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&view);
+    Py_BEGIN_ALLOW_THREADS st = fv_batch_loader_new(s, (const int64_t *)view.buf, view.shape[0], &o, &l);
+    Py_END_ALLOW_THREADS PyBuffer_Release(&view);
     if (st) {
         fvpy_raise(st);
         goto done;
@@ -165,8 +166,7 @@ fvpy_slide_batches(fvpy_Slide *self, PyObject *args, PyObject *kw)
     ret = (PyObject *)b;
 done:
     if (l) {
-        Py_BEGIN_ALLOW_THREADS
-        fv_batch_loader_free(l);
+        Py_BEGIN_ALLOW_THREADS fv_batch_loader_free(l);
         Py_END_ALLOW_THREADS
     }
     fv_slide_unref(s);

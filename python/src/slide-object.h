@@ -4,13 +4,12 @@
 #ifndef FVPY_SLIDE_OBJECT_H
 #define FVPY_SLIDE_OBJECT_H
 
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 
 
 typedef struct fvpy_Slide {
-    PyObject_HEAD
-    fv_slide *s;          /* NULL once closed */
-    PyObject *path;       /* str: the path as given (os.fspath, decoded) */
+    PyObject_HEAD fv_slide *s; /* NULL once closed */
+    PyObject *path;            /* str: the path as given (os.fspath, decoded) */
     PyObject *weakrefs;
 } fvpy_Slide;
 

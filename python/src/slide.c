@@ -8,7 +8,7 @@
  * Every library call runs without the GIL. A call takes its own reference to the
  * handle first, so close() from another thread never pulls the handle out from
  * under a read in progress. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -102,8 +102,7 @@ fvpy_pixel_format(PyObject *o, fv_pixel_format *out)
     const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
     if (!s) {
         if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError, "format must be 'rgb', 'rgba' or 'native', not %.100s",
-                         Py_TYPE(o)->tp_name);
+            PyErr_Format(PyExc_TypeError, "format must be 'rgb', 'rgba' or 'native', not %.100s", Py_TYPE(o)->tp_name);
         return -1;
     }
     if (!strcasecmp(s, "rgb"))
@@ -123,7 +122,7 @@ fvpy_pixel_format(PyObject *o, fv_pixel_format *out)
 int
 fvpy_slide_device(PyObject *o, fv_device *dev)
 {
-    *dev = (fv_device){FV_DEVICE_CPU, 0};
+    *dev = (fv_device){ FV_DEVICE_CPU, 0 };
     if (!o || o == Py_None)
         return 0;
     if (fvpy_parse_device(o, dev) < 0)
@@ -172,7 +171,7 @@ fvpy__level_tuple(const fv_level_info *li)
 static PyObject *
 fvpy__slide_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"path", NULL};
+    static char *kwlist[] = { "path", NULL };
     PyObject *path_o, *bytes = NULL, *str = NULL;
     fvpy_Slide *self = NULL;
     fv_slide *s = NULL;
@@ -188,10 +187,9 @@ fvpy__slide_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_FileNotFoundError, "slide: empty path");
         goto done;
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_slide_open(path, &s);
-    Py_END_ALLOW_THREADS
-    if (st) {
+    Py_BEGIN_ALLOW_THREADS st = fv_slide_open(path, &s);
+    Py_END_ALLOW_THREADS if (st)
+    {
         fvpy__raise_open_error(st, path, str);
         goto done;
     }
@@ -203,8 +201,7 @@ fvpy__slide_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     str = NULL;
 done:
     if (s) {
-        Py_BEGIN_ALLOW_THREADS
-        fv_slide_unref(s);
+        Py_BEGIN_ALLOW_THREADS fv_slide_unref(s);
         Py_END_ALLOW_THREADS
     }
     Py_XDECREF(str);
@@ -217,7 +214,7 @@ fvpy__slide_dealloc(fvpy_Slide *self)
 {
     if (self->weakrefs)
         PyObject_ClearWeakRefs((PyObject *)self);
-    fv_slide_unref(self->s);   /* closes the file when the last reference goes */
+    fv_slide_unref(self->s); /* closes the file when the last reference goes */
     Py_XDECREF(self->path);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -228,8 +225,7 @@ fvpy__slide_close(fvpy_Slide *self, PyObject *unused)
     fv_slide *s = self->s;
     self->s = NULL;
     if (s) {
-        Py_BEGIN_ALLOW_THREADS
-        fv_slide_unref(s);
+        Py_BEGIN_ALLOW_THREADS fv_slide_unref(s);
         Py_END_ALLOW_THREADS
     }
     Py_RETURN_NONE;
@@ -240,8 +236,8 @@ fvpy__slide_repr(fvpy_Slide *self)
 {
     if (!self->s)
         return PyUnicode_FromFormat("<fovea._fovea.Slide %R (closed)>", self->path);
-    return PyUnicode_FromFormat("<fovea._fovea.Slide %R vendor=%s levels=%d>", self->path,
-                                fv_slide_vendor(self->s), fv_slide_level_count(self->s));
+    return PyUnicode_FromFormat("<fovea._fovea.Slide %R vendor=%s levels=%d>", self->path, fv_slide_vendor(self->s),
+                                fv_slide_level_count(self->s));
 }
 
 static PyObject *
@@ -388,8 +384,7 @@ fvpy__assoc_name(fvpy_Slide *self, PyObject *name_o)
     const char *name = PyUnicode_Check(name_o) ? PyUnicode_AsUTF8(name_o) : NULL;
     if (!name) {
         if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError, "associated image name must be str, not %.100s",
-                         Py_TYPE(name_o)->tp_name);
+            PyErr_Format(PyExc_TypeError, "associated image name must be str, not %.100s", Py_TYPE(name_o)->tp_name);
         return NULL;
     }
     int n = fv_slide_associated_count(self->s);
@@ -426,7 +421,7 @@ fvpy__slide_associated_size(fvpy_Slide *self, PyObject *name_o)
 static PyObject *
 fvpy__slide_read_associated(fvpy_Slide *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"name", "format", NULL};
+    static char *kwlist[] = { "name", "format", NULL };
     PyObject *name_o, *fmt_o = NULL, *ret = NULL;
     fv_pixel_format fmt;
     fv_slide *s = NULL;
@@ -448,16 +443,15 @@ fvpy__slide_read_associated(fvpy_Slide *self, PyObject *args, PyObject *kw)
         return NULL;
     if (!(name = fvpy__assoc_name(self, name_o)))
         goto done;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_slide_associated_size(s, name, &w, &h);
+    Py_BEGIN_ALLOW_THREADS st = fv_slide_associated_size(s, name, &w, &h);
     if (!st)
         st = fv_slide_region_shape(s, w, h, fmt, shape, &dt);
     if (!st)
-        st = fv_array_new(NULL, dt, 3, shape, (fv_device){FV_DEVICE_CPU, 0}, &out);
+        st = fv_array_new(NULL, dt, 3, shape, (fv_device){ FV_DEVICE_CPU, 0 }, &out);
     if (!st)
         st = fv_slide_read_associated(s, name, fmt, out);
-    Py_END_ALLOW_THREADS
-    if (st) {
+    Py_END_ALLOW_THREADS if (st)
+    {
         fvpy_raise(st);
         goto done;
     }
@@ -498,38 +492,39 @@ fvpy__slide_into_view(const fv_array *into, fv_dtype dt, const int64_t shape[3],
 {
     const int64_t n = shape[0] * shape[1] * shape[2];
     if (fv_array_dtype(into) != dt || fv_array_nbytes(into) != n * (int64_t)fv_dtype_size(dt))
-        return fv_error_set(FV_EINVAL, "read_region", "buf must hold %lld %s values (the region (%lld, %lld, %lld)); "
-                            "it holds %lld %s values", (long long)n, fv_dtype_name(dt), (long long)shape[0],
-                            (long long)shape[1], (long long)shape[2], (long long)fv_array_size(into),
-                            fv_dtype_name(fv_array_dtype(into)));
+        return fv_error_set(FV_EINVAL, "read_region",
+                            "buf must hold %lld %s values (the region (%lld, %lld, %lld)); "
+                            "it holds %lld %s values",
+                            (long long)n, fv_dtype_name(dt), (long long)shape[0], (long long)shape[1],
+                            (long long)shape[2], (long long)fv_array_size(into), fv_dtype_name(fv_array_dtype(into)));
     return fv_array_view(into, 3, shape, NULL, 0, out);
 }
 
 static PyObject *
 fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"x", "y", "level", "width", "height", "format", "num_workers", "nocache", "device",
-                             "out", NULL};
+    static char *kwlist[] = { "x",           "y",       "level",  "width", "height", "format",
+                              "num_workers", "nocache", "device", "out",   NULL };
     PyObject *x_o, *y_o, *level_o, *w_o, *h_o, *fmt_o = NULL, *dev_o = NULL, *out_o = NULL, *ret = NULL;
     int num_workers = 0, nocache = 0;
     int64_t x, y, level, w, h, shape[3];
-    fv_read_options opts = {FV_PIXEL_RGB, 0, 0};
+    fv_read_options opts = { FV_PIXEL_RGB, 0, 0 };
     fv_slide *s = NULL;
     fv_array *out = NULL;
     fv_context *ctx = NULL;
-    fvpy_in into = {0};
+    fvpy_in into = { 0 };
     fv_dtype dt;
     fv_status st;
-    fv_device dev = {FV_DEVICE_CPU, 0};
+    fv_device dev = { FV_DEVICE_CPU, 0 };
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|OipOO:read_region", kwlist, &x_o, &y_o, &level_o, &w_o,
-                                     &h_o, &fmt_o, &num_workers, &nocache, &dev_o, &out_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|OipOO:read_region", kwlist, &x_o, &y_o, &level_o, &w_o, &h_o,
+                                     &fmt_o, &num_workers, &nocache, &dev_o, &out_o))
         return NULL;
     if (fvpy_slide_device(dev_o, &dev) < 0)
         return NULL;
-    if (fvpy_int64(x_o, "x", &x) < 0 || fvpy_int64(y_o, "y", &y) < 0 ||
-        fvpy_int64(level_o, "level", &level) < 0 || fvpy_int64(w_o, "width", &w) < 0 ||
-        fvpy_int64(h_o, "height", &h) < 0 || fvpy_pixel_format(fmt_o, &opts.format) < 0)
+    if (fvpy_int64(x_o, "x", &x) < 0 || fvpy_int64(y_o, "y", &y) < 0 || fvpy_int64(level_o, "level", &level) < 0 ||
+        fvpy_int64(w_o, "width", &w) < 0 || fvpy_int64(h_o, "height", &h) < 0 ||
+        fvpy_pixel_format(fmt_o, &opts.format) < 0)
         return NULL;
     if (num_workers < 0) {
         PyErr_Format(PyExc_ValueError, "num_workers = %d must be >= 0", num_workers);
@@ -545,8 +540,7 @@ fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
         goto done;
     if (!(s = fvpy_slide_get(self)))
         goto done;
-    Py_BEGIN_ALLOW_THREADS
-    st = fv_slide_region_shape(s, w, h, opts.format, shape, &dt);
+    Py_BEGIN_ALLOW_THREADS st = fv_slide_region_shape(s, w, h, opts.format, shape, &dt);
     if (!st && (level < 0 || level >= fv_slide_level_count(s)))
         st = fv_error_set(FV_EINVAL, "read_region", "level %lld is out of range (the slide has %d levels)",
                           (long long)level, fv_slide_level_count(s));
@@ -554,12 +548,12 @@ fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
         st = into.arr ? fvpy__slide_into_view(into.arr, dt, shape, &out) : fv_array_new(NULL, dt, 3, shape, dev, &out);
     if (!st)
         st = fv_slide_read_region(s, ctx, x, y, (int)level, w, h, &opts, out);
-    Py_END_ALLOW_THREADS
-    if (st) {
+    Py_END_ALLOW_THREADS if (st)
+    {
         fvpy_raise(st);
         goto done;
     }
-    if (into.arr) {   /* the caller's buffer holds the pixels */
+    if (into.arr) { /* the caller's buffer holds the pixels */
         Py_INCREF(Py_None);
         ret = Py_None;
         goto done;
@@ -594,55 +588,54 @@ fvpy__slide_exit(fvpy_Slide *self, PyObject *args)
 #define FVPY_KW(fn) (PyCFunction)(void (*)(void))(fn), METH_VARARGS | METH_KEYWORDS
 
 static PyMethodDef fvpy__slide_methods[] = {
-    {"read_region", FVPY_KW(fvpy__slide_read_region),
-     "read_region(x, y, level, width, height, format='rgb', num_workers=0, nocache=False, device=None,\n"
-     "            out=None)\n--\n\n"
-     "A new NumPy array of the region: (x, y) in level-0 pixels, width x height pixels of level;\n"
-     "with out (an array-like of exactly the region's dtype and bytes, writable, C-contiguous, on\n"
-     "device) the pixels go into it and None is returned.\n"
-     "format 'rgb': uint8 (h, w, 3), background white; 'rgba': uint8 (h, w, 4), outside the image\n"
-     "all zero; 'native': the file's samples and dtype (h, w, S), background 0."},
-    {"batches", FVPY_KW(fvpy_slide_batches),
-     "batches(locations, level, width, height, format='rgb', batch_size=1, num_workers=0,\n"
-     "        prefetch_factor=2, shuffle=False, seed=0, drop_last=False, nocache=False, device=None,\n"
-     "        squeeze=False)\n--\n\n"
-     "An iterator of (N, height, width, C) NumPy batches of the patches at locations ((n, 2)\n"
-     "level-0 (x, y) pairs), read ahead by num_workers threads (0: in the calling thread);\n"
-     "squeeze: batches of one as (height, width, C) views."},
-    {"read_associated", FVPY_KW(fvpy__slide_read_associated),
-     "read_associated(name, format='rgb')\n--\n\nThe associated image as a uint8 (h, w, 3|4) NumPy array."},
-    {"associated_names", (PyCFunction)fvpy__slide_associated_names, METH_NOARGS,
-     "associated_names()\n--\n\nNames of the associated images (tuple of str)."},
-    {"associated_size", (PyCFunction)fvpy__slide_associated_size, METH_O,
-     "associated_size(name)\n--\n\n(width, height) of an associated image."},
-    {"level_info", (PyCFunction)fvpy__slide_level_info, METH_O,
-     "level_info(level)\n--\n\n(width, height, downsample, tile_width, tile_height) of a level."},
-    {"properties", (PyCFunction)fvpy__slide_properties, METH_NOARGS,
-     "properties()\n--\n\nA dict of the slide's properties (OpenSlide's names)."},
-    {"close", (PyCFunction)fvpy__slide_close, METH_NOARGS,
-     "close()\n--\n\nRelease the handle (the file closes when no read is using it)."},
-    {"__enter__", (PyCFunction)fvpy__slide_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)fvpy__slide_exit, METH_VARARGS, NULL},
-    {"__reduce__", (PyCFunction)fvpy__slide_reduce, METH_NOARGS, "Pickles as the path (re-opened on load)."},
-    {NULL, NULL, 0, NULL},
+    { "read_region", FVPY_KW(fvpy__slide_read_region),
+      "read_region(x, y, level, width, height, format='rgb', num_workers=0, nocache=False, device=None,\n"
+      "            out=None)\n--\n\n"
+      "A new NumPy array of the region: (x, y) in level-0 pixels, width x height pixels of level;\n"
+      "with out (an array-like of exactly the region's dtype and bytes, writable, C-contiguous, on\n"
+      "device) the pixels go into it and None is returned.\n"
+      "format 'rgb': uint8 (h, w, 3), background white; 'rgba': uint8 (h, w, 4), outside the image\n"
+      "all zero; 'native': the file's samples and dtype (h, w, S), background 0." },
+    { "batches", FVPY_KW(fvpy_slide_batches),
+      "batches(locations, level, width, height, format='rgb', batch_size=1, num_workers=0,\n"
+      "        prefetch_factor=2, shuffle=False, seed=0, drop_last=False, nocache=False, device=None,\n"
+      "        squeeze=False)\n--\n\n"
+      "An iterator of (N, height, width, C) NumPy batches of the patches at locations ((n, 2)\n"
+      "level-0 (x, y) pairs), read ahead by num_workers threads (0: in the calling thread);\n"
+      "squeeze: batches of one as (height, width, C) views." },
+    { "read_associated", FVPY_KW(fvpy__slide_read_associated),
+      "read_associated(name, format='rgb')\n--\n\nThe associated image as a uint8 (h, w, 3|4) NumPy array." },
+    { "associated_names", (PyCFunction)fvpy__slide_associated_names, METH_NOARGS,
+      "associated_names()\n--\n\nNames of the associated images (tuple of str)." },
+    { "associated_size", (PyCFunction)fvpy__slide_associated_size, METH_O,
+      "associated_size(name)\n--\n\n(width, height) of an associated image." },
+    { "level_info", (PyCFunction)fvpy__slide_level_info, METH_O,
+      "level_info(level)\n--\n\n(width, height, downsample, tile_width, tile_height) of a level." },
+    { "properties", (PyCFunction)fvpy__slide_properties, METH_NOARGS,
+      "properties()\n--\n\nA dict of the slide's properties (OpenSlide's names)." },
+    { "close", (PyCFunction)fvpy__slide_close, METH_NOARGS,
+      "close()\n--\n\nRelease the handle (the file closes when no read is using it)." },
+    { "__enter__", (PyCFunction)fvpy__slide_enter, METH_NOARGS, NULL },
+    { "__exit__", (PyCFunction)fvpy__slide_exit, METH_VARARGS, NULL },
+    { "__reduce__", (PyCFunction)fvpy__slide_reduce, METH_NOARGS, "Pickles as the path (re-opened on load)." },
+    { NULL, NULL, 0, NULL },
 };
 
 static PyGetSetDef fvpy__slide_getset[] = {
-    {"path", (getter)fvpy__slide_get_path, NULL, "the path the slide was opened with", NULL},
-    {"closed", (getter)fvpy__slide_get_closed, NULL, "True after close()", NULL},
-    {"vendor", (getter)fvpy__slide_get_vendor, NULL, "the format: 'aperio', 'generic-tiff', ...", NULL},
-    {"level_count", (getter)fvpy__slide_get_level_count, NULL, "number of pyramid levels", NULL},
-    {"levels", (getter)fvpy__slide_get_levels, NULL,
-     "tuple of (width, height, downsample, tile_width, tile_height), one per level", NULL},
-    {"native_layout", (getter)fvpy__slide_get_native_layout, NULL,
-     "(samples per pixel, dtype name) of the file's pixels", NULL},
-    {"metadata_json", (getter)fvpy__slide_get_metadata_json, NULL, "the slide described as JSON text", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    { "path", (getter)fvpy__slide_get_path, NULL, "the path the slide was opened with", NULL },
+    { "closed", (getter)fvpy__slide_get_closed, NULL, "True after close()", NULL },
+    { "vendor", (getter)fvpy__slide_get_vendor, NULL, "the format: 'aperio', 'generic-tiff', ...", NULL },
+    { "level_count", (getter)fvpy__slide_get_level_count, NULL, "number of pyramid levels", NULL },
+    { "levels", (getter)fvpy__slide_get_levels, NULL,
+      "tuple of (width, height, downsample, tile_width, tile_height), one per level", NULL },
+    { "native_layout", (getter)fvpy__slide_get_native_layout, NULL,
+      "(samples per pixel, dtype name) of the file's pixels", NULL },
+    { "metadata_json", (getter)fvpy__slide_get_metadata_json, NULL, "the slide described as JSON text", NULL },
+    { NULL, NULL, NULL, NULL, NULL },
 };
 
 static PyTypeObject fvpy_SlideType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "fovea._fovea.Slide",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "fovea._fovea.Slide",
     .tp_basicsize = sizeof(fvpy_Slide),
     .tp_dealloc = (destructor)fvpy__slide_dealloc,
     .tp_repr = (reprfunc)fvpy__slide_repr,
@@ -664,4 +657,3 @@ fvpy_slide_init(PyObject *m)
         return -1;
     return fvpy_add_object(m, "Slide", (PyObject *)&fvpy_SlideType);
 }
-

@@ -4,7 +4,7 @@
  * NumPy and allocates the outputs on the image's device; these import the
  * arrays without copying and run one library call without the GIL. Host tables
  * (cosines, sines, radii) come as bytes of native float64 / int64 values. */
-#include "array.h"   /* Python.h first */
+#include "array.h" /* Python.h first */
 #include "errors.h"
 #include "fovea/transform.h"
 
@@ -23,8 +23,7 @@ fvpy__tf_table(const char *name, const char *what, PyObject *o, size_t size, Py_
 
 /* cos and sin tables of one length; 0 or -1. */
 static int
-fvpy__tf_angles(const char *name, PyObject *cos_o, PyObject *sin_o, Py_ssize_t *n, const double **c,
-                const double **s)
+fvpy__tf_angles(const char *name, PyObject *cos_o, PyObject *sin_o, Py_ssize_t *n, const double **c, const double **s)
 {
     Py_ssize_t n2;
     if (fvpy__tf_table(name, "cos", cos_o, 8, n, (const void **)c) < 0 ||
@@ -42,7 +41,7 @@ fvpy__tf_angles(const char *name, PyObject *cos_o, PyObject *sin_o, Py_ssize_t *
 static PyObject *
 fvpy__tf_angles_call(PyObject *args, PyObject *kw, const char *fmt, const char *name, int which)
 {
-    static char *kwlist[] = {"input", "out", "cos", "sin", "stream", NULL};
+    static char *kwlist[] = { "input", "out", "cos", "sin", "stream", NULL };
     PyObject *in_o, *out_o, *cos_o, *sin_o, *stream_o = Py_None;
     const double *c, *s;
     Py_ssize_t n;
@@ -58,11 +57,9 @@ fvpy__tf_angles_call(PyObject *args, PyObject *kw, const char *fmt, const char *
         PyErr_Format(PyExc_ValueError, "%s: %zd angles for the projections given", name, n);
         return fvpy_call_close(&call, FV_OK);
     }
-    Py_BEGIN_ALLOW_THREADS
-    st = which == 0 ? fv_hough_line(call.ctx, call.in.arr, c, s, (int64_t)n, call.out.arr)
-                    : fv_iradon_backproject(call.ctx, call.in.arr, c, s, call.out.arr);
-    Py_END_ALLOW_THREADS
-    return fvpy_call_close(&call, st);
+    Py_BEGIN_ALLOW_THREADS st = which == 0 ? fv_hough_line(call.ctx, call.in.arr, c, s, (int64_t)n, call.out.arr)
+                                           : fv_iradon_backproject(call.ctx, call.in.arr, c, s, call.out.arr);
+    Py_END_ALLOW_THREADS return fvpy_call_close(&call, st);
 }
 
 static PyObject *
@@ -78,7 +75,7 @@ FVPY_METHOD(tf_hough_line, fvpy_tf_hough_line, FVPY_KWARGS,
 static PyObject *
 fvpy_tf_hough_circle(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "out", "radii", "offset", "normalize", "stream", NULL};
+    static char *kwlist[] = { "image", "out", "radii", "offset", "normalize", "stream", NULL };
     PyObject *in_o, *out_o, *radii_o, *stream_o = Py_None, *ret = NULL;
     const int64_t *radii;
     long long offset;
@@ -95,8 +92,8 @@ fvpy_tf_hough_circle(PyObject *self, PyObject *args, PyObject *kw)
     if (!np)
         return PyErr_NoMemory();
     if (fvpy_call_open(&call, "hough_circle", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_hough_circle(call.ctx, call.in.arr, radii, (int64_t)n, (int64_t)offset, normalize, call.out.arr, np);
+        Py_BEGIN_ALLOW_THREADS st =
+            fv_hough_circle(call.ctx, call.in.arr, radii, (int64_t)n, (int64_t)offset, normalize, call.out.arr, np);
         Py_END_ALLOW_THREADS
     }
     PyObject *none = fvpy_call_close(&call, st);
@@ -123,7 +120,7 @@ FVPY_METHOD(tf_hough_circle, fvpy_tf_hough_circle, FVPY_KWARGS,
 static PyObject *
 fvpy_tf_probabilistic_hough_line(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "order", "lines", "threshold", "line_length", "line_gap", "cos", "sin", NULL};
+    static char *kwlist[] = { "image", "order", "lines", "threshold", "line_length", "line_gap", "cos", "sin", NULL };
     PyObject *in_o, *order_o, *lines_o, *cos_o, *sin_o;
     long long threshold, line_length, line_gap;
     const double *c, *s;
@@ -138,10 +135,9 @@ fvpy_tf_probabilistic_hough_line(PyObject *self, PyObject *args, PyObject *kw)
     if (fvpy__tf_angles(name, cos_o, sin_o, &n, &c, &s) < 0)
         return NULL;
     if (fvpy_call_open(&call, name, Py_None, in_o, lines_o, order_o, "order", 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_probabilistic_hough_line(call.ctx, call.in.arr, call.aux1.arr, (int64_t)threshold,
-                                         (int64_t)line_length, (int64_t)line_gap, c, s, (int64_t)n, call.out.arr,
-                                         &nlines);
+        Py_BEGIN_ALLOW_THREADS st =
+            fv_probabilistic_hough_line(call.ctx, call.in.arr, call.aux1.arr, (int64_t)threshold, (int64_t)line_length,
+                                        (int64_t)line_gap, c, s, (int64_t)n, call.out.arr, &nlines);
         Py_END_ALLOW_THREADS
     }
     PyObject *none = fvpy_call_close(&call, st);
@@ -158,7 +154,7 @@ FVPY_METHOD(tf_probabilistic_hough_line, fvpy_tf_probabilistic_hough_line, FVPY_
 static PyObject *
 fvpy_tf_radon(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "out", "matrices", "stream", NULL};
+    static char *kwlist[] = { "image", "out", "matrices", "stream", NULL };
     PyObject *in_o, *out_o, *m_o, *stream_o = Py_None;
     const double *m;
     Py_ssize_t n;
@@ -169,8 +165,7 @@ fvpy_tf_radon(PyObject *self, PyObject *args, PyObject *kw)
     if (fvpy__tf_table("radon", "matrices", m_o, 6 * sizeof(double), &n, (const void **)&m) < 0)
         return NULL;
     if (fvpy_call_open(&call, "radon", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_radon(call.ctx, call.in.arr, m, (int64_t)n, call.out.arr);
+        Py_BEGIN_ALLOW_THREADS st = fv_radon(call.ctx, call.in.arr, m, (int64_t)n, call.out.arr);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&call, st);
@@ -182,7 +177,7 @@ FVPY_METHOD(tf_radon, fvpy_tf_radon, FVPY_KWARGS,
 static PyObject *
 fvpy_tf_sart(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "projection", "update", "theta", "shift", "stream", NULL};
+    static char *kwlist[] = { "image", "projection", "update", "theta", "shift", "stream", NULL };
     PyObject *in_o, *proj_o, *upd_o, *stream_o = Py_None;
     double theta, shift;
     fv_status st = FV_OK;
@@ -190,10 +185,10 @@ fvpy_tf_sart(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOdd|O:tf_sart", kwlist, &in_o, &proj_o, &upd_o, &theta, &shift,
                                      &stream_o))
         return NULL;
-    if (fvpy_call_open(&call, "sart_projection_update", stream_o, in_o, upd_o, proj_o, "projection", 0, NULL,
-                       NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fv_sart_projection_update(call.ctx, call.in.arr, call.aux1.arr, theta, shift, call.out.arr);
+    if (fvpy_call_open(&call, "sart_projection_update", stream_o, in_o, upd_o, proj_o, "projection", 0, NULL, NULL) ==
+        0) {
+        Py_BEGIN_ALLOW_THREADS st =
+            fv_sart_projection_update(call.ctx, call.in.arr, call.aux1.arr, theta, shift, call.out.arr);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&call, st);

@@ -80,8 +80,7 @@ fv__deflate_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, s
     }
     struct libdeflate_compressor *c = e->c;
     size_t bound = libdeflate_zlib_compress_bound(c, len), n = 0;
-    if (!(st = fv__codec_outbuf("deflate", bound, &buf)) &&
-        !(n = libdeflate_zlib_compress(c, pixels, len, buf, bound)))
+    if (!(st = fv__codec_outbuf("deflate", bound, &buf)) && !(n = libdeflate_zlib_compress(c, pixels, len, buf, bound)))
         st = fv_error_set(FV_EINTERNAL, "deflate", "compression of %zu bytes failed", len);
     st = fv__codec_result(st, buf, n, out, out_len);
     fv__codec_tls_put(FV__TLS_DEFLATE_ENC, e, fv__deflate_free_enc);

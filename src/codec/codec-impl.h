@@ -11,18 +11,18 @@
 
 #include "codec.h"
 
-typedef fv_status (*fv__codec_decode_fn)(const fv__chunk_info *ci, const uint8_t *src, size_t src_len,
-                                         uint8_t *out, size_t out_len);
+typedef fv_status (*fv__codec_decode_fn)(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
+                                         size_t out_len);
 /* pixels: fv__chunk_bytes bytes; for the lossless byte codecs already predicted
  * and in the file's byte order (codec.c does both). */
-typedef fv_status (*fv__codec_encode_fn)(const fv__chunk_info *ci, int level, const uint8_t *pixels,
-                                         size_t len, uint8_t **out, size_t *out_len);
+typedef fv_status (*fv__codec_encode_fn)(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len,
+                                         uint8_t **out, size_t *out_len);
 
 /* The declarations of the codecs' decode / encode functions, NAME##_decode and
  * NAME##_encode (the two types above). */
 #define FV__CODEC_DECODE(NAME) \
     fv_status NAME##_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out, size_t out_len)
-#define FV__CODEC_ENCODE(NAME)                                                                                    \
+#define FV__CODEC_ENCODE(NAME)                                                                                     \
     fv_status NAME##_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len, uint8_t **out, \
                             size_t *out_len)
 

@@ -79,7 +79,7 @@ fv__j2k_skip(OPJ_OFF_T n, void *user)
     if (n >= 0)
         s->pos = (uint64_t)n > s->len - s->pos ? s->len : s->pos + (size_t)n;
     else
-        s->pos = (uint64_t)-(n + 1) + 1 > s->pos ? 0 : s->pos - (size_t)(-(n + 1) + 1);
+        s->pos = (uint64_t) - (n + 1) + 1 > s->pos ? 0 : s->pos - (size_t)(-(n + 1) + 1);
     if (n && s->pos == old)
         return -1;
     return (OPJ_OFF_T)s->pos - (OPJ_OFF_T)old;
@@ -98,7 +98,7 @@ fv__j2k_seek(OPJ_OFF_T off, void *user)
 /* ---- messages ------------------------------------------------------------------------ */
 
 typedef struct fv__j2k_msg {
-    char text[256];   /* the first error */
+    char text[256]; /* the first error */
 } fv__j2k_msg;
 
 static void
@@ -164,7 +164,7 @@ fv__j2k_check_siz(const fv__chunk_info *ci, const uint8_t *p, size_t n, int jp2)
                 len = n - i;
             if (len < hdr || len > n - i)
                 return fv_error_set(FV_EFORMAT, "jp2k", "JP2 box at offset %zu runs past the end of the stream", i);
-            if (type == 0x6a703263u) {   /* 'jp2c': the codestream */
+            if (type == 0x6a703263u) { /* 'jp2c': the codestream */
                 p += i + hdr;
                 n = (size_t)(len - hdr);
                 found = 1;
@@ -194,12 +194,12 @@ fv__j2k_check_siz(const fv__chunk_info *ci, const uint8_t *p, size_t n, int jp2)
 fv_status
 fv__jp2k_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out, size_t out_len)
 {
-    static const uint8_t jp2_magic[12] = {0, 0, 0, 12, 'j', 'P', ' ', ' ', 13, 10, 0x87, 10};
+    static const uint8_t jp2_magic[12] = { 0, 0, 0, 12, 'j', 'P', ' ', ' ', 13, 10, 0x87, 10 };
     opj_codec_t *codec = NULL;
     opj_stream_t *stream = NULL;
     opj_image_t *image = NULL;
-    fv__j2k_msg msg = {{0}};
-    fv__j2k_src s = {src, src_len, 0};
+    fv__j2k_msg msg = { { 0 } };
+    fv__j2k_src s = { src, src_len, 0 };
     opj_dparameters_t params;
     fv_status st = FV_OK;
     int ycc = ci->compression == FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR;
@@ -225,7 +225,7 @@ fv__jp2k_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, ui
 #if OPJ_VERSION_MAJOR > 2 || (OPJ_VERSION_MAJOR == 2 && OPJ_VERSION_MINOR >= 5)
     opj_decoder_set_strict_mode(codec, OPJ_TRUE);
 #endif
-    opj_codec_set_threads(codec, 0);   /* 0: the calling thread only (1 would start a worker) */
+    opj_codec_set_threads(codec, 0); /* 0: the calling thread only (1 would start a worker) */
 
     /* a buffer as large as the chunk (at most 1 MiB): one read callback for a tile */
     size_t bufsize = src_len < ((size_t)1 << 20) ? src_len : ((size_t)1 << 20);
@@ -264,8 +264,7 @@ fv__jp2k_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, ui
     uint32_t dx[3], dy[3], cx0[3], cy0[3], cw[3];
     for (int c = 0; c < 3; c++) {
         const opj_image_comp_t *k = &image->comps[c];
-        if (!k->data || k->dx < 1 || k->dy < 1 || k->dx > 255 || k->dy > 255 || k->prec < 1 || k->prec > 8 ||
-            k->sgnd) {
+        if (!k->data || k->dx < 1 || k->dy < 1 || k->dx > 255 || k->dy > 255 || k->prec < 1 || k->prec > 8 || k->sgnd) {
             st = fv_error_set(FV_EFORMAT, "jp2k", "component %d: %u-bit%s, subsampling %ux%u%s", c, k->prec,
                               k->sgnd ? " signed" : "", k->dx, k->dy, k->data ? "" : ", no data");
             goto done;
@@ -276,13 +275,13 @@ fv__jp2k_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, ui
         }
         dx[c] = k->dx;
         dy[c] = k->dy;
-        cx0[c] = (image->x0 + k->dx - 1) / k->dx;   /* ceil(x0 / dx) */
+        cx0[c] = (image->x0 + k->dx - 1) / k->dx; /* ceil(x0 / dx) */
         cy0[c] = (image->y0 + k->dy - 1) / k->dy;
         /* the last pixel must map inside the component */
         uint32_t lastx = (image->x1 - 1) / k->dx - cx0[c], lasty = (image->y1 - 1) / k->dy - cy0[c];
         if (lastx >= k->w || lasty >= k->h) {
-            st = fv_error_set(FV_EFORMAT, "jp2k", "component %d is %ux%u, too small for %ux%u / %ux%u", c, k->w,
-                              k->h, ci->width, ci->height, k->dx, k->dy);
+            st = fv_error_set(FV_EFORMAT, "jp2k", "component %d is %ux%u, too small for %ux%u / %ux%u", c, k->w, k->h,
+                              ci->width, ci->height, k->dx, k->dy);
             goto done;
         }
         data[c] = k->data;
@@ -298,9 +297,9 @@ fv__jp2k_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, ui
     int full = dx[0] == 1 && dx[1] == 1 && dx[2] == 1;
     for (size_t y = 0; y < h; y++) {
         const int32_t *row[3];
-        uint32_t ix[3], phase[3];   /* floor((x0 + x) / dx) and (x0 + x) % dx */
+        uint32_t ix[3], phase[3]; /* floor((x0 + x) / dx) and (x0 + x) % dx */
         for (int c = 0; c < 3; c++) {
-            uint32_t cy = (uint32_t)((image->y0 + y) / dy[c]);   /* below cy0 only when y0 is off the grid */
+            uint32_t cy = (uint32_t)((image->y0 + y) / dy[c]); /* below cy0 only when y0 is off the grid */
             row[c] = data[c] + (size_t)(cy > cy0[c] ? cy - cy0[c] : 0) * cw[c];
             ix[c] = image->x0 / dx[c];
             phase[c] = image->x0 % dx[c];

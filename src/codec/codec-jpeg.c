@@ -35,7 +35,7 @@
 #include "codec-impl.h"
 #include "alloc.h"
 
-#define FV__JPEG_MAX_SCANS 1000   /* progressive scans: a bound on crafted streams */
+#define FV__JPEG_MAX_SCANS 1000 /* progressive scans: a bound on crafted streams */
 
 /* Partial decoding (fv__jpeg_decode_rect) uses jpeg_crop_scanline and
  * jpeg_skip_scanlines (libjpeg-turbo 1.5 and later); required conservatively at
@@ -63,7 +63,7 @@ fv__jpeg_version(void)
 typedef struct fv__jpeg_err {
     struct jpeg_error_mgr pub;
     jmp_buf env;
-    int tables;   /* reading JPEGTables: a missing EOI there is tolerated */
+    int tables; /* reading JPEGTables: a missing EOI there is tolerated */
     int oom;
     char msg[JMSG_LENGTH_MAX];
 } fv__jpeg_err;
@@ -80,19 +80,19 @@ fv__jpeg_error_exit(j_common_ptr c)
 static void
 fv__jpeg_output_message(j_common_ptr c)
 {
-    (void)c;   /* never print */
+    (void)c; /* never print */
 }
 
 static void
 fv__jpeg_emit_message(j_common_ptr c, int level)
 {
     if (level >= 0)
-        return;   /* trace messages */
+        return; /* trace messages */
     int code = c->err->msg_code;
     if (code == JWRN_JFIF_MAJOR || code == JWRN_BOGUS_ICC)
-        return;   /* metadata only */
+        return; /* metadata only */
     if (code == JWRN_JPEG_EOF && ((fv__jpeg_err *)c->err)->tables)
-        return;   /* JPEGTables without EOI */
+        return; /* JPEGTables without EOI */
     fv__jpeg_error_exit(c);
 }
 
@@ -124,14 +124,14 @@ fv__jpeg_progress(j_common_ptr c)
  * With stride != 0 (rect required) exactly rect is written: row r of it at
  * out + r * stride, out_len bytes from out. */
 static fv_status
-fv__jpeg_decode_impl(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t *rect,
-                     uint8_t *out, size_t out_len, size_t stride_exact, uint32_t *got)
+fv__jpeg_decode_impl(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t *rect, uint8_t *out,
+                     size_t out_len, size_t stride_exact, uint32_t *got)
 {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_progress_mgr progress;
     fv__jpeg_err err;
-    uint8_t *volatile scratch = NULL;   /* freed after a longjmp too */
-    volatile fv_status st = FV_OK;   /* set across setjmp */
+    uint8_t *volatile scratch = NULL; /* freed after a longjmp too */
+    volatile fv_status st = FV_OK;    /* set across setjmp */
 
     if (ci->bits != 8)
         return fv_error_set(FV_EUNSUPPORTED, "jpeg", "%u-bit JPEG (8-bit only)", ci->bits);
@@ -143,12 +143,11 @@ fv__jpeg_decode_impl(const fv__chunk_info *ci, const uint8_t *src, size_t src_le
         return fv_error_set(FV_EUNSUPPORTED, "jpeg", "%u samples per pixel (1 or 3)", ci->samples);
     }
 
-    memset(&cinfo, 0, sizeof cinfo);   /* jpeg_destroy_decompress is safe from here on */
+    memset(&cinfo, 0, sizeof cinfo); /* jpeg_destroy_decompress is safe from here on */
     fv__jpeg_err_init(&err);
     cinfo.err = &err.pub;
     if (setjmp(err.env)) {
-        st = fv_error_set(err.oom ? FV_ENOMEM : FV_EFORMAT, "jpeg", "%s%s", err.tables ? "JPEGTables: " : "",
-                          err.msg);
+        st = fv_error_set(err.oom ? FV_ENOMEM : FV_EFORMAT, "jpeg", "%s%s", err.tables ? "JPEGTables: " : "", err.msg);
         goto done;
     }
     jpeg_create_decompress(&cinfo);
@@ -156,26 +155,26 @@ fv__jpeg_decode_impl(const fv__chunk_info *ci, const uint8_t *src, size_t src_le
         err.tables = 1;
         jpeg_mem_src(&cinfo, ci->jpeg_tables, (unsigned long)ci->jpeg_tables_len);
         if (jpeg_read_header(&cinfo, FALSE) == JPEG_HEADER_OK)
-            jpeg_abort_decompress(&cinfo);   /* a whole image as tables: keep its tables */
+            jpeg_abort_decompress(&cinfo); /* a whole image as tables: keep its tables */
         err.tables = 0;
     }
     jpeg_mem_src(&cinfo, src, (unsigned long)src_len);
     jpeg_read_header(&cinfo, TRUE);
     if (cinfo.image_width != ci->width || cinfo.image_height != ci->height) {
-        st = fv_error_set(FV_EFORMAT, "jpeg", "image is %ux%u, expected %ux%u", cinfo.image_width,
-                          cinfo.image_height, ci->width, ci->height);
+        st = fv_error_set(FV_EFORMAT, "jpeg", "image is %ux%u, expected %ux%u", cinfo.image_width, cinfo.image_height,
+                          ci->width, ci->height);
         goto done;
     }
     if (cinfo.num_components != (int)ci->samples) {
-        st = fv_error_set(FV_EFORMAT, "jpeg", "image has %d components, expected %u", cinfo.num_components,
-                          ci->samples);
+        st =
+            fv_error_set(FV_EFORMAT, "jpeg", "image has %d components, expected %u", cinfo.num_components, ci->samples);
         goto done;
     }
     if (ci->samples == 3) {
         if (ci->photometric == FV_TIFF_PHOTOMETRIC_YCBCR)
             cinfo.jpeg_color_space = JCS_YCbCr;
         else if (!cinfo.saw_JFIF_marker && !cinfo.saw_Adobe_marker)
-            cinfo.jpeg_color_space = JCS_RGB;   /* Aperio: RGB components, no marker */
+            cinfo.jpeg_color_space = JCS_RGB; /* Aperio: RGB components, no marker */
         cinfo.out_color_space = JCS_RGB;
     } else {
         cinfo.jpeg_color_space = JCS_GRAYSCALE;
@@ -219,7 +218,7 @@ fv__jpeg_decode_impl(const fv__chunk_info *ci, const uint8_t *src, size_t src_le
         if (x0 > 0 || x1 < ci->width) {
             cx = x0;
             cw = x1 - x0;
-            jpeg_crop_scanline(&cinfo, &cx, &cw);   /* widens to iMCU boundaries */
+            jpeg_crop_scanline(&cinfo, &cx, &cw); /* widens to iMCU boundaries */
         }
         ry0 = y0;
         ry1 = y1;
@@ -234,8 +233,8 @@ fv__jpeg_decode_impl(const fv__chunk_info *ci, const uint8_t *src, size_t src_le
         w_bytes = (size_t)rect[2] * psz;
         stride = stride_exact;
         if (out_len < (size_t)(rect[3] - 1) * stride + w_bytes || stride < w_bytes) {
-            st = fv_error_set(FV_EINTERNAL, "jpeg", "output of %zu bytes for %u rows of %zu bytes, stride %zu",
-                              out_len, (unsigned)rect[3], w_bytes, stride);
+            st = fv_error_set(FV_EINTERNAL, "jpeg", "output of %zu bytes for %u rows of %zu bytes, stride %zu", out_len,
+                              (unsigned)rect[3], w_bytes, stride);
             goto done;
         }
     } else if (rect ? row_bytes * (ry1 - ry0) > out_len : row_bytes * ci->height != out_len) {
@@ -262,18 +261,18 @@ fv__jpeg_decode_impl(const fv__chunk_info *ci, const uint8_t *src, size_t src_le
         for (JDIMENSION i = 0; i < n; i++)
             rows[i] = direct ? out + (size_t)(first - y0 + i) * stride : scratch + (size_t)i * row_bytes;
         JDIMENSION got_rows = jpeg_read_scanlines(&cinfo, rows, n);
-        if (!got_rows) {   /* cannot happen with a memory source */
+        if (!got_rows) { /* cannot happen with a memory source */
             st = fv_error_set(FV_EFORMAT, "jpeg", "decoder stalled at row %u", cinfo.output_scanline);
             goto done;
         }
         if (!direct)
             for (JDIMENSION i = 0; i < got_rows; i++)
                 if (first + i >= y0)
-                    memcpy(out + (size_t)(first + i - y0) * stride, scratch + (size_t)i * row_bytes +
-                           (size_t)(x0 - cx) * psz, w_bytes);
+                    memcpy(out + (size_t)(first + i - y0) * stride,
+                           scratch + (size_t)i * row_bytes + (size_t)(x0 - cx) * psz, w_bytes);
     }
     if (y1 < ci->height)
-        jpeg_abort_decompress(&cinfo);   /* the rows below are not needed */
+        jpeg_abort_decompress(&cinfo); /* the rows below are not needed */
     else
         jpeg_finish_decompress(&cinfo);
     if (got) {
@@ -295,15 +294,15 @@ fv__jpeg_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, ui
 }
 
 fv_status
-fv__jpeg_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t rect[4],
-                     uint8_t *out, size_t out_len, uint32_t got[4])
+fv__jpeg_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t rect[4], uint8_t *out,
+                     size_t out_len, uint32_t got[4])
 {
     return fv__jpeg_decode_impl(ci, src, src_len, rect, out, out_len, 0, got);
 }
 
 fv_status
-fv__jpeg_decode_into(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t rect[4],
-                     uint8_t *out, size_t out_len, size_t stride)
+fv__jpeg_decode_into(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, const uint32_t rect[4], uint8_t *out,
+                     size_t out_len, size_t stride)
 {
     return fv__jpeg_decode_impl(ci, src, src_len, rect, out, out_len, stride, NULL);
 }
@@ -327,7 +326,7 @@ fv__jpeg_dest_init(j_compress_ptr c)
 static boolean
 fv__jpeg_dest_empty(j_compress_ptr c)
 {
-    fv__jpeg_dest *d = (fv__jpeg_dest *)c->dest;   /* the whole buffer is full */
+    fv__jpeg_dest *d = (fv__jpeg_dest *)c->dest; /* the whole buffer is full */
     size_t ncap = d->cap * 2;
     uint8_t *nb = fv__realloc(d->buf, ncap);
     if (!nb)
@@ -350,18 +349,18 @@ fv__jpeg_dest_term(j_compress_ptr c)
  * from RGB like Aperio and libvips write, RGB without subsampling, or grayscale.
  * level = quality 1..100. */
 fv_status
-fv__jpeg_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len, uint8_t **out,
-                size_t *out_len)
+fv__jpeg_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len, uint8_t **out, size_t *out_len)
 {
     struct jpeg_compress_struct cinfo;
     fv__jpeg_err err;
     fv__jpeg_dest dest;
-    volatile fv_status st = FV_OK;   /* set across setjmp */
+    volatile fv_status st = FV_OK; /* set across setjmp */
 
     if (ci->bits != 8)
         return fv_error_set(FV_EUNSUPPORTED, "jpeg", "%u-bit JPEG (8-bit only)", ci->bits);
-    if (!(ci->samples == 1 || (ci->samples == 3 && (ci->photometric == FV_TIFF_PHOTOMETRIC_YCBCR ||
-                                                   ci->photometric == FV_TIFF_PHOTOMETRIC_RGB))))
+    if (!(ci->samples == 1 ||
+          (ci->samples == 3 &&
+           (ci->photometric == FV_TIFF_PHOTOMETRIC_YCBCR || ci->photometric == FV_TIFF_PHOTOMETRIC_RGB))))
         return fv_error_set(FV_EUNSUPPORTED, "jpeg", "%u samples with photometric interpretation %u", ci->samples,
                             ci->photometric);
     if (ci->width > JPEG_MAX_DIMENSION || ci->height > JPEG_MAX_DIMENSION)
@@ -390,9 +389,9 @@ fv__jpeg_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size
     cinfo.image_height = ci->height;
     cinfo.input_components = ci->samples;
     cinfo.in_color_space = ci->samples == 1 ? JCS_GRAYSCALE : JCS_RGB;
-    jpeg_set_defaults(&cinfo);   /* RGB in: YCbCr with 2x2 chroma subsampling, JFIF */
+    jpeg_set_defaults(&cinfo); /* RGB in: YCbCr with 2x2 chroma subsampling, JFIF */
     if (ci->samples == 3 && ci->photometric == FV_TIFF_PHOTOMETRIC_RGB)
-        jpeg_set_colorspace(&cinfo, JCS_RGB);   /* no conversion, no subsampling, Adobe marker */
+        jpeg_set_colorspace(&cinfo, JCS_RGB); /* no conversion, no subsampling, Adobe marker */
     jpeg_set_quality(&cinfo, level, TRUE);
     jpeg_start_compress(&cinfo, TRUE);
     size_t stride = (size_t)ci->width * ci->samples;

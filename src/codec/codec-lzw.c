@@ -26,12 +26,12 @@ fv__lzw_at(size_t in, unsigned have, unsigned width)
 fv_status
 fv__lzw_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out, size_t out_len)
 {
-    uint32_t off[LZW_MAX_CODES];   /* entries >= LZW_FIRST: offset of the string in out */
-    uint32_t len[LZW_MAX_CODES];   /* and its length */
-    uint64_t bits = 0;             /* bit reservoir, next code in the low `have` bits */
+    uint32_t off[LZW_MAX_CODES]; /* entries >= LZW_FIRST: offset of the string in out */
+    uint32_t len[LZW_MAX_CODES]; /* and its length */
+    uint64_t bits = 0;           /* bit reservoir, next code in the low `have` bits */
     unsigned have = 0, width = 9, next = LZW_FIRST;
     size_t in = 0, op = 0;
-    size_t prev_pos = 0, prev_len = 0;   /* the previous code's string in out */
+    size_t prev_pos = 0, prev_len = 0; /* the previous code's string in out */
     int have_prev = 0;
 
     (void)ci;
@@ -46,7 +46,7 @@ fv__lzw_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uin
                 have += 8;
             }
             if (have < width)
-                goto end;   /* no EOI: the data ends here */
+                goto end; /* no EOI: the data ends here */
         }
         unsigned code = (unsigned)(bits >> (have - width)) & ((1u << width) - 1u);
         have -= width;
@@ -71,7 +71,7 @@ fv__lzw_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uin
             n = len[code];
             if (n > out_len - op)
                 goto overrun;
-            const uint8_t *s = out + off[code];   /* ends at or before op */
+            const uint8_t *s = out + off[code]; /* ends at or before op */
             if (n <= 16) {
                 for (size_t i = 0; i < n; i++)
                     out[op + i] = s[i];

@@ -7,7 +7,7 @@
 const char *
 fv__webp_version(void)
 {
-    static char v[16];   /* called once, under fv__codec_versions' pthread_once */
+    static char v[16]; /* called once, under fv__codec_versions' pthread_once */
     int n = WebPGetDecoderVersion();
     snprintf(v, sizeof v, "%d.%d.%d", (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff);
     return v;
@@ -17,14 +17,22 @@ static const char *
 fv__webp_status(VP8StatusCode s)
 {
     switch (s) {
-    case VP8_STATUS_OK: return "ok";
-    case VP8_STATUS_OUT_OF_MEMORY: return "out of memory";
-    case VP8_STATUS_INVALID_PARAM: return "invalid parameter";
-    case VP8_STATUS_BITSTREAM_ERROR: return "corrupt bitstream";
-    case VP8_STATUS_UNSUPPORTED_FEATURE: return "unsupported feature";
-    case VP8_STATUS_SUSPENDED: return "suspended";
-    case VP8_STATUS_USER_ABORT: return "aborted";
-    case VP8_STATUS_NOT_ENOUGH_DATA: return "truncated stream";
+    case VP8_STATUS_OK:
+        return "ok";
+    case VP8_STATUS_OUT_OF_MEMORY:
+        return "out of memory";
+    case VP8_STATUS_INVALID_PARAM:
+        return "invalid parameter";
+    case VP8_STATUS_BITSTREAM_ERROR:
+        return "corrupt bitstream";
+    case VP8_STATUS_UNSUPPORTED_FEATURE:
+        return "unsupported feature";
+    case VP8_STATUS_SUSPENDED:
+        return "suspended";
+    case VP8_STATUS_USER_ABORT:
+        return "aborted";
+    case VP8_STATUS_NOT_ENOUGH_DATA:
+        return "truncated stream";
     }
     return "unknown error";
 }
@@ -43,11 +51,11 @@ fv__webp_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, ui
         return fv_error_set(s == VP8_STATUS_OUT_OF_MEMORY ? FV_ENOMEM : FV_EFORMAT, "webp", "%s (%zu-byte stream)",
                             fv__webp_status(s), src_len);
     if (cfg.input.width != (int)ci->width || cfg.input.height != (int)ci->height)
-        return fv_error_set(FV_EFORMAT, "webp", "image is %dx%d, expected %ux%u", cfg.input.width,
-                            cfg.input.height, ci->width, ci->height);
+        return fv_error_set(FV_EFORMAT, "webp", "image is %dx%d, expected %ux%u", cfg.input.width, cfg.input.height,
+                            ci->width, ci->height);
     if (cfg.input.has_animation)
         return fv_error_set(FV_EFORMAT, "webp", "animated WebP in a TIFF chunk");
-    cfg.options.use_threads = 0;   /* the caller decodes chunks in parallel */
+    cfg.options.use_threads = 0; /* the caller decodes chunks in parallel */
     cfg.output.colorspace = ci->samples == 4 ? MODE_RGBA : MODE_RGB;
     cfg.output.is_external_memory = 1;
     cfg.output.width = cfg.input.width;
@@ -56,7 +64,7 @@ fv__webp_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, ui
     cfg.output.u.RGBA.stride = (int)ci->width * ci->samples;
     cfg.output.u.RGBA.size = out_len;
     s = WebPDecode(src, src_len, &cfg);
-    WebPFreeDecBuffer(&cfg.output);   /* nothing to free for external memory; keeps the API contract */
+    WebPFreeDecBuffer(&cfg.output); /* nothing to free for external memory; keeps the API contract */
     if (s != VP8_STATUS_OK)
         return fv_error_set(s == VP8_STATUS_OUT_OF_MEMORY ? FV_ENOMEM : FV_EFORMAT, "webp", "%s (%zu-byte stream)",
                             fv__webp_status(s), src_len);

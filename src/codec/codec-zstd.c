@@ -45,8 +45,7 @@ fv__zstd_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, ui
 }
 
 fv_status
-fv__zstd_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len, uint8_t **out,
-                size_t *out_len)
+fv__zstd_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size_t len, uint8_t **out, size_t *out_len)
 {
     if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
         return fv_error_set(FV_EINVAL, "zstd", "level %d (%d..%d, 0 for the default)", level, ZSTD_minCLevel(),
@@ -60,7 +59,7 @@ fv__zstd_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, size
     if (!(st = fv__codec_outbuf("zstd", bound, &buf))) {
         ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
         r = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
-        if (!ZSTD_isError(r))   /* a checksum lets readers detect corrupt chunks */
+        if (!ZSTD_isError(r)) /* a checksum lets readers detect corrupt chunks */
             r = ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
         if (!ZSTD_isError(r))
             r = ZSTD_compress2(c, buf, bound, pixels, len);

@@ -17,34 +17,33 @@
 typedef struct fv__codec_entry {
     uint16_t code;
     uint16_t flags;
-    const char *name;     /* for messages and properties */
-    const char *domain;   /* error domain of the codec */
+    const char *name;   /* for messages and properties */
+    const char *domain; /* error domain of the codec */
     fv__codec_decode_fn decode;
     fv__codec_encode_fn encode;
 } fv__codec_entry;
 
 /* Every code we can name; those without a decoder are known but unsupported. */
 static const fv__codec_entry fv__codecs[] = {
-    {FV_TIFF_COMPRESSION_NONE, FV__CODEC_BYTES, "None", "codec", fv__none_decode, fv__none_encode},
-    {2, 0, "CCITT RLE", "codec", NULL, NULL},
-    {3, 0, "CCITT Group 3", "codec", NULL, NULL},
-    {4, 0, "CCITT Group 4", "codec", NULL, NULL},
-    {FV_TIFF_COMPRESSION_LZW, FV__CODEC_LOSSLESS, "LZW", "lzw", fv__lzw_decode, NULL},
-    {6, 0, "Old-style JPEG", "codec", NULL, NULL},
-    {FV_TIFF_COMPRESSION_JPEG, 0, "JPEG", "jpeg", fv__jpeg_decode, fv__jpeg_encode},
-    {FV_TIFF_COMPRESSION_DEFLATE, FV__CODEC_LOSSLESS, "Deflate", "deflate", fv__deflate_decode,
-     fv__deflate_encode},
-    {32773, 0, "PackBits", "codec", NULL, NULL},
-    {FV_TIFF_COMPRESSION_ADOBE_DEFLATE, FV__CODEC_LOSSLESS, "Adobe Deflate", "deflate", fv__deflate_decode,
-     fv__deflate_encode},
-    {FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR, 0, "Aperio JPEG 2000 YCbCr", "jp2k", fv__jp2k_decode, NULL},
-    {FV_TIFF_COMPRESSION_APERIO_JP2K_RGB, 0, "Aperio JPEG 2000 RGB", "jp2k", fv__jp2k_decode, NULL},
-    {34712, 0, "JPEG 2000", "codec", NULL, NULL},
-    {34887, 0, "LERC", "codec", NULL, NULL},
-    {34925, 0, "LZMA", "codec", NULL, NULL},
-    {FV_TIFF_COMPRESSION_ZSTD, FV__CODEC_LOSSLESS, "ZSTD", "zstd", fv__zstd_decode, fv__zstd_encode},
-    {FV_TIFF_COMPRESSION_WEBP, 0, "WebP", "webp", fv__webp_decode, NULL},
-    {50002, 0, "JPEG XL", "codec", NULL, NULL},
+    { FV_TIFF_COMPRESSION_NONE, FV__CODEC_BYTES, "None", "codec", fv__none_decode, fv__none_encode },
+    { 2, 0, "CCITT RLE", "codec", NULL, NULL },
+    { 3, 0, "CCITT Group 3", "codec", NULL, NULL },
+    { 4, 0, "CCITT Group 4", "codec", NULL, NULL },
+    { FV_TIFF_COMPRESSION_LZW, FV__CODEC_LOSSLESS, "LZW", "lzw", fv__lzw_decode, NULL },
+    { 6, 0, "Old-style JPEG", "codec", NULL, NULL },
+    { FV_TIFF_COMPRESSION_JPEG, 0, "JPEG", "jpeg", fv__jpeg_decode, fv__jpeg_encode },
+    { FV_TIFF_COMPRESSION_DEFLATE, FV__CODEC_LOSSLESS, "Deflate", "deflate", fv__deflate_decode, fv__deflate_encode },
+    { 32773, 0, "PackBits", "codec", NULL, NULL },
+    { FV_TIFF_COMPRESSION_ADOBE_DEFLATE, FV__CODEC_LOSSLESS, "Adobe Deflate", "deflate", fv__deflate_decode,
+      fv__deflate_encode },
+    { FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR, 0, "Aperio JPEG 2000 YCbCr", "jp2k", fv__jp2k_decode, NULL },
+    { FV_TIFF_COMPRESSION_APERIO_JP2K_RGB, 0, "Aperio JPEG 2000 RGB", "jp2k", fv__jp2k_decode, NULL },
+    { 34712, 0, "JPEG 2000", "codec", NULL, NULL },
+    { 34887, 0, "LERC", "codec", NULL, NULL },
+    { 34925, 0, "LZMA", "codec", NULL, NULL },
+    { FV_TIFF_COMPRESSION_ZSTD, FV__CODEC_LOSSLESS, "ZSTD", "zstd", fv__zstd_decode, fv__zstd_encode },
+    { FV_TIFF_COMPRESSION_WEBP, 0, "WebP", "webp", fv__webp_decode, NULL },
+    { 50002, 0, "JPEG XL", "codec", NULL, NULL },
 };
 
 static const fv__codec_entry *
@@ -77,8 +76,7 @@ static void
 fv__versions_init(void)
 {
     snprintf(fv__versions, sizeof fv__versions, "libjpeg-turbo %s, openjpeg %s, libdeflate %s, zstd %s, libwebp %s",
-             fv__jpeg_version(), fv__jp2k_version(), fv__deflate_version(), fv__zstd_version(),
-             fv__webp_version());
+             fv__jpeg_version(), fv__jp2k_version(), fv__deflate_version(), fv__zstd_version(), fv__webp_version());
 }
 
 const char *
@@ -101,7 +99,7 @@ fv__chunk_bytes(const fv__chunk_info *ci, size_t *out)
         return fv_error_set(FV_EUNSUPPORTED, "codec", "%u samples per pixel (at most 4)", ci->samples);
     if (ci->bits != 8 && ci->bits != 16)
         return fv_error_set(FV_EUNSUPPORTED, "codec", "%u bits per sample (8 or 16 are supported)", ci->bits);
-    uint64_t pixels = (uint64_t)ci->width * ci->height;   /* < 2^64: both are 32-bit */
+    uint64_t pixels = (uint64_t)ci->width * ci->height; /* < 2^64: both are 32-bit */
     if (pixels > FV__MAX_CHUNK_BYTES)
         return fv_error_set(FV_EINVAL, "codec", "chunk of %ux%u pixels is too large", ci->width, ci->height);
     uint64_t n = pixels * ci->samples * (ci->bits / 8u);
@@ -197,10 +195,9 @@ static fv_status
 fv__check_bytes(const fv__chunk_info *ci, const fv__codec_entry *e)
 {
     if (ci->photometric == FV_TIFF_PHOTOMETRIC_YCBCR)
-        return fv_error_set(FV_EUNSUPPORTED, e->domain, "YCbCr pixels with %s compression are not supported",
-                            e->name);
+        return fv_error_set(FV_EUNSUPPORTED, e->domain, "YCbCr pixels with %s compression are not supported", e->name);
     if (!(e->flags & FV__CODEC_PREDICTOR))
-        return FV_OK;   /* ignored, as libtiff does */
+        return FV_OK; /* ignored, as libtiff does */
     if (ci->predictor == 3)
         return fv_error_set(FV_EUNSUPPORTED, e->domain, "floating-point predictor (3) on integer samples");
     if (ci->predictor > 3)
@@ -218,7 +215,7 @@ fv__check_common(const fv__chunk_info *ci, const fv__codec_entry **entry, size_t
     if (!e || !e->decode)
         return fv_error_set(FV_EUNSUPPORTED, "codec", "compression %u (%s) is not supported", ci->compression,
                             e ? e->name : "unknown");
-    if (ci->sample_format > 1)   /* 0: tag absent, the TIFF default 1 */
+    if (ci->sample_format > 1) /* 0: tag absent, the TIFF default 1 */
         return fv_error_set(FV_EUNSUPPORTED, e->domain, "sample format %u (only unsigned integers are supported)",
                             ci->sample_format);
     if ((e->flags & FV__CODEC_BYTES) && (st = fv__check_bytes(ci, e)))
@@ -258,9 +255,8 @@ fv__codec_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, u
 }
 
 fv_status
-fv__codec_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t len, uint32_t x0, uint32_t y0,
-                      uint32_t w, uint32_t h, uint8_t *out, size_t out_len, uint32_t *ox, uint32_t *oy,
-                      uint32_t *ow, uint32_t *oh)
+fv__codec_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t len, uint32_t x0, uint32_t y0, uint32_t w,
+                      uint32_t h, uint8_t *out, size_t out_len, uint32_t *ox, uint32_t *oy, uint32_t *ow, uint32_t *oh)
 {
     const fv__codec_entry *e = NULL;
     size_t need = 0;
@@ -278,7 +274,7 @@ fv__codec_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t len, 
     if (ci->compression == FV_TIFF_COMPRESSION_JPEG && (x0 || y0 || w < ci->width || h < ci->height)) {
         if (!len)
             return fv_error_set(FV_EFORMAT, e->domain, "empty %s chunk (0 bytes)", e->name);
-        uint32_t rect[4] = {x0, y0, w, h}, got[4];
+        uint32_t rect[4] = { x0, y0, w, h }, got[4];
         if ((st = fv__jpeg_decode_rect(ci, src, len, rect, out, out_len, got)))
             return st;
         *ox = got[0], *oy = got[1], *ow = got[2], *oh = got[3];
@@ -291,8 +287,8 @@ fv__codec_decode_rect(const fv__chunk_info *ci, const uint8_t *src, size_t len, 
 }
 
 fv_status
-fv__codec_decode_into(const fv__chunk_info *ci, const uint8_t *src, size_t len, uint32_t x0, uint32_t y0,
-                      uint32_t w, uint32_t h, uint8_t *dst, size_t stride)
+fv__codec_decode_into(const fv__chunk_info *ci, const uint8_t *src, size_t len, uint32_t x0, uint32_t y0, uint32_t w,
+                      uint32_t h, uint8_t *dst, size_t stride)
 {
     const fv__codec_entry *e = NULL;
     size_t need = 0;
@@ -311,7 +307,7 @@ fv__codec_decode_into(const fv__chunk_info *ci, const uint8_t *src, size_t len, 
     if (ci->compression == FV_TIFF_COMPRESSION_JPEG) {
         if (!len)
             return fv_error_set(FV_EFORMAT, e->domain, "empty %s chunk (0 bytes)", e->name);
-        uint32_t rect[4] = {x0, y0, w, h};
+        uint32_t rect[4] = { x0, y0, w, h };
         return fv__jpeg_decode_into(ci, src, len, rect, dst, (size_t)(h - 1) * stride + w_bytes, stride);
     }
     if (!(tmp = fv__malloc(need)))
@@ -337,8 +333,7 @@ fv__codec_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, uin
     if ((st = fv__check_common(ci, &e, &need)))
         return st;
     if (!e->encode)
-        return fv_error_set(FV_EUNSUPPORTED, e->domain, "no encoder for compression %u (%s)", ci->compression,
-                            e->name);
+        return fv_error_set(FV_EUNSUPPORTED, e->domain, "no encoder for compression %u (%s)", ci->compression, e->name);
     const uint8_t *src = pixels;
     if (ci->predictor > 1 && !(e->flags & FV__CODEC_PREDICTOR)) {
         st = fv_error_set(FV_EUNSUPPORTED, e->domain, "predictor %u with %s compression", ci->predictor, e->name);

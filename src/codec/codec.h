@@ -9,19 +9,19 @@
 #include "internal.h"
 
 /* TIFF compression codes understood here. */
-#define FV_TIFF_COMPRESSION_NONE        1
-#define FV_TIFF_COMPRESSION_LZW         5
-#define FV_TIFF_COMPRESSION_JPEG        7
-#define FV_TIFF_COMPRESSION_DEFLATE     8
+#define FV_TIFF_COMPRESSION_NONE 1
+#define FV_TIFF_COMPRESSION_LZW 5
+#define FV_TIFF_COMPRESSION_JPEG 7
+#define FV_TIFF_COMPRESSION_DEFLATE 8
 #define FV_TIFF_COMPRESSION_ADOBE_DEFLATE 32946
 #define FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR 33003
-#define FV_TIFF_COMPRESSION_APERIO_JP2K_RGB   33005
-#define FV_TIFF_COMPRESSION_ZSTD        50000
-#define FV_TIFF_COMPRESSION_WEBP        50001
+#define FV_TIFF_COMPRESSION_APERIO_JP2K_RGB 33005
+#define FV_TIFF_COMPRESSION_ZSTD 50000
+#define FV_TIFF_COMPRESSION_WEBP 50001
 
 #define FV_TIFF_PHOTOMETRIC_MINISBLACK 1
-#define FV_TIFF_PHOTOMETRIC_RGB        2
-#define FV_TIFF_PHOTOMETRIC_YCBCR      6
+#define FV_TIFF_PHOTOMETRIC_RGB 2
+#define FV_TIFF_PHOTOMETRIC_YCBCR 6
 
 /* Everything a codec needs to know about one compressed chunk (tile or strip). */
 typedef struct fv__chunk_info {
@@ -48,8 +48,7 @@ fv_status fv__chunk_bytes(const fv__chunk_info *ci, size_t *out);
  * as RGB. A stream that is corrupt, truncated, or decodes to another size fails
  * with FV_EFORMAT and a message naming the codec; an unsupported combination with
  * FV_EUNSUPPORTED. Thread-safe (no shared state); never prints. */
-fv_status fv__codec_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out,
-                           size_t out_len);
+fv_status fv__codec_decode(const fv__chunk_info *ci, const uint8_t *src, size_t src_len, uint8_t *out, size_t out_len);
 
 /* Decode at least the rectangle [x0, x0+w) x [y0, y0+h) of a chunk (w, h >= 1,
  * inside the chunk) into out, which holds at least fv__chunk_bytes bytes; the
@@ -79,8 +78,7 @@ fv_status fv__codec_decode_into(const fv__chunk_info *ci, const uint8_t *src, si
 
 /* Encode a chunk for `fovea convert` (compression JPEG (level = quality 1..100),
  * deflate/zstd (level), or none). *out is malloc'd; the caller frees it. */
-fv_status fv__codec_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, uint8_t **out,
-                           size_t *out_len);
+fv_status fv__codec_encode(const fv__chunk_info *ci, int level, const uint8_t *pixels, uint8_t **out, size_t *out_len);
 
 /* Name of a compression code for messages and tiff.* properties ("JPEG"). */
 const char *fv__codec_name(uint16_t compression);

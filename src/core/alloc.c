@@ -19,11 +19,11 @@
 /* Fault points (alloc.h): armed 0 off (one relaxed load per check), 1 counting */
 static struct {
     atomic_int armed;
-    atomic_int all;              /* fail the target and every later one */
-    atomic_llong target;         /* 1-based; 0: never fail */
+    atomic_int all;      /* fail the target and every later one */
+    atomic_llong target; /* 1-based; 0: never fail */
     atomic_llong count, failed;
 } fv__faults[FV__FAULT_COUNT];
-static atomic_llong fv__af_live;   /* host allocations minus fv__free calls while armed */
+static atomic_llong fv__af_live; /* host allocations minus fv__free calls while armed */
 #define fv__af_armed (fv__faults[FV__FAULT_HOST_ALLOC].armed)
 
 int
@@ -53,8 +53,16 @@ fv__fault_arm(int which, int64_t n, int all)
     atomic_store(&fv__faults[which].armed, n >= 0);
 }
 
-int64_t fv__fault_count(int which) { return atomic_load(&fv__faults[which].count); }
-int64_t fv__fault_failures(int which) { return atomic_load(&fv__faults[which].failed); }
+int64_t
+fv__fault_count(int which)
+{
+    return atomic_load(&fv__faults[which].count);
+}
+int64_t
+fv__fault_failures(int which)
+{
+    return atomic_load(&fv__faults[which].failed);
+}
 
 static int
 fv__alloc_refuse(void)
@@ -90,7 +98,7 @@ fv__realloc(void *p, size_t n)
 {
     if (fv__alloc_refuse())
         return NULL;
-    void *q = realloc(p, n ? n : 1);   /* never realloc(p, 0): it may free p */
+    void *q = realloc(p, n ? n : 1); /* never realloc(p, 0): it may free p */
     return p ? q : fv__alloc_got(q);
 }
 
@@ -116,7 +124,7 @@ char *
 fv__strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *p = fv__malloc(n);   /* counted there */
+    char *p = fv__malloc(n); /* counted there */
     if (p)
         memcpy(p, s, n);
     return p;
@@ -130,8 +138,28 @@ fv__free(void *p)
     free(p);
 }
 
-void fv__alloc_fail_after(int64_t n) { fv__fault_arm(FV__FAULT_HOST_ALLOC, n, 0); }
-void fv__alloc_fail_from(int64_t n) { fv__fault_arm(FV__FAULT_HOST_ALLOC, n, 1); }
-int64_t fv__alloc_count(void) { return fv__fault_count(FV__FAULT_HOST_ALLOC); }
-int64_t fv__alloc_failures(void) { return fv__fault_failures(FV__FAULT_HOST_ALLOC); }
-int64_t fv__alloc_live(void) { return atomic_load(&fv__af_live); }
+void
+fv__alloc_fail_after(int64_t n)
+{
+    fv__fault_arm(FV__FAULT_HOST_ALLOC, n, 0);
+}
+void
+fv__alloc_fail_from(int64_t n)
+{
+    fv__fault_arm(FV__FAULT_HOST_ALLOC, n, 1);
+}
+int64_t
+fv__alloc_count(void)
+{
+    return fv__fault_count(FV__FAULT_HOST_ALLOC);
+}
+int64_t
+fv__alloc_failures(void)
+{
+    return fv__fault_failures(FV__FAULT_HOST_ALLOC);
+}
+int64_t
+fv__alloc_live(void)
+{
+    return atomic_load(&fv__af_live);
+}

@@ -51,7 +51,11 @@ int64_t fv__alloc_live(void);
  * do for host allocations. FV__FAULT_DEVICE_ALLOC: every device allocation of the
  * CUDA backend (array memory, call scratch, the GPU slide path's buffers and
  * tile cache) fails as an out-of-memory would (cudaErrorMemoryAllocation). */
-enum { FV__FAULT_HOST_ALLOC, FV__FAULT_DEVICE_ALLOC, FV__FAULT_COUNT };
+enum {
+    FV__FAULT_HOST_ALLOC,
+    FV__FAULT_DEVICE_ALLOC,
+    FV__FAULT_COUNT
+};
 int fv__fault_hit(int which);
 void fv__fault_arm(int which, int64_t n, int all);
 int64_t fv__fault_count(int which);

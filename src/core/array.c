@@ -7,8 +7,7 @@
 #define FV__HOST_ALIGN 64
 
 fv_status
-fv__shape_size(const char *domain, int ndim, const int64_t *shape, size_t itemsize,
-               int64_t *nelems, int64_t *nbytes)
+fv__shape_size(const char *domain, int ndim, const int64_t *shape, size_t itemsize, int64_t *nelems, int64_t *nbytes)
 {
     if (ndim < 0 || ndim > FV_MAX_NDIM)
         return fv_error_set(FV_EINVAL, domain, "ndim = %d is out of range (0..%d)", ndim, FV_MAX_NDIM);
@@ -112,7 +111,7 @@ fv__array_no_self_overlap(const fv_array *a)
         st[j] = s;
         ext[j] = a->shape[i];
     }
-    int64_t span = (int64_t)fv_dtype_size(a->dtype);   /* bytes covered by the smaller axes */
+    int64_t span = (int64_t)fv_dtype_size(a->dtype); /* bytes covered by the smaller axes */
     for (int j = 0; j < n; j++) {
         if (st[j] < span)
             return 0;
@@ -128,7 +127,7 @@ fv__array_as_1d(const fv_array *a, fv_array **v)
         *v = fv_array_ref((fv_array *)a);
         return FV_OK;
     }
-    int64_t shape[1] = {1}, strides[1] = {(int64_t)fv_dtype_size(a->dtype)};
+    int64_t shape[1] = { 1 }, strides[1] = { (int64_t)fv_dtype_size(a->dtype) };
     fv_status st = fv_array_view(a, 1, shape, strides, 0, v);
     if (!st && a->readonly)
         fv_array_set_readonly(*v, 1);
@@ -178,8 +177,7 @@ fv__check_device(const char *domain, fv_device dev)
 }
 
 fv_status
-fv_array_new(fv_context *ctx, fv_dtype dtype, int ndim, const int64_t *shape, fv_device dev,
-             fv_array **out)
+fv_array_new(fv_context *ctx, fv_dtype dtype, int ndim, const int64_t *shape, fv_device dev, fv_array **out)
 {
     fv_status st;
     int64_t nbytes;
@@ -204,8 +202,7 @@ fv_array_new(fv_context *ctx, fv_dtype dtype, int ndim, const int64_t *shape, fv
         if (!a->data || (nbytes && !sz)) {
             fv__free(a->data);
             fv__free(a);
-            return fv_error_set(FV_ENOMEM, "array_new", "cannot allocate %lld bytes of host memory",
-                                (long long)nbytes);
+            return fv_error_set(FV_ENOMEM, "array_new", "cannot allocate %lld bytes of host memory", (long long)nbytes);
         }
         a->deleter = fv__host_free;
     } else {
@@ -223,8 +220,7 @@ fv_array_new(fv_context *ctx, fv_dtype dtype, int ndim, const int64_t *shape, fv
 }
 
 fv_status
-fv_array_zeros(fv_context *ctx, fv_dtype dtype, int ndim, const int64_t *shape, fv_device dev,
-               fv_array **out)
+fv_array_zeros(fv_context *ctx, fv_dtype dtype, int ndim, const int64_t *shape, fv_device dev, fv_array **out)
 {
     fv_status st = fv_array_new(ctx, dtype, ndim, shape, dev, out);
     if (st)
@@ -242,8 +238,8 @@ fv_array_zeros(fv_context *ctx, fv_dtype dtype, int ndim, const int64_t *shape, 
 }
 
 fv_status
-fv_array_wrap(fv_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides, void *data,
-              fv_device dev, fv_deleter deleter, void *opaque, fv_array **out)
+fv_array_wrap(fv_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides, void *data, fv_device dev,
+              fv_deleter deleter, void *opaque, fv_array **out)
 {
     fv_status st;
     int64_t n;
@@ -268,16 +264,18 @@ fv_array_wrap(fv_dtype dtype, int ndim, const int64_t *shape, const int64_t *str
         goto fail;
     }
     if ((uintptr_t)data % fv_dtype_size(dtype)) {
-        st = fv_error_set(FV_EINVAL, "array_wrap", "data pointer %p is not aligned to the item size %zu",
-                          data, fv_dtype_size(dtype));
+        st = fv_error_set(FV_EINVAL, "array_wrap", "data pointer %p is not aligned to the item size %zu", data,
+                          fv_dtype_size(dtype));
         goto fail;
     }
     if (strides) {
         int64_t isz = (int64_t)fv_dtype_size(dtype);
         for (int i = 0; i < ndim; i++)
             if (strides[i] % isz) {
-                st = fv_error_set(FV_EINVAL, "array_wrap", "strides[%d] = %lld is not a multiple of the "
-                                  "item size %lld", i, (long long)strides[i], (long long)isz);
+                st = fv_error_set(FV_EINVAL, "array_wrap",
+                                  "strides[%d] = %lld is not a multiple of the "
+                                  "item size %lld",
+                                  i, (long long)strides[i], (long long)isz);
                 goto fail;
             }
     }
@@ -291,8 +289,8 @@ fv_array_wrap(fv_dtype dtype, int ndim, const int64_t *shape, const int64_t *str
         fv__set_contiguous_strides(a);
     /* the byte extent must be representable */
     for (int i = 0; i < ndim; i++)
-        if (a->shape[i] > 1 && (a->strides[i] > INT64_MAX / a->shape[i] ||
-                                a->strides[i] < -(INT64_MAX / a->shape[i]))) {
+        if (a->shape[i] > 1 &&
+            (a->strides[i] > INT64_MAX / a->shape[i] || a->strides[i] < -(INT64_MAX / a->shape[i]))) {
             fv__free(a);
             a = NULL;
             st = fv_error_set(FV_EINVAL, "array_wrap", "strides[%d] overflow the address range", i);
@@ -310,8 +308,8 @@ fail:
 }
 
 fv_status
-fv_array_view(const fv_array *base, int ndim, const int64_t *shape, const int64_t *strides,
-              int64_t byte_offset, fv_array **out)
+fv_array_view(const fv_array *base, int ndim, const int64_t *shape, const int64_t *strides, int64_t byte_offset,
+              fv_array **out)
 {
     fv_status st;
     if (!out)
@@ -321,15 +319,17 @@ fv_array_view(const fv_array *base, int ndim, const int64_t *shape, const int64_
         return fv_error_set(FV_EINVAL, "array_view", "base is NULL");
     if ((st = fv__shape_size("array_view", ndim, shape, fv_dtype_size(base->dtype), NULL, NULL)))
         return st;
-    fv_array tmp = {0};
+    fv_array tmp = { 0 };
     tmp.dtype = base->dtype;
     tmp.ndim = ndim;
     int64_t isz = (int64_t)fv_dtype_size(base->dtype);
     for (int i = 0; i < ndim; i++) {
         tmp.shape[i] = shape[i];
         if (strides && strides[i] % isz)
-            return fv_error_set(FV_EINVAL, "array_view", "strides[%d] = %lld is not a multiple of the "
-                                "item size %lld", i, (long long)strides[i], (long long)isz);
+            return fv_error_set(FV_EINVAL, "array_view",
+                                "strides[%d] = %lld is not a multiple of the "
+                                "item size %lld",
+                                i, (long long)strides[i], (long long)isz);
         if (strides && shape[i] > 1 && (strides[i] > INT64_MAX / shape[i] || strides[i] < -(INT64_MAX / shape[i])))
             return fv_error_set(FV_EINVAL, "array_view", "strides[%d] overflow the address range", i);
     }
@@ -344,9 +344,11 @@ fv_array_view(const fv_array *base, int ndim, const int64_t *shape, const int64_
     fv__array_extent(base, &blo, &bhi);
     fv__array_extent(&tmp, &vlo, &vhi);
     if (vhi > vlo && (byte_offset + vlo < blo || byte_offset + vhi > bhi))
-        return fv_error_set(FV_EINVAL, "array_view", "view [%lld, %lld) lies outside its base's bytes "
-                            "[%lld, %lld)", (long long)(byte_offset + vlo), (long long)(byte_offset + vhi),
-                            (long long)blo, (long long)bhi);
+        return fv_error_set(FV_EINVAL, "array_view",
+                            "view [%lld, %lld) lies outside its base's bytes "
+                            "[%lld, %lld)",
+                            (long long)(byte_offset + vlo), (long long)(byte_offset + vhi), (long long)blo,
+                            (long long)bhi);
     fv_array *a = fv__array_alloc_struct(base->dtype, ndim, shape, base->device);
     if (!a)
         return fv_error_set(FV_ENOMEM, "array_view", "out of host memory");
@@ -381,15 +383,51 @@ fv_array_unref(fv_array *a)
     fv__free(a);
 }
 
-fv_dtype fv_array_dtype(const fv_array *a) { return a->dtype; }
-int fv_array_ndim(const fv_array *a) { return a->ndim; }
-const int64_t *fv_array_shape(const fv_array *a) { return a->shape; }
-const int64_t *fv_array_strides(const fv_array *a) { return a->strides; }
-void *fv_array_data(const fv_array *a) { return a->data; }
-fv_device fv_array_device(const fv_array *a) { return a->device; }
-int fv_array_refcount(const fv_array *a) { return atomic_load(&((fv_array *)a)->refs); }
-void fv_array_set_readonly(fv_array *a, int readonly) { a->readonly = readonly != 0; }
-int fv_array_readonly(const fv_array *a) { return a->readonly; }
+fv_dtype
+fv_array_dtype(const fv_array *a)
+{
+    return a->dtype;
+}
+int
+fv_array_ndim(const fv_array *a)
+{
+    return a->ndim;
+}
+const int64_t *
+fv_array_shape(const fv_array *a)
+{
+    return a->shape;
+}
+const int64_t *
+fv_array_strides(const fv_array *a)
+{
+    return a->strides;
+}
+void *
+fv_array_data(const fv_array *a)
+{
+    return a->data;
+}
+fv_device
+fv_array_device(const fv_array *a)
+{
+    return a->device;
+}
+int
+fv_array_refcount(const fv_array *a)
+{
+    return atomic_load(&((fv_array *)a)->refs);
+}
+void
+fv_array_set_readonly(fv_array *a, int readonly)
+{
+    a->readonly = readonly != 0;
+}
+int
+fv_array_readonly(const fv_array *a)
+{
+    return a->readonly;
+}
 
 int64_t
 fv_array_size(const fv_array *a)
@@ -430,8 +468,10 @@ fv_broadcast_shapes(int na, const int64_t *sa, int nb, const int64_t *sb, int *n
         int ia = i - (n - na), ib = i - (n - nb);
         int64_t da = ia >= 0 ? sa[ia] : 1, db = ib >= 0 ? sb[ib] : 1;
         if (da != db && da != 1 && db != 1)
-            return fv_error_set(FV_EINVAL, "broadcast", "shapes cannot be broadcast together: axis %d "
-                                "has sizes %lld and %lld", i, (long long)da, (long long)db);
+            return fv_error_set(FV_EINVAL, "broadcast",
+                                "shapes cannot be broadcast together: axis %d "
+                                "has sizes %lld and %lld",
+                                i, (long long)da, (long long)db);
         out[i] = da == 1 ? db : da;
     }
     *nout = n;

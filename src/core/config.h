@@ -15,19 +15,19 @@ extern "C" {
 #endif
 
 /* X(ID, "NAME"): every environment variable the C library reads */
-#define FV__ENV_LIST(X)                                                                          \
-    /* library settings */                                                                       \
-    X(NUM_THREADS, "FOVEA_NUM_THREADS")                                                          \
-    X(CACHE_BYTES, "FOVEA_CACHE_BYTES")                                                          \
-    X(CACHE_SHM, "FOVEA_CACHE_SHM")                                                              \
-    X(GPU_CACHE_BYTES, "FOVEA_GPU_CACHE_BYTES")                                                  \
-    X(CUFILE, "FOVEA_CUFILE")                                                                    \
-    X(CUFILE_LIBRARY, "FOVEA_CUFILE_LIBRARY")                                                    \
-    X(NVJPEG_BACKEND, "FOVEA_NVJPEG_BACKEND")                                                    \
-    X(CUDA_HOME, "CUDA_HOME")                                                                    \
-    /* test hooks */                                                                             \
-    X(TEST_SHM_INSERT_PAUSE, "FOVEA_TEST_SHM_INSERT_PAUSE")                                      \
-    /* the planner's debug override (core/plan.h) */                                           \
+#define FV__ENV_LIST(X)                                     \
+    /* library settings */                                  \
+    X(NUM_THREADS, "FOVEA_NUM_THREADS")                     \
+    X(CACHE_BYTES, "FOVEA_CACHE_BYTES")                     \
+    X(CACHE_SHM, "FOVEA_CACHE_SHM")                         \
+    X(GPU_CACHE_BYTES, "FOVEA_GPU_CACHE_BYTES")             \
+    X(CUFILE, "FOVEA_CUFILE")                               \
+    X(CUFILE_LIBRARY, "FOVEA_CUFILE_LIBRARY")               \
+    X(NVJPEG_BACKEND, "FOVEA_NVJPEG_BACKEND")               \
+    X(CUDA_HOME, "CUDA_HOME")                               \
+    /* test hooks */                                        \
+    X(TEST_SHM_INSERT_PAUSE, "FOVEA_TEST_SHM_INSERT_PAUSE") \
+    /* the planner's debug override (core/plan.h) */        \
     X(VARIANT, "FOVEA_VARIANT")
 
 typedef enum fv__env_id {

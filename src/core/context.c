@@ -6,7 +6,7 @@
 #include "internal.h"
 #include "alloc.h"
 
-static fv_context fv__default_ctx;   /* all zero: default threads, device 0, NULL stream */
+static fv_context fv__default_ctx; /* all zero: default threads, device 0, NULL stream */
 
 fv_context *
 fv__ctx(fv_context *ctx)
@@ -76,7 +76,7 @@ fv_status
 fv_context_synchronize(fv_context *ctx)
 {
     if (!fv__cuda_init())
-        return FV_OK;   /* nothing can be queued without CUDA */
+        return FV_OK; /* nothing can be queued without CUDA */
     return fv__cuda_synchronize(ctx);
 }
 

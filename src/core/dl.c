@@ -59,7 +59,7 @@ fv__dl_loaded(fv__dl_record *out, size_t cap)
     pthread_mutex_lock(&g_dl_mu);
     n = g_dl_n;
     for (size_t i = 0; i < n && i < cap; i++) {
-        out[i].what = g_dl[i].what;   /* records are never changed once written */
+        out[i].what = g_dl[i].what; /* records are never changed once written */
         out[i].requested = g_dl[i].requested;
         out[i].path = g_dl[i].path;
         out[i].flags = g_dl[i].flags;

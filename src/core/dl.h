@@ -25,10 +25,10 @@ extern "C" {
 void *fv__dl_open(const char *what, const char *const *candidates, size_t n, char *why, size_t why_len);
 
 typedef struct fv__dl_record {
-    const char *what;        /* the caller's name for it ("nvjpeg", "cufile") */
-    const char *requested;   /* the candidate that loaded                     */
-    const char *path;        /* the file it came from (dlinfo link map)       */
-    int flags;               /* the dlopen flags used                         */
+    const char *what;      /* the caller's name for it ("nvjpeg", "cufile") */
+    const char *requested; /* the candidate that loaded                     */
+    const char *path;      /* the file it came from (dlinfo link map)       */
+    int flags;             /* the dlopen flags used                         */
 } fv__dl_record;
 
 /* Copies up to cap records (the loading order) and returns how many exist. */

@@ -6,14 +6,12 @@
 static const struct {
     const char *name;
     size_t size;
-    char kind;   /* 'b', 'u', 'i', 'f' */
+    char kind; /* 'b', 'u', 'i', 'f' */
 } fv__dtypes[FV_DTYPE_COUNT] = {
-    [FV_BOOL] = {"bool", 1, 'b'},
-    [FV_UINT8] = {"uint8", 1, 'u'},   [FV_UINT16] = {"uint16", 2, 'u'},
-    [FV_UINT32] = {"uint32", 4, 'u'}, [FV_UINT64] = {"uint64", 8, 'u'},
-    [FV_INT8] = {"int8", 1, 'i'},     [FV_INT16] = {"int16", 2, 'i'},
-    [FV_INT32] = {"int32", 4, 'i'},   [FV_INT64] = {"int64", 8, 'i'},
-    [FV_FLOAT32] = {"float32", 4, 'f'}, [FV_FLOAT64] = {"float64", 8, 'f'},
+    [FV_BOOL] = { "bool", 1, 'b' },       [FV_UINT8] = { "uint8", 1, 'u' },     [FV_UINT16] = { "uint16", 2, 'u' },
+    [FV_UINT32] = { "uint32", 4, 'u' },   [FV_UINT64] = { "uint64", 8, 'u' },   [FV_INT8] = { "int8", 1, 'i' },
+    [FV_INT16] = { "int16", 2, 'i' },     [FV_INT32] = { "int32", 4, 'i' },     [FV_INT64] = { "int64", 8, 'i' },
+    [FV_FLOAT32] = { "float32", 4, 'f' }, [FV_FLOAT64] = { "float64", 8, 'f' },
 };
 
 int
@@ -55,11 +53,14 @@ fv_dtype_is_integer(fv_dtype dt)
 fv_status
 fv_dtype_from_name(const char *name, fv_dtype *out)
 {
-    static const struct { const char *alias; fv_dtype dt; } aliases[] = {
-        {"bool_", FV_BOOL}, {"b1", FV_BOOL}, {"?", FV_BOOL},
-        {"u1", FV_UINT8}, {"u2", FV_UINT16}, {"u4", FV_UINT32}, {"u8", FV_UINT64},
-        {"i1", FV_INT8}, {"i2", FV_INT16}, {"i4", FV_INT32}, {"i8", FV_INT64},
-        {"f4", FV_FLOAT32}, {"f8", FV_FLOAT64}, {"float", FV_FLOAT64}, {"double", FV_FLOAT64},
+    static const struct {
+        const char *alias;
+        fv_dtype dt;
+    } aliases[] = {
+        { "bool_", FV_BOOL }, { "b1", FV_BOOL },       { "?", FV_BOOL },         { "u1", FV_UINT8 },
+        { "u2", FV_UINT16 },  { "u4", FV_UINT32 },     { "u8", FV_UINT64 },      { "i1", FV_INT8 },
+        { "i2", FV_INT16 },   { "i4", FV_INT32 },      { "i8", FV_INT64 },       { "f4", FV_FLOAT32 },
+        { "f8", FV_FLOAT64 }, { "float", FV_FLOAT64 }, { "double", FV_FLOAT64 },
     };
     if (!name || !out)
         return fv_error_set(FV_EINVAL, "dtype", "NULL argument");
@@ -73,18 +74,24 @@ fv_dtype_from_name(const char *name, fv_dtype *out)
             *out = aliases[i].dt;
             return FV_OK;
         }
-    return fv_error_set(FV_EDTYPE, "dtype", "unsupported dtype '%s' (supported: bool, uint8..uint64, "
-                        "int8..int64, float32, float64)", name);
+    return fv_error_set(FV_EDTYPE, "dtype",
+                        "unsupported dtype '%s' (supported: bool, uint8..uint64, "
+                        "int8..int64, float32, float64)",
+                        name);
 }
 
 static fv_dtype
 fv__int_of(char kind, size_t size)
 {
     switch (size) {
-    case 1: return kind == 'u' ? FV_UINT8 : FV_INT8;
-    case 2: return kind == 'u' ? FV_UINT16 : FV_INT16;
-    case 4: return kind == 'u' ? FV_UINT32 : FV_INT32;
-    default: return kind == 'u' ? FV_UINT64 : FV_INT64;
+    case 1:
+        return kind == 'u' ? FV_UINT8 : FV_INT8;
+    case 2:
+        return kind == 'u' ? FV_UINT16 : FV_INT16;
+    case 4:
+        return kind == 'u' ? FV_UINT32 : FV_INT32;
+    default:
+        return kind == 'u' ? FV_UINT64 : FV_INT64;
     }
 }
 

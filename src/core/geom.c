@@ -26,8 +26,10 @@ fv__geom_init(fv__geom *g, const char *domain, const fv_array *out, int nin, con
             int ia = i - (nd - a->ndim);
             int64_t ext = ia >= 0 ? a->shape[ia] : 1;
             if (ext != out->shape[i] && ext != 1)
-                return fv_error_set(FV_EINVAL, domain, "operand of extent %lld on axis %d cannot broadcast "
-                                    "to the output's %lld", (long long)ext, i, (long long)out->shape[i]);
+                return fv_error_set(FV_EINVAL, domain,
+                                    "operand of extent %lld on axis %d cannot broadcast "
+                                    "to the output's %lld",
+                                    (long long)ext, i, (long long)out->shape[i]);
             strides[k][i] = (ia >= 0 && ext != 1) ? a->strides[ia] : 0;
         }
     }

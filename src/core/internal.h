@@ -7,27 +7,27 @@
 #include "fovea/fovea.h"
 
 #ifdef __cplusplus
-#  include <atomic>
-#  define FV__ATOMIC_INT std::atomic<int>
+#include <atomic>
+#define FV__ATOMIC_INT std::atomic<int>
 extern "C" {
 #else
-#  include <stdatomic.h>
-#  define FV__ATOMIC_INT atomic_int
+#include <stdatomic.h>
+#define FV__ATOMIC_INT atomic_int
 #endif
 
 /* ---- arrays -------------------------------------------------------------- */
 
 struct fv_array {
     FV__ATOMIC_INT refs;
-    struct fv_array *base;   /* owner of the memory for views; NULL for owners */
-    char *data;              /* first element (views: inside base's extent)    */
+    struct fv_array *base; /* owner of the memory for views; NULL for owners */
+    char *data;            /* first element (views: inside base's extent)    */
     fv_dtype dtype;
     int ndim;
     int readonly;
     fv_device device;
     int64_t shape[FV_MAX_NDIM];
-    int64_t strides[FV_MAX_NDIM];   /* bytes */
-    fv_deleter deleter;      /* owners only */
+    int64_t strides[FV_MAX_NDIM]; /* bytes */
+    fv_deleter deleter;           /* owners only */
     void *opaque;
 };
 
@@ -48,15 +48,15 @@ int fv__array_no_self_overlap(const fv_array *a);
  * (read-only when a is), so that kernels always see ndim >= 1. */
 fv_status fv__array_as_1d(const fv_array *a, fv_array **v);
 /* Checked size: FV_EINVAL when the element count or byte size overflows. */
-fv_status fv__shape_size(const char *domain, int ndim, const int64_t *shape, size_t itemsize,
-                         int64_t *nelems, int64_t *nbytes);
+fv_status fv__shape_size(const char *domain, int ndim, const int64_t *shape, size_t itemsize, int64_t *nelems,
+                         int64_t *nbytes);
 
 /* ---- context ------------------------------------------------------------- */
 
 struct fv_context {
-    int nthreads;        /* 0: pool default */
+    int nthreads; /* 0: pool default */
     int cuda_device;
-    void *cuda_stream;   /* cudaStream_t */
+    void *cuda_stream; /* cudaStream_t */
 };
 
 /* ctx, or the process default context when ctx is NULL. */
@@ -79,13 +79,12 @@ void fv__parallel_for(fv_context *ctx, int64_t n, int64_t grain, fv__range_fn fn
 typedef struct fv__geom {
     int ndim;
     int nops;
-    int64_t size;                                   /* elements */
+    int64_t size; /* elements */
     int64_t shape[FV_MAX_NDIM];
     int64_t strides[FV__MAX_OPERANDS][FV_MAX_NDIM]; /* bytes */
 } fv__geom;
 
-fv_status fv__geom_init(fv__geom *g, const char *domain, const fv_array *out, int nin,
-                        const fv_array *const *ins);
+fv_status fv__geom_init(fv__geom *g, const char *domain, const fv_array *out, int nin, const fv_array *const *ins);
 
 /* ---- backends and dispatch ----------------------------------------------- */
 
@@ -113,16 +112,16 @@ typedef enum fv__op {
  * written in the op's header; in is always given, out is NULL exactly for the
  * ops declared with FV_OP_PARAMS_OUT (their results go through params). */
 typedef struct fv__op_args {
-    const fv_array *in;      /* first input */
-    const fv_array *in2;     /* second input or NULL */
+    const fv_array *in;  /* first input */
+    const fv_array *in2; /* second input or NULL */
     fv_array *out;
-    const void *params;      /* the op's params struct (its header), or NULL */
+    const void *params; /* the op's params struct (its header), or NULL */
 } fv__op_args;
 
 typedef fv_status (*fv__kernel_fn)(fv_context *ctx, const fv__op_args *a);
 
 typedef struct fv__kernel {
-    uint32_t dtypes;   /* FV_DTYPE_BIT mask the kernel accepts for in, in2 and out */
+    uint32_t dtypes; /* FV_DTYPE_BIT mask the kernel accepts for in, in2 and out */
     int max_ndim;
     fv__kernel_fn fn;
 } fv__kernel;
@@ -135,22 +134,23 @@ typedef struct fv__kernel_decl {
 } fv__kernel_decl;
 
 #ifdef __cplusplus
-#  define FV__KDECL_LINKAGE extern "C"
+#define FV__KDECL_LINKAGE extern "C"
 #else
-#  define FV__KDECL_LINKAGE extern
+#define FV__KDECL_LINKAGE extern
 #endif
 /* Registers fn as op E's kernel on backend BE (CPU or CUDA): one line in the
  * kernel's own file, at the start of a line, after fn:
  *     FV_KERNEL(LABEL, CPU, FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL), FV_MAX_NDIM, fv__cpu_label);
  * dtypes: an FV_DTYPE_BIT mask (FV_DTYPES_*), max_ndim: a constant. The
  * generator lists the declarations; dispatch fills its table from them. */
-#define FV_KERNEL(E, BE, DTYPES, MAX_NDIM, FN)                                         \
-    FV__KDECL_LINKAGE const fv__kernel_decl fv__kdecl_##E##_##BE;                       \
-    const fv__kernel_decl fv__kdecl_##E##_##BE = {                                      \
-        FV__OP_##E, FV__BACKEND_##BE, {(uint32_t)(DTYPES), (MAX_NDIM), (FN)}}
+#define FV_KERNEL(E, BE, DTYPES, MAX_NDIM, FN)                       \
+    FV__KDECL_LINKAGE const fv__kernel_decl fv__kdecl_##E##_##BE;    \
+    const fv__kernel_decl fv__kdecl_##E##_##BE = { FV__OP_##E,       \
+                                                   FV__BACKEND_##BE, \
+                                                   { (uint32_t)(DTYPES), (MAX_NDIM), (FN) } }
 
-extern const fv__kernel_decl *const fv__cpu_kernel_decls[];    /* generated; NULL-terminated */
-extern const fv__kernel_decl *const fv__cuda_kernel_decls[];   /* generated (CUDA builds only) */
+extern const fv__kernel_decl *const fv__cpu_kernel_decls[];  /* generated; NULL-terminated */
+extern const fv__kernel_decl *const fv__cuda_kernel_decls[]; /* generated (CUDA builds only) */
 /* Put decls[] into fv__kernels (dispatch and the CUDA backend's init call it). */
 void fv__register_kernels(const fv__kernel_decl *const *decls);
 
@@ -170,17 +170,17 @@ fv_status fv__dispatch(fv_context *ctx, fv__op op, const fv__op_args *a);
  * and the typed view of the params for the kernels, fv__params_LABEL(a).
  * FV_OP_PARAMS_OUT: the same for an op whose results go through its params
  * (out is NULL). PARAMS: the params struct, or void. */
-#define FV_OP(E, NAME, PARAMS)                                                           \
-    static inline fv_status fv__run_##E(fv_context *ctx, const fv_array *in, const fv_array *in2, \
-                                        fv_array *out, const PARAMS *params)              \
-    {                                                                                    \
-        fv__op_args a = {in, in2, out, params};                                          \
-        return fv__dispatch(ctx, FV__OP_##E, &a);                                        \
-    }                                                                                    \
-    static inline const PARAMS *fv__params_##E(const fv__op_args *a)                     \
-    {                                                                                    \
-        return (const PARAMS *)a->params;                                                \
-    }                                                                                    \
+#define FV_OP(E, NAME, PARAMS)                                                                                   \
+    static inline fv_status fv__run_##E(fv_context *ctx, const fv_array *in, const fv_array *in2, fv_array *out, \
+                                        const PARAMS *params)                                                    \
+    {                                                                                                            \
+        fv__op_args a = { in, in2, out, params };                                                                \
+        return fv__dispatch(ctx, FV__OP_##E, &a);                                                                \
+    }                                                                                                            \
+    static inline const PARAMS *fv__params_##E(const fv__op_args *a)                                             \
+    {                                                                                                            \
+        return (const PARAMS *)a->params;                                                                        \
+    }                                                                                                            \
     typedef int fv__op_declared_##E
 #define FV_OP_PARAMS_OUT(E, NAME, PARAMS) FV_OP(E, NAME, PARAMS)
 
@@ -210,17 +210,16 @@ fv_status fv__cuda_pool_trim(int device);
 int64_t fv__cuda_pool_used(int device);
 /* Copy n contiguous bytes between any two of host/device. Device destinations
  * are asynchronous on ctx's stream; a copy to the host waits for its data. */
-fv_status fv__cuda_memcpy(fv_context *ctx, void *dst, fv_device dst_dev, const void *src,
-                          fv_device src_dev, size_t n);
+fv_status fv__cuda_memcpy(fv_context *ctx, void *dst, fv_device dst_dev, const void *src, fv_device src_dev, size_t n);
 fv_status fv__cuda_memset0(fv_context *ctx, void *ptr, size_t n);
 /* Record that work queued on ctx's stream uses a's memory (when fovea allocated
  * it): its free waits for that work even if the stream is destroyed first. */
 void fv__cuda_mark_use(fv_context *ctx, const fv_array *a);
 fv_status fv__cuda_synchronize(fv_context *ctx);
 fv_status fv__cuda_stream_wait(fv_context *ctx, void *producer, void *consumer);
-fv_status fv__cuda_check_device(int device);   /* FV_EDEVICE when not usable */
+fv_status fv__cuda_check_device(int device); /* FV_EDEVICE when not usable */
 int fv__cuda_device_count(void);
-const char *fv__cuda_reason(void);             /* why unavailable, "" if fine */
+const char *fv__cuda_reason(void); /* why unavailable, "" if fine */
 /* Versions for fv_config_json: "13.0" style strings, "" when not built. */
 const char *fv__cuda_runtime_version(void);
 const char *fv__cuda_driver_version(void);

@@ -27,7 +27,7 @@ void
 fv__plan_register(fv__variant_table *t)
 {
     if (fv__plan_ntables >= FV__PLAN_MAX)
-        return;   /* never: FV__PLAN_MAX is above the tables the library has (test_variants) */
+        return; /* never: FV__PLAN_MAX is above the tables the library has (test_variants) */
     t->slot = fv__plan_ntables;
     fv__plan_tables[fv__plan_ntables++] = t;
 }

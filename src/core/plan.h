@@ -45,7 +45,7 @@ typedef struct fv__variant_table {
     const char *op;
     const fv__variant *variants;
     int count;
-    int slot;   /* set at registration: the table's index in the registry */
+    int slot; /* set at registration: the table's index in the registry */
 } fv__variant_table;
 
 /* The most tables one process holds. */
@@ -53,10 +53,13 @@ typedef struct fv__variant_table {
 
 /* Defines the static table SYM for op OP with the variants given (braced
  * fv__variant initialisers) and registers it when the library loads. */
-#define FV__VARIANTS(SYM, OP, ...)                                                                  \
-    static const fv__variant SYM##_list[] = {__VA_ARGS__};                                          \
-    static fv__variant_table SYM = {OP, SYM##_list, (int)(sizeof SYM##_list / sizeof SYM##_list[0]), -1}; \
-    __attribute__((constructor)) static void SYM##_register(void) { fv__plan_register(&SYM); }
+#define FV__VARIANTS(SYM, OP, ...)                                                                          \
+    static const fv__variant SYM##_list[] = { __VA_ARGS__ };                                                \
+    static fv__variant_table SYM = { OP, SYM##_list, (int)(sizeof SYM##_list / sizeof SYM##_list[0]), -1 }; \
+    __attribute__((constructor)) static void SYM##_register(void)                                           \
+    {                                                                                                       \
+        fv__plan_register(&SYM);                                                                            \
+    }
 
 void fv__plan_register(fv__variant_table *t);
 

@@ -20,23 +20,23 @@ typedef struct fv__job {
     fv__range_fn fn;
     void *arg;
     int64_t n, chunk, nchunks;
-    atomic_llong next;        /* next unclaimed chunk */
-    int workers;              /* participants, the caller included (pool mutex) */
+    atomic_llong next; /* next unclaimed chunk */
+    int workers;       /* participants, the caller included (pool mutex) */
     int max_workers;
     struct fv__job *next_job;
 } fv__job;
 
 typedef struct fv__pool {
     pthread_mutex_t mu;
-    pthread_cond_t work_cv;   /* a job was posted */
-    pthread_cond_t done_cv;   /* a worker left a job */
+    pthread_cond_t work_cv; /* a job was posted */
+    pthread_cond_t done_cv; /* a worker left a job */
     fv__job *head;
-    int size;                 /* threads including the caller */
+    int size; /* threads including the caller */
 } fv__pool;
 
 static fv__pool *fv__the_pool;
 static pthread_mutex_t fv__pool_init_mu = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int fv__pool_size_cached;   /* 0: not detected yet (racing detections agree) */
+static atomic_int fv__pool_size_cached; /* 0: not detected yet (racing detections agree) */
 static _Thread_local int fv__in_task;
 static pthread_once_t fv__atfork_once = PTHREAD_ONCE_INIT;
 
@@ -100,12 +100,13 @@ static void *
 fv__worker(void *p)
 {
     fv__pool *pool = p;
-    fv__in_task = 1;   /* nested parallel_for calls from a task run serially */
+    fv__in_task = 1; /* nested parallel_for calls from a task run serially */
     pthread_mutex_lock(&pool->mu);
     for (;;) {
         fv__job *job = pool->head;
-        while (job && (job->workers >= job->max_workers ||
-                       atomic_load_explicit(&job->next, memory_order_relaxed) >= job->nchunks))
+        while (job &&
+               (job->workers >= job->max_workers ||
+                atomic_load_explicit(&job->next, memory_order_relaxed) >= job->nchunks))
             job = job->next_job;
         if (!job) {
             pthread_cond_wait(&pool->work_cv, &pool->mu);
@@ -138,14 +139,14 @@ fv__pool_get(void)
         int want = fv_num_threads();
         sigset_t all, old;
         sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);   /* workers take no signals */
+        pthread_sigmask(SIG_SETMASK, &all, &old); /* workers take no signals */
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         for (int i = 1; i < want; i++) {
             pthread_t t;
             if (pthread_create(&t, &attr, fv__worker, pool) != 0)
-                break;   /* run with the workers we have */
+                break; /* run with the workers we have */
             pool->size++;
         }
         pthread_attr_destroy(&attr);
@@ -179,12 +180,17 @@ fv__parallel_for(fv_context *ctx, int64_t n, int64_t grain, fv__range_fn fn, voi
     int64_t chunk = (n + (int64_t)nt * 4 - 1) / ((int64_t)nt * 4);
     if (chunk < grain)
         chunk = grain;
-    fv__job job = {.fn = fn, .arg = arg, .n = n, .chunk = chunk, .nchunks = (n + chunk - 1) / chunk,
-                   .workers = 1, .max_workers = nt};
+    fv__job job = { .fn = fn,
+                    .arg = arg,
+                    .n = n,
+                    .chunk = chunk,
+                    .nchunks = (n + chunk - 1) / chunk,
+                    .workers = 1,
+                    .max_workers = nt };
     atomic_init(&job.next, 0);
 
     pthread_mutex_lock(&pool->mu);
-    job.next_job = pool->head;   /* newest first: small late jobs are not starved */
+    job.next_job = pool->head; /* newest first: small late jobs are not starved */
     pool->head = &job;
     pthread_cond_broadcast(&pool->work_cv);
     pthread_mutex_unlock(&pool->mu);

@@ -36,17 +36,28 @@ const char *
 fv_status_name(fv_status st)
 {
     switch (st) {
-    case FV_OK: return "FV_OK";
-    case FV_EINVAL: return "FV_EINVAL";
-    case FV_ENOMEM: return "FV_ENOMEM";
-    case FV_EIO: return "FV_EIO";
-    case FV_EFORMAT: return "FV_EFORMAT";
-    case FV_EDTYPE: return "FV_EDTYPE";
-    case FV_EDEVICE: return "FV_EDEVICE";
-    case FV_ENOKERNEL: return "FV_ENOKERNEL";
-    case FV_ECUDA: return "FV_ECUDA";
-    case FV_EUNSUPPORTED: return "FV_EUNSUPPORTED";
-    case FV_EINTERNAL: return "FV_EINTERNAL";
+    case FV_OK:
+        return "FV_OK";
+    case FV_EINVAL:
+        return "FV_EINVAL";
+    case FV_ENOMEM:
+        return "FV_ENOMEM";
+    case FV_EIO:
+        return "FV_EIO";
+    case FV_EFORMAT:
+        return "FV_EFORMAT";
+    case FV_EDTYPE:
+        return "FV_EDTYPE";
+    case FV_EDEVICE:
+        return "FV_EDEVICE";
+    case FV_ENOKERNEL:
+        return "FV_ENOKERNEL";
+    case FV_ECUDA:
+        return "FV_ECUDA";
+    case FV_EUNSUPPORTED:
+        return "FV_EUNSUPPORTED";
+    case FV_EINTERNAL:
+        return "FV_EINTERNAL";
     }
     return "FV_E?";
 }

@@ -10,8 +10,8 @@
 
 typedef struct fv__task_error {
     pthread_mutex_t mu;
-    fv_status st;     /* FV_OK until the first failure */
-    char msg[700];    /* its fv_error_message() */
+    fv_status st;  /* FV_OK until the first failure */
+    char msg[700]; /* its fv_error_message() */
 } fv__task_error;
 
 /* 1 once a task has failed. */

@@ -31,10 +31,10 @@
 #define FV__CUDA_MAX_DEVICES 64
 
 static pthread_once_t g_init_once = PTHREAD_ONCE_INIT;
-static int g_ok;                                 /* usable driver and device(s) */
-static volatile int g_forked;                    /* a child forked after init    */
-static int g_count;                              /* devices (when g_ok)         */
-static int g_sm[FV__CUDA_MAX_DEVICES];           /* multiprocessors per device  */
+static int g_ok;                       /* usable driver and device(s) */
+static volatile int g_forked;          /* a child forked after init    */
+static int g_count;                    /* devices (when g_ok)         */
+static int g_sm[FV__CUDA_MAX_DEVICES]; /* multiprocessors per device  */
 static char g_reason[256];
 
 static pthread_once_t g_version_once = PTHREAD_ONCE_INIT;
@@ -52,9 +52,8 @@ fv__cuda_error(const char *call, int err)
     cudaError_t e = (cudaError_t)err;
     const char *msg = cudaGetErrorString(e), *name = cudaGetErrorName(e);
     fv_status st = e == cudaErrorMemoryAllocation ? FV_ENOMEM : FV_ECUDA;
-    (void)cudaGetLastError();   /* clear a non-sticky error so later checks start clean */
-    return fv_error_set(st, "cuda", "%s: %s (%s)", call, msg ? msg : "unknown error",
-                        name ? name : "?");
+    (void)cudaGetLastError(); /* clear a non-sticky error so later checks start clean */
+    return fv_error_set(st, "cuda", "%s: %s (%s)", call, msg ? msg : "unknown error", name ? name : "?");
 }
 
 fv_status
@@ -124,8 +123,8 @@ cuda_init_once(void)
         else if (e == cudaErrorNoDevice)
             snprintf(g_reason, sizeof g_reason, "no CUDA device (cudaErrorNoDevice)");
         else
-            snprintf(g_reason, sizeof g_reason, "cudaGetDeviceCount: %s (%s)",
-                     cudaGetErrorString(e), cudaGetErrorName(e));
+            snprintf(g_reason, sizeof g_reason, "cudaGetDeviceCount: %s (%s)", cudaGetErrorString(e),
+                     cudaGetErrorName(e));
         (void)cudaGetLastError();
         return;
     }
@@ -147,7 +146,7 @@ cuda_init_once(void)
     }
     (void)cudaGetLastError();
     g_count = n;
-    fv__register_kernels(fv__cuda_kernel_decls);   /* the FV_KERNEL(..., CUDA, ...) declarations */
+    fv__register_kernels(fv__cuda_kernel_decls); /* the FV_KERNEL(..., CUDA, ...) declarations */
     (void)pthread_atfork(NULL, NULL, cuda_atfork_child);
     g_ok = 1;
 }
@@ -178,8 +177,8 @@ fv__cuda_check_device(int device)
     if (!fv__cuda_init())
         return fv_error_set(FV_EDEVICE, "cuda", "device cuda:%d is not available: %s", device, g_reason);
     if (device < 0 || device >= g_count)
-        return fv_error_set(FV_EDEVICE, "cuda", "no CUDA device %d (%d device%s present)", device,
-                            g_count, g_count == 1 ? "" : "s");
+        return fv_error_set(FV_EDEVICE, "cuda", "no CUDA device %d (%d device%s present)", device, g_count,
+                            g_count == 1 ? "" : "s");
     return FV_OK;
 }
 
@@ -275,7 +274,7 @@ fv__cuda_pool_used(int device)
     if (fv__cuda_check_device(device) != FV_OK || fv__cuda_enter(device, &prev) != FV_OK)
         return -1;
     int ok = cudaDeviceSynchronize() == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess &&
-             cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess;
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess;
     (void)cudaGetLastError();
     fv__cuda_leave(prev);
     return ok ? (int64_t)used : -1;
@@ -290,9 +289,9 @@ fv__cuda_pool_used(int device)
  * event on the legacy default stream, which always exists. */
 typedef struct fv__cuda_block {
     int device;
-    int pooled;            /* cudaMallocAsync (1) or cudaMalloc (0) */
-    cudaStream_t stream;   /* the stream it was allocated on (used only there) */
-    cudaEvent_t last_use;  /* NULL when no event could be made: the free synchronises */
+    int pooled;           /* cudaMallocAsync (1) or cudaMalloc (0) */
+    cudaStream_t stream;  /* the stream it was allocated on (used only there) */
+    cudaEvent_t last_use; /* NULL when no event could be made: the free synchronises */
 } fv__cuda_block;
 
 static pthread_mutex_t g_use_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -310,7 +309,7 @@ fv__cuda_alloc(fv_context *ctx, int device, size_t nbytes, void **ptr, void **op
     *opaque = NULL;
     if ((st = fv__cuda_check_device(device)) != FV_OK)
         return st;
-    if (nbytes == 0)   /* zero-size arrays carry no memory: data NULL, no record */
+    if (nbytes == 0) /* zero-size arrays carry no memory: data NULL, no record */
         return FV_OK;
     ctx = fv__ctx(ctx);
     if (!(rec = malloc(sizeof *rec)))
@@ -328,15 +327,14 @@ fv__cuda_alloc(fv_context *ctx, int device, size_t nbytes, void **ptr, void **op
         if (cudaDeviceSynchronize() == cudaSuccess)
             e = (cudaError_t)fv__cuda_malloc_async(&p, nbytes, rec->stream);
     }
-    if (e == cudaErrorNotSupported) {   /* no stream-ordered allocator on this device */
+    if (e == cudaErrorNotSupported) { /* no stream-ordered allocator on this device */
         (void)cudaGetLastError();
         rec->pooled = 0;
         e = fv__fault_hit(FV__FAULT_DEVICE_ALLOC) ? cudaErrorMemoryAllocation : cudaMalloc(&p, nbytes);
     }
     if (e == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
-        st = fv_error_set(FV_ENOMEM, "cuda", "out of device memory allocating %zu bytes on cuda:%d",
-                          nbytes, device);
+        st = fv_error_set(FV_ENOMEM, "cuda", "out of device memory allocating %zu bytes on cuda:%d", nbytes, device);
     } else if (e != cudaSuccess) {
         st = fv__cuda_error(rec->pooled ? "cudaMallocAsync" : "cudaMalloc", e);
     }
@@ -368,7 +366,7 @@ fv__cuda_mark_use(fv_context *ctx, const fv_array *a)
         return;
     const fv_array *owner = a->base ? a->base : a;
     if (owner->deleter != fv__cuda_free || !owner->opaque || g_forked)
-        return;   /* memory we did not allocate: its owner orders its own frees */
+        return; /* memory we did not allocate: its owner orders its own frees */
     fv__cuda_block *rec = owner->opaque;
     ctx = fv__ctx(ctx);
     cudaStream_t s = (cudaStream_t)fv__cuda_stream_for(ctx, rec->device);
@@ -376,7 +374,7 @@ fv__cuda_mark_use(fv_context *ctx, const fv_array *a)
     if (rec->last_use && cudaEventRecord(rec->last_use, s) != cudaSuccess) {
         (void)cudaGetLastError();
         (void)cudaEventDestroy(rec->last_use);
-        rec->last_use = NULL;   /* the free will synchronise the device instead */
+        rec->last_use = NULL; /* the free will synchronise the device instead */
     }
     pthread_mutex_unlock(&g_use_mu);
 }
@@ -389,18 +387,17 @@ fv__cuda_free(void *ptr, void *opaque)
 
     if (!rec)
         return;
-    if (ptr && !g_forked) {   /* a forked child leaves the parent's memory alone */
+    if (ptr && !g_forked) { /* a forked child leaves the parent's memory alone */
         /* never touches the library's error state: this runs from unref */
         if (cudaGetDevice(&prev) != cudaSuccess)
             prev = -1;
         if (prev != rec->device)
             (void)cudaSetDevice(rec->device);
         int freed = 0;
-        if (rec->pooled && rec->last_use &&
-            cudaStreamWaitEvent(NULL, rec->last_use, 0) == cudaSuccess &&
+        if (rec->pooled && rec->last_use && cudaStreamWaitEvent(NULL, rec->last_use, 0) == cudaSuccess &&
             cudaFreeAsync(ptr, NULL) == cudaSuccess)
             freed = 1;
-        if (!freed) {   /* no usable event: wait for the whole device, then free */
+        if (!freed) { /* no usable event: wait for the whole device, then free */
             (void)cudaGetLastError();
             (void)cudaDeviceSynchronize();
             /* a pool block must go back through cudaFreeAsync: cudaFree leaves it
@@ -440,13 +437,12 @@ stream_order(int pdev, cudaStream_t producer, int cdev, cudaStream_t consumer)
         (void)cudaEventDestroy(ev);
         return st;
     }
-    (void)cudaEventDestroy(ev);   /* released once the record completes */
+    (void)cudaEventDestroy(ev); /* released once the record completes */
     return FV_OK;
 }
 
 fv_status
-fv__cuda_memcpy(fv_context *ctx, void *dst, fv_device dst_dev, const void *src, fv_device src_dev,
-                size_t n)
+fv__cuda_memcpy(fv_context *ctx, void *dst, fv_device dst_dev, const void *src, fv_device src_dev, size_t n)
 {
     int dcuda = dst_dev.type == FV_DEVICE_CUDA, scuda = src_dev.type == FV_DEVICE_CUDA;
     int prev = -1;
@@ -491,7 +487,7 @@ fv__cuda_memcpy(fv_context *ctx, void *dst, fv_device dst_dev, const void *src, 
     {
         int dev = dcuda ? dst_dev.id : src_dev.id;
         enum cudaMemcpyKind kind = dcuda && scuda ? cudaMemcpyDeviceToDevice
-                                   : dcuda        ? cudaMemcpyHostToDevice
+            : dcuda                               ? cudaMemcpyHostToDevice
                                                   : cudaMemcpyDeviceToHost;
         cudaStream_t s = (cudaStream_t)fv__cuda_stream_for(ctx, dev);
         if ((st = fv__cuda_enter(dev, &prev)) != FV_OK)
@@ -525,7 +521,7 @@ fv__cuda_memset0(fv_context *ctx, void *ptr, size_t n)
     if ((e = cudaPointerGetAttributes(&attr, ptr)) != cudaSuccess)
         return fv__cuda_error("cudaPointerGetAttributes", e);
     if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged) {
-        memset(ptr, 0, n);   /* host memory (pinned or not) */
+        memset(ptr, 0, n); /* host memory (pinned or not) */
         return FV_OK;
     }
     dev = attr.device;

@@ -20,8 +20,8 @@
 #include "cast.h"
 #include "cuda/cuda-kernels.h"
 
-#define FV_CU_BLOCK 256          /* threads per block of the elementwise kernels */
-#define FV_CU_BLOCKS_PER_SM 8    /* grid cap for grid-stride loops: full occupancy */
+#define FV_CU_BLOCK 256       /* threads per block of the elementwise kernels */
+#define FV_CU_BLOCKS_PER_SM 8 /* grid cap for grid-stride loops: full occupancy */
 
 /* ---- name pasting (arguments expanded first) ------------------------------- */
 #define FV_CU_CAT5_(a, b, c, d, e) a##b##c##d##e
@@ -30,9 +30,8 @@
 #define FV_CU_CAT7(a, b, c, d, e, f, g) FV_CU_CAT7_(a, b, c, d, e, f, g)
 
 /* ---- loops ---------------------------------------------------------------- */
-#define FV_GRID_STRIDE(IT, i, n)                                                     \
-    for (IT i = (IT)blockIdx.x * (IT)blockDim.x + (IT)threadIdx.x; i < (IT)(n);      \
-         i += (IT)blockDim.x * (IT)gridDim.x)
+#define FV_GRID_STRIDE(IT, i, n) \
+    for (IT i = (IT)blockIdx.x * (IT)blockDim.x + (IT)threadIdx.x; i < (IT)(n); i += (IT)blockDim.x * (IT)gridDim.x)
 
 /* ---- geometry --------------------------------------------------------------- */
 
@@ -64,7 +63,7 @@ fv_cu_fits32(const fv__geom *g)
             int64_t s = g->strides[o][d] < 0 ? -g->strides[o][d] : g->strides[o][d];
             if (s > INT32_MAX)
                 return 0;
-            ext += (g->shape[d] - 1) * s;   /* <= 2^31 * 2^31 per axis: no overflow */
+            ext += (g->shape[d] - 1) * s; /* <= 2^31 * 2^31 per axis: no overflow */
             if (ext > INT32_MAX)
                 return 0;
         }
@@ -114,20 +113,18 @@ fv_cu_is_dense(const fv__geom *g, const size_t *itemsize)
 /* Byte offsets OFF[0..NOPS) (IT, unsigned) of flat C-order index I in geometry G.
  * The outermost axis needs no division, so 1-d (strided or broadcast) geometry
  * costs one multiply per operand. Turn each offset signed before use. */
-#define FV_CU_OFFSETS(G, I, IT, NOPS, OFF)                                           \
-    do {                                                                             \
-        IT r_ = (I);                                                                 \
-        _Pragma("unroll") for (int o_ = 0; o_ < (NOPS); o_++) (OFF)[o_] = 0;         \
-        for (int d_ = (G).ndim - 1; d_ > 0; d_--) {                                  \
-            IT n_ = (G).shape[d_];                                                   \
-            IT q_ = r_ / n_;                                                         \
-            IT x_ = r_ - q_ * n_;                                                    \
-            r_ = q_;                                                                 \
-            _Pragma("unroll") for (int o_ = 0; o_ < (NOPS); o_++)                    \
-                (OFF)[o_] += x_ * (G).strides[o_][d_];                               \
-        }                                                                            \
-        _Pragma("unroll") for (int o_ = 0; o_ < (NOPS); o_++)                        \
-            (OFF)[o_] += r_ * (G).strides[o_][0];                                    \
+#define FV_CU_OFFSETS(G, I, IT, NOPS, OFF)                                                              \
+    do {                                                                                                \
+        IT r_ = (I);                                                                                    \
+        _Pragma("unroll") for (int o_ = 0; o_ < (NOPS); o_++)(OFF)[o_] = 0;                             \
+        for (int d_ = (G).ndim - 1; d_ > 0; d_--) {                                                     \
+            IT n_ = (G).shape[d_];                                                                      \
+            IT q_ = r_ / n_;                                                                            \
+            IT x_ = r_ - q_ * n_;                                                                       \
+            r_ = q_;                                                                                    \
+            _Pragma("unroll") for (int o_ = 0; o_ < (NOPS); o_++)(OFF)[o_] += x_ * (G).strides[o_][d_]; \
+        }                                                                                               \
+        _Pragma("unroll") for (int o_ = 0; o_ < (NOPS); o_++)(OFF)[o_] += r_ * (G).strides[o_][0];      \
     } while (0)
 
 /* Element at byte offset OFF (unsigned, 32 or 64 bits) from P. */
@@ -138,7 +135,7 @@ fv_cu_is_dense(const fv__geom *g, const size_t *itemsize)
 
 typedef struct fv_cu_exec {
     int device;
-    int prev;               /* device current before fv_cu_begin */
+    int prev; /* device current before fv_cu_begin */
     cudaStream_t stream;
     unsigned grid, block;
 } fv_cu_exec;
@@ -159,7 +156,7 @@ fv_cu_grid(int64_t n, int device)
 static inline fv_status
 fv_cu_begin(fv_context *ctx, const char *domain, const fv__op_args *a, int64_t n, fv_cu_exec *x)
 {
-    const fv_array *arr[3] = {a->out, a->in, a->in2};
+    const fv_array *arr[3] = { a->out, a->in, a->in2 };
     fv_status st;
     x->prev = -1;
     x->device = a->out->device.id;
@@ -169,8 +166,7 @@ fv_cu_begin(fv_context *ctx, const char *domain, const fv__op_args *a, int64_t n
         if (arr[k]->device.type != FV_DEVICE_CUDA)
             return fv_error_set(FV_EDEVICE, domain, "array %d is not in CUDA memory", k);
         if (arr[k]->device.id != x->device)
-            return fv_error_set(FV_EDEVICE, domain, "arrays on cuda:%d and cuda:%d",
-                                arr[k]->device.id, x->device);
+            return fv_error_set(FV_EDEVICE, domain, "arrays on cuda:%d and cuda:%d", arr[k]->device.id, x->device);
     }
     if ((st = fv__cuda_check_device(x->device)) != FV_OK)
         return st;
@@ -179,7 +175,7 @@ fv_cu_begin(fv_context *ctx, const char *domain, const fv__op_args *a, int64_t n
     x->stream = (cudaStream_t)fv__cuda_stream_for(ctx, x->device);
     x->block = FV_CU_BLOCK;
     x->grid = fv_cu_grid(n, x->device);
-    (void)cudaGetLastError();   /* so that the launch check sees only our launch */
+    (void)cudaGetLastError(); /* so that the launch check sees only our launch */
     return FV_OK;
 }
 
@@ -243,7 +239,7 @@ static inline fv_status
 fv_cu_tmp_new(fv_context *ctx, int device, size_t n, fv_array **arr)
 {
     int64_t len = (int64_t)(n ? n : 1);
-    fv_device dev = {FV_DEVICE_CUDA, device};
+    fv_device dev = { FV_DEVICE_CUDA, device };
     void *p = NULL;
     void *stream = fv__cuda_stream_for(fv__ctx(ctx), device);
     *arr = NULL;
@@ -258,7 +254,7 @@ fv_cu_tmp_release(fv_context *ctx, fv_array *arr)
 {
     if (!arr)
         return;
-    fv__cuda_mark_use(ctx, arr);   /* the free waits for the work queued so far */
+    fv__cuda_mark_use(ctx, arr); /* the free waits for the work queued so far */
     fv_array_unref(arr);
 }
 

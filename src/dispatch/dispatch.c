@@ -66,7 +66,8 @@ fv__dispatch(fv_context *ctx, fv__op op, const fv__op_args *a)
         return fv_error_set(FV_EINVAL, name, "takes no out array (its results go through its params)");
     fv__backend_id be = fv__array_backend(a->in);
     if ((a->out && !fv__array_same_device(a->in, a->out)) || (a->in2 && !fv__array_same_device(a->in, a->in2)))
-        return fv_error_set(FV_EDEVICE, name, "arrays are on different devices (inputs and output must "
+        return fv_error_set(FV_EDEVICE, name,
+                            "arrays are on different devices (inputs and output must "
                             "share one; use fv_copy / fovea.to_device to move data)");
     if (be == FV__BACKEND_CUDA && !fv__cuda_init())
         return fv_error_set(FV_EDEVICE, name, "CUDA is not available: %s", fv__cuda_reason());
@@ -75,19 +76,19 @@ fv__dispatch(fv_context *ctx, fv__op op, const fv__op_args *a)
     const fv__kernel *k = &fv__kernels[op][be];
     if (!k->fn)
         return fv_error_set(FV_ENOKERNEL, name, "no %s kernel", fv__backend_name(be));
-    const fv_array *arrs[3] = {a->in, a->in2, a->out};
+    const fv_array *arrs[3] = { a->in, a->in2, a->out };
     for (int i = 0; i < 3; i++) {
         if (!arrs[i])
             continue;
         if (!(k->dtypes & FV_DTYPE_BIT(arrs[i]->dtype)))
-            return fv_error_set(FV_EDTYPE, name, "dtype %s is not supported on %s",
-                                fv_dtype_name(arrs[i]->dtype), fv__backend_name(be));
+            return fv_error_set(FV_EDTYPE, name, "dtype %s is not supported on %s", fv_dtype_name(arrs[i]->dtype),
+                                fv__backend_name(be));
         if (arrs[i]->ndim > k->max_ndim)
-            return fv_error_set(FV_EINVAL, name, "%d dimensions exceed the %s kernel's maximum of %d",
-                                arrs[i]->ndim, fv__backend_name(be), k->max_ndim);
+            return fv_error_set(FV_EINVAL, name, "%d dimensions exceed the %s kernel's maximum of %d", arrs[i]->ndim,
+                                fv__backend_name(be), k->max_ndim);
     }
     fv_status st = k->fn(ctx, a);
-    if (be == FV__BACKEND_CUDA) {   /* order the arrays' frees after this work */
+    if (be == FV__BACKEND_CUDA) { /* order the arrays' frees after this work */
         fv__cuda_mark_use(ctx, a->in);
         fv__cuda_mark_use(ctx, a->in2);
         fv__cuda_mark_use(ctx, a->out);

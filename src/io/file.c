@@ -24,22 +24,22 @@
 #include "core/config.h"
 
 #ifndef O_DIRECT
-#  define O_DIRECT 0
+#define O_DIRECT 0
 #endif
 
 #define FV__IO_ALIGN ((size_t)4096)
-#define FV__IO_PIECE ((size_t)2 << 20)       /* parallel unit for host transfers */
-#define FV__IO_ROUND_PIECES 64               /* pieces per parallel round (128 MiB) */
-#define FV__IO_MAX_CALL ((size_t)1 << 30)    /* bytes per read/write system call */
+#define FV__IO_PIECE ((size_t)2 << 20)    /* parallel unit for host transfers */
+#define FV__IO_ROUND_PIECES 64            /* pieces per parallel round (128 MiB) */
+#define FV__IO_MAX_CALL ((size_t)1 << 30) /* bytes per read/write system call */
 
 struct fv_file {
-    int fd;            /* as opened: O_DIRECT when direct */
-    int bfd;           /* buffered twin for unaligned parts of O_DIRECT files; == fd otherwise */
+    int fd;  /* as opened: O_DIRECT when direct */
+    int bfd; /* buffered twin for unaligned parts of O_DIRECT files; == fd otherwise */
     int direct;
     int writable;
     int readable;
-    void *cufile;      /* registered cuFile handle, or NULL */
-    int cufile_mode;   /* FV__CUFILE_* the handle was registered under */
+    void *cufile;    /* registered cuFile handle, or NULL */
+    int cufile_mode; /* FV__CUFILE_* the handle was registered under */
     atomic_int cufile_failed;
     char *path;
 };
@@ -53,12 +53,17 @@ parse_flags(const char *flags, int *oflags, int *direct, int *no_gds)
     if (!flags || !*flags)
         return fv_error_set(FV_EINVAL, "filesystem", "open: empty flags (use \"r\", \"r+\", \"w\" or \"a\")");
     switch (*p++) {
-    case 'r': *oflags = O_RDONLY; break;
-    case 'w': *oflags = O_RDWR | O_CREAT | O_TRUNC; break;
-    case 'a': *oflags = O_RDWR | O_CREAT; break;
+    case 'r':
+        *oflags = O_RDONLY;
+        break;
+    case 'w':
+        *oflags = O_RDWR | O_CREAT | O_TRUNC;
+        break;
+    case 'a':
+        *oflags = O_RDWR | O_CREAT;
+        break;
     default:
-        return fv_error_set(FV_EINVAL, "filesystem",
-                            "open: flags \"%s\" must start with 'r', 'w' or 'a'", flags);
+        return fv_error_set(FV_EINVAL, "filesystem", "open: flags \"%s\" must start with 'r', 'w' or 'a'", flags);
     }
     if (*p == '+') {
         if (*oflags == O_RDONLY)
@@ -69,13 +74,20 @@ parse_flags(const char *flags, int *oflags, int *direct, int *no_gds)
     *no_gds = 0;
     for (; *p; p++) {
         switch (*p) {
-        case 'n': case 'm': *direct = 0; break;
-        case 'p': *no_gds = 1; break;
-        case 'b': break;
+        case 'n':
+        case 'm':
+            *direct = 0;
+            break;
+        case 'p':
+            *no_gds = 1;
+            break;
+        case 'b':
+            break;
         default:
             return fv_error_set(FV_EINVAL, "filesystem",
                                 "open: unknown flag '%c' in \"%s\" (\"r\", \"r+\", \"w\" or \"a\", then "
-                                "any of 'n' no O_DIRECT, 'p' POSIX only, 'm', 'b')", *p, flags);
+                                "any of 'n' no O_DIRECT, 'p' POSIX only, 'm', 'b')",
+                                *p, flags);
         }
     }
     return FV_OK;
@@ -140,7 +152,7 @@ file_setup(fv_file *f, int oflags, int no_gds)
                 f->cufile = h;
                 f->cufile_mode = mode;
             }
-            fv_error_clear();   /* a refused file just takes the POSIX path */
+            fv_error_clear(); /* a refused file just takes the POSIX path */
         }
     }
     return FV_OK;
@@ -189,7 +201,7 @@ fv_file_open(const char *path, const char *flags, unsigned int mode, fv_file **o
     do
         f->fd = open(path, oflags | O_CLOEXEC | (f->direct ? O_DIRECT : 0), (mode_t)mode);
     while (f->fd < 0 && errno == EINTR);
-    if (f->fd < 0 && f->direct && errno == EINVAL) {   /* the filesystem refuses O_DIRECT */
+    if (f->fd < 0 && f->direct && errno == EINVAL) { /* the filesystem refuses O_DIRECT */
         f->direct = 0;
         f->fd = open(path, oflags | O_CLOEXEC, (mode_t)mode);
     }
@@ -236,7 +248,7 @@ fv_file_from_fd(int fd, int no_gds, const char *path, fv_file **out)
     if (st != FV_OK) {
         if (f->bfd == fd)
             f->bfd = -1;
-        f->fd = -1;   /* the caller keeps fd */
+        f->fd = -1; /* the caller keeps fd */
         file_free(f);
         return st;
     }
@@ -263,10 +275,26 @@ fv_file_close(fv_file *f)
     return st;
 }
 
-const char *fv_file_path(const fv_file *f) { return f ? f->path : ""; }
-int fv_file_fd(const fv_file *f) { return f ? f->fd : -1; }
-int fv_file_direct(const fv_file *f) { return f ? f->direct : 0; }
-int fv_file_writable(const fv_file *f) { return f ? f->writable : 0; }
+const char *
+fv_file_path(const fv_file *f)
+{
+    return f ? f->path : "";
+}
+int
+fv_file_fd(const fv_file *f)
+{
+    return f ? f->fd : -1;
+}
+int
+fv_file_direct(const fv_file *f)
+{
+    return f ? f->direct : 0;
+}
+int
+fv_file_writable(const fv_file *f)
+{
+    return f ? f->writable : 0;
+}
 
 const char *
 fv_file_backend(const fv_file *f)
@@ -279,7 +307,7 @@ fv_file_backend(const fv_file *f)
 /* ---- host transfers ----------------------------------------------------------------- */
 
 typedef struct io_err {
-    int err;              /* errno of the first failure, 0 when none */
+    int err; /* errno of the first failure, 0 when none */
     const char *call;
     uint64_t off;
 } io_err;
@@ -294,8 +322,8 @@ io_loop(int fd, int write, char *buf, size_t len, uint64_t off, int stop_unalign
     size_t done = 0;
     while (done < len) {
         size_t n = len - done < FV__IO_MAX_CALL ? len - done : FV__IO_MAX_CALL;
-        ssize_t r = write ? pwrite(fd, buf + done, n, (off_t)(off + done))
-                          : pread(fd, buf + done, n, (off_t)(off + done));
+        ssize_t r =
+            write ? pwrite(fd, buf + done, n, (off_t)(off + done)) : pread(fd, buf + done, n, (off_t)(off + done));
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -307,7 +335,7 @@ io_loop(int fd, int write, char *buf, size_t len, uint64_t off, int stop_unalign
             break;
         }
         if (r == 0) {
-            if (write && !stop_unaligned) {   /* no progress and no error: give up */
+            if (write && !stop_unaligned) { /* no progress and no error: give up */
                 e->err = EIO;
                 e->call = "pwrite";
                 e->off = off + done;
@@ -359,7 +387,7 @@ io_pieces(void *arg, int64_t begin, int64_t end)
     for (int64_t i = begin; i < end; i++) {
         size_t a = (size_t)i * FV__IO_PIECE;
         size_t n = j->len - a < FV__IO_PIECE ? j->len - a : FV__IO_PIECE;
-        io_err e = {0, NULL, 0};
+        io_err e = { 0, NULL, 0 };
         j->got[i] = io_span(j->f, j->write, j->buf + a, n, j->off + a, &e);
         if (e.err) {
             pthread_mutex_lock(&j->mu);
@@ -384,7 +412,7 @@ io_host(const fv_file *f, int write, char *buf, size_t len, uint64_t off, size_t
     size_t total = 0;
     *done = 0;
     if (len < 2 * FV__IO_PIECE || fv_num_threads() <= 1) {
-        io_err e = {0, NULL, 0};
+        io_err e = { 0, NULL, 0 };
         total = io_span(f, write, buf, len, off, &e);
         *done = total;
         return e.err ? io_error(f, &e, len) : FV_OK;
@@ -404,14 +432,14 @@ io_host(const fv_file *f, int write, char *buf, size_t len, uint64_t off, size_t
         j->buf = buf + total;
         j->len = round;
         j->off = off + total;
-        j->err = (io_err){0, NULL, 0};
+        j->err = (io_err){ 0, NULL, 0 };
         fv__parallel_for(NULL, np, 1, io_pieces, j);
         /* the bytes moved: pieces in order up to the first short one */
         size_t got = 0;
         int short_piece = 0;
         for (int64_t i = 0; i < np; i++) {
-            size_t want = round - (size_t)i * FV__IO_PIECE < FV__IO_PIECE ? round - (size_t)i * FV__IO_PIECE
-                                                                          : FV__IO_PIECE;
+            size_t want =
+                round - (size_t)i * FV__IO_PIECE < FV__IO_PIECE ? round - (size_t)i * FV__IO_PIECE : FV__IO_PIECE;
             got += j->got[i];
             if (j->got[i] < want) {
                 short_piece = 1;
@@ -423,7 +451,7 @@ io_host(const fv_file *f, int write, char *buf, size_t len, uint64_t off, size_t
             st = io_error(f, &j->err, len);
             break;
         }
-        if (short_piece)   /* end of file */
+        if (short_piece) /* end of file */
             break;
     }
     pthread_mutex_destroy(&j->mu);
@@ -452,8 +480,7 @@ stage_write(void *arg, void *host, size_t len, uint64_t off, size_t *done)
 /* ---- pread / pwrite ------------------------------------------------------------------ */
 
 static fv_status
-check_args(const char *what, const fv_file *f, const void *buf, fv_device dev, size_t count,
-           uint64_t off)
+check_args(const char *what, const fv_file *f, const void *buf, fv_device dev, size_t count, uint64_t off)
 {
     if (!f || f->fd < 0)
         return fv_error_set(FV_EINVAL, "filesystem", "%s: file is NULL or closed", what);
@@ -495,7 +522,7 @@ fv_file_pread(fv_file *f, void *buf, fv_device dev, size_t count, uint64_t off, 
             *nread = done;
             return FV_OK;
         }
-        atomic_store(&f->cufile_failed, 1);   /* the rest, and later calls, by POSIX */
+        atomic_store(&f->cufile_failed, 1); /* the rest, and later calls, by POSIX */
     }
     st = fv__cuda_staged_read(dev.id, stage_read, f, (char *)buf + done, count - done, off + done, &more);
     *nread = done + more;
@@ -531,8 +558,7 @@ fv_file_pwrite(fv_file *f, const void *buf, fv_device dev, size_t count, uint64_
         }
         atomic_store(&f->cufile_failed, 1);
     }
-    st = fv__cuda_staged_write(dev.id, stage_write, f, (const char *)buf + done, count - done, off + done,
-                               &more);
+    st = fv__cuda_staged_write(dev.id, stage_write, f, (const char *)buf + done, count - done, off + done, &more);
     *nwritten = done + more;
     return st;
 }
@@ -551,11 +577,11 @@ fv_file_discard_page_cache(const char *path)
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
         return fv_error_set(FV_EIO, "filesystem", "discard_page_cache: open(%s): %s", path, strerror(errno));
-    if (fdatasync(fd) != 0 && errno != EINVAL) {   /* EINVAL: special files that cannot sync */
+    if (fdatasync(fd) != 0 && errno != EINVAL) { /* EINVAL: special files that cannot sync */
         st = fv_error_set(FV_EIO, "filesystem", "discard_page_cache: fdatasync(%s): %s", path, strerror(errno));
         goto done;
     }
-    if ((r = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) != 0)   /* returns the error number */
+    if ((r = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) != 0) /* returns the error number */
         st = fv_error_set(FV_EIO, "filesystem", "discard_page_cache: posix_fadvise(%s): %s", path, strerror(r));
 done:
     close(fd);

@@ -24,17 +24,28 @@ sample_dtype(unsigned bits, unsigned fmt)
     if (fmt == 0)
         fmt = 1;
     switch (bits * 10 + fmt) {
-    case 81: return FV_UINT8;
-    case 82: return FV_INT8;
-    case 161: return FV_UINT16;
-    case 162: return FV_INT16;
-    case 321: return FV_UINT32;
-    case 322: return FV_INT32;
-    case 323: return FV_FLOAT32;
-    case 641: return FV_UINT64;
-    case 642: return FV_INT64;
-    case 643: return FV_FLOAT64;
-    default: return -1;
+    case 81:
+        return FV_UINT8;
+    case 82:
+        return FV_INT8;
+    case 161:
+        return FV_UINT16;
+    case 162:
+        return FV_INT16;
+    case 321:
+        return FV_UINT32;
+    case 322:
+        return FV_INT32;
+    case 323:
+        return FV_FLOAT32;
+    case 641:
+        return FV_UINT64;
+    case 642:
+        return FV_INT64;
+    case 643:
+        return FV_FLOAT64;
+    default:
+        return -1;
     }
 }
 
@@ -62,7 +73,7 @@ ome_size(const char *desc, const char *name)
 static void
 ome_physical(const char *desc, double *phys)
 {
-    static const char *axes[3] = {"PhysicalSizeZ", "PhysicalSizeY", "PhysicalSizeX"};
+    static const char *axes[3] = { "PhysicalSizeZ", "PhysicalSizeY", "PhysicalSizeX" };
     for (int i = 0; i < 3; i++) {
         char unit[32];
         const char *v = ome_attr(desc, axes[i]), *u;
@@ -88,8 +99,8 @@ swap_bytes(uint8_t *p, size_t n, size_t item)
 
 /* Decode chunk c of page d into buf (cw x ch samples of `item` bytes). */
 static fv_status
-read_chunk(const fv__tiff *t, const fv__tiff_ifd *d, uint64_t c, uint32_t cw, uint32_t ch, size_t item,
-           uint8_t *buf, uint8_t **src, size_t *src_cap)
+read_chunk(const fv__tiff *t, const fv__tiff_ifd *d, uint64_t c, uint32_t cw, uint32_t ch, size_t item, uint8_t *buf,
+           uint8_t **src, size_t *src_cap)
 {
     const size_t need = (size_t)cw * ch * item;
     const uint64_t len = d->chunk_bytes[c];
@@ -194,16 +205,17 @@ fv_stack_read(const char *path, fv_array **out, double *physical_size)
     const fv__tiff_ifd *d0 = &t->ifds[pages[0]];
     if (d0->description && strstr(d0->description, "openmicroscopy.org/Schemas/OME") &&
         (ome_size(d0->description, "SizeC") > 1 || ome_size(d0->description, "SizeT") > 1)) {
-        st = fv_error_set(FV_EUNSUPPORTED, RD, "%s: OME-TIFF with SizeC %ld, SizeT %ld: only single-channel, "
-                          "single-timepoint stacks are read", path, ome_size(d0->description, "SizeC"),
-                          ome_size(d0->description, "SizeT"));
+        st = fv_error_set(FV_EUNSUPPORTED, RD,
+                          "%s: OME-TIFF with SizeC %ld, SizeT %ld: only single-channel, "
+                          "single-timepoint stacks are read",
+                          path, ome_size(d0->description, "SizeC"), ome_size(d0->description, "SizeT"));
         goto done;
     }
     if (physical_size && d0->description && strstr(d0->description, "openmicroscopy.org/Schemas/OME"))
         ome_physical(d0->description, physical_size);
     if (d0->samples != 1) {
-        st = fv_error_set(FV_EUNSUPPORTED, RD, "%s: %u samples per pixel: only single-channel stacks are read",
-                          path, d0->samples);
+        st = fv_error_set(FV_EUNSUPPORTED, RD, "%s: %u samples per pixel: only single-channel stacks are read", path,
+                          d0->samples);
         goto done;
     }
     if ((dt = sample_dtype(d0->bits, d0->sample_format)) < 0) {
@@ -219,8 +231,8 @@ fv_stack_read(const char *path, fv_array **out, double *physical_size)
             goto done;
         }
     }
-    const int64_t shape[3] = {np, (int64_t)d0->height, (int64_t)d0->width};
-    const fv_device host = {FV_DEVICE_CPU, 0};
+    const int64_t shape[3] = { np, (int64_t)d0->height, (int64_t)d0->width };
+    const fv_device host = { FV_DEVICE_CPU, 0 };
     if ((st = fv_array_new(NULL, (fv_dtype)dt, 3, shape, host, out)) != FV_OK)
         goto done;
     const size_t item = fv_dtype_size((fv_dtype)dt), plane = (size_t)shape[1] * (size_t)shape[2] * item;
@@ -259,7 +271,7 @@ entry(fv__wr *w, uint16_t tag, uint16_t type, uint64_t count, uint64_t value)
     const int vsize = w->big ? 8 : 4;
     if (!put(w, tag, 2) || !put(w, type, 2) || !put(w, count, w->big ? 8 : 4))
         return 0;
-    if (type == 3 && count == 1)   /* SHORT, left-justified */
+    if (type == 3 && count == 1) /* SHORT, left-justified */
         return put(w, value, 2) && put(w, 0, vsize - 2);
     return put(w, value, vsize);
 }
@@ -268,14 +280,22 @@ static const char *
 ome_type(fv_dtype dt)
 {
     switch (dt) {
-    case FV_UINT8: return "uint8";
-    case FV_UINT16: return "uint16";
-    case FV_INT16: return "int16";
-    case FV_UINT32: return "uint32";
-    case FV_INT32: return "int32";
-    case FV_FLOAT32: return "float";
-    case FV_FLOAT64: return "double";
-    default: return NULL;
+    case FV_UINT8:
+        return "uint8";
+    case FV_UINT16:
+        return "uint16";
+    case FV_INT16:
+        return "int16";
+    case FV_UINT32:
+        return "uint32";
+    case FV_INT32:
+        return "int32";
+    case FV_FLOAT32:
+        return "float";
+    case FV_FLOAT64:
+        return "double";
+    default:
+        return NULL;
     }
 }
 
@@ -283,18 +303,17 @@ static char *
 ome_xml(fv_dtype dt, int64_t z, int64_t h, int64_t w, const double *phys)
 {
     char sizes[160] = "";
-    static const char *axis[3] = {"Z", "Y", "X"};
+    static const char *axis[3] = { "Z", "Y", "X" };
     size_t len = 0;
     for (int i = 0; phys && i < 3; i++)
         if (phys[i] > 0 && isfinite(phys[i]))
             len += (size_t)snprintf(sizes + len, sizeof sizes - len, " PhysicalSize%s=\"%.9g\"", axis[i], phys[i]);
-    const char *fmt =
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
-        "<OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/2016-06\" Creator=\"fovea\">"
-        "<Image ID=\"Image:0\" Name=\"deconvolved\"><Pixels ID=\"Pixels:0\" DimensionOrder=\"XYZCT\" "
-        "Type=\"%s\" SizeX=\"%lld\" SizeY=\"%lld\" SizeZ=\"%lld\" SizeC=\"1\" SizeT=\"1\"%s>"
-        "<Channel ID=\"Channel:0:0\" SamplesPerPixel=\"1\"/>"
-        "<TiffData IFD=\"0\" PlaneCount=\"%lld\"/></Pixels></Image></OME>";
+    const char *fmt = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+                      "<OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/2016-06\" Creator=\"fovea\">"
+                      "<Image ID=\"Image:0\" Name=\"deconvolved\"><Pixels ID=\"Pixels:0\" DimensionOrder=\"XYZCT\" "
+                      "Type=\"%s\" SizeX=\"%lld\" SizeY=\"%lld\" SizeZ=\"%lld\" SizeC=\"1\" SizeT=\"1\"%s>"
+                      "<Channel ID=\"Channel:0:0\" SamplesPerPixel=\"1\"/>"
+                      "<TiffData IFD=\"0\" PlaneCount=\"%lld\"/></Pixels></Image></OME>";
     size_t n = strlen(fmt) + strlen(sizes) + 128;
     char *s = malloc(n);
     if (s)
@@ -315,13 +334,13 @@ write_ifds(fv__wr *w, fv_dtype dt, int64_t z, int64_t h, int64_t wd, uint64_t de
         const int ne = i == 0 ? 13 : 12;
         const uint64_t next = i + 1 < z ? at + (uint64_t)(hdr + ne * isz + nxt) : 0;
         int ok = put(w, (uint64_t)ne, hdr) && entry(w, 254, 4, 1, 0) && entry(w, 256, 4, 1, (uint64_t)wd) &&
-                 entry(w, 257, 4, 1, (uint64_t)h) && entry(w, 258, 3, 1, 8 * fv_dtype_size(dt)) &&
-                 entry(w, 259, 3, 1, 1) && entry(w, 262, 3, 1, 1);
+            entry(w, 257, 4, 1, (uint64_t)h) && entry(w, 258, 3, 1, 8 * fv_dtype_size(dt)) && entry(w, 259, 3, 1, 1) &&
+            entry(w, 262, 3, 1, 1);
         if (ok && i == 0)
             ok = entry(w, 270, 2, desc_len, desc_off);
         ok = ok && entry(w, 273, off_type, 1, data0 + (uint64_t)i * plane) && entry(w, 277, 3, 1, 1) &&
-             entry(w, 278, 4, 1, (uint64_t)h) && entry(w, 279, off_type, 1, plane) && entry(w, 284, 3, 1, 1) &&
-             entry(w, 339, 3, 1, fmt) && put(w, next, nxt);
+            entry(w, 278, 4, 1, (uint64_t)h) && entry(w, 279, off_type, 1, plane) && entry(w, 284, 3, 1, 1) &&
+            entry(w, 339, 3, 1, fmt) && put(w, next, nxt);
         if (!ok)
             return 0;
         at = next;
@@ -334,7 +353,7 @@ fv_stack_write_ome(const char *path, const fv_array *a, const double *physical_s
 {
     fv_array *c = NULL;
     char *xml = NULL;
-    fv__wr w = {NULL, 0};
+    fv__wr w = { NULL, 0 };
     fv_status st = FV_OK;
     if (!path || !a)
         return fv_error_set(FV_EINVAL, WR, "NULL argument");
@@ -344,14 +363,16 @@ fv_stack_write_ome(const char *path, const fv_array *a, const double *physical_s
         return fv_error_set(FV_EINVAL, WR, "need 2 or 3 dimensions, got %d", fv_array_ndim(a));
     const fv_dtype dt = fv_array_dtype(a);
     if (!ome_type(dt))
-        return fv_error_set(FV_EDTYPE, WR, "%s cannot be written (uint8, uint16, int16, uint32, int32, float32, "
-                            "float64)", fv_dtype_name(dt));
+        return fv_error_set(FV_EDTYPE, WR,
+                            "%s cannot be written (uint8, uint16, int16, uint32, int32, float32, "
+                            "float64)",
+                            fv_dtype_name(dt));
     const int64_t *s = fv_array_shape(a);
     const int nd = fv_array_ndim(a);
     const int64_t z = nd == 3 ? s[0] : 1, h = s[nd - 2], wd = s[nd - 1];
     if (z < 1 || h < 1 || wd < 1 || h > UINT32_MAX || wd > UINT32_MAX)
-        return fv_error_set(FV_EINVAL, WR, "cannot write an image of %lld x %lld x %lld", (long long)z,
-                            (long long)h, (long long)wd);
+        return fv_error_set(FV_EINVAL, WR, "cannot write an image of %lld x %lld x %lld", (long long)z, (long long)h,
+                            (long long)wd);
     if (fv_array_is_contiguous(a)) {
         c = fv_array_ref((fv_array *)a);
     } else if ((st = fv_array_new(NULL, dt, nd, s, fv_array_device(a), &c)) != FV_OK ||

@@ -27,23 +27,27 @@
 #define FV__SHM_BLOCK_MAX 16384u
 #define FV__NIL (-1)
 
-enum { FV__E_FREE = 0, FV__E_WRITING = 1, FV__E_READY = 2 };
+enum {
+    FV__E_FREE = 0,
+    FV__E_WRITING = 1,
+    FV__E_READY = 2
+};
 
 typedef struct fv__shm_proc {
-    int32_t pid;                 /* 0: free slot; written last when registering */
+    int32_t pid; /* 0: free slot; written last when registering */
     uint32_t pad;
-    uint64_t start;              /* start time (/proc/PID/stat field 22), 0 if unknown */
+    uint64_t start; /* start time (/proc/PID/stat field 22), 0 if unknown */
 } fv__shm_proc;
 
 typedef struct fv__shm_entry {
     uint64_t file, chunk;
     uint32_t ifd;
-    uint32_t state;              /* FV__E_*: the truth the repair trusts */
+    uint32_t state; /* FV__E_*: the truth the repair trusts */
     uint64_t nbytes;
-    uint64_t stamp;              /* LRU clock at the last use */
-    int32_t first, nblk;         /* block chain */
-    int32_t hnext;               /* hash chain (READY) or free-entry list (FREE) */
-    int32_t prev, next;          /* LRU list; head = most recently used */
+    uint64_t stamp;      /* LRU clock at the last use */
+    int32_t first, nblk; /* block chain */
+    int32_t hnext;       /* hash chain (READY) or free-entry list (FREE) */
+    int32_t prev, next;  /* LRU list; head = most recently used */
     int32_t pad;
 } fv__shm_entry;
 
@@ -55,11 +59,11 @@ typedef struct fv__shm_header {
     uint32_t nblocks, nentries, nbuckets, max_procs;
     uint64_t off_entries, off_buckets, off_next, off_bitmap, off_sort, off_data;
     char name[FV__SHM_NAME_MAX];
-    uint64_t nonce;              /* tells this segment from a later one of the same name */
+    uint64_t nonce; /* tells this segment from a later one of the same name */
     pthread_mutex_t mu;
     /* guarded by mu */
     uint32_t unlinked, nprocs;
-    uint64_t limit;              /* <= capacity (fv_cache_set_capacity) */
+    uint64_t limit; /* <= capacity (fv_cache_set_capacity) */
     int32_t free_block, free_entry, lru_head, lru_tail;
     uint32_t nfree_blocks, pad;
     uint64_t clock;
@@ -75,9 +79,9 @@ struct fv__shm {
     uint8_t *bitmap;
     uint64_t *sortbuf;
     uint8_t *data;
-    pid_t pid;                   /* this process */
-    int registered;              /* pid is in the table */
-    int no_register;             /* detached (at exit), or the table was full */
+    pid_t pid;       /* this process */
+    int registered;  /* pid is in the table */
+    int no_register; /* detached (at exit), or the table was full */
     int detached;
 };
 

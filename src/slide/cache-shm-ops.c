@@ -95,9 +95,9 @@ fv__cmp_stamp_desc(const void *a, const void *b)
     return x[0] < y[0] ? 1 : x[0] > y[0] ? -1 : 0;
 }
 
-#define FV__BIT(s, b) ((s)->bitmap[(b) >> 3] & (1u << ((b) & 7)))
-#define FV__SETBIT(s, b) ((s)->bitmap[(b) >> 3] |= (uint8_t)(1u << ((b) & 7)))
-#define FV__CLRBIT(s, b) ((s)->bitmap[(b) >> 3] &= (uint8_t) ~(1u << ((b) & 7)))
+#define FV__BIT(s, b) ((s)->bitmap[(b) >> 3] & (1u << ((b)&7)))
+#define FV__SETBIT(s, b) ((s)->bitmap[(b) >> 3] |= (uint8_t)(1u << ((b)&7)))
+#define FV__CLRBIT(s, b) ((s)->bitmap[(b) >> 3] &= (uint8_t) ~(1u << ((b)&7)))
 
 /* Rebuild everything derived from the READY entries (see the top of the file). */
 void
@@ -117,7 +117,7 @@ fv__shm_repair(fv__shm *s)
     for (int32_t i = (int32_t)ne - 1; i >= 0; i--) {
         fv__shm_entry *e = &s->E[i];
         int ok = e->state == FV__E_READY && e->nbytes > 0 && e->nbytes <= h->capacity &&
-                 e->nblk == fv__blocks_for(s, e->nbytes);
+            e->nblk == fv__blocks_for(s, e->nbytes);
         int32_t claimed = 0;
         if (ok) {
             int32_t b = e->first;
@@ -163,7 +163,7 @@ fv__shm_repair(fv__shm *s)
         }
     qsort(s->sortbuf, nsort, 2 * sizeof(uint64_t), fv__cmp_stamp_desc);
     h->lru_head = h->lru_tail = FV__NIL;
-    for (uint32_t k = nsort; k-- > 0;)   /* oldest first, each pushed to the front */
+    for (uint32_t k = nsort; k-- > 0;) /* oldest first, each pushed to the front */
         fv__lru_front(s, (int32_t)s->sortbuf[2 * k + 1]);
     h->clock = maxstamp;
     while (h->bytes > h->limit && h->lru_tail != FV__NIL) {
@@ -213,8 +213,7 @@ fv__shm_find(fv__shm *s, const fv__tile_key *key)
                 break;
             }
             fv__shm_entry *e = &s->E[i];
-            if (e->file == key->file && e->ifd == key->ifd && e->chunk == key->chunk &&
-                e->state == FV__E_READY)
+            if (e->file == key->file && e->ifd == key->ifd && e->chunk == key->chunk && e->state == FV__E_READY)
                 return i;
             i = e->hnext;
         }
@@ -286,7 +285,7 @@ fv__shm_insert(fv__shm *s, const fv__tile_key *key, const fv__tile *tile)
     uint64_t nbytes = tile->nbytes, bb = h->block_bytes;
     int32_t need = fv__blocks_for(s, nbytes);
     int32_t i = fv__shm_find(s, key);
-    if (i != FV__NIL) {   /* another process inserted it meanwhile */
+    if (i != FV__NIL) { /* another process inserted it meanwhile */
         s->E[i].stamp = ++h->clock;
         fv__lru_remove(s, i);
         fv__lru_front(s, i);
@@ -324,7 +323,7 @@ fv__shm_insert(fv__shm *s, const fv__tile_key *key, const fv__tile *tile)
         memcpy(s->data + (uint64_t)b * bb, tile->data + off, n);
         off += n;
         if (off == n)
-            fv__shm_test_pause();   /* testing only: inert unless its variable is set */
+            fv__shm_test_pause(); /* testing only: inert unless its variable is set */
     }
     e->stamp = ++h->clock;
     int32_t *head = &s->B[fv__shm_hash(s, key->file, key->ifd, key->chunk)];
@@ -334,7 +333,7 @@ fv__shm_insert(fv__shm *s, const fv__tile_key *key, const fv__tile *tile)
     h->bytes += nbytes;
     h->entries++;
     FV__BARRIER();
-    e->state = FV__E_READY;   /* last: the insert is complete */
+    e->state = FV__E_READY; /* last: the insert is complete */
 done:
     fv__shm_unlock(s);
 }
@@ -378,9 +377,10 @@ fv_status
 fv__shm_set_limit(fv__shm *s, uint64_t bytes)
 {
     if (bytes > s->h->capacity)
-        return fv_error_set(FV_EINVAL, "cache", "the shared-memory cache %s holds at most %llu bytes (its size at "
-                            "creation); configure a new one for %llu", s->h->name,
-                            (unsigned long long)s->h->capacity, (unsigned long long)bytes);
+        return fv_error_set(FV_EINVAL, "cache",
+                            "the shared-memory cache %s holds at most %llu bytes (its size at "
+                            "creation); configure a new one for %llu",
+                            s->h->name, (unsigned long long)s->h->capacity, (unsigned long long)bytes);
     if (fv__shm_lock(s))
         return fv_error_set(FV_EIO, "cache", "%s: the cache lock is unrecoverable", s->h->name);
     s->h->limit = bytes;
@@ -411,7 +411,7 @@ fv__shm_test_lock_and_break(fv__shm *s, int stage)
         return -1;
     fv__shm_header *h = s->h;
     switch (stage) {
-    case 2: {   /* an insert cut short after its links, before READY */
+    case 2: { /* an insert cut short after its links, before READY */
         int32_t need = h->nblocks >= 2 ? 2 : 1;
         while ((h->nfree_blocks < (uint32_t)need || h->free_entry == FV__NIL) && h->lru_tail != FV__NIL)
             fv__shm_drop(s, h->lru_tail);
@@ -430,7 +430,7 @@ fv__shm_test_lock_and_break(fv__shm *s, int stage)
         int32_t last = e->first;
         for (int32_t k = 1; k < need; k++)
             last = s->N[last];
-        h->free_block = s->N[last];   /* nfree_blocks not yet updated */
+        h->free_block = s->N[last]; /* nfree_blocks not yet updated */
         memset(s->data + (uint64_t)e->first * h->block_bytes, 0xab, h->block_bytes / 2);
         int32_t *head = &s->B[fv__shm_hash(s, e->file, e->ifd, e->chunk)];
         e->hnext = *head;
@@ -438,17 +438,17 @@ fv__shm_test_lock_and_break(fv__shm *s, int stage)
         fv__lru_front(s, i);
         break;
     }
-    case 3: {   /* an eviction cut short: FREE, out of the hash, blocks half returned */
+    case 3: { /* an eviction cut short: FREE, out of the hash, blocks half returned */
         int32_t i = h->lru_tail;
         if (i == FV__NIL)
             break;
         fv__shm_entry *e = &s->E[i];
         e->state = FV__E_FREE;
         fv__hash_remove(s, i);
-        h->free_block = e->first;   /* the old free list is lost; counts not updated */
+        h->free_block = e->first; /* the old free list is lost; counts not updated */
         break;
     }
-    case 4: {   /* an LRU move cut short: the tail is out of the list */
+    case 4: { /* an LRU move cut short: the tail is out of the list */
         int32_t i = h->lru_tail;
         if (i == FV__NIL)
             break;
@@ -459,17 +459,17 @@ fv__shm_test_lock_and_break(fv__shm *s, int stage)
     default:
         break;
     }
-    return 0;   /* still locked */
+    return 0; /* still locked */
 }
 
 int
 fv__shm_check(fv__shm *s, char *msg, size_t n)
 {
-#define FAIL(...)                                                                         \
-    do {                                                                                  \
-        snprintf(msg, n, __VA_ARGS__);                                                    \
-        rc = -1;                                                                          \
-        goto out;                                                                         \
+#define FAIL(...)                      \
+    do {                               \
+        snprintf(msg, n, __VA_ARGS__); \
+        rc = -1;                       \
+        goto out;                      \
     } while (0)
     int rc = 0;
     if (fv__shm_lock(s)) {

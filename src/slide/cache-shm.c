@@ -146,7 +146,7 @@ fv__proc_start(pid_t pid, char *state)
     char *p = strrchr(buf, ')');
     if (!p || p[1] != ' ')
         return 0;
-    p += 2;                      /* field 3: state */
+    p += 2; /* field 3: state */
     *state = *p;
     for (int f = 3; f < 22; f++) {
         p = strchr(p, ' ');
@@ -167,9 +167,9 @@ fv__proc_dead(const fv__shm_proc *pr)
         char st;
         uint64_t start = fv__proc_start(pr->pid, &st);
         if (st == 'Z' || st == 'X')
-            dead = 1;   /* exited, not yet reaped */
+            dead = 1; /* exited, not yet reaped */
         else if (start && pr->start && start != pr->start)
-            dead = 1;   /* the pid now belongs to another process */
+            dead = 1; /* the pid now belongs to another process */
     }
     errno = saved;
     return dead;
@@ -265,8 +265,10 @@ fv__shm_create(uint64_t capacity, fv__shm **out)
     fv__shm_header L;
     *out = NULL;
     if (fv__shm_layout(capacity, &L))
-        return fv_error_set(FV_EINVAL, "cache", "shared-memory capacity %llu bytes is out of range (64 bytes to "
-                            "16 TiB)", (unsigned long long)capacity);
+        return fv_error_set(FV_EINVAL, "cache",
+                            "shared-memory capacity %llu bytes is out of range (64 bytes to "
+                            "16 TiB)",
+                            (unsigned long long)capacity);
     fv__shm_collect();
     fv__shm *s = fv__calloc(1, sizeof *s);
     if (!s)
@@ -285,7 +287,7 @@ fv__shm_create(uint64_t capacity, fv__shm **out)
         return fv_error_set(FV_EIO, "cache", "cannot create a shared-memory segment: %s", strerror(e));
     }
     int r = ftruncate(fd, (off_t)L.segment_bytes) ? errno : 0;
-    while (!r && (r = posix_fallocate(fd, 0, (off_t)L.segment_bytes)) == EINTR)   /* no SIGBUS on a full /dev/shm */
+    while (!r && (r = posix_fallocate(fd, 0, (off_t)L.segment_bytes)) == EINTR) /* no SIGBUS on a full /dev/shm */
         r = 0;
     void *map = MAP_FAILED;
     if (!r) {
@@ -297,7 +299,8 @@ fv__shm_create(uint64_t capacity, fv__shm **out)
     if (r) {
         shm_unlink(name);
         fv__free(s);
-        return fv_error_set(FV_ENOMEM, "cache", "cannot reserve %llu bytes of shared memory for a %llu-byte "
+        return fv_error_set(FV_ENOMEM, "cache",
+                            "cannot reserve %llu bytes of shared memory for a %llu-byte "
                             "cache: %s (is /dev/shm large enough? e.g. docker run --shm-size)",
                             (unsigned long long)L.segment_bytes, (unsigned long long)capacity, strerror(r));
     }
@@ -307,13 +310,13 @@ fv__shm_create(uint64_t capacity, fv__shm **out)
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     h->nonce = ((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec) ^ ((uint64_t)getpid() << 40) ^
-               (uint64_t)(uintptr_t)map;
+        (uint64_t)(uintptr_t)map;
     h->magic = 0;
     fv__shm_bind(s, map, L.segment_bytes);
     fv__shm_init(s);
     FV__BARRIER();
     atomic_thread_fence(memory_order_release);
-    h->magic = FV__CACHE_SHM_MAGIC;   /* last: a complete segment */
+    h->magic = FV__CACHE_SHM_MAGIC; /* last: a complete segment */
     *out = s;
     return FV_OK;
 }
@@ -330,8 +333,10 @@ fv__shm_map(const char *nm, fv__shm **out)
     int fd = shm_open(nm, O_RDWR | O_CLOEXEC, 0);
     if (fd < 0) {
         if (errno == ENOENT)
-            return fv_error_set(FV_EIO, "cache", "no shared-memory cache named %s (/dev/shm%s): it was never "
-                                "created, or the last process using it has exited", nm, nm);
+            return fv_error_set(FV_EIO, "cache",
+                                "no shared-memory cache named %s (/dev/shm%s): it was never "
+                                "created, or the last process using it has exited",
+                                nm, nm);
         return fv_error_set(FV_EIO, "cache", "cannot open shared-memory segment %s: %s", nm, strerror(errno));
     }
     struct stat sb;
@@ -356,13 +361,13 @@ fv__shm_map(const char *nm, fv__shm **out)
         goto done;
     }
     if (h->version != FV__CACHE_SHM_VERSION || h->header_bytes != sizeof(fv__shm_header)) {
-        st = fv_error_set(FV_EFORMAT, "cache", "%s is a fovea cache segment of version %u (header %u bytes); this "
-                          "library uses version %u (header %u bytes)", nm, h->version, h->header_bytes,
-                          FV__CACHE_SHM_VERSION, (unsigned)sizeof(fv__shm_header));
+        st = fv_error_set(FV_EFORMAT, "cache",
+                          "%s is a fovea cache segment of version %u (header %u bytes); this "
+                          "library uses version %u (header %u bytes)",
+                          nm, h->version, h->header_bytes, FV__CACHE_SHM_VERSION, (unsigned)sizeof(fv__shm_header));
         goto done;
     }
-    if (fv__shm_layout(h->capacity, &L) || memcmp(&L, h, offsetof(fv__shm_header, name)) ||
-        L.segment_bytes != bytes) {
+    if (fv__shm_layout(h->capacity, &L) || memcmp(&L, h, offsetof(fv__shm_header, name)) || L.segment_bytes != bytes) {
         st = fv_error_set(FV_EFORMAT, "cache", "%s: inconsistent cache segment layout", nm);
         goto done;
     }
@@ -393,12 +398,14 @@ fv__shm_attach(const char *name, fv__shm **out)
     if (!name || !*name)
         return fv_error_set(FV_EINVAL, "cache", "the shared-memory segment name is empty");
     if (strlen(name) > FV__SHM_NAME_MAX - 2 || strchr(name + 1, '/'))
-        return fv_error_set(FV_EINVAL, "cache", "'%.300s' is not a shared-memory segment name (like "
-                            "/fovea-cache-123-0, at most %d characters, no '/' inside)", name, FV__SHM_NAME_MAX - 2);
+        return fv_error_set(FV_EINVAL, "cache",
+                            "'%.300s' is not a shared-memory segment name (like "
+                            "/fovea-cache-123-0, at most %d characters, no '/' inside)",
+                            name, FV__SHM_NAME_MAX - 2);
     snprintf(nm, sizeof nm, "%s%s", name[0] == '/' ? "" : "/", name);
     if ((st = fv__shm_map(nm, &s)))
         return st;
-    if (fv__shm_lock(s))   /* no_register: registered below */
+    if (fv__shm_lock(s)) /* no_register: registered below */
         st = fv_error_set(FV_EIO, "cache", "%s: the cache lock is unrecoverable", nm);
     else {
         if (s->h->unlinked)
@@ -474,7 +481,7 @@ fv__shm_detach(fv__shm *s, int unmap)
             r = 0;
         }
         if (r)
-            goto unmap;   /* an unrecoverable lock: leave the segment as it is */
+            goto unmap; /* an unrecoverable lock: leave the segment as it is */
         for (int i = 0; i < FV__SHM_MAX_PROCS; i++)
             if (h->procs[i].pid == s->pid)
                 h->procs[i].pid = 0;
@@ -515,4 +522,3 @@ fv__shm_forked(fv__shm *s)
     s->registered = 0;
     s->no_register = s->detached;
 }
-

@@ -28,15 +28,15 @@
 
 typedef struct fv__centry {
     fv__tile_key key;
-    fv__tile *tile;              /* NULL while pending */
+    fv__tile *tile; /* NULL while pending */
     int pending;
-    struct fv__centry *hnext;    /* bucket chain */
-    struct fv__centry *prev, *next;   /* LRU list (ready entries only); head = most recent */
+    struct fv__centry *hnext;       /* bucket chain */
+    struct fv__centry *prev, *next; /* LRU list (ready entries only); head = most recent */
 } fv__centry;
 
 static struct {
     pthread_mutex_t mu;
-    pthread_cond_t cv;           /* a pending entry finished */
+    pthread_cond_t cv; /* a pending entry finished */
     fv__centry *buckets[FV__CACHE_BUCKETS];
     fv__centry *lru_head, *lru_tail;
     uint64_t capacity, bytes, entries, npending;
@@ -44,9 +44,9 @@ static struct {
     int configured;
     int atfork_done, atexit_done;
     fv_cache_type type;
-    fv__shm *shm;                /* FV_CACHE_SHARED_MEMORY */
+    fv__shm *shm; /* FV_CACHE_SHARED_MEMORY */
     char shm_name[256];
-} fv__cache = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+} fv__cache = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
 fv__tile *
 fv__tile_new(size_t nbytes)
@@ -163,7 +163,7 @@ fv__evict_for(uint64_t need, fv__tile **out, int *nout, int cap)
         if (*nout < cap)
             out[(*nout)++] = t;
         else
-            fv__tile_unref(t);   /* rare: more than cap evictions at once */
+            fv__tile_unref(t); /* rare: more than cap evictions at once */
     }
 }
 
@@ -199,8 +199,16 @@ fv__free_entries(fv__centry *list)
 
 /* ---- process life: fork, exit, first use ------------------------------------------ */
 
-static void fv__cache_prefork(void) { pthread_mutex_lock(&fv__cache.mu); }
-static void fv__cache_postfork_parent(void) { pthread_mutex_unlock(&fv__cache.mu); }
+static void
+fv__cache_prefork(void)
+{
+    pthread_mutex_lock(&fv__cache.mu);
+}
+static void
+fv__cache_postfork_parent(void)
+{
+    pthread_mutex_unlock(&fv__cache.mu);
+}
 
 static void
 fv__cache_postfork_child(void)
@@ -305,8 +313,7 @@ fv__cache_acquire(const fv__tile_key *key, int *must_decode)
     pthread_mutex_lock(&fv__cache.mu);
     fv__cache_configure_locked();
     for (;;) {
-        if (fv__cache.type == FV_CACHE_NONE ||
-            (fv__cache.type == FV_CACHE_PER_PROCESS && fv__cache.capacity == 0)) {
+        if (fv__cache.type == FV_CACHE_NONE || (fv__cache.type == FV_CACHE_PER_PROCESS && fv__cache.capacity == 0)) {
             fv__cache.misses++;
             *must_decode = 1;
             pthread_mutex_unlock(&fv__cache.mu);
@@ -318,7 +325,7 @@ fv__cache_acquire(const fv__tile_key *key, int *must_decode)
             pthread_cond_wait(&fv__cache.cv, &fv__cache.mu);
             continue;
         }
-        if (e) {   /* per-process hit */
+        if (e) { /* per-process hit */
             fv__tile *t = fv__cache_hit_locked(e);
             pthread_mutex_unlock(&fv__cache.mu);
             return t;
@@ -332,7 +339,7 @@ fv__cache_acquire(const fv__tile_key *key, int *must_decode)
         } else
             fv__cache.misses++;
         e = fv__calloc(1, sizeof *e);
-        if (e) {   /* without memory for the entry, decode without deduplication */
+        if (e) { /* without memory for the entry, decode without deduplication */
             e->key = *key;
             e->pending = 1;
             e->hnext = NULL;
@@ -359,7 +366,7 @@ fv__cache_peek(const fv__tile_key *key)
             fv__cache.misses++;
     } else if (fv__cache.type == FV_CACHE_SHARED_MEMORY) {
         if (fv__shm_lookup(fv__cache.shm, key, &t) != 1)
-            t = NULL;   /* the segment counts its own hits and misses */
+            t = NULL; /* the segment counts its own hits and misses */
     } else {
         fv__cache.misses++;
     }
@@ -387,7 +394,7 @@ fv__cache_finish(const fv__tile_key *key, fv__tile *tile)
         } else {
             if (tile && fv__cache.type == FV_CACHE_SHARED_MEMORY)
                 fv__shm_insert(fv__cache.shm, key, tile);
-            *pp = e->hnext;   /* failed, shared, or larger than the whole cache: forget it */
+            *pp = e->hnext; /* failed, shared, or larger than the whole cache: forget it */
             fv__free(e);
         }
     }
@@ -479,7 +486,7 @@ fv__cache_switch(fv_cache_type type, uint64_t capacity, fv__shm *s)
 {
     pthread_mutex_lock(&fv__cache.mu);
     fv__cache_hooks_locked();
-    fv__cache.configured = 1;   /* an explicit choice: FOVEA_CACHE_SHM no longer applies */
+    fv__cache.configured = 1; /* an explicit choice: FOVEA_CACHE_SHM no longer applies */
     fv__shm *old = fv__cache.shm;
     fv__centry *list = fv__take_ready_locked();
     fv__cache.type = type;
@@ -491,7 +498,7 @@ fv__cache_switch(fv_cache_type type, uint64_t capacity, fv__shm *s)
     pthread_mutex_unlock(&fv__cache.mu);
     fv__free_entries(list);
     if (old && fv__shm_same(old, s))
-        fv__shm_forget(old);   /* attached again to the same segment: stay registered */
+        fv__shm_forget(old); /* attached again to the same segment: stay registered */
     else if (old)
         fv__shm_detach(old, 1);
 }
@@ -506,16 +513,20 @@ fv_cache_configure(fv_cache_type type, uint64_t capacity_bytes)
         break;
     case FV_CACHE_SHARED_MEMORY: {
         if (capacity_bytes < 64)
-            return fv_error_set(FV_EINVAL, "cache", "a shared-memory cache needs a capacity of at least 64 bytes "
-                                "(got %llu)", (unsigned long long)capacity_bytes);
+            return fv_error_set(FV_EINVAL, "cache",
+                                "a shared-memory cache needs a capacity of at least 64 bytes "
+                                "(got %llu)",
+                                (unsigned long long)capacity_bytes);
         fv_status st = fv__shm_create(capacity_bytes, &s);
         if (st)
             return st;
         break;
     }
     default:
-        return fv_error_set(FV_EINVAL, "cache", "unknown cache type %d (none = 0, per_process = 1, "
-                            "shared_memory = 2)", (int)type);
+        return fv_error_set(FV_EINVAL, "cache",
+                            "unknown cache type %d (none = 0, per_process = 1, "
+                            "shared_memory = 2)",
+                            (int)type);
     }
     fv__cache_switch(type, capacity_bytes, s);
     return FV_OK;
@@ -539,8 +550,8 @@ fv__cache_enabled(void)
 {
     pthread_mutex_lock(&fv__cache.mu);
     fv__cache_configure_locked();
-    int on = fv__cache.type == FV_CACHE_SHARED_MEMORY ||
-             (fv__cache.type == FV_CACHE_PER_PROCESS && fv__cache.capacity > 0);
+    int on =
+        fv__cache.type == FV_CACHE_SHARED_MEMORY || (fv__cache.type == FV_CACHE_PER_PROCESS && fv__cache.capacity > 0);
     pthread_mutex_unlock(&fv__cache.mu);
     return on;
 }

@@ -14,11 +14,11 @@
 typedef struct fv__tile {
     FV__ATOMIC_INT refs;
     size_t nbytes;
-    uint8_t *data;     /* 64-byte aligned */
+    uint8_t *data; /* 64-byte aligned */
 } fv__tile;
 
 typedef struct fv__tile_key {
-    uint64_t file;     /* identity of the file (device, inode, size, mtime) */
+    uint64_t file; /* identity of the file (device, inode, size, mtime) */
     uint32_t ifd;
     uint64_t chunk;
 } fv__tile_key;
@@ -46,10 +46,10 @@ void fv__cache_finish(const fv__tile_key *key, fv__tile *tile);
  * table of pending decodes) under one process mutex; every call below is made with
  * that mutex held, so one attachment is never used by two threads at once. */
 
-#define FV__CACHE_SHM_MAGIC 0x3145484341435646ull   /* "FVCACHE1" little-endian */
+#define FV__CACHE_SHM_MAGIC 0x3145484341435646ull /* "FVCACHE1" little-endian */
 #define FV__CACHE_SHM_VERSION 1u
 
-typedef struct fv__shm fv__shm;   /* this process's attachment to a segment */
+typedef struct fv__shm fv__shm; /* this process's attachment to a segment */
 
 /* Create a new segment of `capacity` data bytes (named /fovea-cache-PID-N) and
  * attach to it; or attach to an existing one by name ("/name" or "name"). */

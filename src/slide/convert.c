@@ -21,14 +21,14 @@ typedef struct fv__out_level {
     int64_t w, h;
     uint64_t across, down;
     uint64_t *offsets, *counts;
-    uint8_t *band;          /* tile rows x w x 3 */
-    int64_t band_rows;      /* rows in band */
-    int64_t band_y;         /* first row of the band (tile-row aligned) */
+    uint8_t *band;     /* tile rows x w x 3 */
+    int64_t band_rows; /* rows in band */
+    int64_t band_y;    /* first row of the band (tile-row aligned) */
 } fv__out_level;
 
 typedef struct fv__conv {
     int fd;
-    uint64_t pos;           /* end of file */
+    uint64_t pos; /* end of file */
     int bigtiff;
     int T;
     fv__chunk_info ci;
@@ -115,7 +115,7 @@ fv__emit_band(fv__conv *c, int k)
 {
     fv__out_level *L = &c->lv[k];
     fv_status st = FV_OK;
-    fv__band_job j = {.c = c, .L = L};
+    fv__band_job j = { .c = c, .L = L };
     atomic_init(&j.failed, 0);
     uint8_t *half = NULL;
     j.enc = fv__calloc(L->across, sizeof *j.enc);
@@ -154,8 +154,9 @@ fv__emit_band(fv__conv *c, int k)
             for (int64_t x = 0; x < N->w; x++) {
                 int64_t x1 = 2 * x + 1 < L->w ? 2 * x + 1 : 2 * x;
                 for (int ch = 0; ch < 3; ch++)
-                    d[x * 3 + ch] = (uint8_t)((r0[2 * x * 3 + ch] + r0[x1 * 3 + ch] + r1[2 * x * 3 + ch] +
-                                               r1[x1 * 3 + ch] + 2) / 4);
+                    d[x * 3 + ch] =
+                        (uint8_t)((r0[2 * x * 3 + ch] + r0[x1 * 3 + ch] + r1[2 * x * 3 + ch] + r1[x1 * 3 + ch] + 2) /
+                                  4);
             }
         }
         L->band_y += L->band_rows;
@@ -200,11 +201,16 @@ fv__push_rows(fv__conv *c, int k, const uint8_t *rows, int64_t n)
 typedef struct fv__entry {
     uint16_t tag, type;
     uint64_t count;
-    uint64_t inline_val;      /* for single small values */
-    const void *data;         /* array values (native, converted to little endian) */
+    uint64_t inline_val; /* for single small values */
+    const void *data;    /* array values (native, converted to little endian) */
 } fv__entry;
 
-enum { T_ASCII = 2, T_SHORT = 3, T_LONG = 4, T_LONG8 = 16 };
+enum {
+    T_ASCII = 2,
+    T_SHORT = 3,
+    T_LONG = 4,
+    T_LONG8 = 16
+};
 
 static size_t
 fv__type_size(uint16_t t)
@@ -322,32 +328,32 @@ static fv_status
 fv__write_directories(fv__conv *c, const char *description)
 {
     fv_status st;
-    uint64_t prev_next = c->bigtiff ? 8 : 4;   /* the header's first-IFD field */
-    static const uint16_t bps[3] = {8, 8, 8}, sub[2] = {2, 2};
+    uint64_t prev_next = c->bigtiff ? 8 : 4; /* the header's first-IFD field */
+    static const uint16_t bps[3] = { 8, 8, 8 }, sub[2] = { 2, 2 };
     const char *software = "fovea " FV_VERSION_STRING;
     for (int k = 0; k < c->nlevels; k++) {
         fv__out_level *L = &c->lv[k];
         uint16_t otype = c->bigtiff ? T_LONG8 : T_LONG;
         fv__entry e[16];
         int n = 0;
-        e[n++] = (fv__entry){254, T_LONG, 1, k ? 1u : 0u, NULL};
-        e[n++] = (fv__entry){256, T_LONG, 1, (uint64_t)L->w, NULL};
-        e[n++] = (fv__entry){257, T_LONG, 1, (uint64_t)L->h, NULL};
-        e[n++] = (fv__entry){258, T_SHORT, 3, 0, bps};
-        e[n++] = (fv__entry){259, T_SHORT, 1, c->ci.compression, NULL};
-        e[n++] = (fv__entry){262, T_SHORT, 1, c->ci.photometric, NULL};
+        e[n++] = (fv__entry){ 254, T_LONG, 1, k ? 1u : 0u, NULL };
+        e[n++] = (fv__entry){ 256, T_LONG, 1, (uint64_t)L->w, NULL };
+        e[n++] = (fv__entry){ 257, T_LONG, 1, (uint64_t)L->h, NULL };
+        e[n++] = (fv__entry){ 258, T_SHORT, 3, 0, bps };
+        e[n++] = (fv__entry){ 259, T_SHORT, 1, c->ci.compression, NULL };
+        e[n++] = (fv__entry){ 262, T_SHORT, 1, c->ci.photometric, NULL };
         if (k == 0)
-            e[n++] = (fv__entry){270, T_ASCII, strlen(description) + 1, 0, description};
-        e[n++] = (fv__entry){277, T_SHORT, 1, 3, NULL};
-        e[n++] = (fv__entry){284, T_SHORT, 1, 1, NULL};
-        e[n++] = (fv__entry){305, T_ASCII, strlen(software) + 1, 0, software};
-        e[n++] = (fv__entry){322, T_LONG, 1, (uint64_t)c->T, NULL};
-        e[n++] = (fv__entry){323, T_LONG, 1, (uint64_t)c->T, NULL};
+            e[n++] = (fv__entry){ 270, T_ASCII, strlen(description) + 1, 0, description };
+        e[n++] = (fv__entry){ 277, T_SHORT, 1, 3, NULL };
+        e[n++] = (fv__entry){ 284, T_SHORT, 1, 1, NULL };
+        e[n++] = (fv__entry){ 305, T_ASCII, strlen(software) + 1, 0, software };
+        e[n++] = (fv__entry){ 322, T_LONG, 1, (uint64_t)c->T, NULL };
+        e[n++] = (fv__entry){ 323, T_LONG, 1, (uint64_t)c->T, NULL };
         /* offsets / counts are uint64 arrays; classic TIFF writes them as LONG */
-        e[n++] = (fv__entry){324, otype, L->across * L->down, 0, L->offsets};
-        e[n++] = (fv__entry){325, otype, L->across * L->down, 0, L->counts};
+        e[n++] = (fv__entry){ 324, otype, L->across * L->down, 0, L->offsets };
+        e[n++] = (fv__entry){ 325, otype, L->across * L->down, 0, L->counts };
         if (c->ci.photometric == FV_TIFF_PHOTOMETRIC_YCBCR)
-            e[n++] = (fv__entry){530, T_SHORT, 2, 0, sub};
+            e[n++] = (fv__entry){ 530, T_SHORT, 2, 0, sub };
         uint64_t off = 0, next = 0;
         if ((st = fv__write_ifd(c, e, n, &off, &next)))
             return st;
@@ -363,11 +369,11 @@ fv__write_directories(fv__conv *c, const char *description)
 fv_status
 fv_slide_convert(const char *src, const char *dst, const fv_convert_options *opts)
 {
-    fv_convert_options def = {0};
+    fv_convert_options def = { 0 };
     fv_status st;
     fv_slide *s = NULL;
     fv_array *band = NULL;
-    fv__conv c = {.fd = -1};
+    fv__conv c = { .fd = -1 };
     if (!src || !dst)
         return fv_error_set(FV_EINVAL, "convert", "NULL path");
     if (!opts)
@@ -377,8 +383,13 @@ fv_slide_convert(const char *src, const char *dst, const fv_convert_options *opt
     if (c.T < 16 || c.T > 4096 || c.T % 16)
         return fv_error_set(FV_EINVAL, "convert", "tile size %d must be a multiple of 16 in 16..4096", c.T);
     c.bigtiff = !opts->classic_tiff;
-    c.ci = (fv__chunk_info){.width = (uint32_t)c.T, .height = (uint32_t)c.T, .samples = 3, .bits = 8,
-                            .sample_format = 1, .photometric = FV_TIFF_PHOTOMETRIC_RGB, .predictor = 1};
+    c.ci = (fv__chunk_info){ .width = (uint32_t)c.T,
+                             .height = (uint32_t)c.T,
+                             .samples = 3,
+                             .bits = 8,
+                             .sample_format = 1,
+                             .photometric = FV_TIFF_PHOTOMETRIC_RGB,
+                             .predictor = 1 };
     switch (opts->compression) {
     case FV_COMPRESS_JPEG:
         c.ci.compression = FV_TIFF_COMPRESSION_JPEG;
@@ -387,10 +398,19 @@ fv_slide_convert(const char *src, const char *dst, const fv_convert_options *opt
         if (c.level_q < 1 || c.level_q > 100)
             return fv_error_set(FV_EINVAL, "convert", "JPEG quality %d must be in 1..100", c.level_q);
         break;
-    case FV_COMPRESS_DEFLATE: c.ci.compression = FV_TIFF_COMPRESSION_ADOBE_DEFLATE; c.level_q = opts->quality ? opts->quality : 6; break;
-    case FV_COMPRESS_ZSTD: c.ci.compression = FV_TIFF_COMPRESSION_ZSTD; c.level_q = opts->quality ? opts->quality : 3; break;
-    case FV_COMPRESS_NONE: c.ci.compression = FV_TIFF_COMPRESSION_NONE; break;
-    default: return fv_error_set(FV_EINVAL, "convert", "unknown compression %d", (int)opts->compression);
+    case FV_COMPRESS_DEFLATE:
+        c.ci.compression = FV_TIFF_COMPRESSION_ADOBE_DEFLATE;
+        c.level_q = opts->quality ? opts->quality : 6;
+        break;
+    case FV_COMPRESS_ZSTD:
+        c.ci.compression = FV_TIFF_COMPRESSION_ZSTD;
+        c.level_q = opts->quality ? opts->quality : 3;
+        break;
+    case FV_COMPRESS_NONE:
+        c.ci.compression = FV_TIFF_COMPRESSION_NONE;
+        break;
+    default:
+        return fv_error_set(FV_EINVAL, "convert", "unknown compression %d", (int)opts->compression);
     }
     if (opts->num_workers < 0)
         return fv_error_set(FV_EINVAL, "convert", "num_workers = %d must be >= 0", opts->num_workers);
@@ -433,7 +453,7 @@ fv_slide_convert(const char *src, const char *dst, const fv_convert_options *opt
         goto done;
     }
     /* header; the first-IFD offset is patched at the end */
-    uint8_t hdr[16] = {'I', 'I'};
+    uint8_t hdr[16] = { 'I', 'I' };
     if (c.bigtiff) {
         fv__put_le(hdr + 2, 43, 2);
         fv__put_le(hdr + 4, 8, 2);
@@ -443,14 +463,14 @@ fv_slide_convert(const char *src, const char *dst, const fv_convert_options *opt
     if ((st = fv__write_all(&c, hdr, c.bigtiff ? 16 : 8)))
         goto done;
     /* level 0 in bands of one tile row */
-    int64_t shape[3] = {c.T, l0.width, 3};
-    if ((st = fv_array_new(NULL, FV_UINT8, 3, shape, (fv_device){FV_DEVICE_CPU, 0}, &band)))
+    int64_t shape[3] = { c.T, l0.width, 3 };
+    if ((st = fv_array_new(NULL, FV_UINT8, 3, shape, (fv_device){ FV_DEVICE_CPU, 0 }, &band)))
         goto done;
-    fv_read_options ro = {FV_PIXEL_RGB, opts->num_workers, 1};
+    fv_read_options ro = { FV_PIXEL_RGB, opts->num_workers, 1 };
     for (int64_t y = 0; y < l0.height; y += c.T) {
         int64_t rows = l0.height - y < c.T ? l0.height - y : c.T;
         fv_array *view = NULL;
-        int64_t vs[3] = {rows, l0.width, 3};
+        int64_t vs[3] = { rows, l0.width, 3 };
         if ((st = fv_array_view(band, 3, vs, NULL, 0, &view)))
             goto done;
         st = fv_slide_read_region(s, c.ctx, 0, y, 0, l0.width, rows, &ro, view);

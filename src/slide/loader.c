@@ -20,8 +20,8 @@
 #include "slide/slide-internal.h"
 
 typedef struct fv__slot {
-    int64_t batch;          /* batch held, -1 when none */
-    int64_t size, done;     /* patches in the batch, patches finished */
+    int64_t batch;      /* batch held, -1 when none */
+    int64_t size, done; /* patches in the batch, patches finished */
     fv_array *arr;
     fv_status st;
     char msg[512];
@@ -32,8 +32,8 @@ typedef struct fv__slot {
 typedef struct fv__batch_pool {
     FV__ATOMIC_INT refs;
     pthread_mutex_t mu;
-    size_t bytes;           /* one buffer */
-    int n, cap;             /* idle buffers kept, at most cap (0 once the loader is freed) */
+    size_t bytes; /* one buffer */
+    int n, cap;   /* idle buffers kept, at most cap (0 once the loader is freed) */
     void *idle[];
 } fv__batch_pool;
 
@@ -83,12 +83,12 @@ struct fv_batch_loader {
     fv_read_options ro;
     int64_t n, nb, total;
     int64_t *xy, *order;
-    fv__chunk_set once;     /* tiles at most two patches need: decoded in part, not cached */
+    fv__chunk_set once; /* tiles at most two patches need: decoded in part, not cached */
     int64_t shape[4];
     fv_dtype dt;
     int64_t item_bytes;
-    fv__batch_pool *pool;   /* buffers of full host batches (NULL: none) */
-    fv_context *ctx;        /* one CPU thread per patch read */
+    fv__batch_pool *pool; /* buffers of full host batches (NULL: none) */
+    fv_context *ctx;      /* one CPU thread per patch read */
     pthread_mutex_t mu;
     pthread_cond_t cv_work, cv_done;
     int64_t next_patch, consumed;
@@ -131,8 +131,8 @@ fv__on_gpu(const fv_batch_loader *l)
 static fv_status
 fv__new_batch(fv_batch_loader *l, int64_t size, fv_array **out)
 {
-    int64_t shape[4] = {size, l->shape[1], l->shape[2], l->shape[3]};
-    fv_device dev = fv__on_gpu(l) ? l->o.device : (fv_device){FV_DEVICE_CPU, 0};
+    int64_t shape[4] = { size, l->shape[1], l->shape[2], l->shape[3] };
+    fv_device dev = fv__on_gpu(l) ? l->o.device : (fv_device){ FV_DEVICE_CPU, 0 };
     fv__batch_pool *p = l->pool;
     if (!p || size != l->o.batch_size)
         return fv_array_new(NULL, l->dt, 4, shape, dev, out);
@@ -144,7 +144,7 @@ fv__new_batch(fv_batch_loader *l, int64_t size, fv_array **out)
     if (!buf && !(buf = fv__aligned_alloc(64, p->bytes)))
         return fv_error_set(FV_ENOMEM, "loader", "cannot allocate a batch of %zu bytes", p->bytes);
     atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
-    return fv_array_wrap(l->dt, 4, shape, NULL, buf, dev, fv__pool_return, p, out);   /* owns buf either way */
+    return fv_array_wrap(l->dt, 4, shape, NULL, buf, dev, fv__pool_return, p, out); /* owns buf either way */
 }
 
 /* Read the size patches of batch b (serving order) into arr: on the GPU as one
@@ -252,7 +252,7 @@ fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_o
     l->n = n;
     l->nb = opts->drop_last ? n / opts->batch_size : (n + opts->batch_size - 1) / opts->batch_size;
     l->total = opts->drop_last ? l->nb * opts->batch_size : n;
-    l->ro = (fv_read_options){opts->format, 1, opts->nocache};
+    l->ro = (fv_read_options){ opts->format, 1, opts->nocache };
     pthread_mutex_init(&l->mu, NULL);
     pthread_cond_init(&l->cv_work, NULL);
     pthread_cond_init(&l->cv_done, NULL);
@@ -320,7 +320,7 @@ fv_batch_loader_new(fv_slide *s, const int64_t *xy, int64_t n, const fv_loader_o
                     st = fv_error_set(FV_ENOMEM, "loader", "cannot start a worker thread");
                     goto fail;
                 }
-                break;   /* run with the workers that started */
+                break; /* run with the workers that started */
             }
             l->nthreads++;
         }
@@ -346,7 +346,7 @@ fv_batch_loader_next(fv_batch_loader *l, fv_array **out)
         return FV_OK;
     }
     int64_t b = l->consumed;
-    if (l->nthreads == 0) {   /* serve in the calling thread */
+    if (l->nthreads == 0) { /* serve in the calling thread */
         fv_array *arr = NULL;
         int64_t size = fv__batch_size(l, b);
         if (!(st = fv__new_batch(l, size, &arr))) {

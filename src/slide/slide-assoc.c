@@ -91,29 +91,36 @@ fv_slide_read_associated(fv_slide *s, const char *name, fv_pixel_format format, 
         return st;
     if (!out || out->device.type != FV_DEVICE_CPU || out->ndim != 3 || out->shape[0] != h || out->shape[1] != w ||
         out->shape[2] != shape[2] || out->dtype != FV_UINT8 || !fv_array_is_contiguous(out))
-        return fv_error_set(FV_EINVAL, "associated", "out must be a contiguous host uint8 array of shape "
-                            "(%lld, %lld, %lld)", (long long)h, (long long)w, (long long)shape[2]);
+        return fv_error_set(FV_EINVAL, "associated",
+                            "out must be a contiguous host uint8 array of shape "
+                            "(%lld, %lld, %lld)",
+                            (long long)h, (long long)w, (long long)shape[2]);
     if ((st = fv__slide_failed(s))) {
         memset(out->data, 0, (size_t)(w * h * shape[2]));
         return st;
     }
-    fv__chunk_info ci = {.width = (uint32_t)w, .height = (uint32_t)h, .samples = (uint16_t)comps, .bits = 8,
-                         .sample_format = 1, .compression = FV_TIFF_COMPRESSION_JPEG,
-                         .photometric = comps == 3 ? FV_TIFF_PHOTOMETRIC_YCBCR : FV_TIFF_PHOTOMETRIC_MINISBLACK,
-                         .predictor = 1};
+    fv__chunk_info ci = { .width = (uint32_t)w,
+                          .height = (uint32_t)h,
+                          .samples = (uint16_t)comps,
+                          .bits = 8,
+                          .sample_format = 1,
+                          .compression = FV_TIFF_COMPRESSION_JPEG,
+                          .photometric = comps == 3 ? FV_TIFF_PHOTOMETRIC_YCBCR : FV_TIFF_PHOTOMETRIC_MINISBLACK,
+                          .predictor = 1 };
     size_t nbytes;
     fv__tile *t = NULL;
     if (!(st = fv__chunk_bytes(&ci, &nbytes)) && !(t = fv__tile_new(nbytes)))
         st = fv_error_set(FV_ENOMEM, "associated", "out of host memory");
     if (!st)
         st = fv__codec_decode(&ci, a->jpeg, a->jpeg_len, t->data, nbytes);
-    if (st) {   /* as read_region: a failed read leaves zeros */
+    if (st) { /* as read_region: a failed read leaves zeros */
         fv__tile_unref(t);
         memset(out->data, 0, (size_t)(w * h * shape[2]));
         return st;
     }
-    fv__region_job j = {.s = s, .w = w, .h = h, .format = format, .out = (uint8_t *)out->data, .out_c = (int)shape[2],
-                        .out_isz = 1};
+    fv__region_job j = {
+        .s = s, .w = w, .h = h, .format = format, .out = (uint8_t *)out->data, .out_c = (int)shape[2], .out_isz = 1
+    };
     fv__blit(&j, t, (int)w, comps, 1, 0, 0, 0, 0, w, h);
     fv__tile_unref(t);
     return FV_OK;

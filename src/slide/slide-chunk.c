@@ -61,8 +61,7 @@ fv__decoded_samples(const fv__tiff_ifd *d)
 /* The compressed bytes of chunk (offset and byte count nonzero) and what its codec
  * needs to know: *src is the caller's to free (also on failure, NULL then). */
 static fv_status
-fv__chunk_source(fv_slide *s, int ifd, uint64_t chunk, fv__chunk_info *ci, size_t *nbytes, uint8_t **src,
-                 uint64_t *len)
+fv__chunk_source(fv_slide *s, int ifd, uint64_t chunk, fv__chunk_info *ci, size_t *nbytes, uint8_t **src, uint64_t *len)
 {
     const fv__tiff_ifd *d = &s->tiff->ifds[ifd];
     fv_status st;
@@ -113,7 +112,7 @@ fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int mode, const uint32_t *wa
         return fv_error_set(FV_EINTERNAL, "slide", "chunk %llu out of range", (unsigned long long)chunk);
     if (d->chunk_offsets[chunk] == 0 || d->chunk_bytes[chunk] == 0)
         return FV_OK;
-    fv__tile_key key = {s->file_id, (uint32_t)ifd, chunk};
+    fv__tile_key key = { s->file_id, (uint32_t)ifd, chunk };
     fv__chunk_geom g;
     fv__chunk_geometry(d, chunk, &g);
     got[0] = got[1] = 0;
@@ -156,7 +155,7 @@ done:
         tile = NULL;
     }
     if (!nocache && must)
-        fv__cache_finish(&key, want ? NULL : tile);   /* a partial tile is never cached */
+        fv__cache_finish(&key, want ? NULL : tile); /* a partial tile is never cached */
     *out = tile;
     return st;
 }

@@ -21,11 +21,11 @@ struct fv_slide {
     fv__tiff *tiff;
     fv__layout layout;
     uint64_t file_id;
-    int samples;            /* level 0's samples per pixel after decoding */
-    fv_dtype dtype;         /* uint8 or uint16 */
+    int samples;    /* level 0's samples per pixel after decoding */
+    fv_dtype dtype; /* uint8 or uint16 */
     char *metadata_json;
     pthread_mutex_t err_mu;
-    fv_status sticky;       /* first error from the file, or FV_OK */
+    fv_status sticky; /* first error from the file, or FV_OK */
     char sticky_msg[512];
 };
 
@@ -41,8 +41,8 @@ fv_status fv__slide_task_result(fv_slide *s, const fv__task_error *e);
 fv_status fv__slide_workers(fv_context **ctx, int num_workers, fv_context **own);
 
 typedef struct fv__chunk_geom {
-    int64_t x0, y0;       /* top-left pixel of the chunk in the directory */
-    uint32_t w, h;        /* decoded chunk size */
+    int64_t x0, y0; /* top-left pixel of the chunk in the directory */
+    uint32_t w, h;  /* decoded chunk size */
 } fv__chunk_geom;
 
 void fv__chunk_geometry(const fv__tiff_ifd *d, uint64_t chunk, fv__chunk_geom *g);
@@ -50,9 +50,9 @@ void fv__chunk_geometry(const fv__tiff_ifd *d, uint64_t chunk, fv__chunk_geom *g
 int fv__decoded_samples(const fv__tiff_ifd *d);
 /* How fv__get_chunk uses the tile cache. */
 enum {
-    FV__CHUNK_CACHE = 0,     /* look up; on a miss decode the whole chunk and insert it */
-    FV__CHUNK_NOCACHE = 1,   /* bypass the cache (decode only what is wanted) */
-    FV__CHUNK_PEEK = 2       /* take it from the cache when there; else decode only what is
+    FV__CHUNK_CACHE = 0,   /* look up; on a miss decode the whole chunk and insert it */
+    FV__CHUNK_NOCACHE = 1, /* bypass the cache (decode only what is wanted) */
+    FV__CHUNK_PEEK = 2     /* take it from the cache when there; else decode only what is
                               * wanted, without inserting (a chunk nothing else will read) */
 };
 /* Read and decode one chunk on the CPU (mode: FV__CHUNK_*); *out = NULL for a
@@ -63,7 +63,7 @@ fv_status fv__get_chunk(fv_slide *s, int ifd, uint64_t chunk, int mode, const ui
 /* A set of chunk indices of one directory (open addressing: chunk + 1, 0 = empty). */
 typedef struct fv__chunk_set {
     uint64_t *keys;
-    uint64_t mask;            /* capacity - 1 (a power of two) */
+    uint64_t mask; /* capacity - 1 (a power of two) */
 } fv__chunk_set;
 
 /* Where the probe for chunk starts (before masking). */
@@ -99,8 +99,7 @@ fv_status fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, co
 void fv__chunk_set_free(fv__chunk_set *cs);
 /* fv_slide_read_region, the chunks of `once` (NULL: none) read with FV__CHUNK_PEEK. */
 fv_status fv__slide_read_region_once(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w,
-                                     int64_t h, const fv_read_options *opts, const fv__chunk_set *once,
-                                     fv_array *out);
+                                     int64_t h, const fv_read_options *opts, const fv__chunk_set *once, fv_array *out);
 
 /* ---- shared by the CPU reader's files (slide-chunk.c, slide-region.c, slide-assoc.c) ---- */
 
@@ -111,18 +110,18 @@ fv_status fv__chunk_into(fv_slide *s, int ifd, uint64_t chunk, const uint32_t wa
 typedef struct fv__region_job {
     fv_slide *s;
     int ifd;
-    int64_t lx, ly, w, h;        /* region in directory pixels */
+    int64_t lx, ly, w, h; /* region in directory pixels */
     fv_pixel_format format;
     int nocache;
-    int partial;                 /* decode only the part of each chunk the region needs */
-    int into;                    /* out's pixels are the decoded ones: uncached chunks decode into it */
-    const fv__chunk_set *once;   /* chunks read through the cache without insertion (NULL: none) */
-    uint8_t *out;                /* (h, w, C) contiguous */
+    int partial;               /* decode only the part of each chunk the region needs */
+    int into;                  /* out's pixels are the decoded ones: uncached chunks decode into it */
+    const fv__chunk_set *once; /* chunks read through the cache without insertion (NULL: none) */
+    uint8_t *out;              /* (h, w, C) contiguous */
     int out_c, out_isz;
-    uint64_t tx0, ty0, ntx;      /* chunk grid covered */
-    uint64_t *chunks;            /* chunk list (tiles or strips) */
-    int64_t clip_w, clip_h;      /* image extent: pixels beyond are background */
-    fv__task_error err;          /* the first chunk that failed */
+    uint64_t tx0, ty0, ntx; /* chunk grid covered */
+    uint64_t *chunks;       /* chunk list (tiles or strips) */
+    int64_t clip_w, clip_h; /* image extent: pixels beyond are background */
+    fv__task_error err;     /* the first chunk that failed */
 } fv__region_job;
 
 
@@ -141,9 +140,9 @@ fv_status fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t cli
  * format's dtype, validated by the caller. JPEG tiles are decoded with nvJPEG,
  * others on the CPU and copied; regions are assembled on the device. Returns when
  * out holds the pixels (or, on failure, zeros). */
-fv_status fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_t clip_h,
-                             const int64_t *lxy, int64_t n, int64_t w, int64_t h, fv_pixel_format format,
-                             int num_workers, int nocache, fv_array *out);
+fv_status fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_t clip_h, const int64_t *lxy,
+                             int64_t n, int64_t w, int64_t h, fv_pixel_format format, int num_workers, int nocache,
+                             fv_array *out);
 
 /* Counters of the GPU reader since the last reset (fv__slide_gpu_stats). */
 typedef struct fv__gpu_read_stats {

@@ -20,8 +20,8 @@
  * cache's own files stay untouched; two mutex round trips per read. */
 
 static void
-fv__fill_background(uint8_t *out, int64_t stride_row, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int c,
-                    int isz, fv_pixel_format format)
+fv__fill_background(uint8_t *out, int64_t stride_row, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int c, int isz,
+                    fv_pixel_format format)
 {
     /* RGB background is white; RGBA outside: all zero (transparent, premultiplied); native: zero */
     size_t psz = (size_t)c * (size_t)isz;
@@ -46,14 +46,14 @@ fv__blit(const fv__region_job *j, const fv__tile *t, int tile_w, int src_c, int 
             continue;
         }
         for (int64_t i = 0; i < n; i++) {
-            uint8_t v[4] = {0, 0, 0, 255};
+            uint8_t v[4] = { 0, 0, 0, 255 };
             const uint8_t *p = sp + i * src_c * src_isz;
             int k;
             for (k = 0; k < src_c && k < 4; k++)
                 v[k] = src_isz == 2 ? (uint8_t)(*(const uint16_t *)(p + 2 * k) >> 8) : p[k];
             if (src_c == 1)
                 v[1] = v[2] = v[0];
-            if (src_c == 2)        /* gray + alpha */
+            if (src_c == 2) /* gray + alpha */
                 v[3] = v[1], v[1] = v[2] = v[0];
             if (src_c < 4 && src_c != 2)
                 v[3] = 255;
@@ -90,20 +90,21 @@ fv__region_task(void *p, int64_t begin, int64_t end)
         if (ix0 >= ix1 || iy0 >= iy1)
             continue;
         fv__tile *t = NULL;
-        uint32_t want[4] = {(uint32_t)(ix0 - g.x0), (uint32_t)(iy0 - g.y0), (uint32_t)(ix1 - ix0), (uint32_t)(iy1 - iy0)};
+        uint32_t want[4] = { (uint32_t)(ix0 - g.x0), (uint32_t)(iy0 - g.y0), (uint32_t)(ix1 - ix0),
+                             (uint32_t)(iy1 - iy0) };
         uint32_t got[4];
         /* a chunk nothing else will read: from the cache if it is there, else only
          * the part needed, not kept */
-        int mode = j->nocache                                       ? FV__CHUNK_NOCACHE
-                   : j->once && fv__chunk_set_has(j->once, chunk) ? FV__CHUNK_PEEK
-                                                                  : FV__CHUNK_CACHE;
+        int mode = j->nocache                              ? FV__CHUNK_NOCACHE
+            : j->once && fv__chunk_set_has(j->once, chunk) ? FV__CHUNK_PEEK
+                                                           : FV__CHUNK_CACHE;
         fv_status st = FV_OK;
         if (j->into && mode != FV__CHUNK_CACHE && chunk < d->nchunks && d->chunk_offsets[chunk] &&
             d->chunk_bytes[chunk]) {
             /* a chunk not to be cached whose pixels go out as decoded: taken from the
              * cache when there, else decoded straight into out */
             if (mode == FV__CHUNK_PEEK) {
-                fv__tile_key key = {j->s->file_id, (uint32_t)j->ifd, chunk};
+                fv__tile_key key = { j->s->file_id, (uint32_t)j->ifd, chunk };
                 t = fv__cache_peek(&key);
             }
             if (t) {
@@ -127,8 +128,8 @@ fv__region_task(void *p, int64_t begin, int64_t end)
                                 iy1 - j->ly, j->out_c, j->out_isz, j->format);
             continue;
         }
-        fv__blit(j, t, (int)got[2], src_c, src_isz, ix0 - g.x0 - got[0], iy0 - g.y0 - got[1], ix0 - j->lx,
-                 iy0 - j->ly, ix1 - ix0, iy1 - iy0);
+        fv__blit(j, t, (int)got[2], src_c, src_isz, ix0 - g.x0 - got[0], iy0 - g.y0 - got[1], ix0 - j->lx, iy0 - j->ly,
+                 ix1 - ix0, iy1 - iy0);
         fv__tile_unref(t);
     }
 }
@@ -137,8 +138,8 @@ fv__region_task(void *p, int64_t begin, int64_t end)
  * clip_h: [r[0], r[2]) x [r[1], r[3]); *W, *H get the clipped image size. Returns 0
  * when that part is empty. */
 static int
-fv__region_inside(const fv__tiff_ifd *d, int64_t clip_w, int64_t clip_h, int64_t lx, int64_t ly, int64_t w,
-                  int64_t h, int64_t *W, int64_t *H, int64_t r[4])
+fv__region_inside(const fv__tiff_ifd *d, int64_t clip_w, int64_t clip_h, int64_t lx, int64_t ly, int64_t w, int64_t h,
+                  int64_t *W, int64_t *H, int64_t r[4])
 {
     *W = clip_w < (int64_t)d->width ? clip_w : (int64_t)d->width;
     *H = clip_h < (int64_t)d->height ? clip_h : (int64_t)d->height;
@@ -192,8 +193,8 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
     if ((st = fv_slide_region_shape(s, w, h, format, shape, &dt)))
         return st;
     if (format == FV_PIXEL_NATIVE && fv__decoded_samples(d) != s->samples)
-        return fv_error_set(FV_EFORMAT, "read_region", "directory %d has %d samples per pixel, level 0 has %d",
-                            ifd, fv__decoded_samples(d), s->samples);
+        return fv_error_set(FV_EFORMAT, "read_region", "directory %d has %d samples per pixel, level 0 has %d", ifd,
+                            fv__decoded_samples(d), s->samples);
     if (!out)
         return fv_error_set(FV_EINVAL, "read_region", "out is NULL");
     if (out->ndim != 3 || out->shape[0] != shape[0] || out->shape[1] != shape[1] || out->shape[2] != shape[2] ||
@@ -204,28 +205,37 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
         return fv_error_set(FV_EINVAL, "read_region", "out must be C-contiguous and writable");
     if (format == FV_PIXEL_NATIVE && d->bits != 8 && d->bits != 16)
         return fv_error_set(FV_EFORMAT, "read_region", "%u-bit samples", (unsigned)d->bits);
-    if (out->device.type != FV_DEVICE_CPU) {   /* decoded and assembled on the GPU */
-        const int64_t lxy[2] = {lx, ly};
+    if (out->device.type != FV_DEVICE_CPU) { /* decoded and assembled on the GPU */
+        const int64_t lxy[2] = { lx, ly };
         if (w == 0 || h == 0)
             return fv__slide_failed(s);
         return fv__slide_read_gpu(s, ctx, ifd, clip_w, clip_h, lxy, 1, w, h, format, num_workers, nocache, out);
     }
     if (w == 0 || h == 0)
         return fv__slide_failed(s);
-    if ((st = fv__slide_failed(s))) {   /* sticky: fails as any read does, leaving zeros */
+    if ((st = fv__slide_failed(s))) { /* sticky: fails as any read does, leaving zeros */
         memset(out->data, 0, (size_t)fv_array_nbytes(out));
         return st;
     }
 
-    fv__region_job j = {.s = s, .ifd = ifd, .lx = lx, .ly = ly, .w = w, .h = h, .format = format,
-                        .nocache = nocache, .once = nocache ? NULL : once, .out = (uint8_t *)out->data,
-                        .out_c = (int)shape[2], .out_isz = (int)fv_dtype_size(dt)};
+    fv__region_job j = { .s = s,
+                         .ifd = ifd,
+                         .lx = lx,
+                         .ly = ly,
+                         .w = w,
+                         .h = h,
+                         .format = format,
+                         .nocache = nocache,
+                         .once = nocache ? NULL : once,
+                         .out = (uint8_t *)out->data,
+                         .out_c = (int)shape[2],
+                         .out_isz = (int)fv_dtype_size(dt) };
     /* only JPEG decodes less than a whole chunk (fv__codec_decode_rect) */
     j.partial = d->compression == FV_TIFF_COMPRESSION_JPEG && (nocache || !fv__cache_enabled());
     /* JPEG chunks (8-bit, 1 or 3 samples) that bypass the cache decode straight into
      * out when its pixels are theirs unconverted (fv__blit would copy them) */
     j.into = d->compression == FV_TIFF_COMPRESSION_JPEG && d->bits == 8 &&
-             (format == FV_PIXEL_NATIVE || fv__decoded_samples(d) == j.out_c);
+        (format == FV_PIXEL_NATIVE || fv__decoded_samples(d) == j.out_c);
     pthread_mutex_init(&j.err.mu, NULL);
     /* background outside the directory */
     int64_t r[4];
@@ -249,7 +259,7 @@ fv__read_ifd_region(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64
     fv__parallel_for(ctx, (int64_t)nch, 1, fv__region_task, &j);
     st = fv__slide_task_result(s, &j.err);
 done:
-    if (st)   /* a failed read leaves no pixels behind: neither background nor tiles already copied */
+    if (st) /* a failed read leaves no pixels behind: neither background nor tiles already copied */
         memset(j.out, 0, (size_t)(w * h * j.out_c * j.out_isz));
     fv__free(j.chunks);
     pthread_mutex_destroy(&j.err.mu);
@@ -262,7 +272,7 @@ static fv_status
 fv__level_origin(const fv_slide *s, int level, int64_t x, int64_t y, int64_t *lx, int64_t *ly)
 {
     const fv__level_desc *l = &s->layout.levels[level];
-    const double lim = 9.0e15;   /* far-away coordinates are refused */
+    const double lim = 9.0e15; /* far-away coordinates are refused */
     if (fabs((double)x) > lim || fabs((double)y) > lim)
         return fv_error_set(FV_EINVAL, "read_region", "location (%lld, %lld) is out of range", (long long)x,
                             (long long)y);
@@ -288,7 +298,7 @@ fv__bit_add(int32_t *t, uint64_t n, uint64_t i, int32_t v)
 }
 
 static int64_t
-fv__bit_sum(const int32_t *t, uint64_t i)   /* entries [0, i) */
+fv__bit_sum(const int32_t *t, uint64_t i) /* entries [0, i) */
 {
     int64_t r = 0;
     for (; i > 0; i -= i & (~i + 1))
@@ -303,7 +313,7 @@ fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, const int64_
     const fv__level_desc *l = &s->layout.levels[level];
     const fv__tiff_ifd *d = &s->tiff->ifds[l->ifd];
     uint64_t *keys = NULL, cap = 0, *ch = NULL, nch = 0, total = 0;
-    uint32_t *hits = NULL, *seq = NULL;   /* at most 2^24 touches: 32-bit slots and times */
+    uint32_t *hits = NULL, *seq = NULL; /* at most 2^24 touches: 32-bit slots and times */
     int32_t *last = NULL, *bit = NULL;
     fv_status st = FV_OK;
     memset(out, 0, sizeof *out);
@@ -332,9 +342,9 @@ fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, const int64_
     /* the touches in serving order: slot of each chunk in the table */
     for (int64_t i = 0; i < n; i++) {
         const int64_t p = order ? order[i] : i;
-        int64_t lx = 0, ly = 0;   /* set by fv__level_origin (FV_OK) */
+        int64_t lx = 0, ly = 0; /* set by fv__level_origin (FV_OK) */
         if (fv__level_origin(s, level, xy[2 * p], xy[2 * p + 1], &lx, &ly))
-            continue;   /* the read reports it */
+            continue; /* the read reports it */
         int64_t W, H, r[4];
         if (!fv__region_inside(d, l->width, l->height, lx, ly, w, h, &W, &H, r))
             continue;
@@ -376,7 +386,7 @@ fv__chunk_set_single_use(fv_slide *s, int level, const int64_t *xy, const int64_
     }
     for (uint64_t q = 0; q < cap; q++)
         if (keys[q] && hits[q] >= 2)
-            keys[q] = UINT64_MAX;   /* a tombstone: probes go past it, never match */
+            keys[q] = UINT64_MAX; /* a tombstone: probes go past it, never match */
     out->keys = keys;
     out->mask = cap - 1;
     keys = NULL;
@@ -417,9 +427,9 @@ fv_status
 fv__slide_read_region_once(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int level, int64_t w, int64_t h,
                            const fv_read_options *opts, const fv__chunk_set *once, fv_array *out)
 {
-    fv_read_options def = {FV_PIXEL_RGB, 0, 0};
+    fv_read_options def = { FV_PIXEL_RGB, 0, 0 };
     fv_status st;
-    int64_t lx = 0, ly = 0;   /* set by fv__level_origin (FV_OK) */
+    int64_t lx = 0, ly = 0; /* set by fv__level_origin (FV_OK) */
     if (!opts)
         opts = &def;
     if ((st = fv__check_read_args(s, level, opts)) || (st = fv__level_origin(s, level, x, y, &lx, &ly)))
@@ -433,7 +443,7 @@ fv_status
 fv_slide_read_regions(fv_slide *s, fv_context *ctx, const int64_t *xy, int64_t n, int level, int64_t w, int64_t h,
                       const fv_read_options *opts, fv_array *out)
 {
-    fv_read_options def = {FV_PIXEL_RGB, 0, 0};
+    fv_read_options def = { FV_PIXEL_RGB, 0, 0 };
     fv_status st;
     int64_t shape[3], *lxy = NULL;
     fv_dtype dt;
@@ -457,8 +467,8 @@ fv_slide_read_regions(fv_slide *s, fv_context *ctx, const int64_t *xy, int64_t n
     const fv__level_desc *l = &s->layout.levels[level];
     const fv__tiff_ifd *d = &s->tiff->ifds[l->ifd];
     if (opts->format == FV_PIXEL_NATIVE && fv__decoded_samples(d) != s->samples)
-        return fv_error_set(FV_EFORMAT, "read_region", "directory %d has %d samples per pixel, level 0 has %d",
-                            l->ifd, fv__decoded_samples(d), s->samples);
+        return fv_error_set(FV_EFORMAT, "read_region", "directory %d has %d samples per pixel, level 0 has %d", l->ifd,
+                            fv__decoded_samples(d), s->samples);
     if (opts->format == FV_PIXEL_NATIVE && d->bits != 8 && d->bits != 16)
         return fv_error_set(FV_EFORMAT, "read_region", "%u-bit samples", (unsigned)d->bits);
     if (!(lxy = fv__malloc((size_t)n * 2 * sizeof *lxy)))
@@ -470,7 +480,7 @@ fv_slide_read_regions(fv_slide *s, fv_context *ctx, const int64_t *xy, int64_t n
             st = fv__slide_failed(s);
         goto done;
     }
-    if (out->device.type != FV_DEVICE_CPU) {   /* one batched GPU decode for all of them */
+    if (out->device.type != FV_DEVICE_CPU) { /* one batched GPU decode for all of them */
         st = fv__slide_read_gpu(s, ctx, l->ifd, l->width, l->height, lxy, n, w, h, opts->format, opts->num_workers,
                                 opts->nocache, out);
         goto done;
@@ -483,7 +493,7 @@ fv_slide_read_regions(fv_slide *s, fv_context *ctx, const int64_t *xy, int64_t n
                                      opts->format, opts->num_workers, opts->nocache, NULL, view);
         fv_array_unref(view);
     }
-    if (st)   /* no partial pixels: the items read before the failure are cleared too */
+    if (st) /* no partial pixels: the items read before the failure are cleared too */
         memset(out->data, 0, (size_t)fv_array_nbytes(out));
 done:
     fv__free(lxy);
@@ -492,8 +502,8 @@ done:
 
 #ifndef FOVEA_HAVE_CUDA
 fv_status
-fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_t clip_h, const int64_t *lxy,
-                   int64_t n, int64_t w, int64_t h, fv_pixel_format format, int num_workers, int nocache, fv_array *out)
+fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_t clip_h, const int64_t *lxy, int64_t n,
+                   int64_t w, int64_t h, fv_pixel_format format, int num_workers, int nocache, fv_array *out)
 {
     return fv__cuda_check_device(out->device.id);
 }
@@ -540,4 +550,3 @@ fv__slide_gpu_decoder(int *available)
     return "this fovea was built without the CUDA backend";
 }
 #endif
-

@@ -15,8 +15,7 @@
 #include "alloc.h"
 #include "slide-internal.h"
 
-#define FV__MAX_REGION_PIXELS ((int64_t)1 << 34)   /* 16 Gpixel: a hostile size is refused */
-
+#define FV__MAX_REGION_PIXELS ((int64_t)1 << 34) /* 16 Gpixel: a hostile size is refused */
 
 
 /* ---- small helpers --------------------------------------------------------------- */
@@ -89,7 +88,7 @@ void
 fv__slide_set_sticky(fv_slide *s, fv_status st, const char *msg)
 {
     if (st != FV_EIO && st != FV_EFORMAT)
-        return;   /* only errors that come from the file stick */
+        return; /* only errors that come from the file stick */
     pthread_mutex_lock(&s->err_mu);
     if (!s->sticky) {
         s->sticky = st;
@@ -131,8 +130,8 @@ fv__file_identity(int fd)
     if (fstat(fd, &st) != 0)
         return 0;
     uint64_t h = 1469598103934665603ull;
-    uint64_t parts[5] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size,
-                         (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec};
+    uint64_t parts[5] = { (uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size, (uint64_t)st.st_mtim.tv_sec,
+                          (uint64_t)st.st_mtim.tv_nsec };
     for (int i = 0; i < 5; i++) {
         h ^= parts[i];
         h *= 1099511628211ull;
@@ -179,8 +178,10 @@ fv_slide_open(const char *path, fv_slide **out)
         }
         if (d->photometric == FV_TIFF_PHOTOMETRIC_YCBCR && d->compression != FV_TIFF_COMPRESSION_JPEG &&
             d->compression != FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR) {
-            st = fv_error_set(FV_EFORMAT, "slide", "%s: YCbCr pixels with %s compression are not supported "
-                              "(directory %d)", path, fv__codec_name(d->compression), ifd);
+            st = fv_error_set(FV_EFORMAT, "slide",
+                              "%s: YCbCr pixels with %s compression are not supported "
+                              "(directory %d)",
+                              path, fv__codec_name(d->compression), ifd);
             goto fail;
         }
     }
@@ -227,12 +228,36 @@ fv_slide_unref(fv_slide *s)
     fv__free(s);
 }
 
-const char *fv_slide_path(const fv_slide *s) { return s->tiff->path; }
-const char *fv_slide_vendor(const fv_slide *s) { return s->layout.vendor; }
-int fv_slide_level_count(const fv_slide *s) { return s->layout.nlevels; }
-int fv_slide_property_count(const fv_slide *s) { return s->layout.nprops; }
-const char *fv_slide_metadata_json(const fv_slide *s) { return s->metadata_json; }
-int fv_slide_associated_count(const fv_slide *s) { return s->layout.nassoc; }
+const char *
+fv_slide_path(const fv_slide *s)
+{
+    return s->tiff->path;
+}
+const char *
+fv_slide_vendor(const fv_slide *s)
+{
+    return s->layout.vendor;
+}
+int
+fv_slide_level_count(const fv_slide *s)
+{
+    return s->layout.nlevels;
+}
+int
+fv_slide_property_count(const fv_slide *s)
+{
+    return s->layout.nprops;
+}
+const char *
+fv_slide_metadata_json(const fv_slide *s)
+{
+    return s->metadata_json;
+}
+int
+fv_slide_associated_count(const fv_slide *s)
+{
+    return s->layout.nassoc;
+}
 
 const char *
 fv_slide_property_name(const fv_slide *s, int i)
@@ -292,15 +317,22 @@ fv_slide_region_shape(const fv_slide *s, int64_t w, int64_t h, fv_pixel_format f
         return fv_error_set(FV_EINVAL, "read_region", "size (%lld, %lld) must not be negative", (long long)w,
                             (long long)h);
     if (w > 0 && h > FV__MAX_REGION_PIXELS / w)
-        return fv_error_set(FV_EINVAL, "read_region", "size (%lld, %lld) exceeds the %lld-pixel limit",
-                            (long long)w, (long long)h, (long long)FV__MAX_REGION_PIXELS);
+        return fv_error_set(FV_EINVAL, "read_region", "size (%lld, %lld) exceeds the %lld-pixel limit", (long long)w,
+                            (long long)h, (long long)FV__MAX_REGION_PIXELS);
     shape[0] = h;
     shape[1] = w;
     switch (format) {
-    case FV_PIXEL_RGB: shape[2] = 3; break;
-    case FV_PIXEL_RGBA: shape[2] = 4; break;
-    case FV_PIXEL_NATIVE: shape[2] = s->samples; break;
-    default: return fv_error_set(FV_EINVAL, "read_region", "unknown pixel format %d", (int)format);
+    case FV_PIXEL_RGB:
+        shape[2] = 3;
+        break;
+    case FV_PIXEL_RGBA:
+        shape[2] = 4;
+        break;
+    case FV_PIXEL_NATIVE:
+        shape[2] = s->samples;
+        break;
+    default:
+        return fv_error_set(FV_EINVAL, "read_region", "unknown pixel format %d", (int)format);
     }
     if (dtype)
         *dtype = format == FV_PIXEL_NATIVE ? s->dtype : FV_UINT8;
@@ -312,7 +344,7 @@ fv_slide_region_shape(const fv_slide *s, int64_t w, int64_t h, fv_pixel_format f
 static void
 fv__build_metadata(fv_slide *s)
 {
-    fv__sbuf b = {0};
+    fv__sbuf b = { 0 };
     const fv__layout *l = &s->layout;
     fv__sb_printf(&b, "{\"path\": ");
     fv__sb_json_str(&b, s->tiff->path);
@@ -321,12 +353,12 @@ fv__build_metadata(fv_slide *s)
     fv__sb_printf(&b, ", \"bigtiff\": %s, \"byte_order\": \"%s\", \"samples\": %d, \"dtype\": \"%s\"",
                   s->tiff->bigtiff ? "true" : "false", s->tiff->big_endian ? "big" : "little", s->samples,
                   fv_dtype_name(s->dtype));
-    fv__sb_printf(&b, ", \"mpp\": [%.17g, %.17g], \"objective_power\": %.17g", l->mpp_x, l->mpp_y,
-                  l->objective_power);
+    fv__sb_printf(&b, ", \"mpp\": [%.17g, %.17g], \"objective_power\": %.17g", l->mpp_x, l->mpp_y, l->objective_power);
     fv__sb_printf(&b, ", \"levels\": [");
     for (int i = 0; i < l->nlevels; i++) {
         const fv__tiff_ifd *d = &s->tiff->ifds[l->levels[i].ifd];
-        fv__sb_printf(&b, "%s{\"width\": %lld, \"height\": %lld, \"downsample\": %.17g, \"tile_width\": %u, "
+        fv__sb_printf(&b,
+                      "%s{\"width\": %lld, \"height\": %lld, \"downsample\": %.17g, \"tile_width\": %u, "
                       "\"tile_height\": %u, \"compression\": \"%s\", \"directory\": %d}",
                       i ? ", " : "", (long long)l->levels[i].width, (long long)l->levels[i].height,
                       l->levels[i].downsample, d->tile_width, d->tile_height, fv__codec_name(d->compression),

@@ -27,8 +27,9 @@ sort_levels(fv__layout *l)
     for (int i = 2; i < l->nlevels; i++) {
         fv__level_desc v = l->levels[i];
         int j = i;
-        while (j > 1 && (l->levels[j - 1].width < v.width ||
-                         (l->levels[j - 1].width == v.width && l->levels[j - 1].height < v.height))) {
+        while (j > 1 &&
+               (l->levels[j - 1].width < v.width ||
+                (l->levels[j - 1].width == v.width && l->levels[j - 1].height < v.height))) {
             l->levels[j] = l->levels[j - 1];
             j--;
         }

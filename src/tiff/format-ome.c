@@ -38,12 +38,12 @@ unit_um(const char *u)
         const char *name;
         double um;
     } units[] = {
-        {"\xC2\xB5m", 1}, {"\xCE\xBCm", 1}, {"um", 1},     {"micron", 1}, {"nm", 1e-3}, {"pm", 1e-6},
-        {"fm", 1e-9},     {"\xC3\x85", 1e-4}, {"mm", 1e3}, {"cm", 1e4},   {"dm", 1e5},  {"m", 1e6},
-        {"km", 1e9},      {"in", 25400},    {"thou", 25.4}, {"ft", 304800},
+        { "\xC2\xB5m", 1 }, { "\xCE\xBCm", 1 },   { "um", 1 },      { "micron", 1 },  { "nm", 1e-3 }, { "pm", 1e-6 },
+        { "fm", 1e-9 },     { "\xC3\x85", 1e-4 }, { "mm", 1e3 },    { "cm", 1e4 },    { "dm", 1e5 },  { "m", 1e6 },
+        { "km", 1e9 },      { "in", 25400 },      { "thou", 25.4 }, { "ft", 304800 },
     };
     if (!u)
-        return 1;   /* the schema's default unit is µm */
+        return 1; /* the schema's default unit is µm */
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (!strcmp(u, units[i].name))
             return units[i].um;

@@ -124,7 +124,7 @@ parse_spacing(const char *s, double *w, double *h)
 {
     const char *sp = strchr(s, ' ');
     if (!sp || strchr(sp + 1, ' '))
-        return 0;   /* exactly two fields, as OpenSlide splits them */
+        return 0; /* exactly two fields, as OpenSlide splits them */
     char a[64], b[64];
     size_t na = (size_t)(sp - s), nb = strlen(sp + 1);
     if (na >= sizeof a || nb >= sizeof b)
@@ -176,8 +176,8 @@ set_downsamples(const fv__tiff *t, fv__layout *l, const fv__xml *x, int wsi)
         /* integer downsamples, as OpenSlide assumes, against float noise */
         double ds = round((w / w0 + h / h0) / 2);
         if (!(ds >= 1) || ds > 1e9)
-            return fv_error_set(FV_EFORMAT, DOM, "%s: level %d: pixel spacing '%.60s' gives downsample %g", t->path,
-                                n, fv__xml_text(x, sa), ds);
+            return fv_error_set(FV_EFORMAT, DOM, "%s: level %d: pixel spacing '%.60s' gives downsample %g", t->path, n,
+                                fv__xml_text(x, sa), ds);
         fv__level_desc *lv = &l->levels[n];
         int64_t lw = (int64_t)((double)l->levels[0].width / ds), lh = (int64_t)((double)l->levels[0].height / ds);
         lv->downsample = ds;
@@ -195,7 +195,7 @@ static fv_status
 add_xml_image(const fv__tiff *t, fv__layout *l, const fv__xml *x, int root, const char *name, const char *type)
 {
     if (fv__layout_has_assoc(l, name))
-        return FV_OK;   /* already a TIFF directory */
+        return FV_OK; /* already a TIFF directory */
     int img = scanned_image(x, root, type, NULL);
     int da = img >= 0 ? attribute(x, img, "PIM_DP_IMAGE_DATA") : -1;
     if (da < 0)
@@ -209,7 +209,7 @@ add_xml_image(const fv__tiff *t, fv__layout *l, const fv__xml *x, int root, cons
     uint32_t w, h;
     if (!jpeg || !fv__jpeg_dimensions(jpeg, len, &w, &h)) {
         fv__free(jpeg);
-        return FV_OK;   /* non-fatal, as in OpenSlide */
+        return FV_OK; /* non-fatal, as in OpenSlide */
     }
     (void)t;
     return fv__layout_add_assoc(l, name, -1, jpeg, len);
@@ -225,8 +225,9 @@ philips_fill(const fv__tiff *t, fv__layout *l)
         goto done;
     const char *ot = fv__xml_attr(x, root, "ObjectType");
     if (strcmp(fv__xml_local(x, root), "DataObject") || !ot || strcmp(ot, "DPUfsImport")) {
-        st = fv_error_set(FV_EFORMAT, DOM, "%s: XML root is <%.40s ObjectType=\"%.40s\">, expected <DataObject "
-                                           "ObjectType=\"DPUfsImport\">",
+        st = fv_error_set(FV_EFORMAT, DOM,
+                          "%s: XML root is <%.40s ObjectType=\"%.40s\">, expected <DataObject "
+                          "ObjectType=\"DPUfsImport\">",
                           t->path, fv__xml_name(x, root), ot ? ot : "");
         goto done;
     }

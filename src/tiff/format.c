@@ -15,7 +15,10 @@
 
 /* Most specific first; generic-tiff accepts anything with a first directory. */
 static const fv__format *const formats[] = {
-    &fv__format_aperio, &fv__format_philips, &fv__format_ome, &fv__format_generic,
+    &fv__format_aperio,
+    &fv__format_philips,
+    &fv__format_ome,
+    &fv__format_generic,
 };
 
 /* ---- numbers, locale-independent ---------------------------------------------------------- */
@@ -125,7 +128,7 @@ fv__base64_decode(const char *s, size_t len, uint8_t **res, size_t *out_len)
         else if (c == '=')
             break;
         else
-            continue;   /* whitespace and stray characters, as GLib does */
+            continue; /* whitespace and stray characters, as GLib does */
         acc = (acc << 6) | (uint32_t)v;
         bits += 6;
         if (bits >= 8) {
@@ -153,11 +156,11 @@ fv__jpeg_dimensions(const uint8_t *p, size_t len, uint32_t *w, uint32_t *h)
         if (p[i] != 0xFF)
             return 0;
         uint8_t m = p[i + 1];
-        if (m == 0xFF) {   /* fill byte */
+        if (m == 0xFF) { /* fill byte */
             i++;
             continue;
         }
-        if (m == 0xD9 || m == 0xDA)   /* EOI or SOS before any SOF */
+        if (m == 0xD9 || m == 0xDA) /* EOI or SOS before any SOF */
             return 0;
         if ((m >= 0xD0 && m <= 0xD7) || m == 0x01) {
             i += 2;
@@ -362,20 +365,21 @@ check_levels(const fv__tiff *t, fv__layout *l)
         fv__level_desc *lv = &l->levels[i];
         const fv__tiff_ifd *d = &t->ifds[lv->ifd];
         if (lv->width <= 0 || lv->height <= 0)
-            return fv_error_set(FV_EFORMAT, dom, "%s: level %d has size %lldx%lld", t->path, i,
-                                (long long)lv->width, (long long)lv->height);
+            return fv_error_set(FV_EFORMAT, dom, "%s: level %d has size %lldx%lld", t->path, i, (long long)lv->width,
+                                (long long)lv->height);
         if (lv->downsample <= 0)
-            lv->downsample = ((double)l->levels[0].width / (double)lv->width +
-                              (double)l->levels[0].height / (double)lv->height) / 2;
-        const fv__tiff_tag *depth = fv__tiff_find_tag(d, 32997);   /* ImageDepth (SGI) */
+            lv->downsample =
+                ((double)l->levels[0].width / (double)lv->width + (double)l->levels[0].height / (double)lv->height) / 2;
+        const fv__tiff_tag *depth = fv__tiff_find_tag(d, 32997); /* ImageDepth (SGI) */
         if (depth && depth->count) {
             uint64_t dv = 1;
             fv_status st = fv__tiff_tag_u64(t, depth, &dv, 1);
             if (st)
                 return st;
             if (dv != 1)
-                return fv_error_set(FV_EFORMAT, dom, "%s: level %d (directory %d) has ImageDepth %llu; only 1 is supported",
-                                    t->path, i, lv->ifd, (unsigned long long)dv);
+                return fv_error_set(FV_EFORMAT, dom,
+                                    "%s: level %d (directory %d) has ImageDepth %llu; only 1 is supported", t->path, i,
+                                    lv->ifd, (unsigned long long)dv);
         }
         if (i == 0)
             continue;
@@ -456,9 +460,10 @@ standard_props(const fv__tiff *t, const fv__format *f, fv__layout *l)
         const char *key;
         const char *value;
     } text[] = {
-        {"tiff.Make", d->make},         {"tiff.Model", d->model},       {"tiff.Software", d->software},
-        {"tiff.DateTime", d->datetime}, {"tiff.Artist", d->artist},     {"tiff.HostComputer", d->host_computer},
-        {"tiff.Copyright", d->copyright}, {"tiff.DocumentName", d->document_name},
+        { "tiff.Make", d->make },           { "tiff.Model", d->model },
+        { "tiff.Software", d->software },   { "tiff.DateTime", d->datetime },
+        { "tiff.Artist", d->artist },       { "tiff.HostComputer", d->host_computer },
+        { "tiff.Copyright", d->copyright }, { "tiff.DocumentName", d->document_name },
     };
     for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
         if (text[i].value && (st = fv__layout_set_prop(l, text[i].key, text[i].value)))
@@ -470,28 +475,28 @@ standard_props(const fv__tiff *t, const fv__format *f, fv__layout *l)
     static const struct {
         uint16_t tag;
         const char *key;
-    } pos[] = {{286, "tiff.XPosition"}, {287, "tiff.YPosition"}};
+    } pos[] = { { 286, "tiff.XPosition" }, { 287, "tiff.YPosition" } };
     for (size_t i = 0; i < 2; i++) {
         const fv__tiff_tag *tg = fv__tiff_find_tag(d, pos[i].tag);
         double v;
         if (!tg || !tg->count)
             continue;
         if ((st = fv__tiff_tag_f64(t, tg, &v, 1)) == FV_EIO)
-            return st;   /* a read error; an unusable value is only left out */
+            return st; /* a read error; an unusable value is only left out */
         if (st) {
             fv_error_clear();
             st = FV_OK;
         } else if ((st = set_double_prop(l, pos[i].key, v)))
             return st;
     }
-    const fv__tiff_tag *icc = fv__tiff_find_tag(d, 34675);   /* ICC profile */
+    const fv__tiff_tag *icc = fv__tiff_find_tag(d, 34675); /* ICC profile */
     if (icc && icc->count && (icc->type == 7 || icc->type == 1) &&
         (st = fv__layout_set_propf(l, "openslide.icc-size", "%llu", (unsigned long long)icc->count)))
         return st;
-    const char *unit = d->resolution_unit == 1   ? "none"
-                       : d->resolution_unit == 2 ? "inch"
-                       : d->resolution_unit == 3 ? "centimeter"
-                                                 : "unknown";
+    const char *unit = d->resolution_unit == 1 ? "none"
+        : d->resolution_unit == 2              ? "inch"
+        : d->resolution_unit == 3              ? "centimeter"
+                                               : "unknown";
     return fv__layout_set_prop(l, "tiff.ResolutionUnit", unit);
 }
 

@@ -20,16 +20,16 @@
 unsigned
 fv__tiff_type_size(unsigned type)
 {
-    static const unsigned char sz[19] = {0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8};
+    static const unsigned char sz[19] = { 0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8 };
     return type < 19 ? sz[type] : 0;
 }
 
 const char *
 fv__tiff_type_name(unsigned type)
 {
-    static const char *const names[19] = {"?", "BYTE", "ASCII", "SHORT", "LONG", "RATIONAL", "SBYTE",
-                                          "UNDEFINED", "SSHORT", "SLONG", "SRATIONAL", "FLOAT",
-                                          "DOUBLE", "IFD", "?", "?", "LONG8", "SLONG8", "IFD8"};
+    static const char *const names[19] = { "?",         "BYTE",   "ASCII", "SHORT",     "LONG",  "RATIONAL", "SBYTE",
+                                           "UNDEFINED", "SSHORT", "SLONG", "SRATIONAL", "FLOAT", "DOUBLE",   "IFD",
+                                           "?",         "?",      "LONG8", "SLONG8",    "IFD8" };
     return type < 19 ? names[type] : "?";
 }
 
@@ -37,39 +37,72 @@ const char *
 fv__tiff_tag_name(unsigned tag)
 {
     switch (tag) {
-    case T_NEWSUBFILETYPE: return "NewSubfileType";
-    case T_SUBFILETYPE: return "SubfileType";
-    case T_IMAGEWIDTH: return "ImageWidth";
-    case T_IMAGELENGTH: return "ImageLength";
-    case T_BITSPERSAMPLE: return "BitsPerSample";
-    case T_COMPRESSION: return "Compression";
-    case T_PHOTOMETRIC: return "PhotometricInterpretation";
-    case T_DOCUMENTNAME: return "DocumentName";
-    case T_IMAGEDESCRIPTION: return "ImageDescription";
-    case T_MAKE: return "Make";
-    case T_MODEL: return "Model";
-    case T_STRIPOFFSETS: return "StripOffsets";
-    case T_SAMPLESPERPIXEL: return "SamplesPerPixel";
-    case T_ROWSPERSTRIP: return "RowsPerStrip";
-    case T_STRIPBYTECOUNTS: return "StripByteCounts";
-    case T_XRESOLUTION: return "XResolution";
-    case T_YRESOLUTION: return "YResolution";
-    case T_PLANARCONFIG: return "PlanarConfiguration";
-    case T_RESOLUTIONUNIT: return "ResolutionUnit";
-    case T_SOFTWARE: return "Software";
-    case T_DATETIME: return "DateTime";
-    case T_ARTIST: return "Artist";
-    case T_HOSTCOMPUTER: return "HostComputer";
-    case T_PREDICTOR: return "Predictor";
-    case T_TILEWIDTH: return "TileWidth";
-    case T_TILELENGTH: return "TileLength";
-    case T_TILEOFFSETS: return "TileOffsets";
-    case T_TILEBYTECOUNTS: return "TileByteCounts";
-    case T_SUBIFDS: return "SubIFDs";
-    case T_SAMPLEFORMAT: return "SampleFormat";
-    case T_JPEGTABLES: return "JPEGTables";
-    case T_YCBCRSUBSAMPLING: return "YCbCrSubsampling";
-    case T_COPYRIGHT: return "Copyright";
+    case T_NEWSUBFILETYPE:
+        return "NewSubfileType";
+    case T_SUBFILETYPE:
+        return "SubfileType";
+    case T_IMAGEWIDTH:
+        return "ImageWidth";
+    case T_IMAGELENGTH:
+        return "ImageLength";
+    case T_BITSPERSAMPLE:
+        return "BitsPerSample";
+    case T_COMPRESSION:
+        return "Compression";
+    case T_PHOTOMETRIC:
+        return "PhotometricInterpretation";
+    case T_DOCUMENTNAME:
+        return "DocumentName";
+    case T_IMAGEDESCRIPTION:
+        return "ImageDescription";
+    case T_MAKE:
+        return "Make";
+    case T_MODEL:
+        return "Model";
+    case T_STRIPOFFSETS:
+        return "StripOffsets";
+    case T_SAMPLESPERPIXEL:
+        return "SamplesPerPixel";
+    case T_ROWSPERSTRIP:
+        return "RowsPerStrip";
+    case T_STRIPBYTECOUNTS:
+        return "StripByteCounts";
+    case T_XRESOLUTION:
+        return "XResolution";
+    case T_YRESOLUTION:
+        return "YResolution";
+    case T_PLANARCONFIG:
+        return "PlanarConfiguration";
+    case T_RESOLUTIONUNIT:
+        return "ResolutionUnit";
+    case T_SOFTWARE:
+        return "Software";
+    case T_DATETIME:
+        return "DateTime";
+    case T_ARTIST:
+        return "Artist";
+    case T_HOSTCOMPUTER:
+        return "HostComputer";
+    case T_PREDICTOR:
+        return "Predictor";
+    case T_TILEWIDTH:
+        return "TileWidth";
+    case T_TILELENGTH:
+        return "TileLength";
+    case T_TILEOFFSETS:
+        return "TileOffsets";
+    case T_TILEBYTECOUNTS:
+        return "TileByteCounts";
+    case T_SUBIFDS:
+        return "SubIFDs";
+    case T_SAMPLEFORMAT:
+        return "SampleFormat";
+    case T_JPEGTABLES:
+        return "JPEGTables";
+    case T_YCBCRSUBSAMPLING:
+        return "YCbCrSubsampling";
+    case T_COPYRIGHT:
+        return "Copyright";
     }
     return "tag";
 }
@@ -78,7 +111,7 @@ int
 fv__tiff_is_uint_type(unsigned type)
 {
     return type == TY_BYTE || type == TY_SHORT || type == TY_LONG || type == TY_IFD || type == TY_LONG8 ||
-           type == TY_IFD8;
+        type == TY_IFD8;
 }
 
 int
@@ -172,11 +205,19 @@ io_pread(int fd, void *buf, size_t len, uint64_t offset)
         int kind = atomic_load_explicit(&io_kind, memory_order_relaxed);
         if (target > 0 && (k == target || (k > target && (kind & FV__IO_FAULT_PERSIST)))) {
             switch (kind & 0xff) {
-            case FV__IO_FAULT_EIO: errno = EIO; return -1;
-            case FV__IO_FAULT_EOF: return 0;
-            case FV__IO_FAULT_SHORT: len = len > 1 ? len / 2 : len; break;
-            case FV__IO_FAULT_EINTR: errno = EINTR; return -1;
-            default: break;
+            case FV__IO_FAULT_EIO:
+                errno = EIO;
+                return -1;
+            case FV__IO_FAULT_EOF:
+                return 0;
+            case FV__IO_FAULT_SHORT:
+                len = len > 1 ? len / 2 : len;
+                break;
+            case FV__IO_FAULT_EINTR:
+                errno = EINTR;
+                return -1;
+            default:
+                break;
             }
         }
     }
@@ -190,7 +231,7 @@ fv__tiff_pread(const fv__tiff *t, uint64_t offset, void *buf, size_t len)
         return fv_error_set(FV_EINVAL, "tiff", "pread: NULL argument");
     if (offset > t->file_size || (uint64_t)len > t->file_size - offset)
         return fv__tiff_err(t, FV_EFORMAT, "%zu bytes at offset %llu run past the end of the file (%llu bytes)", len,
-                    (unsigned long long)offset, (unsigned long long)t->file_size);
+                            (unsigned long long)offset, (unsigned long long)t->file_size);
     uint8_t *p = buf;
     while (len) {
         size_t want = len > ((size_t)1 << 30) ? ((size_t)1 << 30) : len;
@@ -201,11 +242,11 @@ fv__tiff_pread(const fv__tiff *t, uint64_t offset, void *buf, size_t len)
             char eb[128];
             int e = errno;
             return fv__tiff_err(t, FV_EIO, "read at offset %llu failed: %s", (unsigned long long)offset,
-                        fv__tiff_errno_text(e, eb, sizeof eb));
+                                fv__tiff_errno_text(e, eb, sizeof eb));
         }
         if (n == 0)
             return fv__tiff_err(t, FV_EIO, "unexpected end of file at offset %llu (was the file truncated?)",
-                        (unsigned long long)offset);
+                                (unsigned long long)offset);
         p += n;
         len -= (size_t)n;
         offset += (uint64_t)n;
@@ -230,23 +271,32 @@ check_tag(const fv__tiff *t, const fv__tiff_tag *tag, uint64_t count, const char
     if (!t || !tag)
         return fv_error_set(FV_EINVAL, "tiff", "%s: NULL argument", what);
     if (count > tag->count)
-        return fv__tiff_err(t, FV_EFORMAT, "%s (%u) has %llu values, %llu needed", fv__tiff_tag_name(tag->tag), tag->tag,
-                    (unsigned long long)tag->count, (unsigned long long)count);
+        return fv__tiff_err(t, FV_EFORMAT, "%s (%u) has %llu values, %llu needed", fv__tiff_tag_name(tag->tag),
+                            tag->tag, (unsigned long long)tag->count, (unsigned long long)count);
     return FV_OK;
 }
 
-#define FV__TIFF_READ_BLOCK 2048   /* values converted per pread (16 KiB on the stack) */
+#define FV__TIFF_READ_BLOCK 2048 /* values converted per pread (16 KiB on the stack) */
 
 static double
 value_f64(const uint8_t *p, unsigned type, int be, int *ok)
 {
     switch (type) {
-    case TY_BYTE: case TY_SHORT: case TY_LONG: case TY_IFD: case TY_LONG8: case TY_IFD8:
+    case TY_BYTE:
+    case TY_SHORT:
+    case TY_LONG:
+    case TY_IFD:
+    case TY_LONG8:
+    case TY_IFD8:
         return (double)fv__tiff_get_uint(p, fv__tiff_type_size(type), be);
-    case TY_SBYTE: return (double)(int8_t)fv__tiff_get_uint(p, 1, be);
-    case TY_SSHORT: return (double)(int16_t)fv__tiff_get_uint(p, 2, be);
-    case TY_SLONG: return (double)(int32_t)fv__tiff_get_uint(p, 4, be);
-    case TY_SLONG8: return (double)(int64_t)fv__tiff_get_uint(p, 8, be);
+    case TY_SBYTE:
+        return (double)(int8_t)fv__tiff_get_uint(p, 1, be);
+    case TY_SSHORT:
+        return (double)(int16_t)fv__tiff_get_uint(p, 2, be);
+    case TY_SLONG:
+        return (double)(int32_t)fv__tiff_get_uint(p, 4, be);
+    case TY_SLONG8:
+        return (double)(int64_t)fv__tiff_get_uint(p, 8, be);
     case TY_RATIONAL: {
         uint32_t num = (uint32_t)fv__tiff_get_uint(p, 4, be), den = (uint32_t)fv__tiff_get_uint(p + 4, 4, be);
         if (!den)
@@ -311,8 +361,8 @@ fv__tiff_tag_u64(const fv__tiff *t, const fv__tiff_tag *tag, uint64_t *out, uint
     if (st)
         return st;
     if (!fv__tiff_is_uint_type(tag->type))
-        return fv__tiff_err(t, FV_EFORMAT, "%s (%u) has type %s, expected an unsigned integer", fv__tiff_tag_name(tag->tag),
-                    tag->tag, fv__tiff_type_name(tag->type));
+        return fv__tiff_err(t, FV_EFORMAT, "%s (%u) has type %s, expected an unsigned integer",
+                            fv__tiff_tag_name(tag->tag), tag->tag, fv__tiff_type_name(tag->type));
     return read_values(t, tag, out, count, 0);
 }
 
@@ -323,8 +373,8 @@ fv__tiff_tag_f64(const fv__tiff *t, const fv__tiff_tag *tag, double *out, uint64
     if (st)
         return st;
     if (!fv__tiff_type_size(tag->type) || tag->type == TY_ASCII || tag->type == TY_UNDEFINED)
-        return fv__tiff_err(t, FV_EFORMAT, "%s (%u) has type %s, expected a number", fv__tiff_tag_name(tag->tag), tag->tag,
-                    fv__tiff_type_name(tag->type));
+        return fv__tiff_err(t, FV_EFORMAT, "%s (%u) has type %s, expected a number", fv__tiff_tag_name(tag->tag),
+                            tag->tag, fv__tiff_type_name(tag->type));
     return read_values(t, tag, out, count, 1);
 }
 
@@ -339,10 +389,10 @@ fv__tiff_tag_string(const fv__tiff *t, const fv__tiff_tag *tag, char **out)
     *out = NULL;
     if (!fv__tiff_is_text_type(tag->type))
         return fv__tiff_err(t, FV_EFORMAT, "%s (%u) has type %s, expected ASCII", fv__tiff_tag_name(tag->tag), tag->tag,
-                    fv__tiff_type_name(tag->type));
+                            fv__tiff_type_name(tag->type));
     if (tag->count > FV__TIFF_MAX_TEXT)
-        return fv__tiff_err(t, FV_EFORMAT, "%s (%u) is %llu bytes long (limit %u)", fv__tiff_tag_name(tag->tag), tag->tag,
-                    (unsigned long long)tag->count, (unsigned)FV__TIFF_MAX_TEXT);
+        return fv__tiff_err(t, FV_EFORMAT, "%s (%u) is %llu bytes long (limit %u)", fv__tiff_tag_name(tag->tag),
+                            tag->tag, (unsigned long long)tag->count, (unsigned)FV__TIFF_MAX_TEXT);
     char *s = fv__malloc((size_t)tag->count + 1);
     if (!s)
         return fv_error_set(FV_ENOMEM, "tiff", "out of memory reading %s", fv__tiff_tag_name(tag->tag));

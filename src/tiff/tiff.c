@@ -21,7 +21,7 @@
 #include "tiff-internal.h"
 
 #ifndef O_CLOEXEC
-#  define O_CLOEXEC 0
+#define O_CLOEXEC 0
 #endif
 
 /* Metadata memory (tag lists, chunk arrays, strings) one file may make us
@@ -35,7 +35,7 @@
 
 typedef struct pctx {
     fv__tiff *t;
-    int cap;              /* allocated ifds */
+    int cap; /* allocated ifds */
     uint64_t used, budget;
 } pctx;
 
@@ -44,8 +44,8 @@ charge(pctx *c, int idx, uint64_t bytes, const char *what)
 {
     if (bytes > c->budget - c->used)
         return fv__tiff_derr(c->t, idx, FV_EFORMAT,
-                    "%s would take the file's metadata past %llu bytes (corrupt or hostile file)", what,
-                    (unsigned long long)c->budget);
+                             "%s would take the file's metadata past %llu bytes (corrupt or hostile file)", what,
+                             (unsigned long long)c->budget);
     c->used += bytes;
     return FV_OK;
 }
@@ -59,8 +59,8 @@ get_uint1(pctx *c, int idx, uint16_t tagno, uint64_t dflt, uint64_t *out)
     if (!tag || !tag->count)
         return FV_OK;
     if (!fv__tiff_is_uint_type(tag->type))
-        return fv__tiff_derr(c->t, idx, FV_EFORMAT, "%s (%u) has type %s, expected SHORT or LONG", fv__tiff_tag_name(tagno), tagno,
-                    fv__tiff_type_name(tag->type));
+        return fv__tiff_derr(c->t, idx, FV_EFORMAT, "%s (%u) has type %s, expected SHORT or LONG",
+                             fv__tiff_tag_name(tagno), tagno, fv__tiff_type_name(tag->type));
     return fv__tiff_tag_u64(c->t, tag, out, 1);
 }
 
@@ -72,11 +72,11 @@ get_text(pctx *c, int idx, uint16_t tagno, char **out)
     if (!tag)
         return FV_OK;
     if (!fv__tiff_is_text_type(tag->type))
-        return fv__tiff_derr(c->t, idx, FV_EFORMAT, "%s (%u) has type %s, expected ASCII", fv__tiff_tag_name(tagno), tagno,
-                    fv__tiff_type_name(tag->type));
+        return fv__tiff_derr(c->t, idx, FV_EFORMAT, "%s (%u) has type %s, expected ASCII", fv__tiff_tag_name(tagno),
+                             tagno, fv__tiff_type_name(tag->type));
     if (tag->count > FV__TIFF_MAX_TEXT)
-        return fv__tiff_derr(c->t, idx, FV_EFORMAT, "%s (%u) is %llu bytes long (limit %u)", fv__tiff_tag_name(tagno), tagno,
-                    (unsigned long long)tag->count, (unsigned)FV__TIFF_MAX_TEXT);
+        return fv__tiff_derr(c->t, idx, FV_EFORMAT, "%s (%u) is %llu bytes long (limit %u)", fv__tiff_tag_name(tagno),
+                             tagno, (unsigned long long)tag->count, (unsigned)FV__TIFF_MAX_TEXT);
     fv_status st = charge(c, idx, tag->count + 1, fv__tiff_tag_name(tagno));
     if (st)
         return st;
@@ -114,19 +114,19 @@ read_chunks(pctx *c, int idx, uint16_t off_tag, uint16_t cnt_tag, const char *un
     const fv__tiff_tag *to = fv__tiff_find_tag(d, off_tag), *tb = fv__tiff_find_tag(d, cnt_tag);
     if (!to)
         return fv__tiff_derr(t, idx, FV_EFORMAT, "%s image without %s", unit[0] == 't' ? "tiled" : "stripped",
-                    fv__tiff_tag_name(off_tag));
+                             fv__tiff_tag_name(off_tag));
     if (!tb)
         return fv__tiff_derr(t, idx, FV_EFORMAT, "%s image without %s", unit[0] == 't' ? "tiled" : "stripped",
-                    fv__tiff_tag_name(cnt_tag));
-    const fv__tiff_tag *tags[2] = {to, tb};
+                             fv__tiff_tag_name(cnt_tag));
+    const fv__tiff_tag *tags[2] = { to, tb };
     for (int k = 0; k < 2; k++) {
         if (!fv__tiff_is_uint_type(tags[k]->type))
             return fv__tiff_derr(t, idx, FV_EFORMAT, "%s (%u) has type %s, expected SHORT, LONG or LONG8",
-                        fv__tiff_tag_name(tags[k]->tag), tags[k]->tag, fv__tiff_type_name(tags[k]->type));
+                                 fv__tiff_tag_name(tags[k]->tag), tags[k]->tag, fv__tiff_type_name(tags[k]->type));
         if (tags[k]->count != d->nchunks)
             return fv__tiff_derr(t, idx, FV_EFORMAT, "%s (%u) has %llu values, expected %llu (one per %s)",
-                        fv__tiff_tag_name(tags[k]->tag), tags[k]->tag, (unsigned long long)tags[k]->count,
-                        (unsigned long long)d->nchunks, unit);
+                                 fv__tiff_tag_name(tags[k]->tag), tags[k]->tag, (unsigned long long)tags[k]->count,
+                                 (unsigned long long)d->nchunks, unit);
     }
     fv_status st = charge(c, idx, d->nchunks * 16, "the chunk index");
     if (st)
@@ -142,8 +142,8 @@ read_chunks(pctx *c, int idx, uint16_t off_tag, uint16_t cnt_tag, const char *un
         uint64_t o = d->chunk_offsets[i], b = d->chunk_bytes[i];
         if (b && (o > t->file_size || b > t->file_size - o))
             return fv__tiff_derr(t, idx, FV_EFORMAT,
-                        "%s %zu (offset %llu, %llu bytes) runs past the end of the file (%llu bytes)", unit, i,
-                        (unsigned long long)o, (unsigned long long)b, (unsigned long long)t->file_size);
+                                 "%s %zu (offset %llu, %llu bytes) runs past the end of the file (%llu bytes)", unit, i,
+                                 (unsigned long long)o, (unsigned long long)b, (unsigned long long)t->file_size);
     }
     return FV_OK;
 }
@@ -168,10 +168,10 @@ interpret(pctx *c, int idx)
     }
     if (w == 0 || w > FV__TIFF_MAX_DIM)
         return fv__tiff_derr(t, idx, FV_EFORMAT, "image width %llu is out of range (1..%llu)", (unsigned long long)w,
-                    (unsigned long long)FV__TIFF_MAX_DIM);
+                             (unsigned long long)FV__TIFF_MAX_DIM);
     if (h == 0 || h > FV__TIFF_MAX_DIM)
         return fv__tiff_derr(t, idx, FV_EFORMAT, "image height %llu is out of range (1..%llu)", (unsigned long long)h,
-                    (unsigned long long)FV__TIFF_MAX_DIM);
+                             (unsigned long long)FV__TIFF_MAX_DIM);
     d->width = w;
     d->height = h;
 
@@ -179,7 +179,8 @@ interpret(pctx *c, int idx)
     if ((st = get_uint1(c, idx, T_SAMPLESPERPIXEL, 1, &v)))
         return st;
     if (v == 0 || v > 65535)
-        return fv__tiff_derr(t, idx, FV_EFORMAT, "SamplesPerPixel %llu is out of range (1..65535)", (unsigned long long)v);
+        return fv__tiff_derr(t, idx, FV_EFORMAT, "SamplesPerPixel %llu is out of range (1..65535)",
+                             (unsigned long long)v);
     d->samples = (uint16_t)v;
     if ((st = get_uint1(c, idx, T_BITSPERSAMPLE, 1, &v)))
         return st;
@@ -207,12 +208,13 @@ interpret(pctx *c, int idx)
     if ((st = get_uint1(c, idx, T_PREDICTOR, 1, &v)))
         return st;
     d->predictor = (uint16_t)(v > 65535 ? 0 : v);
-    d->ycbcr_sub[0] = d->ycbcr_sub[1] = 2;   /* the specification's default */
+    d->ycbcr_sub[0] = d->ycbcr_sub[1] = 2; /* the specification's default */
     const fv__tiff_tag *ys = fv__tiff_find_tag(d, T_YCBCRSUBSAMPLING);
     if (ys && ys->count >= 2) {
         uint64_t s2[2];
         if (!fv__tiff_is_uint_type(ys->type))
-            return fv__tiff_derr(t, idx, FV_EFORMAT, "YCbCrSubsampling has type %s, expected SHORT", fv__tiff_type_name(ys->type));
+            return fv__tiff_derr(t, idx, FV_EFORMAT, "YCbCrSubsampling has type %s, expected SHORT",
+                                 fv__tiff_type_name(ys->type));
         if ((st = fv__tiff_tag_u64(t, ys, s2, 2)))
             return st;
         d->ycbcr_sub[0] = (uint16_t)(s2[0] > 65535 ? 0 : s2[0]);
@@ -240,16 +242,16 @@ interpret(pctx *c, int idx)
         if ((st = get_uint1(c, idx, T_TILEWIDTH, 0, &tws)) || (st = get_uint1(c, idx, T_TILELENGTH, 0, &ths)))
             return st;
         if (tws == 0 || tws > FV__TIFF_MAX_TILE_DIM || ths == 0 || ths > FV__TIFF_MAX_TILE_DIM)
-            return fv__tiff_derr(t, idx, FV_EFORMAT, "tile size %llux%llu is out of range (1..%d)", (unsigned long long)tws,
-                        (unsigned long long)ths, FV__TIFF_MAX_TILE_DIM);
+            return fv__tiff_derr(t, idx, FV_EFORMAT, "tile size %llux%llu is out of range (1..%d)",
+                                 (unsigned long long)tws, (unsigned long long)ths, FV__TIFF_MAX_TILE_DIM);
         d->tile_width = (uint32_t)tws;
         d->tile_height = (uint32_t)ths;
         uint64_t across = (w + tws - 1) / tws, down = (h + ths - 1) / ths;
-        uint64_t n = across * down;   /* < 2^48: no overflow */
+        uint64_t n = across * down; /* < 2^48: no overflow */
         if (n > FV__TIFF_MAX_CHUNKS || n * planes > FV__TIFF_MAX_CHUNKS)
             return fv__tiff_derr(t, idx, FV_EFORMAT, "%llu tiles (%llux%llu of %llux%llu) exceed the limit of %u",
-                        (unsigned long long)(n * planes), (unsigned long long)w, (unsigned long long)h,
-                        (unsigned long long)tws, (unsigned long long)ths, (unsigned)FV__TIFF_MAX_CHUNKS);
+                                 (unsigned long long)(n * planes), (unsigned long long)w, (unsigned long long)h,
+                                 (unsigned long long)tws, (unsigned long long)ths, (unsigned)FV__TIFF_MAX_CHUNKS);
         d->nchunks = n * planes;
         d->rows_per_strip = 0;
         if ((st = read_chunks(c, idx, T_TILEOFFSETS, T_TILEBYTECOUNTS, "tile")))
@@ -262,8 +264,8 @@ interpret(pctx *c, int idx)
         d->rows_per_strip = (uint32_t)v;
         uint64_t n = (h + v - 1) / v;
         if (n * planes > FV__TIFF_MAX_CHUNKS)
-            return fv__tiff_derr(t, idx, FV_EFORMAT, "%llu strips exceed the limit of %u", (unsigned long long)(n * planes),
-                        (unsigned)FV__TIFF_MAX_CHUNKS);
+            return fv__tiff_derr(t, idx, FV_EFORMAT, "%llu strips exceed the limit of %u",
+                                 (unsigned long long)(n * planes), (unsigned)FV__TIFF_MAX_CHUNKS);
         d->nchunks = n * planes;
         if ((st = read_chunks(c, idx, T_STRIPOFFSETS, T_STRIPBYTECOUNTS, "strip")))
             return st;
@@ -273,10 +275,11 @@ interpret(pctx *c, int idx)
     const fv__tiff_tag *jt = fv__tiff_find_tag(d, T_JPEGTABLES);
     if (jt && jt->count) {
         if (jt->type != TY_UNDEFINED && jt->type != TY_BYTE)
-            return fv__tiff_derr(t, idx, FV_EFORMAT, "JPEGTables has type %s, expected UNDEFINED", fv__tiff_type_name(jt->type));
+            return fv__tiff_derr(t, idx, FV_EFORMAT, "JPEGTables has type %s, expected UNDEFINED",
+                                 fv__tiff_type_name(jt->type));
         if (jt->count > FV__TIFF_MAX_TEXT)
             return fv__tiff_derr(t, idx, FV_EFORMAT, "JPEGTables is %llu bytes long (limit %u)",
-                        (unsigned long long)jt->count, (unsigned)FV__TIFF_MAX_TEXT);
+                                 (unsigned long long)jt->count, (unsigned)FV__TIFF_MAX_TEXT);
         if ((st = charge(c, idx, jt->count, "JPEGTables")))
             return st;
         d->jpeg_tables = fv__malloc((size_t)jt->count);
@@ -320,34 +323,34 @@ read_ifd(pctx *c, uint64_t off, int parent, int chain_index, uint64_t *next, con
     fv__tiff *t = c->t;
     fv_status st;
     uint8_t *block = NULL;
-    unsigned hdr = t->bigtiff ? 16 : 8, csz = t->bigtiff ? 8 : 2, esz = t->bigtiff ? 20 : 12,
-             osz = t->bigtiff ? 8 : 4;
+    unsigned hdr = t->bigtiff ? 16 : 8, csz = t->bigtiff ? 8 : 2, esz = t->bigtiff ? 20 : 12, osz = t->bigtiff ? 8 : 4;
 
     if (t->nifds >= FV__TIFF_MAX_IFDS)
         return fv__tiff_err(t, FV_EFORMAT, "more than %d directories (%s)", FV__TIFF_MAX_IFDS, ref);
     if (off < hdr || off >= t->file_size)
         return fv__tiff_err(t, FV_EFORMAT, "directory offset %llu (%s) is %s (file is %llu bytes)",
-                    (unsigned long long)off, ref, off < hdr ? "inside the header" : "past the end of the file",
-                    (unsigned long long)t->file_size);
+                            (unsigned long long)off, ref, off < hdr ? "inside the header" : "past the end of the file",
+                            (unsigned long long)t->file_size);
     /* odd offsets break the specification's word alignment but libtiff and
      * OpenSlide accept them; so do we (bounds are still checked) */
     uint8_t cb[8];
     if (off > t->file_size - csz)
         return fv__tiff_err(t, FV_EFORMAT, "directory at offset %llu (%s): entry count runs past the end of the file",
-                    (unsigned long long)off, ref);
+                            (unsigned long long)off, ref);
     if ((st = fv__tiff_pread(t, off, cb, csz)))
         return st;
     uint64_t n = fv__tiff_get_uint(cb, csz, t->big_endian);
     if (n == 0)
-        return fv__tiff_err(t, FV_EFORMAT, "directory at offset %llu (%s) has no entries", (unsigned long long)off, ref);
+        return fv__tiff_err(t, FV_EFORMAT, "directory at offset %llu (%s) has no entries", (unsigned long long)off,
+                            ref);
     if (n > FV__TIFF_MAX_TAGS)
         return fv__tiff_err(t, FV_EFORMAT, "directory at offset %llu (%s) has %llu entries (limit %d)",
-                    (unsigned long long)off, ref, (unsigned long long)n, FV__TIFF_MAX_TAGS);
+                            (unsigned long long)off, ref, (unsigned long long)n, FV__TIFF_MAX_TAGS);
     uint64_t blen = n * esz + osz;
     if (blen > t->file_size - off - csz)
         return fv__tiff_err(t, FV_EFORMAT,
-                    "directory at offset %llu (%s): %llu entries run past the end of the file (%llu bytes)",
-                    (unsigned long long)off, ref, (unsigned long long)n, (unsigned long long)t->file_size);
+                            "directory at offset %llu (%s): %llu entries run past the end of the file (%llu bytes)",
+                            (unsigned long long)off, ref, (unsigned long long)n, (unsigned long long)t->file_size);
 
     /* the new record (owned by t from here on, so close frees it on failure) */
     if (t->nifds == c->cap) {
@@ -385,10 +388,11 @@ read_ifd(pctx *c, uint64_t off, int parent, int chain_index, uint64_t *next, con
         tg.count = fv__tiff_get_uint(e + 4, t->bigtiff ? 8 : 4, t->big_endian);
         unsigned sz = fv__tiff_type_size(tg.type);
         if (!sz)
-            continue;   /* unknown type: ignored, as the specification asks */
+            continue; /* unknown type: ignored, as the specification asks */
         if (tg.count > UINT64_MAX / sz) {
             st = fv__tiff_derr(t, idx, FV_EFORMAT, "%s (%u): %llu values of type %s overflow a 64-bit size",
-                      fv__tiff_tag_name(tg.tag), tg.tag, (unsigned long long)tg.count, fv__tiff_type_name(tg.type));
+                               fv__tiff_tag_name(tg.tag), tg.tag, (unsigned long long)tg.count,
+                               fv__tiff_type_name(tg.type));
             goto done;
         }
         uint64_t bytes = tg.count * sz;
@@ -398,10 +402,11 @@ read_ifd(pctx *c, uint64_t off, int parent, int chain_index, uint64_t *next, con
         else
             tg.offset = fv__tiff_get_uint(e + (t->bigtiff ? 12 : 8), osz, t->big_endian);
         if (tg.offset > t->file_size || bytes > t->file_size - tg.offset) {
-            st = fv__tiff_derr(t, idx, FV_EFORMAT,
-                      "%s (%u): %llu values of type %s at offset %llu run past the end of the file (%llu bytes)",
-                      fv__tiff_tag_name(tg.tag), tg.tag, (unsigned long long)tg.count, fv__tiff_type_name(tg.type),
-                      (unsigned long long)tg.offset, (unsigned long long)t->file_size);
+            st = fv__tiff_derr(
+                t, idx, FV_EFORMAT,
+                "%s (%u): %llu values of type %s at offset %llu run past the end of the file (%llu bytes)",
+                fv__tiff_tag_name(tg.tag), tg.tag, (unsigned long long)tg.count, fv__tiff_type_name(tg.type),
+                (unsigned long long)tg.offset, (unsigned long long)t->file_size);
             goto done;
         }
         d->tags[d->ntags++] = tg;
@@ -423,10 +428,11 @@ read_subifds(pctx *c, int p)
     if (!tag || !tag->count)
         return FV_OK;
     if (tag->type != TY_LONG && tag->type != TY_IFD && tag->type != TY_LONG8 && tag->type != TY_IFD8)
-        return fv__tiff_derr(t, p, FV_EFORMAT, "SubIFDs has type %s, expected LONG or IFD", fv__tiff_type_name(tag->type));
+        return fv__tiff_derr(t, p, FV_EFORMAT, "SubIFDs has type %s, expected LONG or IFD",
+                             fv__tiff_type_name(tag->type));
     if (tag->count > FV__TIFF_MAX_IFDS)
-        return fv__tiff_derr(t, p, FV_EFORMAT, "SubIFDs lists %llu directories (limit %d)", (unsigned long long)tag->count,
-                    FV__TIFF_MAX_IFDS);
+        return fv__tiff_derr(t, p, FV_EFORMAT, "SubIFDs lists %llu directories (limit %d)",
+                             (unsigned long long)tag->count, FV__TIFF_MAX_IFDS);
     size_t n = (size_t)tag->count;
     uint64_t *list = fv__malloc(n * sizeof *list);
     if (!list)
@@ -438,10 +444,10 @@ read_subifds(pctx *c, int p)
         uint64_t off = list[i];
         int k = find_ifd(t, off);
         if (k >= first_child && t->ifds[k].parent == p)
-            continue;   /* already reached through a sibling's next pointer, or listed twice */
+            continue; /* already reached through a sibling's next pointer, or listed twice */
         if (k >= 0) {
-            st = fv__tiff_derr(t, p, FV_EFORMAT, "SubIFDs entry %zu points at directory %d (offset %llu): a cycle", i, k,
-                      (unsigned long long)off);
+            st = fv__tiff_derr(t, p, FV_EFORMAT, "SubIFDs entry %zu points at directory %d (offset %llu): a cycle", i,
+                               k, (unsigned long long)off);
             break;
         }
         snprintf(ref, sizeof ref, "SubIFDs entry %zu of directory %d", i, p);
@@ -458,8 +464,9 @@ read_subifds(pctx *c, int p)
                 break;
             k = find_ifd(t, next);
             if (k >= 0) {
-                st = fv__tiff_derr(t, t->nifds - 1, FV_EFORMAT, "next directory offset %llu points back at directory %d: a %s",
-                          (unsigned long long)next, k, t->ifds[k].parent == p ? "loop" : "cycle");
+                st = fv__tiff_derr(t, t->nifds - 1, FV_EFORMAT,
+                                   "next directory offset %llu points back at directory %d: a %s",
+                                   (unsigned long long)next, k, t->ifds[k].parent == p ? "loop" : "cycle");
                 break;
             }
             snprintf(ref, sizeof ref, "next pointer of directory %d", t->nifds - 1);
@@ -481,7 +488,7 @@ fv__tiff_open(const char *path, fv__tiff **out)
     if (!path)
         return fv_error_set(FV_EINVAL, "tiff", "path is NULL");
     fv_status st = FV_OK;
-    pctx c = {0};
+    pctx c = { 0 };
     fv__tiff *t = fv__calloc(1, sizeof *t);
     if (!t)
         return fv_error_set(FV_ENOMEM, "tiff", "out of memory");
@@ -515,14 +522,14 @@ fv__tiff_open(const char *path, fv__tiff **out)
     }
     t->file_size = (uint64_t)sb.st_size;
     c.budget = t->file_size > (FV__TIFF_BUDGET_MAX - FV__TIFF_BUDGET_SLACK) / 4
-                   ? FV__TIFF_BUDGET_MAX
-                   : t->file_size * 4 + FV__TIFF_BUDGET_SLACK;
+        ? FV__TIFF_BUDGET_MAX
+        : t->file_size * 4 + FV__TIFF_BUDGET_SLACK;
 
     /* header */
     uint8_t h[16];
     if (t->file_size < 8) {
         st = fv__tiff_err(t, FV_EFORMAT, "not a TIFF file: %llu bytes is too short for a TIFF header",
-                  (unsigned long long)t->file_size);
+                          (unsigned long long)t->file_size);
         goto done;
     }
     if ((st = fv__tiff_pread(t, 0, h, 8)))
@@ -543,14 +550,14 @@ fv__tiff_open(const char *path, fv__tiff **out)
         t->bigtiff = 1;
         if (t->file_size < 16) {
             st = fv__tiff_err(t, FV_EFORMAT, "not a TIFF file: %llu bytes is too short for a BigTIFF header",
-                      (unsigned long long)t->file_size);
+                              (unsigned long long)t->file_size);
             goto done;
         }
         if ((st = fv__tiff_pread(t, 0, h, 16)))
             goto done;
         if (fv__tiff_get_uint(h + 4, 2, t->big_endian) != 8 || fv__tiff_get_uint(h + 6, 2, t->big_endian) != 0) {
             st = fv__tiff_err(t, FV_EFORMAT, "bad BigTIFF header (offset size %u, expected 8)",
-                      (unsigned)fv__tiff_get_uint(h + 4, 2, t->big_endian));
+                              (unsigned)fv__tiff_get_uint(h + 4, 2, t->big_endian));
             goto done;
         }
         first = fv__tiff_get_uint(h + 8, 8, t->big_endian);
@@ -570,8 +577,9 @@ fv__tiff_open(const char *path, fv__tiff **out)
     for (int ci = 0; off; ci++) {
         int k = find_ifd(t, off);
         if (k >= 0) {
-            st = fv__tiff_derr(t, t->nifds - 1, FV_EFORMAT, "next directory offset %llu points back at directory %d: a loop",
-                      (unsigned long long)off, k);
+            st = fv__tiff_derr(t, t->nifds - 1, FV_EFORMAT,
+                               "next directory offset %llu points back at directory %d: a loop",
+                               (unsigned long long)off, k);
             goto done;
         }
         uint64_t next = 0;

@@ -12,39 +12,39 @@
 #include <stdint.h>
 #include "internal.h"
 
-#define FV__TIFF_MAX_IFDS      4096           /* directories, SubIFDs included */
-#define FV__TIFF_MAX_TAGS      4096           /* entries in one directory */
-#define FV__TIFF_MAX_CHUNKS    (1u << 24)     /* tiles or strips in one directory */
-#define FV__TIFF_MAX_DIM       ((uint64_t)1 << 24)   /* width or height in pixels */
-#define FV__TIFF_MAX_TILE_DIM  16384          /* tile width or height */
-#define FV__TIFF_MAX_TEXT      (16u << 20)    /* ASCII tags (XML descriptions) */
+#define FV__TIFF_MAX_IFDS 4096               /* directories, SubIFDs included */
+#define FV__TIFF_MAX_TAGS 4096               /* entries in one directory */
+#define FV__TIFF_MAX_CHUNKS (1u << 24)       /* tiles or strips in one directory */
+#define FV__TIFF_MAX_DIM ((uint64_t)1 << 24) /* width or height in pixels */
+#define FV__TIFF_MAX_TILE_DIM 16384          /* tile width or height */
+#define FV__TIFF_MAX_TEXT (16u << 20)        /* ASCII tags (XML descriptions) */
 
 typedef struct fv__tiff_tag {
     uint16_t tag, type;
     uint64_t count;
-    uint64_t offset;          /* file offset of the value bytes (inline values: offset of the field) */
+    uint64_t offset; /* file offset of the value bytes (inline values: offset of the field) */
 } fv__tiff_tag;
 
 typedef struct fv__tiff_ifd {
-    uint64_t offset;          /* file offset of this directory */
-    int parent;               /* -1 in the main chain; else index of the IFD whose SubIFDs tag lists it */
-    int chain_index;          /* position in the main chain, or -1 for SubIFDs */
-    uint32_t subfile_type;    /* NewSubfileType (bit 0: reduced resolution) */
+    uint64_t offset;       /* file offset of this directory */
+    int parent;            /* -1 in the main chain; else index of the IFD whose SubIFDs tag lists it */
+    int chain_index;       /* position in the main chain, or -1 for SubIFDs */
+    uint32_t subfile_type; /* NewSubfileType (bit 0: reduced resolution) */
     uint64_t width, height;
-    uint32_t tile_width, tile_height;   /* 0 when stripped */
-    uint32_t rows_per_strip;            /* stripped: rows per strip (clamped to height) */
+    uint32_t tile_width, tile_height; /* 0 when stripped */
+    uint32_t rows_per_strip;          /* stripped: rows per strip (clamped to height) */
     uint16_t samples, bits, sample_format, compression, photometric, planar, predictor;
     uint16_t ycbcr_sub[2];
-    uint64_t nchunks;                   /* tiles (across x, then y) or strips */
+    uint64_t nchunks; /* tiles (across x, then y) or strips */
     uint64_t *chunk_offsets, *chunk_bytes;
     uint8_t *jpeg_tables;
     size_t jpeg_tables_len;
-    char *description;                  /* ImageDescription, NUL-terminated, or NULL */
+    char *description; /* ImageDescription, NUL-terminated, or NULL */
     char *software, *make, *model, *datetime, *artist, *copyright, *host_computer, *document_name;
-    double x_resolution, y_resolution;  /* 0 when absent */
-    uint16_t resolution_unit;           /* 1 none, 2 inch, 3 centimetre */
+    double x_resolution, y_resolution; /* 0 when absent */
+    uint16_t resolution_unit;          /* 1 none, 2 inch, 3 centimetre */
     int ntags;
-    fv__tiff_tag *tags;                 /* every entry, for tiff.* properties and vendor tags */
+    fv__tiff_tag *tags; /* every entry, for tiff.* properties and vendor tags */
 } fv__tiff_ifd;
 
 typedef struct fv__tiff {
@@ -53,7 +53,7 @@ typedef struct fv__tiff {
     uint64_t file_size;
     int big_endian, bigtiff;
     int nifds;
-    fv__tiff_ifd *ifds;                 /* main chain in order, then SubIFDs */
+    fv__tiff_ifd *ifds; /* main chain in order, then SubIFDs */
 } fv__tiff;
 
 /* Open and parse. FV_EIO (cannot open/read), FV_EFORMAT (not TIFF, or malformed:
@@ -73,10 +73,10 @@ fv_status fv__tiff_pread(const fv__tiff *t, uint64_t offset, void *buf, size_t l
  * count only; n < 0: off (the default: one relaxed atomic load per read).
  * fv__tiff_io_count: pread calls since the last arming call. */
 enum {
-    FV__IO_FAULT_EIO = 1,     /* -1 with errno EIO                                   */
-    FV__IO_FAULT_EOF = 2,     /* 0 bytes, as if the file had been truncated          */
-    FV__IO_FAULT_SHORT = 3,   /* half the bytes asked for (must be retried: no error) */
-    FV__IO_FAULT_EINTR = 4,   /* -1 with errno EINTR (must be retried: no error)      */
+    FV__IO_FAULT_EIO = 1,   /* -1 with errno EIO                                   */
+    FV__IO_FAULT_EOF = 2,   /* 0 bytes, as if the file had been truncated          */
+    FV__IO_FAULT_SHORT = 3, /* half the bytes asked for (must be retried: no error) */
+    FV__IO_FAULT_EINTR = 4, /* -1 with errno EINTR (must be retried: no error)      */
     FV__IO_FAULT_PERSIST = 0x100
 };
 void fv__tiff_io_fault(int64_t n, int kind);
@@ -95,15 +95,15 @@ fv_status fv__tiff_tag_string(const fv__tiff *t, const fv__tiff_tag *tag, char *
 #define FV__MAX_ASSOCIATED 16
 
 typedef struct fv__level_desc {
-    int ifd;                  /* index into tiff->ifds */
+    int ifd; /* index into tiff->ifds */
     int64_t width, height;
-    double downsample;        /* level-0 width / this width (OpenSlide's definition: mean of x and y) */
+    double downsample; /* level-0 width / this width (OpenSlide's definition: mean of x and y) */
 } fv__level_desc;
 
 typedef struct fv__assoc_desc {
-    char name[32];            /* "thumbnail", "label", "macro" */
-    int ifd;                  /* -1 when the image is not a TIFF directory (Philips: base64 JPEG in XML) */
-    uint8_t *jpeg;            /* Philips: the decoded base64 JPEG bytes, else NULL */
+    char name[32]; /* "thumbnail", "label", "macro" */
+    int ifd;       /* -1 when the image is not a TIFF directory (Philips: base64 JPEG in XML) */
+    uint8_t *jpeg; /* Philips: the decoded base64 JPEG bytes, else NULL */
     size_t jpeg_len;
 } fv__assoc_desc;
 
@@ -112,15 +112,15 @@ typedef struct fv__prop {
 } fv__prop;
 
 typedef struct fv__layout {
-    char vendor[32];          /* OpenSlide's names: "aperio", "philips", "generic-tiff"; "ome-tiff" */
+    char vendor[32]; /* OpenSlide's names: "aperio", "philips", "generic-tiff"; "ome-tiff" */
     int nlevels;
-    fv__level_desc levels[FV__MAX_LEVELS];   /* level 0 = full resolution, decreasing */
+    fv__level_desc levels[FV__MAX_LEVELS]; /* level 0 = full resolution, decreasing */
     int nassoc;
     fv__assoc_desc assoc[FV__MAX_ASSOCIATED];
     int nprops;
-    fv__prop *props;          /* sorted by key; OpenSlide's standard names included */
-    double mpp_x, mpp_y;      /* micrometres per pixel, 0 when unknown */
-    double objective_power;   /* 0 when unknown */
+    fv__prop *props;        /* sorted by key; OpenSlide's standard names included */
+    double mpp_x, mpp_y;    /* micrometres per pixel, 0 when unknown */
+    double objective_power; /* 0 when unknown */
 } fv__layout;
 
 /* Decide the vendor by content (never by file name) and fill the layout: levels
@@ -128,7 +128,7 @@ typedef struct fv__layout {
  * properties. FV_EFORMAT for malformed vendor metadata with a message. */
 fv_status fv__layout_detect(const fv__tiff *t, fv__layout *out);
 void fv__layout_free(fv__layout *l);
-const char *fv__layout_prop(const fv__layout *l, const char *key);   /* NULL when absent */
+const char *fv__layout_prop(const fv__layout *l, const char *key); /* NULL when absent */
 
 /* ---- internal to src/tiff: the vendor table and helpers shared by format*.c ------
  * (additive; nothing outside src/tiff needs these) */
@@ -139,17 +139,18 @@ const char *fv__layout_prop(const fv__layout *l, const char *key);   /* NULL whe
  * fv__layout_detect tries the table in order, then validates the levels and adds
  * the standard properties (openslide.*, tiff.*). */
 typedef struct fv__format {
-    const char *name;                                   /* vendor: "aperio" ... */
+    const char *name; /* vendor: "aperio" ... */
     int (*detect)(const fv__tiff *t);
     fv_status (*fill)(const fv__tiff *t, fv__layout *l);
-    int hide_description;     /* leave tiff.ImageDescription / openslide.comment out (Philips) */
+    int hide_description; /* leave tiff.ImageDescription / openslide.comment out (Philips) */
 } fv__format;
 
 extern const fv__format fv__format_aperio, fv__format_philips, fv__format_ome, fv__format_generic;
 /* Defines fv__format_ID, its functions ID_detect and ID_fill. */
-#define FV__FORMAT(ID, NAME, HIDE_DESCRIPTION) \
-    const fv__format fv__format_##ID = {.name = NAME, .detect = ID##_detect, .fill = ID##_fill, \
-                                        .hide_description = HIDE_DESCRIPTION}
+#define FV__FORMAT(ID, NAME, HIDE_DESCRIPTION)                                                       \
+    const fv__format fv__format_##ID = {                                                             \
+        .name = NAME, .detect = ID##_detect, .fill = ID##_fill, .hide_description = HIDE_DESCRIPTION \
+    }
 
 /* Add a property (copied; a later value for the same key wins). */
 fv_status fv__layout_set_prop(fv__layout *l, const char *key, const char *value);

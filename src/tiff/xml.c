@@ -9,7 +9,7 @@
 #include "alloc.h"
 
 typedef struct xnode {
-    uint32_t name, text;          /* offsets into the string arena */
+    uint32_t name, text; /* offsets into the string arena */
     int parent, first, last, next;
     uint32_t attr0, nattrs;
 } xnode;
@@ -60,7 +60,7 @@ static int
 buf_put(xbuf *b, const char *s, size_t n)
 {
     if (n == 0)
-        return 1;   /* nothing to add (and the buffer may not exist yet) */
+        return 1; /* nothing to add (and the buffer may not exist yet) */
     if (n > b->cap - b->n) {
         size_t cap = b->cap ? b->cap : 64;
         while (cap - b->n < n)
@@ -279,7 +279,7 @@ new_node(xparser *p, const char *name, size_t nlen, int parent, int *out)
     nd->attr0 = x->nattrs;
     if (!arena_put(x, name, nlen, &nd->name))
         return xnomem(p);
-    nd->text = UINT32_MAX;   /* set when the element closes */
+    nd->text = UINT32_MAX; /* set when the element closes */
     x->nnodes++;
     if (parent >= 0) {
         xnode *pa = &x->nodes[parent];
@@ -324,7 +324,7 @@ static fv_status
 start_tag(xparser *p)
 {
     fv_status st;
-    p->pos++;   /* '<' */
+    p->pos++; /* '<' */
     size_t n0 = p->pos;
     if (p->pos >= p->len || !is_name_start((unsigned char)p->s[p->pos]))
         return xerr(p, "bad element name");
@@ -394,7 +394,7 @@ start_tag(xparser *p)
 static fv_status
 end_tag(xparser *p)
 {
-    p->pos += 2;   /* "</" */
+    p->pos += 2; /* "</" */
     size_t n0 = p->pos;
     while (p->pos < p->len && is_name_char((unsigned char)p->s[p->pos]))
         p->pos++;

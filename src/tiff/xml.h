@@ -19,7 +19,7 @@
 #include "internal.h"
 
 #define FV__XML_MAX_DEPTH 256
-#define FV__XML_MAX_ELEMENTS (1 << 20)   /* caps the tree's memory on hostile input */
+#define FV__XML_MAX_ELEMENTS (1 << 20) /* caps the tree's memory on hostile input */
 #define FV__XML_MAX_ATTRS (1 << 22)
 
 typedef struct fv__xml fv__xml;
@@ -29,10 +29,10 @@ fv_status fv__xml_parse(const char *domain, const char *text, size_t len, fv__xm
 void fv__xml_free(fv__xml *x);
 
 int fv__xml_root(const fv__xml *x);
-const char *fv__xml_name(const fv__xml *x, int el);       /* as written: "ome:Pixels" */
-const char *fv__xml_local(const fv__xml *x, int el);      /* without a prefix: "Pixels" */
+const char *fv__xml_name(const fv__xml *x, int el);  /* as written: "ome:Pixels" */
+const char *fv__xml_local(const fv__xml *x, int el); /* without a prefix: "Pixels" */
 int fv__xml_parent(const fv__xml *x, int el);
-int fv__xml_first_child(const fv__xml *x, int el);        /* child elements, in order */
+int fv__xml_first_child(const fv__xml *x, int el); /* child elements, in order */
 int fv__xml_next_sibling(const fv__xml *x, int el);
 /* First child / next sibling whose local name is local. */
 int fv__xml_child(const fv__xml *x, int el, const char *local);

@@ -34,26 +34,26 @@
 #include "fovea/fovea.h"
 #include "check.h"
 #include "variant-force.h"
-#include "xorshift.h"   /* next_u64, uniform; seed: FV_T_SEED */
+#include "xorshift.h" /* next_u64, uniform; seed: FV_T_SEED */
 
 #define HX_UNUSED __attribute__((unused))
 
-static const fv_device CPU HX_UNUSED = {FV_DEVICE_CPU, 0};
-static const fv_device GPU HX_UNUSED = {FV_DEVICE_CUDA, 0};
+static const fv_device CPU HX_UNUSED = { FV_DEVICE_CPU, 0 };
+static const fv_device GPU HX_UNUSED = { FV_DEVICE_CUDA, 0 };
 static fv_context *ctx HX_UNUSED;
-static int cuda_only HX_UNUSED;      /* FOVEA_TEST_CUDA_ONLY: fewer, smaller cases, no CPU comparison */
-static char current[600] HX_UNUSED;  /* the running case, for failure and crash messages */
+static int cuda_only HX_UNUSED;     /* FOVEA_TEST_CUDA_ONLY: fewer, smaller cases, no CPU comparison */
+static char current[600] HX_UNUSED; /* the running case, for failure and crash messages */
 
 /* ---- random numbers ------------------------------------------------------------- */
 
 static inline int64_t
-irand(int64_t lo, int64_t hi)   /* [lo, hi] */
+irand(int64_t lo, int64_t hi) /* [lo, hi] */
 {
     return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
 }
 
 static inline double
-uniform_in(double lo, double hi)   /* [lo, hi) */
+uniform_in(double lo, double hi) /* [lo, hi) */
 {
     return lo + (hi - lo) * uniform();
 }
@@ -98,16 +98,27 @@ static inline double
 get_elem(const void *p, fv_dtype dt, int64_t i)
 {
     switch (dt) {
-    case FV_BOOL: case FV_UINT8: return ((const uint8_t *)p)[i];
-    case FV_INT8: return ((const int8_t *)p)[i];
-    case FV_UINT16: return ((const uint16_t *)p)[i];
-    case FV_INT16: return ((const int16_t *)p)[i];
-    case FV_UINT32: return ((const uint32_t *)p)[i];
-    case FV_INT32: return ((const int32_t *)p)[i];
-    case FV_UINT64: return (double)((const uint64_t *)p)[i];
-    case FV_INT64: return (double)((const int64_t *)p)[i];
-    case FV_FLOAT32: return ((const float *)p)[i];
-    default: return ((const double *)p)[i];
+    case FV_BOOL:
+    case FV_UINT8:
+        return ((const uint8_t *)p)[i];
+    case FV_INT8:
+        return ((const int8_t *)p)[i];
+    case FV_UINT16:
+        return ((const uint16_t *)p)[i];
+    case FV_INT16:
+        return ((const int16_t *)p)[i];
+    case FV_UINT32:
+        return ((const uint32_t *)p)[i];
+    case FV_INT32:
+        return ((const int32_t *)p)[i];
+    case FV_UINT64:
+        return (double)((const uint64_t *)p)[i];
+    case FV_INT64:
+        return (double)((const int64_t *)p)[i];
+    case FV_FLOAT32:
+        return ((const float *)p)[i];
+    default:
+        return ((const double *)p)[i];
     }
 }
 
@@ -116,17 +127,39 @@ static inline void
 set_elem(void *p, fv_dtype dt, int64_t i, double v)
 {
     switch (dt) {
-    case FV_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    case FV_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case FV_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
-    case FV_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-    case FV_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
-    case FV_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    case FV_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case FV_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
-    case FV_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
-    case FV_FLOAT32: ((float *)p)[i] = (float)v; break;
-    default: ((double *)p)[i] = v; break;
+    case FV_BOOL:
+        ((uint8_t *)p)[i] = v != 0;
+        break;
+    case FV_UINT8:
+        ((uint8_t *)p)[i] = (uint8_t)v;
+        break;
+    case FV_INT8:
+        ((int8_t *)p)[i] = (int8_t)v;
+        break;
+    case FV_UINT16:
+        ((uint16_t *)p)[i] = (uint16_t)v;
+        break;
+    case FV_INT16:
+        ((int16_t *)p)[i] = (int16_t)v;
+        break;
+    case FV_UINT32:
+        ((uint32_t *)p)[i] = (uint32_t)v;
+        break;
+    case FV_INT32:
+        ((int32_t *)p)[i] = (int32_t)v;
+        break;
+    case FV_UINT64:
+        ((uint64_t *)p)[i] = (uint64_t)v;
+        break;
+    case FV_INT64:
+        ((int64_t *)p)[i] = (int64_t)v;
+        break;
+    case FV_FLOAT32:
+        ((float *)p)[i] = (float)v;
+        break;
+    default:
+        ((double *)p)[i] = v;
+        break;
     }
 }
 
@@ -138,7 +171,7 @@ hx_put_raw(void *p, fv_dtype dt, int64_t i, uint64_t r, double v)
     if (is_float(dt) || dt == FV_BOOL)
         set_elem(p, dt, i, dt == FV_BOOL ? (double)(r & 1) : v);
     else
-        memcpy((char *)p + i * (int64_t)fv_dtype_size(dt), &r, fv_dtype_size(dt));   /* little-endian */
+        memcpy((char *)p + i * (int64_t)fv_dtype_size(dt), &r, fv_dtype_size(dt)); /* little-endian */
 }
 
 /* element i's raw bits (zero-extended) of a contiguous buffer */
@@ -172,15 +205,33 @@ rand_host(fv_dtype dt, int nd, const int64_t *shape, int special)
     for (int64_t i = 0; i < n; i++) {
         double v;
         switch (dt) {
-        case FV_BOOL: v = (double)(next_u64() & 1); break;
-        case FV_UINT8: v = (double)irand(0, 255); break;
-        case FV_INT8: v = (double)irand(-128, 127); break;
-        case FV_UINT16: v = (double)irand(0, 65535); break;
-        case FV_INT16: v = (double)irand(-32768, 32767); break;
-        case FV_UINT32: v = (double)irand(0, 4000000000); break;
-        case FV_INT32: v = (double)irand(-2000000000, 2000000000); break;
-        case FV_UINT64: v = (double)irand(0, (int64_t)1 << 40); break;
-        case FV_INT64: v = (double)irand(-((int64_t)1 << 40), (int64_t)1 << 40); break;
+        case FV_BOOL:
+            v = (double)(next_u64() & 1);
+            break;
+        case FV_UINT8:
+            v = (double)irand(0, 255);
+            break;
+        case FV_INT8:
+            v = (double)irand(-128, 127);
+            break;
+        case FV_UINT16:
+            v = (double)irand(0, 65535);
+            break;
+        case FV_INT16:
+            v = (double)irand(-32768, 32767);
+            break;
+        case FV_UINT32:
+            v = (double)irand(0, 4000000000);
+            break;
+        case FV_INT32:
+            v = (double)irand(-2000000000, 2000000000);
+            break;
+        case FV_UINT64:
+            v = (double)irand(0, (int64_t)1 << 40);
+            break;
+        case FV_INT64:
+            v = (double)irand(-((int64_t)1 << 40), (int64_t)1 << 40);
+            break;
         default:
             v = (next_u64() & 7) == 0 ? (double)irand(-50, 50) : uniform() * 200.0 - 100.0;
             if (special > 0) {
@@ -213,10 +264,17 @@ to_host(const fv_array *a)
  * (the last axis) padded to a 16-byte multiple plus 16 bytes, starting on a
  * 16-byte boundary (padded) or one element past it (padded_off); rows an odd
  * number of elements apart, offset by one (odd_pitch). */
-enum { HX_CONTIG = 0, HX_STRIDED = 1, HX_FORTRAN = 2, HX_PADDED = 3, HX_PADDED_OFF = 4, HX_ODD_PITCH = 5,
-       HX_NLAYOUTS = 6 };
-static const char *const hx_layout_name[HX_NLAYOUTS] HX_UNUSED = {"contig", "strided", "fortran", "padded",
-                                                                   "padded_off", "odd_pitch"};
+enum {
+    HX_CONTIG = 0,
+    HX_STRIDED = 1,
+    HX_FORTRAN = 2,
+    HX_PADDED = 3,
+    HX_PADDED_OFF = 4,
+    HX_ODD_PITCH = 5,
+    HX_NLAYOUTS = 6
+};
+static const char *const hx_layout_name[HX_NLAYOUTS] HX_UNUSED = { "contig", "strided",    "fortran",
+                                                                   "padded", "padded_off", "odd_pitch" };
 
 /* A view of `shape` in a fresh base array on dev (*base: NULL for contiguous) in
  * one of the layouts above. */
@@ -236,7 +294,7 @@ make_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, 
         bs[nd - 1] = 2 * shape[nd - 1] + 1;
         if (nd > 1)
             bs[0] = shape[0] + 1;
-        int64_t s = 1, cs[FV_MAX_NDIM] = {0};
+        int64_t s = 1, cs[FV_MAX_NDIM] = { 0 };
         for (int d = nd - 1; d >= 0; d--) {
             cs[d] = s;
             s *= bs[d];
@@ -260,7 +318,7 @@ make_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, 
         }
         tot = s;
         *base = new_array(dt, 1, &tot, dev);
-    } else {   /* padded rows */
+    } else { /* padded rows */
         const int64_t w = nd ? shape[nd - 1] : 1, per16 = 16 / isz > 0 ? 16 / isz : 1;
         const int64_t pitch = layout == HX_ODD_PITCH ? w + 1 + (w & 1) : ((w + per16 - 1) / per16 + 1) * per16;
         int64_t s = pitch, tot;
@@ -307,10 +365,10 @@ hx_upload(const fv_array *h, int layout, fv_device dev)
  * +-0 equal only with HX_ZEROS); HX_ULP floats within rtol of the reference's
  * magnitude scale (scale[i] or, NULL, |want|), integers within one (wrapped). */
 typedef struct hx_tol {
-    int exact;      /* 1: bits (NaN payloads aside) */
-    int zeros;      /* 1: -0.0 == +0.0 */
-    double rtol;    /* !exact: floats within rtol * (scale + |want|) */
-    int ione;       /* !exact: integers within one (mod the width) */
+    int exact;   /* 1: bits (NaN payloads aside) */
+    int zeros;   /* 1: -0.0 == +0.0 */
+    double rtol; /* !exact: floats within rtol * (scale + |want|) */
+    int ione;    /* !exact: integers within one (mod the width) */
 } hx_tol;
 
 /* got and want: contiguous host arrays of one dtype and shape; returns 1 when
@@ -336,7 +394,7 @@ hx_compare(const fv_array *got, const fv_array *want, const double *scale, hx_to
                 if (isinf(wv) ? gv == wv : fabs(gv - wv) <= t.rtol * ((scale ? scale[i] : 0) + fabs(wv)) + 1e-300)
                     continue;
                 if (isinf(gv) && !isinf(wv) && fabs(wv) > (dt == FV_FLOAT32 ? 3e38 : 1e307))
-                    continue;   /* overflow near the largest finite value */
+                    continue; /* overflow near the largest finite value */
             }
         } else if (!t.exact && t.ione) {
             uint64_t d = (gb - wb) & wmask;
@@ -353,7 +411,7 @@ hx_compare(const fv_array *got, const fv_array *want, const double *scale, hx_to
 #ifdef HX_SCIPY_MODEL
 /* ---- scipy's casts and stores of raw element bits ---------------------------------- */
 
-#include "scipy-casts.h"   /* m_cvt32, m_cvt64, m_cvtu64 */
+#include "scipy-casts.h" /* m_cvt32, m_cvt64, m_cvtu64 */
 
 static inline uint64_t
 width_mask(fv_dtype dt)
@@ -374,13 +432,27 @@ static inline uint64_t
 m_store(fv_dtype odt, double v)
 {
     switch (odt) {
-    case FV_BOOL: return (uint8_t)m_cvt32(v) != 0;
-    case FV_UINT32: return (uint64_t)m_cvt64(v) & 0xffffffffull;
-    case FV_INT64: return (uint64_t)m_cvt64(v);
-    case FV_UINT64: return m_cvtu64(v);
-    case FV_FLOAT32: { float f = (float)v; uint32_t u; memcpy(&u, &f, 4); return u; }
-    case FV_FLOAT64: { uint64_t u; memcpy(&u, &v, 8); return u; }
-    default: return (uint64_t)(uint32_t)m_cvt32(v) & width_mask(odt);
+    case FV_BOOL:
+        return (uint8_t)m_cvt32(v) != 0;
+    case FV_UINT32:
+        return (uint64_t)m_cvt64(v) & 0xffffffffull;
+    case FV_INT64:
+        return (uint64_t)m_cvt64(v);
+    case FV_UINT64:
+        return m_cvtu64(v);
+    case FV_FLOAT32: {
+        float f = (float)v;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        return u;
+    }
+    case FV_FLOAT64: {
+        uint64_t u;
+        memcpy(&u, &v, 8);
+        return u;
+    }
+    default:
+        return (uint64_t)(uint32_t)m_cvt32(v) & width_mask(odt);
     }
 }
 
@@ -493,7 +565,7 @@ fill(fv_array *h, int specials, int wide)
         uint64_t r = next_u64();
         double v = wide ? uniform_in(-1e6, 1e6) : uniform_in(-300.0, 300.0);
         if (specials && is_float(dt) && next_u64() % (specials == 2 ? 9 : 40) == 3) {
-            static const double sp[] = {INFINITY, -INFINITY, NAN, -0.0, 0.0, 1e30, -1e30};
+            static const double sp[] = { INFINITY, -INFINITY, NAN, -0.0, 0.0, 1e30, -1e30 };
             v = sp[next_u64() % 7];
         }
         if (!wide && !is_float(dt))
@@ -559,8 +631,8 @@ time_nd(cudaStream_t s, const fv__op_args *a, int untiled, int reps)
 static int
 acc_float(fv_dtype in, fv_dtype out)
 {
-    return out == FV_FLOAT32 && (in == FV_FLOAT32 || in == FV_UINT8 || in == FV_INT8 || in == FV_UINT16 ||
-                                 in == FV_INT16 || in == FV_BOOL);
+    return out == FV_FLOAT32 &&
+        (in == FV_FLOAT32 || in == FV_UINT8 || in == FV_INT8 || in == FV_UINT16 || in == FV_INT16 || in == FV_BOOL);
 }
 
 static int
@@ -573,20 +645,18 @@ selected(const fv__filternd_params *p, int64_t j)
  * bigw: a selected weight past FLT_MAX (inf in float: 0 * inf is NaN there, so
  * non-finite results may differ) */
 static int
-cmp_close(const fv_array *got, const uint64_t *want, const double *mag, int bigw, const char *what,
-          const char *who)
+cmp_close(const fv_array *got, const uint64_t *want, const double *mag, int bigw, const char *what, const char *who)
 {
     fv_dtype dt = fv_array_dtype(got);
     for (int64_t i = 0; i < fv_array_size(got); i++) {
         double g = m_tod(dt, m_load(got, i)), w = m_tod(dt, want[i]);
         int ok = isnan(w) ? isnan(g) : isinf(w) ? g == w : fabs(g - w) <= 1e-5 * (mag[i] + fabs(w)) + 1e-37;
         if (!ok && isinf(g) && !isnan(w) && fabs(w) > 3e38)
-            ok = 1;   /* float overflow near FLT_MAX */
+            ok = 1; /* float overflow near FLT_MAX */
         if (!ok && bigw && (!isfinite(g) || !isfinite(w)))
             ok = 1;
         if (!ok) {
-            fprintf(stderr, "%s [%s]: element %lld: %.9g, want %.9g (mag %g)\n", what, who, (long long)i, g, w,
-                    mag[i]);
+            fprintf(stderr, "%s [%s]: element %lld: %.9g, want %.9g (mag %g)\n", what, who, (long long)i, g, w, mag[i]);
             return 0;
         }
     }

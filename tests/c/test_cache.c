@@ -29,8 +29,14 @@
 
 extern char **environ;
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-enum { W = 512, H = 384, T = 64, NTILES = (W / T) * (H / T), TILE_BYTES = T * T * 3 };
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
+enum {
+    W = 512,
+    H = 384,
+    T = 64,
+    NTILES = (W / T) * (H / T),
+    TILE_BYTES = T * T * 3
+};
 
 #define px tfw_px
 
@@ -45,11 +51,11 @@ write_tiled_tiff(const char *path)
 static int
 region_ok(fv_slide *s, int64_t x, int64_t y, int64_t w, int64_t h)
 {
-    int64_t shape[3] = {h, w, 3};
+    int64_t shape[3] = { h, w, 3 };
     fv_array *a = NULL;
     if (fv_array_new(NULL, FV_UINT8, 3, shape, CPU, &a))
         return 0;
-    fv_read_options o = {FV_PIXEL_RGB, 1, 0};
+    fv_read_options o = { FV_PIXEL_RGB, 1, 0 };
     int ok = fv_slide_read_region(s, NULL, x, y, 0, w, h, &o, a) == FV_OK;
     const uint8_t *p = fv_array_data(a);
     for (int64_t r = 0; ok && r < h; r++)
@@ -108,7 +114,7 @@ syn_byte(uint64_t k, size_t i)
 static int
 syn_get(uint64_t k)
 {
-    fv__tile_key key = {0x5eed0000ull + (k >> 20), (uint32_t)(k & 7), k};
+    fv__tile_key key = { 0x5eed0000ull + (k >> 20), (uint32_t)(k & 7), k };
     int must = 0;
     fv__tile *t = fv__cache_acquire(&key, &must);
     if (t) {
@@ -154,7 +160,7 @@ spawn_self(const char *self, char *const args[], int in_fd, int out_fd)
         posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
     if (out_fd >= 0)
         posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-    char *argv[8] = {(char *)self};
+    char *argv[8] = { (char *)self };
     for (int i = 0; i < 6 && args[i]; i++)
         argv[i + 1] = args[i];
     pid_t pid = -1;
@@ -192,7 +198,7 @@ child_main(int argc, char **argv)
         char c;
         while (read(0, &c, 1) > 0) {
         }
-        return 0;   /* exit: atexit detaches (and unlinks when last) */
+        return 0; /* exit: atexit detaches (and unlinks when last) */
     }
     if (argc < 4)
         return 2;
@@ -236,7 +242,7 @@ test_per_process(fv_slide *s)
     CHECK(stats().capacity == (uint64_t)256 << 20);
     fv_cache_clear();
     fv_cache_reset_stats();
-    CHECK(region_ok(s, 0, 0, 200, 200));   /* 4 x 4 tiles */
+    CHECK(region_ok(s, 0, 0, 200, 200)); /* 4 x 4 tiles */
     fv_cache_stats a = stats();
     CHECK(region_ok(s, 0, 0, 200, 200));
     fv_cache_stats b = stats();
@@ -250,13 +256,13 @@ test_per_process(fv_slide *s)
     CHECK_OK(fv_cache_set_capacity(64u << 20));
 
     /* fork while this process has a pending decode: the child must not wait for it */
-    fv__tile_key key = {0xf0f0, 0, 77};
+    fv__tile_key key = { 0xf0f0, 0, 77 };
     int must = 0;
     CHECK(fv__cache_acquire(&key, &must) == NULL && must == 1);
     pid_t pid = fork();
     if (pid == 0) {
         int m = 0;
-        fv__tile *t = fv__cache_acquire(&key, &m);   /* would hang on the parent's pending entry */
+        fv__tile *t = fv__cache_acquire(&key, &m); /* would hang on the parent's pending entry */
         int ok = !t && m == 1;
         fv__tile *nt = fv__tile_new(10);
         fv__cache_finish(&key, nt);
@@ -301,7 +307,7 @@ test_bad_arguments(void)
             hdr[0] = 0x1234;
         else {
             hdr[0] = FV__CACHE_SHM_MAGIC;
-            hdr[1] = 99;   /* version 99 (low half), header size 0 */
+            hdr[1] = 99; /* version 99 (low half), header size 0 */
         }
         int fd = shm_open(name, O_RDWR | O_CREAT | O_TRUNC, 0600);
         CHECK(fd >= 0);
@@ -374,9 +380,9 @@ test_shared_processes(fv_slide *s, const char *self, const char *path)
     /* a spawned process attaching by name fills an empty cache; the parent then hits */
     fv_cache_clear();
     CHECK(stats().entries == 0);
-    char *args1[] = {"child-attach", name, (char *)path, NULL};
+    char *args1[] = { "child-attach", name, (char *)path, NULL };
     CHECK(wait_ok(spawn_self(self, args1, -1, -1)));
-    CHECK(shm_exists(name));   /* the child detached at exit; the parent is still attached */
+    CHECK(shm_exists(name)); /* the child detached at exit; the parent is still attached */
     b = stats();
     CHECK(b.entries == NTILES);
     CHECK(region_ok(s, 0, 0, W, H));
@@ -384,8 +390,8 @@ test_shared_processes(fv_slide *s, const char *self, const char *path)
     CHECK(c.hits == b.hits + NTILES && c.misses == b.misses);
 
     /* a spawned process joining through FOVEA_CACHE_SHM hits everything */
-    setenv("FOVEA_CACHE_SHM", name + 1, 1);   /* without the slash works too */
-    char *args2[] = {"child-env", name, (char *)path, NULL};
+    setenv("FOVEA_CACHE_SHM", name + 1, 1); /* without the slash works too */
+    char *args2[] = { "child-env", name, (char *)path, NULL };
     CHECK(wait_ok(spawn_self(self, args2, -1, -1)));
     unsetenv("FOVEA_CACHE_SHM");
     CHECK(stats().hits == c.hits + NTILES);
@@ -421,7 +427,7 @@ test_capacity(fv_slide *s)
     CHECK(consistent());
 
     /* one tile larger than the capacity is never cached */
-    fv__tile_key big = {0xb16, 0, 0};
+    fv__tile_key big = { 0xb16, 0, 0 };
     int must = 0;
     CHECK(!fv__cache_acquire(&big, &must) && must);
     fv__tile *t = fv__tile_new(cap + 1);
@@ -464,7 +470,7 @@ test_owner_dead(void)
         int status = 0;
         CHECK(waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
         int hits = 0, bad = 0;
-        for (uint64_t k = 1009; k >= 1000; k--) {   /* the first call finds the lock owner dead */
+        for (uint64_t k = 1009; k >= 1000; k--) { /* the first call finds the lock owner dead */
             int r = syn_get(k);
             hits += r == 1;
             bad += r < 0;
@@ -473,7 +479,7 @@ test_owner_dead(void)
         /* stage 3 lost the LRU tail (evicted); all else survives */
         CHECK(hits == (stage == 3 ? 9 : 10));
         CHECK(fv__cache_repairs() == r0 + 1);
-        fv__tile_key dead = {0xdead, 1, 1};   /* stage 2's half-done insert is gone */
+        fv__tile_key dead = { 0xdead, 1, 1 }; /* stage 2's half-done insert is gone */
         int must = 0;
         fv__tile *t = fv__cache_acquire(&dead, &must);
         CHECK(!t && must);
@@ -482,7 +488,7 @@ test_owner_dead(void)
         if (fv_t_fail)
             fprintf(stderr, "  (owner-dead stage %d)\n", stage);
     }
-    CHECK(syn_workload(99, 2000, 100) == 0);   /* still fully usable */
+    CHECK(syn_workload(99, 2000, 100) == 0); /* still fully usable */
     CHECK(consistent());
     CHECK(stats().bytes <= 4u << 20);
 }
@@ -498,7 +504,7 @@ test_unlink(const char *self)
     snprintf(name, sizeof name, "%s", fv_cache_shm_name());
     int in[2], out[2];
     CHECK(pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0);
-    char *args[] = {"child-hold", name, NULL};
+    char *args[] = { "child-hold", name, NULL };
     pid_t pid = spawn_self(self, args, in[0], out[1]);
     close(in[0]);
     close(out[1]);
@@ -507,7 +513,7 @@ test_unlink(const char *self)
     close(out[0]);
     CHECK_OK(fv_cache_configure(FV_CACHE_NONE, 0));
     CHECK(shm_exists(name));
-    close(in[1]);   /* the holder exits */
+    close(in[1]); /* the holder exits */
     CHECK(wait_ok(pid));
     CHECK(!shm_exists(name));
 
@@ -517,7 +523,7 @@ test_unlink(const char *self)
         snprintf(name, sizeof name, "%s", fv_cache_shm_name());
         pid = fork();
         if (pid == 0) {
-            syn_get(5);   /* registers on first use */
+            syn_get(5); /* registers on first use */
             raise(SIGKILL);
             _exit(1);
         }
@@ -525,10 +531,10 @@ test_unlink(const char *self)
             int st;
             waitpid(pid, &st, 0);
         } else {
-            siginfo_t si;   /* wait until it is a zombie, without reaping it */
+            siginfo_t si; /* wait until it is a zombie, without reaping it */
             waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
         }
-        CHECK(syn_get(5) == 1);   /* the child's insert */
+        CHECK(syn_get(5) == 1); /* the child's insert */
         CHECK_OK(fv_cache_configure(FV_CACHE_PER_PROCESS, 1u << 20));
         CHECK(!shm_exists(name));
         if (!reap) {
@@ -551,11 +557,11 @@ test_unlink(const char *self)
         while (read(q[0], &x, 1) > 0) {
         }
         ok &= syn_get(6) == 1;
-        exit(ok ? 0 : 1);   /* atexit: detach, the last one: unlink */
+        exit(ok ? 0 : 1); /* atexit: detach, the last one: unlink */
     }
     close(q[0]);
-    struct timespec ts = {0, 1000 * 1000};
-    for (int i = 0; i < 5000 && stats().entries == 0; i++)   /* until the child has used it */
+    struct timespec ts = { 0, 1000 * 1000 };
+    for (int i = 0; i < 5000 && stats().entries == 0; i++) /* until the child has used it */
         nanosleep(&ts, NULL);
     CHECK_OK(fv_cache_configure(FV_CACHE_PER_PROCESS, 1u << 20));
     CHECK(shm_exists(name));
@@ -615,7 +621,9 @@ test_unlink(const char *self)
 static void
 test_random_kills(void)
 {
-    enum { NK = 6 };
+    enum {
+        NK = 6
+    };
     CHECK_OK(fv_cache_configure(FV_CACHE_SHARED_MEMORY, 512u << 10));
     pid_t kids[NK];
     int bad = 0, killed = 0;
@@ -625,7 +633,7 @@ test_random_kills(void)
                 if (syn_workload(seed, 50, 120))
                     _exit(1);
     unsigned r = 12345;
-    struct timespec ts = {0, 2 * 1000 * 1000};
+    struct timespec ts = { 0, 2 * 1000 * 1000 };
     for (int round = 0; round < 150; round++) {
         nanosleep(&ts, NULL);
         r = r * 1103515245u + 12345u;
@@ -651,22 +659,21 @@ test_random_kills(void)
     CHECK(consistent());
     fv_cache_stats a = stats();
     CHECK(a.bytes <= a.capacity && a.entries > 0);
-    printf("random kills: %d workers killed, %llu lock recoveries\n", killed,
-           (unsigned long long)fv__cache_repairs());
+    printf("random kills: %d workers killed, %llu lock recoveries\n", killed, (unsigned long long)fv__cache_repairs());
 }
 
 static void
 test_switching(fv_slide *s)
 {
-    fv_cache_type seq[] = {FV_CACHE_PER_PROCESS, FV_CACHE_SHARED_MEMORY, FV_CACHE_NONE, FV_CACHE_SHARED_MEMORY,
-                           FV_CACHE_SHARED_MEMORY, FV_CACHE_PER_PROCESS, FV_CACHE_NONE, FV_CACHE_PER_PROCESS};
+    fv_cache_type seq[] = { FV_CACHE_PER_PROCESS,   FV_CACHE_SHARED_MEMORY, FV_CACHE_NONE, FV_CACHE_SHARED_MEMORY,
+                            FV_CACHE_SHARED_MEMORY, FV_CACHE_PER_PROCESS,   FV_CACHE_NONE, FV_CACHE_PER_PROCESS };
     char prev[256] = "";
     for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
         CHECK_OK(fv_cache_configure(seq[i], 2u << 20));
         CHECK(fv_cache_type_get() == seq[i]);
         CHECK((seq[i] == FV_CACHE_SHARED_MEMORY) == (fv_cache_shm_name()[0] != '\0'));
         if (prev[0])
-            CHECK(!shm_exists(prev));   /* the previous segment went with the switch */
+            CHECK(!shm_exists(prev)); /* the previous segment went with the switch */
         snprintf(prev, sizeof prev, "%s", fv_cache_shm_name());
         fv_cache_stats a = stats();
         CHECK(a.hits == 0 && a.misses == 0 && a.entries == 0);
@@ -680,7 +687,11 @@ test_switching(fv_slide *s)
     }
 }
 
-typedef struct { fv_slide *s; unsigned seed; int ok; } targ;
+typedef struct {
+    fv_slide *s;
+    unsigned seed;
+    int ok;
+} targ;
 
 static void *
 reader(void *p)
@@ -697,16 +708,19 @@ reader(void *p)
     return NULL;
 }
 
-typedef struct { int must; int ok; } darg;
+typedef struct {
+    int must;
+    int ok;
+} darg;
 
 static void *
 dedup(void *p)
 {
     darg *a = p;
-    fv__tile_key key = {0xded0, 3, 3};
+    fv__tile_key key = { 0xded0, 3, 3 };
     fv__tile *t = fv__cache_acquire(&key, &a->must);
     if (a->must) {
-        struct timespec ts = {0, 20 * 1000 * 1000};
+        struct timespec ts = { 0, 20 * 1000 * 1000 };
         nanosleep(&ts, NULL);
         t = fv__tile_new(1000);
         memset(t->data, 0x5a, 1000);
@@ -725,7 +739,7 @@ test_threads(fv_slide *s)
         pthread_t th[8];
         targ ta[8];
         for (int i = 0; i < 8; i++) {
-            ta[i] = (targ){s, (unsigned)(i + 1) * 7919u, 0};
+            ta[i] = (targ){ s, (unsigned)(i + 1) * 7919u, 0 };
             pthread_create(&th[i], NULL, reader, &ta[i]);
         }
         int all = 1;
@@ -742,7 +756,7 @@ test_threads(fv_slide *s)
         fv_cache_reset_stats();
         darg da[8];
         for (int i = 0; i < 8; i++) {
-            da[i] = (darg){0, 0};
+            da[i] = (darg){ 0, 0 };
             pthread_create(&th[i], NULL, dedup, &da[i]);
         }
         int musts = 0;
@@ -760,7 +774,7 @@ test_threads(fv_slide *s)
     pthread_t th[4];
     targ ta[4];
     for (int i = 0; i < 4; i++) {
-        ta[i] = (targ){s, (unsigned)(i + 11), 0};
+        ta[i] = (targ){ s, (unsigned)(i + 11), 0 };
         pthread_create(&th[i], NULL, reader, &ta[i]);
     }
     for (int i = 0; i < 6; i++)
@@ -777,7 +791,7 @@ test_threads(fv_slide *s)
 
 typedef struct parg {
     atomic_int *stop;
-    int64_t snapshots, over, odd;   /* stats seen; bytes > capacity; bytes != entries x tile */
+    int64_t snapshots, over, odd; /* stats seen; bytes > capacity; bytes != entries x tile */
     uint64_t max_entries;
 } parg;
 
@@ -786,13 +800,13 @@ pressure_monitor(void *p)
 {
     parg *a = p;
     while (!atomic_load(a->stop)) {
-        fv_cache_stats st = stats();   /* one lock: bytes and capacity of the same moment */
+        fv_cache_stats st = stats(); /* one lock: bytes and capacity of the same moment */
         a->snapshots++;
         a->over += st.bytes > st.capacity;
         a->odd += st.bytes != st.entries * (uint64_t)TILE_BYTES;
         if (st.entries > a->max_entries)
             a->max_entries = st.entries;
-        struct timespec ts = {0, 20 * 1000};
+        struct timespec ts = { 0, 20 * 1000 };
         nanosleep(&ts, NULL);
     }
     return NULL;
@@ -825,26 +839,26 @@ pressure_reader(void *p)
 static void
 test_pressure(fv_slide *s)
 {
-    static const uint64_t caps[] = {0, TILE_BYTES - 1, TILE_BYTES, 2 * TILE_BYTES + 5, 5 * TILE_BYTES};
+    static const uint64_t caps[] = { 0, TILE_BYTES - 1, TILE_BYTES, 2 * TILE_BYTES + 5, 5 * TILE_BYTES };
     for (int type = 0; type < 2; type++)
         for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
             uint64_t cap = caps[c];
             if (type == 1 && cap < 64)
-                continue;   /* a segment holds at least 64 bytes */
+                continue; /* a segment holds at least 64 bytes */
             CHECK_OK(fv_cache_configure(type ? FV_CACHE_SHARED_MEMORY : FV_CACHE_PER_PROCESS, cap));
             atomic_int stop = 0;
-            parg mon = {.stop = &stop};
+            parg mon = { .stop = &stop };
             pthread_t mt, th[12];
             rarg ra[12];
             pthread_create(&mt, NULL, pressure_monitor, &mon);
             for (int i = 0; i < 12; i++) {
-                ra[i] = (rarg){s, (unsigned)(c * 100 + (size_t)i + 1) * 2654435761u, 0};
+                ra[i] = (rarg){ s, (unsigned)(c * 100 + (size_t)i + 1) * 2654435761u, 0 };
                 pthread_create(&th[i], NULL, pressure_reader, &ra[i]);
             }
             /* the capacity shrinks and grows back while they read */
             for (int k = 0; k < 20; k++) {
                 CHECK_OK(fv_cache_set_capacity(k % 2 ? cap / 2 : cap));
-                struct timespec ts = {0, 2 * 1000 * 1000};
+                struct timespec ts = { 0, 2 * 1000 * 1000 };
                 nanosleep(&ts, NULL);
             }
             int all = 1;
@@ -863,10 +877,10 @@ test_pressure(fv_slide *s)
             if (cap < TILE_BYTES)
                 CHECK(st.entries == 0 && st.hits == 0);
             printf("pressure (%s, capacity %llu = %.2f tiles): %lld snapshots, at most %llu tiles held, "
-                   "%llu hits / %llu misses / %llu evictions\n", type ? "shared memory" : "per process",
-                   (unsigned long long)cap, (double)cap / TILE_BYTES, (long long)mon.snapshots,
-                   (unsigned long long)mon.max_entries, (unsigned long long)st.hits, (unsigned long long)st.misses,
-                   (unsigned long long)st.evictions);
+                   "%llu hits / %llu misses / %llu evictions\n",
+                   type ? "shared memory" : "per process", (unsigned long long)cap, (double)cap / TILE_BYTES,
+                   (long long)mon.snapshots, (unsigned long long)mon.max_entries, (unsigned long long)st.hits,
+                   (unsigned long long)st.misses, (unsigned long long)st.evictions);
         }
 }
 
@@ -875,7 +889,7 @@ main(int argc, char **argv)
 {
     if (argc > 1 && !strncmp(argv[1], "child-", 6))
         return child_main(argc, argv);
-    alarm(300);   /* a lock that never recovers fails the test instead of hanging it */
+    alarm(300); /* a lock that never recovers fails the test instead of hanging it */
     unsetenv("FOVEA_CACHE_BYTES");
     unsetenv("FOVEA_CACHE_SHM");
     char self[4096];
@@ -906,7 +920,7 @@ main(int argc, char **argv)
         test_random_kills();
         test_switching(s);
     }
-    test_threads(s);   /* last: threads exist from here on */
+    test_threads(s); /* last: threads exist from here on */
     test_pressure(s);
 
     CHECK_OK(fv_cache_configure(FV_CACHE_SHARED_MEMORY, 1u << 20));

@@ -52,7 +52,7 @@ image8(uint32_t w, uint32_t h, int spp, uint32_t seed)
         for (uint32_t x = 0; x < w; x++)
             for (int c = 0; c < spp; c++) {
                 double v = 128 + 70 * sin(0.045 * x * (c + 1) + 0.3 * c + seed) * cos(0.037 * y + 0.5 * c) +
-                           20 * sin(0.011 * (x + 2.0 * y));
+                    20 * sin(0.011 * (x + 2.0 * y));
                 p[((size_t)y * w + x) * spp + c] = clamp8(v + (int)(rnd() % 5) - 2);
             }
     return p;
@@ -132,8 +132,7 @@ check_exact(const char *what, const fv__chunk_info *ci, const uint8_t *src, size
 }
 
 static void
-check_close(const char *what, const fv__chunk_info *ci, const uint8_t *src, size_t n, const uint8_t *expect,
-            double tol)
+check_close(const char *what, const fv__chunk_info *ci, const uint8_t *src, size_t n, const uint8_t *expect, double tol)
 {
     uint8_t *out = NULL;
     size_t need = 0;
@@ -153,8 +152,8 @@ check_close(const char *what, const fv__chunk_info *ci, const uint8_t *src, size
 static void
 bad_input(const char *what, const fv__chunk_info *ci, const uint8_t *s, size_t n, size_t tail, const char *domain)
 {
-    size_t cuts[] = {0, 1, 2, 3, 4, 8, 16, 33, n / 8, n / 4, n / 3, n / 2, 2 * n / 3, 3 * n / 4, 7 * n / 8,
-                     n - 16, n - 9, n - 8, n - 5, n - 4, n - 3, n - 2, n - 1};
+    size_t cuts[] = { 0,         1,         2,         3,      4,     8,     16,    33,    n / 8, n / 4, n / 3, n / 2,
+                      2 * n / 3, 3 * n / 4, 7 * n / 8, n - 16, n - 9, n - 8, n - 5, n - 4, n - 3, n - 2, n - 1 };
     int wrong = 0, rejected = 0, decoded = 0, other = 0;
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         size_t c = cuts[i];
@@ -176,7 +175,7 @@ bad_input(const char *what, const fv__chunk_info *ci, const uint8_t *s, size_t n
         int k = 1 + (int)(rnd() % 4);
         for (int j = 0; j < k; j++)
             c[rnd() % n] ^= (uint8_t)(1 + rnd() % 255);
-        if (t >= 250)   /* and some pure garbage after the first bytes */
+        if (t >= 250) /* and some pure garbage after the first bytes */
             for (size_t j = 2 + rnd() % 16; j < n; j++)
                 c[j] = (uint8_t)rnd();
         uint8_t *out = NULL;
@@ -279,10 +278,12 @@ lzw_put(lzw_out *o, unsigned code, int width)
 static uint8_t *
 lzw_encode(const uint8_t *in, size_t n, int no_clear, size_t *len)
 {
-    enum { HSIZE = 1 << 14 };
-    uint32_t *key = calloc(HSIZE, sizeof *key);   /* (prefix << 8 | byte) + 1, 0 = empty */
+    enum {
+        HSIZE = 1 << 14
+    };
+    uint32_t *key = calloc(HSIZE, sizeof *key); /* (prefix << 8 | byte) + 1, 0 = empty */
     uint16_t *val = calloc(HSIZE, sizeof *val);
-    lzw_out o = {0};
+    lzw_out o = { 0 };
     int width = 9;
     unsigned next = 258;
     lzw_put(&o, 256, width);
@@ -349,7 +350,11 @@ terr_quiet(j_common_ptr c)
     (void)c;
 }
 
-enum { JT_JFIF, JT_APERIO_RGB, JT_GRAY };
+enum {
+    JT_JFIF,
+    JT_APERIO_RGB,
+    JT_GRAY
+};
 
 static uint8_t *
 enc_jpeg(const uint8_t *px, int w, int h, int mode, int quality, size_t *len)
@@ -415,19 +420,19 @@ enc_jpeg_tables(uint8_t *const *imgs, int nimg, int w, int h, uint8_t **tables, 
     c.input_components = 3;
     c.in_color_space = JCS_RGB;
     jpeg_set_defaults(&c);
-    c.write_JFIF_header = FALSE;   /* as libtiff writes tiles */
+    c.write_JFIF_header = FALSE; /* as libtiff writes tiles */
     jpeg_set_quality(&c, 92, TRUE);
     unsigned char *tb = NULL;
     unsigned long tn = 0;
     jpeg_mem_dest(&c, &tb, &tn);
-    jpeg_write_tables(&c);   /* SOI, DQT, DHT, EOI; marks the tables as sent */
+    jpeg_write_tables(&c); /* SOI, DQT, DHT, EOI; marks the tables as sent */
     *tables = tb;
     *tlen = tn;
     for (int i = 0; i < nimg; i++) {
         unsigned char *ib = NULL;
         unsigned long in = 0;
         jpeg_mem_dest(&c, &ib, &in);
-        jpeg_start_compress(&c, FALSE);   /* abbreviated: no tables */
+        jpeg_start_compress(&c, FALSE); /* abbreviated: no tables */
         while (c.next_scanline < c.image_height) {
             JSAMPROW r = (JSAMPROW)(imgs[i] + (size_t)c.next_scanline * w * 3);
             jpeg_write_scanlines(&c, &r, 1);
@@ -541,7 +546,7 @@ enc_j2k(const uint8_t *const planes[3], int w, int h, const int dx[3], int jp2, 
     opj_cparameters_t p;
     opj_set_default_encoder_parameters(&p);
     p.tcp_numlayers = 1;
-    p.tcp_rates[0] = 0;   /* lossless */
+    p.tcp_rates[0] = 0; /* lossless */
     p.cp_disto_alloc = 1;
     p.numresolution = 4;
     p.irreversible = 0;
@@ -570,7 +575,7 @@ enc_j2k(const uint8_t *const planes[3], int w, int h, const int dx[3], int jp2, 
     opj_set_error_handler(codec, opj_quiet, NULL);
     opj_setup_encoder(codec, &p, im);
     opj_stream_t *st = opj_stream_create(OPJ_J2K_STREAM_CHUNK_SIZE, OPJ_FALSE);
-    wbuf b = {0};
+    wbuf b = { 0 };
     opj_stream_set_user_data(st, &b, NULL);
     opj_stream_set_write_function(st, w_write);
     opj_stream_set_skip_function(st, w_skip);
@@ -603,7 +608,7 @@ test_api(void)
     CHECK_ERR(fv__chunk_bytes(&ci, &n), FV_EINVAL, "codec: empty chunk");
     ci = chunk(65536, 65536, 4, 16, 1, 2);
     CHECK_ERR(fv__chunk_bytes(&ci, &n), FV_EINVAL, "too large");
-    ci = chunk(32768, 32768, 1, 8, 1, 1);   /* exactly 1 GiB */
+    ci = chunk(32768, 32768, 1, 8, 1, 1); /* exactly 1 GiB */
     CHECK_OK(fv__chunk_bytes(&ci, &n));
     ci.samples = 2;
     CHECK_ERR(fv__chunk_bytes(&ci, &n), FV_EINVAL, "exceeds");
@@ -622,10 +627,10 @@ test_api(void)
     CHECK(!strcmp(fv__codec_name(FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR), "Aperio JPEG 2000 YCbCr"));
     CHECK(!strcmp(fv__codec_name(32773), "PackBits"));
     CHECK(!strcmp(fv__codec_name(12345), "unknown"));
-    uint16_t yes[] = {1, 5, 7, 8, 32946, 33003, 33005, 50000, 50001};
+    uint16_t yes[] = { 1, 5, 7, 8, 32946, 33003, 33005, 50000, 50001 };
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
         CHECK(fv__codec_supported(yes[i]));
-    uint16_t no[] = {0, 2, 3, 4, 6, 32773, 34712, 34925, 50002, 65535};
+    uint16_t no[] = { 0, 2, 3, 4, 6, 32773, 34712, 34925, 50002, 65535 };
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
         CHECK(!fv__codec_supported(no[i]));
     const char *v = fv__codec_versions();
@@ -634,7 +639,7 @@ test_api(void)
           strstr(v, "zstd 1.") && strstr(v, "libwebp 1."));
 
     /* argument and request checks */
-    uint8_t src[64] = {0}, out[48];
+    uint8_t src[64] = { 0 }, out[48];
     ci = chunk(4, 4, 3, 8, FV_TIFF_COMPRESSION_NONE, FV_TIFF_PHOTOMETRIC_RGB);
     CHECK_ERR(fv__codec_decode(NULL, src, 48, out, 48), FV_EINVAL, "NULL");
     CHECK_ERR(fv__codec_decode(&ci, NULL, 48, out, 48), FV_EINVAL, "NULL");
@@ -653,7 +658,7 @@ test_api(void)
     ci = chunk(4, 4, 3, 8, FV_TIFF_COMPRESSION_DEFLATE, FV_TIFF_PHOTOMETRIC_RGB);
     ci.sample_format = 3;
     CHECK_ERR(fv__codec_decode(&ci, src, 48, out, 48), FV_EUNSUPPORTED, "sample format 3");
-    ci.sample_format = 0;   /* absent: unsigned */
+    ci.sample_format = 0; /* absent: unsigned */
     ci.predictor = 3;
     CHECK_ERR(fv__codec_decode(&ci, src, 48, out, 48), FV_EUNSUPPORTED, "floating-point predictor");
     ci.predictor = 7;
@@ -763,8 +768,8 @@ test_deflate(void)
         fv__chunk_info ci = chunk(w, h, 3, 16, FV_TIFF_COMPRESSION_ADOBE_DEFLATE, FV_TIFF_PHOTOMETRIC_RGB);
         ci.predictor = 2;
         ci.file_big_endian = big;
-        check_exact(big ? "deflate 16-bit predictor big-endian" : "deflate 16-bit predictor little-endian", &ci, z,
-                    len, p16);
+        check_exact(big ? "deflate 16-bit predictor big-endian" : "deflate 16-bit predictor little-endian", &ci, z, len,
+                    p16);
         uint8_t *enc = NULL;
         size_t elen = 0;
         CHECK_OK(fv__codec_encode(&ci, -1, (const uint8_t *)p16, &enc, &elen));
@@ -825,7 +830,7 @@ test_zstd(void)
     free(z);
     free(big);
     /* encoder (checksummed): levels, and corruption is caught */
-    int levels[] = {0, 1, 3, 9, 19, -5};
+    int levels[] = { 0, 1, 3, 9, 19, -5 };
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
         uint8_t *enc = NULL;
         size_t elen = 0;
@@ -1006,7 +1011,7 @@ test_lzw(void)
     free(z);
     /* hand-made: Clear, 'A', 'B', 258 (AB), then code 300 (beyond the table) */
     {
-        lzw_out o = {0};
+        lzw_out o = { 0 };
         lzw_put(&o, 256, 9);
         lzw_put(&o, 'A', 9);
         lzw_put(&o, 'B', 9);
@@ -1028,7 +1033,7 @@ test_lzw(void)
         free(o.p);
         memset(&o, 0, sizeof o);
         lzw_put(&o, 256, 9);
-        lzw_put(&o, 258, 9);   /* a string code right after Clear */
+        lzw_put(&o, 258, 9); /* a string code right after Clear */
         lzw_put(&o, 257, 9);
         lzw_put(&o, 0, 8 - o.nacc);
         CHECK_ERR(decode(&t, o.p, o.n, &out), FV_EFORMAT, "follows a Clear code");
@@ -1043,7 +1048,7 @@ test_lzw(void)
         lzw_put(&o, 0, 8 - o.nacc);
         check_exact("lzw without EOI", &t, o.p, o.n, "ABAB");
         free(o.p);
-        const uint8_t old[] = {0x00, 0x01, 0x02, 0x03};
+        const uint8_t old[] = { 0x00, 0x01, 0x02, 0x03 };
         CHECK_ERR(decode(&t, old, sizeof old, &out), FV_EFORMAT, "old-style");
         free(out);
     }
@@ -1064,7 +1069,7 @@ test_jpeg(void)
     uint8_t *ref = ref_jpeg(NULL, 0, j, len, JCS_UNKNOWN);
     check_exact("jpeg ycbcr = libjpeg", &ci, j, len, ref);
     check_close("jpeg ycbcr q95", &ci, j, len, px, 1.5);
-    ci.photometric = FV_TIFF_PHOTOMETRIC_RGB;   /* JFIF marker: still YCbCr */
+    ci.photometric = FV_TIFF_PHOTOMETRIC_RGB; /* JFIF marker: still YCbCr */
     check_exact("jpeg rgb photometric + JFIF", &ci, j, len, ref);
     ci.photometric = FV_TIFF_PHOTOMETRIC_YCBCR;
     bad_input("jpeg", &ci, j, len, 0, "jpeg:");
@@ -1082,11 +1087,11 @@ test_jpeg(void)
     j = enc_jpeg(px, (int)w, (int)h, JT_APERIO_RGB, 95, &len);
     ref = ref_jpeg(NULL, 0, j, len, JCS_RGB);
     uint8_t *guess = ref_jpeg(NULL, 0, j, len, JCS_UNKNOWN);
-    CHECK(ref && guess && mad(ref, guess, n) > 10);   /* libjpeg alone would convert */
+    CHECK(ref && guess && mad(ref, guess, n) > 10); /* libjpeg alone would convert */
     ci.photometric = FV_TIFF_PHOTOMETRIC_RGB;
     check_exact("jpeg aperio rgb = libjpeg JCS_RGB", &ci, j, len, ref);
     check_close("jpeg aperio rgb q95", &ci, j, len, px, 1.5);
-    ci.photometric = FV_TIFF_PHOTOMETRIC_YCBCR;   /* photometric YCbCr forces conversion */
+    ci.photometric = FV_TIFF_PHOTOMETRIC_YCBCR; /* photometric YCbCr forces conversion */
     check_exact("jpeg ycbcr photometric on rgb data", &ci, j, len, guess);
     free(guess);
     free(ref);
@@ -1109,7 +1114,7 @@ test_jpeg(void)
     free(j);
 
     /* JPEGTables + abbreviated tiles, three tiles sharing the tables */
-    uint8_t *imgs[3] = {px, image8(w, h, 3, 43), image8(w, h, 3, 44)};
+    uint8_t *imgs[3] = { px, image8(w, h, 3, 43), image8(w, h, 3, 44) };
     uint8_t *tables = NULL, *tiles[3];
     size_t tlen = 0, lens[3];
     enc_jpeg_tables(imgs, 3, (int)w, (int)h, &tables, &tlen, tiles, lens);
@@ -1203,7 +1208,7 @@ to_ycc422(const uint8_t *rgb, int w, int h, uint8_t *yp, uint8_t *cb, uint8_t *c
 static void
 test_jp2k(void)
 {
-    int sizes[][2] = {{240, 240}, {75, 50}};
+    int sizes[][2] = { { 240, 240 }, { 75, 50 } };
     for (int s = 0; s < 2; s++) {
         int w = sizes[s][0], h = sizes[s][1];
         size_t n = (size_t)w * h * 3, len = 0;
@@ -1215,11 +1220,11 @@ test_jp2k(void)
             for (size_t i = 0; i < (size_t)w * h; i++)
                 pl[c][i] = px[i * 3 + c];
         }
-        const int one[3] = {1, 1, 1};
+        const int one[3] = { 1, 1, 1 };
         uint8_t *j = enc_j2k((const uint8_t *const *)pl, w, h, one, 0, &len);
         CHECK(j != NULL);
-        fv__chunk_info ci = chunk((uint32_t)w, (uint32_t)h, 3, 8, FV_TIFF_COMPRESSION_APERIO_JP2K_RGB,
-                                  FV_TIFF_PHOTOMETRIC_RGB);
+        fv__chunk_info ci =
+            chunk((uint32_t)w, (uint32_t)h, 3, 8, FV_TIFF_COMPRESSION_APERIO_JP2K_RGB, FV_TIFF_PHOTOMETRIC_RGB);
         check_exact("jp2k 33005 rgb", &ci, j, len, px);
         if (s == 1)
             bad_input("jp2k rgb", &ci, j, len, 2, "jp2k:");
@@ -1231,15 +1236,19 @@ test_jp2k(void)
         /* the SIZ segment is checked before OpenJPEG allocates its tile grid (fuzz_codec:
          * a tiny stream declaring 62,000 tiles cost 1 s and 740 MB) */
         uint8_t *bad = malloc(len);
-        static const struct { int off; uint32_t v; const char *msg; } siz[] = {
-            {12, 561417, "image is"},                 /* Ysiz: a tall image */
-            {24, 1, "tiles of 1x1"},                  /* XTsiz 1 (and YTsiz 1 below): w x h tiles */
-            {32, 1, "bad tile grid"},                 /* XTOsiz past XOsiz */
-            {24, 0, "bad tile grid"},                 /* XTsiz 0 */
+        static const struct {
+            int off;
+            uint32_t v;
+            const char *msg;
+        } siz[] = {
+            { 12, 561417, "image is" }, /* Ysiz: a tall image */
+            { 24, 1, "tiles of 1x1" },  /* XTsiz 1 (and YTsiz 1 below): w x h tiles */
+            { 32, 1, "bad tile grid" }, /* XTOsiz past XOsiz */
+            { 24, 0, "bad tile grid" }, /* XTsiz 0 */
         };
         for (int k = 0; k < 4; k++) {
             if (k == 1 && w * h <= 4096)
-                continue;   /* 1x1 tiles stay within the limit */
+                continue; /* 1x1 tiles stay within the limit */
             memcpy(bad, j, len);
             for (int b = 0; b < 4; b++)
                 bad[siz[k].off + b] = (uint8_t)(siz[k].v >> (24 - 8 * b));
@@ -1264,8 +1273,8 @@ test_jp2k(void)
         int cw = (w + 1) / 2;
         uint8_t *yp = malloc((size_t)w * h), *cb = malloc((size_t)cw * h), *cr = malloc((size_t)cw * h);
         to_ycc422(px, w, h, yp, cb, cr);
-        const uint8_t *ycc[3] = {yp, cb, cr};
-        const int sub[3] = {1, 2, 2};
+        const uint8_t *ycc[3] = { yp, cb, cr };
+        const int sub[3] = { 1, 2, 2 };
         j = enc_j2k(ycc, w, h, sub, 0, &len);
         CHECK(j != NULL);
         ci.compression = FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR;
@@ -1351,7 +1360,7 @@ typedef struct tcase {
 
 static tcase tcases[6];
 static int ntcases;
-static int thread_fail;   /* set only under the mutex */
+static int thread_fail; /* set only under the mutex */
 static pthread_mutex_t thread_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void *
@@ -1390,18 +1399,22 @@ test_threads(void)
         for (size_t i = 0; i < (size_t)w * h; i++)
             pl[c][i] = px[i * 3 + c];
     }
-    const int one[3] = {1, 1, 1};
+    const int one[3] = { 1, 1, 1 };
     bufs[4] = enc_j2k((const uint8_t *const *)pl, (int)w, (int)h, one, 0, &len[4]);
     len[5] = WebPEncodeLosslessRGB(px, (int)w, (int)h, (int)w * 3, &bufs[5]);
-    int comps[6] = {FV_TIFF_COMPRESSION_DEFLATE, FV_TIFF_COMPRESSION_ZSTD, FV_TIFF_COMPRESSION_LZW,
-                    FV_TIFF_COMPRESSION_JPEG, FV_TIFF_COMPRESSION_APERIO_JP2K_RGB, FV_TIFF_COMPRESSION_WEBP};
+    int comps[6] = { FV_TIFF_COMPRESSION_DEFLATE,
+                     FV_TIFF_COMPRESSION_ZSTD,
+                     FV_TIFF_COMPRESSION_LZW,
+                     FV_TIFF_COMPRESSION_JPEG,
+                     FV_TIFF_COMPRESSION_APERIO_JP2K_RGB,
+                     FV_TIFF_COMPRESSION_WEBP };
     ntcases = 6;
     for (int i = 0; i < 6; i++) {
         tcases[i].ci = chunk(w, h, 3, 8, comps[i], i == 3 ? FV_TIFF_PHOTOMETRIC_YCBCR : FV_TIFF_PHOTOMETRIC_RGB);
         tcases[i].src = bufs[i];
         tcases[i].len = len[i];
         expect[i] = NULL;
-        CHECK_OK(decode(&tcases[i].ci, bufs[i], len[i], &expect[i]));   /* lossy: this thread's result */
+        CHECK_OK(decode(&tcases[i].ci, bufs[i], len[i], &expect[i])); /* lossy: this thread's result */
         tcases[i].expect = expect[i];
         if (i != 3)
             CHECK(expect[i] && !memcmp(expect[i], px, n));
@@ -1418,7 +1431,7 @@ test_threads(void)
         if (i == 5)
             WebPFree(bufs[i]);
         else
-            free(bufs[i]);   /* jpeg_mem_dest allocates with malloc too */
+            free(bufs[i]); /* jpeg_mem_dest allocates with malloc too */
     }
     for (int c = 0; c < 3; c++)
         free(pl[c]);
@@ -1499,18 +1512,34 @@ rect_cases(const char *what, const fv__chunk_info *ci, const uint8_t *src, size_
     for (int t = 0; t < nrect; t++) {
         uint32_t x0, y0, w, h;
         switch (t) {
-        case 0: x0 = 0, y0 = 0, w = W, h = H; break;
-        case 1: x0 = 0, y0 = 0, w = 1, h = 1; break;
-        case 2: x0 = W - 1, y0 = H - 1, w = 1, h = 1; break;
-        case 3: x0 = W / 2, y0 = H / 2, w = W - W / 2, h = H - H / 2; break;
-        case 4: x0 = 0, y0 = H / 2, w = W / 2, h = H - H / 2; break;
-        case 5: x0 = W / 2, y0 = 0, w = W - W / 2, h = H / 2; break;
-        case 6: x0 = 17 % W, y0 = 0, w = 1, h = H; break;
-        case 7: x0 = 0, y0 = 31 % H, w = W, h = 1; break;
+        case 0:
+            x0 = 0, y0 = 0, w = W, h = H;
+            break;
+        case 1:
+            x0 = 0, y0 = 0, w = 1, h = 1;
+            break;
+        case 2:
+            x0 = W - 1, y0 = H - 1, w = 1, h = 1;
+            break;
+        case 3:
+            x0 = W / 2, y0 = H / 2, w = W - W / 2, h = H - H / 2;
+            break;
+        case 4:
+            x0 = 0, y0 = H / 2, w = W / 2, h = H - H / 2;
+            break;
+        case 5:
+            x0 = W / 2, y0 = 0, w = W - W / 2, h = H / 2;
+            break;
+        case 6:
+            x0 = 17 % W, y0 = 0, w = 1, h = H;
+            break;
+        case 7:
+            x0 = 0, y0 = 31 % H, w = W, h = 1;
+            break;
         default:
             x0 = rnd() % W, y0 = rnd() % H;
             w = 1 + rnd() % (W - x0), h = 1 + rnd() % (H - y0);
-            if (t % 5 == 1) {   /* edges at and next to iMCU boundaries */
+            if (t % 5 == 1) { /* edges at and next to iMCU boundaries */
                 uint32_t a = (rnd() % (W / 8 + 1)) * 8 + rnd() % 3, b = (rnd() % (W / 8 + 1)) * 8 + rnd() % 3;
                 a = a ? a - 1 : 0, b = b ? b - 1 : 0;
                 if (a > b) {
@@ -1520,7 +1549,7 @@ rect_cases(const char *what, const fv__chunk_info *ci, const uint8_t *src, size_
                 x0 = a < W ? a : W - 1;
                 w = b > x0 && b <= W ? b - x0 : W - x0;
             }
-            if (t % 3 == 0) {   /* the corner pieces of a patch straddling tiles */
+            if (t % 3 == 0) { /* the corner pieces of a patch straddling tiles */
                 if (rnd() & 1)
                     x0 = 0;
                 else
@@ -1531,14 +1560,14 @@ rect_cases(const char *what, const fv__chunk_info *ci, const uint8_t *src, size_
                     h = H - y0;
             }
         }
-        uint8_t *out = malloc(need);   /* exact size: ASan catches overruns */
+        uint8_t *out = malloc(need); /* exact size: ASan catches overruns */
         uint32_t ox = 99999, oy = 99999, ow = 0, oh = 0;
         fv_status st = fv__codec_decode_rect(ci, s, n, x0, y0, w, h, out, need, &ox, &oy, &ow, &oh);
         int ok = st == FV_OK && ox <= x0 && oy <= y0 && ox + ow >= x0 + w && oy + oh >= y0 + h && ox + ow <= W &&
-                 oy + oh <= H;
+            oy + oh <= H;
         for (uint32_t y = y0; ok && y < y0 + h; y++)
-            ok = !memcmp(out + ((size_t)(y - oy) * ow + (x0 - ox)) * C, whole + ((size_t)y * W + x0) * C,
-                         (size_t)w * C);
+            ok =
+                !memcmp(out + ((size_t)(y - oy) * ow + (x0 - ox)) * C, whole + ((size_t)y * W + x0) * C, (size_t)w * C);
         if (!ok && bad++ < 5)
             fprintf(stderr, "  %s: rect (%u,%u)+%ux%u -> %s, got (%u,%u)+%ux%u: %s\n", what, x0, y0, w, h,
                     fv_status_name(st), ox, oy, ow, oh, st ? fv_error_message() : "pixels differ");
@@ -1550,7 +1579,7 @@ rect_cases(const char *what, const fv__chunk_info *ci, const uint8_t *src, size_
         /* fv__codec_decode_into: exactly the rectangle, rows stride bytes apart (a
          * patch inside a batch); the bytes between rows stay untouched */
         size_t pad = (t & 1) ? (size_t)(rnd() % 3) * C + (rnd() % 2) : 0, row = (size_t)w * C, stride = row + pad;
-        size_t into_len = (size_t)(h - 1) * stride + row;   /* exact: ASan catches overruns */
+        size_t into_len = (size_t)(h - 1) * stride + row; /* exact: ASan catches overruns */
         uint8_t *into = malloc(into_len);
         memset(into, 0xA5, into_len);
         st = fv__codec_decode_into(ci, s, n, x0, y0, w, h, into, stride);
@@ -1575,15 +1604,15 @@ rect_cases(const char *what, const fv__chunk_info *ci, const uint8_t *src, size_
 static void
 test_jpeg_rect(void)
 {
-    static const uint32_t sizes[][2] = {{240, 240}, {256, 256}, {512, 512}, {256, 240}, {75, 50}};
+    static const uint32_t sizes[][2] = { { 240, 240 }, { 256, 256 }, { 512, 512 }, { 256, 240 }, { 75, 50 } };
     struct {
         const char *name;
         int mode, hs, vs, progressive, restart;
     } kinds[] = {
-        {"ycbcr 4:2:0", JT_JFIF, 2, 2, 0, 0},      {"ycbcr 4:4:4", JT_JFIF, 1, 1, 0, 0},
-        {"ycbcr 4:2:2", JT_JFIF, 2, 1, 0, 0},      {"ycbcr 4:4:0", JT_JFIF, 1, 2, 0, 0},
-        {"aperio rgb", JT_APERIO_RGB, 1, 1, 0, 0}, {"gray", JT_GRAY, 1, 1, 0, 0},
-        {"ycbcr 4:2:0 restart", JT_JFIF, 2, 2, 0, 1}, {"ycbcr 4:2:0 progressive", JT_JFIF, 2, 2, 1, 0},
+        { "ycbcr 4:2:0", JT_JFIF, 2, 2, 0, 0 },         { "ycbcr 4:4:4", JT_JFIF, 1, 1, 0, 0 },
+        { "ycbcr 4:2:2", JT_JFIF, 2, 1, 0, 0 },         { "ycbcr 4:4:0", JT_JFIF, 1, 2, 0, 0 },
+        { "aperio rgb", JT_APERIO_RGB, 1, 1, 0, 0 },    { "gray", JT_GRAY, 1, 1, 0, 0 },
+        { "ycbcr 4:2:0 restart", JT_JFIF, 2, 2, 0, 1 }, { "ycbcr 4:2:0 progressive", JT_JFIF, 2, 2, 1, 0 },
     };
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         uint32_t W = sizes[si][0], H = sizes[si][1];
@@ -1597,17 +1626,17 @@ test_jpeg_rect(void)
             if (!j)
                 continue;
             fv__chunk_info ci = chunk(W, H, gr ? 1 : 3, 8, FV_TIFF_COMPRESSION_JPEG,
-                                      gr ? FV_TIFF_PHOTOMETRIC_MINISBLACK
-                                         : kinds[k].mode == JT_APERIO_RGB ? FV_TIFF_PHOTOMETRIC_RGB
-                                                                         : FV_TIFF_PHOTOMETRIC_YCBCR);
+                                      gr                                   ? FV_TIFF_PHOTOMETRIC_MINISBLACK
+                                          : kinds[k].mode == JT_APERIO_RGB ? FV_TIFF_PHOTOMETRIC_RGB
+                                                                           : FV_TIFF_PHOTOMETRIC_YCBCR);
             char what[96];
             snprintf(what, sizeof what, "jpeg rect %ux%u %s", W, H, kinds[k].name);
             int partial = 0, nrect = W >= 256 ? 400 : 200;
             double frac = rect_cases(what, &ci, j, len, nrect, &partial);
-            printf("  %s: %d rectangles exact, %d decoded partially, mean %.0f%% of the chunk decoded\n", what,
-                   nrect, partial, 100 * frac);
+            printf("  %s: %d rectangles exact, %d decoded partially, mean %.0f%% of the chunk decoded\n", what, nrect,
+                   partial, 100 * frac);
             if (kinds[k].progressive)
-                CHECK(partial == 0);   /* progressive: whole decodes */
+                CHECK(partial == 0); /* progressive: whole decodes */
             else if (W >= 240)
                 CHECK(partial > nrect / 2);
             free(j);
@@ -1618,7 +1647,7 @@ test_jpeg_rect(void)
 
     /* JPEGTables + abbreviated tiles (as TIFF writers store them) */
     uint32_t w = 256, h = 256;
-    uint8_t *imgs[2] = {image8(w, h, 3, 80), image8(w, h, 3, 81)};
+    uint8_t *imgs[2] = { image8(w, h, 3, 80), image8(w, h, 3, 81) };
     uint8_t *tables = NULL, *tiles[2];
     size_t tlen = 0, lens[2];
     enc_jpeg_tables(imgs, 2, (int)w, (int)h, &tables, &tlen, tiles, lens);
@@ -1639,10 +1668,9 @@ test_jpeg_rect(void)
               "not inside");
     CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], lens[0], 0, 0, 0, 1, out, need, &ox, &oy, &ow, &oh), FV_EINVAL,
               "not inside");
-    CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], lens[0], 0, 0, 1, 1, out, need - 1, &ox, &oy, &ow, &oh),
-              FV_EINVAL, "output buffer");
-    CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], 0, 0, 0, 1, 1, out, need, &ox, &oy, &ow, &oh), FV_EFORMAT,
-              "jpeg");
+    CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], lens[0], 0, 0, 1, 1, out, need - 1, &ox, &oy, &ow, &oh), FV_EINVAL,
+              "output buffer");
+    CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], 0, 0, 0, 1, 1, out, need, &ox, &oy, &ow, &oh), FV_EFORMAT, "jpeg");
     CHECK_ERR(fv__codec_decode_rect(&ci, tiles[0], lens[0] / 3, 0, 200, 8, 8, out, need, &ox, &oy, &ow, &oh),
               FV_EFORMAT, "jpeg:");
     CHECK_ERR(fv__codec_decode_into(&ci, tiles[0], lens[0], 0, 0, 16, 16, out, 47), FV_EINVAL, "stride");
@@ -1651,7 +1679,7 @@ test_jpeg_rect(void)
     CHECK_ERR(fv__codec_decode_into(&ci, tiles[0], lens[0] / 3, 0, 200, 8, 8, out, 24), FV_EFORMAT, "jpeg:");
     CHECK_ERR(fv__codec_decode_into(&ci, tiles[0], lens[0] / 3, 0, 200, 256, 8, out, 768), FV_EFORMAT, "jpeg:");
     int other = 0;
-    for (int t = 0; t < 300; t++) {   /* corrupt streams: decode or FV_EFORMAT, never crash */
+    for (int t = 0; t < 300; t++) { /* corrupt streams: decode or FV_EFORMAT, never crash */
         uint8_t *c = malloc(lens[1]);
         memcpy(c, tiles[1], lens[1]);
         for (int k = 1 + (int)(rnd() % 4); k > 0; k--)
@@ -1715,6 +1743,6 @@ main(void)
     test_webp();
     printf("threads\n");
     test_threads();
-    fv__codec_thread_cleanup();   /* this thread's cached contexts (others went at exit) */
+    fv__codec_thread_cleanup(); /* this thread's cached contexts (others went at exit) */
     return fv_t_summary("test_codec");
 }

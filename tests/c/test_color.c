@@ -10,12 +10,12 @@
 #include "fovea/fovea.h"
 #include "check.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 
 static fv_array *
 arr(fv_dtype dt, int nd, int64_t a, int64_t b, int64_t c)
 {
-    int64_t shape[3] = {a, b, c};
+    int64_t shape[3] = { a, b, c };
     fv_array *x = NULL;
     CHECK_OK(fv_array_new(NULL, dt, nd, shape, CPU, &x));
     return x;
@@ -131,7 +131,7 @@ test_layouts(void)
     float *b = (float *)fv_array_data(base);
     for (int i = 0; i < 3 * 5 * 7; i++)
         b[i] = (float)((i * 37) % 101) / 100.0f;
-    int64_t shape[3] = {5, 7, 3}, strides[3] = {7 * 4, 4, 5 * 7 * 4};
+    int64_t shape[3] = { 5, 7, 3 }, strides[3] = { 7 * 4, 4, 5 * 7 * 4 };
     CHECK_OK(fv_array_view(base, 3, shape, strides, 0, &view));
     fv_color_params p = params(FV_COLOR_RGB2HSV);
     CHECK_OK(fv_color_convert(NULL, view, out, &p));
@@ -202,7 +202,7 @@ test_errors(void)
     CHECK_ERR(fv_color_delta_e(NULL, in, in, flat, &p), FV_EINVAL, "not a colour difference");
     /* overlapping but not the same layout */
     fv_array *shifted = NULL;
-    int64_t sh[2] = {3, 3};
+    int64_t sh[2] = { 3, 3 };
     CHECK_OK(fv_array_view(in, 2, sh, NULL, 3 * sizeof(double), &shifted));
     fv_array *head = NULL;
     CHECK_OK(fv_array_view(in, 2, sh, NULL, 0, &head));
@@ -213,7 +213,7 @@ test_errors(void)
     CHECK_OK(fv_color_convert(NULL, e_in, e_out, &p));
     CHECK(strcmp(fv_color_conv_name(FV_COLOR_DELTAE_CMC), "deltaE_cmc") == 0);
     CHECK(strcmp(fv_color_conv_name((fv_color_conv)-1), "invalid") == 0);
-    fv_array *all[] = {in, out, in4, i32, f32, short_out, two, flat, in5, shifted, head, e_in, e_out};
+    fv_array *all[] = { in, out, in4, i32, f32, short_out, two, flat, in5, shifted, head, e_in, e_out };
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         fv_array_unref(all[k]);
 }
@@ -233,10 +233,10 @@ test_uint8(void)
         pu[i] = (uint8_t)((i * 37 + i / 7) & 255);
         pf[i] = (double)pu[i] * (1.0 / 255);
     }
-    const fv_color_pre pres[] = {FV_COLOR_PRE_NONE, FV_COLOR_PRE_SRGB_LINEAR, FV_COLOR_PRE_STAIN_LOG,
-                                 FV_COLOR_PRE_STAIN_EXP};
-    const fv_color_post posts[] = {FV_COLOR_POST_NONE, FV_COLOR_POST_SRGB_GAMMA, FV_COLOR_POST_NONNEG,
-                                   FV_COLOR_POST_EXP_CLIP, FV_COLOR_POST_CLIP01};
+    const fv_color_pre pres[] = { FV_COLOR_PRE_NONE, FV_COLOR_PRE_SRGB_LINEAR, FV_COLOR_PRE_STAIN_LOG,
+                                  FV_COLOR_PRE_STAIN_EXP };
+    const fv_color_post posts[] = { FV_COLOR_POST_NONE, FV_COLOR_POST_SRGB_GAMMA, FV_COLOR_POST_NONNEG,
+                                    FV_COLOR_POST_EXP_CLIP, FV_COLOR_POST_CLIP01 };
     for (size_t a = 0; a < sizeof pres / sizeof pres[0]; a++)
         for (size_t b = 0; b < sizeof posts / sizeof posts[0]; b++) {
             fv_color_params p = params(FV_COLOR_MATRIX);

@@ -17,7 +17,7 @@
 #include "fovea/fovea.h"
 #include "check.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 static fv_context *ctx;
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
@@ -33,7 +33,7 @@ uniform(void)
 static fv_array *
 wrap(double *data, int64_t rows, int64_t cols, const int64_t *strides)
 {
-    int64_t shape[2] = {rows, cols};
+    int64_t shape[2] = { rows, cols };
     fv_array *a = NULL;
     CHECK_OK(fv_array_wrap(FV_FLOAT64, 2, shape, strides, data, CPU, NULL, NULL, &a));
     return a;
@@ -71,8 +71,8 @@ same_contours(const fv_contours *a, const fv_contours *b)
 static void
 test_hand_worked(void)
 {
-    double img[9] = {0, 0, 0, 0, 1, 0, 0, 0, 0};
-    const double want[10] = {1.5, 1, 1, 0.5, 0.5, 1, 1, 1.5, 1.5, 1};
+    double img[9] = { 0, 0, 0, 0, 1, 0, 0, 0, 0 };
+    const double want[10] = { 1.5, 1, 1, 0.5, 0.5, 1, 1, 1.5, 1.5, 1 };
     fv_array *a = wrap(img, 3, 3, NULL);
     fv_contours *c = NULL;
     CHECK_OK(fv_find_contours(ctx, a, NULL, 0.5, 0, &c));
@@ -95,7 +95,7 @@ check_properties(const double *img, int64_t rows, int64_t cols, double level, in
     for (int64_t r = 0; r + 1 < rows; r++)
         for (int64_t q = 0; q + 1 < cols; q++) {
             int sq = (img[r * cols + q] > level) | (img[r * cols + q + 1] > level) << 1 |
-                     (img[(r + 1) * cols + q] > level) << 2 | (img[(r + 1) * cols + q + 1] > level) << 3;
+                (img[(r + 1) * cols + q] > level) << 2 | (img[(r + 1) * cols + q + 1] > level) << 3;
             want_steps += (sq != 0 && sq != 15) + (sq == 6 || sq == 9);
         }
     (void)high;
@@ -109,7 +109,8 @@ check_properties(const double *img, int64_t rows, int64_t cols, double level, in
             if (pr == floor(pr)) {
                 int64_t R = (int64_t)pr, C = (int64_t)floor(pc);
                 double f = pc - (double)C;
-                v = C + 1 < cols ? img[R * cols + C] + f * (img[R * cols + C + 1] - img[R * cols + C]) : img[R * cols + C];
+                v = C + 1 < cols ? img[R * cols + C] + f * (img[R * cols + C + 1] - img[R * cols + C])
+                                 : img[R * cols + C];
             } else if (pc == floor(pc)) {
                 int64_t C = (int64_t)pc, R = (int64_t)floor(pr);
                 double f = pr - (double)R;
@@ -141,7 +142,7 @@ check_properties(const double *img, int64_t rows, int64_t cols, double level, in
 static void
 test_random(void)
 {
-    const int64_t shapes[][2] = {{2, 2}, {2, 9}, {9, 2}, {17, 23}, {64, 80}, {700, 401}};
+    const int64_t shapes[][2] = { { 2, 2 }, { 2, 9 }, { 9, 2 }, { 17, 23 }, { 64, 80 }, { 700, 401 } };
     fv_context *one = NULL, *four = NULL;
     CHECK_OK(fv_context_new(&one));
     CHECK_OK(fv_context_new(&four));
@@ -157,7 +158,7 @@ test_random(void)
                 tr[q * rows + r] = img[r * cols + q];
         fv_array *a = wrap(img, rows, cols, NULL);
         /* the transpose of img as a strided view, and as a contiguous copy */
-        const int64_t tstrides[2] = {8, 8 * cols};
+        const int64_t tstrides[2] = { 8, 8 * cols };
         fv_array *tv = wrap(img, cols, rows, tstrides), *tc = wrap(tr, cols, rows, NULL);
         for (int high = 0; high < 2; high++)
             for (double level = -1.5; level <= 1.5; level += 0.75) {
@@ -189,16 +190,16 @@ test_random(void)
 static void
 test_mask_and_nan(void)
 {
-    const int64_t rows = 40, cols = 50, shape[2] = {rows, cols};
+    const int64_t rows = 40, cols = 50, shape[2] = { rows, cols };
     double *img = malloc(rows * cols * sizeof(double));
     smooth_field(img, rows, cols);
     fv_array *a = wrap(img, rows, cols, NULL), *m = NULL;
     CHECK_OK(fv_array_zeros(NULL, FV_BOOL, 2, shape, CPU, &m));
     fv_contours *c = NULL, *ref = NULL;
-    CHECK_OK(fv_find_contours(ctx, a, m, 0.0, 0, &c));   /* nothing unmasked */
+    CHECK_OK(fv_find_contours(ctx, a, m, 0.0, 0, &c)); /* nothing unmasked */
     CHECK(c && c->count == 0);
     fv_contours_free(c);
-    memset(fv_array_data(m), 1, rows * cols);             /* everything unmasked */
+    memset(fv_array_data(m), 1, rows * cols); /* everything unmasked */
     CHECK_OK(fv_find_contours(ctx, a, m, 0.0, 0, &c));
     CHECK_OK(fv_find_contours(ctx, a, NULL, 0.0, 0, &ref));
     CHECK(c && ref && ref->count > 0 && same_contours(c, ref));
@@ -227,10 +228,10 @@ test_mask_and_nan(void)
 static void
 test_errors(void)
 {
-    double img[12] = {0};
+    double img[12] = { 0 };
     fv_contours *c = (fv_contours *)1;
     fv_array *a = wrap(img, 3, 4, NULL), *thin = wrap(img, 1, 12, NULL), *f32 = NULL, *line = NULL, *m = NULL;
-    const int64_t s1[1] = {12}, s34[2] = {3, 4}, s43[2] = {4, 3};
+    const int64_t s1[1] = { 12 }, s34[2] = { 3, 4 }, s43[2] = { 4, 3 };
     CHECK_OK(fv_array_wrap(FV_FLOAT64, 1, s1, NULL, img, CPU, NULL, NULL, &line));
     CHECK_OK(fv_array_wrap(FV_FLOAT32, 2, s34, NULL, img, CPU, NULL, NULL, &f32));
     CHECK_ERR(fv_find_contours(ctx, a, NULL, 0, 0, NULL), FV_EINVAL, "NULL out");

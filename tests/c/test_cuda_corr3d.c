@@ -32,7 +32,7 @@
 #include "ops/filters/ndimage-math.h"
 #define FV_T_SEED 0x2545f4914f6cdd1dull
 #define HX_SCIPY_MODEL
-#include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
+#include "harness.h" /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
 /* ---- the models (h: contiguous 3-d host array) ------------------------------------------ */
 
@@ -70,8 +70,9 @@ ref_direct(const fv_array *h, const fv__filternd_params *p, fv_dtype odt, uint64
                 for (int64_t j = 0; j < fsize; j++) {
                     if (!selected(p, j))
                         continue;
-                    int64_t dd[3] = {j / (f[1] * f[2]) - f[0] / 2 - p->origins[0],
-                                     (j / f[2]) % f[1] - f[1] / 2 - p->origins[1], j % f[2] - f[2] / 2 - p->origins[2]};
+                    int64_t dd[3] = { j / (f[1] * f[2]) - f[0] / 2 - p->origins[0],
+                                      (j / f[2]) % f[1] - f[1] / 2 - p->origins[1],
+                                      j % f[2] - f[2] / 2 - p->origins[2] };
                     int ok;
                     int64_t off = load_off(h, p, pos, dd, &ok);
                     double v = ok ? m_tod(dt, m_load(h, off)) : p->cval;
@@ -96,14 +97,14 @@ static int
 box_k(const fv__filternd_params *p, int64_t *dmin)
 {
     const int64_t *f = p->fshape;
-    int64_t dmax[3] = {INT64_MIN, INT64_MIN, INT64_MIN}, m = 0;
+    int64_t dmax[3] = { INT64_MIN, INT64_MIN, INT64_MIN }, m = 0;
     for (int d = 0; d < 3; d++)
         dmin[d] = INT64_MAX;
     for (int64_t j = 0; j < f[0] * f[1] * f[2]; j++) {
         if (!selected(p, j))
             continue;
-        int64_t dd[3] = {j / (f[1] * f[2]) - f[0] / 2 - p->origins[0], (j / f[2]) % f[1] - f[1] / 2 - p->origins[1],
-                         j % f[2] - f[2] / 2 - p->origins[2]};
+        int64_t dd[3] = { j / (f[1] * f[2]) - f[0] / 2 - p->origins[0], (j / f[2]) % f[1] - f[1] / 2 - p->origins[1],
+                          j % f[2] - f[2] / 2 - p->origins[2] };
         for (int e = 0; e < 3; e++) {
             dmin[e] = dd[e] < dmin[e] ? dd[e] : dmin[e];
             dmax[e] = dd[e] > dmax[e] ? dd[e] : dmax[e];
@@ -151,7 +152,7 @@ ref_tiled(const fv_array *h, const fv__filternd_params *p, fv_dtype odt, uint64_
                 for (int sz = 0; sz < SD; sz++)
                     for (int sy = 0; sy < SH; sy++)
                         for (int sx = 0; sx < SW; sx++) {
-                            int64_t pos[3] = {z0, y0, x0}, dd[3] = {dmin[0] + sz, dmin[1] + sy, dmin[2] + sx};
+                            int64_t pos[3] = { z0, y0, x0 }, dd[3] = { dmin[0] + sz, dmin[1] + sy, dmin[2] + sx };
                             int ok;
                             int64_t off = load_off(h, p, pos, dd, &ok);
                             double v = ok ? m_tod(dt, m_load(h, off)) : p->cval;
@@ -213,12 +214,12 @@ typedef struct ccase {
     int mode;
     double cval;
     int lin, lout, specials, wide;
-    int wkind;          /* 0 dense random, 1 with zeros / tiny / NaN / inf, 2 small integers */
-    double fp_density;  /* < 1: a random footprint */
-    int center_only;    /* only the central 3x3x3 of the window selected (a large fshape, small span) */
+    int wkind;         /* 0 dense random, 1 with zeros / tiny / NaN / inf, 2 small integers */
+    double fp_density; /* < 1: a random footprint */
+    int center_only;   /* only the central 3x3x3 of the window selected (a large fshape, small span) */
 } ccase;
 
-static const char *mode_names[] = {"reflect", "constant", "nearest", "mirror", "wrap"};
+static const char *mode_names[] = { "reflect", "constant", "nearest", "mirror", "wrap" };
 
 static void
 run_case(const ccase *c)
@@ -243,13 +244,13 @@ run_case(const ccase *c)
         double v = uniform_in(-1.0, 1.0);
         if (c->wkind == 1) {
             int r = (int)irand(0, 19);
-            static const double tiny[] = {0.0, -0.0, 1e-17, -1e-17, DBL_EPSILON, -DBL_EPSILON, 1e-300, NAN};
+            static const double tiny[] = { 0.0, -0.0, 1e-17, -1e-17, DBL_EPSILON, -DBL_EPSILON, 1e-300, NAN };
             if (r < 6)
                 v = tiny[irand(0, 7)];
             else if (r == 6)
                 v = irand(0, 1) ? INFINITY : -INFINITY;
             else if (r == 7)
-                v = 2.2204460492503136e-16;   /* just above DBL_EPSILON: selected */
+                v = 2.2204460492503136e-16; /* just above DBL_EPSILON: selected */
             else if (r == 8)
                 v = 1e300;
         } else if (c->wkind == 2) {
@@ -259,7 +260,7 @@ run_case(const ccase *c)
         }
         w[j] = v;
     }
-    {   /* one element selected for sure */
+    { /* one element selected for sure */
         int64_t sel = c->center_only ? fsize / 2 : irand(0, fsize - 1);
         fp[sel] = 1;
         if (!(fabs(w[sel]) > DBL_EPSILON))
@@ -285,7 +286,8 @@ run_case(const ccase *c)
     const int accf = acc_float(c->idt, c->odt);
     int64_t dmin[3];
     const int reach = box_k(&p, dmin) && fast_pair(c->idt, c->odt);
-    snprintf(what, sizeof what, "correlate %s->%s shape=(%lld,%lld,%lld) fshape=(%lld,%lld,%lld) "
+    snprintf(what, sizeof what,
+             "correlate %s->%s shape=(%lld,%lld,%lld) fshape=(%lld,%lld,%lld) "
              "origins=(%lld,%lld,%lld) count=%lld mode=%s cval=%g layout=%d/%d sp=%d wide=%d wkind=%d fp=%g "
              "center=%d%s%s",
              fv_dtype_name(c->idt), fv_dtype_name(c->odt), (long long)c->shape[0], (long long)c->shape[1],
@@ -308,12 +310,12 @@ run_case(const ccase *c)
     if (tiles) {
         fv_array *mt = bits_array(c->odt, 3, c->shape, tiled);
         if (mt)
-            CHECK(cmp_bits(mt, direct, 0, what, "tile model vs direct model"));   /* host NaN signs vary */
+            CHECK(cmp_bits(mt, direct, 0, what, "tile model vs direct model")); /* host NaN signs vary */
         fv_array_unref(mt);
     }
-    if (cpu_kernels != 0) {   /* the CPU backend into a view of the output layout */
+    if (cpu_kernels != 0) { /* the CPU backend into a view of the output layout */
         fv_array *ob = NULL, *hout = make_view(c->odt, 3, c->shape, c->lout, CPU, &ob), *hg = NULL;
-        fv__op_args a = {.in = hin, .out = hout, .in2 = NULL, .params = &p};
+        fv__op_args a = { .in = hin, .out = hout, .in2 = NULL, .params = &p };
         fv_status st = hout ? fv__dispatch(NULL, FV__OP_FILTERND, &a) : FV_ENOMEM;
         if (st == FV_ENOKERNEL) {
             cpu_kernels = 0;
@@ -335,8 +337,8 @@ run_case(const ccase *c)
         fv_array *got = NULL, *ug = NULL;
         if (din && dout && uout) {
             CHECK_OK(fv_copy(ctx, hb ? hb : hin, db ? db : din));
-            fv__op_args a = {.in = din, .out = dout, .in2 = NULL, .params = &p};
-            fv__op_args au = {.in = din, .out = uout, .in2 = NULL, .params = &p};
+            fv__op_args a = { .in = din, .out = dout, .in2 = NULL, .params = &p };
+            fv__op_args au = { .in = din, .out = uout, .in2 = NULL, .params = &p };
             fv_status st = fv__dispatch(ctx, FV__OP_FILTERND, &a), su = dispatch_untiled(ctx, &au);
             if (st != FV_OK || su != FV_OK) {
                 fv_t_fail++;
@@ -377,17 +379,29 @@ done:
 /* ---- the grids -------------------------------------------------------------------- */
 
 static const fv_dtype pairs[][2] = {
-    {FV_FLOAT32, FV_FLOAT32}, {FV_FLOAT64, FV_FLOAT64}, {FV_UINT8, FV_UINT8},   {FV_UINT8, FV_FLOAT32},
-    {FV_UINT16, FV_UINT16},   {FV_INT16, FV_INT16},     {FV_FLOAT64, FV_FLOAT32}, {FV_UINT8, FV_INT16},
-    {FV_UINT16, FV_UINT64},   {FV_INT16, FV_INT64},     {FV_FLOAT64, FV_UINT8},
+    { FV_FLOAT32, FV_FLOAT32 },
+    { FV_FLOAT64, FV_FLOAT64 },
+    { FV_UINT8, FV_UINT8 },
+    { FV_UINT8, FV_FLOAT32 },
+    { FV_UINT16, FV_UINT16 },
+    { FV_INT16, FV_INT16 },
+    { FV_FLOAT64, FV_FLOAT32 },
+    { FV_UINT8, FV_INT16 },
+    { FV_UINT16, FV_UINT64 },
+    { FV_INT16, FV_INT64 },
+    { FV_FLOAT64, FV_UINT8 },
     /* the generic kernel both ways */
-    {FV_INT32, FV_INT32},     {FV_FLOAT32, FV_UINT8},   {FV_UINT16, FV_FLOAT32}, {FV_BOOL, FV_FLOAT32},
-    {FV_FLOAT32, FV_FLOAT64}, {FV_INT8, FV_INT8},
+    { FV_INT32, FV_INT32 },
+    { FV_FLOAT32, FV_UINT8 },
+    { FV_UINT16, FV_FLOAT32 },
+    { FV_BOOL, FV_FLOAT32 },
+    { FV_FLOAT32, FV_FLOAT64 },
+    { FV_INT8, FV_INT8 },
 };
 #define NPAIRS ((int)(sizeof pairs / sizeof pairs[0]))
-static const double cvals[] = {0.0, 3.5, -2.25, 300.7, -0.0, 1e10, 17.0};
-static const int64_t shapes[][3] = {{1, 1, 1}, {1, 17, 33}, {1, 9, 70}, {2, 2, 2}, {3, 3, 3}, {9, 10, 11},
-                                    {17, 9, 40}, {13, 1, 20}, {20, 30, 1}, {5, 4, 3}};
+static const double cvals[] = { 0.0, 3.5, -2.25, 300.7, -0.0, 1e10, 17.0 };
+static const int64_t shapes[][3] = { { 1, 1, 1 },   { 1, 17, 33 }, { 1, 9, 70 },  { 2, 2, 2 },   { 3, 3, 3 },
+                                     { 9, 10, 11 }, { 17, 9, 40 }, { 13, 1, 20 }, { 20, 30, 1 }, { 5, 4, 3 } };
 #define NSHAPES ((int)(sizeof shapes / sizeof shapes[0]))
 
 static void
@@ -418,7 +432,7 @@ test_grid(void)
                 int r = (int)irand(0, 9);
                 random_window(&c, r < 3 ? 3 : r < 9 ? 5 : 7);
                 if (c.shape[0] == 1 && irand(0, 1))
-                    c.fshape[0] = 1, c.origins[0] = 0;   /* 2-d windows on 1 x N x M */
+                    c.fshape[0] = 1, c.origins[0] = 0; /* 2-d windows on 1 x N x M */
                 c.cval = cvals[irand(0, 6)];
                 if (is_float(c.idt) && irand(0, 7) == 0)
                     c.cval = irand(0, 1) ? NAN : INFINITY;
@@ -447,9 +461,9 @@ test_grid(void)
 static void
 test_full_boxes(void)
 {
-    static const fv_dtype tp[][2] = {{FV_FLOAT32, FV_FLOAT32}, {FV_FLOAT64, FV_FLOAT64}, {FV_UINT8, FV_UINT8},
-                                     {FV_UINT8, FV_FLOAT32},   {FV_UINT16, FV_UINT16},   {FV_INT16, FV_INT16}};
-    static const int64_t ks[] = {2, 3, 4, 5};
+    static const fv_dtype tp[][2] = { { FV_FLOAT32, FV_FLOAT32 }, { FV_FLOAT64, FV_FLOAT64 }, { FV_UINT8, FV_UINT8 },
+                                      { FV_UINT8, FV_FLOAT32 },   { FV_UINT16, FV_UINT16 },   { FV_INT16, FV_INT16 } };
+    static const int64_t ks[] = { 2, 3, 4, 5 };
     int n = 0;
     for (size_t t = 0; t < sizeof tp / sizeof tp[0]; t++) {
         for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) {
@@ -490,10 +504,14 @@ test_large(void)
         int lin, lout, wkind;
         double fp;
     } t[] = {
-        {FV_FLOAT32, FV_FLOAT32, 64, 64, 64, 5, 0, 0, 0, 1.0}, {FV_UINT8, FV_UINT8, 64, 64, 64, 5, 0, 0, 2, 1.0},
-        {FV_UINT8, FV_FLOAT32, 64, 64, 64, 3, 1, 0, 0, 1.0},  {FV_FLOAT64, FV_FLOAT64, 64, 64, 64, 4, 2, 1, 1, 1.0},
-        {FV_UINT16, FV_UINT16, 37, 45, 71, 5, 0, 2, 0, 0.6},  {FV_INT16, FV_INT16, 64, 64, 64, 3, 1, 1, 2, 1.0},
-        {FV_FLOAT32, FV_FLOAT32, 1, 300, 257, 5, 0, 0, 1, 1.0}, {FV_FLOAT32, FV_FLOAT32, 70, 33, 65, 5, 2, 2, 1, 0.7},
+        { FV_FLOAT32, FV_FLOAT32, 64, 64, 64, 5, 0, 0, 0, 1.0 },
+        { FV_UINT8, FV_UINT8, 64, 64, 64, 5, 0, 0, 2, 1.0 },
+        { FV_UINT8, FV_FLOAT32, 64, 64, 64, 3, 1, 0, 0, 1.0 },
+        { FV_FLOAT64, FV_FLOAT64, 64, 64, 64, 4, 2, 1, 1, 1.0 },
+        { FV_UINT16, FV_UINT16, 37, 45, 71, 5, 0, 2, 0, 0.6 },
+        { FV_INT16, FV_INT16, 64, 64, 64, 3, 1, 1, 2, 1.0 },
+        { FV_FLOAT32, FV_FLOAT32, 1, 300, 257, 5, 0, 0, 1, 1.0 },
+        { FV_FLOAT32, FV_FLOAT32, 70, 33, 65, 5, 2, 2, 1, 0.7 },
     };
     for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
         ccase c;
@@ -523,10 +541,13 @@ test_large(void)
 static void
 bench(cudaStream_t s)
 {
-    static const int64_t shp[3] = {256, 256, 256};
-    static const fv_dtype dts[][2] = {{FV_FLOAT32, FV_FLOAT32}, {FV_UINT8, FV_UINT8}, {FV_UINT8, FV_FLOAT32},
-                                      {FV_FLOAT64, FV_FLOAT64}, {FV_UINT16, FV_UINT16}};
-    static const int64_t ks[] = {3, 5};
+    static const int64_t shp[3] = { 256, 256, 256 };
+    static const fv_dtype dts[][2] = { { FV_FLOAT32, FV_FLOAT32 },
+                                       { FV_UINT8, FV_UINT8 },
+                                       { FV_UINT8, FV_FLOAT32 },
+                                       { FV_FLOAT64, FV_FLOAT64 },
+                                       { FV_UINT16, FV_UINT16 } };
+    static const int64_t ks[] = { 3, 5 };
     double w[125];
     for (int k = 0; k < 125; k++)
         w[k] = 0.01 * (k % 7 + 1);
@@ -546,10 +567,10 @@ bench(cudaStream_t s)
             p.fshape[0] = p.fshape[1] = p.fshape[2] = ks[k];
             p.weights = w;
             p.count = ks[k] * ks[k] * ks[k];
-            fv__op_args a = {.in = in, .out = out, .params = &p};
+            fv__op_args a = { .in = in, .out = out, .params = &p };
             double tt = time_nd(s, &a, 0, 10), tu = time_nd(s, &a, 1, 5);
-            printf("bench: correlate %lld^3 %s->%s 256^3: tiled %.3f ms, untiled %.3f ms (x%.2f)\n",
-                   (long long)ks[k], fv_dtype_name(dts[d][0]), fv_dtype_name(dts[d][1]), tt, tu, tu / tt);
+            printf("bench: correlate %lld^3 %s->%s 256^3: tiled %.3f ms, untiled %.3f ms (x%.2f)\n", (long long)ks[k],
+                   fv_dtype_name(dts[d][0]), fv_dtype_name(dts[d][1]), tt, tu, tu / tt);
         }
         fv_array_unref(in);
         fv_array_unref(out);
@@ -588,9 +609,17 @@ main(void)
         fv_context *own = ctx;
         ctx = NULL;
         for (int k = 0; k < 4; k++) {
-            ccase c = {.idt = FV_FLOAT32, .odt = k % 2 ? FV_FLOAT64 : FV_FLOAT32, .shape = {11, 37, 41},
-                       .fshape = {3, 5, 2 + k}, .mode = k, .cval = 1.5, .lin = 1, .lout = 2, .specials = 1,
-                       .wkind = k % 3, .fp_density = 1.0};
+            ccase c = { .idt = FV_FLOAT32,
+                        .odt = k % 2 ? FV_FLOAT64 : FV_FLOAT32,
+                        .shape = { 11, 37, 41 },
+                        .fshape = { 3, 5, 2 + k },
+                        .mode = k,
+                        .cval = 1.5,
+                        .lin = 1,
+                        .lout = 2,
+                        .specials = 1,
+                        .wkind = k % 3,
+                        .fp_density = 1.0 };
             run_case(&c);
         }
         CHECK_OK(fv_context_synchronize(NULL));
@@ -602,7 +631,7 @@ main(void)
         fv_context_free(ctx);
         cudaStreamDestroy(s);
     }
-    printf("test_cuda_corr3d: %d cases; CPU kernels %s; GPU %s\n", ncases,
-           cpu_kernels == 1 ? "compared" : "absent", have_gpu ? "compared" : "absent");
+    printf("test_cuda_corr3d: %d cases; CPU kernels %s; GPU %s\n", ncases, cpu_kernels == 1 ? "compared" : "absent",
+           have_gpu ? "compared" : "absent");
     return fv_t_summary("test_cuda_corr3d");
 }

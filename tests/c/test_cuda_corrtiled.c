@@ -34,7 +34,7 @@
 #include "ops/filters/ndimage-math.h"
 #define FV_T_SEED 0x2545f4914f6cdd1dull
 #define HX_SCIPY_MODEL
-#include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
+#include "harness.h" /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
 /* ---- the models (h: contiguous 2-d host array) ------------------------------------------ */
 
@@ -84,11 +84,11 @@ ref_tiled(const fv_array *h, const fv__filternd_params *p, fv_dtype odt, uint64_
     const int64_t H = fv_array_shape(h)[0], W = fv_array_shape(h)[1];
     const int64_t f0 = p->fshape[0], f1 = p->fshape[1];
     const int accf = acc_float(dt, odt);
-    int64_t dmin[2] = {INT64_MAX, INT64_MAX}, dmax[2] = {INT64_MIN, INT64_MIN};
+    int64_t dmin[2] = { INT64_MAX, INT64_MAX }, dmax[2] = { INT64_MIN, INT64_MIN };
     for (int64_t j = 0; j < f0 * f1; j++) {
         if (!selected(p, j))
             continue;
-        int64_t d[2] = {j / f1 - f0 / 2 - p->origins[0], j % f1 - f1 / 2 - p->origins[1]};
+        int64_t d[2] = { j / f1 - f0 / 2 - p->origins[0], j % f1 - f1 / 2 - p->origins[1] };
         for (int e = 0; e < 2; e++) {
             dmin[e] = d[e] < dmin[e] ? d[e] : dmin[e];
             dmax[e] = d[e] > dmax[e] ? d[e] : dmax[e];
@@ -175,12 +175,12 @@ typedef struct ccase {
     int mode;
     double cval;
     int lin, lout, specials, wide;
-    int wkind;          /* 0 dense random, 1 with zeros / tiny / NaN / inf, 2 small integers */
-    double fp_density;  /* < 1: a random footprint */
-    int center_only;    /* only the central 3x3 of the window selected (a large fshape, small span) */
+    int wkind;         /* 0 dense random, 1 with zeros / tiny / NaN / inf, 2 small integers */
+    double fp_density; /* < 1: a random footprint */
+    int center_only;   /* only the central 3x3 of the window selected (a large fshape, small span) */
 } ccase;
 
-static const char *mode_names[] = {"reflect", "constant", "nearest", "mirror", "wrap"};
+static const char *mode_names[] = { "reflect", "constant", "nearest", "mirror", "wrap" };
 
 static void
 run_case(const ccase *c)
@@ -204,13 +204,13 @@ run_case(const ccase *c)
         double v = uniform_in(-1.0, 1.0);
         if (c->wkind == 1) {
             int r = (int)irand(0, 19);
-            static const double tiny[] = {0.0, -0.0, 1e-17, -1e-17, DBL_EPSILON, -DBL_EPSILON, 1e-300, NAN};
+            static const double tiny[] = { 0.0, -0.0, 1e-17, -1e-17, DBL_EPSILON, -DBL_EPSILON, 1e-300, NAN };
             if (r < 6)
                 v = tiny[irand(0, 7)];
             else if (r == 6)
                 v = irand(0, 1) ? INFINITY : -INFINITY;
             else if (r == 7)
-                v = 2.2204460492503136e-16;   /* just above DBL_EPSILON: selected */
+                v = 2.2204460492503136e-16; /* just above DBL_EPSILON: selected */
             else if (r == 8)
                 v = 1e300;
         } else if (c->wkind == 2) {
@@ -220,7 +220,7 @@ run_case(const ccase *c)
         }
         w[j] = v;
     }
-    {   /* one element selected for sure */
+    { /* one element selected for sure */
         int64_t sel = c->center_only ? (c->fshape[0] / 2) * c->fshape[1] + c->fshape[1] / 2 : irand(0, fsize - 1);
         fp[sel] = 1;
         if (!(fabs(w[sel]) > DBL_EPSILON))
@@ -244,12 +244,13 @@ run_case(const ccase *c)
         bigw |= selected(&p, j) && fabs(w[j]) > FLT_MAX;
     }
     const int accf = acc_float(c->idt, c->odt);
-    snprintf(what, sizeof what, "correlate %s->%s shape=(%lld,%lld) fshape=(%lld,%lld) origins=(%lld,%lld) "
+    snprintf(what, sizeof what,
+             "correlate %s->%s shape=(%lld,%lld) fshape=(%lld,%lld) origins=(%lld,%lld) "
              "count=%lld mode=%s cval=%g layout=%d/%d sp=%d wide=%d wkind=%d fp=%g center=%d%s",
              fv_dtype_name(c->idt), fv_dtype_name(c->odt), (long long)c->shape[0], (long long)c->shape[1],
-             (long long)c->fshape[0], (long long)c->fshape[1], (long long)c->origins[0],
-             (long long)c->origins[1], (long long)p.count, mode_names[c->mode], c->cval, c->lin, c->lout,
-             c->specials, c->wide, c->wkind, c->fp_density, c->center_only, accf ? " (float sums)" : "");
+             (long long)c->fshape[0], (long long)c->fshape[1], (long long)c->origins[0], (long long)c->origins[1],
+             (long long)p.count, mode_names[c->mode], c->cval, c->lin, c->lout, c->specials, c->wide, c->wkind,
+             c->fp_density, c->center_only, accf ? " (float sums)" : "");
     snprintf(current, sizeof current, "%s", what);
 
     hin = make_view(c->idt, 2, c->shape, c->lin, CPU, &hb);
@@ -265,12 +266,12 @@ run_case(const ccase *c)
     if (tiles) {
         fv_array *mt = bits_array(c->odt, 2, c->shape, tiled);
         if (mt)
-            CHECK(cmp_bits(mt, direct, 0, what, "tile model vs direct model"));   /* host NaN signs vary */
+            CHECK(cmp_bits(mt, direct, 0, what, "tile model vs direct model")); /* host NaN signs vary */
         fv_array_unref(mt);
     }
-    if (cpu_kernels != 0) {   /* the CPU backend into a view of the output layout */
+    if (cpu_kernels != 0) { /* the CPU backend into a view of the output layout */
         fv_array *ob = NULL, *hout = make_view(c->odt, 2, c->shape, c->lout, CPU, &ob), *hg = NULL;
-        fv__op_args a = {.in = hin, .out = hout, .in2 = NULL, .params = &p};
+        fv__op_args a = { .in = hin, .out = hout, .in2 = NULL, .params = &p };
         fv_status st = hout ? fv__dispatch(NULL, FV__OP_FILTERND, &a) : FV_ENOMEM;
         if (st == FV_ENOKERNEL) {
             cpu_kernels = 0;
@@ -292,8 +293,8 @@ run_case(const ccase *c)
         fv_array *got = NULL, *ug = NULL;
         if (din && dout && uout) {
             CHECK_OK(fv_copy(ctx, hb ? hb : hin, db ? db : din));
-            fv__op_args a = {.in = din, .out = dout, .in2 = NULL, .params = &p};
-            fv__op_args au = {.in = din, .out = uout, .in2 = NULL, .params = &p};
+            fv__op_args a = { .in = din, .out = dout, .in2 = NULL, .params = &p };
+            fv__op_args au = { .in = din, .out = uout, .in2 = NULL, .params = &p };
             fv_status st = fv__dispatch(ctx, FV__OP_FILTERND, &a), su = dispatch_untiled(ctx, &au);
             if (st != FV_OK || su != FV_OK) {
                 fv_t_fail++;
@@ -335,16 +336,17 @@ done:
 /* ---- the grids -------------------------------------------------------------------- */
 
 static const fv_dtype pairs[][2] = {
-    {FV_FLOAT32, FV_FLOAT32}, {FV_FLOAT64, FV_FLOAT64}, {FV_UINT8, FV_UINT8},   {FV_UINT8, FV_FLOAT32},
-    {FV_UINT16, FV_UINT16},   {FV_INT16, FV_INT16},     {FV_INT32, FV_INT32},   {FV_INT16, FV_FLOAT32},
-    {FV_FLOAT32, FV_UINT8},   {FV_FLOAT64, FV_FLOAT32}, {FV_UINT8, FV_FLOAT64}, {FV_INT8, FV_FLOAT32},
-    {FV_BOOL, FV_FLOAT32},    {FV_UINT32, FV_FLOAT64},  {FV_INT64, FV_INT64},   {FV_UINT64, FV_UINT64},
-    {FV_FLOAT32, FV_FLOAT64}, {FV_INT32, FV_FLOAT32},   {FV_FLOAT32, FV_INT16}, {FV_UINT16, FV_FLOAT32},
-    {FV_UINT8, FV_INT16},     {FV_FLOAT64, FV_UINT64},  {FV_BOOL, FV_BOOL},     {FV_INT16, FV_UINT8},
+    { FV_FLOAT32, FV_FLOAT32 }, { FV_FLOAT64, FV_FLOAT64 }, { FV_UINT8, FV_UINT8 },   { FV_UINT8, FV_FLOAT32 },
+    { FV_UINT16, FV_UINT16 },   { FV_INT16, FV_INT16 },     { FV_INT32, FV_INT32 },   { FV_INT16, FV_FLOAT32 },
+    { FV_FLOAT32, FV_UINT8 },   { FV_FLOAT64, FV_FLOAT32 }, { FV_UINT8, FV_FLOAT64 }, { FV_INT8, FV_FLOAT32 },
+    { FV_BOOL, FV_FLOAT32 },    { FV_UINT32, FV_FLOAT64 },  { FV_INT64, FV_INT64 },   { FV_UINT64, FV_UINT64 },
+    { FV_FLOAT32, FV_FLOAT64 }, { FV_INT32, FV_FLOAT32 },   { FV_FLOAT32, FV_INT16 }, { FV_UINT16, FV_FLOAT32 },
+    { FV_UINT8, FV_INT16 },     { FV_FLOAT64, FV_UINT64 },  { FV_BOOL, FV_BOOL },     { FV_INT16, FV_UINT8 },
 };
 #define NPAIRS ((int)(sizeof pairs / sizeof pairs[0]))
-static const double cvals[] = {0.0, 3.5, -2.25, 300.7, -0.0, 1e10, 17.0};
-static const int64_t shapes[][2] = {{1, 1}, {1, 45}, {45, 1}, {2, 2}, {3, 3}, {17, 33}, {130, 257}, {33, 65}, {5, 70}};
+static const double cvals[] = { 0.0, 3.5, -2.25, 300.7, -0.0, 1e10, 17.0 };
+static const int64_t shapes[][2] = { { 1, 1 },   { 1, 45 },    { 45, 1 },  { 2, 2 }, { 3, 3 },
+                                     { 17, 33 }, { 130, 257 }, { 33, 65 }, { 5, 70 } };
 #define NSHAPES ((int)(sizeof shapes / sizeof shapes[0]))
 
 static void
@@ -373,7 +375,7 @@ test_grid(void)
                 c.shape[0] = shapes[si][0];
                 c.shape[1] = shapes[si][1];
                 int r = (int)irand(0, 9);
-                random_window(&c, r < 4 ? 5 : r < 8 ? 11 : 13);   /* 13: the generic kernel past 11 */
+                random_window(&c, r < 4 ? 5 : r < 8 ? 11 : 13); /* 13: the generic kernel past 11 */
                 c.cval = cvals[irand(0, 6)];
                 if (is_float(c.idt) && irand(0, 7) == 0)
                     c.cval = irand(0, 1) ? NAN : INFINITY;
@@ -403,9 +405,9 @@ test_grid(void)
 static void
 test_full_boxes(void)
 {
-    static const fv_dtype tp[][2] = {{FV_FLOAT32, FV_FLOAT32}, {FV_UINT8, FV_UINT8}, {FV_UINT8, FV_FLOAT32},
-                                     {FV_FLOAT64, FV_FLOAT64}, {FV_UINT16, FV_UINT16}, {FV_INT16, FV_INT32}};
-    static const int64_t ks[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    static const fv_dtype tp[][2] = { { FV_FLOAT32, FV_FLOAT32 }, { FV_UINT8, FV_UINT8 },   { FV_UINT8, FV_FLOAT32 },
+                                      { FV_FLOAT64, FV_FLOAT64 }, { FV_UINT16, FV_UINT16 }, { FV_INT16, FV_INT32 } };
+    static const int64_t ks[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
     int n = 0;
     for (size_t t = 0; t < sizeof tp / sizeof tp[0]; t++) {
         for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) {
@@ -444,10 +446,10 @@ test_large(void)
         int lin, lout, wkind;
         double fp;
     } t[] = {
-        {FV_FLOAT32, FV_FLOAT32, 5, 5, 0, 0, 0, 1.0},  {FV_UINT8, FV_UINT8, 5, 5, 0, 0, 2, 1.0},
-        {FV_UINT8, FV_FLOAT32, 3, 3, 1, 0, 0, 1.0},    {FV_FLOAT64, FV_FLOAT64, 4, 6, 2, 1, 1, 1.0},
-        {FV_UINT16, FV_UINT16, 7, 7, 0, 2, 0, 0.6},    {FV_INT32, FV_INT32, 3, 5, 0, 0, 2, 1.0},
-        {FV_FLOAT32, FV_FLOAT32, 11, 11, 0, 0, 1, 1.0},
+        { FV_FLOAT32, FV_FLOAT32, 5, 5, 0, 0, 0, 1.0 },   { FV_UINT8, FV_UINT8, 5, 5, 0, 0, 2, 1.0 },
+        { FV_UINT8, FV_FLOAT32, 3, 3, 1, 0, 0, 1.0 },     { FV_FLOAT64, FV_FLOAT64, 4, 6, 2, 1, 1, 1.0 },
+        { FV_UINT16, FV_UINT16, 7, 7, 0, 2, 0, 0.6 },     { FV_INT32, FV_INT32, 3, 5, 0, 0, 2, 1.0 },
+        { FV_FLOAT32, FV_FLOAT32, 11, 11, 0, 0, 1, 1.0 },
     };
     for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
         ccase c;
@@ -476,10 +478,11 @@ test_large(void)
 static void
 bench(cudaStream_t s)
 {
-    static const int64_t shp[][2] = {{2160, 3840}, {8192, 8192}};
-    static const fv_dtype dts[][2] = {{FV_FLOAT32, FV_FLOAT32}, {FV_UINT8, FV_UINT8}, {FV_UINT8, FV_FLOAT32},
-                                      {FV_FLOAT64, FV_FLOAT64}};
-    static const int64_t ks[] = {3, 5, 7, 11};
+    static const int64_t shp[][2] = { { 2160, 3840 }, { 8192, 8192 } };
+    static const fv_dtype dts[][2] = {
+        { FV_FLOAT32, FV_FLOAT32 }, { FV_UINT8, FV_UINT8 }, { FV_UINT8, FV_FLOAT32 }, { FV_FLOAT64, FV_FLOAT64 }
+    };
+    static const int64_t ks[] = { 3, 5, 7, 11 };
     double w[121];
     for (int k = 0; k < 121; k++)
         w[k] = 0.01 * (k % 7 + 1);
@@ -500,7 +503,7 @@ bench(cudaStream_t s)
                 p.fshape[0] = p.fshape[1] = ks[k];
                 p.weights = w;
                 p.count = ks[k] * ks[k];
-                fv__op_args a = {.in = in, .out = out, .params = &p};
+                fv__op_args a = { .in = in, .out = out, .params = &p };
                 double tt = time_nd(s, &a, 0, 10), tu = time_nd(s, &a, 1, 10);
                 printf("bench: correlate %lldx%lld %s->%s %lldx%lld: tiled %.3f ms, untiled %.3f ms (x%.2f)\n",
                        (long long)ks[k], (long long)ks[k], fv_dtype_name(dts[d][0]), fv_dtype_name(dts[d][1]),
@@ -544,9 +547,17 @@ main(void)
         fv_context *own = ctx;
         ctx = NULL;
         for (int k = 0; k < 4; k++) {
-            ccase c = {.idt = FV_FLOAT32, .odt = k % 2 ? FV_UINT8 : FV_FLOAT32, .shape = {37, 41},
-                       .fshape = {5, 3 + k}, .mode = k, .cval = 1.5, .lin = 1, .lout = 2, .specials = 1,
-                       .wkind = k % 3, .fp_density = 1.0};
+            ccase c = { .idt = FV_FLOAT32,
+                        .odt = k % 2 ? FV_UINT8 : FV_FLOAT32,
+                        .shape = { 37, 41 },
+                        .fshape = { 5, 3 + k },
+                        .mode = k,
+                        .cval = 1.5,
+                        .lin = 1,
+                        .lout = 2,
+                        .specials = 1,
+                        .wkind = k % 3,
+                        .fp_density = 1.0 };
             run_case(&c);
         }
         CHECK_OK(fv_context_synchronize(NULL));
@@ -558,7 +569,7 @@ main(void)
         fv_context_free(ctx);
         cudaStreamDestroy(s);
     }
-    printf("test_cuda_corrtiled: %d cases; CPU kernels %s; GPU %s\n", ncases,
-           cpu_kernels == 1 ? "compared" : "absent", have_gpu ? "compared" : "absent");
+    printf("test_cuda_corrtiled: %d cases; CPU kernels %s; GPU %s\n", ncases, cpu_kernels == 1 ? "compared" : "absent",
+           have_gpu ? "compared" : "absent");
     return fv_t_summary("test_cuda_corrtiled");
 }

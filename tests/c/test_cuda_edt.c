@@ -25,7 +25,7 @@
 #include "fovea/fovea.h"
 #include "cuda/morphology/edt-band.h"
 #define FV_T_SEED 0x9e3779b97f4a7c15ull
-#include "harness.h"   /* check.h, variant-force.h, xorshift.h, arrays, devices */
+#include "harness.h" /* check.h, variant-force.h, xorshift.h, arrays, devices */
 
 /* ---- 1. the host model ------------------------------------------------------------- */
 
@@ -98,9 +98,9 @@ band_line(int64_t n, int64_t W, const int32_t *has, const double *wr, double sd,
     int32_t *hd = malloc(sizeof(int32_t) * (size_t)nb), *tl = malloc(sizeof(int32_t) * (size_t)nb);
     int32_t *ll = malloc(sizeof(int32_t) * (size_t)nb);
     for (int64_t i = 0; i < n; i++)
-        nxt[i] = 0x7eadbeef, swr[i] = NAN;   /* never to be read for non-sites */
-    const fv__edt_list l = {prv, nxt, swr, 1};
-    for (int64_t b = 0; b < nb; b++) {   /* build */
+        nxt[i] = 0x7eadbeef, swr[i] = NAN; /* never to be read for non-sites */
+    const fv__edt_list l = { prv, nxt, swr, 1 };
+    for (int64_t b = 0; b < nb; b++) { /* build */
         int32_t top = -1;
         double topR = 0.0;
         for (int64_t i = b * W; i < n && i < (b + 1) * W; i++) {
@@ -113,14 +113,14 @@ band_line(int64_t n, int64_t W, const int32_t *has, const double *wr, double sd,
         hd[b] = fv__edt_close(&l, top);
         tl[b] = top;
     }
-    for (int64_t span = 1; span < nb; span *= 2)   /* merges, level by level */
+    for (int64_t span = 1; span < nb; span *= 2) /* merges, level by level */
         for (int64_t bl = 0; bl + span < nb; bl += 2 * span) {
             int32_t h, e;
             fv__edt_merge(&l, hd[bl], tl[bl], hd[bl + span], tl[bl + span], sd, &h, &e);
             hd[bl] = h;
             tl[bl] = e;
         }
-    for (int64_t b = 0; b < nb; b++) {   /* last site per band, then before each band */
+    for (int64_t b = 0; b < nb; b++) { /* last site per band, then before each band */
         ll[b] = -1;
         for (int64_t i = (b + 1) * W < n ? (b + 1) * W - 1 : n - 1; i >= b * W; i--)
             if (prv[i] != FV_EDT_DEAD) {
@@ -134,7 +134,7 @@ band_line(int64_t n, int64_t W, const int32_t *has, const double *wr, double sd,
         if (v >= 0)
             run = v;
     }
-    for (int64_t b = 0; b < nb; b++) {   /* queries */
+    for (int64_t b = 0; b < nb; b++) { /* queries */
         int64_t i0 = b * W, i1 = (b + 1) * W < n ? (b + 1) * W : n;
         int32_t e = ll[b] >= 0 ? ll[b] : hd[0];
         if (e < 0) {
@@ -175,23 +175,35 @@ model_case(int64_t n, int64_t W, double dens, int wmode, double sd)
     int32_t *s2 = malloc(sizeof(int32_t) * (size_t)n);
     double *wr = malloc(sizeof(double) * (size_t)n), *d1 = malloc(sizeof(double) * (size_t)n);
     double *d2 = malloc(sizeof(double) * (size_t)n);
-    const double s0 = wmode == 4 ? 0.5 : wmode == 5 ? 3.0 : 1.0;   /* an earlier axis' sampling */
+    const double s0 = wmode == 4 ? 0.5 : wmode == 5 ? 3.0 : 1.0; /* an earlier axis' sampling */
     int64_t one = irand(0, n - 1);
     for (int64_t i = 0; i < n; i++) {
         has[i] = dens < 0 ? i == one : uniform() < dens;
         int64_t k;
         switch (wmode) {
-        case 0: wr[i] = 0.0; break;                                   /* all zeros on the line */
-        case 1: wr[i] = (double)irand(0, 2); break;                   /* tiny: many ties */
-        case 2: k = irand(0, 3); wr[i] = (double)(k * k); break;      /* squares */
-        case 3: k = irand(0, n); wr[i] = (double)(k * k); break;      /* long envelopes */
+        case 0:
+            wr[i] = 0.0;
+            break; /* all zeros on the line */
+        case 1:
+            wr[i] = (double)irand(0, 2);
+            break; /* tiny: many ties */
+        case 2:
+            k = irand(0, 3);
+            wr[i] = (double)(k * k);
+            break; /* squares */
+        case 3:
+            k = irand(0, n);
+            wr[i] = (double)(k * k);
+            break; /* long envelopes */
         case 4:
-        case 5: {   /* two earlier axes, as the kernel sums them */
+        case 5: { /* two earlier axes, as the kernel sums them */
             double a = (double)irand(-4, 4) * s0, b = (double)irand(-20, 20) * 2.0;
             wr[i] = a * a + b * b;
             break;
         }
-        default: wr[i] = (double)((i % 3) * (i % 3)); break;          /* periodic */
+        default:
+            wr[i] = (double)((i % 3) * (i % 3));
+            break; /* periodic */
         }
     }
     seq_line(n, has, wr, sd, s1, d1);
@@ -217,14 +229,14 @@ model_case(int64_t n, int64_t W, double dens, int wmode, double sd)
 static void
 test_model(void)
 {
-    static const int64_t widths[] = {1, 2, 3, 4, 5, 8, 16, 32, 64, 128};
-    static const double sds[] = {1.0, 2.0, 0.5, 0.25, 3.0};
-    static const double dens[] = {-1.0, 0.0, 0.02, 0.3, 0.7, 0.95, 1.0};
+    static const int64_t widths[] = { 1, 2, 3, 4, 5, 8, 16, 32, 64, 128 };
+    static const double sds[] = { 1.0, 2.0, 0.5, 0.25, 3.0 };
+    static const double dens[] = { -1.0, 0.0, 0.02, 0.3, 0.7, 0.95, 1.0 };
     for (int t = 0; t < 6000; t++) {
         int64_t n = t % 10 == 0 ? irand(200, 1200) : irand(1, 160);
         model_case(n, widths[irand(0, 9)], dens[irand(0, 6)], (int)irand(0, 6), sds[irand(0, 4)]);
     }
-    for (int wm = 0; wm < 7; wm++)   /* long lines, narrow bands: deep merges */
+    for (int wm = 0; wm < 7; wm++) /* long lines, narrow bands: deep merges */
         for (int k = 0; k < 4; k++)
             model_case(5000, k == 0 ? 1 : k == 1 ? 7 : k == 2 ? 16 : 128, wm == 3 ? 0.05 : 0.8, wm, sds[k]);
     printf("test_cuda_edt: %d model lines\n", model_cases);
@@ -282,7 +294,7 @@ same(const fv_array *a, const fv_array *b)
     if (!a || !b)
         return a == b;
     return fv_array_nbytes(a) == fv_array_nbytes(b) &&
-           memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_nbytes(a)) == 0;
+        memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_nbytes(a)) == 0;
 }
 
 /* kind: 0 random of density dens (of ones), 1 all ones, 2 all zeros, 3 one zero,
@@ -303,7 +315,7 @@ gpu_case(int nd, const int64_t *shape, int kind, double dens, int sampmode, int 
         for (int k = 0; k < 1 + (int)(n / 5000); k++)
             px[irand(0, n - 1)] = 0;
     double samp[FV_MAX_NDIM];
-    for (int a = 0; a < nd; a++)   /* 1: exact anisotropic (banded); 2: inexact (per-line) */
+    for (int a = 0; a < nd; a++) /* 1: exact anisotropic (banded); 2: inexact (per-line) */
         samp[a] = sampmode == 1 ? (a % 3 == 0 ? 2.0 : a % 3 == 1 ? 0.5 : 1.0) : 0.7 + 0.37 * a;
     const double *sp = sampmode ? samp : NULL;
     fv_array *dn, *in_, *dl, *il, *dc, *ic, *dt, *it;
@@ -327,13 +339,14 @@ gpu_case(int nd, const int64_t *shape, int kind, double dens, int sampmode, int 
         fprintf(stderr, "edt %dd [", nd);
         for (int a = 0; a < nd; a++)
             fprintf(stderr, "%s%lld", a ? "x" : "", (long long)shape[a]);
-        fprintf(stderr, "] kind=%d dens=%g samp=%d d=%d i=%d %s layout=%d: new/lines %d %d new/cpu %d %d new/notr %d %d\n",
+        fprintf(stderr,
+                "] kind=%d dens=%g samp=%d d=%d i=%d %s layout=%d: new/lines %d %d new/cpu %d %d new/notr %d %d\n",
                 kind, dens, sampmode, want_d, want_i, fv_dtype_name(xdt), layout, same(dn, dl), same(in_, il),
                 same(dn, dc), same(in_, ic), same(dn, dt), same(in_, it));
     }
     CHECK(ok);
     gpu_cases++;
-    fv_array *all[] = {hin, dn, in_, dl, il, dc, ic, dt, it};
+    fv_array *all[] = { hin, dn, in_, dl, il, dc, ic, dt, it };
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         fv_array_unref(all[k]);
 }
@@ -341,37 +354,50 @@ gpu_case(int nd, const int64_t *shape, int kind, double dens, int sampmode, int 
 static void
 test_gpu(int small)
 {
-    static const double dens[] = {0.3, 0.7, 0.95, 0.995};
-    static const int64_t s1[][1] = {{1}, {2}, {17}, {1000}, {100000}};
-    static const int64_t s2[][2] = {{1, 1}, {1, 300}, {300, 1}, {17, 33}, {130, 257}, {2, 700}, {1000, 1000}};
-    static const int64_t s3[][3] = {{1, 1, 5}, {3, 17, 33}, {17, 1, 9}, {20, 21, 22}, {64, 64, 64}};
-    static const int64_t s4[][4] = {{2, 3, 4, 5}, {5, 1, 7, 9}, {9, 10, 11, 12}};
+    static const double dens[] = { 0.3, 0.7, 0.95, 0.995 };
+    static const int64_t s1[][1] = { { 1 }, { 2 }, { 17 }, { 1000 }, { 100000 } };
+    static const int64_t s2[][2] = { { 1, 1 },     { 1, 300 }, { 300, 1 },    { 17, 33 },
+                                     { 130, 257 }, { 2, 700 }, { 1000, 1000 } };
+    static const int64_t s3[][3] = { { 1, 1, 5 }, { 3, 17, 33 }, { 17, 1, 9 }, { 20, 21, 22 }, { 64, 64, 64 } };
+    static const int64_t s4[][4] = { { 2, 3, 4, 5 }, { 5, 1, 7, 9 }, { 9, 10, 11, 12 } };
     for (int t = 0; t < 240; t++) {
         int nd = 1 + t % 4, kind = (t / 4) % 8;
         kind = kind > 4 ? 0 : kind;
         const int64_t *shape;
         int64_t big;
         switch (nd) {
-        case 1: shape = s1[(t / 4) % 5]; big = shape[0] >= 100000; break;
-        case 2: shape = s2[(t / 4) % 7]; big = shape[0] == 1000; break;
-        case 3: shape = s3[(t / 4) % 5]; big = shape[0] == 64; break;
-        default: shape = s4[(t / 4) % 3]; big = 0; break;
+        case 1:
+            shape = s1[(t / 4) % 5];
+            big = shape[0] >= 100000;
+            break;
+        case 2:
+            shape = s2[(t / 4) % 7];
+            big = shape[0] == 1000;
+            break;
+        case 3:
+            shape = s3[(t / 4) % 5];
+            big = shape[0] == 64;
+            break;
+        default:
+            shape = s4[(t / 4) % 3];
+            big = 0;
+            break;
         }
         if (big && (small || t % 3))
-            continue;   /* the large shapes a few times only */
+            continue; /* the large shapes a few times only */
         if (small && t % 2)
-            continue;   /* compute-sanitizer: half the cases */
-        int which = t % 3;   /* distances, indices, both */
+            continue;      /* compute-sanitizer: half the cases */
+        int which = t % 3; /* distances, indices, both */
         gpu_case(nd, shape, kind, dens[(t / 7) % 4], (t / 2) % 3, which != 1, which != 0,
                  t % 5 < 2 ? FV_INT64 : FV_INT32, t % 7 == 0);
     }
     /* the benchmark's shapes, smaller: long lines on every axis */
-    int64_t wide[2] = {216, 3840}, tall[2] = {3840, 216};
+    int64_t wide[2] = { 216, 3840 }, tall[2] = { 3840, 216 };
     for (int k = 0; k < (small ? 1 : 5); k++) {
         gpu_case(2, wide, k, 0.5, 0, 1, 1, FV_INT32, 0);
         gpu_case(2, tall, k, 0.999, 0, 1, 1, FV_INT64, 0);
         /* distances alone (the last-axis-first path), runs longer than FV_CU_EDT_SEG */
-        int64_t cube[3] = {9, 40, 333};
+        int64_t cube[3] = { 9, 40, 333 };
         gpu_case(2, wide, k, 0.5, k % 2, 1, 0, FV_INT32, k == 1);
         gpu_case(3, cube, k, k == 4 ? 0.9999 : 0.97, k % 2, 1, 0, FV_INT32, k == 2);
     }

@@ -37,7 +37,7 @@
 #include "ops/morphology/distance.h"
 #include "ops/filters/ndimage-math.h"
 #define FV_T_SEED 0x2545f4914f6cdd1dull
-#include "harness.h"   /* check.h, variant-force.h, xorshift.h, arrays, devices */
+#include "harness.h" /* check.h, variant-force.h, xorshift.h, arrays, devices */
 #include "cuda/morphology/erosion-tile.h"
 
 static int have_gpu, ncases, nmodel;
@@ -72,7 +72,7 @@ mkstrel(int nd, const int64_t *shape, int kind, double dens, const char *name)
         s.shape[d] = shape[d];
     int64_t n = prod(nd, shape);
     for (int64_t k = 0; k < n; k++) {
-        int64_t j[3] = {0, 0, 0}, rem = k;
+        int64_t j[3] = { 0, 0, 0 }, rem = k;
         for (int d = nd - 1; d >= 0; d--) {
             j[d] = rem % shape[d];
             rem /= shape[d];
@@ -84,10 +84,18 @@ mkstrel(int nd, const int64_t *shape, int kind, double dens, const char *name)
             r2 += (int)(c * c);
         }
         switch (kind) {
-        case 0: on = dist <= 1; break;
-        case 1: on = 1; break;
-        case 2: on = uniform() < dens; break;
-        default: on = r2 <= (int)((shape[0] / 2) * (shape[0] / 2)); break;
+        case 0:
+            on = dist <= 1;
+            break;
+        case 1:
+            on = 1;
+            break;
+        case 2:
+            on = uniform() < dens;
+            break;
+        default:
+            on = r2 <= (int)((shape[0] / 2) * (shape[0] / 2));
+            break;
         }
         s.v[k] = (uint8_t)on;
     }
@@ -101,21 +109,33 @@ mkstrel(int nd, const int64_t *shape, int kind, double dens, const char *name)
  * 2 rows reversed (negative stride along axis nd-2), pitch a multiple of 4 plus 8;
  * 3 last axis stride 2 (the generic path); 4 pitch a multiple of 4, offset 4. */
 static fv_array *
-ero_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, int64_t nbytes_base,
-          fv_array *base, int64_t *need)
+ero_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, int64_t nbytes_base, fv_array *base,
+         int64_t *need)
 {
     int64_t isz = (int64_t)fv_dtype_size(dt), st[3], off = 0;
     int64_t last = shape[nd - 1];
-    int64_t pitch;   /* bytes per row */
+    int64_t pitch; /* bytes per row */
     switch (layout) {
-    case 1: pitch = (last + 3) * isz | 1; off = isz; break;
-    case 2: pitch = ((last * isz + 3) / 4) * 4 + 8; break;
-    case 3: pitch = 2 * last * isz + 4; break;
-    case 4: pitch = ((last * isz + 3) / 4) * 4 + 4; off = 4; break;
-    default: pitch = last * isz; break;
+    case 1:
+        pitch = (last + 3) * isz | 1;
+        off = isz;
+        break;
+    case 2:
+        pitch = ((last * isz + 3) / 4) * 4 + 8;
+        break;
+    case 3:
+        pitch = 2 * last * isz + 4;
+        break;
+    case 4:
+        pitch = ((last * isz + 3) / 4) * 4 + 4;
+        off = 4;
+        break;
+    default:
+        pitch = last * isz;
+        break;
     }
     if (layout == 1 && isz > 1)
-        pitch = (last + 3) * isz;   /* keep wider types element-aligned */
+        pitch = (last + 3) * isz; /* keep wider types element-aligned */
     st[nd - 1] = layout == 3 ? 2 * isz : isz;
     int64_t s = pitch;
     for (int d = nd - 2; d >= 0; d--) {
@@ -123,7 +143,7 @@ ero_view(fv_dtype dt, int nd, const int64_t *shape, int layout, fv_device dev, i
         s *= shape[d];
     }
     int64_t total = off + (nd > 1 ? s : pitch) + 8;
-    if (layout == 2 && nd > 1) {   /* reverse axis nd-2 */
+    if (layout == 2 && nd > 1) { /* reverse axis nd-2 */
         off += (shape[nd - 2] - 1) * st[nd - 2];
         st[nd - 2] = -st[nd - 2];
     }
@@ -162,7 +182,7 @@ make_pair(fv_dtype dt, int nd, const int64_t *shape, int layout, double dens, in
     int64_t need = 0;
     size_t isz = fv_dtype_size(dt);
     ero_view(dt, nd, shape, layout, CPU, 0, NULL, &need);
-    need = (need + (int64_t)isz - 1) / (int64_t)isz;   /* elements of the base */
+    need = (need + (int64_t)isz - 1) / (int64_t)isz; /* elements of the base */
     p.hb = new_array(dt, 1, &need, CPU);
     uint8_t *b = fv_array_data(p.hb);
     need *= (int64_t)isz;
@@ -209,7 +229,7 @@ static void
 zy_strides(const fv_array *a, int64_t *sz, int64_t *sy)
 {
     int nd = fv_array_ndim(a);
-    int64_t st[3] = {0, 0, 1};
+    int64_t st[3] = { 0, 0, 1 };
     for (int d = 0; d < nd; d++)
         st[3 - nd + d] = fv_array_shape(a)[d] > 1 ? fv_array_strides(a)[d] : 0;
     *sz = st[0];
@@ -235,8 +255,8 @@ plan_reads_ok(const fv_ero_tile_args *a)
 
 /* The tiled kernel on host arrays: 1 (run) or 0 (the tiled path does not apply). */
 static int
-model_tiled(const fv_array *in, fv_array *out, const fv_array *mask, const fv__binary_erosion_params *p,
-            int *changed, int *differs)
+model_tiled(const fv_array *in, fv_array *out, const fv_array *mask, const fv__binary_erosion_params *p, int *changed,
+            int *differs)
 {
     int nd = fv_array_ndim(in);
     if (nd < 1 || nd > 3 || !byte_dt(fv_array_dtype(in)) || !byte_dt(fv_array_dtype(out)) ||
@@ -271,7 +291,7 @@ model_tiled(const fv_array *in, fv_array *out, const fv_array *mask, const fv__b
     for (int64_t z = 0; z < a->nz; z++)
         for (int64_t by = 0; by < gy; by++)
             for (int64_t bx = 0; bx < gx; bx++) {
-                memset(sm, 0, (size_t)smem);   /* an unwritten word would zero the AND */
+                memset(sm, 0, (size_t)smem); /* an unwritten word would zero the AND */
                 int interior = fv_ero_interior(a, bx, by, z);
                 for (int tr = 0; tr < rows; tr++)
                     for (int j = 0; j < P; j++)
@@ -294,7 +314,7 @@ model_tiled(const fv_array *in, fv_array *out, const fv_array *mask, const fv__b
 typedef struct kcase {
     int nd;
     int64_t shape[3];
-    fv_dtype idt, odt, mdt;   /* mdt: the mask's, when has_mask */
+    fv_dtype idt, odt, mdt; /* mdt: the mask's, when has_mask */
     int has_mask;
     int lin, lout, lmask;
     int border, invert, want_changed, want_same;
@@ -307,7 +327,8 @@ typedef struct kcase {
 static void
 describe(const kcase *c, char *buf, size_t n)
 {
-    snprintf(buf, n, "%s shape %lldx%lldx%lld (nd %d) in %s out %s mask %s layouts %d/%d/%d border %d invert %d "
+    snprintf(buf, n,
+             "%s shape %lldx%lldx%lld (nd %d) in %s out %s mask %s layouts %d/%d/%d border %d invert %d "
              "origins %lld,%lld,%lld flags %d%d",
              c->s->name, (long long)c->shape[0], (long long)(c->nd > 1 ? c->shape[1] : 0),
              (long long)(c->nd > 2 ? c->shape[2] : 0), c->nd, fv_dtype_name(c->idt), fv_dtype_name(c->odt),
@@ -325,7 +346,7 @@ static int
 same_bytes(const fv_array *a, const fv_array *b)
 {
     return fv_array_size(a) == fv_array_size(b) &&
-           memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_size(a) * fv_dtype_size(fv_array_dtype(a))) == 0;
+        memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_size(a) * fv_dtype_size(fv_array_dtype(a))) == 0;
 }
 
 static void
@@ -358,11 +379,11 @@ run_kcase(const kcase *c)
     int ch_cpu = -1, sa_cpu = -1;
     p.changed = c->want_changed ? &ch_cpu : NULL;
     p.same_as_before = c->want_same ? &sa_cpu : NULL;
-    fv__op_args a = {.in = in.h, .in2 = c->has_mask ? mk.h : NULL, .out = oc.h, .params = &p};
+    fv__op_args a = { .in = in.h, .in2 = c->has_mask ? mk.h : NULL, .out = oc.h, .params = &p };
     CHECK_OK(fv__dispatch(ctx, FV__OP_BINARY_EROSION, &a));
     fv_array *ref = to_host(oc.h);
 
-    if (!cuda_only) {   /* the host model */
+    if (!cuda_only) { /* the host model */
         pair om = make_pair(c->odt, c->nd, c->shape, c->lout, 0.0, 0);
         memcpy(fv_array_data(om.hb), fv_array_data(out0.hb), nbytes(out0.hb));
         int chm = 0, dfm = 0;
@@ -371,15 +392,14 @@ run_kcase(const kcase *c)
             fv_array *got = to_host(om.h);
             /* the view's bytes, and the padding around it untouched */
             int ok = got && ref && same_bytes(got, ref) &&
-                     memcmp(fv_array_data(om.hb), fv_array_data(oc.hb), nbytes(om.hb)) == 0;
+                memcmp(fv_array_data(om.hb), fv_array_data(oc.hb), nbytes(om.hb)) == 0;
             if (c->want_changed)
                 ok = ok && chm == ch_cpu;
             if (c->want_same)
                 ok = ok && (!dfm) == sa_cpu;
             CHECK(ok);
             if (!ok)
-                fprintf(stderr, "  model differs: %s (changed %d/%d same %d/%d)\n", what, chm, ch_cpu, !dfm,
-                        sa_cpu);
+                fprintf(stderr, "  model differs: %s (changed %d/%d same %d/%d)\n", what, chm, ch_cpu, !dfm, sa_cpu);
             fv_array_unref(got);
         }
         pair_free(&om);
@@ -396,13 +416,13 @@ run_kcase(const kcase *c)
             int ch = -1, sa = -1;
             p.changed = c->want_changed ? &ch : NULL;
             p.same_as_before = c->want_same ? &sa : NULL;
-            fv__op_args g = {.in = in.d, .in2 = c->has_mask ? mk.d : NULL, .out = og.d, .params = &p};
+            fv__op_args g = { .in = in.d, .in2 = c->has_mask ? mk.d : NULL, .out = og.d, .params = &p };
             CHECK_OK(fv__dispatch(ctx, FV__OP_BINARY_EROSION, &g));
             fv_array *got = to_host(og.d);
             /* the whole base: the view's bytes equal and the padding untouched */
             fv_array *gbase = to_host(og.db);
             int ok = got && ref && same_bytes(got, ref) && gbase &&
-                     memcmp(fv_array_data(gbase), fv_array_data(oc.hb), nbytes(gbase)) == 0;
+                memcmp(fv_array_data(gbase), fv_array_data(oc.hb), nbytes(gbase)) == 0;
             if (c->want_changed)
                 ok = ok && ch == ch_cpu;
             if (c->want_same)
@@ -432,8 +452,9 @@ static int nS2, nS3, nS1;
 static void
 make_strels(void)
 {
-    int64_t s33[2] = {3, 3}, s55[2] = {5, 5}, s77[2] = {7, 7}, s15[2] = {1, 5}, s51[2] = {5, 1}, s23[2] = {2, 3},
-            s34[2] = {3, 4}, s12[2] = {1, 2}, s44[2] = {4, 4}, s11[2] = {1, 1}, s99[2] = {9, 9}, s3_15[2] = {3, 15};
+    int64_t s33[2] = { 3, 3 }, s55[2] = { 5, 5 }, s77[2] = { 7, 7 }, s15[2] = { 1, 5 }, s51[2] = { 5, 1 },
+            s23[2] = { 2, 3 }, s34[2] = { 3, 4 }, s12[2] = { 1, 2 }, s44[2] = { 4, 4 }, s11[2] = { 1, 1 },
+            s99[2] = { 9, 9 }, s3_15[2] = { 3, 15 };
     S2[nS2++] = mkstrel(2, s33, 0, 0, "3x3 cross");
     S2[nS2++] = mkstrel(2, s33, 1, 0, "3x3 full");
     S2[nS2++] = mkstrel(2, s55, 2, 0.6, "5x5 random");
@@ -452,7 +473,7 @@ make_strels(void)
     S2[nS2++] = mkstrel(2, s33, 2, 0.0, "3x3 empty");
     S2[nS2++] = mkstrel(2, s99, 2, 0.3, "9x9 random");
     S2[nS2++] = mkstrel(2, s3_15, 2, 0.5, "3x15 random");
-    int64_t c333[3] = {3, 3, 3}, c231[3] = {2, 3, 1}, c115[3] = {1, 1, 5}, c313[3] = {3, 1, 3};
+    int64_t c333[3] = { 3, 3, 3 }, c231[3] = { 2, 3, 1 }, c115[3] = { 1, 1, 5 }, c313[3] = { 3, 1, 3 };
     S3[nS3++] = mkstrel(3, c333, 0, 0, "3x3x3 cross");
     S3[nS3++] = mkstrel(3, c333, 1, 0, "3x3x3 full");
     S3[nS3++] = mkstrel(3, c231, 2, 0.7, "2x3x1 random");
@@ -477,7 +498,7 @@ random_origins(const strel *s, int64_t *org)
         org[d] = irand(-(s->shape[d] / 2), (s->shape[d] - 1) / 2);
 }
 
-static const fv_dtype BYTE_DTS[3] = {FV_BOOL, FV_UINT8, FV_INT8};
+static const fv_dtype BYTE_DTS[3] = { FV_BOOL, FV_UINT8, FV_INT8 };
 
 static void
 random_kcase(kcase *c, const strel *s, int nd, const int64_t *shape)
@@ -495,7 +516,7 @@ random_kcase(kcase *c, const strel *s, int nd, const int64_t *shape)
     c->lin = irand(0, 9) < 6 ? 0 : (int)irand(1, 4);
     c->lout = irand(0, 9) < 6 ? 0 : (int)irand(1, 4);
     c->lmask = irand(0, 9) < 6 ? 0 : (int)irand(1, 4);
-    if (irand(0, 19) == 0)   /* the generic path's other dtypes */
+    if (irand(0, 19) == 0) /* the generic path's other dtypes */
         c->idt = FV_FLOAT32;
     if (irand(0, 19) == 0)
         c->odt = FV_INT32;
@@ -506,15 +527,16 @@ random_kcase(kcase *c, const strel *s, int nd, const int64_t *shape)
     c->want_changed = (int)irand(0, 1);
     c->want_same = irand(0, 2) == 0;
     c->values = (int)irand(0, 1);
-    double dens[4] = {0.5, 0.85, 0.15, 0.97};
+    double dens[4] = { 0.5, 0.85, 0.15, 0.97 };
     c->dens = dens[irand(0, 3)];
 }
 
 static void
 test_kernel_cases(void)
 {
-    static const int64_t shapes2[][2] = {{1, 1}, {1, 7}, {1, 300}, {7, 1}, {300, 1}, {2, 2}, {3, 5},
-                                         {17, 33}, {33, 17}, {31, 129}, {130, 257}, {64, 128}, {65, 131}};
+    static const int64_t shapes2[][2] = { { 1, 1 },     { 1, 7 },    { 1, 300 }, { 7, 1 },   { 300, 1 },
+                                          { 2, 2 },     { 3, 5 },    { 17, 33 }, { 33, 17 }, { 31, 129 },
+                                          { 130, 257 }, { 64, 128 }, { 65, 131 } };
     const int ns2 = (int)(sizeof shapes2 / sizeof shapes2[0]);
     kcase c;
     /* every 2-D structure on every shape, random parameters */
@@ -536,7 +558,7 @@ test_kernel_cases(void)
     }
     /* every layout of in, out, mask */
     for (int l = 0; l < 5 * 5; l++) {
-        int64_t sh[2] = {irand(1, 40), irand(1, 150)};
+        int64_t sh[2] = { irand(1, 40), irand(1, 150) };
         random_kcase(&c, &S2[irand(0, nS2 - 1)], 2, sh);
         c.lin = l % 5;
         c.lout = l / 5;
@@ -549,19 +571,20 @@ test_kernel_cases(void)
     }
     /* random 2-D shapes */
     for (int k = 0; k < (cuda_only ? 40 : 150); k++) {
-        int64_t sh[2] = {irand(1, 70), irand(1, 300)};
+        int64_t sh[2] = { irand(1, 70), irand(1, 300) };
         random_kcase(&c, &S2[irand(0, nS2 - 1)], 2, sh);
         run_kcase(&c);
     }
     /* 3-D */
-    static const int64_t shapes3[][3] = {{1, 1, 1}, {3, 1, 9}, {5, 17, 33}, {2, 2, 2}, {1, 130, 257}, {9, 40, 70}, {4, 33, 1}};
+    static const int64_t shapes3[][3] = { { 1, 1, 1 },     { 3, 1, 9 },   { 5, 17, 33 }, { 2, 2, 2 },
+                                          { 1, 130, 257 }, { 9, 40, 70 }, { 4, 33, 1 } };
     for (int si = 0; si < nS3; si++)
         for (int k = 0; k < 7; k++) {
             random_kcase(&c, &S3[si], 3, shapes3[k]);
             run_kcase(&c);
         }
     /* 1-D */
-    static const int64_t shapes1[] = {1, 2, 5, 129, 1000};
+    static const int64_t shapes1[] = { 1, 2, 5, 129, 1000 };
     for (int si = 0; si < nS1; si++)
         for (int k = 0; k < 5; k++) {
             random_kcase(&c, &S1[si], 1, &shapes1[k]);
@@ -570,7 +593,7 @@ test_kernel_cases(void)
     /* large: 1000 x 1000 */
     int nbig = cuda_only ? 2 : 6;
     for (int k = 0; k < nbig; k++) {
-        int64_t sh[2] = {1000, 1000};
+        int64_t sh[2] = { 1000, 1000 };
         random_kcase(&c, &S2[k % 4], 2, sh);
         if (cuda_only)
             c.s = &S2[k % 2];
@@ -585,8 +608,8 @@ run_op(const strel *s, int nd, const int64_t *shape, int iterations, int has_mas
        const int64_t *org, fv_dtype idt)
 {
     char what[300];
-    snprintf(what, sizeof what, "op %s nd %d shape %lld.. iterations %d mask %d border %d invert %d in %s", s->name,
-             nd, (long long)shape[0], iterations, has_mask, border, invert, fv_dtype_name(idt));
+    snprintf(what, sizeof what, "op %s nd %d shape %lld.. iterations %d mask %d border %d invert %d in %s", s->name, nd,
+             (long long)shape[0], iterations, has_mask, border, invert, fv_dtype_name(idt));
     ncases++;
     pair in = make_pair(idt, nd, shape, 0, 0.6, 1);
     pair mk;
@@ -594,16 +617,16 @@ run_op(const strel *s, int nd, const int64_t *shape, int iterations, int has_mas
     if (has_mask)
         mk = make_pair(FV_BOOL, nd, shape, 0, 0.8, 0);
     pair oc = make_pair(FV_BOOL, nd, shape, 0, 0.0, 0);
-    fv_status sc = fv_binary_erosion(ctx, in.h, oc.h, s->v, s->shape, iterations, has_mask ? mk.h : NULL, border,
-                                     org, invert);
+    fv_status sc =
+        fv_binary_erosion(ctx, in.h, oc.h, s->v, s->shape, iterations, has_mask ? mk.h : NULL, border, org, invert);
     for (int generic = 0; have_gpu && generic < 2; generic++) {
         if (generic)
             tv_force("cuda.binary_erosion", "generic");
         else
             tv_force("cuda.binary_erosion", NULL);
         pair og = make_pair(FV_BOOL, nd, shape, 0, 0.0, 0);
-        fv_status sg = fv_binary_erosion(ctx, in.d, og.d, s->v, s->shape, iterations, has_mask ? mk.d : NULL,
-                                         border, org, invert);
+        fv_status sg =
+            fv_binary_erosion(ctx, in.d, og.d, s->v, s->shape, iterations, has_mask ? mk.d : NULL, border, org, invert);
         int ok = sg == sc;
         if (ok && sc == FV_OK) {
             fv_array *g = to_host(og.d);
@@ -612,8 +635,8 @@ run_op(const strel *s, int nd, const int64_t *shape, int iterations, int has_mas
         }
         CHECK(ok);
         if (!ok)
-            fprintf(stderr, "  %s: %s differs from the CPU (status %d / %d)\n", what,
-                    generic ? "generic" : "tiled", (int)sg, (int)sc);
+            fprintf(stderr, "  %s: %s differs from the CPU (status %d / %d)\n", what, generic ? "generic" : "tiled",
+                    (int)sg, (int)sc);
         pair_free(&og);
     }
     tv_force("cuda.binary_erosion", NULL);
@@ -625,11 +648,11 @@ run_op(const strel *s, int nd, const int64_t *shape, int iterations, int has_mas
 static void
 test_op(void)
 {
-    static const int iters[] = {1, 2, 5, 0, -1};
-    int64_t org0[3] = {0, 0, 0};
+    static const int iters[] = { 1, 2, 5, 0, -1 };
+    int64_t org0[3] = { 0, 0, 0 };
     for (int si = 0; si < nS2; si++)
         for (int k = 0; k < 5; k++) {
-            int64_t sh[2] = {irand(1, 60), irand(1, 200)}, org[3];
+            int64_t sh[2] = { irand(1, 60), irand(1, 200) }, org[3];
             if (k == 4 && !cuda_only) {
                 sh[0] = 130;
                 sh[1] = 257;
@@ -639,11 +662,11 @@ test_op(void)
                    k == 2 ? FV_FLOAT32 : FV_UINT8);
         }
     for (int si = 0; si < nS3; si++) {
-        int64_t sh[3] = {irand(1, 6), irand(1, 30), irand(1, 50)};
+        int64_t sh[3] = { irand(1, 6), irand(1, 30), irand(1, 50) };
         run_op(&S3[si], 3, sh, iters[si % 5], si & 1, si >> 1 & 1, si >> 2 & 1, org0, FV_BOOL);
     }
-    if (!cuda_only) {   /* scipy's binary_fill_holes / propagation shapes: many passes */
-        int64_t sh[2] = {200, 300};
+    if (!cuda_only) { /* scipy's binary_fill_holes / propagation shapes: many passes */
+        int64_t sh[2] = { 200, 300 };
         run_op(&S2[0], 2, sh, -1, 1, 1, 1, org0, FV_BOOL);
         run_op(&S2[1], 2, sh, 5, 0, 0, 0, org0, FV_BOOL);
     }
@@ -662,12 +685,18 @@ now_s(void)
 static void
 bench(void)
 {
-    int64_t sh[2] = {8192, 8192};
+    int64_t sh[2] = { 8192, 8192 };
     pair in = make_pair(FV_BOOL, 2, sh, 0, 0.7, 0);
     pair out = make_pair(FV_BOOL, 2, sh, 0, 0.0, 0);
-    static const struct { int si, iterations, invert; const char *name; } B[] = {
-        {0, 1, 0, "erosion 3x3 cross"}, {1, 1, 0, "erosion 3x3 full"}, {3, 1, 0, "erosion 7x7 disk"},
-        {3, 1, 1, "dilation 7x7 disk"}, {0, 5, 0, "erosion 3x3 cross, iterations=5"}, {2, 1, 1, "dilation 5x5 random"}};
+    static const struct {
+        int si, iterations, invert;
+        const char *name;
+    } B[] = { { 0, 1, 0, "erosion 3x3 cross" },
+              { 1, 1, 0, "erosion 3x3 full" },
+              { 3, 1, 0, "erosion 7x7 disk" },
+              { 3, 1, 1, "dilation 7x7 disk" },
+              { 0, 5, 0, "erosion 3x3 cross, iterations=5" },
+              { 2, 1, 1, "dilation 5x5 random" } };
     printf("case | tiled ms | generic ms | generic/tiled\n");
     for (size_t b = 0; b < sizeof B / sizeof B[0]; b++) {
         double t[2];
@@ -678,13 +707,13 @@ bench(void)
                 tv_force("cuda.binary_erosion", NULL);
             const strel *st = &S2[B[b].si];
             int reps = 20;
-            CHECK_OK(fv_binary_erosion(ctx, in.d, out.d, st->v, st->shape, B[b].iterations, NULL, 0, NULL,
-                                       B[b].invert));
+            CHECK_OK(
+                fv_binary_erosion(ctx, in.d, out.d, st->v, st->shape, B[b].iterations, NULL, 0, NULL, B[b].invert));
             CHECK_OK(fv_context_synchronize(ctx));
             double t0 = now_s();
             for (int r = 0; r < reps; r++)
-                CHECK_OK(fv_binary_erosion(ctx, in.d, out.d, st->v, st->shape, B[b].iterations, NULL, 0, NULL,
-                                           B[b].invert));
+                CHECK_OK(
+                    fv_binary_erosion(ctx, in.d, out.d, st->v, st->shape, B[b].iterations, NULL, 0, NULL, B[b].invert));
             CHECK_OK(fv_context_synchronize(ctx));
             t[generic] = (now_s() - t0) / reps * 1e3;
         }

@@ -32,7 +32,7 @@
 
 #include "fovea/fovea.h"
 #define FV_T_SEED 0x51f1dec7ull
-#include "harness.h"   /* check.h, variant-force.h, xorshift.h */
+#include "harness.h" /* check.h, variant-force.h, xorshift.h */
 
 static int ncases;
 
@@ -63,7 +63,7 @@ static int
 same_bytes(const fv_array *a, const fv_array *b)
 {
     return fv_array_nbytes(a) == fv_array_nbytes(b) &&
-           memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_nbytes(a)) == 0;
+        memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_nbytes(a)) == 0;
 }
 
 /* op: 0 correlate1d, 1 uniform_filter1d, 2 minimum_filter1d, 3 maximum_filter1d,
@@ -74,10 +74,14 @@ run_op(int op, const fv_array *in, fv_array *out, const double *w, int64_t n, in
        int64_t origin)
 {
     switch (op) {
-    case 0: return fv_correlate1d(ctx, in, out, w, n, axis, mode, cval, origin);
-    case 1: return fv_uniform_filter1d(ctx, in, out, n, axis, mode, cval, origin);
-    case 2: return fv_minimum_filter1d(ctx, in, out, n, axis, mode, cval, origin);
-    case 3: return fv_maximum_filter1d(ctx, in, out, n, axis, mode, cval, origin);
+    case 0:
+        return fv_correlate1d(ctx, in, out, w, n, axis, mode, cval, origin);
+    case 1:
+        return fv_uniform_filter1d(ctx, in, out, n, axis, mode, cval, origin);
+    case 2:
+        return fv_minimum_filter1d(ctx, in, out, n, axis, mode, cval, origin);
+    case 3:
+        return fv_maximum_filter1d(ctx, in, out, n, axis, mode, cval, origin);
     case 4: {
         int64_t size[FV_MAX_NDIM], org[FV_MAX_NDIM];
         fv_mode modes[FV_MAX_NDIM];
@@ -147,14 +151,14 @@ one_dev(fv_dtype idt, fv_dtype odt, int nd, const int64_t *sh, const double *w, 
         fprintf(stderr, "mismatch: %s\n", current);
     CHECK(same_bytes(g1, g3));
     ncases++;
-    fv_array *all[] = {h, gi, go, g1, g3};
+    fv_array *all[] = { h, gi, go, g1, g3 };
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         fv_array_unref(all[k]);
 }
 
 static void
-one(int op, fv_dtype idt, fv_dtype odt, int nd, const int64_t *sh, int dkind, const double *w, int64_t n,
-    int axis, fv_mode mode, double cval, int64_t origin)
+one(int op, fv_dtype idt, fv_dtype odt, int nd, const int64_t *sh, int dkind, const double *w, int64_t n, int axis,
+    fv_mode mode, double cval, int64_t origin)
 {
     fv_array *h = make_data(idt, nd, sh, dkind);
     fv_array *ho = new_array(odt, nd, sh, CPU);
@@ -177,7 +181,7 @@ one(int op, fv_dtype idt, fv_dtype odt, int nd, const int64_t *sh, int dkind, co
                 same_bytes(g1, ho), same_bytes(g1, g2), g3 ? same_bytes(g1, g3) : 1);
     CHECK(ok);
     ncases++;
-    fv_array *all[] = {h, ho, gi, go, g1, g2, g3};
+    fv_array *all[] = { h, ho, gi, go, g1, g2, g3 };
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         fv_array_unref(all[k]);
 }
@@ -191,28 +195,28 @@ main(void)
         return 77;
     }
     CHECK_OK(fv_context_new(&ctx));
-    static const fv_dtype ins[] = {FV_UINT8, FV_INT8, FV_UINT16, FV_INT16, FV_BOOL};
-    static const fv_dtype outs[] = {FV_UINT8, FV_INT16, FV_INT32, FV_BOOL};
+    static const fv_dtype ins[] = { FV_UINT8, FV_INT8, FV_UINT16, FV_INT16, FV_BOOL };
+    static const fv_dtype outs[] = { FV_UINT8, FV_INT16, FV_INT32, FV_BOOL };
     /* weights: float-exact ones, then ones float does not sum exactly */
-    static const double w_int[] = {1, -2, 1}, w_dy[] = {0.0625, 0.25, 0.375, 0.25, 0.0625}, w_anti[] = {-1, 0, 1};
-    static const double w_third[] = {1.0 / 3, 1.0 / 3, 1.0 / 3}, w_tenth[] = {0.1, 0.2, 0.7};
-    static const double w_big[] = {100.5, -3.25, 7, 0.125};
+    static const double w_int[] = { 1, -2, 1 }, w_dy[] = { 0.0625, 0.25, 0.375, 0.25, 0.0625 }, w_anti[] = { -1, 0, 1 };
+    static const double w_third[] = { 1.0 / 3, 1.0 / 3, 1.0 / 3 }, w_tenth[] = { 0.1, 0.2, 0.7 };
+    static const double w_big[] = { 100.5, -3.25, 7, 0.125 };
     double w_rand[9], w_rsym[7];
     for (int i = 0; i < 9; i++)
         w_rand[i] = uniform() * 2 - 1;
     for (int i = 0; i < 4; i++)
         w_rsym[i] = w_rsym[6 - i] = uniform();
-    const double *ws[] = {w_int, w_dy, w_anti, w_third, w_tenth, w_big, w_rand, w_rsym};
-    const int64_t wn[] = {3, 5, 3, 3, 3, 4, 9, 7};
-    static const fv_mode modes[] = {FV_MODE_REFLECT, FV_MODE_CONSTANT, FV_MODE_NEAREST, FV_MODE_MIRROR, FV_MODE_WRAP};
-    static const double cvals[] = {0.0, 3.0, -7.0, 0.5, 0.1};
-    const int64_t s2a[2] = {67, 301}, s2b[2] = {300, 40}, s3[3] = {5, 33, 70};
+    const double *ws[] = { w_int, w_dy, w_anti, w_third, w_tenth, w_big, w_rand, w_rsym };
+    const int64_t wn[] = { 3, 5, 3, 3, 3, 4, 9, 7 };
+    static const fv_mode modes[] = { FV_MODE_REFLECT, FV_MODE_CONSTANT, FV_MODE_NEAREST, FV_MODE_MIRROR, FV_MODE_WRAP };
+    static const double cvals[] = { 0.0, 3.0, -7.0, 0.5, 0.1 };
+    const int64_t s2a[2] = { 67, 301 }, s2b[2] = { 300, 40 }, s3[3] = { 5, 33, 70 };
     const int reps = cuda_only ? 60 : 400;
     for (int t = 0; t < reps; t++) {
         const fv_dtype idt = ins[t % 5];
         fv_dtype odt = (t / 5) % 3 == 0 ? idt : outs[(t / 15) % 4];
         const int op = (t / 2) % 6 < 3 ? 0 : (t / 2) % 6 == 3 ? 1 + (t / 12) % 3 : 4 + (t / 12) % 2;
-        if (op >= 4)   /* the fused pair: the data's own dtype */
+        if (op >= 4) /* the fused pair: the data's own dtype */
             odt = idt;
         const int nd = t % 7 == 0 ? 3 : 2;
         const int64_t *sh = nd == 3 ? s3 : (t % 2 ? s2a : s2b);
@@ -227,9 +231,9 @@ main(void)
     /* the checked float path (8-bit data, weights float does not sum exactly):
      * random, symmetric, antisymmetric, 1/n (flat data sums to integers exactly
      * in real arithmetic, not in float) and tenths, windows up to past FV_CU_FLT_WINLINE */
-    static const fv_dtype ins8[] = {FV_UINT8, FV_INT8, FV_BOOL};
-    static const fv_dtype outs8[] = {FV_INT16, FV_INT32, FV_BOOL, FV_UINT16};
-    static const int64_t ns[] = {3, 5, 9, 17, 33, 130};
+    static const fv_dtype ins8[] = { FV_UINT8, FV_INT8, FV_BOOL };
+    static const fv_dtype outs8[] = { FV_INT16, FV_INT32, FV_BOOL, FV_UINT16 };
+    static const int64_t ns[] = { 3, 5, 9, 17, 33, 130 };
     static double wk[130];
     const int reps8 = cuda_only ? 40 : 360;
     for (int t = 0; t < reps8; t++) {
@@ -239,17 +243,27 @@ main(void)
         const int wkind = (t / 18) % 5;
         for (int64_t i = 0; i < n; i++) {
             switch (wkind) {
-            case 0: wk[i] = uniform() * 2 - 1; break;
-            case 1: wk[i] = i <= n / 2 ? uniform() : wk[n - 1 - i]; break;
-            case 2: wk[i] = i < n / 2 ? uniform() : i == n / 2 ? 0.0 : -wk[n - 1 - i]; break;
-            case 3: wk[i] = 1.0 / (double)n; break;
-            default: wk[i] = (double)irand(-9, 9) / 10.0; break;
+            case 0:
+                wk[i] = uniform() * 2 - 1;
+                break;
+            case 1:
+                wk[i] = i <= n / 2 ? uniform() : wk[n - 1 - i];
+                break;
+            case 2:
+                wk[i] = i < n / 2 ? uniform() : i == n / 2 ? 0.0 : -wk[n - 1 - i];
+                break;
+            case 3:
+                wk[i] = 1.0 / (double)n;
+                break;
+            default:
+                wk[i] = (double)irand(-9, 9) / 10.0;
+                break;
             }
         }
         const int nd = t % 11 == 0 ? 3 : 2;
         const int64_t *sh = nd == 3 ? s3 : (t % 2 ? s2a : s2b);
         const fv_mode mode = modes[(t / 7) % 5];
-        const double cval = cvals[(t / 4) % 4];   /* float holds these */
+        const double cval = cvals[(t / 4) % 4]; /* float holds these */
         const int64_t origin = (int64_t)((t / 13) % 3) - 1;
         const int axis = (t / 2) % 2 ? 0 : nd - 1;
         one(0, idt, odt, nd, sh, (t / 9) % 3, wk, n, axis, mode, cval, origin);
@@ -259,9 +273,9 @@ main(void)
      * within DBL_EPSILON, even lengths), windows past FV_CU_FLT_WINLINE and the direct
      * kernel's; 8-bit data with weights the checked bound refuses (every output
      * summed again in double, kept to 16 bits) */
-    static const fv_dtype insd[] = {FV_FLOAT32, FV_FLOAT64, FV_INT32, FV_UINT8, FV_INT8, FV_UINT16};
-    static const fv_dtype outsd[] = {FV_FLOAT32, FV_FLOAT64, FV_INT16, FV_UINT8, FV_BOOL, FV_INT32};
-    static const int64_t nsd[] = {1, 2, 3, 9, 17, 40, 129, 301, 5000};
+    static const fv_dtype insd[] = { FV_FLOAT32, FV_FLOAT64, FV_INT32, FV_UINT8, FV_INT8, FV_UINT16 };
+    static const fv_dtype outsd[] = { FV_FLOAT32, FV_FLOAT64, FV_INT16, FV_UINT8, FV_BOOL, FV_INT32 };
+    static const int64_t nsd[] = { 1, 2, 3, 9, 17, 40, 129, 301, 5000 };
     static double wd[5000];
     const int repsd = cuda_only ? 40 : 240;
     for (int t = 0; t < repsd; t++) {
@@ -271,12 +285,24 @@ main(void)
         const int wkind = (t / 5) % 6;
         for (int64_t i = 0; i < n; i++) {
             switch (wkind) {
-            case 0: wd[i] = uniform() * 2 - 1; break;
-            case 1: wd[i] = i <= n / 2 ? uniform() : wd[n - 1 - i]; break;
-            case 2: wd[i] = i < n / 2 ? uniform() : i == n / 2 ? uniform() : -wd[n - 1 - i]; break;
-            case 3: wd[i] = i <= n / 2 ? uniform() : wd[n - 1 - i] + (i % 2 ? 1e-17 : -2e-17); break;
-            case 4: wd[i] = (uniform() * 2 - 1) * 3e6; break;   /* past the checked bound */
-            default: wd[i] = (double)irand(-9, 9); break;
+            case 0:
+                wd[i] = uniform() * 2 - 1;
+                break;
+            case 1:
+                wd[i] = i <= n / 2 ? uniform() : wd[n - 1 - i];
+                break;
+            case 2:
+                wd[i] = i < n / 2 ? uniform() : i == n / 2 ? uniform() : -wd[n - 1 - i];
+                break;
+            case 3:
+                wd[i] = i <= n / 2 ? uniform() : wd[n - 1 - i] + (i % 2 ? 1e-17 : -2e-17);
+                break;
+            case 4:
+                wd[i] = (uniform() * 2 - 1) * 3e6;
+                break; /* past the checked bound */
+            default:
+                wd[i] = (double)irand(-9, 9);
+                break;
             }
         }
         const int nd = t % 7 == 0 ? 3 : 2;
@@ -289,7 +315,7 @@ main(void)
     }
     /* bad weights arrays: clear errors */
     {
-        int64_t sh1 = 4, sh2[2] = {2, 2};
+        int64_t sh1 = 4, sh2[2] = { 2, 2 };
         fv_array *gi = new_array(FV_FLOAT32, 2, s2b, GPU), *go = new_array(FV_FLOAT32, 2, s2b, GPU);
         fv_array *w32 = new_array(FV_FLOAT32, 1, &sh1, GPU), *w2d = new_array(FV_FLOAT64, 2, sh2, GPU);
         fv_array *wc = new_array(FV_FLOAT64, 1, &sh1, CPU), *gc = new_array(FV_FLOAT32, 2, s2b, CPU);
@@ -299,8 +325,8 @@ main(void)
         fv_array *wg = new_array(FV_FLOAT64, 1, &sh1, GPU);
         CHECK(fv_correlate1d_array(ctx, gc, gc, wg, 0, FV_MODE_REFLECT, 0.0, 0) == FV_EDEVICE);
         memset(fv_array_data(wc), 0, 32);
-        CHECK_OK(fv_correlate1d_array(ctx, gi, go, wc, 0, FV_MODE_REFLECT, 0.0, 0));   /* host weights */
-        fv_array *all[] = {gi, go, w32, w2d, wc, gc, wg};
+        CHECK_OK(fv_correlate1d_array(ctx, gi, go, wc, 0, FV_MODE_REFLECT, 0.0, 0)); /* host weights */
+        fv_array *all[] = { gi, go, w32, w2d, wc, gc, wg };
         for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
             fv_array_unref(all[k]);
     }

@@ -28,9 +28,9 @@
 #define FV_T_SEED 0x9e3779b97f4a7c15ull
 #define HX_SCIPY_MODEL
 #define HX_CUDA_TIMING
-#include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
+#include "harness.h" /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
-static int cpu_kernels = -1;   /* unknown, 0 absent, 1 present */
+static int cpu_kernels = -1; /* unknown, 0 absent, 1 present */
 static int ncases;
 
 static void
@@ -48,12 +48,25 @@ static uint64_t
 m_to_in(fv_dtype dt, double x)
 {
     switch (dt) {
-    case FV_UINT32: return (uint64_t)m_cvt64(x) & 0xffffffffull;
-    case FV_INT64: return (uint64_t)m_cvt64(x);
-    case FV_UINT64: return m_cvtu64(x);
-    case FV_FLOAT32: { float f = (float)x; uint32_t u; memcpy(&u, &f, 4); return u; }
-    case FV_FLOAT64: { uint64_t u; memcpy(&u, &x, 8); return u; }
-    default: return (uint64_t)(uint32_t)m_cvt32(x) & width_mask(dt);
+    case FV_UINT32:
+        return (uint64_t)m_cvt64(x) & 0xffffffffull;
+    case FV_INT64:
+        return (uint64_t)m_cvt64(x);
+    case FV_UINT64:
+        return m_cvtu64(x);
+    case FV_FLOAT32: {
+        float f = (float)x;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        return u;
+    }
+    case FV_FLOAT64: {
+        uint64_t u;
+        memcpy(&u, &x, 8);
+        return u;
+    }
+    default:
+        return (uint64_t)(uint32_t)m_cvt32(x) & width_mask(dt);
     }
 }
 
@@ -146,12 +159,15 @@ ref_filter1d(const fv_array *h, const fv__filter1d_params *p, double *res, doubl
         sa *= sh[d];
     int64_t size = p->size, left = size / 2 + p->origin, s1 = size / 2;
     double *line = malloc((size_t)(n + size) * sizeof(double));
-    struct { double v; int64_t death; } *ring = malloc((size_t)size * sizeof *ring);
+    struct {
+        double v;
+        int64_t death;
+    } *ring = malloc((size_t)size * sizeof *ring);
     int sym = p->kind == FV__F1D_CORRELATE ? m_symmetry(p->weights, size) : 0;
     for (int64_t b0 = 0; b0 < total; b0++) {
         if ((b0 / sa) % n != 0)
-            continue;   /* not the start of a line */
-        for (int64_t q = 0; q < n + size - 1; q++) {   /* scipy's extended line buffer */
+            continue;                                /* not the start of a line */
+        for (int64_t q = 0; q < n + size - 1; q++) { /* scipy's extended line buffer */
             int64_t e = fv__extend_index(q - left, n, p->mode);
             line[q] = e < 0 ? p->cval : m_tod(dt, m_load(h, b0 + e * sa));
         }
@@ -175,7 +191,7 @@ ref_filter1d(const fv_array *h, const fv__filter1d_params *p, double *res, doubl
                 mag[b0 + i * sa] = m;
             }
         } else if (p->kind == FV__F1D_UNIFORM) {
-            double t = 0;   /* scipy 1.17: a running sum, divided per output */
+            double t = 0; /* scipy 1.17: a running sum, divided per output */
             for (int64_t j = 0; j < size; j++)
                 t += line[j];
             res[b0] = t / (double)size;
@@ -189,7 +205,7 @@ ref_filter1d(const fv_array *h, const fv__filter1d_params *p, double *res, doubl
                     m += fabs(line[i + j]);
                 mag[b0 + i * sa] = m / (double)size;
             }
-        } else {   /* R. Harter's deque, as scipy */
+        } else { /* R. Harter's deque, as scipy */
             int mn = p->kind == FV__F1D_MINIMUM;
             if (size == 1) {
                 for (int64_t i = 0; i < n; i++)
@@ -266,7 +282,7 @@ ref_filternd(const fv_array *h, const fv__filternd_params *p, double *res, doubl
                 m += fabs(p->weights[j] * x);
             } else if (p->kind == FV__FND_RANK) {
                 buf[k] = m_tod(dt, outside ? cv : m_load(h, off));
-            } else {   /* NI_MinOrMaxFilter */
+            } else { /* NI_MinOrMaxFilter */
                 int mn = p->kind == FV__FND_MINIMUM;
                 uint64_t v = outside ? cv : m_load(h, off);
                 double s_j = p->weights ? (mn ? -p->weights[j] : p->weights[j]) : 0.0;
@@ -287,7 +303,7 @@ ref_filternd(const fv_array *h, const fv__filternd_params *p, double *res, doubl
         if (p->kind == FV__FND_CORRELATE)
             resv = t;
         else if (p->kind == FV__FND_RANK)
-            resv = m_tod(dt, m_to_in(dt, m_select(buf, 0, k - 1, p->rank)));   /* (T) round trip */
+            resv = m_tod(dt, m_to_in(dt, m_select(buf, 0, k - 1, p->rank))); /* (T) round trip */
         res[i] = resv;
         mag[i] = m;
     }
@@ -309,10 +325,10 @@ fill(fv_array *h, int specials, int wide)
         if (wide == 1)
             v = uniform_in(-1e6, 1e6);
         if (specials && is_float(dt) && next_u64() % 17 == 3) {
-            static const double sp[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 0.5, 1e30, -1e30};
+            static const double sp[] = { NAN, INFINITY, -INFINITY, -0.0, 0.0, 0.5, 1e30, -1e30 };
             v = sp[next_u64() % (specials == 2 ? 8 : 6)];
         }
-        if (!wide && !is_float(dt))   /* small integers: ties, and sums that land on integers */
+        if (!wide && !is_float(dt)) /* small integers: ties, and sums that land on integers */
             r = (uint64_t)(int64_t)(dt == FV_BOOL ? (int64_t)(r & 1) : irand(-40, 300));
         hx_put_raw(p, dt, i, r, v);
     }
@@ -341,8 +357,8 @@ compare(const fv_array *got, const double *res, const double *mag, int sel, int 
         uint64_t gb = m_load(got, i), wb = nd ? m_store_nd(odt, res[i]) : m_store(odt, res[i]);
         if (!is_float(odt)) {
             if (gb != wb) {
-                fprintf(stderr, "%s [%s]: element %lld: got 0x%llx, want 0x%llx (scipy's double %.17g)\n", what,
-                        who, (long long)i, (unsigned long long)gb, (unsigned long long)wb, res[i]);
+                fprintf(stderr, "%s [%s]: element %lld: got 0x%llx, want 0x%llx (scipy's double %.17g)\n", what, who,
+                        (long long)i, (unsigned long long)gb, (unsigned long long)wb, res[i]);
                 return 0;
             }
             continue;
@@ -356,8 +372,8 @@ compare(const fv_array *got, const double *res, const double *mag, int sel, int 
         else
             ok = fabs(g - w) <= rtol * (mag[i] + fabs(w)) + 1e-300;
         if (!ok) {
-            fprintf(stderr, "%s [%s]: element %lld: got %.17g, want %.17g (mag %g)\n", what, who, (long long)i, g,
-                    w, mag[i]);
+            fprintf(stderr, "%s [%s]: element %lld: got %.17g, want %.17g (mag %g)\n", what, who, (long long)i, g, w,
+                    mag[i]);
             return 0;
         }
     }
@@ -375,11 +391,11 @@ typedef struct case1d {
     int mode;
     double cval;
     int lin, lout, specials, wide;
-    int wkind;   /* correlate weights: 0 random, 1 symmetric, 2 antisymmetric */
+    int wkind; /* correlate weights: 0 random, 1 symmetric, 2 antisymmetric */
 } case1d;
 
-static const char *mode_names[] = {"reflect", "constant", "nearest", "mirror", "wrap"};
-static const char *kind1d_names[] = {"correlate1d", "uniform1d", "minimum1d", "maximum1d"};
+static const char *mode_names[] = { "reflect", "constant", "nearest", "mirror", "wrap" };
+static const char *kind1d_names[] = { "correlate1d", "uniform1d", "minimum1d", "maximum1d" };
 
 static void
 run1d(const case1d *c)
@@ -397,23 +413,29 @@ run1d(const case1d *c)
         w[c->size - 1 - k] = c->wkind == 1 ? w[k] : -w[k];
     if (c->wkind == 2 && (c->size & 1))
         w[c->size / 2] = uniform_in(-1.0, 1.0);
-    snprintf(what, sizeof what, "%s %s->%s nd=%d shape=(%lld,%lld,%lld,%lld) axis=%d size=%lld origin=%lld mode=%s "
+    snprintf(what, sizeof what,
+             "%s %s->%s nd=%d shape=(%lld,%lld,%lld,%lld) axis=%d size=%lld origin=%lld mode=%s "
              "cval=%g layout=%d/%d sp=%d w=%d",
              kind1d_names[c->kind], fv_dtype_name(c->idt), fv_dtype_name(c->odt), c->nd, (long long)c->shape[0],
              (long long)(c->nd > 1 ? c->shape[1] : 0), (long long)(c->nd > 2 ? c->shape[2] : 0),
              (long long)(c->nd > 3 ? c->shape[3] : 0), c->axis, (long long)c->size, (long long)c->origin,
              mode_names[c->mode], c->cval, c->lin, c->lout, c->specials, c->wkind);
     snprintf(current, sizeof current, "%s", what);
-    fv__filter1d_params p = {.kind = c->kind, .axis = c->axis, .mode = c->mode, .cval = c->cval,
-                             .origin = c->origin, .size = c->size,
-                             .weights = c->kind == FV__F1D_CORRELATE ? w : NULL, .symmetry = 0};
+    fv__filter1d_params p = { .kind = c->kind,
+                              .axis = c->axis,
+                              .mode = c->mode,
+                              .cval = c->cval,
+                              .origin = c->origin,
+                              .size = c->size,
+                              .weights = c->kind == FV__F1D_CORRELATE ? w : NULL,
+                              .symmetry = 0 };
     p.symmetry = c->kind == FV__F1D_CORRELATE ? m_symmetry(w, c->size) : 0;
     make_input(c->idt, c->nd, c->shape, c->lin, c->specials, c->wide, &hb, &hin, &db, &din);
     hc = to_host(hin);
     dout = make_view(c->odt, c->nd, c->shape, c->lout, GPU, &ob);
     if (hc && dout && res && mag && w) {
         ref_filter1d(hc, &p, res, mag);
-        fv__op_args a = {.in = din, .out = dout, .in2 = NULL, .params = &p};
+        fv__op_args a = { .in = din, .out = dout, .in2 = NULL, .params = &p };
         fv_status st = fv__dispatch(ctx, FV__OP_FILTER1D, &a);
         if (st != FV_OK) {
             fv_t_fail++;
@@ -423,9 +445,9 @@ run1d(const case1d *c)
             double rtol = (c->odt == FV_FLOAT32) ? 1e-5 : 1e-12;
             CHECK(got && compare(got, res, mag, c->kind >= FV__F1D_MINIMUM, 0, rtol, what, "cuda"));
         }
-        if (cpu_kernels != 0) {   /* the CPU backend, when its kernels exist */
+        if (cpu_kernels != 0) { /* the CPU backend, when its kernels exist */
             fv_array *hout = new_array(c->odt, c->nd, c->shape, CPU);
-            fv__op_args ac = {.in = hin, .out = hout, .in2 = NULL, .params = &p};
+            fv__op_args ac = { .in = hin, .out = hout, .in2 = NULL, .params = &p };
             st = fv__dispatch(NULL, FV__OP_FILTER1D, &ac);
             if (st == FV_ENOKERNEL) {
                 cpu_kernels = 0;
@@ -454,15 +476,15 @@ run1d(const case1d *c)
 }
 
 static const fv_dtype pairs[][2] = {
-    {FV_FLOAT32, FV_FLOAT32}, {FV_FLOAT64, FV_FLOAT64}, {FV_UINT8, FV_UINT8},   {FV_UINT8, FV_FLOAT32},
-    {FV_INT16, FV_INT32},     {FV_FLOAT32, FV_UINT8},   {FV_FLOAT64, FV_INT64}, {FV_UINT16, FV_UINT16},
-    {FV_INT8, FV_FLOAT64},    {FV_BOOL, FV_BOOL},       {FV_FLOAT32, FV_BOOL},  {FV_UINT32, FV_UINT64},
-    {FV_INT64, FV_FLOAT64},   {FV_UINT64, FV_UINT64},   {FV_INT32, FV_INT16},   {FV_FLOAT64, FV_FLOAT32},
-    {FV_UINT8, FV_INT8},      {FV_FLOAT32, FV_FLOAT64}, {FV_INT16, FV_UINT8},   {FV_FLOAT64, FV_UINT32},
+    { FV_FLOAT32, FV_FLOAT32 }, { FV_FLOAT64, FV_FLOAT64 }, { FV_UINT8, FV_UINT8 },   { FV_UINT8, FV_FLOAT32 },
+    { FV_INT16, FV_INT32 },     { FV_FLOAT32, FV_UINT8 },   { FV_FLOAT64, FV_INT64 }, { FV_UINT16, FV_UINT16 },
+    { FV_INT8, FV_FLOAT64 },    { FV_BOOL, FV_BOOL },       { FV_FLOAT32, FV_BOOL },  { FV_UINT32, FV_UINT64 },
+    { FV_INT64, FV_FLOAT64 },   { FV_UINT64, FV_UINT64 },   { FV_INT32, FV_INT16 },   { FV_FLOAT64, FV_FLOAT32 },
+    { FV_UINT8, FV_INT8 },      { FV_FLOAT32, FV_FLOAT64 }, { FV_INT16, FV_UINT8 },   { FV_FLOAT64, FV_UINT32 },
 };
 #define NPAIRS ((int)(sizeof pairs / sizeof pairs[0]))
 
-static const double cvals[] = {0.0, 3.5, -2.25, 300.7, -5.5, 1e10, 17.0};
+static const double cvals[] = { 0.0, 3.5, -2.25, 300.7, -5.5, 1e10, 17.0 };
 
 static void
 random_shape(int nd, int64_t *shape, int64_t maxn)
@@ -524,21 +546,21 @@ test_filter1d_paths(void)
         int64_t size;
         int lin, specials;
     } t[] = {
-        {FV_FLOAT32, FV_FLOAT32, 1, 5000, 0, 0, 0, FV__F1D_CORRELATE, 33, 0, 0},
-        {FV_UINT8, FV_UINT8, 1, 5000, 0, 0, 0, FV__F1D_CORRELATE, 15, 1, 0},
-        {FV_FLOAT64, FV_FLOAT64, 2, 800, 33, 0, 0, FV__F1D_CORRELATE, 700, 0, 2},    /* COL, direct kernel */
-        {FV_INT32, FV_INT32, 2, 800, 33, 0, 0, FV__F1D_CORRELATE, 651, 0, 0},
-        {FV_FLOAT32, FV_FLOAT32, 2, 9, 3000, 0, 1, FV__F1D_MINIMUM, 200, 0, 0},     /* doubling, ROW */
-        {FV_FLOAT32, FV_FLOAT32, 2, 3000, 9, 0, 0, FV__F1D_MAXIMUM, 200, 0, 0},     /* doubling, COL */
-        {FV_FLOAT32, FV_FLOAT32, 2, 3000, 9, 0, 0, FV__F1D_MAXIMUM, 120, 0, 1},     /* doubling + NaN redo */
-        {FV_INT16, FV_INT16, 2, 1000, 37, 0, 0, FV__F1D_MINIMUM, 500, 0, 0},        /* COL, direct kernel */
-        {FV_FLOAT64, FV_FLOAT64, 2, 1000, 37, 0, 0, FV__F1D_MINIMUM, 500, 0, 1},    /* exact deque on all lines */
-        {FV_UINT8, FV_UINT8, 1, 20000, 0, 0, 0, FV__F1D_MAXIMUM, 3001, 0, 0},       /* ROW, long window */
-        {FV_UINT16, FV_UINT8, 2, 3, 7000, 0, 1, FV__F1D_UNIFORM, 77, 0, 0},        /* few long lines, serial */
-        {FV_FLOAT32, FV_FLOAT32, 2, 3, 7000, 0, 1, FV__F1D_UNIFORM, 77, 0, 1},     /* NaN/inf lines redone */
-        {FV_FLOAT64, FV_FLOAT64, 2, 700, 5, 0, 0, FV__F1D_UNIFORM, 700, 0, 0},      /* direct uniform */
-        {FV_FLOAT32, FV_INT32, 2, 400, 300, 0, 0, FV__F1D_UNIFORM, 21, 0, 0},
-        {FV_UINT8, FV_FLOAT32, 3, 4, 300, 200, 2, FV__F1D_CORRELATE, 25, 2, 0}, /* Fortran order */
+        { FV_FLOAT32, FV_FLOAT32, 1, 5000, 0, 0, 0, FV__F1D_CORRELATE, 33, 0, 0 },
+        { FV_UINT8, FV_UINT8, 1, 5000, 0, 0, 0, FV__F1D_CORRELATE, 15, 1, 0 },
+        { FV_FLOAT64, FV_FLOAT64, 2, 800, 33, 0, 0, FV__F1D_CORRELATE, 700, 0, 2 }, /* COL, direct kernel */
+        { FV_INT32, FV_INT32, 2, 800, 33, 0, 0, FV__F1D_CORRELATE, 651, 0, 0 },
+        { FV_FLOAT32, FV_FLOAT32, 2, 9, 3000, 0, 1, FV__F1D_MINIMUM, 200, 0, 0 },  /* doubling, ROW */
+        { FV_FLOAT32, FV_FLOAT32, 2, 3000, 9, 0, 0, FV__F1D_MAXIMUM, 200, 0, 0 },  /* doubling, COL */
+        { FV_FLOAT32, FV_FLOAT32, 2, 3000, 9, 0, 0, FV__F1D_MAXIMUM, 120, 0, 1 },  /* doubling + NaN redo */
+        { FV_INT16, FV_INT16, 2, 1000, 37, 0, 0, FV__F1D_MINIMUM, 500, 0, 0 },     /* COL, direct kernel */
+        { FV_FLOAT64, FV_FLOAT64, 2, 1000, 37, 0, 0, FV__F1D_MINIMUM, 500, 0, 1 }, /* exact deque on all lines */
+        { FV_UINT8, FV_UINT8, 1, 20000, 0, 0, 0, FV__F1D_MAXIMUM, 3001, 0, 0 },    /* ROW, long window */
+        { FV_UINT16, FV_UINT8, 2, 3, 7000, 0, 1, FV__F1D_UNIFORM, 77, 0, 0 },      /* few long lines, serial */
+        { FV_FLOAT32, FV_FLOAT32, 2, 3, 7000, 0, 1, FV__F1D_UNIFORM, 77, 0, 1 },   /* NaN/inf lines redone */
+        { FV_FLOAT64, FV_FLOAT64, 2, 700, 5, 0, 0, FV__F1D_UNIFORM, 700, 0, 0 },   /* direct uniform */
+        { FV_FLOAT32, FV_INT32, 2, 400, 300, 0, 0, FV__F1D_UNIFORM, 21, 0, 0 },
+        { FV_UINT8, FV_FLOAT32, 3, 4, 300, 200, 2, FV__F1D_CORRELATE, 25, 2, 0 }, /* Fortran order */
     };
     for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
         for (int mode = 0; mode < FV_MODE_COUNT; mode += 2) {
@@ -567,7 +589,7 @@ test_filter1d_paths(void)
 
 /* ---- FILTERND cases -------------------------------------------------------------- */
 
-static const char *kindnd_names[] = {"correlate", "minimum", "maximum", "rank"};
+static const char *kindnd_names[] = { "correlate", "minimum", "maximum", "rank" };
 
 typedef struct casend {
     fv_dtype idt, odt;
@@ -578,8 +600,8 @@ typedef struct casend {
     int lin, lout, specials, wide;
     int use_fp, use_st;
     double fp_density;
-    int rank_sel;   /* -1 random, else 0 min, 1 median, 2 max, 10 + r: rank r */
-    int tiled;      /* rank: also bit for bit against the model (float: NaN any payload), the
+    int rank_sel; /* -1 random, else 0 min, 1 median, 2 max, 10 + r: rank r */
+    int tiled;    /* rank: also bit for bit against the model (float: NaN any payload), the
                      * generic kernels (variant "generic") and the CPU backend (both: +-0 equal) */
 } casend;
 
@@ -599,8 +621,8 @@ same_bits(const fv_array *a, const fv_array *b, int zsign, const char *what, con
             if ((isnan(u) && isnan(v)) || (!zsign && u == 0 && v == 0))
                 continue;
         }
-        fprintf(stderr, "%s [%s]: element %lld: 0x%llx != 0x%llx\n", what, who, (long long)i,
-                (unsigned long long)x, (unsigned long long)y);
+        fprintf(stderr, "%s [%s]: element %lld: 0x%llx != 0x%llx\n", what, who, (long long)i, (unsigned long long)x,
+                (unsigned long long)y);
         return 0;
     }
     return 1;
@@ -654,7 +676,7 @@ runnd(const casend *c)
             w[j] = round(uniform_in(-50.0, 150.0) * 10.0) / 10.0;
         }
     }
-    int64_t sel = irand(0, fsize - 1);   /* one element selected for sure */
+    int64_t sel = irand(0, fsize - 1); /* one element selected for sure */
     fp[sel] = 1;
     if (c->kind == FV__FND_CORRELATE)
         w[sel] = 0.75;
@@ -673,22 +695,27 @@ runnd(const casend *c)
     p.footprint = c->use_fp ? fp : NULL;
     p.weights = c->kind == FV__FND_CORRELATE ? w : (c->use_st ? w : NULL);
     p.count = count;
-    p.rank = c->rank_sel >= 10 ? c->rank_sel - 10 : c->rank_sel < 0 ? irand(0, count - 1) : c->rank_sel == 0 ? 0 : c->rank_sel == 1 ? count / 2 : count - 1;
-    snprintf(what, sizeof what, "%s %s->%s nd=%d shape=(%lld,%lld,%lld,%lld) fshape=(%lld,%lld,%lld,%lld) "
+    p.rank = c->rank_sel >= 10 ? c->rank_sel - 10
+        : c->rank_sel < 0      ? irand(0, count - 1)
+        : c->rank_sel == 0     ? 0
+        : c->rank_sel == 1     ? count / 2
+                               : count - 1;
+    snprintf(what, sizeof what,
+             "%s %s->%s nd=%d shape=(%lld,%lld,%lld,%lld) fshape=(%lld,%lld,%lld,%lld) "
              "count=%lld rank=%lld mode=%s cval=%g layout=%d/%d sp=%d fp=%d st=%d",
              kindnd_names[c->kind], fv_dtype_name(c->idt), fv_dtype_name(c->odt), c->nd, (long long)c->shape[0],
              (long long)(c->nd > 1 ? c->shape[1] : 0), (long long)(c->nd > 2 ? c->shape[2] : 0),
              (long long)(c->nd > 3 ? c->shape[3] : 0), (long long)c->fshape[0],
              (long long)(c->nd > 1 ? c->fshape[1] : 0), (long long)(c->nd > 2 ? c->fshape[2] : 0),
-             (long long)(c->nd > 3 ? c->fshape[3] : 0), (long long)count, (long long)p.rank,
-             mode_names[c->mode], c->cval, c->lin, c->lout, c->specials, c->use_fp, c->use_st);
+             (long long)(c->nd > 3 ? c->fshape[3] : 0), (long long)count, (long long)p.rank, mode_names[c->mode],
+             c->cval, c->lin, c->lout, c->specials, c->use_fp, c->use_st);
     snprintf(current, sizeof current, "%s", what);
     make_input(c->idt, c->nd, c->shape, c->lin, c->specials, c->wide, &hb, &hin, &db, &din);
     hc = to_host(hin);
     dout = make_view(c->odt, c->nd, c->shape, c->lout, GPU, &ob);
     if (hc && dout && res && mag && w && fp) {
         ref_filternd(hc, &p, res, mag);
-        fv__op_args a = {.in = din, .out = dout, .in2 = NULL, .params = &p};
+        fv__op_args a = { .in = din, .out = dout, .in2 = NULL, .params = &p };
         fv_status st = fv__dispatch(ctx, FV__OP_FILTERND, &a);
         double rtol = (c->odt == FV_FLOAT32) ? 1e-5 : 1e-12;
         if (st != FV_OK) {
@@ -701,7 +728,7 @@ runnd(const casend *c)
                 fv_array *mod = model_array(c->odt, c->nd, c->shape, res), *ub = NULL, *ug = NULL;
                 fv_array *uout = make_view(c->odt, c->nd, c->shape, c->lout, GPU, &ub);
                 CHECK(mod && same_bits(got, mod, 1, what, "tiled vs model"));
-                fv__op_args au = {.in = din, .out = uout, .in2 = NULL, .params = &p};
+                fv__op_args au = { .in = din, .out = uout, .in2 = NULL, .params = &p };
                 CHECK_OK(dispatch_untiled(&au));
                 ug = to_host(uout);
                 CHECK(ug && same_bits(got, ug, 0, what, "tiled vs untiled"));
@@ -713,7 +740,7 @@ runnd(const casend *c)
         }
         if (cpu_kernels != 0) {
             fv_array *hout = new_array(c->odt, c->nd, c->shape, CPU);
-            fv__op_args ac = {.in = hin, .out = hout, .in2 = NULL, .params = &p};
+            fv__op_args ac = { .in = hin, .out = hout, .in2 = NULL, .params = &p };
             st = fv__dispatch(NULL, FV__OP_FILTERND, &ac);
             if (st == FV_ENOKERNEL) {
                 cpu_kernels = 0;
@@ -750,7 +777,7 @@ test_filternd(void)
         for (int pi = 0; pi < NPAIRS; pi++) {
             for (int mode = 0; mode < FV_MODE_COUNT; mode++) {
                 if ((pi + mode) % 2)
-                    continue;   /* half the grid keeps the run short */
+                    continue; /* half the grid keeps the run short */
                 casend c;
                 memset(&c, 0, sizeof c);
                 c.idt = pairs[pi][0];
@@ -761,7 +788,7 @@ test_filternd(void)
                 random_shape(c.nd, c.shape, 1500);
                 int64_t fmax = c.nd == 1 ? 9 : c.nd == 2 ? 5 : 3;
                 if (kind == FV__FND_RANK && irand(0, 2) == 0)
-                    fmax = c.nd == 1 ? 90 : c.nd == 2 ? 9 : 4;   /* > 64 elements: radix select */
+                    fmax = c.nd == 1 ? 90 : c.nd == 2 ? 9 : 4; /* > 64 elements: radix select */
                 for (int d = 0; d < c.nd; d++) {
                     c.fshape[d] = irand(1, fmax);
                     c.origins[d] = irand(-(c.fshape[d] / 2), (c.fshape[d] - 1) / 2);
@@ -784,10 +811,10 @@ test_filternd(void)
     /* rank paths in 2-D images: 3x3 (registers), 8-bit up to 255 elements (nibble
      * counts), float32 / 16-bit 5x5 (sorting network), up to 64 (quickselect),
      * more (radix select; NaN: exact second pass) */
-    static const fv_dtype rk[][2] = {{FV_UINT8, FV_UINT8}, {FV_FLOAT32, FV_FLOAT32}, {FV_FLOAT64, FV_FLOAT64},
-                                     {FV_INT16, FV_INT16}, {FV_UINT64, FV_FLOAT64}, {FV_INT64, FV_INT64},
-                                     {FV_INT8, FV_INT8},   {FV_UINT16, FV_INT32}};
-    static const int64_t fs[] = {3, 5, 7, 9, 11, 17};
+    static const fv_dtype rk[][2] = { { FV_UINT8, FV_UINT8 }, { FV_FLOAT32, FV_FLOAT32 }, { FV_FLOAT64, FV_FLOAT64 },
+                                      { FV_INT16, FV_INT16 }, { FV_UINT64, FV_FLOAT64 },  { FV_INT64, FV_INT64 },
+                                      { FV_INT8, FV_INT8 },   { FV_UINT16, FV_INT32 } };
+    static const int64_t fs[] = { 3, 5, 7, 9, 11, 17 };
     for (size_t k = 0; k < sizeof rk / sizeof rk[0]; k++) {
         for (size_t f = 0; f < sizeof fs / sizeof fs[0]; f++) {
             if (fs[f] == 17 && rk[k][0] != FV_UINT8 && rk[k][0] != FV_INT16)
@@ -821,11 +848,12 @@ test_filternd(void)
 static void
 test_rank_tiled(void)
 {
-    static const fv_dtype tp[][2] = {{FV_UINT8, FV_UINT8}, {FV_INT8, FV_INT8},     {FV_UINT16, FV_UINT16},
-                                     {FV_INT16, FV_INT16}, {FV_FLOAT32, FV_FLOAT32}, {FV_UINT8, FV_FLOAT32},
-                                     {FV_FLOAT32, FV_INT16}, {FV_BOOL, FV_UINT8}};
-    static const int rsel[] = {1, 0, 1, 2, -1};   /* median (compile-time rank), min, max, random */
-    static const int64_t shp[][2] = {{1, 40}, {40, 1}, {2, 2}, {3, 3}, {17, 33}, {130, 257}, {1, 1}, {33, 65}};
+    static const fv_dtype tp[][2] = { { FV_UINT8, FV_UINT8 },   { FV_INT8, FV_INT8 },       { FV_UINT16, FV_UINT16 },
+                                      { FV_INT16, FV_INT16 },   { FV_FLOAT32, FV_FLOAT32 }, { FV_UINT8, FV_FLOAT32 },
+                                      { FV_FLOAT32, FV_INT16 }, { FV_BOOL, FV_UINT8 } };
+    static const int rsel[] = { 1, 0, 1, 2, -1 }; /* median (compile-time rank), min, max, random */
+    static const int64_t shp[][2] = { { 1, 40 },  { 40, 1 },    { 2, 2 }, { 3, 3 },
+                                      { 17, 33 }, { 130, 257 }, { 1, 1 }, { 33, 65 } };
     int n = 0;
     for (int k = 3; k <= 5; k += 2) {
         for (int mode = 0; mode < FV_MODE_COUNT; mode++) {
@@ -872,19 +900,24 @@ test_big(void)
         printf("test_cuda_filters: skipping the >2 GiB case: %s\n", fv_error_message());
         return;
     }
-    int64_t vs[2] = {3, 300}, vst[2] = {((int64_t)1 << 30) + 7, 1};
+    int64_t vs[2] = { 3, 300 }, vst[2] = { ((int64_t)1 << 30) + 7, 1 };
     fv_array *v = NULL, *h = new_array(FV_UINT8, 2, vs, CPU);
     CHECK_OK(fv_array_view(base, 2, vs, vst, 11, &v));
     fill(h, 0, 1);
     CHECK_OK(fv_copy(ctx, h, v));
     double *res = malloc(900 * sizeof(double)), *mag = malloc(900 * sizeof(double));
-    double w[5] = {0.25, -0.5, 1.0, 0.5, 0.3};
+    double w[5] = { 0.25, -0.5, 1.0, 0.5, 0.3 };
     for (int axis = 0; axis < 2; axis++) {
         for (int kind = 0; kind < 4; kind++) {
-            fv__filter1d_params p = {.kind = kind, .axis = axis, .mode = FV_MODE_REFLECT, .cval = 0, .origin = 0,
-                                     .size = kind == 0 ? 5 : 3, .weights = kind == 0 ? w : NULL};
+            fv__filter1d_params p = { .kind = kind,
+                                      .axis = axis,
+                                      .mode = FV_MODE_REFLECT,
+                                      .cval = 0,
+                                      .origin = 0,
+                                      .size = kind == 0 ? 5 : 3,
+                                      .weights = kind == 0 ? w : NULL };
             fv_array *o = new_array(FV_UINT8, 2, vs, GPU), *got = NULL;
-            fv__op_args a = {.in = v, .out = o, .params = &p};
+            fv__op_args a = { .in = v, .out = o, .params = &p };
             CHECK_OK(fv__dispatch(ctx, FV__OP_FILTER1D, &a));
             ref_filter1d(h, &p, res, mag);
             got = to_host(o);
@@ -894,7 +927,7 @@ test_big(void)
         }
     }
     for (int kind = 0; kind < 4; kind++) {
-        double wn[9] = {1, 2, 1, 0, -1, 0, 0.5, 0.25, 3};
+        double wn[9] = { 1, 2, 1, 0, -1, 0, 0.5, 0.25, 3 };
         fv__filternd_params p;
         memset(&p, 0, sizeof p);
         p.kind = kind;
@@ -905,7 +938,7 @@ test_big(void)
         p.count = kind == FV__FND_CORRELATE ? 7 : 9;
         p.rank = 4;
         fv_array *o = new_array(FV_FLOAT32, 2, vs, GPU), *got = NULL;
-        fv__op_args a = {.in = v, .out = o, .params = &p};
+        fv__op_args a = { .in = v, .out = o, .params = &p };
         CHECK_OK(fv__dispatch(ctx, FV__OP_FILTERND, &a));
         ref_filternd(h, &p, res, mag);
         got = to_host(o);
@@ -925,12 +958,12 @@ test_big(void)
 static void
 test_edges(void)
 {
-    int64_t s0[2] = {0, 7}, s1[2] = {4, 5};
+    int64_t s0[2] = { 0, 7 }, s1[2] = { 4, 5 };
     fv_array *e = new_array(FV_FLOAT32, 2, s0, GPU), *eo = new_array(FV_FLOAT32, 2, s0, GPU);
-    double w[3] = {1, 2, 3};
-    fv__filter1d_params p = {.kind = 0, .axis = 1, .mode = 0, .size = 3, .weights = w};
-    fv__op_args a = {.in = e, .out = eo, .params = &p};
-    CHECK_OK(fv__dispatch(ctx, FV__OP_FILTER1D, &a));   /* empty: nothing to do */
+    double w[3] = { 1, 2, 3 };
+    fv__filter1d_params p = { .kind = 0, .axis = 1, .mode = 0, .size = 3, .weights = w };
+    fv__op_args a = { .in = e, .out = eo, .params = &p };
+    CHECK_OK(fv__dispatch(ctx, FV__OP_FILTER1D, &a)); /* empty: nothing to do */
     fv__filternd_params q;
     memset(&q, 0, sizeof q);
     q.kind = FV__FND_MAXIMUM;
@@ -963,7 +996,7 @@ test_edges(void)
     q.rank = 9;
     q.kind = FV__FND_RANK;
     CHECK_ERR(fv__dispatch(ctx, FV__OP_FILTERND, &a), FV_EINVAL, "rank");
-    uint8_t none[9] = {0};
+    uint8_t none[9] = { 0 };
     q.footprint = none;
     q.rank = 0;
     CHECK_ERR(fv__dispatch(ctx, FV__OP_FILTERND, &a), FV_EINVAL, "no element");
@@ -983,7 +1016,7 @@ test_edges(void)
 static void
 bench(cudaStream_t s)
 {
-    int64_t sh[2] = {8192, 8192};
+    int64_t sh[2] = { 8192, 8192 };
     fv_array *in = new_array(FV_FLOAT32, 2, sh, GPU), *out = new_array(FV_FLOAT32, 2, sh, GPU);
     fv_array *in8 = new_array(FV_UINT8, 2, sh, GPU), *out8 = new_array(FV_UINT8, 2, sh, GPU);
     fv_array *h = new_array(FV_FLOAT32, 2, sh, CPU), *h8 = new_array(FV_UINT8, 2, sh, CPU);
@@ -1018,30 +1051,30 @@ bench(cudaStream_t s)
         int64_t size;
         const double *w;
         int f32;
-    } c1[] = {{"correlate1d 33 taps f32", 0, 33, g, 1}, {"correlate1d 9 taps f32", 0, 9, s9, 1},
-              {"uniform1d 9 f32", 1, 9, NULL, 1},      {"minimum1d 9 f32", 2, 9, NULL, 1},
-              {"maximum1d 51 f32", 3, 51, NULL, 1},    {"uniform1d 9 u8", 1, 9, NULL, 0},
-              {"correlate1d 9 taps u8", 0, 9, s9, 0},  {"minimum1d 9 u8", 2, 9, NULL, 0}};
+    } c1[] = { { "correlate1d 33 taps f32", 0, 33, g, 1 }, { "correlate1d 9 taps f32", 0, 9, s9, 1 },
+               { "uniform1d 9 f32", 1, 9, NULL, 1 },       { "minimum1d 9 f32", 2, 9, NULL, 1 },
+               { "maximum1d 51 f32", 3, 51, NULL, 1 },     { "uniform1d 9 u8", 1, 9, NULL, 0 },
+               { "correlate1d 9 taps u8", 0, 9, s9, 0 },   { "minimum1d 9 u8", 2, 9, NULL, 0 } };
     for (size_t k = 0; k < sizeof c1 / sizeof c1[0]; k++) {
         for (int axis = 0; axis < 2; axis++) {
-            fv__filter1d_params p = {.kind = c1[k].kind, .axis = axis, .mode = FV_MODE_REFLECT,
-                                     .size = c1[k].size, .weights = c1[k].w};
-            fv__op_args a = {.in = c1[k].f32 ? in : in8, .out = c1[k].f32 ? out : out8, .params = &p};
+            fv__filter1d_params p = {
+                .kind = c1[k].kind, .axis = axis, .mode = FV_MODE_REFLECT, .size = c1[k].size, .weights = c1[k].w
+            };
+            fv__op_args a = { .in = c1[k].f32 ? in : in8, .out = c1[k].f32 ? out : out8, .params = &p };
             double t = time_op(s, FV__OP_FILTER1D, &a, 10);
             double frac = copy_ms / t * (c1[k].f32 ? 1.0 : 4.0);
             printf("bench: %-26s axis %d: %.3f ms (%.0f%% of copy bandwidth)\n", c1[k].name, axis, t, 100 * frac);
         }
     }
-    double w3[9] = {1, 2, 1, 2, 4, 2, 1, 2, 1};
+    double w3[9] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
     struct {
         const char *name;
         int kind;
         int64_t f;
         int f32;
-    } cn[] = {{"correlate 3x3 f32", 0, 3, 1}, {"median 3x3 f32", 3, 3, 1}, {"median 5x5 f32", 3, 5, 1},
-              {"median 3x3 u8", 3, 3, 0},
-              {"median 5x5 u8", 3, 5, 0},     {"median 7x7 u8", 3, 7, 0},   {"median 11x11 u8", 3, 11, 0},
-              {"maximum 5x5 disk u8", 2, 5, 0}};
+    } cn[] = { { "correlate 3x3 f32", 0, 3, 1 }, { "median 3x3 f32", 3, 3, 1 },     { "median 5x5 f32", 3, 5, 1 },
+               { "median 3x3 u8", 3, 3, 0 },     { "median 5x5 u8", 3, 5, 0 },      { "median 7x7 u8", 3, 7, 0 },
+               { "median 11x11 u8", 3, 11, 0 },  { "maximum 5x5 disk u8", 2, 5, 0 } };
     uint8_t disk[25];
     for (int k = 0; k < 25; k++)
         disk[k] = (k / 5 - 2) * (k / 5 - 2) + (k % 5 - 2) * (k % 5 - 2) <= 4;
@@ -1056,7 +1089,7 @@ bench(cudaStream_t s)
         p.footprint = cn[k].kind == 2 ? disk : NULL;
         p.count = cn[k].kind == 2 ? 13 : cn[k].f * cn[k].f;
         p.rank = p.count / 2;
-        fv__op_args a = {.in = cn[k].f32 ? in : in8, .out = cn[k].f32 ? out : out8, .params = &p};
+        fv__op_args a = { .in = cn[k].f32 ? in : in8, .out = cn[k].f32 ? out : out8, .params = &p };
         double t = time_op(s, FV__OP_FILTERND, &a, cn[k].f > 7 ? 2 : 5);
         printf("bench: %-26s       : %.3f ms\n", cn[k].name, t);
     }
@@ -1070,7 +1103,7 @@ bench(cudaStream_t s)
     fv_array_unref(h8);
 }
 
-#ifndef FV_CUDA_FILTERS_NO_MAIN   /* test_cuda_rank3d.c includes this file for its helpers */
+#ifndef FV_CUDA_FILTERS_NO_MAIN /* test_cuda_rank3d.c includes this file for its helpers */
 int
 main(void)
 {
@@ -1111,9 +1144,19 @@ main(void)
     fv_context *own = ctx;
     ctx = NULL;
     for (int k = 0; k < 6; k++) {
-        case1d c = {.idt = FV_FLOAT32, .odt = FV_UINT8, .nd = 2, .shape = {37, 41}, .axis = k % 2,
-                    .kind = k % 4, .size = 5, .origin = 1, .mode = k % FV_MODE_COUNT, .cval = 1.5,
-                    .lin = 1, .lout = 2, .specials = 1};
+        case1d c = { .idt = FV_FLOAT32,
+                     .odt = FV_UINT8,
+                     .nd = 2,
+                     .shape = { 37, 41 },
+                     .axis = k % 2,
+                     .kind = k % 4,
+                     .size = 5,
+                     .origin = 1,
+                     .mode = k % FV_MODE_COUNT,
+                     .cval = 1.5,
+                     .lin = 1,
+                     .lout = 2,
+                     .specials = 1 };
         run1d(&c);
     }
     CHECK_OK(fv_context_synchronize(NULL));

@@ -50,7 +50,9 @@ rnd(int n)
 static uint8_t *
 smooth_rgb(int w, int h)
 {
-    enum { CELL = 24 };
+    enum {
+        CELL = 24
+    };
     int gw = w / CELL + 2, gh = h / CELL + 2;
     float *g = malloc((size_t)gw * gh * 3 * sizeof *g);
     uint8_t *px = malloc((size_t)w * h * 3);
@@ -90,8 +92,15 @@ jerr_quiet(j_common_ptr c, int level)
     (void)level;
 }
 
-enum { SS_444, SS_422, SS_420, SS_GRAY, SS_RGB, SS_COUNT };
-static const char *ss_name[SS_COUNT] = {"4:4:4", "4:2:2", "4:2:0", "gray", "RGB"};
+enum {
+    SS_444,
+    SS_422,
+    SS_420,
+    SS_GRAY,
+    SS_RGB,
+    SS_COUNT
+};
+static const char *ss_name[SS_COUNT] = { "4:4:4", "4:2:2", "4:2:0", "gray", "RGB" };
 
 /* Encode px (w x h RGB) with libjpeg-turbo. ss: subsampling or gray or RGB-coded.
  * With tables != NULL: a TIFF-style pair, *tables (SOI DQT DHT EOI) and an
@@ -122,7 +131,7 @@ encode(const uint8_t *px, int w, int h, int ss, int quality, int progressive, ui
     c.in_color_space = ss == SS_GRAY ? JCS_GRAYSCALE : JCS_RGB;
     jpeg_set_defaults(&c);
     if (ss == SS_RGB)
-        jpeg_set_colorspace(&c, JCS_RGB);   /* no conversion, 1x1 everywhere, Adobe transform 0 */
+        jpeg_set_colorspace(&c, JCS_RGB); /* no conversion, 1x1 everywhere, Adobe transform 0 */
     else if (ss != SS_GRAY) {
         c.comp_info[0].h_samp_factor = ss == SS_444 ? 1 : 2;
         c.comp_info[0].v_samp_factor = ss == SS_420 ? 2 : 1;
@@ -134,7 +143,7 @@ encode(const uint8_t *px, int w, int h, int ss, int quality, int progressive, ui
         jpeg_simple_progression(&c);
     if (tables) {
         jpeg_mem_dest(&c, &tb, &tn);
-        jpeg_write_tables(&c);   /* SOI DQT DHT EOI; marks the tables as written */
+        jpeg_write_tables(&c); /* SOI DQT DHT EOI; marks the tables as written */
     }
     jpeg_mem_dest(&c, &buf, &n);
     jpeg_start_compress(&c, tables ? FALSE : TRUE);
@@ -199,7 +208,7 @@ ref_decode(const uint8_t *data, size_t len, int *w, int *h, int *nc)
 static void
 test_probe(void)
 {
-    static const int sizes[][2] = {{256, 256}, {240, 240}, {17, 33}, {512, 64}};
+    static const int sizes[][2] = { { 256, 256 }, { 240, 240 }, { 17, 33 }, { 512, 64 } };
     fv__jpeg_probe_info in;
     for (int si = 0; si < 4; si++) {
         int w = sizes[si][0], h = sizes[si][1];
@@ -237,7 +246,7 @@ test_probe(void)
                 if (fv__jpeg_probe(j, k, &in) != FV_EFORMAT)
                     bad++;
             CHECK(bad == 0);
-            CHECK_OK(fv__jpeg_probe(j, hdr, &in));   /* the header alone is enough */
+            CHECK_OK(fv__jpeg_probe(j, hdr, &in)); /* the header alone is enough */
 
             /* 12-bit and progressive are not for the GPU */
             if (si == 0 && ss == SS_420) {
@@ -263,13 +272,13 @@ test_probe(void)
     }
 
     /* bad input */
-    static const uint8_t not_jpeg[] = {0x89, 'P', 'N', 'G', 0, 0, 0, 0};
-    static const uint8_t tables_only[] = {0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x03, 0x00, 0xFF, 0xD9};
-    static const uint8_t long_seg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0x40, 0x00, 'J', 'F', 'I', 'F', 0};
-    static const uint8_t sof_zero_w[] = {0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 8, 0, 16, 0, 0, 1, 1, 0x11, 0};
-    static const uint8_t sof_bad_nf[] = {0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 8, 0, 16, 0, 16, 3, 1, 0x11, 0};
-    static const uint8_t sos_first[] = {0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x08, 1, 1, 0, 0, 63, 0};
-    static const uint8_t short_len[] = {0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x01, 0, 0};
+    static const uint8_t not_jpeg[] = { 0x89, 'P', 'N', 'G', 0, 0, 0, 0 };
+    static const uint8_t tables_only[] = { 0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x03, 0x00, 0xFF, 0xD9 };
+    static const uint8_t long_seg[] = { 0xFF, 0xD8, 0xFF, 0xE0, 0x40, 0x00, 'J', 'F', 'I', 'F', 0 };
+    static const uint8_t sof_zero_w[] = { 0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 8, 0, 16, 0, 0, 1, 1, 0x11, 0 };
+    static const uint8_t sof_bad_nf[] = { 0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 8, 0, 16, 0, 16, 3, 1, 0x11, 0 };
+    static const uint8_t sos_first[] = { 0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x08, 1, 1, 0, 0, 63, 0 };
+    static const uint8_t short_len[] = { 0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x01, 0, 0 };
     CHECK_ERR(fv__jpeg_probe(NULL, 10, &in), FV_EFORMAT, "no SOI");
     CHECK_ERR(fv__jpeg_probe(not_jpeg, sizeof not_jpeg, &in), FV_EFORMAT, "no SOI");
     CHECK_ERR(fv__jpeg_probe(tables_only, sizeof tables_only, &in), FV_EFORMAT, "EOI before any SOS");
@@ -324,30 +333,30 @@ test_splice(void)
     CHECK(tile && tables && full);
     CHECK(tl >= 4 && tables[0] == 0xFF && tables[1] == 0xD8 && tables[tl - 2] == 0xFF && tables[tl - 1] == 0xD9);
     CHECK_OK(fv__jpeg_probe(tile, n, &in));
-    CHECK(in.gpu_ok == 0);   /* abbreviated: no tables */
+    CHECK(in.gpu_ok == 0); /* abbreviated: no tables */
     dst = malloc(tl + n);
     out = fv__jpeg_splice_tables(tables, tl, tile, n, dst, tl + n);
     CHECK(out == tl + n - 4);
     CHECK_OK(fv__jpeg_probe(dst, out, &in));
     CHECK(in.gpu_ok == 1 && in.width == w && in.height == h);
-    {   /* decodes to exactly what the complete stream decodes to */
+    { /* decodes to exactly what the complete stream decodes to */
         int w1, h1, c1, w2, h2, c2;
         uint8_t *a = ref_decode(dst, out, &w1, &h1, &c1), *b = ref_decode(full, fn, &w2, &h2, &c2);
         CHECK(a && b && w1 == w2 && h1 == h2 && c1 == c2 && same_pixels(a, b, (size_t)w1 * h1 * c1));
         free(a);
         free(b);
     }
-    CHECK(fv__jpeg_splice_tables(tables, tl, tile, n, dst, tl + n - 5) == 0);   /* one byte short */
+    CHECK(fv__jpeg_splice_tables(tables, tl, tile, n, dst, tl + n - 5) == 0); /* one byte short */
     CHECK(fv__jpeg_splice_tables(tables, tl, tile, n, dst, tl + n - 4) == tl + n - 4);
-    CHECK(fv__jpeg_splice_tables(tables, tl - 1, tile, n, dst, tl + n) == 0);   /* tables without EOI */
+    CHECK(fv__jpeg_splice_tables(tables, tl - 1, tile, n, dst, tl + n) == 0); /* tables without EOI */
     CHECK(fv__jpeg_splice_tables(tables + 1, tl - 1, tile, n, dst, tl + n) == 0);
-    CHECK(fv__jpeg_splice_tables(tables, tl, tile + 1, n - 1, dst, tl + n) == 0);   /* tile without SOI */
+    CHECK(fv__jpeg_splice_tables(tables, tl, tile + 1, n - 1, dst, tl + n) == 0); /* tile without SOI */
     CHECK(fv__jpeg_splice_tables(tables, tl, tile, 3, dst, tl + n) == 0);
     CHECK(fv__jpeg_splice_tables(NULL, 0, tile, n, dst, n) == n && memcmp(dst, tile, n) == 0);
     CHECK(fv__jpeg_splice_tables(NULL, 0, tile, n, dst, n - 1) == 0);
     CHECK(fv__jpeg_splice_tables(tables, tl, NULL, 0, dst, tl + n) == 0);
     {
-        static const uint8_t minimal[] = {0xFF, 0xD8, 0xFF, 0xD9};
+        static const uint8_t minimal[] = { 0xFF, 0xD8, 0xFF, 0xD9 };
         CHECK(fv__jpeg_splice_tables(minimal, 4, tile, n, dst, n) == n && memcmp(dst, tile, n) == 0);
     }
     free(dst);
@@ -361,10 +370,10 @@ test_splice(void)
 
 typedef struct jcase {
     int w, h, ss;
-    uint8_t *jpeg;          /* complete stream (spliced for abbreviated cases) */
+    uint8_t *jpeg; /* complete stream (spliced for abbreviated cases) */
     size_t len;
-    uint8_t *ref;           /* libjpeg-turbo's decode: RGB interleaved, or gray */
-    int nc;                 /* 3 or 1 */
+    uint8_t *ref; /* libjpeg-turbo's decode: RGB interleaved, or gray */
+    int nc;       /* 3 or 1 */
     int abbreviated;
 } jcase;
 
@@ -375,7 +384,8 @@ static int ncases;
 static void
 make_cases(void)
 {
-    static const int sizes[][2] = {{256, 256}, {240, 240}, {512, 512}, {17, 33}, {33, 17}, {200, 120}, {8, 8}};
+    static const int sizes[][2] = { { 256, 256 }, { 240, 240 }, { 512, 512 }, { 17, 33 },
+                                    { 33, 17 },   { 200, 120 }, { 8, 8 } };
     for (int si = 0; si < 7; si++)
         for (int ss = 0; ss < SS_COUNT; ss++) {
             int w = sizes[si][0], h = sizes[si][1], abbr = si == 1 || si == 5;
@@ -452,7 +462,7 @@ run_batch(fv__gpujpeg *d, const int *idx, int n, fv__gpujpeg_mode mode, cudaStre
     int ok = 1;
     for (int i = 0; i < n; i++) {
         const jcase *c = &cases[idx[i]];
-        size_t pitch = mode == FV__GPUJPEG_RGBI ? 3 * (size_t)c->w + 32 : (size_t)c->w + 16;   /* padded rows */
+        size_t pitch = mode == FV__GPUJPEG_RGBI ? 3 * (size_t)c->w + 32 : (size_t)c->w + 16; /* padded rows */
         off[i] = total;
         items[i].data = c->jpeg;
         items[i].len = c->len;
@@ -508,8 +518,9 @@ print_counts(fv__gpujpeg *d, const char *label)
 {
     int64_t k[3];
     fv__gpujpeg_counts(d, k);
-    printf("test_cuda_jpeg: %s: %lld streams by the %s backend, %lld by the fallback lane, %lld hardware batches redone\n",
-           label, (long long)k[0], fv__gpujpeg_backend(d), (long long)k[1], (long long)k[2]);
+    printf(
+        "test_cuda_jpeg: %s: %lld streams by the %s backend, %lld by the fallback lane, %lld hardware batches redone\n",
+        label, (long long)k[0], fv__gpujpeg_backend(d), (long long)k[1], (long long)k[2]);
 }
 
 static void
@@ -532,7 +543,7 @@ test_decode(cudaStream_t s, const char *label)
         if (c->ss != SS_RGB && c->ss != SS_GRAY)
             run_batch(d, &i, 1, FV__GPUJPEG_RGBI, s, what);
     }
-    static const int sizes[] = {7, 64, 64, 7};
+    static const int sizes[] = { 7, 64, 64, 7 };
     for (int r = 0; r < 4; r++) {
         int n = pick(idx, sizes[r], FV__GPUJPEG_RGBI, 0);
         snprintf(what, sizeof what, "%s, RGBI batch of %d", label, n);
@@ -572,7 +583,7 @@ test_informational(void)
     int okr = run_batch(d, rgb, nr, FV__GPUJPEG_RGBI, NULL, "info: RGB-coded in RGBI");
     printf("test_cuda_jpeg: RGB-coded (Adobe transform 0) streams in RGBI mode: %s\n",
            okr ? "not colour-converted (nvJPEG honours the Adobe marker)" : "converted as if YCbCr (use PLANAR)");
-    fv_t_pass = pass;   /* informational only: undo what run_batch counted */
+    fv_t_pass = pass; /* informational only: undo what run_batch counted */
     fv_t_fail = fail;
     worst_mean = wm;
     worst_max = wx;
@@ -617,7 +628,7 @@ test_bad(void)
     it[3].len = c->len * 6 / 10;
     CHECK_ERR(fv__gpujpeg_decode(d, it, 7, FV__GPUJPEG_RGBI, NULL), FV_EFORMAT, "item 3");
     printf("test_cuda_jpeg: truncated: %s\n", fv_error_message());
-    CHECK_OK(fv__gpujpeg_decode(d, it, 1, FV__GPUJPEG_RGBI, NULL));   /* still usable */
+    CHECK_OK(fv__gpujpeg_decode(d, it, 1, FV__GPUJPEG_RGBI, NULL)); /* still usable */
     CHECK_OK(fv__gpujpeg_sync(d, NULL));
 
     /* garbage in the middle of the entropy-coded data */
@@ -634,12 +645,12 @@ test_bad(void)
     /* garbage without any marker bytes: only nvJPEG itself can notice */
     memcpy(m, c->jpeg, c->len);
     for (size_t k = c->len / 3; k < c->len / 3 + 2048 && k + 2 < c->len; k++)
-        m[k] = (uint8_t)(rnd(255));   /* never 0xFF */
+        m[k] = (uint8_t)(rnd(255)); /* never 0xFF */
     st = fv__gpujpeg_decode(d, it, 7, FV__GPUJPEG_RGBI, NULL);
     if (st == FV_OK)
         st = fv__gpujpeg_sync(d, NULL);
-    printf("test_cuda_jpeg: marker-free garbage (informational): %s%s%s\n", fv_status_name(st),
-           st ? ": " : "", st ? fv_error_message() : " (decoded without an error)");
+    printf("test_cuda_jpeg: marker-free garbage (informational): %s%s%s\n", fv_status_name(st), st ? ": " : "",
+           st ? fv_error_message() : " (decoded without an error)");
 
     /* the decoder still decodes correctly afterwards, at a new and an old batch size */
     {
@@ -694,7 +705,7 @@ test_leak(void)
     size_t free0 = 0, free1 = 0, total = 0;
     int idx[4], n, ok = 1;
     n = pick(idx, 4, FV__GPUJPEG_RGBI, 0);
-    {   /* warm up: the per-device handles exist for the process lifetime */
+    { /* warm up: the per-device handles exist for the process lifetime */
         fv__gpujpeg *d = NULL;
         CHECK_OK(fv__gpujpeg_new(0, &d));
         run_batch(d, idx, n, FV__GPUJPEG_RGBI, NULL, "leak warm-up");
@@ -707,7 +718,7 @@ test_leak(void)
         CHECK_OK(st);
         if (st != FV_OK)
             break;
-        if (r % 10 == 0)   /* decode in some rounds, create/free only in the others */
+        if (r % 10 == 0) /* decode in some rounds, create/free only in the others */
             ok = run_batch(d, idx, n, FV__GPUJPEG_RGBI, NULL, "leak round");
         fv__gpujpeg_free(d);
     }

@@ -34,7 +34,7 @@
 #include "ops/filters/ndimage-math.h"
 #define FV_T_SEED 0x2545f4914f6cdd1dull
 #define HX_SCIPY_MODEL
-#include "harness.h"   /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
+#include "harness.h" /* check.h, variant-force.h, xorshift.h; the sections the macros above turn on */
 
 /* ---- the models' casts ------------------------------------------------------------ */
 
@@ -43,16 +43,30 @@ static uint64_t
 m_to_in(fv_dtype dt, double x)
 {
     switch (dt) {
-    case FV_BOOL: case FV_UINT8: return (uint8_t)m_cvt32(x);
-    case FV_INT8: return (uint8_t)(int8_t)m_cvt32(x);
-    case FV_UINT16: return (uint16_t)m_cvt32(x);
-    case FV_INT16: return (uint16_t)(int16_t)m_cvt32(x);
-    case FV_INT32: return (uint32_t)m_cvt32(x);
-    case FV_UINT32: return (uint32_t)m_cvt64(x);
-    case FV_INT64: return (uint64_t)m_cvt64(x);
-    case FV_UINT64: return m_cvtu64(x);
-    case FV_FLOAT32: return f32_bits((float)x);
-    default: { uint64_t u; memcpy(&u, &x, 8); return u; }
+    case FV_BOOL:
+    case FV_UINT8:
+        return (uint8_t)m_cvt32(x);
+    case FV_INT8:
+        return (uint8_t)(int8_t)m_cvt32(x);
+    case FV_UINT16:
+        return (uint16_t)m_cvt32(x);
+    case FV_INT16:
+        return (uint16_t)(int16_t)m_cvt32(x);
+    case FV_INT32:
+        return (uint32_t)m_cvt32(x);
+    case FV_UINT32:
+        return (uint32_t)m_cvt64(x);
+    case FV_INT64:
+        return (uint64_t)m_cvt64(x);
+    case FV_UINT64:
+        return m_cvtu64(x);
+    case FV_FLOAT32:
+        return f32_bits((float)x);
+    default: {
+        uint64_t u;
+        memcpy(&u, &x, 8);
+        return u;
+    }
     }
 }
 
@@ -144,7 +158,7 @@ key_of(fv_dtype dt, uint64_t v, int mx)
     if (dt == FV_FLOAT64)
         return mx ? v ^ 0x8000000000000000ull : v;
     uint64_t k;
-    if (is_signed_int(dt)) {   /* sign-extend, then offset */
+    if (is_signed_int(dt)) { /* sign-extend, then offset */
         int64_t s = (int64_t)m_tod(dt, v);
         if (dt == FV_INT64)
             s = (int64_t)v;
@@ -182,11 +196,11 @@ ref_tiled(const fv_array *h, const fv__filternd_params *p, fv_dtype odt, uint64_
     const int64_t f0 = p->fshape[0], f1 = p->fshape[1];
     if (p->weights)
         return 0;
-    int64_t dmin[2] = {INT64_MAX, INT64_MAX}, dmax[2] = {INT64_MIN, INT64_MIN};
+    int64_t dmin[2] = { INT64_MAX, INT64_MAX }, dmax[2] = { INT64_MIN, INT64_MIN };
     for (int64_t j = 0; j < f0 * f1; j++) {
         if (p->footprint && !p->footprint[j])
             continue;
-        int64_t d[2] = {j / f1 - f0 / 2 - p->origins[0], j % f1 - f1 / 2 - p->origins[1]};
+        int64_t d[2] = { j / f1 - f0 / 2 - p->origins[0], j % f1 - f1 / 2 - p->origins[1] };
         for (int e = 0; e < 2; e++) {
             dmin[e] = d[e] < dmin[e] ? d[e] : dmin[e];
             dmax[e] = d[e] > dmax[e] ? d[e] : dmax[e];
@@ -243,7 +257,7 @@ ref_tiled(const fv_array *h, const fv__filternd_params *p, fv_dtype odt, uint64_
                             for (int kx = 0; kx < K; kx++) {
                                 uint64_t v = sp[r * SW + kx];
                                 if (flt) {
-                                    uint64_t xk = v | (sel[ky * K + kx] & fmask);   /* unselected: NaN */
+                                    uint64_t xk = v | (sel[ky * K + kx] & fmask); /* unselected: NaN */
                                     if (fkey_less(dt, xk, res[q]))
                                         res[q] = xk;
                                 } else {
@@ -269,17 +283,17 @@ ref_tiled(const fv_array *h, const fv__filternd_params *p, fv_dtype odt, uint64_
 
 typedef struct ccase {
     fv_dtype idt, odt;
-    int kind;           /* FV__FND_MINIMUM / FV__FND_MAXIMUM */
+    int kind; /* FV__FND_MINIMUM / FV__FND_MAXIMUM */
     int64_t shape[2], fshape[2], origins[2];
     int mode;
     double cval;
     int lin, lout, specials, wide;
-    int fp;             /* 0 full box, 1 disk (fshape odd, square), 2 random (density) */
+    int fp; /* 0 full box, 1 disk (fshape odd, square), 2 random (density) */
     double fp_density;
-    int structure;      /* 1: random structure values (the generic kernel) */
+    int structure; /* 1: random structure values (the generic kernel) */
 } ccase;
 
-static const char *mode_names[] = {"reflect", "constant", "nearest", "mirror", "wrap"};
+static const char *mode_names[] = { "reflect", "constant", "nearest", "mirror", "wrap" };
 
 static void
 run_case(const ccase *c)
@@ -298,7 +312,7 @@ run_case(const ccase *c)
         fp[j] = c->fp == 0 ? 1 : c->fp == 1 ? a * a + b * b <= r * r : uniform_in(0, 1) < c->fp_density;
         w[j] = is_float(c->idt) ? uniform_in(-3.0, 3.0) : (double)irand(-3, 3);
     }
-    fp[irand(0, fsize - 1)] = 1;   /* one element selected for sure */
+    fp[irand(0, fsize - 1)] = 1; /* one element selected for sure */
     fv__filternd_params p;
     memset(&p, 0, sizeof p);
     p.kind = c->kind;
@@ -313,7 +327,8 @@ run_case(const ccase *c)
     p.weights = c->structure ? w : NULL;
     for (int64_t j = 0; j < fsize; j++)
         p.count += !p.footprint || fp[j];
-    snprintf(what, sizeof what, "%s %s->%s shape=(%lld,%lld) fshape=(%lld,%lld) origins=(%lld,%lld) "
+    snprintf(what, sizeof what,
+             "%s %s->%s shape=(%lld,%lld) fshape=(%lld,%lld) origins=(%lld,%lld) "
              "count=%lld mode=%s cval=%g layout=%d/%d sp=%d wide=%d fp=%d/%g st=%d",
              c->kind == FV__FND_MINIMUM ? "minimum" : "maximum", fv_dtype_name(c->idt), fv_dtype_name(c->odt),
              (long long)c->shape[0], (long long)c->shape[1], (long long)c->fshape[0], (long long)c->fshape[1],
@@ -337,9 +352,9 @@ run_case(const ccase *c)
             CHECK(cmp_bits(mt, direct, 1, what, "tile model vs direct model"));
         fv_array_unref(mt);
     }
-    if (cpu_kernels != 0) {   /* the CPU backend into a view of the output layout */
+    if (cpu_kernels != 0) { /* the CPU backend into a view of the output layout */
         fv_array *ob = NULL, *hout = make_view(c->odt, 2, c->shape, c->lout, CPU, &ob), *hg = NULL;
-        fv__op_args a = {.in = hin, .out = hout, .in2 = NULL, .params = &p};
+        fv__op_args a = { .in = hin, .out = hout, .in2 = NULL, .params = &p };
         fv_status st = hout ? fv__dispatch(NULL, FV__OP_FILTERND, &a) : FV_ENOMEM;
         if (st == FV_ENOKERNEL) {
             cpu_kernels = 0;
@@ -360,8 +375,8 @@ run_case(const ccase *c)
         fv_array *got = NULL, *ug = NULL;
         if (din && dout && uout) {
             CHECK_OK(fv_copy(ctx, hb ? hb : hin, db ? db : din));
-            fv__op_args a = {.in = din, .out = dout, .in2 = NULL, .params = &p};
-            fv__op_args au = {.in = din, .out = uout, .in2 = NULL, .params = &p};
+            fv__op_args a = { .in = din, .out = dout, .in2 = NULL, .params = &p };
+            fv__op_args au = { .in = din, .out = uout, .in2 = NULL, .params = &p };
             fv_status st = fv__dispatch(ctx, FV__OP_FILTERND, &a), su = dispatch_untiled(ctx, &au);
             if (st != FV_OK || su != FV_OK) {
                 fv_t_fail++;
@@ -372,7 +387,7 @@ run_case(const ccase *c)
                 if (tiles)
                     CHECK(cmp_bits(got, tiled, 1, what, "cuda vs tile model"));
                 uint64_t *ub_ = array_bits(ug);
-                if (ub_)   /* the generic kernel: every bit, NaN payloads included */
+                if (ub_) /* the generic kernel: every bit, NaN payloads included */
                     CHECK(cmp_bits(got, ub_, 1, what, "tiled vs generic"));
                 free(ub_);
             }
@@ -400,16 +415,17 @@ done:
 /* ---- the grids -------------------------------------------------------------------- */
 
 static const fv_dtype pairs[][2] = {
-    {FV_FLOAT32, FV_FLOAT32}, {FV_FLOAT64, FV_FLOAT64}, {FV_UINT8, FV_UINT8},   {FV_UINT8, FV_FLOAT32},
-    {FV_UINT16, FV_UINT16},   {FV_INT16, FV_INT16},     {FV_INT32, FV_INT32},   {FV_INT8, FV_INT8},
-    {FV_FLOAT32, FV_UINT8},   {FV_FLOAT64, FV_FLOAT32}, {FV_UINT32, FV_UINT32}, {FV_INT8, FV_FLOAT32},
-    {FV_BOOL, FV_BOOL},       {FV_UINT32, FV_FLOAT64},  {FV_INT64, FV_INT64},   {FV_UINT64, FV_UINT64},
-    {FV_FLOAT32, FV_FLOAT64}, {FV_INT32, FV_FLOAT32},   {FV_FLOAT32, FV_INT16}, {FV_INT64, FV_FLOAT64},
-    {FV_UINT8, FV_INT16},     {FV_FLOAT64, FV_UINT64},  {FV_BOOL, FV_UINT8},    {FV_UINT64, FV_FLOAT64},
+    { FV_FLOAT32, FV_FLOAT32 }, { FV_FLOAT64, FV_FLOAT64 }, { FV_UINT8, FV_UINT8 },   { FV_UINT8, FV_FLOAT32 },
+    { FV_UINT16, FV_UINT16 },   { FV_INT16, FV_INT16 },     { FV_INT32, FV_INT32 },   { FV_INT8, FV_INT8 },
+    { FV_FLOAT32, FV_UINT8 },   { FV_FLOAT64, FV_FLOAT32 }, { FV_UINT32, FV_UINT32 }, { FV_INT8, FV_FLOAT32 },
+    { FV_BOOL, FV_BOOL },       { FV_UINT32, FV_FLOAT64 },  { FV_INT64, FV_INT64 },   { FV_UINT64, FV_UINT64 },
+    { FV_FLOAT32, FV_FLOAT64 }, { FV_INT32, FV_FLOAT32 },   { FV_FLOAT32, FV_INT16 }, { FV_INT64, FV_FLOAT64 },
+    { FV_UINT8, FV_INT16 },     { FV_FLOAT64, FV_UINT64 },  { FV_BOOL, FV_UINT8 },    { FV_UINT64, FV_FLOAT64 },
 };
 #define NPAIRS ((int)(sizeof pairs / sizeof pairs[0]))
-static const double cvals[] = {0.0, 3.5, -2.25, 300.7, -0.0, 1e10, 17.0, -1e30};
-static const int64_t shapes[][2] = {{1, 1}, {1, 45}, {45, 1}, {2, 2}, {3, 3}, {17, 33}, {130, 257}, {33, 65}, {5, 70}};
+static const double cvals[] = { 0.0, 3.5, -2.25, 300.7, -0.0, 1e10, 17.0, -1e30 };
+static const int64_t shapes[][2] = { { 1, 1 },   { 1, 45 },    { 45, 1 },  { 2, 2 }, { 3, 3 },
+                                     { 17, 33 }, { 130, 257 }, { 33, 65 }, { 5, 70 } };
 #define NSHAPES ((int)(sizeof shapes / sizeof shapes[0]))
 
 /* every pair x mode x shape x {minimum, maximum}: random windows (1..13 per axis),
@@ -432,7 +448,7 @@ test_grid(void)
                     c.shape[1] = shapes[si][1];
                     c.fp = (int)irand(0, 2);
                     int r = (int)irand(0, 9);
-                    int64_t kmax = r < 4 ? 5 : r < 8 ? 11 : 13;   /* 13: the generic kernel past 11 */
+                    int64_t kmax = r < 4 ? 5 : r < 8 ? 11 : 13; /* 13: the generic kernel past 11 */
                     if (c.fp == 1) {
                         c.fshape[0] = c.fshape[1] = 2 * irand(1, kmax / 2) + 1;
                     } else {
@@ -464,9 +480,9 @@ test_grid(void)
 static void
 test_boxes(void)
 {
-    static const fv_dtype tp[][2] = {{FV_FLOAT32, FV_FLOAT32}, {FV_UINT8, FV_UINT8}, {FV_FLOAT64, FV_FLOAT64},
-                                     {FV_INT16, FV_INT32},     {FV_INT64, FV_INT64}, {FV_UINT64, FV_UINT64}};
-    static const int64_t ks[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    static const fv_dtype tp[][2] = { { FV_FLOAT32, FV_FLOAT32 }, { FV_UINT8, FV_UINT8 }, { FV_FLOAT64, FV_FLOAT64 },
+                                      { FV_INT16, FV_INT32 },     { FV_INT64, FV_INT64 }, { FV_UINT64, FV_UINT64 } };
+    static const int64_t ks[] = { 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
     int n = 0;
     for (size_t t = 0; t < sizeof tp / sizeof tp[0]; t++) {
         for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) {
@@ -505,10 +521,10 @@ test_large(void)
         int64_t k0, k1;
         int lin, lout, fp, mx;
     } t[] = {
-        {FV_UINT8, FV_UINT8, 7, 7, 0, 0, 1, 0},       {FV_UINT8, FV_UINT8, 7, 7, 1, 2, 1, 1},
-        {FV_FLOAT32, FV_FLOAT32, 5, 5, 0, 0, 1, 1},   {FV_FLOAT64, FV_FLOAT64, 4, 6, 2, 1, 2, 0},
-        {FV_UINT16, FV_UINT16, 11, 11, 0, 2, 1, 0},   {FV_INT32, FV_INT32, 3, 5, 0, 0, 0, 1},
-        {FV_FLOAT32, FV_FLOAT32, 11, 11, 0, 0, 2, 0}, {FV_INT64, FV_INT64, 9, 9, 0, 0, 1, 1},
+        { FV_UINT8, FV_UINT8, 7, 7, 0, 0, 1, 0 },       { FV_UINT8, FV_UINT8, 7, 7, 1, 2, 1, 1 },
+        { FV_FLOAT32, FV_FLOAT32, 5, 5, 0, 0, 1, 1 },   { FV_FLOAT64, FV_FLOAT64, 4, 6, 2, 1, 2, 0 },
+        { FV_UINT16, FV_UINT16, 11, 11, 0, 2, 1, 0 },   { FV_INT32, FV_INT32, 3, 5, 0, 0, 0, 1 },
+        { FV_FLOAT32, FV_FLOAT32, 11, 11, 0, 0, 2, 0 }, { FV_INT64, FV_INT64, 9, 9, 0, 0, 1, 1 },
     };
     for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
         ccase c;
@@ -539,9 +555,12 @@ test_large(void)
 static void
 bench(cudaStream_t s)
 {
-    static const int64_t shp[2] = {8192, 8192};
-    static const fv_dtype dts[] = {FV_UINT8, FV_FLOAT32, FV_UINT16};
-    static const struct { int64_t k; int disk; } ws[] = {{3, 1}, {7, 1}, {11, 1}, {7, 0}};
+    static const int64_t shp[2] = { 8192, 8192 };
+    static const fv_dtype dts[] = { FV_UINT8, FV_FLOAT32, FV_UINT16 };
+    static const struct {
+        int64_t k;
+        int disk;
+    } ws[] = { { 3, 1 }, { 7, 1 }, { 11, 1 }, { 7, 0 } };
     uint8_t fp[121];
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
         fv_array *in = new_array(dts[d], 2, shp, GPU), *out = new_array(dts[d], 2, shp, GPU);
@@ -565,7 +584,7 @@ bench(cudaStream_t s)
             p.fshape[0] = p.fshape[1] = K;
             p.footprint = fp;
             p.count = cnt;
-            fv__op_args a = {.in = in, .out = out, .params = &p};
+            fv__op_args a = { .in = in, .out = out, .params = &p };
             double tt = time_nd(s, &a, 0, 10), tu = time_nd(s, &a, 1, 10);
             printf("bench: minimum %s %lldx%lld %s 8192x8192: tiled %.3f ms, untiled %.3f ms (x%.2f)\n",
                    ws[k].disk ? "disk" : "box", (long long)K, (long long)K, fv_dtype_name(dts[d]), tt, tu, tu / tt);
@@ -600,16 +619,24 @@ main(void)
     printf("test_cuda_minmaxtiled: grid done, %d cases, %d failed\n", ncases, fv_t_fail);
     if (!reduced)
         test_large();
-    printf("test_cuda_minmaxtiled: large done, %d cases (%d in the tiled path's reach), %d failed\n", ncases,
-           ntiled, fv_t_fail);
+    printf("test_cuda_minmaxtiled: large done, %d cases (%d in the tiled path's reach), %d failed\n", ncases, ntiled,
+           fv_t_fail);
     if (have_gpu) {
         /* a few again on the default context (legacy default stream) */
         fv_context *own = ctx;
         ctx = NULL;
         for (int k = 0; k < 4; k++) {
-            ccase c = {.idt = FV_FLOAT32, .odt = k % 2 ? FV_UINT8 : FV_FLOAT32, .kind = FV__FND_MINIMUM + k % 2,
-                       .shape = {37, 41}, .fshape = {5, 3 + 2 * (k / 2)}, .mode = k, .cval = 1.5, .lin = 1,
-                       .lout = 2, .specials = 1, .fp = 1};
+            ccase c = { .idt = FV_FLOAT32,
+                        .odt = k % 2 ? FV_UINT8 : FV_FLOAT32,
+                        .kind = FV__FND_MINIMUM + k % 2,
+                        .shape = { 37, 41 },
+                        .fshape = { 5, 3 + 2 * (k / 2) },
+                        .mode = k,
+                        .cval = 1.5,
+                        .lin = 1,
+                        .lout = 2,
+                        .specials = 1,
+                        .fp = 1 };
             run_case(&c);
         }
         CHECK_OK(fv_context_synchronize(NULL));

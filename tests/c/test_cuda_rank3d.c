@@ -37,21 +37,21 @@ m3_net_f(const float *w, int rank)
     for (int k = 0; k < 3; k++) {
         float *v = p + 9 * k;
         memcpy(v, w + 9 * k, 9 * sizeof(float));
-#define C(I, J)                          \
-    {                                    \
-        float c0 = v[I], c1 = v[J];      \
-        v[I] = m3_min(c0, c1);           \
-        v[J] = m3_max(c0, c1);           \
+#define C(I, J)                     \
+    {                               \
+        float c0 = v[I], c1 = v[J]; \
+        v[I] = m3_min(c0, c1);      \
+        v[J] = m3_max(c0, c1);      \
     }
         FV_CU_FLT_R3_SORT9(C)
 #undef C
     }
     float *v = p;
-#define C(I, J)                          \
-    {                                    \
-        float c0 = v[I], c1 = v[J];      \
-        v[I] = m3_min(c0, c1);           \
-        v[J] = m3_max(c0, c1);           \
+#define C(I, J)                     \
+    {                               \
+        float c0 = v[I], c1 = v[J]; \
+        v[I] = m3_min(c0, c1);      \
+        v[J] = m3_max(c0, c1);      \
     }
     FV_CU_FLT_R3_MERGE(C)
 #undef C
@@ -93,21 +93,21 @@ m3_net_u8x4(const uint8_t w[4][27], int rank, uint8_t out[4])
         p[i] = (uint32_t)w[0][i] | (uint32_t)w[1][i] << 8 | (uint32_t)w[2][i] << 16 | (uint32_t)w[3][i] << 24;
     for (int k = 0; k < 3; k++) {
         uint32_t *v = p + 9 * k;
-#define C(I, J)                          \
-    {                                    \
-        uint32_t c0 = v[I], c1 = v[J];   \
-        v[I] = m3_vmin4(c0, c1);         \
-        v[J] = m3_vmax4(c0, c1);         \
+#define C(I, J)                        \
+    {                                  \
+        uint32_t c0 = v[I], c1 = v[J]; \
+        v[I] = m3_vmin4(c0, c1);       \
+        v[J] = m3_vmax4(c0, c1);       \
     }
         FV_CU_FLT_R3_SORT9(C)
 #undef C
     }
     uint32_t *v = p;
-#define C(I, J)                          \
-    {                                    \
-        uint32_t c0 = v[I], c1 = v[J];   \
-        v[I] = m3_vmin4(c0, c1);         \
-        v[J] = m3_vmax4(c0, c1);         \
+#define C(I, J)                        \
+    {                                  \
+        uint32_t c0 = v[I], c1 = v[J]; \
+        v[I] = m3_vmin4(c0, c1);       \
+        v[J] = m3_vmax4(c0, c1);       \
     }
     FV_CU_FLT_R3_MERGE(C)
 #undef C
@@ -151,11 +151,11 @@ m3_kernel_f(const float *w, int rank)
 static void
 test_model(void)
 {
-    static const float sp[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, 2.5f, 1e-40f};
+    static const float sp[] = { 0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, 2.5f, 1e-40f };
     int bad = 0;
     for (int it = 0; it < 200000; it++) {
         float w[27];
-        int kind = it % 4;   /* 0 random, 1 few distinct values, 2 specials, 3 with NaN */
+        int kind = it % 4; /* 0 random, 1 few distinct values, 2 specials, 3 with NaN */
         for (int i = 0; i < 27; i++) {
             if (kind == 1)
                 w[i] = (float)irand(0, 3);
@@ -181,7 +181,7 @@ test_model(void)
             if (bad++ < 5)
                 fprintf(stderr, "model float: case %d rank %d: 0x%08x != scipy 0x%08x\n", it, rank, got, wb);
         }
-        if (kind == 0 || kind == 1) {   /* also against a sort (no NaN) */
+        if (kind == 0 || kind == 1) { /* also against a sort (no NaN) */
             for (int i = 0; i < 27; i++)
                 buf[i] = w[i];
             qsort(buf, 27, sizeof(double), cmp_double);
@@ -214,20 +214,20 @@ test_model(void)
 static void
 test_rank3d(void)
 {
-    static const fv_dtype tp[][2] = {{FV_UINT8, FV_UINT8},   {FV_INT8, FV_INT8},       {FV_UINT16, FV_UINT16},
-                                     {FV_INT16, FV_INT16},   {FV_FLOAT32, FV_FLOAT32}, {FV_UINT8, FV_FLOAT32},
-                                     {FV_FLOAT32, FV_INT16}, {FV_INT16, FV_UINT8},     {FV_FLOAT64, FV_FLOAT64},
-                                     {FV_INT32, FV_INT32}};
+    static const fv_dtype tp[][2] = { { FV_UINT8, FV_UINT8 },   { FV_INT8, FV_INT8 },       { FV_UINT16, FV_UINT16 },
+                                      { FV_INT16, FV_INT16 },   { FV_FLOAT32, FV_FLOAT32 }, { FV_UINT8, FV_FLOAT32 },
+                                      { FV_FLOAT32, FV_INT16 }, { FV_INT16, FV_UINT8 },     { FV_FLOAT64, FV_FLOAT64 },
+                                      { FV_INT32, FV_INT32 } };
     /* median, percentile 25, rank -2 (compile time), min, max, random, rank 1 */
-    static const int rsel[] = {10 + 13, 10 + 6, 10 + 25, 0, 2, -1, 10 + 1};
-    static const int64_t shp[][3] = {{1, 1, 1},  {1, 40, 33}, {40, 1, 1}, {2, 2, 2},   {3, 3, 3},
-                                     {9, 17, 33}, {13, 9, 70}, {1, 5, 1},  {17, 8, 32}, {64, 64, 64}};
+    static const int rsel[] = { 10 + 13, 10 + 6, 10 + 25, 0, 2, -1, 10 + 1 };
+    static const int64_t shp[][3] = { { 1, 1, 1 },   { 1, 40, 33 }, { 40, 1, 1 }, { 2, 2, 2 },   { 3, 3, 3 },
+                                      { 9, 17, 33 }, { 13, 9, 70 }, { 1, 5, 1 },  { 17, 8, 32 }, { 64, 64, 64 } };
     int n = 0;
     for (int mode = 0; mode < FV_MODE_COUNT; mode++) {
         for (size_t t = 0; t < sizeof tp / sizeof tp[0]; t++) {
             for (size_t si = 0; si < sizeof shp / sizeof shp[0]; si++, n++) {
                 if (shp[si][0] == 64 && (n % 3) != 0)
-                    continue;   /* a third of the 64^3 cases keeps the run short */
+                    continue; /* a third of the 64^3 cases keeps the run short */
                 casend c;
                 memset(&c, 0, sizeof c);
                 c.idt = tp[t][0];
@@ -275,7 +275,7 @@ test_rank3d(void)
         c.fp_density = 0.7;
         c.specials = 1;
         c.rank_sel = -1;
-        c.tiled = 0;   /* the generic kernels: no promise on a selected zero's sign (ndimage.md) */
+        c.tiled = 0; /* the generic kernels: no promise on a selected zero's sign (ndimage.md) */
         runnd(&c);
     }
 }
@@ -284,7 +284,7 @@ test_rank3d(void)
 static void
 bench3d(cudaStream_t s)
 {
-    int64_t shape[3] = {256, 256, 256};
+    int64_t shape[3] = { 256, 256, 256 };
     fv_array *in = NULL, *out = NULL, *h = new_array(FV_FLOAT32, 3, shape, CPU);
     CHECK_OK(fv_array_new(ctx, FV_FLOAT32, 3, shape, GPU, &in));
     CHECK_OK(fv_array_new(ctx, FV_FLOAT32, 3, shape, GPU, &out));
@@ -292,7 +292,7 @@ bench3d(cudaStream_t s)
         goto done;
     fill(h, 0, 1);
     CHECK_OK(fv_copy(ctx, h, in));
-    static const int ranks[] = {13, 25, 6};
+    static const int ranks[] = { 13, 25, 6 };
     for (int u = 0; u < 2; u++) {
         for (int r = 0; r < 3; r++) {
             fv__filternd_params p;
@@ -303,7 +303,7 @@ bench3d(cudaStream_t s)
             p.fshape[0] = p.fshape[1] = p.fshape[2] = 3;
             p.count = 27;
             p.rank = ranks[r];
-            fv__op_args a = {.in = in, .out = out, .in2 = NULL, .params = &p};
+            fv__op_args a = { .in = in, .out = out, .in2 = NULL, .params = &p };
             cudaEvent_t e0, e1;
             cudaEventCreate(&e0);
             cudaEventCreate(&e1);

@@ -29,7 +29,7 @@
 #include "ops/morphology/distance.h"
 #include "ops/filters/ndimage-math.h"
 #define FV_T_SEED 0x2545f4914f6cdd1dull
-#include "harness.h"   /* check.h, variant-force.h, xorshift.h */
+#include "harness.h" /* check.h, variant-force.h, xorshift.h */
 
 static int ncases, nfused, nsep2;
 
@@ -53,7 +53,7 @@ gpu_input(const fv_array *h, int layout)
     }
     int64_t bs[FV_MAX_NDIM], st[FV_MAX_NDIM];
     memcpy(bs, sh, sizeof(int64_t) * (size_t)nd);
-    if (layout == 3) {   /* rows padded to 16-byte multiples, offset by 1..3 elements */
+    if (layout == 3) { /* rows padded to 16-byte multiples, offset by 1..3 elements */
         int64_t per16 = 16 / isz, off = 1 + (int64_t)irand(0, 2);
         bs[nd - 1] = (sh[nd - 1] + off + per16 - 1) / per16 * per16 + per16;
         fv_array *base = new_array(dt, nd, bs, GPU);
@@ -89,15 +89,21 @@ gpu_input(const fv_array *h, int layout)
     }
     CHECK_OK(fv_array_view(base, nd, sh, st, 0, &v));
     fv_array_unref(base);
-    CHECK_OK(fv_copy(ctx, h, v));   /* host -> strided device view */
+    CHECK_OK(fv_copy(ctx, h, v)); /* host -> strided device view */
     fv_array_unref(d);
     return v;
 }
 
 /* ---- the operations ------------------------------------------------------------- */
 
-enum { OP_GAUSS, OP_UNIFORM, OP_MIN, OP_MAX, OP_SEP2 };
-static const char *const op_names[] = {"gaussian", "uniform", "minimum", "maximum", "sep2"};
+enum {
+    OP_GAUSS,
+    OP_UNIFORM,
+    OP_MIN,
+    OP_MAX,
+    OP_SEP2
+};
+static const char *const op_names[] = { "gaussian", "uniform", "minimum", "maximum", "sep2" };
 
 typedef struct tcase {
     int op;
@@ -120,7 +126,7 @@ typedef struct tcase {
 static fv_status
 pass1d(const fv_array *in, fv_array *out, const fv__filter1d_params *p)
 {
-    fv__op_args a = {.in = in, .out = out, .params = p};
+    fv__op_args a = { .in = in, .out = out, .params = p };
     return fv__dispatch(ctx, FV__OP_FILTER1D, &a);
 }
 
@@ -141,13 +147,13 @@ run(const tcase *c, const fv_array *in, fv_array *out, int use_sep2, int *took)
         for (int d = 0; d < nd; d++)
             fs[d] = c->size[d] < 1 ? 1 : c->size[d];
         return (c->op == OP_MIN ? fv_minimum_filter : fv_maximum_filter)(ctx, in, out, NULL, NULL, fs, c->mode[0],
-                                                                        c->cval, c->origin);
+                                                                         c->cval, c->origin);
     }
     default: {
         fv_dtype mid = fv_array_dtype(out) == FV_BOOL ? FV_UINT8 : fv_array_dtype(out);
         if (use_sep2) {
-            fv__sep2_params sp = {.pass = {c->pass[0], c->pass[1]}, .mid = mid};
-            fv__op_args a = {.in = in, .out = out, .params = &sp};
+            fv__sep2_params sp = { .pass = { c->pass[0], c->pass[1] }, .mid = mid };
+            fv__op_args a = { .in = in, .out = out, .params = &sp };
             fv_status st = fv__dispatch(ctx, FV__OP_SEP2, &a);
             if (st != FV__SEP2_DECLINED) {
                 *took = st == FV_OK;
@@ -200,7 +206,7 @@ compare(const fv_array *a, const fv_array *b, double tol, const char *what)
         if (!memcmp(pa + (size_t)i * isz, pb + (size_t)i * isz, isz))
             continue;
         double x = get_elem(pa, dt, i), y = get_elem(pb, dt, i);
-        if (x != x && y != y)   /* NaN either way: its sign and payload are not promised */
+        if (x != x && y != y) /* NaN either way: its sign and payload are not promised */
             continue;
         if (tol >= 0) {
             /* float32 sums on the GPU against the CPU's double sums: cancellation
@@ -231,17 +237,18 @@ describe(const tcase *c)
     for (int d = 0; d < c->nd; d++)
         k += snprintf(current + k, sizeof current - (size_t)k, "%s%lld", d ? "x" : " ", (long long)c->shape[d]);
     if (c->op == OP_SEP2)
-        k += snprintf(current + k, sizeof current - (size_t)k, " axes %d/%d taps %lld/%lld origins %lld/%lld modes %d/%d",
-                      c->pass[0].axis, c->pass[1].axis, (long long)c->pass[0].size, (long long)c->pass[1].size, (long long)c->pass[0].origin,
+        k += snprintf(current + k, sizeof current - (size_t)k,
+                      " axes %d/%d taps %lld/%lld origins %lld/%lld modes %d/%d", c->pass[0].axis, c->pass[1].axis,
+                      (long long)c->pass[0].size, (long long)c->pass[1].size, (long long)c->pass[0].origin,
                       (long long)c->pass[1].origin, c->pass[0].mode, c->pass[1].mode);
     else
-        k += snprintf(current + k, sizeof current - (size_t)k, " sizes %lld/%lld sig %g/%g ord %d/%d org %lld/%lld "
-                      "modes %d/%d", (long long)c->size[c->nd - 2], (long long)c->size[c->nd - 1],
-                      c->sigma[c->nd - 2], c->sigma[c->nd - 1], c->order[c->nd - 2], c->order[c->nd - 1],
-                      (long long)c->origin[c->nd - 2], (long long)c->origin[c->nd - 1], c->mode[c->nd - 2],
-                      c->mode[c->nd - 1]);
-    snprintf(current + k, sizeof current - (size_t)k, " cval %g layout %d special %d", c->cval, c->layout,
-             c->special);
+        k += snprintf(current + k, sizeof current - (size_t)k,
+                      " sizes %lld/%lld sig %g/%g ord %d/%d org %lld/%lld "
+                      "modes %d/%d",
+                      (long long)c->size[c->nd - 2], (long long)c->size[c->nd - 1], c->sigma[c->nd - 2],
+                      c->sigma[c->nd - 1], c->order[c->nd - 2], c->order[c->nd - 1], (long long)c->origin[c->nd - 2],
+                      (long long)c->origin[c->nd - 1], c->mode[c->nd - 2], c->mode[c->nd - 1]);
+    snprintf(current + k, sizeof current - (size_t)k, " cval %g layout %d special %d", c->cval, c->layout, c->special);
 }
 
 static double
@@ -323,10 +330,10 @@ run_case(tcase *c)
 /* ---- case generation ----------------------------------------------------------- */
 
 static const fv_dtype pairs[][2] = {
-    {FV_FLOAT32, FV_FLOAT32}, {FV_FLOAT64, FV_FLOAT64}, {FV_UINT8, FV_UINT8},   {FV_UINT16, FV_UINT16},
-    {FV_INT16, FV_INT16},     {FV_INT32, FV_INT32},     {FV_UINT8, FV_FLOAT32}, {FV_INT16, FV_FLOAT64},
-    {FV_FLOAT32, FV_FLOAT64}, {FV_FLOAT64, FV_FLOAT32}, {FV_UINT8, FV_BOOL},    {FV_INT32, FV_FLOAT32},
-    {FV_FLOAT32, FV_UINT8},   {FV_INT16, FV_INT32},
+    { FV_FLOAT32, FV_FLOAT32 }, { FV_FLOAT64, FV_FLOAT64 }, { FV_UINT8, FV_UINT8 },   { FV_UINT16, FV_UINT16 },
+    { FV_INT16, FV_INT16 },     { FV_INT32, FV_INT32 },     { FV_UINT8, FV_FLOAT32 }, { FV_INT16, FV_FLOAT64 },
+    { FV_FLOAT32, FV_FLOAT64 }, { FV_FLOAT64, FV_FLOAT32 }, { FV_UINT8, FV_BOOL },    { FV_INT32, FV_FLOAT32 },
+    { FV_FLOAT32, FV_UINT8 },   { FV_INT16, FV_INT32 },
 };
 #define NPAIRS ((int)(sizeof pairs / sizeof pairs[0]))
 
@@ -366,9 +373,9 @@ fill_random(tcase *c, int op, int pi)
     }
     if (op == OP_MIN || op == OP_MAX)
         for (int d = 0; d < 3; d++)
-            c->mode[d] = m0;   /* one mode for min/max filters */
+            c->mode[d] = m0; /* one mode for min/max filters */
     if (op == OP_SEP2) {
-        const int swap = (int)irand(0, 1);   /* pass 1 along the last axis (the fused kernel's `pd` tiles) */
+        const int swap = (int)irand(0, 1); /* pass 1 along the last axis (the fused kernel's `pd` tiles) */
         for (int k = 0; k < 2; k++) {
             fv__filter1d_params *p = &c->pass[k];
             int64_t n = irand(1, 15);
@@ -393,8 +400,8 @@ fill_random(tcase *c, int op, int pi)
 static void
 test_shapes(void)
 {
-    static const int64_t shapes[][3] = {{1, 37},   {29, 1},    {2, 2},   {17, 33},    {130, 257},
-                                        {65, 64},  {200, 320}, {190, 304}, {300, 160}, {1000, 1000}};
+    static const int64_t shapes[][3] = { { 1, 37 },  { 29, 1 },    { 2, 2 },     { 17, 33 },   { 130, 257 },
+                                         { 65, 64 }, { 200, 320 }, { 190, 304 }, { 300, 160 }, { 1000, 1000 } };
     const int nsh = (int)(sizeof shapes / sizeof shapes[0]);
     for (int si = 0; si < nsh; si++) {
         int big = shapes[si][0] * shapes[si][1] > 100000;
@@ -445,8 +452,8 @@ test_grid(void)
 static void
 test_spec(void)
 {
-    static const int sizes[] = {1, 2, 3, 4, 5, 7, 9, 11, 13, 15, 17, 21, 25, 33};
-    static const int64_t shapes[][2] = {{130, 257}, {65, 64}, {200, 320}, {71, 1000}, {1000, 1000}};
+    static const int sizes[] = { 1, 2, 3, 4, 5, 7, 9, 11, 13, 15, 17, 21, 25, 33 };
+    static const int64_t shapes[][2] = { { 130, 257 }, { 65, 64 }, { 200, 320 }, { 71, 1000 }, { 1000, 1000 } };
     const int nsz = (int)(sizeof sizes / sizeof sizes[0]), nsh = (int)(sizeof shapes / sizeof shapes[0]);
     for (int si = 0; si < nsz; si++)
         for (int r = 0; r < (cuda_only ? 6 : 12); r++) {
@@ -460,11 +467,11 @@ test_spec(void)
             c.layout = (int)irand(0, 3);
             c.special = r % 4 == 3;
             fill_random(&c, OP_SEP2, 0);
-            const int same = (int)irand(0, 1);   /* one kind on both passes */
+            const int same = (int)irand(0, 1); /* one kind on both passes */
             for (int k = 0; k < 2; k++) {
                 fv__filter1d_params *p = &c.pass[k];
                 int kind = same && k ? -1 : (int)irand(0, 5);
-                if (kind < 0) {   /* the first pass's kind (min/max: the other extreme too) */
+                if (kind < 0) { /* the first pass's kind (min/max: the other extreme too) */
                     p->kind = c.pass[0].kind;
                 } else if (kind <= 2) {
                     random_weights(c.w[k], n, kind);
@@ -485,7 +492,7 @@ test_spec(void)
             run_case(&c);
         }
     /* the filters: equal sigmas / sizes on both axes */
-    static const double sig[] = {0.5, 1.0, 2.0, 3.0};
+    static const double sig[] = { 0.5, 1.0, 2.0, 3.0 };
     for (int r = 0; r < (cuda_only ? 12 : 32); r++) {
         tcase c;
         memset(&c, 0, sizeof c);
@@ -496,7 +503,7 @@ test_spec(void)
         c.layout = (int)irand(0, 3);
         c.special = r % 5 == 4;
         fill_random(&c, r % 4, 0);
-        const int n = (int)irand(2, 5) * 2 - 1;   /* 3, 5, 7, 9 */
+        const int n = (int)irand(2, 5) * 2 - 1; /* 3, 5, 7, 9 */
         const double sg = sig[irand(0, 3)];
         const int o = (int)irand(0, 2);
         for (int d = 0; d < 2; d++) {
@@ -517,11 +524,11 @@ test_spec(void)
 static void
 test_strip1d(void)
 {
-    static const int sizes[] = {3, 5, 9, 17, 7};
+    static const int sizes[] = { 3, 5, 9, 17, 7 };
     int n1 = 0;
     for (int r = 0; r < (cuda_only ? 100 : 240); r++) {
         const int n = sizes[r % 5];
-        int64_t shape[3] = {1, 1, 1};
+        int64_t shape[3] = { 1, 1, 1 };
         const int nd = r % 13 == 12 ? 1 : 2 + (int)irand(0, 1);
         /* every other case along the lines (the row kernel: lines of a multiple of 4
          * values, 16-byte aligned rows, centred windows; the rest declines) */
@@ -529,9 +536,9 @@ test_strip1d(void)
         for (int d = 0; d < nd; d++)
             shape[d] = irand(1, d == nd - 1 ? 600 : nd == 3 ? 40 : 300);
         if (r % 7 == 0)
-            shape[0] = 700 + irand(0, 100);   /* several strips down the axis */
+            shape[0] = 700 + irand(0, 100); /* several strips down the axis */
         if (along && r % 5 == 1)
-            shape[nd - 1] = 2000 + irand(0, 3000);   /* long lines: several segments */
+            shape[nd - 1] = 2000 + irand(0, 3000); /* long lines: several segments */
         /* a third of them uint8 (fv_k_sep_row1u8: lines of a multiple of its chunk's 4, 8
          * or 16 values, taken in turn; others take 4-byte chunks or decline) */
         const fv_dtype tdt = along && r % 3 == 1 ? FV_UINT8 : FV_FLOAT32;
@@ -555,12 +562,12 @@ test_strip1d(void)
         const int kind = (int)irand(0, 6);
         if (kind <= 3) {
             random_weights(w, n, kind % 3);
-            if (tdt == FV_UINT8 && r % 4 == 1)   /* tenths: sums near integers (the double redo) */
+            if (tdt == FV_UINT8 && r % 4 == 1) /* tenths: sums near integers (the double redo) */
                 for (int i = 0; i < n; i++)
                     w[i] = round(w[i] * 10.0) / 10.0;
             p.kind = FV__F1D_CORRELATE;
             p.weights = w;
-            if (kind == 3 || r % 4 == 1) {   /* on the device, forwards or reversed */
+            if (kind == 3 || r % 4 == 1) { /* on the device, forwards or reversed */
                 const int64_t wn = n;
                 fv_array *hw = new_array(FV_FLOAT64, 1, &wn, CPU);
                 memcpy(fv_array_data(hw), w, sizeof(double) * (size_t)n);
@@ -571,7 +578,7 @@ test_strip1d(void)
                 p.weights = NULL;
                 p.dweights = (const double *)fv_array_data(dw) + (rev ? n - 1 : 0);
                 p.dweights_stride = rev ? -1 : 1;
-                if (rev)   /* the same taps, read backwards */
+                if (rev) /* the same taps, read backwards */
                     for (int i = 0; i < n / 2; i++) {
                         double t = w[i];
                         w[i] = w[n - 1 - i];
@@ -581,8 +588,10 @@ test_strip1d(void)
         } else {
             p.kind = kind == 4 ? FV__F1D_UNIFORM : kind == 5 ? FV__F1D_MINIMUM : FV__F1D_MAXIMUM;
         }
-        snprintf(current, sizeof current, "strip1d %s taps %d kind %d axis %d nd %d shape %lldx%lldx%lld mode %d org %lld "
-                 "cval %g dev %d vb %d", fv_dtype_name(tdt), n, kind, p.axis, nd, (long long)shape[0], (long long)shape[1],
+        snprintf(current, sizeof current,
+                 "strip1d %s taps %d kind %d axis %d nd %d shape %lldx%lldx%lld mode %d org %lld "
+                 "cval %g dev %d vb %d",
+                 fv_dtype_name(tdt), n, kind, p.axis, nd, (long long)shape[0], (long long)shape[1],
                  (long long)(nd > 2 ? shape[2] : 1), p.mode, (long long)p.origin, p.cval, p.dweights != NULL, vb);
         ncases++;
         tv_force("cuda.filter1d", NULL);
@@ -626,7 +635,7 @@ test_misc(void)
         fill_random(&c, r % 5, (int)irand(0, NPAIRS - 1));
         run_case(&c);
     }
-    for (int r = 0; r < (cuda_only ? 10 : 30); r++) {   /* NaN / inf / -0.0 in float data */
+    for (int r = 0; r < (cuda_only ? 10 : 30); r++) { /* NaN / inf / -0.0 in float data */
         tcase c;
         memset(&c, 0, sizeof c);
         c.nd = 2;
@@ -634,7 +643,7 @@ test_misc(void)
         c.shape[1] = irand(1, 140);
         c.special = 1;
         int op = r % 5;
-        fill_random(&c, op, (r / 5) % 2 ? 0 : 1);   /* float32 / float64 */
+        fill_random(&c, op, (r / 5) % 2 ? 0 : 1); /* float32 / float64 */
         run_case(&c);
     }
 }

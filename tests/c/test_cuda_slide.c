@@ -20,7 +20,7 @@
 #include "internal.h"
 #include "tiff/tiff.h"
 #define FV_T_SEED 0x9e3779b97f4a7c15ull
-#include "harness.h"   /* check.h, variant-force.h, xorshift.h, arrays, devices */
+#include "harness.h" /* check.h, variant-force.h, xorshift.h, arrays, devices */
 #include "tiff-writer.h"
 
 /* Compare host a with device b (same shape); jpeg: tolerance, else exact. */
@@ -75,7 +75,7 @@ check_region(fv_slide *s, int64_t x, int64_t y, int level, int64_t w, int64_t h,
     int64_t shape[3];
     fv_dtype dt;
     fv_array *a = NULL, *b = NULL;
-    fv_read_options o = {fmt, 0, 0};
+    fv_read_options o = { fmt, 0, 0 };
     CHECK_OK(fv_slide_region_shape(s, w, h, fmt, shape, &dt));
     CHECK_OK(fv_array_new(NULL, dt, 3, shape, CPU, &a));
     CHECK_OK(fv_array_new(NULL, dt, 3, shape, GPU, &b));
@@ -94,13 +94,13 @@ done:
 
 /* n regions in one read_regions call on both paths. */
 static void
-check_batch(fv_slide *s, const int64_t *xy, int64_t n, int level, int64_t w, int64_t h, fv_pixel_format fmt,
-            int jpeg, const char *name)
+check_batch(fv_slide *s, const int64_t *xy, int64_t n, int level, int64_t w, int64_t h, fv_pixel_format fmt, int jpeg,
+            const char *name)
 {
     int64_t shape[3], shape4[4];
     fv_dtype dt;
     fv_array *a = NULL, *b = NULL;
-    fv_read_options o = {fmt, 2, 0};
+    fv_read_options o = { fmt, 2, 0 };
     CHECK_OK(fv_slide_region_shape(s, w, h, fmt, shape, &dt));
     shape4[0] = n, shape4[1] = shape[0], shape4[2] = shape[1], shape4[3] = shape[2];
     CHECK_OK(fv_array_new(NULL, dt, 4, shape4, CPU, &a));
@@ -128,7 +128,7 @@ check_slide(const char *path, int jpeg, const char *name)
     int nl = fv_slide_level_count(s);
     fv_level_info l0;
     CHECK_OK(fv_slide_level_info(s, 0, &l0));
-    const fv_pixel_format fmts[3] = {FV_PIXEL_RGB, FV_PIXEL_RGBA, FV_PIXEL_NATIVE};
+    const fv_pixel_format fmts[3] = { FV_PIXEL_RGB, FV_PIXEL_RGBA, FV_PIXEL_NATIVE };
     for (int k = 0; k < 40; k++) {
         int level = (int)irand(0, nl - 1);
         fv_level_info li;
@@ -137,9 +137,9 @@ check_slide(const char *path, int jpeg, const char *name)
         int64_t x = irand(-200, l0.width + 100), y = irand(-200, l0.height + 100);
         check_region(s, x, y, level, w, h, fmts[k % 3], jpeg, name);
     }
-    check_region(s, -5000, -5000, 0, 64, 32, FV_PIXEL_RGB, jpeg, name);            /* all outside */
-    check_region(s, l0.width - 10, l0.height - 10, 0, 64, 64, FV_PIXEL_RGBA, jpeg, name);   /* corner */
-    for (int level = 0; level < nl; level++) {   /* whole levels (many passes with small tiles) */
+    check_region(s, -5000, -5000, 0, 64, 32, FV_PIXEL_RGB, jpeg, name);                   /* all outside */
+    check_region(s, l0.width - 10, l0.height - 10, 0, 64, 64, FV_PIXEL_RGBA, jpeg, name); /* corner */
+    for (int level = 0; level < nl; level++) { /* whole levels (many passes with small tiles) */
         fv_level_info li;
         CHECK_OK(fv_slide_level_info(s, level, &li));
         check_region(s, 0, 0, level, li.width, li.height, FV_PIXEL_RGB, jpeg, name);
@@ -153,8 +153,16 @@ check_slide(const char *path, int jpeg, const char *name)
     check_batch(s, xy, 97, 0, 96, 80, FV_PIXEL_RGB, jpeg, name);
     check_batch(s, xy, 13, nl - 1, 33, 47, FV_PIXEL_RGBA, jpeg, name);
     /* the loader on the device yields what read_regions gives */
-    fv_loader_options lo = {.level = 0, .width = 64, .height = 64, .format = FV_PIXEL_RGB, .batch_size = 8,
-                            .num_workers = 3, .prefetch_factor = 2, .shuffle = 1, .seed = 7, .device = GPU};
+    fv_loader_options lo = { .level = 0,
+                             .width = 64,
+                             .height = 64,
+                             .format = FV_PIXEL_RGB,
+                             .batch_size = 8,
+                             .num_workers = 3,
+                             .prefetch_factor = 2,
+                             .shuffle = 1,
+                             .seed = 7,
+                             .device = GPU };
     fv_batch_loader *ld = NULL;
     CHECK_OK(fv_batch_loader_new(s, xy, 97, &lo, &ld));
     int64_t b = 0, items = 0;
@@ -169,11 +177,11 @@ check_slide(const char *path, int jpeg, const char *name)
             int64_t loc = fv_batch_loader_location_index(ld, b, i);
             bxy[2 * i] = xy[2 * loc], bxy[2 * i + 1] = xy[2 * loc + 1];
         }
-        int64_t shape4[4] = {nb, 64, 64, 3};
+        int64_t shape4[4] = { nb, 64, 64, 3 };
         fv_array *a = NULL;
         CHECK_OK(fv_array_new(NULL, FV_UINT8, 4, shape4, CPU, &a));
         if (a) {
-            fv_read_options o = {FV_PIXEL_RGB, 1, 0};
+            fv_read_options o = { FV_PIXEL_RGB, 1, 0 };
             CHECK_OK(fv_slide_read_regions(s, NULL, bxy, nb, 0, 64, 64, &o, a));
             CHECK(same_pixels(a, batch, jpeg, "loader batch"));
         }
@@ -205,7 +213,7 @@ check_corrupt(const char *good, const char *bad)
         uint64_t pos = 0;
         while ((r = fread(buf, 1, sizeof buf, in)) > 0) {
             for (size_t i = 0; i < r; i++, pos++)
-                if (pos >= off + len / 3 && pos < off + len - 2)   /* garbage in the entropy-coded data */
+                if (pos >= off + len / 3 && pos < off + len - 2) /* garbage in the entropy-coded data */
                     buf[i] = (uint8_t)(0xFF ^ (pos * 37));
             fwrite(buf, 1, r, out);
         }
@@ -222,11 +230,11 @@ check_corrupt(const char *good, const char *bad)
     CHECK_OK(fv_slide_open(bad, &s));
     if (!s)
         return;
-    int64_t shape4[4] = {4, 64, 64, 3};
+    int64_t shape4[4] = { 4, 64, 64, 3 };
     fv_array *b = NULL;
     CHECK_OK(fv_array_new(NULL, FV_UINT8, 4, shape4, GPU, &b));
-    int64_t xy[8] = {0, 0, tx + 3, ty + 5, 64, 0, tx, ty};
-    fv_read_options o = {FV_PIXEL_RGB, 2, 1};
+    int64_t xy[8] = { 0, 0, tx + 3, ty + 5, 64, 0, tx, ty };
+    fv_read_options o = { FV_PIXEL_RGB, 2, 1 };
     fv_status st = fv_slide_read_regions(s, NULL, xy, 4, 0, 64, 64, &o, b);
     CHECK(st == FV_EFORMAT);
     if (st != FV_EFORMAT)
@@ -238,7 +246,7 @@ check_corrupt(const char *good, const char *bad)
     /* sticky: a good region fails too, with the same message */
     fv_array_unref(b);
     b = NULL;
-    int64_t shape1[4] = {1, 64, 64, 3};
+    int64_t shape1[4] = { 1, 64, 64, 3 };
     CHECK_OK(fv_array_new(NULL, FV_UINT8, 4, shape1, GPU, &b));
     CHECK_ERR(fv_slide_read_regions(s, NULL, xy, 1, 0, 64, 64, &o, b), FV_EFORMAT, "handle failed earlier");
     fv_array_unref(b);
@@ -265,9 +273,9 @@ main(void)
     snprintf(raw, sizeof raw, "%s/raw.tif", dir);
     snprintf(bad, sizeof bad, "%s/bad.tif", dir);
     CHECK(tfw_write_raw_slide(src, 1000, 700, 64) == 0);
-    fv_convert_options co = {.tile_size = 128, .compression = FV_COMPRESS_JPEG, .quality = 90};
+    fv_convert_options co = { .tile_size = 128, .compression = FV_COMPRESS_JPEG, .quality = 90 };
     CHECK_OK(fv_slide_convert(src, jpg, &co));
-    co.tile_size = 16;   /* thousands of tiles: whole-level reads take several passes */
+    co.tile_size = 16; /* thousands of tiles: whole-level reads take several passes */
     CHECK_OK(fv_slide_convert(src, jpg16, &co));
     co.tile_size = 96;
     co.compression = FV_COMPRESS_DEFLATE;
@@ -289,10 +297,10 @@ main(void)
     CHECK_OK(fv_slide_open(jpg, &s));
     if (s) {
         fv_array *b = NULL;
-        int64_t shape[3] = {8, 8, 3}, shape4[4] = {2, 8, 8, 3};
+        int64_t shape[3] = { 8, 8, 3 }, shape4[4] = { 2, 8, 8, 3 };
         CHECK_OK(fv_array_new(NULL, FV_UINT8, 3, shape, GPU, &b));
-        CHECK_ERR(fv_slide_read_regions(s, NULL, (int64_t[]){0, 0}, 1, 0, 8, 8, NULL, b), FV_EINVAL, "shape");
-        int64_t xy[4] = {0, 0, 8, 8};
+        CHECK_ERR(fv_slide_read_regions(s, NULL, (int64_t[]){ 0, 0 }, 1, 0, 8, 8, NULL, b), FV_EINVAL, "shape");
+        int64_t xy[4] = { 0, 0, 8, 8 };
         fv_array_unref(b);
         b = NULL;
         CHECK_OK(fv_array_new(NULL, FV_UINT8, 4, shape4, GPU, &b));
@@ -305,7 +313,7 @@ main(void)
         if (a) {
             CHECK_OK(fv_slide_read_regions(s, NULL, xy, 2, 0, 8, 8, NULL, a));
             fv_slide_gpu_release();
-            fv_slide_gpu_release();   /* twice: nothing left to free */
+            fv_slide_gpu_release(); /* twice: nothing left to free */
             CHECK_OK(fv_slide_read_regions(s, NULL, xy, 2, 0, 8, 8, NULL, b));
             CHECK(same_pixels(a, b, 1, "read after fv_slide_gpu_release"));
             fv_array_unref(a);

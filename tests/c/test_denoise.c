@@ -14,7 +14,7 @@
 #include "internal.h"
 #include "check.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 
 static fv_array *
 host_new(fv_dtype dt, int ndim, const int64_t *shape)
@@ -89,11 +89,11 @@ tv_model(const double *img, double *out, int64_t R, int64_t C, double weight, do
 static void
 test_cpu(void)
 {
-    int64_t sh[2] = {37, 41};
+    int64_t sh[2] = { 37, 41 };
     fv_array *in = host_new(FV_FLOAT64, 2, sh), *out = host_new(FV_FLOAT64, 2, sh);
     fill(in, 7);
     double *model = malloc(sizeof(double) * 37 * 41);
-    const double eps_list[2] = {2e-4, 0.0};
+    const double eps_list[2] = { 2e-4, 0.0 };
     for (int k = 0; k < 2; k++) {
         CHECK_OK(fv_denoise_tv_chambolle(NULL, in, out, 0.2, eps_list[k], 60, 0));
         tv_model(fv_array_data(in), model, 37, 41, 0.2, eps_list[k], 60);
@@ -104,7 +104,7 @@ test_cpu(void)
     }
     free(model);
     /* channels: each image as if alone */
-    int64_t sh3[3] = {2, 37, 41};
+    int64_t sh3[3] = { 2, 37, 41 };
     fv_array *in3 = host_new(FV_FLOAT64, 3, sh3), *out3 = host_new(FV_FLOAT64, 3, sh3);
     fill(in3, 9);
     memcpy((double *)fv_array_data(in3) + 37 * 41, fv_array_data(in), sizeof(double) * 37 * 41);
@@ -116,30 +116,30 @@ test_cpu(void)
     CHECK_ERR(fv_denoise_tv_chambolle(NULL, i32, i32, 0.1, 2e-4, 10, 0), FV_EDTYPE, "float32 or float64");
     CHECK_ERR(fv_denoise_tv_chambolle(NULL, in, f32, 0.1, 2e-4, 10, 0), FV_EDTYPE, "out must be");
     CHECK_ERR(fv_denoise_tv_chambolle(NULL, in, out, 0.0, 2e-4, 10, 0), FV_EINVAL, "weight");
-    int64_t sh1[1] = {5};
+    int64_t sh1[1] = { 5 };
     fv_array *one = host_new(FV_FLOAT64, 1, sh1);
     CHECK_ERR(fv_denoise_tv_chambolle(NULL, one, one, 0.1, 2e-4, 10, 1), FV_EINVAL, "spatial");
-    int64_t shp[3] = {39, 43, 1}, sho[3] = {37, 41, 1}, shw[2] = {3, 3};
+    int64_t shp[3] = { 39, 43, 1 }, sho[3] = { 37, 41, 1 }, shw[2] = { 3, 3 };
     fv_array *pad = host_new(FV_FLOAT64, 3, shp), *o = host_new(FV_FLOAT64, 3, sho), *w = host_new(FV_FLOAT64, 2, shw);
     fill(pad, 3);
     fill(w, 4);
     CHECK_OK(fv_denoise_nl_means(NULL, pad, w, o, 3, 2, 0.0));
     CHECK_ERR(fv_denoise_nl_means(NULL, pad, w, o, 4, 2, 0.0), FV_EINVAL, "odd");
     CHECK_ERR(fv_denoise_nl_means(NULL, o, w, o, 3, 2, 0.0), FV_EINVAL, "padded");
-    int64_t shb[3] = {39, 43, 1};
+    int64_t shb[3] = { 39, 43, 1 };
     fv_array *bo = host_new(FV_FLOAT64, 3, shb);
     memset(fv_array_data(bo), 0, sizeof(double) * 39 * 43);
     CHECK_OK(fv_denoise_tv_bregman(NULL, o, bo, 5.0, 20, 1e-3, 1));
     CHECK_ERR(fv_denoise_tv_bregman(NULL, o, o, 5.0, 20, 1e-3, 1), FV_EINVAL, "rows + 2");
     /* unwrap gather: a chain 0-1-2 with increments, and an edge out of range skipped */
-    int64_t she[2] = {3, 3}, shn[1] = {4};
+    int64_t she[2] = { 3, 3 }, shn[1] = { 4 };
     fv_array *e = host_new(FV_INT64, 2, she), *inc = host_new(FV_INT64, 1, shn);
-    int64_t ev[9] = {0, 1, 1, 1, 2, -1, 2, 9, 1};
+    int64_t ev[9] = { 0, 1, 1, 1, 2, -1, 2, 9, 1 };
     memcpy(fv_array_data(e), ev, sizeof ev);
     CHECK_OK(fv_unwrap_gather(NULL, e, inc));
     const int64_t *iv = fv_array_data(inc);
     CHECK(iv[1] - iv[0] == -1 && iv[2] - iv[1] == 1 && iv[3] == 0);
-    fv_array *arrs[] = {in, out, in3, out3, i32, f32, one, pad, o, w, bo, e, inc};
+    fv_array *arrs[] = { in, out, in3, out3, i32, f32, one, pad, o, w, bo, e, inc };
     for (size_t k = 0; k < sizeof arrs / sizeof *arrs; k++)
         fv_array_unref(arrs[k]);
 }
@@ -161,9 +161,9 @@ test_cuda(void)
         printf("test_denoise cuda: skipped (%s)\n", fv__cuda_reason());
         return 77;
     }
-    const fv_device gpu = {FV_DEVICE_CUDA, 0};
-    int64_t shapes[4][4] = {{1, 300, 257, 0}, {1, 17, 19, 23}, {3, 64, 65, 0}, {1, 2048, 2048, 0}};
-    int nds[4] = {2, 3, 2, 2};
+    const fv_device gpu = { FV_DEVICE_CUDA, 0 };
+    int64_t shapes[4][4] = { { 1, 300, 257, 0 }, { 1, 17, 19, 23 }, { 3, 64, 65, 0 }, { 1, 2048, 2048, 0 } };
+    int nds[4] = { 2, 3, 2, 2 };
     for (int s = 0; s < 4; s++)
         for (int t = 0; t < 2; t++) {
             fv_dtype dt = t ? FV_FLOAT64 : FV_FLOAT32;
@@ -187,7 +187,10 @@ test_cuda(void)
                 CHECK(k ? md < 1e-4 : md == 0.0);
                 fv_array_unref(back);
             }
-            fv_array_unref(in); fv_array_unref(out); fv_array_unref(din); fv_array_unref(dout);
+            fv_array_unref(in);
+            fv_array_unref(out);
+            fv_array_unref(din);
+            fv_array_unref(dout);
         }
     return 0;
 }

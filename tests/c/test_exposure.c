@@ -12,7 +12,7 @@
 #include "internal.h"
 #include "check.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 static uint64_t rng = 0x243f6a8885a308d3ull;
 static uint64_t
 next_u64(void)
@@ -40,14 +40,30 @@ fill_random(fv_array *a)
     for (int64_t i = 0; i < n; i++) {
         uint64_t r = next_u64();
         switch (fv_array_dtype(a)) {
-        case FV_BOOL: ((uint8_t *)p)[i] = r & 1; break;
-        case FV_UINT8: ((uint8_t *)p)[i] = (uint8_t)r; break;
-        case FV_UINT16: ((uint16_t *)p)[i] = (uint16_t)(r % 16384); break;
-        case FV_INT16: ((int16_t *)p)[i] = (int16_t)((int64_t)(r % 2001) - 1000); break;
-        case FV_INT64: ((int64_t *)p)[i] = (int64_t)(r % 5000) - 2500; break;
-        case FV_FLOAT32: ((float *)p)[i] = (float)((double)(r >> 11) / 9007199254740992.0); break;
-        case FV_FLOAT64: ((double *)p)[i] = (double)(r >> 11) / 9007199254740992.0 * 3.0 - 1.0; break;
-        default: ((uint8_t *)p)[i] = (uint8_t)r; break;
+        case FV_BOOL:
+            ((uint8_t *)p)[i] = r & 1;
+            break;
+        case FV_UINT8:
+            ((uint8_t *)p)[i] = (uint8_t)r;
+            break;
+        case FV_UINT16:
+            ((uint16_t *)p)[i] = (uint16_t)(r % 16384);
+            break;
+        case FV_INT16:
+            ((int16_t *)p)[i] = (int16_t)((int64_t)(r % 2001) - 1000);
+            break;
+        case FV_INT64:
+            ((int64_t *)p)[i] = (int64_t)(r % 5000) - 2500;
+            break;
+        case FV_FLOAT32:
+            ((float *)p)[i] = (float)((double)(r >> 11) / 9007199254740992.0);
+            break;
+        case FV_FLOAT64:
+            ((double *)p)[i] = (double)(r >> 11) / 9007199254740992.0 * 3.0 - 1.0;
+            break;
+        default:
+            ((uint8_t *)p)[i] = (uint8_t)r;
+            break;
         }
     }
 }
@@ -57,12 +73,19 @@ value_at(const fv_array *a, int64_t i)
 {
     const char *p = fv_array_data(a);
     switch (fv_array_dtype(a)) {
-    case FV_BOOL: case FV_UINT8: return ((const uint8_t *)p)[i];
-    case FV_UINT16: return ((const uint16_t *)p)[i];
-    case FV_INT16: return ((const int16_t *)p)[i];
-    case FV_INT64: return (double)((const int64_t *)p)[i];
-    case FV_FLOAT32: return ((const float *)p)[i];
-    default: return ((const double *)p)[i];
+    case FV_BOOL:
+    case FV_UINT8:
+        return ((const uint8_t *)p)[i];
+    case FV_UINT16:
+        return ((const uint16_t *)p)[i];
+    case FV_INT16:
+        return ((const int16_t *)p)[i];
+    case FV_INT64:
+        return (double)((const int64_t *)p)[i];
+    case FV_FLOAT32:
+        return ((const float *)p)[i];
+    default:
+        return ((const double *)p)[i];
     }
 }
 
@@ -96,7 +119,7 @@ model_bin(double v, const double *edges, int64_t nb)
 static void
 test_cpu(void)
 {
-    int64_t shape[2] = {37, 53}, n = 37 * 53;
+    int64_t shape[2] = { 37, 53 }, n = 37 * 53;
     /* minmax with mask and NaN */
     fv_array *f = host_array(FV_FLOAT64, 2, shape), *m = host_array(FV_BOOL, 2, shape);
     fill_random(f);
@@ -126,7 +149,7 @@ test_cpu(void)
     int64_t nb64 = 64;
     fv_array *counts = host_array(FV_INT64, 1, &nb64);
     CHECK_OK(fv_histogram(NULL, f, m, &sp, counts));
-    int64_t model[65] = {0};
+    int64_t model[65] = { 0 };
     for (int64_t i = 0; i < n; i++) {
         if (!((uint8_t *)fv_array_data(m))[i])
             continue;
@@ -141,7 +164,7 @@ test_cpu(void)
     fill_random(s);
     int64_t nbi = 1501;
     fv_array *ci = host_array(FV_INT64, 1, &nbi);
-    fv_histogram_spec isp = {.nbins = 1501, .integer = 1, .lo = -500};
+    fv_histogram_spec isp = { .nbins = 1501, .integer = 1, .lo = -500 };
     CHECK_OK(fv_histogram(NULL, s, NULL, &isp, ci));
     int64_t *im = calloc(1501, sizeof *im), tot = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -168,7 +191,7 @@ test_cpu(void)
     CHECK_ERR(fv_histogram(NULL, f, NULL, &bad, counts), FV_EINVAL, "edges");
     CHECK_ERR(fv_histogram(NULL, f, NULL, &isp, ci), FV_EDTYPE, "integer");
     CHECK_ERR(fv_histogram(NULL, f, f, &sp, counts), FV_EDTYPE, "mask");
-    int64_t other[2] = {3, 3};
+    int64_t other[2] = { 3, 3 };
     fv_array *m2 = host_array(FV_BOOL, 2, other);
     CHECK_ERR(fv_minmax(NULL, f, m2, &lo, &hi, NULL), FV_EINVAL, "shape");
     CHECK_ERR(fv_minmax(NULL, f, NULL, NULL, &hi, NULL), FV_EINVAL, "NULL");
@@ -177,22 +200,29 @@ test_cpu(void)
     fv_array *u = host_array(FV_UINT16, 2, shape), *o = host_array(FV_UINT16, 2, shape);
     for (int64_t i = 0; i < n; i++)
         ((uint16_t *)fv_array_data(u))[i] = 5000;
-    int64_t ks[2] = {8, 8};
+    int64_t ks[2] = { 8, 8 };
     CHECK_OK(fv_clahe(NULL, u, o, ks, 0.01, 256));
     int same = 1;
     for (int64_t i = 1; i < n; i++)
         same &= ((uint16_t *)fv_array_data(o))[i] == ((uint16_t *)fv_array_data(o))[0];
     CHECK(same);
     CHECK_ERR(fv_clahe(NULL, f, o, ks, 0.01, 256), FV_EDTYPE, "uint16");
-    int64_t ks0[2] = {0, 8};
+    int64_t ks0[2] = { 0, 8 };
     CHECK_ERR(fv_clahe(NULL, u, o, ks0, 0.01, 256), FV_EINVAL, "kernel_size");
     CHECK_ERR(fv_clahe(NULL, u, o, ks, 0.01, 0), FV_EINVAL, "nbins");
     CHECK_ERR(fv_clahe(NULL, u, o, ks, NAN, 256), FV_EINVAL, "NaN");
     fv_array *o2 = host_array(FV_UINT16, 2, other);
     CHECK_ERR(fv_clahe(NULL, u, o2, ks, 0.01, 256), FV_EINVAL, "shape");
 
-    fv_array_unref(f); fv_array_unref(m); fv_array_unref(counts); fv_array_unref(s); fv_array_unref(ci);
-    fv_array_unref(m2); fv_array_unref(u); fv_array_unref(o); fv_array_unref(o2);
+    fv_array_unref(f);
+    fv_array_unref(m);
+    fv_array_unref(counts);
+    fv_array_unref(s);
+    fv_array_unref(ci);
+    fv_array_unref(m2);
+    fv_array_unref(u);
+    fv_array_unref(o);
+    fv_array_unref(o2);
 }
 
 /* ---- CUDA against CPU ---------------------------------------------------------------- */
@@ -201,7 +231,7 @@ static fv_array *
 to_gpu(const fv_array *h)
 {
     fv_array *d = NULL;
-    fv_device gpu = {FV_DEVICE_CUDA, 0};
+    fv_device gpu = { FV_DEVICE_CUDA, 0 };
     if (fv_array_new(NULL, fv_array_dtype(h), fv_array_ndim(h), fv_array_shape(h), gpu, &d) || fv_copy(NULL, h, d))
         abort();
     return d;
@@ -223,8 +253,8 @@ test_cuda(void)
         printf("test_exposure cuda: skipped (%s)\n", fv__cuda_reason());
         return 77;
     }
-    const fv_dtype dts[] = {FV_UINT8, FV_INT16, FV_INT64, FV_FLOAT32, FV_FLOAT64};
-    int64_t shapes[3][3] = {{1000, 997, 0}, {61, 67, 0}, {17, 19, 23}};
+    const fv_dtype dts[] = { FV_UINT8, FV_INT16, FV_INT64, FV_FLOAT32, FV_FLOAT64 };
+    int64_t shapes[3][3] = { { 1000, 997, 0 }, { 61, 67, 0 }, { 17, 19, 23 } };
     for (int si = 0; si < 3; si++) {
         int nd = shapes[si][2] ? 3 : 2;
         for (size_t k = 0; k < sizeof dts / sizeof *dts; k++) {
@@ -238,7 +268,7 @@ test_cuda(void)
             CHECK_OK(fv_minmax(NULL, d, dm, &l2, &h2, &c2));
             CHECK(l1 == l2 && h1 == h2 && c1 == c2);
             fv_histogram_spec sp;
-            int64_t nbs[2] = {256, 20000};
+            int64_t nbs[2] = { 256, 20000 };
             for (int b = 0; b < 2; b++) {
                 int64_t nb = nbs[b];
                 double *edges = malloc((size_t)(nb + 1) * sizeof *edges);
@@ -253,26 +283,31 @@ test_cuda(void)
                     sp.single_bins = sp.single_diff = sp.single_div = dts[k] == FV_FLOAT32;
                 }
                 fv_array *hc = host_array(FV_INT64, 1, &nb), *dc = NULL;
-                fv_device gpu = {FV_DEVICE_CUDA, 0};
+                fv_device gpu = { FV_DEVICE_CUDA, 0 };
                 CHECK_OK(fv_array_new(NULL, FV_INT64, 1, &nb, gpu, &dc));
                 CHECK_OK(fv_histogram(NULL, h, hm, &sp, hc));
                 CHECK_OK(fv_histogram(NULL, d, dm, &sp, dc));
                 fv_array *back = to_host(dc);
                 CHECK(memcmp(fv_array_data(back), fv_array_data(hc), (size_t)nb * 8) == 0);
-                fv_array_unref(back); fv_array_unref(hc); fv_array_unref(dc);
+                fv_array_unref(back);
+                fv_array_unref(hc);
+                fv_array_unref(dc);
                 free(edges);
             }
-            fv_array_unref(h); fv_array_unref(hm); fv_array_unref(d); fv_array_unref(dm);
+            fv_array_unref(h);
+            fv_array_unref(hm);
+            fv_array_unref(d);
+            fv_array_unref(dm);
         }
         /* CLAHE: CPU and CUDA bit for bit */
         fv_array *u = host_array(FV_UINT16, nd, shapes[si]), *o = host_array(FV_UINT16, nd, shapes[si]);
         fill_random(u);
         fv_array *du = to_gpu(u), *dout = NULL;
-        fv_device gpu = {FV_DEVICE_CUDA, 0};
+        fv_device gpu = { FV_DEVICE_CUDA, 0 };
         CHECK_OK(fv_array_new(NULL, FV_UINT16, nd, shapes[si], gpu, &dout));
-        int64_t ks[3] = {7, 16, 5};
-        double clips[3] = {0.01, 0.0, 0.5};
-        int64_t nbins[3] = {256, 16384, 100};
+        int64_t ks[3] = { 7, 16, 5 };
+        double clips[3] = { 0.01, 0.0, 0.5 };
+        int64_t nbins[3] = { 256, 16384, 100 };
         for (int c = 0; c < 3; c++) {
             CHECK_OK(fv_clahe(NULL, u, o, ks, clips[c], nbins[c]));
             CHECK_OK(fv_clahe(NULL, du, dout, ks, clips[c], nbins[c]));
@@ -280,7 +315,10 @@ test_cuda(void)
             CHECK(memcmp(fv_array_data(back), fv_array_data(o), (size_t)fv_array_nbytes(o)) == 0);
             fv_array_unref(back);
         }
-        fv_array_unref(u); fv_array_unref(o); fv_array_unref(du); fv_array_unref(dout);
+        fv_array_unref(u);
+        fv_array_unref(o);
+        fv_array_unref(du);
+        fv_array_unref(dout);
     }
     return 0;
 }

@@ -35,10 +35,10 @@
 #include "slide/cache.h"
 #include "check.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 static const char *corpus;
 static int quick;
-static fv_context *ctx1;   /* one thread: allocations and reads come in a fixed order */
+static fv_context *ctx1; /* one thread: allocations and reads come in a fixed order */
 
 static double
 now(void)
@@ -65,10 +65,10 @@ section(const char *title)
 /* ---- one cycle over a slide ------------------------------------------------------------------- */
 
 typedef struct cyc {
-    uint64_t hash;           /* FNV-1a over every pixel and metadata string */
-    int zero_ok;             /* every failed read left zeros in out */
-    int sticky_ok;           /* after a failed read (FV_EIO / FV_EFORMAT) the handle keeps failing */
-    int failed_read;         /* a read (not open) failed */
+    uint64_t hash;   /* FNV-1a over every pixel and metadata string */
+    int zero_ok;     /* every failed read left zeros in out */
+    int sticky_ok;   /* after a failed read (FV_EIO / FV_EFORMAT) the handle keeps failing */
+    int failed_read; /* a read (not open) failed */
     char msg[300];
 } cyc;
 
@@ -108,7 +108,7 @@ after_failure(cyc *c, fv_slide *s, fv_status st, fv_array *out)
         c->zero_ok = 0;
     if (st == FV_EIO || st == FV_EFORMAT) {
         fv_array *o = NULL;
-        int64_t shape[3] = {4, 4, 3};
+        int64_t shape[3] = { 4, 4, 3 };
         if (fv_array_new(NULL, FV_UINT8, 3, shape, CPU, &o) == FV_OK) {
             fv_status again = fv_slide_read_region(s, ctx1, 0, 0, 0, 4, 4, NULL, o);
             if (again != st || !strstr(fv_error_message(), "failed earlier"))
@@ -120,8 +120,7 @@ after_failure(cyc *c, fv_slide *s, fv_status st, fv_array *out)
 
 /* read (x, y, w, h) of level into a new array (filled with 0xA5 first) and hash it */
 static fv_status
-read_one(cyc *c, fv_slide *s, int64_t x, int64_t y, int level, int64_t w, int64_t h, fv_pixel_format f,
-         int nocache)
+read_one(cyc *c, fv_slide *s, int64_t x, int64_t y, int level, int64_t w, int64_t h, fv_pixel_format f, int nocache)
 {
     int64_t shape[3];
     fv_dtype dt;
@@ -130,7 +129,7 @@ read_one(cyc *c, fv_slide *s, int64_t x, int64_t y, int level, int64_t w, int64_
     if ((st = fv_slide_region_shape(s, w, h, f, shape, &dt)) || (st = fv_array_new(NULL, dt, 3, shape, CPU, &out)))
         return st;
     memset(fv_array_data(out), 0xA5, (size_t)fv_array_nbytes(out));
-    fv_read_options o = {f, 0, nocache};
+    fv_read_options o = { f, 0, nocache };
     if ((st = fv_slide_read_region(s, ctx1, x, y, level, w, h, &o, out)))
         after_failure(c, s, st, out);
     else
@@ -160,13 +159,14 @@ cycle(const char *path, cyc *c)
         if ((st = fv_slide_level_info(s, lv, &li)))
             goto done;
         int64_t w = li.width < 96 ? li.width : 96, h = li.height < 80 ? li.height : 80;
-        int64_t x = (int64_t)((double)(li.width - w) * li.downsample), y = (int64_t)((double)(li.height - h) * li.downsample);
-        if ((st = read_one(c, s, x, y, lv, w, h, FV_PIXEL_RGB, 0)) ||     /* decode + cache insert */
-            (st = read_one(c, s, x, y, lv, w, h, FV_PIXEL_RGB, 0)) ||     /* cache hit */
-            (st = read_one(c, s, 0, 0, lv, w, h, FV_PIXEL_NATIVE, 1)))    /* partial decode, no cache */
+        int64_t x = (int64_t)((double)(li.width - w) * li.downsample),
+                y = (int64_t)((double)(li.height - h) * li.downsample);
+        if ((st = read_one(c, s, x, y, lv, w, h, FV_PIXEL_RGB, 0)) ||  /* decode + cache insert */
+            (st = read_one(c, s, x, y, lv, w, h, FV_PIXEL_RGB, 0)) ||  /* cache hit */
+            (st = read_one(c, s, 0, 0, lv, w, h, FV_PIXEL_NATIVE, 1))) /* partial decode, no cache */
             goto done;
     }
-    if ((st = read_one(c, s, -7, -5, 0, 40, 30, FV_PIXEL_RGBA, 0)))      /* background */
+    if ((st = read_one(c, s, -7, -5, 0, 40, 30, FV_PIXEL_RGBA, 0))) /* background */
         goto done;
     for (int i = 0; i < fv_slide_associated_count(s); i++) {
         const char *name = fv_slide_associated_name(s, i);
@@ -195,10 +195,11 @@ cycle(const char *path, cyc *c)
     int64_t tw = l0.tile_width && l0.tile_width <= 256 ? l0.tile_width : 24;
     int64_t th = l0.tile_height && l0.tile_height <= 256 ? l0.tile_height : 16;
     for (int pass = 0; pass < 2 && !st; pass++) {
-        int64_t xy[10] = {0, 0, 33, 17, 5, 60, 64, 3, 200, 130};
-        int64_t grid[10] = {0, 0, tw, 0, 0, th, tw, th, 2 * tw, 0};
-        fv_loader_options lo = {.level = 0, .width = pass ? tw : 24, .height = pass ? th : 16,
-                                .format = FV_PIXEL_RGB, .batch_size = 2};
+        int64_t xy[10] = { 0, 0, 33, 17, 5, 60, 64, 3, 200, 130 };
+        int64_t grid[10] = { 0, 0, tw, 0, 0, th, tw, th, 2 * tw, 0 };
+        fv_loader_options lo = {
+            .level = 0, .width = pass ? tw : 24, .height = pass ? th : 16, .format = FV_PIXEL_RGB, .batch_size = 2
+        };
         fv_batch_loader *l = NULL;
         if ((st = fv_batch_loader_new(s, pass ? grid : xy, 5, &lo, &l)))
             goto done;
@@ -268,12 +269,25 @@ static int
 selected(const char *path, int valid_only)
 {
     static const char *const pick[] = {
-        "aperio-jpeg", "aperio-jp2k", "philips", "ome-subifds", "ome-chain-zstd-big", "convert-jpeg-bigtiff",
-        "generic-jpeg-tables-big-be", "generic-jpeg-gray-stripped", "generic-lzw-pred-stripped",
-        "generic-adobe-deflate-rgba-be", "generic-zstd-16bit-gray-stripped", "generic-webp-lossy-rgba",
-        "generic-jp2k-ycbcr", "generic-none-tiled-le", "mut-next-loops", "mut-truncated-half", "mut-entry09-value",
+        "aperio-jpeg",
+        "aperio-jp2k",
+        "philips",
+        "ome-subifds",
+        "ome-chain-zstd-big",
+        "convert-jpeg-bigtiff",
+        "generic-jpeg-tables-big-be",
+        "generic-jpeg-gray-stripped",
+        "generic-lzw-pred-stripped",
+        "generic-adobe-deflate-rgba-be",
+        "generic-zstd-16bit-gray-stripped",
+        "generic-webp-lossy-rgba",
+        "generic-jp2k-ycbcr",
+        "generic-none-tiled-le",
+        "mut-next-loops",
+        "mut-truncated-half",
+        "mut-entry09-value",
     };
-    static const char *const few[] = {"aperio-jpeg", "philips", "generic-lzw-pred-stripped"};
+    static const char *const few[] = { "aperio-jpeg", "philips", "generic-lzw-pred-stripped" };
     const char *b = base(path);
     int n = quick ? 3 : (int)(sizeof pick / sizeof pick[0]);
     for (int i = 0; i < n; i++)
@@ -290,7 +304,7 @@ static void
 alloc_sweep(const char *path, int from)
 {
     cyc ref, c;
-    fv_status st0 = cycle(path, &ref);   /* warm: per-thread codec contexts exist from now on */
+    fv_status st0 = cycle(path, &ref); /* warm: per-thread codec contexts exist from now on */
     fv__alloc_fail_after(0);
     st0 = cycle(path, &ref);
     int64_t n = fv__alloc_count(), live = fv__alloc_live();
@@ -311,15 +325,16 @@ alloc_sweep(const char *path, int from)
         if (st == FV_ENOMEM)
             nomem++;
         else if (st == st0 && c.hash == ref.hash)
-            ok++;   /* an allocation that only costs speed (a cache entry or copy) */
+            ok++; /* an allocation that only costs speed (a cache entry or copy) */
         else
             good = 0;
         if (!good) {
             fv_t_fail++;
-            fprintf(stderr, "%s: allocation %lld of %lld failed%s: %s '%s' (reference %s), %lld failures, "
-                    "%lld blocks leaked, zeros %d, same pixels %d\n", base(path), (long long)k, (long long)n,
-                    from ? " (and all after)" : "", fv_status_name(st), c.msg, fv_status_name(st0), (long long)nf,
-                    (long long)lv, c.zero_ok, c.hash == ref.hash);
+            fprintf(stderr,
+                    "%s: allocation %lld of %lld failed%s: %s '%s' (reference %s), %lld failures, "
+                    "%lld blocks leaked, zeros %d, same pixels %d\n",
+                    base(path), (long long)k, (long long)n, from ? " (and all after)" : "", fv_status_name(st), c.msg,
+                    fv_status_name(st0), (long long)nf, (long long)lv, c.zero_ok, c.hash == ref.hash);
         } else
             fv_t_pass++;
         /* and without the fault everything works again */
@@ -356,7 +371,7 @@ alloc_handle(const char *path)
     CHECK_OK(fv_array_new(NULL, dt, 3, shape, CPU, &ref));
     CHECK_OK(fv_array_new(NULL, dt, 3, shape, CPU, &out));
     size_t nb = (size_t)fv_array_nbytes(out);
-    fv_read_options o = {FV_PIXEL_RGB, 0, 0};
+    fv_read_options o = { FV_PIXEL_RGB, 0, 0 };
     CHECK_OK(fv_slide_read_region(s, ctx1, 0, 0, 0, w, h, &o, ref));
     fv_cache_clear();
     fv__alloc_fail_after(0);
@@ -372,8 +387,7 @@ alloc_handle(const char *path)
         if (st == FV_ENOMEM ? !all_zero(out) : (st != FV_OK || memcmp(fv_array_data(out), fv_array_data(ref), nb)))
             bad++;
         memset(fv_array_data(out), 0, nb);
-        if (fv_slide_read_region(s, ctx1, 0, 0, 0, w, h, &o, out) ||
-            memcmp(fv_array_data(out), fv_array_data(ref), nb))
+        if (fv_slide_read_region(s, ctx1, 0, 0, 0, w, h, &o, out) || memcmp(fv_array_data(out), fv_array_data(ref), nb))
             bad++;
     }
     CHECK(bad == 0 && n > 0);
@@ -410,10 +424,10 @@ alloc_misc(const char *tmpdir)
     char src[600], dst[600];
     snprintf(src, sizeof src, "%s/generic-none-tiled-le", corpus);
     snprintf(dst, sizeof dst, "%s/converted.tif", tmpdir);
-    fv_convert_options co = {.tile_size = 32, .compression = FV_COMPRESS_JPEG, .num_workers = 1};
+    fv_convert_options co = { .tile_size = 32, .compression = FV_COMPRESS_JPEG, .num_workers = 1 };
     for (int comp = 0; comp < 2; comp++) {
         co.compression = comp ? FV_COMPRESS_DEFLATE : FV_COMPRESS_JPEG;
-        CHECK_OK(fv_slide_convert(src, dst, &co));   /* warm */
+        CHECK_OK(fv_slide_convert(src, dst, &co)); /* warm */
         fv__alloc_fail_after(0);
         CHECK_OK(fv_slide_convert(src, dst, &co));
         n = fv__alloc_count();
@@ -436,8 +450,7 @@ alloc_misc(const char *tmpdir)
         }
         CHECK(bad == 0);
         CHECK_OK(fv_slide_convert(src, dst, &co));
-        printf("  fv_slide_convert(%s)               %lld allocations\n", comp ? "deflate" : "jpeg   ",
-               (long long)n);
+        printf("  fv_slide_convert(%s)               %lld allocations\n", comp ? "deflate" : "jpeg   ", (long long)n);
     }
     remove(dst);
 }
@@ -447,7 +460,7 @@ alloc_misc(const char *tmpdir)
 static void
 io_sweep(const char *path)
 {
-    static const char *const kinds[] = {"", "EIO", "EOF", "short read", "EINTR"};
+    static const char *const kinds[] = { "", "EIO", "EOF", "short read", "EINTR" };
     cyc ref, c;
     fv__tiff_io_fault(0, 0);
     fv_status st0 = cycle(path, &ref);
@@ -456,7 +469,7 @@ io_sweep(const char *path)
     int bad = 0, sticky = 0;
     for (int kind = FV__IO_FAULT_EIO; kind <= FV__IO_FAULT_EINTR; kind++)
         for (int64_t k = 1 + (quick ? kind : 0); k <= n; k += quick ? 7 : 1) {
-            fv__alloc_fail_after(0);   /* leak count */
+            fv__alloc_fail_after(0); /* leak count */
             fv__tiff_io_fault(k, kind);
             fv_status st = cycle(path, &c);
             int64_t lv = fv__alloc_live();
@@ -466,21 +479,24 @@ io_sweep(const char *path)
             if (kind == FV__IO_FAULT_EIO || kind == FV__IO_FAULT_EOF)
                 /* every read matters: the cycle fails with FV_EIO (a broken file may fail
                  * earlier with its own error, before the faulty read) */
-                good = (st == FV_EIO && strstr(c.msg, kind == FV__IO_FAULT_EIO ? "Input/output error"
-                                                                                  : "unexpected end of file")) ||
-                       (st0 && st == st0 && !c.failed_read);
+                good = (st == FV_EIO &&
+                        strstr(c.msg, kind == FV__IO_FAULT_EIO ? "Input/output error" : "unexpected end of file")) ||
+                    (st0 && st == st0 && !c.failed_read);
             else
                 good = st == st0 && c.hash == ref.hash;
             good = good && c.zero_ok && c.sticky_ok && lv == 0;
             sticky += c.failed_read && st == FV_EIO;
             if (!good) {
                 bad++;
-                fprintf(stderr, "%s: %s at read %lld of %lld: %s '%s' (reference %s), zeros %d, sticky %d, "
-                        "%lld leaked\n", base(path), kinds[kind], (long long)k, (long long)n, fv_status_name(st),
-                        c.msg, fv_status_name(st0), c.zero_ok, c.sticky_ok, (long long)lv);
+                fprintf(stderr,
+                        "%s: %s at read %lld of %lld: %s '%s' (reference %s), zeros %d, sticky %d, "
+                        "%lld leaked\n",
+                        base(path), kinds[kind], (long long)k, (long long)n, fv_status_name(st), c.msg,
+                        fv_status_name(st0), c.zero_ok, c.sticky_ok, (long long)lv);
             }
             /* the file itself is fine: a new handle reads it */
-            if ((kind == FV__IO_FAULT_EIO || kind == FV__IO_FAULT_EOF) && (cycle(path, &c) != st0 || c.hash != ref.hash))
+            if ((kind == FV__IO_FAULT_EIO || kind == FV__IO_FAULT_EOF) &&
+                (cycle(path, &c) != st0 || c.hash != ref.hash))
                 bad++;
         }
     /* every read short: still the same pixels */
@@ -489,8 +505,8 @@ io_sweep(const char *path)
     fv__tiff_io_fault(-1, 0);
     CHECK(st == st0 && c.hash == ref.hash);
     CHECK(bad == 0);
-    printf("  %-36s %3lld reads x 4 faults%s (%d failed reads on an open handle, sticky)\n", base(path),
-           (long long)n, quick ? " (every 7th read)" : "", sticky);
+    printf("  %-36s %3lld reads x 4 faults%s (%d failed reads on an open handle, sticky)\n", base(path), (long long)n,
+           quick ? " (every 7th read)" : "", sticky);
 }
 
 /* ---- a file rewritten under an open handle ------------------------------------------------------- */
@@ -537,7 +553,7 @@ rewrite_test(const char *path, const char *tmpdir, int truncate_it)
             r = r * 1103515245u + 12345u;
             buf[i] = (uint8_t)(r >> 16);
         }
-        int fd = open(copy, O_WRONLY);   /* in place: the open handle's file */
+        int fd = open(copy, O_WRONLY); /* in place: the open handle's file */
         CHECK(fd >= 0 && pwrite(fd, buf, (size_t)n, 0) == n);
         close(fd);
     }
@@ -572,7 +588,7 @@ count_fds(void)
     while (readdir(d))
         n++;
     closedir(d);
-    return n;   /* includes the directory's own descriptor, the same each time */
+    return n; /* includes the directory's own descriptor, the same each time */
 }
 
 /* descriptors on files under corpus without FD_CLOEXEC (-1 when /proc is missing) */
@@ -597,7 +613,7 @@ fds_without_cloexec(int *seen)
             continue;
         int fl = fcntl(atoi(de->d_name), F_GETFD);
         if (fl < 0)
-            continue;   /* closed meanwhile by another thread */
+            continue; /* closed meanwhile by another thread */
         (*seen)++;
         if (!(fl & FD_CLOEXEC))
             bad++;
@@ -625,11 +641,11 @@ fd_worker(void *p)
         }
         fv_slide *s = NULL;
         if (fv_slide_open(path, &s) != FV_OK)
-            continue;   /* corrupt or missing: nothing may stay open */
+            continue; /* corrupt or missing: nothing may stay open */
         fv_array *o = NULL;
-        int64_t shape[3] = {20, 30, 3};
+        int64_t shape[3] = { 20, 30, 3 };
         if (fv_array_new(NULL, FV_UINT8, 3, shape, CPU, &o) == FV_OK) {
-            fv_read_options ro = {FV_PIXEL_RGB, 1, (int)(r & 1)};
+            fv_read_options ro = { FV_PIXEL_RGB, 1, (int)(r & 1) };
             if (fv_slide_read_region(s, NULL, 3, 2, 0, 30, 20, &ro, o))
                 a->errors++;
             fv_array_unref(o);
@@ -659,7 +675,7 @@ fd_test(void)
         pthread_t th[8];
         fd_arg args[8];
         for (int i = 0; i < 8; i++) {
-            args[i] = (fd_arg){.id = i + 8 * round};
+            args[i] = (fd_arg){ .id = i + 8 * round };
             pthread_create(&th[i], NULL, fd_worker, &args[i]);
         }
         int seen = 0, bad = 0, errors = 0;
@@ -684,8 +700,8 @@ fd_test(void)
         int after = count_fds();
         CHECK(after == before);
         printf("  8 threads x %d opens (%s cache): %d slide descriptors checked for FD_CLOEXEC, %d without; "
-               "%d reads of broken files failed; fds %d -> %d\n", quick ? 20 : 300,
-               round ? "shared-memory" : "per-process", seen, bad, errors, before, after);
+               "%d reads of broken files failed; fds %d -> %d\n",
+               quick ? 20 : 300, round ? "shared-memory" : "per-process", seen, bad, errors, before, after);
     }
 }
 

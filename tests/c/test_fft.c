@@ -41,10 +41,10 @@ urand(void)
 static double
 c2c_err(int64_t n, fv_dtype dt, int inverse)
 {
-    int64_t shape[2] = {n, 2};
+    int64_t shape[2] = { n, 2 };
     fv_array *in, *out;
-    CHECK_OK(fv_array_new(NULL, dt, 2, shape, (fv_device){FV_DEVICE_CPU, 0}, &in));
-    CHECK_OK(fv_array_new(NULL, dt, 2, shape, (fv_device){FV_DEVICE_CPU, 0}, &out));
+    CHECK_OK(fv_array_new(NULL, dt, 2, shape, (fv_device){ FV_DEVICE_CPU, 0 }, &in));
+    CHECK_OK(fv_array_new(NULL, dt, 2, shape, (fv_device){ FV_DEVICE_CPU, 0 }, &out));
     double *x = malloc((size_t)n * 2 * sizeof *x);
     long double *y = malloc((size_t)n * 2 * sizeof *y);
     for (int64_t i = 0; i < 2 * n; i++) {
@@ -77,15 +77,14 @@ c2c_err(int64_t n, fv_dtype dt, int inverse)
 static void
 test_lengths(void)
 {
-    static const int64_t extra[] = {211, 256, 257, 331, 509, 1009};   /* larger: tests/python/test_fft.py */
+    static const int64_t extra[] = { 211, 256, 257, 331, 509, 1009 }; /* larger: tests/python/test_fft.py */
     for (int64_t n = 1; n <= 160 + (int64_t)(sizeof extra / sizeof *extra); n++) {
         const int64_t len = n <= 160 ? n : extra[n - 161];
         for (int inv = 0; inv < 2; inv++) {
             const double ed = c2c_err(len, FV_FLOAT64, inv), ef = c2c_err(len, FV_FLOAT32, inv);
             const double tol_d = 1e-14 * (1 + log2((double)len)), tol_f = 2e-6 * (1 + log2((double)len));
             if (!(ed < tol_d) || !(ef < tol_f))
-                fprintf(stderr, "length %lld inverse %d: errors %.3g (f64) %.3g (f32)\n", (long long)len, inv, ed,
-                        ef);
+                fprintf(stderr, "length %lld inverse %d: errors %.3g (f64) %.3g (f32)\n", (long long)len, inv, ed, ef);
             CHECK(ed < tol_d);
             CHECK(ef < tol_f);
         }
@@ -96,17 +95,17 @@ test_lengths(void)
 static void
 test_real_nd(void)
 {
-    const fv_device cpu = {FV_DEVICE_CPU, 0};
+    const fv_device cpu = { FV_DEVICE_CPU, 0 };
     for (int64_t n = 1; n <= 21; n++) {
-        int64_t big[3] = {4, 2 * n, 3};
+        int64_t big[3] = { 4, 2 * n, 3 };
         fv_array *base, *view, *half, *back, *cin, *cout;
         CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 3, big, cpu, &base));
         for (int64_t i = 0; i < 4 * 2 * n * 3; i++)
             ((double *)fv_array_data(base))[i] = urand();
         /* view: every other element along axis 1 -> shape (4, n, 3) */
-        int64_t vs[3] = {4, n, 3}, vstr[3] = {2 * n * 3 * 8, 2 * 3 * 8, 8};
+        int64_t vs[3] = { 4, n, 3 }, vstr[3] = { 2 * n * 3 * 8, 2 * 3 * 8, 8 };
         CHECK_OK(fv_array_view(base, 3, vs, vstr, 0, &view));
-        int64_t hs[4] = {4, n / 2 + 1, 3, 2}, cs[4] = {4, n, 3, 2};
+        int64_t hs[4] = { 4, n / 2 + 1, 3, 2 }, cs[4] = { 4, n, 3, 2 };
         CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 4, hs, cpu, &half));
         CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 3, vs, cpu, &back));
         CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 4, cs, cpu, &cin));
@@ -118,7 +117,7 @@ test_real_nd(void)
                     z[0] = *(double *)((char *)fv_array_data(view) + a * vstr[0] + b * vstr[1] + c * vstr[2]);
                     z[1] = 0;
                 }
-        int axes[2] = {0, 1};
+        int axes[2] = { 0, 1 };
         CHECK_OK(fv_fft(NULL, view, half, FV_FFT_R2C, 2, axes, 0, 1.0));
         CHECK_OK(fv_fft(NULL, cin, cout, FV_FFT_C2C, 2, axes, 0, 1.0));
         for (int64_t a = 0; a < 4; a++)
@@ -169,37 +168,37 @@ test_cache(void)
         pthread_join(t[i], NULL);
     CHECK(fv__fft1d_cached() <= FV__FFT1D_CACHE);
     CHECK(fv__fft1d_cached() > 0);
-    CHECK(c2c_err(97, FV_FLOAT64, 0) < 1e-13);   /* still right after evictions */
+    CHECK(c2c_err(97, FV_FLOAT64, 0) < 1e-13); /* still right after evictions */
 }
 
 static void
 test_errors(void)
 {
-    const fv_device cpu = {FV_DEVICE_CPU, 0};
-    int64_t s[2] = {4, 2}, s3[2] = {4, 3}, r[1] = {8};
+    const fv_device cpu = { FV_DEVICE_CPU, 0 };
+    int64_t s[2] = { 4, 2 }, s3[2] = { 4, 3 }, r[1] = { 8 };
     fv_array *a, *b, *c, *d, *e;
     CHECK_OK(fv_array_new(NULL, FV_FLOAT32, 2, s, cpu, &a));
     CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 2, s, cpu, &b));
     CHECK_OK(fv_array_new(NULL, FV_FLOAT32, 2, s3, cpu, &c));
     CHECK_OK(fv_array_new(NULL, FV_FLOAT32, 1, r, cpu, &d));
     CHECK_OK(fv_array_new(NULL, FV_INT32, 2, s, cpu, &e));
-    int ax = 0, bad = 3, twice[2] = {0, 0};
+    int ax = 0, bad = 3, twice[2] = { 0, 0 };
     CHECK(fv_fft(NULL, a, b, FV_FFT_C2C, 1, &ax, 0, 1.0) == FV_EDTYPE);
     CHECK(fv_fft(NULL, a, a, FV_FFT_C2C, 1, &ax, 0, 1.0) == FV_EINVAL);
     CHECK(fv_fft(NULL, c, c, FV_FFT_C2C, 1, &ax, 0, 1.0) == FV_EINVAL);
-    CHECK(fv_fft(NULL, d, a, FV_FFT_R2C, 1, &ax, 0, 1.0) == FV_EINVAL);   /* needs 5 outputs */
+    CHECK(fv_fft(NULL, d, a, FV_FFT_R2C, 1, &ax, 0, 1.0) == FV_EINVAL); /* needs 5 outputs */
     CHECK(fv_fft(NULL, e, e, FV_FFT_C2C, 1, &ax, 0, 1.0) == FV_EDTYPE);
     CHECK(fv_fft(NULL, a, NULL, FV_FFT_C2C, 1, &ax, 0, 1.0) == FV_EINVAL);
     CHECK(fv_fft(NULL, d, a, (fv_fft_kind)7, 1, &ax, 0, 1.0) == FV_EINVAL);
     CHECK(fv_fft(NULL, d, a, FV_FFT_R2C, 1, &bad, 0, 1.0) == FV_EINVAL);
     CHECK(fv_fft(NULL, d, a, FV_FFT_R2C, 2, twice, 0, 1.0) == FV_EINVAL);
     CHECK(fv_fft(NULL, d, a, FV_FFT_R2C, 1, &ax, 0, NAN) == FV_EINVAL);
-    double par[1] = {1.0};
+    double par[1] = { 1.0 };
     CHECK(fv_fourier_filter(NULL, d, 0, d, 1, FV_FOURIER_SHIFT, par, -1, 0) == FV_EINVAL);
     CHECK(fv_fourier_filter(NULL, a, 1, d, 0, FV_FOURIER_GAUSSIAN, par, -1, 0) == FV_EDTYPE);
     CHECK(fv_fourier_filter(NULL, d, 0, d, 0, FV_FOURIER_GAUSSIAN, NULL, -1, 0) == FV_EINVAL);
     CHECK(fv_fourier_filter(NULL, d, 0, d, 0, FV_FOURIER_GAUSSIAN, par, -1, 1) == FV_EINVAL);
-    CHECK_OK(fv_fourier_filter(NULL, d, 0, d, 0, FV_FOURIER_GAUSSIAN, par, -1, 0));   /* in place */
+    CHECK_OK(fv_fourier_filter(NULL, d, 0, d, 0, FV_FOURIER_GAUSSIAN, par, -1, 0)); /* in place */
     fv_array_unref(a);
     fv_array_unref(b);
     fv_array_unref(c);

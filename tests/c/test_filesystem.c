@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "fovea/fovea.h"
-#include "internal.h"   /* fv__cuda_memcpy */
+#include "internal.h" /* fv__cuda_memcpy */
 #include "check.h"
 
-static const fv_device HOST = {FV_DEVICE_CPU, 0};
+static const fv_device HOST = { FV_DEVICE_CPU, 0 };
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
@@ -88,8 +88,8 @@ test_reads(const char *path, const char *flags, const uint8_t *data, size_t size
         return;
     /* aligned and unaligned buffers (the +1 shifts the address) */
     uint8_t *raw = aligned_alloc(4096, (size + 8192 + 8191) & ~(size_t)4095);
-    const uint64_t offs[] = {0, 1, 511, 4096, 4097, 8191, 65536 + 3, size / 2, size - 4097, size - 1};
-    const size_t counts[] = {0, 1, 3, 4096, 4095, 8192 + 17, 100000, (size_t)5 << 20, (size_t)9 << 20};
+    const uint64_t offs[] = { 0, 1, 511, 4096, 4097, 8191, 65536 + 3, size / 2, size - 4097, size - 1 };
+    const size_t counts[] = { 0, 1, 3, 4096, 4095, 8192 + 17, 100000, (size_t)5 << 20, (size_t)9 << 20 };
     for (size_t io = 0; io < sizeof offs / sizeof *offs; io++)
         for (size_t ic = 0; ic < sizeof counts / sizeof *counts; ic++)
             for (int shift = 0; shift < 2; shift++) {
@@ -127,7 +127,7 @@ test_writes(const char *path, const char *flags, const uint8_t *data, size_t siz
         return;
     CHECK(fv_file_writable(f) == 1);
     /* the whole data in uneven pieces, out of order, at unaligned offsets */
-    const size_t cuts[] = {0, 3, 4096, 4099, 70000, (size_t)3 << 20, size};
+    const size_t cuts[] = { 0, 3, 4096, 4099, 70000, (size_t)3 << 20, size };
     size_t ncuts = sizeof cuts / sizeof *cuts;
     for (size_t i = ncuts - 1; i > 0; i--) {
         size_t a = cuts[i - 1], b = cuts[i];
@@ -185,13 +185,13 @@ test_errors(const char *path)
     CHECK_ERR(fv_file_pread(f, buf, HOST, 1, UINT64_MAX, &n), FV_EINVAL, "out of range");
     CHECK_ERR(fv_file_pread(f, buf, HOST, SIZE_MAX, 0, &n), FV_EINVAL, "out of range");
     CHECK_ERR(fv_file_pread(f, buf, HOST, 2, (uint64_t)INT64_MAX, &n), FV_EINVAL, "out of range");
-    CHECK_ERR(fv_file_pread(f, buf, (fv_device){(fv_device_type)7, 0}, 1, 0, &n), FV_EINVAL, "device type");
-    CHECK_OK(fv_file_pread(f, NULL, HOST, 0, 0, &n));   /* nothing to do */
+    CHECK_ERR(fv_file_pread(f, buf, (fv_device){ (fv_device_type)7, 0 }, 1, 0, &n), FV_EINVAL, "device type");
+    CHECK_OK(fv_file_pread(f, NULL, HOST, 0, 0, &n)); /* nothing to do */
     CHECK(n == 0);
     if (!fv_cuda_available())
-        CHECK_ERR(fv_file_pread(f, buf, (fv_device){FV_DEVICE_CUDA, 0}, 1, 0, &n), FV_EDEVICE, "cuda:0");
+        CHECK_ERR(fv_file_pread(f, buf, (fv_device){ FV_DEVICE_CUDA, 0 }, 1, 0, &n), FV_EDEVICE, "cuda:0");
     else
-        CHECK_ERR(fv_file_pread(f, buf, (fv_device){FV_DEVICE_CUDA, 999}, 1, 0, &n), FV_EDEVICE, "999");
+        CHECK_ERR(fv_file_pread(f, buf, (fv_device){ FV_DEVICE_CUDA, 999 }, 1, 0, &n), FV_EDEVICE, "999");
     CHECK(strcmp(fv_file_path(f), path) == 0);
     CHECK_OK(fv_file_close(f));
     CHECK_OK(fv_file_close(NULL));
@@ -201,8 +201,8 @@ test_errors(const char *path)
     CHECK_OK(fv_file_from_fd(fd, 1, NULL, &f));
     if (f) {
         CHECK_ERR(fv_file_pread(f, buf, HOST, 1, 0, &n), FV_EINVAL, "not open for reading");
-        CHECK(strcmp(fv_file_path(f), path) == 0);   /* from /proc */
-        CHECK_OK(fv_file_close(f));   /* closes fd */
+        CHECK(strcmp(fv_file_path(f), path) == 0); /* from /proc */
+        CHECK_OK(fv_file_close(f));                /* closes fd */
     }
     CHECK(fcntl(fd, F_GETFD) == -1 && errno == EBADF);
 }
@@ -232,7 +232,7 @@ test_device(const char *path, const char *wpath, const uint8_t *data, size_t siz
     fv_file *f = NULL;
     int64_t shape = (int64_t)size + 4096;
     size_t got = 0, put = 0;
-    fv_device cuda = {FV_DEVICE_CUDA, 0};
+    fv_device cuda = { FV_DEVICE_CUDA, 0 };
     uint8_t *host = malloc(size + 4096);
 
     if (!fv_cuda_available()) {
@@ -245,15 +245,15 @@ test_device(const char *path, const char *wpath, const uint8_t *data, size_t siz
     if (!dev)
         goto done;
     uint8_t *d = fv_array_data(dev);
-    const char *flagsets[] = {"r", "rn", "rp"};
+    const char *flagsets[] = { "r", "rn", "rp" };
     for (size_t fl = 0; fl < 3; fl++) {
         CHECK_OK(fv_file_open(path, flagsets[fl], 0644, &f));
         if (!f)
             continue;
         printf("device reads, flags \"%s\": backend %s, O_DIRECT %d\n", flagsets[fl], fv_file_backend(f),
                fv_file_direct(f));
-        const uint64_t offs[] = {0, 1, 4096, 12345, size - 3};
-        const size_t counts[] = {1, 4095, 4096, (size_t)33 << 20, (size_t)70 << 20, size};
+        const uint64_t offs[] = { 0, 1, 4096, 12345, size - 3 };
+        const size_t counts[] = { 1, 4095, 4096, (size_t)33 << 20, (size_t)70 << 20, size };
         for (size_t io = 0; io < 5; io++)
             for (size_t ic = 0; ic < 6; ic++)
                 for (int shift = 0; shift < 2; shift++) {
@@ -280,7 +280,7 @@ test_device(const char *path, const char *wpath, const uint8_t *data, size_t siz
         fv_file *r0 = NULL;
         CHECK_OK(fv_file_open(path, "rn", 0644, &r0));
         if (r0) {
-            CHECK_OK(fv_file_pread(r0, d, cuda, size, 0, &got));   /* data on the device */
+            CHECK_OK(fv_file_pread(r0, d, cuda, size, 0, &got)); /* data on the device */
             CHECK_OK(fv_file_close(r0));
         }
         CHECK_OK(fv_file_open(wpath, "w", 0600, &w));
@@ -300,7 +300,7 @@ done:
 int
 main(void)
 {
-    const size_t size = ((size_t)37 << 20) + 4321;   /* > one staging chunk, not aligned */
+    const size_t size = ((size_t)37 << 20) + 4321; /* > one staging chunk, not aligned */
     char path[512], wpath[512];
     const char *base = getenv("TMPDIR");
     snprintf(tmpdir, sizeof tmpdir, "%s/fovea-fs-XXXXXX", base && *base ? base : "/tmp");
@@ -318,7 +318,7 @@ main(void)
         return 1;
     }
     char realtmp[4096];
-    if (!realpath(tmpdir, realtmp))   /* /proc/self/fd links name resolved paths */
+    if (!realpath(tmpdir, realtmp)) /* /proc/self/fd links name resolved paths */
         snprintf(realtmp, sizeof realtmp, "%s", tmpdir);
     int fds0 = count_fds(realtmp);
 
@@ -329,16 +329,16 @@ main(void)
            probe ? fv_file_backend(probe) : "?", fv_gds_status());
     fv_file_close(probe);
 
-    test_reads(path, "r", data, size);    /* O_DIRECT where the filesystem allows */
-    test_reads(path, "rn", data, size);   /* page cache */
+    test_reads(path, "r", data, size);  /* O_DIRECT where the filesystem allows */
+    test_reads(path, "rn", data, size); /* page cache */
     test_reads(path, "r+p", data, size);
     test_writes(wpath, "w", data, size);
     test_writes(wpath, "wn", data, size);
-    test_writes(wpath, "a", data, size);  /* the existing file, overwritten in place */
+    test_writes(wpath, "a", data, size); /* the existing file, overwritten in place */
     test_errors(path);
     test_from_fd(path, data, size);
     CHECK_OK(fv_file_discard_page_cache(path));
-    test_reads(path, "rn", data, size);   /* cold */
+    test_reads(path, "rn", data, size); /* cold */
     test_device(path, wpath, data, size);
 
     int fds1 = count_fds(realtmp);

@@ -23,13 +23,13 @@
 #include "xorshift.h"
 #include "variant-force.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
+static const fv_device GPU = { FV_DEVICE_CUDA, 0 };
 static fv_context *ctx;
 static int have_gpu, ncases;
 
 static int64_t
-irand(int64_t lo, int64_t hi)   /* [lo, hi] */
+irand(int64_t lo, int64_t hi) /* [lo, hi] */
 {
     return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
 }
@@ -48,10 +48,18 @@ random_array(fv_dtype dt, int nd, const int64_t *shape, double dens)
         const int on = uniform() < dens;
         switch (dt) {
         case FV_BOOL:
-        case FV_UINT8: ((uint8_t *)p)[i] = on ? (uint8_t)irand(1, 255) : 0; break;
-        case FV_INT8: ((int8_t *)p)[i] = on ? (int8_t)(irand(0, 1) ? -3 : 1) : 0; break;
-        case FV_UINT16: ((uint16_t *)p)[i] = on ? (uint16_t)(256 * irand(1, 3)) : 0; break;
-        default: ((float *)p)[i] = on ? (irand(0, 7) ? 0.5f : NAN) : (irand(0, 1) ? -0.0f : 0.0f); break;
+        case FV_UINT8:
+            ((uint8_t *)p)[i] = on ? (uint8_t)irand(1, 255) : 0;
+            break;
+        case FV_INT8:
+            ((int8_t *)p)[i] = on ? (int8_t)(irand(0, 1) ? -3 : 1) : 0;
+            break;
+        case FV_UINT16:
+            ((uint16_t *)p)[i] = on ? (uint16_t)(256 * irand(1, 3)) : 0;
+            break;
+        default:
+            ((float *)p)[i] = on ? (irand(0, 7) ? 0.5f : NAN) : (irand(0, 1) ? -0.0f : 0.0f);
+            break;
         }
     }
     return a;
@@ -102,7 +110,7 @@ static int
 same_values(const fv_array *a, const fv_array *b)
 {
     return fv_array_nbytes(a) == fv_array_nbytes(b) &&
-           memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_nbytes(a)) == 0;
+        memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_nbytes(a)) == 0;
 }
 
 static void
@@ -110,9 +118,11 @@ run_case(int nd, const int64_t *shape, int skind, fv_dtype idt, double dens, int
          fv_dtype odt, int inplace, int iterations)
 {
     char what[256];
-    snprintf(what, sizeof what, "nd %d shape %lld x .. structure %d in %s dens %.2f mask %d border %d invert %d "
-             "out %s inplace %d iterations %d", nd, (long long)shape[0], skind, fv_dtype_name(idt), dens, mkind,
-             border, invert, fv_dtype_name(odt), inplace, iterations);
+    snprintf(what, sizeof what,
+             "nd %d shape %lld x .. structure %d in %s dens %.2f mask %d border %d invert %d "
+             "out %s inplace %d iterations %d",
+             nd, (long long)shape[0], skind, fv_dtype_name(idt), dens, mkind, border, invert, fv_dtype_name(odt),
+             inplace, iterations);
     uint8_t st[81];
     int64_t sshape[4];
     structure(nd, skind, st, sshape);
@@ -183,9 +193,9 @@ main(void)
     setvbuf(stdout, NULL, _IONBF, 0);
     have_gpu = fv_cuda_available();
     CHECK_OK(fv_context_new(&ctx));
-    static const fv_dtype idts[] = {FV_BOOL, FV_UINT8, FV_INT8, FV_UINT16, FV_FLOAT32};
-    static const fv_dtype odts[] = {FV_BOOL, FV_UINT8, FV_FLOAT32};
-    static const int64_t maxext[5] = {0, 3000, 90, 22, 10};
+    static const fv_dtype idts[] = { FV_BOOL, FV_UINT8, FV_INT8, FV_UINT16, FV_FLOAT32 };
+    static const fv_dtype odts[] = { FV_BOOL, FV_UINT8, FV_FLOAT32 };
+    static const int64_t maxext[5] = { 0, 3000, 90, 22, 10 };
     for (int k = 0; k < 400; k++) {
         const int nd = (int)irand(1, 4);
         int64_t shape[4];
@@ -197,7 +207,7 @@ main(void)
     }
     /* larger mazes: fill_holes (zeros in, mask, border 1, dilation) and propagation */
     for (int k = 0; k < 4; k++) {
-        int64_t shape[2] = {irand(200, 400), irand(200, 500)};
+        int64_t shape[2] = { irand(200, 400), irand(200, 500) };
         run_case(2, shape, k & 1, FV_BOOL, k < 2 ? 0.0 : 0.01, 1, k < 2, 1, FV_BOOL, 0, -1);
     }
     printf("test_flood: %d cases (%s)\n", ncases, have_gpu ? "CPU and CUDA" : "CPU only");

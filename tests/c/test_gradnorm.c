@@ -36,20 +36,29 @@ rand_value(int is_double)
     const double sgn = (next_u64() & 1) ? -1.0 : 1.0;
     const unsigned c = (unsigned)(next_u64() % 20);
     switch (c) {
-    case 0: return sgn * 0.0;
-    case 1: return sgn * (is_double ? 4.9406564584124654e-324 * (double)(1 + next_u64() % 1000000)
-                                    : 1.401298464324817e-45 * (double)(1 + next_u64() % 8000000));   /* subnormal */
-    case 2: return sgn * INFINITY;
-    case 3: return NAN;
-    case 4: case 5:   /* near overflow: squares overflow to inf (or nearly) */
-        return sgn * (is_double ? ldexp(1.0 + uniform(), 500 + (int)(next_u64() % 524))
-                                : ldexp(1.0 + uniform(), 60 + (int)(next_u64() % 68)));
-    case 6:   /* tiny: squares underflow to subnormals or 0 */
-        return sgn * (is_double ? ldexp(1.0 + uniform(), -540 - (int)(next_u64() % 480))
-                                : ldexp(1.0 + uniform(), -70 - (int)(next_u64() % 56)));
-    default:  /* any normal magnitude */
-        return sgn * (is_double ? ldexp(1.0 + uniform(), (int)(next_u64() % 2000) - 1000)
-                                : ldexp(1.0 + uniform(), (int)(next_u64() % 240) - 120));
+    case 0:
+        return sgn * 0.0;
+    case 1:
+        return sgn *
+            (is_double ? 4.9406564584124654e-324 * (double)(1 + next_u64() % 1000000)
+                       : 1.401298464324817e-45 * (double)(1 + next_u64() % 8000000)); /* subnormal */
+    case 2:
+        return sgn * INFINITY;
+    case 3:
+        return NAN;
+    case 4:
+    case 5: /* near overflow: squares overflow to inf (or nearly) */
+        return sgn *
+            (is_double ? ldexp(1.0 + uniform(), 500 + (int)(next_u64() % 524))
+                       : ldexp(1.0 + uniform(), 60 + (int)(next_u64() % 68)));
+    case 6: /* tiny: squares underflow to subnormals or 0 */
+        return sgn *
+            (is_double ? ldexp(1.0 + uniform(), -540 - (int)(next_u64() % 480))
+                       : ldexp(1.0 + uniform(), -70 - (int)(next_u64() % 56)));
+    default: /* any normal magnitude */
+        return sgn *
+            (is_double ? ldexp(1.0 + uniform(), (int)(next_u64() % 2000) - 1000)
+                       : ldexp(1.0 + uniform(), (int)(next_u64() % 240) - 120));
     }
 }
 
@@ -87,12 +96,19 @@ ref_d(const double *x, int np, double div)
 
 /* ---- layouts ------------------------------------------------------------------- */
 
-enum { L_DENSE, L_STEP2, L_REVERSED, L_OFFSET, L_TRANSPOSED, L_COUNT };
+enum {
+    L_DENSE,
+    L_STEP2,
+    L_REVERSED,
+    L_OFFSET,
+    L_TRANSPOSED,
+    L_COUNT
+};
 
 /* A buffer (C-contiguous base of bshape) and a view of shape `shape` into it. */
 typedef struct view {
     fv_array *base, *v;
-    int64_t bshape[4], strides[4], offset;   /* the view's strides and byte offset in base */
+    int64_t bshape[4], strides[4], offset; /* the view's strides and byte offset in base */
     int bnd;
 } view;
 
@@ -102,7 +118,7 @@ view_make(view *w, fv_dtype dt, int nd, const int64_t *shape, int layout, fv_dev
     const int64_t isz = dt == FV_FLOAT64 ? 8 : 4;
     memset(w, 0, sizeof *w);
     w->bnd = nd;
-    int64_t perm[4] = {0, 1, 2, 3};
+    int64_t perm[4] = { 0, 1, 2, 3 };
     if (layout == L_TRANSPOSED && nd >= 2) {
         perm[0] = nd - 1;
         perm[nd - 1] = 0;
@@ -155,15 +171,14 @@ view_off(const view *w, int nd, const int64_t *idx)
 /* Runs the case on dev (the host or a GPU: data filled on the host, copied over,
  * result copied back) and checks every element and the untouched rest. */
 static void
-run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, int np, double div, int in_place,
-         const int *layouts)
+run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, int np, double div, int in_place, const int *layouts)
 {
     const int is_double = dt == FV_FLOAT64;
     const int64_t isz = is_double ? 8 : 4;
-    const fv_device host = {FV_DEVICE_CPU, 0};
-    view hw[5], dw[5];   /* parts 0..np-1, then out (unless in place) */
+    const fv_device host = { FV_DEVICE_CPU, 0 };
+    view hw[5], dw[5]; /* parts 0..np-1, then out (unless in place) */
     const int nviews = in_place ? np : np + 1;
-    char *init[5] = {NULL};
+    char *init[5] = { NULL };
     for (int k = 0; k < nviews; k++) {
         view_make(&hw[k], dt, nd, shape, layouts[k], host);
         const int64_t n = fv_array_size(hw[k].base);
@@ -205,7 +220,7 @@ run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, int np, doubl
     CHECK_OK(st);
     ncases++;
     /* every element against the reference from the initial data */
-    int64_t idx[4] = {0, 0, 0, 0}, size = 1;
+    int64_t idx[4] = { 0, 0, 0, 0 }, size = 1;
     for (int i = 0; i < nd; i++)
         size *= shape[i];
     const char *res = (const char *)fv_array_data(hout->base);
@@ -227,7 +242,8 @@ run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, int np, doubl
             memcpy(&got, res + oo, 8);
             if (memcmp(&got, &want, 8) && !(isnan(got) && isnan(want))) {
                 if (bad++ < 3)
-                    fprintf(stderr, "  f64 np=%d elem %lld: got %a want %a (x0 %a)\n", np, (long long)e, got, want, x[0]);
+                    fprintf(stderr, "  f64 np=%d elem %lld: got %a want %a (x0 %a)\n", np, (long long)e, got, want,
+                            x[0]);
             }
         } else {
             float x[4], got, want;
@@ -266,7 +282,7 @@ run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, int np, doubl
 static void
 test_cases(fv_device dev)
 {
-    static const int64_t shapes[4][4] = {{1001, 0, 0, 0}, {37, 41, 0, 0}, {7, 9, 11, 0}, {3, 4, 5, 6}};
+    static const int64_t shapes[4][4] = { { 1001, 0, 0, 0 }, { 37, 41, 0, 0 }, { 7, 9, 11, 0 }, { 3, 4, 5, 6 } };
     for (int dti = 0; dti < 2; dti++) {
         const fv_dtype dt = dti ? FV_FLOAT64 : FV_FLOAT32;
         for (int nd = 1; nd <= 4; nd++)
@@ -274,14 +290,14 @@ test_cases(fv_device dev)
                 for (int lay = 0; lay < L_COUNT; lay++)
                     for (int in_place = 0; in_place < 2; in_place++) {
                         int layouts[5];
-                        for (int k = 0; k < 5; k++)   /* all one layout, or mixed */
+                        for (int k = 0; k < 5; k++) /* all one layout, or mixed */
                             layouts[k] = (lay + (in_place ? 0 : k * (lay & 1))) % L_COUNT;
                         const double div = (np + lay) % 2 ? sqrt((double)nd) : 1.0;
                         run_case(dev, dt, nd, shapes[nd - 1], np, div, in_place, layouts);
                     }
         /* empty, one element, 0-d-like single extents */
-        const int64_t empty[2] = {0, 5}, one[3] = {1, 1, 1};
-        const int dense[5] = {0, 0, 0, 0, 0};
+        const int64_t empty[2] = { 0, 5 }, one[3] = { 1, 1, 1 };
+        const int dense[5] = { 0, 0, 0, 0, 0 };
         run_case(dev, dt, 2, empty, 2, 1.0, 0, dense);
         run_case(dev, dt, 3, one, 3, sqrt(3.0), 1, dense);
     }
@@ -291,12 +307,12 @@ test_cases(fv_device dev)
 static void
 test_large(fv_device dev)
 {
-    const int64_t shape[2] = {1031, 1027};
-    const int dense[5] = {L_DENSE, L_DENSE, L_DENSE, L_DENSE, L_DENSE};
-    const int offs[5] = {L_OFFSET, L_OFFSET, L_OFFSET, L_OFFSET, L_OFFSET};
+    const int64_t shape[2] = { 1031, 1027 };
+    const int dense[5] = { L_DENSE, L_DENSE, L_DENSE, L_DENSE, L_DENSE };
+    const int offs[5] = { L_OFFSET, L_OFFSET, L_OFFSET, L_OFFSET, L_OFFSET };
     run_case(dev, FV_FLOAT32, 2, shape, 2, sqrt(2.0), 0, dense);
     run_case(dev, FV_FLOAT64, 2, shape, 3, sqrt(2.0), 1, dense);
-    const int64_t flat[1] = {1031 * 1027};
+    const int64_t flat[1] = { 1031 * 1027 };
     run_case(dev, FV_FLOAT32, 1, flat, 2, 1.0, 1, offs);
     run_case(dev, FV_FLOAT64, 1, flat, 2, sqrt(2.0), 0, offs);
 }
@@ -306,8 +322,8 @@ test_large(fv_device dev)
 static void
 test_errors(void)
 {
-    const fv_device host = {FV_DEVICE_CPU, 0};
-    const int64_t shape[2] = {4, 5}, other[2] = {5, 4};
+    const fv_device host = { FV_DEVICE_CPU, 0 };
+    const int64_t shape[2] = { 4, 5 }, other[2] = { 5, 4 };
     fv_array *a = NULL, *b = NULL, *o = NULL, *i32 = NULL, *f64 = NULL, *odd = NULL, *big = NULL, *sub = NULL;
     fv_array *bcast = NULL;
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, shape, host, &a));
@@ -316,38 +332,38 @@ test_errors(void)
     CHECK_OK(fv_array_zeros(ctx, FV_INT32, 2, shape, host, &i32));
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT64, 2, shape, host, &f64));
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, other, host, &odd));
-    const int64_t bshape[2] = {8, 5};
+    const int64_t bshape[2] = { 8, 5 };
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, bshape, host, &big));
-    const int64_t sstr[2] = {20, 4}, zstr[2] = {0, 4};
-    CHECK_OK(fv_array_view(big, 2, shape, sstr, 20, &sub));   /* rows 1..4 of big */
-    CHECK_OK(fv_array_view(big, 2, shape, zstr, 0, &bcast));  /* one row repeated */
-    const fv_array *ab[2] = {a, b};
+    const int64_t sstr[2] = { 20, 4 }, zstr[2] = { 0, 4 };
+    CHECK_OK(fv_array_view(big, 2, shape, sstr, 20, &sub));  /* rows 1..4 of big */
+    CHECK_OK(fv_array_view(big, 2, shape, zstr, 0, &bcast)); /* one row repeated */
+    const fv_array *ab[2] = { a, b };
     CHECK_OK(fv_gradient_norm(ctx, ab, 2, 1.0, o));
-    CHECK_OK(fv_gradient_norm(ctx, ab, 2, 1.0, a));   /* in place over part 0 */
-    CHECK_OK(fv_gradient_norm(ctx, ab, 2, 2.0, b));   /* and over part 1 */
+    CHECK_OK(fv_gradient_norm(ctx, ab, 2, 1.0, a)); /* in place over part 0 */
+    CHECK_OK(fv_gradient_norm(ctx, ab, 2, 2.0, b)); /* and over part 1 */
     CHECK_OK(fv_gradient_norm(ctx, ab, 2, INFINITY, o));
     CHECK_ERR(fv_gradient_norm(ctx, NULL, 2, 1.0, o), FV_EINVAL, "1 to 8 parts");
     CHECK_ERR(fv_gradient_norm(ctx, ab, 0, 1.0, o), FV_EINVAL, "1 to 8 parts, got 0");
     CHECK_ERR(fv_gradient_norm(ctx, ab, 9, 1.0, o), FV_EINVAL, "1 to 8 parts, got 9");
-    const fv_array *an[2] = {a, NULL};
+    const fv_array *an[2] = { a, NULL };
     CHECK_ERR(fv_gradient_norm(ctx, an, 2, 1.0, o), FV_EINVAL, "NULL part 1");
     CHECK_ERR(fv_gradient_norm(ctx, ab, 2, 1.0, NULL), FV_EINVAL, "NULL out");
-    const fv_array *ii[2] = {i32, i32};
+    const fv_array *ii[2] = { i32, i32 };
     CHECK_ERR(fv_gradient_norm(ctx, ii, 2, 1.0, i32), FV_EDTYPE, "float32 or float64, got int32");
-    const fv_array *ad[2] = {a, f64};
+    const fv_array *ad[2] = { a, f64 };
     CHECK_ERR(fv_gradient_norm(ctx, ad, 2, 1.0, o), FV_EDTYPE, "part 1 is float64");
     CHECK_ERR(fv_gradient_norm(ctx, ab, 2, 1.0, f64), FV_EDTYPE, "out is float64");
-    const fv_array *ao[2] = {a, odd};
+    const fv_array *ao[2] = { a, odd };
     CHECK_ERR(fv_gradient_norm(ctx, ao, 2, 1.0, o), FV_EINVAL, "part 1's shape");
     CHECK_ERR(fv_gradient_norm(ctx, ab, 2, 1.0, odd), FV_EINVAL, "out's shape");
     CHECK_ERR(fv_gradient_norm(ctx, ab, 2, 0.0, o), FV_EINVAL, "must be > 0");
     CHECK_ERR(fv_gradient_norm(ctx, ab, 2, -1.0, o), FV_EINVAL, "must be > 0");
     CHECK_ERR(fv_gradient_norm(ctx, ab, 2, NAN, o), FV_EINVAL, "must be > 0");
     /* out overlapping a part without being it */
-    const fv_array *sb[2] = {sub, b};
+    const fv_array *sb[2] = { sub, b };
     CHECK_OK(fv_gradient_norm(ctx, sb, 2, 1.0, sub));
     fv_array *top = NULL;
-    CHECK_OK(fv_array_view(big, 2, shape, sstr, 0, &top));   /* rows 0..3: overlaps sub */
+    CHECK_OK(fv_array_view(big, 2, shape, sstr, 0, &top)); /* rows 0..3: overlaps sub */
     CHECK_ERR(fv_gradient_norm(ctx, sb, 2, 1.0, top), FV_EINVAL, "overlaps part 0");
     CHECK_ERR(fv_gradient_norm(ctx, ab, 2, 1.0, bcast), FV_EINVAL, "share memory");
     fv_array_set_readonly(o, 1);
@@ -355,10 +371,10 @@ test_errors(void)
     fv_array_set_readonly(o, 0);
     if (fv_cuda_available()) {
         fv_array *d = NULL;
-        CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, shape, (fv_device){FV_DEVICE_CUDA, 0}, &d));
-        const fv_array *ad2[2] = {a, d};
+        CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, shape, (fv_device){ FV_DEVICE_CUDA, 0 }, &d));
+        const fv_array *ad2[2] = { a, d };
         CHECK_ERR(fv_gradient_norm(ctx, ad2, 2, 1.0, o), FV_EDEVICE, "device");
-        const fv_array *dd[2] = {d, d};
+        const fv_array *dd[2] = { d, d };
         CHECK_ERR(fv_gradient_norm(ctx, dd, 2, 1.0, o), FV_EDEVICE, "device");
         CHECK_OK(fv_gradient_norm(ctx, dd, 2, 1.0, d));
         fv_array_unref(d);
@@ -382,13 +398,13 @@ main(void)
 {
     CHECK_OK(fv_context_new(&ctx));
     test_errors();
-    test_cases((fv_device){FV_DEVICE_CPU, 0});
-    fv_context_set_threads(ctx, 1);   /* the same on one thread: no chunking effects */
-    test_large((fv_device){FV_DEVICE_CPU, 0});
+    test_cases((fv_device){ FV_DEVICE_CPU, 0 });
+    fv_context_set_threads(ctx, 1); /* the same on one thread: no chunking effects */
+    test_large((fv_device){ FV_DEVICE_CPU, 0 });
     fv_context_set_threads(ctx, 0);
-    test_large((fv_device){FV_DEVICE_CPU, 0});
+    test_large((fv_device){ FV_DEVICE_CPU, 0 });
     if (fv_cuda_available()) {
-        const fv_device gpu = {FV_DEVICE_CUDA, 0};
+        const fv_device gpu = { FV_DEVICE_CUDA, 0 };
         test_cases(gpu);
         test_large(gpu);
         tv_force("cuda.gradient_norm", "strided");

@@ -24,8 +24,8 @@
 #include "fovea/fovea.h"
 
 static fv_context *ctx;
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
+static const fv_device GPU = { FV_DEVICE_CUDA, 0 };
 static int gpu;
 
 static double
@@ -56,14 +56,17 @@ ref_index(int64_t i, int64_t n, int mode)
     if (i >= 0 && i < n)
         return i;
     switch (mode) {
-    case FV_INTERP_NEAREST: return i < 0 ? 0 : n - 1;
-    case FV_INTERP_GRID_CONSTANT: return -1;
+    case FV_INTERP_NEAREST:
+        return i < 0 ? 0 : n - 1;
+    case FV_INTERP_GRID_CONSTANT:
+        return -1;
     case FV_INTERP_REFLECT: {
         int64_t p = 2 * n, r = ((i % p) + p) % p;
         return r < n ? r : p - 1 - r;
     }
-    case FV_INTERP_GRID_WRAP: return ((i % n) + n) % n;
-    default: {   /* mirror: also the spline's own rule for constant and wrap */
+    case FV_INTERP_GRID_WRAP:
+        return ((i % n) + n) % n;
+    default: { /* mirror: also the spline's own rule for constant and wrap */
         if (n == 1)
             return 0;
         int64_t p = 2 * n - 2, r = ((i % p) + p) % p;
@@ -80,8 +83,11 @@ ref_fold(double x, int64_t n, int mode)
     if (x >= 0 && x <= n - 1)
         return x;
     switch (mode) {
-    case FV_INTERP_CONSTANT: return NAN;
-    case FV_INTERP_NEAREST: case FV_INTERP_GRID_CONSTANT: return x;
+    case FV_INTERP_CONSTANT:
+        return NAN;
+    case FV_INTERP_NEAREST:
+    case FV_INTERP_GRID_CONSTANT:
+        return x;
     case FV_INTERP_MIRROR: {
         double p = 2.0 * n - 2, r = fmod(fabs(x), p);
         return r <= n - 1 ? r : p - r;
@@ -90,13 +96,13 @@ ref_fold(double x, int64_t n, int mode)
         double p = 2.0 * n, r = fmod(x, p);
         if (r < 0)
             r += p;
-        return r < n ? r : p - r - 1;   /* half-sample symmetric */
+        return r < n ? r : p - r - 1; /* half-sample symmetric */
     }
     case FV_INTERP_WRAP: {
         double p = (double)(n - 1), r = fmod(x, p);
         return r < 0 ? r + p : r;
     }
-    default: {   /* grid-wrap */
+    default: { /* grid-wrap */
         double r = fmod(x, (double)n);
         return r < 0 ? r + n : r;
     }
@@ -135,8 +141,8 @@ ref_value(const double *a, int64_t n0, int64_t n1, double y, double x, int order
 
 /* out = in's spline at the affine map of each output index, on dev; result on the host. */
 static fv_array *
-run_affine(fv_array *in, const double *m, const double *off, const int64_t *oshape, int order, int mode,
-           double cval, int prefilter, fv_device dev)
+run_affine(fv_array *in, const double *m, const double *off, const int64_t *oshape, int order, int mode, double cval,
+           int prefilter, fv_device dev)
 {
     fv_array *src = in, *out = NULL, *host = NULL;
     if (dev.type == FV_DEVICE_CUDA) {
@@ -161,21 +167,26 @@ test_low_orders(void)
 {
     uint64_t seed = 88172645463325252ull;
     for (int nd = 1; nd <= 2; nd++) {
-        const int64_t shape[2] = {nd == 2 ? 5 : 1, 7};
-        const int64_t ishape[2] = {shape[nd == 2 ? 0 : 1], 7};
+        const int64_t shape[2] = { nd == 2 ? 5 : 1, 7 };
+        const int64_t ishape[2] = { shape[nd == 2 ? 0 : 1], 7 };
         fv_array *in = new_f64(nd, nd == 2 ? shape : ishape + 1, &seed);
         const double *a = fv_array_data(in);
         const int64_t n0 = nd == 2 ? 5 : 1, n1 = 7;
-        const int64_t oshape[2] = {nd == 2 ? 6 : 11, 11};
+        const int64_t oshape[2] = { nd == 2 ? 6 : 11, 11 };
         for (int mode = 0; mode < FV_INTERP_MODE_COUNT; mode++)
             for (int order = 0; order <= 1; order++) {
                 /* a map that reaches well outside the input on both sides */
                 double m[4], off[2];
                 if (nd == 2) {
-                    m[0] = 1.3; m[1] = 0.21; m[2] = -0.17; m[3] = 1.7;
-                    off[0] = -2.6; off[1] = -4.3;
+                    m[0] = 1.3;
+                    m[1] = 0.21;
+                    m[2] = -0.17;
+                    m[3] = 1.7;
+                    off[0] = -2.6;
+                    off[1] = -4.3;
                 } else {
-                    m[0] = 1.9; off[0] = -4.7;
+                    m[0] = 1.9;
+                    off[0] = -4.7;
                 }
                 fv_array *out = run_affine(in, m, off, nd == 2 ? oshape : oshape + 1, order, mode, 0.5, 1, CPU);
                 const double *o = fv_array_data(out);
@@ -193,8 +204,8 @@ test_low_orders(void)
                         const double got = o[i * oshape[1] + j];
                         if (!(fabs(got - want) <= 1e-12 * (1 + fabs(want)))) {
                             if (!bad++)
-                                fprintf(stderr, "nd %d mode %d order %d at (%ld, %ld): %.17g, want %.17g\n", nd,
-                                        mode, order, (long)i, (long)j, got, want);
+                                fprintf(stderr, "nd %d mode %d order %d at (%ld, %ld): %.17g, want %.17g\n", nd, mode,
+                                        order, (long)i, (long)j, got, want);
                         }
                     }
                 CHECK(bad == 0);
@@ -214,15 +225,15 @@ static void
 test_interpolating(void)
 {
     uint64_t seed = 1234567ull;
-    const int modes[] = {FV_INTERP_MIRROR, FV_INTERP_REFLECT, FV_INTERP_GRID_WRAP, FV_INTERP_NEAREST,
-                         FV_INTERP_GRID_CONSTANT};
+    const int modes[] = { FV_INTERP_MIRROR, FV_INTERP_REFLECT, FV_INTERP_GRID_WRAP, FV_INTERP_NEAREST,
+                          FV_INTERP_GRID_CONSTANT };
     for (int nd = 1; nd <= 3; nd++) {
         /* lines of 20 samples and more: scipy 1.17's reflect prefilter, which fovea
          * reproduces, starts inexactly on short lines (by z^2n: 5e-3 at order 5 on 4
          * samples; docs/transform.md) */
-        int64_t shape[3] = {24, 22, 20};
+        int64_t shape[3] = { 24, 22, 20 };
         fv_array *in = new_f64(nd, shape, &seed);
-        double m[9] = {0}, off[3] = {0};
+        double m[9] = { 0 }, off[3] = { 0 };
         for (int d = 0; d < nd; d++)
             m[d * nd + d] = 1.0;
         for (int k = 0; k < 5; k++)
@@ -241,7 +252,7 @@ test_interpolating(void)
                     double gerr = 0;
                     for (int64_t i = 0; g && i < fv_array_size(in); i++)
                         gerr = fmax(gerr, fabs(g[i] - o[i]));
-                    CHECK(d && gerr <= 1e-12);   /* pow() of the two math libraries may differ by an ulp */
+                    CHECK(d && gerr <= 1e-12); /* pow() of the two math libraries may differ by an ulp */
                     fv_array_unref(d);
                 }
                 fv_array_unref(out);
@@ -264,7 +275,7 @@ static void
 test_integer_outputs(void)
 {
     const int64_t n = 4;
-    double vals[4] = {-300.0, 2.5, -2.5, 70000.0};
+    double vals[4] = { -300.0, 2.5, -2.5, 70000.0 };
     fv_array *in = NULL, *u8 = NULL, *i16 = NULL;
     CHECK_OK(fv_array_wrap(FV_FLOAT64, 1, &n, NULL, vals, CPU, NULL, NULL, &in));
     CHECK_OK(fv_array_new(ctx, FV_UINT8, 1, &n, CPU, &u8));
@@ -283,14 +294,14 @@ test_integer_outputs(void)
 static void
 test_errors(void)
 {
-    const int64_t shape[2] = {4, 5}, cshape[3] = {3, 2, 2}, oshape[2] = {2, 2};
+    const int64_t shape[2] = { 4, 5 }, cshape[3] = { 3, 2, 2 }, oshape[2] = { 2, 2 };
     fv_array *in = NULL, *out = NULL, *co = NULL, *o2 = NULL;
     uint64_t seed = 99;
     in = new_f64(2, shape, &seed);
     CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 2, shape, CPU, &out));
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT64, 3, cshape, CPU, &co));
     CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 2, oshape, CPU, &o2));
-    const double zoom[2] = {1, 1};
+    const double zoom[2] = { 1, 1 };
     CHECK_ERR(fv_zoom_shift(ctx, NULL, zoom, NULL, out, 1, FV_INTERP_MIRROR, 0, 1, 0), FV_EINVAL, "NULL");
     CHECK_ERR(fv_zoom_shift(ctx, in, zoom, NULL, out, 6, FV_INTERP_MIRROR, 0, 1, 0), FV_EINVAL, "order");
     CHECK_ERR(fv_zoom_shift(ctx, in, zoom, NULL, out, -1, FV_INTERP_MIRROR, 0, 1, 0), FV_EINVAL, "order");

@@ -19,12 +19,12 @@
 #include <string.h>
 
 #include "fovea/fovea.h"
-#include "ops/measure/label.h"   /* fv__label_rep_table */
+#include "ops/measure/label.h" /* fv__label_rep_table */
 #include "check.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 #ifdef FV_TEST_CUDA
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
+static const fv_device GPU = { FV_DEVICE_CUDA, 0 };
 #endif
 static fv_context *ctx;
 static int ncases;
@@ -40,16 +40,27 @@ static int64_t
 value_at(const void *data, fv_dtype dt, int64_t i)
 {
     switch (dt) {
-    case FV_BOOL: case FV_UINT8: return ((const uint8_t *)data)[i];
-    case FV_INT8: return ((const int8_t *)data)[i];
-    case FV_UINT16: return ((const uint16_t *)data)[i];
-    case FV_INT16: return ((const int16_t *)data)[i];
-    case FV_UINT32: return ((const uint32_t *)data)[i];
-    case FV_INT32: return ((const int32_t *)data)[i];
-    case FV_UINT64: return (int64_t)((const uint64_t *)data)[i];
-    case FV_INT64: return ((const int64_t *)data)[i];
-    case FV_FLOAT32: return ((const float *)data)[i] != 0.0f;
-    default: return ((const double *)data)[i] != 0.0;
+    case FV_BOOL:
+    case FV_UINT8:
+        return ((const uint8_t *)data)[i];
+    case FV_INT8:
+        return ((const int8_t *)data)[i];
+    case FV_UINT16:
+        return ((const uint16_t *)data)[i];
+    case FV_INT16:
+        return ((const int16_t *)data)[i];
+    case FV_UINT32:
+        return ((const uint32_t *)data)[i];
+    case FV_INT32:
+        return ((const int32_t *)data)[i];
+    case FV_UINT64:
+        return (int64_t)((const uint64_t *)data)[i];
+    case FV_INT64:
+        return ((const int64_t *)data)[i];
+    case FV_FLOAT32:
+        return ((const float *)data)[i] != 0.0f;
+    default:
+        return ((const double *)data)[i] != 0.0;
     }
 }
 
@@ -142,8 +153,8 @@ get_label(const fv_array *out, int64_t i)
 /* Label img (host, contiguous) on the backend under test and compare with the
  * flood fill. structure: NULL (connectivity) or 3^nd bytes. */
 static void
-run_case(const char *what, const fv_array *img, fv_dtype out_dt, const uint8_t *structure, int conn,
-         const int64_t *bg, int nonzero)
+run_case(const char *what, const fv_array *img, fv_dtype out_dt, const uint8_t *structure, int conn, const int64_t *bg,
+         int nonzero)
 {
     int nd = fv_array_ndim(img);
     const int64_t *shape = fv_array_shape(img);
@@ -193,8 +204,10 @@ run_case(const char *what, const fv_array *img, fv_dtype out_dt, const uint8_t *
                 bad = i;
         if (bad >= 0 || num != want_num) {
             fv_t_fail++;
-            fprintf(stderr, "%s: labels differ from the flood fill (first at %lld: %lld, wanted %lld; %lld "
-                    "labels, wanted %lld)\n", what, (long long)bad, bad >= 0 ? (long long)get_label(out, bad) : 0LL,
+            fprintf(stderr,
+                    "%s: labels differ from the flood fill (first at %lld: %lld, wanted %lld; %lld "
+                    "labels, wanted %lld)\n",
+                    what, (long long)bad, bad >= 0 ? (long long)get_label(out, bad) : 0LL,
                     bad >= 0 ? (long long)want[bad] : 0LL, (long long)num, (long long)want_num);
         } else {
             fv_t_pass++;
@@ -217,11 +230,21 @@ random_image(fv_dtype dt, int nd, const int64_t *shape, double density, int nval
         int64_t v = uniform() < density ? 1 + (int64_t)(next_u64() % (uint64_t)nvalues) : 0;
         char *p = (char *)fv_array_data(a) + (size_t)i * sz;
         switch (dt) {
-        case FV_FLOAT32: *(float *)p = (float)v * 0.5f; break;
-        case FV_FLOAT64: *(double *)p = (double)v * 0.25; break;
-        case FV_INT8: *(int8_t *)p = (int8_t)(v - 1); break;   /* negative values too */
-        case FV_INT64: *(int64_t *)p = v ? v - 3 : 0; break;
-        default: memcpy(p, &v, sz); break;   /* little-endian low bytes */
+        case FV_FLOAT32:
+            *(float *)p = (float)v * 0.5f;
+            break;
+        case FV_FLOAT64:
+            *(double *)p = (double)v * 0.25;
+            break;
+        case FV_INT8:
+            *(int8_t *)p = (int8_t)(v - 1);
+            break; /* negative values too */
+        case FV_INT64:
+            *(int64_t *)p = v ? v - 3 : 0;
+            break;
+        default:
+            memcpy(p, &v, sz);
+            break; /* little-endian low bytes */
         }
     }
     return a;
@@ -230,12 +253,12 @@ random_image(fv_dtype dt, int nd, const int64_t *shape, double density, int nval
 static void
 test_random(void)
 {
-    static const int64_t shapes[][4] = {{1}, {2}, {37}, {1, 1}, {1, 9}, {9, 1}, {17, 23}, {5, 7, 9},
-                                        {1, 6, 5}, {3, 4, 5, 6}, {2, 1, 3, 7}};
-    static const int ndims[] = {1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4};
-    static const double dens[] = {0.1, 0.3, 0.5, 0.7, 0.9};
-    static const fv_dtype dts[] = {FV_UINT8, FV_BOOL, FV_INT8, FV_UINT16, FV_INT16, FV_UINT32, FV_INT32,
-                                   FV_UINT64, FV_INT64};
+    static const int64_t shapes[][4] = { { 1 },      { 2 },       { 37 },      { 1, 1 },       { 1, 9 },      { 9, 1 },
+                                         { 17, 23 }, { 5, 7, 9 }, { 1, 6, 5 }, { 3, 4, 5, 6 }, { 2, 1, 3, 7 } };
+    static const int ndims[] = { 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4 };
+    static const double dens[] = { 0.1, 0.3, 0.5, 0.7, 0.9 };
+    static const fv_dtype dts[] = { FV_UINT8,  FV_BOOL,  FV_INT8,   FV_UINT16, FV_INT16,
+                                    FV_UINT32, FV_INT32, FV_UINT64, FV_INT64 };
     char what[160];
     for (size_t s = 0; s < sizeof ndims / sizeof *ndims; s++) {
         int nd = ndims[s];
@@ -270,7 +293,7 @@ test_random(void)
         }
     }
     /* floats in nonzero mode */
-    int64_t sh[2] = {13, 14};
+    int64_t sh[2] = { 13, 14 };
     fv_array *f = random_image(FV_FLOAT32, 2, sh, 0.5, 3), *g = random_image(FV_FLOAT64, 2, sh, 0.5, 3);
     run_case("float32 nonzero", f, FV_INT32, NULL, 2, NULL, 1);
     run_case("float64 nonzero", g, FV_INT64, NULL, 1, NULL, 1);
@@ -282,25 +305,25 @@ test_random(void)
 static void
 test_large(void)
 {
-    static const int64_t s2[2] = {601, 577}, s3[3] = {41, 43, 47}, sthin[2] = {3, 40000};
+    static const int64_t s2[2] = { 601, 577 }, s3[3] = { 41, 43, 47 }, sthin[2] = { 3, 40000 };
     fv_context *many = NULL;
     fv_context *saved = ctx;
     CHECK_OK(fv_context_new(&many));
-    CHECK_OK(fv_context_set_threads(many, 16));   /* 64 blocks even on a small machine */
+    CHECK_OK(fv_context_set_threads(many, 16)); /* 64 blocks even on a small machine */
     for (int pass = 0; pass < 2; pass++) {
         ctx = pass ? many : saved;
         for (int k = 0; k < 3; k++) {
             double dens = 0.3 + 0.25 * k;
             fv_array *a = random_image(FV_UINT8, 2, s2, dens, 1 + k % 2);
-            run_case("large 2d conn 1", a, FV_INT32, NULL, 1, (const int64_t[]){0}, 0);
-            run_case("large 2d conn 2", a, FV_INT64, NULL, 2, (const int64_t[]){0}, 0);
+            run_case("large 2d conn 1", a, FV_INT32, NULL, 1, (const int64_t[]){ 0 }, 0);
+            run_case("large 2d conn 2", a, FV_INT64, NULL, 2, (const int64_t[]){ 0 }, 0);
             fv_array_unref(a);
             a = random_image(FV_UINT16, 3, s3, dens, 1);
-            run_case("large 3d conn 1", a, FV_INT32, NULL, 1, (const int64_t[]){0}, 0);
-            run_case("large 3d conn 3", a, FV_INT64, NULL, 3, (const int64_t[]){0}, 0);
+            run_case("large 3d conn 1", a, FV_INT32, NULL, 1, (const int64_t[]){ 0 }, 0);
+            run_case("large 3d conn 3", a, FV_INT64, NULL, 3, (const int64_t[]){ 0 }, 0);
             fv_array_unref(a);
             a = random_image(FV_BOOL, 2, sthin, dens, 1);
-            run_case("large thin 2d", a, FV_INT32, NULL, 2, (const int64_t[]){0}, 0);
+            run_case("large thin 2d", a, FV_INT32, NULL, 2, (const int64_t[]){ 0 }, 0);
             fv_array_unref(a);
         }
     }
@@ -401,8 +424,7 @@ check_rep_table(const char *what, int nd, const uint8_t *st)
                 want |= 1u << k;
         if (rep[m] != want) {
             bad++;
-            fprintf(stderr, "%s: rep[%#x] = %#x, wanted %#x\n", what, (unsigned)m, (unsigned)rep[m],
-                    (unsigned)want);
+            fprintf(stderr, "%s: rep[%#x] = %#x, wanted %#x\n", what, (unsigned)m, (unsigned)rep[m], (unsigned)want);
         }
     }
     CHECK(bad == 0);
@@ -421,7 +443,7 @@ check_rep_rule(const char *what, const fv_array *img, const uint8_t *st, const i
     const uint8_t *v = fv_array_data(img);
     int8_t nb[40 * 4];
     int nnb = backward_nb(nd, st, nb);
-    if (nnb > FV__LABEL_REP_MAX)   /* the kernels unite with every equal neighbour */
+    if (nnb > FV__LABEL_REP_MAX) /* the kernels unite with every equal neighbour */
         return;
     int64_t off[FV__LABEL_REP_MAX], cst[4], next = 0, bad = -1;
     int64_t *want = malloc(sizeof(int64_t) * (size_t)n), *par = malloc(sizeof(int64_t) * (size_t)n);
@@ -494,8 +516,8 @@ check_rep_rule(const char *what, const fv_array *img, const uint8_t *st, const i
 static void
 test_rep(void)
 {
-    static const int64_t shapes[4][4] = {{211}, {61, 67}, {13, 17, 19}, {5, 6, 7, 8}};
-    static const double dens[] = {0.6, 0.85, 1.0};
+    static const int64_t shapes[4][4] = { { 211 }, { 61, 67 }, { 13, 17, 19 }, { 5, 6, 7, 8 } };
+    static const double dens[] = { 0.6, 0.85, 1.0 };
     uint8_t st[81];
     char what[160];
     for (int nd = 1; nd <= 4; nd++) {
@@ -522,13 +544,13 @@ test_rep(void)
         for (size_t k = 0; k < sizeof dens / sizeof *dens; k++) {
             for (int nvalues = 1; nvalues <= 3; nvalues++) {
                 fv_array *img = random_image(FV_UINT8, nd, shapes[nd - 1], dens[k], nvalues);
-                const int64_t bg0 = 0, *bgs[2] = {&bg0, NULL};
+                const int64_t bg0 = 0, *bgs[2] = { &bg0, NULL };
                 for (int b = 0; b < 2; b++) {
                     const int64_t *bg = bgs[b];
                     for (unsigned hops = 2; hops < (2u << nd); hops += 2) {
                         hops_structure(nd, hops, st);
-                        snprintf(what, sizeof what, "rep rule %dd density %.2f values %d hops %#x%s", nd,
-                                 dens[k], nvalues, hops, bg ? "" : " no background");
+                        snprintf(what, sizeof what, "rep rule %dd density %.2f values %d hops %#x%s", nd, dens[k],
+                                 nvalues, hops, bg ? "" : " no background");
                         check_rep_rule(what, img, st, bg);
                         run_case(what, img, FV_INT32, st, 0, bg, 0);
                         /* the connectivity balls given as connectivity too */
@@ -541,8 +563,8 @@ test_rep(void)
                             st[c] = uniform() < pcell;
                         for (int c = 0; c < ncells; c++)
                             st[c] = st[c] | st[ncells - 1 - c];
-                        snprintf(what, sizeof what, "rep rule %dd density %.2f values %d random #%d%s",
-                                 nd, dens[k], nvalues, t, bg ? "" : " no background");
+                        snprintf(what, sizeof what, "rep rule %dd density %.2f values %d random #%d%s", nd, dens[k],
+                                 nvalues, t, bg ? "" : " no background");
                         check_rep_rule(what, img, st, bg);
                         run_case(what, img, FV_INT32, st, 0, bg, 0);
                     }
@@ -559,7 +581,7 @@ static void
 test_shapes(void)
 {
     const int64_t R = 64, C = 70;
-    int64_t sh[2] = {R, C};
+    int64_t sh[2] = { R, C };
     fv_array *a = NULL;
     CHECK_OK(fv_array_zeros(ctx, FV_UINT8, 2, sh, CPU, &a));
     uint8_t *p = fv_array_data(a);
@@ -571,7 +593,7 @@ test_shapes(void)
                 p[r * C + c] = (cc % 2 == 0) || rr == R - 1;
             }
         for (int conn = 1; conn <= 2; conn++)
-            run_case("comb", a, FV_INT32, NULL, conn, (const int64_t[]){0}, 0);
+            run_case("comb", a, FV_INT32, NULL, conn, (const int64_t[]){ 0 }, 0);
     }
     /* spiral */
     memset(p, 0, (size_t)(R * C));
@@ -581,15 +603,28 @@ test_shapes(void)
         (void)r;
         (void)c;
         while (r0 <= r1 && c0 <= c1) {
-            if (dir == 0) { for (int64_t x = c0; x <= c1; x++) p[r0 * C + x] = 1; r0 += 2; }
-            else if (dir == 1) { for (int64_t y = r0 - 2; y <= r1; y++) p[y * C + c1] = 1; c1 -= 2; }
-            else if (dir == 2) { for (int64_t x = c0; x <= c1 + 2; x++) p[r1 * C + x] = 1; r1 -= 2; }
-            else { for (int64_t y = r0; y <= r1 + 2; y++) p[y * C + c0] = 1; c0 += 2; }
+            if (dir == 0) {
+                for (int64_t x = c0; x <= c1; x++)
+                    p[r0 * C + x] = 1;
+                r0 += 2;
+            } else if (dir == 1) {
+                for (int64_t y = r0 - 2; y <= r1; y++)
+                    p[y * C + c1] = 1;
+                c1 -= 2;
+            } else if (dir == 2) {
+                for (int64_t x = c0; x <= c1 + 2; x++)
+                    p[r1 * C + x] = 1;
+                r1 -= 2;
+            } else {
+                for (int64_t y = r0; y <= r1 + 2; y++)
+                    p[y * C + c0] = 1;
+                c0 += 2;
+            }
             dir = (dir + 1) % 4;
         }
     }
     for (int conn = 1; conn <= 2; conn++)
-        run_case("spiral", a, FV_INT64, NULL, conn, (const int64_t[]){0}, 0);
+        run_case("spiral", a, FV_INT64, NULL, conn, (const int64_t[]){ 0 }, 0);
     /* staircases */
     memset(p, 0, (size_t)(R * C));
     for (int64_t r = 0; r < R; r++) {
@@ -597,15 +632,15 @@ test_shapes(void)
         p[r * C + r] = 2;
     }
     for (int conn = 1; conn <= 2; conn++)
-        run_case("staircase", a, FV_INT32, NULL, conn, (const int64_t[]){0}, 0);
+        run_case("staircase", a, FV_INT32, NULL, conn, (const int64_t[]){ 0 }, 0);
     /* all foreground, all background, checkerboard */
     memset(p, 1, (size_t)(R * C));
-    run_case("all foreground", a, FV_INT32, NULL, 2, (const int64_t[]){0}, 0);
-    run_case("all background", a, FV_INT32, NULL, 2, (const int64_t[]){1}, 0);
+    run_case("all foreground", a, FV_INT32, NULL, 2, (const int64_t[]){ 0 }, 0);
+    run_case("all background", a, FV_INT32, NULL, 2, (const int64_t[]){ 1 }, 0);
     for (int64_t i = 0; i < R * C; i++)
         p[i] = (uint8_t)(((i / C) + (i % C)) % 2);
-    run_case("checkerboard conn 1", a, FV_INT32, NULL, 1, (const int64_t[]){0}, 0);
-    run_case("checkerboard conn 2", a, FV_INT32, NULL, 2, (const int64_t[]){0}, 0);
+    run_case("checkerboard conn 1", a, FV_INT32, NULL, 1, (const int64_t[]){ 0 }, 0);
+    run_case("checkerboard conn 2", a, FV_INT32, NULL, 2, (const int64_t[]){ 0 }, 0);
     run_case("checkerboard no background", a, FV_INT64, NULL, 1, NULL, 0);
     fv_array_unref(a);
 }
@@ -614,9 +649,9 @@ static void
 test_views_and_edges(void)
 {
     /* a strided, reversed view: labelled like its contiguous copy */
-    int64_t sh[2] = {30, 41};
+    int64_t sh[2] = { 30, 41 };
     fv_array *a = random_image(FV_INT16, 2, sh, 0.6, 2), *v = NULL, *c = NULL;
-    int64_t vsh[2] = {15, 41}, vst[2] = {-2 * 41 * 2, 2};
+    int64_t vsh[2] = { 15, 41 }, vst[2] = { -2 * 41 * 2, 2 };
     CHECK_OK(fv_array_view(a, 2, vsh, vst, (int64_t)29 * 41 * 2, &v));
     CHECK_OK(fv_array_new(ctx, FV_INT16, 2, vsh, CPU, &c));
     CHECK_OK(fv_copy(ctx, v, c));
@@ -640,7 +675,7 @@ test_views_and_edges(void)
     *(uint8_t *)fv_array_data(z) = 0;
     CHECK_OK(fv_label(ctx, z, zo, NULL, 1, &bg, 0, &num));
     CHECK(num == 0 && *(int32_t *)fv_array_data(zo) == 0);
-    int64_t esh[2] = {0, 5};
+    int64_t esh[2] = { 0, 5 };
     CHECK_OK(fv_array_new(ctx, FV_UINT8, 2, esh, CPU, &e));
     CHECK_OK(fv_array_new(ctx, FV_INT64, 2, esh, CPU, &eo));
     num = -1;
@@ -657,11 +692,11 @@ test_views_and_edges(void)
     CHECK_ERR(fv_label(ctx, c, o1, NULL, 3, &bg, 0, &num), FV_EINVAL, "connectivity");
     CHECK_ERR(fv_label(ctx, f, o1, NULL, 2, &bg, 0, &num), FV_EDTYPE, "integer");
     CHECK_ERR(fv_label(ctx, c, o1, NULL, 2, &bg, 1, &num), FV_EINVAL, "background");
-    uint8_t asym[9] = {1, 0, 0, 0, 1, 0, 0, 0, 0};
+    uint8_t asym[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 0 };
     CHECK_ERR(fv_label(ctx, c, o1, asym, 0, NULL, 1, &num), FV_EINVAL, "symmetric");
     CHECK_ERR(fv_label(ctx, NULL, o1, NULL, 2, NULL, 0, &num), FV_EINVAL, "NULL");
-    fv_array *alias = NULL;   /* out overlapping the image */
-    int64_t ash[1] = {4};
+    fv_array *alias = NULL; /* out overlapping the image */
+    int64_t ash[1] = { 4 };
     CHECK_OK(fv_array_new(ctx, FV_INT32, 1, ash, CPU, &alias));
     CHECK_ERR(fv_label(ctx, alias, alias, NULL, 1, NULL, 0, &num), FV_EINVAL, "overlap");
 
@@ -696,7 +731,7 @@ main(void)
     test_rep();
     test_large();
     test_shapes();
-    test_views_and_edges();   /* the argument checks on host arrays; its one case runs on the GPU too */
+    test_views_and_edges(); /* the argument checks on host arrays; its one case runs on the GPU too */
     fv_context_free(ctx);
     printf("%d cases\n", ncases);
 #ifdef FV_TEST_CUDA

@@ -40,8 +40,8 @@
 static fv_context *ctx;
 static int ncases;
 
-static const fv_dtype ALL_DTYPES[] = {FV_BOOL, FV_UINT8, FV_INT8, FV_UINT16, FV_INT16, FV_UINT32,
-                                      FV_INT32, FV_UINT64, FV_INT64, FV_FLOAT32, FV_FLOAT64};
+static const fv_dtype ALL_DTYPES[] = { FV_BOOL,  FV_UINT8,  FV_INT8,  FV_UINT16,  FV_INT16,  FV_UINT32,
+                                       FV_INT32, FV_UINT64, FV_INT64, FV_FLOAT32, FV_FLOAT64 };
 #define NDT ((int)(sizeof ALL_DTYPES / sizeof ALL_DTYPES[0]))
 
 /* ---- values ------------------------------------------------------------------------ */
@@ -64,15 +64,32 @@ rand_elem(fv_dtype dt, void *p)
     case FV_FLOAT64: {
         double v;
         switch (c) {
-        case 0: v = sgn * 0.0; break;
-        case 1: v = sgn * INFINITY; break;
-        case 2: v = NAN; break;
-        case 3: v = sgn * (dt == FV_FLOAT32 ? 1.401298464324817e-45 : 4.9406564584124654e-324) *
-                    (double)(1 + next_u64() % 1000); break;   /* subnormal */
-        case 4: v = sgn * (dt == FV_FLOAT32 ? 3.0e38 : 1.0e308) * (0.5 + uniform()); break;   /* terms overflow */
-        case 5: v = sgn * ldexp(1.0 + uniform(), 30 + (int)(next_u64() % 40)); break;   /* beyond int32 / int64 */
-        case 6: case 7: v = (double)((int64_t)(next_u64() % 601) - 300) * 0.5; break;   /* halves: exact sums */
-        default: v = sgn * ldexp(1.0 + uniform(), (int)(next_u64() % 40) - 20); break;
+        case 0:
+            v = sgn * 0.0;
+            break;
+        case 1:
+            v = sgn * INFINITY;
+            break;
+        case 2:
+            v = NAN;
+            break;
+        case 3:
+            v = sgn * (dt == FV_FLOAT32 ? 1.401298464324817e-45 : 4.9406564584124654e-324) *
+                (double)(1 + next_u64() % 1000);
+            break; /* subnormal */
+        case 4:
+            v = sgn * (dt == FV_FLOAT32 ? 3.0e38 : 1.0e308) * (0.5 + uniform());
+            break; /* terms overflow */
+        case 5:
+            v = sgn * ldexp(1.0 + uniform(), 30 + (int)(next_u64() % 40));
+            break; /* beyond int32 / int64 */
+        case 6:
+        case 7:
+            v = (double)((int64_t)(next_u64() % 601) - 300) * 0.5;
+            break; /* halves: exact sums */
+        default:
+            v = sgn * ldexp(1.0 + uniform(), (int)(next_u64() % 40) - 20);
+            break;
         }
         if (dt == FV_FLOAT32) {
             float f = (float)v;
@@ -83,18 +100,32 @@ rand_elem(fv_dtype dt, void *p)
         return;
     }
     default: {
-        uint64_t v = r;   /* any bits: the full range */
+        uint64_t v = r; /* any bits: the full range */
         if (c < 6)
-            v = (uint64_t)((int64_t)(next_u64() % 21) - 10);   /* small, signed */
+            v = (uint64_t)((int64_t)(next_u64() % 21) - 10); /* small, signed */
         else if (c == 6)
             v = (r & 2) ? 0 : ~(uint64_t)0;
         else if (c == 7)
-            v = (uint64_t)1 << (8 * fv_dtype_size(dt) - 1);   /* the most negative / 2^(bits-1) */
+            v = (uint64_t)1 << (8 * fv_dtype_size(dt) - 1); /* the most negative / 2^(bits-1) */
         switch (fv_dtype_size(dt)) {
-        case 1: { uint8_t y = (uint8_t)v; memcpy(p, &y, 1); break; }
-        case 2: { uint16_t y = (uint16_t)v; memcpy(p, &y, 2); break; }
-        case 4: { uint32_t y = (uint32_t)v; memcpy(p, &y, 4); break; }
-        default: memcpy(p, &v, 8); break;
+        case 1: {
+            uint8_t y = (uint8_t)v;
+            memcpy(p, &y, 1);
+            break;
+        }
+        case 2: {
+            uint16_t y = (uint16_t)v;
+            memcpy(p, &y, 2);
+            break;
+        }
+        case 4: {
+            uint32_t y = (uint32_t)v;
+            memcpy(p, &y, 4);
+            break;
+        }
+        default:
+            memcpy(p, &v, 8);
+            break;
         }
         return;
     }
@@ -106,16 +137,57 @@ static double
 load_d(fv_dtype dt, const char *p)
 {
     switch (dt) {
-    case FV_BOOL: case FV_UINT8: { uint8_t v; memcpy(&v, p, 1); return (double)v; }
-    case FV_INT8: { int8_t v; memcpy(&v, p, 1); return (double)v; }
-    case FV_UINT16: { uint16_t v; memcpy(&v, p, 2); return (double)v; }
-    case FV_INT16: { int16_t v; memcpy(&v, p, 2); return (double)v; }
-    case FV_UINT32: { uint32_t v; memcpy(&v, p, 4); return (double)v; }
-    case FV_INT32: { int32_t v; memcpy(&v, p, 4); return (double)v; }
-    case FV_UINT64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
-    case FV_INT64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-    case FV_FLOAT32: { float v; memcpy(&v, p, 4); return (double)v; }
-    default: { double v; memcpy(&v, p, 8); return v; }
+    case FV_BOOL:
+    case FV_UINT8: {
+        uint8_t v;
+        memcpy(&v, p, 1);
+        return (double)v;
+    }
+    case FV_INT8: {
+        int8_t v;
+        memcpy(&v, p, 1);
+        return (double)v;
+    }
+    case FV_UINT16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return (double)v;
+    }
+    case FV_INT16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return (double)v;
+    }
+    case FV_UINT32: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return (double)v;
+    }
+    case FV_INT32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return (double)v;
+    }
+    case FV_UINT64: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return (double)v;
+    }
+    case FV_INT64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return (double)v;
+    }
+    case FV_FLOAT32: {
+        float v;
+        memcpy(&v, p, 4);
+        return (double)v;
+    }
+    default: {
+        double v;
+        memcpy(&v, p, 8);
+        return v;
+    }
     }
 }
 
@@ -129,11 +201,16 @@ ref_edge(int64_t pos, int64_t n, fv_mode mode)
 {
     const int left = pos < 0;
     switch (mode) {
-    case FV_MODE_REFLECT: return left ? 0 : n - 1;                        /* d c b a | a b c d | d c b a */
-    case FV_MODE_NEAREST: return left ? 0 : n - 1;                        /* a a a a | a b c d | d d d d */
-    case FV_MODE_MIRROR: return n == 1 ? 0 : left ? 1 : n - 2;            /* d c b   | a b c d | c b a */
-    case FV_MODE_WRAP: return left ? n - 1 : 0;                           /* a b c d | a b c d | a b c d */
-    default: return -1;
+    case FV_MODE_REFLECT:
+        return left ? 0 : n - 1; /* d c b a | a b c d | d c b a */
+    case FV_MODE_NEAREST:
+        return left ? 0 : n - 1; /* a a a a | a b c d | d d d d */
+    case FV_MODE_MIRROR:
+        return n == 1 ? 0 : left ? 1 : n - 2; /* d c b   | a b c d | c b a */
+    case FV_MODE_WRAP:
+        return left ? n - 1 : 0; /* a b c d | a b c d | a b c d */
+    default:
+        return -1;
     }
 }
 
@@ -148,7 +225,7 @@ ref_elem(const char *in0, const int64_t *istr, fv_dtype idt, int nd, const int64
     const double x = load_d(idt, in0 + off);
     volatile double accd = 0;
     volatile float accf = 0;
-    uint64_t accu = 0;   /* in the output width's unsigned type, below */
+    uint64_t accu = 0; /* in the output width's unsigned type, below */
     int accb = 0;
     for (int k = 0; k < naxes; k++) {
         const int a = axes[k];
@@ -160,32 +237,87 @@ ref_elem(const char *in0, const int64_t *istr, fv_dtype idt, int nd, const int64
                 q = ref_edge(q, n, modes[k]);
             nb[s] = q < 0 ? cval : load_d(idt, in0 + off + (q - pos) * istr[a]);
         }
-        volatile double p = x * -2.0;   /* scipy: iline[0] * fw[0] */
+        volatile double p = x * -2.0; /* scipy: iline[0] * fw[0] */
         volatile double s = nb[0] + nb[1];
         volatile double t = p + s;
         const double tv = t;
         switch (odt) {
-        case FV_FLOAT64: accd = k ? accd + tv : tv; break;
-        case FV_FLOAT32: { const float tf = (float)tv; accf = k ? accf + tf : tf; break; }
-        case FV_BOOL: { const int b = (uint8_t)m_cvt32(tv) != 0; accb = k ? (accb || b) : b; break; }
-        case FV_UINT8: accu = (uint8_t)(accu + (uint8_t)m_cvt32(tv)); break;
-        case FV_INT8: accu = (uint8_t)(accu + (uint8_t)m_cvt32(tv)); break;
-        case FV_UINT16: accu = (uint16_t)(accu + (uint16_t)m_cvt32(tv)); break;
-        case FV_INT16: accu = (uint16_t)(accu + (uint16_t)m_cvt32(tv)); break;
-        case FV_INT32: accu = (uint32_t)(accu + (uint32_t)m_cvt32(tv)); break;
-        case FV_UINT32: accu = (uint32_t)(accu + (uint32_t)m_cvt64(tv)); break;
-        case FV_INT64: accu = accu + (uint64_t)m_cvt64(tv); break;
-        default: accu = accu + m_cvtu64(tv); break;   /* uint64 */
+        case FV_FLOAT64:
+            accd = k ? accd + tv : tv;
+            break;
+        case FV_FLOAT32: {
+            const float tf = (float)tv;
+            accf = k ? accf + tf : tf;
+            break;
+        }
+        case FV_BOOL: {
+            const int b = (uint8_t)m_cvt32(tv) != 0;
+            accb = k ? (accb || b) : b;
+            break;
+        }
+        case FV_UINT8:
+            accu = (uint8_t)(accu + (uint8_t)m_cvt32(tv));
+            break;
+        case FV_INT8:
+            accu = (uint8_t)(accu + (uint8_t)m_cvt32(tv));
+            break;
+        case FV_UINT16:
+            accu = (uint16_t)(accu + (uint16_t)m_cvt32(tv));
+            break;
+        case FV_INT16:
+            accu = (uint16_t)(accu + (uint16_t)m_cvt32(tv));
+            break;
+        case FV_INT32:
+            accu = (uint32_t)(accu + (uint32_t)m_cvt32(tv));
+            break;
+        case FV_UINT32:
+            accu = (uint32_t)(accu + (uint32_t)m_cvt64(tv));
+            break;
+        case FV_INT64:
+            accu = accu + (uint64_t)m_cvt64(tv);
+            break;
+        default:
+            accu = accu + m_cvtu64(tv);
+            break; /* uint64 */
         }
     }
     switch (odt) {
-    case FV_FLOAT64: { double v = accd; memcpy(dst, &v, 8); break; }
-    case FV_FLOAT32: { float v = accf; memcpy(dst, &v, 4); break; }
-    case FV_BOOL: { uint8_t v = (uint8_t)accb; memcpy(dst, &v, 1); break; }
-    case FV_UINT8: case FV_INT8: { uint8_t v = (uint8_t)accu; memcpy(dst, &v, 1); break; }
-    case FV_UINT16: case FV_INT16: { uint16_t v = (uint16_t)accu; memcpy(dst, &v, 2); break; }
-    case FV_UINT32: case FV_INT32: { uint32_t v = (uint32_t)accu; memcpy(dst, &v, 4); break; }
-    default: memcpy(dst, &accu, 8); break;
+    case FV_FLOAT64: {
+        double v = accd;
+        memcpy(dst, &v, 8);
+        break;
+    }
+    case FV_FLOAT32: {
+        float v = accf;
+        memcpy(dst, &v, 4);
+        break;
+    }
+    case FV_BOOL: {
+        uint8_t v = (uint8_t)accb;
+        memcpy(dst, &v, 1);
+        break;
+    }
+    case FV_UINT8:
+    case FV_INT8: {
+        uint8_t v = (uint8_t)accu;
+        memcpy(dst, &v, 1);
+        break;
+    }
+    case FV_UINT16:
+    case FV_INT16: {
+        uint16_t v = (uint16_t)accu;
+        memcpy(dst, &v, 2);
+        break;
+    }
+    case FV_UINT32:
+    case FV_INT32: {
+        uint32_t v = (uint32_t)accu;
+        memcpy(dst, &v, 4);
+        break;
+    }
+    default:
+        memcpy(dst, &accu, 8);
+        break;
     }
 }
 
@@ -212,8 +344,16 @@ same_elem(fv_dtype dt, const void *a, const void *b)
 
 /* ---- layouts ------------------------------------------------------------------------------- */
 
-enum { L_DENSE, L_STEP2, L_REV0, L_REVLAST, L_TRANS, L_OFFSET, L_COUNT };
-static const char *const LAYOUT_NAMES[L_COUNT] = {"dense", "step2", "rev0", "revlast", "trans", "offset"};
+enum {
+    L_DENSE,
+    L_STEP2,
+    L_REV0,
+    L_REVLAST,
+    L_TRANS,
+    L_OFFSET,
+    L_COUNT
+};
+static const char *const LAYOUT_NAMES[L_COUNT] = { "dense", "step2", "rev0", "revlast", "trans", "offset" };
 
 /* A view of shape `shape` into a 1-d base buffer of the same dtype. */
 typedef struct view {
@@ -225,8 +365,8 @@ static void
 layout_geom(view *w, fv_dtype dt, int nd, const int64_t *shape, int layout)
 {
     const int64_t isz = (int64_t)fv_dtype_size(dt);
-    int perm[4] = {0, 1, 2, 3};   /* memory order, outermost first */
-    int64_t step[4] = {1, 1, 1, 1};
+    int perm[4] = { 0, 1, 2, 3 }; /* memory order, outermost first */
+    int64_t step[4] = { 1, 1, 1, 1 };
     if (layout == L_TRANS && nd >= 2) {
         for (int i = 0; i < nd; i++)
             perm[i] = nd - 1 - i;
@@ -248,8 +388,8 @@ layout_geom(view *w, fv_dtype dt, int nd, const int64_t *shape, int layout)
         w->strides[rev] = -w->strides[rev];
     }
     if (layout == L_OFFSET)
-        w->offset += isz;   /* the view starts one element in: not 16-byte aligned */
-    w->nbase = acc / isz + 2;   /* room for the offset and a shifted copy */
+        w->offset += isz;     /* the view starts one element in: not 16-byte aligned */
+    w->nbase = acc / isz + 2; /* room for the offset and a shifted copy */
 }
 
 static void
@@ -289,7 +429,11 @@ fill_random(fv_array *base)
 
 /* ---- one case ------------------------------------------------------------------------------ */
 
-enum { A_NONE, A_SAME, A_SHIFTED };   /* out separate, out == in, out a shifted view of in's buffer */
+enum {
+    A_NONE,
+    A_SAME,
+    A_SHIFTED
+}; /* out separate, out == in, out a shifted view of in's buffer */
 
 typedef struct lcase {
     fv_dtype idt, odt;
@@ -344,7 +488,7 @@ compare_out(const lcase *c, const int64_t *ost, int64_t off0, const char *got, c
     for (int64_t e = 0; e < size; e++) {
         const int64_t oo = elem_off(c, ost, off0, e, idx);
         if (same_elem(c->odt, g + oo, want + oo))
-            memcpy(g + oo, want + oo, oisz);   /* equal up to NaN payloads */
+            memcpy(g + oo, want + oo, oisz); /* equal up to NaN payloads */
         else if (bad++ < 3)
             fprintf(stderr, "  elem %lld: %s %.17g, want %.17g\n", (long long)e, what, load_d(c->odt, g + oo),
                     load_d(c->odt, want + oo));
@@ -363,7 +507,7 @@ compare_out(const lcase *c, const int64_t *ost, int64_t off0, const char *got, c
 static void
 run_case(const lcase *c, int gpu)
 {
-    const fv_device host = {FV_DEVICE_CPU, 0};
+    const fv_device host = { FV_DEVICE_CPU, 0 };
     const int nd = c->nd;
     const int64_t iisz = (int64_t)fv_dtype_size(c->idt), oisz = (int64_t)fv_dtype_size(c->odt);
     view vi, vo;
@@ -379,7 +523,7 @@ run_case(const lcase *c, int gpu)
     } else {
         out = c->alias == A_SAME ? fv_array_ref(vi.v) : view_shifted(&vi, nd, c->shape, iisz);
     }
-    const view *ob = c->alias == A_NONE ? &vo : &vi;   /* the buffer out lives in */
+    const view *ob = c->alias == A_NONE ? &vo : &vi; /* the buffer out lives in */
     const int64_t out_off = c->alias == A_SHIFTED ? ob->offset + iisz : ob->offset;
     const size_t inb = (size_t)fv_array_nbytes(vi.base), outb = (size_t)fv_array_nbytes(ob->base);
     char *in0 = (char *)malloc(inb), *out0 = (char *)malloc(outb), *want = (char *)malloc(outb);
@@ -397,7 +541,7 @@ run_case(const lcase *c, int gpu)
         if (c->naxes > 0) {
             ref_elem(in0 + vi.offset, vi.strides, c->idt, nd, c->shape, idx, c->axes, c->naxes, c->modes, c->cval,
                      c->odt, want + oo);
-        } else {   /* the copy: the cases use exact conversions into float64 */
+        } else { /* the copy: the cases use exact conversions into float64 */
             int64_t io = vi.offset;
             for (int i = 0; i < nd; i++)
                 io += idx[i] * vi.strides[i];
@@ -418,7 +562,7 @@ run_case(const lcase *c, int gpu)
     CHECK(bad == 0);
 
     if (gpu) {
-        const fv_device dev = {FV_DEVICE_CUDA, 0};
+        const fv_device dev = { FV_DEVICE_CUDA, 0 };
         view di, dout;
         fv_array *hin0 = NULL, *hout0 = NULL, *dout_v = NULL, *back = NULL;
         case_str(c, "cuda", desc, sizeof desc);
@@ -462,13 +606,13 @@ run_case(const lcase *c, int gpu)
 
 /* ---- case generation ------------------------------------------------------------------------ */
 
-static const double CVALS[] = {0.0, -2.5, 3.0, 1e10, -0.0, 250.75, -7.0};
+static const double CVALS[] = { 0.0, -2.5, 3.0, 1e10, -0.0, 250.75, -7.0 };
 
 static void
 random_axes(lcase *c, int which)
 {
     /* which: 0 all in order, 1 all reversed, 2 a random subset in random order */
-    int perm[4] = {0, 1, 2, 3};
+    int perm[4] = { 0, 1, 2, 3 };
     if (which == 2)
         for (int i = c->nd - 1; i > 0; i--) {
             const int k = (int)(next_u64() % (uint64_t)(i + 1)), t = perm[i];
@@ -483,11 +627,10 @@ random_axes(lcase *c, int which)
     c->cval = CVALS[next_u64() % (sizeof CVALS / sizeof CVALS[0])];
 }
 
-static const int64_t SHAPES[][5] = {   /* nd, extents */
-    {1, 7}, {1, 1}, {1, 2}, {1, 10},
-    {2, 5, 6}, {2, 1, 4}, {2, 2, 1}, {2, 7, 2}, {2, 1, 1},
-    {3, 3, 4, 5}, {3, 2, 1, 3}, {3, 4, 3, 2},
-    {4, 3, 2, 4, 2}, {4, 2, 3, 1, 5},
+static const int64_t SHAPES[][5] = {
+    /* nd, extents */
+    { 1, 7 },    { 1, 1 },    { 1, 2 },       { 1, 10 },      { 2, 5, 6 },    { 2, 1, 4 },       { 2, 2, 1 },
+    { 2, 7, 2 }, { 2, 1, 1 }, { 3, 3, 4, 5 }, { 3, 2, 1, 3 }, { 3, 4, 3, 2 }, { 4, 3, 2, 4, 2 }, { 4, 2, 3, 1, 5 },
 };
 #define NSHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 
@@ -521,7 +664,7 @@ test_cases(int gpu)
     /* every dtype pair on dense arrays with rows of 130 and 1030 elements: the CUDA
      * by-rows kernel (1 and 4 columns per thread) for every instantiation; on the CPU
      * lines of several blocks */
-    static const int64_t rows_shapes[2][4] = {{2, 5, 130}, {3, 2, 3, 1030}};
+    static const int64_t rows_shapes[2][4] = { { 2, 5, 130 }, { 3, 2, 3, 1030 } };
     for (int a = 0; a < NDT; a++)
         for (int b = 0; b < NDT; b++)
             for (int r = 0; r < 2; r++) {
@@ -536,7 +679,7 @@ test_cases(int gpu)
             }
     /* a grid: input dtype x outputs {same, float32, float64, uint8, int8, bool} x shapes x
      * layouts x axes choices */
-    static const int outs[] = {-1, FV_FLOAT32, FV_FLOAT64, FV_UINT8, FV_INT8, FV_BOOL};
+    static const int outs[] = { -1, FV_FLOAT32, FV_FLOAT64, FV_UINT8, FV_INT8, FV_BOOL };
     int n = 0;
     for (int a = 0; a < NDT; a++)
         for (int o = 0; o < 6; o++)
@@ -587,7 +730,7 @@ test_cases(int gpu)
 static void
 test_large(int gpu)
 {
-    static const int64_t shapes[][4] = {{1, 100003}, {2, 2, 70001}, {2, 300, 701}, {3, 5, 33, 1029}};
+    static const int64_t shapes[][4] = { { 1, 100003 }, { 2, 2, 70001 }, { 2, 300, 701 }, { 3, 5, 33, 1029 } };
     for (int s = 0; s < 4; s++)
         for (int v = 0; v < 3; v++) {
             lcase c;
@@ -609,23 +752,23 @@ test_large(int gpu)
 static void
 test_errors(void)
 {
-    const fv_device host = {FV_DEVICE_CPU, 0};
-    const int64_t shape[2] = {4, 5}, other[2] = {5, 4}, one[1] = {5};
+    const fv_device host = { FV_DEVICE_CPU, 0 };
+    const int64_t shape[2] = { 4, 5 }, other[2] = { 5, 4 }, one[1] = { 5 };
     fv_array *a = NULL, *o = NULL, *odd = NULL, *big = NULL, *bcast = NULL, *v1 = NULL, *z0 = NULL;
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, shape, host, &a));
     CHECK_OK(fv_array_zeros(ctx, FV_INT16, 2, shape, host, &o));
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, other, host, &odd));
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 1, one, host, &v1));
-    const int64_t bshape[2] = {8, 5}, zstr[2] = {0, 4};
+    const int64_t bshape[2] = { 8, 5 }, zstr[2] = { 0, 4 };
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, bshape, host, &big));
-    CHECK_OK(fv_array_view(big, 2, shape, zstr, 0, &bcast));   /* one row repeated */
+    CHECK_OK(fv_array_view(big, 2, shape, zstr, 0, &bcast)); /* one row repeated */
     for (int i = 0; i < 20; i++)
         ((float *)fv_array_data(a))[i] = (float)(i * i % 7);
-    const int ax01[2] = {0, 1}, ax00[2] = {0, 0}, ax02[2] = {0, 2}, axm[1] = {-1};
-    const fv_mode md[2] = {FV_MODE_REFLECT, FV_MODE_WRAP}, mbad[2] = {FV_MODE_REFLECT, FV_MODE_COUNT},
-                  mneg[1] = {(fv_mode)-1};
+    const int ax01[2] = { 0, 1 }, ax00[2] = { 0, 0 }, ax02[2] = { 0, 2 }, axm[1] = { -1 };
+    const fv_mode md[2] = { FV_MODE_REFLECT, FV_MODE_WRAP }, mbad[2] = { FV_MODE_REFLECT, FV_MODE_COUNT },
+                  mneg[1] = { (fv_mode)-1 };
     CHECK_OK(fv_laplace(ctx, a, o, ax01, 2, md, 0.0));
-    CHECK_OK(fv_laplace(ctx, a, o, NULL, 0, NULL, 0.0));   /* a copy */
+    CHECK_OK(fv_laplace(ctx, a, o, NULL, 0, NULL, 0.0)); /* a copy */
     /* 0-d: only the copy */
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT64, 0, NULL, host, &z0));
     CHECK_OK(fv_laplace(ctx, z0, z0, NULL, 0, NULL, 0.0));
@@ -653,10 +796,10 @@ test_errors(void)
     fv_array_set_readonly(o, 0);
     if (fv_cuda_available()) {
         fv_array *d = NULL;
-        CHECK_OK(fv_array_zeros(ctx, FV_INT16, 2, shape, (fv_device){FV_DEVICE_CUDA, 0}, &d));
+        CHECK_OK(fv_array_zeros(ctx, FV_INT16, 2, shape, (fv_device){ FV_DEVICE_CUDA, 0 }, &d));
         CHECK_ERR(fv_laplace(ctx, a, d, ax01, 2, md, 0.0), FV_EDEVICE, "different devices");
         CHECK_ERR(fv_laplace(ctx, d, o, ax01, 2, md, 0.0), FV_EDEVICE, "different devices");
-        CHECK_OK(fv_laplace(ctx, d, d, ax01, 2, md, 0.0));   /* in place on the device */
+        CHECK_OK(fv_laplace(ctx, d, d, ax01, 2, md, 0.0)); /* in place on the device */
         fv_array_unref(d);
     }
     int intact = 1;
@@ -679,14 +822,14 @@ main(void)
     const int gpu = fv_cuda_available();
     test_errors();
     test_cases(0);
-    fv_context_set_threads(ctx, 1);   /* one thread: no pieces */
+    fv_context_set_threads(ctx, 1); /* one thread: no pieces */
     test_large(0);
     fv_context_set_threads(ctx, 0);
     test_large(0);
     if (gpu) {
         test_cases(1);
         test_large(1);
-        tv_force("cuda.laplace", "generic");   /* the strided kernel for everything */
+        tv_force("cuda.laplace", "generic"); /* the strided kernel for everything */
         test_cases(1);
         test_large(1);
         tv_force("cuda.laplace", NULL);

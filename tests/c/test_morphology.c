@@ -20,8 +20,8 @@
 #include "check.h"
 #include "variant-force.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
+static const fv_device GPU = { FV_DEVICE_CUDA, 0 };
 
 /* ---- helpers ----------------------------------------------------------------------- */
 
@@ -40,7 +40,7 @@ unif(void)
     return (double)(next_u64() >> 11) * (1.0 / 9007199254740992.0);
 }
 static int64_t
-rint_(int64_t lo, int64_t hi)   /* [lo, hi] */
+rint_(int64_t lo, int64_t hi) /* [lo, hi] */
 {
     return lo + (int64_t)(next_u64() % (uint64_t)(hi - lo + 1));
 }
@@ -81,17 +81,29 @@ get_f(const fv_array *a, int64_t flat)
 {
     const char *p = (const char *)fv_array_data(a) + offset_of(a, flat);
     switch (fv_array_dtype(a)) {
-    case FV_BOOL: case FV_UINT8: return *(const uint8_t *)p;
-    case FV_UINT16: return *(const uint16_t *)p;
-    case FV_UINT32: return *(const uint32_t *)p;
-    case FV_UINT64: return (double)*(const uint64_t *)p;
-    case FV_INT8: return *(const int8_t *)p;
-    case FV_INT16: return *(const int16_t *)p;
-    case FV_INT32: return *(const int32_t *)p;
-    case FV_INT64: return (double)*(const int64_t *)p;
-    case FV_FLOAT32: return *(const float *)p;
-    case FV_FLOAT64: return *(const double *)p;
-    default: return 0;
+    case FV_BOOL:
+    case FV_UINT8:
+        return *(const uint8_t *)p;
+    case FV_UINT16:
+        return *(const uint16_t *)p;
+    case FV_UINT32:
+        return *(const uint32_t *)p;
+    case FV_UINT64:
+        return (double)*(const uint64_t *)p;
+    case FV_INT8:
+        return *(const int8_t *)p;
+    case FV_INT16:
+        return *(const int16_t *)p;
+    case FV_INT32:
+        return *(const int32_t *)p;
+    case FV_INT64:
+        return (double)*(const int64_t *)p;
+    case FV_FLOAT32:
+        return *(const float *)p;
+    case FV_FLOAT64:
+        return *(const double *)p;
+    default:
+        return 0;
     }
 }
 
@@ -113,22 +125,37 @@ set_fg(fv_array *a, double density)
         char *p = (char *)fv_array_data(a) + offset_of(a, i);
         uint64_t r = next_u64();
         switch (fv_array_dtype(a)) {
-        case FV_BOOL: *(uint8_t *)p = (uint8_t)fg; break;
-        case FV_UINT8: case FV_INT8: *(uint8_t *)p = fg ? (uint8_t)(r % 255 + 1) : 0; break;
-        case FV_UINT16: case FV_INT16: *(uint16_t *)p = fg ? (uint16_t)(r % 2 ? 0x8000 : r % 65535 + 1) : 0; break;
-        case FV_UINT32: case FV_INT32: *(uint32_t *)p = fg ? (uint32_t)(r % 2 ? 0x80000000u : r % 1000 + 1) : 0; break;
-        case FV_UINT64: case FV_INT64: *(uint64_t *)p = fg ? (r % 2 ? 1ull << 63 : r % 1000 + 1) : 0; break;
+        case FV_BOOL:
+            *(uint8_t *)p = (uint8_t)fg;
+            break;
+        case FV_UINT8:
+        case FV_INT8:
+            *(uint8_t *)p = fg ? (uint8_t)(r % 255 + 1) : 0;
+            break;
+        case FV_UINT16:
+        case FV_INT16:
+            *(uint16_t *)p = fg ? (uint16_t)(r % 2 ? 0x8000 : r % 65535 + 1) : 0;
+            break;
+        case FV_UINT32:
+        case FV_INT32:
+            *(uint32_t *)p = fg ? (uint32_t)(r % 2 ? 0x80000000u : r % 1000 + 1) : 0;
+            break;
+        case FV_UINT64:
+        case FV_INT64:
+            *(uint64_t *)p = fg ? (r % 2 ? 1ull << 63 : r % 1000 + 1) : 0;
+            break;
         case FV_FLOAT32: {
-            static const float v[] = {1.0f, -2.5f, 1e-40f, NAN, INFINITY, 0.5f};
+            static const float v[] = { 1.0f, -2.5f, 1e-40f, NAN, INFINITY, 0.5f };
             *(float *)p = fg ? v[r % 6] : (r % 2 ? -0.0f : 0.0f);
             break;
         }
         case FV_FLOAT64: {
-            static const double v[] = {1.0, -2.5, 5e-324, NAN, -INFINITY, 3.0};
+            static const double v[] = { 1.0, -2.5, 5e-324, NAN, -INFINITY, 3.0 };
             *(double *)p = fg ? v[r % 6] : (r % 2 ? -0.0 : 0.0);
             break;
         }
-        default: break;
+        default:
+            break;
         }
     }
 }
@@ -141,7 +168,7 @@ fg_of(const fv_array *a)
     uint8_t *v = malloc((size_t)(n > 0 ? n : 1));
     for (int64_t i = 0; i < n; i++) {
         double x = get_f(a, i);
-        v[i] = x != 0;   /* NaN != 0 */
+        v[i] = x != 0; /* NaN != 0 */
     }
     return v;
 }
@@ -182,7 +209,7 @@ coords(int nd, const int64_t *shape, int64_t flat, int64_t *x)
 static void
 random_shape(int nd, int64_t *shape)
 {
-    static const int64_t maxe[5] = {0, 40, 14, 8, 5};
+    static const int64_t maxe[5] = { 0, 40, 14, 8, 5 };
     for (int d = 0; d < nd; d++)
         shape[d] = rint_(1, maxe[nd]);
 }
@@ -276,23 +303,23 @@ random_ero_case(ero_case *c, int nd)
     c->structure = malloc((size_t)ss);
     for (int64_t e = 0; e < ss; e++)
         c->structure[e] = unif() < 0.6 ? (uint8_t)rint_(1, 255) : 0;
-    if (kind == 1 && unif() < 0.1)   /* an empty structure is allowed too */
+    if (kind == 1 && unif() < 0.1) /* an empty structure is allowed too */
         memset(c->structure, 0, (size_t)ss);
     for (int d = 0; d < nd; d++)
         c->origins[d] = rint_(-(c->sshape[d] / 2), (c->sshape[d] - 1) / 2);
-    static const int its[] = {1, 1, 2, 3, 5, 0, -1};
+    static const int its[] = { 1, 1, 2, 3, 5, 0, -1 };
     c->iterations = its[rint_(0, 6)];
     c->border = (int)rint_(0, 1);
     c->invert = (int)rint_(0, 1);
-    if (c->iterations < 1 && !center_true(c))   /* such passes may cycle: tested apart */
+    if (c->iterations < 1 && !center_true(c)) /* such passes may cycle: tested apart */
         c->iterations = (int)rint_(1, 3);
 }
 
 static void
 test_erosion(void)
 {
-    static const fv_dtype out_dts[] = {FV_BOOL, FV_UINT8, FV_INT16, FV_INT32, FV_UINT64, FV_FLOAT32};
-    static const double dens[] = {0.3, 0.7, 0.9, 0.97};
+    static const fv_dtype out_dts[] = { FV_BOOL, FV_UINT8, FV_INT16, FV_INT32, FV_UINT64, FV_FLOAT32 };
+    static const double dens[] = { 0.3, 0.7, 0.9, 0.97 };
     char what[256];
     for (int t = 0; t < 700; t++) {
         ero_case c;
@@ -300,7 +327,7 @@ test_erosion(void)
         random_ero_case(&c, nd);
         fv_dtype idt = (fv_dtype)(t % FV_DTYPE_COUNT);
         fv_dtype odt = out_dts[(t / 11) % 6];
-        int layout = (int)rint_(0, 3);   /* 0 plain, 1 strided in, 2 strided out, 3 out aliases in */
+        int layout = (int)rint_(0, 3); /* 0 plain, 1 strided in, 2 strided out, 3 out aliases in */
         int use_mask = unif() < 0.35;
         fv_array *ib = NULL, *ob = NULL, *in, *out, *mask = NULL;
         in = layout == 1 ? strided(idt, nd, c.shape, CPU, &ib) : mk(idt, nd, c.shape, CPU);
@@ -318,14 +345,14 @@ test_erosion(void)
             out = layout == 2 ? strided(odt, nd, c.shape, CPU, &ob) : mk(odt, nd, c.shape, CPU);
         }
         uint8_t *want = ref_erosion(&c, fin, fmask);
-        CHECK_OK(fv_binary_erosion(NULL, in, out, c.structure, c.sshape, c.iterations, mask, c.border,
-                                   c.origins, c.invert));
+        CHECK_OK(
+            fv_binary_erosion(NULL, in, out, c.structure, c.sshape, c.iterations, mask, c.border, c.origins, c.invert));
         int64_t n = prod(nd, c.shape), bad = -1;
         for (int64_t i = 0; i < n && bad < 0; i++)
             if (get_f(out, i) != (double)want[i])
                 bad = i;
-        snprintf(what, sizeof what, "erosion %dd %s->%s it=%d bv=%d inv=%d mask=%d layout=%d", nd,
-                 fv_dtype_name(idt), fv_dtype_name(odt), c.iterations, c.border, c.invert, use_mask, layout);
+        snprintf(what, sizeof what, "erosion %dd %s->%s it=%d bv=%d inv=%d mask=%d layout=%d", nd, fv_dtype_name(idt),
+                 fv_dtype_name(odt), c.iterations, c.border, c.invert, use_mask, layout);
         if (bad >= 0)
             fprintf(stderr, "%s: element %lld is %g, want %d\n", what, (long long)bad, get_f(out, bad), want[bad]);
         CHECK(bad < 0);
@@ -351,7 +378,7 @@ test_erosion_special(void)
     uint8_t *p = fv_array_data(in);
     for (int i = 0; i < n; i++)
         p[i] = (uint8_t)(i % 2 == 0);
-    static const uint8_t sides[3] = {1, 0, 1}, right[3] = {0, 0, 1};
+    static const uint8_t sides[3] = { 1, 0, 1 }, right[3] = { 0, 0, 1 };
     CHECK_ERR(fv_binary_erosion(NULL, in, out, sides, &s3, 0, NULL, 1, NULL, 0), FV_EINVAL, "never settle");
     CHECK_ERR(fv_binary_erosion(NULL, in, out, sides, &s3, -3, NULL, 0, NULL, 1), FV_EINVAL, "never settle");
     for (int i = 0; i < n; i++)
@@ -359,7 +386,7 @@ test_erosion_special(void)
     CHECK_OK(fv_binary_erosion(NULL, in, out, right, &s3, 0, NULL, 1, NULL, 0));
     const uint8_t *o = fv_array_data(out);
     int ok = 1;
-    for (int i = 0; i < n; i++)   /* a shift to the left, filled with the border, until all is 1 */
+    for (int i = 0; i < n; i++) /* a shift to the left, filled with the border, until all is 1 */
         ok &= o[i] == 1;
     CHECK(ok);
     /* 0-d arrays, as one element */
@@ -369,9 +396,9 @@ test_erosion_special(void)
     CHECK_OK(fv_binary_erosion(NULL, z, zo, &one, NULL, 1, NULL, 0, NULL, 0));
     CHECK(*(uint8_t *)fv_array_data(zo) == 1);
     /* empty arrays */
-    int64_t e0[2] = {0, 5}, s33[2] = {3, 3};
+    int64_t e0[2] = { 0, 5 }, s33[2] = { 3, 3 };
     fv_array *e = mk(FV_UINT8, 2, e0, CPU), *eo = mk(FV_BOOL, 2, e0, CPU);
-    uint8_t st9[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+    uint8_t st9[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
     CHECK_OK(fv_binary_erosion(NULL, e, eo, st9, s33, 0, NULL, 0, NULL, 0));
     fv_array_unref(e);
     fv_array_unref(eo);
@@ -384,8 +411,8 @@ test_erosion_special(void)
 /* ---- EDT --------------------------------------------------------------------------- */
 
 static void
-edt_case(int nd, const int64_t *shape, const double *sampling, double density, fv_dtype idt, fv_dtype xdt,
-         int want_d, int want_i, int layout)
+edt_case(int nd, const int64_t *shape, const double *sampling, double density, fv_dtype idt, fv_dtype xdt, int want_d,
+         int want_i, int layout)
 {
     char what[160];
     fv_array *ib = NULL, *db = NULL, *in, *dist = NULL, *ind = NULL;
@@ -410,7 +437,7 @@ edt_case(int nd, const int64_t *shape, const double *sampling, double density, f
         int64_t x[FV_MAX_NDIM], z[FV_MAX_NDIM];
         coords(nd, shape, p, x);
         double best = INFINITY;
-        if (nz == 0) {   /* scipy: features -1 on axis 0, 0 elsewhere */
+        if (nz == 0) { /* scipy: features -1 on axis 0, 0 elsewhere */
             best = 0;
             for (int d = 0; d < nd; d++) {
                 double t = (double)((d == 0 ? -1 : 0) - x[d]) * (sampling ? sampling[d] : 1.0);
@@ -454,7 +481,7 @@ edt_case(int nd, const int64_t *shape, const double *sampling, double density, f
                 q = q * shape[d] + f;
             }
             if (ok && nz && fg[q])
-                ok = 0;   /* not a zero element */
+                ok = 0; /* not a zero element */
             if (ok && !(fabs(s2 - best) <= 1e-12 * best))
                 ok = 0;
             if (!ok)
@@ -473,7 +500,7 @@ edt_case(int nd, const int64_t *shape, const double *sampling, double density, f
 static void
 test_edt(void)
 {
-    static const double dens[] = {0.3, 0.8, 0.97, 1.0};
+    static const double dens[] = { 0.3, 0.8, 0.97, 1.0 };
     for (int t = 0; t < 240; t++) {
         int nd = 1 + t % 4;
         int64_t shape[FV_MAX_NDIM];
@@ -481,12 +508,12 @@ test_edt(void)
         double samp[FV_MAX_NDIM];
         for (int d = 0; d < nd; d++)
             samp[d] = 0.25 + 2.5 * unif();
-        int which = (int)rint_(0, 2);   /* distances, indices, both */
+        int which = (int)rint_(0, 2); /* distances, indices, both */
         edt_case(nd, shape, t % 2 ? samp : NULL, dens[(t / 4) % 4], (fv_dtype)(t % FV_DTYPE_COUNT),
                  t % 3 ? FV_INT32 : FV_INT64, which != 1, which != 0, (int)rint_(0, 2));
     }
     /* long lines: many sites on the envelope */
-    int64_t s1 = 3000, s2[2] = {3, 700};
+    int64_t s1 = 3000, s2[2] = { 3, 700 };
     edt_case(1, &s1, NULL, 0.999, FV_BOOL, FV_INT32, 1, 1, 0);
     edt_case(2, s2, NULL, 0.99, FV_UINT8, FV_INT64, 1, 1, 0);
     /* 0-d: one element (scipy's atleast_1d) */
@@ -533,7 +560,7 @@ ref_cdt(int nd, const int64_t *shape, const uint8_t *fg, const uint8_t *st, int3
                 for (int64_t e = 0; e < ss / 2; e++) {
                     if (!st[e])
                         continue;
-                    coords(nd, (const int64_t[]){3, 3, 3, 3, 3, 3, 3, 3}, e, j);
+                    coords(nd, (const int64_t[]){ 3, 3, 3, 3, 3, 3, 3, 3 }, e, j);
                     int64_t q = 0, in = 1;
                     for (int d = 0; d < nd; d++) {
                         int64_t y = x[d] + dir * (j[d] - 1);
@@ -550,7 +577,7 @@ ref_cdt(int nd, const int64_t *shape, const uint8_t *fg, const uint8_t *st, int3
         /* features: the first neighbour in structure order that gives the value */
         int64_t *fe = dir > 0 ? fF : ft;
         for (int64_t k = 0; k < n; k++) {
-            int64_t p = dir > 0 ? k : n - 1 - k;   /* parents come first in this order */
+            int64_t p = dir > 0 ? k : n - 1 - k; /* parents come first in this order */
             fe[p] = dir > 0 ? p : fF[p];
             if (D[p] <= 0 || (init && D[p] == init[p]))
                 continue;
@@ -559,7 +586,7 @@ ref_cdt(int nd, const int64_t *shape, const uint8_t *fg, const uint8_t *st, int3
             for (int64_t e = 0; e < ss / 2; e++) {
                 if (!st[e])
                     continue;
-                coords(nd, (const int64_t[]){3, 3, 3, 3, 3, 3, 3, 3}, e, j);
+                coords(nd, (const int64_t[]){ 3, 3, 3, 3, 3, 3, 3, 3 }, e, j);
                 int64_t q = 0, in = 1;
                 for (int d = 0; d < nd; d++) {
                     int64_t y = x[d] + dir * (j[d] - 1);
@@ -578,8 +605,7 @@ ref_cdt(int nd, const int64_t *shape, const uint8_t *fg, const uint8_t *st, int3
 }
 
 static void
-cdt_case(int nd, const int64_t *shape, int metric, double density, fv_dtype idt, int want_d, int want_i,
-         int layout)
+cdt_case(int nd, const int64_t *shape, int metric, double density, fv_dtype idt, int want_d, int want_i, int layout)
 {
     char what[160];
     int64_t n = prod(nd, shape), ss = 1, sshape[FV_MAX_NDIM], ishape[FV_MAX_NDIM + 1];
@@ -590,7 +616,7 @@ cdt_case(int nd, const int64_t *shape, int metric, double density, fv_dtype idt,
     ishape[0] = nd;
     memcpy(ishape + 1, shape, sizeof(int64_t) * (size_t)nd);
     uint8_t st[6561];
-    for (int64_t e = 0; e < ss; e++) {   /* 0 taxicab, 1 chessboard, 2 random */
+    for (int64_t e = 0; e < ss; e++) { /* 0 taxicab, 1 chessboard, 2 random */
         int64_t j[FV_MAX_NDIM], r = 0;
         coords(nd, sshape, e, j);
         for (int d = 0; d < nd; d++)
@@ -615,7 +641,7 @@ cdt_case(int nd, const int64_t *shape, int metric, double density, fv_dtype idt,
     for (int64_t p = 0; p < n && ok; p++) {
         int64_t x[FV_MAX_NDIM], z[FV_MAX_NDIM];
         coords(nd, shape, p, x);
-        if (metric < 2) {   /* the metric itself, by brute force */
+        if (metric < 2) { /* the metric itself, by brute force */
             int64_t best = -1;
             for (int64_t q = 0; q < n; q++) {
                 if (fg[q])
@@ -630,14 +656,14 @@ cdt_case(int nd, const int64_t *shape, int metric, double density, fv_dtype idt,
                     best = m;
             }
             if (best != dt[p]) {
-                fprintf(stderr, "%s: the DAG reference gives %d at %lld, the metric %lld\n", what, dt[p],
-                        (long long)p, (long long)best);
+                fprintf(stderr, "%s: the DAG reference gives %d at %lld, the metric %lld\n", what, dt[p], (long long)p,
+                        (long long)best);
                 ok = 0;
             }
         }
         if (dist && get_i(dist, p) != dt[p]) {
-            fprintf(stderr, "%s: distance at %lld is %lld, want %d\n", what, (long long)p,
-                    (long long)get_i(dist, p), dt[p]);
+            fprintf(stderr, "%s: distance at %lld is %lld, want %d\n", what, (long long)p, (long long)get_i(dist, p),
+                    dt[p]);
             ok = 0;
         }
         if (ind) {
@@ -664,14 +690,14 @@ cdt_case(int nd, const int64_t *shape, int metric, double density, fv_dtype idt,
 static void
 test_cdt(void)
 {
-    static const double dens[] = {0.3, 0.8, 0.97, 1.0};
+    static const double dens[] = { 0.3, 0.8, 0.97, 1.0 };
     for (int t = 0; t < 300; t++) {
         int nd = 1 + t % 4;
         int64_t shape[FV_MAX_NDIM];
         random_shape(nd, shape);
         int which = (int)rint_(0, 2);
-        cdt_case(nd, shape, (t / 4) % 3, dens[(t / 12) % 4], (fv_dtype)(t % FV_DTYPE_COUNT), which != 1,
-                 which != 0, (int)rint_(0, 2));
+        cdt_case(nd, shape, (t / 4) % 3, dens[(t / 12) % 4], (fv_dtype)(t % FV_DTYPE_COUNT), which != 1, which != 0,
+                 (int)rint_(0, 2));
     }
 }
 
@@ -682,10 +708,10 @@ test_cdt(void)
 static void
 test_cdt_axes(void)
 {
-    static const int64_t shapes[][4] = {{1000, 0, 0, 0}, {1, 700, 0, 0}, {130, 257, 0, 0}, {300, 2, 0, 0},
-                                        {17, 40, 61, 0}, {9, 10, 11, 12}, {64, 1, 64, 0}};
-    static const int nds[] = {1, 2, 2, 2, 3, 4, 3};
-    static const double dens[] = {0.5, 0.95, 0.999, 1.0};
+    static const int64_t shapes[][4] = { { 1000, 0, 0, 0 }, { 1, 700, 0, 0 },  { 130, 257, 0, 0 }, { 300, 2, 0, 0 },
+                                         { 17, 40, 61, 0 }, { 9, 10, 11, 12 }, { 64, 1, 64, 0 } };
+    static const int nds[] = { 1, 2, 2, 2, 3, 4, 3 };
+    static const double dens[] = { 0.5, 0.95, 0.999, 1.0 };
     for (int si = 0; si < 7; si++)
         for (int di = 0; di < 4; di++)
             for (int metric = 0; metric < 2; metric++) {
@@ -713,8 +739,8 @@ test_cdt_axes(void)
                 tv_force("cpu.distance_transform_cdt", NULL);
                 const int ok = memcmp(fv_array_data(a), fv_array_data(b), (size_t)fv_array_nbytes(a)) == 0;
                 if (!ok)
-                    fprintf(stderr, "cdt by axes: shape %d of %d, density %g, metric %d differs from the passes\n",
-                            si, nd, dens[di], metric);
+                    fprintf(stderr, "cdt by axes: shape %d of %d, density %g, metric %d differs from the passes\n", si,
+                            nd, dens[di], metric);
                 CHECK(ok);
                 fv_array_unref(in);
                 fv_array_unref(a);
@@ -727,9 +753,9 @@ test_cdt_axes(void)
 static void
 test_errors(void)
 {
-    int64_t sh[2] = {6, 7}, sh2[2] = {6, 8}, s33[2] = {3, 3}, s13[2] = {1, 3}, s03[2] = {0, 3};
-    int64_t ish[3] = {2, 6, 7}, ish_bad[3] = {2, 7, 6};
-    uint8_t st[9] = {0, 1, 0, 1, 1, 1, 0, 1, 0};
+    int64_t sh[2] = { 6, 7 }, sh2[2] = { 6, 8 }, s33[2] = { 3, 3 }, s13[2] = { 1, 3 }, s03[2] = { 0, 3 };
+    int64_t ish[3] = { 2, 6, 7 }, ish_bad[3] = { 2, 7, 6 };
+    uint8_t st[9] = { 0, 1, 0, 1, 1, 1, 0, 1, 0 };
     fv_array *in = mk(FV_UINT8, 2, sh, CPU), *out = mk(FV_BOOL, 2, sh, CPU), *o2 = mk(FV_BOOL, 2, sh2, CPU);
     fv_array *ro = mk(FV_BOOL, 2, sh, CPU), *gpu = NULL, *f64 = mk(FV_FLOAT64, 2, sh, CPU);
     fv_array *f32 = mk(FV_FLOAT32, 2, sh, CPU), *i32 = mk(FV_INT32, 2, sh, CPU);
@@ -752,12 +778,12 @@ test_errors(void)
     CHECK_ERR(fv_binary_erosion(NULL, in, out, st, s33, 1, gpu, 0, NULL, 0), FV_EDEVICE, "mask");
     CHECK_ERR(fv_binary_erosion(NULL, in, out, st, s33, 1, o2, 0, NULL, 0), FV_EINVAL, "mask and input");
     CHECK_ERR(fv_binary_erosion(NULL, in, out, st, s03, 1, NULL, 0, NULL, 0), FV_EINVAL, ">= 1");
-    int64_t org[2][2] = {{2, 0}, {0, -2}}, org13[2] = {1, 0};
+    int64_t org[2][2] = { { 2, 0 }, { 0, -2 } }, org13[2] = { 1, 0 };
     CHECK_ERR(fv_binary_erosion(NULL, in, out, st, s33, 1, NULL, 0, org[0], 0), FV_EINVAL, "invalid origin");
     CHECK_ERR(fv_binary_erosion(NULL, in, out, st, s33, 1, NULL, 0, org[1], 0), FV_EINVAL, "invalid origin");
     CHECK_ERR(fv_binary_erosion(NULL, in, out, st, s13, 1, NULL, 0, org13, 0), FV_EINVAL, "origin[0] = 1");
-    int64_t org14[2] = {0, -2}, s14[2] = {1, 4};   /* even extents: -(4/2) .. (4-1)/2 */
-    uint8_t st4[4] = {1, 1, 1, 1};
+    int64_t org14[2] = { 0, -2 }, s14[2] = { 1, 4 }; /* even extents: -(4/2) .. (4-1)/2 */
+    uint8_t st4[4] = { 1, 1, 1, 1 };
     CHECK_OK(fv_binary_erosion(NULL, in, out, st4, s14, 1, NULL, 0, org14, 0));
     org14[1] = 2;
     CHECK_ERR(fv_binary_erosion(NULL, in, out, st4, s14, 1, NULL, 0, org14, 0), FV_EINVAL, "invalid origin");
@@ -782,7 +808,7 @@ test_errors(void)
     static double faked[42];
     CHECK_OK(fv_array_wrap(FV_FLOAT64, 2, sh, NULL, faked, GPU, NULL, NULL, &gpud));
     CHECK_ERR(fv_distance_transform_edt(NULL, in, NULL, gpud, NULL), FV_EDEVICE, "device");
-    {   /* distances and indices in one buffer */
+    { /* distances and indices in one buffer */
         int64_t nb = 2 * 6 * 7;
         fv_array *buf = mk(FV_INT64, 1, &nb, CPU), *dv = NULL, *iv = NULL;
         CHECK_OK(fv_array_wrap(FV_FLOAT64, 2, sh, NULL, fv_array_data(buf), CPU, NULL, NULL, &dv));
@@ -831,10 +857,10 @@ test_errors(void)
 static void
 test_aliasing(void)
 {
-    int64_t sh[2] = {9, 11}, n = 99;
+    int64_t sh[2] = { 9, 11 }, n = 99;
     fv_array *a = mk(FV_FLOAT64, 2, sh, CPU), *b = mk(FV_FLOAT64, 2, sh, CPU), *d = mk(FV_FLOAT64, 2, sh, CPU);
     set_fg(a, 0.8);
-    for (int64_t i = 0; i < n; i++)   /* no NaN here: a copy compares equal */
+    for (int64_t i = 0; i < n; i++) /* no NaN here: a copy compares equal */
         if (isnan(((double *)fv_array_data(a))[i]))
             ((double *)fv_array_data(a))[i] = 4.0;
     memcpy(fv_array_data(b), fv_array_data(a), (size_t)n * 8);
@@ -842,8 +868,8 @@ test_aliasing(void)
     CHECK_OK(fv_distance_transform_edt(NULL, b, NULL, b, NULL));
     CHECK(memcmp(fv_array_data(b), fv_array_data(d), (size_t)n * 8) == 0);
     fv_array *ci = mk(FV_INT32, 2, sh, CPU), *cd = mk(FV_INT32, 2, sh, CPU);
-    uint8_t st[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
-    int64_t s33[2] = {3, 3};
+    uint8_t st[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    int64_t s33[2] = { 3, 3 };
     for (int64_t i = 0; i < n; i++)
         ((int32_t *)fv_array_data(ci))[i] = ((double *)fv_array_data(a))[i] != 0 ? 7 : 0;
     CHECK_OK(fv_distance_transform_cdt(NULL, ci, st, s33, cd, NULL));
@@ -902,7 +928,7 @@ cuda_erosion_case(const ero_case *c, fv_dtype idt, fv_dtype odt, int use_mask, i
     fv_array *hb = NULL, *db = NULL, *hin, *din, *hm = NULL, *dm = NULL;
     hin = mk(idt, c->nd, c->shape, CPU);
     set_fg(hin, 0.85);
-    if (strided_in) {   /* the device input as a strided view */
+    if (strided_in) { /* the device input as a strided view */
         fv_array *v = strided(idt, c->nd, c->shape, GPU, &db);
         CHECK_OK(fv_copy(NULL, hin, v));
         din = v;
@@ -916,10 +942,10 @@ cuda_erosion_case(const ero_case *c, fv_dtype idt, fv_dtype odt, int use_mask, i
         dm = to_dev(hm);
     }
     fv_array *hout = mk(odt, c->nd, c->shape, CPU), *dout = mk(odt, c->nd, c->shape, GPU);
-    CHECK_OK(fv_binary_erosion(NULL, hin, hout, c->structure, c->sshape, c->iterations, hm, c->border,
-                               c->origins, c->invert));
-    CHECK_OK(fv_binary_erosion(NULL, din, dout, c->structure, c->sshape, c->iterations, dm, c->border,
-                               c->origins, c->invert));
+    CHECK_OK(fv_binary_erosion(NULL, hin, hout, c->structure, c->sshape, c->iterations, hm, c->border, c->origins,
+                               c->invert));
+    CHECK_OK(fv_binary_erosion(NULL, din, dout, c->structure, c->sshape, c->iterations, dm, c->border, c->origins,
+                               c->invert));
     fv_array *got = to_host(dout);
     snprintf(what, sizeof what, "cuda erosion %s %dd %s->%s it=%d", label, c->nd, fv_dtype_name(idt),
              fv_dtype_name(odt), c->iterations);
@@ -974,7 +1000,7 @@ cuda_distance_case(int edt, int nd, const int64_t *shape, double density, const 
     fv_dtype ddt = edt ? FV_FLOAT64 : FV_INT32;
     fv_array *hd = mk(ddt, nd, shape, CPU), *dd = mk(ddt, nd, shape, GPU);
     fv_array *hi = mk(xdt, nd + 1, ishape, CPU), *di = mk(xdt, nd + 1, ishape, GPU);
-    for (int k = 0; k < 3; k++) {   /* both, distances only, indices only */
+    for (int k = 0; k < 3; k++) { /* both, distances only, indices only */
         fv_array *D = k == 2 ? NULL : hd, *I = k == 1 ? NULL : hi;
         fv_array *DD = k == 2 ? NULL : dd, *DI = k == 1 ? NULL : di;
         if (edt) {
@@ -1013,21 +1039,21 @@ test_cuda(void)
         printf("test_morphology: CUDA part skipped: %s\n", fv_cuda_unavailable_reason());
         return;
     }
-    static const fv_dtype odts[] = {FV_BOOL, FV_UINT8, FV_INT32, FV_FLOAT64};
+    static const fv_dtype odts[] = { FV_BOOL, FV_UINT8, FV_INT32, FV_FLOAT64 };
     for (int t = 0; t < 120; t++) {
         ero_case c;
         random_ero_case(&c, 1 + t % 4);
         cuda_erosion_case(&c, (fv_dtype)(t % FV_DTYPE_COUNT), odts[t % 4], t % 3 == 0, t % 5 == 0, "random");
         free(c.structure);
     }
-    {   /* large: many blocks; until stable with a mask (propagation) */
+    { /* large: many blocks; until stable with a mask (propagation) */
         ero_case c;
         memset(&c, 0, sizeof c);
         c.nd = 2;
         c.shape[0] = 517;
         c.shape[1] = 1031;
         c.sshape[0] = c.sshape[1] = 3;
-        uint8_t st[9] = {0, 1, 0, 1, 1, 1, 0, 1, 0};
+        uint8_t st[9] = { 0, 1, 0, 1, 1, 1, 0, 1, 0 };
         c.structure = st;
         for (int it = -1; it <= 10; it += 11) {
             c.iterations = it;
@@ -1044,13 +1070,13 @@ test_cuda(void)
         double samp[FV_MAX_NDIM];
         for (int d = 0; d < nd; d++)
             samp[d] = 0.3 + 2 * unif();
-        static const double dens[] = {0.5, 0.9, 0.99, 1.0};
+        static const double dens[] = { 0.5, 0.9, 0.99, 1.0 };
         cuda_distance_case(1, nd, shape, dens[(t / 4) % 4], t % 2 ? samp : NULL, 0, t % 3 ? FV_INT32 : FV_INT64,
                            t % 5 == 0, "random");
         cuda_distance_case(0, nd, shape, dens[(t / 4) % 4], NULL, t % 3, FV_INT32, t % 5 == 0, "random");
     }
-    int64_t big2[2] = {700, 901}, big3[3] = {37, 61, 83}, big1 = 100000;
-    double s2[2] = {1.5, 0.75}, s3[3] = {2.0, 1.0, 0.5};
+    int64_t big2[2] = { 700, 901 }, big3[3] = { 37, 61, 83 }, big1 = 100000;
+    double s2[2] = { 1.5, 0.75 }, s3[3] = { 2.0, 1.0, 0.5 };
     cuda_distance_case(1, 2, big2, 0.995, NULL, 0, FV_INT32, 0, "large");
     cuda_distance_case(1, 2, big2, 0.9, s2, 0, FV_INT64, 1, "large sampled");
     cuda_distance_case(1, 3, big3, 0.98, s3, 0, FV_INT32, 0, "large");
@@ -1065,7 +1091,7 @@ test_cuda(void)
 int
 main(void)
 {
-    if (getenv("FOVEA_TEST_CUDA_ONLY")) {   /* for compute-sanitizer runs */
+    if (getenv("FOVEA_TEST_CUDA_ONLY")) { /* for compute-sanitizer runs */
         test_cuda();
         return fv_t_summary("test_morphology");
     }

@@ -10,7 +10,7 @@
 #include "fovea/fovea.h"
 #include "check.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 
 static uint64_t rng = 0xda942042e4dd58b5ull;
 static int64_t
@@ -33,7 +33,7 @@ cmp_rows(const void *x, const void *y)
 static void
 one_case(fv_context *ctx, int nd, int64_t n, int64_t m, int64_t extent, int axis, int line)
 {
-    int64_t ps[2] = {n, nd}, qs[2] = {m, nd};
+    int64_t ps[2] = { n, nd }, qs[2] = { m, nd };
     fv_array *P = NULL, *Q = NULL, *D = NULL, *I = NULL;
     CHECK_OK(fv_array_new(NULL, FV_INT64, 2, ps, CPU, &P));
     CHECK_OK(fv_array_new(NULL, FV_INT64, 2, qs, CPU, &Q));
@@ -77,7 +77,7 @@ one_case(fv_context *ctx, int nd, int64_t n, int64_t m, int64_t extent, int axis
 static void
 test_errors(void)
 {
-    int64_t s22[2] = {2, 2}, s23[2] = {1, 3}, s0[2] = {0, 2}, m1 = 1, m2 = 2;
+    int64_t s22[2] = { 2, 2 }, s23[2] = { 1, 3 }, s0[2] = { 0, 2 }, m1 = 1, m2 = 2;
     fv_array *P = NULL, *Q = NULL, *Q3 = NULL, *E = NULL, *D = NULL, *D2 = NULL, *F = NULL;
     CHECK_OK(fv_array_zeros(NULL, FV_INT64, 2, s22, CPU, &P));
     CHECK_OK(fv_array_zeros(NULL, FV_INT64, 2, s22, CPU, &Q));
@@ -94,12 +94,12 @@ test_errors(void)
     CHECK_ERR(fv_nearest_points(NULL, P, 0, Q, D2, NULL), FV_EINVAL, "one entry per query");
     CHECK_ERR(fv_nearest_points(NULL, P, 0, Q, D, D), FV_EINVAL, "overlap");
     int64_t *p = fv_array_data(P);
-    p[0] = 5;   /* rows (5, 0), (0, 0): not sorted by column 0 */
+    p[0] = 5; /* rows (5, 0), (0, 0): not sorted by column 0 */
     CHECK_ERR(fv_nearest_points(NULL, P, 0, Q, D, NULL), FV_EINVAL, "not sorted");
     p[0] = 0;
     p[1] = (int64_t)1 << 28;
     CHECK_ERR(fv_nearest_points(NULL, P, 0, Q, D, NULL), FV_EINVAL, "2^28");
-    fv_array *all[7] = {P, Q, Q3, E, D, D2, F};
+    fv_array *all[7] = { P, Q, Q3, E, D, D2, F };
     for (int k = 0; k < 7; k++)
         fv_array_unref(all[k]);
 }
@@ -107,7 +107,7 @@ test_errors(void)
 int
 main(void)
 {
-    fv_context *ctxs[2] = {NULL, NULL};
+    fv_context *ctxs[2] = { NULL, NULL };
     CHECK_OK(fv_context_new(&ctxs[0]));
     CHECK_OK(fv_context_new(&ctxs[1]));
     CHECK_OK(fv_context_set_threads(ctxs[0], 1));
@@ -116,9 +116,9 @@ main(void)
         for (int nd = 1; nd <= 4; nd++)
             for (int axis = 0; axis < nd; axis++) {
                 one_case(ctxs[c], nd, 1, 50, 100, axis, 0);
-                one_case(ctxs[c], nd, 300, 700, 1000, axis, 0);    /* sparse */
-                one_case(ctxs[c], nd, 2000, 500, 12, axis, 0);     /* dense, many duplicates and ties */
-                one_case(ctxs[c], nd, 400, 300, 500, axis, 1);     /* all on one line along axis */
+                one_case(ctxs[c], nd, 300, 700, 1000, axis, 0); /* sparse */
+                one_case(ctxs[c], nd, 2000, 500, 12, axis, 0);  /* dense, many duplicates and ties */
+                one_case(ctxs[c], nd, 400, 300, 500, axis, 1);  /* all on one line along axis */
             }
     test_errors();
     fv_context_free(ctxs[0]);

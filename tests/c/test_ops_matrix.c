@@ -35,12 +35,39 @@
 /* ---- rows ---------------------------------------------------------------------------- */
 
 enum op {
-    OP_CORR1D, OP_CONV1D, OP_UNIF1D, OP_MIN1D, OP_MAX1D, OP_CORR, OP_MINFP, OP_MAXFP, OP_RANK, OP_UNIFORM,
-    OP_GAUSS, OP_MINBOX, OP_LAPLACE, OP_GRADNORM, OP_EROSION, OP_PROPAGATE, OP_EDT, OP_EDT_IND, OP_CDT,
-    OP_LMAX, OP_RECON, OP_WATERSHED
+    OP_CORR1D,
+    OP_CONV1D,
+    OP_UNIF1D,
+    OP_MIN1D,
+    OP_MAX1D,
+    OP_CORR,
+    OP_MINFP,
+    OP_MAXFP,
+    OP_RANK,
+    OP_UNIFORM,
+    OP_GAUSS,
+    OP_MINBOX,
+    OP_LAPLACE,
+    OP_GRADNORM,
+    OP_EROSION,
+    OP_PROPAGATE,
+    OP_EDT,
+    OP_EDT_IND,
+    OP_CDT,
+    OP_LMAX,
+    OP_RECON,
+    OP_WATERSHED
 };
-enum kind { SUM, ORDER };
-enum data { D_FULL, D_LEVELS, D_SPARSE, D_SMOOTH };
+enum kind {
+    SUM,
+    ORDER
+};
+enum data {
+    D_FULL,
+    D_LEVELS,
+    D_SPARSE,
+    D_SMOOTH
+};
 
 #define MAXT 6
 
@@ -49,23 +76,23 @@ typedef struct row {
     enum op op;
     enum kind kind;
     const char *tables[MAXT];
-    const char *pairs;       /* "in>out in>out ...", dtype names ("f32", "u8", ...); "x" for out: in's */
-    int modes;               /* bit mask of fv_mode; 0: reflect only (the op takes none) */
-    int axis;                /* 1-d filters: -1 the last axis */
-    int64_t size;            /* taps / window / box extent / rank (-1: median) */
+    const char *pairs; /* "in>out in>out ...", dtype names ("f32", "u8", ...); "x" for out: in's */
+    int modes;         /* bit mask of fv_mode; 0: reflect only (the op takes none) */
+    int axis;          /* 1-d filters: -1 the last axis */
+    int64_t size;      /* taps / window / box extent / rank (-1: median) */
     int64_t origin;
-    const double *w;         /* 1-d weights (size of them) */
-    int fp;                  /* n-d footprints: 0 the box, 1 corners off */
+    const double *w; /* 1-d weights (size of them) */
+    int fp;          /* n-d footprints: 0 the box, 1 corners off */
     enum data data;
-    int64_t big[3][3];       /* larger shapes for the tiled and vector variants (0: none) */
+    int64_t big[3][3]; /* larger shapes for the tiled and vector variants (0: none) */
     int bignd[3];
 } row;
 
-static const double W5SYM[] = {0.1, 0.3, 0.2, 0.3, 0.1};
-static const double W4GEN[] = {1.0, 2.0, -1.0, 0.5};
-static const double W3DY[] = {0.25, 0.5, 0.25};
-static const double W5ANTI[] = {-1.0, -2.0, 0.0, 2.0, 1.0};
-static const double W7THIRD[] = {1.0 / 3, 1.0 / 3, 1.0 / 3, 0.1, 0.2, 0.3, 0.4};
+static const double W5SYM[] = { 0.1, 0.3, 0.2, 0.3, 0.1 };
+static const double W4GEN[] = { 1.0, 2.0, -1.0, 0.5 };
+static const double W3DY[] = { 0.25, 0.5, 0.25 };
+static const double W5ANTI[] = { -1.0, -2.0, 0.0, 2.0, 1.0 };
+static const double W7THIRD[] = { 1.0 / 3, 1.0 / 3, 1.0 / 3, 0.1, 0.2, 0.3, 0.4 };
 
 #define F1D "cpu.lines", "cuda.filter1d", "cuda.filter1d.loads", "cuda.filter1d.acc", "cuda.filter1d.row_u8_chunk"
 #define SEP "cpu.lines", "separable", "cuda.sep2", "cuda.sep2.loads", "cuda.filter1d"
@@ -76,89 +103,499 @@ static const double W7THIRD[] = {1.0 / 3, 1.0 / 3, 1.0 / 3, 0.1, 0.2, 0.3, 0.4};
 #define PAIRS_ORDER "f64>x f32>x u8>x i8>x u16>x i16>x i32>x u32>x i64>x u64>x bool>x"
 
 static const row ROWS[] = {
-    {"correlate1d.sym.last", OP_CORR1D, SUM, {F1D}, PAIRS_SUM, ALLMODES, -1, 5, 0, W5SYM, 0, D_FULL,
-     {{64, 1030}, {200, 512}, {6, 40, 300}}, {2, 2, 3}},
-    {"correlate1d.general.axis0", OP_CORR1D, SUM, {F1D}, PAIRS_SUM, ALLMODES, 0, 4, -1, W4GEN, 0, D_FULL,
-     {{200, 512}}, {2}},
-    {"correlate1d.anti.last", OP_CORR1D, SUM, {F1D}, "f32>x u8>x i16>f32 f64>x", ALLMODES, -1, 5, 1, W5ANTI, 0,
-     D_FULL, {{64, 1024}}, {2}},
-    {"correlate1d.dyadic.axis0", OP_CORR1D, SUM, {F1D}, "u8>x i8>x u16>x i16>x bool>x u8>i16 u8>i32 i16>u8",
-     ALLMODES, 0, 3, 0, W3DY, 0, D_FULL, {{64, 500}}, {2}},
-    {"correlate1d.inexact.axis0", OP_CORR1D, SUM, {F1D}, "u8>x u16>x i16>x u8>i32", ALLMODES, 0, 7, 2, W7THIRD, 0,
-     D_FULL, {{64, 500}}, {2}},
-    {"convolve1d.general.last", OP_CONV1D, SUM, {F1D}, "f64>x f32>x u8>x", ALLMODES, -1, 4, 1, W4GEN, 0, D_FULL,
-     {{0}}, {0}},
-    {"uniform_filter1d.6.axis0", OP_UNIF1D, SUM, {F1D}, PAIRS_SUM, ALLMODES, 0, 6, 0, NULL, 0, D_FULL,
-     {{64, 500}}, {2}},
-    {"uniform_filter1d.5.last", OP_UNIF1D, SUM, {F1D}, PAIRS_SUM, ALLMODES, -1, 5, -2, NULL, 0, D_FULL,
-     {{64, 1030}}, {2}},
-    {"minimum_filter1d.4.last", OP_MIN1D, ORDER, {F1D}, PAIRS_ORDER, ALLMODES, -1, 4, 0, NULL, 0, D_FULL,
-     {{64, 1030}}, {2}},
-    {"maximum_filter1d.3.axis0", OP_MAX1D, ORDER, {F1D}, PAIRS_ORDER, ALLMODES, 0, 3, 1, NULL, 0, D_FULL,
-     {{200, 512}, {5, 64, 260}}, {2, 3}},
-    {"correlate.3", OP_CORR, SUM, {ND}, PAIRS_SUM, ALLMODES, 0, 3, 0, NULL, 0, D_FULL,
-     {{130, 150}, {30, 40, 50}}, {2, 3}},
-    {"correlate.5.corners", OP_CORR, SUM, {ND}, "f32>x f64>x u8>f32 u16>x", ALLMODES, 0, 5, 0, NULL, 1, D_FULL,
-     {{70, 90}}, {2}},
-    {"minimum_filter.fp.3", OP_MINFP, ORDER, {ND}, PAIRS_ORDER, ALLMODES, 0, 3, 0, NULL, 1, D_FULL,
-     {{130, 150}}, {2}},
-    {"maximum_filter.fp.5", OP_MAXFP, ORDER, {ND}, "f32>x u8>x i16>x f64>x", ALLMODES, 0, 5, 0, NULL, 1, D_FULL,
-     {{130, 150}}, {2}},
-    {"median_filter.3", OP_RANK, ORDER, {ND}, PAIRS_ORDER, ALLMODES, 0, 3, -1, NULL, 0, D_FULL,
-     {{130, 150}, {20, 24, 40}}, {2, 3}},
-    {"rank_filter.3.corners", OP_RANK, ORDER, {ND}, "f32>x u8>x u16>x", ALLMODES, 0, 3, 1, NULL, 1, D_FULL,
-     {{0}}, {0}},
-    {"uniform_filter.5", OP_UNIFORM, SUM, {SEP}, PAIRS_SUM, ALLMODES, 0, 5, 0, NULL, 0, D_FULL,
-     {{300, 257}, {300, 256}}, {2, 2}},
-    {"uniform_filter.4", OP_UNIFORM, SUM, {SEP}, "u8>x f32>x u16>f32", ALLMODES, 0, 4, -1, NULL, 0, D_FULL,
-     {{0}}, {0}},
-    {"gaussian_filter.1.5", OP_GAUSS, SUM, {SEP}, PAIRS_SUM, ALLMODES, 0, 0, 0, NULL, 0, D_FULL,
-     {{300, 257}, {130, 1030}}, {2, 2}},
-    {"gaussian_filter.order1", OP_GAUSS, SUM, {SEP}, "f32>x f64>x u8>f32", ALLMODES, 0, 1, 0, NULL, 0, D_FULL,
-     {{0}}, {0}},
-    {"minimum_filter.box.3", OP_MINBOX, ORDER, {SEP}, PAIRS_ORDER, ALLMODES, 0, 3, 0, NULL, 0, D_FULL,
-     {{300, 257}}, {2}},
-    {"laplace", OP_LAPLACE, SUM, {"cuda.laplace"}, "f32>x f64>x u8>x i16>x u8>f32 f32>f64", ALLMODES, 0, 0, 0, NULL,
-     0, D_FULL, {{100, 1030}}, {2}},
-    {"gradient_norm", OP_GRADNORM, SUM, {"cuda.gradient_norm"}, "f32>x f64>x", 1, 0, 0, 0, NULL, 0, D_FULL,
-     {{100, 1030}}, {2}},
-    {"binary_erosion.1", OP_EROSION, ORDER, {"binary_erosion", "cuda.binary_erosion"}, "bool>x u8>bool i8>u8", 1, 0, 3,
-     0, NULL, 1, D_FULL, {{130, 150}}, {2}},
-    {"binary_erosion.box.2", OP_EROSION, ORDER, {"binary_erosion", "cuda.binary_erosion"}, "bool>x u8>x", 1, 0, 3, 2,
-     NULL, 0, D_FULL, {{130, 150}}, {2}},
-    {"binary_propagation", OP_PROPAGATE, ORDER, {"binary_erosion", "cuda.binary_flood", "cuda.binary_erosion"},
-     "bool>x u8>bool", 1, 0, 3, 0, NULL, 1, D_SPARSE, {{130, 150}}, {2}},
-    {"distance_transform_edt", OP_EDT, ORDER, {"cuda.distance_transform_edt"}, "bool>f64 u8>f64", 1, 0, 0, 0, NULL,
-     0, D_FULL, {{90, 110}}, {2}},
-    {"distance_transform_edt.indices", OP_EDT_IND, ORDER, {"cuda.distance_transform_edt"}, "bool>i32 u8>i64", 1, 0,
-     0, 0, NULL, 0, D_FULL, {{40, 50}}, {2}},
-    {"distance_transform_cdt.taxicab", OP_CDT, ORDER, {"cpu.distance_transform_cdt"}, "bool>i32 u8>i32", 1, 0, 1, 0,
-     NULL, 0, D_SPARSE, {{60, 70}}, {2}},
-    {"distance_transform_cdt.chessboard", OP_CDT, ORDER, {"cpu.distance_transform_cdt"}, "bool>i32", 1, 0, 2, 0, NULL,
-     0, D_SPARSE, {{20, 30, 25}}, {3}},
-    {"reconstruction.dilation", OP_RECON, ORDER, {"cuda.reconstruction"}, "f64>x f32>x u8>x i16>x i32>x", 1, 0, 0, 0,
-     NULL, 0, D_SMOOTH, {{120, 130}}, {2}},
-    {"reconstruction.erosion", OP_RECON, ORDER, {"cuda.reconstruction"}, "f64>x u16>x", 1, 0, 1, 0, NULL, 0, D_SMOOTH,
-     {{64, 70}}, {2}},
-    {"watershed", OP_WATERSHED, ORDER, {"cuda.watershed"}, "f64>i32 f32>i32", 1, 0, 0, 0, NULL, 0, D_SMOOTH,
-     {{70, 75}}, {2}},
-    {"local_maxima", OP_LMAX, ORDER, {"cpu.local_maxima"}, "u8>x f64>u8 i16>bool", 1, 0, 0, 0, NULL, 0, D_LEVELS,
-     {{300, 200}}, {2}},
+    { "correlate1d.sym.last",
+      OP_CORR1D,
+      SUM,
+      { F1D },
+      PAIRS_SUM,
+      ALLMODES,
+      -1,
+      5,
+      0,
+      W5SYM,
+      0,
+      D_FULL,
+      { { 64, 1030 }, { 200, 512 }, { 6, 40, 300 } },
+      { 2, 2, 3 } },
+    { "correlate1d.general.axis0",
+      OP_CORR1D,
+      SUM,
+      { F1D },
+      PAIRS_SUM,
+      ALLMODES,
+      0,
+      4,
+      -1,
+      W4GEN,
+      0,
+      D_FULL,
+      { { 200, 512 } },
+      { 2 } },
+    { "correlate1d.anti.last",
+      OP_CORR1D,
+      SUM,
+      { F1D },
+      "f32>x u8>x i16>f32 f64>x",
+      ALLMODES,
+      -1,
+      5,
+      1,
+      W5ANTI,
+      0,
+      D_FULL,
+      { { 64, 1024 } },
+      { 2 } },
+    { "correlate1d.dyadic.axis0",
+      OP_CORR1D,
+      SUM,
+      { F1D },
+      "u8>x i8>x u16>x i16>x bool>x u8>i16 u8>i32 i16>u8",
+      ALLMODES,
+      0,
+      3,
+      0,
+      W3DY,
+      0,
+      D_FULL,
+      { { 64, 500 } },
+      { 2 } },
+    { "correlate1d.inexact.axis0",
+      OP_CORR1D,
+      SUM,
+      { F1D },
+      "u8>x u16>x i16>x u8>i32",
+      ALLMODES,
+      0,
+      7,
+      2,
+      W7THIRD,
+      0,
+      D_FULL,
+      { { 64, 500 } },
+      { 2 } },
+    { "convolve1d.general.last",
+      OP_CONV1D,
+      SUM,
+      { F1D },
+      "f64>x f32>x u8>x",
+      ALLMODES,
+      -1,
+      4,
+      1,
+      W4GEN,
+      0,
+      D_FULL,
+      { { 0 } },
+      { 0 } },
+    { "uniform_filter1d.6.axis0",
+      OP_UNIF1D,
+      SUM,
+      { F1D },
+      PAIRS_SUM,
+      ALLMODES,
+      0,
+      6,
+      0,
+      NULL,
+      0,
+      D_FULL,
+      { { 64, 500 } },
+      { 2 } },
+    { "uniform_filter1d.5.last",
+      OP_UNIF1D,
+      SUM,
+      { F1D },
+      PAIRS_SUM,
+      ALLMODES,
+      -1,
+      5,
+      -2,
+      NULL,
+      0,
+      D_FULL,
+      { { 64, 1030 } },
+      { 2 } },
+    { "minimum_filter1d.4.last",
+      OP_MIN1D,
+      ORDER,
+      { F1D },
+      PAIRS_ORDER,
+      ALLMODES,
+      -1,
+      4,
+      0,
+      NULL,
+      0,
+      D_FULL,
+      { { 64, 1030 } },
+      { 2 } },
+    { "maximum_filter1d.3.axis0",
+      OP_MAX1D,
+      ORDER,
+      { F1D },
+      PAIRS_ORDER,
+      ALLMODES,
+      0,
+      3,
+      1,
+      NULL,
+      0,
+      D_FULL,
+      { { 200, 512 }, { 5, 64, 260 } },
+      { 2, 3 } },
+    { "correlate.3",
+      OP_CORR,
+      SUM,
+      { ND },
+      PAIRS_SUM,
+      ALLMODES,
+      0,
+      3,
+      0,
+      NULL,
+      0,
+      D_FULL,
+      { { 130, 150 }, { 30, 40, 50 } },
+      { 2, 3 } },
+    { "correlate.5.corners",
+      OP_CORR,
+      SUM,
+      { ND },
+      "f32>x f64>x u8>f32 u16>x",
+      ALLMODES,
+      0,
+      5,
+      0,
+      NULL,
+      1,
+      D_FULL,
+      { { 70, 90 } },
+      { 2 } },
+    { "minimum_filter.fp.3",
+      OP_MINFP,
+      ORDER,
+      { ND },
+      PAIRS_ORDER,
+      ALLMODES,
+      0,
+      3,
+      0,
+      NULL,
+      1,
+      D_FULL,
+      { { 130, 150 } },
+      { 2 } },
+    { "maximum_filter.fp.5",
+      OP_MAXFP,
+      ORDER,
+      { ND },
+      "f32>x u8>x i16>x f64>x",
+      ALLMODES,
+      0,
+      5,
+      0,
+      NULL,
+      1,
+      D_FULL,
+      { { 130, 150 } },
+      { 2 } },
+    { "median_filter.3",
+      OP_RANK,
+      ORDER,
+      { ND },
+      PAIRS_ORDER,
+      ALLMODES,
+      0,
+      3,
+      -1,
+      NULL,
+      0,
+      D_FULL,
+      { { 130, 150 }, { 20, 24, 40 } },
+      { 2, 3 } },
+    { "rank_filter.3.corners",
+      OP_RANK,
+      ORDER,
+      { ND },
+      "f32>x u8>x u16>x",
+      ALLMODES,
+      0,
+      3,
+      1,
+      NULL,
+      1,
+      D_FULL,
+      { { 0 } },
+      { 0 } },
+    { "uniform_filter.5",
+      OP_UNIFORM,
+      SUM,
+      { SEP },
+      PAIRS_SUM,
+      ALLMODES,
+      0,
+      5,
+      0,
+      NULL,
+      0,
+      D_FULL,
+      { { 300, 257 }, { 300, 256 } },
+      { 2, 2 } },
+    { "uniform_filter.4",
+      OP_UNIFORM,
+      SUM,
+      { SEP },
+      "u8>x f32>x u16>f32",
+      ALLMODES,
+      0,
+      4,
+      -1,
+      NULL,
+      0,
+      D_FULL,
+      { { 0 } },
+      { 0 } },
+    { "gaussian_filter.1.5",
+      OP_GAUSS,
+      SUM,
+      { SEP },
+      PAIRS_SUM,
+      ALLMODES,
+      0,
+      0,
+      0,
+      NULL,
+      0,
+      D_FULL,
+      { { 300, 257 }, { 130, 1030 } },
+      { 2, 2 } },
+    { "gaussian_filter.order1",
+      OP_GAUSS,
+      SUM,
+      { SEP },
+      "f32>x f64>x u8>f32",
+      ALLMODES,
+      0,
+      1,
+      0,
+      NULL,
+      0,
+      D_FULL,
+      { { 0 } },
+      { 0 } },
+    { "minimum_filter.box.3",
+      OP_MINBOX,
+      ORDER,
+      { SEP },
+      PAIRS_ORDER,
+      ALLMODES,
+      0,
+      3,
+      0,
+      NULL,
+      0,
+      D_FULL,
+      { { 300, 257 } },
+      { 2 } },
+    { "laplace",
+      OP_LAPLACE,
+      SUM,
+      { "cuda.laplace" },
+      "f32>x f64>x u8>x i16>x u8>f32 f32>f64",
+      ALLMODES,
+      0,
+      0,
+      0,
+      NULL,
+      0,
+      D_FULL,
+      { { 100, 1030 } },
+      { 2 } },
+    { "gradient_norm",
+      OP_GRADNORM,
+      SUM,
+      { "cuda.gradient_norm" },
+      "f32>x f64>x",
+      1,
+      0,
+      0,
+      0,
+      NULL,
+      0,
+      D_FULL,
+      { { 100, 1030 } },
+      { 2 } },
+    { "binary_erosion.1",
+      OP_EROSION,
+      ORDER,
+      { "binary_erosion", "cuda.binary_erosion" },
+      "bool>x u8>bool i8>u8",
+      1,
+      0,
+      3,
+      0,
+      NULL,
+      1,
+      D_FULL,
+      { { 130, 150 } },
+      { 2 } },
+    { "binary_erosion.box.2",
+      OP_EROSION,
+      ORDER,
+      { "binary_erosion", "cuda.binary_erosion" },
+      "bool>x u8>x",
+      1,
+      0,
+      3,
+      2,
+      NULL,
+      0,
+      D_FULL,
+      { { 130, 150 } },
+      { 2 } },
+    { "binary_propagation",
+      OP_PROPAGATE,
+      ORDER,
+      { "binary_erosion", "cuda.binary_flood", "cuda.binary_erosion" },
+      "bool>x u8>bool",
+      1,
+      0,
+      3,
+      0,
+      NULL,
+      1,
+      D_SPARSE,
+      { { 130, 150 } },
+      { 2 } },
+    { "distance_transform_edt",
+      OP_EDT,
+      ORDER,
+      { "cuda.distance_transform_edt" },
+      "bool>f64 u8>f64",
+      1,
+      0,
+      0,
+      0,
+      NULL,
+      0,
+      D_FULL,
+      { { 90, 110 } },
+      { 2 } },
+    { "distance_transform_edt.indices",
+      OP_EDT_IND,
+      ORDER,
+      { "cuda.distance_transform_edt" },
+      "bool>i32 u8>i64",
+      1,
+      0,
+      0,
+      0,
+      NULL,
+      0,
+      D_FULL,
+      { { 40, 50 } },
+      { 2 } },
+    { "distance_transform_cdt.taxicab",
+      OP_CDT,
+      ORDER,
+      { "cpu.distance_transform_cdt" },
+      "bool>i32 u8>i32",
+      1,
+      0,
+      1,
+      0,
+      NULL,
+      0,
+      D_SPARSE,
+      { { 60, 70 } },
+      { 2 } },
+    { "distance_transform_cdt.chessboard",
+      OP_CDT,
+      ORDER,
+      { "cpu.distance_transform_cdt" },
+      "bool>i32",
+      1,
+      0,
+      2,
+      0,
+      NULL,
+      0,
+      D_SPARSE,
+      { { 20, 30, 25 } },
+      { 3 } },
+    { "reconstruction.dilation",
+      OP_RECON,
+      ORDER,
+      { "cuda.reconstruction" },
+      "f64>x f32>x u8>x i16>x i32>x",
+      1,
+      0,
+      0,
+      0,
+      NULL,
+      0,
+      D_SMOOTH,
+      { { 120, 130 } },
+      { 2 } },
+    { "reconstruction.erosion",
+      OP_RECON,
+      ORDER,
+      { "cuda.reconstruction" },
+      "f64>x u16>x",
+      1,
+      0,
+      1,
+      0,
+      NULL,
+      0,
+      D_SMOOTH,
+      { { 64, 70 } },
+      { 2 } },
+    { "watershed",
+      OP_WATERSHED,
+      ORDER,
+      { "cuda.watershed" },
+      "f64>i32 f32>i32",
+      1,
+      0,
+      0,
+      0,
+      NULL,
+      0,
+      D_SMOOTH,
+      { { 70, 75 } },
+      { 2 } },
+    { "local_maxima",
+      OP_LMAX,
+      ORDER,
+      { "cpu.local_maxima" },
+      "u8>x f64>u8 i16>bool",
+      1,
+      0,
+      0,
+      0,
+      NULL,
+      0,
+      D_LEVELS,
+      { { 300, 200 } },
+      { 2 } },
 };
 #define NROWS ((int)(sizeof ROWS / sizeof ROWS[0]))
 
 /* the small shapes every case runs on */
-static const int64_t SMALL[][3] = {{37}, {13, 37}, {1, 29}, {30, 1}, {2, 2}, {5, 7, 9}, {3, 1, 8}};
-static const int SMALLND[] = {1, 2, 2, 2, 2, 3, 3};
+static const int64_t SMALL[][3] = { { 37 }, { 13, 37 }, { 1, 29 }, { 30, 1 }, { 2, 2 }, { 5, 7, 9 }, { 3, 1, 8 } };
+static const int SMALLND[] = { 1, 2, 2, 2, 2, 3, 3 };
 #define NSMALL ((int)(sizeof SMALLND / sizeof SMALLND[0]))
 
 static fv_dtype
 dtype_of(const char *s, size_t n)
 {
-    static const struct { const char *n; fv_dtype d; } t[] = {
-        {"bool", FV_BOOL}, {"u8", FV_UINT8}, {"i8", FV_INT8}, {"u16", FV_UINT16}, {"i16", FV_INT16},
-        {"u32", FV_UINT32}, {"i32", FV_INT32}, {"u64", FV_UINT64}, {"i64", FV_INT64}, {"f32", FV_FLOAT32},
-        {"f64", FV_FLOAT64}};
+    static const struct {
+        const char *n;
+        fv_dtype d;
+    } t[] = { { "bool", FV_BOOL }, { "u8", FV_UINT8 },    { "i8", FV_INT8 },    { "u16", FV_UINT16 },
+              { "i16", FV_INT16 }, { "u32", FV_UINT32 },  { "i32", FV_INT32 },  { "u64", FV_UINT64 },
+              { "i64", FV_INT64 }, { "f32", FV_FLOAT32 }, { "f64", FV_FLOAT64 } };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strlen(t[i].n) == n && memcmp(t[i].n, s, n) == 0)
             return t[i].d;
@@ -224,8 +661,8 @@ run_op(const mcase *c, const fv_array *in, fv_array *out)
     const int nd = c->nd, axis = r->axis < 0 ? nd - 1 : (r->axis < nd ? r->axis : nd - 1);
     uint8_t fp[125];
     double w[125];
-    int64_t fshape[3], origins[3] = {0, 0, 0}, sizes[3];
-    fv_mode modes[3] = {c->mode, c->mode, c->mode};
+    int64_t fshape[3], origins[3] = { 0, 0, 0 }, sizes[3];
+    fv_mode modes[3] = { c->mode, c->mode, c->mode };
     switch (r->op) {
     case OP_CORR1D:
         return fv_correlate1d(ctx, in, out, r->w, r->size, axis, c->mode, c->cval, r->origin);
@@ -253,8 +690,8 @@ run_op(const mcase *c, const fv_array *in, fv_array *out)
         int64_t n = footprint(r, nd, fp, w, fshape), sel = 0;
         for (int64_t j = 0; j < n; j++)
             sel += fp[j];
-        return fv_rank_filter(ctx, in, out, fp, fshape, r->origin < 0 ? sel / 2 : sel - 1 - r->origin, c->mode,
-                              c->cval, NULL);
+        return fv_rank_filter(ctx, in, out, fp, fshape, r->origin < 0 ? sel / 2 : sel - 1 - r->origin, c->mode, c->cval,
+                              NULL);
     }
     case OP_UNIFORM:
         for (int d = 0; d < nd; d++) {
@@ -263,22 +700,22 @@ run_op(const mcase *c, const fv_array *in, fv_array *out)
         }
         return fv_uniform_filter(ctx, in, out, sizes, modes, c->cval, origins);
     case OP_GAUSS: {
-        double sigma[3] = {1.5, 1.0, 0.8};
-        int order[3] = {(int)r->size, 0, 0};
+        double sigma[3] = { 1.5, 1.0, 0.8 };
+        int order[3] = { (int)r->size, 0, 0 };
         return fv_gaussian_filter(ctx, in, out, sigma, order, modes, c->cval, 4.0, NULL);
     }
     case OP_LAPLACE: {
-        int axes[3] = {0, 1, 2};
+        int axes[3] = { 0, 1, 2 };
         return fv_laplace(ctx, in, out, axes, nd, modes, c->cval);
     }
     case OP_GRADNORM: {
-        const fv_array *parts[2] = {in, in};
+        const fv_array *parts[2] = { in, in };
         return fv_gradient_norm(ctx, parts, 2, 2.0, out);
     }
     case OP_EROSION:
     case OP_PROPAGATE: {
         int64_t n = footprint(r, nd, fp, w, fshape);
-        if (r->fp == 1)   /* the cross: generate_binary_structure(nd, 1) */
+        if (r->fp == 1) /* the cross: generate_binary_structure(nd, 1) */
             for (int64_t j = 0, q; j < n; j++) {
                 int off = 0;
                 q = j;
@@ -293,7 +730,7 @@ run_op(const mcase *c, const fv_array *in, fv_array *out)
         fv_status st = fv_array_new(ctx, FV_BOOL, nd, c->shape, fv_array_device(in), &mask);
         if (!st) {
             fv_array *h = new_array(FV_BOOL, nd, c->shape, CPU);
-            for (int64_t i = 0; i < fv_array_size(h); i++)   /* a fixed maze: same on every run */
+            for (int64_t i = 0; i < fv_array_size(h); i++) /* a fixed maze: same on every run */
                 ((uint8_t *)fv_array_data(h))[i] = (uint8_t)((i * 2654435761u >> 7) % 5 != 0);
             st = fv_copy(ctx, h, mask);
             fv_array_unref(h);
@@ -334,7 +771,7 @@ run_op(const mcase *c, const fv_array *in, fv_array *out)
         fv_status st = FV_EINVAL;
         if (h && hs) {
             double lo = -INFINITY, hi = INFINITY;
-            if (!is_float(dt)) {   /* the dtype's range */
+            if (!is_float(dt)) { /* the dtype's range */
                 const int bits = 8 * (int)fv_dtype_size(dt);
                 lo = hx_is_signed(dt) ? -ldexp(1.0, bits - 1) : 0;
                 hi = dt == FV_BOOL ? 1 : hx_is_signed(dt) ? ldexp(1.0, bits - 1) - 1 : ldexp(1.0, bits) - 1;
@@ -351,9 +788,9 @@ run_op(const mcase *c, const fv_array *in, fv_array *out)
         }
         if (!st)
             st = r->op == OP_RECON
-                     ? fv_reconstruction(ctx, second, in, out, r->size ? FV_RECONSTRUCT_EROSION : FV_RECONSTRUCT_DILATION,
-                                         NULL, NULL, NULL)
-                     : fv_watershed(ctx, in, second, NULL, out, 1, NULL, NULL, NULL, 0.0, 0);
+                ? fv_reconstruction(ctx, second, in, out, r->size ? FV_RECONSTRUCT_EROSION : FV_RECONSTRUCT_DILATION,
+                                    NULL, NULL, NULL)
+                : fv_watershed(ctx, in, second, NULL, out, 1, NULL, NULL, NULL, 0.0, 0);
         fv_array_unref(h);
         fv_array_unref(hs);
         fv_array_unref(second);
@@ -434,7 +871,7 @@ host_input(const mcase *c, fv_dtype dt)
 {
     fv_array *h = rand_host(dt, c->nd, c->shape, is_float(dt) && c->r->data != D_SMOOTH ? 40 : 0);
     for (int64_t i = 0; i < fv_array_size(h); i++) {
-        if (c->r->data == D_SMOOTH && is_float(dt))   /* no ties, no specials */
+        if (c->r->data == D_SMOOTH && is_float(dt)) /* no ties, no specials */
             set_elem(fv_array_data(h), dt, i, uniform_in(-100.0, 100.0));
         if (c->r->data == D_LEVELS)
             set_elem(fv_array_data(h), dt, i, (double)irand(0, 4));
@@ -452,8 +889,8 @@ host_input(const mcase *c, fv_dtype dt)
  * planner's own choice); its result on the host (NULL: failed); *ran: the variant
  * the planner took */
 static fv_array *
-run_on(const mcase *c, const fv_array *hin, fv_dtype odt, const fv__variant_table *t, int vi, fv_device dev,
-       int lin, int lout, const char *what, const char **ran)
+run_on(const mcase *c, const fv_array *hin, fv_dtype odt, const fv__variant_table *t, int vi, fv_device dev, int lin,
+       int lout, const char *what, const char **ran)
 {
     int64_t osh[4];
     const int ond = out_shape(c, osh);
@@ -479,22 +916,21 @@ run_on(const mcase *c, const fv_array *hin, fv_dtype odt, const fv__variant_tabl
 }
 
 static void
-run_variant(const mcase *c, const fv_array *hin, const fv_array *ref, fv_dtype odt, const fv__variant_table *t,
-            int vi, fv_device dev, int lin, int lout, double mag)
+run_variant(const mcase *c, const fv_array *hin, const fv_array *ref, fv_dtype odt, const fv__variant_table *t, int vi,
+            fv_device dev, int lin, int lout, double mag)
 {
     const char *name = t->variants[vi].name, *ran = NULL, *dran = NULL;
     char what[512];
     snprintf(what, sizeof what, "%s [%s>%s %s %dd %lldx%lldx%lld in %s out %s] %s:%s on %s", c->r->name,
              fv_dtype_name(fv_array_dtype(hin)), fv_dtype_name(odt), fv_mode_name(c->mode), c->nd,
-             (long long)c->shape[0], (long long)(c->nd > 1 ? c->shape[1] : 1),
-             (long long)(c->nd > 2 ? c->shape[2] : 1), hx_layout_name[lin], hx_layout_name[lout], t->op, name,
-             dev.type == FV_DEVICE_CPU ? "cpu" : "cuda");
+             (long long)c->shape[0], (long long)(c->nd > 1 ? c->shape[1] : 1), (long long)(c->nd > 2 ? c->shape[2] : 1),
+             hx_layout_name[lin], hx_layout_name[lout], t->op, name, dev.type == FV_DEVICE_CPU ? "cpu" : "cuda");
     fv_array *got = run_on(c, hin, odt, t, vi, dev, lin, lout, what, &ran);
     if (!got)
         return;
     if (ran && strcmp(ran, name) == 0)
         reach_of(t)->ran[vi] = 1;
-    hx_tol tol = {1, 0, 0.0, 0};
+    hx_tol tol = { 1, 0, 0.0, 0 };
     if (dev.type != FV_DEVICE_CPU) {
         /* every variant gives the default's bits (NaN: any payload, +-0 equal) */
         fv_array *def = run_on(c, hin, odt, t, -1, dev, lin, lout, what, &dran);
@@ -536,7 +972,7 @@ run_case(const mcase *c, fv_dtype idt, fv_dtype odt, int lin, int lout)
         for (int k = 0; k < MAXT && r->tables[k]; k++) {
             const fv__variant_table *t = fv__plan_table(r->tables[k]);
             if (!t)
-                continue;   /* not in this build */
+                continue; /* not in this build */
             const int cuda_table = strncmp(t->op, "cuda.", 5) == 0, cpu_table = strncmp(t->op, "cpu.", 4) == 0;
             for (int vi = 0; vi < t->count; vi++) {
                 if (!cuda_table)
@@ -577,21 +1013,24 @@ run_row(const row *r, int *ncase)
         for (int m = 0; m < FV_MODE_COUNT; m++) {
             if (!(modes & (1 << m)))
                 continue;
-            mcase c = {r, (fv_mode)m, m == FV_MODE_CONSTANT ? (p & 1 ? -2.5 : 7.0) : 0.0, 0, {0, 0, 0}};
+            mcase c = { r, (fv_mode)m, m == FV_MODE_CONSTANT ? (p & 1 ? -2.5 : 7.0) : 0.0, 0, { 0, 0, 0 } };
             for (int s = 0; s < NSMALL; s++) {
                 c.nd = SMALLND[s];
                 memcpy(c.shape, SMALL[s], sizeof c.shape);
                 const int k = (*ncase)++;
                 if (cuda_only && k % 5)
-                    continue;   /* compute-sanitizer runs: a fifth of the small cases */
+                    continue; /* compute-sanitizer runs: a fifth of the small cases */
                 run_case(&c, in[p], out[p], k % HX_NLAYOUTS, (k / HX_NLAYOUTS + k) % HX_NLAYOUTS);
             }
             /* the larger shapes (interior tiles, the tiled and vector variants): every
              * dtype pair, two modes, five input layouts (--full: every mode) */
             if ((!full && m != FV_MODE_REFLECT && m != FV_MODE_CONSTANT && modes != 1) || cuda_only)
                 continue;
-            static const int lio[][2] = {{HX_CONTIG, HX_CONTIG}, {HX_STRIDED, HX_FORTRAN}, {HX_PADDED, HX_PADDED},
-                                         {HX_PADDED_OFF, HX_CONTIG}, {HX_ODD_PITCH, HX_PADDED_OFF}};
+            static const int lio[][2] = { { HX_CONTIG, HX_CONTIG },
+                                          { HX_STRIDED, HX_FORTRAN },
+                                          { HX_PADDED, HX_PADDED },
+                                          { HX_PADDED_OFF, HX_CONTIG },
+                                          { HX_ODD_PITCH, HX_PADDED_OFF } };
             for (int b = 0; b < 3 && r->bignd[b]; b++) {
                 c.nd = r->bignd[b];
                 memcpy(c.shape, r->big[b], sizeof c.shape);
@@ -671,8 +1110,8 @@ main(int argc, char **argv)
     signal(SIGBUS, on_crash);
     signal(SIGFPE, on_crash);
     CHECK_OK(fv_context_new(&ctx));
-    CHECK_OK(fv_context_set_threads(ctx, 4));   /* the threaded variants (blocks, axes) apply */
-    cuda_only = getenv("FOVEA_TEST_CUDA_ONLY") != NULL;   /* compute-sanitizer runs: fewer cases */
+    CHECK_OK(fv_context_set_threads(ctx, 4));           /* the threaded variants (blocks, axes) apply */
+    cuda_only = getenv("FOVEA_TEST_CUDA_ONLY") != NULL; /* compute-sanitizer runs: fewer cases */
 #ifdef FV_TEST_CUDA
     have_gpu = hx_have_gpu("test_ops_matrix");
 #endif
@@ -682,7 +1121,8 @@ main(int argc, char **argv)
             run_row(&ROWS[i], &ncase);
     if (!cuda_only)
         check_reached();
-    printf("test_ops_matrix: %d cases, %d variant runs compared%s\n", ncase, nchecks, have_gpu ? " (CPU and CUDA)" : "");
+    printf("test_ops_matrix: %d cases, %d variant runs compared%s\n", ncase, nchecks,
+           have_gpu ? " (CPU and CUDA)" : "");
     fv_context_free(ctx);
 #ifdef FV_TEST_CUDA
     if (!have_gpu)

@@ -18,9 +18,9 @@
 #include "fovea/fovea.h"
 #include "check.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 #ifdef FV_TEST_CUDA
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
+static const fv_device GPU = { FV_DEVICE_CUDA, 0 };
 #endif
 static fv_context *ctx;
 static int ncases;
@@ -32,14 +32,22 @@ static int64_t
 label_at(const void *data, fv_dtype dt, int64_t i)
 {
     switch (dt) {
-    case FV_UINT8: return ((const uint8_t *)data)[i];
-    case FV_INT8: return ((const int8_t *)data)[i];
-    case FV_UINT16: return ((const uint16_t *)data)[i];
-    case FV_INT16: return ((const int16_t *)data)[i];
-    case FV_UINT32: return ((const uint32_t *)data)[i];
-    case FV_INT32: return ((const int32_t *)data)[i];
-    case FV_UINT64: return (int64_t)((const uint64_t *)data)[i];
-    default: return ((const int64_t *)data)[i];
+    case FV_UINT8:
+        return ((const uint8_t *)data)[i];
+    case FV_INT8:
+        return ((const int8_t *)data)[i];
+    case FV_UINT16:
+        return ((const uint16_t *)data)[i];
+    case FV_INT16:
+        return ((const int16_t *)data)[i];
+    case FV_UINT32:
+        return ((const uint32_t *)data)[i];
+    case FV_INT32:
+        return ((const int32_t *)data)[i];
+    case FV_UINT64:
+        return (int64_t)((const uint64_t *)data)[i];
+    default:
+        return ((const int64_t *)data)[i];
     }
 }
 
@@ -47,14 +55,30 @@ static void
 label_put(void *data, fv_dtype dt, int64_t i, int64_t v)
 {
     switch (dt) {
-    case FV_UINT8: ((uint8_t *)data)[i] = (uint8_t)v; break;
-    case FV_INT8: ((int8_t *)data)[i] = (int8_t)v; break;
-    case FV_UINT16: ((uint16_t *)data)[i] = (uint16_t)v; break;
-    case FV_INT16: ((int16_t *)data)[i] = (int16_t)v; break;
-    case FV_UINT32: ((uint32_t *)data)[i] = (uint32_t)v; break;
-    case FV_INT32: ((int32_t *)data)[i] = (int32_t)v; break;
-    case FV_UINT64: ((uint64_t *)data)[i] = (uint64_t)v; break;
-    default: ((int64_t *)data)[i] = v; break;
+    case FV_UINT8:
+        ((uint8_t *)data)[i] = (uint8_t)v;
+        break;
+    case FV_INT8:
+        ((int8_t *)data)[i] = (int8_t)v;
+        break;
+    case FV_UINT16:
+        ((uint16_t *)data)[i] = (uint16_t)v;
+        break;
+    case FV_INT16:
+        ((int16_t *)data)[i] = (int16_t)v;
+        break;
+    case FV_UINT32:
+        ((uint32_t *)data)[i] = (uint32_t)v;
+        break;
+    case FV_INT32:
+        ((int32_t *)data)[i] = (int32_t)v;
+        break;
+    case FV_UINT64:
+        ((uint64_t *)data)[i] = (uint64_t)v;
+        break;
+    default:
+        ((int64_t *)data)[i] = v;
+        break;
     }
 }
 
@@ -62,19 +86,24 @@ static double
 value_at(const void *data, fv_dtype dt, int64_t i)
 {
     switch (dt) {
-    case FV_UINT8: return ((const uint8_t *)data)[i];
-    case FV_UINT16: return ((const uint16_t *)data)[i];
-    case FV_INT32: return ((const int32_t *)data)[i];
-    case FV_FLOAT32: return ((const float *)data)[i];
-    default: return ((const double *)data)[i];
+    case FV_UINT8:
+        return ((const uint8_t *)data)[i];
+    case FV_UINT16:
+        return ((const uint16_t *)data)[i];
+    case FV_INT32:
+        return ((const int32_t *)data)[i];
+    case FV_FLOAT32:
+        return ((const float *)data)[i];
+    default:
+        return ((const double *)data)[i];
     }
 }
 
 /* Two passes per label: count and box, then moments about the box start as
  * long double sums (independent of the kernels' block / shift scheme). */
 static void
-reference(const void *lab, fv_dtype ldt, int nd, const int64_t *shape, const void *inten, fv_dtype idt,
-          int64_t nch, int64_t L, double *out, int64_t ncols)
+reference(const void *lab, fv_dtype ldt, int nd, const int64_t *shape, const void *inten, fv_dtype idt, int64_t nch,
+          int64_t L, double *out, int64_t ncols)
 {
     int64_t n = 1, nm = 1;
     for (int d = 0; d < nd; d++) {
@@ -148,7 +177,7 @@ tables_match(const double *got, const double *want, int64_t L, int64_t ncols, in
         nm *= 4;
     for (int64_t l = 0; l < L; l++) {
         const double *w = want + l * ncols, *g = got + l * ncols;
-        if (w[0] == 0) {   /* absent label: only the zero count is specified */
+        if (w[0] == 0) { /* absent label: only the zero count is specified */
             if (g[0] != 0) {
                 fprintf(stderr, "  label %lld: count %g, want 0\n", (long long)(l + 1), g[0]);
                 return 0;
@@ -164,7 +193,7 @@ tables_match(const double *got, const double *want, int64_t L, int64_t ncols, in
             int64_t m = k - (1 + 2 * nd), c = -1;
             if (m >= nm) {
                 c = (m - nm) / (2 + nm);
-                m = (m - nm) % (2 + nm) - 2;   /* -2, -1: min, max */
+                m = (m - nm) % (2 + nm) - 2; /* -2, -1: min, max */
             }
             if (m >= 0) {
                 int deg = 0;
@@ -178,8 +207,8 @@ tables_match(const double *got, const double *want, int64_t L, int64_t ncols, in
                 bound = w[0] * vmax * pow(ext, deg);
             }
             if (!(fabs(g[k] - w[k]) <= 1e-9 * fabs(w[k]) + 1e-12 * bound)) {
-                fprintf(stderr, "  label %lld column %lld: got %.17g want %.17g\n", (long long)(l + 1),
-                        (long long)k, g[k], w[k]);
+                fprintf(stderr, "  label %lld column %lld: got %.17g want %.17g\n", (long long)(l + 1), (long long)k,
+                        g[k], w[k]);
                 return 0;
             }
         }
@@ -220,8 +249,8 @@ run_stats(const fv_array *lab, const fv_array *inten, int64_t L, fv_array *out)
 /* blocky: labels are large boxes (whole warps of one label on the GPU: its
  * aggregated path) with a few pixels of other labels sprinkled in. */
 static void
-one_case_mode(fv_dtype ldt, int nd, const int64_t *shape, int64_t nlabels, double density, int64_t nch,
-              fv_dtype idt, int blocky)
+one_case_mode(fv_dtype ldt, int nd, const int64_t *shape, int64_t nlabels, double density, int64_t nch, fv_dtype idt,
+              int blocky)
 {
     fv_array *lab = NULL, *inten = NULL, *out = NULL, *cpu = NULL;
     int64_t n = 1, ishape[8];
@@ -241,10 +270,10 @@ one_case_mode(fv_dtype ldt, int nd, const int64_t *shape, int64_t nlabels, doubl
                 key = key * 7 + (rest % shape[d]) / 45;
                 rest /= shape[d];
             }
-            v = key % (nlabels + 1);   /* 0 is a background box */
+            v = key % (nlabels + 1); /* 0 is a background box */
         }
         if (signed_dt && uniform() < 0.02)
-            v = -1 - (int64_t)(uniform() * 3);   /* ignored */
+            v = -1 - (int64_t)(uniform() * 3); /* ignored */
         label_put(ld, ldt, i, v);
     }
     /* max_label one below the largest present label sometimes: the rest is ignored */
@@ -254,16 +283,26 @@ one_case_mode(fv_dtype ldt, int nd, const int64_t *shape, int64_t nlabels, doubl
         for (int64_t i = 0; i < n * nch; i++) {
             double v = uniform() * 200 - (idt == FV_FLOAT32 || idt == FV_FLOAT64 ? 100 : 0);
             switch (idt) {
-            case FV_UINT8: ((uint8_t *)fv_array_data(inten))[i] = (uint8_t)v; break;
-            case FV_UINT16: ((uint16_t *)fv_array_data(inten))[i] = (uint16_t)(v * 300); break;
-            case FV_INT32: ((int32_t *)fv_array_data(inten))[i] = (int32_t)(v * 1000); break;
-            case FV_FLOAT32: ((float *)fv_array_data(inten))[i] = (float)v; break;
-            default: ((double *)fv_array_data(inten))[i] = v; break;
+            case FV_UINT8:
+                ((uint8_t *)fv_array_data(inten))[i] = (uint8_t)v;
+                break;
+            case FV_UINT16:
+                ((uint16_t *)fv_array_data(inten))[i] = (uint16_t)(v * 300);
+                break;
+            case FV_INT32:
+                ((int32_t *)fv_array_data(inten))[i] = (int32_t)(v * 1000);
+                break;
+            case FV_FLOAT32:
+                ((float *)fv_array_data(inten))[i] = (float)v;
+                break;
+            default:
+                ((double *)fv_array_data(inten))[i] = v;
+                break;
             }
         }
     }
     int64_t ncols = fv_region_stats_columns(nd, nch);
-    int64_t tshape[2] = {L, ncols};
+    int64_t tshape[2] = { L, ncols };
     CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 2, tshape, CPU, &out));
     double *want = malloc(sizeof(double) * (size_t)(L * ncols + 1));
     reference(ld, ldt, nd, shape, inten ? fv_array_data(inten) : NULL, idt, nch, L, want, ncols);
@@ -299,8 +338,8 @@ one_case(fv_dtype ldt, int nd, const int64_t *shape, int64_t nlabels, double den
 static void
 test_random(void)
 {
-    const fv_dtype ldts[] = {FV_UINT8, FV_INT8, FV_UINT16, FV_INT16, FV_UINT32, FV_INT32, FV_UINT64, FV_INT64};
-    const fv_dtype idts[] = {FV_UINT8, FV_UINT16, FV_INT32, FV_FLOAT32, FV_FLOAT64};
+    const fv_dtype ldts[] = { FV_UINT8, FV_INT8, FV_UINT16, FV_INT16, FV_UINT32, FV_INT32, FV_UINT64, FV_INT64 };
+    const fv_dtype idts[] = { FV_UINT8, FV_UINT16, FV_INT32, FV_FLOAT32, FV_FLOAT64 };
     for (int t = 0; t < 120; t++) {
         int nd = 1 + t % 4;
         int64_t shape[4];
@@ -317,7 +356,7 @@ static void
 test_large(void)
 {
     /* many CPU blocks; labels spanning block borders; far from the origin */
-    int64_t s2[2] = {1200, 700}, s3[3] = {60, 70, 80};
+    int64_t s2[2] = { 1200, 700 }, s3[3] = { 60, 70, 80 };
     one_case(FV_INT32, 2, s2, 5, 0.9, 2, FV_FLOAT64);
     one_case(FV_UINT16, 2, s2, 20000, 0.5, 1, FV_UINT8);
     one_case(FV_INT64, 3, s3, 40, 0.7, 1, FV_FLOAT32);
@@ -329,12 +368,12 @@ static void
 test_views_and_errors(void)
 {
     fv_array *base = NULL, *v = NULL, *out = NULL, *out2 = NULL, *bad = NULL, *fl = NULL;
-    int64_t shape[2] = {40, 50}, vshape[2] = {20, 25}, vstr[2] = {2 * 50 * 4, 2 * 4};
+    int64_t shape[2] = { 40, 50 }, vshape[2] = { 20, 25 }, vstr[2] = { 2 * 50 * 4, 2 * 4 };
     CHECK_OK(fv_array_new(ctx, FV_INT32, 2, shape, CPU, &base));
     for (int64_t i = 0; i < 2000; i++)
         ((int32_t *)fv_array_data(base))[i] = (int32_t)(next_u64() % 4);
-    CHECK_OK(fv_array_view(base, 2, vshape, vstr, 4, &v));   /* every other row and column, from (0, 1) */
-    int64_t nc = fv_region_stats_columns(2, 0), tshape[2] = {3, nc};
+    CHECK_OK(fv_array_view(base, 2, vshape, vstr, 4, &v)); /* every other row and column, from (0, 1) */
+    int64_t nc = fv_region_stats_columns(2, 0), tshape[2] = { 3, nc };
     CHECK(nc == 21);
     CHECK(fv_region_stats_columns(5, 0) == -1 && fv_region_stats_columns(2, -1) == -1);
     CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 2, tshape, CPU, &out));
@@ -357,16 +396,16 @@ test_views_and_errors(void)
     CHECK_ERR(fv_region_stats(ctx, v, NULL, 4, out), FV_EINVAL, "shape (4, 21)");
     CHECK_OK(fv_array_new(ctx, FV_FLOAT32, 2, vshape, CPU, &fl));
     CHECK_ERR(fv_region_stats(ctx, fl, NULL, 3, out), FV_EDTYPE, "integer dtype");
-    int64_t ishape[2] = {20, 24};
+    int64_t ishape[2] = { 20, 24 };
     CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 2, ishape, CPU, &bad));
     CHECK_ERR(fv_region_stats(ctx, v, bad, 3, out), FV_EINVAL, "intensity must have the labels' shape");
-    int64_t s5[5] = {2, 2, 2, 2, 2};
+    int64_t s5[5] = { 2, 2, 2, 2, 2 };
     fv_array *five = NULL;
     CHECK_OK(fv_array_new(ctx, FV_INT32, 5, s5, CPU, &five));
     CHECK_ERR(fv_region_stats(ctx, five, NULL, 3, out), FV_EINVAL, "1 to 4 dimensions");
     fv_array_unref(five);
     /* max_label 0: nothing to do, a (0, ncols) table */
-    int64_t zshape[2] = {0, nc};
+    int64_t zshape[2] = { 0, nc };
     fv_array *z = NULL;
     CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 2, zshape, CPU, &z));
     CHECK_OK(fv_region_stats(ctx, v, NULL, 0, z));

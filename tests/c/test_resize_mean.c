@@ -16,8 +16,8 @@
 #include "fovea/fovea.h"
 
 static fv_context *ctx;
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
+static const fv_device GPU = { FV_DEVICE_CUDA, 0 };
 static int gpu;
 
 /* Break k of n + 1 evenly spaced from lo to hi (numpy.linspace: k * step + lo, the last exact). */
@@ -64,7 +64,7 @@ weights(int64_t m, int64_t n, int grid)
 static void
 reference(const double *x, int rank, const int64_t *m, const int64_t *n, int grid, double *y)
 {
-    int64_t cur[3] = {1, 1, 1};
+    int64_t cur[3] = { 1, 1, 1 };
     for (int d = 0; d < rank; d++)
         cur[d] = m[d];
     double *a = malloc(sizeof(double) * (size_t)(cur[0] * cur[1] * cur[2]));
@@ -73,16 +73,16 @@ reference(const double *x, int rank, const int64_t *m, const int64_t *n, int gri
         if (m[d] == n[d])
             continue;
         double *w = weights(m[d], n[d], grid);
-        int64_t nxt[3] = {cur[0], cur[1], cur[2]};
+        int64_t nxt[3] = { cur[0], cur[1], cur[2] };
         nxt[d] = n[d];
         double *b = calloc((size_t)(nxt[0] * nxt[1] * nxt[2]), sizeof(double));
         for (int64_t i0 = 0; i0 < nxt[0]; i0++)
             for (int64_t i1 = 0; i1 < nxt[1]; i1++)
                 for (int64_t i2 = 0; i2 < nxt[2]; i2++) {
-                    const int64_t o[3] = {i0, i1, i2};
+                    const int64_t o[3] = { i0, i1, i2 };
                     double t = 0.0;
                     for (int64_t j = 0; j < m[d]; j++) {
-                        int64_t s[3] = {i0, i1, i2};
+                        int64_t s[3] = { i0, i1, i2 };
                         s[d] = j;
                         t += w[o[d] * m[d] + j] * a[(s[0] * cur[1] + s[1]) * cur[2] + s[2]];
                     }
@@ -126,10 +126,14 @@ static double
 load(const fv_array *a, int64_t i)
 {
     switch (fv_array_dtype(a)) {
-    case FV_UINT8: return ((const uint8_t *)fv_array_data(a))[i];
-    case FV_INT16: return ((const int16_t *)fv_array_data(a))[i];
-    case FV_FLOAT32: return ((const float *)fv_array_data(a))[i];
-    default: return ((const double *)fv_array_data(a))[i];
+    case FV_UINT8:
+        return ((const uint8_t *)fv_array_data(a))[i];
+    case FV_INT16:
+        return ((const int16_t *)fv_array_data(a))[i];
+    case FV_FLOAT32:
+        return ((const float *)fv_array_data(a))[i];
+    default:
+        return ((const double *)fv_array_data(a))[i];
     }
 }
 
@@ -140,10 +144,16 @@ test_against_reference(void)
         int rank;
         int64_t m[3], n[3];
     } cases[] = {
-        {1, {30}, {7}},         {1, {4}, {9}},          {1, {50}, {1}},        {2, {7, 9}, {3, 4}},
-        {2, {5, 5}, {10, 10}},  {2, {8, 9}, {8, 3}},    {3, {6, 7, 5}, {3, 9, 2}}, {3, {9, 4, 3}, {4, 7, 3}},
+        { 1, { 30 }, { 7 } },
+        { 1, { 4 }, { 9 } },
+        { 1, { 50 }, { 1 } },
+        { 2, { 7, 9 }, { 3, 4 } },
+        { 2, { 5, 5 }, { 10, 10 } },
+        { 2, { 8, 9 }, { 8, 3 } },
+        { 3, { 6, 7, 5 }, { 3, 9, 2 } },
+        { 3, { 9, 4, 3 }, { 4, 7, 3 } },
     };
-    static const fv_dtype dts[] = {FV_FLOAT64, FV_UINT8, FV_INT16};
+    static const fv_dtype dts[] = { FV_FLOAT64, FV_UINT8, FV_INT16 };
     uint64_t seed = 88172645463325252ull;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t t = 0; t < 3; t++)
@@ -203,7 +213,7 @@ static void
 test_exact_cases(void)
 {
     /* a factor of 2: the 2x2 block means; a constant stays exactly constant */
-    const int64_t ishape[2] = {6, 8}, oshape[2] = {3, 4}, ushape[2] = {15, 21};
+    const int64_t ishape[2] = { 6, 8 }, oshape[2] = { 3, 4 }, ushape[2] = { 15, 21 };
     fv_array *in = NULL;
     CHECK_OK(fv_array_new(ctx, FV_UINT8, 2, ishape, CPU, &in));
     uint8_t *p = fv_array_data(in);
@@ -214,7 +224,8 @@ test_exact_cases(void)
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 4; j++) {
             const double m = (p[2 * i * 8 + 2 * j] + p[2 * i * 8 + 2 * j + 1] + p[(2 * i + 1) * 8 + 2 * j] +
-                              p[(2 * i + 1) * 8 + 2 * j + 1]) / 4.0;
+                              p[(2 * i + 1) * 8 + 2 * j + 1]) /
+                4.0;
             ok &= load(out, i * 4 + j) == m;
         }
     CHECK(ok);
@@ -230,7 +241,7 @@ test_exact_cases(void)
     }
     /* a transposed (strided) view gives the transposed result */
     fv_array *t = NULL;
-    const int64_t tshape[2] = {8, 6}, tstr[2] = {1, 8}, toshape[2] = {4, 3};
+    const int64_t tshape[2] = { 8, 6 }, tstr[2] = { 1, 8 }, toshape[2] = { 4, 3 };
     for (int i = 0; i < 48; i++)
         p[i] = (uint8_t)(i * 37 % 251);
     CHECK_OK(fv_array_view(in, 2, tshape, tstr, 0, &t));
@@ -249,7 +260,7 @@ test_exact_cases(void)
 static void
 test_errors(void)
 {
-    const int64_t s2[2] = {4, 5}, s1[1] = {3};
+    const int64_t s2[2] = { 4, 5 }, s1[1] = { 3 };
     fv_array *in = NULL, *out = NULL, *o1 = NULL, *oi = NULL;
     CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 2, s2, CPU, &in));
     CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 2, s2, CPU, &out));

@@ -10,14 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness.h"   /* CPU, GPU, new_array (and check.h) */
+#include "harness.h" /* CPU, GPU, new_array (and check.h) */
 
 
 static double
 get(const fv_array *a, int64_t i)
 {
     return fv_array_dtype(a) == FV_FLOAT32 ? ((const float *)fv_array_data(a))[i]
-                                            : ((const double *)fv_array_data(a))[i];
+                                           : ((const double *)fv_array_data(a))[i];
 }
 
 static void
@@ -59,8 +59,8 @@ conv_same(int nd, const int64_t *n, const int64_t *p, const double *x, const dou
 }
 
 static void
-rl_reference(int nd, const int64_t *n, const int64_t *p, const double *img, const double *psf, int iters,
-             double fe, double *est)
+rl_reference(int nd, const int64_t *n, const int64_t *p, const double *img, const double *psf, int iters, double fe,
+             double *est)
 {
     int64_t N = 1;
     for (int d = 0; d < nd; d++)
@@ -144,7 +144,7 @@ count_progress(void *user, int done, int total)
 static void
 errors_and_layouts(void)
 {
-    const int64_t n[2] = {12, 10}, p[2] = {3, 3}, p1[1] = {3}, n2[2] = {24, 10}, z[2] = {0, 3};
+    const int64_t n[2] = { 12, 10 }, p[2] = { 3, 3 }, p1[1] = { 3 }, n2[2] = { 24, 10 }, z[2] = { 0, 3 };
     fv_array *img = new_array(FV_FLOAT64, 2, n, CPU), *psf = new_array(FV_FLOAT64, 2, p, CPU);
     fv_array *out = new_array(FV_FLOAT64, 2, n, CPU), *f32 = new_array(FV_FLOAT32, 2, p, CPU);
     fv_array *p1d = new_array(FV_FLOAT64, 1, p1, CPU), *empty = new_array(FV_FLOAT64, 2, z, CPU);
@@ -165,7 +165,7 @@ errors_and_layouts(void)
     CHECK_ERR(fv_richardson_lucy(NULL, img, psf, 1, 1, 0, 0, out, NULL, NULL), FV_EINVAL, "read-only");
     fv_array_set_readonly(out, 0);
     /* a strided out (every other row of big) equals the contiguous result; progress per iteration */
-    const int64_t st2[2] = {2 * fv_array_strides(big)[0], fv_array_strides(big)[1]};
+    const int64_t st2[2] = { 2 * fv_array_strides(big)[0], fv_array_strides(big)[1] };
     CHECK_OK(fv_array_view(big, 2, n, st2, 0, &view));
     CHECK_OK(fv_richardson_lucy(NULL, img, psf, 4, 0, 0, 0, out, count_progress, NULL));
     CHECK(progress_calls == 4);
@@ -175,7 +175,7 @@ errors_and_layouts(void)
         same &= get(out, i) == get(big, (i / 10) * 20 + i % 10);
     CHECK(same);
     fv_array_unref(view);
-    fv_array *arrays[] = {img, psf, out, f32, p1d, empty, i16, big};
+    fv_array *arrays[] = { img, psf, out, f32, p1d, empty, i16, big };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         fv_array_unref(arrays[i]);
 }
@@ -187,14 +187,14 @@ stacks(void)
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     close(fd);
-    const int64_t s3[3] = {3, 17, 9}, s2[2] = {5, 7};
-    const double phys[3] = {0.5, 0.1, 0.1};
+    const int64_t s3[3] = { 3, 17, 9 }, s2[2] = { 5, 7 };
+    const double phys[3] = { 0.5, 0.1, 0.1 };
     fv_array *a = new_array(FV_FLOAT32, 3, s3, CPU), *b = new_array(FV_UINT16, 2, s2, CPU), *r = NULL;
     for (int64_t i = 0; i < fv_array_size(a); i++)
         set(a, i, uniform() * 100 - 20);
     for (int64_t i = 0; i < 35; i++)
         ((uint16_t *)fv_array_data(b))[i] = (uint16_t)(i * 1000 + 7);
-    double got[3] = {-1, -1, -1};
+    double got[3] = { -1, -1, -1 };
     CHECK_OK(fv_stack_write_ome(path, a, phys));
     CHECK_OK(fv_stack_read(path, &r, got));
     CHECK(got[0] == 0.5 && got[1] == 0.1 && got[2] == 0.1);
@@ -225,16 +225,16 @@ stacks(void)
 int
 main(void)
 {
-    const int64_t n1[1] = {40}, p1[1] = {7};
-    const int64_t n2[2] = {23, 18}, p2[2] = {5, 4}, p2b[2] = {9, 1}, n2b[2] = {6, 7}, p2c[2] = {11, 3};
-    const int64_t n3[3] = {9, 8, 10}, p3[3] = {3, 4, 5};
+    const int64_t n1[1] = { 40 }, p1[1] = { 7 };
+    const int64_t n2[2] = { 23, 18 }, p2[2] = { 5, 4 }, p2b[2] = { 9, 1 }, n2b[2] = { 6, 7 }, p2c[2] = { 11, 3 };
+    const int64_t n3[3] = { 9, 8, 10 }, p3[3] = { 3, 4, 5 };
     for (int k = 0; k < 2; k++) {
         const fv_dtype dt = k ? FV_FLOAT32 : FV_FLOAT64;
         case_rl(1, n1, p1, dt, 10, 0, 0);
         case_rl(2, n2, p2, dt, 10, 0, 0);
         case_rl(2, n2, p2b, dt, 6, 0, 1);
-        case_rl(2, n2b, p2c, dt, 6, 0, 0);     /* PSF larger than the image */
-        case_rl(2, n2, p2, dt, 6, 0.9, 0);     /* filter_epsilon */
+        case_rl(2, n2b, p2c, dt, 6, 0, 0); /* PSF larger than the image */
+        case_rl(2, n2, p2, dt, 6, 0.9, 0); /* filter_epsilon */
         case_rl(3, n3, p3, dt, 5, 0, 1);
     }
     errors_and_layouts();

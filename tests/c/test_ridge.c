@@ -30,7 +30,7 @@ static int cuda_only;
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static double
-urand(void)   /* [0, 1) */
+urand(void) /* [0, 1) */
 {
     rng_state ^= rng_state << 13;
     rng_state ^= rng_state >> 7;
@@ -78,7 +78,7 @@ ref_eig3(const LD *m, LD *e)
 }
 
 typedef struct rparams {
-    int filter;   /* FV_RIDGE_* */
+    int filter; /* FV_RIDGE_* */
     double alpha, beta, gamma, sigma;
 } rparams;
 
@@ -86,7 +86,7 @@ typedef struct rparams {
 static LD
 ref_response(const rparams *p, int nd, const LD *ein, LD gden)
 {
-    LD e[3] = {ein[0], ein[1], nd == 3 ? ein[2] : 0};
+    LD e[3] = { ein[0], ein[1], nd == 3 ? ein[2] : 0 };
     sort_desc(e, nd);
     if (p->filter == FV_RIDGE_SATO) {
         LD a = e[0] > 0 ? e[0] : 0, b = e[1] > 0 ? e[1] : 0;
@@ -105,8 +105,8 @@ ref_response(const rparams *p, int nd, const LD *ein, LD gden)
         }
         return best > 0 ? best : 0;
     }
-    LD l[3] = {e[0], e[1], e[2]};
-    for (int a = 1; a < nd; a++)   /* stable sort by magnitude */
+    LD l[3] = { e[0], e[1], e[2] };
+    for (int a = 1; a < nd; a++) /* stable sort by magnitude */
         for (int b = a; b > 0 && fabsl(l[b]) < fabsl(l[b - 1]); b--) {
             LD t = l[b];
             l[b] = l[b - 1];
@@ -131,7 +131,7 @@ ref_response(const rparams *p, int nd, const LD *ein, LD gden)
 /* ---- the eigen solver (host model of the device code) ----------------------- */
 
 static void
-rotation(LD *Q)   /* random rotation from a random unit quaternion */
+rotation(LD *Q) /* random rotation from a random unit quaternion */
 {
     LD w, x, y, z, n;
     do {
@@ -139,9 +139,9 @@ rotation(LD *Q)   /* random rotation from a random unit quaternion */
         n = sqrtl(w * w + x * x + y * y + z * z);
     } while (n < 0.1L || n > 1);
     w /= n, x /= n, y /= n, z /= n;
-    LD R[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
-               2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
-               2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)};
+    LD R[9] = { 1 - 2 * (y * y + z * z), 2 * (x * y - z * w),     2 * (x * z + y * w),
+                2 * (x * y + z * w),     1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+                2 * (x * z - y * w),     2 * (y * z + x * w),     1 - 2 * (x * x + y * y) };
     memcpy(Q, R, sizeof R);
 }
 
@@ -151,7 +151,7 @@ build3(const LD *l, LD *m)
 {
     LD Q[9];
     rotation(Q);
-    const int rc[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+    const int rc[6][2] = { { 0, 0 }, { 0, 1 }, { 0, 2 }, { 1, 1 }, { 1, 2 }, { 2, 2 } };
     for (int k = 0; k < 6; k++) {
         LD s = 0;
         for (int t = 0; t < 3; t++)
@@ -166,16 +166,36 @@ special_eigs(int kind, LD *l)
 {
     LD a = 4 * urand() - 2, b = 4 * urand() - 2, c = 4 * urand() - 2;
     switch (kind % 10) {
-    case 0: l[0] = a, l[1] = a, l[2] = b; break;              /* a double root */
-    case 1: l[0] = a, l[1] = a, l[2] = a; break;              /* triple */
-    case 2: l[0] = 0, l[1] = 0, l[2] = 0; break;              /* zero matrix */
-    case 3: l[0] = a, l[1] = 0, l[2] = 0; break;              /* double zero */
-    case 4: l[0] = a, l[1] = -a, l[2] = 0; break;             /* +-, zero */
-    case 5: l[0] = a, l[1] = b * 1e-9L, l[2] = c; break;       /* one near zero */
-    case 6: l[0] = a * 1e6L, l[1] = b, l[2] = c * 1e-6L; break; /* spread magnitudes */
-    case 7: l[0] = a, l[1] = a * (1 + 1e-12L), l[2] = b; break; /* nearly double */
-    case 8: l[0] = a, l[1] = 0, l[2] = b; break;
-    default: l[0] = a, l[1] = b, l[2] = c; break;
+    case 0:
+        l[0] = a, l[1] = a, l[2] = b;
+        break; /* a double root */
+    case 1:
+        l[0] = a, l[1] = a, l[2] = a;
+        break; /* triple */
+    case 2:
+        l[0] = 0, l[1] = 0, l[2] = 0;
+        break; /* zero matrix */
+    case 3:
+        l[0] = a, l[1] = 0, l[2] = 0;
+        break; /* double zero */
+    case 4:
+        l[0] = a, l[1] = -a, l[2] = 0;
+        break; /* +-, zero */
+    case 5:
+        l[0] = a, l[1] = b * 1e-9L, l[2] = c;
+        break; /* one near zero */
+    case 6:
+        l[0] = a * 1e6L, l[1] = b, l[2] = c * 1e-6L;
+        break; /* spread magnitudes */
+    case 7:
+        l[0] = a, l[1] = a * (1 + 1e-12L), l[2] = b;
+        break; /* nearly double */
+    case 8:
+        l[0] = a, l[1] = 0, l[2] = b;
+        break;
+    default:
+        l[0] = a, l[1] = b, l[2] = c;
+        break;
     }
 }
 
@@ -187,7 +207,7 @@ test_jacobi(void)
     for (int it = 0; it < n; it++) {
         LD l[3], m[6];
         special_eigs(it, l);
-        int diag = it % 7 == 3;   /* already diagonal: no rotation */
+        int diag = it % 7 == 3; /* already diagonal: no rotation */
         if (diag) {
             m[0] = l[0], m[1] = 0, m[2] = 0, m[3] = l[1], m[4] = 0, m[5] = l[2];
         } else {
@@ -203,8 +223,8 @@ test_jacobi(void)
         for (int k = 0; k < 3; k++)
             ok = ok && fabsl((LD)e[k] - l[k]) <= 1e-14L * norm + 1e-300L;
         if (!ok && bad++ < 5)
-            fprintf(stderr, "jacobi: kind %d: got %.17g %.17g %.17g want %.17Lg %.17Lg %.17Lg\n", it % 10, e[0],
-                    e[1], e[2], l[0], l[1], l[2]);
+            fprintf(stderr, "jacobi: kind %d: got %.17g %.17g %.17g want %.17Lg %.17Lg %.17Lg\n", it % 10, e[0], e[1],
+                    e[2], l[0], l[1], l[2]);
     }
     CHECK(bad == 0);
     /* NaN in, NaN out; huge and tiny scales */
@@ -212,7 +232,7 @@ test_jacobi(void)
     fv__ridge_jacobi3(NAN, 1, 0, 1, 0, 1, e);
     CHECK(e[0] != e[0] || e[1] != e[1] || e[2] != e[2]);
     fv__ridge_jacobi3(1, 0.5, 0, 2, 0.25, 3, e);
-    LD ref[3], m[6] = {1, 0.5, 0, 2, 0.25, 3};
+    LD ref[3], m[6] = { 1, 0.5, 0, 2, 0.25, 3 };
     ref_eig3(m, ref);
     for (int k = 0; k < 3; k++)
         CHECK(fabsl(e[k] - ref[k]) < 1e-14L);
@@ -231,9 +251,9 @@ typedef struct planes {
     int nd, nh;
     int64_t shape[3], n;
     fv_dtype dt;
-    double *vals[6];   /* the plane values as stored (rounded to dt) */
-    LD *eig;           /* n * nd reference eigenvalues */
-    LD *norm;          /* n: sum |l| (perturbation size) */
+    double *vals[6]; /* the plane values as stored (rounded to dt) */
+    LD *eig;         /* n * nd reference eigenvalues */
+    LD *norm;        /* n: sum |l| (perturbation size) */
 } planes;
 
 static void
@@ -267,11 +287,11 @@ planes_make(planes *p, fv_dtype dt, int nd, const int64_t *shape)
             int kind = (int)(urand() * 4);
             LD a = 4 * urand() - 2;
             m[0] = kind == 1 ? 0 : a, m[1] = 0, m[2] = kind == 0 ? a : kind == 1 ? 0 : kind == 2 ? -a : 0;
-            if (kind == 2 && urand() < 0.5) {   /* rotated +-a: off-diagonal */
+            if (kind == 2 && urand() < 0.5) { /* rotated +-a: off-diagonal */
                 LD c = cosl(urand() * 3), s = sinl(urand() * 3);
                 m[0] = a * (c * c - s * s), m[1] = 2 * a * c * s, m[2] = -m[0];
             }
-            l[0] = 0;   /* computed below */
+            l[0] = 0; /* computed below */
         } else {
             for (int k = 0; k < p->nh; k++)
                 m[k] = 2 * urand() - 1;
@@ -312,7 +332,7 @@ planes_upload(const planes *p, fv_device dev, fv_array **h)
 {
     for (int k = 0; k < p->nh; k++) {
         fv_array *host = NULL;
-        CHECK_OK(fv_array_new(ctx, p->dt, p->nd, p->shape, (fv_device){FV_DEVICE_CPU, 0}, &host));
+        CHECK_OK(fv_array_new(ctx, p->dt, p->nd, p->shape, (fv_device){ FV_DEVICE_CPU, 0 }, &host));
         for (int64_t i = 0; i < p->n; i++) {
             if (p->dt == FV_FLOAT32)
                 ((float *)fv_array_data(host))[i] = (float)p->vals[k][i];
@@ -343,8 +363,8 @@ to_host(fv_array *a)
     if (fv_array_device(a).type == FV_DEVICE_CPU)
         return fv_array_ref(a);
     fv_array *h = NULL;
-    CHECK_OK(fv_array_new(ctx, fv_array_dtype(a), fv_array_ndim(a), fv_array_shape(a),
-                          (fv_device){FV_DEVICE_CPU, 0}, &h));
+    CHECK_OK(
+        fv_array_new(ctx, fv_array_dtype(a), fv_array_ndim(a), fv_array_shape(a), (fv_device){ FV_DEVICE_CPU, 0 }, &h));
     CHECK_OK(fv_copy(ctx, a, h));
     CHECK_OK(fv_context_synchronize(ctx));
     return h;
@@ -375,8 +395,8 @@ static int ncases;
  * cpu_scal: when not NULL, the CPU's reduction result to compare (out: this
  * run's). */
 static void
-run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, const rparams *rp, int gamma_none,
-         double *scal_io, int compare_scal)
+run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, const rparams *rp, int gamma_none, double *scal_io,
+         int compare_scal)
 {
     planes P[2];
     const int nscales = 2;
@@ -386,16 +406,15 @@ run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, const rparams
     (void)seed;
     const int64_t n = P[0].n;
     const int nh = P[0].nh;
-    const fv_device host = {FV_DEVICE_CPU, 0};
+    const fv_device host = { FV_DEVICE_CPU, 0 };
     fv_array *acc = NULL, *scal = NULL;
     int64_t one = 1;
     CHECK_OK(fv_array_zeros(ctx, dt, nd, shape, dev, &acc));
     CHECK_OK(fv_array_zeros(ctx, dt, 1, &one, dev, &scal));
-    fv_ridge_params prm = {(fv_ridge_filter)rp->filter, rp->alpha, rp->beta, gamma_none ? NAN : rp->gamma,
-                           rp->sigma};
-    double red[2] = {0, 0};   /* NORM_MAX / meijering max per scale, as computed */
+    fv_ridge_params prm = { (fv_ridge_filter)rp->filter, rp->alpha, rp->beta, gamma_none ? NAN : rp->gamma, rp->sigma };
+    double red[2] = { 0, 0 }; /* NORM_MAX / meijering max per scale, as computed */
     for (int s = 0; s < nscales; s++) {
-        fv_array *h[6] = {NULL};
+        fv_array *h[6] = { NULL };
         planes_upload(&P[s], dev, h);
         if (rp->filter == FV_RIDGE_FRANGI && gamma_none && s == 0) {
             fv_ridge_params q = prm;
@@ -405,8 +424,8 @@ run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, const rparams
             red[0] = get1(sh, 0);
             fv_array_unref(sh);
         }
-        CHECK_OK(fv_hessian_ridge(ctx, (const fv_array *const *)h, nh, acc, rp->filter == FV_RIDGE_MEIJERING ? h[0] : NULL,
-                                  scal, &prm));
+        CHECK_OK(fv_hessian_ridge(ctx, (const fv_array *const *)h, nh, acc,
+                                  rp->filter == FV_RIDGE_MEIJERING ? h[0] : NULL, scal, &prm));
         if (rp->filter == FV_RIDGE_MEIJERING) {
             fv_array *sh = to_host(scal);
             red[s] = get1(sh, 0);
@@ -421,7 +440,7 @@ run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, const rparams
     const LD eps = dt == FV_FLOAT32 ? 8 * 5.96e-8L : 16 * 1.11e-16L;
     const LD rtol = dt == FV_FLOAT32 ? 2e-5L : 1e-11L;
     LD gden = 2 * (LD)rp->gamma * rp->gamma;
-    LD refred[2] = {0, 0};
+    LD refred[2] = { 0, 0 };
     if (rp->filter == FV_RIDGE_FRANGI && gamma_none) {
         LD m = 0;
         for (int64_t i = 0; i < n; i++) {
@@ -433,7 +452,7 @@ run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, const rparams
         }
         refred[0] = m;
         CHECK(fabsl(red[0] - m) <= 4 * eps * (m + 1e-30L));
-        LD g = (LD)red[0] / 2;   /* the op's gamma, from its own max */
+        LD g = (LD)red[0] / 2; /* the op's gamma, from its own max */
         if (g == 0)
             g = 1;
         gden = 2 * g * g;
@@ -457,8 +476,8 @@ run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, const rparams
             refred[s] = mmax;
             int ok = (LD)red[s] >= blo - 4 * eps * blo && (LD)red[s] <= bhi + 4 * eps * bhi + 1e-300L;
             if (!ok)
-                fprintf(stderr, "test_ridge: meijering max %.17g, reference %.17Lg in [%.17Lg, %.17Lg]\n", red[s],
-                        mmax, blo, bhi);
+                fprintf(stderr, "test_ridge: meijering max %.17g, reference %.17Lg in [%.17Lg, %.17Lg]\n", red[s], mmax,
+                        blo, bhi);
             CHECK(ok);
         }
         for (int64_t i = 0; i < n; i++) {
@@ -506,8 +525,8 @@ run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, const rparams
                         v[k] = P[s].vals[k];
                     fv__ridge_jacobi3(v[0][i], v[1][i], v[2][i], v[3][i], v[4][i], v[5][i], e);
                     const LD *re = P[s].eig + i * 3;
-                    fprintf(stderr, "   scale %d: jacobi %.9g %.9g %.9g ref %.9Lg %.9Lg %.9Lg resp %.9Lg\n", s, e[0], e[1],
-                            e[2], re[0], re[1], re[2], ref_response(rp, 3, re, gden));
+                    fprintf(stderr, "   scale %d: jacobi %.9g %.9g %.9g ref %.9Lg %.9Lg %.9Lg resp %.9Lg\n", s, e[0],
+                            e[1], e[2], re[0], re[1], re[2], ref_response(rp, 3, re, gden));
                 }
             }
         }
@@ -537,18 +556,15 @@ run_case(fv_device dev, fv_dtype dt, int nd, const int64_t *shape, const rparams
 static void
 test_op(int with_cuda)
 {
-    static const int64_t shapes2[][2] = {{37, 41}, {1, 1}, {1, 17}, {19, 1}, {64, 65}, {2, 3}};
-    static const int64_t shapes3[][3] = {{5, 7, 9}, {1, 1, 1}, {1, 3, 1}, {12, 13, 14}, {2, 1, 4}};
+    static const int64_t shapes2[][2] = { { 37, 41 }, { 1, 1 }, { 1, 17 }, { 19, 1 }, { 64, 65 }, { 2, 3 } };
+    static const int64_t shapes3[][3] = { { 5, 7, 9 }, { 1, 1, 1 }, { 1, 3, 1 }, { 12, 13, 14 }, { 2, 1, 4 } };
     static const rparams filters[] = {
-        {FV_RIDGE_FRANGI, 0.5, 0.5, 15, 0},   /* hessian's defaults */
-        {FV_RIDGE_FRANGI, 0.3, 0.8, 0.7, 0},
-        {FV_RIDGE_SATO, 0, 0, 0, 2.5},
-        {FV_RIDGE_SATO, 0, 0, 0, 1},
-        {FV_RIDGE_MEIJERING, -0.2, 0, 0, 0},
-        {FV_RIDGE_MEIJERING, 1.0 / 3, 0, 0, 0},   /* 2-d default */
-        {FV_RIDGE_MEIJERING, 0.25, 0, 0, 0},      /* 3-d default */
+        { FV_RIDGE_FRANGI, 0.5, 0.5, 15, 0 }, /* hessian's defaults */
+        { FV_RIDGE_FRANGI, 0.3, 0.8, 0.7, 0 }, { FV_RIDGE_SATO, 0, 0, 0, 2.5 },          { FV_RIDGE_SATO, 0, 0, 0, 1 },
+        { FV_RIDGE_MEIJERING, -0.2, 0, 0, 0 }, { FV_RIDGE_MEIJERING, 1.0 / 3, 0, 0, 0 }, /* 2-d default */
+        { FV_RIDGE_MEIJERING, 0.25, 0, 0, 0 },                                           /* 3-d default */
     };
-    const fv_device cpu = {FV_DEVICE_CPU, 0}, gpu = {FV_DEVICE_CUDA, 0};
+    const fv_device cpu = { FV_DEVICE_CPU, 0 }, gpu = { FV_DEVICE_CUDA, 0 };
     const int nf = (int)(sizeof filters / sizeof filters[0]);
     for (int dti = 0; dti < 2; dti++) {
         fv_dtype dt = dti ? FV_FLOAT64 : FV_FLOAT32;
@@ -566,7 +582,7 @@ test_op(int with_cuda)
                             run_case(cpu, dt, nd, shape, &filters[f], gn, &scal, 0);
                         if (with_cuda) {
                             if (!cuda_only) {
-                                rng_state = seed;   /* the same data */
+                                rng_state = seed; /* the same data */
                                 run_case(gpu, dt, nd, shape, &filters[f], gn, &scal, 1);
                             } else {
                                 run_case(gpu, dt, nd, shape, &filters[f], gn, NULL, 0);
@@ -578,7 +594,7 @@ test_op(int with_cuda)
         }
     }
     /* a large case: many blocks in the reductions and the grid-stride loop */
-    const int64_t big2[2] = {cuda_only ? 300 : 700, 703}, big3[3] = {cuda_only ? 20 : 60, 61, 62};
+    const int64_t big2[2] = { cuda_only ? 300 : 700, 703 }, big3[3] = { cuda_only ? 20 : 60, 61, 62 };
     for (int k = 0; k < 4; k++) {
         const rparams *rp = &filters[k == 0 ? 0 : k == 1 ? 4 : k == 2 ? 2 : 5];
         const int nd = k & 1 ? 3 : 2;
@@ -598,10 +614,10 @@ test_op(int with_cuda)
 static void
 test_nan(fv_device dev)
 {
-    const int64_t shape[2] = {3, 4}, one = 1;
-    const fv_device host = {FV_DEVICE_CPU, 0};
+    const int64_t shape[2] = { 3, 4 }, one = 1;
+    const fv_device host = { FV_DEVICE_CPU, 0 };
     for (int f = 0; f < 3; f++) {
-        fv_array *hh[3] = {NULL}, *h[3] = {NULL}, *acc = NULL, *scal = NULL;
+        fv_array *hh[3] = { NULL }, *h[3] = { NULL }, *acc = NULL, *scal = NULL;
         for (int k = 0; k < 3; k++) {
             CHECK_OK(fv_array_zeros(ctx, FV_FLOAT64, 2, shape, host, &hh[k]));
             for (int i = 0; i < 12; i++)
@@ -618,13 +634,13 @@ test_nan(fv_device dev)
         }
         CHECK_OK(fv_array_zeros(ctx, FV_FLOAT64, 2, shape, dev, &acc));
         CHECK_OK(fv_array_zeros(ctx, FV_FLOAT64, 1, &one, dev, &scal));
-        fv_ridge_params p = {(fv_ridge_filter)f, 0.5, 0.5, 15, 1.5};
+        fv_ridge_params p = { (fv_ridge_filter)f, 0.5, 0.5, 15, 1.5 };
         CHECK_OK(fv_hessian_ridge(ctx, (const fv_array *const *)h, 3, acc, f == 2 ? h[0] : NULL, scal, &p));
         fv_array *r = to_host(acc);
         double v = get1(r, 5);
         CHECK(v != v);
         CHECK(get1(r, 4) == get1(r, 4));
-        if (f == 2) {   /* meijering: the max is NaN; nothing is divided, the rest stays finite */
+        if (f == 2) { /* meijering: the max is NaN; nothing is divided, the rest stays finite */
             fv_array *s = to_host(scal);
             CHECK(get1(s, 0) != get1(s, 0));
             fv_array_unref(s);
@@ -642,9 +658,9 @@ test_nan(fv_device dev)
 static void
 test_errors(void)
 {
-    const fv_device host = {FV_DEVICE_CPU, 0};
-    const int64_t shape[2] = {4, 5}, shape3[3] = {2, 3, 4}, other[2] = {5, 4}, one = 1, two = 2;
-    fv_array *h[6] = {NULL}, *acc = NULL, *scal = NULL, *i32 = NULL, *odd = NULL, *f64 = NULL, *scal2 = NULL;
+    const fv_device host = { FV_DEVICE_CPU, 0 };
+    const int64_t shape[2] = { 4, 5 }, shape3[3] = { 2, 3, 4 }, other[2] = { 5, 4 }, one = 1, two = 2;
+    fv_array *h[6] = { NULL }, *acc = NULL, *scal = NULL, *i32 = NULL, *odd = NULL, *f64 = NULL, *scal2 = NULL;
     fv_array *view = NULL, *h3 = NULL;
     for (int k = 0; k < 6; k++)
         CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, shape, host, &h[k]));
@@ -655,19 +671,19 @@ test_errors(void)
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, other, host, &odd));
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT64, 2, shape, host, &f64));
     CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 3, shape3, host, &h3));
-    const int64_t vshape[2] = {4, 5}, vstrides[2] = {4, 16};   /* a transposed view */
+    const int64_t vshape[2] = { 4, 5 }, vstrides[2] = { 4, 16 }; /* a transposed view */
     CHECK_OK(fv_array_view(odd, 2, vshape, vstrides, 0, &view));
     const fv_array *const *H = (const fv_array *const *)h;
-    fv_ridge_params p = {FV_RIDGE_SATO, 0, 0, 0, 1};
+    fv_ridge_params p = { FV_RIDGE_SATO, 0, 0, 0, 1 };
     CHECK_OK(fv_hessian_ridge(ctx, H, 3, acc, NULL, NULL, &p));
     CHECK_ERR(fv_hessian_ridge(ctx, H, 3, acc, NULL, NULL, NULL), FV_EINVAL, "NULL params");
     CHECK_ERR(fv_hessian_ridge(ctx, H, 4, acc, NULL, NULL, &p), FV_EINVAL, "3 (2-d) or 6 (3-d)");
     CHECK_ERR(fv_hessian_ridge(ctx, H, 6, acc, NULL, NULL, &p), FV_EINVAL, "6 planes need 3-d");
     CHECK_ERR(fv_hessian_ridge(ctx, NULL, 3, acc, NULL, NULL, &p), FV_EINVAL, "Hessian planes");
-    fv_ridge_params bad = {(fv_ridge_filter)7, 0, 0, 0, 1};
+    fv_ridge_params bad = { (fv_ridge_filter)7, 0, 0, 0, 1 };
     CHECK_ERR(fv_hessian_ridge(ctx, H, 3, acc, NULL, NULL, &bad), FV_EINVAL, "unknown filter");
-    const fv_array *hi[3] = {i32, i32, i32}, *hm[3] = {h[0], odd, h[2]}, *hd[3] = {h[0], f64, h[2]};
-    const fv_array *hv[3] = {h[0], view, h[2]}, *hn[3] = {h[0], NULL, h[2]};
+    const fv_array *hi[3] = { i32, i32, i32 }, *hm[3] = { h[0], odd, h[2] }, *hd[3] = { h[0], f64, h[2] };
+    const fv_array *hv[3] = { h[0], view, h[2] }, *hn[3] = { h[0], NULL, h[2] };
     CHECK_ERR(fv_hessian_ridge(ctx, hi, 3, acc, NULL, NULL, &p), FV_EDTYPE, "float32 or float64");
     CHECK_ERR(fv_hessian_ridge(ctx, hm, 3, acc, NULL, NULL, &p), FV_EINVAL, "shape");
     CHECK_ERR(fv_hessian_ridge(ctx, hd, 3, acc, NULL, NULL, &p), FV_EDTYPE, "float64");
@@ -676,30 +692,30 @@ test_errors(void)
     CHECK_ERR(fv_hessian_ridge(ctx, H, 3, NULL, NULL, NULL, &p), FV_EINVAL, "NULL acc");
     CHECK_ERR(fv_hessian_ridge(ctx, H, 3, f64, NULL, NULL, &p), FV_EDTYPE, "acc is float64");
     CHECK_ERR(fv_hessian_ridge(ctx, H, 3, h[1], NULL, NULL, &p), FV_EINVAL, "overlap");
-    const fv_array *h3p[6] = {h3, h3, h3, h3, h3, h3};
+    const fv_array *h3p[6] = { h3, h3, h3, h3, h3, h3 };
     CHECK_ERR(fv_hessian_ridge(ctx, h3p, 6, acc, NULL, NULL, &p), FV_EINVAL, "shape");
     fv_array_set_readonly(acc, 1);
     CHECK_ERR(fv_hessian_ridge(ctx, H, 3, acc, NULL, NULL, &p), FV_EINVAL, "read-only");
     fv_array_set_readonly(acc, 0);
-    fv_ridge_params m = {FV_RIDGE_MEIJERING, 0.3, 0, 0, 0};
+    fv_ridge_params m = { FV_RIDGE_MEIJERING, 0.3, 0, 0, 0 };
     CHECK_ERR(fv_hessian_ridge(ctx, H, 3, acc, NULL, scal, &m), FV_EINVAL, "NULL work");
     CHECK_ERR(fv_hessian_ridge(ctx, H, 3, acc, h[0], NULL, &m), FV_EINVAL, "NULL scal");
     CHECK_ERR(fv_hessian_ridge(ctx, H, 3, acc, h[0], scal2, &m), FV_EINVAL, "one element");
     CHECK_ERR(fv_hessian_ridge(ctx, H, 3, acc, acc, scal, &m), FV_EINVAL, "overlap");
     CHECK_OK(fv_hessian_ridge(ctx, H, 3, acc, h[0], scal, &m));
-    CHECK_OK(fv_hessian_ridge(ctx, H, 3, acc, h[5], scal, &m));   /* a separate work array */
-    fv_ridge_params g = {FV_RIDGE_FRANGI, 0.5, 0.5, NAN, 0};
+    CHECK_OK(fv_hessian_ridge(ctx, H, 3, acc, h[5], scal, &m)); /* a separate work array */
+    fv_ridge_params g = { FV_RIDGE_FRANGI, 0.5, 0.5, NAN, 0 };
     CHECK_ERR(fv_hessian_ridge(ctx, H, 3, acc, NULL, NULL, &g), FV_EINVAL, "NULL scal");
     CHECK_OK(fv_hessian_ridge(ctx, H, 3, acc, NULL, scal, &g));
-    fv_ridge_params nm = {FV_RIDGE_NORM_MAX, 0, 0, 0, 0};
+    fv_ridge_params nm = { FV_RIDGE_NORM_MAX, 0, 0, 0, 0 };
     CHECK_OK(fv_hessian_ridge(ctx, H, 3, NULL, NULL, scal, &nm));
-    CHECK(((float *)fv_array_data(scal))[0] == 0.0f);   /* zero planes */
-    if (fv_cuda_available()) {   /* planes on the GPU, acc on the host */
-        fv_array *d[3] = {NULL};
+    CHECK(((float *)fv_array_data(scal))[0] == 0.0f); /* zero planes */
+    if (fv_cuda_available()) {                        /* planes on the GPU, acc on the host */
+        fv_array *d[3] = { NULL };
         for (int k = 0; k < 3; k++)
-            CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, shape, (fv_device){FV_DEVICE_CUDA, 0}, &d[k]));
+            CHECK_OK(fv_array_zeros(ctx, FV_FLOAT32, 2, shape, (fv_device){ FV_DEVICE_CUDA, 0 }, &d[k]));
         CHECK_ERR(fv_hessian_ridge(ctx, (const fv_array *const *)d, 3, acc, NULL, NULL, &p), FV_EDEVICE, "device");
-        const fv_array *mix[3] = {d[0], h[1], d[2]};
+        const fv_array *mix[3] = { d[0], h[1], d[2] };
         CHECK_ERR(fv_hessian_ridge(ctx, mix, 3, acc, NULL, NULL, &p), FV_EDEVICE, "device");
         for (int k = 0; k < 3; k++)
             fv_array_unref(d[k]);
@@ -733,9 +749,9 @@ main(void)
     test_jacobi();
     test_errors();
     if (!cuda_only)
-        test_nan((fv_device){FV_DEVICE_CPU, 0});
+        test_nan((fv_device){ FV_DEVICE_CPU, 0 });
     if (with_cuda)
-        test_nan((fv_device){FV_DEVICE_CUDA, 0});
+        test_nan((fv_device){ FV_DEVICE_CUDA, 0 });
     test_op(with_cuda);
     CHECK_OK(fv_context_synchronize(ctx));
     fv_context_free(ctx);

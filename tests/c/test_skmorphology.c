@@ -13,8 +13,8 @@
 #include "check.h"
 #include "variant-force.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
+static const fv_device GPU = { FV_DEVICE_CUDA, 0 };
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t
@@ -106,8 +106,8 @@ rec_reference(int nd, const int64_t *shape, const double *seed, const double *ma
 static void
 test_reconstruction_random(void)
 {
-    static const fv_dtype dts[] = {FV_UINT8, FV_INT16, FV_INT32, FV_FLOAT32, FV_FLOAT64};
-    static const int64_t shapes[][3] = {{37, 1, 1}, {13, 17, 1}, {6, 7, 8}};
+    static const fv_dtype dts[] = { FV_UINT8, FV_INT16, FV_INT32, FV_FLOAT32, FV_FLOAT64 };
+    static const int64_t shapes[][3] = { { 37, 1, 1 }, { 13, 17, 1 }, { 6, 7, 8 } };
     for (int t = 0; t < 30; t++) {
         int nd = 1 + t % 3;
         const int64_t *shape = shapes[nd - 1];
@@ -161,27 +161,27 @@ static void
 test_reconstruction_strided_and_errors(void)
 {
     /* a reversed view of the mask: strides -8 */
-    double mask[8] = {1, 5, 2, 9, 3, 3, 0, 4}, seed[8] = {0, 0, 0, 0, 3, 0, 0, 0};
-    int64_t shape[1] = {8}, rstr[1] = {-8};
+    double mask[8] = { 1, 5, 2, 9, 3, 3, 0, 4 }, seed[8] = { 0, 0, 0, 0, 3, 0, 0, 0 };
+    int64_t shape[1] = { 8 }, rstr[1] = { -8 };
     fv_array *m = NULL, *mr = NULL, *s = NULL, *o = NULL, *o8 = NULL;
     CHECK_OK(fv_array_wrap(FV_FLOAT64, 1, shape, NULL, mask, CPU, NULL, NULL, &m));
-    CHECK_OK(fv_array_view(m, 1, shape, rstr, 7 * 8, &mr));   /* 4 0 3 3 9 2 5 1 */
+    CHECK_OK(fv_array_view(m, 1, shape, rstr, 7 * 8, &mr)); /* 4 0 3 3 9 2 5 1 */
     CHECK_OK(fv_array_wrap(FV_FLOAT64, 1, shape, NULL, seed, CPU, NULL, NULL, &s));
     CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 1, shape, CPU, &o));
     CHECK_OK(fv_reconstruction(NULL, s, mr, o, FV_RECONSTRUCT_DILATION, NULL, NULL, NULL));
-    const double want[8] = {0, 0, 3, 3, 3, 2, 2, 1};
+    const double want[8] = { 0, 0, 3, 3, 3, 2, 2, 1 };
     CHECK(memcmp(fv_array_data(o), want, sizeof want) == 0);
 
     CHECK_OK(fv_array_new(NULL, FV_UINT8, 1, shape, CPU, &o8));
     CHECK_ERR(fv_reconstruction(NULL, s, m, o8, 0, NULL, NULL, NULL), FV_EDTYPE, "one dtype");
     CHECK_ERR(fv_reconstruction(NULL, NULL, m, o, 0, NULL, NULL, NULL), FV_EINVAL, "NULL");
     CHECK_ERR(fv_reconstruction(NULL, s, m, o, 7, NULL, NULL, NULL), FV_EINVAL, "method");
-    uint8_t fp[4] = {1, 1, 1, 1};
-    int64_t fs[1] = {4}, off[1] = {4};
+    uint8_t fp[4] = { 1, 1, 1, 1 };
+    int64_t fs[1] = { 4 }, off[1] = { 4 };
     CHECK_ERR(fv_reconstruction(NULL, s, m, o, 0, fp, fs, NULL), FV_EINVAL, "odd");
     CHECK_ERR(fv_reconstruction(NULL, s, m, o, 0, fp, fs, off), FV_EINVAL, "inside the footprint");
     CHECK_ERR(fv_reconstruction(NULL, s, m, o, 0, fp, NULL, NULL), FV_EINVAL, "both");
-    int64_t shape2[2] = {2, 4};
+    int64_t shape2[2] = { 2, 4 };
     fv_array *o2 = NULL;
     CHECK_OK(fv_array_new(NULL, FV_FLOAT64, 2, shape2, CPU, &o2));
     CHECK_ERR(fv_reconstruction(NULL, s, m, o2, 0, NULL, NULL, NULL), FV_EINVAL, "one shape");
@@ -201,20 +201,12 @@ test_local_maxima_cases(void)
     /* 5 x 6: a 2-pixel plateau of 7 (a maximum), a 9 touching the border (not
      * one: border pixels never are), a plateau of 4 next to a 5 (not one). */
     const double img[30] = {
-        0, 0, 0, 0, 0, 9,
-        0, 7, 7, 0, 4, 0,
-        0, 0, 0, 0, 4, 5,
-        0, 3, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 9, 0, 7, 7, 0, 4, 0, 0, 0, 0, 0, 4, 5, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     };
     const uint8_t want_max[30] = {
-        0, 0, 0, 0, 0, 0,
-        0, 1, 1, 0, 0, 0,
-        0, 0, 0, 0, 0, 0,
-        0, 1, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     };
-    int64_t shape[2] = {5, 6};
+    int64_t shape[2] = { 5, 6 };
     fv_array *a = from_doubles(FV_INT32, 2, shape, img), *o = NULL, *o16 = NULL;
     CHECK_OK(fv_array_new(NULL, FV_BOOL, 2, shape, CPU, &o));
     CHECK_OK(fv_local_maxima(NULL, a, o, NULL, 0));
@@ -229,7 +221,7 @@ test_local_maxima_cases(void)
     /* a cross footprint without the horizontal neighbours: every inner pixel is
      * a candidate; the 3 and the 7s see only zeros above and below, and so
      * does the vertical pair of 4s now */
-    uint8_t vert[9] = {0, 1, 0, 0, 1, 0, 0, 1, 0};
+    uint8_t vert[9] = { 0, 1, 0, 0, 1, 0, 0, 1, 0 };
     CHECK_OK(fv_local_maxima(NULL, a, o, vert, 0));
     const uint8_t *r = fv_array_data(o);
     CHECK(r[7] == 1 && r[8] == 1 && r[19] == 1 && r[10] == 1 && r[16] == 1 && r[13] == 0 && r[21] == 0);
@@ -238,7 +230,7 @@ test_local_maxima_cases(void)
     CHECK_ERR(fv_local_maxima(NULL, a, o16, NULL, 0), FV_EDTYPE, "bool or uint8");
     CHECK_ERR(fv_local_maxima(NULL, NULL, o, NULL, 0), FV_EINVAL, "NULL");
     /* an extent < 3: no maxima at all */
-    int64_t thin_shape[2] = {2, 6};
+    int64_t thin_shape[2] = { 2, 6 };
     fv_array *t = from_doubles(FV_UINT8, 2, thin_shape, img), *to = NULL;
     CHECK_OK(fv_array_new(NULL, FV_UINT8, 2, thin_shape, CPU, &to));
     memset(fv_array_data(to), 7, 12);
@@ -264,8 +256,8 @@ test_local_maxima_blocks(void)
     fv_context *c2 = NULL;
     CHECK_OK(fv_context_new(&c2));
     CHECK_OK(fv_context_set_threads(c2, 4));
-    const int64_t shapes[][3] = {{700, 1000, 0}, {30, 90, 120}};
-    const uint8_t cross[9] = {0, 1, 0, 1, 1, 1, 0, 1, 0};
+    const int64_t shapes[][3] = { { 700, 1000, 0 }, { 30, 90, 120 } };
+    const uint8_t cross[9] = { 0, 1, 0, 1, 1, 1, 0, 1, 0 };
     for (int si = 0; si < 2; si++) {
         const int nd = shapes[si][2] ? 3 : 2;
         for (int levels = 2; levels <= 200; levels *= 10) {
@@ -277,7 +269,7 @@ test_local_maxima_blocks(void)
             uint8_t *px = fv_array_data(a);
             for (int64_t i = 0; i < n; i++)
                 px[i] = (uint8_t)(next_u64() % (uint64_t)levels);
-            for (int64_t i = n / 3; i < n / 3 + n / 20; i++)   /* a band of rows: one plateau over block edges */
+            for (int64_t i = n / 3; i < n / 3 + n / 20; i++) /* a band of rows: one plateau over block edges */
                 px[i] = (uint8_t)levels;
             for (int minima = 0; minima < 2; minima++)
                 for (int f = 0; f < 2; f++) {
@@ -302,21 +294,16 @@ static void
 test_thin(void)
 {
     /* scikit-image's docstring example */
-    uint8_t sq[49] = {0};
+    uint8_t sq[49] = { 0 };
     for (int r = 1; r < 6; r++)
         for (int c = 2; c < 5; c++)
             sq[r * 7 + c] = 1;
     sq[1] = 1;
     const uint8_t want[49] = {
-        0, 1, 0, 0, 0, 0, 0,
-        0, 0, 1, 0, 0, 0, 0,
-        0, 0, 0, 1, 0, 0, 0,
-        0, 0, 0, 1, 0, 0, 0,
-        0, 0, 0, 1, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0,
+        0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1,
+        0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     };
-    int64_t shape[2] = {7, 7};
+    int64_t shape[2] = { 7, 7 };
     fv_array *a = NULL, *o = NULL, *o1 = NULL;
     CHECK_OK(fv_array_wrap(FV_BOOL, 2, shape, NULL, sq, CPU, NULL, NULL, &a));
     CHECK_OK(fv_array_new(NULL, FV_BOOL, 2, shape, CPU, &o));
@@ -332,7 +319,7 @@ test_thin(void)
         n2 += want[i];
     }
     CHECK(n1 < n0 && n1 >= n2);
-    int64_t s3[3] = {2, 2, 2};
+    int64_t s3[3] = { 2, 2, 2 };
     fv_array *c = NULL, *co = NULL;
     CHECK_OK(fv_array_new(NULL, FV_BOOL, 3, s3, CPU, &c));
     CHECK_OK(fv_array_new(NULL, FV_BOOL, 3, s3, CPU, &co));
@@ -349,7 +336,7 @@ test_medial_axis(void)
 {
     /* a 3 x 5 bar in a 5 x 7 image, its outer rows visited first: the middle
      * row stays */
-    uint8_t img[35] = {0};
+    uint8_t img[35] = { 0 };
     for (int r = 1; r < 4; r++)
         for (int c = 1; c < 6; c++)
             img[r * 7 + c] = 1;
@@ -360,7 +347,7 @@ test_medial_axis(void)
                 order[n++] = r * 7 + c;
     for (int c = 1; c < 6; c++)
         order[n++] = 2 * 7 + c;
-    int64_t shape[2] = {5, 7}, oshape[1] = {15};
+    int64_t shape[2] = { 5, 7 }, oshape[1] = { 15 };
     fv_array *a = NULL, *ord = NULL, *o = NULL;
     CHECK_OK(fv_array_wrap(FV_UINT8, 2, shape, NULL, img, CPU, NULL, NULL, &a));
     CHECK_OK(fv_array_wrap(FV_INT64, 1, oshape, NULL, order, CPU, NULL, NULL, &ord));
@@ -368,7 +355,7 @@ test_medial_axis(void)
     CHECK_OK(fv_medial_axis_thin(NULL, a, ord, o));
     const uint8_t *r = fv_array_data(o);
     int ok = 1;
-    for (int i = 0; i < 35; i++)   /* scikit-image's loop gives exactly the middle row */
+    for (int i = 0; i < 35; i++) /* scikit-image's loop gives exactly the middle row */
         ok &= r[i] == (i / 7 == 2 && i % 7 >= 1 && i % 7 <= 5);
     CHECK(ok);
     /* in place */
@@ -413,8 +400,8 @@ same_as_host(const fv_array *g, const fv_array *h)
 static void
 test_cuda_rec_tiles(void)
 {
-    static const fv_dtype dts[] = {FV_UINT8, FV_INT8, FV_UINT16, FV_INT64, FV_FLOAT32, FV_FLOAT64, FV_BOOL};
-    static const int64_t shapes[][2] = {{100, 131}, {1, 300}, {300, 1}, {65, 33}, {32, 64}, {97, 40}};
+    static const fv_dtype dts[] = { FV_UINT8, FV_INT8, FV_UINT16, FV_INT64, FV_FLOAT32, FV_FLOAT64, FV_BOOL };
+    static const int64_t shapes[][2] = { { 100, 131 }, { 1, 300 }, { 300, 1 }, { 65, 33 }, { 32, 64 }, { 97, 40 } };
     for (int t = 0; t < 36; t++) {
         const int64_t *sh = shapes[t % 6];
         const int64_t m = sh[0] * sh[1];
@@ -430,8 +417,8 @@ test_cuda_rec_tiles(void)
             seed[i] = next_u64() % 97 == 0 ? mask[i] : (erosion ? hi : 0);
         }
         uint8_t fp[9];
-        int64_t fs[2] = {3, 3}, off[2] = {1, 1};
-        const int kind = t % 4;   /* 0 default (full), 1 cross, 2 random, 3 random off-centre */
+        int64_t fs[2] = { 3, 3 }, off[2] = { 1, 1 };
+        const int kind = t % 4; /* 0 default (full), 1 cross, 2 random, 3 random off-centre */
         for (int j = 0; j < 9; j++)
             fp[j] = kind == 1 ? (uint8_t)(j % 2 == 1 || j == 4) : (uint8_t)(next_u64() % 2);
         if (kind == 3) {
@@ -467,8 +454,8 @@ test_cuda_rec_tiles(void)
 static void
 test_cuda(void)
 {
-    static const fv_dtype dts[] = {FV_UINT8, FV_INT32, FV_FLOAT32, FV_FLOAT64};
-    int64_t shape[3] = {9, 21, 17};
+    static const fv_dtype dts[] = { FV_UINT8, FV_INT32, FV_FLOAT32, FV_FLOAT64 };
+    int64_t shape[3] = { 9, 21, 17 };
     const int64_t n = 9 * 21 * 17;
     double *mask = malloc((size_t)n * sizeof *mask), *seed = malloc((size_t)n * sizeof *seed);
     for (int t = 0; t < 8; t++) {
@@ -496,8 +483,8 @@ test_cuda(void)
         CHECK(same_as_host(gf, hf));
         uint8_t cross[27];
         for (int j = 0; j < 27; j++)
-            cross[j] = nd == 2 ? (j < 9 && (j % 2 == 1 || j == 4)) : (j == 4 || j == 10 || j == 12 || j == 13 ||
-                                                                       j == 14 || j == 16 || j == 22);
+            cross[j] = nd == 2 ? (j < 9 && (j % 2 == 1 || j == 4))
+                               : (j == 4 || j == 10 || j == 12 || j == 13 || j == 14 || j == 16 || j == 22);
         CHECK_OK(fv_local_maxima(NULL, hm, hf, cross, 0));
         CHECK_OK(fv_local_maxima(NULL, gm, gf, cross, 0));
         CHECK(same_as_host(gf, hf));
@@ -537,9 +524,9 @@ test_cuda(void)
 static void
 test_cuda_line_scans(void)
 {
-    static const fv_dtype dts[] = {FV_UINT8, FV_INT32, FV_FLOAT32, FV_FLOAT64};
-    static const int64_t shapes[][3] = {{4, 50, 300}, {3, 1000, 1}, {1000, 3, 1}, {2, 5, 700}};
-    static const int nds[] = {3, 2, 2, 3};
+    static const fv_dtype dts[] = { FV_UINT8, FV_INT32, FV_FLOAT32, FV_FLOAT64 };
+    static const int64_t shapes[][3] = { { 4, 50, 300 }, { 3, 1000, 1 }, { 1000, 3, 1 }, { 2, 5, 700 } };
+    static const int nds[] = { 3, 2, 2, 3 };
     uint8_t ones[27];
     memset(ones, 1, sizeof ones);
     for (int t = 0; t < 16; t++) {
@@ -549,12 +536,12 @@ test_cuda_line_scans(void)
         int64_t n = 1, fsh[3], off[3];
         for (int d = 0; d < nd; d++) {
             n *= sh[d];
-            fsh[d] = d < nd - 2 ? 1 : 3;   /* fpk 0: in-plane 3 x 3 (the demo's h_maxima) */
+            fsh[d] = d < nd - 2 ? 1 : 3; /* fpk 0: in-plane 3 x 3 (the demo's h_maxima) */
             off[d] = 0;
         }
-        if (fpk == 2)   /* the last two axes' offsets 0 and +1 only: forward passes */
+        if (fpk == 2) /* the last two axes' offsets 0 and +1 only: forward passes */
             fsh[nd - 1] = fsh[nd - 2] = 2;
-        if (fpk == 3)   /* 1 x 5 along the last axis: offsets -2..2, the thread-per-line kernel */
+        if (fpk == 3) /* 1 x 5 along the last axis: offsets -2..2, the thread-per-line kernel */
             for (int d = 0; d < nd; d++)
                 fsh[d] = d == nd - 1 ? 5 : 1;
         double *mask = malloc((size_t)n * sizeof *mask), *seed = malloc((size_t)n * sizeof *seed);
@@ -566,13 +553,13 @@ test_cuda_line_scans(void)
         fv_array *gs = to_gpu(hs), *gm = to_gpu(hm), *go = NULL;
         CHECK_OK(fv_array_new(NULL, dt, nd, sh, CPU, &ho));
         CHECK_OK(fv_array_new(NULL, dt, nd, sh, GPU, &go));
-        const uint8_t *fp = fpk == 1 ? NULL : ones;   /* fpk 1: the full 3^nd box */
+        const uint8_t *fp = fpk == 1 ? NULL : ones; /* fpk 1: the full 3^nd box */
         const int64_t *fs = fpk == 1 ? NULL : fsh, *fo = fpk == 2 ? off : NULL;
         CHECK_OK(fv_reconstruction(NULL, hs, hm, ho, erosion, fp, fs, fo));
         CHECK_OK(fv_reconstruction(NULL, gs, gm, go, erosion, fp, fs, fo));
         if (!same_as_host(go, ho))
-            fprintf(stderr, "line scans: case %d (%s, shape %d, footprint %d, erosion %d) differs\n",
-                    t, fv_dtype_name(dt), si, fpk, erosion);
+            fprintf(stderr, "line scans: case %d (%s, shape %d, footprint %d, erosion %d) differs\n", t,
+                    fv_dtype_name(dt), si, fpk, erosion);
         CHECK(same_as_host(go, ho));
         fv_array_unref(hs);
         fv_array_unref(hm);

@@ -11,9 +11,13 @@
 #include "check.h"
 #include "tiff-writer.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
-enum { W = 1000, H = 700, T = 128 };
-static uint8_t *img;   /* H x W x 3 ground truth */
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
+enum {
+    W = 1000,
+    H = 700,
+    T = 128
+};
+static uint8_t *img; /* H x W x 3 ground truth */
 
 #define px tfw_px
 
@@ -30,10 +34,9 @@ region_ok(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int64_t w, int64_t
     fv_array *out = NULL;
     int64_t shape[3];
     fv_dtype dt;
-    if (fv_slide_region_shape(s, w, h, FV_PIXEL_RGB, shape, &dt) ||
-        fv_array_new(NULL, dt, 3, shape, CPU, &out))
+    if (fv_slide_region_shape(s, w, h, FV_PIXEL_RGB, shape, &dt) || fv_array_new(NULL, dt, 3, shape, CPU, &out))
         return 0;
-    fv_read_options o = {FV_PIXEL_RGB, workers, nocache};
+    fv_read_options o = { FV_PIXEL_RGB, workers, nocache };
     int ok = fv_slide_read_region(s, ctx, x, y, 0, w, h, &o, out) == FV_OK;
     const uint8_t *p = fv_array_data(out);
     for (int64_t r = 0; ok && r < h; r++)
@@ -42,9 +45,9 @@ region_ok(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int64_t w, int64_t
                 int64_t gx = x + q, gy = y + r;
                 uint8_t want = (gx >= 0 && gy >= 0 && gx < W && gy < H) ? px(gx, gy, c) : 255;
                 if (p[(r * w + q) * 3 + c] != want) {
-                    fprintf(stderr, "region (%lld,%lld %lldx%lld): pixel (%lld,%lld,%d) = %d, want %d\n",
-                            (long long)x, (long long)y, (long long)w, (long long)h, (long long)gx, (long long)gy,
-                            c, p[(r * w + q) * 3 + c], want);
+                    fprintf(stderr, "region (%lld,%lld %lldx%lld): pixel (%lld,%lld,%d) = %d, want %d\n", (long long)x,
+                            (long long)y, (long long)w, (long long)h, (long long)gx, (long long)gy, c,
+                            p[(r * w + q) * 3 + c], want);
                     ok = 0;
                     break;
                 }
@@ -53,7 +56,11 @@ region_ok(fv_slide *s, fv_context *ctx, int64_t x, int64_t y, int64_t w, int64_t
     return ok;
 }
 
-typedef struct { fv_slide *s; int seed; int ok; } thread_arg;
+typedef struct {
+    fv_slide *s;
+    int seed;
+    int ok;
+} thread_arg;
 
 static void *
 reader(void *p)
@@ -82,14 +89,21 @@ loader_ok(fv_slide *s, int64_t n, int bs, int workers, int prefetch, int shuffle
         xy[2 * i] = (i * 37) % (W + 40) - 20;
         xy[2 * i + 1] = (i * 53) % (H + 40) - 20;
     }
-    fv_loader_options o = {.level = 0, .width = 33, .height = 21, .format = FV_PIXEL_RGB, .batch_size = bs,
-                           .num_workers = workers, .prefetch_factor = prefetch, .shuffle = shuffle, .seed = seed,
-                           .drop_last = drop_last};
+    fv_loader_options o = { .level = 0,
+                            .width = 33,
+                            .height = 21,
+                            .format = FV_PIXEL_RGB,
+                            .batch_size = bs,
+                            .num_workers = workers,
+                            .prefetch_factor = prefetch,
+                            .shuffle = shuffle,
+                            .seed = seed,
+                            .drop_last = drop_last };
     fv_batch_loader *l = NULL;
     int ok = fv_batch_loader_new(s, xy, n, &o, &l) == FV_OK;
     int64_t served = 0, b = 0;
     fv_array *single = NULL;
-    int64_t sh[3] = {21, 33, 3};
+    int64_t sh[3] = { 21, 33, 3 };
     fv_array_new(NULL, FV_UINT8, 3, sh, CPU, &single);
     while (ok) {
         fv_array *batch = NULL;
@@ -109,9 +123,9 @@ loader_ok(fv_slide *s, int64_t n, int bs, int workers, int prefetch, int shuffle
             seen[loc] = 1;
             if (first_order && served + i < 8)
                 first_order[served + i] = loc;
-            fv_read_options ro = {FV_PIXEL_RGB, 1, 1};
+            fv_read_options ro = { FV_PIXEL_RGB, 1, 1 };
             ok = fv_slide_read_region(s, NULL, xy[2 * loc], xy[2 * loc + 1], 0, 33, 21, &ro, single) == FV_OK &&
-                 !memcmp((uint8_t *)fv_array_data(batch) + i * 21 * 33 * 3, fv_array_data(single), 21 * 33 * 3);
+                !memcmp((uint8_t *)fv_array_data(batch) + i * 21 * 33 * 3, fv_array_data(single), 21 * 33 * 3);
         }
         served += m;
         b++;
@@ -141,15 +155,19 @@ loader_ok(fv_slide *s, int64_t n, int bs, int workers, int prefetch, int shuffle
 static void
 loader_mid_epoch_failure(fv_slide *s, const char *path, const char *copy)
 {
-    enum { N = 14, BAD = 9, PS = 16 };
+    enum {
+        N = 14,
+        BAD = 9,
+        PS = 16
+    };
     int64_t xy[2 * N];
     for (int i = 0; i < N; i++) {
         xy[2 * i] = (i * 37) % (3 * T - PS);
         xy[2 * i + 1] = (i * 23) % (T - PS);
     }
     xy[2 * BAD] = 5 * T, xy[2 * BAD + 1] = 2 * T;
-    fv_read_options nc = {FV_PIXEL_RGB, 1, 1};
-    int64_t sh[3] = {PS, PS, 3};
+    fv_read_options nc = { FV_PIXEL_RGB, 1, 1 };
+    int64_t sh[3] = { PS, PS, 3 };
     fv_array *ref = NULL;
     CHECK_OK(fv_array_new(NULL, FV_UINT8, 3, sh, CPU, &ref));
     for (int variant = 0; variant < 3 && ref; variant++) {
@@ -168,16 +186,22 @@ loader_mid_epoch_failure(fv_slide *s, const char *path, const char *copy)
         if (!t)
             continue;
         CHECK(truncate(copy, 8 + (off_t)T * T * 3 * 3) == 0);
-        fv_loader_options lo = {.level = 0, .width = PS, .height = PS, .format = FV_PIXEL_RGB, .batch_size = 2,
-                                .num_workers = 3, .prefetch_factor = 3, .nocache = variant == 0};
+        fv_loader_options lo = { .level = 0,
+                                 .width = PS,
+                                 .height = PS,
+                                 .format = FV_PIXEL_RGB,
+                                 .batch_size = 2,
+                                 .num_workers = 3,
+                                 .prefetch_factor = 3,
+                                 .nocache = variant == 0 };
         fv_batch_loader *l = NULL;
         CHECK_OK(fv_batch_loader_new(t, xy, N, &lo, &l));
         if (variant >= 1)
-            fv_slide_unref(t);   /* the loader keeps the handle alive */
+            fv_slide_unref(t); /* the loader keeps the handle alive */
         int errors = 0, bad = 0, served = 0, batches = 0, after = 0;
         for (;;) {
             if (variant == 2 && batches == 1)
-                break;   /* freed below with the workers still running */
+                break; /* freed below with the workers still running */
             fv_array *b = NULL;
             fv_status st = fv_batch_loader_next(l, &b);
             if (st) {
@@ -187,10 +211,10 @@ loader_mid_epoch_failure(fv_slide *s, const char *path, const char *copy)
             }
             if (!b)
                 break;
-            after += errors > 0;   /* nothing after the failure */
+            after += errors > 0; /* nothing after the failure */
             for (int64_t i = 0; i < fv_array_shape(b)[0]; i++) {
                 int64_t loc = fv_batch_loader_location_index(l, batches, i);
-                bad += loc != served || loc >= BAD;   /* in order, and only patches before the bad one */
+                bad += loc != served || loc >= BAD; /* in order, and only patches before the bad one */
                 if (fv_slide_read_region(s, NULL, xy[2 * loc], xy[2 * loc + 1], 0, PS, PS, &nc, ref) == FV_OK)
                     bad += memcmp((const uint8_t *)fv_array_data(b) + i * PS * PS * 3, fv_array_data(ref),
                                   PS * PS * 3) != 0;
@@ -207,8 +231,8 @@ loader_mid_epoch_failure(fv_slide *s, const char *path, const char *copy)
         CHECK(bad == 0 && after == 0);
         CHECK(variant == 2 ? errors == 0 && batches == 1 : errors == 1 && served <= BAD && served % 2 == 0);
         if (getenv("FV_TEST_VERBOSE") || bad || after || (variant < 2 && errors != 1))
-            fprintf(stderr, "  loader mid-epoch variant %d: %d served, %d errors, %d bad, %d after\n", variant,
-                    served, errors, bad, after);
+            fprintf(stderr, "  loader mid-epoch variant %d: %d served, %d errors, %d bad, %d after\n", variant, served,
+                    errors, bad, after);
         remove(copy);
     }
     fv_array_unref(ref);
@@ -233,9 +257,14 @@ jpeg_tile(void *user, int64_t k, int64_t x0, int64_t y0, uint8_t **bytes, size_t
     const int spp = jt->spp;
     if (k == jt->missing)
         return;
-    fv__chunk_info ci = {.width = t, .height = t, .samples = (uint16_t)spp, .bits = 8, .sample_format = 1,
-                         .compression = FV_TIFF_COMPRESSION_JPEG, .photometric = (uint16_t)jt->photometric,
-                         .predictor = 1};
+    fv__chunk_info ci = { .width = t,
+                          .height = t,
+                          .samples = (uint16_t)spp,
+                          .bits = 8,
+                          .sample_format = 1,
+                          .compression = FV_TIFF_COMPRESSION_JPEG,
+                          .photometric = (uint16_t)jt->photometric,
+                          .predictor = 1 };
     uint8_t *tile = malloc((size_t)t * t * spp);
     for (uint32_t y = 0; y < t; y++)
         for (uint32_t x = 0; x < t; x++)
@@ -257,7 +286,7 @@ jpeg_tile(void *user, int64_t k, int64_t x0, int64_t y0, uint8_t **bytes, size_t
 static void
 write_jpeg_tiff(const char *path, uint32_t jw, uint32_t jh, uint32_t jt, int spp, int photometric, int missing)
 {
-    jpeg_tiles j = {jt, spp, photometric, missing};
+    jpeg_tiles j = { jt, spp, photometric, missing };
     CHECK(tfw_write_tiled_file(path, jw, jh, jt, spp, FV_TIFF_COMPRESSION_JPEG, photometric, jpeg_tile, &j) == 0);
 }
 
@@ -269,7 +298,7 @@ read_jpeg(fv_slide *s, int64_t x, int64_t y, int64_t w, int64_t h, fv_pixel_form
     fv_array *out = NULL;
     if (fv_slide_region_shape(s, w, h, fmt, shape, &dt) || fv_array_new(NULL, dt, 3, shape, CPU, &out))
         return NULL;
-    fv_read_options o = {fmt, workers, nocache};
+    fv_read_options o = { fmt, workers, nocache };
     fv_status st = fv_slide_read_region(s, NULL, x, y, 0, w, h, &o, out);
     if (st) {
         fprintf(stderr, "read_jpeg: %s\n", fv_error_message());
@@ -296,7 +325,11 @@ same_array(const fv_array *a, const fv_array *b)
 static void
 loader_single_use(fv_slide *s, int64_t t, int64_t jw, int64_t jh, const char *name)
 {
-    enum { N = 16, PW = 70, PH = 50 };
+    enum {
+        N = 16,
+        PW = 70,
+        PH = 50
+    };
     int64_t xy[2 * N];
     unsigned r = 777;
     int64_t across = (jw + t - 1) / t, down = (jh + t - 1) / t;
@@ -317,15 +350,16 @@ loader_single_use(fv_slide *s, int64_t t, int64_t jw, int64_t jh, const char *na
     uint64_t shared = 0, once = 0;
     for (int64_t q = 0; q < across * down; q++) {
         if (q == 1)
-            continue;   /* the missing tile: background, never cached */
+            continue; /* the missing tile: background, never cached */
         shared += count[q] >= 3;
         once += count[q] == 1 || count[q] == 2;
     }
     for (int workers = 0; workers <= 2; workers += 2) {
         fv_cache_clear();
         fv_cache_reset_stats();
-        fv_loader_options o = {.level = 0, .width = PW, .height = PH, .format = FV_PIXEL_RGB, .batch_size = 7,
-                               .num_workers = workers};
+        fv_loader_options o = {
+            .level = 0, .width = PW, .height = PH, .format = FV_PIXEL_RGB, .batch_size = 7, .num_workers = workers
+        };
         fv_batch_loader *l = NULL;
         CHECK_OK(fv_batch_loader_new(s, xy, N, &o, &l));
         int bad = 0;
@@ -338,8 +372,9 @@ loader_single_use(fv_slide *s, int64_t t, int64_t jw, int64_t jh, const char *na
             for (int64_t i = 0; i < fv_array_shape(batch)[0]; i++) {
                 int64_t loc = fv_batch_loader_location_index(l, b, i);
                 fv_array *one = read_jpeg(s, xy[2 * loc], xy[2 * loc + 1], PW, PH, FV_PIXEL_RGB, 1, 1);
-                bad += !one || memcmp((uint8_t *)fv_array_data(batch) + i * PW * PH * 3, fv_array_data(one),
-                                      (size_t)PW * PH * 3) != 0;
+                bad += !one ||
+                    memcmp((uint8_t *)fv_array_data(batch) + i * PW * PH * 3, fv_array_data(one),
+                           (size_t)PW * PH * 3) != 0;
                 fv_array_unref(one);
             }
             fv_array_unref(batch);
@@ -367,7 +402,11 @@ loader_single_use(fv_slide *s, int64_t t, int64_t jw, int64_t jh, const char *na
 static void
 loader_lru_model(fv_slide *s, int64_t t, int spp, int64_t jw, int64_t jh, const char *name)
 {
-    enum { N = 40, PW = 70, PH = 50 };
+    enum {
+        N = 40,
+        PW = 70,
+        PH = 50
+    };
     int64_t xy[2 * N], order[N];
     unsigned r = 4242;
     const int64_t across = (jw + t - 1) / t, down = (jh + t - 1) / t, ntiles = across * down;
@@ -399,7 +438,7 @@ loader_lru_model(fv_slide *s, int64_t t, int spp, int64_t jw, int64_t jh, const 
             for (int64_t tx = x0 / t; tx <= (x1 - 1) / t; tx++)
                 touch[nt++] = ty * across + tx;
     }
-    static const uint64_t caps[] = {0, 1, 2, 4, 100000};
+    static const uint64_t caps[] = { 0, 1, 2, 4, 100000 };
     int bad = 0;
     for (int c = 0; c < 5; c++) {
         int *hits = calloc((size_t)ntiles, sizeof *hits), *seen = calloc((size_t)ntiles, sizeof *seen);
@@ -412,7 +451,7 @@ loader_lru_model(fv_slide *s, int64_t t, int spp, int64_t jw, int64_t jh, const 
             if (prev < 0)
                 continue;
             uint64_t distinct = 0;
-            for (int64_t j = prev + 1; j < k; j++) {   /* distinct tiles in between */
+            for (int64_t j = prev + 1; j < k; j++) { /* distinct tiles in between */
                 int first = touch[j] != touch[k];
                 for (int64_t m = prev + 1; m < j && first; m++)
                     first = touch[m] != touch[j];
@@ -444,12 +483,16 @@ loader_lru_model(fv_slide *s, int64_t t, int spp, int64_t jw, int64_t jh, const 
 static void
 test_jpeg_partial(const char *dir)
 {
-    struct { uint32_t w, h, t; int spp, photometric; const char *name; } kinds[] = {
-        {1000, 700, 256, 3, FV_TIFF_PHOTOMETRIC_YCBCR, "ycbcr 4:2:0, 256"},
-        {1000, 700, 240, 3, FV_TIFF_PHOTOMETRIC_YCBCR, "ycbcr 4:2:0, 240"},
-        {900, 610, 512, 3, FV_TIFF_PHOTOMETRIC_YCBCR, "ycbcr 4:2:0, 512"},
-        {1000, 700, 240, 3, FV_TIFF_PHOTOMETRIC_RGB, "rgb 4:4:4, 240"},
-        {700, 500, 256, 1, FV_TIFF_PHOTOMETRIC_MINISBLACK, "gray, 256"},
+    struct {
+        uint32_t w, h, t;
+        int spp, photometric;
+        const char *name;
+    } kinds[] = {
+        { 1000, 700, 256, 3, FV_TIFF_PHOTOMETRIC_YCBCR, "ycbcr 4:2:0, 256" },
+        { 1000, 700, 240, 3, FV_TIFF_PHOTOMETRIC_YCBCR, "ycbcr 4:2:0, 240" },
+        { 900, 610, 512, 3, FV_TIFF_PHOTOMETRIC_YCBCR, "ycbcr 4:2:0, 512" },
+        { 1000, 700, 240, 3, FV_TIFF_PHOTOMETRIC_RGB, "rgb 4:4:4, 240" },
+        { 700, 500, 256, 1, FV_TIFF_PHOTOMETRIC_MINISBLACK, "gray, 256" },
     };
     char path[300];
     unsigned r = 12345;
@@ -473,13 +516,13 @@ test_jpeg_partial(const char *dir)
             r = r * 1103515245u + 12345u;
             h = i % 10 == 0 ? 1 + (r >> 8) % 4 : 1 + (int64_t)(r >> 8) % 300;
             if (i == 0)
-                x = 0, y = 0, w = JW, h = JH;   /* everything */
+                x = 0, y = 0, w = JW, h = JH; /* everything */
             fv_pixel_format fmt = i % 3 == 0 ? FV_PIXEL_RGB : i % 3 == 1 ? FV_PIXEL_RGBA : FV_PIXEL_NATIVE;
             int workers = i % 2 ? 2 : 1;
             fv_array *cached = read_jpeg(s, x, y, w, h, fmt, workers, 0);
             fv_array *nc = read_jpeg(s, x, y, w, h, fmt, workers, 1);
             int ok = same_array(cached, nc);
-            if (i % 4 == 0) {   /* the same with the cache off */
+            if (i % 4 == 0) { /* the same with the cache off */
                 CHECK_OK(fv_cache_set_capacity(0));
                 fv_array *z = read_jpeg(s, x, y, w, h, fmt, workers, 0);
                 ok &= same_array(cached, z);
@@ -563,7 +606,7 @@ main(void)
     fv_array *rgba = NULL;
     CHECK_OK(fv_slide_region_shape(s, 4, 1, FV_PIXEL_RGBA, shape, &dt));
     CHECK_OK(fv_array_new(NULL, dt, 3, shape, CPU, &rgba));
-    fv_read_options o4 = {FV_PIXEL_RGBA, 0, 0};
+    fv_read_options o4 = { FV_PIXEL_RGBA, 0, 0 };
     CHECK_OK(fv_slide_read_region(s, NULL, W - 2, 0, 0, 4, 1, &o4, rgba));
     const uint8_t *q = fv_array_data(rgba);
     CHECK(q[3] == 255 && q[7] == 255 && q[11] == 0 && q[15] == 0 && q[8] == 0);
@@ -571,13 +614,13 @@ main(void)
 
     /* bad arguments */
     fv_array *out = NULL;
-    int64_t s3[3] = {10, 10, 3};
+    int64_t s3[3] = { 10, 10, 3 };
     CHECK_OK(fv_array_new(NULL, FV_UINT8, 3, s3, CPU, &out));
     CHECK_ERR(fv_slide_read_region(s, NULL, 0, 0, 1, 10, 10, NULL, out), FV_EINVAL, "level 1 is out of range");
     CHECK_ERR(fv_slide_read_region(s, NULL, 0, 0, 0, 11, 10, NULL, out), FV_EINVAL, "shape");
     CHECK_ERR(fv_slide_region_shape(s, -1, 10, FV_PIXEL_RGB, shape, &dt), FV_EINVAL, "negative");
     CHECK_ERR(fv_slide_read_region(s, NULL, (int64_t)1e18, 0, 0, 10, 10, NULL, out), FV_EINVAL, "out of range");
-    fv_read_options bad = {FV_PIXEL_RGB, -1, 0};
+    fv_read_options bad = { FV_PIXEL_RGB, -1, 0 };
     CHECK_ERR(fv_slide_read_region(s, NULL, 0, 0, 0, 10, 10, &bad, out), FV_EINVAL, "num_workers");
     fv_array_unref(out);
 
@@ -591,7 +634,7 @@ main(void)
     CHECK(region_ok(s, NULL, 0, 0, 200, 200, 0, 0));
     fv_cache_get_stats(&st1);
     CHECK(st0.misses == 4 && st1.hits == st0.hits + 4 && st1.entries == 4);
-    CHECK_OK(fv_cache_set_capacity((uint64_t)T * T * 3 * 3));   /* three tiles */
+    CHECK_OK(fv_cache_set_capacity((uint64_t)T * T * 3 * 3)); /* three tiles */
     CHECK(region_ok(s, NULL, 0, 0, W, H, 0, 0));
     fv_cache_get_stats(&st1);
     CHECK(st1.bytes <= st1.capacity && st1.entries <= 3 && st1.evictions > 0);
@@ -605,7 +648,7 @@ main(void)
     pthread_t th[16];
     thread_arg ta[16];
     for (int i = 0; i < 16; i++) {
-        ta[i] = (thread_arg){s, i + 1, 0};
+        ta[i] = (thread_arg){ s, i + 1, 0 };
         pthread_create(&th[i], NULL, reader, &ta[i]);
     }
     int all = 1;
@@ -626,13 +669,13 @@ main(void)
     CHECK(loader_ok(s, 0, 4, 2, 2, 0, 0, 0, NULL));
     int64_t o1[8], o2[8], o3[8];
     CHECK(loader_ok(s, 40, 4, 3, 2, 1, 7, 0, o1));
-    CHECK(loader_ok(s, 40, 4, 0, 2, 1, 7, 0, o2));   /* same seed, same order, with or without workers */
+    CHECK(loader_ok(s, 40, 4, 0, 2, 1, 7, 0, o2)); /* same seed, same order, with or without workers */
     CHECK(loader_ok(s, 40, 4, 2, 2, 1, 8, 0, o3));
     CHECK(!memcmp(o1, o2, sizeof o1) && memcmp(o1, o3, sizeof o1));
-    {   /* bad options, and freeing mid-iteration */
-        int64_t xy[4] = {0, 0, 10, 10};
+    { /* bad options, and freeing mid-iteration */
+        int64_t xy[4] = { 0, 0, 10, 10 };
         fv_batch_loader *l = NULL;
-        fv_loader_options o = {.level = 0, .width = 16, .height = 16, .batch_size = 0, .num_workers = 2};
+        fv_loader_options o = { .level = 0, .width = 16, .height = 16, .batch_size = 0, .num_workers = 2 };
         CHECK_ERR(fv_batch_loader_new(s, xy, 2, &o, &l), FV_EINVAL, "batch_size");
         o.batch_size = 1;
         o.level = 3;
@@ -646,16 +689,16 @@ main(void)
         CHECK_OK(fv_batch_loader_next(l, &bt));
         CHECK(bt && fv_array_shape(bt)[0] == 1);
         fv_array_unref(bt);
-        fv_batch_loader_free(l);   /* one batch left unread */
+        fv_batch_loader_free(l); /* one batch left unread */
     }
 
     /* convert: lossless round trip and pyramid geometry */
-    fv_convert_options co = {.tile_size = 64, .compression = FV_COMPRESS_DEFLATE, .num_workers = 2};
+    fv_convert_options co = { .tile_size = 64, .compression = FV_COMPRESS_DEFLATE, .num_workers = 2 };
     CHECK_OK(fv_slide_convert(path, conv, &co));
     fv_slide *c = NULL;
     CHECK_OK(fv_slide_open(conv, &c));
     if (c) {
-        CHECK(fv_slide_level_count(c) == 5);   /* 1000 -> 500 -> 250 -> 125 -> 63 */
+        CHECK(fv_slide_level_count(c) == 5); /* 1000 -> 500 -> 250 -> 125 -> 63 */
         fv_level_info l4;
         CHECK_OK(fv_slide_level_info(c, 4, &l4));
         CHECK(l4.width == 63 && l4.height == 44);
@@ -681,18 +724,18 @@ main(void)
     fv_slide *t = NULL;
     CHECK_OK(fv_slide_open(trunc, &t));
     if (t) {
-        CHECK(truncate(trunc, 8 + (off_t)T * T * 3 * 3) == 0);   /* keep three tiles */
+        CHECK(truncate(trunc, 8 + (off_t)T * T * 3 * 3) == 0); /* keep three tiles */
         fv_array *o2 = NULL;
-        int64_t s2[3] = {T, T, 3};
+        int64_t s2[3] = { T, T, 3 };
         CHECK_OK(fv_array_new(NULL, FV_UINT8, 3, s2, CPU, &o2));
-        fv_read_options nc = {FV_PIXEL_RGB, 0, 1};
-        CHECK_OK(fv_slide_read_region(t, NULL, 0, 0, 0, T, T, &nc, o2));          /* tile 0 is intact */
+        fv_read_options nc = { FV_PIXEL_RGB, 0, 1 };
+        CHECK_OK(fv_slide_read_region(t, NULL, 0, 0, 0, T, T, &nc, o2)); /* tile 0 is intact */
         fv_status e1 = fv_slide_read_region(t, NULL, 5 * T, 2 * T, 0, T, T, &nc, o2);
         CHECK(e1 == FV_EFORMAT || e1 == FV_EIO);
         CHECK_ERR(fv_slide_read_region(t, NULL, 0, 0, 0, T, T, &nc, o2), e1, "failed earlier");
         /* a loader over a failing slide reports the error once, then ends */
-        int64_t xy[4] = {0, 0, 5 * T, 2 * T};
-        fv_loader_options lo = {.level = 0, .width = 8, .height = 8, .batch_size = 1, .num_workers = 2};
+        int64_t xy[4] = { 0, 0, 5 * T, 2 * T };
+        fv_loader_options lo = { .level = 0, .width = 8, .height = 8, .batch_size = 1, .num_workers = 2 };
         fv_batch_loader *l = NULL;
         CHECK_OK(fv_batch_loader_new(t, xy, 2, &lo, &l));
         fv_array *bt = NULL;

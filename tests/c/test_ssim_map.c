@@ -12,7 +12,7 @@
 #include "fovea/fovea.h"
 #include "check.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 
 static uint64_t rng = 0x853c49e6748fea9bull;
 static double
@@ -24,36 +24,36 @@ uniform(void)
     return (double)(rng >> 11) * (1.0 / 9007199254740992.0);
 }
 
-#define REFERENCE(T, SFX)                                                                              \
-    static double ref_##SFX(const T *m[5], T *S, T *g1, T *g2, T *g3, int64_t n, int nd,             \
-                            const int64_t *shape, int64_t pad, double cn_, double c1_, double c2_)   \
-    {                                                                                                \
-        const T cn = (T)cn_, c1 = (T)c1_, c2 = (T)c2_;                                               \
-        double sum = 0;                                                                              \
-        int64_t cnt = 0;                                                                             \
-        for (int64_t i = 0; i < n; i++) {                                                            \
-            T ux = m[0][i], uy = m[1][i];                                                            \
-            T vx = cn * (m[2][i] - ux * ux), vy = cn * (m[3][i] - uy * uy);                           \
-            T vxy = cn * (m[4][i] - ux * uy);                                                        \
-            T A1 = (T)2 * ux * uy + c1, A2 = (T)2 * vxy + c2;                                        \
-            T B1 = ux * ux + uy * uy + c1, B2 = vx + vy + c2, D = B1 * B2;                            \
-            T s = (A1 * A2) / D;                                                                     \
-            S[i] = s;                                                                                \
-            g1[i] = A1 / D;                                                                          \
-            g2[i] = -s / B2;                                                                         \
-            g3[i] = (ux * (A2 - A1) - uy * (B2 - B1) * s) / D;                                       \
-            int64_t rem = i, in = 1;                                                                 \
-            for (int d = nd - 1; d >= 0; d--) {                                                      \
-                int64_t k = rem % shape[d];                                                          \
-                rem /= shape[d];                                                                     \
-                in &= k >= pad && k < shape[d] - pad;                                                \
-            }                                                                                        \
-            if (in) {                                                                                \
-                sum += (double)s;                                                                    \
-                cnt++;                                                                               \
-            }                                                                                        \
-        }                                                                                            \
-        return cnt ? sum / (double)cnt : NAN;                                                        \
+#define REFERENCE(T, SFX)                                                                                      \
+    static double ref_##SFX(const T *m[5], T *S, T *g1, T *g2, T *g3, int64_t n, int nd, const int64_t *shape, \
+                            int64_t pad, double cn_, double c1_, double c2_)                                   \
+    {                                                                                                          \
+        const T cn = (T)cn_, c1 = (T)c1_, c2 = (T)c2_;                                                         \
+        double sum = 0;                                                                                        \
+        int64_t cnt = 0;                                                                                       \
+        for (int64_t i = 0; i < n; i++) {                                                                      \
+            T ux = m[0][i], uy = m[1][i];                                                                      \
+            T vx = cn * (m[2][i] - ux * ux), vy = cn * (m[3][i] - uy * uy);                                    \
+            T vxy = cn * (m[4][i] - ux * uy);                                                                  \
+            T A1 = (T)2 * ux * uy + c1, A2 = (T)2 * vxy + c2;                                                  \
+            T B1 = ux * ux + uy * uy + c1, B2 = vx + vy + c2, D = B1 * B2;                                     \
+            T s = (A1 * A2) / D;                                                                               \
+            S[i] = s;                                                                                          \
+            g1[i] = A1 / D;                                                                                    \
+            g2[i] = -s / B2;                                                                                   \
+            g3[i] = (ux * (A2 - A1) - uy * (B2 - B1) * s) / D;                                                 \
+            int64_t rem = i, in = 1;                                                                           \
+            for (int d = nd - 1; d >= 0; d--) {                                                                \
+                int64_t k = rem % shape[d];                                                                    \
+                rem /= shape[d];                                                                               \
+                in &= k >= pad && k < shape[d] - pad;                                                          \
+            }                                                                                                  \
+            if (in) {                                                                                          \
+                sum += (double)s;                                                                              \
+                cnt++;                                                                                         \
+            }                                                                                                  \
+        }                                                                                                      \
+        return cnt ? sum / (double)cnt : NAN;                                                                  \
     }
 REFERENCE(float, f32)
 REFERENCE(double, f64)
@@ -82,13 +82,15 @@ one_case(fv_context *ctx, fv_dtype dt, int nd, const int64_t *shape, int64_t pad
     void *rS = malloc((size_t)n * es), *r1 = malloc((size_t)n * es), *r2 = malloc((size_t)n * es),
          *r3 = malloc((size_t)n * es);
     const double cn = 49.0 / 48.0, c1 = 1e-4, c2 = 9e-4;
-    double want = dt == FV_FLOAT64
-                      ? ref_f64((const double **)orig, rS, r1, r2, r3, n, nd, shape, pad, cn, c1, c2)
-                      : ref_f32((const float **)orig, rS, r1, r2, r3, n, nd, shape, pad, cn, c1, c2);
+    double want = dt == FV_FLOAT64 ? ref_f64((const double **)orig, rS, r1, r2, r3, n, nd, shape, pad, cn, c1, c2)
+                                   : ref_f32((const float **)orig, rS, r1, r2, r3, n, nd, shape, pad, cn, c1, c2);
     if (s_mode == 1)
         CHECK_OK(fv_array_new(NULL, dt, nd, shape, CPU, &S));
     double mean = 0;
-    CHECK_OK(fv_ssim_map(ctx, m[0], m[1], m[2], m[3], m[4], cn, c1, c2, s_mode == 1 ? S : s_mode == 2 ? m[0] : NULL,
+    CHECK_OK(fv_ssim_map(ctx, m[0], m[1], m[2], m[3], m[4], cn, c1, c2,
+                         s_mode == 1       ? S
+                             : s_mode == 2 ? m[0]
+                                           : NULL,
                          gradient, pad, &mean));
     CHECK(isnan(want) ? isnan(mean) : fabs(mean - want) <= 1e-12 * fabs(want));
     if (s_mode == 1)
@@ -101,7 +103,7 @@ one_case(fv_context *ctx, fv_dtype dt, int nd, const int64_t *shape, int64_t pad
         CHECK(!memcmp(fv_array_data(m[4]), r3, (size_t)n * es));
     } else {
         for (int k = 2; k < 5; k++)
-            CHECK(!memcmp(fv_array_data(m[k]), orig[k], (size_t)n * es));   /* untouched */
+            CHECK(!memcmp(fv_array_data(m[k]), orig[k], (size_t)n * es)); /* untouched */
     }
     for (int k = 0; k < 5; k++) {
         fv_array_unref(m[k]);
@@ -117,7 +119,7 @@ one_case(fv_context *ctx, fv_dtype dt, int nd, const int64_t *shape, int64_t pad
 static void
 test_errors(void)
 {
-    const int64_t s55[2] = {5, 5}, s54[2] = {5, 4};
+    const int64_t s55[2] = { 5, 5 }, s54[2] = { 5, 4 };
     fv_array *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL, *i32 = NULL, *f32 = NULL, *odd = NULL;
     CHECK_OK(fv_array_zeros(NULL, FV_FLOAT64, 2, s55, CPU, &a));
     CHECK_OK(fv_array_zeros(NULL, FV_FLOAT64, 2, s55, CPU, &b));
@@ -137,7 +139,7 @@ test_errors(void)
     CHECK_ERR(fv_ssim_map(NULL, a, b, c, d, odd, 1, 0, 0, NULL, 0, 0, &mean), FV_EINVAL, "shape");
     CHECK_ERR(fv_ssim_map(NULL, a, b, c, c, e, 1, 0, 0, NULL, 1, 0, &mean), FV_EINVAL, "must not overlap");
     CHECK_ERR(fv_ssim_map(NULL, a, b, c, d, e, 1, 0, 0, c, 0, 0, &mean), FV_EINVAL, "separate array");
-    fv_array *arrs[8] = {a, b, c, d, e, i32, f32, odd};
+    fv_array *arrs[8] = { a, b, c, d, e, i32, f32, odd };
     for (int k = 0; k < 8; k++)
         fv_array_unref(arrs[k]);
 }
@@ -145,13 +147,13 @@ test_errors(void)
 int
 main(void)
 {
-    fv_context *ctxs[2] = {NULL, NULL};
+    fv_context *ctxs[2] = { NULL, NULL };
     CHECK_OK(fv_context_new(&ctxs[0]));
     CHECK_OK(fv_context_new(&ctxs[1]));
     CHECK_OK(fv_context_set_threads(ctxs[0], 1));
     CHECK_OK(fv_context_set_threads(ctxs[1], 3));
-    const int64_t shapes[][3] = {{37, 0, 0}, {23, 41, 0}, {9, 10, 11}, {300, 257, 0}};
-    const int nds[] = {1, 2, 3, 2};
+    const int64_t shapes[][3] = { { 37, 0, 0 }, { 23, 41, 0 }, { 9, 10, 11 }, { 300, 257, 0 } };
+    const int nds[] = { 1, 2, 3, 2 };
     for (int c = 0; c < 2; c++)
         for (int s = 0; s < 4; s++)
             for (int dt = 0; dt < 2; dt++)
@@ -159,7 +161,7 @@ main(void)
                     for (int mode = 0; mode < 3; mode++)
                         one_case(ctxs[c], dt ? FV_FLOAT64 : FV_FLOAT32, nds[s], shapes[s], pad, mode, mode != 0);
     /* a pad wider than the image: no interior, mean NaN */
-    const int64_t small[2] = {4, 4};
+    const int64_t small[2] = { 4, 4 };
     one_case(ctxs[1], FV_FLOAT64, 2, small, 2, 1, 1);
     test_errors();
     fv_context_free(ctxs[0]);

@@ -22,21 +22,32 @@
 
 #include "tiff-writer.h"
 
-enum { BYTE = 1, ASCII = 2, SHORT = 3, LONG = 4, RATIONAL = 5, UNDEF = 7, DOUBLE = 12, IFD = 13, LONG8 = 16, IFD8 = 18 };
+enum {
+    BYTE = 1,
+    ASCII = 2,
+    SHORT = 3,
+    LONG = 4,
+    RATIONAL = 5,
+    UNDEF = 7,
+    DOUBLE = 12,
+    IFD = 13,
+    LONG8 = 16,
+    IFD8 = 18
+};
 
 typedef tfw_entry tw_entry;
 
 typedef struct tw_ifd {
-    tfw_ifd d;          /* the entries; off and next_pos once laid out */
+    tfw_ifd d; /* the entries; off and next_pos once laid out */
     int sub[64], nsub, sub_linked;
-    int next;           /* index of the next directory in its chain, -1 for none */
+    int next; /* index of the next directory in its chain, -1 for none */
 } tw_ifd;
 
 /* a file whose directories (tw_new_ifd: their indices) are laid out by tw_finish,
  * each after its out-of-line values, in index order; then the header's first
  * directory (ifd[first]), the chains (next) and the SubIFDs offsets are patched */
 typedef struct tw {
-    tfw f;              /* the bytes: big, be, buf, len */
+    tfw f; /* the bytes: big, be, buf, len */
     tw_ifd *ifd;
     int nifd, cifd;
     int first;
@@ -122,7 +133,7 @@ tw_image(tw *w, int i, uint64_t width, uint64_t height, uint32_t tlw, uint32_t t
 {
     tw_add1(w, i, 256, LONG, width);
     tw_add1(w, i, 257, LONG, height);
-    uint64_t bps[8] = {8, 8, 8, 8, 8, 8, 8, 8};
+    uint64_t bps[8] = { 8, 8, 8, 8, 8, 8, 8, 8 };
     tw_add(w, i, 258, SHORT, (uint64_t)samples, bps);
     tw_add1(w, i, 259, SHORT, 1);
     tw_add1(w, i, 262, SHORT, samples >= 3 ? 2 : 1);
@@ -138,7 +149,7 @@ tw_image(tw *w, int i, uint64_t width, uint64_t height, uint32_t tlw, uint32_t t
     }
     uint64_t *offs = malloc(n * 8), *cnts = malloc(n * 8);
     for (uint64_t k = 0; k < n; k++) {
-        uint8_t blob[8] = {0xAB, (uint8_t)k, (uint8_t)(k >> 8), 1, 2, 3, 4, 5};
+        uint8_t blob[8] = { 0xAB, (uint8_t)k, (uint8_t)(k >> 8), 1, 2, 3, 4, 5 };
         offs[k] = tw_append(w, blob, 8);
         cnts[k] = 8;
     }
@@ -273,7 +284,7 @@ test_pyramid(int big, int be)
     tw_ascii(&w, a, 33432, "(c)");
     tw_ascii(&w, a, 316, "host");
     tw_ascii(&w, a, 269, "doc");
-    uint64_t res[2] = {40000, 10};
+    uint64_t res[2] = { 40000, 10 };
     tw_add(&w, a, 282, RATIONAL, 1, res);
     tw_add(&w, a, 283, RATIONAL, 1, res);
     tw_add1(&w, a, 296, SHORT, 3);
@@ -281,12 +292,12 @@ test_pyramid(int big, int be)
     tw_add1(&w, b, 254, LONG, 1);
     tw_image(&w, c, 250, 175, 128, 128, 0, 3);
     tw_add1(&w, c, 254, LONG, 1);
-    uint64_t xpos[2] = {3, 2};
+    uint64_t xpos[2] = { 3, 2 };
     tw_add(&w, a, 286, RATIONAL, 1, xpos);
-    uint8_t icc[100] = {0};
+    uint8_t icc[100] = { 0 };
     tw_raw(&w, a, 34675, UNDEF, sizeof icc, icc, sizeof icc);
-    uint8_t unknown[4] = {1, 2, 3, 4};
-    tw_raw(&w, c, 40000, 99, 4, unknown, 4);   /* unknown type: ignored */
+    uint8_t unknown[4] = { 1, 2, 3, 4 };
+    tw_raw(&w, c, 40000, 99, 4, unknown, 4); /* unknown type: ignored */
     w.ifd[a].next = b;
     w.ifd[b].next = c;
     tw_finish(&w);
@@ -374,7 +385,7 @@ test_stripped(void)
     tw_init(&w, 0, 0);
     int a = tw_new_ifd(&w), b = tw_new_ifd(&w);
     tw_image(&w, a, 300, 101, 0, 0, 10, 1);
-    tw_image(&w, b, 150, 50, 0, 0, 1000, 1);   /* rows per strip past the height: clamped */
+    tw_image(&w, b, 150, 50, 0, 0, 1000, 1); /* rows per strip past the height: clamped */
     tw_add1(&w, b, 254, LONG, 1);
     w.ifd[a].next = b;
     tw_finish(&w);
@@ -403,21 +414,21 @@ static void
 test_resolution_units(void)
 {
     static const struct {
-        int unit;   /* 0: no ResolutionUnit tag */
+        int unit; /* 0: no ResolutionUnit tag */
         uint64_t xres, yres;
         const char *mppx, *mppy, *unit_prop;
     } cases[] = {
-        {2, 50800, 25400, "0.5", "1", "inch"},
-        {0, 100, 100, "254", "254", "inch"},
-        {1, 3, 3, NULL, NULL, "none"},
-        {7, 3, 3, NULL, NULL, "unknown"},
+        { 2, 50800, 25400, "0.5", "1", "inch" },
+        { 0, 100, 100, "254", "254", "inch" },
+        { 1, 3, 3, NULL, NULL, "none" },
+        { 7, 3, 3, NULL, NULL, "unknown" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tw w;
         tw_init(&w, 0, 0);
         int a = tw_new_ifd(&w);
         tw_image(&w, a, 64, 64, 16, 16, 0, 3);
-        uint64_t xr[2] = {cases[i].xres, 1}, yr[2] = {cases[i].yres, 1};
+        uint64_t xr[2] = { cases[i].xres, 1 }, yr[2] = { cases[i].yres, 1 };
         tw_add(&w, a, 282, RATIONAL, 1, xr);
         tw_add(&w, a, 283, RATIONAL, 1, yr);
         if (cases[i].unit)
@@ -448,14 +459,14 @@ test_subifds(int big, int linked)
     tw_init(&w, big, big);
     int a = tw_new_ifd(&w), p2 = tw_new_ifd(&w), s1 = tw_new_ifd(&w), s2 = tw_new_ifd(&w), s3 = tw_new_ifd(&w);
     tw_image(&w, a, 2048, 1024, 256, 256, 0, 3);
-    tw_image(&w, p2, 100, 100, 0, 0, 100, 3);   /* a second page, not reduced */
+    tw_image(&w, p2, 100, 100, 0, 0, 100, 3); /* a second page, not reduced */
     tw_image(&w, s1, 1024, 512, 256, 256, 0, 3);
     tw_image(&w, s2, 512, 256, 256, 256, 0, 3);
     tw_image(&w, s3, 256, 128, 256, 256, 0, 3);
     if (linked)
         for (int k = s1; k <= s3; k++)
             tw_add1(&w, k, 254, LONG, 1);
-    int kids[3] = {s1, s2, s3};
+    int kids[3] = { s1, s2, s3 };
     tw_subifds(&w, a, kids, 3, linked);
     w.ifd[a].next = p2;
     tw_finish(&w);
@@ -646,17 +657,16 @@ b64(const uint8_t *p, size_t n)
 }
 
 /* a JPEG header that only names its size: 64 x 32 */
-static const uint8_t fake_jpeg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 'J',  'F',  'I',  'F',  0x00, 0x01, 0x01,
-                                    0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xC0, 0x00, 0x11, 0x08, 0x00,
-                                    0x20, 0x00, 0x40, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01,
-                                    0xFF, 0xD9};
+static const uint8_t fake_jpeg[] = { 0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 'J',  'F',  'I',  'F',  0x00, 0x01, 0x01, 0x00,
+                                     0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xC0, 0x00, 0x11, 0x08, 0x00, 0x20, 0x00,
+                                     0x40, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01, 0xFF, 0xD9 };
 
 static char *
 philips_xml(int nreps, int spacing_bad, const char *root_type)
 {
-    static const char *spacings[] = {"&quot;0.00025&quot; &quot;0.00025&quot;",
-                                     "&quot;0.0005&quot; &quot;0.0005&quot;", "&quot;0.001&quot; &quot;0.001&quot;",
-                                     "&quot;0.002&quot; &quot;0.002&quot;", "&quot;0.004&quot; &quot;0.004&quot;"};
+    static const char *spacings[] = { "&quot;0.00025&quot; &quot;0.00025&quot;",
+                                      "&quot;0.0005&quot; &quot;0.0005&quot;", "&quot;0.001&quot; &quot;0.001&quot;",
+                                      "&quot;0.002&quot; &quot;0.002&quot;", "&quot;0.004&quot; &quot;0.004&quot;" };
     char *jpeg = b64(fake_jpeg, sizeof fake_jpeg);
     size_t cap = 1 << 16;
     char *x = malloc(cap);
@@ -705,7 +715,7 @@ static const char *
 philips_file(tw *w, const char *xml, int reduced_bit, int label_ifd)
 {
     tw_init(w, 1, 0);
-    static const uint64_t dims[4][2] = {{1024, 768}, {512, 512}, {256, 256}, {256, 256}};
+    static const uint64_t dims[4][2] = { { 1024, 768 }, { 512, 512 }, { 256, 256 }, { 256, 256 } };
     int prev = -1;
     for (int i = 0; i < 4; i++) {
         int d = tw_new_ifd(w);
@@ -769,7 +779,7 @@ test_philips(void)
         CHECK(prop_is(&l, "openslide.level[3].width", "128"));
         CHECK(fv__layout_prop(&l, "tiff.ImageDescription") == NULL);
         CHECK(fv__layout_prop(&l, "openslide.comment") == NULL);
-        CHECK(fv__layout_prop(&l, "philips.PIM_DP_IMAGE_DATA") == NULL);   /* not the first WSI image */
+        CHECK(fv__layout_prop(&l, "philips.PIM_DP_IMAGE_DATA") == NULL); /* not the first WSI image */
         CHECK(prop_is(&l, "tiff.Software", "Philips DP v1.0"));
     }
     fv__layout_free(&l);
@@ -842,11 +852,11 @@ ome_file(tw *w, const char *xml, int subifds)
     tw_image(w, a, 2000, 1000, 512, 512, 0, 3);
     tw_ascii(w, a, 270, xml);
     tw_image(w, b, 1000, 500, 512, 512, 0, 3);
-    tw_image(w, c, 500, 250, 0, 0, 64, 3);   /* a stripped SubIFD level */
+    tw_image(w, c, 500, 250, 0, 0, 64, 3); /* a stripped SubIFD level */
     tw_add1(w, b, 254, LONG, 1);
     tw_add1(w, c, 254, LONG, 1);
     if (subifds) {
-        int kids[2] = {b, c};
+        int kids[2] = { b, c };
         tw_subifds(w, a, kids, 2, 0);
     } else {
         w->ifd[a].next = b;
@@ -863,8 +873,7 @@ test_ome(void)
     tw w;
     fv__tiff *t = NULL;
     fv__layout l;
-    snprintf(xml, sizeof xml, ome_xml_fmt,
-             "PhysicalSizeX=\"250\" PhysicalSizeXUnit=\"nm\" PhysicalSizeY=\"0.25\"");
+    snprintf(xml, sizeof xml, ome_xml_fmt, "PhysicalSizeX=\"250\" PhysicalSizeXUnit=\"nm\" PhysicalSizeY=\"0.25\"");
     CHECK_OK(open_layout(ome_file(&w, xml, 1), &t, &l));
     if (t) {
         CHECK(!strcmp(l.vendor, "ome-tiff"));
@@ -890,7 +899,7 @@ test_ome(void)
     snprintf(xml, sizeof xml, ome_xml_fmt, "PhysicalSizeX=\"0.0005\" PhysicalSizeXUnit=\"mm\" PhysicalSizeY=\"0.5\"");
     CHECK_OK(open_layout(ome_file(&w, xml, 0), &t, &l));
     if (t)
-        CHECK(l.nlevels == 2 && l.mpp_x == 0.5 && l.mpp_y == 0.5);   /* the stripped page is no level */
+        CHECK(l.nlevels == 2 && l.mpp_x == 0.5 && l.mpp_y == 0.5); /* the stripped page is no level */
     fv__layout_free(&l);
     fv__tiff_close(t);
     tw_free(&w);
@@ -906,7 +915,7 @@ test_ome(void)
 
     /* malformed OME-XML */
     snprintf(xml, sizeof xml, ome_xml_fmt, "PhysicalSizeX=\"1\" PhysicalSizeXUnit=\"pixel\"");
-    xml[strlen(xml) - 6] = '\0';   /* cut "</OME>" */
+    xml[strlen(xml) - 6] = '\0'; /* cut "</OME>" */
     CHECK_ERR(detect_only(ome_file(&w, xml, 1)), FV_EFORMAT, "ome-tiff: malformed XML: unclosed element <OME>");
     tw_free(&w);
     snprintf(xml, sizeof xml, "<OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/2016-06\"><Image/></OME>");
@@ -947,26 +956,26 @@ test_xml(void)
     static const struct {
         const char *doc, *msg;
     } bad[] = {
-        {"", "no root element"},
-        {"   ", "no root element"},
-        {"<a>", "unclosed element <a>"},
-        {"<a></b>", "does not match"},
-        {"<a><b></a></b>", "does not match"},
-        {"<a x=1/>", "without quotes"},
-        {"<a x=\"1/>", "unterminated attribute value"},
-        {"<a x=\"<\"/>", "'<' in an attribute value"},
-        {"<a x/>", "without '='"},
-        {"<a/><b/>", "a second root element"},
-        {"text<a/>", "text outside the root element"},
-        {"<a/>tail", "text outside the root element"},
-        {"<1a/>", "bad element name"},
-        {"<a><!-- x </a>", "unterminated comment"},
-        {"<a><![CDATA[x</a>", "unterminated CDATA"},
-        {"<a><?pi </a>", "unterminated processing instruction"},
-        {"<a><!ELEMENT x></a>", "unsupported markup"},
-        {"</a>", "end tag without a start tag"},
-        {"<a", "unterminated start tag"},
-        {"<a></a", "unterminated end tag"},
+        { "", "no root element" },
+        { "   ", "no root element" },
+        { "<a>", "unclosed element <a>" },
+        { "<a></b>", "does not match" },
+        { "<a><b></a></b>", "does not match" },
+        { "<a x=1/>", "without quotes" },
+        { "<a x=\"1/>", "unterminated attribute value" },
+        { "<a x=\"<\"/>", "'<' in an attribute value" },
+        { "<a x/>", "without '='" },
+        { "<a/><b/>", "a second root element" },
+        { "text<a/>", "text outside the root element" },
+        { "<a/>tail", "text outside the root element" },
+        { "<1a/>", "bad element name" },
+        { "<a><!-- x </a>", "unterminated comment" },
+        { "<a><![CDATA[x</a>", "unterminated CDATA" },
+        { "<a><?pi </a>", "unterminated processing instruction" },
+        { "<a><!ELEMENT x></a>", "unsupported markup" },
+        { "</a>", "end tag without a start tag" },
+        { "<a", "unterminated start tag" },
+        { "<a></a", "unterminated end tag" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         x = NULL;
@@ -1006,11 +1015,11 @@ test_helpers(void)
     fv__format_double(buf, sizeof buf, 0.499);
     CHECK(!strcmp(buf, "0.499"));
     fv__format_double(buf, sizeof buf, (1503.0 / 501 + 1001.0 / 334) / 2);
-    CHECK(!strcmp(buf, "2.9985029940119761"));   /* as OpenSlide 4.0.1 prints it */
+    CHECK(!strcmp(buf, "2.9985029940119761")); /* as OpenSlide 4.0.1 prints it */
     fv__format_double(buf, sizeof buf, 4);
     CHECK(!strcmp(buf, "4"));
     fv__format_double(buf, sizeof buf, 0.1);
-    CHECK(!strcmp(buf, "0.10000000000000001"));   /* OpenSlide's %.17g */
+    CHECK(!strcmp(buf, "0.10000000000000001")); /* OpenSlide's %.17g */
     size_t n = 0;
     uint8_t *d = NULL;
     CHECK_OK(fv__base64_decode("aGVs\nbG8=", 9, &d, &n));
@@ -1020,7 +1029,7 @@ test_helpers(void)
     CHECK(d == NULL && n == 0);
     uint32_t w = 0, h = 0;
     CHECK(fv__jpeg_dimensions(fake_jpeg, sizeof fake_jpeg, &w, &h) && w == 64 && h == 32);
-    CHECK(!fv__jpeg_dimensions(fake_jpeg, 25, &w, &h));   /* truncated inside SOF */
+    CHECK(!fv__jpeg_dimensions(fake_jpeg, 25, &w, &h)); /* truncated inside SOF */
     CHECK(!fv__jpeg_dimensions((const uint8_t *)"\xFF\xD8\xFF\xD9", 4, &w, &h));
 }
 
@@ -1056,7 +1065,8 @@ test_bad_headers(void)
     CHECK_ERR(open_only(write_bytes("II*\x00\x00\x00\x00\x00", 8)), FV_EFORMAT, "no directories");
     CHECK_ERR(open_only(write_bytes("II*\x00\x08\x00\x00\x00", 8)), FV_EFORMAT, "past the end of the file");
     CHECK_ERR(open_only(write_bytes("MM\x00*\x00\x00\x00\x04", 8)), FV_EFORMAT, "inside the header");
-    CHECK_ERR(open_only(write_bytes("II*\x00\x09\x00\x00\x00\x00\x00", 10)), FV_EFORMAT, "entry count runs past the end");
+    CHECK_ERR(open_only(write_bytes("II*\x00\x09\x00\x00\x00\x00\x00", 10)), FV_EFORMAT,
+              "entry count runs past the end");
     CHECK_ERR(open_only(write_bytes("II*\x00\x08\x00\x00\x00\x00\x00", 10)), FV_EFORMAT, "has no entries");
     CHECK_ERR(open_only(write_bytes("II*\x00\x08\x00\x00\x00\x05\x00\x00\x00", 12)), FV_EFORMAT,
               "5 entries run past the end of the file");
@@ -1105,9 +1115,9 @@ test_bad_chains(void)
     b = tw_new_ifd(&w);
     tw_image(&w, a, 100, 80, 32, 32, 0, 3);
     tw_image(&w, b, 50, 40, 32, 32, 0, 3);
-    int kids[1] = {b};
+    int kids[1] = { b };
     tw_subifds(&w, a, kids, 1, 0);
-    tw_subifds(&w, b, (int[]){a}, 1, 0);
+    tw_subifds(&w, b, (int[]){ a }, 1, 0);
     tw_finish(&w);
     CHECK_ERR(open_only(tw_write(&w)), FV_EFORMAT, "points at directory 0 (offset");
     tw_free(&w);
@@ -1120,7 +1130,7 @@ test_bad_chains(void)
     tw_image(&w, b, 50, 40, 32, 32, 0, 3);
     tw_image(&w, c, 25, 20, 32, 32, 0, 3);
     tw_image(&w, d, 12, 10, 32, 32, 0, 3);
-    tw_subifds(&w, a, (int[]){b}, 1, 0);
+    tw_subifds(&w, a, (int[]){ b }, 1, 0);
     w.ifd[b].next = c;
     w.ifd[c].next = d;
     w.ifd[d].next = c;
@@ -1134,7 +1144,7 @@ test_bad_chains(void)
     tw_image(&w, a, 100, 80, 32, 32, 0, 3);
     tw_image(&w, b, 50, 40, 32, 32, 0, 3);
     tw_image(&w, c, 25, 20, 32, 32, 0, 3);
-    tw_subifds(&w, a, (int[]){b}, 1, 0);
+    tw_subifds(&w, a, (int[]){ b }, 1, 0);
     w.ifd[b].next = c;
     w.ifd[c].next = b;
     CHECK_OK(detect_only(finish_write(&w)));
@@ -1148,7 +1158,7 @@ test_bad_chains(void)
     c = tw_new_ifd(&w);
     tw_image(&w, c, 20, 20, 32, 32, 0, 3);
     w.ifd[a].next = b;
-    tw_subifds(&w, a, (int[]){c}, 1, 0);
+    tw_subifds(&w, a, (int[]){ c }, 1, 0);
     w.ifd[c].next = b;
     CHECK_ERR(open_only(finish_write(&w)), FV_EFORMAT, "a cycle");
     tw_free(&w);
@@ -1159,7 +1169,7 @@ test_bad_chains(void)
     tw_free(&w);
     /* more directories than the cap: a chain of 4097 small ones */
     tw_init(&w, 0, 0);
-    uint8_t blob[8] = {1};
+    uint8_t blob[8] = { 1 };
     uint64_t off = tw_append(&w, blob, 8), one = 8;
     int prev = -1;
     for (int i = 0; i <= FV__TIFF_MAX_IFDS; i++) {
@@ -1243,7 +1253,7 @@ test_bad_entries(void)
     /* offsets / byte counts of the wrong length */
     base_file(&w, 0);
     tw_remove(&w, 0, 324);
-    uint64_t offs[5] = {16, 16, 16, 16, 16};
+    uint64_t offs[5] = { 16, 16, 16, 16, 16 };
     tw_add(&w, 0, 324, LONG, 5, offs);
     CHECK_ERR(open_only(finish_write(&w)), FV_EFORMAT, "TileOffsets (324) has 5 values, expected 12 (one per tile)");
     tw_free(&w);
@@ -1302,7 +1312,7 @@ test_bad_entries(void)
     /* text longer than the cap: a sparse file with a 17 MiB description */
     base_file(&w, 0);
     uint64_t big = (uint64_t)FV__TIFF_MAX_TEXT + 1;
-    tw_entry *d = tw_raw(&w, 0, 270, ASCII, big, NULL, 4);   /* offset patched below */
+    tw_entry *d = tw_raw(&w, 0, 270, ASCII, big, NULL, 4); /* offset patched below */
     (void)d;
     tw_finish(&w);
     const char *path = tw_write(&w);
@@ -1334,7 +1344,7 @@ test_bad_entries(void)
             w.ifd[i - 1].next = k;
     }
     tw_finish(&w);
-    uint64_t table = w.f.len;   /* the zero-filled tables start at the end */
+    uint64_t table = w.f.len; /* the zero-filled tables start at the end */
     for (int i = 0; i < n_ifd; i++)
         for (int k = 0; k < w.ifd[i].d.n; k++)
             if (w.ifd[i].d.e[k].tag == 324 || w.ifd[i].d.e[k].tag == 325)
@@ -1447,9 +1457,15 @@ sweep(const uint8_t *good, size_t len, int flips)
         for (int k = 0; k < nflip; k++) {
             size_t at = rnd() % len;
             switch (rnd() % 3) {
-            case 0: m[at] ^= (uint8_t)(1u << (rnd() % 8)); break;
-            case 1: m[at] = (uint8_t)rnd(); break;
-            default: m[at] = (uint8_t)(rnd() & 1 ? 0xFF : 0x00); break;
+            case 0:
+                m[at] ^= (uint8_t)(1u << (rnd() % 8));
+                break;
+            case 1:
+                m[at] = (uint8_t)rnd();
+                break;
+            default:
+                m[at] = (uint8_t)(rnd() & 1 ? 0xFF : 0x00);
+                break;
             }
         }
         fv_status st = detect_only(write_bytes(m, len));
@@ -1479,7 +1495,7 @@ test_sweeps(void)
     tw_ascii(&w, a, 270, aperio_desc);
     tw_image(&w, b, 150, 100, 64, 64, 0, 3);
     tw_image(&w, c, 50, 30, 0, 0, 7, 3);
-    tw_subifds(&w, a, (int[]){b}, 1, 1);
+    tw_subifds(&w, a, (int[]){ b }, 1, 1);
     w.ifd[a].next = c;
     tw_finish(&w);
     sweep(w.f.buf, w.f.len, 3000);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"   /* CPU, GPU, new_array (and check.h) */
+#include "harness.h" /* CPU, GPU, new_array (and check.h) */
 
 
 static int64_t
@@ -24,7 +24,7 @@ sk_round(double r)
 static fv_array *
 edge_image(void)
 {
-    int64_t shape[2] = {37, 53};
+    int64_t shape[2] = { 37, 53 };
     fv_array *a = new_array(FV_UINT8, 2, shape, CPU);
     uint8_t *p = fv_array_data(a);
     uint64_t s = 12345;
@@ -48,7 +48,8 @@ same_bytes(const fv_array *gpu, const fv_array *cpu)
 {
     fv_array *h = new_array(fv_array_dtype(cpu), fv_array_ndim(cpu), fv_array_shape(cpu), CPU);
     CHECK_OK(fv_copy(NULL, gpu, h));
-    int ok = !memcmp(fv_array_data(h), fv_array_data(cpu), (size_t)fv_array_size(cpu) * fv_dtype_size(fv_array_dtype(cpu)));
+    int ok =
+        !memcmp(fv_array_data(h), fv_array_data(cpu), (size_t)fv_array_size(cpu) * fv_dtype_size(fv_array_dtype(cpu)));
     fv_array_unref(h);
     return ok;
 }
@@ -58,13 +59,15 @@ test_lines(int gpu)
 {
     fv_array *img = edge_image();
     const uint8_t *p = fv_array_data(img);
-    enum { NT = 31 };
+    enum {
+        NT = 31
+    };
     double c[NT], s[NT];
     for (int j = 0; j < NT; j++) {
         c[j] = cos(-1.6 + 0.11 * j);
         s[j] = sin(-1.6 + 0.11 * j);
     }
-    const int64_t off = (int64_t)ceil(sqrt(37.0 * 37 + 53.0 * 53)), shape[2] = {2 * off + 1, NT};
+    const int64_t off = (int64_t)ceil(sqrt(37.0 * 37 + 53.0 * 53)), shape[2] = { 2 * off + 1, NT };
     fv_array *out = new_array(FV_UINT64, 2, shape, CPU);
     CHECK_OK(fv_hough_line(NULL, img, c, s, NT, out));
     uint64_t *ref = calloc((size_t)(shape[0] * NT), sizeof *ref);
@@ -77,7 +80,7 @@ test_lines(int gpu)
                 }
     CHECK(!memcmp(ref, fv_array_data(out), (size_t)(shape[0] * NT) * 8));
     /* errors */
-    int64_t bad[2] = {3, NT};
+    int64_t bad[2] = { 3, NT };
     fv_array *small = new_array(FV_UINT64, 2, bad, CPU);
     CHECK_ERR(fv_hough_line(NULL, img, c, s, NT, small), FV_EINVAL, "output axis 0");
     fv_array *f = new_array(FV_FLOAT64, 2, shape, CPU);
@@ -101,10 +104,10 @@ test_circles(int gpu)
 {
     fv_array *img = edge_image();
     const uint8_t *p = fv_array_data(img);
-    const int64_t radii[4] = {0, 3, 11, -2}, off = 11;
+    const int64_t radii[4] = { 0, 3, 11, -2 }, off = 11;
     for (int full = 0; full < 2; full++)
         for (int norm = 0; norm < 2; norm++) {
-            const int64_t o = full ? off : 0, shape[3] = {4, 37 + 2 * o, 53 + 2 * o};
+            const int64_t o = full ? off : 0, shape[3] = { 4, 37 + 2 * o, 53 + 2 * o };
             fv_array *out = new_array(FV_FLOAT64, 3, shape, CPU);
             int64_t np[4];
             CHECK_OK(fv_hough_circle(NULL, img, radii, 4, o, norm, out, np));
@@ -115,7 +118,7 @@ test_circles(int gpu)
                 /* scikit-image's circle_perimeter (Bresenham), then the votes one by one */
                 int64_t pts[2 * 200], n = 0, r = radii[i], cc = 0, d = 3 - 2 * radii[i];
                 while (radii[i] >= 0 && r >= cc) {
-                    const int64_t a[8] = {r, -r, r, -r, cc, -cc, cc, -cc}, b[8] = {cc, cc, -cc, -cc, r, r, -r, -r};
+                    const int64_t a[8] = { r, -r, r, -r, cc, -cc, cc, -cc }, b[8] = { cc, cc, -cc, -cc, r, r, -r, -r };
                     for (int k = 0; k < 8; k++, n++) {
                         pts[2 * n] = a[k];
                         pts[2 * n + 1] = b[k];
@@ -156,16 +159,16 @@ test_circles(int gpu)
 static void
 test_probabilistic(void)
 {
-    int64_t shape[2] = {40, 60}, lshape[2] = {16, 4};
+    int64_t shape[2] = { 40, 60 }, lshape[2] = { 16, 4 };
     fv_array *img = new_array(FV_BOOL, 2, shape, CPU), *lines = new_array(FV_INT64, 2, lshape, CPU);
     uint8_t *p = fv_array_data(img);
     memset(p, 0, 40 * 60);
     for (int x = 5; x < 55; x++)
-        p[20 * 60 + x] = 1;   /* a horizontal line, row 20, columns 5..54 */
-    fv_array *order = new_array(FV_INT64, 1, (int64_t[]){50}, CPU);
+        p[20 * 60 + x] = 1; /* a horizontal line, row 20, columns 5..54 */
+    fv_array *order = new_array(FV_INT64, 1, (int64_t[]){ 50 }, CPU);
     for (int k = 0; k < 50; k++)
         ((int64_t *)fv_array_data(order))[k] = (k * 7) % 50;
-    double c[2] = {cos(M_PI / 2), 1.0}, s[2] = {1.0, 0.0};   /* angles pi/2 and 0 */
+    double c[2] = { cos(M_PI / 2), 1.0 }, s[2] = { 1.0, 0.0 }; /* angles pi/2 and 0 */
     int64_t n = -1;
     CHECK_OK(fv_probabilistic_hough_line(NULL, img, order, 10, 20, 2, c, s, 2, lines, &n));
     const int64_t *l = fv_array_data(lines);
@@ -184,15 +187,15 @@ test_radon(int gpu)
     /* a single centred pixel: at angle 0 (the identity) it projects to the centre
      * bin alone; rotated, its bilinear samples add up to scikit-image's sums
      * (skimage.transform.radon of it at 0, 36, ..., 144 degrees, sum(0)) */
-    static const double sk_sums[5] = {1.0, 1.31490405, 1.13527646, 1.13527646, 1.31490405};
-    int64_t shape[2] = {21, 21}, sshape[2] = {21, 5};
+    static const double sk_sums[5] = { 1.0, 1.31490405, 1.13527646, 1.13527646, 1.31490405 };
+    int64_t shape[2] = { 21, 21 }, sshape[2] = { 21, 5 };
     fv_array *img = new_array(FV_FLOAT64, 2, shape, CPU), *sino = new_array(FV_FLOAT64, 2, sshape, CPU);
     memset(fv_array_data(img), 0, 21 * 21 * 8);
     ((double *)fv_array_data(img))[10 * 21 + 10] = 1.0;
     double m[5 * 6];
     for (int a = 0; a < 5; a++) {
         double t = a * M_PI / 5, co = cos(t), si = sin(t);
-        double row[6] = {co, si, -10 * (co + si - 1), -si, co, -10 * (co - si - 1)};
+        double row[6] = { co, si, -10 * (co + si - 1), -si, co, -10 * (co - si - 1) };
         memcpy(m + 6 * a, row, sizeof row);
     }
     CHECK_OK(fv_radon(NULL, img, m, 5, sino));
@@ -207,10 +210,10 @@ test_radon(int gpu)
             sum += sv[j * 5 + a];
         CHECK(fabs(sum - sk_sums[a]) < 1e-8);
     }
-    int64_t rect[2] = {21, 20};
+    int64_t rect[2] = { 21, 20 };
     fv_array *r = new_array(FV_FLOAT64, 2, rect, CPU);
     CHECK_ERR(fv_radon(NULL, r, m, 5, sino), FV_EINVAL, "square");
-    int64_t pshape[1] = {21};
+    int64_t pshape[1] = { 21 };
     fv_array *proj = new_array(FV_FLOAT64, 1, pshape, CPU), *upd = new_array(FV_FLOAT64, 2, shape, CPU);
     for (int j = 0; j < 21; j++)
         ((double *)fv_array_data(proj))[j] = sv[j * 5 + 2];
@@ -249,12 +252,12 @@ test_backproject(int gpu)
 {
     /* angle 0 (cos 1, sin 0): t = column - n / 2, linear in the projection
      * x = -2..2 of values 10 * x; angle 90 degrees (cos 0, sin 1): t = -(row - n / 2) */
-    int64_t fshape[2] = {2, 5}, oshape[2] = {6, 6};
+    int64_t fshape[2] = { 2, 5 }, oshape[2] = { 6, 6 };
     fv_array *f = new_array(FV_FLOAT64, 2, fshape, CPU), *out = new_array(FV_FLOAT64, 2, oshape, CPU);
     double *fv = fv_array_data(f);
     for (int k = 0; k < 5; k++)
         fv[k] = fv[5 + k] = 10.0 * (k - 2);
-    const double c[2] = {1.0, 0.0}, s[2] = {0.0, 1.0};
+    const double c[2] = { 1.0, 0.0 }, s[2] = { 0.0, 1.0 };
     CHECK_OK(fv_iradon_backproject(NULL, f, c, s, out));
     const double *o = fv_array_data(out);
     int ok = 1;

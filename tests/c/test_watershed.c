@@ -24,9 +24,9 @@
 #include "fovea/fovea.h"
 #include "check.h"
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 #ifdef FV_TEST_CUDA
-static const fv_device GPU = {FV_DEVICE_CUDA, 0};
+static const fv_device GPU = { FV_DEVICE_CUDA, 0 };
 #endif
 static fv_context *ctx;
 static int ncases;
@@ -59,7 +59,7 @@ geo_init(geo *g, int nd, const int64_t *shape, int conn)
     for (int d = 0; d < nd; d++)
         cells *= 3;
     for (int c = 0; c < cells; c++) {
-        int o[3] = {0, 0, 0}, rest = c, hops = 0;
+        int o[3] = { 0, 0, 0 }, rest = c, hops = 0;
         for (int d = nd - 1; d >= 0; d--) {
             o[d] = rest % 3 - 1;
             rest /= 3;
@@ -157,7 +157,7 @@ flood_levels(const geo *g, const double *img, const int32_t *lab, const uint8_t 
         D[i] = 0;
         if (lab[i] && allowed[i]) {
             C[i] = img[i];
-            hpush(h, &hn, (hitem){img[i], 0, i});
+            hpush(h, &hn, (hitem){ img[i], 0, i });
         }
     }
     while (hn) {
@@ -173,7 +173,7 @@ flood_levels(const geo *g, const double *img, const int32_t *lab, const uint8_t 
             if (c < C[j] || (c == C[j] && d < D[j])) {
                 C[j] = c;
                 D[j] = d;
-                hpush(h, &hn, (hitem){c, d, j});
+                hpush(h, &hn, (hitem){ c, d, j });
             }
         }
     }
@@ -192,9 +192,9 @@ reference(const geo *g, const double *img, const int32_t *mk, const uint8_t *mas
     for (int64_t i = 0; i < g->n; i++) {
         out[i] = mk[i] && mask[i] ? mk[i] : 0;
         if (isfinite(C[i]) && !out[i])
-            hpush(h, &hn, (hitem){C[i], D[i], i});
+            hpush(h, &hn, (hitem){ C[i], D[i], i });
     }
-    while (hn) {   /* increasing key: each pixel's best neighbour is labelled before it */
+    while (hn) { /* increasing key: each pixel's best neighbour is labelled before it */
         hitem x = hpop(h, &hn);
         double bc = INFINITY;
         int64_t bd = 0, best = -1;
@@ -260,12 +260,12 @@ valid_watershed(const geo *g, const double *img, const int32_t *mk, const uint8_
 
 /* conn < 0 (3-d): the cross of a 3 x 3 x 3 footprint's middle plane (the demo's) */
 static fv_status
-run(fv_device dev, int nd, const int64_t *shape, const double *img, const int32_t *mk, const uint8_t *mask,
-    int conn, double compactness, int wsl, int32_t *out)
+run(fv_device dev, int nd, const int64_t *shape, const double *img, const int32_t *mk, const uint8_t *mask, int conn,
+    double compactness, int wsl, int32_t *out)
 {
     fv_array *hi = NULL, *hm = NULL, *hk = NULL, *ho = NULL, *di = NULL, *dm = NULL, *dk = NULL, *dout = NULL;
-    uint8_t plane[27] = {0};
-    const int64_t fsh[3] = {3, 3, 3};
+    uint8_t plane[27] = { 0 };
+    const int64_t fsh[3] = { 3, 3, 3 };
     const uint8_t *fp = NULL;
     fv_status st;
     if (conn < 0) {
@@ -315,15 +315,16 @@ static void
 test_skimage_cases(void)
 {
     /* labels from scikit-image 0.26 */
-    static const double im[24] = {0, 1, 1, 2, 1, 0, 1, 1, 2, 2, 1, 1, 0, 0, 1, 1, 1, 0, 2, 1, 1, 0, 0, 1};
-    static const int32_t mk[24] = {1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0};
-    static const int32_t plain[24] = {1, 1, 1, 2, 2, 2, 1, 4, 4, 3, 2, 2, 4, 4, 4, 3, 3, 2, 4, 4, 3, 3, 3, 3};
-    static const int32_t line[24] = {1, 1, 1, 0, 2, 2, 0, 0, 0, 3, 0, 2, 4, 4, 0, 3, 3, 0, 4, 0, 3, 3, 3, 3};
-    static const int32_t conn2[24] = {1, 1, 1, 2, 2, 2, 1, 1, 4, 3, 2, 2, 4, 4, 3, 3, 3, 3, 4, 4, 3, 3, 3, 3};
-    static const int32_t compact[24] = {1, 1, 1, 2, 2, 2, 1, 4, 4, 3, 2, 2, 4, 4, 3, 3, 3, 2, 4, 4, 3, 3, 3, 3};
-    static const double flat[7] = {0};
-    static const int32_t mk1[7] = {1, 0, 0, 0, 0, 0, 2}, flat1[7] = {1, 1, 1, 1, 2, 2, 2}, flatl[7] = {1, 1, 1, 0, 2, 2, 2};
-    const int64_t sh[2] = {4, 6}, sh1[1] = {7};
+    static const double im[24] = { 0, 1, 1, 2, 1, 0, 1, 1, 2, 2, 1, 1, 0, 0, 1, 1, 1, 0, 2, 1, 1, 0, 0, 1 };
+    static const int32_t mk[24] = { 1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0 };
+    static const int32_t plain[24] = { 1, 1, 1, 2, 2, 2, 1, 4, 4, 3, 2, 2, 4, 4, 4, 3, 3, 2, 4, 4, 3, 3, 3, 3 };
+    static const int32_t line[24] = { 1, 1, 1, 0, 2, 2, 0, 0, 0, 3, 0, 2, 4, 4, 0, 3, 3, 0, 4, 0, 3, 3, 3, 3 };
+    static const int32_t conn2[24] = { 1, 1, 1, 2, 2, 2, 1, 1, 4, 3, 2, 2, 4, 4, 3, 3, 3, 3, 4, 4, 3, 3, 3, 3 };
+    static const int32_t compact[24] = { 1, 1, 1, 2, 2, 2, 1, 4, 4, 3, 2, 2, 4, 4, 3, 3, 3, 2, 4, 4, 3, 3, 3, 3 };
+    static const double flat[7] = { 0 };
+    static const int32_t mk1[7] = { 1, 0, 0, 0, 0, 0, 2 }, flat1[7] = { 1, 1, 1, 1, 2, 2, 2 },
+                         flatl[7] = { 1, 1, 1, 0, 2, 2, 2 };
+    const int64_t sh[2] = { 4, 6 }, sh1[1] = { 7 };
     int32_t out[24];
     geo g;
     geo_init(&g, 2, sh, 1);
@@ -341,7 +342,12 @@ test_skimage_cases(void)
     CHECK_OK(run(CPU, 1, sh1, flat, mk1, NULL, 1, 0, 1, out));
     CHECK(!memcmp(out, flatl, sizeof flatl));
 #else
-    (void)plain; (void)line; (void)conn2; (void)compact; (void)flat1; (void)flatl;
+    (void)plain;
+    (void)line;
+    (void)conn2;
+    (void)compact;
+    (void)flat1;
+    (void)flatl;
     CHECK_ERR(run(GPU, 2, sh, im, mk, NULL, 1, 1.0, 0, out), FV_ENOKERNEL, "compactness");
     CHECK_ERR(run(GPU, 2, sh, im, mk, NULL, 1, 0, 1, out), FV_ENOKERNEL, "watershed lines");
     CHECK_OK(run(GPU, 1, sh1, flat, mk1, NULL, 1, 0, 0, out));
@@ -396,7 +402,7 @@ random_case(int nd, const int64_t *shape, int levels, int conn, int use_mask, in
         CHECK(!memcmp(out, ref, sizeof *out * (size_t)n));
     }
 #ifdef FV_TEST_CUDA
-    if (!levels) {   /* and the CPU on the same case */
+    if (!levels) { /* and the CPU on the same case */
         CHECK_OK(run(CPU, nd, shape, img, mk, use_mask ? mask : NULL, conn, 0, 0, ref));
         CHECK(!memcmp(out, ref, sizeof *out * (size_t)n));
     }
@@ -426,13 +432,13 @@ test_random(void)
     /* FOVEA_TEST_CUDA_ONLY (compute-sanitizer runs; racecheck tracks every shared
      * access of the tiled sweeps): one large case of each kind, smaller volumes */
     const int reduced = getenv("FOVEA_TEST_CUDA_ONLY") != NULL;
-    const int64_t big[2] = {300, 257};   /* many CPU heap growths / GPU blocks and tiles */
+    const int64_t big[2] = { 300, 257 }; /* many CPU heap growths / GPU blocks and tiles */
     random_case(2, big, 0, 2, 1, 40);
     if (!reduced)
         random_case(2, big, 3, 1, 0, 40);
     /* many of the GPU's 3-d tiles (8 x 8 x 16 boxes; planes of 32 x 32 for the plane cross) */
-    const int64_t vol[3] = {20, 41, 70}, planes[3] = {6, 100, 90};
-    const int64_t svol[3] = {9, 19, 34}, splanes[3] = {3, 70, 40};
+    const int64_t vol[3] = { 20, 41, 70 }, planes[3] = { 6, 100, 90 };
+    const int64_t svol[3] = { 9, 19, 34 }, splanes[3] = { 3, 70, 40 };
     for (int conn = 1; conn <= 3; conn++) {
         random_case(3, reduced ? svol : vol, 0, conn, conn != 2, 30);
         random_case(3, reduced ? svol : vol, 2 + conn, conn, conn == 2, 30);
@@ -441,9 +447,9 @@ test_random(void)
     random_case(3, reduced ? splanes : planes, 3, -1, 1, 40);
     if (!reduced)
         random_case(3, planes, 2, -1, 0, 40);
-    for (int t = 0; t < 12; t++) {   /* small ones with the plane cross */
-        int64_t shape[3] = {1 + (int64_t)(next_u64() % 5), 2 + (int64_t)(next_u64() % 40),
-                            2 + (int64_t)(next_u64() % 40)};
+    for (int t = 0; t < 12; t++) { /* small ones with the plane cross */
+        int64_t shape[3] = { 1 + (int64_t)(next_u64() % 5), 2 + (int64_t)(next_u64() % 40),
+                             2 + (int64_t)(next_u64() % 40) };
         random_case(3, shape, t % 2 ? 0 : 2 + t % 3, -1, t % 3 == 0, 1 + (int)(next_u64() % 9));
     }
 }
@@ -451,9 +457,9 @@ test_random(void)
 static void
 test_views_and_errors(void)
 {
-    const int64_t sh[2] = {6, 8}, bad[2] = {6, 7}, fsh[2] = {2, 3}, neg[2] = {-1, 1};
+    const int64_t sh[2] = { 6, 8 }, bad[2] = { 6, 7 }, fsh[2] = { 2, 3 }, neg[2] = { -1, 1 };
     fv_array *img = NULL, *mk = NULL, *out = NULL, *o8 = NULL, *fl = NULL, *mk7 = NULL, *v = NULL, *vo = NULL;
-    uint8_t fp[6] = {1, 1, 1, 1, 1, 1};
+    uint8_t fp[6] = { 1, 1, 1, 1, 1, 1 };
     CHECK_OK(fv_array_zeros(ctx, FV_UINT8, 2, sh, CPU, &img));
     CHECK_OK(fv_array_zeros(ctx, FV_INT64, 2, sh, CPU, &mk));
     CHECK_OK(fv_array_zeros(ctx, FV_INT64, 2, sh, CPU, &out));
@@ -473,7 +479,7 @@ test_views_and_errors(void)
     CHECK_ERR(fv_watershed(ctx, img, mk, NULL, out, 1, fp, fsh, neg, 0, 0), FV_EINVAL, "offset");
     CHECK_ERR(fv_watershed(ctx, img, mk, NULL, out, 1, NULL, NULL, NULL, NAN, 0), FV_EINVAL, "NaN");
     /* even footprint with an origin; in place (out = markers); a strided view as out */
-    const int64_t org[2] = {1, 1};
+    const int64_t org[2] = { 1, 1 };
     CHECK_OK(fv_watershed(ctx, img, mk, NULL, out, 1, fp, fsh, org, 0, 0));
     CHECK_OK(fv_watershed(ctx, img, mk, NULL, mk, 2, NULL, NULL, NULL, 0, 0));
     const int64_t *m = fv_array_data(mk);
@@ -481,15 +487,15 @@ test_views_and_errors(void)
     for (int i = 0; i < 48; i++)
         ok &= m[i] == 3 || m[i] == -2;
     CHECK(ok && m[9] == 3 && m[40] == -2);
-    const int64_t vsh[2] = {3, 4}, vst[2] = {2 * 8 * 8, 2 * 8};
+    const int64_t vsh[2] = { 3, 4 }, vst[2] = { 2 * 8 * 8, 2 * 8 };
     CHECK_OK(fv_array_view(out, 2, vsh, vst, 0, &vo));
-    CHECK_OK(fv_array_view(img, 2, vsh, (const int64_t[2]){16, 2}, 0, &v));
+    CHECK_OK(fv_array_view(img, 2, vsh, (const int64_t[2]){ 16, 2 }, 0, &v));
     fv_array *vm = NULL;
     CHECK_OK(fv_array_view(mk, 2, vsh, vst, 0, &vm));
     CHECK_OK(fv_watershed(ctx, v, vm, NULL, vo, 1, NULL, NULL, NULL, 0.5, 1));
     fv_array_unref(vm);
     /* empty */
-    const int64_t esh[2] = {0, 5};
+    const int64_t esh[2] = { 0, 5 };
     fv_array *e1 = NULL, *e2 = NULL;
     CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 2, esh, CPU, &e1));
     CHECK_OK(fv_array_new(ctx, FV_INT32, 2, esh, CPU, &e2));

@@ -32,7 +32,7 @@
 static int ncases;
 
 static int
-below(int m)   /* uniform in 0..m-1 */
+below(int m) /* uniform in 0..m-1 */
 {
     return (int)(next_u64() % (uint64_t)m);
 }
@@ -84,7 +84,7 @@ jacobi(const wcase *w, double *C, int64_t *D)
         for (int64_t i = 0; i < w->n; i++) {
             double bc = C[i];
             int64_t bd = D[i];
-            if (w->mask[i] && !w->lab[i]) {   /* lab after init: seeds outside the mask are gone */
+            if (w->mask[i] && !w->lab[i]) { /* lab after init: seeds outside the mask are gone */
                 for (int k = 0; k < w->nnb; k++) {
                     int64_t j = i + w->nb[k];
                     if (j >= 0 && j < w->n && w->mask[j])
@@ -107,9 +107,9 @@ jacobi(const wcase *w, double *C, int64_t *D)
 /* ---- the tiled schedule ---------------------------------------------------------------- */
 
 typedef struct tiling {
-    int tz, ty, tx;   /* tile shape */
-    int cap;          /* sweeps per visit */
-    int torn;         /* halo reads may be torn */
+    int tz, ty, tx; /* tile shape */
+    int cap;        /* sweeps per visit */
+    int torn;       /* halo reads may be torn */
 } tiling;
 
 /* fv_k_ws_tile's rounds until one changes nothing; the rounds run (0: no grid steps) */
@@ -166,9 +166,18 @@ tiled(const wcase *w, const tiling *tl, double *C, int64_t *D)
                     continue;
                 const int64_t g = (z * Y + y) * X + x;
                 switch (below(tl->torn ? 3 : 2)) {
-                case 0: sC[s] = Cs[g]; sD[s] = Ds[g]; break;   /* as the round began */
-                case 1: sC[s] = C[g]; sD[s] = D[g]; break;     /* as now */
-                default: sC[s] = Cs[g]; sD[s] = D[g]; break;   /* torn: old C, new D */
+                case 0:
+                    sC[s] = Cs[g];
+                    sD[s] = Ds[g];
+                    break; /* as the round began */
+                case 1:
+                    sC[s] = C[g];
+                    sD[s] = D[g];
+                    break; /* as now */
+                default:
+                    sC[s] = Cs[g];
+                    sD[s] = D[g];
+                    break; /* torn: old C, new D */
                 }
             }
             int sweeps = 0, capped = 0, tile_changed = 0;
@@ -193,7 +202,7 @@ tiled(const wcase *w, const tiling *tl, double *C, int64_t *D)
                                 sweep_changed = 1;
                             }
                         }
-                for (int s = 0; s < S; s++)   /* after the barrier: every read is done */
+                for (int s = 0; s < S; s++) /* after the barrier: every read is done */
                     if (ch[s]) {
                         sC[s] = nc[s];
                         sD[s] = nd[s];
@@ -218,8 +227,8 @@ tiled(const wcase *w, const tiling *tl, double *C, int64_t *D)
             for (int t = 0; t < 27; t++) {
                 const int dz = t / 9 - 1, dy = t / 3 % 3 - 1, dx = t % 3 - 1;
                 const int64_t nz = bz + dz, ny = by + dy, nx = bx + dx;
-                if ((hz || !dz) && (dz || dy || dx || capped) && nz >= 0 && nz < gz && ny >= 0 && ny < gy &&
-                    nx >= 0 && nx < gx)
+                if ((hz || !dz) && (dz || dy || dx || capped) && nz >= 0 && nz < gz && ny >= 0 && ny < gy && nx >= 0 &&
+                    nx < gx)
                     next[(nz * gy + ny) * gx + nx] = 1;
             }
             any = 1;
@@ -241,39 +250,55 @@ tiled(const wcase *w, const tiling *tl, double *C, int64_t *D)
 
 /* ---- random cases ---------------------------------------------------------------------- */
 
-enum { VAL_CONT, VAL_INT, VAL_SPECIAL };
-enum { FP_CONN, FP_PLANE_CROSS, FP_PLANE_FULL, FP_RANDOM };
+enum {
+    VAL_CONT,
+    VAL_INT,
+    VAL_SPECIAL
+};
+enum {
+    FP_CONN,
+    FP_PLANE_CROSS,
+    FP_PLANE_FULL,
+    FP_RANDOM
+};
 
 /* A random case: interior shape, footprint, values, mask, seeds. */
 static void
-wcase_random(wcase *w, int nd, const int64_t *inner, int fp, int conn, int vals, int levels, int use_mask,
-             int nseeds)
+wcase_random(wcase *w, int nd, const int64_t *inner, int fp, int conn, int vals, int levels, int use_mask, int nseeds)
 {
     int steps[26][3], ns = 0, zstep = 0;
     memset(w, 0, sizeof *w);
     w->nd = nd;
     for (int c = 0; c < 27; c++) {
-        int o[3] = {c / 9 - 1, c / 3 % 3 - 1, c % 3 - 1}, hops = !!o[0] + !!o[1] + !!o[2], take;
+        int o[3] = { c / 9 - 1, c / 3 % 3 - 1, c % 3 - 1 }, hops = !!o[0] + !!o[1] + !!o[2], take;
         if (!hops || (nd == 2 && o[0]))
             continue;
         switch (fp) {
-        case FP_CONN: take = hops <= conn; break;
-        case FP_PLANE_CROSS: take = !o[0] && hops == 1; break;
-        case FP_PLANE_FULL: take = !o[0]; break;
-        default: take = below(3) == 0; break;
+        case FP_CONN:
+            take = hops <= conn;
+            break;
+        case FP_PLANE_CROSS:
+            take = !o[0] && hops == 1;
+            break;
+        case FP_PLANE_FULL:
+            take = !o[0];
+            break;
+        default:
+            take = below(3) == 0;
+            break;
         }
         if (take) {
             memcpy(steps[ns++], o, sizeof o);
             zstep |= o[0] != 0;
         }
     }
-    if (!ns) {   /* a random footprint needs one neighbour */
+    if (!ns) { /* a random footprint needs one neighbour */
         steps[0][0] = 0;
         steps[0][1] = 0;
         steps[0][2] = 1;
         ns = 1;
     }
-    for (int k = ns - 1; k > 0; k--) {   /* any order: the relaxation's minimum does not care */
+    for (int k = ns - 1; k > 0; k--) { /* any order: the relaxation's minimum does not care */
         int j = below(k + 1), t[3];
         memcpy(t, steps[k], sizeof t);
         memcpy(steps[k], steps[j], sizeof t);
@@ -315,7 +340,7 @@ wcase_random(wcase *w, int nd, const int64_t *inner, int fp, int conn, int vals,
             int r = below(40);
             v = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -INFINITY : r == 3 ? -0.0 : r == 4 ? 0.0 : v;
         }
-        w->img[i] = in ? v : 0;   /* the padding: 0, outside the mask */
+        w->img[i] = in ? v : 0; /* the padding: 0, outside the mask */
         if (in) {
             w->mask[i] = use_mask ? below(100) < 85 : 1;
             interior[ni++] = i;
@@ -348,25 +373,25 @@ check_case(const wcase *w, int ntilings)
     int64_t *Dj = malloc(sizeof *Dj * (size_t)w->n), *Dt = malloc(sizeof *Dt * (size_t)w->n);
     int64_t rj = jacobi(w, Cj, Dj);
     for (int t = 0; t < ntilings; t++) {
-        tiling tl = {1 + below(6), 1 + below(9), 1 + below(12), below(3) ? 1 + below(4) : 128, below(2)};
-        if (t == ntilings - 1) {   /* the kernel's: planes 32 x 32 or boxes 8 x 8 x 16, 128 sweeps */
+        tiling tl = { 1 + below(6), 1 + below(9), 1 + below(12), below(3) ? 1 + below(4) : 128, below(2) };
+        if (t == ntilings - 1) { /* the kernel's: planes 32 x 32 or boxes 8 x 8 x 16, 128 sweeps */
             int zstep = 0, steps[26][3];
             if (fv__ws_grid_steps(w->nd, w->strides, w->pad, w->nb, w->nnb, steps))
                 for (int k = 0; k < w->nnb; k++)
                     zstep |= steps[k][0] != 0;
-            tl = zstep ? (tiling){8, 8, 16, 128, 1} : (tiling){1, 32, 32, 128, 1};
+            tl = zstep ? (tiling){ 8, 8, 16, 128, 1 } : (tiling){ 1, 32, 32, 128, 1 };
         }
         int64_t rt = tiled(w, &tl, Ct, Dt);
         CHECK(rt > 0);
         if (!same_keys(w, Cj, Dj, Ct, Dt)) {
-            fprintf(stderr, "  %d-d shape (%lld, %lld, %lld), %d neighbours, tiles %dx%dx%d, cap %d, torn %d\n",
-                    w->nd, (long long)w->shape[0], (long long)w->shape[1], (long long)(w->nd > 2 ? w->shape[2] : 1),
-                    w->nnb, tl.tz, tl.ty, tl.tx, tl.cap, tl.torn);
+            fprintf(stderr, "  %d-d shape (%lld, %lld, %lld), %d neighbours, tiles %dx%dx%d, cap %d, torn %d\n", w->nd,
+                    (long long)w->shape[0], (long long)w->shape[1], (long long)(w->nd > 2 ? w->shape[2] : 1), w->nnb,
+                    tl.tz, tl.ty, tl.tx, tl.cap, tl.torn);
             CHECK(0);
         } else {
             CHECK(1);
         }
-        if (!tl.torn)   /* a tiled round does at least a Jacobi round */
+        if (!tl.torn) /* a tiled round does at least a Jacobi round */
             CHECK(rt <= rj);
     }
     ncases++;
@@ -397,17 +422,15 @@ test_random(void)
 static void
 test_large(void)
 {
-    static const int64_t sh2[2] = {150, 133}, sh3[3] = {5, 70, 61}, sh3b[3] = {19, 20, 37};
+    static const int64_t sh2[2] = { 150, 133 }, sh3[3] = { 5, 70, 61 }, sh3b[3] = { 19, 20, 37 };
     static const struct {
         int nd;
         const int64_t *shape;
         int fp, conn, vals, levels, use_mask, nseeds;
     } cases[] = {
-        {2, sh2, FP_CONN, 1, VAL_INT, 3, 1, 30},
-        {2, sh2, FP_CONN, 2, VAL_CONT, 0, 0, 30},
-        {3, sh3, FP_PLANE_CROSS, 1, VAL_INT, 2, 1, 40},   /* the demo's footprint */
-        {3, sh3b, FP_CONN, 1, VAL_SPECIAL, 3, 1, 30},
-        {3, sh3b, FP_CONN, 3, VAL_INT, 2, 0, 30},
+        { 2, sh2, FP_CONN, 1, VAL_INT, 3, 1, 30 },        { 2, sh2, FP_CONN, 2, VAL_CONT, 0, 0, 30 },
+        { 3, sh3, FP_PLANE_CROSS, 1, VAL_INT, 2, 1, 40 }, /* the demo's footprint */
+        { 3, sh3b, FP_CONN, 1, VAL_SPECIAL, 3, 1, 30 },   { 3, sh3b, FP_CONN, 3, VAL_INT, 2, 0, 30 },
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         wcase w;
@@ -423,19 +446,20 @@ static void
 test_grid_steps(void)
 {
     int steps[26][3];
-    const int64_t st2[2] = {7, 1}, pad1[2] = {1, 1}, pad0[2] = {0, 1}, st3[3] = {35, 7, 1}, pad3[3] = {1, 1, 1};
-    int64_t nb[4] = {1, -1, 7, -7};
+    const int64_t st2[2] = { 7, 1 }, pad1[2] = { 1, 1 }, pad0[2] = { 0, 1 }, st3[3] = { 35, 7, 1 },
+                  pad3[3] = { 1, 1, 1 };
+    int64_t nb[4] = { 1, -1, 7, -7 };
     CHECK(fv__ws_grid_steps(2, st2, pad1, nb, 4, steps));
     CHECK(steps[2][0] == 0 && steps[2][1] == 1 && steps[2][2] == 0 && steps[1][2] == -1);
-    CHECK(!fv__ws_grid_steps(2, st2, pad0, nb, 4, steps));   /* no padding along y */
-    CHECK(fv__ws_grid_steps(2, st2, pad0, nb, 2, steps));    /* ... needed only by y steps */
-    nb[0] = 2;                                               /* reach 2 */
+    CHECK(!fv__ws_grid_steps(2, st2, pad0, nb, 4, steps)); /* no padding along y */
+    CHECK(fv__ws_grid_steps(2, st2, pad0, nb, 2, steps));  /* ... needed only by y steps */
+    nb[0] = 2;                                             /* reach 2 */
     CHECK(!fv__ws_grid_steps(2, st2, pad1, nb, 4, steps));
     nb[0] = 35 + 7 + 1;
     CHECK(fv__ws_grid_steps(3, st3, pad3, nb, 1, steps));
     CHECK(steps[0][0] == 1 && steps[0][1] == 1 && steps[0][2] == 1);
-    CHECK(!fv__ws_grid_steps(1, st2 + 1, pad1, nb + 1, 1, steps));   /* 1-d: the Jacobi kernel */
-    CHECK(!fv__ws_grid_steps(2, st2, pad1, nb, 1, steps));           /* 43 is no step of 2-d */
+    CHECK(!fv__ws_grid_steps(1, st2 + 1, pad1, nb + 1, 1, steps)); /* 1-d: the Jacobi kernel */
+    CHECK(!fv__ws_grid_steps(2, st2, pad1, nb, 1, steps));         /* 43 is no step of 2-d */
 }
 
 int

@@ -17,23 +17,33 @@
 #include <string.h>
 
 
-enum { TFW_BYTE = 1, TFW_ASCII = 2, TFW_SHORT = 3, TFW_LONG = 4, TFW_RATIONAL = 5, TFW_UNDEF = 7, TFW_DOUBLE = 12,
-       TFW_IFD = 13, TFW_LONG8 = 16, TFW_IFD8 = 18 };
+enum {
+    TFW_BYTE = 1,
+    TFW_ASCII = 2,
+    TFW_SHORT = 3,
+    TFW_LONG = 4,
+    TFW_RATIONAL = 5,
+    TFW_UNDEF = 7,
+    TFW_DOUBLE = 12,
+    TFW_IFD = 13,
+    TFW_LONG8 = 16,
+    TFW_IFD8 = 18
+};
 
 #define TFW_MAX_ENTRIES 48
 
 typedef struct tfw_entry {
     uint16_t tag, type;
     uint64_t count;
-    uint8_t *data;      /* value bytes in the file's byte order */
+    uint8_t *data; /* value bytes in the file's byte order */
     size_t len;
-    uint64_t val_pos;   /* set by tfw_write_ifd: where the value (or its array) landed */
+    uint64_t val_pos; /* set by tfw_write_ifd: where the value (or its array) landed */
 } tfw_entry;
 
 typedef struct tfw_ifd {
     int n;
     tfw_entry e[TFW_MAX_ENTRIES];
-    uint64_t off, next_pos;   /* set by tfw_write_ifd */
+    uint64_t off, next_pos; /* set by tfw_write_ifd */
 } tfw_ifd;
 
 typedef struct tfw {
@@ -63,7 +73,7 @@ tfw_append(tfw *w, const void *p, size_t n)
         w->buf = nb;
         w->cap = cap;
     }
-    if (w->len & 1)   /* word alignment, as TIFF asks */
+    if (w->len & 1) /* word alignment, as TIFF asks */
         w->buf[w->len++] = 0;
     uint64_t at = w->len;
     if (p)
@@ -80,7 +90,7 @@ tfw_init(tfw *w, int big, int be)
     memset(w, 0, sizeof *w);
     w->big = big;
     w->be = be;
-    uint8_t h[16] = {0};
+    uint8_t h[16] = { 0 };
     h[0] = h[1] = be ? 'M' : 'I';
     tfw_put(h + 2, big ? 43 : 42, 2, be);
     if (big)
@@ -119,10 +129,18 @@ static int
 tfw_tsize(int type)
 {
     switch (type) {
-    case TFW_SHORT: return 2;
-    case TFW_LONG: case TFW_IFD: return 4;
-    case TFW_RATIONAL: case TFW_DOUBLE: case TFW_LONG8: case TFW_IFD8: return 8;
-    default: return 1;
+    case TFW_SHORT:
+        return 2;
+    case TFW_LONG:
+    case TFW_IFD:
+        return 4;
+    case TFW_RATIONAL:
+    case TFW_DOUBLE:
+    case TFW_LONG8:
+    case TFW_IFD8:
+        return 8;
+    default:
+        return 1;
     }
 }
 
@@ -247,9 +265,9 @@ tfw_write_ifd(tfw *w, tfw_ifd *d)
  * offsets/counts (n of them) go into TileOffsets/TileByteCounts when tiled
  * (tlw > 0), else StripOffsets/StripByteCounts with RowsPerStrip rps. */
 static void
-tfw_image_tags(const tfw *w, tfw_ifd *d, uint64_t width, uint64_t height, uint32_t tlw, uint32_t tlh,
-              uint32_t rps, int samples, int bits, int compression, int photometric, uint64_t n,
-              const uint64_t *offs, const uint64_t *cnts)
+tfw_image_tags(const tfw *w, tfw_ifd *d, uint64_t width, uint64_t height, uint32_t tlw, uint32_t tlh, uint32_t rps,
+               int samples, int bits, int compression, int photometric, uint64_t n, const uint64_t *offs,
+               const uint64_t *cnts)
 {
     uint64_t bps[8];
     for (int i = 0; i < 8; i++)
@@ -287,14 +305,14 @@ tfw_nchunks(uint64_t width, uint64_t height, uint32_t tlw, uint32_t tlh, uint32_
  * fails cleanly). */
 static void
 tfw_dummy_image(tfw *w, tfw_ifd *d, uint64_t width, uint64_t height, uint32_t tlw, uint32_t tlh, uint32_t rps,
-               int samples)
+                int samples)
 {
     uint64_t n = tfw_nchunks(width, height, tlw, tlh, rps);
     uint64_t *offs = malloc(n * 8 + 8), *cnts = malloc(n * 8 + 8);
     if (!offs || !cnts)
         abort();
     for (uint64_t k = 0; k < n; k++) {
-        uint8_t blob[8] = {0xAB, (uint8_t)k, (uint8_t)(k >> 8), 1, 2, 3, 4, 5};
+        uint8_t blob[8] = { 0xAB, (uint8_t)k, (uint8_t)(k >> 8), 1, 2, 3, 4, 5 };
         offs[k] = tfw_append(w, blob, sizeof blob);
         cnts[k] = sizeof blob;
     }
@@ -331,8 +349,8 @@ typedef void (*tfw_tile_fn)(void *user, int64_t k, int64_t x0, int64_t y0, uint8
  * tiles: the tiles first (from offset 8, in order), then the directory.
  * YCbCr files get YCbCrSubSampling 2, 2. Returns 0 on success. */
 static int
-tfw_write_tiled_file(const char *path, uint32_t width, uint32_t height, uint32_t tile, int samples,
-                     int compression, int photometric, tfw_tile_fn fn, void *user)
+tfw_write_tiled_file(const char *path, uint32_t width, uint32_t height, uint32_t tile, int samples, int compression,
+                     int photometric, tfw_tile_fn fn, void *user)
 {
     tfw w;
     tfw_ifd d;
@@ -354,7 +372,7 @@ tfw_write_tiled_file(const char *path, uint32_t width, uint32_t height, uint32_t
     }
     tfw_image_tags(&w, &d, width, height, tile, tile, 0, samples, 8, compression, photometric, n, offs, cnts);
     if (photometric == 6) {
-        const uint64_t ss[2] = {2, 2};
+        const uint64_t ss[2] = { 2, 2 };
         tfw_ints(&w, &d, 530, TFW_SHORT, 2, ss);
     }
     tfw_first(&w, tfw_write_ifd(&w, &d));
@@ -395,7 +413,7 @@ tfw_raw_tile(void *user, int64_t k, int64_t x0, int64_t y0, uint8_t **bytes, siz
 static int
 tfw_write_raw_slide(const char *path, int64_t w, int64_t h, int t)
 {
-    tfw_raw_tiles r = {w, h, t};
+    tfw_raw_tiles r = { w, h, t };
     return tfw_write_tiled_file(path, (uint32_t)w, (uint32_t)h, (uint32_t)t, 3, 1, 2, tfw_raw_tile, &r);
 }
 

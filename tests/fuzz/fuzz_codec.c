@@ -23,16 +23,23 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const uint16_t codes[] = {
-    FV_TIFF_COMPRESSION_NONE, FV_TIFF_COMPRESSION_LZW, FV_TIFF_COMPRESSION_JPEG, FV_TIFF_COMPRESSION_DEFLATE,
-    FV_TIFF_COMPRESSION_ADOBE_DEFLATE, FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR, FV_TIFF_COMPRESSION_APERIO_JP2K_RGB,
-    FV_TIFF_COMPRESSION_ZSTD, FV_TIFF_COMPRESSION_WEBP, 32773 /* PackBits: unsupported */,
+    FV_TIFF_COMPRESSION_NONE,
+    FV_TIFF_COMPRESSION_LZW,
+    FV_TIFF_COMPRESSION_JPEG,
+    FV_TIFF_COMPRESSION_DEFLATE,
+    FV_TIFF_COMPRESSION_ADOBE_DEFLATE,
+    FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR,
+    FV_TIFF_COMPRESSION_APERIO_JP2K_RGB,
+    FV_TIFF_COMPRESSION_ZSTD,
+    FV_TIFF_COMPRESSION_WEBP,
+    32773 /* PackBits: unsupported */,
 };
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const uint16_t photo[4] = {1, 2, 6, 5};
-    static const uint16_t sub[4][2] = {{1, 1}, {2, 2}, {2, 1}, {4, 4}};
+    static const uint16_t photo[4] = { 1, 2, 6, 5 };
+    static const uint16_t sub[4][2] = { { 1, 1 }, { 2, 2 }, { 2, 1 }, { 4, 4 } };
     if (size < FZ_CODEC_HEADER)
         return 0;
     fv__chunk_info ci;
@@ -54,7 +61,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (tl > rest_len)
         tl = 0;
     uint8_t *tables = NULL;
-    if (tl) {   /* own copies: ASan sees reads past either buffer */
+    if (tl) { /* own copies: ASan sees reads past either buffer */
         tables = malloc(tl);
         memcpy(tables, rest, tl);
         ci.jpeg_tables = tables;
@@ -76,7 +83,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     acc ^= out[i];
                 (void)acc;
             } else if (!fv_error_message()[0]) {
-                abort();   /* a failure must say why */
+                abort(); /* a failure must say why */
             }
             free(out);
         }

@@ -25,7 +25,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 static volatile size_t sink;
 
 #define FZ_MAX_PIECES 8
@@ -33,9 +33,9 @@ static volatile size_t sink;
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const uint32_t dims[4][2] = {{1024, 768}, {2000, 1000}, {512, 512}, {1, 1}};
-    static const uint32_t tiles[4] = {256, 512, 128, 16};
-    static const int spp[4] = {3, 1, 4, 2};
+    static const uint32_t dims[4][2] = { { 1024, 768 }, { 2000, 1000 }, { 512, 512 }, { 1, 1 } };
+    static const uint32_t tiles[4] = { 256, 512, 128, 16 };
+    static const int spp[4] = { 3, 1, 4, 2 };
     static const char aperio[] = "Aperio Image Library v12.0.5\r\n";
     if (size < 2)
         return 0;
@@ -72,7 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             lh = 1;
         int stripped = assoc || (i == 0 && (f1 & 1));
         tfw_dummy_image(&w, &d[i], lw, lh, stripped ? 0 : T, stripped ? 0 : T, stripped ? (uint32_t)lh : 0,
-                       assoc ? 3 : samples);
+                        assoc ? 3 : samples);
         if (i < np) {
             if (i == 0 && (f0 & 2)) {
                 char *s = malloc(sizeof aperio - 1 + plen[0]);
@@ -139,10 +139,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             int64_t aw = 0, ah = 0;
             if (!name)
                 abort();
-            if (fv_slide_associated_size(s, name, &aw, &ah) != FV_OK || aw < 1 || ah < 1 || aw > 256 ||
-                ah > 256)
+            if (fv_slide_associated_size(s, name, &aw, &ah) != FV_OK || aw < 1 || ah < 1 || aw > 256 || ah > 256)
                 continue;
-            int64_t shape[3] = {ah, aw, 3};
+            int64_t shape[3] = { ah, aw, 3 };
             fv_array *out = NULL;
             if (fv_array_new(NULL, FV_UINT8, 3, shape, CPU, &out) == FV_OK) {
                 (void)fv_slide_read_associated(s, name, FV_PIXEL_RGB, out);

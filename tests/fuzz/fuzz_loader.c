@@ -34,7 +34,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 
 static uint64_t
 fz_next(uint64_t *s)
@@ -57,11 +57,11 @@ check_item(fv_slide *s, const fv_loader_options *o, const int64_t *xy, int64_t i
         abort();
     if (fv_array_new(NULL, dt, 3, shape, CPU, &one) != FV_OK)
         return;
-    fv_read_options ro = {o->format, 1, o->nocache};
+    fv_read_options ro = { o->format, 1, o->nocache };
     if (fv_slide_read_region(s, NULL, xy[2 * i], xy[2 * i + 1], o->level, o->width, o->height, &ro, one) == FV_OK) {
         size_t item = (size_t)(shape[0] * shape[1] * shape[2]) * fv_dtype_size(dt);
         if (memcmp((const uint8_t *)fv_array_data(batch) + (size_t)k * item, fv_array_data(one), item) != 0)
-            abort();   /* the loader served other pixels than read_region */
+            abort(); /* the loader served other pixels than read_region */
     }
     fv_array_unref(one);
 }
@@ -75,7 +75,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fv_slide *s = NULL;
     if (fv_slide_open(fz_file(data + FZ_LD_PARAMS, size - FZ_LD_PARAMS), &s) != FV_OK)
         return 0;
-    static const fv_pixel_format fmts[4] = {FV_PIXEL_RGB, FV_PIXEL_RGBA, FV_PIXEL_NATIVE, FV_PIXEL_RGB};
+    static const fv_pixel_format fmts[4] = { FV_PIXEL_RGB, FV_PIXEL_RGBA, FV_PIXEL_NATIVE, FV_PIXEL_RGB };
     fv_loader_options o;
     memset(&o, 0, sizeof o);
     o.batch_size = 1 + (p[0] & 7);
@@ -99,7 +99,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     int64_t xy[2 * FZ_LD_MAXLOC];
     uint64_t r = seed | 1;
-    int64_t out = (p[2] >> 5) & 7;   /* up to out/14 of the size beyond each edge */
+    int64_t out = (p[2] >> 5) & 7; /* up to out/14 of the size beyond each edge */
     for (int64_t i = 0; i < n; i++) {
         int64_t fx = (int64_t)(fz_next(&r) % (uint64_t)(14 + 2 * out)) - out;
         int64_t fy = (int64_t)(fz_next(&r) % (uint64_t)(14 + 2 * out)) - out;
@@ -121,23 +121,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         s = NULL;
     }
     int64_t nb = fv_batch_loader_batch_count(l), served = 0, batches = 0;
-    uint8_t seen[FZ_LD_MAXLOC] = {0};
+    uint8_t seen[FZ_LD_MAXLOC] = { 0 };
     int failed = 0;
     for (;;) {
         if (stop_after && batches == stop_after)
-            break;   /* free mid-iteration: the workers must stop cleanly */
+            break; /* free mid-iteration: the workers must stop cleanly */
         fv_array *b = NULL;
         fv_status st = fv_batch_loader_next(l, &b);
         if (st != FV_OK) {
             if (b || !fv_error_message()[0] || failed)
-                abort();   /* reported once, with a message, and no batch */
+                abort(); /* reported once, with a message, and no batch */
             failed = 1;
             continue;
         }
         if (!b)
             break;
         if (failed)
-            abort();   /* nothing after a failure */
+            abort(); /* nothing after a failure */
         int64_t k = fv_array_shape(b)[0];
         if (fv_array_ndim(b) != 4 || k < 1 || k > o.batch_size || fv_array_shape(b)[1] != o.height ||
             fv_array_shape(b)[2] != o.width || (o.drop_last && k != o.batch_size) ||
@@ -156,7 +156,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fv_array_unref(b);
     }
     if (!stop_after && !failed && served != (o.drop_last ? n - n % o.batch_size : n))
-        abort();   /* every location served (but the dropped tail) */
+        abort(); /* every location served (but the dropped tail) */
     if (getenv("FZ_VERBOSE"))
         fprintf(stderr, "loader: %lld locations, %d per batch, %d workers, %lld of %lld batches, %lld served%s\n",
                 (long long)n, o.batch_size, o.num_workers, (long long)batches, (long long)nb, (long long)served,

@@ -22,14 +22,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const fv_device CPU = {FV_DEVICE_CPU, 0};
+static const fv_device CPU = { FV_DEVICE_CPU, 0 };
 static volatile size_t sink;
 
 static void
 read_one(fv_slide *s, const uint8_t *p, int64_t w0, int64_t h0)
 {
-    static const fv_pixel_format fmts[4] = {FV_PIXEL_RGB, FV_PIXEL_RGBA, FV_PIXEL_NATIVE, FV_PIXEL_RGB};
-    fv_read_options o = {fmts[p[0] & 3], 1, (p[0] & 0x80) ? 0 : 1};
+    static const fv_pixel_format fmts[4] = { FV_PIXEL_RGB, FV_PIXEL_RGBA, FV_PIXEL_NATIVE, FV_PIXEL_RGB };
+    fv_read_options o = { fmts[p[0] & 3], 1, (p[0] & 0x80) ? 0 : 1 };
     int level = ((p[0] >> 2) & 31) % fv_slide_level_count(s);
     int64_t x = ((int64_t)p[1] - 16) * w0 / 224, y = ((int64_t)p[2] - 16) * h0 / 224;
     int64_t w = 1 + 8 * (p[3] & 15), h = 1 + 8 * (p[3] >> 4);
@@ -37,7 +37,7 @@ read_one(fv_slide *s, const uint8_t *p, int64_t w0, int64_t h0)
     fv_dtype dt;
     fv_array *out = NULL;
     if (fv_slide_region_shape(s, w, h, o.format, shape, &dt) != FV_OK)
-        abort();   /* small sizes are always valid */
+        abort(); /* small sizes are always valid */
     if (fv_array_new(NULL, dt, 3, shape, CPU, &out) != FV_OK)
         return;
     if (fv_slide_read_region(s, NULL, x, y, level, w, h, &o, out) == FV_OK) {
@@ -63,7 +63,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     int n = fv_slide_level_count(s);
     if (n < 1)
-        abort();   /* open promises a level */
+        abort(); /* open promises a level */
     fv_level_info l0;
     if (fv_slide_level_info(s, 0, &l0) != FV_OK)
         abort();
@@ -87,7 +87,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fv_array *out = NULL;
         if (fv_slide_associated_size(s, name, &aw, &ah) != FV_OK || aw < 1 || ah < 1 || aw > 256 || ah > 256)
             continue;
-        int64_t shape[3] = {ah, aw, 4};
+        int64_t shape[3] = { ah, aw, 4 };
         if (fv_array_new(NULL, FV_UINT8, 3, shape, CPU, &out) == FV_OK) {
             (void)fv_slide_read_associated(s, name, FV_PIXEL_RGBA, out);
             fv_array_unref(out);

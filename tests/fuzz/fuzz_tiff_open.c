@@ -30,7 +30,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (tg->count <= 4096 && fv__tiff_tag_string(t, tg, &s) == FV_OK)
                 free(s);
             if (fv__tiff_find_tag(d, tg->tag) == NULL)
-                abort();   /* an entry the directory lists must be found */
+                abort(); /* an entry the directory lists must be found */
         }
     }
     fv__layout l;

@@ -16,7 +16,7 @@ static void
 touch(const char *s)
 {
     if (!s)
-        abort();   /* names and texts are never NULL for a valid element */
+        abort(); /* names and texts are never NULL for a valid element */
     sink += strlen(s);
 }
 
@@ -34,7 +34,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(text);
         return 0;
     }
-    free(text);   /* the tree must not point into the input */
+    free(text); /* the tree must not point into the input */
     int root = fv__xml_root(x);
     if (root < 0 || fv__xml_parent(x, root) != -1)
         abort();
@@ -54,7 +54,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             touch(n);
             touch(v);
             if (!fv__xml_attr(x, el, n))
-                abort();   /* an attribute the element lists must be found by its name */
+                abort(); /* an attribute the element lists must be found by its name */
         }
         sink += (size_t)(fv__xml_attr(x, el, "Name") != NULL) + (size_t)(fv__xml_child(x, el, "Pixels") + 1);
         for (int c = fv__xml_child(x, el, "DataObject"); c >= 0; c = fv__xml_next_named(x, c, "DataObject"))
@@ -79,7 +79,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             el = fv__xml_parent(x, el);
         }
         if (visited > (1 << 21))
-            abort();   /* more than the element cap: a cycle */
+            abort(); /* more than the element cap: a cycle */
     }
     /* out-of-range indices are answered, not followed */
     touch(fv__xml_text(x, -1) ? fv__xml_text(x, -1) : "");

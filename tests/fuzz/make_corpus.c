@@ -76,24 +76,25 @@ save_behind(const char *target, const char *name, const uint8_t *params, int nse
 static void
 save_slide(const char *name, const uint8_t *p, size_t n)
 {
-    static const uint8_t params[2][12] = {
-        {0x00, 16, 16, 0x33, 0x05, 100, 120, 0xff, 0x82, 0, 0, 0x10},   /* RGB, RGBA level 1, native cached */
-        {0x8a, 230, 200, 0xf7, 0x01, 1, 250, 0x0f, 0x06, 128, 128, 0x44}};
+    static const uint8_t params[2][12] = { { 0x00, 16, 16, 0x33, 0x05, 100, 120, 0xff, 0x82, 0, 0,
+                                             0x10 }, /* RGB, RGBA level 1, native cached */
+                                           { 0x8a, 230, 200, 0xf7, 0x01, 1, 250, 0x0f, 0x06, 128, 128, 0x44 } };
     static const uint8_t lparams[3][16] = {
-        {0x0b, 0x00, 0x20, 0x77, 20, 1, 2, 3, 4, 5, 6, 7, 8},          /* 4 per batch, 1 worker, all */
-        {0xb2, 0x27, 0xe1, 0xf3, 33, 9, 8, 7, 6, 5, 4, 3, 2},          /* shuffle, drop_last, RGBA nocache, stop after 2 */
-        {0x5f, 0x08, 0x62, 0x10, 48, 42, 0, 0, 0, 0, 0, 0, 1, 1}};     /* 8 per batch, 3 workers, native, outside,
+        { 0x0b, 0x00, 0x20, 0x77, 20, 1, 2, 3, 4, 5, 6, 7, 8 }, /* 4 per batch, 1 worker, all */
+        { 0xb2, 0x27, 0xe1, 0xf3, 33, 9, 8, 7, 6, 5, 4, 3, 2 }, /* shuffle, drop_last, RGBA nocache, stop after 2 */
+        { 0x5f, 0x08, 0x62, 0x10, 48, 42, 0, 0, 0, 0, 0, 0, 1, 1 }
+    }; /* 8 per batch, 3 workers, native, outside,
                                                                           * the handle dropped while loading */
     save("tiff_open", name, p, n);
     save_behind("read_region", name, &params[0][0], 2, 12, p, n);
     save_behind("loader", name, &lparams[0][0], 3, 16, p, n);
 }
 
-#define FAIL(...)                                                                                              \
-    do {                                                                                                       \
-        fprintf(stderr, "make_corpus: " __VA_ARGS__);                                                          \
-        fprintf(stderr, "\n");                                                                                 \
-        nfail++;                                                                                               \
+#define FAIL(...)                                     \
+    do {                                              \
+        fprintf(stderr, "make_corpus: " __VA_ARGS__); \
+        fprintf(stderr, "\n");                        \
+        nfail++;                                      \
     } while (0)
 
 /* ---- pixels -------------------------------------------------------------------------------- */
@@ -156,7 +157,7 @@ static uint8_t *
 lzw_encode(const uint8_t *in, size_t n, size_t *len)
 {
     static int16_t tab[4096][256];
-    bits_out o = {0};
+    bits_out o = { 0 };
     int nbits = 9, free_ent = 258, maxcode = 511;
     memset(tab, 0xff, sizeof tab);
     bo_put(&o, 256, nbits);
@@ -252,7 +253,7 @@ j2k_encode(const uint8_t *rgb, int w, int h, int ycbcr, size_t *len)
     p.cp_disto_alloc = 1;
     p.numresolution = 3;
     p.irreversible = 0;
-    int dx[3] = {1, ycbcr ? 2 : 1, ycbcr ? 2 : 1};
+    int dx[3] = { 1, ycbcr ? 2 : 1, ycbcr ? 2 : 1 };
     p.tcp_mct = ycbcr ? 0 : 1;
     opj_image_cmptparm_t cp[3];
     memset(cp, 0, sizeof cp);
@@ -289,7 +290,7 @@ j2k_encode(const uint8_t *rgb, int w, int h, int ycbcr, size_t *len)
     opj_set_error_handler(codec, opj_quiet, NULL);
     opj_setup_encoder(codec, &p, im);
     opj_stream_t *st = opj_stream_create(OPJ_J2K_STREAM_CHUNK_SIZE, OPJ_FALSE);
-    wbuf b = {0};
+    wbuf b = { 0 };
     opj_stream_set_user_data(st, &b, NULL);
     opj_stream_set_write_function(st, w_write);
     opj_stream_set_skip_function(st, w_skip);
@@ -354,10 +355,12 @@ encode_chunk(const fv__chunk_info *ci, const uint8_t *px, int flags, size_t *len
     }
     case FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR:
     case FV_TIFF_COMPRESSION_APERIO_JP2K_RGB:
-        return j2k_encode(px, (int)ci->width, (int)ci->height,
-                          ci->compression == FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR, len);
+        return j2k_encode(px, (int)ci->width, (int)ci->height, ci->compression == FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR,
+                          len);
     default: {
-        int level = ci->compression == FV_TIFF_COMPRESSION_JPEG ? 80 : ci->compression == FV_TIFF_COMPRESSION_NONE ? 0 : 3;
+        int level = ci->compression == FV_TIFF_COMPRESSION_JPEG ? 80
+            : ci->compression == FV_TIFF_COMPRESSION_NONE       ? 0
+                                                                : 3;
         if (fv__codec_encode(ci, level, px, &out, len) != FV_OK) {
             FAIL("encode %s: %s", fv__codec_name(ci->compression), fv_error_message());
             return NULL;
@@ -371,7 +374,7 @@ static int
 lossless(uint16_t c)
 {
     return c == FV_TIFF_COMPRESSION_NONE || c == FV_TIFF_COMPRESSION_LZW || c == FV_TIFF_COMPRESSION_DEFLATE ||
-           c == FV_TIFF_COMPRESSION_ADOBE_DEFLATE || c == FV_TIFF_COMPRESSION_ZSTD;
+        c == FV_TIFF_COMPRESSION_ADOBE_DEFLATE || c == FV_TIFF_COMPRESSION_ZSTD;
 }
 
 /* decode a chunk back (the self-check) */
@@ -397,20 +400,20 @@ typedef struct slide_spec {
     const char *name;
     int big, be;
     uint32_t width, height;
-    uint32_t tile;          /* 0: stripped */
-    uint32_t rps;           /* rows per strip when stripped */
+    uint32_t tile; /* 0: stripped */
+    uint32_t rps;  /* rows per strip when stripped */
     int samples, bits;
     uint16_t compression, photometric, predictor;
     int webp_lossy;
-    int jpeg_tables;        /* JPEGTables tag; tiles without their DQT segments */
+    int jpeg_tables; /* JPEGTables tag; tiles without their DQT segments */
     int nlevels;
     int subifds;            /* levels 1.. as SubIFDs of directory 0 (OME) */
     int reduced_bit;        /* NewSubfileType 1 on levels 1.. */
     const char *desc0;      /* ImageDescription of directory 0 */
     const char *level_desc; /* of the other levels */
     const char *software;
-    int assoc;              /* Aperio-style stripped thumbnail, label, macro directories */
-    int philips_pad;        /* levels padded to whole tiles (Philips) */
+    int assoc;       /* Aperio-style stripped thumbnail, label, macro directories */
+    int philips_pad; /* levels padded to whole tiles (Philips) */
 } slide_spec;
 
 /* the JPEG stream without its DQT segments; *tables = SOI + DQT + DHT + EOI of it */
@@ -432,7 +435,7 @@ jpeg_split(const uint8_t *s, size_t n, size_t *out_n, uint8_t **tables, size_t *
             continue;
         }
         if (m == 0xDA)
-            break;   /* scan: copy the rest */
+            break; /* scan: copy the rest */
         size_t seg = 2 + ((size_t)s[i + 2] << 8 | s[i + 3]);
         if (i + seg > n)
             break;
@@ -460,8 +463,8 @@ jpeg_split(const uint8_t *s, size_t n, size_t *out_n, uint8_t **tables, size_t *
 
 /* Encode one level into the file; fills d with its tags. */
 static void
-write_level(tfw *w, tfw_ifd *d, const slide_spec *sp, uint64_t lw, uint64_t lh, int ds, uint32_t tile,
-            uint32_t rps, int samples, uint16_t compression, uint16_t photometric)
+write_level(tfw *w, tfw_ifd *d, const slide_spec *sp, uint64_t lw, uint64_t lh, int ds, uint32_t tile, uint32_t rps,
+            int samples, uint16_t compression, uint16_t photometric)
 {
     uint64_t n = tfw_nchunks(lw, lh, tile, tile, rps);
     uint64_t *offs = malloc(n * 8), *cnts = malloc(n * 8);
@@ -471,8 +474,8 @@ write_level(tfw *w, tfw_ifd *d, const slide_spec *sp, uint64_t lw, uint64_t lh, 
     for (uint64_t k = 0; k < n; k++) {
         fv__chunk_info ci;
         memset(&ci, 0, sizeof ci);
-        int64_t x0 = tile ? (int64_t)((k % across) * tile) : 0, y0 = tile ? (int64_t)((k / across) * tile)
-                                                                           : (int64_t)(k * rps);
+        int64_t x0 = tile ? (int64_t)((k % across) * tile) : 0,
+                y0 = tile ? (int64_t)((k / across) * tile) : (int64_t)(k * rps);
         ci.width = tile ? tile : (uint32_t)lw;
         ci.height = tile ? tile : (uint32_t)(lh - (uint64_t)y0 < rps ? lh - (uint64_t)y0 : rps);
         ci.samples = (uint16_t)samples;
@@ -527,7 +530,7 @@ build_slide(const slide_spec *sp, tfw *w)
     uint64_t W = sp->width, H = sp->height;
     for (int l = 0; l < sp->nlevels; l++) {
         uint64_t lw = W >> l, lh = H >> l;
-        if (sp->philips_pad && l) {   /* Philips pads every level to whole tiles */
+        if (sp->philips_pad && l) { /* Philips pads every level to whole tiles */
             lw = (lw + sp->tile - 1) / sp->tile * sp->tile;
             lh = (lh + sp->tile - 1) / sp->tile * sp->tile;
         }
@@ -542,7 +545,7 @@ build_slide(const slide_spec *sp, tfw *w)
         if (sp->software)
             tfw_text(&d[nd], 305, sp->software, strlen(sp->software));
         if (l == 0) {
-            uint64_t res[2] = {40000, 1};
+            uint64_t res[2] = { 40000, 1 };
             tfw_ints(w, &d[nd], 282, TFW_RATIONAL, 1, res);
             tfw_ints(w, &d[nd], 283, TFW_RATIONAL, 1, res);
             tfw_int(w, &d[nd], 296, TFW_SHORT, 3);
@@ -551,9 +554,10 @@ build_slide(const slide_spec *sp, tfw *w)
     }
     int nlev = nd;
     if (sp->assoc) {
-        static const char *descs[3] = {"Aperio Image Library v12.0.5\r\n80x64 -> 40x32 - |AppMag = 20",
-                                       "Aperio Image Library v12.0.5\nlabel 24x16", "Aperio Image Library v12.0.5\r\nmacro 40x16"};
-        static const uint32_t dims[3][2] = {{40, 32}, {24, 16}, {40, 16}};
+        static const char *descs[3] = { "Aperio Image Library v12.0.5\r\n80x64 -> 40x32 - |AppMag = 20",
+                                        "Aperio Image Library v12.0.5\nlabel 24x16",
+                                        "Aperio Image Library v12.0.5\r\nmacro 40x16" };
+        static const uint32_t dims[3][2] = { { 40, 32 }, { 24, 16 }, { 40, 16 } };
         for (int a = 0; a < 3; a++) {
             slide_spec s2 = *sp;
             s2.bits = 8;
@@ -602,8 +606,8 @@ slide_seed(const slide_spec *sp, tfw *keep)
         int64_t shape[3];
         fv_dtype dt;
         fv_array *out = NULL;
-        fv_device cpu = {FV_DEVICE_CPU, 0};
-        fv_read_options o = {FV_PIXEL_RGBA, 1, 1};
+        fv_device cpu = { FV_DEVICE_CPU, 0 };
+        fv_read_options o = { FV_PIXEL_RGBA, 1, 1 };
         for (int l = 0; l < fv_slide_level_count(s); l++) {
             fv_level_info li;
             fv_slide_level_info(s, l, &li);
@@ -652,9 +656,14 @@ b64(const uint8_t *p, size_t n)
 static char *
 jpeg_b64(uint32_t w, uint32_t h)
 {
-    fv__chunk_info ci = {.width = w, .height = h, .samples = 3, .bits = 8, .sample_format = 1,
-                         .compression = FV_TIFF_COMPRESSION_JPEG, .photometric = FV_TIFF_PHOTOMETRIC_YCBCR,
-                         .predictor = 1};
+    fv__chunk_info ci = { .width = w,
+                          .height = h,
+                          .samples = 3,
+                          .bits = 8,
+                          .sample_format = 1,
+                          .compression = FV_TIFF_COMPRESSION_JPEG,
+                          .photometric = FV_TIFF_PHOTOMETRIC_YCBCR,
+                          .predictor = 1 };
     uint8_t *px = chunk_pixels(0, 0, w, h, 3, 8, w, h, 1), *enc = NULL;
     size_t len = 0;
     if (fv__codec_encode(&ci, 70, px, &enc, &len) != FV_OK)
@@ -672,18 +681,19 @@ philips_xml(int nlev)
     char *mac = jpeg_b64(48, 16), *lab = jpeg_b64(16, 16);
     size_t cap = 1 << 16;
     char *x = malloc(cap);
-    int n = snprintf(x, cap,
-                     "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<!-- fuzz seed -->\n"
-                     "<DataObject ObjectType=\"DPUfsImport\">\n"
-                     "<Attribute Name=\"DICOM_MANUFACTURER\" Group=\"0x0008\" Element=\"0x0070\" PMSVR=\"IString\">"
-                     "PHILIPS &amp; co</Attribute>\n"
-                     "<Attribute Name=\"PIM_DP_UFS_BARCODE\" PMSVR=\"IString\">MzMxMTk0MA==</Attribute>\n"
-                     "<Attribute Name=\"PIM_DP_SCANNED_IMAGES\" PMSVR=\"IDataObjectArray\"><Array>\n"
-                     "<DataObject ObjectType=\"DPScannedImage\">\n"
-                     "<Attribute Name=\"DICOM_PIXEL_SPACING\" PMSVR=\"IDoubleArray\">&quot;0.000226891&quot; "
-                     "&quot;0.000226907&quot;</Attribute>\n"
-                     "<Attribute Name=\"PIM_DP_IMAGE_TYPE\" PMSVR=\"IString\">WSI</Attribute>\n"
-                     "<Attribute Name=\"PIIM_PIXEL_DATA_REPRESENTATION_SEQUENCE\" PMSVR=\"IDataObjectArray\"><Array>\n");
+    int n =
+        snprintf(x, cap,
+                 "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n<!-- fuzz seed -->\n"
+                 "<DataObject ObjectType=\"DPUfsImport\">\n"
+                 "<Attribute Name=\"DICOM_MANUFACTURER\" Group=\"0x0008\" Element=\"0x0070\" PMSVR=\"IString\">"
+                 "PHILIPS &amp; co</Attribute>\n"
+                 "<Attribute Name=\"PIM_DP_UFS_BARCODE\" PMSVR=\"IString\">MzMxMTk0MA==</Attribute>\n"
+                 "<Attribute Name=\"PIM_DP_SCANNED_IMAGES\" PMSVR=\"IDataObjectArray\"><Array>\n"
+                 "<DataObject ObjectType=\"DPScannedImage\">\n"
+                 "<Attribute Name=\"DICOM_PIXEL_SPACING\" PMSVR=\"IDoubleArray\">&quot;0.000226891&quot; "
+                 "&quot;0.000226907&quot;</Attribute>\n"
+                 "<Attribute Name=\"PIM_DP_IMAGE_TYPE\" PMSVR=\"IString\">WSI</Attribute>\n"
+                 "<Attribute Name=\"PIIM_PIXEL_DATA_REPRESENTATION_SEQUENCE\" PMSVR=\"IDataObjectArray\"><Array>\n");
     for (int i = 0; i < nlev; i++) {
         double sp = 0.00025 * (1 << i);
         n += snprintf(x + n, cap - (size_t)n,
@@ -735,44 +745,45 @@ slides(void)
     tfw base;
     /* generic layouts: every codec, tiled and stripped, both offset sizes and byte orders */
     const slide_spec specs[] = {
-        {"generic-none-tiled-le", 0, 0, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_NONE, 2, 1, 0, 0, 3},
-        {"generic-none-stripped-be", 0, 1, 80, 64, 0, 24, 3, 8, FV_TIFF_COMPRESSION_NONE, 2, 1, 0, 0, 2},
-        {"generic-lzw-tiled-big-be", 1, 1, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_LZW, 2, 1, 0, 0, 2},
-        {"generic-lzw-pred-stripped", 0, 0, 80, 64, 0, 16, 3, 8, FV_TIFF_COMPRESSION_LZW, 2, 2, 0, 0, 1},
-        {"generic-lzw-gray", 0, 0, 48, 48, 16, 0, 1, 8, FV_TIFF_COMPRESSION_LZW, 1, 1, 0, 0, 2},
-        {"generic-jpeg-tiled", 0, 0, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_JPEG, 6, 1, 0, 0, 3},
-        {"generic-jpeg-tables-big-be", 1, 1, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_JPEG, 6, 1, 0, 1, 2},
-        {"generic-jpeg-gray-stripped", 0, 0, 64, 48, 0, 16, 1, 8, FV_TIFF_COMPRESSION_JPEG, 1, 1, 0, 0, 1},
-        {"generic-deflate-tiled", 0, 0, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_DEFLATE, 2, 2, 0, 0, 2},
-        {"generic-adobe-deflate-rgba-be", 0, 1, 48, 48, 16, 0, 4, 8, FV_TIFF_COMPRESSION_ADOBE_DEFLATE, 2, 1, 0, 0, 2},
-        {"generic-deflate-16bit-be", 0, 1, 48, 32, 16, 0, 3, 16, FV_TIFF_COMPRESSION_ADOBE_DEFLATE, 2, 2, 0, 0, 2},
-        {"generic-zstd-tiled-big", 1, 0, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_ZSTD, 2, 1, 0, 0, 2},
-        {"generic-zstd-16bit-gray-stripped", 0, 0, 40, 40, 0, 8, 1, 16, FV_TIFF_COMPRESSION_ZSTD, 1, 2, 0, 0, 1},
-        {"generic-webp-lossless", 0, 0, 64, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_WEBP, 2, 1, 0, 0, 2},
-        {"generic-webp-lossy-rgba", 0, 0, 64, 64, 32, 0, 4, 8, FV_TIFF_COMPRESSION_WEBP, 2, 1, 1, 0, 2},
-        {"generic-jp2k-rgb", 0, 0, 64, 48, 32, 0, 3, 8, FV_TIFF_COMPRESSION_APERIO_JP2K_RGB, 2, 1, 0, 0, 2},
-        {"generic-jp2k-ycbcr", 0, 1, 64, 48, 32, 0, 3, 8, FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR, 6, 1, 0, 0, 1},
+        { "generic-none-tiled-le", 0, 0, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_NONE, 2, 1, 0, 0, 3 },
+        { "generic-none-stripped-be", 0, 1, 80, 64, 0, 24, 3, 8, FV_TIFF_COMPRESSION_NONE, 2, 1, 0, 0, 2 },
+        { "generic-lzw-tiled-big-be", 1, 1, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_LZW, 2, 1, 0, 0, 2 },
+        { "generic-lzw-pred-stripped", 0, 0, 80, 64, 0, 16, 3, 8, FV_TIFF_COMPRESSION_LZW, 2, 2, 0, 0, 1 },
+        { "generic-lzw-gray", 0, 0, 48, 48, 16, 0, 1, 8, FV_TIFF_COMPRESSION_LZW, 1, 1, 0, 0, 2 },
+        { "generic-jpeg-tiled", 0, 0, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_JPEG, 6, 1, 0, 0, 3 },
+        { "generic-jpeg-tables-big-be", 1, 1, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_JPEG, 6, 1, 0, 1, 2 },
+        { "generic-jpeg-gray-stripped", 0, 0, 64, 48, 0, 16, 1, 8, FV_TIFF_COMPRESSION_JPEG, 1, 1, 0, 0, 1 },
+        { "generic-deflate-tiled", 0, 0, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_DEFLATE, 2, 2, 0, 0, 2 },
+        { "generic-adobe-deflate-rgba-be", 0, 1, 48, 48, 16, 0, 4, 8, FV_TIFF_COMPRESSION_ADOBE_DEFLATE, 2, 1, 0, 0,
+          2 },
+        { "generic-deflate-16bit-be", 0, 1, 48, 32, 16, 0, 3, 16, FV_TIFF_COMPRESSION_ADOBE_DEFLATE, 2, 2, 0, 0, 2 },
+        { "generic-zstd-tiled-big", 1, 0, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_ZSTD, 2, 1, 0, 0, 2 },
+        { "generic-zstd-16bit-gray-stripped", 0, 0, 40, 40, 0, 8, 1, 16, FV_TIFF_COMPRESSION_ZSTD, 1, 2, 0, 0, 1 },
+        { "generic-webp-lossless", 0, 0, 64, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_WEBP, 2, 1, 0, 0, 2 },
+        { "generic-webp-lossy-rgba", 0, 0, 64, 64, 32, 0, 4, 8, FV_TIFF_COMPRESSION_WEBP, 2, 1, 1, 0, 2 },
+        { "generic-jp2k-rgb", 0, 0, 64, 48, 32, 0, 3, 8, FV_TIFF_COMPRESSION_APERIO_JP2K_RGB, 2, 1, 0, 0, 2 },
+        { "generic-jp2k-ycbcr", 0, 1, 64, 48, 32, 0, 3, 8, FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR, 6, 1, 0, 0, 1 },
     };
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
         slide_seed(&specs[i], NULL);
     /* the base of the mutations and of fv_slide_convert: small, classic, little-endian */
-    const slide_spec small = {"generic-deflate-small", 0, 0, 48, 32, 16, 0, 3, 8, FV_TIFF_COMPRESSION_DEFLATE, 2, 1,
-                              0, 0, 2};
+    const slide_spec small = { "generic-deflate-small",     0, 0, 48, 32, 16, 0, 3, 8,
+                               FV_TIFF_COMPRESSION_DEFLATE, 2, 1, 0,  0,  2 };
     slide_seed(&small, &base);
 
     /* vendors */
-    slide_spec ap = {"aperio-jpeg", 0, 0, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_JPEG, 6, 1, 0, 1, 2};
+    slide_spec ap = { "aperio-jpeg", 0, 0, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_JPEG, 6, 1, 0, 1, 2 };
     ap.desc0 = aperio_desc;
     ap.level_desc = "Aperio Image Library v12.0.5\r\n80x64 -> 40x32 - |AppMag = 20|MPP = 0.998";
     ap.assoc = 1;
     slide_seed(&ap, NULL);
-    slide_spec apj = {"aperio-jp2k", 0, 0, 64, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR, 6, 1, 0, 0, 2};
+    slide_spec apj = { "aperio-jp2k", 0, 0, 64, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_APERIO_JP2K_YCBCR, 6, 1, 0, 0, 2 };
     apj.desc0 = "Aperio Image Library v11.2.1\r\n64x64 [0,0 64x64] (32x32) J2K/YUV16 Q=70|AppMag = 40|MPP = 0.25";
     apj.assoc = 1;
     slide_seed(&apj, NULL);
 
     char *px = philips_xml(3);
-    slide_spec ph = {"philips", 1, 0, 96, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_JPEG, 6, 1, 0, 1, 3};
+    slide_spec ph = { "philips", 1, 0, 96, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_JPEG, 6, 1, 0, 1, 3 };
     ph.desc0 = px;
     ph.level_desc = "level=1 mag=20 quality=80";
     ph.software = "Philips DP v1.0";
@@ -782,20 +793,25 @@ slides(void)
     free(px);
 
     char *ox = ome_xml(80, 64, 3);
-    slide_spec om = {"ome-subifds", 0, 1, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_DEFLATE, 2, 1, 0, 0, 3};
+    slide_spec om = { "ome-subifds", 0, 1, 80, 64, 32, 0, 3, 8, FV_TIFF_COMPRESSION_DEFLATE, 2, 1, 0, 0, 3 };
     om.desc0 = ox;
     om.subifds = 1;
     om.reduced_bit = 1;
     slide_seed(&om, NULL);
-    slide_spec om2 = {"ome-chain-zstd-big", 1, 0, 80, 64, 0, 16, 3, 8, FV_TIFF_COMPRESSION_ZSTD, 2, 1, 0, 0, 2};
+    slide_spec om2 = { "ome-chain-zstd-big", 1, 0, 80, 64, 0, 16, 3, 8, FV_TIFF_COMPRESSION_ZSTD, 2, 1, 0, 0, 2 };
     om2.desc0 = ox;
     slide_seed(&om2, NULL);
     free(ox);
 
     /* fv_slide_convert output (the library's own writer) from the first seed */
-    static const struct { const char *name; fv_compression c; int classic; } conv[] = {
-        {"convert-jpeg-bigtiff", FV_COMPRESS_JPEG, 0}, {"convert-deflate-classic", FV_COMPRESS_DEFLATE, 1},
-        {"convert-zstd-classic", FV_COMPRESS_ZSTD, 1}, {"convert-none-bigtiff", FV_COMPRESS_NONE, 0}};
+    static const struct {
+        const char *name;
+        fv_compression c;
+        int classic;
+    } conv[] = { { "convert-jpeg-bigtiff", FV_COMPRESS_JPEG, 0 },
+                 { "convert-deflate-classic", FV_COMPRESS_DEFLATE, 1 },
+                 { "convert-zstd-classic", FV_COMPRESS_ZSTD, 1 },
+                 { "convert-none-bigtiff", FV_COMPRESS_NONE, 0 } };
     char src[2048], dst[2048];
     snprintf(src, sizeof src, "%s/.convert-src.tif", outdir);
     snprintf(dst, sizeof dst, "%s/.convert-dst.tif", outdir);
@@ -803,7 +819,7 @@ slides(void)
     fwrite(base.buf, 1, base.len, f);
     fclose(f);
     for (size_t i = 0; i < sizeof conv / sizeof conv[0]; i++) {
-        fv_convert_options o = {16, conv[i].c, 0, 1, conv[i].classic, NULL, NULL};
+        fv_convert_options o = { 16, conv[i].c, 0, 1, conv[i].classic, NULL, NULL };
         if (fv_slide_convert(src, dst, &o) != FV_OK) {
             FAIL("convert %s: %s", conv[i].name, fv_error_message());
             continue;
@@ -828,12 +844,12 @@ slides(void)
     uint8_t *m = malloc(n + 64);
     uint32_t ifd0 = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
     uint16_t nent = (uint16_t)(b[ifd0] | b[ifd0 + 1] << 8);
-#define MUT(name, code)                                                                                        \
-    do {                                                                                                       \
-        memcpy(m, b, n);                                                                                       \
-        size_t mn = n;                                                                                         \
-        code;                                                                                                  \
-        save_slide(name, m, mn);                                                                               \
+#define MUT(name, code)          \
+    do {                         \
+        memcpy(m, b, n);         \
+        size_t mn = n;           \
+        code;                    \
+        save_slide(name, m, mn); \
     } while (0)
     MUT("mut-bad-magic", m[0] = 'X');
     MUT("mut-mixed-order", m[1] = 'M');
@@ -848,7 +864,7 @@ slides(void)
     MUT("mut-entry-count-zero", m[ifd0] = 0; m[ifd0 + 1] = 0);
     MUT("mut-next-loops", {
         uint32_t np = ifd0 + 2 + 12u * nent;
-        memcpy(m + np, b + 4, 4);   /* directory 0's next pointer -> directory 0 */
+        memcpy(m + np, b + 4, 4); /* directory 0's next pointer -> directory 0 */
     });
     for (int e = 0; e < nent; e++) {
         uint8_t *ent = m + ifd0 + 2 + 12 * e;
@@ -870,15 +886,19 @@ slides(void)
 static void
 codecs(void)
 {
-    static const uint16_t codes[] = {1, 5, 7, 8, 32946, 33003, 33005, 50000, 50001};
-    static const struct { uint16_t comp; uint32_t w, h; int spp, bits, pred, be, tables, lossy; } cs[] = {
-        {1, 16, 16, 3, 8, 1, 0, 0, 0},     {1, 8, 8, 1, 16, 1, 1, 0, 0},     {5, 32, 32, 3, 8, 1, 0, 0, 0},
-        {5, 32, 16, 3, 8, 2, 0, 0, 0},     {5, 64, 64, 1, 8, 1, 0, 0, 0},    {7, 32, 32, 3, 8, 1, 0, 0, 0},
-        {7, 32, 32, 3, 8, 1, 0, 1, 0},     {7, 16, 16, 1, 8, 1, 0, 0, 0},    {7, 24, 40, 3, 8, 1, 0, 1, 0},
-        {8, 32, 32, 3, 8, 1, 0, 0, 0},     {8, 32, 32, 4, 8, 2, 0, 0, 0},    {32946, 16, 16, 3, 16, 2, 1, 0, 0},
-        {32946, 16, 16, 2, 16, 1, 0, 0, 0}, {33003, 32, 32, 3, 8, 1, 0, 0, 0}, {33005, 32, 32, 3, 8, 1, 0, 0, 0},
-        {33005, 17, 9, 3, 8, 1, 0, 0, 0},  {50000, 32, 32, 3, 8, 1, 0, 0, 0}, {50000, 16, 16, 1, 16, 2, 1, 0, 0},
-        {50001, 32, 32, 3, 8, 1, 0, 0, 0}, {50001, 32, 32, 4, 8, 1, 0, 0, 1}, {50001, 31, 17, 3, 8, 1, 0, 0, 1},
+    static const uint16_t codes[] = { 1, 5, 7, 8, 32946, 33003, 33005, 50000, 50001 };
+    static const struct {
+        uint16_t comp;
+        uint32_t w, h;
+        int spp, bits, pred, be, tables, lossy;
+    } cs[] = {
+        { 1, 16, 16, 3, 8, 1, 0, 0, 0 },      { 1, 8, 8, 1, 16, 1, 1, 0, 0 },      { 5, 32, 32, 3, 8, 1, 0, 0, 0 },
+        { 5, 32, 16, 3, 8, 2, 0, 0, 0 },      { 5, 64, 64, 1, 8, 1, 0, 0, 0 },     { 7, 32, 32, 3, 8, 1, 0, 0, 0 },
+        { 7, 32, 32, 3, 8, 1, 0, 1, 0 },      { 7, 16, 16, 1, 8, 1, 0, 0, 0 },     { 7, 24, 40, 3, 8, 1, 0, 1, 0 },
+        { 8, 32, 32, 3, 8, 1, 0, 0, 0 },      { 8, 32, 32, 4, 8, 2, 0, 0, 0 },     { 32946, 16, 16, 3, 16, 2, 1, 0, 0 },
+        { 32946, 16, 16, 2, 16, 1, 0, 0, 0 }, { 33003, 32, 32, 3, 8, 1, 0, 0, 0 }, { 33005, 32, 32, 3, 8, 1, 0, 0, 0 },
+        { 33005, 17, 9, 3, 8, 1, 0, 0, 0 },   { 50000, 32, 32, 3, 8, 1, 0, 0, 0 }, { 50000, 16, 16, 1, 16, 2, 1, 0, 0 },
+        { 50001, 32, 32, 3, 8, 1, 0, 0, 0 },  { 50001, 32, 32, 4, 8, 1, 0, 0, 1 }, { 50001, 31, 17, 3, 8, 1, 0, 0, 1 },
     };
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
         fv__chunk_info ci;
@@ -964,17 +984,29 @@ xml_and_descriptions(void)
     }
 
     /* descriptions: flag bytes (fuzz_description.c) + NUL-separated pieces */
-    struct { const char *name; uint8_t f0, f1; const char *pieces[5]; int np; } ds[] = {
-        {"aperio", 0x02 | (1 << 2) | 0x80, 0x00,
-         {aperio_desc + 30, "Aperio Image Library v12.0.5\r\n1024x768 -> 512x384 - |AppMag = 20",
-          "Aperio Image Library v12.0.5\r\n1024x768 -> 128x96 - |AppMag = 20", "Aperio Image Library v12.0.5\nlabel 60x50",
-          NULL}, 4},
-        {"aperio-old", 0x02 | (2 << 2) | 0x80, 0x01 | 0x02, {"46000x32914 (256x256) JPEG/RGB Q=30|AppMag = 20|MPP = 0.25"}, 1},
-        {"philips", 0x01 | (3 << 2) | 0x10, 0x02, {ph}, 1},
-        {"ome-subifds", 0x40 | (2 << 2) | 0x20, 0x02, {om}, 1},
-        {"ome-chain", (2 << 2), 0x02 | 0x10, {om}, 1},
-        {"generic", 0x80 | (1 << 2), 0x00, {"a generic description", "level 1", "", "label"}, 4},
-        {"generic-gray", 0x00, 0x40 | 0x08, {""}, 1},
+    struct {
+        const char *name;
+        uint8_t f0, f1;
+        const char *pieces[5];
+        int np;
+    } ds[] = {
+        { "aperio",
+          0x02 | (1 << 2) | 0x80,
+          0x00,
+          { aperio_desc + 30, "Aperio Image Library v12.0.5\r\n1024x768 -> 512x384 - |AppMag = 20",
+            "Aperio Image Library v12.0.5\r\n1024x768 -> 128x96 - |AppMag = 20",
+            "Aperio Image Library v12.0.5\nlabel 60x50", NULL },
+          4 },
+        { "aperio-old",
+          0x02 | (2 << 2) | 0x80,
+          0x01 | 0x02,
+          { "46000x32914 (256x256) JPEG/RGB Q=30|AppMag = 20|MPP = 0.25" },
+          1 },
+        { "philips", 0x01 | (3 << 2) | 0x10, 0x02, { ph }, 1 },
+        { "ome-subifds", 0x40 | (2 << 2) | 0x20, 0x02, { om }, 1 },
+        { "ome-chain", (2 << 2), 0x02 | 0x10, { om }, 1 },
+        { "generic", 0x80 | (1 << 2), 0x00, { "a generic description", "level 1", "", "label" }, 4 },
+        { "generic-gray", 0x00, 0x40 | 0x08, { "" }, 1 },
     };
     for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
         size_t total = 2;
@@ -1006,7 +1038,7 @@ main(int argc, char **argv)
     }
     snprintf(outdir, sizeof outdir, "%s", argv[1]);
     mkdir_p(outdir);
-    static const char *targets[] = {"tiff_open", "read_region", "codec", "xml", "description", "loader"};
+    static const char *targets[] = { "tiff_open", "read_region", "codec", "xml", "description", "loader" };
     for (int i = 0; i < 6; i++) {
         char p[2048];
         snprintf(p, sizeof p, "%s/%s", outdir, targets[i]);

@@ -13,8 +13,8 @@ typedef struct fv__color_cpu {
     const char *in, *in2;
     char *out;
     fv__color_pixel_fn px;
-    const double (*lut)[256];   /* uint8 MATRIX input: each channel's prepared values */
-    int fast;                   /* ... with 3 rows, post NONE or NONNEG, channels adjacent */
+    const double (*lut)[256]; /* uint8 MATRIX input: each channel's prepared values */
+    int fast;                 /* ... with 3 rows, post NONE or NONNEG, channels adjacent */
 } fv__color_cpu;
 
 /* One pixel of uint8 MATRIX input: the prepared channel values from the tables,
@@ -26,7 +26,7 @@ fv__nonneg(double y)
 {
     uint64_t b;
     memcpy(&b, &y, sizeof b);
-    b &= (uint64_t)0 - (uint64_t)!(y < 0);   /* all ones when y >= 0 or NaN, else 0 */
+    b &= (uint64_t)0 - (uint64_t) !(y < 0); /* all ones when y >= 0 or NaN, else 0 */
     memcpy(&y, &b, sizeof y);
     return y;
 }
@@ -85,13 +85,13 @@ fv__color_range(void *arg, int64_t begin, int64_t end)
     const int nd = g->ndim, last = nd - 1;
     int64_t idx[FV_MAX_NDIM];
     int64_t r = begin;
-    for (int d = nd - 1; d >= 0; d--) {   /* multi-index of `begin` */
+    for (int d = nd - 1; d >= 0; d--) { /* multi-index of `begin` */
         idx[d] = r % g->shape[d];
         r /= g->shape[d];
     }
     int64_t i = begin;
     while (i < end) {
-        int64_t off[3] = {0, 0, 0};
+        int64_t off[3] = { 0, 0, 0 };
         for (int d = 0; d < nd; d++)
             for (int o = 0; o < g->nops; o++)
                 off[o] += idx[d] * g->strides[o][d];
@@ -112,7 +112,7 @@ fv__color_range(void *arg, int64_t begin, int64_t end)
                 w->px(w->j, pi + k * s1, pi2 ? pi2 + k * s2 : NULL, po + k * s0);
         i += n;
         idx[last] += n;
-        for (int d = last; d > 0 && idx[d] >= g->shape[d]; d--) {   /* carry */
+        for (int d = last; d > 0 && idx[d] >= g->shape[d]; d--) { /* carry */
             idx[d] = 0;
             idx[d - 1]++;
         }
@@ -123,7 +123,7 @@ static fv_status
 fv__cpu_color(fv_context *ctx, const fv__op_args *a)
 {
     const fv__color_job *j = (const fv__color_job *)a->params;
-    fv__color_cpu w = {j, a->in->data, a->in2 ? a->in2->data : NULL, a->out->data, NULL, NULL, 0};
+    fv__color_cpu w = { j, a->in->data, a->in2 ? a->in2->data : NULL, a->out->data, NULL, NULL, 0 };
     double lut[3][256];
     if (a->in->dtype == FV_UINT8) {
         /* validated by the op: MATRIX to float64. Each 8-bit value is first what
@@ -133,9 +133,9 @@ fv__cpu_color(fv_context *ctx, const fv__op_args *a)
         for (int c = 0; c < 3; c++)
             for (int v = 0; v < 256; v++)
                 lut[c][v] = fv__color_pre_d(&j->p, c, (double)v * (1.0 / 255), 0);
-        w.lut = (const double (*)[256])lut;
+        w.lut = (const double(*)[256])lut;
         w.fast = j->p.rows == 3 && j->cs[1] == 1 && j->cs[0] == (int64_t)sizeof(double) &&
-                 (j->p.post == FV_COLOR_POST_NONE || j->p.post == FV_COLOR_POST_NONNEG);
+            (j->p.post == FV_COLOR_POST_NONE || j->p.post == FV_COLOR_POST_NONNEG);
     } else {
         const int si = a->in->dtype == FV_FLOAT32, so = a->out->dtype == FV_FLOAT32;
         w.px = si ? (so ? fv__color_pixel_ff : fv__color_pixel_fd) : (so ? fv__color_pixel_df : fv__color_pixel_dd);

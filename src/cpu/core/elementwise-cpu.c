@@ -6,25 +6,25 @@
 #include "internal.h"
 #include "cast.h"
 
-typedef void (*fv__line_fn)(char *o, const char *a, const char *b, int64_t n, int64_t so, int64_t sa,
-                            int64_t sb);
+typedef void (*fv__line_fn)(char *o, const char *a, const char *b, int64_t n, int64_t so, int64_t sa, int64_t sb);
 
 /* ---- astype: one line function per (source, destination) pair -------------- */
 
-#define FV__ASTYPE_LINE(E1, T1, S1, E2, T2, S2)                                            \
-    static void fv__astype_##S1##_##S2(char *o, const char *a, const char *b, int64_t n,     \
-                                       int64_t so, int64_t sa, int64_t sb)                   \
-    {                                                                                        \
-        (void)b; (void)sb;                                                                   \
-        if (so == (int64_t)sizeof(T2) && sa == (int64_t)sizeof(T1)) {                        \
-            T2 *restrict op = (T2 *)o;                                                       \
-            const T1 *restrict ap = (const T1 *)a;                                           \
-            for (int64_t i = 0; i < n; i++)                                                  \
-                op[i] = fv_cast_##S1##_##S2(ap[i]);                                          \
-        } else {                                                                             \
-            for (int64_t i = 0; i < n; i++)                                                  \
-                *(T2 *)(o + i * so) = fv_cast_##S1##_##S2(*(const T1 *)(a + i * sa));        \
-        }                                                                                    \
+#define FV__ASTYPE_LINE(E1, T1, S1, E2, T2, S2)                                                                  \
+    static void fv__astype_##S1##_##S2(char *o, const char *a, const char *b, int64_t n, int64_t so, int64_t sa, \
+                                       int64_t sb)                                                               \
+    {                                                                                                            \
+        (void)b;                                                                                                 \
+        (void)sb;                                                                                                \
+        if (so == (int64_t)sizeof(T2) && sa == (int64_t)sizeof(T1)) {                                            \
+            T2 *restrict op = (T2 *)o;                                                                           \
+            const T1 *restrict ap = (const T1 *)a;                                                               \
+            for (int64_t i = 0; i < n; i++)                                                                      \
+                op[i] = fv_cast_##S1##_##S2(ap[i]);                                                              \
+        } else {                                                                                                 \
+            for (int64_t i = 0; i < n; i++)                                                                      \
+                *(T2 *)(o + i * so) = fv_cast_##S1##_##S2(*(const T1 *)(a + i * sa));                            \
+        }                                                                                                        \
     }
 FV_FOREACH_DTYPE_PAIR(FV__ASTYPE_LINE)
 
@@ -36,16 +36,16 @@ static const fv__line_fn fv__astype_lines[FV_DTYPE_COUNT][FV_DTYPE_COUNT] = {
 
 /* ---- copy: by item size ---------------------------------------------------- */
 
-#define FV__COPY_LINE(T, W)                                                                  \
-    static void fv__copy_##W(char *o, const char *a, const char *b, int64_t n, int64_t so,  \
-                             int64_t sa, int64_t sb)                                         \
-    {                                                                                        \
-        (void)b; (void)sb;                                                                   \
-        if (so == (int64_t)sizeof(T) && sa == (int64_t)sizeof(T))                            \
-            memmove(o, a, (size_t)n * sizeof(T));                                            \
-        else                                                                                 \
-            for (int64_t i = 0; i < n; i++)                                                  \
-                memcpy(o + i * so, a + i * sa, sizeof(T));                                   \
+#define FV__COPY_LINE(T, W)                                                                                        \
+    static void fv__copy_##W(char *o, const char *a, const char *b, int64_t n, int64_t so, int64_t sa, int64_t sb) \
+    {                                                                                                              \
+        (void)b;                                                                                                   \
+        (void)sb;                                                                                                  \
+        if (so == (int64_t)sizeof(T) && sa == (int64_t)sizeof(T))                                                  \
+            memmove(o, a, (size_t)n * sizeof(T));                                                                  \
+        else                                                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                                        \
+                memcpy(o + i * so, a + i * sa, sizeof(T));                                                         \
     }
 FV__COPY_LINE(uint8_t, 1)
 FV__COPY_LINE(uint16_t, 2)
@@ -56,10 +56,14 @@ static fv__line_fn
 fv__copy_line(size_t itemsize)
 {
     switch (itemsize) {
-    case 1: return fv__copy_1;
-    case 2: return fv__copy_2;
-    case 4: return fv__copy_4;
-    default: return fv__copy_8;
+    case 1:
+        return fv__copy_1;
+    case 2:
+        return fv__copy_2;
+    case 4:
+        return fv__copy_4;
+    default:
+        return fv__copy_8;
     }
 }
 
@@ -80,33 +84,31 @@ fv__copy_line(size_t itemsize)
 #define FV__ELEM_X(C, OPC, T, S, x, y) FV__ELEM_C(C, OPC, T, S, x, y)
 #define FV__ELEM(E, OPC, T, S, x, y) FV__ELEM_X(FV__CLASS(E), OPC, T, S, x, y)
 
-#define FV__BINARY_LINE(E, T, S, OPC)                                                        \
-    static void fv__##OPC##_##S(char *o, const char *a, const char *b, int64_t n, int64_t so,\
-                                int64_t sa, int64_t sb)                                      \
-    {                                                                                        \
-        const int64_t isz = (int64_t)sizeof(T);                                              \
-        if (so == isz && sa == isz && sb == isz) {                                           \
-            T *restrict op = (T *)o;                                                         \
-            const T *restrict ap = (const T *)a, *restrict bp = (const T *)b;                \
-            for (int64_t i = 0; i < n; i++)                                                  \
-                op[i] = FV__ELEM(E, OPC, T, S, ap[i], bp[i]);                                \
-        } else if (so == isz && sa == isz && sb == 0) {                                      \
-            T *restrict op = (T *)o;                                                         \
-            const T *restrict ap = (const T *)a;                                             \
-            const T bv = *(const T *)b;                                                      \
-            for (int64_t i = 0; i < n; i++)                                                  \
-                op[i] = FV__ELEM(E, OPC, T, S, ap[i], bv);                                   \
-        } else if (so == isz && sa == 0 && sb == isz) {                                      \
-            T *restrict op = (T *)o;                                                         \
-            const T *restrict bp = (const T *)b;                                             \
-            const T av = *(const T *)a;                                                      \
-            for (int64_t i = 0; i < n; i++)                                                  \
-                op[i] = FV__ELEM(E, OPC, T, S, av, bp[i]);                                   \
-        } else {                                                                             \
-            for (int64_t i = 0; i < n; i++)                                                  \
-                *(T *)(o + i * so) = FV__ELEM(E, OPC, T, S, *(const T *)(a + i * sa),       \
-                                              *(const T *)(b + i * sb));                     \
-            }                                                                                \
+#define FV__BINARY_LINE(E, T, S, OPC)                                                                                 \
+    static void fv__##OPC##_##S(char *o, const char *a, const char *b, int64_t n, int64_t so, int64_t sa, int64_t sb) \
+    {                                                                                                                 \
+        const int64_t isz = (int64_t)sizeof(T);                                                                       \
+        if (so == isz && sa == isz && sb == isz) {                                                                    \
+            T *restrict op = (T *)o;                                                                                  \
+            const T *restrict ap = (const T *)a, *restrict bp = (const T *)b;                                         \
+            for (int64_t i = 0; i < n; i++)                                                                           \
+                op[i] = FV__ELEM(E, OPC, T, S, ap[i], bp[i]);                                                         \
+        } else if (so == isz && sa == isz && sb == 0) {                                                               \
+            T *restrict op = (T *)o;                                                                                  \
+            const T *restrict ap = (const T *)a;                                                                      \
+            const T bv = *(const T *)b;                                                                               \
+            for (int64_t i = 0; i < n; i++)                                                                           \
+                op[i] = FV__ELEM(E, OPC, T, S, ap[i], bv);                                                            \
+        } else if (so == isz && sa == 0 && sb == isz) {                                                               \
+            T *restrict op = (T *)o;                                                                                  \
+            const T *restrict bp = (const T *)b;                                                                      \
+            const T av = *(const T *)a;                                                                               \
+            for (int64_t i = 0; i < n; i++)                                                                           \
+                op[i] = FV__ELEM(E, OPC, T, S, av, bp[i]);                                                            \
+        } else {                                                                                                      \
+            for (int64_t i = 0; i < n; i++)                                                                           \
+                *(T *)(o + i * so) = FV__ELEM(E, OPC, T, S, *(const T *)(a + i * sa), *(const T *)(b + i * sb));      \
+        }                                                                                                             \
     }
 #define FV__ADD_LINE(E, T, S) FV__BINARY_LINE(E, T, S, add)
 #define FV__MUL_LINE(E, T, S) FV__BINARY_LINE(E, T, S, mul)
@@ -118,15 +120,15 @@ static const fv__line_fn fv__mul_lines[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__mul_
 
 /* ---- the n-d driver ------------------------------------------------------------ */
 
-#define FV__MIN_WORK 32768   /* elements per task, at least */
+#define FV__MIN_WORK 32768 /* elements per task, at least */
 
 typedef struct fv__nd_job {
     const fv__geom *g;
     char *o;
     const char *a, *b;
     fv__line_fn fn;
-    int64_t parts;    /* pieces each line is cut into */
-    int64_t piece;    /* elements per piece */
+    int64_t parts; /* pieces each line is cut into */
+    int64_t piece; /* elements per piece */
 } fv__nd_job;
 
 static void
@@ -138,7 +140,7 @@ fv__nd_range(void *p, int64_t begin, int64_t end)
     const int64_t len = g->shape[last];
     for (int64_t item = begin; item < end; item++) {
         int64_t line = item / j->parts, part = item - line * j->parts;
-        int64_t off[FV__MAX_OPERANDS] = {0, 0, 0};
+        int64_t off[FV__MAX_OPERANDS] = { 0, 0, 0 };
         int64_t rem = line;
         for (int d = last - 1; d >= 0; d--) {
             int64_t idx = rem % g->shape[d];
@@ -149,8 +151,8 @@ fv__nd_range(void *p, int64_t begin, int64_t end)
         int64_t start = part * j->piece, n = len - start < j->piece ? len - start : j->piece;
         for (int k = 0; k < g->nops; k++)
             off[k] += start * g->strides[k][last];
-        j->fn(j->o + off[0], j->a + off[1], j->b ? j->b + off[2] : NULL, n, g->strides[0][last],
-              g->strides[1][last], g->nops > 2 ? g->strides[2][last] : 0);
+        j->fn(j->o + off[0], j->a + off[1], j->b ? j->b + off[2] : NULL, n, g->strides[0][last], g->strides[1][last],
+              g->nops > 2 ? g->strides[2][last] : 0);
     }
 }
 
@@ -158,13 +160,18 @@ static fv_status
 fv__run_nd(fv_context *ctx, const char *name, fv__line_fn fn, const fv__op_args *a)
 {
     fv__geom g;
-    const fv_array *ins[2] = {a->in, a->in2};
+    const fv_array *ins[2] = { a->in, a->in2 };
     fv_status st = fv__geom_init(&g, name, a->out, a->in2 ? 2 : 1, ins);
     if (st || g.size == 0)
         return st;
     const int64_t len = g.shape[g.ndim - 1], lines = g.size / len;
-    fv__nd_job j = {.g = &g, .o = a->out->data, .a = a->in->data, .b = a->in2 ? a->in2->data : NULL,
-                    .fn = fn, .parts = 1, .piece = len};
+    fv__nd_job j = { .g = &g,
+                     .o = a->out->data,
+                     .a = a->in->data,
+                     .b = a->in2 ? a->in2->data : NULL,
+                     .fn = fn,
+                     .parts = 1,
+                     .piece = len };
     /* cut long lines when there are too few of them to keep every thread busy */
     int nt = fv_context_threads(ctx);
     if (lines < (int64_t)nt * 4 && len >= 2 * FV__MIN_WORK) {

@@ -28,22 +28,22 @@ fv__mm_range(void *arg, int64_t begin, int64_t end)
     int64_t cnt = 0;
     int nan = 0;
     switch (j->in->dtype) {
-#define FV__MM_CASE(E, T, S)                                         \
-    case E: {                                                        \
-        const T *x = (const T *)j->in->data;                         \
-        for (int64_t i = begin; i < end; i++) {                      \
-            if (m && !m[i])                                          \
-                continue;                                            \
-            double v = (double)x[i];                                 \
-            cnt++;                                                   \
-            if (v != v)                                              \
-                nan = 1;                                             \
-            else {                                                   \
-                lo = v < lo ? v : lo;                                \
-                hi = v > hi ? v : hi;                                \
-            }                                                        \
-        }                                                            \
-        break;                                                       \
+#define FV__MM_CASE(E, T, S)                    \
+    case E: {                                   \
+        const T *x = (const T *)j->in->data;    \
+        for (int64_t i = begin; i < end; i++) { \
+            if (m && !m[i])                     \
+                continue;                       \
+            double v = (double)x[i];            \
+            cnt++;                              \
+            if (v != v)                         \
+                nan = 1;                        \
+            else {                              \
+                lo = v < lo ? v : lo;           \
+                hi = v > hi ? v : hi;           \
+            }                                   \
+        }                                       \
+        break;                                  \
     }
         FV_FOREACH_DTYPE(FV__MM_CASE)
 #undef FV__MM_CASE
@@ -62,7 +62,7 @@ fv_status
 fv__cpu_minmax(fv_context *ctx, const fv__op_args *a)
 {
     fv__minmax_params *p = (fv__minmax_params *)a->params;
-    fv__mm_job j = {.in = a->in, .mask = a->in2, .min = INFINITY, .max = -INFINITY};
+    fv__mm_job j = { .in = a->in, .mask = a->in2, .min = INFINITY, .max = -INFINITY };
     pthread_mutex_init(&j.lock, NULL);
     fv__parallel_for(ctx, a->in->shape[0], 1 << 16, fv__mm_range, &j);
     pthread_mutex_destroy(&j.lock);
@@ -84,7 +84,7 @@ typedef struct fv__hist_job {
     const fv_array *in, *mask;
     const fv_histogram_spec *spec;
     int64_t *counts;
-    int direct;             /* one chunk: count straight into counts */
+    int direct; /* one chunk: count straight into counts */
     pthread_mutex_t lock;
     int failed;
 } fv__hist_job;
@@ -104,30 +104,30 @@ fv__hist_range(void *arg, int64_t begin, int64_t end)
         return;
     }
     switch (j->in->dtype) {
-#define FV__HIST_CASE(E, T, S)                                                      \
-    case E: {                                                                       \
-        const T *x = (const T *)j->in->data;                                        \
-        if (sp->integer) {                                                          \
-            for (int64_t i = begin; i < end; i++) {                                 \
-                if (m && !m[i])                                                     \
-                    continue;                                                       \
-                T v = x[i];                                                         \
-                if ((double)v > 9.2e18)                                             \
-                    continue;                                                       \
-                int64_t b = fv__hist_int_bin((int64_t)v, sp->lo, n);                \
-                if (b >= 0)                                                         \
-                    h[b]++;                                                         \
-            }                                                                       \
-        } else {                                                                    \
-            for (int64_t i = begin; i < end; i++) {                                 \
-                if (m && !m[i])                                                     \
-                    continue;                                                       \
-                int64_t b = fv__hist_float_bin((double)x[i], sp, sp->edges);        \
-                if (b >= 0)                                                         \
-                    h[b]++;                                                         \
-            }                                                                       \
-        }                                                                           \
-        break;                                                                      \
+#define FV__HIST_CASE(E, T, S)                                               \
+    case E: {                                                                \
+        const T *x = (const T *)j->in->data;                                 \
+        if (sp->integer) {                                                   \
+            for (int64_t i = begin; i < end; i++) {                          \
+                if (m && !m[i])                                              \
+                    continue;                                                \
+                T v = x[i];                                                  \
+                if ((double)v > 9.2e18)                                      \
+                    continue;                                                \
+                int64_t b = fv__hist_int_bin((int64_t)v, sp->lo, n);         \
+                if (b >= 0)                                                  \
+                    h[b]++;                                                  \
+            }                                                                \
+        } else {                                                             \
+            for (int64_t i = begin; i < end; i++) {                          \
+                if (m && !m[i])                                              \
+                    continue;                                                \
+                int64_t b = fv__hist_float_bin((double)x[i], sp, sp->edges); \
+                if (b >= 0)                                                  \
+                    h[b]++;                                                  \
+            }                                                                \
+        }                                                                    \
+        break;                                                               \
     }
         FV_FOREACH_DTYPE(FV__HIST_CASE)
 #undef FV__HIST_CASE
@@ -148,7 +148,7 @@ fv__cpu_histogram(fv_context *ctx, const fv__op_args *a)
 {
     const fv__histogram_params *p = a->params;
     const int64_t n = a->in->shape[0], nb = p->spec.nbins;
-    fv__hist_job j = {.in = a->in, .mask = a->in2, .spec = &p->spec, .counts = (int64_t *)a->out->data};
+    fv__hist_job j = { .in = a->in, .mask = a->in2, .spec = &p->spec, .counts = (int64_t *)a->out->data };
     memset(j.counts, 0, (size_t)nb * sizeof(int64_t));
     pthread_mutex_init(&j.lock, NULL);
     int64_t grain = nb * 8 > ((int64_t)1 << 16) ? nb * 8 : ((int64_t)1 << 16);
@@ -204,7 +204,7 @@ fv_status
 fv__cpu_clahe(fv_context *ctx, const fv__op_args *a)
 {
     const fv__clahe_params *p = a->params;
-    fv__clahe_job j = {p, (const uint16_t *)a->in->data, (uint16_t *)a->out->data, NULL};
+    fv__clahe_job j = { p, (const uint16_t *)a->in->data, (uint16_t *)a->out->data, NULL };
     if (!(j.luts = malloc((size_t)(p->ntiles * p->nb) * sizeof(int32_t))))
         return fv_error_set(FV_ENOMEM, "equalize_adapthist", "out of memory");
     fv__parallel_for(ctx, p->ntiles, 1, fv__clahe_tiles, &j);

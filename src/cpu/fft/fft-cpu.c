@@ -20,22 +20,26 @@
 
 #define FV__PI 3.14159265358979323846
 
-enum { PASS_C2C, PASS_R2C, PASS_C2R };
+enum {
+    PASS_C2C,
+    PASS_R2C,
+    PASS_C2R
+};
 
 typedef struct fv__fft_pass {
     const char *src;
     char *dst;
-    int ndim;                        /* logical */
-    int64_t shape[FV_MAX_NDIM];      /* iteration shape (the axis itself unused) */
-    int64_t sstr[FV_MAX_NDIM], dstr[FV_MAX_NDIM];   /* logical strides, bytes */
+    int ndim;                                     /* logical */
+    int64_t shape[FV_MAX_NDIM];                   /* iteration shape (the axis itself unused) */
+    int64_t sstr[FV_MAX_NDIM], dstr[FV_MAX_NDIM]; /* logical strides, bytes */
     int axis, mode, inverse, dbl;
-    int inner;                       /* the innermost other axis, when its lines are blocked; else -1 */
-    int64_t lscr;                    /* the plan's scratch values (lanes) */
-    int64_t n;                       /* transform length */
+    int inner;    /* the innermost other axis, when its lines are blocked; else -1 */
+    int64_t lscr; /* the plan's scratch values (lanes) */
+    int64_t n;    /* transform length */
     double scale;
-    const fv__fft1d *plan;           /* length n, or n/2 for even real passes */
-    void *htw;                       /* even real passes: exp(-2 pi i k/n), k <= n/2 */
-    int64_t bufn;                    /* complex elements of each worker's buffer */
+    const fv__fft1d *plan; /* length n, or n/2 for even real passes */
+    void *htw;             /* even real passes: exp(-2 pi i k/n), k <= n/2 */
+    int64_t bufn;          /* complex elements of each worker's buffer */
     atomic_int failed;
 } fv__fft_pass;
 

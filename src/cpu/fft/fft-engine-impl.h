@@ -10,17 +10,16 @@ typedef struct {
     FV re, im;
 } FS(cpx);
 
-static inline FS(cpx)
-FS(cmul)(FS(cpx) a, TW b, int conjb)
+static inline FS(cpx) FS(cmul)(FS(cpx) a, TW b, int conjb)
 {
     const FT bi = conjb ? -b.im : b.im;
-    FS(cpx) r = {a.re * b.re - a.im * bi, a.re * bi + a.im * b.re};
+    FS(cpx) r = { a.re * b.re - a.im * bi, a.re * bi + a.im * b.re };
     return r;
 }
 
 /* out[u + q*m] for q < 2: one radix-2 stage over m points. */
 static void
-FS(bfly2)(FS(cpx) *o, int64_t fs, int64_t m, const TW *tw, int inv)
+FS(bfly2)(FS(cpx) * o, int64_t fs, int64_t m, const TW *tw, int inv)
 {
     for (int64_t u = 0; u < m; u++) {
         const FS(cpx) t = FS(cmul)(o[u + m], tw[u * fs], inv);
@@ -32,7 +31,7 @@ FS(bfly2)(FS(cpx) *o, int64_t fs, int64_t m, const TW *tw, int inv)
 }
 
 static void
-FS(bfly3)(FS(cpx) *o, int64_t fs, int64_t m, const TW *tw, int inv)
+FS(bfly3)(FS(cpx) * o, int64_t fs, int64_t m, const TW *tw, int inv)
 {
     const FT c = (FT)0.86602540378443864676; /* sqrt(3)/2 */
     const FT sg = inv ? (FT)-1 : (FT)1;
@@ -55,7 +54,7 @@ FS(bfly3)(FS(cpx) *o, int64_t fs, int64_t m, const TW *tw, int inv)
 }
 
 static void
-FS(bfly4)(FS(cpx) *o, int64_t fs, int64_t m, const TW *tw, int inv)
+FS(bfly4)(FS(cpx) * o, int64_t fs, int64_t m, const TW *tw, int inv)
 {
     for (int64_t u = 0; u < m; u++) {
         const FS(cpx) a0 = o[u];
@@ -81,10 +80,10 @@ FS(bfly4)(FS(cpx) *o, int64_t fs, int64_t m, const TW *tw, int inv)
 
 /* Any radix p <= FV__FFT_MAX_RADIX: the p-point DFT of the twiddled inputs. */
 static void
-FS(bflyp)(FS(cpx) *o, int64_t fs, int64_t m, int64_t p, const TW *tw, int inv)
+FS(bflyp)(FS(cpx) * o, int64_t fs, int64_t m, int64_t p, const TW *tw, int inv)
 {
     FS(cpx) s[FV__FFT_MAX_RADIX];
-    const int64_t step = fs * m;   /* tw[step] = exp(-2 pi i / p) */
+    const int64_t step = fs * m; /* tw[step] = exp(-2 pi i / p) */
     for (int64_t u = 0; u < m; u++) {
         for (int64_t q = 0; q < p; q++)
             s[q] = q ? FS(cmul)(o[u + q * m], tw[q * u * fs], inv) : o[u];
@@ -108,7 +107,7 @@ FS(bflyp)(FS(cpx) *o, int64_t fs, int64_t m, int64_t p, const TW *tw, int inv)
 /* Decimation in time: out (contiguous, fac[0] * fac[1] points) from in with
  * stride fs. */
 static void
-FS(work)(FS(cpx) *out, const FS(cpx) *in, int64_t fs, const int64_t *fac, const TW *tw, int inv)
+FS(work)(FS(cpx) * out, const FS(cpx) * in, int64_t fs, const int64_t *fac, const TW *tw, int inv)
 {
     const int64_t p = fac[0], m = fac[1];
     if (m == 1) {
@@ -119,19 +118,27 @@ FS(work)(FS(cpx) *out, const FS(cpx) *in, int64_t fs, const int64_t *fac, const 
             FS(work)(out + k * m, in + k * fs, fs * p, fac + 2, tw, inv);
     }
     switch (p) {
-    case 2: FS(bfly2)(out, fs, m, tw, inv); break;
-    case 3: FS(bfly3)(out, fs, m, tw, inv); break;
-    case 4: FS(bfly4)(out, fs, m, tw, inv); break;
-    default: FS(bflyp)(out, fs, m, p, tw, inv); break;
+    case 2:
+        FS(bfly2)(out, fs, m, tw, inv);
+        break;
+    case 3:
+        FS(bfly3)(out, fs, m, tw, inv);
+        break;
+    case 4:
+        FS(bfly4)(out, fs, m, tw, inv);
+        break;
+    default:
+        FS(bflyp)(out, fs, m, p, tw, inv);
+        break;
     }
 }
 
-static void FS(exec)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(cpx) *scr);
+static void FS(exec)(const fv__fft1d *p, const FS(cpx) * in, FS(cpx) * out, int inv, FS(cpx) * scr);
 
 /* Bluestein: X[k] = w[k] * sum_j (x[j] w[j]) conj(w[k - j]), w[k] = exp(-i pi k^2 / n),
  * the sum a cyclic convolution of length m >= 2n - 1. The inverse is conj(F(conj(x))). */
 static void
-FS(bluestein)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(cpx) *scr)
+FS(bluestein)(const fv__fft1d *p, const FS(cpx) * in, FS(cpx) * out, int inv, FS(cpx) * scr)
 {
     const int64_t n = p->n, m = p->m;
     const TW *w = (const TW *)p->chirp, *b = (const TW *)p->bfft;
@@ -143,7 +150,7 @@ FS(bluestein)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(c
         a[k] = FS(cmul)(x, w[k], 0);
     }
     for (int64_t k = n; k < m; k++)
-        a[k].re = a[k].im = (FV){0};
+        a[k].re = a[k].im = (FV){ 0 };
     FS(exec)(p->sub, a, A, 0, rest);
     for (int64_t k = 0; k < m; k++)
         A[k] = FS(cmul)(A[k], b[k], 0);
@@ -157,7 +164,7 @@ FS(bluestein)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(c
 }
 
 static void
-FS(exec)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(cpx) *scr)
+FS(exec)(const fv__fft1d *p, const FS(cpx) * in, FS(cpx) * out, int inv, FS(cpx) * scr)
 {
     if (p->n == 1)
         out[0] = in[0];

@@ -8,7 +8,7 @@
 #include "cpu/fft/fft-engine.h"
 
 #define FV__FFT_PI 3.14159265358979323846264338327950288
-#define FV__FFT_MAX_RADIX 32   /* radices above 31 go to Bluestein */
+#define FV__FFT_MAX_RADIX 32 /* radices above 31 go to Bluestein */
 
 /* scalar: one line at a time */
 #define TW FS(cpx)
@@ -185,7 +185,7 @@ fv__fft1d_get(int64_t n, int dbl)
         return NULL;
     }
     pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < g_count; i++)   /* another thread may have made it meanwhile */
+    for (int i = 0; i < g_count; i++) /* another thread may have made it meanwhile */
         if (g_plans[i]->n == n && g_plans[i]->dbl == dbl) {
             p = g_plans[i];
             break;
@@ -193,7 +193,7 @@ fv__fft1d_get(int64_t n, int dbl)
     if (!p) {
         p = made;
         made = NULL;
-        if (g_count == FV__FFT1D_CACHE) {   /* drop the least recently used unreferenced plan */
+        if (g_count == FV__FFT1D_CACHE) { /* drop the least recently used unreferenced plan */
             int victim = -1;
             for (int i = 0; i < g_count; i++)
                 if (g_plans[i]->refs == 0 && (victim < 0 || g_plans[i]->stamp < g_plans[victim]->stamp))
@@ -206,7 +206,7 @@ fv__fft1d_get(int64_t n, int dbl)
         if (g_count < FV__FFT1D_CACHE)
             g_plans[g_count++] = p;
         else
-            p->refs = -1000000;   /* cache full of plans in use: this one is not cached */
+            p->refs = -1000000; /* cache full of plans in use: this one is not cached */
     }
     p->refs++;
     p->stamp = ++g_clock;
@@ -223,7 +223,7 @@ fv__fft1d_put(fv__fft1d *p)
     if (!p)
         return;
     pthread_mutex_lock(&g_lock);
-    drop = --p->refs == -1000000;   /* an uncached plan's last user */
+    drop = --p->refs == -1000000; /* an uncached plan's last user */
     pthread_mutex_unlock(&g_lock);
     if (drop)
         plan_free(p);

@@ -17,22 +17,22 @@
 #include <stdint.h>
 #include "internal.h"
 
-#define FV__FFT1D_CACHE 64     /* plans kept per process (both precisions together) */
+#define FV__FFT1D_CACHE 64 /* plans kept per process (both precisions together) */
 #define FV__FFT_MAX_FACTORS 64
 
 typedef struct fv__fft1d fv__fft1d;
 
 struct fv__fft1d {
     int64_t n;
-    int dbl;                     /* 1: double, 0: float                         */
-    int nfac;                    /* radices, each with the remaining length m    */
+    int dbl;  /* 1: double, 0: float                         */
+    int nfac; /* radices, each with the remaining length m    */
     int64_t fac[2 * FV__FFT_MAX_FACTORS];
-    void *tw;                    /* n twiddles exp(-2 pi i k / n), interleaved   */
+    void *tw; /* n twiddles exp(-2 pi i k / n), interleaved   */
     /* Bluestein (sub != NULL): length-m convolution with the chirp */
     int64_t m;
     fv__fft1d *sub;
-    void *chirp;                 /* n values exp(-i pi k^2 / n)                  */
-    void *bfft;                  /* m values: FFT of the conjugate chirp, / m    */
+    void *chirp; /* n values exp(-i pi k^2 / n)                  */
+    void *bfft;  /* m values: FFT of the conjugate chirp, / m    */
     /* cache bookkeeping (under the cache lock) */
     int refs;
     uint64_t stamp;

@@ -108,7 +108,9 @@ S(fin)(const fv__fft_pass *ps, const T *y, char *dst)
 static void
 S(block)(const fv__fft_pass *ps, int64_t l, int64_t nb, T *x, T *y, T *t, T *lx, T *ly, T *lscr)
 {
-    enum { L = FV__FFT_LANE_BYTES / sizeof(T) };
+    enum {
+        L = FV__FFT_LANE_BYTES / sizeof(T)
+    };
     const int half = ps->mode != PASS_C2C && ps->n % 2 == 0;
     const int64_t pn = half ? ps->n / 2 : ps->n; /* the plan's length */
     const int64_t si = ps->sstr[ps->inner], di = ps->dstr[ps->inner];
@@ -170,7 +172,9 @@ static void
 S(lines)(void *arg, int64_t b, int64_t e)
 {
     fv__fft_pass *ps = arg;
-    enum { LT = 2 * FV__FFT_LANE_BYTES / sizeof(T) }; /* Ts per lane value */
+    enum {
+        LT = 2 * FV__FFT_LANE_BYTES / sizeof(T)
+    }; /* Ts per lane value */
     const int lanes_on = ps->inner >= 0;
     const int64_t n = ps->n;
     /* x, y: 2n each; t: 2 (n/2 + 1); the plan's scratch */

@@ -14,9 +14,9 @@
 #include "filters-cpu.h"
 #include "filters-simd.h"
 
-#define FV__F1D_BUDGET 32768   /* doubles in the input buffer of one work item */
-#define FV__F1D_DIRECT 8       /* min/max windows up to this size run directly */
-#define FV__TBLK 32            /* positions per block when transposing lines */
+#define FV__F1D_BUDGET 32768 /* doubles in the input buffer of one work item */
+#define FV__F1D_DIRECT 8     /* min/max windows up to this size run directly */
+#define FV__TBLK 32          /* positions per block when transposing lines */
 
 static inline int64_t
 fv__min64(int64_t a, int64_t b)
@@ -41,108 +41,108 @@ typedef void (*fv__scatter_fn)(const double *buf, char *base, int64_t as, int64_
 
 /* one position of a line's extension: its nb values from the source index src,
  * or cval (src < 0) */
-#define FV__GATHER(E, T, S)                                                                  \
-    static inline void fv__gather_edge_##S(double *restrict d, const char *base, int64_t as, int64_t bs, \
-                                           int64_t nb, int64_t src, double cval)             \
-    {                                                                                        \
-        for (int64_t b = 0; b < nb; b++)                                                     \
-            d[b] = src < 0 ? cval : (double)*(const T *)(base + src * as + b * bs);          \
-    }                                                                                        \
-    static void fv__gather_##S(double *buf, const char *base, int64_t as, int64_t bs, int64_t nb,   \
-                               int64_t pos0, int64_t n, int64_t L, int mode, double cval)    \
-    {                                                                                        \
-        int64_t q = 0;                                                                       \
-        /* left extension, then the inside run, then the right extension */                  \
-        for (; q < n && pos0 + q < 0; q++)                                                   \
-            fv__gather_edge_##S(buf + q * nb, base, as, bs, nb, fv__extend_index(pos0 + q, L, mode), cval); \
-        int64_t qe = fv__min64(n, L - pos0);                                                 \
-        if (q < qe) {                                                                        \
-            const char *p0 = base + (pos0 + q) * as;                                         \
-            int64_t m = qe - q;                                                              \
-            double *restrict d = buf + q * nb;                                               \
-            if (nb == 1) {                                                                   \
-                if (as == (int64_t)sizeof(T)) {                                              \
-                    const T *restrict s = (const T *)p0;                                     \
-                    for (int64_t i = 0; i < m; i++)                                          \
-                        d[i] = (double)s[i];                                                 \
-                } else                                                                       \
-                    for (int64_t i = 0; i < m; i++)                                          \
-                        d[i] = (double)*(const T *)(p0 + i * as);                            \
-            } else if (fv__abs64(bs) <= fv__abs64(as)) {                                     \
-                for (int64_t i = 0; i < m; i++) {                                            \
-                    const char *row = p0 + i * as;                                           \
-                    double *restrict dd = d + i * nb;                                        \
-                    if (bs == (int64_t)sizeof(T)) {                                          \
-                        const T *restrict s = (const T *)row;                                \
-                        for (int64_t b = 0; b < nb; b++)                                     \
-                            dd[b] = (double)s[b];                                            \
-                    } else                                                                   \
-                        for (int64_t b = 0; b < nb; b++)                                     \
-                            dd[b] = (double)*(const T *)(row + b * bs);                      \
-                }                                                                            \
-            } else {                                                                         \
-                /* lines along the axis: transpose in blocks that stay in L1 */              \
-                for (int64_t i0 = 0; i0 < m; i0 += FV__TBLK) {                               \
-                    const int64_t ie = fv__min64(m, i0 + FV__TBLK);                          \
-                    for (int64_t b = 0; b < nb; b++) {                                       \
-                        const char *col = p0 + b * bs;                                       \
-                        if (as == (int64_t)sizeof(T)) {                                      \
-                            const T *restrict s = (const T *)col;                            \
-                            for (int64_t i = i0; i < ie; i++)                                \
-                                d[i * nb + b] = (double)s[i];                                \
-                        } else                                                               \
-                            for (int64_t i = i0; i < ie; i++)                                \
-                                d[i * nb + b] = (double)*(const T *)(col + i * as);          \
-                    }                                                                        \
-                }                                                                            \
-            }                                                                                \
-            q = qe;                                                                          \
-        }                                                                                    \
-        for (; q < n; q++)                                                                   \
-            fv__gather_edge_##S(buf + q * nb, base, as, bs, nb, fv__extend_index(pos0 + q, L, mode), cval); \
+#define FV__GATHER(E, T, S)                                                                                          \
+    static inline void fv__gather_edge_##S(double *restrict d, const char *base, int64_t as, int64_t bs, int64_t nb, \
+                                           int64_t src, double cval)                                                 \
+    {                                                                                                                \
+        for (int64_t b = 0; b < nb; b++)                                                                             \
+            d[b] = src < 0 ? cval : (double)*(const T *)(base + src * as + b * bs);                                  \
+    }                                                                                                                \
+    static void fv__gather_##S(double *buf, const char *base, int64_t as, int64_t bs, int64_t nb, int64_t pos0,      \
+                               int64_t n, int64_t L, int mode, double cval)                                          \
+    {                                                                                                                \
+        int64_t q = 0;                                                                                               \
+        /* left extension, then the inside run, then the right extension */                                          \
+        for (; q < n && pos0 + q < 0; q++)                                                                           \
+            fv__gather_edge_##S(buf + q * nb, base, as, bs, nb, fv__extend_index(pos0 + q, L, mode), cval);          \
+        int64_t qe = fv__min64(n, L - pos0);                                                                         \
+        if (q < qe) {                                                                                                \
+            const char *p0 = base + (pos0 + q) * as;                                                                 \
+            int64_t m = qe - q;                                                                                      \
+            double *restrict d = buf + q * nb;                                                                       \
+            if (nb == 1) {                                                                                           \
+                if (as == (int64_t)sizeof(T)) {                                                                      \
+                    const T *restrict s = (const T *)p0;                                                             \
+                    for (int64_t i = 0; i < m; i++)                                                                  \
+                        d[i] = (double)s[i];                                                                         \
+                } else                                                                                               \
+                    for (int64_t i = 0; i < m; i++)                                                                  \
+                        d[i] = (double)*(const T *)(p0 + i * as);                                                    \
+            } else if (fv__abs64(bs) <= fv__abs64(as)) {                                                             \
+                for (int64_t i = 0; i < m; i++) {                                                                    \
+                    const char *row = p0 + i * as;                                                                   \
+                    double *restrict dd = d + i * nb;                                                                \
+                    if (bs == (int64_t)sizeof(T)) {                                                                  \
+                        const T *restrict s = (const T *)row;                                                        \
+                        for (int64_t b = 0; b < nb; b++)                                                             \
+                            dd[b] = (double)s[b];                                                                    \
+                    } else                                                                                           \
+                        for (int64_t b = 0; b < nb; b++)                                                             \
+                            dd[b] = (double)*(const T *)(row + b * bs);                                              \
+                }                                                                                                    \
+            } else {                                                                                                 \
+                /* lines along the axis: transpose in blocks that stay in L1 */                                      \
+                for (int64_t i0 = 0; i0 < m; i0 += FV__TBLK) {                                                       \
+                    const int64_t ie = fv__min64(m, i0 + FV__TBLK);                                                  \
+                    for (int64_t b = 0; b < nb; b++) {                                                               \
+                        const char *col = p0 + b * bs;                                                               \
+                        if (as == (int64_t)sizeof(T)) {                                                              \
+                            const T *restrict s = (const T *)col;                                                    \
+                            for (int64_t i = i0; i < ie; i++)                                                        \
+                                d[i * nb + b] = (double)s[i];                                                        \
+                        } else                                                                                       \
+                            for (int64_t i = i0; i < ie; i++)                                                        \
+                                d[i * nb + b] = (double)*(const T *)(col + i * as);                                  \
+                    }                                                                                                \
+                }                                                                                                    \
+            }                                                                                                        \
+            q = qe;                                                                                                  \
+        }                                                                                                            \
+        for (; q < n; q++)                                                                                           \
+            fv__gather_edge_##S(buf + q * nb, base, as, bs, nb, fv__extend_index(pos0 + q, L, mode), cval);          \
     }
 FV_FOREACH_DTYPE(FV__GATHER)
 
-#define FV__SCATTER(E, T, S)                                                                 \
-    static void fv__scatter_##S(const double *buf, char *base, int64_t as, int64_t bs, int64_t nb,  \
-                                int64_t pos0, int64_t n)                                     \
-    {                                                                                        \
-        char *p0 = base + pos0 * as;                                                         \
-        if (nb == 1) {                                                                       \
-            if (as == (int64_t)sizeof(T)) {                                                  \
-                T *restrict d = (T *)p0;                                                     \
-                for (int64_t i = 0; i < n; i++)                                              \
-                    d[i] = fv__fst_##S(buf[i]);                                              \
-            } else                                                                           \
-                for (int64_t i = 0; i < n; i++)                                              \
-                    *(T *)(p0 + i * as) = fv__fst_##S(buf[i]);                               \
-        } else if (fv__abs64(bs) <= fv__abs64(as)) {                                         \
-            for (int64_t i = 0; i < n; i++) {                                                \
-                char *row = p0 + i * as;                                                     \
-                const double *restrict s = buf + i * nb;                                     \
-                if (bs == (int64_t)sizeof(T)) {                                              \
-                    T *restrict d = (T *)row;                                                \
-                    for (int64_t b = 0; b < nb; b++)                                         \
-                        d[b] = fv__fst_##S(s[b]);                                            \
-                } else                                                                       \
-                    for (int64_t b = 0; b < nb; b++)                                         \
-                        *(T *)(row + b * bs) = fv__fst_##S(s[b]);                            \
-            }                                                                                \
-        } else {                                                                             \
-            for (int64_t i0 = 0; i0 < n; i0 += FV__TBLK) {                                   \
-                const int64_t ie = fv__min64(n, i0 + FV__TBLK);                              \
-                for (int64_t b = 0; b < nb; b++) {                                           \
-                    char *col = p0 + b * bs;                                                 \
-                    if (as == (int64_t)sizeof(T)) {                                          \
-                        T *restrict d = (T *)col;                                            \
-                        for (int64_t i = i0; i < ie; i++)                                    \
-                            d[i] = fv__fst_##S(buf[i * nb + b]);                             \
-                    } else                                                                   \
-                        for (int64_t i = i0; i < ie; i++)                                    \
-                            *(T *)(col + i * as) = fv__fst_##S(buf[i * nb + b]);             \
-                }                                                                            \
-            }                                                                                \
-        }                                                                                    \
+#define FV__SCATTER(E, T, S)                                                                                     \
+    static void fv__scatter_##S(const double *buf, char *base, int64_t as, int64_t bs, int64_t nb, int64_t pos0, \
+                                int64_t n)                                                                       \
+    {                                                                                                            \
+        char *p0 = base + pos0 * as;                                                                             \
+        if (nb == 1) {                                                                                           \
+            if (as == (int64_t)sizeof(T)) {                                                                      \
+                T *restrict d = (T *)p0;                                                                         \
+                for (int64_t i = 0; i < n; i++)                                                                  \
+                    d[i] = fv__fst_##S(buf[i]);                                                                  \
+            } else                                                                                               \
+                for (int64_t i = 0; i < n; i++)                                                                  \
+                    *(T *)(p0 + i * as) = fv__fst_##S(buf[i]);                                                   \
+        } else if (fv__abs64(bs) <= fv__abs64(as)) {                                                             \
+            for (int64_t i = 0; i < n; i++) {                                                                    \
+                char *row = p0 + i * as;                                                                         \
+                const double *restrict s = buf + i * nb;                                                         \
+                if (bs == (int64_t)sizeof(T)) {                                                                  \
+                    T *restrict d = (T *)row;                                                                    \
+                    for (int64_t b = 0; b < nb; b++)                                                             \
+                        d[b] = fv__fst_##S(s[b]);                                                                \
+                } else                                                                                           \
+                    for (int64_t b = 0; b < nb; b++)                                                             \
+                        *(T *)(row + b * bs) = fv__fst_##S(s[b]);                                                \
+            }                                                                                                    \
+        } else {                                                                                                 \
+            for (int64_t i0 = 0; i0 < n; i0 += FV__TBLK) {                                                       \
+                const int64_t ie = fv__min64(n, i0 + FV__TBLK);                                                  \
+                for (int64_t b = 0; b < nb; b++) {                                                               \
+                    char *col = p0 + b * bs;                                                                     \
+                    if (as == (int64_t)sizeof(T)) {                                                              \
+                        T *restrict d = (T *)col;                                                                \
+                        for (int64_t i = i0; i < ie; i++)                                                        \
+                            d[i] = fv__fst_##S(buf[i * nb + b]);                                                 \
+                    } else                                                                                       \
+                        for (int64_t i = i0; i < ie; i++)                                                        \
+                            *(T *)(col + i * as) = fv__fst_##S(buf[i * nb + b]);                                 \
+                }                                                                                                \
+            }                                                                                                    \
+        }                                                                                                        \
     }
 FV_FOREACH_DTYPE(FV__SCATTER)
 
@@ -158,79 +158,78 @@ static const fv__scatter_fn fv__scatters[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__sc
  * Blocks of 4 vectors of outputs stay in registers across the taps; the same
  * kernel is built for SSE2 (2 doubles) and, chosen at run time, AVX2 (4). */
 
-#define FV__CORR_KERNEL(NAME, VT, NL, SPLAT, ATTR)                                              \
-    ATTR static void NAME(const double *x, double *o, int64_t N, int64_t B, const double *w,    \
-                          int64_t size, int sym)                                                \
-    {                                                                                           \
-        const int64_t size1 = size / 2;                                                         \
-        int64_t i = 0;                                                                          \
-        for (; i + 4 * NL <= N; i += 4 * NL) {                                                  \
-            const double *xx = x + i;                                                           \
-            VT a0, a1, a2, a3;                                                                  \
-            if (sym != 0) {                                                                     \
-                const double *c = xx + size1 * B;                                               \
-                const VT wc = SPLAT(w[size1]);                                                  \
-                a0 = FV__LDV(VT, c) * wc;                                                       \
-                a1 = FV__LDV(VT, c + NL) * wc;                                                  \
-                a2 = FV__LDV(VT, c + 2 * NL) * wc;                                              \
-                a3 = FV__LDV(VT, c + 3 * NL) * wc;                                              \
-                if (sym > 0)                                                                    \
-                    for (int64_t k = 0; k < size1; k++) {                                       \
-                        const double *l = xx + k * B, *r = xx + (size - 1 - k) * B;             \
-                        const VT wk = SPLAT(w[k]);                                              \
-                        a0 += (FV__LDV(VT, l) + FV__LDV(VT, r)) * wk;                           \
-                        a1 += (FV__LDV(VT, l + NL) + FV__LDV(VT, r + NL)) * wk;                 \
-                        a2 += (FV__LDV(VT, l + 2 * NL) + FV__LDV(VT, r + 2 * NL)) * wk;         \
-                        a3 += (FV__LDV(VT, l + 3 * NL) + FV__LDV(VT, r + 3 * NL)) * wk;         \
-                    }                                                                           \
-                else                                                                            \
-                    for (int64_t k = 0; k < size1; k++) {                                       \
-                        const double *l = xx + k * B, *r = xx + (size - 1 - k) * B;             \
-                        const VT wk = SPLAT(w[k]);                                              \
-                        a0 += (FV__LDV(VT, l) - FV__LDV(VT, r)) * wk;                           \
-                        a1 += (FV__LDV(VT, l + NL) - FV__LDV(VT, r + NL)) * wk;                 \
-                        a2 += (FV__LDV(VT, l + 2 * NL) - FV__LDV(VT, r + 2 * NL)) * wk;         \
-                        a3 += (FV__LDV(VT, l + 3 * NL) - FV__LDV(VT, r + 3 * NL)) * wk;         \
-                    }                                                                           \
-            } else {                                                                            \
-                const double *t = xx + (size - 1) * B;                                          \
-                const VT wt = SPLAT(w[size - 1]);                                               \
-                a0 = FV__LDV(VT, t) * wt;                                                       \
-                a1 = FV__LDV(VT, t + NL) * wt;                                                  \
-                a2 = FV__LDV(VT, t + 2 * NL) * wt;                                              \
-                a3 = FV__LDV(VT, t + 3 * NL) * wt;                                              \
-                for (int64_t k = 0; k < size - 1; k++) {                                        \
-                    const double *l = xx + k * B;                                               \
-                    const VT wk = SPLAT(w[k]);                                                  \
-                    a0 += FV__LDV(VT, l) * wk;                                                  \
-                    a1 += FV__LDV(VT, l + NL) * wk;                                             \
-                    a2 += FV__LDV(VT, l + 2 * NL) * wk;                                         \
-                    a3 += FV__LDV(VT, l + 3 * NL) * wk;                                         \
-                }                                                                               \
-            }                                                                                   \
-            FV__STV(o + i, a0);                                                                 \
-            FV__STV(o + i + NL, a1);                                                            \
-            FV__STV(o + i + 2 * NL, a2);                                                        \
-            FV__STV(o + i + 3 * NL, a3);                                                        \
-        }                                                                                       \
-        for (; i < N; i++) {                                                                    \
-            const double *xx = x + i;                                                           \
-            double a;                                                                           \
-            if (sym > 0) {                                                                      \
-                a = xx[size1 * B] * w[size1];                                                   \
-                for (int64_t k = 0; k < size1; k++)                                             \
-                    a += (xx[k * B] + xx[(size - 1 - k) * B]) * w[k];                           \
-            } else if (sym < 0) {                                                               \
-                a = xx[size1 * B] * w[size1];                                                   \
-                for (int64_t k = 0; k < size1; k++)                                             \
-                    a += (xx[k * B] - xx[(size - 1 - k) * B]) * w[k];                           \
-            } else {                                                                            \
-                a = xx[(size - 1) * B] * w[size - 1];                                           \
-                for (int64_t k = 0; k < size - 1; k++)                                          \
-                    a += xx[k * B] * w[k];                                                      \
-            }                                                                                   \
-            o[i] = a;                                                                           \
-        }                                                                                       \
+#define FV__CORR_KERNEL(NAME, VT, NL, SPLAT, ATTR)                                                                  \
+    ATTR static void NAME(const double *x, double *o, int64_t N, int64_t B, const double *w, int64_t size, int sym) \
+    {                                                                                                               \
+        const int64_t size1 = size / 2;                                                                             \
+        int64_t i = 0;                                                                                              \
+        for (; i + 4 * NL <= N; i += 4 * NL) {                                                                      \
+            const double *xx = x + i;                                                                               \
+            VT a0, a1, a2, a3;                                                                                      \
+            if (sym != 0) {                                                                                         \
+                const double *c = xx + size1 * B;                                                                   \
+                const VT wc = SPLAT(w[size1]);                                                                      \
+                a0 = FV__LDV(VT, c) * wc;                                                                           \
+                a1 = FV__LDV(VT, c + NL) * wc;                                                                      \
+                a2 = FV__LDV(VT, c + 2 * NL) * wc;                                                                  \
+                a3 = FV__LDV(VT, c + 3 * NL) * wc;                                                                  \
+                if (sym > 0)                                                                                        \
+                    for (int64_t k = 0; k < size1; k++) {                                                           \
+                        const double *l = xx + k * B, *r = xx + (size - 1 - k) * B;                                 \
+                        const VT wk = SPLAT(w[k]);                                                                  \
+                        a0 += (FV__LDV(VT, l) + FV__LDV(VT, r)) * wk;                                               \
+                        a1 += (FV__LDV(VT, l + NL) + FV__LDV(VT, r + NL)) * wk;                                     \
+                        a2 += (FV__LDV(VT, l + 2 * NL) + FV__LDV(VT, r + 2 * NL)) * wk;                             \
+                        a3 += (FV__LDV(VT, l + 3 * NL) + FV__LDV(VT, r + 3 * NL)) * wk;                             \
+                    }                                                                                               \
+                else                                                                                                \
+                    for (int64_t k = 0; k < size1; k++) {                                                           \
+                        const double *l = xx + k * B, *r = xx + (size - 1 - k) * B;                                 \
+                        const VT wk = SPLAT(w[k]);                                                                  \
+                        a0 += (FV__LDV(VT, l) - FV__LDV(VT, r)) * wk;                                               \
+                        a1 += (FV__LDV(VT, l + NL) - FV__LDV(VT, r + NL)) * wk;                                     \
+                        a2 += (FV__LDV(VT, l + 2 * NL) - FV__LDV(VT, r + 2 * NL)) * wk;                             \
+                        a3 += (FV__LDV(VT, l + 3 * NL) - FV__LDV(VT, r + 3 * NL)) * wk;                             \
+                    }                                                                                               \
+            } else {                                                                                                \
+                const double *t = xx + (size - 1) * B;                                                              \
+                const VT wt = SPLAT(w[size - 1]);                                                                   \
+                a0 = FV__LDV(VT, t) * wt;                                                                           \
+                a1 = FV__LDV(VT, t + NL) * wt;                                                                      \
+                a2 = FV__LDV(VT, t + 2 * NL) * wt;                                                                  \
+                a3 = FV__LDV(VT, t + 3 * NL) * wt;                                                                  \
+                for (int64_t k = 0; k < size - 1; k++) {                                                            \
+                    const double *l = xx + k * B;                                                                   \
+                    const VT wk = SPLAT(w[k]);                                                                      \
+                    a0 += FV__LDV(VT, l) * wk;                                                                      \
+                    a1 += FV__LDV(VT, l + NL) * wk;                                                                 \
+                    a2 += FV__LDV(VT, l + 2 * NL) * wk;                                                             \
+                    a3 += FV__LDV(VT, l + 3 * NL) * wk;                                                             \
+                }                                                                                                   \
+            }                                                                                                       \
+            FV__STV(o + i, a0);                                                                                     \
+            FV__STV(o + i + NL, a1);                                                                                \
+            FV__STV(o + i + 2 * NL, a2);                                                                            \
+            FV__STV(o + i + 3 * NL, a3);                                                                            \
+        }                                                                                                           \
+        for (; i < N; i++) {                                                                                        \
+            const double *xx = x + i;                                                                               \
+            double a;                                                                                               \
+            if (sym > 0) {                                                                                          \
+                a = xx[size1 * B] * w[size1];                                                                       \
+                for (int64_t k = 0; k < size1; k++)                                                                 \
+                    a += (xx[k * B] + xx[(size - 1 - k) * B]) * w[k];                                               \
+            } else if (sym < 0) {                                                                                   \
+                a = xx[size1 * B] * w[size1];                                                                       \
+                for (int64_t k = 0; k < size1; k++)                                                                 \
+                    a += (xx[k * B] - xx[(size - 1 - k) * B]) * w[k];                                               \
+            } else {                                                                                                \
+                a = xx[(size - 1) * B] * w[size - 1];                                                               \
+                for (int64_t k = 0; k < size - 1; k++)                                                              \
+                    a += xx[k * B] * w[k];                                                                          \
+            }                                                                                                       \
+            o[i] = a;                                                                                               \
+        }                                                                                                           \
     }
 
 FV__CORR_KERNEL(fv__f1d_correlate_v2, fv__v2d, 2, FV__SPLAT2, )
@@ -272,7 +271,7 @@ fv__f1d_uniform(const double *x, double *o, int64_t n, int64_t B, int64_t size, 
         for (int64_t b = 0; b < B; b++)
             o[b] = tmp[b] / fs;
         q0 = 1;
-        x -= B;   /* so that output q adds x[q + size] and drops x[q] below */
+        x -= B; /* so that output q adds x[q + size] and drops x[q] below */
     }
     for (int64_t q = q0; q < n; q++) {
         const double *restrict l2 = x + (q + size) * B, *restrict l1 = x + q * B;
@@ -296,9 +295,9 @@ fv__f1d_minmax_direct(const double *x, double *o, int64_t n, int64_t B, int64_t 
     for (int64_t k = 1; k < size; k++) {
         const double *l = x + k * B;
         if (ismin)
-            fv__vmin_f64(o, o, l, N);   /* l <= o ? l : o */
+            fv__vmin_f64(o, o, l, N); /* l <= o ? l : o */
         else
-            fv__vmax_f64(o, o, l, N);   /* l >= o ? l : o */
+            fv__vmax_f64(o, o, l, N); /* l >= o ? l : o */
     }
 }
 
@@ -314,16 +313,16 @@ fv__f1d_minmax_vhgw(const double *x, double *o, int64_t n, int64_t B, int64_t si
         memcpy(g + s * B, x + s * B, (size_t)B * sizeof(double));
         for (int64_t q = s + 1; q < e; q++) {
             if (ismin)
-                fv__vmin_f64(g + q * B, g + (q - 1) * B, x + q * B, B);   /* v <= pg ? v : pg */
+                fv__vmin_f64(g + q * B, g + (q - 1) * B, x + q * B, B); /* v <= pg ? v : pg */
             else
-                fv__vmax_f64(g + q * B, g + (q - 1) * B, x + q * B, B);   /* v >= pg ? v : pg */
+                fv__vmax_f64(g + q * B, g + (q - 1) * B, x + q * B, B); /* v >= pg ? v : pg */
         }
         memcpy(h + (e - 1) * B, x + (e - 1) * B, (size_t)B * sizeof(double));
         for (int64_t q = e - 2; q >= s; q--) {
             if (ismin)
-                fv__vmin_f64(h + q * B, x + q * B, h + (q + 1) * B, B);   /* ph <= v ? ph : v */
+                fv__vmin_f64(h + q * B, x + q * B, h + (q + 1) * B, B); /* ph <= v ? ph : v */
             else
-                fv__vmax_f64(h + q * B, x + q * B, h + (q + 1) * B, B);   /* ph >= v ? ph : v */
+                fv__vmax_f64(h + q * B, x + q * B, h + (q + 1) * B, B); /* ph >= v ? ph : v */
         }
     }
     for (int64_t i = 0; i < n; i++) {
@@ -331,9 +330,9 @@ fv__f1d_minmax_vhgw(const double *x, double *o, int64_t n, int64_t B, int64_t si
         if (i % size == 0)
             memcpy(o + i * B, g + j * B, (size_t)B * sizeof(double));
         else if (ismin)
-            fv__vmin_f64(o + i * B, h + i * B, g + j * B, B);   /* g <= h ? g : h */
+            fv__vmin_f64(o + i * B, h + i * B, g + j * B, B); /* g <= h ? g : h */
         else
-            fv__vmax_f64(o + i * B, h + i * B, g + j * B, B);   /* g >= h ? g : h */
+            fv__vmax_f64(o + i * B, h + i * B, g + j * B, B); /* g >= h ? g : h */
     }
 }
 
@@ -399,16 +398,16 @@ typedef struct fv__f1d_job {
     const char *in;
     char *out;
     int64_t L, size, before;
-    int64_t ias, oas;        /* axis strides (bytes) */
-    int64_t ibs, obs;        /* batch-axis strides */
-    int64_t nbatch;          /* extent of the batch axis (1 without one) */
-    int64_t B, ngroups;      /* lines per group, groups along the batch axis */
-    int nother;              /* the remaining axes, C order */
+    int64_t ias, oas;   /* axis strides (bytes) */
+    int64_t ibs, obs;   /* batch-axis strides */
+    int64_t nbatch;     /* extent of the batch axis (1 without one) */
+    int64_t B, ngroups; /* lines per group, groups along the batch axis */
+    int nother;         /* the remaining axes, C order */
     int64_t oshape[FV_MAX_NDIM], oistr[FV_MAX_NDIM], oostr[FV_MAX_NDIM];
-    int64_t seg, nseg;       /* outputs per segment (independent work), segments per line */
-    int64_t P;               /* outputs per chunk inside a work item */
-    int nan_check;           /* min/max on data that may hold NaN */
-    int avx2;                /* the AVX2 correlation kernel (fv__cpu_lines_avx2) */
+    int64_t seg, nseg; /* outputs per segment (independent work), segments per line */
+    int64_t P;         /* outputs per chunk inside a work item */
+    int nan_check;     /* min/max on data that may hold NaN */
+    int avx2;          /* the AVX2 correlation kernel (fv__cpu_lines_avx2) */
     fv__gather_fn gather;
     fv__scatter_fn scatter;
     atomic_int failed;
@@ -434,7 +433,7 @@ fv__f1d_range(void *arg, int64_t begin, int64_t end)
     fv__f1d_job *j = arg;
     const fv__filter1d_params *p = j->p;
     const int64_t size = j->size, B = j->B, P = j->P;
-    const int64_t nx = P + size;   /* positions per chunk buffer (one spare) */
+    const int64_t nx = P + size; /* positions per chunk buffer (one spare) */
     const int kind = p->kind;
     const int ismin = kind == FV__F1D_MINIMUM;
     const int minmax = kind == FV__F1D_MINIMUM || kind == FV__F1D_MAXIMUM;
@@ -472,8 +471,8 @@ fv__f1d_range(void *arg, int64_t begin, int64_t end)
             const int64_t n = fv__min64(P, send - s0);
             /* uniform: later chunks start one position earlier (the value leaving) */
             const int64_t extra = kind == FV__F1D_UNIFORM && s0 > sbeg ? 1 : 0;
-            j->gather(x, j->in + ioff, j->ias, j->ibs, nb, s0 - j->before - extra, n + size - 1 + extra, j->L,
-                      p->mode, p->cval);
+            j->gather(x, j->in + ioff, j->ias, j->ibs, nb, s0 - j->before - extra, n + size - 1 + extra, j->L, p->mode,
+                      p->cval);
             switch (kind) {
             case FV__F1D_CORRELATE:
                 fv__f1d_correlate(x, o, n, nb, p->weights, size, p->symmetry, j->avx2);
@@ -493,7 +492,7 @@ fv__f1d_range(void *arg, int64_t begin, int64_t end)
                         }
                     }
                     for (int64_t b = 0; b < nb; b++)
-                        dqs[b] = (fv__deque){.ring = rings + b * size};
+                        dqs[b] = (fv__deque){ .ring = rings + b * size };
                     deque = 1;
                     goto restart;
                 }
@@ -543,12 +542,11 @@ fv__cpu_filter1d(fv_context *ctx, const fv__op_args *a)
     j.gather = fv__gathers[in->dtype];
     j.scatter = fv__scatters[out->dtype];
     j.nan_check = (p->kind == FV__F1D_MINIMUM || p->kind == FV__F1D_MAXIMUM) &&
-                  (fv__dtype_has_nan(in->dtype) || (p->mode == FV_MODE_CONSTANT && p->cval != p->cval));
+        (fv__dtype_has_nan(in->dtype) || (p->mode == FV_MODE_CONSTANT && p->cval != p->cval));
     /* the batch axis: the other axis with the smallest input stride */
     int bdim = -1;
     for (int d = 0; d < in->ndim; d++)
-        if (d != axis && in->shape[d] > 1 &&
-            (bdim < 0 || fv__abs64(in->strides[d]) < fv__abs64(in->strides[bdim])))
+        if (d != axis && in->shape[d] > 1 && (bdim < 0 || fv__abs64(in->strides[d]) < fv__abs64(in->strides[bdim])))
             bdim = d;
     j.nbatch = bdim >= 0 ? in->shape[bdim] : 1;
     j.ibs = bdim >= 0 ? in->strides[bdim] : 0;

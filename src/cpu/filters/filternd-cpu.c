@@ -17,7 +17,7 @@
 #include "rank-network.h"
 #include "filters-simd.h"
 
-#define FV__FND_BUDGET (1 << 19)   /* bytes of line cache / rank values per work item */
+#define FV__FND_BUDGET (1 << 19) /* bytes of line cache / rank values per work item */
 
 static inline size_t
 fv__round8(size_t n)
@@ -36,58 +36,58 @@ fv__imin(int64_t a, int64_t b)
 /* Padded source line: dst[q] for q in [0, n) reads position pos0 + q of a line
  * of length W (stride vs), with the boundary extension; cval outside under
  * constant mode. Two flavours: to double (correlate), to the input type. */
-typedef void (*fv__dline_fn)(double *dst, const char *base, int64_t vs, int64_t pos0, int64_t n, int64_t W,
-                             int mode, double cval);
-typedef void (*fv__tline_fn)(void *dst, const char *base, int64_t vs, int64_t pos0, int64_t n, int64_t W,
-                             int mode, double cval);
+typedef void (*fv__dline_fn)(double *dst, const char *base, int64_t vs, int64_t pos0, int64_t n, int64_t W, int mode,
+                             double cval);
+typedef void (*fv__tline_fn)(void *dst, const char *base, int64_t vs, int64_t pos0, int64_t n, int64_t W, int mode,
+                             double cval);
 /* Store n doubles into output positions (stride os). */
 typedef void (*fv__store_fn)(char *dst, int64_t os, const double *src, int64_t n);
 
-#define FV__LINE_BODY(T, DT, CV)                                                                \
-    int64_t q = 0;                                                                           \
-    for (; q < n && pos0 + q < 0; q++) {                                                     \
-        int64_t s = fv__extend_index(pos0 + q, W, mode);                                     \
-        d[q] = s < 0 ? (CV) : (DT) * (const T *)(base + s * vs);                             \
-    }                                                                                        \
-    int64_t qe = fv__imin(n, W - pos0);                                                      \
-    if (q < qe) {                                                                            \
-        const char *p0 = base + (pos0 + q) * vs;                                             \
-        if (vs == (int64_t)sizeof(T)) {                                                      \
-            const T *restrict sp = (const T *)p0;                                            \
-            for (int64_t i = 0; i < qe - q; i++)                                             \
-                d[q + i] = (DT)sp[i];                                                        \
-        } else                                                                               \
-            for (int64_t i = 0; i < qe - q; i++)                                             \
-                d[q + i] = (DT) * (const T *)(p0 + i * vs);                                  \
-        q = qe;                                                                              \
-    }                                                                                        \
-    for (; q < n; q++) {                                                                     \
-        int64_t s = fv__extend_index(pos0 + q, W, mode);                                     \
-        d[q] = s < 0 ? (CV) : (DT) * (const T *)(base + s * vs);                             \
+#define FV__LINE_BODY(T, DT, CV)                                 \
+    int64_t q = 0;                                               \
+    for (; q < n && pos0 + q < 0; q++) {                         \
+        int64_t s = fv__extend_index(pos0 + q, W, mode);         \
+        d[q] = s < 0 ? (CV) : (DT) * (const T *)(base + s * vs); \
+    }                                                            \
+    int64_t qe = fv__imin(n, W - pos0);                          \
+    if (q < qe) {                                                \
+        const char *p0 = base + (pos0 + q) * vs;                 \
+        if (vs == (int64_t)sizeof(T)) {                          \
+            const T *restrict sp = (const T *)p0;                \
+            for (int64_t i = 0; i < qe - q; i++)                 \
+                d[q + i] = (DT)sp[i];                            \
+        } else                                                   \
+            for (int64_t i = 0; i < qe - q; i++)                 \
+                d[q + i] = (DT) * (const T *)(p0 + i * vs);      \
+        q = qe;                                                  \
+    }                                                            \
+    for (; q < n; q++) {                                         \
+        int64_t s = fv__extend_index(pos0 + q, W, mode);         \
+        d[q] = s < 0 ? (CV) : (DT) * (const T *)(base + s * vs); \
     }
 
-#define FV__LINES(E, T, S)                                                                   \
-    static void fv__dline_##S(double *restrict d, const char *base, int64_t vs, int64_t pos0,  \
-                              int64_t n, int64_t W, int mode, double cval)                   \
-    {                                                                                        \
-        FV__LINE_BODY(T, double, cval)                                                          \
-    }                                                                                        \
-    static void fv__tline_##S(void *dv, const char *base, int64_t vs, int64_t pos0, int64_t n, \
-                              int64_t W, int mode, double cval)                              \
-    {                                                                                        \
-        T *restrict d = dv;                                                                  \
-        const T cv = fv__fcast_##S(cval);                                                    \
-        FV__LINE_BODY(T, T, cv)                                                                \
-    }                                                                                        \
-    static void fv__store_##S(char *dst, int64_t os, const double *restrict src, int64_t n)  \
-    {                                                                                        \
-        if (os == (int64_t)sizeof(T)) {                                                      \
-            T *restrict d = (T *)dst;                                                        \
-            for (int64_t i = 0; i < n; i++)                                                  \
-                d[i] = fv__fst_##S(src[i]);                                                  \
-        } else                                                                               \
-            for (int64_t i = 0; i < n; i++)                                                  \
-                *(T *)(dst + i * os) = fv__fst_##S(src[i]);                                  \
+#define FV__LINES(E, T, S)                                                                                          \
+    static void fv__dline_##S(double *restrict d, const char *base, int64_t vs, int64_t pos0, int64_t n, int64_t W, \
+                              int mode, double cval)                                                                \
+    {                                                                                                               \
+        FV__LINE_BODY(T, double, cval)                                                                              \
+    }                                                                                                               \
+    static void fv__tline_##S(void *dv, const char *base, int64_t vs, int64_t pos0, int64_t n, int64_t W, int mode, \
+                              double cval)                                                                          \
+    {                                                                                                               \
+        T *restrict d = dv;                                                                                         \
+        const T cv = fv__fcast_##S(cval);                                                                           \
+        FV__LINE_BODY(T, T, cv)                                                                                     \
+    }                                                                                                               \
+    static void fv__store_##S(char *dst, int64_t os, const double *restrict src, int64_t n)                         \
+    {                                                                                                               \
+        if (os == (int64_t)sizeof(T)) {                                                                             \
+            T *restrict d = (T *)dst;                                                                               \
+            for (int64_t i = 0; i < n; i++)                                                                         \
+                d[i] = fv__fst_##S(src[i]);                                                                         \
+        } else                                                                                                      \
+            for (int64_t i = 0; i < n; i++)                                                                         \
+                *(T *)(dst + i * os) = fv__fst_##S(src[i]);                                                         \
     }
 FV_FOREACH_DTYPE(FV__LINES)
 
@@ -105,18 +105,18 @@ fv__store_u64_nd(char *dst, int64_t os, const double *restrict src, int64_t n)
 /* ---- the job ------------------------------------------------------------------------ */
 
 typedef struct fv__fnd_tap {
-    int64_t j;     /* offset along the last axis inside the padded line */
-    double w;      /* CORRELATE: weight; MIN/MAX: structure value (sign applied) */
+    int64_t j; /* offset along the last axis inside the padded line */
+    double w;  /* CORRELATE: weight; MIN/MAX: structure value (sign applied) */
 } fv__fnd_tap;
 
 typedef struct fv__fnd_job fv__fnd_job;
 typedef struct fv__fnd_state {
-    int first;      /* no element applied yet */
-    int nan;        /* RANK: a NaN or -0.0 among the values (FV__SELECT_ONLY) */
-    int64_t t;      /* RANK: values gathered so far */
+    int first; /* no element applied yet */
+    int nan;   /* RANK: a NaN or -0.0 among the values (FV__SELECT_ONLY) */
+    int64_t t; /* RANK: values gathered so far */
 } fv__fnd_state;
-typedef void (*fv__fnd_row_fn)(const fv__fnd_job *j, fv__fnd_state *st, int64_t row, const void *line,
-                               int64_t n, double *res, void *scratch);
+typedef void (*fv__fnd_row_fn)(const fv__fnd_job *j, fv__fnd_state *st, int64_t row, const void *line, int64_t n,
+                               double *res, void *scratch);
 typedef void (*fv__fnd_fin_fn)(const fv__fnd_job *j, fv__fnd_state *st, int64_t n, double *res, void *scratch);
 
 struct fv__fnd_job {
@@ -125,25 +125,25 @@ struct fv__fnd_job {
     fv_array *out;
     int nd;
     int64_t W, nlines, C, nchunks;
-    int64_t blast;               /* halo before along the last axis */
-    int64_t plen;                /* padded line length for a full chunk */
+    int64_t blast; /* halo before along the last axis */
+    int64_t plen;  /* padded line length for a full chunk */
     /* window rows: the lead (all but the last axis) combinations with a selected element */
     int64_t nrows;
-    int64_t *rel;                /* [nrows][nd - 1] offsets of the row, relative to the output */
-    int64_t *row_first;          /* [nrows + 1] index of the row's first tap */
-    fv__fnd_tap *taps;           /* [count] in C order */
+    int64_t *rel;       /* [nrows][nd - 1] offsets of the row, relative to the output */
+    int64_t *row_first; /* [nrows + 1] index of the row's first tap */
+    fv__fnd_tap *taps;  /* [count] in C order */
     int64_t count, rank;
     int ismin, has_structure;
-    size_t itemsize;             /* of the padded lines: double (correlate) or the input's */
-    int64_t nslots;              /* line cache slots (power of two) */
+    size_t itemsize; /* of the padded lines: double (correlate) or the input's */
+    int64_t nslots;  /* line cache slots (power of two) */
     int slot_bits;
     fv__dline_fn dline;
     fv__tline_fn tline;
     fv__store_fn store;
-    fv__fnd_row_fn row;          /* MIN/MAX/RANK per input dtype */
+    fv__fnd_row_fn row; /* MIN/MAX/RANK per input dtype */
     fv__fnd_fin_fn fin;
-    const fv__rank_net *net;     /* RANK: selection network, or NULL */
-    size_t scratch_bytes;        /* per work item, for typed */
+    const fv__rank_net *net; /* RANK: selection network, or NULL */
+    size_t scratch_bytes;    /* per work item, for typed */
     atomic_int failed;
 };
 
@@ -170,105 +170,103 @@ struct fv__fnd_job {
 /* Per work item, the rows of the window are applied one after the other
  * (row() with the row's padded source line), then finish() writes the doubles
  * to store. Per output, elements are taken in C order. */
-#define FV__TYPED(E, T, S)                                                                   \
+#define FV__TYPED(E, T, S)                                                                                            \
     /* scipy's CASE_MIN_OR_MAX_POINT: the first element in double (structure added in     \
-     * double), the others in the input type (structure cast to it, wrapping sums) */      \
-    static void fv__fnd_minmax_row_##S(const fv__fnd_job *j, fv__fnd_state *st, int64_t row, \
-                                       const void *lp, int64_t n, double *restrict res,      \
-                                       void *scratch)                                        \
-    {                                                                                        \
-        const fv__fnd_tap *taps = j->taps;                                                   \
-        const T *line = lp;                                                                  \
-        T *restrict r = scratch;                                                             \
-        for (int64_t t = j->row_first[row]; t < j->row_first[row + 1]; t++) {                \
-            const T *restrict v = line + taps[t].j;                                          \
-            if (!j->has_structure) {                                                         \
-                if (st->first) {                                                             \
-                    memcpy(r, v, (size_t)n * sizeof(T));                                     \
-                    st->first = 0;                                                           \
-                } else if (j->ismin) {                                                       \
-                    fv__vmin_##S(r, v, r, n); /* v < r ? v : r */                            \
-                } else {                                                                     \
-                    fv__vmax_##S(r, v, r, n); /* v > r ? v : r */                            \
-                }                                                                            \
-                continue;                                                                    \
-            }                                                                                \
-            if (st->first) {                                                                 \
-                const double s0 = taps[t].w;                                                 \
-                for (int64_t i = 0; i < n; i++)                                              \
-                    res[i] = (double)v[i] + s0;                                              \
-                st->first = 0;                                                               \
-                continue;                                                                    \
-            }                                                                                \
-            const T cs = fv__fcast_##S(taps[t].w);                                           \
-            if (j->ismin) {                                                                  \
-                for (int64_t i = 0; i < n; i++) {                                            \
-                    double tv = (double)FV__TADD(E, S, T, v[i], cs);                         \
-                    res[i] = tv < res[i] ? tv : res[i];                                      \
-                }                                                                            \
-            } else {                                                                         \
-                for (int64_t i = 0; i < n; i++) {                                            \
-                    double tv = (double)FV__TADD(E, S, T, v[i], cs);                         \
-                    res[i] = tv > res[i] ? tv : res[i];                                      \
-                }                                                                            \
-            }                                                                                \
-        }                                                                                    \
-    }                                                                                        \
-    static void fv__fnd_minmax_fin_##S(const fv__fnd_job *j, fv__fnd_state *st, int64_t n,   \
-                                       double *restrict res, void *scratch)                  \
-    {                                                                                        \
-        if (j->has_structure)                                                                \
-            return;                                                                          \
-        const T *restrict r = scratch;                                                       \
-        for (int64_t i = 0; i < n; i++)                                                      \
-            res[i] = (double)r[i];                                                           \
-    }                                                                                        \
+     * double), the others in the input type (structure cast to it, wrapping sums) */                           \
+    static void fv__fnd_minmax_row_##S(const fv__fnd_job *j, fv__fnd_state *st, int64_t row, const void *lp,          \
+                                       int64_t n, double *restrict res, void *scratch)                                \
+    {                                                                                                                 \
+        const fv__fnd_tap *taps = j->taps;                                                                            \
+        const T *line = lp;                                                                                           \
+        T *restrict r = scratch;                                                                                      \
+        for (int64_t t = j->row_first[row]; t < j->row_first[row + 1]; t++) {                                         \
+            const T *restrict v = line + taps[t].j;                                                                   \
+            if (!j->has_structure) {                                                                                  \
+                if (st->first) {                                                                                      \
+                    memcpy(r, v, (size_t)n * sizeof(T));                                                              \
+                    st->first = 0;                                                                                    \
+                } else if (j->ismin) {                                                                                \
+                    fv__vmin_##S(r, v, r, n); /* v < r ? v : r */                                                     \
+                } else {                                                                                              \
+                    fv__vmax_##S(r, v, r, n); /* v > r ? v : r */                                                     \
+                }                                                                                                     \
+                continue;                                                                                             \
+            }                                                                                                         \
+            if (st->first) {                                                                                          \
+                const double s0 = taps[t].w;                                                                          \
+                for (int64_t i = 0; i < n; i++)                                                                       \
+                    res[i] = (double)v[i] + s0;                                                                       \
+                st->first = 0;                                                                                        \
+                continue;                                                                                             \
+            }                                                                                                         \
+            const T cs = fv__fcast_##S(taps[t].w);                                                                    \
+            if (j->ismin) {                                                                                           \
+                for (int64_t i = 0; i < n; i++) {                                                                     \
+                    double tv = (double)FV__TADD(E, S, T, v[i], cs);                                                  \
+                    res[i] = tv < res[i] ? tv : res[i];                                                               \
+                }                                                                                                     \
+            } else {                                                                                                  \
+                for (int64_t i = 0; i < n; i++) {                                                                     \
+                    double tv = (double)FV__TADD(E, S, T, v[i], cs);                                                  \
+                    res[i] = tv > res[i] ? tv : res[i];                                                               \
+                }                                                                                                     \
+            }                                                                                                         \
+        }                                                                                                             \
+    }                                                                                                                 \
+    static void fv__fnd_minmax_fin_##S(const fv__fnd_job *j, fv__fnd_state *st, int64_t n, double *restrict res,      \
+                                       void *scratch)                                                                 \
+    {                                                                                                                 \
+        if (j->has_structure)                                                                                         \
+            return;                                                                                                   \
+        const T *restrict r = scratch;                                                                                \
+        for (int64_t i = 0; i < n; i++)                                                                               \
+            res[i] = (double)r[i];                                                                                    \
+    }                                                                                                                 \
     /* scipy's CASE_RANK_POINT: the rank-th of the window's values (cval cast to the       \
      * input type). A selection network over the chunk where it applies and no NaN or    \
-     * -0.0 is present; else scipy's own quickselect on the values in C order. */         \
-    static void fv__fnd_rank_row_##S(const fv__fnd_job *j, fv__fnd_state *st, int64_t row,   \
-                                     const void *lp, int64_t n, double *restrict res,        \
-                                     void *scratch)                                          \
-    {                                                                                        \
-        const fv__fnd_tap *taps = j->taps;                                                   \
-        const T *line = lp;                                                                  \
-        T *restrict V = scratch; /* [count][n] */                                            \
-        int nan = 0;                                                                         \
-        for (int64_t k = j->row_first[row]; k < j->row_first[row + 1]; k++, st->t++) {       \
-            const T *restrict v = line + taps[k].j;                                          \
-            memcpy(V + st->t * n, v, (size_t)n * sizeof(T));                                 \
-            for (int64_t i = 0; i < n; i++)                                                  \
-                nan |= FV__SELECT_ONLY(E, v[i]);                                             \
-        }                                                                                    \
-        st->nan |= nan;                                                                      \
-    }                                                                                        \
-    static void fv__fnd_rank_fin_##S(const fv__fnd_job *j, fv__fnd_state *st, int64_t n,     \
-                                     double *restrict res, void *scratch)                    \
-    {                                                                                        \
-        const int64_t count = j->count;                                                      \
-        T *restrict V = scratch;                                                             \
-        if (j->net && !st->nan) {                                                            \
-            const fv__rank_cmp *c = j->net->cmp;                                             \
-            for (int64_t k = 0; k < j->net->ncmp; k++) {                                     \
-                T *restrict a = V + (int64_t)c[k].a * n, *restrict b = V + (int64_t)c[k].b * n; \
-                if (c[k].op == FV__RANK_CMP_BOTH)                                            \
-                    fv__vcx_##S(a, b, n);                                                    \
-                else if (c[k].op == FV__RANK_CMP_MIN)                                        \
-                    fv__vmin_##S(a, b, a, n); /* b < a ? b : a */                            \
-                else                                                                         \
-                    fv__vmax_##S(b, a, b, n); /* a > b ? a : b */                            \
-            }                                                                                \
-            const T *restrict r = V + j->rank * n;                                           \
-            for (int64_t i = 0; i < n; i++) /* scipy: (_type) of the double result */        \
-                res[i] = (double)fv__fcast_##S((double)r[i]);                                \
-            return;                                                                          \
-        }                                                                                    \
-        double *buf = (double *)((char *)scratch + fv__round8((size_t)(count * n) * sizeof(T))); \
-        for (int64_t i = 0; i < n; i++) {                                                    \
-            for (int64_t k = 0; k < count; k++)                                              \
-                buf[k] = (double)V[k * n + i];                                               \
-            res[i] = (double)fv__fcast_##S(fv__ni_select(buf, count - 1, j->rank));          \
-        }                                                                                    \
+     * -0.0 is present; else scipy's own quickselect on the values in C order. */                          \
+    static void fv__fnd_rank_row_##S(const fv__fnd_job *j, fv__fnd_state *st, int64_t row, const void *lp, int64_t n, \
+                                     double *restrict res, void *scratch)                                             \
+    {                                                                                                                 \
+        const fv__fnd_tap *taps = j->taps;                                                                            \
+        const T *line = lp;                                                                                           \
+        T *restrict V = scratch; /* [count][n] */                                                                     \
+        int nan = 0;                                                                                                  \
+        for (int64_t k = j->row_first[row]; k < j->row_first[row + 1]; k++, st->t++) {                                \
+            const T *restrict v = line + taps[k].j;                                                                   \
+            memcpy(V + st->t * n, v, (size_t)n * sizeof(T));                                                          \
+            for (int64_t i = 0; i < n; i++)                                                                           \
+                nan |= FV__SELECT_ONLY(E, v[i]);                                                                      \
+        }                                                                                                             \
+        st->nan |= nan;                                                                                               \
+    }                                                                                                                 \
+    static void fv__fnd_rank_fin_##S(const fv__fnd_job *j, fv__fnd_state *st, int64_t n, double *restrict res,        \
+                                     void *scratch)                                                                   \
+    {                                                                                                                 \
+        const int64_t count = j->count;                                                                               \
+        T *restrict V = scratch;                                                                                      \
+        if (j->net && !st->nan) {                                                                                     \
+            const fv__rank_cmp *c = j->net->cmp;                                                                      \
+            for (int64_t k = 0; k < j->net->ncmp; k++) {                                                              \
+                T *restrict a = V + (int64_t)c[k].a * n, *restrict b = V + (int64_t)c[k].b * n;                       \
+                if (c[k].op == FV__RANK_CMP_BOTH)                                                                     \
+                    fv__vcx_##S(a, b, n);                                                                             \
+                else if (c[k].op == FV__RANK_CMP_MIN)                                                                 \
+                    fv__vmin_##S(a, b, a, n); /* b < a ? b : a */                                                     \
+                else                                                                                                  \
+                    fv__vmax_##S(b, a, b, n); /* a > b ? a : b */                                                     \
+            }                                                                                                         \
+            const T *restrict r = V + j->rank * n;                                                                    \
+            for (int64_t i = 0; i < n; i++) /* scipy: (_type) of the double result */                                 \
+                res[i] = (double)fv__fcast_##S((double)r[i]);                                                         \
+            return;                                                                                                   \
+        }                                                                                                             \
+        double *buf = (double *)((char *)scratch + fv__round8((size_t)(count * n) * sizeof(T)));                      \
+        for (int64_t i = 0; i < n; i++) {                                                                             \
+            for (int64_t k = 0; k < count; k++)                                                                       \
+                buf[k] = (double)V[k * n + i];                                                                        \
+            res[i] = (double)fv__fcast_##S(fv__ni_select(buf, count - 1, j->rank));                                   \
+        }                                                                                                             \
     }
 
 FV_FOREACH_DTYPE(FV__TYPED)
@@ -285,33 +283,32 @@ static const fv__fnd_fin_fn fv__rank_fins[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__f
 
 /* acc[i] += w * line[i + j] for the row's elements in order; blocks of 4
  * vectors of outputs stay in registers across the row (SSE2 and AVX2 builds). */
-#define FV__ROW_KERNEL(NAME, VT, NL, SPLAT, ATTR)                                               \
-    ATTR static void NAME(const fv__fnd_tap *taps, int64_t t0, int64_t t1, const double *line,   \
-                          int64_t n, double *acc)                                               \
-    {                                                                                           \
-        int64_t i = 0;                                                                          \
-        for (; i + 4 * NL <= n; i += 4 * NL) {                                                  \
-            VT a0 = FV__LDV(VT, acc + i), a1 = FV__LDV(VT, acc + i + NL);                       \
-            VT a2 = FV__LDV(VT, acc + i + 2 * NL), a3 = FV__LDV(VT, acc + i + 3 * NL);          \
-            for (int64_t t = t0; t < t1; t++) {                                                 \
-                const double *v = line + taps[t].j + i;                                         \
-                const VT w = SPLAT(taps[t].w);                                                  \
-                a0 += w * FV__LDV(VT, v);                                                       \
-                a1 += w * FV__LDV(VT, v + NL);                                                  \
-                a2 += w * FV__LDV(VT, v + 2 * NL);                                              \
-                a3 += w * FV__LDV(VT, v + 3 * NL);                                              \
-            }                                                                                   \
-            FV__STV(acc + i, a0);                                                               \
-            FV__STV(acc + i + NL, a1);                                                          \
-            FV__STV(acc + i + 2 * NL, a2);                                                      \
-            FV__STV(acc + i + 3 * NL, a3);                                                      \
-        }                                                                                       \
-        for (; i < n; i++) {                                                                    \
-            double a = acc[i];                                                                  \
-            for (int64_t t = t0; t < t1; t++)                                                   \
-                a += taps[t].w * line[taps[t].j + i];                                           \
-            acc[i] = a;                                                                         \
-        }                                                                                       \
+#define FV__ROW_KERNEL(NAME, VT, NL, SPLAT, ATTR)                                                                      \
+    ATTR static void NAME(const fv__fnd_tap *taps, int64_t t0, int64_t t1, const double *line, int64_t n, double *acc) \
+    {                                                                                                                  \
+        int64_t i = 0;                                                                                                 \
+        for (; i + 4 * NL <= n; i += 4 * NL) {                                                                         \
+            VT a0 = FV__LDV(VT, acc + i), a1 = FV__LDV(VT, acc + i + NL);                                              \
+            VT a2 = FV__LDV(VT, acc + i + 2 * NL), a3 = FV__LDV(VT, acc + i + 3 * NL);                                 \
+            for (int64_t t = t0; t < t1; t++) {                                                                        \
+                const double *v = line + taps[t].j + i;                                                                \
+                const VT w = SPLAT(taps[t].w);                                                                         \
+                a0 += w * FV__LDV(VT, v);                                                                              \
+                a1 += w * FV__LDV(VT, v + NL);                                                                         \
+                a2 += w * FV__LDV(VT, v + 2 * NL);                                                                     \
+                a3 += w * FV__LDV(VT, v + 3 * NL);                                                                     \
+            }                                                                                                          \
+            FV__STV(acc + i, a0);                                                                                      \
+            FV__STV(acc + i + NL, a1);                                                                                 \
+            FV__STV(acc + i + 2 * NL, a2);                                                                             \
+            FV__STV(acc + i + 3 * NL, a3);                                                                             \
+        }                                                                                                              \
+        for (; i < n; i++) {                                                                                           \
+            double a = acc[i];                                                                                         \
+            for (int64_t t = t0; t < t1; t++)                                                                          \
+                a += taps[t].w * line[taps[t].j + i];                                                                  \
+            acc[i] = a;                                                                                                \
+        }                                                                                                              \
     }
 FV__ROW_KERNEL(fv__fnd_corr_v2, fv__v2d, 2, FV__SPLAT2, )
 #if FV__HAVE_AVX2_CLONES
@@ -346,7 +343,7 @@ fv__fnd_range(void *arg, int64_t begin, int64_t end)
     size_t off = 0;
     const size_t ocache = fv__carve(&off, (size_t)j->nslots * lbytes);
     const size_t okeys = fv__carve(&off, (size_t)j->nslots * sizeof(int64_t));
-    const size_t ocline = fv__carve(&off, lbytes);   /* the all-cval line */
+    const size_t ocline = fv__carve(&off, lbytes); /* the all-cval line */
     const size_t ores = fv__carve(&off, (size_t)j->C * sizeof(double));
     const size_t oscr = fv__carve(&off, j->scratch_bytes);
     char *block = fv__scratch_get(off);
@@ -371,7 +368,7 @@ fv__fnd_range(void *arg, int64_t begin, int64_t end)
             rem /= in->shape[d];
             ooff += coord[d] * out->strides[d];
         }
-        fv__fnd_state state = {.first = 1, .nan = 0, .t = 0};
+        fv__fnd_state state = { .first = 1, .nan = 0, .t = 0 };
         if (p->kind == FV__FND_CORRELATE)
             for (int64_t i = 0; i < n; i++)
                 res[i] = 0.0;
@@ -480,7 +477,8 @@ fv__cpu_filternd(fv_context *ctx, const fv__op_args *a)
             int64_t first = k;
             for (int64_t c = 0; c < flast; c++) {
                 int64_t t = r * flast + c;
-                if (!((!p->footprint || p->footprint[t]) && (p->kind != FV__FND_CORRELATE || fabs(p->weights[t]) > DBL_EPSILON)))
+                if (!((!p->footprint || p->footprint[t]) &&
+                      (p->kind != FV__FND_CORRELATE || fabs(p->weights[t]) > DBL_EPSILON)))
                     continue;
                 j.taps[k].j = c;
                 j.taps[k].w = 0.0;

@@ -19,21 +19,69 @@
 
 /* fv__fst_<sfx>(x): the value stored into an output element of type sfx for a
  * double result x. Bool outputs keep scipy's truth value as 0/1. */
-static inline uint8_t fv__fst_b(double x) { return (uint8_t)((uint8_t)fv__cvt32(x) != 0); }
-static inline uint8_t fv__fst_u8(double x) { return (uint8_t)fv__cvt32(x); }
-static inline int8_t fv__fst_i8(double x) { return (int8_t)(uint8_t)fv__cvt32(x); }
-static inline uint16_t fv__fst_u16(double x) { return (uint16_t)fv__cvt32(x); }
-static inline int16_t fv__fst_i16(double x) { return (int16_t)(uint16_t)fv__cvt32(x); }
-static inline int32_t fv__fst_i32(double x) { return fv__cvt32(x); }
-static inline uint32_t fv__fst_u32(double x) { return (uint32_t)(uint64_t)fv__cvt64(x); }
-static inline int64_t fv__fst_i64(double x) { return fv__cvt64(x); }
-static inline uint64_t fv__fst_u64(double x) { return fv__cvtu64(x); }
-static inline float fv__fst_f32(double x) { return (float)x; }
-static inline double fv__fst_f64(double x) { return x; }
+static inline uint8_t
+fv__fst_b(double x)
+{
+    return (uint8_t)((uint8_t)fv__cvt32(x) != 0);
+}
+static inline uint8_t
+fv__fst_u8(double x)
+{
+    return (uint8_t)fv__cvt32(x);
+}
+static inline int8_t
+fv__fst_i8(double x)
+{
+    return (int8_t)(uint8_t)fv__cvt32(x);
+}
+static inline uint16_t
+fv__fst_u16(double x)
+{
+    return (uint16_t)fv__cvt32(x);
+}
+static inline int16_t
+fv__fst_i16(double x)
+{
+    return (int16_t)(uint16_t)fv__cvt32(x);
+}
+static inline int32_t
+fv__fst_i32(double x)
+{
+    return fv__cvt32(x);
+}
+static inline uint32_t
+fv__fst_u32(double x)
+{
+    return (uint32_t)(uint64_t)fv__cvt64(x);
+}
+static inline int64_t
+fv__fst_i64(double x)
+{
+    return fv__cvt64(x);
+}
+static inline uint64_t
+fv__fst_u64(double x)
+{
+    return fv__cvtu64(x);
+}
+static inline float
+fv__fst_f32(double x)
+{
+    return (float)x;
+}
+static inline double
+fv__fst_f64(double x)
+{
+    return x;
+}
 
 /* fv__fcast_<sfx>(x): scipy's `(_type)x` for a double parameter. Unlike the
  * stores, bool keeps the raw byte (scipy compares that byte as a number). */
-static inline uint8_t fv__fcast_b(double x) { return (uint8_t)fv__cvt32(x); }
+static inline uint8_t
+fv__fcast_b(double x)
+{
+    return (uint8_t)fv__cvt32(x);
+}
 #define fv__fcast_u8 fv__fst_u8
 #define fv__fcast_i8 fv__fst_i8
 #define fv__fcast_u16 fv__fst_u16
@@ -71,13 +119,22 @@ fv__cpu_avx2(void)
 int fv__cpu_lines_avx2(void);
 
 /* GCC / clang vector extensions: loads and stores of unaligned vectors. */
-#define FV__LDV(VT, p) ({ VT v_; memcpy(&v_, (p), sizeof v_); v_; })
-#define FV__STV(p, v) do { __typeof__(v) v_ = (v); memcpy((p), &v_, sizeof v_); } while (0)
+#define FV__LDV(VT, p)               \
+    ({                               \
+        VT v_;                       \
+        memcpy(&v_, (p), sizeof v_); \
+        v_;                          \
+    })
+#define FV__STV(p, v)                \
+    do {                             \
+        __typeof__(v) v_ = (v);      \
+        memcpy((p), &v_, sizeof v_); \
+    } while (0)
 typedef double fv__v2d __attribute__((vector_size(16)));
-#define FV__SPLAT2(s) ((fv__v2d){(s), (s)})
+#define FV__SPLAT2(s) ((fv__v2d){ (s), (s) })
 #if FV__HAVE_AVX2_CLONES
 typedef double fv__v4d __attribute__((vector_size(32)));
-#define FV__SPLAT4(s) ((fv__v4d){(s), (s), (s), (s)})
+#define FV__SPLAT4(s) ((fv__v4d){ (s), (s), (s), (s) })
 #endif
 
 /* 1 for the floating dtypes (NaN is possible). */
@@ -109,8 +166,8 @@ fv__carve(size_t *off, size_t bytes)
  * `block`, at least min_work each) when there are too few lines to keep every
  * thread busy, and the grain (work items per task) for fv__parallel_for. */
 static inline void
-fv__cpu_line_pieces(fv_context *ctx, int64_t lines, int64_t len, int64_t min_work, int64_t block,
-                    int64_t *pieces, int64_t *piece, int64_t *grain)
+fv__cpu_line_pieces(fv_context *ctx, int64_t lines, int64_t len, int64_t min_work, int64_t block, int64_t *pieces,
+                    int64_t *piece, int64_t *grain)
 {
     const int nt = fv_context_threads(ctx);
     *pieces = 1;
@@ -119,7 +176,7 @@ fv__cpu_line_pieces(fv_context *ctx, int64_t lines, int64_t len, int64_t min_wor
         const int64_t want = ((int64_t)nt * 4 + lines - 1) / lines, most = len / min_work;
         *pieces = want < most ? want : most;
         *piece = (len + *pieces - 1) / *pieces;
-        *piece = (*piece + block - 1) / block * block;   /* whole blocks */
+        *piece = (*piece + block - 1) / block * block; /* whole blocks */
         *pieces = (len + *piece - 1) / *piece;
     }
     *grain = *piece >= min_work ? 1 : min_work / *piece;

@@ -17,15 +17,15 @@
 #include "ops/filters/laplace.h"
 
 #define FV__LAP_BLOCK 512
-#define FV__LAP_MIN_WORK 16384   /* elements per task, at least */
+#define FV__LAP_MIN_WORK 16384 /* elements per task, at least */
 
 typedef struct fv__lap_cpu {
     const fv__laplace_job *j;
-    int la;            /* the line axis */
-    int la_term;       /* the term along la, or -1 */
-    int acc;           /* fv__laplace_acc of out's dtype */
-    int64_t pieces;    /* pieces each line is cut into */
-    int64_t piece;     /* elements per piece (a multiple of FV__LAP_BLOCK when pieces > 1) */
+    int la;         /* the line axis */
+    int la_term;    /* the term along la, or -1 */
+    int acc;        /* fv__laplace_acc of out's dtype */
+    int64_t pieces; /* pieces each line is cut into */
+    int64_t piece;  /* elements per piece (a multiple of FV__LAP_BLOCK when pieces > 1) */
 } fv__lap_cpu;
 
 /* dst[0..m) = the elements at p, p + s, ... (dtype dt) as doubles; bool reads
@@ -66,22 +66,22 @@ fv__lap_term(double *restrict t, const double *x, const double *l, const double 
 }
 
 typedef union fv__lap_accbuf {
-    double d[FV__LAP_BLOCK];     /* FV__LAP_F64 */
-    float f[FV__LAP_BLOCK];      /* FV__LAP_F32 */
-    uint32_t w[FV__LAP_BLOCK];   /* FV__LAP_W32: outputs of up to 32 bits need only the low 32 */
-    uint64_t u[FV__LAP_BLOCK];   /* FV__LAP_W64, FV__LAP_U64 */
-    uint8_t b[FV__LAP_BLOCK];    /* FV__LAP_BOOL */
+    double d[FV__LAP_BLOCK];   /* FV__LAP_F64 */
+    float f[FV__LAP_BLOCK];    /* FV__LAP_F32 */
+    uint32_t w[FV__LAP_BLOCK]; /* FV__LAP_W32: outputs of up to 32 bits need only the low 32 */
+    uint64_t u[FV__LAP_BLOCK]; /* FV__LAP_W64, FV__LAP_U64 */
+    uint8_t b[FV__LAP_BLOCK];  /* FV__LAP_BOOL */
 } fv__lap_accbuf;
 
 /* a->F = CONV(t) (first) or a->F += CONV(t), element by element. */
-#define FV__LAP_ACC(F, CONV)                                                                 \
-    do {                                                                                     \
-        if (first)                                                                           \
-            for (int i = 0; i < m; i++)                                                      \
-                a->F[i] = CONV(t[i]);                                                        \
-        else                                                                                 \
-            for (int i = 0; i < m; i++)                                                      \
-                a->F[i] += CONV(t[i]);                                                       \
+#define FV__LAP_ACC(F, CONV)            \
+    do {                                \
+        if (first)                      \
+            for (int i = 0; i < m; i++) \
+                a->F[i] = CONV(t[i]);   \
+        else                            \
+            for (int i = 0; i < m; i++) \
+                a->F[i] += CONV(t[i]);  \
     } while (0)
 
 /* The term t converted to out's kind and added to the accumulator (first:
@@ -109,7 +109,7 @@ fv__lap_accumulate(fv__lap_accbuf *a, int kind, int first, const double *t, int 
     case FV__LAP_U64:
         FV__LAP_ACC(u, fv__cvtu64);
         break;
-    default:   /* FV__LAP_BOOL */
+    default: /* FV__LAP_BOOL */
         if (first)
             for (int i = 0; i < m; i++)
                 a->b[i] = (uint8_t)((uint8_t)fv__cvt32(t[i]) != 0);
@@ -125,30 +125,42 @@ fv__lap_accumulate(fv__lap_accbuf *a, int kind, int first, const double *t, int 
 static void
 fv__lap_store(char *p, int64_t s, const fv__lap_accbuf *a, int dt, int m)
 {
-#define FV__LAP_ST(T, UT, SRC)                                            \
-    if (s == (int64_t)sizeof(T)) {                                        \
-        for (int i = 0; i < m; i++) {                                     \
-            const UT v_ = (UT)(SRC)[i];                                   \
-            memcpy(p + (size_t)i * sizeof(T), &v_, sizeof v_);            \
-        }                                                                 \
-    } else {                                                              \
-        for (int i = 0; i < m; i++) {                                     \
-            const UT v_ = (UT)(SRC)[i];                                   \
-            memcpy(p + i * s, &v_, sizeof v_);                            \
-        }                                                                 \
-    }                                                                     \
+#define FV__LAP_ST(T, UT, SRC)                                 \
+    if (s == (int64_t)sizeof(T)) {                             \
+        for (int i = 0; i < m; i++) {                          \
+            const UT v_ = (UT)(SRC)[i];                        \
+            memcpy(p + (size_t)i * sizeof(T), &v_, sizeof v_); \
+        }                                                      \
+    } else {                                                   \
+        for (int i = 0; i < m; i++) {                          \
+            const UT v_ = (UT)(SRC)[i];                        \
+            memcpy(p + i * s, &v_, sizeof v_);                 \
+        }                                                      \
+    }                                                          \
     break;
     /* integers go through the unsigned type of their width: the bits of a signed value */
     switch (dt) {
-    case FV_FLOAT64: FV__LAP_ST(double, double, a->d)
-    case FV_FLOAT32: FV__LAP_ST(float, float, a->f)
-    case FV_BOOL: FV__LAP_ST(uint8_t, uint8_t, a->b)
-    case FV_UINT8: case FV_INT8: FV__LAP_ST(uint8_t, uint8_t, a->w)
-    case FV_UINT16: case FV_INT16: FV__LAP_ST(uint16_t, uint16_t, a->w)
-    case FV_INT32: FV__LAP_ST(uint32_t, uint32_t, a->w)
-    case FV_UINT32: FV__LAP_ST(uint32_t, uint32_t, a->u)
-    case FV_UINT64: case FV_INT64: FV__LAP_ST(uint64_t, uint64_t, a->u)
-    default: break;
+    case FV_FLOAT64:
+        FV__LAP_ST(double, double, a->d)
+    case FV_FLOAT32:
+        FV__LAP_ST(float, float, a->f)
+    case FV_BOOL:
+        FV__LAP_ST(uint8_t, uint8_t, a->b)
+    case FV_UINT8:
+    case FV_INT8:
+        FV__LAP_ST(uint8_t, uint8_t, a->w)
+    case FV_UINT16:
+    case FV_INT16:
+        FV__LAP_ST(uint16_t, uint16_t, a->w)
+    case FV_INT32:
+        FV__LAP_ST(uint32_t, uint32_t, a->w)
+    case FV_UINT32:
+        FV__LAP_ST(uint32_t, uint32_t, a->u)
+    case FV_UINT64:
+    case FV_INT64:
+        FV__LAP_ST(uint64_t, uint64_t, a->u)
+    default:
+        break;
     }
 #undef FV__LAP_ST
 }
@@ -169,7 +181,7 @@ fv__lap_edge(const fv__laplace_job *j, const char *line, int64_t st, int64_t pos
     return v;
 }
 
-#define FV__LAP_CVAL INT64_MIN   /* a neighbour offset that means cval */
+#define FV__LAP_CVAL INT64_MIN /* a neighbour offset that means cval */
 
 static void
 fv__lap_range(void *arg, int64_t begin, int64_t end)
@@ -245,7 +257,7 @@ fv__cpu_laplace(fv_context *ctx, const fv__op_args *a)
     const fv__laplace_job *j = (const fv__laplace_job *)a->params;
     if (j->size == 0)
         return FV_OK;
-    fv__lap_cpu c = {.j = j, .la = j->ndim - 1, .la_term = -1, .acc = fv__laplace_acc_of(j->odtype)};
+    fv__lap_cpu c = { .j = j, .la = j->ndim - 1, .la_term = -1, .acc = fv__laplace_acc_of(j->odtype) };
     /* the line axis: the smallest input stride among the axes longer than 1 (the last one on ties) */
     int64_t best = -1;
     for (int d = j->ndim - 1; d >= 0; d--) {

@@ -17,7 +17,7 @@ fv__lines_avx2_ok(const void *args, int device)
 #endif
 }
 
-FV__VARIANTS(fv__lines_variants, "cpu.lines", {"avx2", fv__lines_avx2_ok, NULL}, {"sse2", NULL, NULL})
+FV__VARIANTS(fv__lines_variants, "cpu.lines", { "avx2", fv__lines_avx2_ok, NULL }, { "sse2", NULL, NULL })
 
 /* 1: this call's correlation lines run the AVX2 kernels (planned on the calling
  * thread, before the work goes to the pool) */

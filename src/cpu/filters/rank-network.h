@@ -7,7 +7,11 @@
 #include <stdint.h>
 #include "internal.h"
 
-enum { FV__RANK_CMP_BOTH = 0, FV__RANK_CMP_MIN = 1, FV__RANK_CMP_MAX = 2 };
+enum {
+    FV__RANK_CMP_BOTH = 0,
+    FV__RANK_CMP_MIN = 1,
+    FV__RANK_CMP_MAX = 2
+};
 
 /* Compare-exchange of wires a < b: a receives the minimum, b the maximum; MIN
  * and MAX compute only the side that is needed later. */

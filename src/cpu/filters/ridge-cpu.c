@@ -11,8 +11,8 @@
 
 typedef struct fv__ridge_cpu {
     const fv__ridge_job *j;
-    double gden;        /* frangi's 2 gamma^2 in the working type */
-    double m;           /* MEIJ_FOLD: the max */
+    double gden; /* frangi's 2 gamma^2 in the working type */
+    double m;    /* MEIJ_FOLD: the max */
     _Atomic int64_t key;
 } fv__ridge_cpu;
 

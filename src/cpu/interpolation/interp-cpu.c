@@ -22,22 +22,27 @@ typedef double (*fv__im_value_fn)(const char *, int, const int64_t *, const int6
 
 /* A record's state: the value is cval, computed from the record, NaN, or left
  * to fv__im_value (grid-constant taps outside the input). */
-enum { FV__IMR_CVAL = 0, FV__IMR_OK = 1, FV__IMR_NAN = 2, FV__IMR_SLOW = 3 };
+enum {
+    FV__IMR_CVAL = 0,
+    FV__IMR_OK = 1,
+    FV__IMR_NAN = 2,
+    FV__IMR_SLOW = 3
+};
 
 /* One output value's window along one input axis. */
 typedef struct fv__im_rec {
-    int64_t off[FV__IM_TAPS];   /* byte offsets of the taps from the input's first element */
-    double w[FV__IM_TAPS];      /* order > 0 */
-    double c;                   /* the coordinate, padding added */
-    int st;                     /* FV__IMR_* */
+    int64_t off[FV__IM_TAPS]; /* byte offsets of the taps from the input's first element */
+    double w[FV__IM_TAPS];    /* order > 0 */
+    double c;                 /* the coordinate, padding added */
+    int st;                   /* FV__IMR_* */
 } fv__im_rec;
 
 typedef struct fv__im_job {
     const fv__op_args *a;
     const fv__interp_params *p;
     fv__im_value_fn value;
-    fv__im_rec *tab[FV_MAX_NDIM];   /* ZOOMSHIFT: per axis, one record per output index */
-    int ra;                         /* the rows' axis: out's last, or (not AFFINE) the longest if that is short */
+    fv__im_rec *tab[FV_MAX_NDIM]; /* ZOOMSHIFT: per axis, one record per output index */
+    int ra;                       /* the rows' axis: out's last, or (not AFFINE) the longest if that is short */
     int failed;
 } fv__im_job;
 
@@ -122,14 +127,15 @@ static void
 fv__im_store_row(char *p, int64_t s, int dtype, const double *t, int64_t n)
 {
     switch (dtype) {
-#define FV__IM_ST(E, T, S)                 \
-    case E:                                \
-        for (int64_t i = 0; i < n; i++)    \
+#define FV__IM_ST(E, T, S)                    \
+    case E:                                   \
+        for (int64_t i = 0; i < n; i++)       \
             fv__im_store(p + i * s, E, t[i]); \
         break;
         FV_FOREACH_DTYPE(FV__IM_ST)
 #undef FV__IM_ST
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -150,9 +156,9 @@ fv__im_row(const fv__im_job *j, const int64_t *o, double *tv, const int K_, cons
         if (d != ra)
             po += o[d] * out->strides[d];
     fv__im_rec fixed[3], loc[3];
-    const fv__im_rec *rp[3] = {NULL, NULL, NULL};
-    int vary[3] = {0, 0, 0};   /* 0: rp fixed; 1: ZOOMSHIFT's table; 2: computed per value */
-    double base[3] = {0, 0, 0}, mlast[3] = {0, 0, 0};
+    const fv__im_rec *rp[3] = { NULL, NULL, NULL };
+    int vary[3] = { 0, 0, 0 }; /* 0: rp fixed; 1: ZOOMSHIFT's table; 2: computed per value */
+    double base[3] = { 0, 0, 0 }, mlast[3] = { 0, 0, 0 };
     const char *pc = NULL;
     int64_t cstep = 0, cs0 = 0;
     if (p->kind == FV__INTERP_ZOOMSHIFT) {
@@ -168,7 +174,7 @@ fv__im_row(const fv__im_job *j, const int64_t *o, double *tv, const int K_, cons
                 x += (double)o[k] * m[k];
             base[d] = x;
             mlast[d] = m[last];
-            if (mlast[d] == 0.0) {   /* x + w * 0.0 folds the same for every w */
+            if (mlast[d] == 0.0) { /* x + w * 0.0 folds the same for every w */
                 x += 0.0 * mlast[d];
                 fv__im_rec_set(&fixed[d], x + pad, in->shape[d], in->strides[d], K, mode);
                 rp[d] = &fixed[d];
@@ -232,14 +238,23 @@ fv__im_row(const fv__im_job *j, const int64_t *o, double *tv, const int K_, cons
 typedef void (*fv__im_row_fn)(const fv__im_job *, const int64_t *, double *);
 
 /* The specialised row functions: fv__im_row_<dtype>_<order>_<rank>. */
-#define FV__IM_ROWS_K(S, DT, K, KN)                                                                           \
-    static void fv__im_row_##S##_##KN##_1(const fv__im_job *j, const int64_t *o, double *t) { fv__im_row(j, o, t, K, 1, DT); } \
-    static void fv__im_row_##S##_##KN##_2(const fv__im_job *j, const int64_t *o, double *t) { fv__im_row(j, o, t, K, 2, DT); } \
-    static void fv__im_row_##S##_##KN##_3(const fv__im_job *j, const int64_t *o, double *t) { fv__im_row(j, o, t, K, 3, DT); }
-#define FV__IM_ROWS(S, DT)          \
-    FV__IM_ROWS_K(S, DT, 0, 0)      \
-    FV__IM_ROWS_K(S, DT, 1, 1)      \
-    FV__IM_ROWS_K(S, DT, 3, 3)      \
+#define FV__IM_ROWS_K(S, DT, K, KN)                                                         \
+    static void fv__im_row_##S##_##KN##_1(const fv__im_job *j, const int64_t *o, double *t) \
+    {                                                                                       \
+        fv__im_row(j, o, t, K, 1, DT);                                                      \
+    }                                                                                       \
+    static void fv__im_row_##S##_##KN##_2(const fv__im_job *j, const int64_t *o, double *t) \
+    {                                                                                       \
+        fv__im_row(j, o, t, K, 2, DT);                                                      \
+    }                                                                                       \
+    static void fv__im_row_##S##_##KN##_3(const fv__im_job *j, const int64_t *o, double *t) \
+    {                                                                                       \
+        fv__im_row(j, o, t, K, 3, DT);                                                      \
+    }
+#define FV__IM_ROWS(S, DT)     \
+    FV__IM_ROWS_K(S, DT, 0, 0) \
+    FV__IM_ROWS_K(S, DT, 1, 1) \
+    FV__IM_ROWS_K(S, DT, 3, 3) \
     FV__IM_ROWS_K(S, DT, -1, k)
 FV__IM_ROWS(f64, FV_FLOAT64)
 FV__IM_ROWS(f32, FV_FLOAT32)
@@ -249,13 +264,17 @@ FV__IM_ROWS(any, -1)
 #undef FV__IM_ROWS
 #undef FV__IM_ROWS_K
 
-#define FV__IM_TABLE(S) \
-    {{fv__im_row_##S##_0_1, fv__im_row_##S##_0_2, fv__im_row_##S##_0_3}, \
-     {fv__im_row_##S##_1_1, fv__im_row_##S##_1_2, fv__im_row_##S##_1_3}, \
-     {fv__im_row_##S##_3_1, fv__im_row_##S##_3_2, fv__im_row_##S##_3_3}, \
-     {fv__im_row_##S##_k_1, fv__im_row_##S##_k_2, fv__im_row_##S##_k_3}}
-static const fv__im_row_fn fv__im_rows[5][4][3] = {FV__IM_TABLE(f64), FV__IM_TABLE(f32), FV__IM_TABLE(u8),
-                                                  FV__IM_TABLE(u16), FV__IM_TABLE(any)};
+#define FV__IM_TABLE(S)                                                           \
+    {                                                                             \
+        { fv__im_row_##S##_0_1, fv__im_row_##S##_0_2, fv__im_row_##S##_0_3 },     \
+            { fv__im_row_##S##_1_1, fv__im_row_##S##_1_2, fv__im_row_##S##_1_3 }, \
+            { fv__im_row_##S##_3_1, fv__im_row_##S##_3_2, fv__im_row_##S##_3_3 }, \
+        {                                                                         \
+            fv__im_row_##S##_k_1, fv__im_row_##S##_k_2, fv__im_row_##S##_k_3      \
+        }                                                                         \
+    }
+static const fv__im_row_fn fv__im_rows[5][4][3] = { FV__IM_TABLE(f64), FV__IM_TABLE(f32), FV__IM_TABLE(u8),
+                                                    FV__IM_TABLE(u16), FV__IM_TABLE(any) };
 #undef FV__IM_TABLE
 
 typedef struct fv__im_rowjob {
@@ -277,13 +296,13 @@ fv__im_rows_range(void *arg, int64_t begin, int64_t end)
     const fv_array *out = rj->j->a->out;
     const int ra = rj->j->ra;
     int64_t o[FV_MAX_NDIM], r = begin;
-    for (int d = out->ndim - 1; d >= 0; d--) {   /* the row's index on the other axes, C order */
+    for (int d = out->ndim - 1; d >= 0; d--) { /* the row's index on the other axes, C order */
         o[d] = d == ra ? 0 : r % out->shape[d];
         r = d == ra ? r : r / out->shape[d];
     }
     for (int64_t row = begin; row < end; row++) {
         rj->fn(rj->j, o, tv);
-        for (int d = out->ndim - 1; d >= 0; d--) {   /* the next row's index */
+        for (int d = out->ndim - 1; d >= 0; d--) { /* the next row's index */
             if (d == ra)
                 continue;
             if (++o[d] < out->shape[d])
@@ -321,8 +340,7 @@ fv__im_range(void *arg, int64_t begin, int64_t end)
                 pc += o[d] * co->strides[d + 1];
         }
         fv__interp_coords(p, irank, orank, o, pc, co ? co->strides[0] : 0, co ? co->dtype : 0, c);
-        const double t = j->value((const char *)in->data, irank, in->shape, in->strides, c, p->order, p->mode,
-                                  p->cval);
+        const double t = j->value((const char *)in->data, irank, in->shape, in->strides, c, p->order, p->mode, p->cval);
         fv__im_store(po, out->dtype, t);
         for (int d = orank - 1; d >= 0; d--) {
             if (++o[d] < out->shape[d])
@@ -364,11 +382,16 @@ static int
 fv__im_dtype_slot(int dtype)
 {
     switch (dtype) {
-    case FV_FLOAT64: return 0;
-    case FV_FLOAT32: return 1;
-    case FV_UINT8: return 2;
-    case FV_UINT16: return 3;
-    default: return 4;
+    case FV_FLOAT64:
+        return 0;
+    case FV_FLOAT32:
+        return 1;
+    case FV_UINT8:
+        return 2;
+    case FV_UINT16:
+        return 3;
+    default:
+        return 4;
     }
 }
 
@@ -380,10 +403,14 @@ fv__cpu_interp(fv_context *ctx, const fv__op_args *a)
     j.a = a;
     j.p = fv__params_INTERP(a);
     switch (a->in->dtype) {
-#define FV__IM_CASE(E, T, S) case E: j.value = fv__im_value_##S; break;
+#define FV__IM_CASE(E, T, S)        \
+    case E:                         \
+        j.value = fv__im_value_##S; \
+        break;
         FV_FOREACH_DTYPE(FV__IM_CASE)
 #undef FV__IM_CASE
-    default: return fv_error_set(FV_EDTYPE, "interpolate", "unsupported dtype");
+    default:
+        return fv_error_set(FV_EDTYPE, "interpolate", "unsupported dtype");
     }
     const int irank = a->in->ndim, orank = a->out->ndim, order = j.p->order;
     int64_t taps = 1;
@@ -398,14 +425,13 @@ fv__cpu_interp(fv_context *ctx, const fv__op_args *a)
     if (j.p->kind == FV__INTERP_ZOOMSHIFT)
         st = fv__im_tables(&j);
     j.ra = orank - 1;
-    if (j.p->kind != FV__INTERP_AFFINE && a->out->shape[orank - 1] < 64)   /* short rows (RGB): the longest axis */
+    if (j.p->kind != FV__INTERP_AFFINE && a->out->shape[orank - 1] < 64) /* short rows (RGB): the longest axis */
         for (int d = 0; d < orank; d++)
             if (a->out->shape[d] > a->out->shape[j.ra])
                 j.ra = d;
     if (st == FV_OK) {
         const int ks = order == 0 ? 0 : order == 1 ? 1 : order == 3 ? 2 : 3;
-        fv__im_rowjob rj = {&j, fv__im_rows[fv__im_dtype_slot(a->in->dtype)][ks][irank - 1],
-                            a->out->shape[j.ra], 0};
+        fv__im_rowjob rj = { &j, fv__im_rows[fv__im_dtype_slot(a->in->dtype)][ks][irank - 1], a->out->shape[j.ra], 0 };
         const int64_t rows = fv_array_size(a->out) / rj.W;
         const int64_t per_row = rj.W * (taps + 8);
         fv__parallel_for(ctx, rows, 1 + 65536 / per_row, fv__im_rows_range, &rj);

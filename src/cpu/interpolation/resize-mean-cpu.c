@@ -10,8 +10,8 @@
 typedef struct fv__rm_job {
     const fv__op_args *a;
     int grid;
-    fv__rm_axis *ax[FV_MAX_NDIM];   /* per axis, per output index */
-    int64_t *woff[FV_MAX_NDIM];     /* where each output index's weights start in wts */
+    fv__rm_axis *ax[FV_MAX_NDIM]; /* per axis, per output index */
+    int64_t *woff[FV_MAX_NDIM];   /* where each output index's weights start in wts */
     double *wts;
 } fv__rm_job;
 

@@ -6,12 +6,12 @@
 #include "internal.h"
 #include "ops/interpolation/interp-math.h"
 #include "ops/interpolation/spline.h"
-#include "cpu/filters/filters-cpu.h"   /* fv__cpu_avx2 */
+#include "cpu/filters/filters-cpu.h" /* fv__cpu_avx2 */
 
 typedef struct fv__spl_job {
     const fv__op_args *a;
     const fv__spline1d_params *p;
-    int64_t n;        /* samples per line (out's extent along the axis) */
+    int64_t n; /* samples per line (out's extent along the axis) */
     int avx2;
     int failed;
 } fv__spl_job;
@@ -85,7 +85,7 @@ fv__spl_range(void *arg, int64_t begin, int64_t end)
         const int nl = end - first < L ? (int)(end - first) : L;
         char *po[FV__IM_LANES];
         for (int l = 0; l < L; l++) {
-            if (l >= nl) {   /* spare lanes repeat the first line */
+            if (l >= nl) { /* spare lanes repeat the first line */
                 for (int64_t q = 0; q < n; q++)
                     buf[q * L + l] = buf[q * L];
                 continue;
@@ -93,16 +93,17 @@ fv__spl_range(void *arg, int64_t begin, int64_t end)
             const char *pi;
             int pad_line;
             fv__spl_line(j, first + l, &po[l], &pi, &pad_line);
-            if (npad == 0 && !pad_line) {   /* no padding: the line itself, one loop per dtype */
+            if (npad == 0 && !pad_line) { /* no padding: the line itself, one loop per dtype */
                 switch (in->dtype) {
-#define FV__SPL_GATHER(E, T, S)                                   \
-    case E:                                                       \
-        for (int64_t q = 0; q < n; q++)                           \
-            buf[q * L + l] = (double)*(const T *)(pi + q * sin);  \
+#define FV__SPL_GATHER(E, T, S)                                  \
+    case E:                                                      \
+        for (int64_t q = 0; q < n; q++)                          \
+            buf[q * L + l] = (double)*(const T *)(pi + q * sin); \
         break;
                     FV_FOREACH_DTYPE(FV__SPL_GATHER)
 #undef FV__SPL_GATHER
-                default: break;
+                default:
+                    break;
                 }
                 continue;
             }
@@ -125,7 +126,7 @@ fv__spl_range(void *arg, int64_t begin, int64_t end)
                 fv__spl_filter(buf, n, p->order, p->mode);
         }
         for (int l = 0; l < nl; l++) {
-            if (out->dtype == FV_FLOAT64)   /* the coefficients' own type */
+            if (out->dtype == FV_FLOAT64) /* the coefficients' own type */
                 for (int64_t q = 0; q < n; q++)
                     *(double *)(po[l] + q * so) = buf[q * L + l];
             else
@@ -140,7 +141,7 @@ static fv_status
 fv__cpu_spline1d(fv_context *ctx, const fv__op_args *a)
 {
     const fv__spline1d_params *p = fv__params_SPLINE1D(a);
-    fv__spl_job j = {a, p, a->out->shape[p->axis], 0, 0};
+    fv__spl_job j = { a, p, a->out->shape[p->axis], 0, 0 };
 #if FV__HAVE_AVX2_CLONES
     j.avx2 = fv__cpu_avx2();
 #endif

@@ -35,7 +35,7 @@ fv__cbuf_push(fv__cbuf *b, double r0, double c0, double r1, double c1)
         b->v = v;
         b->cap = cap;
     }
-    b->v[b->n++] = (fv__cseg){r0, c0, r1, c1};
+    b->v[b->n++] = (fv__cseg){ r0, c0, r1, c1 };
     return 0;
 }
 
@@ -68,9 +68,9 @@ fv__contour_block(void *arg, int64_t begin, int64_t end)
         for (int64_t r = blk * j->rows_per_block; r < r_end && !b->failed; r++) {
             const double rr = (double)r, r1 = (double)(r + 1);
             for (int64_t c = 0; c < j->cols - 1; c++) {
-                if (j->mask && !(FV__MK(j->mask, r, c, j->mrs, j->mcs) && FV__MK(j->mask, r, c + 1, j->mrs, j->mcs) &&
-                                 FV__MK(j->mask, r + 1, c, j->mrs, j->mcs) &&
-                                 FV__MK(j->mask, r + 1, c + 1, j->mrs, j->mcs)))
+                if (j->mask &&
+                    !(FV__MK(j->mask, r, c, j->mrs, j->mcs) && FV__MK(j->mask, r, c + 1, j->mrs, j->mcs) &&
+                      FV__MK(j->mask, r + 1, c, j->mrs, j->mcs) && FV__MK(j->mask, r + 1, c + 1, j->mrs, j->mcs)))
                     continue;
                 const double ul = FV__PX(j->img, r, c, j->rs, j->cs), ur = FV__PX(j->img, r, c + 1, j->rs, j->cs);
                 const double ll = FV__PX(j->img, r + 1, c, j->rs, j->cs);
@@ -89,11 +89,21 @@ fv__contour_block(void *arg, int64_t begin, int64_t end)
                 const double rig_r = rr + fv__frac(ur, lr, lv), rig_c = c1;
 #define SEG(A, B) fv__cbuf_push(b, A##_r, A##_c, B##_r, B##_c)
                 switch (sq) {
-                case 1: SEG(top, lef); break;
-                case 2: SEG(rig, top); break;
-                case 3: SEG(rig, lef); break;
-                case 4: SEG(lef, bot); break;
-                case 5: SEG(top, bot); break;
+                case 1:
+                    SEG(top, lef);
+                    break;
+                case 2:
+                    SEG(rig, top);
+                    break;
+                case 3:
+                    SEG(rig, lef);
+                    break;
+                case 4:
+                    SEG(lef, bot);
+                    break;
+                case 5:
+                    SEG(top, bot);
+                    break;
                 case 6:
                     if (j->high) {
                         SEG(lef, top);
@@ -103,8 +113,12 @@ fv__contour_block(void *arg, int64_t begin, int64_t end)
                         SEG(lef, bot);
                     }
                     break;
-                case 7: SEG(rig, bot); break;
-                case 8: SEG(bot, rig); break;
+                case 7:
+                    SEG(rig, bot);
+                    break;
+                case 8:
+                    SEG(bot, rig);
+                    break;
                 case 9:
                     if (j->high) {
                         SEG(top, rig);
@@ -114,11 +128,21 @@ fv__contour_block(void *arg, int64_t begin, int64_t end)
                         SEG(bot, rig);
                     }
                     break;
-                case 10: SEG(bot, top); break;
-                case 11: SEG(bot, lef); break;
-                case 12: SEG(lef, rig); break;
-                case 13: SEG(top, rig); break;
-                case 14: SEG(lef, top); break;
+                case 10:
+                    SEG(bot, top);
+                    break;
+                case 11:
+                    SEG(bot, lef);
+                    break;
+                case 12:
+                    SEG(lef, rig);
+                    break;
+                case 13:
+                    SEG(top, rig);
+                    break;
+                case 14:
+                    SEG(lef, top);
+                    break;
                 }
 #undef SEG
             }
@@ -128,8 +152,7 @@ fv__contour_block(void *arg, int64_t begin, int64_t end)
 
 static fv_status
 fv__contour_segments(fv_context *ctx, const char *img, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
-                     const char *mask, int64_t mrs, int64_t mcs, double level, int high, fv__cseg **segs,
-                     int64_t *nseg)
+                     const char *mask, int64_t mrs, int64_t mcs, double level, int high, fv__cseg **segs, int64_t *nseg)
 {
     *segs = NULL;
     *nseg = 0;
@@ -139,7 +162,7 @@ fv__contour_segments(fv_context *ctx, const char *img, int64_t rows, int64_t col
     if (rpb < 1)
         rpb = 1;
     const int64_t nblk = (cell_rows + rpb - 1) / rpb;
-    fv__cjob j = {img, mask, rows, cols, rs, cs, mrs, mcs, rpb, level, high, calloc((size_t)nblk, sizeof(fv__cbuf))};
+    fv__cjob j = { img, mask, rows, cols, rs, cs, mrs, mcs, rpb, level, high, calloc((size_t)nblk, sizeof(fv__cbuf)) };
     if (!j.bufs)
         return fv_error_set(FV_ENOMEM, "find_contours", "out of memory");
     fv__parallel_for(ctx, nblk, 1, fv__contour_block, &j);
@@ -180,8 +203,8 @@ fv__cpu_contours(fv_context *ctx, const fv__op_args *a)
     const fv_array *im = a->in, *mask = a->in2;
     return fv__contour_segments(fv__ctx(ctx), (const char *)fv_array_data(im), im->shape[0], im->shape[1],
                                 im->strides[0], im->strides[1], mask ? (const char *)fv_array_data(mask) : NULL,
-                                mask ? mask->strides[0] : 0, mask ? mask->strides[1] : 0, p->level, p->high,
-                                p->segs, p->nseg);
+                                mask ? mask->strides[0] : 0, mask ? mask->strides[1] : 0, p->level, p->high, p->segs,
+                                p->nseg);
 }
 FV_KERNEL(CONTOURS, CPU, FV_DTYPE_BIT(FV_FLOAT64) | FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8), 2,
           fv__cpu_contours);

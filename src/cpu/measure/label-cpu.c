@@ -33,29 +33,29 @@
 typedef struct fv__lab_job {
     const fv__label_params *p;
     const void *in;
-    void *P;                 /* parent links: out itself or a scratch array */
+    void *P; /* parent links: out itself or a scratch array */
     void *out;
     int nd;
     int64_t shape[FV_MAX_NDIM];
     int64_t W, nlines;
-    int rowconn;             /* the previous pixel on the line is a neighbour: runs connect */
-    int ng;                  /* neighbour groups: backward neighbours on other lines, */
-    const int8_t *gnb;       /* grouped by line: ng rows of nd - 1 outer offsets */
-    const int64_t *gloff;    /* line offset of each group (< 0) */
-    const int *gmask;        /* offsets along the line in the group: bit o + 1 for o in -1..1 */
-    int64_t maxback;         /* max -gloff */
+    int rowconn;          /* the previous pixel on the line is a neighbour: runs connect */
+    int ng;               /* neighbour groups: backward neighbours on other lines, */
+    const int8_t *gnb;    /* grouped by line: ng rows of nd - 1 outer offsets */
+    const int64_t *gloff; /* line offset of each group (< 0) */
+    const int *gmask;     /* offsets along the line in the group: bit o + 1 for o in -1..1 */
+    int64_t maxback;      /* max -gloff */
     int64_t nchunks;
-    const int64_t *cstart;   /* nchunks + 1 line starts */
-    int64_t *count;          /* per block: roots, then labels before it */
-    int64_t *scratch;        /* per block: 2 * max(ng, 1) entries (fv__lab_active) */
-    int separate;            /* P is a scratch array (else out itself) */
-    int members;             /* fv__lab_decode's pass: 1 members, 0 the last */
+    const int64_t *cstart; /* nchunks + 1 line starts */
+    int64_t *count;        /* per block: roots, then labels before it */
+    int64_t *scratch;      /* per block: 2 * max(ng, 1) entries (fv__lab_active) */
+    int separate;          /* P is a scratch array (else out itself) */
+    int members;           /* fv__lab_decode's pass: 1 members, 0 the last */
 } fv__lab_job;
 
 /* The neighbour lines usable from the current line (scratch of one task). */
 typedef struct fv__lab_active {
     int n;
-    int64_t *delta;   /* element offset from this line's start to the neighbour line's */
+    int64_t *delta; /* element offset from this line's start to the neighbour line's */
     int64_t *mask;
 } fv__lab_active;
 
@@ -71,8 +71,7 @@ fv__lab_active_init(const fv__lab_job *j, int64_t c, fv__lab_active *a)
 /* The groups of line L (outer coordinates co) whose line is inside the block
  * (border = 0: line >= L0) or before it (border = 1: line < L0). */
 static void
-fv__lab_active_set(const fv__lab_job *j, const int64_t *co, int64_t L, int64_t L0, int border,
-                   fv__lab_active *a)
+fv__lab_active_set(const fv__lab_job *j, const int64_t *co, int64_t L, int64_t L0, int border, fv__lab_active *a)
 {
     const int no = j->nd - 1;
     a->n = 0;
@@ -135,124 +134,123 @@ fv__lab_next_line(const fv__lab_job *j, int64_t *co)
 /* separate-scratch path: follow each pixel's links to its root's encoded label
  * and write it as int<B>_t; P is only read, so out gets every pixel in one pass */
 #define FV__LAB_DEFINE_EMIT(S, B)                                                       \
-    static void fv__lab_emit##B##_##S(void *arg, int64_t cb, int64_t ce)               \
-    {                                                                                  \
-        fv__lab_job *j = arg;                                                          \
-        const fv__lab_##S##_t *P = j->P;                                               \
-        int##B##_t *out = j->out;                                                      \
+    static void fv__lab_emit##B##_##S(void *arg, int64_t cb, int64_t ce)                \
+    {                                                                                   \
+        fv__lab_job *j = arg;                                                           \
+        const fv__lab_##S##_t *P = j->P;                                                \
+        int##B##_t *out = j->out;                                                       \
         fv__lab_##S##_t lastp = -1, lastq = -1; /* a run shares its link: chase once */ \
-        for (int64_t i = cb * j->W; i < ce * j->W; i++) {                              \
-            fv__lab_##S##_t p = P[i], q;                                               \
-            if (p == lastp) {                                                          \
-                q = lastq;                                                             \
-            } else {                                                                  \
-                q = p;                                                                 \
-                while (q >= 0)                                                         \
-                    q = P[q];                                                          \
-                lastp = p;                                                             \
-                lastq = q;                                                             \
-            }                                                                          \
-            out[i] = (int##B##_t)(-q - 1);                                             \
-        }                                                                              \
+        for (int64_t i = cb * j->W; i < ce * j->W; i++) {                               \
+            fv__lab_##S##_t p = P[i], q;                                                \
+            if (p == lastp) {                                                           \
+                q = lastq;                                                              \
+            } else {                                                                    \
+                q = p;                                                                  \
+                while (q >= 0)                                                          \
+                    q = P[q];                                                           \
+                lastp = p;                                                              \
+                lastq = q;                                                              \
+            }                                                                           \
+            out[i] = (int##B##_t)(-q - 1);                                              \
+        }                                                                               \
     }
 typedef int32_t fv__lab_i32_t;
 typedef int64_t fv__lab_i64_t;
 
-#define FV__LAB_DEFINE_IT(IT, S)                                                        \
-    /* find with path halving; block-local (no other writer) */                       \
-    static inline IT fv__lab_find_##S(IT *P, IT x)                                     \
-    {                                                                                  \
-        while (P[x] != x) {                                                            \
-            IT g = P[P[x]];                                                            \
-            P[x] = g;                                                                  \
-            x = g;                                                                     \
-        }                                                                              \
-        return x;                                                                      \
-    }                                                                                  \
-    /* find with path halving among concurrent unions */                              \
-    static inline IT fv__lab_afind_##S(IT *P, IT x)                                    \
-    {                                                                                  \
-        for (;;) {                                                                     \
-            IT p = FV__LD(&P[x]);                                                      \
-            if (p == x)                                                                \
-                return x;                                                              \
-            IT g = FV__LD(&P[p]);                                                      \
-            if (g != p)                                                                \
-                FV__ST(&P[x], g); /* x is no root: g is an ancestor */                 \
-            x = g;                                                                     \
-        }                                                                              \
-    }                                                                                  \
-    static inline void fv__lab_aunion_##S(IT *P, IT a, IT b)                           \
-    {                                                                                  \
-        for (;;) {                                                                     \
-            a = fv__lab_afind_##S(P, a);                                               \
-            b = fv__lab_afind_##S(P, b);                                               \
-            if (a == b)                                                                \
-                return;                                                                \
-            if (a < b) {                                                               \
-                IT t = a;                                                              \
-                a = b;                                                                 \
-                b = t;                                                                 \
-            }                                                                          \
-            IT expect = a; /* link the larger root a under b while a is a root */    \
-            if (__atomic_compare_exchange_n(&P[a], &expect, b, 0, __ATOMIC_ACQ_REL,    \
-                                            __ATOMIC_ACQUIRE))                         \
-                return;                                                                \
-        }                                                                              \
-    }                                                                                  \
+#define FV__LAB_DEFINE_IT(IT, S)                                                                             \
+    /* find with path halving; block-local (no other writer) */                                              \
+    static inline IT fv__lab_find_##S(IT *P, IT x)                                                           \
+    {                                                                                                        \
+        while (P[x] != x) {                                                                                  \
+            IT g = P[P[x]];                                                                                  \
+            P[x] = g;                                                                                        \
+            x = g;                                                                                           \
+        }                                                                                                    \
+        return x;                                                                                            \
+    }                                                                                                        \
+    /* find with path halving among concurrent unions */                                                     \
+    static inline IT fv__lab_afind_##S(IT *P, IT x)                                                          \
+    {                                                                                                        \
+        for (;;) {                                                                                           \
+            IT p = FV__LD(&P[x]);                                                                            \
+            if (p == x)                                                                                      \
+                return x;                                                                                    \
+            IT g = FV__LD(&P[p]);                                                                            \
+            if (g != p)                                                                                      \
+                FV__ST(&P[x], g); /* x is no root: g is an ancestor */                                       \
+            x = g;                                                                                           \
+        }                                                                                                    \
+    }                                                                                                        \
+    static inline void fv__lab_aunion_##S(IT *P, IT a, IT b)                                                 \
+    {                                                                                                        \
+        for (;;) {                                                                                           \
+            a = fv__lab_afind_##S(P, a);                                                                     \
+            b = fv__lab_afind_##S(P, b);                                                                     \
+            if (a == b)                                                                                      \
+                return;                                                                                      \
+            if (a < b) {                                                                                     \
+                IT t = a;                                                                                    \
+                a = b;                                                                                       \
+                b = t;                                                                                       \
+            }                                                                                                \
+            IT expect = a; /* link the larger root a under b while a is a root */                            \
+            if (__atomic_compare_exchange_n(&P[a], &expect, b, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))       \
+                return;                                                                                      \
+        }                                                                                                    \
+    }                                                                                                        \
     /* per block: count the roots; in place (not j->separate) also point every   \
-     * pixel at its root */                                                        \
-    static void fv__lab_tally_##S(void *arg, int64_t cb, int64_t ce)                   \
-    {                                                                                  \
-        fv__lab_job *j = arg;                                                          \
-        IT *P = j->P;                                                                  \
-        const int flatten = !j->separate;                                              \
-        for (int64_t c = cb; c < ce; c++) {                                            \
-            int64_t cnt = 0, e = j->cstart[c + 1] * j->W;                              \
-            for (int64_t i = j->cstart[c] * j->W; i < e && !flatten; i++)              \
-                cnt += P[i] == (IT)i;                                                  \
-            for (int64_t i = j->cstart[c] * j->W; i < e && flatten; i++) {             \
-                IT p = FV__LD(&P[i]), q;                                               \
-                if (p < 0)                                                             \
-                    continue;                                                          \
-                if (p == (IT)i) {                                                      \
-                    cnt++;                                                             \
-                    continue;                                                          \
-                }                                                                      \
-                while ((q = FV__LD(&P[p])) != p)                                       \
-                    p = q;                                                             \
-                FV__ST(&P[i], p);                                                      \
-            }                                                                          \
-            j->count[c] = cnt;                                                         \
-        }                                                                              \
-    }                                                                                  \
-    static void fv__lab_roots_##S(void *arg, int64_t cb, int64_t ce)                   \
-    {                                                                                  \
-        fv__lab_job *j = arg;                                                          \
-        IT *P = j->P;                                                                  \
-        for (int64_t c = cb; c < ce; c++) {                                            \
-            IT next = (IT)j->count[c];                                                 \
-            int64_t e = j->cstart[c + 1] * j->W;                                       \
-            for (int64_t i = j->cstart[c] * j->W; i < e; i++)                          \
-                if (P[i] == (IT)i)                                                     \
-                    P[i] = -(++next) - 1;                                              \
-        }                                                                              \
-    }                                                                                  \
-    FV__LAB_DEFINE_EMIT(S, 32) FV__LAB_DEFINE_EMIT(S, 64)                           \
-    /* the in-place path's last two passes: j->members: non-roots take their    \
-     * root's encoded label; then encoded labels and -1 decode to label / 0 */     \
-    static void fv__lab_decode_##S(void *arg, int64_t cb, int64_t ce)                  \
-    {                                                                                  \
-        fv__lab_job *j = arg;                                                          \
-        IT *P = j->P;                                                                  \
-        const int members = j->members;                                                \
-        for (int64_t i = cb * j->W; i < ce * j->W; i++) {                              \
-            IT p = P[i];                                                               \
-            if (members && p >= 0)                                                     \
-                P[i] = -P[p] - 1;                                                      \
-            else if (!members && p < 0)                                                \
-                P[i] = -p - 1;                                                         \
-        }                                                                              \
+     * pixel at its root */                           \
+    static void fv__lab_tally_##S(void *arg, int64_t cb, int64_t ce)                                         \
+    {                                                                                                        \
+        fv__lab_job *j = arg;                                                                                \
+        IT *P = j->P;                                                                                        \
+        const int flatten = !j->separate;                                                                    \
+        for (int64_t c = cb; c < ce; c++) {                                                                  \
+            int64_t cnt = 0, e = j->cstart[c + 1] * j->W;                                                    \
+            for (int64_t i = j->cstart[c] * j->W; i < e && !flatten; i++)                                    \
+                cnt += P[i] == (IT)i;                                                                        \
+            for (int64_t i = j->cstart[c] * j->W; i < e && flatten; i++) {                                   \
+                IT p = FV__LD(&P[i]), q;                                                                     \
+                if (p < 0)                                                                                   \
+                    continue;                                                                                \
+                if (p == (IT)i) {                                                                            \
+                    cnt++;                                                                                   \
+                    continue;                                                                                \
+                }                                                                                            \
+                while ((q = FV__LD(&P[p])) != p)                                                             \
+                    p = q;                                                                                   \
+                FV__ST(&P[i], p);                                                                            \
+            }                                                                                                \
+            j->count[c] = cnt;                                                                               \
+        }                                                                                                    \
+    }                                                                                                        \
+    static void fv__lab_roots_##S(void *arg, int64_t cb, int64_t ce)                                         \
+    {                                                                                                        \
+        fv__lab_job *j = arg;                                                                                \
+        IT *P = j->P;                                                                                        \
+        for (int64_t c = cb; c < ce; c++) {                                                                  \
+            IT next = (IT)j->count[c];                                                                       \
+            int64_t e = j->cstart[c + 1] * j->W;                                                             \
+            for (int64_t i = j->cstart[c] * j->W; i < e; i++)                                                \
+                if (P[i] == (IT)i)                                                                           \
+                    P[i] = -(++next) - 1;                                                                    \
+        }                                                                                                    \
+    }                                                                                                        \
+    FV__LAB_DEFINE_EMIT(S, 32)                                                                               \
+    FV__LAB_DEFINE_EMIT(S, 64) /* the in-place path's last two passes: j->members: non-roots take their    \
+     * root's encoded label; then encoded labels and -1 decode to label / 0 */ \
+    static void fv__lab_decode_##S(void *arg, int64_t cb, int64_t ce)                                        \
+    {                                                                                                        \
+        fv__lab_job *j = arg;                                                                                \
+        IT *P = j->P;                                                                                        \
+        const int members = j->members;                                                                      \
+        for (int64_t i = cb * j->W; i < ce * j->W; i++) {                                                    \
+            IT p = P[i];                                                                                     \
+            if (members && p >= 0)                                                                           \
+                P[i] = -P[p] - 1;                                                                            \
+            else if (!members && p < 0)                                                                      \
+                P[i] = -p - 1;                                                                               \
+        }                                                                                                    \
     }
 
 FV__LAB_DEFINE_IT(int32_t, i32)
@@ -265,86 +263,85 @@ FV__LAB_DEFINE_IT(int64_t, i64)
  * position next to the run with the run's value is united with it; along a
  * neighbour line only the first of each stretch of such positions is, the
  * others being connected to it already (when rowconn). */
-#define FV__LAB_DEFINE_SCAN(VT, VS, IT, S)                                              \
+#define FV__LAB_DEFINE_SCAN(VT, VS, IT, S)                                                                       \
     /* border = 0: the local pass (links inside the block, sequential find);      \
-     * border = 1: the border pass (links to earlier blocks, atomic union) */      \
-    static inline __attribute__((always_inline)) void fv__lab_scan_##VS##_##S(         \
-        void *arg, int64_t cb, int64_t ce, const int border)                           \
-    {                                                                                  \
-        fv__lab_job *j = arg;                                                          \
-        const VT *in = j->in;                                                          \
-        IT *P = j->P;                                                                  \
-        const int hasbg = j->p->has_background, rowconn = j->rowconn;                  \
-        const VT bg = (VT)j->p->background;                                            \
-        const int64_t W = j->W;                                                        \
-        fv__lab_active a;                                                              \
-        for (int64_t c = cb; c < ce; c++) {                                            \
-            fv__lab_active_init(j, c, &a);                                             \
-            int64_t L0 = j->cstart[c], L1 = j->cstart[c + 1], co[FV_MAX_NDIM];         \
-            if (border && L0 == 0)                                                     \
-                continue;                                                              \
-            if (border && L1 > L0 + j->maxback)                                        \
-                L1 = L0 + j->maxback;                                                  \
-            fv__lab_coords(j, L0, co);                                                 \
-            for (int64_t L = L0; L < L1; L++, fv__lab_next_line(j, co)) {              \
-                fv__lab_active_set(j, co, L, L0, border, &a);                          \
-                if (border && !a.n)                                                    \
-                    continue;                                                          \
-                const int64_t base = L * W;                                            \
-                const VT *row = in + base;                                             \
-                int64_t x0 = 0;                                                        \
-                while (x0 < W) {                                                       \
-                    const VT v = row[x0];                                              \
-                    int64_t x1 = x0 + 1;                                               \
-                    if (rowconn)                                                       \
-                        while (x1 < W && row[x1] == v)                                 \
-                            x1++;                                                      \
-                    const int isbg = hasbg && v == bg;                                 \
-                    const IT head = (IT)(base + x0);                                   \
-                    IT r = head; /* root of the run's set so far (local pass) */       \
-                    if (!border)                                                       \
-                        for (int64_t x = x0; x < x1; x++)                              \
-                            P[base + x] = isbg ? -1 : head;                            \
-                    for (int g = 0; g < a.n && !isbg; g++) {                           \
-                        const VT *nrow = row + a.delta[g];                             \
-                        int64_t lo, hi;                                                \
-                        int span = fv__lab_span(a.mask[g], x0, x1, W, &lo, &hi);       \
-                        for (int64_t y = lo; y <= hi; y++) {                           \
-                            if (nrow[y] != v || (!span && !fv__lab_touch5(y, x0, x1)))    \
-                                continue;                                              \
-                            const IT q = (IT)(base + a.delta[g] + y);                  \
-                            if (span && rowconn) /* the rest of this stretch is joined */ \
-                                while (y < hi && nrow[y + 1] == v)                     \
-                                    y++;                                               \
-                            if (border) {                                              \
-                                fv__lab_aunion_##S(P, head, q);                        \
-                                continue;                                              \
-                            }                                                          \
-                            IT rj = fv__lab_find_##S(P, q);                            \
-                            if (rj < r) {                                              \
-                                P[r] = rj;                                             \
-                                r = rj;                                                \
-                            } else if (rj > r) {                                       \
-                                P[rj] = r;                                             \
-                            }                                                          \
-                        }                                                              \
-                    }                                                                  \
-                    x0 = x1;                                                           \
-                }                                                                      \
-            }                                                                          \
-        }                                                                              \
-    }                                                                                  \
-    static void fv__lab_local_##VS##_##S(void *arg, int64_t cb, int64_t ce)            \
-    {                                                                                  \
-        fv__lab_scan_##VS##_##S(arg, cb, ce, 0);                                       \
-    }                                                                                  \
-    static void fv__lab_border_##VS##_##S(void *arg, int64_t cb, int64_t ce)           \
-    {                                                                                  \
-        fv__lab_scan_##VS##_##S(arg, cb, ce, 1);                                       \
+     * border = 1: the border pass (links to earlier blocks, atomic union) */                              \
+    static inline __attribute__((always_inline)) void fv__lab_scan_##VS##_##S(void *arg, int64_t cb, int64_t ce, \
+                                                                              const int border)                  \
+    {                                                                                                            \
+        fv__lab_job *j = arg;                                                                                    \
+        const VT *in = j->in;                                                                                    \
+        IT *P = j->P;                                                                                            \
+        const int hasbg = j->p->has_background, rowconn = j->rowconn;                                            \
+        const VT bg = (VT)j->p->background;                                                                      \
+        const int64_t W = j->W;                                                                                  \
+        fv__lab_active a;                                                                                        \
+        for (int64_t c = cb; c < ce; c++) {                                                                      \
+            fv__lab_active_init(j, c, &a);                                                                       \
+            int64_t L0 = j->cstart[c], L1 = j->cstart[c + 1], co[FV_MAX_NDIM];                                   \
+            if (border && L0 == 0)                                                                               \
+                continue;                                                                                        \
+            if (border && L1 > L0 + j->maxback)                                                                  \
+                L1 = L0 + j->maxback;                                                                            \
+            fv__lab_coords(j, L0, co);                                                                           \
+            for (int64_t L = L0; L < L1; L++, fv__lab_next_line(j, co)) {                                        \
+                fv__lab_active_set(j, co, L, L0, border, &a);                                                    \
+                if (border && !a.n)                                                                              \
+                    continue;                                                                                    \
+                const int64_t base = L * W;                                                                      \
+                const VT *row = in + base;                                                                       \
+                int64_t x0 = 0;                                                                                  \
+                while (x0 < W) {                                                                                 \
+                    const VT v = row[x0];                                                                        \
+                    int64_t x1 = x0 + 1;                                                                         \
+                    if (rowconn)                                                                                 \
+                        while (x1 < W && row[x1] == v)                                                           \
+                            x1++;                                                                                \
+                    const int isbg = hasbg && v == bg;                                                           \
+                    const IT head = (IT)(base + x0);                                                             \
+                    IT r = head; /* root of the run's set so far (local pass) */                                 \
+                    if (!border)                                                                                 \
+                        for (int64_t x = x0; x < x1; x++)                                                        \
+                            P[base + x] = isbg ? -1 : head;                                                      \
+                    for (int g = 0; g < a.n && !isbg; g++) {                                                     \
+                        const VT *nrow = row + a.delta[g];                                                       \
+                        int64_t lo, hi;                                                                          \
+                        int span = fv__lab_span(a.mask[g], x0, x1, W, &lo, &hi);                                 \
+                        for (int64_t y = lo; y <= hi; y++) {                                                     \
+                            if (nrow[y] != v || (!span && !fv__lab_touch5(y, x0, x1)))                           \
+                                continue;                                                                        \
+                            const IT q = (IT)(base + a.delta[g] + y);                                            \
+                            if (span && rowconn) /* the rest of this stretch is joined */                        \
+                                while (y < hi && nrow[y + 1] == v)                                               \
+                                    y++;                                                                         \
+                            if (border) {                                                                        \
+                                fv__lab_aunion_##S(P, head, q);                                                  \
+                                continue;                                                                        \
+                            }                                                                                    \
+                            IT rj = fv__lab_find_##S(P, q);                                                      \
+                            if (rj < r) {                                                                        \
+                                P[r] = rj;                                                                       \
+                                r = rj;                                                                          \
+                            } else if (rj > r) {                                                                 \
+                                P[rj] = r;                                                                       \
+                            }                                                                                    \
+                        }                                                                                        \
+                    }                                                                                            \
+                    x0 = x1;                                                                                     \
+                }                                                                                                \
+            }                                                                                                    \
+        }                                                                                                        \
+    }                                                                                                            \
+    static void fv__lab_local_##VS##_##S(void *arg, int64_t cb, int64_t ce)                                      \
+    {                                                                                                            \
+        fv__lab_scan_##VS##_##S(arg, cb, ce, 0);                                                                 \
+    }                                                                                                            \
+    static void fv__lab_border_##VS##_##S(void *arg, int64_t cb, int64_t ce)                                     \
+    {                                                                                                            \
+        fv__lab_scan_##VS##_##S(arg, cb, ce, 1);                                                                 \
     }
 
-#define FV__LAB_DEFINE_VT(VT, VS) \
-    FV__LAB_DEFINE_SCAN(VT, VS, int32_t, i32) FV__LAB_DEFINE_SCAN(VT, VS, int64_t, i64)
+#define FV__LAB_DEFINE_VT(VT, VS) FV__LAB_DEFINE_SCAN(VT, VS, int32_t, i32) FV__LAB_DEFINE_SCAN(VT, VS, int64_t, i64)
 FV__LAB_DEFINE_VT(uint8_t, u8)
 FV__LAB_DEFINE_VT(uint16_t, u16)
 FV__LAB_DEFINE_VT(uint32_t, u32)
@@ -354,11 +351,11 @@ typedef struct fv__lab_fns {
     fv__range_fn local, border, tally, roots, decode, emit32, emit64;
 } fv__lab_fns;
 
-#define FV__LAB_FNS(VS, S)                                                                     \
-    (fv__lab_fns)                                                                              \
-    {                                                                                          \
-        fv__lab_local_##VS##_##S, fv__lab_border_##VS##_##S, fv__lab_tally_##S, fv__lab_roots_##S, \
-            fv__lab_decode_##S, fv__lab_emit32_##S, fv__lab_emit64_##S                         \
+#define FV__LAB_FNS(VS, S)                                                                                             \
+    (fv__lab_fns)                                                                                                      \
+    {                                                                                                                  \
+        fv__lab_local_##VS##_##S, fv__lab_border_##VS##_##S, fv__lab_tally_##S, fv__lab_roots_##S, fv__lab_decode_##S, \
+            fv__lab_emit32_##S, fv__lab_emit64_##S                                                                     \
     }
 
 fv_status
@@ -368,7 +365,7 @@ fv__cpu_label(fv_context *ctx, const fv__op_args *a)
     const fv_array *in = a->in;
     const int nd = in->ndim;
     const int64_t n = fv_array_size(in);
-    fv__lab_job j = {.p = p, .in = in->data, .P = a->out->data, .nd = nd};
+    fv__lab_job j = { .p = p, .in = in->data, .P = a->out->data, .nd = nd };
     int64_t *buf = NULL, cst[FV_MAX_NDIM];
     fv_status st = FV_OK;
 
@@ -409,7 +406,7 @@ fv__cpu_label(fv_context *ctx, const fv__op_args *a)
             lo += o[d] * (cst[d] / j.W);
             outer |= o[d] != 0;
         }
-        if (!outer) {   /* (0, ..., 0, -1): the previous pixel on the line */
+        if (!outer) { /* (0, ..., 0, -1): the previous pixel on the line */
             j.rowconn = 1;
             continue;
         }
@@ -451,10 +448,18 @@ fv__cpu_label(fv_context *ctx, const fv__op_args *a)
     j.out = a->out->data;
     fv__lab_fns f;
     switch (fv_dtype_size(in->dtype)) {
-    case 1: f = wide ? FV__LAB_FNS(u8, i64) : FV__LAB_FNS(u8, i32); break;
-    case 2: f = wide ? FV__LAB_FNS(u16, i64) : FV__LAB_FNS(u16, i32); break;
-    case 4: f = wide ? FV__LAB_FNS(u32, i64) : FV__LAB_FNS(u32, i32); break;
-    case 8: f = wide ? FV__LAB_FNS(u64, i64) : FV__LAB_FNS(u64, i32); break;
+    case 1:
+        f = wide ? FV__LAB_FNS(u8, i64) : FV__LAB_FNS(u8, i32);
+        break;
+    case 2:
+        f = wide ? FV__LAB_FNS(u16, i64) : FV__LAB_FNS(u16, i32);
+        break;
+    case 4:
+        f = wide ? FV__LAB_FNS(u32, i64) : FV__LAB_FNS(u32, i32);
+        break;
+    case 8:
+        f = wide ? FV__LAB_FNS(u64, i64) : FV__LAB_FNS(u64, i32);
+        break;
     default:
         st = fv_error_set(FV_EDTYPE, "label", "unsupported dtype %s", fv_dtype_name(in->dtype));
         goto done;
@@ -466,7 +471,7 @@ fv__cpu_label(fv_context *ctx, const fv__op_args *a)
     int64_t total = 0;
     for (int64_t c = 0; c < nchunks; c++) {
         int64_t k = count[c];
-        count[c] = total;   /* labels before this block */
+        count[c] = total; /* labels before this block */
         total += k;
     }
     fv__parallel_for(ctx, nchunks, 1, f.roots, &j);
@@ -494,7 +499,7 @@ typedef struct fv__flood_job {
     const uint8_t *in, *mask;
     uint8_t *grow, *keep, *out;
     const void *lab;
-    int wide;              /* labels are int64 (else int32) */
+    int wide; /* labels are int64 (else int32) */
     int invert;
 } fv__flood_job;
 
@@ -556,12 +561,16 @@ fv__cpu_binary_flood(fv_context *ctx, const fv__op_args *a)
     if ((st = fv_array_new(ctx, FV_UINT8, nd, in->shape, in->device, &grow)) ||
         (st = fv_array_new(ctx, wide ? FV_INT64 : FV_INT32, nd, in->shape, in->device, &lab)))
         goto done;
-    fv__flood_job j = {.in = (const uint8_t *)in->data, .mask = a->in2 ? (const uint8_t *)a->in2->data : NULL,
-                       .grow = (uint8_t *)grow->data, .out = (uint8_t *)a->out->data, .lab = lab->data,
-                       .wide = wide, .invert = p->invert};
+    fv__flood_job j = { .in = (const uint8_t *)in->data,
+                        .mask = a->in2 ? (const uint8_t *)a->in2->data : NULL,
+                        .grow = (uint8_t *)grow->data,
+                        .out = (uint8_t *)a->out->data,
+                        .lab = lab->data,
+                        .wide = wide,
+                        .invert = p->invert };
     fv__parallel_for(ctx, n, (int64_t)1 << 16, fv__flood_grow, &j);
-    fv__label_params lp = {.nnb = p->nnb, .nb = p->nb, .has_background = 1, .background = 0};
-    fv__op_args la = {.in = grow, .out = lab, .params = &lp};
+    fv__label_params lp = { .nnb = p->nnb, .nb = p->nb, .has_background = 1, .background = 0 };
+    fv__op_args la = { .in = grow, .out = lab, .params = &lp };
     if ((st = fv__cpu_label(ctx, &la)))
         goto done;
     if (!(keep = calloc((size_t)lp.num + 1, 1))) {
@@ -584,7 +593,7 @@ fv__cpu_binary_flood(fv_context *ctx, const fv__op_args *a)
                     j.keep[fv__flood_lab(&j, base + q)] = 1;
             }
     }
-    j.keep[0] = 0;   /* pixels outside grow */
+    j.keep[0] = 0; /* pixels outside grow */
     fv__parallel_for(ctx, n, (int64_t)1 << 16, fv__flood_out, &j);
 done:
     free(keep);
@@ -594,4 +603,5 @@ done:
 }
 
 FV_KERNEL(LABEL, CPU, FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL), FV_MAX_NDIM, fv__cpu_label);
-FV_KERNEL(BINARY_FLOOD, CPU, FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8) | FV_DTYPE_BIT(FV_INT8), FV_MAX_NDIM, fv__cpu_binary_flood);
+FV_KERNEL(BINARY_FLOOD, CPU, FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8) | FV_DTYPE_BIT(FV_INT8), FV_MAX_NDIM,
+          fv__cpu_binary_flood);

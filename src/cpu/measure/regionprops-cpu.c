@@ -18,17 +18,17 @@
 #include "internal.h"
 #include "ops/measure/regionprops.h"
 
-#define FV__RP_BUDGET ((int64_t)256 << 20)   /* bytes of block tables */
-#define FV__RP_MIN_BLOCK ((int64_t)1 << 15)  /* pixels per block at least */
+#define FV__RP_BUDGET ((int64_t)256 << 20)  /* bytes of block tables */
+#define FV__RP_MIN_BLOCK ((int64_t)1 << 15) /* pixels per block at least */
 
 typedef struct fv__rp_job {
     const fv__rp_params *p;
     const void *labels;
     fv_dtype ldt;
-    const double *inten;   /* NULL or n * nch */
+    const double *inten; /* NULL or n * nch */
     int64_t n, nblocks;
-    double *tabs;          /* nblocks * max_label * ncols */
-    int64_t *refs;         /* nblocks * max_label * nd; valid where count > 0 */
+    double *tabs;  /* nblocks * max_label * ncols */
+    int64_t *refs; /* nblocks * max_label * nd; valid where count > 0 */
     double *out;
 } fv__rp_job;
 
@@ -36,14 +36,21 @@ static inline int64_t
 fv__rp_label_at(const void *base, fv_dtype dt, int64_t i)
 {
     switch (dt) {
-    case FV_INT8: return ((const int8_t *)base)[i];
-    case FV_UINT8: return ((const uint8_t *)base)[i];
-    case FV_INT16: return ((const int16_t *)base)[i];
-    case FV_UINT16: return ((const uint16_t *)base)[i];
-    case FV_INT32: return ((const int32_t *)base)[i];
-    case FV_UINT32: return ((const uint32_t *)base)[i];
-    case FV_INT64: return ((const int64_t *)base)[i];
-    default: {   /* uint64: values beyond int64 are no label */
+    case FV_INT8:
+        return ((const int8_t *)base)[i];
+    case FV_UINT8:
+        return ((const uint8_t *)base)[i];
+    case FV_INT16:
+        return ((const int16_t *)base)[i];
+    case FV_UINT16:
+        return ((const uint16_t *)base)[i];
+    case FV_INT32:
+        return ((const int32_t *)base)[i];
+    case FV_UINT32:
+        return ((const uint32_t *)base)[i];
+    case FV_INT64:
+        return ((const int64_t *)base)[i];
+    default: { /* uint64: values beyond int64 are no label */
         uint64_t v = ((const uint64_t *)base)[i];
         return v > (uint64_t)INT64_MAX ? -1 : (int64_t)v;
     }
@@ -57,8 +64,8 @@ fv__rp_monomials(int nd, const double *rel, double *mono)
     int64_t m = 1;
     mono[0] = 1.0;
     for (int d = 0; d < nd; d++) {
-        double x = rel[d], pw[4] = {1.0, x, x * x, x * x * x};
-        for (int64_t i = m - 1; i >= 0; i--) {   /* expand in place, last first */
+        double x = rel[d], pw[4] = { 1.0, x, x * x, x * x * x };
+        for (int64_t i = m - 1; i >= 0; i--) { /* expand in place, last first */
             double v = mono[i];
             for (int k = 3; k >= 0; k--)
                 mono[i * 4 + k] = v * pw[k];
@@ -85,7 +92,7 @@ fv__rp_block(void *arg, int64_t b0, int64_t b1)
     const fv__rp_params *p = j->p;
     const int nd = p->nd;
     const int64_t M = p->nmom, L = p->max_label, nc = p->ncols;
-    double mono[256];   /* 4^4 */
+    double mono[256]; /* 4^4 */
     for (int64_t b = b0; b < b1; b++) {
         double *tab = j->tabs + b * L * nc;
         int64_t *ref = j->refs + b * L * nd;
@@ -134,7 +141,7 @@ fv__rp_block(void *arg, int64_t b0, int64_t b1)
                         ch[2 + k] += v * mono[k];
                 }
             }
-            for (int d = nd - 1; d >= 0; d--) {   /* next coordinate */
+            for (int d = nd - 1; d >= 0; d--) { /* next coordinate */
                 if (++x[d] < p->shape[d])
                     break;
                 x[d] = 0;
@@ -180,7 +187,7 @@ fv__rp_merge(void *arg, int64_t l0, int64_t l1)
         double *o = j->out + l * nc;
         memset(o, 0, (size_t)nc * sizeof *o);
         int first = 1;
-        for (int64_t b = 0; b < j->nblocks; b++) {   /* count and box */
+        for (int64_t b = 0; b < j->nblocks; b++) { /* count and box */
             const double *row = j->tabs + (b * L + l) * nc;
             if (row[0] == 0)
                 continue;
@@ -200,7 +207,7 @@ fv__rp_merge(void *arg, int64_t l0, int64_t l1)
         }
         if (first)
             continue;
-        for (int64_t b = 0; b < j->nblocks; b++) {   /* moments, shifted to the box start */
+        for (int64_t b = 0; b < j->nblocks; b++) { /* moments, shifted to the box start */
             const double *row = j->tabs + (b * L + l) * nc;
             if (row[0] == 0)
                 continue;
@@ -232,15 +239,18 @@ fv_status
 fv__cpu_region_stats(fv_context *ctx, const fv__op_args *a)
 {
     const fv__rp_params *p = a->params;
-    fv__rp_job j = {.p = p, .labels = a->in->data, .ldt = a->in->dtype,
-                    .inten = a->in2 ? (const double *)a->in2->data : NULL,
-                    .n = fv_array_size(a->in), .out = (double *)a->out->data};
+    fv__rp_job j = { .p = p,
+                     .labels = a->in->data,
+                     .ldt = a->in->dtype,
+                     .inten = a->in2 ? (const double *)a->in2->data : NULL,
+                     .n = fv_array_size(a->in),
+                     .out = (double *)a->out->data };
     const int64_t L = p->max_label;
     if (L == 0)
         return FV_OK;
     const int64_t per_block = L * (p->ncols * (int64_t)sizeof(double) + p->nd * (int64_t)sizeof(int64_t));
     int64_t nb = j.n / FV__RP_MIN_BLOCK, nt = fv_context_threads(ctx);
-    if (nb > nt)   /* one block per thread: each block costs a table to clear and merge */
+    if (nb > nt) /* one block per thread: each block costs a table to clear and merge */
         nb = nt;
     if (nb > FV__RP_BUDGET / per_block)
         nb = FV__RP_BUDGET / per_block;
@@ -250,8 +260,7 @@ fv__cpu_region_stats(fv_context *ctx, const fv__op_args *a)
     if (!j.tabs || !j.refs) {
         free(j.tabs);
         free(j.refs);
-        return fv_error_set(FV_ENOMEM, "region_stats", "out of memory for %lld label tables",
-                            (long long)j.nblocks);
+        return fv_error_set(FV_ENOMEM, "region_stats", "out of memory for %lld label tables", (long long)j.nblocks);
     }
     fv__parallel_for(ctx, j.nblocks, 1, fv__rp_block, &j);
     fv__parallel_for(ctx, L, 256, fv__rp_merge, &j);

@@ -44,7 +44,7 @@ fv__nn_range(void *arg, int64_t begin, int64_t end)
             }
             const int64_t *pt = j->p + i * nd;
             const int64_t g = pt[ax] - key;
-            if (g * g > best) {   /* everything further this way is further still */
+            if (g * g > best) { /* everything further this way is further still */
                 if (i >= lo)
                     up_open = 0;
                 else
@@ -74,9 +74,13 @@ fv__cpu_nearest_points(fv_context *ctx, const fv__op_args *a)
 {
     const fv__nearest_params *p = fv__params_NEAREST(a);
     const fv_array *points = a->in, *queries = a->in2;
-    fv__nn_job j = {(const int64_t *)points->data, (const int64_t *)queries->data, points->shape[0],
-                    points->shape[1], p->axis, (int64_t *)a->out->data,
-                    p->index ? (int64_t *)p->index->data : NULL};
+    fv__nn_job j = { (const int64_t *)points->data,
+                     (const int64_t *)queries->data,
+                     points->shape[0],
+                     points->shape[1],
+                     p->axis,
+                     (int64_t *)a->out->data,
+                     p->index ? (int64_t *)p->index->data : NULL };
     fv__parallel_for(fv__ctx(ctx), queries->shape[0], 256, fv__nn_range, &j);
     return FV_OK;
 }

@@ -10,7 +10,7 @@
 typedef struct {
     const fv__ssim_params *a;
     int64_t len, nlines;
-    double *line_sum;   /* per line: interior sum of S */
+    double *line_sum; /* per line: interior sum of S */
 } fv__ssim_job;
 
 /* Is line `line` (index over all axes but the last) inside the interior on
@@ -27,43 +27,43 @@ fv__ssim_line_inside(const fv__ssim_params *a, int64_t line)
     return 1;
 }
 
-#define FV__SSIM_LINES(T, NAME)                                                                      \
-    static void NAME(void *arg, int64_t begin, int64_t end)                                        \
-    {                                                                                              \
-        const fv__ssim_job *j = arg;                                                               \
-        const fv__ssim_params *a = j->a;                                                             \
-        const T cn = (T)a->cov_norm, c1 = (T)a->c1, c2 = (T)a->c2, two = (T)2;                     \
-        const int64_t len = j->len, lo = a->pad, hi = len - a->pad;                                \
-        for (int64_t line = begin; line < end; line++) {                                           \
-            const int64_t off = line * len;                                                        \
-            const T *ux = (const T *)a->ux + off, *uy = (const T *)a->uy + off;                    \
-            T *uxx = (T *)a->uxx + off, *uyy = (T *)a->uyy + off, *uxy = (T *)a->uxy + off;         \
-            T *S = a->S ? (T *)a->S + off : NULL;                                                  \
-            const int inside = fv__ssim_line_inside(a, line);                                      \
-            double sum = 0;                                                                        \
-            for (int64_t i = 0; i < len; i++) {                                                    \
-                const T mx = ux[i], my = uy[i];                                                    \
-                const T vx = cn * (uxx[i] - mx * mx);                                              \
-                const T vy = cn * (uyy[i] - my * my);                                              \
-                const T vxy = cn * (uxy[i] - mx * my);                                             \
-                const T A1 = two * mx * my + c1;                                                   \
-                const T A2 = two * vxy + c2;                                                       \
-                const T B1 = mx * mx + my * my + c1;                                               \
-                const T B2 = vx + vy + c2;                                                         \
-                const T D = B1 * B2;                                                               \
-                const T s = (A1 * A2) / D;                                                         \
-                if (S)                                                                             \
-                    S[i] = s;                                                                      \
-                if (inside && i >= lo && i < hi)                                                   \
-                    sum += (double)s;                                                              \
-                if (a->gradient) {                                                                 \
-                    uxx[i] = A1 / D;                                                               \
-                    uyy[i] = -s / B2;                                                              \
-                    uxy[i] = (mx * (A2 - A1) - my * (B2 - B1) * s) / D;                            \
-                }                                                                                  \
-            }                                                                                      \
-            j->line_sum[line] = sum;                                                               \
-        }                                                                                          \
+#define FV__SSIM_LINES(T, NAME)                                                             \
+    static void NAME(void *arg, int64_t begin, int64_t end)                                 \
+    {                                                                                       \
+        const fv__ssim_job *j = arg;                                                        \
+        const fv__ssim_params *a = j->a;                                                    \
+        const T cn = (T)a->cov_norm, c1 = (T)a->c1, c2 = (T)a->c2, two = (T)2;              \
+        const int64_t len = j->len, lo = a->pad, hi = len - a->pad;                         \
+        for (int64_t line = begin; line < end; line++) {                                    \
+            const int64_t off = line * len;                                                 \
+            const T *ux = (const T *)a->ux + off, *uy = (const T *)a->uy + off;             \
+            T *uxx = (T *)a->uxx + off, *uyy = (T *)a->uyy + off, *uxy = (T *)a->uxy + off; \
+            T *S = a->S ? (T *)a->S + off : NULL;                                           \
+            const int inside = fv__ssim_line_inside(a, line);                               \
+            double sum = 0;                                                                 \
+            for (int64_t i = 0; i < len; i++) {                                             \
+                const T mx = ux[i], my = uy[i];                                             \
+                const T vx = cn * (uxx[i] - mx * mx);                                       \
+                const T vy = cn * (uyy[i] - my * my);                                       \
+                const T vxy = cn * (uxy[i] - mx * my);                                      \
+                const T A1 = two * mx * my + c1;                                            \
+                const T A2 = two * vxy + c2;                                                \
+                const T B1 = mx * mx + my * my + c1;                                        \
+                const T B2 = vx + vy + c2;                                                  \
+                const T D = B1 * B2;                                                        \
+                const T s = (A1 * A2) / D;                                                  \
+                if (S)                                                                      \
+                    S[i] = s;                                                               \
+                if (inside && i >= lo && i < hi)                                            \
+                    sum += (double)s;                                                       \
+                if (a->gradient) {                                                          \
+                    uxx[i] = A1 / D;                                                        \
+                    uyy[i] = -s / B2;                                                       \
+                    uxy[i] = (mx * (A2 - A1) - my * (B2 - B1) * s) / D;                     \
+                }                                                                           \
+            }                                                                               \
+            j->line_sum[line] = sum;                                                        \
+        }                                                                                   \
     }
 
 FV__SSIM_LINES(float, fv__ssim_lines_f32)
@@ -80,7 +80,7 @@ fv__cpu_ssim_map(fv_context *ctx, const fv__op_args *args)
         cnt *= a->shape[d] > 2 * a->pad ? a->shape[d] - 2 * a->pad : 0;
     }
     const int64_t nlines = len ? n / len : 0;
-    fv__ssim_job j = {a, len, nlines, calloc((size_t)(nlines ? nlines : 1), sizeof(double))};
+    fv__ssim_job j = { a, len, nlines, calloc((size_t)(nlines ? nlines : 1), sizeof(double)) };
     if (!j.line_sum)
         return fv_error_set(FV_ENOMEM, "ssim_map", "out of memory");
     int64_t grain = len >= 4096 ? 1 : 4096 / (len ? len : 1);

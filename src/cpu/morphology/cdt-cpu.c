@@ -29,14 +29,14 @@
 
 typedef struct fv__cdt_elem {
     int64_t delta[FV_MAX_NDIM];
-    int64_t off;   /* linear offset in C order */
+    int64_t off; /* linear offset in C order */
 } fv__cdt_elem;
 
 /* Relax element pix (position i of its line of n) over the row's neighbour
  * offsets off[0..cnt) with last-axis steps dl[] (checked only when edge). */
 static inline void
-fv__cdt_relax(int32_t *dt, int64_t *ft, int64_t pix, int64_t i, int64_t n, const int64_t *off,
-              const int64_t *dl, int cnt, int edge)
+fv__cdt_relax(int32_t *dt, int64_t *ft, int64_t pix, int64_t i, int64_t n, const int64_t *off, const int64_t *dl,
+              int cnt, int edge)
 {
     int32_t best = dt[pix];
     int64_t from = -1;
@@ -57,8 +57,8 @@ fv__cdt_relax(int32_t *dt, int64_t *ft, int64_t pix, int64_t i, int64_t n, const
 /* One raster pass. dir = +1: forward with the offsets as given; -1: backward with
  * them negated. ft may be NULL. off, dl: scratch for nel entries. */
 static void
-fv__cdt_pass(int nd, const int64_t *shape, int64_t size, int32_t *dt, int64_t *ft, const fv__cdt_elem *el,
-             int nel, int dir, int64_t *off, int64_t *dl)
+fv__cdt_pass(int nd, const int64_t *shape, int64_t size, int32_t *dt, int64_t *ft, const fv__cdt_elem *el, int nel,
+             int dir, int64_t *off, int64_t *dl)
 {
     const int last = nd - 1;
     const int64_t n = shape[last], lines = size / n;
@@ -139,12 +139,12 @@ fv__cdt_metric(const uint8_t *st, int nd)
 }
 
 typedef struct fv__cdt_axjob {
-    int32_t *g;           /* C-order working plane, in place */
-    int64_t n, inner;     /* the axis' extent and the stride of its positions */
-    int64_t nbr;          /* blocks of FV__CDT_B neighbouring lines per outer index */
-    int metric;           /* 1 L1, 2 L-infinity */
-    int32_t inf;          /* no zero yet: more than any distance */
-    _Atomic int failed;   /* a block had no memory for its L-infinity scratch */
+    int32_t *g;         /* C-order working plane, in place */
+    int64_t n, inner;   /* the axis' extent and the stride of its positions */
+    int64_t nbr;        /* blocks of FV__CDT_B neighbouring lines per outer index */
+    int metric;         /* 1 L1, 2 L-infinity */
+    int32_t inf;        /* no zero yet: more than any distance */
+    _Atomic int failed; /* a block had no memory for its L-infinity scratch */
 } fv__cdt_axjob;
 
 /* Lines go in blocks of up to FV__CDT_B neighbours (positions r .. r + B - 1 of
@@ -170,7 +170,7 @@ static void
 fv__cdt_line_inf(const int32_t *g, int32_t *out, int64_t n, int32_t *dq)
 {
     for (int dir = 1; dir >= -1; dir -= 2) {
-        int64_t h = 0, t = 0;   /* the deque: dq[h .. t) */
+        int64_t h = 0, t = 0; /* the deque: dq[h .. t) */
         for (int64_t k = 0; k < n; k++) {
             const int64_t x = dir > 0 ? k : n - 1 - k;
             while (t > h && g[x] <= fv__cdt_cone(x, dq[t - 1], g))
@@ -221,7 +221,7 @@ fv__cdt_lines(void *arg, int64_t k0, int64_t k1)
         const int64_t o = k / j->nbr, r0 = (k - o * j->nbr) * FV__CDT_B;
         const int nb = (int)(inner - r0 < FV__CDT_B ? inner - r0 : FV__CDT_B);
         int32_t *base = j->g + o * n * inner + r0;
-        if (j->metric == 1) {   /* L1: a forward and a backward sweep */
+        if (j->metric == 1) { /* L1: a forward and a backward sweep */
             fv__cdt_sweep_l1(base, n, inner, nb, inf, 1);
             fv__cdt_sweep_l1(base, n, inner, nb, inf, -1);
             continue;
@@ -252,8 +252,8 @@ fv__cdt_lines(void *arg, int64_t k0, int64_t k1)
  * everywhere when there is no zero. Returns 0 (dt undefined) when a block found no
  * memory for its scratch: the caller runs the passes instead. */
 static int
-fv__cdt_axes(fv_context *ctx, int nd, const int64_t *shape, int64_t size, const uint8_t *fg, int32_t *dt,
-             int metric, int32_t inf)
+fv__cdt_axes(fv_context *ctx, int nd, const int64_t *shape, int64_t size, const uint8_t *fg, int32_t *dt, int metric,
+             int32_t inf)
 {
     int any = 0;
     for (int64_t i = 0; i < size; i++) {
@@ -270,13 +270,13 @@ fv__cdt_axes(fv_context *ctx, int nd, const int64_t *shape, int64_t size, const 
     for (int d = 0; d < nd; d++) {
         inner /= shape[d];
         if (shape[d] == 1)
-            continue;   /* nothing moves along an axis of one */
+            continue; /* nothing moves along an axis of one */
         /* on the first axis every value is 0 or inf, where max(|x - i|, g(i)) is
          * |x - i| + g(i): both metrics take the L1 sweeps there */
         const int m = first ? 1 : metric;
         first = 0;
         const int64_t nbr = (inner + FV__CDT_B - 1) / FV__CDT_B, blocks = size / shape[d] / inner * nbr;
-        fv__cdt_axjob j = {.g = dt, .n = shape[d], .inner = inner, .nbr = nbr, .metric = m, .inf = inf};
+        fv__cdt_axjob j = { .g = dt, .n = shape[d], .inner = inner, .nbr = nbr, .metric = m, .inf = inf };
         atomic_init(&j.failed, 0);
         /* blocks of at least ~64 Ki elements a chunk */
         const int64_t per = shape[d] * (inner < FV__CDT_B ? inner : FV__CDT_B);
@@ -293,7 +293,7 @@ fv__cdt_axes(fv_context *ctx, int nd, const int64_t *shape, int64_t size, const 
  * 2-d, as much in 3-d): distances alone, extents within int32; "passes", the
  * raster passes, always. */
 typedef struct fv__cdt_plan_args {
-    int metric;   /* fv__cdt_metric: 1 taxicab, 2 chessboard, 0 neither (or features, or too large) */
+    int metric; /* fv__cdt_metric: 1 taxicab, 2 chessboard, 0 neither (or features, or too large) */
     int threads;
 } fv__cdt_plan_args;
 
@@ -305,15 +305,15 @@ fv__cdt_axes_ok(const void *args, int device)
     return pa->metric == 1 || (pa->metric == 2 && pa->threads >= 2);
 }
 
-FV__VARIANTS(fv__cdt_variants, "cpu.distance_transform_cdt", {"axes", fv__cdt_axes_ok, NULL},
-             {"passes", NULL, NULL})
+FV__VARIANTS(fv__cdt_variants, "cpu.distance_transform_cdt", { "axes", fv__cdt_axes_ok, NULL },
+             { "passes", NULL, NULL })
 
 fv_status
 fv__cpu_cdt(fv_context *ctx, const fv__op_args *a)
 {
     const char *name = "distance_transform_cdt";
     const fv__distance_params *p = a->params;
-    const fv_array *fga = a->in;   /* the foreground (ops/morphology/distance.h) */
+    const fv_array *fga = a->in; /* the foreground (ops/morphology/distance.h) */
     int32_t *dt = NULL;
     int64_t *ft = NULL;
     fv__cdt_elem *el = NULL;
@@ -358,7 +358,7 @@ fv__cpu_cdt(fv_context *ctx, const fv__op_args *a)
     int64_t ext = 1;
     for (int d = 0; d < nd; d++)
         ext += shape[d];
-    fv__cdt_plan_args pa = {ft || ext >= INT32_MAX ? 0 : fv__cdt_metric(p->structure, nd), fv_context_threads(ctx)};
+    fv__cdt_plan_args pa = { ft || ext >= INT32_MAX ? 0 : fv__cdt_metric(p->structure, nd), fv_context_threads(ctx) };
     const int metric = fv__plan_index(&fv__cdt_variants, &pa, -1) == 0 ? pa.metric : 0;
     if (!metric || !fv__cdt_axes(ctx, nd, shape, size, (const uint8_t *)fga->data, dt, metric, (int32_t)ext)) {
         const uint8_t *fg = (const uint8_t *)fga->data;

@@ -26,12 +26,12 @@ typedef struct fv__edt_job {
     int64_t shape[FV_MAX_NDIM];
     int64_t size;
     double s[FV_MAX_NDIM];
-    const uint8_t *fg;             /* C-contiguous, nonzero = foreground */
-    int32_t *feat[FV_MAX_NDIM];    /* feature coordinate per axis, C order; feat[0] < 0: none */
-    fv_array *dist, *idx;          /* outputs (or NULL) */
-    int axis;                      /* the pass's axis */
-    int64_t inner;                 /* product of the extents after axis */
-    int64_t cols;                  /* axis 0: elements per row (size / shape[0]) */
+    const uint8_t *fg;          /* C-contiguous, nonzero = foreground */
+    int32_t *feat[FV_MAX_NDIM]; /* feature coordinate per axis, C order; feat[0] < 0: none */
+    fv_array *dist, *idx;       /* outputs (or NULL) */
+    int axis;                   /* the pass's axis */
+    int64_t inner;              /* product of the extents after axis */
+    int64_t cols;               /* axis 0: elements per row (size / shape[0]) */
     atomic_int any_zero, oom;
 } fv__edt_job;
 
@@ -75,7 +75,7 @@ fv__edt_axis0_range(void *arg, int64_t c0, int64_t c1)
         return;
     }
     for (int64_t c = 0; c < w; c++)
-        next[c] = -1;   /* here: the last zero seen */
+        next[c] = -1; /* here: the last zero seen */
     for (int64_t i = 0; i < n; i++) {
         const uint8_t *restrict g = j->fg + i * m + c0;
         int32_t *restrict fr = f + i * m + c0;
@@ -87,7 +87,7 @@ fv__edt_axis0_range(void *arg, int64_t c0, int64_t c1)
     }
     for (int64_t c = 0; c < w; c++) {
         any |= next[c] >= 0;
-        next[c] = -1;   /* now: the next zero */
+        next[c] = -1; /* now: the next zero */
     }
     for (int64_t i = n - 1; i >= 0; i--) {
         const uint8_t *restrict g = j->fg + i * m + c0;
@@ -131,10 +131,10 @@ fv__edt_1d(fv__edt_job *j)
 /* ---- axes 1 .. nd-1: lower envelopes along lines ------------------------------------- */
 
 typedef struct fv__edt_scratch {
-    double *wr;        /* per element: squared distance over the earlier axes */
-    double *swr;       /* per envelope entry */
-    int32_t *g;        /* envelope: element positions */
-    int32_t *fa;       /* nd x n: the line's feature coordinates (axes < d) */
+    double *wr;  /* per element: squared distance over the earlier axes */
+    double *swr; /* per envelope entry */
+    int32_t *g;  /* envelope: element positions */
+    int32_t *fa; /* nd x n: the line's feature coordinates (axes < d) */
 } fv__edt_scratch;
 
 static void
@@ -144,7 +144,7 @@ fv__edt_line(fv__edt_job *j, fv__edt_scratch *sc, int64_t o, int64_t r)
     const int64_t n = j->shape[d], inner = j->inner;
     const int64_t base = o * n * inner + r;
     const double sd = j->s[d];
-    int64_t x[FV_MAX_NDIM];   /* the line's coordinates (x[d] unused) */
+    int64_t x[FV_MAX_NDIM]; /* the line's coordinates (x[d] unused) */
     {
         int64_t rem = r;
         for (int a = nd - 1; a > d; a--) {
@@ -197,7 +197,7 @@ fv__edt_line(fv__edt_job *j, fv__edt_scratch *sc, int64_t o, int64_t r)
     }
     const int64_t maxl = l;
     if (maxl < 0)
-        return;   /* no site on this line yet */
+        return; /* no site on this line yet */
     const int final = d == nd - 1;
     int64_t doff = 0, ioff = 0, dst = 0, ist = 0, istep = 0;
     if (final) {
@@ -314,7 +314,7 @@ fv__cpu_edt(fv_context *ctx, const fv__op_args *a)
 {
     const char *name = "distance_transform_edt";
     const fv__distance_params *p = a->params;
-    const fv_array *fga = a->in;   /* the foreground (ops/morphology/distance.h) */
+    const fv_array *fga = a->in; /* the foreground (ops/morphology/distance.h) */
     int32_t *feat = NULL;
     fv_status st = FV_OK;
     fv__edt_job j;
@@ -339,8 +339,7 @@ fv__cpu_edt(fv_context *ctx, const fv__op_args *a)
     int nfeat = j.nd > 1 ? j.nd - 1 : 1;
     if ((uint64_t)j.size > SIZE_MAX / sizeof(int32_t) / (uint64_t)nfeat ||
         !(feat = malloc(sizeof *feat * (size_t)j.size * (size_t)nfeat))) {
-        st = fv_error_set(FV_ENOMEM, name, "out of memory for the feature scratch (%lld elements)",
-                          (long long)j.size);
+        st = fv_error_set(FV_ENOMEM, name, "out of memory for the feature scratch (%lld elements)", (long long)j.size);
         goto done;
     }
     for (int d = 0; d < nfeat; d++)

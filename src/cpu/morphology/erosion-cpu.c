@@ -16,16 +16,16 @@
 
 /* ---- rows as 0/1 bytes, and back -------------------------------------------------- */
 
-#define FV__LOAD_FG_CASE(E, T, S)                                                        \
-    case E:                                                                              \
-        if (stride == (int64_t)sizeof(T)) {                                              \
-            const T *restrict p = (const T *)src;                                        \
-            for (int64_t i = 0; i < n; i++)                                              \
-                dst[i] = p[i] != 0;                                                      \
-        } else {                                                                         \
-            for (int64_t i = 0; i < n; i++)                                              \
-                dst[i] = *(const T *)(src + i * stride) != 0;                            \
-        }                                                                                \
+#define FV__LOAD_FG_CASE(E, T, S)                             \
+    case E:                                                   \
+        if (stride == (int64_t)sizeof(T)) {                   \
+            const T *restrict p = (const T *)src;             \
+            for (int64_t i = 0; i < n; i++)                   \
+                dst[i] = p[i] != 0;                           \
+        } else {                                              \
+            for (int64_t i = 0; i < n; i++)                   \
+                dst[i] = *(const T *)(src + i * stride) != 0; \
+        }                                                     \
         break;
 
 /* dst[i] = (src[i] != 0) for n elements of dtype dt, stride bytes apart. */
@@ -39,16 +39,16 @@ fv__load_fg(uint8_t *restrict dst, const char *src, int64_t stride, int64_t n, f
     }
 }
 
-#define FV__STORE01_CASE(E, T, S)                                                        \
-    case E:                                                                              \
-        if (stride == (int64_t)sizeof(T)) {                                              \
-            T *restrict p = (T *)dst;                                                    \
-            for (int64_t i = 0; i < n; i++)                                              \
-                p[i] = (T)v[i];                                                          \
-        } else {                                                                         \
-            for (int64_t i = 0; i < n; i++)                                              \
-                *(T *)(dst + i * stride) = (T)v[i];                                      \
-        }                                                                                \
+#define FV__STORE01_CASE(E, T, S)                   \
+    case E:                                         \
+        if (stride == (int64_t)sizeof(T)) {         \
+            T *restrict p = (T *)dst;               \
+            for (int64_t i = 0; i < n; i++)         \
+                p[i] = (T)v[i];                     \
+        } else {                                    \
+            for (int64_t i = 0; i < n; i++)         \
+                *(T *)(dst + i * stride) = (T)v[i]; \
+        }                                           \
         break;
 
 /* dst[i] = v[i] (0 or 1) converted to dtype dt. */
@@ -65,15 +65,15 @@ fv__store01(char *dst, int64_t stride, const uint8_t *restrict v, int64_t n, fv_
 /* ---- the structure, grouped by its offsets along the outer axes ----------------- */
 
 typedef struct fv__ero_group {
-    int64_t od[FV_MAX_NDIM];   /* offsets along axes 0 .. ndim-2 */
+    int64_t od[FV_MAX_NDIM]; /* offsets along axes 0 .. ndim-2 */
     int64_t nel;
-    int64_t *dx;               /* offsets along the last axis, nel of them */
+    int64_t *dx; /* offsets along the last axis, nel of them */
     int64_t dxmin, dxmax;
 } fv__ero_group;
 
 typedef struct fv__ero_job {
     int ndim;
-    int64_t n;          /* last extent */
+    int64_t n; /* last extent */
     const int64_t *shape;
     const fv_array *in, *mask, *out;
     int ngroups;
@@ -91,7 +91,7 @@ fv__ero_range(void *arg, int64_t begin, int64_t end)
     const int64_t n = j->n;
     const fv_array *in = j->in, *out = j->out, *mask = j->mask;
     const int inv = j->invert, bv = j->border;
-    const uint8_t neutral = inv ? 0 : 1;   /* AND starts at 1, OR at 0 */
+    const uint8_t neutral = inv ? 0 : 1; /* AND starts at 1, OR at 0 */
     /* the border decides a position whenever it is read: AND with 0 or OR with 1 */
     const int border_decides = inv ? bv : !bv;
     uint8_t *buf = malloc((size_t)n * 5);
@@ -113,7 +113,7 @@ fv__ero_range(void *arg, int64_t begin, int64_t end)
                 moff += x[d] * mask->strides[d];
         }
         memset(acc, neutral, (size_t)n);
-        int dead = 0;   /* acc decided everywhere by the border */
+        int dead = 0; /* acc decided everywhere by the border */
         for (int g = 0; g < j->ngroups && !dead; g++) {
             const fv__ero_group *gr = &j->groups[g];
             int inside = 1;
@@ -151,7 +151,7 @@ fv__ero_range(void *arg, int64_t begin, int64_t end)
                 }
                 if (hi <= lo)
                     continue;
-                const uint8_t *restrict src = row + lo + dx;   /* lo + dx >= 0 */
+                const uint8_t *restrict src = row + lo + dx; /* lo + dx >= 0 */
                 uint8_t *restrict dst = acc + lo;
                 const int64_t m = hi - lo;
                 if (inv)
@@ -229,7 +229,7 @@ fv__cpu_binary_erosion(fv_context *ctx, const fv__op_args *a)
     }
     int ngroups = 0;
     int64_t used = 0;
-    for (int64_t r = 0; r < ngroups_max; r++) {   /* structure rows in C order */
+    for (int64_t r = 0; r < ngroups_max; r++) { /* structure rows in C order */
         const uint8_t *srow = p->structure + r * p->sshape[last];
         int64_t cnt = 0;
         for (int64_t c = 0; c < p->sshape[last]; c++)

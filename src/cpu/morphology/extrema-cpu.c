@@ -36,29 +36,28 @@
 #define FV__LT_min(a, b) ((a) > (b))
 
 /* Phase 1 over the pixels [lo, hi) (whole rows). */
-#define FV__LMAX_SCAN(T, S, DIR)                                                                    \
-    static void fv__lmax_scan_##DIR##_##S(const T *img, uint8_t *flags, int64_t lo, int64_t hi,     \
-                                          int scan)                                                 \
-    {                                                                                               \
-        if (!scan) {                                                                                \
-            for (int64_t k = lo; k < hi; k++)                                                       \
-                if (flags[k] != 3)                                                                  \
-                    flags[k] = 2;                                                                   \
-            return;                                                                                 \
-        }                                                                                           \
-        int64_t i = lo + 1;                                                                         \
-        while (i < hi) {                                                                            \
-            if (FV__LT_##DIR(img[i - 1], img[i]) && flags[i] != 3) {                                \
-                int64_t j = i + 1;                                                                  \
-                while (img[i] == img[j] && flags[j] != 3)                                           \
-                    j++;                                                                            \
-                if (FV__LT_##DIR(img[j], img[i]))                                                   \
-                    memset(flags + i, 2, (size_t)(j - i));                                          \
-                i = j;                                                                              \
-            } else {                                                                                \
-                i++;                                                                                \
-            }                                                                                       \
-        }                                                                                           \
+#define FV__LMAX_SCAN(T, S, DIR)                                                                          \
+    static void fv__lmax_scan_##DIR##_##S(const T *img, uint8_t *flags, int64_t lo, int64_t hi, int scan) \
+    {                                                                                                     \
+        if (!scan) {                                                                                      \
+            for (int64_t k = lo; k < hi; k++)                                                             \
+                if (flags[k] != 3)                                                                        \
+                    flags[k] = 2;                                                                         \
+            return;                                                                                       \
+        }                                                                                                 \
+        int64_t i = lo + 1;                                                                               \
+        while (i < hi) {                                                                                  \
+            if (FV__LT_##DIR(img[i - 1], img[i]) && flags[i] != 3) {                                      \
+                int64_t j = i + 1;                                                                        \
+                while (img[i] == img[j] && flags[j] != 3)                                                 \
+                    j++;                                                                                  \
+                if (FV__LT_##DIR(img[j], img[i]))                                                         \
+                    memset(flags + i, 2, (size_t)(j - i));                                                \
+                i = j;                                                                                    \
+            } else {                                                                                      \
+                i++;                                                                                      \
+            }                                                                                             \
+        }                                                                                                 \
     }
 
 /* Mark the n pixels of list deferred (4), and their rows in rowdef (NULL: the
@@ -79,62 +78,61 @@ fv__lmax_defer(uint8_t *flags, const int64_t *list, int64_t n, uint8_t *rowdef, 
  * (its pixels 4, their rows marked in rowdef) unless the piece already shows the
  * plateau is no maximum. *list / *cap: the queue, grown here. FV_ENOMEM leaves
  * the interrupted flood's pixels deferred. */
-#define FV__LMAX_FLOOD(T, S, DIR)                                                                   \
-    static fv_status fv__lmax_flood_##DIR##_##S(const T *img, uint8_t *flags, int64_t lo,          \
-                                                int64_t hi, const int64_t *off, int nnb, int own,   \
-                                                uint8_t *rowdef, int64_t len, int64_t **list,       \
-                                                int64_t *cap)                                       \
-    {                                                                                               \
-        for (int64_t s = lo; s < hi; s++) {                                                         \
-            if (flags[s] != 2 && (own || flags[s] != 4))                                            \
-                continue;                                                                           \
-            const T h = img[s];                                                                     \
-            int64_t n = 0, head = 0;                                                                \
-            int maximum = 1, touch = 0;                                                             \
-            if (*cap == 0) {                                                                        \
-                if (!(*list = malloc(256 * sizeof **list)))                                         \
-                    return fv_error_set(FV_ENOMEM, "local_maxima", "out of memory");                \
-                *cap = 256;                                                                         \
-            }                                                                                       \
-            flags[s] = 1;                                                                           \
-            (*list)[n++] = s;                                                                       \
-            while (head < n) {                                                                      \
-                int64_t cur = (*list)[head++];                                                      \
-                for (int k = 0; k < nnb; k++) {                                                     \
-                    int64_t y = cur + off[k];                                                       \
-                    T v = img[y];                                                                   \
-                    if (v == h) {                                                                   \
-                        if (own && (y < lo || y >= hi || flags[y] == 4)) {                          \
-                            touch = 1; /* the plateau goes on in another block */                   \
-                            continue;                                                               \
-                        }                                                                           \
-                        if (flags[y] == 3 || flags[y] == 5) {                                       \
-                            maximum = 0;                                                            \
-                        } else if (flags[y] != 1) {                                                 \
-                            if (n == *cap) {                                                        \
-                                int64_t *nl = realloc(*list, (size_t)*cap * 2 * sizeof **list);     \
-                                if (!nl) {                                                          \
-                                    fv__lmax_defer(flags, *list, n, rowdef, len);                   \
-                                    return fv_error_set(FV_ENOMEM, "local_maxima", "out of memory"); \
-                                }                                                                   \
-                                *list = nl;                                                         \
-                                *cap *= 2;                                                          \
-                            }                                                                       \
-                            (*list)[n++] = y;                                                       \
-                            flags[y] = 1;                                                           \
-                        }                                                                           \
-                    } else if (FV__LT_##DIR(h, v)) {                                                \
-                        maximum = 0;                                                                \
-                    }                                                                               \
-                }                                                                                   \
-            }                                                                                       \
-            if (!maximum) /* seen in this block's piece: true of the whole plateau */              \
-                for (int64_t k = 0; k < n; k++)                                                     \
-                    flags[(*list)[k]] = own ? 5 : 0;                                                \
-            else if (touch)                                                                         \
-                fv__lmax_defer(flags, *list, n, rowdef, len);                                       \
-        }                                                                                           \
-        return FV_OK;                                                                               \
+#define FV__LMAX_FLOOD(T, S, DIR)                                                                                   \
+    static fv_status fv__lmax_flood_##DIR##_##S(const T *img, uint8_t *flags, int64_t lo, int64_t hi,               \
+                                                const int64_t *off, int nnb, int own, uint8_t *rowdef, int64_t len, \
+                                                int64_t **list, int64_t *cap)                                       \
+    {                                                                                                               \
+        for (int64_t s = lo; s < hi; s++) {                                                                         \
+            if (flags[s] != 2 && (own || flags[s] != 4))                                                            \
+                continue;                                                                                           \
+            const T h = img[s];                                                                                     \
+            int64_t n = 0, head = 0;                                                                                \
+            int maximum = 1, touch = 0;                                                                             \
+            if (*cap == 0) {                                                                                        \
+                if (!(*list = malloc(256 * sizeof **list)))                                                         \
+                    return fv_error_set(FV_ENOMEM, "local_maxima", "out of memory");                                \
+                *cap = 256;                                                                                         \
+            }                                                                                                       \
+            flags[s] = 1;                                                                                           \
+            (*list)[n++] = s;                                                                                       \
+            while (head < n) {                                                                                      \
+                int64_t cur = (*list)[head++];                                                                      \
+                for (int k = 0; k < nnb; k++) {                                                                     \
+                    int64_t y = cur + off[k];                                                                       \
+                    T v = img[y];                                                                                   \
+                    if (v == h) {                                                                                   \
+                        if (own && (y < lo || y >= hi || flags[y] == 4)) {                                          \
+                            touch = 1; /* the plateau goes on in another block */                                   \
+                            continue;                                                                               \
+                        }                                                                                           \
+                        if (flags[y] == 3 || flags[y] == 5) {                                                       \
+                            maximum = 0;                                                                            \
+                        } else if (flags[y] != 1) {                                                                 \
+                            if (n == *cap) {                                                                        \
+                                int64_t *nl = realloc(*list, (size_t)*cap * 2 * sizeof **list);                     \
+                                if (!nl) {                                                                          \
+                                    fv__lmax_defer(flags, *list, n, rowdef, len);                                   \
+                                    return fv_error_set(FV_ENOMEM, "local_maxima", "out of memory");                \
+                                }                                                                                   \
+                                *list = nl;                                                                         \
+                                *cap *= 2;                                                                          \
+                            }                                                                                       \
+                            (*list)[n++] = y;                                                                       \
+                            flags[y] = 1;                                                                           \
+                        }                                                                                           \
+                    } else if (FV__LT_##DIR(h, v)) {                                                                \
+                        maximum = 0;                                                                                \
+                    }                                                                                               \
+                }                                                                                                   \
+            }                                                                                                       \
+            if (!maximum) /* seen in this block's piece: true of the whole plateau */                               \
+                for (int64_t k = 0; k < n; k++)                                                                     \
+                    flags[(*list)[k]] = own ? 5 : 0;                                                                \
+            else if (touch)                                                                                         \
+                fv__lmax_defer(flags, *list, n, rowdef, len);                                                       \
+        }                                                                                                           \
+        return FV_OK;                                                                                               \
     }
 
 #define FV__LMAX_KERNEL(T, S, DIR) FV__LMAX_SCAN(T, S, DIR) FV__LMAX_FLOOD(T, S, DIR)
@@ -146,22 +144,22 @@ typedef struct fv__lmax_job {
     const fv_array *in;
     uint8_t *flags;
     const int64_t *off;
-    uint8_t *rowdef;        /* per row: a deferred pixel in it (blocks only) */
-    int64_t len;            /* row length (the last axis) */
+    uint8_t *rowdef; /* per row: a deferred pixel in it (blocks only) */
+    int64_t len;     /* row length (the last axis) */
     int nnb, scan, minima;
-    int phase;              /* 0: border flags and phase 1; 1: phase 2 in blocks; 2: the output */
+    int phase; /* 0: border flags and phase 1; 1: phase 2 in blocks; 2: the output */
 } fv__lmax_job;
 
 static fv_status
 fv__lmax_flood(const fv__lmax_job *j, int64_t lo, int64_t hi, int own, int64_t **list, int64_t *cap)
 {
     switch (j->in->dtype) {
-#define FV__LMAX_CASE(E, T, S)                                                                           \
-    case E:                                                                                              \
-        return j->minima ? fv__lmax_flood_min_##S((const T *)j->in->data, j->flags, lo, hi, j->off, j->nnb, \
-                                                  own, j->rowdef, j->len, list, cap)                     \
-                         : fv__lmax_flood_max_##S((const T *)j->in->data, j->flags, lo, hi, j->off, j->nnb, \
-                                                  own, j->rowdef, j->len, list, cap);
+#define FV__LMAX_CASE(E, T, S)                                                                                   \
+    case E:                                                                                                      \
+        return j->minima ? fv__lmax_flood_min_##S((const T *)j->in->data, j->flags, lo, hi, j->off, j->nnb, own, \
+                                                  j->rowdef, j->len, list, cap)                                  \
+                         : fv__lmax_flood_max_##S((const T *)j->in->data, j->flags, lo, hi, j->off, j->nnb, own, \
+                                                  j->rowdef, j->len, list, cap);
         FV_FOREACH_DTYPE(FV__LMAX_CASE)
 #undef FV__LMAX_CASE
     default:
@@ -182,7 +180,7 @@ fv__lmax_rows(void *arg, int64_t r0, int64_t r1)
             flags[i] = flags[i] == 1;
         return;
     }
-    if (j->phase == 1) {   /* a failure leaves the block's unfinished plateaus deferred */
+    if (j->phase == 1) { /* a failure leaves the block's unfinished plateaus deferred */
         int64_t *list = NULL, cap = 0;
         if (fv__lmax_flood(j, lo, hi, 1, &list, &cap) != FV_OK)
             for (int64_t i = lo; i < hi; i++)
@@ -193,7 +191,7 @@ fv__lmax_rows(void *arg, int64_t r0, int64_t r1)
         free(list);
         return;
     }
-    for (int64_t r = r0; r < r1; r++) {   /* border flags */
+    for (int64_t r = r0; r < r1; r++) { /* border flags */
         int64_t rem = r;
         int border = 0;
         for (int d = nd - 2; d >= 0; d--) {
@@ -206,12 +204,12 @@ fv__lmax_rows(void *arg, int64_t r0, int64_t r1)
         f[0] = f[len - 1] = 3;
     }
     switch (in->dtype) {
-#define FV__LMAX_CASE(E, T, S)                                                                     \
-    case E:                                                                                        \
-        if (j->minima)                                                                             \
-            fv__lmax_scan_min_##S((const T *)in->data, flags, lo, hi, j->scan);                    \
-        else                                                                                       \
-            fv__lmax_scan_max_##S((const T *)in->data, flags, lo, hi, j->scan);                    \
+#define FV__LMAX_CASE(E, T, S)                                                  \
+    case E:                                                                     \
+        if (j->minima)                                                          \
+            fv__lmax_scan_min_##S((const T *)in->data, flags, lo, hi, j->scan); \
+        else                                                                    \
+            fv__lmax_scan_max_##S((const T *)in->data, flags, lo, hi, j->scan); \
         break;
         FV_FOREACH_DTYPE(FV__LMAX_CASE)
 #undef FV__LMAX_CASE
@@ -235,7 +233,7 @@ fv__lmax_blocks_ok(const void *args, int device)
     return pa->sym && pa->threads > 1;
 }
 
-FV__VARIANTS(fv__lmax_variants, "cpu.local_maxima", {"blocks", fv__lmax_blocks_ok, NULL}, {"serial", NULL, NULL})
+FV__VARIANTS(fv__lmax_variants, "cpu.local_maxima", { "blocks", fv__lmax_blocks_ok, NULL }, { "serial", NULL, NULL })
 
 fv_status
 fv__cpu_local_maxima(fv_context *ctx, const fv__op_args *a)
@@ -257,7 +255,7 @@ fv__cpu_local_maxima(fv_context *ctx, const fv__op_args *a)
         return fv_error_set(FV_EDTYPE, "local_maxima", "unsupported dtype");
     }
     for (int d = 0; d < nd; d++)
-        if (in->shape[d] < 3) {   /* every pixel is on the border */
+        if (in->shape[d] < 3) { /* every pixel is on the border */
             memset(flags, 0, (size_t)size);
             return FV_OK;
         }
@@ -285,17 +283,24 @@ fv__cpu_local_maxima(fv_context *ctx, const fv__op_args *a)
     /* blocks (rowdef non-NULL) with a symmetric footprint and threads to run them;
      * without memory for rowdef, the sequential flood */
     uint8_t *rowdef = NULL;
-    const fv__lmax_plan_args pa = {sym, fv_context_threads(ctx)};
+    const fv__lmax_plan_args pa = { sym, fv_context_threads(ctx) };
     if (fv__plan_index(&fv__lmax_variants, &pa, -1) == 0)
         rowdef = calloc((size_t)rows, 1);
     /* rows per block: about 4 blocks per thread (the pool's split), at least 64 Ki
      * pixels each, so that few plateaus are deferred */
     const int64_t grain = (64 * 1024 + len - 1) / len;
-    fv__lmax_job job = {.in = in, .flags = flags, .off = off, .rowdef = rowdef, .len = len, .nnb = p->nnb,
-                        .scan = p->scan_last, .minima = p->minima, .phase = 0};
+    fv__lmax_job job = { .in = in,
+                         .flags = flags,
+                         .off = off,
+                         .rowdef = rowdef,
+                         .len = len,
+                         .nnb = p->nnb,
+                         .scan = p->scan_last,
+                         .minima = p->minima,
+                         .phase = 0 };
     fv__parallel_for(ctx, rows, grain, fv__lmax_rows, &job);
     int64_t *list = NULL, cap = 0;
-    if (rowdef) {   /* the blocks, then the deferred plateaus' rows in order */
+    if (rowdef) { /* the blocks, then the deferred plateaus' rows in order */
         job.phase = 1;
         fv__parallel_for(ctx, rows, grain, fv__lmax_rows, &job);
         for (int64_t r = 0; r < rows && st == FV_OK; r++)

@@ -33,7 +33,7 @@ fv__fifo_push(fv__fifo *q, int64_t v)
         int64_t *nb = malloc((size_t)ncap * sizeof *nb);
         if (!nb)
             return -1;
-        for (int64_t i = 0; i < q->count; i++)   /* unwrap in order */
+        for (int64_t i = 0; i < q->count; i++) /* unwrap in order */
             nb[i] = q->buf[(q->head + i) % q->cap];
         free(q->buf);
         q->buf = nb;
@@ -58,11 +58,11 @@ fv__fifo_pop(fv__fifo *q)
 
 typedef struct fv__rec_geom {
     int nd;
-    int64_t n[FV_MAX_NDIM];    /* image shape */
-    int64_t pad[FV_MAX_NDIM];  /* per side */
-    int64_t ps[FV_MAX_NDIM];   /* padded strides, elements */
-    int64_t total;             /* padded elements */
-    int64_t rows, len;         /* image rows (all axes but the last) and row length */
+    int64_t n[FV_MAX_NDIM];   /* image shape */
+    int64_t pad[FV_MAX_NDIM]; /* per side */
+    int64_t ps[FV_MAX_NDIM];  /* padded strides, elements */
+    int64_t total;            /* padded elements */
+    int64_t rows, len;        /* image rows (all axes but the last) and row length */
 } fv__rec_geom;
 
 /* Padded linear index of the first element of image row r. */
@@ -107,119 +107,119 @@ fv__rec_geom_init(fv__rec_geom *g, const fv_array *in, const fv__reconstruction_
 #define FV__LT_dil(a, b) ((a) < (b))
 #define FV__LT_ero(a, b) ((a) > (b))
 
-#define FV__REC_KERNEL(T, S, DIR, SENTINEL)                                                       \
-    static fv_status fv__rec_##DIR##_##S(const fv__op_args *a, const fv__reconstruction_params *p) \
-    {                                                                                             \
-        fv__rec_geom g;                                                                           \
-        fv__fifo q = {0};                                                                         \
-        T *rec = NULL, *msk = NULL;                                                               \
-        int64_t *off = NULL, *fwd = NULL, *bwd = NULL;                                            \
-        int nfwd = 0, nbwd = 0;                                                                   \
-        fv_status st = fv__rec_geom_init(&g, a->in, p);                                           \
-        if (st)                                                                                   \
-            return st;                                                                            \
-        rec = malloc((size_t)g.total * sizeof(T));                                                \
-        msk = malloc((size_t)g.total * sizeof(T));                                                \
-        off = malloc(((size_t)p->nnb + 1) * sizeof *off);                                         \
-        fwd = malloc(((size_t)p->nnb + 1) * sizeof *fwd);                                         \
-        bwd = malloc(((size_t)p->nnb + 1) * sizeof *bwd);                                         \
-        if (!rec || !msk || !off || !fwd || !bwd) {                                               \
-            st = fv_error_set(FV_ENOMEM, "reconstruction", "out of memory (%lld padded elements)", \
-                              (long long)g.total);                                                \
-            goto done;                                                                            \
-        }                                                                                         \
-        for (int k = 0; k < p->nnb; k++) {                                                        \
-            int64_t o = 0;                                                                        \
-            for (int d = 0; d < g.nd; d++)                                                        \
-                o += p->nb[(int64_t)k * g.nd + d] * g.ps[d];                                      \
-            off[k] = o;                                                                           \
-            if (o > 0)                                                                            \
-                fwd[nfwd++] = o;                                                                  \
-            else                                                                                  \
-                bwd[nbwd++] = o;                                                                  \
-        }                                                                                         \
-        for (int64_t i = 0; i < g.total; i++)                                                     \
-            rec[i] = msk[i] = (SENTINEL);                                                         \
-        {                                                                                         \
-            const T *sp = (const T *)a->in->data, *mp = (const T *)a->in2->data;                  \
-            for (int64_t r = 0; r < g.rows; r++) {                                                \
-                int64_t b = fv__rec_row(&g, r), ib = r * g.len;                                   \
-                for (int64_t i = 0; i < g.len; i++) {                                             \
-                    T s = sp[ib + i], m = mp[ib + i];                                             \
-                    msk[b + i] = m;                                                               \
-                    rec[b + i] = FV__LT_##DIR(m, s) ? m : s;                                      \
-                }                                                                                 \
-            }                                                                                     \
-        }                                                                                         \
-        /* 1. raster scan */                                                                      \
-        for (int64_t r = 0; r < g.rows; r++) {                                                    \
-            int64_t b = fv__rec_row(&g, r);                                                       \
-            for (int64_t x = b; x < b + g.len; x++) {                                             \
-                T v = rec[x], m = msk[x];                                                         \
-                for (int k = 0; k < nfwd; k++) {                                                  \
-                    T u = rec[x - fwd[k]];                                                        \
-                    if (FV__LT_##DIR(v, u))                                                       \
-                        v = u;                                                                    \
-                }                                                                                 \
-                rec[x] = FV__LT_##DIR(m, v) ? m : v;                                              \
-            }                                                                                     \
-        }                                                                                         \
-        /* 2. anti-raster scan, queueing pixels that can still raise a visited one */            \
-        for (int64_t r = g.rows - 1; r >= 0; r--) {                                               \
-            int64_t b = fv__rec_row(&g, r);                                                       \
-            for (int64_t x = b + g.len - 1; x >= b; x--) {                                        \
-                T v = rec[x], m = msk[x];                                                         \
-                for (int k = 0; k < nbwd; k++) {                                                  \
-                    T u = rec[x - bwd[k]];                                                        \
-                    if (FV__LT_##DIR(v, u))                                                       \
-                        v = u;                                                                    \
-                }                                                                                 \
-                if (FV__LT_##DIR(m, v))                                                           \
-                    v = m;                                                                        \
-                rec[x] = v;                                                                       \
-                for (int k = 0; k < nfwd; k++) {                                                  \
-                    int64_t y = x + fwd[k];                                                       \
-                    if (FV__LT_##DIR(rec[y], v) && FV__LT_##DIR(rec[y], msk[y])) {                \
-                        if (fv__fifo_push(&q, x)) {                                               \
-                            st = fv_error_set(FV_ENOMEM, "reconstruction", "out of memory");      \
-                            goto done;                                                            \
-                        }                                                                         \
-                        break;                                                                    \
-                    }                                                                             \
-                }                                                                                 \
-            }                                                                                     \
-        }                                                                                         \
-        /* 3. FIFO propagation */                                                                 \
-        while (q.count) {                                                                         \
-            int64_t x = fv__fifo_pop(&q);                                                         \
-            T v = rec[x];                                                                         \
-            for (int k = 0; k < p->nnb; k++) {                                                    \
-                int64_t y = x + off[k];                                                           \
-                T ry = rec[y], my = msk[y];                                                       \
-                if (FV__LT_##DIR(ry, v) && FV__LT_##DIR(ry, my)) {                                \
-                    rec[y] = FV__LT_##DIR(my, v) ? my : v;                                        \
-                    if (fv__fifo_push(&q, y)) {                                                   \
-                        st = fv_error_set(FV_ENOMEM, "reconstruction", "out of memory");          \
-                        goto done;                                                                \
-                    }                                                                             \
-                }                                                                                 \
-            }                                                                                     \
-        }                                                                                         \
-        {                                                                                         \
-            T *op = (T *)a->out->data;                                                            \
-            for (int64_t r = 0; r < g.rows; r++) {                                                \
-                int64_t b = fv__rec_row(&g, r);                                                   \
-                memcpy(op + r * g.len, rec + b, (size_t)g.len * sizeof(T));                       \
-            }                                                                                     \
-        }                                                                                         \
-    done:                                                                                         \
-        free(q.buf);                                                                              \
-        free(rec);                                                                                \
-        free(msk);                                                                                \
-        free(off);                                                                                \
-        free(fwd);                                                                                \
-        free(bwd);                                                                                \
-        return st;                                                                                \
+#define FV__REC_KERNEL(T, S, DIR, SENTINEL)                                                                            \
+    static fv_status fv__rec_##DIR##_##S(const fv__op_args *a, const fv__reconstruction_params *p)                     \
+    {                                                                                                                  \
+        fv__rec_geom g;                                                                                                \
+        fv__fifo q = { 0 };                                                                                            \
+        T *rec = NULL, *msk = NULL;                                                                                    \
+        int64_t *off = NULL, *fwd = NULL, *bwd = NULL;                                                                 \
+        int nfwd = 0, nbwd = 0;                                                                                        \
+        fv_status st = fv__rec_geom_init(&g, a->in, p);                                                                \
+        if (st)                                                                                                        \
+            return st;                                                                                                 \
+        rec = malloc((size_t)g.total * sizeof(T));                                                                     \
+        msk = malloc((size_t)g.total * sizeof(T));                                                                     \
+        off = malloc(((size_t)p->nnb + 1) * sizeof *off);                                                              \
+        fwd = malloc(((size_t)p->nnb + 1) * sizeof *fwd);                                                              \
+        bwd = malloc(((size_t)p->nnb + 1) * sizeof *bwd);                                                              \
+        if (!rec || !msk || !off || !fwd || !bwd) {                                                                    \
+            st =                                                                                                       \
+                fv_error_set(FV_ENOMEM, "reconstruction", "out of memory (%lld padded elements)", (long long)g.total); \
+            goto done;                                                                                                 \
+        }                                                                                                              \
+        for (int k = 0; k < p->nnb; k++) {                                                                             \
+            int64_t o = 0;                                                                                             \
+            for (int d = 0; d < g.nd; d++)                                                                             \
+                o += p->nb[(int64_t)k * g.nd + d] * g.ps[d];                                                           \
+            off[k] = o;                                                                                                \
+            if (o > 0)                                                                                                 \
+                fwd[nfwd++] = o;                                                                                       \
+            else                                                                                                       \
+                bwd[nbwd++] = o;                                                                                       \
+        }                                                                                                              \
+        for (int64_t i = 0; i < g.total; i++)                                                                          \
+            rec[i] = msk[i] = (SENTINEL);                                                                              \
+        {                                                                                                              \
+            const T *sp = (const T *)a->in->data, *mp = (const T *)a->in2->data;                                       \
+            for (int64_t r = 0; r < g.rows; r++) {                                                                     \
+                int64_t b = fv__rec_row(&g, r), ib = r * g.len;                                                        \
+                for (int64_t i = 0; i < g.len; i++) {                                                                  \
+                    T s = sp[ib + i], m = mp[ib + i];                                                                  \
+                    msk[b + i] = m;                                                                                    \
+                    rec[b + i] = FV__LT_##DIR(m, s) ? m : s;                                                           \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+        /* 1. raster scan */                                                                                           \
+        for (int64_t r = 0; r < g.rows; r++) {                                                                         \
+            int64_t b = fv__rec_row(&g, r);                                                                            \
+            for (int64_t x = b; x < b + g.len; x++) {                                                                  \
+                T v = rec[x], m = msk[x];                                                                              \
+                for (int k = 0; k < nfwd; k++) {                                                                       \
+                    T u = rec[x - fwd[k]];                                                                             \
+                    if (FV__LT_##DIR(v, u))                                                                            \
+                        v = u;                                                                                         \
+                }                                                                                                      \
+                rec[x] = FV__LT_##DIR(m, v) ? m : v;                                                                   \
+            }                                                                                                          \
+        }                                                                                                              \
+        /* 2. anti-raster scan, queueing pixels that can still raise a visited one */                                  \
+        for (int64_t r = g.rows - 1; r >= 0; r--) {                                                                    \
+            int64_t b = fv__rec_row(&g, r);                                                                            \
+            for (int64_t x = b + g.len - 1; x >= b; x--) {                                                             \
+                T v = rec[x], m = msk[x];                                                                              \
+                for (int k = 0; k < nbwd; k++) {                                                                       \
+                    T u = rec[x - bwd[k]];                                                                             \
+                    if (FV__LT_##DIR(v, u))                                                                            \
+                        v = u;                                                                                         \
+                }                                                                                                      \
+                if (FV__LT_##DIR(m, v))                                                                                \
+                    v = m;                                                                                             \
+                rec[x] = v;                                                                                            \
+                for (int k = 0; k < nfwd; k++) {                                                                       \
+                    int64_t y = x + fwd[k];                                                                            \
+                    if (FV__LT_##DIR(rec[y], v) && FV__LT_##DIR(rec[y], msk[y])) {                                     \
+                        if (fv__fifo_push(&q, x)) {                                                                    \
+                            st = fv_error_set(FV_ENOMEM, "reconstruction", "out of memory");                           \
+                            goto done;                                                                                 \
+                        }                                                                                              \
+                        break;                                                                                         \
+                    }                                                                                                  \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+        /* 3. FIFO propagation */                                                                                      \
+        while (q.count) {                                                                                              \
+            int64_t x = fv__fifo_pop(&q);                                                                              \
+            T v = rec[x];                                                                                              \
+            for (int k = 0; k < p->nnb; k++) {                                                                         \
+                int64_t y = x + off[k];                                                                                \
+                T ry = rec[y], my = msk[y];                                                                            \
+                if (FV__LT_##DIR(ry, v) && FV__LT_##DIR(ry, my)) {                                                     \
+                    rec[y] = FV__LT_##DIR(my, v) ? my : v;                                                             \
+                    if (fv__fifo_push(&q, y)) {                                                                        \
+                        st = fv_error_set(FV_ENOMEM, "reconstruction", "out of memory");                               \
+                        goto done;                                                                                     \
+                    }                                                                                                  \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+        {                                                                                                              \
+            T *op = (T *)a->out->data;                                                                                 \
+            for (int64_t r = 0; r < g.rows; r++) {                                                                     \
+                int64_t b = fv__rec_row(&g, r);                                                                        \
+                memcpy(op + r * g.len, rec + b, (size_t)g.len * sizeof(T));                                            \
+            }                                                                                                          \
+        }                                                                                                              \
+    done:                                                                                                              \
+        free(q.buf);                                                                                                   \
+        free(rec);                                                                                                     \
+        free(msk);                                                                                                     \
+        free(off);                                                                                                     \
+        free(fwd);                                                                                                     \
+        free(bwd);                                                                                                     \
+        return st;                                                                                                     \
     }
 
 /* Lowest and highest value of each dtype: the padding of dilation and erosion. */
@@ -246,8 +246,8 @@ fv__rec_geom_init(fv__rec_geom *g, const fv_array *in, const fv__reconstruction_
 #define FV__LOWEST_f64 (-INFINITY)
 #define FV__HIGHEST_f64 INFINITY
 
-#define FV__REC_BOTH(E, T, S)                             \
-    FV__REC_KERNEL(T, S, dil, (T)FV__LOWEST_##S)          \
+#define FV__REC_BOTH(E, T, S)                    \
+    FV__REC_KERNEL(T, S, dil, (T)FV__LOWEST_##S) \
     FV__REC_KERNEL(T, S, ero, (T)FV__HIGHEST_##S)
 FV_FOREACH_DTYPE(FV__REC_BOTH)
 

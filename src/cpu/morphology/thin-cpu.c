@@ -12,7 +12,7 @@ typedef struct fv__thin_job {
     const uint8_t *src;
     uint8_t *dst;
     int64_t rows, cols;
-    const uint8_t *lut;     /* 256 entries: 1 = delete */
+    const uint8_t *lut; /* 256 entries: 1 = delete */
     atomic_int changed;
 } fv__thin_job;
 
@@ -68,10 +68,10 @@ fv__cpu_thin(fv_context *ctx, const fv__op_args *a)
         return fv_error_set(FV_ENOMEM, "thin", "out of memory");
     nxt = buf;
     switch (in->dtype) {
-#define FV__THIN_LOAD(E, T, S)                                \
-    case E:                                                   \
-        for (int64_t i = 0; i < n; i++)                       \
-            cur[i] = ((const T *)in->data)[i] != 0;           \
+#define FV__THIN_LOAD(E, T, S)                      \
+    case E:                                         \
+        for (int64_t i = 0; i < n; i++)             \
+            cur[i] = ((const T *)in->data)[i] != 0; \
         break;
         FV_FOREACH_DTYPE(FV__THIN_LOAD)
 #undef FV__THIN_LOAD
@@ -82,7 +82,7 @@ fv__cpu_thin(fv_context *ctx, const fv__op_args *a)
     for (int64_t iter = 0; p->max_num_iter <= 0 || iter < p->max_num_iter; iter++) {
         int changed = 0;
         for (int sub = 0; sub < 2; sub++) {
-            fv__thin_job j = {.src = cur, .dst = nxt, .rows = R, .cols = C, .lut = lut[sub]};
+            fv__thin_job j = { .src = cur, .dst = nxt, .rows = R, .cols = C, .lut = lut[sub] };
             atomic_init(&j.changed, 0);
             fv__parallel_for(ctx, R, grain, fv__thin_rows, &j);
             changed |= atomic_load(&j.changed);
@@ -153,13 +153,12 @@ fv__cpu_medial_axis(fv_context *ctx, const fv__op_args *a)
     /* keep the centre when removing it splits or merges 8-connected
      * components, or when the neighbourhood holds fewer than 3 pixels */
     for (unsigned idx = 0; idx < 512; idx++)
-        keep[idx] = (idx & 16u) && (fv__components9(idx) != fv__components9(idx & ~16u) ||
-                                    fv__popcount9(idx) < 3);
+        keep[idx] = (idx & 16u) && (fv__components9(idx) != fv__components9(idx & ~16u) || fv__popcount9(idx) < 3);
     switch (in->dtype) {
-#define FV__MA_LOAD(E, T, S)                                  \
-    case E:                                                   \
-        for (int64_t i = 0; i < n; i++)                       \
-            res[i] = ((const T *)in->data)[i] != 0;           \
+#define FV__MA_LOAD(E, T, S)                        \
+    case E:                                         \
+        for (int64_t i = 0; i < n; i++)             \
+            res[i] = ((const T *)in->data)[i] != 0; \
         break;
         FV_FOREACH_DTYPE(FV__MA_LOAD)
 #undef FV__MA_LOAD
@@ -168,7 +167,7 @@ fv__cpu_medial_axis(fv_context *ctx, const fv__op_args *a)
     }
     for (int64_t k = 0; k < norder; k++) {
         const int64_t x = order[k], r = x / C, c = x % C;
-        const int up = r > 0, dn = r < R - 1, l = c > 0, rr = c < C - 1;
+        const int up = r > 0, dn = r<R - 1, l = c> 0, rr = c < C - 1;
         unsigned acc = 16;
         if (up) {
             acc |= (unsigned)(l && res[x - C - 1]) << 0;

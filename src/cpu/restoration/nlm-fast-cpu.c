@@ -13,12 +13,12 @@
 
 typedef struct fv__nlmf_job {
     const fv__nlmf_params *p;
-    const double *P;             /* padded image */
+    const double *P; /* padded image */
     int64_t nshift, ngroup, npix;
-    int64_t span[4];             /* search offsets per axis: 2d + 1 (last axis: d + 1) */
-    int64_t st[4];               /* strides of the padded spatial grid (pixels) */
-    double *acc;                 /* ngroup x npix x (nc + 1): value sums, then the weight sum */
-    double *buf;                 /* ngroup x npix: differences / cumulative sums */
+    int64_t span[4]; /* search offsets per axis: 2d + 1 (last axis: d + 1) */
+    int64_t st[4];   /* strides of the padded spatial grid (pixels) */
+    double *acc;     /* ngroup x npix x (nc + 1): value sums, then the weight sum */
+    double *buf;     /* ngroup x npix: differences / cumulative sums */
 } fv__nlmf_job;
 
 /* one shift t: add its weights into acc (npix x (nc + 1)) */
@@ -28,7 +28,7 @@ fv__nlmf_shift(const fv__nlmf_job *j, const int64_t *t, double *D, double *acc)
     const fv__nlmf_params *p = j->p;
     const int nd = p->ndim;
     const int64_t nc = p->nc, o = p->s / 2, *S = p->shape;
-    int64_t lo[4] = {0}, hi[4] = {0}, R[4] = {1, 1, 1, 1}, rs[4] = {0}, clo[4] = {0}, chi[4] = {0};
+    int64_t lo[4] = { 0 }, hi[4] = { 0 }, R[4] = { 1, 1, 1, 1 }, rs[4] = { 0 }, clo[4] = { 0 }, chi[4] = { 0 };
     int64_t toff = 0;
     for (int k = 0; k < nd; k++) {
         const int last = k == nd - 1;
@@ -47,7 +47,7 @@ fv__nlmf_shift(const fv__nlmf_job *j, const int64_t *t, double *D, double *acc)
         nr *= R[k];
     }
     const double sub = (double)nc * p->var2;
-    const int L = nd - 1;                      /* the last axis: contiguous rows */
+    const int L = nd - 1; /* the last axis: contiguous rows */
     const int64_t RL = R[L], nrows = nr / RL;
     /* squared differences over the region, 0 on a padded index 0 (skimage's integral starts at 1) */
     for (int64_t row = 0; row < nrows; row++) {
@@ -80,7 +80,7 @@ fv__nlmf_shift(const fv__nlmf_job *j, const int64_t *t, double *D, double *acc)
         for (int64_t x = 1; x < RL; x++)
             D[row * RL + x] += D[row * RL + x - 1];
     for (int k = 0; k < L; k++) {
-        const int64_t rk = rs[k] / RL;        /* rows between neighbours along k */
+        const int64_t rk = rs[k] / RL; /* rows between neighbours along k */
         for (int64_t row = 0; row < nrows; row++)
             if ((row / rk) % R[k]) {
                 double *dst = D + row * RL;
@@ -89,9 +89,10 @@ fv__nlmf_shift(const fv__nlmf_job *j, const int64_t *t, double *D, double *acc)
                     dst[x] += src[x];
             }
     }
-    const double norm = (double)nc * p->h * p->h * (nd == 2 ? (double)(p->s * p->s)
-                                                   : nd == 3 ? (double)(p->s * p->s * p->s)
-                                                             : (double)(p->s * p->s * p->s * p->s));
+    const double norm = (double)nc * p->h * p->h *
+        (nd == 2       ? (double)(p->s * p->s)
+             : nd == 3 ? (double)(p->s * p->s * p->s)
+                       : (double)(p->s * p->s * p->s * p->s));
     const double alpha = t[L] == 0 ? 0.5 : 1.0;
     int64_t C[4], ncrow = 1;
     for (int k = 0; k < nd; k++)

@@ -13,14 +13,14 @@
 #include "alloc.h"
 #include "ops/restoration/tv.h"
 
-#define FV__TV_BLOCK 8192   /* elements per block (whole rows, at least one) */
+#define FV__TV_BLOCK 8192 /* elements per block (whole rows, at least one) */
 
 typedef struct fv__tv_job {
     const fv__tv_params *p;
     const void *in;
-    void *out, *pd;              /* pd: ndim * nchan * n dual components */
-    double *part;                /* one partial sum per block */
-    const uint8_t *done;         /* per image */
+    void *out, *pd;      /* pd: ndim * nchan * n dual components */
+    double *part;        /* one partial sum per block */
+    const uint8_t *done; /* per image */
     int64_t rows_per_block, blocks_per_img, row_len, rows;
 } fv__tv_job;
 
@@ -56,122 +56,122 @@ fv__tv_block(const fv__tv_job *j, int64_t b, int64_t *c, int64_t *r0, int64_t *r
 
 /* 2-d rows (nd == 2): the same arithmetic as the generic loops, with the axis
  * loops unrolled and the edge tests hoisted so the compiler vectorises. */
-#define FV__TV_ROWS2(T, S, SQRT)                                                                  \
-    static double fv__tv_row1_2d_##S(const T *img, T *o, const T *p0, const T *p1, int64_t off,   \
-                                     int64_t L, int64_t W, int lo0)                             \
-    {                                                                                           \
-        double e = 0.0;                                                                         \
-        for (int64_t k = 0; k < L; k++) {                                                       \
-            const int64_t x = off + k;                                                          \
-            T dv = -(p0[x] + p1[x]);                                                            \
-            if (lo0)                                                                            \
-                dv += p0[x - W];                                                                \
-            if (k > 0)                                                                          \
-                dv += p1[x - 1];                                                                \
-            o[x] = img[x] + dv;                                                                 \
-            e += (double)dv * (double)dv;                                                       \
-        }                                                                                       \
-        return e;                                                                               \
-    }                                                                                           \
-    static double fv__tv_row2_2d_##S(const T *o, T *p0, T *p1, int64_t off, int64_t L, int64_t W, \
-                                     int hi0, T tau, T tw)                                      \
-    {                                                                                           \
-        double e = 0.0;                                                                         \
-        for (int64_t k = 0; k < L; k++) {                                                       \
-            const int64_t x = off + k;                                                          \
-            const T g0 = hi0 ? o[x + W] - o[x] : (T)0;                                          \
-            const T g1 = k < L - 1 ? o[x + 1] - o[x] : (T)0;                                    \
-            const T norm = SQRT(g0 * g0 + g1 * g1);                                             \
-            e += (double)norm;                                                                  \
-            const T den = norm * tw + (T)1;                                                     \
-            p0[x] = (p0[x] - tau * g0) / den;                                                   \
-            p1[x] = (p1[x] - tau * g1) / den;                                                   \
-        }                                                                                       \
-        return e;                                                                               \
+#define FV__TV_ROWS2(T, S, SQRT)                                                                                      \
+    static double fv__tv_row1_2d_##S(const T *img, T *o, const T *p0, const T *p1, int64_t off, int64_t L, int64_t W, \
+                                     int lo0)                                                                         \
+    {                                                                                                                 \
+        double e = 0.0;                                                                                               \
+        for (int64_t k = 0; k < L; k++) {                                                                             \
+            const int64_t x = off + k;                                                                                \
+            T dv = -(p0[x] + p1[x]);                                                                                  \
+            if (lo0)                                                                                                  \
+                dv += p0[x - W];                                                                                      \
+            if (k > 0)                                                                                                \
+                dv += p1[x - 1];                                                                                      \
+            o[x] = img[x] + dv;                                                                                       \
+            e += (double)dv * (double)dv;                                                                             \
+        }                                                                                                             \
+        return e;                                                                                                     \
+    }                                                                                                                 \
+    static double fv__tv_row2_2d_##S(const T *o, T *p0, T *p1, int64_t off, int64_t L, int64_t W, int hi0, T tau,     \
+                                     T tw)                                                                            \
+    {                                                                                                                 \
+        double e = 0.0;                                                                                               \
+        for (int64_t k = 0; k < L; k++) {                                                                             \
+            const int64_t x = off + k;                                                                                \
+            const T g0 = hi0 ? o[x + W] - o[x] : (T)0;                                                                \
+            const T g1 = k < L - 1 ? o[x + 1] - o[x] : (T)0;                                                          \
+            const T norm = SQRT(g0 * g0 + g1 * g1);                                                                   \
+            e += (double)norm;                                                                                        \
+            const T den = norm * tw + (T)1;                                                                           \
+            p0[x] = (p0[x] - tau * g0) / den;                                                                         \
+            p1[x] = (p1[x] - tau * g1) / den;                                                                         \
+        }                                                                                                             \
+        return e;                                                                                                     \
     }
 
 FV__TV_ROWS2(float, f32, sqrtf)
 FV__TV_ROWS2(double, f64, sqrt)
 
-#define FV__TV_KERNELS(T, S, SQRT)                                                            \
-    static void fv__tv_pass1_##S(void *arg, int64_t b0, int64_t b1)                           \
-    {                                                                                         \
-        fv__tv_job *j = arg;                                                                  \
-        const fv__tv_params *p = j->p;                                                        \
-        const int nd = p->ndim, last = nd - 1;                                                \
-        const int64_t L = j->row_len, n = p->n;                                               \
-        for (int64_t b = b0; b < b1; b++) {                                                   \
-            int64_t c, r0, r1;                                                                \
-            if (!fv__tv_block(j, b, &c, &r0, &r1))                                            \
-                continue;                                                                     \
-            const T *img = (const T *)j->in + c * n;                                          \
-            T *o = (T *)j->out + c * n;                                                       \
-            const T *pc = (const T *)j->pd + c * n * nd;                                      \
-            double e = 0.0;                                                                   \
-            for (int64_t r = r0; r < r1; r++) {                                               \
-                unsigned lo, hi;                                                              \
-                const int64_t off = fv__tv_row(p, r, &lo, &hi);                               \
-                if (nd == 2) {                                                                \
-                    e += fv__tv_row1_2d_##S(img, o, pc, pc + n, off, L, p->stride[0], lo & 1u); \
-                    continue;                                                                 \
-                }                                                                             \
-                for (int64_t k = 0; k < L; k++) {                                             \
-                    const int64_t x = off + k;                                                \
-                    T acc = pc[x];                                                            \
-                    for (int a = 1; a < nd; a++)                                              \
-                        acc += pc[a * n + x];                                                 \
-                    T dv = -acc;                                                              \
-                    for (int a = 0; a < last; a++)                                            \
-                        if (lo >> a & 1u)                                                     \
-                            dv += pc[a * n + x - p->stride[a]];                               \
-                    if (k > 0)                                                                \
-                        dv += pc[last * n + x - 1];                                           \
-                    o[x] = img[x] + dv;                                                       \
-                    e += (double)dv * (double)dv;                                             \
-                }                                                                             \
-            }                                                                                 \
-            j->part[b] = e;                                                                   \
-        }                                                                                     \
-    }                                                                                         \
-    static void fv__tv_pass2_##S(void *arg, int64_t b0, int64_t b1)                           \
-    {                                                                                         \
-        fv__tv_job *j = arg;                                                                  \
-        const fv__tv_params *p = j->p;                                                        \
-        const int nd = p->ndim, last = nd - 1;                                                \
-        const int64_t L = j->row_len, n = p->n;                                               \
-        const T tau = (T)(1.0 / (2.0 * nd)), tw = (T)(1.0 / (2.0 * nd) / p->weight);          \
-        for (int64_t b = b0; b < b1; b++) {                                                   \
-            int64_t c, r0, r1;                                                                \
-            if (!fv__tv_block(j, b, &c, &r0, &r1))                                            \
-                continue;                                                                     \
-            const T *o = (const T *)j->out + c * n;                                           \
-            T *pc = (T *)j->pd + c * n * nd;                                                  \
-            double e = 0.0;                                                                   \
-            for (int64_t r = r0; r < r1; r++) {                                               \
-                unsigned lo, hi;                                                              \
-                const int64_t off = fv__tv_row(p, r, &lo, &hi);                               \
-                if (nd == 2) {                                                                \
+#define FV__TV_KERNELS(T, S, SQRT)                                                                  \
+    static void fv__tv_pass1_##S(void *arg, int64_t b0, int64_t b1)                                 \
+    {                                                                                               \
+        fv__tv_job *j = arg;                                                                        \
+        const fv__tv_params *p = j->p;                                                              \
+        const int nd = p->ndim, last = nd - 1;                                                      \
+        const int64_t L = j->row_len, n = p->n;                                                     \
+        for (int64_t b = b0; b < b1; b++) {                                                         \
+            int64_t c, r0, r1;                                                                      \
+            if (!fv__tv_block(j, b, &c, &r0, &r1))                                                  \
+                continue;                                                                           \
+            const T *img = (const T *)j->in + c * n;                                                \
+            T *o = (T *)j->out + c * n;                                                             \
+            const T *pc = (const T *)j->pd + c * n * nd;                                            \
+            double e = 0.0;                                                                         \
+            for (int64_t r = r0; r < r1; r++) {                                                     \
+                unsigned lo, hi;                                                                    \
+                const int64_t off = fv__tv_row(p, r, &lo, &hi);                                     \
+                if (nd == 2) {                                                                      \
+                    e += fv__tv_row1_2d_##S(img, o, pc, pc + n, off, L, p->stride[0], lo & 1u);     \
+                    continue;                                                                       \
+                }                                                                                   \
+                for (int64_t k = 0; k < L; k++) {                                                   \
+                    const int64_t x = off + k;                                                      \
+                    T acc = pc[x];                                                                  \
+                    for (int a = 1; a < nd; a++)                                                    \
+                        acc += pc[a * n + x];                                                       \
+                    T dv = -acc;                                                                    \
+                    for (int a = 0; a < last; a++)                                                  \
+                        if (lo >> a & 1u)                                                           \
+                            dv += pc[a * n + x - p->stride[a]];                                     \
+                    if (k > 0)                                                                      \
+                        dv += pc[last * n + x - 1];                                                 \
+                    o[x] = img[x] + dv;                                                             \
+                    e += (double)dv * (double)dv;                                                   \
+                }                                                                                   \
+            }                                                                                       \
+            j->part[b] = e;                                                                         \
+        }                                                                                           \
+    }                                                                                               \
+    static void fv__tv_pass2_##S(void *arg, int64_t b0, int64_t b1)                                 \
+    {                                                                                               \
+        fv__tv_job *j = arg;                                                                        \
+        const fv__tv_params *p = j->p;                                                              \
+        const int nd = p->ndim, last = nd - 1;                                                      \
+        const int64_t L = j->row_len, n = p->n;                                                     \
+        const T tau = (T)(1.0 / (2.0 * nd)), tw = (T)(1.0 / (2.0 * nd) / p->weight);                \
+        for (int64_t b = b0; b < b1; b++) {                                                         \
+            int64_t c, r0, r1;                                                                      \
+            if (!fv__tv_block(j, b, &c, &r0, &r1))                                                  \
+                continue;                                                                           \
+            const T *o = (const T *)j->out + c * n;                                                 \
+            T *pc = (T *)j->pd + c * n * nd;                                                        \
+            double e = 0.0;                                                                         \
+            for (int64_t r = r0; r < r1; r++) {                                                     \
+                unsigned lo, hi;                                                                    \
+                const int64_t off = fv__tv_row(p, r, &lo, &hi);                                     \
+                if (nd == 2) {                                                                      \
                     e += fv__tv_row2_2d_##S(o, pc, pc + n, off, L, p->stride[0], hi & 1u, tau, tw); \
-                    continue;                                                                 \
-                }                                                                             \
-                for (int64_t k = 0; k < L; k++) {                                             \
-                    const int64_t x = off + k;                                                \
-                    T g[FV_MAX_NDIM];                                                         \
-                    for (int a = 0; a < last; a++)                                            \
-                        g[a] = (hi >> a & 1u) ? o[x + p->stride[a]] - o[x] : (T)0;            \
-                    g[last] = k < L - 1 ? o[x + 1] - o[x] : (T)0;                             \
-                    T sq = g[0] * g[0];                                                       \
-                    for (int a = 1; a < nd; a++)                                              \
-                        sq += g[a] * g[a];                                                    \
-                    const T norm = SQRT(sq);                                                  \
-                    e += (double)norm;                                                        \
-                    const T den = norm * tw + (T)1;                                           \
-                    for (int a = 0; a < nd; a++)                                              \
-                        pc[a * n + x] = (pc[a * n + x] - tau * g[a]) / den;                   \
-                }                                                                             \
-            }                                                                                 \
-            j->part[b] = e;                                                                   \
-        }                                                                                     \
+                    continue;                                                                       \
+                }                                                                                   \
+                for (int64_t k = 0; k < L; k++) {                                                   \
+                    const int64_t x = off + k;                                                      \
+                    T g[FV_MAX_NDIM];                                                               \
+                    for (int a = 0; a < last; a++)                                                  \
+                        g[a] = (hi >> a & 1u) ? o[x + p->stride[a]] - o[x] : (T)0;                  \
+                    g[last] = k < L - 1 ? o[x + 1] - o[x] : (T)0;                                   \
+                    T sq = g[0] * g[0];                                                             \
+                    for (int a = 1; a < nd; a++)                                                    \
+                        sq += g[a] * g[a];                                                          \
+                    const T norm = SQRT(sq);                                                        \
+                    e += (double)norm;                                                              \
+                    const T den = norm * tw + (T)1;                                                 \
+                    for (int a = 0; a < nd; a++)                                                    \
+                        pc[a * n + x] = (pc[a * n + x] - tau * g[a]) / den;                         \
+                }                                                                                   \
+            }                                                                                       \
+            j->part[b] = e;                                                                         \
+        }                                                                                           \
     }
 
 FV__TV_KERNELS(float, f32, sqrtf)

@@ -39,65 +39,64 @@ typedef struct fv__ws_item16 {
 
 /* A binary min-heap of ITEM by (value, age): NAME##_push (-1 when out of
  * memory) and NAME##_pop, with skimage's sift rules (see the top). */
-#define FV__WS_HEAP(NAME, ITEM)                                                              \
-    typedef struct NAME {                                                                    \
-        ITEM *v;                                                                             \
-        int64_t n, cap;                                                                      \
-    } NAME;                                                                                  \
-    static inline int NAME##_smaller(const ITEM *a, const ITEM *b)                          \
-    {                                                                                        \
-        if (a->value != b->value)                                                            \
-            return a->value < b->value;                                                      \
-        return a->age < b->age;                                                              \
-    }                                                                                        \
-    static int NAME##_push(NAME *h, const ITEM *it)                                          \
-    {                                                                                        \
-        if (h->n == h->cap) {                                                                \
-            int64_t cap = h->cap ? h->cap * 2 : 1024;                                        \
-            ITEM *v = (uint64_t)cap > SIZE_MAX / sizeof *v ? NULL                            \
-                                                           : fv__realloc(h->v, (size_t)cap * sizeof *v); \
-            if (!v)                                                                          \
-                return -1;                                                                   \
-            h->v = v;                                                                        \
-            h->cap = cap;                                                                    \
-        }                                                                                    \
-        int64_t c = h->n++;                                                                  \
-        ITEM x = *it;                                                                        \
-        while (c > 0) { /* sift up while strictly smaller than the parent */                 \
-            int64_t parent = (c - 1) / 2;                                                    \
-            if (!NAME##_smaller(&x, &h->v[parent]))                                          \
-                break;                                                                       \
-            h->v[c] = h->v[parent];                                                          \
-            c = parent;                                                                      \
-        }                                                                                    \
-        h->v[c] = x;                                                                         \
-        return 0;                                                                            \
-    }                                                                                        \
-    static void NAME##_pop(NAME *h, ITEM *out)                                               \
-    {                                                                                        \
-        *out = h->v[0];                                                                      \
-        if (--h->n == 0)                                                                     \
-            return;                                                                          \
-        ITEM x = h->v[h->n]; /* the last item, sifted down from the root */                  \
-        int64_t i = 0;                                                                       \
-        for (;;) {                                                                           \
-            int64_t l = 2 * i + 1, r = l + 1;                                                \
-            if (l >= h->n)                                                                   \
-                break;                                                                       \
-            const ITEM *m = &x;                                                              \
-            int64_t mi = i;                                                                  \
-            if (NAME##_smaller(&h->v[l], m)) {                                               \
-                m = &h->v[l];                                                                \
-                mi = l;                                                                      \
-            }                                                                                \
-            if (r < h->n && NAME##_smaller(&h->v[r], m))                                     \
-                mi = r;                                                                      \
-            if (mi == i)                                                                     \
-                break;                                                                       \
-            h->v[i] = h->v[mi];                                                              \
-            i = mi;                                                                          \
-        }                                                                                    \
-        h->v[i] = x;                                                                         \
+#define FV__WS_HEAP(NAME, ITEM)                                                                                 \
+    typedef struct NAME {                                                                                       \
+        ITEM *v;                                                                                                \
+        int64_t n, cap;                                                                                         \
+    } NAME;                                                                                                     \
+    static inline int NAME##_smaller(const ITEM *a, const ITEM *b)                                              \
+    {                                                                                                           \
+        if (a->value != b->value)                                                                               \
+            return a->value < b->value;                                                                         \
+        return a->age < b->age;                                                                                 \
+    }                                                                                                           \
+    static int NAME##_push(NAME *h, const ITEM *it)                                                             \
+    {                                                                                                           \
+        if (h->n == h->cap) {                                                                                   \
+            int64_t cap = h->cap ? h->cap * 2 : 1024;                                                           \
+            ITEM *v = (uint64_t)cap > SIZE_MAX / sizeof *v ? NULL : fv__realloc(h->v, (size_t)cap * sizeof *v); \
+            if (!v)                                                                                             \
+                return -1;                                                                                      \
+            h->v = v;                                                                                           \
+            h->cap = cap;                                                                                       \
+        }                                                                                                       \
+        int64_t c = h->n++;                                                                                     \
+        ITEM x = *it;                                                                                           \
+        while (c > 0) { /* sift up while strictly smaller than the parent */                                    \
+            int64_t parent = (c - 1) / 2;                                                                       \
+            if (!NAME##_smaller(&x, &h->v[parent]))                                                             \
+                break;                                                                                          \
+            h->v[c] = h->v[parent];                                                                             \
+            c = parent;                                                                                         \
+        }                                                                                                       \
+        h->v[c] = x;                                                                                            \
+        return 0;                                                                                               \
+    }                                                                                                           \
+    static void NAME##_pop(NAME *h, ITEM *out)                                                                  \
+    {                                                                                                           \
+        *out = h->v[0];                                                                                         \
+        if (--h->n == 0)                                                                                        \
+            return;                                                                                             \
+        ITEM x = h->v[h->n]; /* the last item, sifted down from the root */                                     \
+        int64_t i = 0;                                                                                          \
+        for (;;) {                                                                                              \
+            int64_t l = 2 * i + 1, r = l + 1;                                                                   \
+            if (l >= h->n)                                                                                      \
+                break;                                                                                          \
+            const ITEM *m = &x;                                                                                 \
+            int64_t mi = i;                                                                                     \
+            if (NAME##_smaller(&h->v[l], m)) {                                                                  \
+                m = &h->v[l];                                                                                   \
+                mi = l;                                                                                         \
+            }                                                                                                   \
+            if (r < h->n && NAME##_smaller(&h->v[r], m))                                                        \
+                mi = r;                                                                                         \
+            if (mi == i)                                                                                        \
+                break;                                                                                          \
+            h->v[i] = h->v[mi];                                                                                 \
+            i = mi;                                                                                             \
+        }                                                                                                       \
+        h->v[i] = x;                                                                                            \
     }
 
 FV__WS_HEAP(fv__ws_heap, fv__ws_item)
@@ -183,8 +182,7 @@ fv__ws_dist(int64_t a, int64_t b, const fv__watershed_params *p)
 /* Watershed lines: 1 (and the pixel leaves the mask) when it is outside the
  * mask or an in-mask neighbour holds a nonzero label other than `label`. */
 static int
-fv__ws_on_line(const int64_t *lab, uint8_t *mask, int64_t n, const fv__watershed_params *p, int64_t i,
-               int64_t label)
+fv__ws_on_line(const int64_t *lab, uint8_t *mask, int64_t n, const fv__watershed_params *p, int64_t i, int64_t label)
 {
     if (!mask[i])
         return 1;
@@ -202,41 +200,41 @@ fv__ws_on_line(const int64_t *lab, uint8_t *mask, int64_t n, const fv__watershed
 
 /* The plain flood (no compactness, no lines) below 2^32 pixels: a pixel is
  * labelled when it is queued, from the pixel that queues it. */
-#define FV__WS_PLAIN(NAME, HEAP)                                                               \
-    static fv_status NAME(const double *img, const uint8_t *mask, int64_t *lab, int64_t n,     \
-                          const fv__watershed_params *p)                                       \
-    {                                                                                          \
-        HEAP h = {0};                                                                          \
-        fv__ws_item16 it, nw;                                                                  \
-        int64_t age = 1;                                                                       \
-        for (int64_t i = 0; i < n; i++) {                                                      \
-            if (!lab[i])                                                                       \
-                continue;                                                                      \
-            it = (fv__ws_item16){.value = img[i], .age = 0, .index = (uint32_t)i};             \
-            if (HEAP##_push(&h, &it))                                                          \
-                goto oom;                                                                      \
-        }                                                                                      \
-        while (h.n > 0) {                                                                      \
-            HEAP##_pop(&h, &it);                                                               \
-            const int64_t i = it.index, l = lab[i];                                            \
-            for (int k = 0; k < p->nnb; k++) {                                                 \
-                int64_t j = i + p->nb[k];                                                      \
-                if (j < 0 || j >= n || !mask[j] || lab[j])                                     \
-                    continue;                                                                  \
-                age++;                                                                         \
-                lab[j] = l;                                                                    \
-                nw.value = img[j] < it.value ? it.value : img[j];                              \
-                nw.age = (int32_t)(uint32_t)(uint64_t)age;                                     \
-                nw.index = (uint32_t)j;                                                        \
-                if (HEAP##_push(&h, &nw))                                                      \
-                    goto oom;                                                                  \
-            }                                                                                  \
-        }                                                                                      \
-        fv__free(h.v);                                                                         \
-        return FV_OK;                                                                          \
-    oom:                                                                                       \
-        fv__free(h.v);                                                                         \
-        return fv_error_set(FV_ENOMEM, "watershed", "out of memory for the flooding queue");   \
+#define FV__WS_PLAIN(NAME, HEAP)                                                             \
+    static fv_status NAME(const double *img, const uint8_t *mask, int64_t *lab, int64_t n,   \
+                          const fv__watershed_params *p)                                     \
+    {                                                                                        \
+        HEAP h = { 0 };                                                                      \
+        fv__ws_item16 it, nw;                                                                \
+        int64_t age = 1;                                                                     \
+        for (int64_t i = 0; i < n; i++) {                                                    \
+            if (!lab[i])                                                                     \
+                continue;                                                                    \
+            it = (fv__ws_item16){ .value = img[i], .age = 0, .index = (uint32_t)i };         \
+            if (HEAP##_push(&h, &it))                                                        \
+                goto oom;                                                                    \
+        }                                                                                    \
+        while (h.n > 0) {                                                                    \
+            HEAP##_pop(&h, &it);                                                             \
+            const int64_t i = it.index, l = lab[i];                                          \
+            for (int k = 0; k < p->nnb; k++) {                                               \
+                int64_t j = i + p->nb[k];                                                    \
+                if (j < 0 || j >= n || !mask[j] || lab[j])                                   \
+                    continue;                                                                \
+                age++;                                                                       \
+                lab[j] = l;                                                                  \
+                nw.value = img[j] < it.value ? it.value : img[j];                            \
+                nw.age = (int32_t)(uint32_t)(uint64_t)age;                                   \
+                nw.index = (uint32_t)j;                                                      \
+                if (HEAP##_push(&h, &nw))                                                    \
+                    goto oom;                                                                \
+            }                                                                                \
+        }                                                                                    \
+        fv__free(h.v);                                                                       \
+        return FV_OK;                                                                        \
+    oom:                                                                                     \
+        fv__free(h.v);                                                                       \
+        return fv_error_set(FV_ENOMEM, "watershed", "out of memory for the flooding queue"); \
     }
 
 FV__WS_PLAIN(fv__ws_plain16, fv__ws_heap16)
@@ -279,14 +277,14 @@ fv__cpu_watershed(fv_context *ctx, const fv__op_args *a)
     int64_t *lab = (int64_t *)a->out->data;
     const int64_t n = fv_array_size(a->out);
     const int compact = p->compactness > 0, wsl = p->watershed_line;
-    fv__ws_heap h = {0};
+    fv__ws_heap h = { 0 };
     fv__ws_item it, nw;
     int64_t age = 1;
 
     if (a->in->dtype != FV_FLOAT64 || !a->in2 || a->in2->dtype != FV_BOOL || a->out->dtype != FV_INT64)
         return fv_error_set(FV_EDTYPE, "watershed", "kernel needs float64 image, bool mask, int64 labels");
 
-    for (int64_t i = 0; i < n; i++)   /* seeds outside the mask are no seeds */
+    for (int64_t i = 0; i < n; i++) /* seeds outside the mask are no seeds */
         if (lab[i] && !mask[i])
             lab[i] = 0;
     if (!compact && !wsl && (uint64_t)n <= UINT32_MAX) {
@@ -298,7 +296,7 @@ fv__cpu_watershed(fv_context *ctx, const fv__op_args *a)
     for (int64_t i = 0; i < n; i++) {
         if (!lab[i])
             continue;
-        it = (fv__ws_item){.value = img[i], .age = 0, .index = i, .source = i};
+        it = (fv__ws_item){ .value = img[i], .age = 0, .index = i, .source = i };
         if (fv__ws_heap_push(&h, &it))
             goto oom;
     }
@@ -306,7 +304,7 @@ fv__cpu_watershed(fv_context *ctx, const fv__op_args *a)
         fv__ws_heap_pop(&h, &it);
         if (compact || wsl) {
             if (lab[it.index] && it.index != it.source)
-                continue;   /* reached earlier from another neighbour */
+                continue; /* reached earlier from another neighbour */
             /* a line pixel stays 0 but still passes the flood on */
             if (compact || !fv__ws_on_line(lab, mask, n, p, it.index, lab[it.source]))
                 lab[it.index] = lab[it.source];
@@ -321,7 +319,7 @@ fv__cpu_watershed(fv_context *ctx, const fv__op_args *a)
                 nw.value += p->compactness * fv__ws_dist(j, it.source, p);
             else if (!wsl)
                 lab[j] = lab[it.index];
-            if (nw.value < it.value)   /* never below the level it is reached at */
+            if (nw.value < it.value) /* never below the level it is reached at */
                 nw.value = it.value;
             nw.age = (int32_t)(uint32_t)(uint64_t)age;
             nw.index = j;
@@ -337,4 +335,5 @@ oom:
     return fv_error_set(FV_ENOMEM, "watershed", "out of memory for the flooding queue");
 }
 
-FV_KERNEL(WATERSHED, CPU, FV_DTYPE_BIT(FV_FLOAT64) | FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_INT64), FV_MAX_NDIM, fv__cpu_watershed);
+FV_KERNEL(WATERSHED, CPU, FV_DTYPE_BIT(FV_FLOAT64) | FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_INT64), FV_MAX_NDIM,
+          fv__cpu_watershed);

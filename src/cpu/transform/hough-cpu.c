@@ -17,16 +17,16 @@ fv__hough_row(const fv_array *in, int64_t y, int32_t *xs)
     const int64_t cols = in->shape[1];
     int64_t n = 0;
     switch (in->dtype) {
-#define FV__HOUGH_ROW(E, T, S)                                                                                 \
-    case E: {                                                                                                  \
-        const T *r = (const T *)in->data + y * cols;                                                           \
-        for (int64_t c = 0; c < cols; c++)                                                                     \
-            if (r[c] != 0) {                                                                                   \
-                if (xs)                                                                                        \
-                    xs[n] = (int32_t)c;                                                                        \
-                n++;                                                                                           \
-            }                                                                                                  \
-        break;                                                                                                 \
+#define FV__HOUGH_ROW(E, T, S)                       \
+    case E: {                                        \
+        const T *r = (const T *)in->data + y * cols; \
+        for (int64_t c = 0; c < cols; c++)           \
+            if (r[c] != 0) {                         \
+                if (xs)                              \
+                    xs[n] = (int32_t)c;              \
+                n++;                                 \
+            }                                        \
+        break;                                       \
     }
         FV_FOREACH_DTYPE(FV__HOUGH_ROW)
 #undef FV__HOUGH_ROW
@@ -66,7 +66,7 @@ fv__hough_edges_list(fv_context *ctx, const fv_array *in, fv__hough_edges *e, co
     if (!(e->rowptr = calloc((size_t)rows + 1, sizeof(int64_t))))
         return fv_error_set(FV_ENOMEM, name, "out of memory");
     const int64_t grain = in->shape[1] > 0 ? 1 + (1 << 16) / in->shape[1] : 1 << 16;
-    fv__edges_job j = {in, e, 0};
+    fv__edges_job j = { in, e, 0 };
     fv__parallel_for(ctx, rows, grain, fv__edges_range, &j);
     for (int64_t y = 0; y < rows; y++)
         e->rowptr[y + 1] += e->rowptr[y];
@@ -133,7 +133,7 @@ fv__cpu_hough_line(fv_context *ctx, const fv__op_args *a)
     fv_status st = fv__hough_edges_list(ctx, a->in, &e, "hough_line");
     if (st)
         return st;
-    fv__hline_job j = {p, &e, (uint64_t *)a->out->data, a->out->shape[0], 0};
+    fv__hline_job j = { p, &e, (uint64_t *)a->out->data, a->out->shape[0], 0 };
     fv__parallel_for(ctx, p->ntheta, 1, fv__hline_range, &j);
     fv__hough_edges_free(&e);
     if (j.failed)
@@ -143,7 +143,7 @@ fv__cpu_hough_line(fv_context *ctx, const fv__op_args *a)
 
 /* ---- circles ---------------------------------------------------------------------------- */
 
-#define FV__HCIRC_BAND 16   /* output rows per task */
+#define FV__HCIRC_BAND 16 /* output rows per task */
 
 typedef struct fv__hcirc_job {
     const fv__hough_circle_params *p;
@@ -163,7 +163,7 @@ fv__hcirc_task(fv__hcirc_job *j, int64_t i, int64_t r0, int64_t r1)
     const int64_t np = p->start[i + 1] - p->start[i];
     if (np == 0)
         return;
-    const int64_t lo = pts[0], hi = pts[2 * (np - 1)];   /* row offsets: lo..hi */
+    const int64_t lo = pts[0], hi = pts[2 * (np - 1)]; /* row offsets: lo..hi */
     int64_t *first = malloc((size_t)(hi - lo + 2) * sizeof *first);
     if (!first) {
         j->failed = 1;
@@ -182,7 +182,7 @@ fv__hcirc_task(fv__hcirc_job *j, int64_t i, int64_t r0, int64_t r1)
     if (y1 > j->irows)
         y1 = j->irows;
     for (int64_t y = y0; y < y1; y++) {
-        int64_t d0 = r0 - y - p->offset, d1 = r1 - y - p->offset;   /* dr in [d0, d1) */
+        int64_t d0 = r0 - y - p->offset, d1 = r1 - y - p->offset; /* dr in [d0, d1) */
         if (d0 < lo)
             d0 = lo;
         if (d1 > hi + 1)
@@ -227,7 +227,7 @@ fv__cpu_hough_circle(fv_context *ctx, const fv__op_args *a)
     fv_status st = fv__hough_edges_list(ctx, a->in, &e, "hough_circle");
     if (st)
         return st;
-    fv__hcirc_job j = {p, &e, (double *)a->out->data, a->out->shape[1], a->out->shape[2], 0, a->in->shape[0], 0};
+    fv__hcirc_job j = { p, &e, (double *)a->out->data, a->out->shape[1], a->out->shape[2], 0, a->in->shape[0], 0 };
     j.nbands = (j.orows + FV__HCIRC_BAND - 1) / FV__HCIRC_BAND;
     memset(j.out, 0, (size_t)fv_array_size(a->out) * sizeof(double));
     fv__parallel_for(ctx, p->nradii * j.nbands, 1, fv__hcirc_range, &j);

@@ -52,7 +52,7 @@ typedef struct fv__ph_walk {
 static fv__ph_walk
 fv__ph_walk_init(const fv__phough_params *p, int64_t j, int64_t x, int64_t y)
 {
-    fv__ph_walk w = {x, y, 0, 0, 0};
+    fv__ph_walk w = { x, y, 0, 0, 0 };
     const double a = -p->sin_t[j], b = p->cos_t[j];
     const double one = (double)(1 << FV__PH_SHIFT);
     w.xflag = fabs(a) > fabs(b);
@@ -72,7 +72,7 @@ fv__ph_walk_init(const fv__phough_params *p, int64_t j, int64_t x, int64_t y)
 static void
 fv__ph_at(const fv__ph_walk *w, int64_t px, int64_t py, int64_t *x1, int64_t *y1)
 {
-    *x1 = w->xflag ? px : px >> FV__PH_SHIFT;   /* arithmetic shift, as scikit-image's C */
+    *x1 = w->xflag ? px : px >> FV__PH_SHIFT; /* arithmetic shift, as scikit-image's C */
     *y1 = w->xflag ? py >> FV__PH_SHIFT : py;
 }
 
@@ -114,7 +114,7 @@ fv__ph_erase(fv__ph_state *s, const fv__ph_walk *w, const int64_t end[4])
             int64_t x1, y1;
             fv__ph_at(w, px, py, &x1, &y1);
             if (x1 < 0 || x1 >= s->cols || y1 < 0 || y1 >= s->rows)
-                break;   /* not reached: pass 1 ended inside */
+                break; /* not reached: pass 1 ended inside */
             if (s->mask[y1 * s->cols + x1]) {
                 s->mask[y1 * s->cols + x1] = 0;
                 (void)fv__ph_vote(s, x1, y1, -1);
@@ -135,15 +135,15 @@ fv__cpu_phough(fv_context *ctx, const fv__op_args *a)
     const int64_t *order = (const int64_t *)a->in2->data;
     int64_t *lines = (int64_t *)a->out->data;
     const int64_t max_lines = a->out->shape[0];
-    fv__ph_state s = {p, a->in->shape[0], a->in->shape[1], 0, 0, NULL, NULL};
+    fv__ph_state s = { p, a->in->shape[0], a->in->shape[1], 0, 0, NULL, NULL };
     fv__hough_edges e;
     fv_status st = fv__hough_edges_list(ctx, a->in, &e, name);
     if (st)
         return st;
     int64_t count = e.n, nl = 0;
     if (a->in2->shape[0] != count) {
-        st = fv_error_set(FV_EINVAL, name, "order has %lld entries for %lld edge pixels",
-                          (long long)a->in2->shape[0], (long long)count);
+        st = fv_error_set(FV_EINVAL, name, "order has %lld entries for %lld edge pixels", (long long)a->in2->shape[0],
+                          (long long)count);
         goto done;
     }
     for (int64_t k = 0; k < count; k++)
@@ -171,7 +171,7 @@ fv__cpu_phough(fv_context *ctx, const fv__op_args *a)
         if (j < 0)
             continue;
         const fv__ph_walk w = fv__ph_walk_init(p, j, x, y);
-        int64_t end[4] = {x, y, x, y};
+        int64_t end[4] = { x, y, x, y };
         fv__ph_ends(&s, &w, end);
         if (!(llabs(end[3] - end[1]) >= p->line_length || llabs(end[2] - end[0]) >= p->line_length))
             continue;

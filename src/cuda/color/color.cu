@@ -5,20 +5,18 @@
 #include "cuda/common.cuh"
 #include "ops/color/color.h"
 
-#define FV_CU_COLOR_KERNEL(SFX, IT, GT, AT)                                                      \
-    __global__ void fv_k_color_##SFX##_##IT(const char *in, const char *in2, char *out, GT g,   \
-                                            fv__color_job j)                                     \
-    {                                                                                            \
-        FV_GRID_STRIDE(IT, i, g.size) {                                                          \
-            IT off[3];                                                                           \
-            FV_CU_OFFSETS(g, i, IT, 3, off);                                                     \
-            fv__color_pixel_##SFX(&j, in + (AT)off[1], in2 ? in2 + (AT)off[2] : (const char *)0, \
-                                  out + (AT)off[0]);                                             \
-        }                                                                                        \
+#define FV_CU_COLOR_KERNEL(SFX, IT, GT, AT)                                                                         \
+    __global__ void fv_k_color_##SFX##_##IT(const char *in, const char *in2, char *out, GT g, fv__color_job j)      \
+    {                                                                                                               \
+        FV_GRID_STRIDE(IT, i, g.size) {                                                                             \
+            IT off[3];                                                                                              \
+            FV_CU_OFFSETS(g, i, IT, 3, off);                                                                        \
+            fv__color_pixel_##SFX(&j, in + (AT)off[1], in2 ? in2 + (AT)off[2] : (const char *)0, out + (AT)off[0]); \
+        }                                                                                                           \
     }
 
-#define FV_CU_COLOR_KERNELS(SFX)                                                                 \
-    FV_CU_COLOR_KERNEL(SFX, uint32_t, fv_cu_geom32, int32_t)                                     \
+#define FV_CU_COLOR_KERNELS(SFX)                             \
+    FV_CU_COLOR_KERNEL(SFX, uint32_t, fv_cu_geom32, int32_t) \
     FV_CU_COLOR_KERNEL(SFX, uint64_t, fv_cu_geom64, int64_t)
 
 FV_CU_COLOR_KERNELS(ff)
@@ -50,17 +48,17 @@ fv_cu_color_fits32(const fv__color_job *j)
     return fv_cu_fits32(&j->g);
 }
 
-#define FV_CU_COLOR_LAUNCH(SFX)                                                                  \
-    do {                                                                                         \
-        if (use32) {                                                                             \
-            fv_cu_geom32 g32;                                                                    \
-            fv_cu_geom_pack32(&j->g, &g32);                                                      \
+#define FV_CU_COLOR_LAUNCH(SFX)                                                                   \
+    do {                                                                                          \
+        if (use32) {                                                                              \
+            fv_cu_geom32 g32;                                                                     \
+            fv_cu_geom_pack32(&j->g, &g32);                                                       \
             fv_k_color_##SFX##_uint32_t<<<x.grid, x.block, 0, x.stream>>>(in, in2, out, g32, *j); \
-        } else {                                                                                 \
-            fv_cu_geom64 g64;                                                                    \
-            fv_cu_geom_pack64(&j->g, &g64);                                                      \
+        } else {                                                                                  \
+            fv_cu_geom64 g64;                                                                     \
+            fv_cu_geom_pack64(&j->g, &g64);                                                       \
             fv_k_color_##SFX##_uint64_t<<<x.grid, x.block, 0, x.stream>>>(in, in2, out, g64, *j); \
-        }                                                                                        \
+        }                                                                                         \
     } while (0)
 
 static fv_status

@@ -9,9 +9,9 @@
 #include "fovea/exposure.h"
 #include "ops/exposure/exposure.h"
 
-#define FV_CU_HIST_SHARED_BINS 12288   /* 48 KiB of uint32 counters */
+#define FV_CU_HIST_SHARED_BINS 12288 /* 48 KiB of uint32 counters */
 
-static const fv_device fv_cu_host = {FV_DEVICE_CPU, 0};
+static const fv_device fv_cu_host = { FV_DEVICE_CPU, 0 };
 
 /* ---- minmax ------------------------------------------------------------------------ */
 
@@ -42,39 +42,38 @@ fv_k_minmax_init(unsigned long long *r)
     }
 }
 
-#define FV_CU_MINMAX(E, T, S)                                                                 \
-    __global__ void fv_k_minmax_##S(const T *x, const uint8_t *m, int64_t n,                  \
-                                    unsigned long long *r)                                    \
-    {                                                                                         \
-        unsigned long long lo = ~0ull, hi = 0, cnt = 0, nan = 0;                              \
-        FV_GRID_STRIDE(int64_t, i, n) {                                                       \
-            if (m && !m[i])                                                                   \
-                continue;                                                                     \
-            double v = (double)x[i];                                                          \
-            cnt++;                                                                            \
-            if (v != v) {                                                                     \
-                nan = 1;                                                                      \
-            } else {                                                                          \
-                unsigned long long k = fv_cu_dkey(v);                                         \
-                lo = k < lo ? k : lo;                                                         \
-                hi = k > hi ? k : hi;                                                         \
-            }                                                                                 \
-        }                                                                                     \
-        for (int o = 16; o > 0; o >>= 1) {                                                    \
-            unsigned long long l2 = __shfl_down_sync(0xffffffffu, lo, o);                     \
-            unsigned long long h2 = __shfl_down_sync(0xffffffffu, hi, o);                     \
-            cnt += __shfl_down_sync(0xffffffffu, cnt, o);                                     \
-            nan |= __shfl_down_sync(0xffffffffu, nan, o);                                     \
-            lo = l2 < lo ? l2 : lo;                                                           \
-            hi = h2 > hi ? h2 : hi;                                                           \
-        }                                                                                     \
-        if ((threadIdx.x & 31u) == 0 && cnt) {                                                \
-            atomicMin(&r[0], lo);                                                             \
-            atomicMax(&r[1], hi);                                                             \
-            if (nan)                                                                          \
-                atomicOr(&r[2], 1ull);                                                        \
-            atomicAdd(&r[3], cnt);                                                            \
-        }                                                                                     \
+#define FV_CU_MINMAX(E, T, S)                                                                       \
+    __global__ void fv_k_minmax_##S(const T *x, const uint8_t *m, int64_t n, unsigned long long *r) \
+    {                                                                                               \
+        unsigned long long lo = ~0ull, hi = 0, cnt = 0, nan = 0;                                    \
+        FV_GRID_STRIDE(int64_t, i, n) {                                                             \
+            if (m && !m[i])                                                                         \
+                continue;                                                                           \
+            double v = (double)x[i];                                                                \
+            cnt++;                                                                                  \
+            if (v != v) {                                                                           \
+                nan = 1;                                                                            \
+            } else {                                                                                \
+                unsigned long long k = fv_cu_dkey(v);                                               \
+                lo = k < lo ? k : lo;                                                               \
+                hi = k > hi ? k : hi;                                                               \
+            }                                                                                       \
+        }                                                                                           \
+        for (int o = 16; o > 0; o >>= 1) {                                                          \
+            unsigned long long l2 = __shfl_down_sync(0xffffffffu, lo, o);                           \
+            unsigned long long h2 = __shfl_down_sync(0xffffffffu, hi, o);                           \
+            cnt += __shfl_down_sync(0xffffffffu, cnt, o);                                           \
+            nan |= __shfl_down_sync(0xffffffffu, nan, o);                                           \
+            lo = l2 < lo ? l2 : lo;                                                                 \
+            hi = h2 > hi ? h2 : hi;                                                                 \
+        }                                                                                           \
+        if ((threadIdx.x & 31u) == 0 && cnt) {                                                      \
+            atomicMin(&r[0], lo);                                                                   \
+            atomicMax(&r[1], hi);                                                                   \
+            if (nan)                                                                                \
+                atomicOr(&r[2], 1ull);                                                              \
+            atomicAdd(&r[3], cnt);                                                                  \
+        }                                                                                           \
     }
 FV_FOREACH_DTYPE(FV_CU_MINMAX)
 
@@ -129,7 +128,7 @@ fv__cuda_minmax(fv_context *ctx, const fv__op_args *a)
     const int64_t n = a->in->shape[0];
     const uint8_t *m = a->in2 ? (const uint8_t *)a->in2->data : NULL;
     unsigned long long *r = (unsigned long long *)a->out->data, h[4];
-    const int vec = !m && ((uintptr_t)a->in->data & 15u) == 0;   /* fv_k_minmax_vec */
+    const int vec = !m && ((uintptr_t)a->in->data & 15u) == 0; /* fv_k_minmax_vec */
     fv_cu_exec x;
     fv_status st;
 
@@ -140,12 +139,12 @@ fv__cuda_minmax(fv_context *ctx, const fv__op_args *a)
     if ((st = fv_cu_launch_status("minmax init")))
         goto done;
     switch (a->in->dtype) {
-#define FV_CU_MINMAX_CASE(E, T, S)                                                                  \
-    case E:                                                                                         \
-        if (vec)                                                                                    \
-            fv_k_minmax_vec<T><<<x.grid, x.block, 0, x.stream>>>((const T *)a->in->data, n, r);     \
-        else                                                                                        \
-            fv_k_minmax_##S<<<x.grid, x.block, 0, x.stream>>>((const T *)a->in->data, m, n, r);     \
+#define FV_CU_MINMAX_CASE(E, T, S)                                                              \
+    case E:                                                                                     \
+        if (vec)                                                                                \
+            fv_k_minmax_vec<T><<<x.grid, x.block, 0, x.stream>>>((const T *)a->in->data, n, r); \
+        else                                                                                    \
+            fv_k_minmax_##S<<<x.grid, x.block, 0, x.stream>>>((const T *)a->in->data, m, n, r); \
         break;
         FV_FOREACH_DTYPE(FV_CU_MINMAX_CASE)
 #undef FV_CU_MINMAX_CASE
@@ -173,39 +172,39 @@ done:
 
 /* ---- histogram ------------------------------------------------------------------------ */
 
-#define FV_CU_HIST(E, T, S)                                                                     \
-    __global__ void fv_k_hist_##S(const T *x, const uint8_t *m, int64_t n, fv_histogram_spec sp, \
-                                  const double *edges, unsigned long long *counts, int shared)   \
-    {                                                                                           \
-        extern __shared__ unsigned int fv_sh_hist[];                                            \
-        const int64_t nb = sp.nbins;                                                            \
-        if (shared) {                                                                           \
-            for (int64_t b = threadIdx.x; b < nb; b += blockDim.x)                              \
-                fv_sh_hist[b] = 0;                                                              \
-            __syncthreads();                                                                    \
-        }                                                                                       \
-        FV_GRID_STRIDE(int64_t, i, n) {                                                         \
-            if (m && !m[i])                                                                     \
-                continue;                                                                       \
-            T v = x[i];                                                                         \
-            int64_t b;                                                                          \
-            if (sp.integer)                                                                     \
-                b = (double)v > 9.2e18 ? -1 : fv__hist_int_bin((int64_t)v, sp.lo, nb);          \
-            else                                                                                \
-                b = fv__hist_float_bin((double)v, &sp, edges);                                  \
-            if (b < 0)                                                                          \
-                continue;                                                                       \
-            if (shared)                                                                         \
-                atomicAdd(&fv_sh_hist[b], 1u);                                                  \
-            else                                                                                \
-                atomicAdd(&counts[b], 1ull);                                                    \
-        }                                                                                       \
-        if (shared) {                                                                           \
-            __syncthreads();                                                                    \
-            for (int64_t b = threadIdx.x; b < nb; b += blockDim.x)                              \
-                if (fv_sh_hist[b])                                                              \
-                    atomicAdd(&counts[b], (unsigned long long)fv_sh_hist[b]);                   \
-        }                                                                                       \
+#define FV_CU_HIST(E, T, S)                                                                                           \
+    __global__ void fv_k_hist_##S(const T *x, const uint8_t *m, int64_t n, fv_histogram_spec sp, const double *edges, \
+                                  unsigned long long *counts, int shared)                                             \
+    {                                                                                                                 \
+        extern __shared__ unsigned int fv_sh_hist[];                                                                  \
+        const int64_t nb = sp.nbins;                                                                                  \
+        if (shared) {                                                                                                 \
+            for (int64_t b = threadIdx.x; b < nb; b += blockDim.x)                                                    \
+                fv_sh_hist[b] = 0;                                                                                    \
+            __syncthreads();                                                                                          \
+        }                                                                                                             \
+        FV_GRID_STRIDE(int64_t, i, n) {                                                                               \
+            if (m && !m[i])                                                                                           \
+                continue;                                                                                             \
+            T v = x[i];                                                                                               \
+            int64_t b;                                                                                                \
+            if (sp.integer)                                                                                           \
+                b = (double)v > 9.2e18 ? -1 : fv__hist_int_bin((int64_t)v, sp.lo, nb);                                \
+            else                                                                                                      \
+                b = fv__hist_float_bin((double)v, &sp, edges);                                                        \
+            if (b < 0)                                                                                                \
+                continue;                                                                                             \
+            if (shared)                                                                                               \
+                atomicAdd(&fv_sh_hist[b], 1u);                                                                        \
+            else                                                                                                      \
+                atomicAdd(&counts[b], 1ull);                                                                          \
+        }                                                                                                             \
+        if (shared) {                                                                                                 \
+            __syncthreads();                                                                                          \
+            for (int64_t b = threadIdx.x; b < nb; b += blockDim.x)                                                    \
+                if (fv_sh_hist[b])                                                                                    \
+                    atomicAdd(&counts[b], (unsigned long long)fv_sh_hist[b]);                                         \
+        }                                                                                                             \
     }
 FV_FOREACH_DTYPE(FV_CU_HIST)
 
@@ -239,10 +238,10 @@ fv__cuda_histogram(fv_context *ctx, const fv__op_args *a)
         const int shared = nb <= FV_CU_HIST_SHARED_BINS && n / (int64_t)x.grid < (int64_t)UINT32_MAX - 1;
         const size_t shbytes = shared ? (size_t)nb * sizeof(unsigned int) : 0;
         switch (a->in->dtype) {
-#define FV_CU_HIST_CASE(E, T, S)                                                                    \
-    case E:                                                                                         \
-        fv_k_hist_##S<<<x.grid, x.block, shbytes, x.stream>>>((const T *)a->in->data, m, n, p->spec, \
-                                                               (const double *)dedges, counts, shared); \
+#define FV_CU_HIST_CASE(E, T, S)                                                                       \
+    case E:                                                                                            \
+        fv_k_hist_##S<<<x.grid, x.block, shbytes, x.stream>>>((const T *)a->in->data, m, n, p->spec,   \
+                                                              (const double *)dedges, counts, shared); \
         break;
             FV_FOREACH_DTYPE(FV_CU_HIST_CASE)
 #undef FV_CU_HIST_CASE
@@ -296,7 +295,9 @@ fv_k_clahe_map(fv__clahe_params p, int32_t *luts)
 __global__ void
 fv_k_clahe_pixels(const uint16_t *in, uint16_t *out, int64_t n, fv__clahe_params p, const int32_t *luts)
 {
-    FV_GRID_STRIDE(int64_t, i, n) { out[i] = fv__clahe_pixel(&p, luts, i, in[i]); }
+    FV_GRID_STRIDE(int64_t, i, n) {
+        out[i] = fv__clahe_pixel(&p, luts, i, in[i]);
+    }
 }
 
 extern "C" fv_status
@@ -323,14 +324,14 @@ fv__cuda_clahe(fv_context *ctx, const fv__op_args *a)
         }
         const int64_t tb = p->ntiles < 65535 ? p->ntiles : 65535;
         fv_k_clahe_hist<<<(unsigned)tb, FV_CU_BLOCK, shbytes, x.stream>>>((const uint16_t *)a->in->data, *p,
-                                                                           (int32_t *)dl);
+                                                                          (int32_t *)dl);
         if ((st = fv_cu_launch_status("equalize_adapthist (histograms)")))
             goto done;
         fv_k_clahe_map<<<fv_cu_grid(p->ntiles, x.device), 64, 0, x.stream>>>(*p, (int32_t *)dl);
         if ((st = fv_cu_launch_status("equalize_adapthist (clip and map)")))
             goto done;
-        fv_k_clahe_pixels<<<x.grid, x.block, 0, x.stream>>>((const uint16_t *)a->in->data,
-                                                             (uint16_t *)a->out->data, n, *p, (const int32_t *)dl);
+        fv_k_clahe_pixels<<<x.grid, x.block, 0, x.stream>>>((const uint16_t *)a->in->data, (uint16_t *)a->out->data, n,
+                                                            *p, (const int32_t *)dl);
         st = fv_cu_launch_status("equalize_adapthist (interpolation)");
     }
 done:

@@ -64,8 +64,7 @@ cf_load(void)
     void *lib;
 
     names[nn++] = "libcufft.so.12";
-    if (home && *home && snprintf(home_path, sizeof home_path, "%s/lib64/libcufft.so.12", home) <
-                             (int)sizeof home_path)
+    if (home && *home && snprintf(home_path, sizeof home_path, "%s/lib64/libcufft.so.12", home) < (int)sizeof home_path)
         names[nn++] = home_path;
     names[nn++] = "/usr/local/cuda/lib64/libcufft.so.12";
     names[nn++] = "libcufft.so";
@@ -74,14 +73,14 @@ cf_load(void)
                  first_err);
         return;
     }
-#define FV__CF_RESOLVE(f)                                                                                \
-    do {                                                                                                 \
-        void *sym_ = dlsym(lib, #f);                                                                     \
-        if (!sym_) {                                                                                     \
-            snprintf(g_cf_reason, sizeof g_cf_reason, "GPU FFT unavailable: libcufft has no %s", #f);   \
-            return;                                                                                      \
-        }                                                                                                \
-        memcpy(&cf.f##_, &sym_, sizeof sym_);                                                               \
+#define FV__CF_RESOLVE(f)                                                                             \
+    do {                                                                                              \
+        void *sym_ = dlsym(lib, #f);                                                                  \
+        if (!sym_) {                                                                                  \
+            snprintf(g_cf_reason, sizeof g_cf_reason, "GPU FFT unavailable: libcufft has no %s", #f); \
+            return;                                                                                   \
+        }                                                                                             \
+        memcpy(&cf.f##_, &sym_, sizeof sym_);                                                         \
     } while (0);
     FV__CUFFT_FUNCS(FV__CF_RESOLVE)
 #undef FV__CF_RESOLVE
@@ -93,7 +92,7 @@ cf_load(void)
 typedef struct fv__cf_key {
     int device;
     void *stream;
-    int type;               /* cufftType */
+    int type; /* cufftType */
     int rank;
     int n[3];
     int inembed[3], istride, idist;
@@ -159,9 +158,9 @@ cf_plan_get(const fv__cf_key *key, fv__cf_plan **out)
     p->key = *key;
     /* zero embeds: the basic (packed) layout, NULL embeds for cuFFT */
     const int adv = key->inembed[0] != 0;
-    cufftResult r = cf.cufftPlanMany_(&p->h, key->rank, (int *)key->n, adv ? (int *)key->inembed : NULL,
-                                     key->istride, key->idist, adv ? (int *)key->onembed : NULL, key->ostride,
-                                     key->odist, (cufftType)key->type, key->batch);
+    cufftResult r =
+        cf.cufftPlanMany_(&p->h, key->rank, (int *)key->n, adv ? (int *)key->inembed : NULL, key->istride, key->idist,
+                          adv ? (int *)key->onembed : NULL, key->ostride, key->odist, (cufftType)key->type, key->batch);
     if (r != CUFFT_SUCCESS) {
         free(p);
         return cf_error("cufftPlanMany", r);
@@ -183,7 +182,7 @@ cf_plan_get(const fv__cf_key *key, fv__cf_plan **out)
     if (g_cf_count < FV__CUFFT_CACHE)
         g_cf_plans[g_cf_count++] = p;
     else
-        p->refs += 1000000;   /* not cached: destroyed by its user (see cf_plan_put) */
+        p->refs += 1000000; /* not cached: destroyed by its user (see cf_plan_put) */
     pthread_mutex_unlock(&g_cf_lock);
     cf_plan_destroy(evicted);
     *out = p;
@@ -242,8 +241,7 @@ __global__ void
 fv_k_fft_swap(const T *src, T *dst, int64_t outer, int64_t A, int64_t B)
 {
     const int64_t ab = A * B;
-    FV_GRID_STRIDE(int64_t, i, outer * ab)
-    {
+    FV_GRID_STRIDE(int64_t, i, outer * ab) {
         const int64_t o = i / ab, r = i - o * ab, a = r / B, b = r - a * B;
         dst[o * ab + b * A + a] = src[i];
     }
@@ -257,8 +255,7 @@ cf_swap(const fv_cu_exec *x, size_t elem, const void *src, void *dst, int64_t ou
     else if (elem == 8)
         fv_k_fft_swap<double><<<x->grid, x->block, 0, x->stream>>>((const double *)src, (double *)dst, outer, A, B);
     else
-        fv_k_fft_swap<double2><<<x->grid, x->block, 0, x->stream>>>((const double2 *)src, (double2 *)dst, outer, A,
-                                                                    B);
+        fv_k_fft_swap<double2><<<x->grid, x->block, 0, x->stream>>>((const double2 *)src, (double2 *)dst, outer, A, B);
     return fv_cu_launch_status("fft transpose kernel launch");
 }
 
@@ -267,9 +264,8 @@ cf_swap(const fv_cu_exec *x, size_t elem, const void *src, void *dst, int64_t ou
  * lines are made contiguous in scratch, transformed as one packed batch, and put
  * back in place. */
 static fv_status
-cf_pass_real_swapped(fv_context *ctx, fv_cu_exec *x, int dbl, int kind, int inverse, int64_t outer,
-                     int64_t inner, int64_t n, int64_t nin, int64_t nout, size_t ein, size_t eout,
-                     char *in, char *out)
+cf_pass_real_swapped(fv_context *ctx, fv_cu_exec *x, int dbl, int kind, int inverse, int64_t outer, int64_t inner,
+                     int64_t n, int64_t nin, int64_t nout, size_t ein, size_t eout, char *in, char *out)
 {
     if (outer * inner > INT_MAX || outer * inner * nin > INT_MAX || outer * inner * nout > INT_MAX)
         return fv_error_set(FV_EUNSUPPORTED, "fft", "GPU FFT: batch too large for cuFFT's 32-bit plans");
@@ -357,7 +353,8 @@ template <typename T>
 __global__ void
 fv_k_fft_scale(T *a, int64_t n, T s)
 {
-    FV_GRID_STRIDE(int64_t, i, n) a[i] *= s;
+    FV_GRID_STRIDE(int64_t, i, n)
+        a[i] *= s;
 }
 
 static fv_status
@@ -369,7 +366,7 @@ fv_cu_fft(fv_context *ctx, const fv__op_args *a)
     const int dbl = in->dtype == FV_FLOAT64;
     const int nd = p->kind == FV_FFT_C2R ? out->ndim : out->ndim - 1;
     const int last = p->axes[p->naxes - 1];
-    int64_t S[FV_MAX_NDIM];   /* the full (real-side) logical shape */
+    int64_t S[FV_MAX_NDIM]; /* the full (real-side) logical shape */
     fv_cu_exec x;
     fv_status st;
 
@@ -427,7 +424,7 @@ fv_cu_fft(fv_context *ctx, const fv__op_args *a)
             int64_t Sp[FV_MAX_NDIM];
             memcpy(Sp, S, sizeof Sp);
             if (!first && p->kind == FV_FFT_R2C)
-                Sp[last] = S[last] / 2 + 1;   /* later passes see the half spectrum */
+                Sp[last] = S[last] / 2 + 1; /* later passes see the half spectrum */
             st = cf_pass_axis(ctx, &x, dbl, kind, p->inverse, nd, Sp, ax, Sp[ax], first ? in->data : out->data,
                               out->data);
         }
@@ -479,8 +476,7 @@ __global__ void
 fv_k_fourier(const char *in, char *out, int64_t n, fv__cu_fourier_geom g, fv__fourier_params q)
 {
     const int add = q.kind == FV__FOURIER_ELLIPSOID || q.kind == FV__FOURIER_SHIFT;
-    FV_GRID_STRIDE(int64_t, i, n)
-    {
+    FV_GRID_STRIDE(int64_t, i, n) {
         int64_t r = i, io = 0, oo = 0;
         double acc = add ? 0.0 : 1.0;
         for (int d = g.nd - 1; d >= 0; d--) {

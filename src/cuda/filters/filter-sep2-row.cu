@@ -94,7 +94,7 @@ template <int KIND, int S, int TRK>
 __device__ __forceinline__ void
 fv_d_row_segment(const fv_cu_sep_args &p, const float (&w)[S], int64_t t, int lane, float cv, bool &odd)
 {
-    const int D = (S / 2 + 3) / 4;   /* chunks either side a window reaches */
+    const int D = (S / 2 + 3) / 4; /* chunks either side a window reaches */
     const int n = p.nc, nch = n >> 2;
     const char *li;
     char *lo;
@@ -123,7 +123,7 @@ fv_d_row_segment(const fv_cu_sep_args &p, const float (&w)[S], int64_t t, int la
             fv_d_row_put(xb + 4 * (D + d), fv_d_row_shfl(lane < d ? nx : cu, (lane + d) & 31));
         }
         xb[4 * (2 * D + 1)] = 0.0f;
-        if (cb - D < 0 || cb + 32 + D > nch) {   /* a window past an end of the line */
+        if (cb - D < 0 || cb + 32 + D > nch) { /* a window past an end of the line */
 #pragma unroll 20
             for (int i = 0; i < 4 * (2 * D + 1); i++) {
                 const int q = 4 * (c - D) + i;
@@ -146,8 +146,8 @@ fv_d_row_segment(const fv_cu_sep_args &p, const float (&w)[S], int64_t t, int la
 }
 
 template <int S>
-__global__ void __launch_bounds__(FV_CU_ROW_THREADS)
-fv_k_sep_row1(const __grid_constant__ fv_cu_sep_args p)
+__global__ void
+__launch_bounds__(FV_CU_ROW_THREADS) fv_k_sep_row1(const __grid_constant__ fv_cu_sep_args p)
 {
     __shared__ float sw[S];
     __shared__ int skind;
@@ -167,7 +167,7 @@ fv_k_sep_row1(const __grid_constant__ fv_cu_sep_args p)
     for (int64_t t = (int64_t)blockIdx.x * (FV_CU_ROW_THREADS / 32) + (tid >> 5); t < p.ntiles; t += nw)
         FV_CU_STRIP_TRK_SWITCH(tr, FV_CU_STRIP_KIND_SWITCH(kind, (fv_d_row_segment<KD, S, TK>(p, w, t, lane, cv, odd))))
     if (odd)
-        *p.flag = 1;   /* benign: every writer stores 1 */
+        *p.flag = 1; /* benign: every writer stores 1 */
 }
 
 /* 8-bit lines (uint8 into uint8): one chunk of VB bytes (4, 8 or 16: values) a
@@ -178,9 +178,15 @@ fv_k_sep_row1(const __grid_constant__ fv_cu_sep_args p)
  * Narrow chunks give more lanes and fewer registers a lane: what lines of a few
  * thousand bytes need to fill the GPU. */
 template <int VB> struct fv_d_row_vec;
-template <> struct fv_d_row_vec<4> { typedef unsigned T; };
-template <> struct fv_d_row_vec<8> { typedef uint2 T; };
-template <> struct fv_d_row_vec<16> { typedef uint4 T; };
+template <> struct fv_d_row_vec<4> {
+    typedef unsigned T;
+};
+template <> struct fv_d_row_vec<8> {
+    typedef uint2 T;
+};
+template <> struct fv_d_row_vec<16> {
+    typedef uint4 T;
+};
 
 __device__ __forceinline__ unsigned
 fv_d_row_shfl(unsigned v, int src)
@@ -197,12 +203,40 @@ fv_d_row_shfl(uint2 v, int src)
 }
 
 /* a chunk's 32-bit words, and back */
-__device__ __forceinline__ void fv_d_row_words(unsigned v, unsigned *w) { w[0] = v; }
-__device__ __forceinline__ void fv_d_row_words(uint2 v, unsigned *w) { w[0] = v.x; w[1] = v.y; }
-__device__ __forceinline__ void fv_d_row_words(uint4 v, unsigned *w) { w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w; }
-__device__ __forceinline__ void fv_d_row_chunk(const unsigned *w, unsigned &v) { v = w[0]; }
-__device__ __forceinline__ void fv_d_row_chunk(const unsigned *w, uint2 &v) { v = make_uint2(w[0], w[1]); }
-__device__ __forceinline__ void fv_d_row_chunk(const unsigned *w, uint4 &v) { v = make_uint4(w[0], w[1], w[2], w[3]); }
+__device__ __forceinline__ void
+fv_d_row_words(unsigned v, unsigned *w)
+{
+    w[0] = v;
+}
+__device__ __forceinline__ void
+fv_d_row_words(uint2 v, unsigned *w)
+{
+    w[0] = v.x;
+    w[1] = v.y;
+}
+__device__ __forceinline__ void
+fv_d_row_words(uint4 v, unsigned *w)
+{
+    w[0] = v.x;
+    w[1] = v.y;
+    w[2] = v.z;
+    w[3] = v.w;
+}
+__device__ __forceinline__ void
+fv_d_row_chunk(const unsigned *w, unsigned &v)
+{
+    v = w[0];
+}
+__device__ __forceinline__ void
+fv_d_row_chunk(const unsigned *w, uint2 &v)
+{
+    v = make_uint2(w[0], w[1]);
+}
+__device__ __forceinline__ void
+fv_d_row_chunk(const unsigned *w, uint4 &v)
+{
+    v = make_uint4(w[0], w[1], w[2], w[3]);
+}
 
 /* byte k (a constant) of the words w, as a float (exact: the byte in the mantissa
  * of 2^23, then 2^23 subtracted) */
@@ -217,7 +251,7 @@ fv_d_row_byte(const unsigned *w, int k)
  * its ends */
 __device__ __forceinline__ double
 fv_d_row_window_d(const uint8_t *line, int n, int q0, int mode, float cv, const double *wd, int64_t wst, int kind,
-             int size)
+                  int size)
 {
     return fv_d_win_sum_d(
         [&](int j) -> double {
@@ -232,8 +266,8 @@ __device__ __forceinline__ void
 fv_d_row_segment_u8(const fv_cu_sep_args &p, const float (&w)[S], int64_t t, int lane, float cv, float e)
 {
     typedef typename fv_d_row_vec<VB>::T V;
-    const int H = S / 2, D = (H + VB - 1) / VB;   /* chunks either side a window reaches */
-    const int NW = (2 * D + 1) * VB / 4, NX = VB + 2 * H;   /* words held; window values: positions VB c - H ... */
+    const int H = S / 2, D = (H + VB - 1) / VB;           /* chunks either side a window reaches */
+    const int NW = (2 * D + 1) * VB / 4, NX = VB + 2 * H; /* words held; window values: positions VB c - H ... */
     const int n = p.nc, nch = n / VB;
     const char *li;
     char *lo;
@@ -244,7 +278,7 @@ fv_d_row_segment_u8(const fv_cu_sep_args &p, const float (&w)[S], int64_t t, int
     V *dst = (V *)lo;
     const double *wd = p.dw ? p.dw : p.p1.w;
     const int64_t wst = p.dw ? p.dwst : 1;
-    const bool all = e > 1.0f;   /* +inf (fv_d_win_chk_dev): every output again in double */
+    const bool all = e > 1.0f; /* +inf (fv_d_win_chk_dev): every output again in double */
     float wr[S];
     fv_d_strip_wregs<KIND, S>(w, wr);
     V pv = fv_d_row_ld(src, c0 - 32 + lane, nch), cu = fv_d_row_ld(src, c0 + lane, nch);
@@ -263,7 +297,7 @@ fv_d_row_segment_u8(const fv_cu_sep_args &p, const float (&w)[S], int64_t t, int
         for (int i = 0; i < NX; i++)
             xb[i] = fv_d_row_byte(wv, D * VB - H + i);
         xb[NX] = 0.0f;
-        if (cb - D < 0 || cb + 32 + D > nch) {   /* a window past an end of the line */
+        if (cb - D < 0 || cb + 32 + D > nch) { /* a window past an end of the line */
 #pragma unroll
             for (int i = 0; i < NX; i++) {
                 const int q = VB * c - H + i;
@@ -306,8 +340,8 @@ fv_d_row_segment_u8(const fv_cu_sep_args &p, const float (&w)[S], int64_t t, int
 }
 
 template <int S, int VB>
-__global__ void __launch_bounds__(FV_CU_ROW_THREADS)
-fv_k_sep_row1u8(const __grid_constant__ fv_cu_sep_args p)
+__global__ void
+__launch_bounds__(FV_CU_ROW_THREADS) fv_k_sep_row1u8(const __grid_constant__ fv_cu_sep_args p)
 {
     __shared__ float sw[S], se;
     __shared__ int skind;
@@ -328,11 +362,17 @@ fv_k_sep_row1u8(const __grid_constant__ fv_cu_sep_args p)
     const float cv = (float)p.p1.cval;
     const int64_t nw = (int64_t)gridDim.x * (FV_CU_ROW_THREADS / 32);
     for (int64_t t = (int64_t)blockIdx.x * (FV_CU_ROW_THREADS / 32) + (tid >> 5); t < p.ntiles; t += nw) {
-        if (e != 0.0f) {   /* correlation weights, checked */
+        if (e != 0.0f) { /* correlation weights, checked */
             switch (kind) {
-            case FV_CU_WIN_SYM: fv_d_row_segment_u8<FV_CU_WIN_SYM, S, VB, true>(p, w, t, lane, cv, e); break;
-            case FV_CU_WIN_ANTI: fv_d_row_segment_u8<FV_CU_WIN_ANTI, S, VB, true>(p, w, t, lane, cv, e); break;
-            default: fv_d_row_segment_u8<FV_CU_WIN_CORR, S, VB, true>(p, w, t, lane, cv, e); break;
+            case FV_CU_WIN_SYM:
+                fv_d_row_segment_u8<FV_CU_WIN_SYM, S, VB, true>(p, w, t, lane, cv, e);
+                break;
+            case FV_CU_WIN_ANTI:
+                fv_d_row_segment_u8<FV_CU_WIN_ANTI, S, VB, true>(p, w, t, lane, cv, e);
+                break;
+            default:
+                fv_d_row_segment_u8<FV_CU_WIN_CORR, S, VB, true>(p, w, t, lane, cv, e);
+                break;
             }
         } else {
             FV_CU_STRIP_KIND_SWITCH(kind, (fv_d_row_segment_u8<KD, S, VB, false>(p, w, t, lane, cv, e)))
@@ -352,7 +392,7 @@ fv_cu_sep_resident_blocks(void (*k)(fv_cu_sep_args), int *cache)
         (void)cudaGetLastError();
         nb = 1;
     }
-    *cache = nb;   /* benign race: every writer stores the same value */
+    *cache = nb; /* benign race: every writer stores the same value */
     return nb;
 }
 
@@ -369,10 +409,12 @@ fv_cu_sep_row1_go(const fv_cu_sep_args *a, int sms, int64_t nbatch, cudaStream_t
     static int occ[4];
     fv_cu_sep_args t = *a;
     const int64_t lines = (int64_t)t.nr * nbatch, steps = ((vb ? t.nc / vb : t.nc >> 2) + 31) / 32;
-    void (*k)(fv_cu_sep_args) = vb == 4 ? fv_k_sep_row1u8<S, 4> : vb == 8 ? fv_k_sep_row1u8<S, 8> : vb == 16 ? fv_k_sep_row1u8<S, 16>
-                                                                                                   : fv_k_sep_row1<S>;
+    void (*k)(fv_cu_sep_args) = vb == 4 ? fv_k_sep_row1u8<S, 4>
+        : vb == 8                       ? fv_k_sep_row1u8<S, 8>
+        : vb == 16                      ? fv_k_sep_row1u8<S, 16>
+                                        : fv_k_sep_row1<S>;
     const int nb = fv_cu_sep_resident_blocks(k, &occ[vb == 4 ? 0 : vb == 8 ? 1 : vb == 16 ? 2 : 3]);
-    const int64_t rb = (int64_t)nb * sms, rw = rb * (FV_CU_ROW_THREADS / 32);   /* resident blocks, warps */
+    const int64_t rb = (int64_t)nb * sms, rw = rb * (FV_CU_ROW_THREADS / 32); /* resident blocks, warps */
     int64_t th = steps, best = -1;
     for (int64_t sg = 1; sg <= 64 && sg <= steps; sg++) {
         const int64_t h = (steps + sg - 1) / sg, n = lines * ((steps + h - 1) / h);

@@ -19,18 +19,18 @@
  * Against the tile kernel this drops the halo rows of pass 1 (recomputed per
  * 64-row tile there) and every shared store and load of the input tile. */
 template <int S>
-__global__ void __launch_bounds__(FV_CU_STRIP_THREADS, FV_CU_STRIP_BLOCKS)
-fv_k_sep_strip(const __grid_constant__ fv_cu_sep_args p)
+__global__ void
+__launch_bounds__(FV_CU_STRIP_THREADS, FV_CU_STRIP_BLOCKS) fv_k_sep_strip(const __grid_constant__ fv_cu_sep_args p)
 {
     typedef fv_cu_strip_geo<S> g;
     const int G = g::G, TQ = g::TQ, C = g::C, MP = g::MP;
     extern __shared__ double fv_d_sep_smem[];
-    float *buf = (float *)fv_d_sep_smem;                 /* [2][G][MP] */
-    float *sw = buf + 2 * G * MP;                   /* [2][S] the weights */
-    int *rowoff = (int *)(sw + 2 * S);              /* [th + S - 1] byte offsets of the input rows */
+    float *buf = (float *)fv_d_sep_smem; /* [2][G][MP] */
+    float *sw = buf + 2 * G * MP;        /* [2][S] the weights */
+    int *rowoff = (int *)(sw + 2 * S);   /* [th + S - 1] byte offsets of the input rows */
     const int tid = threadIdx.x, th = p.th;
     const int k1 = p.p1.kind, k2 = p.p2.kind;
-    const int trk = p.p1.track > p.p2.track ? p.p1.track : p.p2.track;   /* inputs and intermediates alike */
+    const int trk = p.p1.track > p.p2.track ? p.p1.track : p.p2.track; /* inputs and intermediates alike */
     const float cv1 = (float)p.p1.cval, cv2 = (float)p.p2.cval;
     fv_d_strip_weights_to_shared<S>(p, sw);
     const float(&w1)[S] = *(const float(*)[S])sw;
@@ -44,7 +44,7 @@ fv_k_sep_strip(const __grid_constant__ fv_cu_sep_args p)
         const int er = p.nr - r0t < th ? p.nr - r0t : th;
         const int ec = p.nc - c0t < TQ ? p.nc - c0t : TQ;
 
-        __syncthreads();   /* the previous strip's readers of the buffer and the row table are done */
+        __syncthreads(); /* the previous strip's readers of the buffer and the row table are done */
         fv_d_strip_row_table(rowoff, th + S - 1, r0t - p.p1.left, p.nr, p.p1.mode, p.sr_in);
         /* this thread's column: >= 0 loaded, -1 a constant column of the
          * intermediate (cv2), -2 none (past the strip's columns) */
@@ -75,12 +75,14 @@ fv_k_sep_strip(const __grid_constant__ fv_cu_sep_args p)
             for (int i = 0; i < G; i++)
                 ld[i] = fv_d_strip_load(colp, rowoff[S - 1 + i], cv1);
         }
-        const int ng = (er + G - 1) / G;   /* groups holding rows of the image */
+        const int ng = (er + G - 1) / G; /* groups holding rows of the image */
         for (int gi = 0; gi < ng; gi++) {
             float *bb = buf + (gi & 1) * G * MP;
-            const int nv = er - gi * G;   /* rows of this group inside the image */
-            FV_CU_STRIP_TRK_SWITCH(trk, FV_CU_STRIP_KIND_SWITCH(k1, (fv_d_strip_pass1<KD, S, G, TK>(win, ld, w1, bb, MP, tid, live, fill, odd))))
-            if (gi + 1 < ng) {   /* the next rows' loads, in flight during pass 2 */
+            const int nv = er - gi * G; /* rows of this group inside the image */
+            FV_CU_STRIP_TRK_SWITCH(trk,
+                                   FV_CU_STRIP_KIND_SWITCH(
+                                       k1, (fv_d_strip_pass1<KD, S, G, TK>(win, ld, w1, bb, MP, tid, live, fill, odd))))
+            if (gi + 1 < ng) { /* the next rows' loads, in flight during pass 2 */
                 const int q0 = S - 1 + (gi + 1) * G;
                 if (inner) {
                     const char *rp = rowp + q0 * sr;
@@ -100,7 +102,7 @@ fv_k_sep_strip(const __grid_constant__ fv_cu_sep_args p)
         }
     }
     if (odd)
-        *p.flag = 1;   /* benign: every writer stores 1 */
+        *p.flag = 1; /* benign: every writer stores 1 */
 }
 
 /* The strip kernel with the passes the other way round (`pd`: pass 1 along the
@@ -116,14 +118,14 @@ template <int S> struct fv_cu_strip_geo_pd {
     static size_t smem(int th)
     {
         return (size_t)g::G * (g::MP + g::TQ) * sizeof(float) + (size_t)2 * S * sizeof(float) +
-               (size_t)(th + 2 * g::G) * sizeof(int);
+            (size_t)(th + 2 * g::G) * sizeof(int);
     }
 };
 
 template <int KIND, int S, int TRK>
 __device__ __forceinline__ void
-fv_d_strip_pd_pass1(const fv_cu_sep_args &p, const float *A, float *B, const int *rowq, const float (&w)[S], int tid, float cv2,
-             bool &odd)
+fv_d_strip_pd_pass1(const fv_cu_sep_args &p, const float *A, float *B, const int *rowq, const float (&w)[S], int tid,
+                    float cv2, bool &odd)
 {
     fv_d_strip_trk<TRK> trk;
     typedef fv_cu_strip_geo<S> g;
@@ -138,7 +140,7 @@ fv_d_strip_pd_pass1(const fv_cu_sep_args &p, const float *A, float *B, const int
 #pragma unroll
         for (int k = 0; k < 4; k++)
             trk.add(o[k]);
-        if (rowq[i] == FV_CU_STRIP_CROW)   /* a constant row of the intermediate */
+        if (rowq[i] == FV_CU_STRIP_CROW) /* a constant row of the intermediate */
             o[0] = o[1] = o[2] = o[3] = cv2;
         *(float4 *)(B + i * TQ + c) = make_float4(o[0], o[1], o[2], o[3]);
     }
@@ -165,7 +167,7 @@ fv_d_strip_pd_stage(float *a, const float (&ld)[fv_cu_strip_geo<S>::G], bool liv
 template <int KIND, int S>
 __device__ __forceinline__ void
 fv_d_strip_pd_pass2(float (&win)[S], const float *B, const float (&w)[S], char *dst, int sr, int tid, int q0, int er,
-             bool col)
+                    bool col)
 {
     typedef fv_cu_strip_geo<S> g;
     const int G = g::G, TQ = g::TQ;
@@ -186,19 +188,19 @@ fv_d_strip_pd_pass2(float (&win)[S], const float *B, const float (&w)[S], char *
 }
 
 template <int S>
-__global__ void __launch_bounds__(FV_CU_STRIP_THREADS, FV_CU_STRIP_BLOCKS)
-fv_k_sep_strip_pd(const __grid_constant__ fv_cu_sep_args p)
+__global__ void
+__launch_bounds__(FV_CU_STRIP_THREADS, FV_CU_STRIP_BLOCKS) fv_k_sep_strip_pd(const __grid_constant__ fv_cu_sep_args p)
 {
     typedef fv_cu_strip_geo<S> g;
     const int G = g::G, TQ = g::TQ, C = g::C, MP = g::MP;
     extern __shared__ double fv_d_sep_smem[];
-    float *A = (float *)fv_d_sep_smem;       /* [G][MP] input rows */
-    float *B = A + G * MP;              /* [G][TQ] pass 1's results */
-    float *sw = B + G * TQ;             /* [2][S] the weights */
-    int *rowoff = (int *)(sw + 2 * S);  /* [th + 2G] byte offsets of the intermediate's rows in the input */
+    float *A = (float *)fv_d_sep_smem; /* [G][MP] input rows */
+    float *B = A + G * MP;             /* [G][TQ] pass 1's results */
+    float *sw = B + G * TQ;            /* [2][S] the weights */
+    int *rowoff = (int *)(sw + 2 * S); /* [th + 2G] byte offsets of the intermediate's rows in the input */
     const int tid = threadIdx.x, th = p.th;
     const int k1 = p.p1.kind, k2 = p.p2.kind;
-    const int trk = p.p1.track > p.p2.track ? p.p1.track : p.p2.track;   /* inputs and intermediates alike */
+    const int trk = p.p1.track > p.p2.track ? p.p1.track : p.p2.track; /* inputs and intermediates alike */
     const float cv1 = (float)p.p1.cval, cv2 = (float)p.p2.cval;
     fv_d_strip_weights_to_shared<S>(p, sw);
     const float(&w1)[S] = *(const float(*)[S])sw;
@@ -211,9 +213,9 @@ fv_k_sep_strip_pd(const __grid_constant__ fv_cu_sep_args p)
         const int r0t = ir * th, c0t = ic * TQ;
         const int er = p.nr - r0t < th ? p.nr - r0t : th;
         const int ec = p.nc - c0t < TQ ? p.nc - c0t : TQ;
-        const int ng = (er + S - 1 + G - 1) / G;   /* groups of intermediate rows */
+        const int ng = (er + S - 1 + G - 1) / G; /* groups of intermediate rows */
 
-        __syncthreads();   /* the previous strip's readers of the buffers and the row table are done */
+        __syncthreads(); /* the previous strip's readers of the buffers and the row table are done */
         fv_d_strip_row_table(rowoff, ng * G, r0t - p.p2.left, p.nr, p.p2.mode, p.sr_in);
         /* this thread's input column: >= 0 loaded, -1 pass 1's constant, -2 none */
         const int cq = tid < C ? fv_d_flt_extend<int>(c0t - p.p1.left + tid, p.nc, p.p1.mode) : -2;
@@ -235,13 +237,13 @@ fv_k_sep_strip_pd(const __grid_constant__ fv_cu_sep_args p)
         } else {
 #pragma unroll
             for (int i = 0; i < G; i++)
-                ld[i] = fv_d_strip_load(colp, rowoff[i], 0.0f);   /* constant rows: any value (pass 1 gives cv2) */
+                ld[i] = fv_d_strip_load(colp, rowoff[i], 0.0f); /* constant rows: any value (pass 1 gives cv2) */
         }
         for (int gi = 0; gi < ng; gi++) {
             /* the group's input rows to A (tracked values tested here, not at the load) */
             if (tid < MP)
                 FV_CU_STRIP_TRK_SWITCH(trk, (fv_d_strip_pd_stage<S, TK>(A + tid, ld, live, fill, odd)))
-            if (gi + 1 < ng) {   /* the next group's loads, in flight during the passes */
+            if (gi + 1 < ng) { /* the next group's loads, in flight during the passes */
                 const int q0 = (gi + 1) * G;
                 if (inner) {
                     const char *rp = rowp + q0 * sr;
@@ -255,14 +257,18 @@ fv_k_sep_strip_pd(const __grid_constant__ fv_cu_sep_args p)
                 }
             }
             __syncthreads();
-            FV_CU_STRIP_TRK_SWITCH(trk, FV_CU_STRIP_KIND_SWITCH(k1, (fv_d_strip_pd_pass1<KD, S, TK>(p, A, B, rowoff + gi * G, w1, tid, cv2, odd))))
+            FV_CU_STRIP_TRK_SWITCH(
+                trk,
+                FV_CU_STRIP_KIND_SWITCH(k1,
+                                        (fv_d_strip_pd_pass1<KD, S, TK>(p, A, B, rowoff + gi * G, w1, tid, cv2, odd))))
             __syncthreads();
             if (tid < TQ)
-                FV_CU_STRIP_KIND_SWITCH(k2, (fv_d_strip_pd_pass2<KD, S>(win, B, w2, dst, p.sr_out, tid, gi * G, er, col)))
+                FV_CU_STRIP_KIND_SWITCH(k2,
+                                        (fv_d_strip_pd_pass2<KD, S>(win, B, w2, dst, p.sr_out, tid, gi * G, er, col)))
         }
     }
     if (odd)
-        *p.flag = 1;   /* benign: every writer stores 1 */
+        *p.flag = 1; /* benign: every writer stores 1 */
 }
 
 /* ==== 1-D strips: one float32 pass of S taps along an axis other than the
@@ -273,13 +279,13 @@ fv_k_sep_strip_pd(const __grid_constant__ fv_cu_sep_args p)
  * value is consumed and the load of the row G further is issued in its place:
  * G loads stay in flight. The kind and weights of device weights are resolved
  * in the block (fv_d_win_kind_dev), as filter1d's kernels do. */
-#define FV_CU_STRIP1_ROWS 256   /* output rows per strip (about) */
+#define FV_CU_STRIP1_ROWS 256 /* output rows per strip (about) */
 
 template <int KIND, int S, int G, int TRK>
 __device__ __forceinline__ void
 fv_d_strip1_group(float (&win)[S], float (&ld)[G], const float (&w)[S], const char *colp, const char *rowp, int sr,
-           const int *rowoff, bool inner, int q0, int nq, char *dst, int sro, int j0, int er, bool col, float cv,
-           bool &odd)
+                  const int *rowoff, bool inner, int q0, int nq, char *dst, int sro, int j0, int er, bool col, float cv,
+                  bool &odd)
 {
     fv_d_strip_trk<TRK> trk;
     float wr[S];
@@ -288,7 +294,7 @@ fv_d_strip1_group(float (&win)[S], float (&ld)[G], const float (&w)[S], const ch
     for (int i = 0; i < G; i++) {
         win[(S - 1 + i) % S] = ld[i];
         trk.add(ld[i]);
-        const int qn = q0 + G + i;   /* the row this register takes next */
+        const int qn = q0 + G + i; /* the row this register takes next */
         if (qn < nq)
             ld[i] = inner ? __ldg((const float *)(rowp + qn * sr)) : fv_d_strip_load(colp, rowoff[qn], cv);
         float x[S + 1], v[1];
@@ -304,12 +310,12 @@ fv_d_strip1_group(float (&win)[S], float (&ld)[G], const float (&w)[S], const ch
 }
 
 template <int S>
-__global__ void __launch_bounds__(FV_CU_STRIP_THREADS, FV_CU_STRIP_BLOCKS)
-fv_k_sep_strip1(const __grid_constant__ fv_cu_sep_args p)
+__global__ void
+__launch_bounds__(FV_CU_STRIP_THREADS, FV_CU_STRIP_BLOCKS) fv_k_sep_strip1(const __grid_constant__ fv_cu_sep_args p)
 {
     const int G = fv_cu_strip_geo<S>::G;
     extern __shared__ double fv_d_sep_smem[];
-    float *sw = (float *)fv_d_sep_smem;      /* [S] the weights */
+    float *sw = (float *)fv_d_sep_smem; /* [S] the weights */
     int *skind = (int *)(sw + S);       /* the resolved kind */
     int *rowoff = skind + 1;            /* [th + S - 1 + G] byte offsets of the input rows */
     const int tid = threadIdx.x, th = p.th, tr = p.p1.track;
@@ -330,10 +336,10 @@ fv_k_sep_strip1(const __grid_constant__ fv_cu_sep_args p)
         const int r0t = ir * th, c0t = ic * FV_CU_STRIP_THREADS;
         const int er = p.nr - r0t < th ? p.nr - r0t : th;
         const int ng = (er + G - 1) / G;
-        const int nq = ng * G + S - 1;   /* input rows the strip reads */
+        const int nq = ng * G + S - 1; /* input rows the strip reads */
         const bool col = c0t + tid < p.nc;
         const bool inner = r0t - p.p1.left >= 0 && r0t - p.p1.left + nq <= p.nr;
-        __syncthreads();   /* the previous strip's readers of the row table are done */
+        __syncthreads(); /* the previous strip's readers of the row table are done */
         if (!inner)
             fv_d_strip_row_table(rowoff, nq, r0t - p.p1.left, p.nr, p.p1.mode, p.sr_in);
         __syncthreads();
@@ -351,16 +357,19 @@ fv_k_sep_strip1(const __grid_constant__ fv_cu_sep_args p)
         }
 #pragma unroll
         for (int i = 0; i < G; i++)
-            ld[i] = inner ? __ldg((const float *)(rowp + (S - 1 + i) * sr)) : fv_d_strip_load(colp, rowoff[S - 1 + i], cv);
+            ld[i] =
+                inner ? __ldg((const float *)(rowp + (S - 1 + i) * sr)) : fv_d_strip_load(colp, rowoff[S - 1 + i], cv);
         for (int gi = 0; gi < ng; gi++) {
             const int q0 = S - 1 + gi * G;
-            FV_CU_STRIP_TRK_SWITCH(tr, FV_CU_STRIP_KIND_SWITCH(kind, (fv_d_strip1_group<KD, S, G, TK>(win, ld, w, colp, rowp, sr, rowoff, inner,
-                                                                                q0, nq, dst, p.sr_out, gi * G, er, col,
-                                                                                cv, odd))))
+            FV_CU_STRIP_TRK_SWITCH(
+                tr,
+                FV_CU_STRIP_KIND_SWITCH(kind,
+                                        (fv_d_strip1_group<KD, S, G, TK>(win, ld, w, colp, rowp, sr, rowoff, inner, q0,
+                                                                         nq, dst, p.sr_out, gi * G, er, col, cv, odd))))
         }
     }
     if (odd)
-        *p.flag = 1;   /* benign: every writer stores 1 */
+        *p.flag = 1; /* benign: every writer stores 1 */
 }
 
 /* Output rows per strip: about `target`, a multiple of G, no more than the
@@ -388,7 +397,8 @@ fv_cu_sep_strip_go(fv_cu_sep_job *j)
     fv_cu_sep_args t = j->t;
     if (t.sc_in != (int)sizeof(float) || t.sc_out != (int)sizeof(float) || j->kernel > FV_CU_SEP_V_STRIP)
         return FV__SEP2_DECLINED;
-    const int th = fv_cu_strip_rows(t.nr, g::G, FV_CU_STRIP_ROWS, (int64_t)((t.nc + g::TQ - 1) / g::TQ) * j->nbatch, j->sms);
+    const int th =
+        fv_cu_strip_rows(t.nr, g::G, FV_CU_STRIP_ROWS, (int64_t)((t.nc + g::TQ - 1) / g::TQ) * j->nbatch, j->sms);
     const size_t smem = t.pd ? fv_cu_strip_geo_pd<S>::smem(th) : g::smem(th);
     if (smem > j->smem_max)
         return FV__SEP2_DECLINED;
@@ -418,7 +428,8 @@ fv_cu_sep_strip1_go(const fv_cu_sep_args *a, int sms, int64_t nbatch, size_t sme
 {
     const int G = fv_cu_strip_geo<S>::G;
     fv_cu_sep_args t = *a;
-    const int th = fv_cu_strip_rows(t.nr, G, FV_CU_STRIP1_ROWS, (int64_t)((t.nc + FV_CU_STRIP_THREADS - 1) / FV_CU_STRIP_THREADS) * nbatch, sms);
+    const int th = fv_cu_strip_rows(t.nr, G, FV_CU_STRIP1_ROWS,
+                                    (int64_t)((t.nc + FV_CU_STRIP_THREADS - 1) / FV_CU_STRIP_THREADS) * nbatch, sms);
     const size_t smem = (size_t)(S + 1) * sizeof(float) + (size_t)(th + S - 1 + G) * sizeof(int);
     if (smem > smem_max)
         return FV__SEP2_DECLINED;
@@ -441,7 +452,11 @@ template fv_status fv_cu_sep_strip_go<3>(fv_cu_sep_job *j);
 template fv_status fv_cu_sep_strip_go<5>(fv_cu_sep_job *j);
 template fv_status fv_cu_sep_strip_go<9>(fv_cu_sep_job *j);
 template fv_status fv_cu_sep_strip_go<17>(fv_cu_sep_job *j);
-template fv_status fv_cu_sep_strip1_go<3>(const fv_cu_sep_args *a, int sms, int64_t nbatch, size_t smem_max, cudaStream_t stream);
-template fv_status fv_cu_sep_strip1_go<5>(const fv_cu_sep_args *a, int sms, int64_t nbatch, size_t smem_max, cudaStream_t stream);
-template fv_status fv_cu_sep_strip1_go<9>(const fv_cu_sep_args *a, int sms, int64_t nbatch, size_t smem_max, cudaStream_t stream);
-template fv_status fv_cu_sep_strip1_go<17>(const fv_cu_sep_args *a, int sms, int64_t nbatch, size_t smem_max, cudaStream_t stream);
+template fv_status fv_cu_sep_strip1_go<3>(const fv_cu_sep_args *a, int sms, int64_t nbatch, size_t smem_max,
+                                          cudaStream_t stream);
+template fv_status fv_cu_sep_strip1_go<5>(const fv_cu_sep_args *a, int sms, int64_t nbatch, size_t smem_max,
+                                          cudaStream_t stream);
+template fv_status fv_cu_sep_strip1_go<9>(const fv_cu_sep_args *a, int sms, int64_t nbatch, size_t smem_max,
+                                          cudaStream_t stream);
+template fv_status fv_cu_sep_strip1_go<17>(const fv_cu_sep_args *a, int sms, int64_t nbatch, size_t smem_max,
+                                           cudaStream_t stream);

@@ -4,13 +4,14 @@
 #include "filter-sep2.cuh"
 
 template <typename T1, typename ACC1, typename TM, typename ACC2, int S = 0>
-__global__ void __launch_bounds__(FV_CU_SEP_THREADS, sizeof(ACC1) == 4 && sizeof(ACC2) == 4 ? 4 : 3)
-fv_k_sep_sep2(const __grid_constant__ fv_cu_sep_args p)
+__global__ void
+__launch_bounds__(FV_CU_SEP_THREADS, sizeof(ACC1) == 4 && sizeof(ACC2) == 4 ? 4 : 3)
+    fv_k_sep_sep2(const __grid_constant__ fv_cu_sep_args p)
 {
     extern __shared__ double fv_d_sep_smem[];
     char *sm = (char *)fv_d_sep_smem;
-    const bool pd = p.pd;   /* pass 1 along the rows' length (the dense axis), pass 2 down the columns */
-    const fv_cu_sep_pass &pr = pd ? p.p2 : p.p1, &pc = pd ? p.p1 : p.p2;   /* the passes along rows / columns */
+    const bool pd = p.pd; /* pass 1 along the rows' length (the dense axis), pass 2 down the columns */
+    const fv_cu_sep_pass &pr = pd ? p.p2 : p.p1, &pc = pd ? p.p1 : p.p2; /* the passes along rows / columns */
     /* S > 0: both windows have S taps (fv_cu_sep_spec): tile pitches, tap loops and
      * shared offsets are compile-time constants */
     const int s1 = S > 0 ? S : p.p1.size, s2 = S > 0 ? S : p.p2.size;
@@ -35,10 +36,10 @@ fv_k_sep_sep2(const __grid_constant__ fv_cu_sep_args p)
     const int tr2 = fv_cu_flt_is_float<TM>::value ? p.p2.track : 0;
     bool odd = false;
 
-    if (tid == 0) {   /* constant offsets into the parameters */
+    if (tid == 0) { /* constant offsets into the parameters */
 #pragma unroll
         for (int i = 0; i < FV_CU_WIN_MAXTAPS; i++) {
-            if (i >= s1 && i >= s2)   /* early out (constant offsets all the same) */
+            if (i >= s1 && i >= s2) /* early out (constant offsets all the same) */
                 break;
             if (i < s1 && k1 <= FV_CU_WIN_ANTI)
                 w1[i] = (ACC1)p.p1.w[i];
@@ -51,13 +52,14 @@ fv_k_sep_sep2(const __grid_constant__ fv_cu_sep_args p)
         int ir, ic, bi, bo;
         fv_d_sep_tile_at(p, tile, ir, ic, bi, bo);
         const int r0t = ir * FV_CU_SEP_TP, c0t = ic * FV_CU_SEP_TQ;
-        const int er = p.nr - r0t < FV_CU_SEP_TP ? p.nr - r0t : FV_CU_SEP_TP;   /* outputs of this tile down the columns */
-        const int ec = p.nc - c0t < FV_CU_SEP_TQ ? p.nc - c0t : FV_CU_SEP_TQ;   /* and along the rows */
+        const int er =
+            p.nr - r0t < FV_CU_SEP_TP ? p.nr - r0t : FV_CU_SEP_TP; /* outputs of this tile down the columns */
+        const int ec = p.nc - c0t < FV_CU_SEP_TQ ? p.nc - c0t : FV_CU_SEP_TQ; /* and along the rows */
         const char *src = p.in + bi;
 
-        __syncthreads();   /* the previous tile's readers of shared memory are done */
+        __syncthreads(); /* the previous tile's readers of shared memory are done */
         /* 1. input tile + halos (+ a spare row and column) */
-        int ofs = 0;   /* sIn's row r, column c is sIn[r * CP + ofs + c] */
+        int ofs = 0; /* sIn's row r, column c is sIn[r * CP + ofs + c] */
         const int ir0 = r0t - pr.left, ic0 = c0t - pc.left;
         bool fast = false;
         int offb = 0, nch = 0;
@@ -69,8 +71,7 @@ fv_k_sep_sep2(const __grid_constant__ fv_cu_sep_args p)
             const char *lo = src + ir0 * p.sr_in + ic0 * (int)sizeof(T1);
             offb = (int)((uintptr_t)lo & 15);
             nch = (offb + C * (int)sizeof(T1) + 15) >> 4;
-            fast = ic0 * (int)sizeof(T1) >= offb &&
-                   ic0 * (int)sizeof(T1) - offb + nch * 16 <= p.nc * (int)sizeof(T1);
+            fast = ic0 * (int)sizeof(T1) >= offb && ic0 * (int)sizeof(T1) - offb + nch * 16 <= p.nc * (int)sizeof(T1);
             a0 = lo - offb;
         }
         if (fast) {
@@ -80,7 +81,7 @@ fv_k_sep_sep2(const __grid_constant__ fv_cu_sep_args p)
                 uint4 v[FV_CU_SEP_LU];
                 int rr[FV_CU_SEP_LU], kk[FV_CU_SEP_LU];
 #pragma unroll
-                for (int u = 0; u < FV_CU_SEP_LU; u++) {   /* all loads first: FV_CU_SEP_LU chunks in flight per thread */
+                for (int u = 0; u < FV_CU_SEP_LU; u++) { /* all loads first: FV_CU_SEP_LU chunks in flight per thread */
                     const int t = tb + u * FV_CU_SEP_THREADS + tid;
                     rr[u] = -1;
                     if (t < ntask) {
@@ -95,7 +96,7 @@ fv_k_sep_sep2(const __grid_constant__ fv_cu_sep_args p)
                         continue;
                     char *dst = direct ? (char *)(sIn + rr[u] * CP) + kk[u] * 16 : sRaw + rr[u] * RP + kk[u] * 16;
                     *(uint4 *)dst = v[u];
-                    if (tr1) {   /* tracked values among the chunk's elements: all of them lie in
+                    if (tr1) { /* tracked values among the chunk's elements: all of them lie in
                                   * the image (fast's test) and the flag is the image's, so
                                   * those outside this tile's window need not be skipped */
                         const T1 *e = (const T1 *)&v[u];
@@ -110,7 +111,7 @@ fv_k_sep_sep2(const __grid_constant__ fv_cu_sep_args p)
             }
             if (direct) {
                 ofs = offb / (int)sizeof(T1);
-            } else {   /* convert the raw chunks, element by element */
+            } else { /* convert the raw chunks, element by element */
                 __syncthreads();
                 int r = tid / C, c = tid - r * C;
                 const int dr = FV_CU_SEP_THREADS / C, dc = FV_CU_SEP_THREADS - dr * C;
@@ -124,7 +125,7 @@ fv_k_sep_sep2(const __grid_constant__ fv_cu_sep_args p)
                     }
                 }
             }
-        } else {   /* lanes along the rows, each element extended by the modes: outside the
+        } else { /* lanes along the rows, each element extended by the modes: outside the
                     * image along pass 1's axis in constant mode the input's cval; along
                     * pass 2's, a constant line of the intermediate, never read */
             for (int c = lane; c < C; c += 32) {
@@ -220,8 +221,9 @@ fv_k_sep_sep2(const __grid_constant__ fv_cu_sep_args p)
 
         /* 4. the output tile, lanes along the rows */
         char *dst = p.out + bo;
-        if (p.vstore && er == FV_CU_SEP_TP && ec == FV_CU_SEP_TQ) {   /* whole tile, 16-byte rows: one vector per thread and step */
-            const int per = 16 / (int)sizeof(TM), cpr = FV_CU_SEP_TQ / per;   /* chunks per row */
+        if (p.vstore && er == FV_CU_SEP_TP &&
+            ec == FV_CU_SEP_TQ) { /* whole tile, 16-byte rows: one vector per thread and step */
+            const int per = 16 / (int)sizeof(TM), cpr = FV_CU_SEP_TQ / per; /* chunks per row */
             char *org = dst + r0t * p.sr_out + c0t * (int)sizeof(TM);
 #pragma unroll 4
             for (int t = tid; t < FV_CU_SEP_TP * cpr; t += FV_CU_SEP_THREADS) {
@@ -245,7 +247,7 @@ fv_k_sep_sep2(const __grid_constant__ fv_cu_sep_args p)
         }
     }
     if (odd)
-        *p.flag = 1;   /* benign: every writer stores 1 */
+        *p.flag = 1; /* benign: every writer stores 1 */
 }
 
 
@@ -267,7 +269,10 @@ fv_cu_sep_go(fv_cu_sep_job *j)
  * prewitt); 0: none (the general kernel runs; also where the planner picks
  * "general"). */
 template <typename T1, typename ACC1, typename TM, typename ACC2> struct fv_cu_sep_spec {
-    static fv_status run(fv_cu_sep_job *j) { return FV__SEP2_DECLINED; }
+    static fv_status run(fv_cu_sep_job *j)
+    {
+        return FV__SEP2_DECLINED;
+    }
 };
 template <> struct fv_cu_sep_spec<float, float, float, float> {
     static fv_status run(fv_cu_sep_job *j)
@@ -276,12 +281,24 @@ template <> struct fv_cu_sep_spec<float, float, float, float> {
             return FV__SEP2_DECLINED;
         fv_status st;
         switch (j->t.p1.size) {
-        case 3: return (st = fv_cu_sep_strip_go<3>(j)) != FV__SEP2_DECLINED ? st : fv_cu_sep_go<float, float, float, float, 3>(j);
-        case 5: return (st = fv_cu_sep_strip_go<5>(j)) != FV__SEP2_DECLINED ? st : fv_cu_sep_go<float, float, float, float, 5>(j);
-        case 9: return (st = fv_cu_sep_strip_go<9>(j)) != FV__SEP2_DECLINED ? st : fv_cu_sep_go<float, float, float, float, 9>(j);
+        case 3:
+            return (st = fv_cu_sep_strip_go<3>(j)) != FV__SEP2_DECLINED
+                ? st
+                : fv_cu_sep_go<float, float, float, float, 3>(j);
+        case 5:
+            return (st = fv_cu_sep_strip_go<5>(j)) != FV__SEP2_DECLINED
+                ? st
+                : fv_cu_sep_go<float, float, float, float, 5>(j);
+        case 9:
+            return (st = fv_cu_sep_strip_go<9>(j)) != FV__SEP2_DECLINED
+                ? st
+                : fv_cu_sep_go<float, float, float, float, 9>(j);
         case 17:
-            return (st = fv_cu_sep_strip_go<17>(j)) != FV__SEP2_DECLINED ? st : fv_cu_sep_go<float, float, float, float, 17>(j);
-        default: return FV__SEP2_DECLINED;
+            return (st = fv_cu_sep_strip_go<17>(j)) != FV__SEP2_DECLINED
+                ? st
+                : fv_cu_sep_go<float, float, float, float, 17>(j);
+        default:
+            return FV__SEP2_DECLINED;
         }
     }
 };
@@ -290,8 +307,8 @@ template <typename T1, typename ACC1, typename TM, typename ACC2>
 static fv_status
 fv_cu_sep_launch_acc(fv_cu_sep_job *j)
 {
-    const fv_cu_sep_layout<T1, ACC1, ACC2> lay(j->t.pd ? j->t.p2.size : j->t.p1.size, j->t.pd ? j->t.p1.size : j->t.p2.size,
-                                         j->t.pd != 0);
+    const fv_cu_sep_layout<T1, ACC1, ACC2> lay(j->t.pd ? j->t.p2.size : j->t.p1.size,
+                                               j->t.pd ? j->t.p1.size : j->t.p2.size, j->t.pd != 0);
     fv_status st;
     j->smem = lay.bytes;
     if (j->smem > j->smem_max)
@@ -306,22 +323,28 @@ fv_cu_sep_launch_acc(fv_cu_sep_job *j)
 /* float accumulators for 8/16-bit integer data kept in its own dtype between the
  * passes, where both passes are exact in float (instantiated for those only) */
 template <typename T1, typename TM, bool SMALL> struct fv_cu_sep_exact {
-    static fv_status run(fv_cu_sep_job *j) { return FV__SEP2_DECLINED; }
+    static fv_status run(fv_cu_sep_job *j)
+    {
+        return FV__SEP2_DECLINED;
+    }
 };
 template <typename T1> struct fv_cu_sep_exact<T1, T1, true> {
-    static fv_status run(fv_cu_sep_job *j) { return fv_cu_sep_launch_acc<T1, float, T1, float>(j); }
+    static fv_status run(fv_cu_sep_job *j)
+    {
+        return fv_cu_sep_launch_acc<T1, float, T1, float>(j);
+    }
 };
 
 template <typename T1, typename TM>
 static fv_status
 fv_cu_sep_launch(fv_cu_sep_job *j)
 {
-    typedef typename std::conditional<std::is_same<TM, float>::value &&
-                                          (std::is_same<T1, float>::value || sizeof(T1) <= 2),
-                                      float, double>::type ACC1;
+    typedef
+        typename std::conditional<std::is_same<TM, float>::value && (std::is_same<T1, float>::value || sizeof(T1) <= 2),
+                                  float, double>::type ACC1;
     typedef typename std::conditional<std::is_same<TM, float>::value, float, double>::type ACC2;
     if (j->fexact)
-        return fv_cu_sep_exact<T1, TM, std::is_integral<T1>::value && sizeof(T1) <= 2>::run(j);
+        return fv_cu_sep_exact < T1, TM, std::is_integral<T1>::value && sizeof(T1) <= 2 > ::run(j);
     return fv_cu_sep_launch_acc<T1, ACC1, TM, ACC2>(j);
 }
 
@@ -333,7 +356,7 @@ fv_cu_sep_launch_mid(fv_cu_sep_job *j, fv_dtype mid)
         return fv_cu_sep_launch<T1, float>(j);
     if (mid == FV_FLOAT64)
         return fv_cu_sep_launch<T1, double>(j);
-    return fv_cu_sep_launch<T1, T1>(j);   /* the input's own dtype (checked by the caller) */
+    return fv_cu_sep_launch<T1, T1>(j); /* the input's own dtype (checked by the caller) */
 }
 
 /* the input dtypes fv__cuda_sep2 runs (filter-sep2.cu) */

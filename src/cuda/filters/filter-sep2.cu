@@ -80,7 +80,7 @@ fv_cu_sep_pass_fill(fv_cu_sep_pass *ps, const fv__filter1d_params *f, fv_dtype d
     const int cmode = f->mode == FV_MODE_CONSTANT;
     switch (f->kind) {
     case FV__F1D_CORRELATE: {
-        if (!f->weights) {   /* device weights (devw: a kernel that resolves them, FV_CU_WIN_AUTO) */
+        if (!f->weights) { /* device weights (devw: a kernel that resolves them, FV_CU_WIN_AUTO) */
             if (!devw || !f->dweights)
                 return 0;
             ps->kind = FV_CU_WIN_AUTO;
@@ -97,8 +97,8 @@ fv_cu_sep_pass_fill(fv_cu_sep_pass *ps, const fv__filter1d_params *f, fv_dtype d
     case FV__F1D_UNIFORM: {
         ps->kind = FV_CU_WIN_USUM;
         /* filter1d's exact_sum; without it, integer outputs take its serial kernel */
-        const int exact = !isf && fv_dtype_size(dt) <= 4 &&
-                          (!cmode || (f->cval == floor(f->cval) && fabs(f->cval) <= 4294967296.0));
+        const int exact =
+            !isf && fv_dtype_size(dt) <= 4 && (!cmode || (f->cval == floor(f->cval) && fabs(f->cval) <= 4294967296.0));
         if (!exact && (fv_dtype_is_integer(odt) || odt == FV_BOOL))
             return 0;
         if (isf) {
@@ -172,21 +172,22 @@ fv_cu_sep_sized_ok(const void *args, int device)
     const fv_cu_sep_plan *pa = (const fv_cu_sep_plan *)args;
     const int S = (int)pa->j->t.p1.size;
     return pa->in == FV_FLOAT32 && pa->mid == FV_FLOAT32 && pa->out == FV_FLOAT32 && S == pa->j->t.p2.size &&
-           (S == 3 || S == 5 || S == 9 || S == 17);
+        (S == 3 || S == 5 || S == 9 || S == 17);
 }
 static int
 fv_cu_sep_strip_ok(const void *args, int device)
 {
     const fv_cu_sep_plan *pa = (const fv_cu_sep_plan *)args;
-    return fv_cu_sep_sized_ok(args, device) && pa->j->t.sc_in == (int)sizeof(float) && pa->j->t.sc_out == (int)sizeof(float);
+    return fv_cu_sep_sized_ok(args, device) && pa->j->t.sc_in == (int)sizeof(float) &&
+        pa->j->t.sc_out == (int)sizeof(float);
 }
 
-FV__VARIANTS(fv_cu_sep_variants, "cuda.sep2", {"strip", fv_cu_sep_strip_ok, NULL}, {"sized", fv_cu_sep_sized_ok, NULL},
-             {"general", NULL, NULL})
+FV__VARIANTS(fv_cu_sep_variants, "cuda.sep2", { "strip", fv_cu_sep_strip_ok, NULL },
+             { "sized", fv_cu_sep_sized_ok, NULL }, { "general", NULL, NULL })
 
 /* The fused kernels' loads and stores ("cuda.sep2.loads"): "vector", 16-byte
  * ones where the rows' alignment allows; "scalar", element by element. */
-FV__VARIANTS(fv_cu_sep_load_variants, "cuda.sep2.loads", {"vector", NULL, NULL}, {"scalar", NULL, NULL})
+FV__VARIANTS(fv_cu_sep_load_variants, "cuda.sep2.loads", { "vector", NULL, NULL }, { "scalar", NULL, NULL })
 
 /* The 1-D passes of filter1d ("cuda.filter1d", fv__cuda_filter1d): "row", the
  * row kernels along the lines (float32 or uint8 data, windows of 3, 5, 9 or 17
@@ -208,8 +209,8 @@ fv_cu_sep_strip1_ok(const void *args, int device)
     return !((const fv_cu_sep_1dplan *)args)->row;
 }
 
-FV__VARIANTS(fv_cu_sep_1d_variants, "cuda.filter1d", {"row", fv_cu_sep_row_ok, NULL}, {"strip", fv_cu_sep_strip1_ok, NULL},
-             {"tile", NULL, NULL})
+FV__VARIANTS(fv_cu_sep_1d_variants, "cuda.filter1d", { "row", fv_cu_sep_row_ok, NULL },
+             { "strip", fv_cu_sep_strip1_ok, NULL }, { "tile", NULL, NULL })
 
 /* The uint8 row kernel's chunk bytes ("cuda.filter1d.row_u8_chunk"): "vb8"
  * (H200 kernel times, convolve1d(9) 3840x2160: 25.2 us, against 26.8 with 4
@@ -237,8 +238,8 @@ fv_cu_sep_vb16_ok(const void *args, int device)
     return fv_cu_sep_chunks_fit(pa->in, pa->out, 16);
 }
 
-FV__VARIANTS(fv_cu_sep_chunk_variants, "cuda.filter1d.row_u8_chunk", {"vb8", fv_cu_sep_vb8_ok, NULL}, {"vb4", fv_cu_sep_vb4_ok, NULL},
-             {"vb16", fv_cu_sep_vb16_ok, NULL})
+FV__VARIANTS(fv_cu_sep_chunk_variants, "cuda.filter1d.row_u8_chunk", { "vb8", fv_cu_sep_vb8_ok, NULL },
+             { "vb4", fv_cu_sep_vb4_ok, NULL }, { "vb16", fv_cu_sep_vb16_ok, NULL })
 
 /* One float32 pass along an axis other than the contiguous one, with a window
  * of 3, 5, 9 or 17 taps, by the 1-D strip kernel; FV__SEP2_DECLINED (nothing
@@ -262,10 +263,10 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     ctx = fv__ctx(ctx);
     if (!f || in->ndim < 1 || in->ndim != out->ndim)
         return FV__SEP2_DECLINED;
-    const int nd = in->ndim, ax = f->axis, cd = nd - 1;   /* the pass axis; the columns: the last axis */
-    const int row = ax == cd;                             /* along the lines: fv_k_sep_row1 */
+    const int nd = in->ndim, ax = f->axis, cd = nd - 1; /* the pass axis; the columns: the last axis */
+    const int row = ax == cd;                           /* along the lines: fv_k_sep_row1 */
     {
-        const fv_cu_sep_1dplan pa = {row};
+        const fv_cu_sep_1dplan pa = { row };
         if (fv__plan_index(&fv_cu_sep_1d_variants, &pa, in->device.id) == 2)
             return FV__SEP2_DECLINED;
     }
@@ -285,7 +286,8 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
             return FV__SEP2_DECLINED;
     if (in->strides[cd] != esz || out->strides[cd] != esz)
         return FV__SEP2_DECLINED;
-    if (!fv_cu_flt_aligned(in) || !fv_cu_flt_aligned(out) || fv_cu_flt_extent(in) > INT32_MAX / 2 || fv_cu_flt_extent(out) > INT32_MAX / 2)
+    if (!fv_cu_flt_aligned(in) || !fv_cu_flt_aligned(out) || fv_cu_flt_extent(in) > INT32_MAX / 2 ||
+        fv_cu_flt_extent(out) > INT32_MAX / 2)
         return FV__SEP2_DECLINED;
     if (in->shape[ax] > (1 << 29) || in->shape[cd] > (1 << 29))
         return FV__SEP2_DECLINED;
@@ -295,20 +297,20 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     memset(&t, 0, sizeof t);
     if (!fv_cu_sep_pass_fill(&t.p1, f, dt, dt, 1))
         return FV__SEP2_DECLINED;
-    if (t.p1.kind == FV_CU_WIN_AUTO) {   /* device weights, resolved in the kernel */
+    if (t.p1.kind == FV_CU_WIN_AUTO) { /* device weights, resolved in the kernel */
         t.dw = f->dweights;
         t.dwst = f->dweights_stride;
     }
     /* whole chunks: aligned lines of a multiple of the chunk's bytes (uint8: 4-byte
      * chunks where the chosen ones do not fit), centred windows along the lines */
     if (row && vb) {
-        const fv_cu_sep_chunkplan pa = {in, out};
+        const fv_cu_sep_chunkplan pa = { in, out };
         const int v = fv__plan_index(&fv_cu_sep_chunk_variants, &pa, in->device.id);
         vb = v == 0 ? 8 : v == 2 ? 16 : 4;
     }
     if (row && (!fv_cu_sep_chunks_fit(in, out, vb ? vb : 16) || t.p1.left != S / 2))
         return FV__SEP2_DECLINED;
-    const int ra = row ? nd - 2 : ax;   /* the axis of t.nr: the rows' (-1: one line) */
+    const int ra = row ? nd - 2 : ax; /* the axis of t.nr: the rows' (-1: one line) */
     t.nr = ra >= 0 ? (int)in->shape[ra] : 1;
     t.nc = (int)in->shape[cd];
     t.sr_in = ra >= 0 ? (int)in->strides[ra] : 0;
@@ -317,8 +319,8 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
     const int64_t nbatch = fv_cu_sep_batch_axes(&t, in, out, ra, cd);
     if (nbatch > INT32_MAX)
         return FV__SEP2_DECLINED;
-    if (u8) {   /* filter1d's float accumulation for 8-bit data: exact float sums, or checked ones */
-        const fv_cu_flt_accplan pa = {dt, dt, t.p1.kind, f->weights, S, f->mode, f->cval};
+    if (u8) { /* filter1d's float accumulation for 8-bit data: exact float sums, or checked ones */
+        const fv_cu_flt_accplan pa = { dt, dt, t.p1.kind, f->weights, S, f->mode, f->cval };
         float chk = 0.0f;
         const int v = fv_cu_flt_acc_plan(&pa, in->device.id, &chk);
         if (v == 2)
@@ -339,23 +341,39 @@ fv__cuda_strip1d(fv_context *ctx, const fv__op_args *a)
         const int sms = fv__cuda_sm_count(x.device);
         if (row) {
             switch (S) {
-            case 3: st = fv_cu_sep_row1_go<3>(&t, sms, nbatch, x.stream, vb); break;
-            case 5: st = fv_cu_sep_row1_go<5>(&t, sms, nbatch, x.stream, vb); break;
-            case 9: st = fv_cu_sep_row1_go<9>(&t, sms, nbatch, x.stream, vb); break;
-            default: st = fv_cu_sep_row1_go<17>(&t, sms, nbatch, x.stream, vb); break;
+            case 3:
+                st = fv_cu_sep_row1_go<3>(&t, sms, nbatch, x.stream, vb);
+                break;
+            case 5:
+                st = fv_cu_sep_row1_go<5>(&t, sms, nbatch, x.stream, vb);
+                break;
+            case 9:
+                st = fv_cu_sep_row1_go<9>(&t, sms, nbatch, x.stream, vb);
+                break;
+            default:
+                st = fv_cu_sep_row1_go<17>(&t, sms, nbatch, x.stream, vb);
+                break;
             }
         } else {
             switch (S) {
-            case 3: st = fv_cu_sep_strip1_go<3>(&t, sms, nbatch, smax, x.stream); break;
-            case 5: st = fv_cu_sep_strip1_go<5>(&t, sms, nbatch, smax, x.stream); break;
-            case 9: st = fv_cu_sep_strip1_go<9>(&t, sms, nbatch, smax, x.stream); break;
-            default: st = fv_cu_sep_strip1_go<17>(&t, sms, nbatch, smax, x.stream); break;
+            case 3:
+                st = fv_cu_sep_strip1_go<3>(&t, sms, nbatch, smax, x.stream);
+                break;
+            case 5:
+                st = fv_cu_sep_strip1_go<5>(&t, sms, nbatch, smax, x.stream);
+                break;
+            case 9:
+                st = fv_cu_sep_strip1_go<9>(&t, sms, nbatch, smax, x.stream);
+                break;
+            default:
+                st = fv_cu_sep_strip1_go<17>(&t, sms, nbatch, smax, x.stream);
+                break;
             }
         }
     }
     if (st == FV__SEP2_DECLINED || st != FV_OK || !redo)
         goto done;
-    st = fv__cuda_filter1d_guarded(ctx, a, t.flag);   /* NaN / inf seen: filter1d's pass, queued behind */
+    st = fv__cuda_filter1d_guarded(ctx, a, t.flag); /* NaN / inf seen: filter1d's pass, queued behind */
 done:
     fv_cu_tmp_release(ctx, flagbuf);
     fv_cu_end(&x);
@@ -405,15 +423,15 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     /* exact in float: the results are the double kernels' (where filter1d's
      * accumulator plan, fv_cu_flt_acc_plan, picks float_exact for both passes) */
     {
-        const fv_cu_flt_accplan a1 = {in->dtype, mid, j.t.p1.kind, j.t.p1.w, j.t.p1.size, j.t.p1.mode, j.t.p1.cval};
-        const fv_cu_flt_accplan a2 = {mid, out->dtype, j.t.p2.kind, j.t.p2.w, j.t.p2.size, j.t.p2.mode, j.t.p2.cval};
+        const fv_cu_flt_accplan a1 = { in->dtype, mid, j.t.p1.kind, j.t.p1.w, j.t.p1.size, j.t.p1.mode, j.t.p1.cval };
+        const fv_cu_flt_accplan a2 = { mid, out->dtype, j.t.p2.kind, j.t.p2.w, j.t.p2.size, j.t.p2.mode, j.t.p2.cval };
         float chk;
         j.fexact = mid == idt && fv_cu_flt_acc_plan(&a1, in->device.id, &chk) == 0 &&
-                   fv_cu_flt_acc_plan(&a2, in->device.id, &chk) == 0;
+            fv_cu_flt_acc_plan(&a2, in->device.id, &chk) == 0;
     }
     /* geometry: 32-bit byte offsets, q the denser axis */
     if (!fv_cu_flt_aligned(in) || !fv_cu_flt_aligned(out))
-        return FV__SEP2_DECLINED;   /* filter1d reports the error */
+        return FV__SEP2_DECLINED; /* filter1d reports the error */
     if (fv_cu_flt_extent(in) > INT32_MAX / 2 || fv_cu_flt_extent(out) > INT32_MAX / 2)
         return FV__SEP2_DECLINED;
     const int64_t np = in->shape[ap], nq = in->shape[aq];
@@ -437,12 +455,12 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     j.t.ntc = (int)((j.t.nc + FV_CU_SEP_TQ - 1) / FV_CU_SEP_TQ);
     j.t.ntiles = (int64_t)j.t.ntr * j.t.ntc * nbatch;
     j.t.odt = (int)out->dtype;
-    {   /* the loads and stores (fv_cu_sep_load_variants) */
+    { /* the loads and stores (fv_cu_sep_load_variants) */
         const int vec = fv__plan_index(&fv_cu_sep_load_variants, NULL, in->device.id) == 0;
         const int64_t spo = j.t.sr_out, sri = j.t.sr_in;
         j.t.fast = vec && (sri < 0 ? -sri : sri) % 16 == 0;
         j.t.vstore = vec && (spo < 0 ? -spo : spo) % 16 == 0 && ((uintptr_t)out->data & 15) == 0;
-        for (int b = 0; b < j.t.nb; b++)   /* every tile's rows start on 16-byte boundaries */
+        for (int b = 0; b < j.t.nb; b++) /* every tile's rows start on 16-byte boundaries */
             if (j.t.bs_out[b] % 16)
                 j.t.vstore = 0;
         j.t.obool = out->dtype == FV_BOOL;
@@ -456,7 +474,7 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     j.sms = fv__cuda_sm_count(x.device);
     j.nbatch = nbatch;
     {
-        const fv_cu_sep_plan pa = {&j, idt, mid, out->dtype};
+        const fv_cu_sep_plan pa = { &j, idt, mid, out->dtype };
         j.kernel = fv__plan_index(&fv_cu_sep_variants, &pa, x.device);
     }
     {
@@ -468,12 +486,24 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     if (redo && (st = fv_cu_sep_flag_new(ctx, &x, &flagbuf, &j.t.flag)) != FV_OK)
         goto done;
     switch (idt) {
-    case FV_UINT8: st = fv_cu_sep_launch_mid<uint8_t>(&j, mid); break;
-    case FV_UINT16: st = fv_cu_sep_launch_mid<uint16_t>(&j, mid); break;
-    case FV_INT16: st = fv_cu_sep_launch_mid<int16_t>(&j, mid); break;
-    case FV_INT32: st = fv_cu_sep_launch_mid<int32_t>(&j, mid); break;
-    case FV_FLOAT32: st = fv_cu_sep_launch_mid<float>(&j, mid); break;
-    default: st = fv_cu_sep_launch_mid<double>(&j, mid); break;
+    case FV_UINT8:
+        st = fv_cu_sep_launch_mid<uint8_t>(&j, mid);
+        break;
+    case FV_UINT16:
+        st = fv_cu_sep_launch_mid<uint16_t>(&j, mid);
+        break;
+    case FV_INT16:
+        st = fv_cu_sep_launch_mid<int16_t>(&j, mid);
+        break;
+    case FV_INT32:
+        st = fv_cu_sep_launch_mid<int32_t>(&j, mid);
+        break;
+    case FV_FLOAT32:
+        st = fv_cu_sep_launch_mid<float>(&j, mid);
+        break;
+    default:
+        st = fv_cu_sep_launch_mid<double>(&j, mid);
+        break;
     }
     if (st != FV_OK || !redo)
         goto done;
@@ -481,8 +511,8 @@ fv__cuda_sep2(fv_context *ctx, const fv__op_args *a)
     if ((st = fv_array_new(ctx, mid, in->ndim, in->shape, in->device, &tmp)) != FV_OK)
         goto done;
     {
-        fv__op_args a1 = {in, NULL, tmp, &sp->pass[0]};
-        fv__op_args a2 = {tmp, NULL, out, &sp->pass[1]};
+        fv__op_args a1 = { in, NULL, tmp, &sp->pass[0] };
+        fv__op_args a2 = { tmp, NULL, out, &sp->pass[1] };
         if ((st = fv__cuda_filter1d_guarded(ctx, &a1, j.t.flag)) != FV_OK)
             goto done;
         st = fv__cuda_filter1d_guarded(ctx, &a2, j.t.flag);

@@ -16,38 +16,38 @@
 extern "C" fv_status fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guard);
 
 #define FV_CU_SEP_THREADS 256
-#define FV_CU_SEP_TP 64          /* outputs per tile along p */
-#define FV_CU_SEP_TQ 64          /* outputs per tile along q */
+#define FV_CU_SEP_TP 64 /* outputs per tile along p */
+#define FV_CU_SEP_TQ 64 /* outputs per tile along q */
 #define FV_CU_WIN_MAXTAPS 64
-#define FV_CU_SEP_MM_DIRECT 24   /* = filter1d's FV_CU_FLT_MM_DIRECT */
+#define FV_CU_SEP_MM_DIRECT 24 /* = filter1d's FV_CU_FLT_MM_DIRECT */
 #define FV_CU_STRIP_ROWS 192   /* strip kernel: about this many output rows per strip */
-#define FV_CU_SEP_LU 2           /* 16-byte loads in flight per thread (interior tiles) */
+#define FV_CU_SEP_LU 2         /* 16-byte loads in flight per thread (interior tiles) */
 
 struct fv_cu_sep_pass {
     int kind, mode, size, left;
-    int track;             /* float data: 1 flag NaN (min/max), 2 flag NaN/inf (uniform), 0 none */
+    int track; /* float data: 1 flag NaN (min/max), 2 flag NaN/inf (uniform), 0 none */
     double cval;
     double w[FV_CU_WIN_MAXTAPS];
-    float wf[FV_CU_WIN_MAXTAPS];   /* w rounded to float: the strip kernel's operands, read in place */
+    float wf[FV_CU_WIN_MAXTAPS]; /* w rounded to float: the strip kernel's operands, read in place */
 };
 
 struct fv_cu_sep_args {
     const char *in;
     char *out;
-    int *flag;                                 /* set to 1 when a tracked value is seen */
-    int nr, nc, sr_in, sc_in, sr_out, sc_out;  /* the tile's rows (sparser axis) and columns: extents, byte strides */
-    int pd;                                    /* pass 1 runs along the rows (the columns' axis is pass 1's) */
+    int *flag;                                /* set to 1 when a tracked value is seen */
+    int nr, nc, sr_in, sc_in, sr_out, sc_out; /* the tile's rows (sparser axis) and columns: extents, byte strides */
+    int pd;                                   /* pass 1 runs along the rows (the columns' axis is pass 1's) */
     int nb;
     int bshape[FV_MAX_NDIM], bs_in[FV_MAX_NDIM], bs_out[FV_MAX_NDIM];
     int ntr, ntc;
-    int th;                                    /* strip kernels: output rows per strip */
-    const double *dw;                          /* 1-D strips: device weights (kind FV_CU_WIN_AUTO), dwst apart */
+    int th;           /* strip kernels: output rows per strip */
+    const double *dw; /* 1-D strips: device weights (kind FV_CU_WIN_AUTO), dwst apart */
     int64_t dwst;
     int64_t ntiles;
     int odt;
-    int fast;                                  /* columns contiguous, |row stride| a multiple of 16: 16-byte loads */
-    int vstore, obool;                         /* out likewise (16-byte stores of whole tiles); out is bool */
-    float chk;                                 /* 8-bit row kernel: the checked float path's bound (fv_d_win_check),
+    int fast;          /* columns contiguous, |row stride| a multiple of 16: 16-byte loads */
+    int vstore, obool; /* out likewise (16-byte stores of whole tiles); out is bool */
+    float chk;         /* 8-bit row kernel: the checked float path's bound (fv_d_win_check),
                                                 * 0 (float sums exact), or -vmax (device weights) */
     fv_cu_sep_pass p1, p2;
 };
@@ -71,7 +71,7 @@ __device__ __forceinline__ ACC2
 fv_d_sep_mid(ACC1 a)
 {
     if (fv_cu_flt_is_float<TM>::value)
-        return (ACC2)(TM)a;   /* one rounding, as through double */
+        return (ACC2)(TM)a; /* one rounding, as through double */
     return (ACC2)fv_d_flt_to_in<TM>((double)a);
 }
 
@@ -130,14 +130,13 @@ fv_d_sep_tile_at(const fv_cu_sep_args &p, int64_t tile, int &ir, int &ic, int &b
  *   sOut ACC2[TR * (TC + 1)]    (aliases sIn when it fits there),
  *   sRaw (unless stored as loaded) (TR + hr) rows of RP bytes: the 16-byte
  *        chunks as loaded, converted into sIn after (aliases sMid when it fits). */
-template <typename T1, typename ACC1, typename ACC2>
-struct fv_cu_sep_layout {
-    size_t in_off, mid_off, out_off, raw_off, bytes;   /* byte offsets */
+template <typename T1, typename ACC1, typename ACC2> struct fv_cu_sep_layout {
+    size_t in_off, mid_off, out_off, raw_off, bytes; /* byte offsets */
     int cp, rp, pm;
     __host__ __device__ fv_cu_sep_layout(int hr, int hc, bool pd)
     {
         const size_t C = FV_CU_SEP_TQ + hc;
-        const bool direct = std::is_same<T1, ACC1>::value && !pd;   /* float -> float, double -> double */
+        const bool direct = std::is_same<T1, ACC1>::value && !pd; /* float -> float, double -> double */
         const int per16 = 16 / (int)sizeof(T1);
         cp = direct ? (int)((C + 2 * per16 + per16 - 1) / per16 * per16) : (int)(pd ? C | 1 : C);
         rp = direct ? 0 : (int)((C * sizeof(T1) + 30 + 15) / 16 * 16);
@@ -168,20 +167,20 @@ struct fv_cu_sep_layout {
 };
 
 #define FV_CU_STRIP_THREADS 256
-#define FV_CU_STRIP_BLOCKS 3   /* blocks per multiprocessor (registers: <= 80 a thread; 2 ran no faster) */
+#define FV_CU_STRIP_BLOCKS 3 /* blocks per multiprocessor (registers: <= 80 a thread; 2 ran no faster) */
 template <int S> struct fv_cu_strip_geo {
-    static const int G = S * ((16 + S - 1) / S);               /* rows per group */
-    static const int TQ = (FV_CU_STRIP_THREADS - (S - 1)) & ~7;        /* output columns per strip */
-    static const int C = TQ + S - 1;                           /* intermediate columns */
-    static const int NL = (S + 6) / 4;                         /* 16-byte loads per pass-2 task */
-    static const int MP = (TQ - 4 + 4 * NL + 3) & ~3;          /* buffer pitch (floats, <= FV_CU_STRIP_THREADS) */
+    static const int G = S * ((16 + S - 1) / S);                /* rows per group */
+    static const int TQ = (FV_CU_STRIP_THREADS - (S - 1)) & ~7; /* output columns per strip */
+    static const int C = TQ + S - 1;                            /* intermediate columns */
+    static const int NL = (S + 6) / 4;                          /* 16-byte loads per pass-2 task */
+    static const int MP = (TQ - 4 + 4 * NL + 3) & ~3;           /* buffer pitch (floats, <= FV_CU_STRIP_THREADS) */
     static size_t smem(int th)
     {
         return (size_t)2 * G * MP * sizeof(float) + (size_t)2 * S * sizeof(float) + (size_t)(th + S - 1) * sizeof(int);
     }
 };
 
-#define FV_CU_STRIP_CROW INT_MIN   /* row table: a constant row (pass 1's cval) */
+#define FV_CU_STRIP_CROW INT_MIN /* row table: a constant row (pass 1's cval) */
 
 /* one input value of the strip: row table entry off, branch-free (a constant
  * row loads row 0 of the column and takes cv instead) */
@@ -253,7 +252,9 @@ fv_d_strip_weights_to_shared(const fv_cu_sep_args &p, float *sw)
 template <int TRK> struct fv_d_strip_trk {
     float t;
     bool n;
-    __device__ __forceinline__ fv_d_strip_trk() : t(0.0f), n(false) {}
+    __device__ __forceinline__ fv_d_strip_trk() : t(0.0f), n(false)
+    {
+    }
     __device__ __forceinline__ void add(float x)
     {
         if (TRK == 2)
@@ -268,11 +269,23 @@ template <int TRK> struct fv_d_strip_trk {
     }
 };
 
-#define FV_CU_STRIP_TRK_SWITCH(T, CALL)                      \
-    switch (T) {                                     \
-    case 0: { const int TK = 0; CALL; break; }       \
-    case 1: { const int TK = 1; CALL; break; }       \
-    default: { const int TK = 2; CALL; break; }      \
+#define FV_CU_STRIP_TRK_SWITCH(T, CALL) \
+    switch (T) {                        \
+    case 0: {                           \
+        const int TK = 0;               \
+        CALL;                           \
+        break;                          \
+    }                                   \
+    case 1: {                           \
+        const int TK = 1;               \
+        CALL;                           \
+        break;                          \
+    }                                   \
+    default: {                          \
+        const int TK = 2;               \
+        CALL;                           \
+        break;                          \
+    }                                   \
     }
 
 /* pass 1 for G rows of one column: the ring's slots are compile-time (G is a
@@ -281,16 +294,16 @@ template <int TRK> struct fv_d_strip_trk {
 template <int KIND, int S, int G, int TRK>
 __device__ __forceinline__ void
 fv_d_strip_pass1(float (&win)[S], const float (&ld)[G], const float (&w)[S], float *bb, int mp, int tid, bool live,
-          float fill, bool &odd)
+                 float fill, bool &odd)
 {
     fv_d_strip_trk<TRK> trk;
-    float wr[S];   /* the weights in registers for the G rows (not re-read per row) */
+    float wr[S]; /* the weights in registers for the G rows (not re-read per row) */
     fv_d_strip_wregs<KIND, S>(w, wr);
 #pragma unroll
     for (int i = 0; i < G; i++) {
         win[(S - 1 + i) % S] = ld[i];
-        trk.add(ld[i]);   /* tested here, not at the load: the load stays in flight */
-        float x[S + 1], v[1];   /* fv_d_win_slide may read (never use) one past the window */
+        trk.add(ld[i]);       /* tested here, not at the load: the load stays in flight */
+        float x[S + 1], v[1]; /* fv_d_win_slide may read (never use) one past the window */
 #pragma unroll
         for (int m = 0; m < S; m++)
             x[m] = win[(i + m) % S];
@@ -300,7 +313,7 @@ fv_d_strip_pass1(float (&win)[S], const float (&ld)[G], const float (&w)[S], flo
             bb[i * mp + tid] = v[0];
     }
     trk.flush(odd);
-    if (!live && tid < mp) {   /* columns not loaded: the intermediate's constant (or padding) */
+    if (!live && tid < mp) { /* columns not loaded: the intermediate's constant (or padding) */
 #pragma unroll
         for (int i = 0; i < G; i++)
             bb[i * mp + tid] = fill;
@@ -336,14 +349,38 @@ fv_d_strip_pass2(const fv_cu_sep_args &p, const float *bb, const float (&w)[S], 
     }
 }
 
-#define FV_CU_STRIP_KIND_SWITCH(K, CALL)                        \
-    switch (K) {                                        \
-    case FV_CU_WIN_SYM: { const int KD = FV_CU_WIN_SYM; CALL; break; }   \
-    case FV_CU_WIN_ANTI: { const int KD = FV_CU_WIN_ANTI; CALL; break; } \
-    case FV_CU_WIN_CORR: { const int KD = FV_CU_WIN_CORR; CALL; break; } \
-    case FV_CU_WIN_USUM: { const int KD = FV_CU_WIN_USUM; CALL; break; } \
-    case FV_CU_WIN_MIN: { const int KD = FV_CU_WIN_MIN; CALL; break; }   \
-    default: { const int KD = FV_CU_WIN_MAX; CALL; break; }        \
+#define FV_CU_STRIP_KIND_SWITCH(K, CALL) \
+    switch (K) {                         \
+    case FV_CU_WIN_SYM: {                \
+        const int KD = FV_CU_WIN_SYM;    \
+        CALL;                            \
+        break;                           \
+    }                                    \
+    case FV_CU_WIN_ANTI: {               \
+        const int KD = FV_CU_WIN_ANTI;   \
+        CALL;                            \
+        break;                           \
+    }                                    \
+    case FV_CU_WIN_CORR: {               \
+        const int KD = FV_CU_WIN_CORR;   \
+        CALL;                            \
+        break;                           \
+    }                                    \
+    case FV_CU_WIN_USUM: {               \
+        const int KD = FV_CU_WIN_USUM;   \
+        CALL;                            \
+        break;                           \
+    }                                    \
+    case FV_CU_WIN_MIN: {                \
+        const int KD = FV_CU_WIN_MIN;    \
+        CALL;                            \
+        break;                           \
+    }                                    \
+    default: {                           \
+        const int KD = FV_CU_WIN_MAX;    \
+        CALL;                            \
+        break;                           \
+    }                                    \
     }
 
 
@@ -363,17 +400,21 @@ fv_d_strip1_kind_weights(const fv_cu_sep_args &p, float *sw)
 
 
 /* the planner's pick of fused kernel (fv_cu_sep_variants, filter-sep2.cu) */
-enum { FV_CU_SEP_V_STRIP, FV_CU_SEP_V_SIZED, FV_CU_SEP_V_GENERAL };
+enum {
+    FV_CU_SEP_V_STRIP,
+    FV_CU_SEP_V_SIZED,
+    FV_CU_SEP_V_GENERAL
+};
 
 typedef struct fv_cu_sep_job {
     fv_cu_sep_args t;
     size_t smem, smem_max;
-    int fexact;   /* both passes exact in float (fv_cu_flt_float_exact), 8/16-bit data kept as is */
+    int fexact; /* both passes exact in float (fv_cu_flt_float_exact), 8/16-bit data kept as is */
     unsigned grid;
-    int sms;          /* the device's multiprocessors */
-    int64_t nbatch;   /* lines of the batch axes */
+    int sms;        /* the device's multiprocessors */
+    int64_t nbatch; /* lines of the batch axes */
     cudaStream_t stream;
-    int kernel;       /* the planner's pick (fv_cu_sep_variants): FV_CU_SEP_V_STRIP, FV_CU_SEP_V_SIZED, FV_CU_SEP_V_GENERAL */
+    int kernel; /* the planner's pick (fv_cu_sep_variants): FV_CU_SEP_V_STRIP, FV_CU_SEP_V_SIZED, FV_CU_SEP_V_GENERAL */
 } fv_cu_sep_job;
 
 /* filter-sep2-tile.cu: the fused kernels for input T1 and intermediate dtype mid */
@@ -383,7 +424,8 @@ template <int S> fv_status fv_cu_sep_strip_go(fv_cu_sep_job *j);
 template <int S>
 fv_status fv_cu_sep_strip1_go(const fv_cu_sep_args *a, int sms, int64_t nbatch, size_t smem_max, cudaStream_t stream);
 /* filter-sep2-row.cu: the 1-D row kernels; whether the lines are whole chunks of b bytes */
-template <int S> fv_status fv_cu_sep_row1_go(const fv_cu_sep_args *a, int sms, int64_t nbatch, cudaStream_t stream, int vb);
+template <int S>
+fv_status fv_cu_sep_row1_go(const fv_cu_sep_args *a, int sms, int64_t nbatch, cudaStream_t stream, int vb);
 int fv_cu_sep_chunks_fit(const fv_array *in, const fv_array *out, int b);
 
 #endif

@@ -30,26 +30,25 @@ template <typename ACC>
 __device__ __forceinline__ ACC
 fv_d_flt_wt(const fv_cu_flt_targs<int64_t> &p, int64_t j)
 {
-    return (ACC)__ldg(p.w + j * p.wst);   /* the direct kernel always has a device copy */
+    return (ACC)__ldg(p.w + j * p.wst); /* the direct kernel always has a device copy */
 }
 
 /* One output per thread from global memory (windows too long for a tile). */
 template <typename T, typename ACC>
-__global__ void __launch_bounds__(FV_CU_FLT_THREADS)
-fv_k_flt_direct(fv_cu_flt_targs<int64_t> p, int64_t total)
+__global__ void
+__launch_bounds__(FV_CU_FLT_THREADS) fv_k_flt_direct(fv_cu_flt_targs<int64_t> p, int64_t total)
 {
     if (p.guard && !*p.guard)
         return;
     const ACC cv = (ACC)p.cval;
     const int kind = p.kind != FV_CU_FLT_AUTO ? p.kind : fv_d_win_kind_dev(p.w, p.wst, (int)p.size);
     const int64_t size = p.size, n = p.g.n;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
-         i += (int64_t)blockDim.x * gridDim.x) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)blockDim.x * gridDim.x) {
         int64_t line, pos;
-        if (p.tcl2) {   /* positions fastest (the axis is the dense direction) */
+        if (p.tcl2) { /* positions fastest (the axis is the dense direction) */
             line = i / n;
             pos = i - line * n;
-        } else {        /* cross fastest: line = b * nc + cc */
+        } else { /* cross fastest: line = b * nc + cc */
             int64_t cc = i % p.g.nc, rest = i / p.g.nc;
             int64_t b = rest / n;
             pos = rest - b * n;
@@ -66,12 +65,15 @@ fv_k_flt_direct(fv_cu_flt_targs<int64_t> p, int64_t total)
             for (int64_t j = 0; j < s1; j++) {
                 ACC x = fv_d_flt_at<T, ACC>(src, q + j, p.g, p.mode, cv);
                 ACC y = fv_d_flt_at<T, ACC>(src, q + size - 1 - j, p.g, p.mode, cv);
-                t = fv_d_flt_add(t, fv_d_flt_mul(kind == FV_CU_FLT_CORR_SYM ? fv_d_flt_add(x, y) : fv_d_flt_sub(x, y), fv_d_flt_wt<ACC>(p, j)));
+                t = fv_d_flt_add(t,
+                                 fv_d_flt_mul(kind == FV_CU_FLT_CORR_SYM ? fv_d_flt_add(x, y) : fv_d_flt_sub(x, y),
+                                              fv_d_flt_wt<ACC>(p, j)));
             }
         } else if (kind == FV_CU_FLT_CORR) {
             t = fv_d_flt_mul(fv_d_flt_at<T, ACC>(src, q + size - 1, p.g, p.mode, cv), fv_d_flt_wt<ACC>(p, size - 1));
             for (int64_t j = 0; j < size - 1; j++)
-                t = fv_d_flt_add(t, fv_d_flt_mul(fv_d_flt_at<T, ACC>(src, q + j, p.g, p.mode, cv), fv_d_flt_wt<ACC>(p, j)));
+                t = fv_d_flt_add(
+                    t, fv_d_flt_mul(fv_d_flt_at<T, ACC>(src, q + j, p.g, p.mode, cv), fv_d_flt_wt<ACC>(p, j)));
         } else if (kind == FV_CU_FLT_USUM) {
             t = 0;
             for (int64_t j = 0; j < size; j++)
@@ -91,8 +93,8 @@ fv_k_flt_direct(fv_cu_flt_targs<int64_t> p, int64_t total)
  * sum = x[0] + ... + x[size-1]; then sum += x[new] - x[old]; each output sum / size
  * (every line, or the lines flagged in p.nanflags). */
 template <typename T>
-__global__ void __launch_bounds__(FV_CU_FLT_THREADS)
-fv_k_flt_uniform_serial(fv_cu_flt_targs<int64_t> p, int64_t nlines)
+__global__ void
+__launch_bounds__(FV_CU_FLT_THREADS) fv_k_flt_uniform_serial(fv_cu_flt_targs<int64_t> p, int64_t nlines)
 {
     if (p.guard && !*p.guard)
         return;
@@ -138,8 +140,9 @@ fv_k_flt_uniform_serial(fv_cu_flt_targs<int64_t> p, int64_t nlines)
 }
 
 template <typename T>
-__global__ void __launch_bounds__(FV_CU_FLT_THREADS)
-fv_k_flt_minmax_exact(fv_cu_flt_targs<int64_t> p, int64_t nlines, fv_cu_flt_pair *scratch)
+__global__ void
+__launch_bounds__(FV_CU_FLT_THREADS)
+    fv_k_flt_minmax_exact(fv_cu_flt_targs<int64_t> p, int64_t nlines, fv_cu_flt_pair *scratch)
 {
     if (p.guard && !*p.guard)
         return;
@@ -183,10 +186,10 @@ fv_cu_flt_launch_direct(const fv_cu_flt_job *j)
 {
     fv_cu_flt_targs<int64_t> t;
     fv_cu_flt_fill(&t, j);
-    t.tcl2 = j->g.row;   /* order of the flat index */
+    t.tcl2 = j->g.row; /* order of the flat index */
     int64_t total = j->g.n * j->g.nc * j->g.nbatch;
-    fv_k_flt_direct<T, ACC><<<fv_cu_flt_grid((total + FV_CU_FLT_THREADS - 1) / FV_CU_FLT_THREADS, j->device, 16), FV_CU_FLT_THREADS, 0,
-                           j->x.stream>>>(t, total);
+    fv_k_flt_direct<T, ACC><<<fv_cu_flt_grid((total + FV_CU_FLT_THREADS - 1) / FV_CU_FLT_THREADS, j->device, 16),
+                              FV_CU_FLT_THREADS, 0, j->x.stream>>>(t, total);
     return fv_cu_launch_status("filter1d kernel launch");
 }
 
@@ -216,8 +219,8 @@ fv_cu_flt_launch_minmax_exact(const fv_cu_flt_job *j, int64_t nlines, uint8_t *n
 
 #define FV_CU_F1D_INST_DIRECT(T, ACC) template fv_status fv_cu_flt_launch_direct<T, ACC>(const fv_cu_flt_job *);
 FV_CU_F1D_PAIRS(FV_CU_F1D_INST_DIRECT)
-#define FV_CU_F1D_INST_LINE(T)                                                                                      \
-    template fv_status fv_cu_flt_launch_serial<T>(const fv_cu_flt_job *, int64_t, unsigned, uint8_t *);            \
-    template fv_status fv_cu_flt_launch_minmax_exact<T>(const fv_cu_flt_job *, int64_t, uint8_t *, int64_t,         \
+#define FV_CU_F1D_INST_LINE(T)                                                                              \
+    template fv_status fv_cu_flt_launch_serial<T>(const fv_cu_flt_job *, int64_t, unsigned, uint8_t *);     \
+    template fv_status fv_cu_flt_launch_minmax_exact<T>(const fv_cu_flt_job *, int64_t, uint8_t *, int64_t, \
                                                         fv_cu_flt_pair *);
 FV_CU_F1D_TYPES(FV_CU_F1D_INST_LINE)

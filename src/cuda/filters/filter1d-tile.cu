@@ -76,8 +76,9 @@ fv_d_flt_window(const ACC *r, const ACC *w, int kind, int size)
 }
 
 template <typename T, typename ACC, typename IT, bool ROW>
-__global__ void __launch_bounds__(FV_CU_FLT_THREADS)
-fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p)   /* read in place: no local copy for the batch loops */
+__global__ void
+__launch_bounds__(FV_CU_FLT_THREADS)
+    fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p) /* read in place: no local copy for the batch loops */
 {
     if (p.guard && !*p.guard)
         return;
@@ -104,10 +105,10 @@ fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p)   /* read in place:
     if (p.w) {
         for (int i = tid; i < nw; i += FV_CU_FLT_THREADS)
             w[i] = (ACC)p.w[(int64_t)i * p.wst];
-    } else if (tid == 0) {   /* constant offsets into the parameters */
+    } else if (tid == 0) { /* constant offsets into the parameters */
 #pragma unroll
         for (int i = 0; i < FV_CU_FLT_WINLINE; i++) {
-            if (i >= nw)   /* early out: a tile's worth of time when blocks take one tile */
+            if (i >= nw) /* early out: a tile's worth of time when blocks take one tile */
                 break;
             w[i] = (ACC)p.wi[i];
         }
@@ -119,10 +120,10 @@ fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p)   /* read in place:
         const IT a0 = ia * TA, c0 = ic * (IT)TC;
         const IT cc = c0 + (ROW ? cl : lane);
         const bool okc = cc < p.g.nc;
-        const IT ea = p.g.n - a0 < TA ? p.g.n - a0 : TA;   /* outputs in this tile */
+        const IT ea = p.g.n - a0 < TA ? p.g.n - a0 : TA; /* outputs in this tile */
         const char *src = p.in + bi + cc * p.g.c_in;
 
-        __syncthreads();   /* the previous tile's readers are done */
+        __syncthreads(); /* the previous tile's readers are done */
         if (okc) {
             ACC *dst = ROW ? t0 + (size_t)cl * (size_t)L : t0 + lane;
             const IT step = ROW ? (IT)lpl : (IT)8;
@@ -141,7 +142,7 @@ fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p)   /* read in place:
 
         const ACC *src_t = t0;
         int P = 1;
-        if (p.dbl) {   /* min/max over [i, i + P) for P = 2, 4, ... <= size */
+        if (p.dbl) { /* min/max over [i, i + P) for P = 2, 4, ... <= size */
             ACC *a_buf = t0, *b_buf = t1;
             for (; 2 * P <= size; P *= 2) {
                 IT last = L - 2 * P;
@@ -170,7 +171,8 @@ fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p)   /* read in place:
         if (ROW) {
             const ACC *r = src_t + (size_t)cl * (size_t)L;
             for (IT a = lane; a < ea; a += lpl) {
-                ACC v = p.dbl ? fv_d_win_comb(r[a], r[a + size - P], mn) : fv_d_flt_window<ACC, 1>(r + a, w, kind, size);
+                ACC v =
+                    p.dbl ? fv_d_win_comb(r[a], r[a + size - P], mn) : fv_d_flt_window<ACC, 1>(r + a, w, kind, size);
                 fv_d_flt_store(dst + (a0 + a) * p.g.s_out, p.odt, v);
             }
         } else {
@@ -207,7 +209,7 @@ fv_k_flt_tile(const __grid_constant__ fv_cu_flt_targs<IT> p)   /* read in place:
  * the lines (float or any dtype up to 32 bits) store whole 16-byte chunks
  * (p.vst, fv_d_flt_vstore_rows). FOVEA_F1D_NOVEC=1: element by element (timing
  * comparisons). */
-#define FV_CU_FLT_LU 2   /* 16-byte loads in flight per thread (interior tiles) */
+#define FV_CU_FLT_LU 2 /* 16-byte loads in flight per thread (interior tiles) */
 
 /* ROW tiles: whole lines out as 16-byte chunks, line cr's output a from
  * t0[a * FV_CU_FLT_PITCH + cr], cast as fv_d_flt_put casts. G = 32 / per threads take
@@ -218,7 +220,7 @@ __device__ __forceinline__ void
 fv_d_flt_vstore_rows(O *, const ACC *t0, char *org, IT c_out, int ta, int tid)
 {
     const int per = 16 / (int)sizeof(O), G = 32 / per, nck = ta / per;
-    const int slot = tid / G;   /* G threads per slot, FV_CU_FLT_THREADS / G slots */
+    const int slot = tid / G; /* G threads per slot, FV_CU_FLT_THREADS / G slots */
     auto chunk = [&](int cr, int k) {
         const ACC *sp = t0 + k * per * FV_CU_FLT_PITCH + cr;
         union {
@@ -230,11 +232,11 @@ fv_d_flt_vstore_rows(O *, const ACC *t0, char *org, IT c_out, int ta, int tid)
             u.e[i] = fv_d_flt_caster<O>::c(sp[i * FV_CU_FLT_PITCH]);
         *(uint4 *)(org + (IT)cr * c_out + k * 16) = u.v;
     };
-    if (G <= 8) {   /* 8 / G slots per line: a thread keeps its line, chunks 8 apart */
+    if (G <= 8) { /* 8 / G slots per line: a thread keeps its line, chunks 8 apart */
         const int cr = slot & 31;
         for (int k = tid % G + G * (slot >> 5); k < nck; k += 8)
             chunk(cr, k);
-    } else {        /* 16 slots: a thread takes two lines */
+    } else { /* 16 slots: a thread takes two lines */
         for (int cr = slot; cr < 32; cr += FV_CU_FLT_THREADS / G)
             for (int k = tid % G; k < nck; k += G)
                 chunk(cr, k);
@@ -266,12 +268,13 @@ fv_d_flt_elem(const uint4 &v, int i)
         memcpy(&x, &s, 4);
         return x;
     }
-    return (T)s;   /* 8 / 16-bit: the low bits (two's complement for the signed types) */
+    return (T)s; /* 8 / 16-bit: the low bits (two's complement for the signed types) */
 }
 
 template <typename T, typename ACC, typename IT, bool ROW>
-__global__ void __launch_bounds__(FV_CU_FLT_THREADS, (sizeof(ACC) == 4 ? 4 : 3) - (sizeof(IT) == 8))
-fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
+__global__ void
+__launch_bounds__(FV_CU_FLT_THREADS, (sizeof(ACC) == 4 ? 4 : 3) - (sizeof(IT) == 8))
+    fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
 {
     if (p.guard && !*p.guard)
         return;
@@ -290,8 +293,8 @@ fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
     const bool track = fv_cu_flt_is_float<T>::value && p.nanflags != NULL;
     const bool us = kind == FV_CU_FLT_USUM;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int R = fv_d_win_r<ACC>::value, M = 128 / (8 * R);   /* TA <= 128 outputs: M slides per thread */
-    const int ES = (int)sizeof(T), PER = 16 / ES;          /* elements per 16-byte chunk */
+    const int R = fv_d_win_r<ACC>::value, M = 128 / (8 * R); /* TA <= 128 outputs: M slides per thread */
+    const int ES = (int)sizeof(T), PER = 16 / ES;            /* elements per 16-byte chunk */
 
     if (p.w) {
         for (int i = tid; i < nw; i += FV_CU_FLT_THREADS) {
@@ -350,7 +353,7 @@ fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
                 uint4 v[FV_CU_FLT_LU];
                 int ra[FV_CU_FLT_LU], kk[FV_CU_FLT_LU];
 #pragma unroll
-                for (int u = 0; u < FV_CU_FLT_LU; u++) {   /* all loads first: FV_CU_FLT_LU chunks in flight */
+                for (int u = 0; u < FV_CU_FLT_LU; u++) { /* all loads first: FV_CU_FLT_LU chunks in flight */
                     const int t = tb + u * FV_CU_FLT_THREADS + tid;
                     ra[u] = -1;
                     kk[u] = 0;
@@ -365,8 +368,8 @@ fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
                     if (ra[u] < 0)
                         continue;
                     ACC *row = t0 + ra[u] * FV_CU_FLT_PITCH;
-                    const int cb = kk[u] * PER - ofs;   /* the chunk's first line */
-                    if (cb >= 0 && cb + PER <= 32 && !track) {   /* whole inside: no test per element */
+                    const int cb = kk[u] * PER - ofs;          /* the chunk's first line */
+                    if (cb >= 0 && cb + PER <= 32 && !track) { /* whole inside: no test per element */
 #pragma unroll
                         for (int i = 0; i < PER; i++)
                             row[cb + i] = fv_d_flt_cv<ACC>(fv_d_flt_elem<T>(v[u], i));
@@ -378,7 +381,7 @@ fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
                         if (cr >= 0 && cr < 32) {
                             const ACC x = fv_d_flt_cv<ACC>(fv_d_flt_elem<T>(v[u], i));
                             if (track && fv_d_win_odd(x, us))
-                                flags[cr] = 1;   /* benign: every writer stores 1 */
+                                flags[cr] = 1; /* benign: every writer stores 1 */
                             row[cr] = x;
                         }
                     }
@@ -407,8 +410,8 @@ fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
                 for (int u = 0; u < FV_CU_FLT_LU; u++) {
                     if (kk[u] < 0)
                         continue;
-                    const int ab = kk[u] * PER - ofs;   /* the chunk's first position */
-                    if (ab >= 0 && ab + PER <= (int)L && !track) {   /* whole inside: no test per element */
+                    const int ab = kk[u] * PER - ofs;              /* the chunk's first position */
+                    if (ab >= 0 && ab + PER <= (int)L && !track) { /* whole inside: no test per element */
                         ACC *d = t0 + ab * FV_CU_FLT_PITCH + cl[u];
 #pragma unroll
                         for (int i = 0; i < PER; i++)
@@ -461,9 +464,9 @@ fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
                 break;
             fv_d_win_slide<ACC, R>(col + as * FV_CU_FLT_PITCH, FV_CU_FLT_PITCH, w, kind, size, res[m]);
         }
-        if (chk)   /* the uncertain outputs of the checked float sums, in one branch per tile */
+        if (chk) /* the uncertain outputs of the checked float sums, in one branch per tile */
             fv_d_win_check<M, R>(res, col, FV_CU_FLT_PITCH, warp * R, (int)TA, wd, kind, size, chk_e);
-        if (!ROW) {   /* lanes are adjacent lines: store directly */
+        if (!ROW) { /* lanes are adjacent lines: store directly */
             const IT cc = c0 + lane;
             if (cc < p.g.nc) {
 #pragma unroll
@@ -483,7 +486,7 @@ fv_k_flt_tile2(const __grid_constant__ fv_cu_flt_targs<IT> p)
                 }
             }
         }
-        if (ROW) {   /* back through shared memory, then along the lines */
+        if (ROW) { /* back through shared memory, then along the lines */
             __syncthreads();
 #pragma unroll
             for (int m = 0; m < M; m++) {
@@ -524,7 +527,8 @@ fv_cu_flt_vector_ok(const void *args, int device)
     return ((const fv_cu_flt_plan *)args)->v2 != 0;
 }
 
-FV__VARIANTS(fv_cu_flt_load_variants, "cuda.filter1d.loads", {"vector", fv_cu_flt_vector_ok, NULL}, {"scalar", NULL, NULL})
+FV__VARIANTS(fv_cu_flt_load_variants, "cuda.filter1d.loads", { "vector", fv_cu_flt_vector_ok, NULL },
+             { "scalar", NULL, NULL })
 
 template <typename T, typename ACC, typename IT>
 fv_status
@@ -542,13 +546,13 @@ fv_cu_flt_launch_tile(const fv_cu_flt_job *j, const fv_cu_flt_plan *pl, uint8_t 
     if (pl->v2 && fv__plan_index(&fv_cu_flt_load_variants, pl, j->device) == 0) {
         const fv_cu_flt_geom *g = &j->g;
         const int64_t es = (int64_t)sizeof(T), L = pl->ta + j->size - 1;
-        if (g->row) {   /* lines contiguous, the same misalignment on every line of a tile */
+        if (g->row) { /* lines contiguous, the same misalignment on every line of a tile */
             t.vec = g->s_in == es && llabs(g->c_in) % 16 == 0;
-            const fv_dtype od = j->out->dtype;   /* the dtypes fv_d_flt_odt_run stores through a typed tag */
+            const fv_dtype od = j->out->dtype; /* the dtypes fv_d_flt_odt_run stores through a typed tag */
             t.vst = g->s_out == (int64_t)fv_dtype_size(od) && llabs(g->c_out) % 16 == 0 &&
-                    (od == FV_FLOAT32 || od == FV_FLOAT64 || od == FV_UINT8 || od == FV_INT8 || od == FV_UINT16 ||
-                     od == FV_INT16 || od == FV_INT32 || od == FV_BOOL);
-        } else {        /* tile rows contiguous, likewise; the chunk tasks' float division is exact */
+                (od == FV_FLOAT32 || od == FV_FLOAT64 || od == FV_UINT8 || od == FV_INT8 || od == FV_UINT16 ||
+                 od == FV_INT16 || od == FV_INT32 || od == FV_BOOL);
+        } else { /* tile rows contiguous, likewise; the chunk tasks' float division is exact */
             t.vec = g->c_in == es && llabs(g->s_in) % 16 == 0 && L * ((32 * es + 30) / 16) < 65536;
         }
     }
@@ -574,7 +578,8 @@ fv_cu_flt_launch_tile(const fv_cu_flt_job *j, const fv_cu_flt_plan *pl, uint8_t 
     return fv_cu_launch_status("filter1d kernel launch");
 }
 
-#define FV_CU_F1D_INST(T, ACC)                                                                                      \
-    template fv_status fv_cu_flt_launch_tile<T, ACC, int32_t>(const fv_cu_flt_job *, const fv_cu_flt_plan *, uint8_t *); \
+#define FV_CU_F1D_INST(T, ACC)                                                                               \
+    template fv_status fv_cu_flt_launch_tile<T, ACC, int32_t>(const fv_cu_flt_job *, const fv_cu_flt_plan *, \
+                                                              uint8_t *);                                    \
     template fv_status fv_cu_flt_launch_tile<T, ACC, int64_t>(const fv_cu_flt_job *, const fv_cu_flt_plan *, uint8_t *);
 FV_CU_F1D_PAIRS(FV_CU_F1D_INST)

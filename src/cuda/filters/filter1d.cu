@@ -27,7 +27,7 @@ fv_cu_flt_geom_init(fv_cu_flt_geom *g, const fv_array *in, const fv_array *out, 
         if (d == axis || in->shape[d] == 1)
             continue;
         if (m > 0 && si[m - 1] == in->shape[d] * in->strides[d] && so[m - 1] == in->shape[d] * out->strides[d]) {
-            sh[m - 1] *= in->shape[d];   /* contiguous with the previous one: merge */
+            sh[m - 1] *= in->shape[d]; /* contiguous with the previous one: merge */
             si[m - 1] = in->strides[d];
             so[m - 1] = out->strides[d];
             continue;
@@ -68,7 +68,7 @@ static fv_status
 fv_cu_flt_weights_to_device(fv_cu_flt_job *j)
 {
     size_t nb = (size_t)j->size * sizeof(double);
-    fv_device dev = {FV_DEVICE_CUDA, j->device}, host = {FV_DEVICE_CPU, 0};
+    fv_device dev = { FV_DEVICE_CUDA, j->device }, host = { FV_DEVICE_CPU, 0 };
     fv_status st;
     if ((st = fv_cu_tmp_new(j->ctx, j->device, nb, &j->wbuf)) != FV_OK)
         return st;
@@ -90,13 +90,13 @@ fv_cu_flt_plan_tile(const fv_cu_flt_job *j, fv_cu_flt_plan *pl)
     size_t budget = j->smem_optin < FV_CU_FLT_SMEM_BUDGET ? j->smem_optin : FV_CU_FLT_SMEM_BUDGET;
     int64_t ta;
     pl->v2 = 0;
-    if (!pl->dbl && (!g->row || g->nc >= 32)) {   /* 32 lines per tile */
+    if (!pl->dbl && (!g->row || g->nc >= 32)) { /* 32 lines per tile */
         size_t nw = corr ? (size_t)((j->size + 1) & ~(int64_t)1) : 0;
-        if (j->chk != 0.0f)   /* the double weights too */
+        if (j->chk != 0.0f) /* the double weights too */
             nw += (size_t)j->size * sizeof(double) / sizeof(ACC);
         for (ta = g->n > 64 ? 128 : 64; ta >= 64; ta -= 64) {
             int64_t L = ta + j->size - 1;
-            size_t words = (size_t)(L + 1) * FV_CU_FLT_PITCH;   /* a spare row: the last slide reads one past */
+            size_t words = (size_t)(L + 1) * FV_CU_FLT_PITCH; /* a spare row: the last slide reads one past */
             if (L < (int64_t)1 << 24 && (nw + words) * sizeof(ACC) <= budget) {
                 pl->v2 = 1;
                 pl->ta = ta;
@@ -155,7 +155,7 @@ fv_cu_flt_run1d(fv_cu_flt_job *j)
     /* uniform: window sums exact in double (data of up to 32-bit integers, a
      * window of at most 2^20, an integral cval of at most 2^32 when it is used) */
     const int exact_sum = !fv_cu_flt_is_float<T>::value && sizeof(T) <= 4 && j->size <= ((int64_t)1 << 20) &&
-                          (j->mode != FV_MODE_CONSTANT || (j->cval == floor(j->cval) && fabs(j->cval) <= 4294967296.0));
+        (j->mode != FV_MODE_CONSTANT || (j->cval == floor(j->cval) && fabs(j->cval) <= 4294967296.0));
     if (us && !exact_sum && (fv_dtype_is_integer(j->out->dtype) || j->out->dtype == FV_BOOL)) {
         return fv_cu_flt_launch_serial<T>(j, nlines, lgrid, NULL);
     }
@@ -167,7 +167,7 @@ fv_cu_flt_run1d(fv_cu_flt_job *j)
     uint8_t *fl = NULL;
     fv_cu_flt_plan pl;
     const int tile = fv_cu_flt_plan_tile<ACC>(j, &pl);
-    if (j->chk != 0.0f && !(tile && pl.v2)) {   /* only fv_k_flt_tile2 checks its float sums */
+    if (j->chk != 0.0f && !(tile && pl.v2)) { /* only fv_k_flt_tile2 checks its float sums */
         j->chk = 0.0f;
         return fv_cu_flt_run1d<T, double>(j);
     }
@@ -214,7 +214,10 @@ done:
 
 /* float accumulation only where it is allowed and instantiated (fv_cu_flt_small) */
 template <typename T, bool SMALL> struct fv_cu_flt_acc_run {
-    static fv_status run(fv_cu_flt_job *j, int accf) { return fv_cu_flt_run1d<T, double>(j); }
+    static fv_status run(fv_cu_flt_job *j, int accf)
+    {
+        return fv_cu_flt_run1d<T, double>(j);
+    }
 };
 template <typename T> struct fv_cu_flt_acc_run<T, true> {
     static fv_status run(fv_cu_flt_job *j, int accf)
@@ -255,8 +258,8 @@ fv_cu_flt_acc_checked_ok(const void *args, int device)
     return fv_cu_flt_acc_chk((const fv_cu_flt_accplan *)args) != 0.0f;
 }
 
-FV__VARIANTS(fv_cu_flt_acc_variants, "cuda.filter1d.acc", {"float_exact", fv_cu_flt_acc_exact_ok, NULL},
-             {"float_checked", fv_cu_flt_acc_checked_ok, NULL}, {"double", NULL, NULL})
+FV__VARIANTS(fv_cu_flt_acc_variants, "cuda.filter1d.acc", { "float_exact", fv_cu_flt_acc_exact_ok, NULL },
+             { "float_checked", fv_cu_flt_acc_checked_ok, NULL }, { "double", NULL, NULL })
 
 int
 fv_cu_flt_acc_plan(const fv_cu_flt_accplan *pa, int device, float *chk)
@@ -329,7 +332,7 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
     j.smem_optin = fv_cu_flt_smem_optin(j.device);
     switch (p->kind) {
     case FV__F1D_CORRELATE: {
-        if (!p->weights) {   /* on the device already (the caller checked where): classified there */
+        if (!p->weights) { /* on the device already (the caller checked where): classified there */
             j.kind = FV_CU_FLT_AUTO;
             j.wdev = p->dweights;
             j.wst = p->dweights_stride;
@@ -338,13 +341,19 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
         int sym = fv__ni_symmetry(p->weights, p->size);
         j.kind = sym > 0 ? FV_CU_FLT_CORR_SYM : sym < 0 ? FV_CU_FLT_CORR_ANTI : FV_CU_FLT_CORR;
         j.wh = p->weights;
-        if (p->size > FV_CU_FLT_WINLINE && (st = fv_cu_flt_weights_to_device(&j)) != FV_OK)   /* longer: a device copy */
+        if (p->size > FV_CU_FLT_WINLINE && (st = fv_cu_flt_weights_to_device(&j)) != FV_OK) /* longer: a device copy */
             goto done;
         break;
     }
-    case FV__F1D_UNIFORM: j.kind = FV_CU_FLT_USUM; break;
-    case FV__F1D_MINIMUM: j.kind = FV_CU_FLT_MIN; break;
-    default: j.kind = FV_CU_FLT_MAX; break;
+    case FV__F1D_UNIFORM:
+        j.kind = FV_CU_FLT_USUM;
+        break;
+    case FV__F1D_MINIMUM:
+        j.kind = FV_CU_FLT_MIN;
+        break;
+    default:
+        j.kind = FV_CU_FLT_MAX;
+        break;
     }
     {
         /* float accumulators: float32 outputs, and elsewhere as the planner
@@ -353,22 +362,45 @@ fv__cuda_filter1d_guarded(fv_context *ctx, const fv__op_args *a, const int *guar
          * weights) */
         int accf = fv_cu_flt_acc_float(in->dtype, out->dtype);
         if (!accf) {
-            const fv_cu_flt_accplan pa = {in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval};
+            const fv_cu_flt_accplan pa = { in->dtype, out->dtype, j.kind, j.wh, j.size, j.mode, j.cval };
             accf = fv_cu_flt_acc_plan(&pa, j.device, &j.chk) != 2;
         }
         st = FV_EDTYPE;
         switch (in->dtype) {
-        case FV_BOOL: case FV_UINT8: st = fv_cu_flt_run1d_t<uint8_t>(&j, accf); break;
-        case FV_INT8: st = fv_cu_flt_run1d_t<int8_t>(&j, accf); break;
-        case FV_UINT16: st = fv_cu_flt_run1d_t<uint16_t>(&j, accf); break;
-        case FV_INT16: st = fv_cu_flt_run1d_t<int16_t>(&j, accf); break;
-        case FV_UINT32: st = fv_cu_flt_run1d_t<uint32_t>(&j, accf); break;
-        case FV_INT32: st = fv_cu_flt_run1d_t<int32_t>(&j, accf); break;
-        case FV_UINT64: st = fv_cu_flt_run1d_t<uint64_t>(&j, accf); break;
-        case FV_INT64: st = fv_cu_flt_run1d_t<int64_t>(&j, accf); break;
-        case FV_FLOAT32: st = fv_cu_flt_run1d_t<float>(&j, accf); break;
-        case FV_FLOAT64: st = fv_cu_flt_run1d_t<double>(&j, accf); break;
-        default: st = fv_error_set(FV_EDTYPE, dom, "no CUDA kernel for %s", fv_dtype_name(in->dtype)); break;
+        case FV_BOOL:
+        case FV_UINT8:
+            st = fv_cu_flt_run1d_t<uint8_t>(&j, accf);
+            break;
+        case FV_INT8:
+            st = fv_cu_flt_run1d_t<int8_t>(&j, accf);
+            break;
+        case FV_UINT16:
+            st = fv_cu_flt_run1d_t<uint16_t>(&j, accf);
+            break;
+        case FV_INT16:
+            st = fv_cu_flt_run1d_t<int16_t>(&j, accf);
+            break;
+        case FV_UINT32:
+            st = fv_cu_flt_run1d_t<uint32_t>(&j, accf);
+            break;
+        case FV_INT32:
+            st = fv_cu_flt_run1d_t<int32_t>(&j, accf);
+            break;
+        case FV_UINT64:
+            st = fv_cu_flt_run1d_t<uint64_t>(&j, accf);
+            break;
+        case FV_INT64:
+            st = fv_cu_flt_run1d_t<int64_t>(&j, accf);
+            break;
+        case FV_FLOAT32:
+            st = fv_cu_flt_run1d_t<float>(&j, accf);
+            break;
+        case FV_FLOAT64:
+            st = fv_cu_flt_run1d_t<double>(&j, accf);
+            break;
+        default:
+            st = fv_error_set(FV_EDTYPE, dom, "no CUDA kernel for %s", fv_dtype_name(in->dtype));
+            break;
         }
     }
 done:

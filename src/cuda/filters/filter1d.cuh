@@ -50,7 +50,7 @@
 
 /* the sliding window's kinds (filters-common.cuh) */
 enum {
-    FV_CU_FLT_AUTO = FV_CU_WIN_AUTO,   /* correlation weights on the device: the kernels classify them */
+    FV_CU_FLT_AUTO = FV_CU_WIN_AUTO, /* correlation weights on the device: the kernels classify them */
     FV_CU_FLT_CORR = FV_CU_WIN_CORR,
     FV_CU_FLT_CORR_SYM = FV_CU_WIN_SYM,
     FV_CU_FLT_CORR_ANTI = FV_CU_WIN_ANTI,
@@ -60,37 +60,37 @@ enum {
 };
 
 #define FV_CU_FLT_THREADS 256
-#define FV_CU_FLT_MM_DIRECT 24          /* min/max windows up to this many taps: direct */
+#define FV_CU_FLT_MM_DIRECT 24 /* min/max windows up to this many taps: direct */
 #define FV_CU_FLT_SMEM_BUDGET (160 * 1024)
-#define FV_CU_FLT_WINLINE 128           /* correlation weights up to this many ride in the kernel parameters */
+#define FV_CU_FLT_WINLINE 128 /* correlation weights up to this many ride in the kernel parameters */
 
 /* Line geometry in the kernel's index type (signed; byte strides). */
 template <typename IT> struct fv_cu_flt_g1 {
-    IT n, s_in, s_out;       /* axis length and strides */
-    IT nc, c_in, c_out;      /* cross extent and strides */
-    int nb;                  /* batch axes */
+    IT n, s_in, s_out;  /* axis length and strides */
+    IT nc, c_in, c_out; /* cross extent and strides */
+    int nb;             /* batch axes */
     IT bshape[FV_MAX_NDIM], bs_in[FV_MAX_NDIM], bs_out[FV_MAX_NDIM];
 };
 
 template <typename IT> struct fv_cu_flt_targs {
     const char *in;
     char *out;
-    const double *w;          /* correlation weights on the device (size > FV_CU_FLT_WINLINE, or the caller's), or NULL */
-    int64_t wst;              /* w's stride in elements (the caller's may be reversed or strided) */
-    uint8_t *nanflags;        /* min/max of float data: one byte per line, or NULL */
-    const int *guard;         /* non-NULL: the kernels do nothing unless *guard != 0 */
+    const double *w;   /* correlation weights on the device (size > FV_CU_FLT_WINLINE, or the caller's), or NULL */
+    int64_t wst;       /* w's stride in elements (the caller's may be reversed or strided) */
+    uint8_t *nanflags; /* min/max of float data: one byte per line, or NULL */
+    const int *guard;  /* non-NULL: the kernels do nothing unless *guard != 0 */
     fv_cu_flt_g1<IT> g;
-    IT left, size;            /* output i reads [i - left, i - left + size) */
-    IT ta;                    /* outputs per tile along the axis */
-    int tcl2;                 /* log2(lines per tile) */
+    IT left, size; /* output i reads [i - left, i - left + size) */
+    IT ta;         /* outputs per tile along the axis */
+    int tcl2;      /* log2(lines per tile) */
     int kind, mode, odt, dbl;
-    int vec;                  /* fv_k_flt_tile2: 16-byte loads for interior tiles (the layout allows them) */
-    int vst;                  /* fv_k_flt_tile2 ROW: 16-byte stores of whole lines (the layout and dtype allow them) */
-    float chk;                /* fv_k_flt_tile2, 8-bit data: the checked float path's bound (fv_d_win_check), or 0;
+    int vec;   /* fv_k_flt_tile2: 16-byte loads for interior tiles (the layout allows them) */
+    int vst;   /* fv_k_flt_tile2 ROW: 16-byte stores of whole lines (the layout and dtype allow them) */
+    float chk; /* fv_k_flt_tile2, 8-bit data: the checked float path's bound (fv_d_win_check), or 0;
                                * -vmax: the kernel bounds device weights itself (fv_d_win_chk_dev) */
     double cval;
-    int64_t nta, ntc, ntiles; /* tiles along the axis, along the cross direction, in all */
-    double wi[FV_CU_FLT_WINLINE];   /* the weights, when they fit here */
+    int64_t nta, ntc, ntiles;     /* tiles along the axis, along the cross direction, in all */
+    double wi[FV_CU_FLT_WINLINE]; /* the weights, when they fit here */
 };
 
 template <typename IT>
@@ -157,12 +157,12 @@ typedef struct fv_cu_flt_job {
     int64_t size, left;
     int mode;
     double cval;
-    const double *wdev;       /* weights on the device (size > FV_CU_FLT_WINLINE, or the caller's) */
-    int64_t wst;              /* wdev's stride in elements */
-    const double *wh;         /* weights on the host */
-    fv_array *wbuf;           /* owns wdev */
-    const int *guard;         /* device flag: the kernels run only where it is set (FV__OP_SEP2's redo) */
-    float chk;                /* the checked float path's bound (fv_cu_flt_float_checked), or 0; -vmax: device weights */
+    const double *wdev; /* weights on the device (size > FV_CU_FLT_WINLINE, or the caller's) */
+    int64_t wst;        /* wdev's stride in elements */
+    const double *wh;   /* weights on the host */
+    fv_array *wbuf;     /* owns wdev */
+    const int *guard;   /* device flag: the kernels run only where it is set (FV__OP_SEP2's redo) */
+    float chk;          /* the checked float path's bound (fv_cu_flt_float_checked), or 0; -vmax: device weights */
     fv_cu_exec x;
     fv_context *ctx;
     int device;
@@ -207,17 +207,20 @@ typedef struct fv_cu_flt_plan {
     int tcl2;
     size_t smem;
     int dbl;
-    int v2;     /* the register-blocked kernel */
+    int v2; /* the register-blocked kernel */
 } fv_cu_flt_plan;
 
 /* The (data, accumulator) type pairs fv_cu_flt_run1d_t runs, and the data types:
  * the launchers below are instantiated for these (filter1d-tile.cu, filter1d-line.cu). */
-#define FV_CU_F1D_TYPES(X)                                                                                           \
+#define FV_CU_F1D_TYPES(X) \
     X(uint8_t) X(int8_t) X(uint16_t) X(int16_t) X(uint32_t) X(int32_t) X(uint64_t) X(int64_t) X(float) X(double)
+/* clang-format off */
 #define FV_CU_F1D_PAIRS(X)                                                                                           \
-    X(uint8_t, double) X(int8_t, double) X(uint16_t, double) X(int16_t, double) X(uint32_t, double)                  \
-    X(int32_t, double) X(uint64_t, double) X(int64_t, double) X(float, double) X(double, double) X(uint8_t, float)   \
-    X(int8_t, float) X(uint16_t, float) X(int16_t, float) X(float, float)
+    X(uint8_t, double)                                                                                               \
+    X(int8_t, double) X(uint16_t, double) X(int16_t, double) X(uint32_t, double) X(int32_t, double)                  \
+        X(uint64_t, double) X(int64_t, double) X(float, double) X(double, double) X(uint8_t, float) X(int8_t, float) \
+            X(uint16_t, float) X(int16_t, float) X(float, float)
+/* clang-format on */
 
 /* filter1d-tile.cu: the tile kernels (plan pl, fv_cu_flt_plan_tile; 32- or 64-bit index math) */
 template <typename T, typename ACC, typename IT>

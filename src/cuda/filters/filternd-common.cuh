@@ -17,16 +17,16 @@
 
 template <typename IT> struct fv_cu_flt_ndg {
     int ndim;
-    IT size;                            /* output points */
+    IT size; /* output points */
     IT shape[FV_MAX_NDIM], s_in[FV_MAX_NDIM], s_out[FV_MAX_NDIM];
-    IT dmin[FV_MAX_NDIM], dmax[FV_MAX_NDIM];   /* displacement range per axis */
+    IT dmin[FV_MAX_NDIM], dmax[FV_MAX_NDIM]; /* displacement range per axis */
 };
 
 typedef struct fv_cu_flt_ndtab {
-    const int64_t *off;     /* count */
-    const double *w;        /* count: weights, or the structure (negated for minimum) */
-    const uint64_t *st;     /* count: structure cast to the input type (bits) */
-    const int32_t *delta;   /* count * ndim */
+    const int64_t *off;   /* count */
+    const double *w;      /* count: weights, or the structure (negated for minimum) */
+    const uint64_t *st;   /* count: structure cast to the input type (bits) */
+    const int32_t *delta; /* count * ndim */
 } fv_cu_flt_ndtab;
 
 template <typename IT> struct fv_cu_flt_ndargs {
@@ -37,7 +37,7 @@ template <typename IT> struct fv_cu_flt_ndargs {
     int64_t count, rank;
     int mode, odt, mn, has_st;
     double cval;
-    uint8_t *flags;         /* rank of float data, large windows: points with NaN */
+    uint8_t *flags; /* rank of float data, large windows: points with NaN */
 };
 
 /* Coordinates and offsets of output point i; returns 1 when the window is inside. */
@@ -106,7 +106,7 @@ typedef struct fv_cu_flt_ndprep {
     int64_t count;
     int64_t shape[FV_MAX_NDIM], s_in[FV_MAX_NDIM], s_out[FV_MAX_NDIM];
     int64_t dmin[FV_MAX_NDIM], dmax[FV_MAX_NDIM];
-    int64_t *off;       /* host copies, count each */
+    int64_t *off; /* host copies, count each */
     double *w;
     int32_t *delta;
 } fv_cu_flt_ndprep;
@@ -124,7 +124,7 @@ fv_cu_flt_ndprep_free(fv_cu_flt_ndprep *p)
 
 static inline fv_status
 fv_cu_flt_ndprep_init(fv_cu_flt_ndprep *p, const fv__filternd_params *f, const fv_array *in, const fv_array *out,
-                const char *dom)
+                      const char *dom)
 {
     int nd = in->ndim > 0 ? in->ndim : 1;
     int64_t fsize = 1, fs[FV_MAX_NDIM], org[FV_MAX_NDIM];
@@ -152,7 +152,7 @@ fv_cu_flt_ndprep_init(fv_cu_flt_ndprep *p, const fv__filternd_params *f, const f
         if (f->footprint && !f->footprint[j])
             continue;
         if (f->kind == FV__FND_CORRELATE && !(fabs(f->weights[j]) > DBL_EPSILON))
-            continue;   /* scipy's correlate skips |w| <= DBL_EPSILON */
+            continue; /* scipy's correlate skips |w| <= DBL_EPSILON */
         count++;
     }
     if (count < 1)
@@ -202,7 +202,8 @@ fv_cu_flt_ndprep_init(fv_cu_flt_ndprep *p, const fv__filternd_params *f, const f
 static inline int
 fv_cu_flt_nd_fits32(const fv_cu_flt_ndprep *p, const fv_array *in, const fv_array *out)
 {
-    if (fv_array_size(out) > INT32_MAX / 2 || fv_cu_flt_extent(in) > INT32_MAX / 2 || fv_cu_flt_extent(out) > INT32_MAX / 2)
+    if (fv_array_size(out) > INT32_MAX / 2 || fv_cu_flt_extent(in) > INT32_MAX / 2 ||
+        fv_cu_flt_extent(out) > INT32_MAX / 2)
         return 0;
     for (int d = 0; d < p->ndim; d++) {
         int64_t m = p->dmin[d] < 0 ? -p->dmin[d] : p->dmin[d];
@@ -248,20 +249,20 @@ typedef struct fv_cu_flt_ndjob {
 /* The 2-D geometry every tiled kernel's arguments carry (fields in, out, h, w,
  * dy, dx, sy_in, sx_in, sy_out, sx_out, mode, odt), from job j and its prep p:
  * byte strides, 0 along an axis of 1. */
-#define FV_CU_FLT_TILE2D_FILL(a, j, p)                                           \
-    do {                                                                   \
-        (a).in = (const char *)(j)->in->data;                              \
-        (a).out = (char *)(j)->out->data;                                  \
-        (a).h = (int)(p)->shape[0];                                        \
-        (a).w = (int)(p)->shape[1];                                        \
-        (a).dy = (int)(p)->dmin[0];                                        \
-        (a).dx = (int)(p)->dmin[1];                                        \
-        (a).sy_in = (p)->shape[0] > 1 ? (int)(p)->s_in[0] : 0;             \
-        (a).sx_in = (p)->shape[1] > 1 ? (int)(p)->s_in[1] : 0;             \
-        (a).sy_out = (p)->shape[0] > 1 ? (int)(p)->s_out[0] : 0;           \
-        (a).sx_out = (p)->shape[1] > 1 ? (int)(p)->s_out[1] : 0;           \
-        (a).mode = (j)->mode;                                              \
-        (a).odt = (int)(j)->out->dtype;                                    \
+#define FV_CU_FLT_TILE2D_FILL(a, j, p)                           \
+    do {                                                         \
+        (a).in = (const char *)(j)->in->data;                    \
+        (a).out = (char *)(j)->out->data;                        \
+        (a).h = (int)(p)->shape[0];                              \
+        (a).w = (int)(p)->shape[1];                              \
+        (a).dy = (int)(p)->dmin[0];                              \
+        (a).dx = (int)(p)->dmin[1];                              \
+        (a).sy_in = (p)->shape[0] > 1 ? (int)(p)->s_in[0] : 0;   \
+        (a).sx_in = (p)->shape[1] > 1 ? (int)(p)->s_in[1] : 0;   \
+        (a).sy_out = (p)->shape[0] > 1 ? (int)(p)->s_out[0] : 0; \
+        (a).sx_out = (p)->shape[1] > 1 ? (int)(p)->s_out[1] : 0; \
+        (a).mode = (j)->mode;                                    \
+        (a).odt = (int)(j)->out->dtype;                          \
     } while (0)
 
 /* A 2-D tiled kernel's block (BX x BY threads) loads its tile and halo, SH rows of
@@ -302,24 +303,24 @@ fv_cu_flt_tile2d_k(const fv_cu_flt_ndjob *j, int kmax, int th, int bx)
 }
 
 /* The same for the 3-D tiled kernels' arguments (32-bit, axes z, y, x). */
-#define FV_CU_FLT_TILE3D_FILL(a, j, p)                                           \
-    do {                                                                   \
-        (a).in = (const char *)(j)->in->data;                              \
-        (a).out = (char *)(j)->out->data;                                  \
-        (a).d = (int)(p)->shape[0];                                        \
-        (a).h = (int)(p)->shape[1];                                        \
-        (a).w = (int)(p)->shape[2];                                        \
-        (a).dz = (int)(p)->dmin[0];                                        \
-        (a).dy = (int)(p)->dmin[1];                                        \
-        (a).dx = (int)(p)->dmin[2];                                        \
-        (a).sz_in = (p)->shape[0] > 1 ? (int)(p)->s_in[0] : 0;             \
-        (a).sy_in = (p)->shape[1] > 1 ? (int)(p)->s_in[1] : 0;             \
-        (a).sx_in = (p)->shape[2] > 1 ? (int)(p)->s_in[2] : 0;             \
-        (a).sz_out = (p)->shape[0] > 1 ? (int)(p)->s_out[0] : 0;           \
-        (a).sy_out = (p)->shape[1] > 1 ? (int)(p)->s_out[1] : 0;           \
-        (a).sx_out = (p)->shape[2] > 1 ? (int)(p)->s_out[2] : 0;           \
-        (a).mode = (j)->mode;                                              \
-        (a).odt = (int)(j)->out->dtype;                                    \
+#define FV_CU_FLT_TILE3D_FILL(a, j, p)                           \
+    do {                                                         \
+        (a).in = (const char *)(j)->in->data;                    \
+        (a).out = (char *)(j)->out->data;                        \
+        (a).d = (int)(p)->shape[0];                              \
+        (a).h = (int)(p)->shape[1];                              \
+        (a).w = (int)(p)->shape[2];                              \
+        (a).dz = (int)(p)->dmin[0];                              \
+        (a).dy = (int)(p)->dmin[1];                              \
+        (a).dx = (int)(p)->dmin[2];                              \
+        (a).sz_in = (p)->shape[0] > 1 ? (int)(p)->s_in[0] : 0;   \
+        (a).sy_in = (p)->shape[1] > 1 ? (int)(p)->s_in[1] : 0;   \
+        (a).sx_in = (p)->shape[2] > 1 ? (int)(p)->s_in[2] : 0;   \
+        (a).sz_out = (p)->shape[0] > 1 ? (int)(p)->s_out[0] : 0; \
+        (a).sy_out = (p)->shape[1] > 1 ? (int)(p)->s_out[1] : 0; \
+        (a).sx_out = (p)->shape[2] > 1 ? (int)(p)->s_out[2] : 0; \
+        (a).mode = (j)->mode;                                    \
+        (a).odt = (int)(j)->out->dtype;                          \
     } while (0)
 
 /* The generic rank kernels (after the tables are on the device). */

@@ -28,30 +28,34 @@
  * the sign of a zero sum). The result goes through fv_d_flt_store_nd. */
 #include "filternd-common.cuh"
 
-#define FV_CU_FLT_CT_BX 32                        /* threads along x, one column each */
-#define FV_CU_FLT_CT_BY 4                         /* threads along y */
-#define FV_CU_FLT_CT_PY 8                         /* output rows per thread */
-#define FV_CU_FLT_CT_TH (FV_CU_FLT_CT_BY * FV_CU_FLT_CT_PY)   /* tile height */
-#define FV_CU_FLT_CT_KMAX 11                      /* largest box side */
+#define FV_CU_FLT_CT_BX 32                                  /* threads along x, one column each */
+#define FV_CU_FLT_CT_BY 4                                   /* threads along y */
+#define FV_CU_FLT_CT_PY 8                                   /* output rows per thread */
+#define FV_CU_FLT_CT_TH (FV_CU_FLT_CT_BY * FV_CU_FLT_CT_PY) /* tile height */
+#define FV_CU_FLT_CT_KMAX 11                                /* largest box side */
 
 template <typename ACC> struct fv_cu_flt_ctargs {
     const char *in;
     char *out;
-    int h, w;                           /* image rows, columns */
-    int dy, dx;                         /* displacement of box element (0, 0) */
-    int sy_in, sx_in, sy_out, sx_out;   /* byte strides (0 along an axis of 1) */
+    int h, w;                         /* image rows, columns */
+    int dy, dx;                       /* displacement of box element (0, 0) */
+    int sy_in, sx_in, sy_out, sx_out; /* byte strides (0 along an axis of 1) */
     int mode, odt;
-    unsigned rows;                      /* bit ky: box row ky selects an element */
-    ACC cval;                           /* (ACC)cval */
-    ACC wt[FV_CU_FLT_CT_KMAX * FV_CU_FLT_CT_KMAX];  /* K x K box weights (ACC), 0: not selected */
+    unsigned rows;                                 /* bit ky: box row ky selects an element */
+    ACC cval;                                      /* (ACC)cval */
+    ACC wt[FV_CU_FLT_CT_KMAX * FV_CU_FLT_CT_KMAX]; /* K x K box weights (ACC), 0: not selected */
 };
 
 /* FULL: all K * K box elements selected (no per-element test) */
 template <typename T, typename ACC, int K, bool FULL>
-__global__ void __launch_bounds__(FV_CU_FLT_CT_BX * FV_CU_FLT_CT_BY)
-fv_k_flt_corr_tile(const fv_cu_flt_ctargs<ACC> a)
+__global__ void
+__launch_bounds__(FV_CU_FLT_CT_BX *FV_CU_FLT_CT_BY) fv_k_flt_corr_tile(const fv_cu_flt_ctargs<ACC> a)
 {
-    enum { SW = FV_CU_FLT_CT_BX + K - 1, SH = FV_CU_FLT_CT_TH + K - 1, PY = FV_CU_FLT_CT_PY };
+    enum {
+        SW = FV_CU_FLT_CT_BX + K - 1,
+        SH = FV_CU_FLT_CT_TH + K - 1,
+        PY = FV_CU_FLT_CT_PY
+    };
     __shared__ ACC s[SH * SW];
     const int x0 = (int)blockIdx.x * FV_CU_FLT_CT_BX, y0 = (int)blockIdx.y * FV_CU_FLT_CT_TH;
     fv_d_flt_tile2d_load<T, FV_CU_FLT_CT_BX, FV_CU_FLT_CT_BY, SH, SW>(s, a, x0, y0, a.cval, [](T v) { return (ACC)v; });
@@ -65,13 +69,13 @@ fv_k_flt_corr_tile(const fv_cu_flt_ctargs<ACC> a)
     for (int q = 0; q < PY; q++)
         acc[q] = (ACC)0;
 #pragma unroll
-    for (int r = 0; r < PY + K - 1; r++) {   /* input rows of the strip, top to bottom */
+    for (int r = 0; r < PY + K - 1; r++) { /* input rows of the strip, top to bottom */
         ACC v[K];
 #pragma unroll
         for (int kx = 0; kx < K; kx++)
             v[kx] = sp[r * SW + kx];
 #pragma unroll
-        for (int q = 0; q < PY; q++) {        /* the outputs using row r: box row r - q */
+        for (int q = 0; q < PY; q++) { /* the outputs using row r: box row r - q */
             const int ky = r - q;
             if (ky < 0 || ky >= K)
                 continue;
@@ -124,23 +128,37 @@ fv_cu_flt_corr_tile_launch(const fv_cu_flt_ndjob *j, int k)
     a.cval = (ACC)j->cval;
     for (int64_t e = 0; e < p->count; e++) {
         int by = (int)(p->delta[2 * e] - p->dmin[0]), bx = (int)(p->delta[2 * e + 1] - p->dmin[1]);
-        a.wt[by * k + bx] = (ACC)p->w[e];   /* |w| > DBL_EPSILON: nonzero in float too */
+        a.wt[by * k + bx] = (ACC)p->w[e]; /* |w| > DBL_EPSILON: nonzero in float too */
         a.rows |= 1u << by;
     }
     bool full = p->count == (int64_t)k * k;
-    dim3 grid((unsigned)((a.w + FV_CU_FLT_CT_BX - 1) / FV_CU_FLT_CT_BX), (unsigned)((a.h + FV_CU_FLT_CT_TH - 1) / FV_CU_FLT_CT_TH));
+    dim3 grid((unsigned)((a.w + FV_CU_FLT_CT_BX - 1) / FV_CU_FLT_CT_BX),
+              (unsigned)((a.h + FV_CU_FLT_CT_TH - 1) / FV_CU_FLT_CT_TH));
     switch (k) {
-    case 3: fv_cu_flt_corr_tile_go<T, ACC, 3>(a, full, grid, j->stream); break;
-    case 5: fv_cu_flt_corr_tile_go<T, ACC, 5>(a, full, grid, j->stream); break;
-    case 7: fv_cu_flt_corr_tile_go<T, ACC, 7>(a, full, grid, j->stream); break;
-    case 9: fv_cu_flt_corr_tile_go<T, ACC, 9>(a, full, grid, j->stream); break;
-    default: fv_cu_flt_corr_tile_go<T, ACC, 11>(a, full, grid, j->stream); break;
+    case 3:
+        fv_cu_flt_corr_tile_go<T, ACC, 3>(a, full, grid, j->stream);
+        break;
+    case 5:
+        fv_cu_flt_corr_tile_go<T, ACC, 5>(a, full, grid, j->stream);
+        break;
+    case 7:
+        fv_cu_flt_corr_tile_go<T, ACC, 7>(a, full, grid, j->stream);
+        break;
+    case 9:
+        fv_cu_flt_corr_tile_go<T, ACC, 9>(a, full, grid, j->stream);
+        break;
+    default:
+        fv_cu_flt_corr_tile_go<T, ACC, 11>(a, full, grid, j->stream);
+        break;
     }
     return fv_cu_launch_status("correlate kernel launch");
 }
 
 template <typename T, bool SMALL> struct fv_cu_flt_ct_run {
-    static fv_status run(const fv_cu_flt_ndjob *j, int k, int accf) { return fv_cu_flt_corr_tile_launch<T, double>(j, k); }
+    static fv_status run(const fv_cu_flt_ndjob *j, int k, int accf)
+    {
+        return fv_cu_flt_corr_tile_launch<T, double>(j, k);
+    }
 };
 template <typename T> struct fv_cu_flt_ct_run<T, true> {
     static fv_status run(const fv_cu_flt_ndjob *j, int k, int accf)

@@ -29,32 +29,37 @@
  * as 0 * x. The result goes through fv_d_flt_store_nd. */
 #include "filternd-common.cuh"
 
-#define FV_CU_FLT_C3_BX 32                        /* threads along x, one column each */
-#define FV_CU_FLT_C3_BY 8                         /* threads along y */
-#define FV_CU_FLT_C3_PZ 8                         /* z outputs per thread */
-#define FV_CU_FLT_C3_KMAX 5                       /* largest box side */
+#define FV_CU_FLT_C3_BX 32  /* threads along x, one column each */
+#define FV_CU_FLT_C3_BY 8   /* threads along y */
+#define FV_CU_FLT_C3_PZ 8   /* z outputs per thread */
+#define FV_CU_FLT_C3_KMAX 5 /* largest box side */
 
 template <typename ACC> struct fv_cu_flt_c3args {
     const char *in;
     char *out;
-    int d, h, w;                                    /* planes, rows, columns */
-    int dz, dy, dx;                                 /* displacement of box element (0, 0, 0) */
-    int sz_in, sy_in, sx_in, sz_out, sy_out, sx_out;   /* byte strides (0 along an axis of 1) */
+    int d, h, w;                                     /* planes, rows, columns */
+    int dz, dy, dx;                                  /* displacement of box element (0, 0, 0) */
+    int sz_in, sy_in, sx_in, sz_out, sy_out, sx_out; /* byte strides (0 along an axis of 1) */
     int mode, odt;
-    unsigned rows;                                  /* bit kz * K + ky: that box row selects an element */
-    ACC cval;                                       /* (ACC)cval */
-    ACC wt[FV_CU_FLT_C3_KMAX * FV_CU_FLT_C3_KMAX * FV_CU_FLT_C3_KMAX];   /* K^3 box weights (ACC), 0: not selected */
+    unsigned rows; /* bit kz * K + ky: that box row selects an element */
+    ACC cval;      /* (ACC)cval */
+    ACC wt[FV_CU_FLT_C3_KMAX * FV_CU_FLT_C3_KMAX * FV_CU_FLT_C3_KMAX]; /* K^3 box weights (ACC), 0: not selected */
 };
 
 /* FULL: all K^3 box elements selected (no per-element test) */
 template <typename T, typename ACC, int K, bool FULL>
-__global__ void __launch_bounds__(FV_CU_FLT_C3_BX * FV_CU_FLT_C3_BY)
-fv_k_flt_corr3d(const fv_cu_flt_c3args<ACC> a)
+__global__ void
+__launch_bounds__(FV_CU_FLT_C3_BX *FV_CU_FLT_C3_BY) fv_k_flt_corr3d(const fv_cu_flt_c3args<ACC> a)
 {
-    enum { SW = FV_CU_FLT_C3_BX + K - 1, SH = FV_CU_FLT_C3_BY + K - 1, SD = FV_CU_FLT_C3_PZ + K - 1, PZ = FV_CU_FLT_C3_PZ };
+    enum {
+        SW = FV_CU_FLT_C3_BX + K - 1,
+        SH = FV_CU_FLT_C3_BY + K - 1,
+        SD = FV_CU_FLT_C3_PZ + K - 1,
+        PZ = FV_CU_FLT_C3_PZ
+    };
     __shared__ ACC s[SD * SH * SW];
     const int x0 = (int)blockIdx.x * FV_CU_FLT_C3_BX, y0 = (int)blockIdx.y * FV_CU_FLT_C3_BY, z0 = (int)blockIdx.z * PZ;
-    for (int sr = (int)threadIdx.y; sr < SD * SH; sr += FV_CU_FLT_C3_BY) {   /* one halo row (sz, sy) */
+    for (int sr = (int)threadIdx.y; sr < SD * SH; sr += FV_CU_FLT_C3_BY) { /* one halo row (sz, sy) */
         const int sz = sr / SH, sy = sr - sz * SH;
         const int iz = fv_d_flt_extend<int>(z0 + a.dz + sz, a.d, a.mode);
         const int iy = iz < 0 ? -1 : fv_d_flt_extend<int>(y0 + a.dy + sy, a.h, a.mode);
@@ -74,15 +79,15 @@ fv_k_flt_corr3d(const fv_cu_flt_c3args<ACC> a)
     for (int q = 0; q < PZ; q++)
         acc[q] = (ACC)0;
 #pragma unroll
-    for (int r = 0; r < SD; r++) {            /* input planes, front to back */
+    for (int r = 0; r < SD; r++) { /* input planes, front to back */
 #pragma unroll
-        for (int ky = 0; ky < K; ky++) {      /* window rows, top to bottom */
+        for (int ky = 0; ky < K; ky++) { /* window rows, top to bottom */
             ACC v[K];
 #pragma unroll
             for (int kx = 0; kx < K; kx++)
                 v[kx] = sp[(r * SH + ky) * SW + kx];
 #pragma unroll
-            for (int q = 0; q < PZ; q++) {    /* the outputs using plane r: box plane r - q */
+            for (int q = 0; q < PZ; q++) { /* the outputs using plane r: box plane r - q */
                 const int kz = r - q;
                 if (kz < 0 || kz >= K)
                     continue;
@@ -122,7 +127,8 @@ fv_cu_flt_corr3d_k(const fv_cu_flt_ndjob *j)
             m = p->dmax[d] - p->dmin[d] + 1;
     if (m < 1 || m > FV_CU_FLT_C3_KMAX)
         return 0;
-    if ((p->shape[0] + FV_CU_FLT_C3_PZ - 1) / FV_CU_FLT_C3_PZ > 65535 || (p->shape[1] + FV_CU_FLT_C3_BY - 1) / FV_CU_FLT_C3_BY > 65535 ||
+    if ((p->shape[0] + FV_CU_FLT_C3_PZ - 1) / FV_CU_FLT_C3_PZ > 65535 ||
+        (p->shape[1] + FV_CU_FLT_C3_BY - 1) / FV_CU_FLT_C3_BY > 65535 ||
         (p->shape[2] + FV_CU_FLT_C3_BX - 1) / FV_CU_FLT_C3_BX > INT32_MAX)
         return 0;
     return m <= 3 ? 3 : 5;
@@ -151,11 +157,12 @@ fv_cu_flt_corr3d_launch(const fv_cu_flt_ndjob *j, int k)
     for (int64_t e = 0; e < p->count; e++) {
         int bz = (int)(p->delta[3 * e] - p->dmin[0]), by = (int)(p->delta[3 * e + 1] - p->dmin[1]);
         int bx = (int)(p->delta[3 * e + 2] - p->dmin[2]);
-        a.wt[(bz * k + by) * k + bx] = (ACC)p->w[e];   /* |w| > DBL_EPSILON: nonzero in float too */
+        a.wt[(bz * k + by) * k + bx] = (ACC)p->w[e]; /* |w| > DBL_EPSILON: nonzero in float too */
         a.rows |= 1u << (bz * k + by);
     }
     bool full = p->count == (int64_t)k * k * k;
-    dim3 grid((unsigned)((a.w + FV_CU_FLT_C3_BX - 1) / FV_CU_FLT_C3_BX), (unsigned)((a.h + FV_CU_FLT_C3_BY - 1) / FV_CU_FLT_C3_BY),
+    dim3 grid((unsigned)((a.w + FV_CU_FLT_C3_BX - 1) / FV_CU_FLT_C3_BX),
+              (unsigned)((a.h + FV_CU_FLT_C3_BY - 1) / FV_CU_FLT_C3_BY),
               (unsigned)((a.d + FV_CU_FLT_C3_PZ - 1) / FV_CU_FLT_C3_PZ));
     if (k == 3)
         fv_cu_flt_corr3d_go<T, ACC, 3>(a, full, grid, j->stream);
@@ -171,11 +178,17 @@ fv_cu_flt_corr3d_run(const fv_cu_flt_ndjob *j, int accf)
     if (!k)
         return FV_ENOKERNEL;
     switch (j->in->dtype) {
-    case FV_FLOAT32: return accf ? fv_cu_flt_corr3d_launch<float, float>(j, k) : FV_ENOKERNEL;
-    case FV_FLOAT64: return fv_cu_flt_corr3d_launch<double, double>(j, k);
-    case FV_UINT8: return accf ? fv_cu_flt_corr3d_launch<uint8_t, float>(j, k) : fv_cu_flt_corr3d_launch<uint8_t, double>(j, k);
-    case FV_UINT16: return accf ? FV_ENOKERNEL : fv_cu_flt_corr3d_launch<uint16_t, double>(j, k);
-    case FV_INT16: return accf ? FV_ENOKERNEL : fv_cu_flt_corr3d_launch<int16_t, double>(j, k);
-    default: return FV_ENOKERNEL;
+    case FV_FLOAT32:
+        return accf ? fv_cu_flt_corr3d_launch<float, float>(j, k) : FV_ENOKERNEL;
+    case FV_FLOAT64:
+        return fv_cu_flt_corr3d_launch<double, double>(j, k);
+    case FV_UINT8:
+        return accf ? fv_cu_flt_corr3d_launch<uint8_t, float>(j, k) : fv_cu_flt_corr3d_launch<uint8_t, double>(j, k);
+    case FV_UINT16:
+        return accf ? FV_ENOKERNEL : fv_cu_flt_corr3d_launch<uint16_t, double>(j, k);
+    case FV_INT16:
+        return accf ? FV_ENOKERNEL : fv_cu_flt_corr3d_launch<int16_t, double>(j, k);
+    default:
+        return FV_ENOKERNEL;
     }
 }

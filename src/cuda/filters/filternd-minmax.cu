@@ -36,38 +36,58 @@
  *    bits. The result is stored from double through fv_d_flt_store_nd. */
 #include "filternd-common.cuh"
 
-#define FV_CU_FLT_MT_BX 32                        /* threads along x, one column each */
-#define FV_CU_FLT_MT_BY 4                         /* threads along y */
-#define FV_CU_FLT_MT_PY 8                         /* output rows per thread */
-#define FV_CU_FLT_MT_TH (FV_CU_FLT_MT_BY * FV_CU_FLT_MT_PY)   /* tile height */
-#define FV_CU_FLT_MT_KMAX 11                      /* largest box side */
+#define FV_CU_FLT_MT_BX 32                                  /* threads along x, one column each */
+#define FV_CU_FLT_MT_BY 4                                   /* threads along y */
+#define FV_CU_FLT_MT_PY 8                                   /* output rows per thread */
+#define FV_CU_FLT_MT_TH (FV_CU_FLT_MT_BY * FV_CU_FLT_MT_PY) /* tile height */
+#define FV_CU_FLT_MT_KMAX 11                                /* largest box side */
 
 /* key type and order maps: key(v) for minimum; max flips it */
 template <typename T> struct fv_cu_flt_mm;
-#define FV_CU_FLT_MM_UINT(T, KT)                                                                           \
-    template <> struct fv_cu_flt_mm<T> {                                                                   \
-        typedef KT K;                                                                                \
-        static const bool flt = false;                                                               \
-        static __device__ __forceinline__ K key(T v, bool mx) { return mx ? (K) ~(K)v : (K)v; }      \
-        static __device__ __forceinline__ double val(K k, bool mx) { return (double)(T)(mx ? (K) ~k : k); } \
-        static __device__ __forceinline__ K step(K r, K x, int m) { K y = x | (K)(int64_t)m; return y < r ? y : r; } \
-        static __device__ __forceinline__ K top() { return (K) ~(K)0; }                               \
+#define FV_CU_FLT_MM_UINT(T, KT)                                   \
+    template <> struct fv_cu_flt_mm<T> {                           \
+        typedef KT K;                                              \
+        static const bool flt = false;                             \
+        static __device__ __forceinline__ K key(T v, bool mx)      \
+        {                                                          \
+            return mx ? (K) ~(K)v : (K)v;                          \
+        }                                                          \
+        static __device__ __forceinline__ double val(K k, bool mx) \
+        {                                                          \
+            return (double)(T)(mx ? (K)~k : k);                    \
+        }                                                          \
+        static __device__ __forceinline__ K step(K r, K x, int m)  \
+        {                                                          \
+            K y = x | (K)(int64_t)m;                               \
+            return y < r ? y : r;                                  \
+        }                                                          \
+        static __device__ __forceinline__ K top()                  \
+        {                                                          \
+            return (K) ~(K)0;                                      \
+        }                                                          \
     };
-#define FV_CU_FLT_MM_SINT(T, UT, KT, SB)                                                                   \
-    template <> struct fv_cu_flt_mm<T> {                                                                   \
-        typedef KT K;                                                                                \
-        static const bool flt = false;                                                               \
-        static __device__ __forceinline__ K key(T v, bool mx)                                        \
-        {                                                                                            \
-            K k = (K)(UT)v ^ (K)(SB);                                                                \
-            return mx ? (K) ~k : k;                                                                  \
-        }                                                                                            \
-        static __device__ __forceinline__ double val(K k, bool mx)                                   \
-        {                                                                                            \
-            return (double)(T)(UT)((mx ? (K) ~k : k) ^ (K)(SB));                                     \
-        }                                                                                            \
-        static __device__ __forceinline__ K step(K r, K x, int m) { K y = x | (K)(int64_t)m; return y < r ? y : r; } \
-        static __device__ __forceinline__ K top() { return (K) ~(K)0; }                               \
+#define FV_CU_FLT_MM_SINT(T, UT, KT, SB)                           \
+    template <> struct fv_cu_flt_mm<T> {                           \
+        typedef KT K;                                              \
+        static const bool flt = false;                             \
+        static __device__ __forceinline__ K key(T v, bool mx)      \
+        {                                                          \
+            K k = (K)(UT)v ^ (K)(SB);                              \
+            return mx ? (K)~k : k;                                 \
+        }                                                          \
+        static __device__ __forceinline__ double val(K k, bool mx) \
+        {                                                          \
+            return (double)(T)(UT)((mx ? (K)~k : k) ^ (K)(SB));    \
+        }                                                          \
+        static __device__ __forceinline__ K step(K r, K x, int m)  \
+        {                                                          \
+            K y = x | (K)(int64_t)m;                               \
+            return y < r ? y : r;                                  \
+        }                                                          \
+        static __device__ __forceinline__ K top()                  \
+        {                                                          \
+            return (K) ~(K)0;                                      \
+        }                                                          \
     };
 FV_CU_FLT_MM_UINT(uint8_t, uint32_t)
 FV_CU_FLT_MM_UINT(uint16_t, uint32_t)
@@ -86,13 +106,19 @@ template <> struct fv_cu_flt_mm<float> {
     {
         return mx ? __uint_as_float(__float_as_uint(v) ^ 0x80000000u) : v;
     }
-    static __device__ __forceinline__ double val(K k, bool mx) { return (double)key(k, mx); }
+    static __device__ __forceinline__ double val(K k, bool mx)
+    {
+        return (double)key(k, mx);
+    }
     static __device__ __forceinline__ K step(K r, K x, int m)
     {
         const K y = __uint_as_float(__float_as_uint(x) | (uint32_t)m);
         return y < r ? y : r;
     }
-    static __device__ __forceinline__ K top() { return 0; }   /* unused: floats start from the first element */
+    static __device__ __forceinline__ K top()
+    {
+        return 0;
+    } /* unused: floats start from the first element */
 };
 template <> struct fv_cu_flt_mm<double> {
     typedef double K;
@@ -101,48 +127,58 @@ template <> struct fv_cu_flt_mm<double> {
     {
         return mx ? __longlong_as_double(__double_as_longlong(v) ^ (long long)0x8000000000000000ull) : v;
     }
-    static __device__ __forceinline__ double val(K k, bool mx) { return key(k, mx); }
+    static __device__ __forceinline__ double val(K k, bool mx)
+    {
+        return key(k, mx);
+    }
     static __device__ __forceinline__ K step(K r, K x, int m)
     {
         const K y = __longlong_as_double(__double_as_longlong(x) | (long long)m);
         return y < r ? y : r;
     }
-    static __device__ __forceinline__ K top() { return 0; }   /* unused: floats start from the first element */
+    static __device__ __forceinline__ K top()
+    {
+        return 0;
+    } /* unused: floats start from the first element */
 };
 
 struct fv_cu_flt_mtargs {
     const char *in;
     char *out;
-    int h, w;                           /* image rows, columns */
-    int dy, dx;                         /* displacement of box element (0, 0) */
-    int sy_in, sx_in, sy_out, sx_out;   /* byte strides (0 along an axis of 1) */
-    int mode, odt, mx;                  /* mx: maximum */
-    int first;                          /* box index of the first selected element */
-    unsigned rows;                      /* bit ky: box row ky selects an element */
+    int h, w;                         /* image rows, columns */
+    int dy, dx;                       /* displacement of box element (0, 0) */
+    int sy_in, sx_in, sy_out, sx_out; /* byte strides (0 along an axis of 1) */
+    int mode, odt, mx;                /* mx: maximum */
+    int first;                        /* box index of the first selected element */
+    unsigned rows;                    /* bit ky: box row ky selects an element */
     double cval;
     int sel[FV_CU_FLT_MT_KMAX * FV_CU_FLT_MT_KMAX]; /* K x K box: 0 selected, -1 not */
 };
 
 template <typename T, int K>
-__global__ void __launch_bounds__(FV_CU_FLT_MT_BX * FV_CU_FLT_MT_BY)
-fv_k_flt_minmax_tile(const fv_cu_flt_mtargs a)
+__global__ void
+__launch_bounds__(FV_CU_FLT_MT_BX *FV_CU_FLT_MT_BY) fv_k_flt_minmax_tile(const fv_cu_flt_mtargs a)
 {
     typedef fv_cu_flt_mm<T> M;
     typedef typename M::K KT;
-    enum { SW = FV_CU_FLT_MT_BX + K - 1, SH = FV_CU_FLT_MT_TH + K - 1, PY = FV_CU_FLT_MT_PY };
+    enum {
+        SW = FV_CU_FLT_MT_BX + K - 1,
+        SH = FV_CU_FLT_MT_TH + K - 1,
+        PY = FV_CU_FLT_MT_PY
+    };
     __shared__ KT s[SH * SW];
     const bool mx = a.mx != 0;
     const KT cv = M::key(fv_d_flt_to_in<T>(a.cval), mx);
     const int x0 = (int)blockIdx.x * FV_CU_FLT_MT_BX, y0 = (int)blockIdx.y * FV_CU_FLT_MT_TH;
     fv_d_flt_tile2d_load<T, FV_CU_FLT_MT_BX, FV_CU_FLT_MT_BY, SH, SW>(s, a, x0, y0, cv,
-                                                                   [mx](T v) { return M::key(v, mx); });
+                                                                      [mx](T v) { return M::key(v, mx); });
     __syncthreads();
     const int x = x0 + (int)threadIdx.x, yb = y0 + (int)threadIdx.y * PY;
     if (x >= a.w || yb >= a.h)
         return;
     const KT *sp = s + threadIdx.y * PY * SW + threadIdx.x;
     KT res[PY];
-    if (M::flt) {   /* the first selected element (compared with itself later: never taken) */
+    if (M::flt) { /* the first selected element (compared with itself later: never taken) */
         const int f = a.first, fy = f / K, fx = f - fy * K;
 #pragma unroll
         for (int q = 0; q < PY; q++)
@@ -153,13 +189,13 @@ fv_k_flt_minmax_tile(const fv_cu_flt_mtargs a)
             res[q] = M::top();
     }
 #pragma unroll
-    for (int r = 0; r < PY + K - 1; r++) {   /* input rows of the strip, top to bottom */
+    for (int r = 0; r < PY + K - 1; r++) { /* input rows of the strip, top to bottom */
         KT v[K];
 #pragma unroll
         for (int kx = 0; kx < K; kx++)
             v[kx] = sp[r * SW + kx];
 #pragma unroll
-        for (int q = 0; q < PY; q++) {        /* the outputs using row r: box row r - q */
+        for (int q = 0; q < PY; q++) { /* the outputs using row r: box row r - q */
             const int ky = r - q;
             if (ky < 0 || ky >= K)
                 continue;
@@ -205,16 +241,27 @@ fv_cu_flt_minmax_tile_launch(const fv_cu_flt_ndjob *j, int k, int mn)
         a.sel[by * k + bx] = 0;
         a.rows |= 1u << by;
         if (e == 0)
-            a.first = by * k + bx;   /* the tables are in C order of the window */
+            a.first = by * k + bx; /* the tables are in C order of the window */
     }
-    dim3 grid((unsigned)((a.w + FV_CU_FLT_MT_BX - 1) / FV_CU_FLT_MT_BX), (unsigned)((a.h + FV_CU_FLT_MT_TH - 1) / FV_CU_FLT_MT_TH));
+    dim3 grid((unsigned)((a.w + FV_CU_FLT_MT_BX - 1) / FV_CU_FLT_MT_BX),
+              (unsigned)((a.h + FV_CU_FLT_MT_TH - 1) / FV_CU_FLT_MT_TH));
     dim3 block(FV_CU_FLT_MT_BX, FV_CU_FLT_MT_BY);
     switch (k) {
-    case 3: fv_k_flt_minmax_tile<T, 3><<<grid, block, 0, j->stream>>>(a); break;
-    case 5: fv_k_flt_minmax_tile<T, 5><<<grid, block, 0, j->stream>>>(a); break;
-    case 7: fv_k_flt_minmax_tile<T, 7><<<grid, block, 0, j->stream>>>(a); break;
-    case 9: fv_k_flt_minmax_tile<T, 9><<<grid, block, 0, j->stream>>>(a); break;
-    default: fv_k_flt_minmax_tile<T, 11><<<grid, block, 0, j->stream>>>(a); break;
+    case 3:
+        fv_k_flt_minmax_tile<T, 3><<<grid, block, 0, j->stream>>>(a);
+        break;
+    case 5:
+        fv_k_flt_minmax_tile<T, 5><<<grid, block, 0, j->stream>>>(a);
+        break;
+    case 7:
+        fv_k_flt_minmax_tile<T, 7><<<grid, block, 0, j->stream>>>(a);
+        break;
+    case 9:
+        fv_k_flt_minmax_tile<T, 9><<<grid, block, 0, j->stream>>>(a);
+        break;
+    default:
+        fv_k_flt_minmax_tile<T, 11><<<grid, block, 0, j->stream>>>(a);
+        break;
     }
     return fv_cu_launch_status("minimum/maximum filter kernel launch");
 }

@@ -17,33 +17,53 @@
  * values are identical bits except +-0, so a float window with NaN, or with
  * -0.0 and a zero selected, runs scipy's quickselect on scipy's buffer (the
  * window in C order, as fv_d_flt_rank_nan) and the result keeps scipy's sign. */
-#define FV_CU_FLT_RT_BX 32                        /* threads along x, one column each */
-#define FV_CU_FLT_RT_BY 8                         /* threads along y */
-#define FV_CU_FLT_RT_PY 4                         /* output rows per thread */
-#define FV_CU_FLT_RT_TH (FV_CU_FLT_RT_BY * FV_CU_FLT_RT_PY)   /* tile height */
+#define FV_CU_FLT_RT_BX 32                                  /* threads along x, one column each */
+#define FV_CU_FLT_RT_BY 8                                   /* threads along y */
+#define FV_CU_FLT_RT_PY 4                                   /* output rows per thread */
+#define FV_CU_FLT_RT_TH (FV_CU_FLT_RT_BY * FV_CU_FLT_RT_PY) /* tile height */
 
 typedef struct fv_cu_flt_rtargs {
     const char *in;
     char *out;
-    int h, w;                    /* image rows, columns */
-    int dy, dx;                  /* displacement of window element (0, 0) */
-    int sy_in, sx_in, sy_out, sx_out;   /* byte strides (0 along an axis of 1) */
+    int h, w;                         /* image rows, columns */
+    int dy, dx;                       /* displacement of window element (0, 0) */
+    int sy_in, sx_in, sy_out, sx_out; /* byte strides (0 along an axis of 1) */
     int mode, odt, rank;
     double cval;
 } fv_cu_flt_rtargs;
 
 /* lanes: L pixels share one network word W */
 template <typename T> struct fv_d_flt_rt;
-#define FV_CU_FLT_RT_INT(T, U, BITS, MN, MX)                                                         \
-    template <> struct fv_d_flt_rt<T> {                                                             \
-        typedef uint32_t W;                                                                    \
-        enum { L = 32 / BITS };                                                                \
-        static __device__ __forceinline__ W mn(W a, W b) { return MN(a, b); }                  \
-        static __device__ __forceinline__ W mx(W a, W b) { return MX(a, b); }                  \
-        static __device__ __forceinline__ W put(W w, T v, int l) { return w | ((W)(U)v << (BITS * l)); } \
-        static __device__ __forceinline__ T get(W w, int l) { return (T)(U)(w >> (BITS * l)); }  \
-        static __device__ __forceinline__ bool odd(T) { return false; }                        \
-        static __device__ __forceinline__ bool negz(T) { return false; }                       \
+#define FV_CU_FLT_RT_INT(T, U, BITS, MN, MX)                     \
+    template <> struct fv_d_flt_rt<T> {                          \
+        typedef uint32_t W;                                      \
+        enum {                                                   \
+            L = 32 / BITS                                        \
+        };                                                       \
+        static __device__ __forceinline__ W mn(W a, W b)         \
+        {                                                        \
+            return MN(a, b);                                     \
+        }                                                        \
+        static __device__ __forceinline__ W mx(W a, W b)         \
+        {                                                        \
+            return MX(a, b);                                     \
+        }                                                        \
+        static __device__ __forceinline__ W put(W w, T v, int l) \
+        {                                                        \
+            return w | ((W)(U)v << (BITS * l));                  \
+        }                                                        \
+        static __device__ __forceinline__ T get(W w, int l)      \
+        {                                                        \
+            return (T)(U)(w >> (BITS * l));                      \
+        }                                                        \
+        static __device__ __forceinline__ bool odd(T)            \
+        {                                                        \
+            return false;                                        \
+        }                                                        \
+        static __device__ __forceinline__ bool negz(T)           \
+        {                                                        \
+            return false;                                        \
+        }                                                        \
     };
 FV_CU_FLT_RT_INT(uint8_t, uint8_t, 8, __vminu4, __vmaxu4)
 FV_CU_FLT_RT_INT(int8_t, uint8_t, 8, __vmins4, __vmaxs4)
@@ -52,18 +72,35 @@ FV_CU_FLT_RT_INT(int16_t, uint16_t, 16, __vmins2, __vmaxs2)
 #undef FV_CU_FLT_RT_INT
 template <> struct fv_d_flt_rt<float> {
     typedef float W;
-    enum { L = 1 };
-    static __device__ __forceinline__ W mn(W a, W b) { return fminf(a, b); }
-    static __device__ __forceinline__ W mx(W a, W b) { return fmaxf(a, b); }
-    static __device__ __forceinline__ W put(W, float v, int) { return v; }
-    static __device__ __forceinline__ float get(W w, int) { return w; }
+    enum {
+        L = 1
+    };
+    static __device__ __forceinline__ W mn(W a, W b)
+    {
+        return fminf(a, b);
+    }
+    static __device__ __forceinline__ W mx(W a, W b)
+    {
+        return fmaxf(a, b);
+    }
+    static __device__ __forceinline__ W put(W, float v, int)
+    {
+        return v;
+    }
+    static __device__ __forceinline__ float get(W w, int)
+    {
+        return w;
+    }
     /* NaN or -0.0: the thread checks its pixels one by one */
     static __device__ __forceinline__ bool odd(float v)
     {
         uint32_t b = __float_as_uint(v);
         return (b & 0x7fffffffu) > 0x7f800000u || b == 0x80000000u;
     }
-    static __device__ __forceinline__ bool negz(float v) { return __float_as_uint(v) == 0x80000000u; }
+    static __device__ __forceinline__ bool negz(float v)
+    {
+        return __float_as_uint(v) == 0x80000000u;
+    }
 };
 
 /* Batcher's odd-even merge sort of 9 and 25 elements: the networks for 16 and
@@ -71,39 +108,52 @@ template <> struct fv_d_flt_rt<float> {
  * (padding with the largest value: those never swap), listed out so that every
  * index is a constant and v stays in registers (the loops, not unrolled by
  * the front end, left v in local memory). Checked on all 0-1 inputs. */
-#define FV_CU_FLT_RT_NET9(C) \
-    C(0, 1) C(2, 3) C(4, 5) C(6, 7) C(0, 2) C(1, 3) C(4, 6) C(5, 7) C(1, 2) C(5, 6) C(0, 4) C(1, 5) \
-    C(2, 6) C(3, 7) C(2, 4) C(3, 5) C(1, 2) C(3, 4) C(5, 6) C(0, 8) C(4, 8) C(2, 4) C(3, 5) C(6, 8) \
-    C(1, 2) C(3, 4) C(5, 6) C(7, 8)
+/* clang-format off */
+#define FV_CU_FLT_RT_NET9(C)                                                                                        \
+    C(0, 1)                                                                                                         \
+    C(2, 3) C(4, 5) C(6, 7) C(0, 2) C(1, 3) C(4, 6) C(5, 7) C(1, 2) C(5, 6) C(0, 4) C(1, 5) C(2, 6) C(3, 7) C(2, 4) \
+        C(3, 5) C(1, 2) C(3, 4) C(5, 6) C(0, 8) C(4, 8) C(2, 4) C(3, 5) C(6, 8) C(1, 2) C(3, 4) C(5, 6) C(7, 8)
+/* clang-format on */
 
-#define FV_CU_FLT_RT_NET25(C) \
-    C(0, 1) C(2, 3) C(4, 5) C(6, 7) C(8, 9) C(10, 11) C(12, 13) C(14, 15) C(16, 17) C(18, 19) C(20, 21) \
-    C(22, 23) C(0, 2) C(1, 3) C(4, 6) C(5, 7) C(8, 10) C(9, 11) C(12, 14) C(13, 15) C(16, 18) C(17, 19) \
-    C(20, 22) C(21, 23) C(1, 2) C(5, 6) C(9, 10) C(13, 14) C(17, 18) C(21, 22) C(0, 4) C(1, 5) C(2, 6) \
-    C(3, 7) C(8, 12) C(9, 13) C(10, 14) C(11, 15) C(16, 20) C(17, 21) C(18, 22) C(19, 23) C(2, 4) \
-    C(3, 5) C(10, 12) C(11, 13) C(18, 20) C(19, 21) C(1, 2) C(3, 4) C(5, 6) C(9, 10) C(11, 12) C(13, 14) \
-    C(17, 18) C(19, 20) C(21, 22) C(0, 8) C(1, 9) C(2, 10) C(3, 11) C(4, 12) C(5, 13) C(6, 14) C(7, 15) \
-    C(16, 24) C(4, 8) C(5, 9) C(6, 10) C(7, 11) C(20, 24) C(2, 4) C(3, 5) C(6, 8) C(7, 9) C(10, 12) \
-    C(11, 13) C(18, 20) C(19, 21) C(22, 24) C(1, 2) C(3, 4) C(5, 6) C(7, 8) C(9, 10) C(11, 12) C(13, 14) \
-    C(17, 18) C(19, 20) C(21, 22) C(23, 24) C(0, 16) C(1, 17) C(2, 18) C(3, 19) C(4, 20) C(5, 21) \
-    C(6, 22) C(7, 23) C(8, 24) C(8, 16) C(9, 17) C(10, 18) C(11, 19) C(12, 20) C(13, 21) C(14, 22) \
-    C(15, 23) C(4, 8) C(5, 9) C(6, 10) C(7, 11) C(12, 16) C(13, 17) C(14, 18) C(15, 19) C(20, 24) \
-    C(2, 4) C(3, 5) C(6, 8) C(7, 9) C(10, 12) C(11, 13) C(14, 16) C(15, 17) C(18, 20) C(19, 21) \
-    C(22, 24) C(1, 2) C(3, 4) C(5, 6) C(7, 8) C(9, 10) C(11, 12) C(13, 14) C(15, 16) C(17, 18) C(19, 20) \
-    C(21, 22) C(23, 24)
+/* clang-format off */
+#define FV_CU_FLT_RT_NET25(C)                                                                                          \
+    C(0, 1)                                                                                                            \
+    C(2, 3) C(4, 5) C(6, 7) C(8, 9) C(10, 11) C(12, 13) C(14, 15) C(16, 17) C(18, 19) C(20, 21) C(22, 23) C(0, 2)      \
+        C(1, 3) C(4, 6) C(5, 7) C(8, 10) C(9, 11) C(12, 14) C(13, 15) C(16, 18) C(17, 19) C(20, 22) C(21, 23) C(1, 2)  \
+            C(5, 6) C(9, 10) C(13, 14) C(17, 18) C(21, 22) C(0, 4) C(1, 5) C(2, 6) C(3, 7) C(8, 12) C(9, 13) C(10, 14) \
+                C(11, 15) C(16, 20) C(17, 21) C(18, 22) C(19, 23) C(2, 4) C(3, 5) C(10, 12) C(11, 13) C(18, 20)        \
+                    C(19, 21) C(1, 2) C(3, 4) C(5, 6) C(9, 10) C(11, 12) C(13, 14) C(17, 18) C(19, 20) C(21, 22)       \
+                        C(0, 8) C(1, 9) C(2, 10) C(3, 11) C(4, 12) C(5, 13) C(6, 14) C(7, 15) C(16, 24) C(4, 8)        \
+                            C(5, 9) C(6, 10) C(7, 11) C(20, 24) C(2, 4) C(3, 5) C(6, 8) C(7, 9) C(10, 12) C(11, 13)    \
+                                C(18, 20) C(19, 21) C(22, 24) C(1, 2) C(3, 4) C(5, 6) C(7, 8) C(9, 10) C(11, 12)       \
+                                    C(13, 14) C(17, 18) C(19, 20) C(21, 22) C(23, 24) C(0, 16) C(1, 17) C(2, 18)       \
+                                        C(3, 19) C(4, 20) C(5, 21) C(6, 22) C(7, 23) C(8, 24) C(8, 16) C(9, 17)        \
+                                            C(10, 18) C(11, 19) C(12, 20) C(13, 21) C(14, 22) C(15, 23) C(4, 8)        \
+                                                C(5, 9) C(6, 10) C(7, 11) C(12, 16) C(13, 17) C(14, 18) C(15, 19)      \
+                                                    C(20, 24) C(2, 4) C(3, 5) C(6, 8) C(7, 9) C(10, 12) C(11, 13)      \
+                                                        C(14, 16) C(15, 17) C(18, 20) C(19, 21) C(22, 24) C(1, 2)      \
+                                                            C(3, 4) C(5, 6) C(7, 8) C(9, 10) C(11, 12) C(13, 14)       \
+                                                                C(15, 16) C(17, 18) C(19, 20) C(21, 22) C(23, 24)
+/* clang-format on */
 
 template <typename Tr, int N> struct fv_d_flt_rt_net;
-#define FV_CU_FLT_RT_CMP(I, J)                  \
-    {                                     \
+#define FV_CU_FLT_RT_CMP(I, J)             \
+    {                                      \
         typename Tr::W a = v[I], b = v[J]; \
-        v[I] = Tr::mn(a, b);              \
-        v[J] = Tr::mx(a, b);              \
+        v[I] = Tr::mn(a, b);               \
+        v[J] = Tr::mx(a, b);               \
     }
 template <typename Tr> struct fv_d_flt_rt_net<Tr, 9> {
-    static __device__ __forceinline__ void sort(typename Tr::W *v) { FV_CU_FLT_RT_NET9(FV_CU_FLT_RT_CMP) }
+    static __device__ __forceinline__ void sort(typename Tr::W *v)
+    {
+        FV_CU_FLT_RT_NET9(FV_CU_FLT_RT_CMP)
+    }
 };
 template <typename Tr> struct fv_d_flt_rt_net<Tr, 25> {
-    static __device__ __forceinline__ void sort(typename Tr::W *v) { FV_CU_FLT_RT_NET25(FV_CU_FLT_RT_CMP) }
+    static __device__ __forceinline__ void sort(typename Tr::W *v)
+    {
+        FV_CU_FLT_RT_NET25(FV_CU_FLT_RT_CMP)
+    }
 };
 #undef FV_CU_FLT_RT_CMP
 
@@ -122,16 +172,23 @@ fv_d_flt_rt_exact(const T *w, int sw, int rank)
 
 /* R >= 0: the rank at compile time (the median); R < 0: a.rank */
 template <typename T, int K, int R>
-__global__ void __launch_bounds__(FV_CU_FLT_RT_BX * FV_CU_FLT_RT_BY)
-fv_k_flt_rank_tile(fv_cu_flt_rtargs a)
+__global__ void
+__launch_bounds__(FV_CU_FLT_RT_BX *FV_CU_FLT_RT_BY) fv_k_flt_rank_tile(fv_cu_flt_rtargs a)
 {
     typedef fv_d_flt_rt<T> Tr;
     typedef typename Tr::W W;
-    enum { SW = FV_CU_FLT_RT_BX + K - 1, SH = FV_CU_FLT_RT_TH + K - 1, N = K * K, L = Tr::L, NR = FV_CU_FLT_RT_PY + K - 1 };
+    enum {
+        SW = FV_CU_FLT_RT_BX + K - 1,
+        SH = FV_CU_FLT_RT_TH + K - 1,
+        N = K * K,
+        L = Tr::L,
+        NR = FV_CU_FLT_RT_PY + K - 1
+    };
     __shared__ T s[SH][SW];
     const int x0 = (int)blockIdx.x * FV_CU_FLT_RT_BX, y0 = (int)blockIdx.y * FV_CU_FLT_RT_TH;
     const T cv = fv_d_flt_to_in<T>(a.cval);
-    for (int e = (int)(threadIdx.y * FV_CU_FLT_RT_BX + threadIdx.x); e < SH * SW; e += FV_CU_FLT_RT_BX * FV_CU_FLT_RT_BY) {
+    for (int e = (int)(threadIdx.y * FV_CU_FLT_RT_BX + threadIdx.x); e < SH * SW;
+         e += FV_CU_FLT_RT_BX * FV_CU_FLT_RT_BY) {
         const int sy = e / SW, sx = e - sy * SW;
         const int iy = fv_d_flt_extend<int>(y0 + a.dy + sy, a.h, a.mode);
         const int ix = iy < 0 ? -1 : fv_d_flt_extend<int>(x0 + a.dx + sx, a.w, a.mode);
@@ -152,7 +209,7 @@ fv_k_flt_rank_tile(fv_cu_flt_rtargs a)
         }
     }
     const int rank = R >= 0 ? R : a.rank;
-    unsigned redo = 0;   /* float pixels with NaN or -0.0: bit q for row yb + q */
+    unsigned redo = 0; /* float pixels with NaN or -0.0: bit q for row yb + q */
 #pragma unroll
     for (int g = 0; g < FV_CU_FLT_RT_PY / L; g++) {
         W v[N];
@@ -205,7 +262,8 @@ fv_k_flt_rank_tile(fv_cu_flt_rtargs a)
         const int y = yb + q;
         if (((redo >> q) & 1) && y < a.h)
             fv_d_flt_store_nd(a.out + y * a.sy_out + x * a.sx_out, a.odt,
-                         fv_d_flt_back<T>(fv_d_flt_rt_exact<T, K>(&s[threadIdx.y * FV_CU_FLT_RT_PY + q][threadIdx.x], SW, rank)));
+                              fv_d_flt_back<T>(fv_d_flt_rt_exact<T, K>(
+                                  &s[threadIdx.y * FV_CU_FLT_RT_PY + q][threadIdx.x], SW, rank)));
     }
 }
 
@@ -224,14 +282,14 @@ fv_k_flt_rank_tile(fv_cu_flt_rtargs a)
 
 #define FV_CU_FLT_R3_BX 32
 #define FV_CU_FLT_R3_BY 8
-#define FV_CU_FLT_R3_TZ 8   /* z planes per tile (a multiple of every L) */
+#define FV_CU_FLT_R3_TZ 8 /* z planes per tile (a multiple of every L) */
 
 typedef struct fv_cu_flt_r3args {
     const char *in;
     char *out;
-    int d, h, w;                 /* planes, rows, columns */
-    int dz, dy, dx;              /* displacement of window element (0, 0, 0) */
-    int sz_in, sy_in, sx_in, sz_out, sy_out, sx_out;   /* byte strides (0 along an axis of 1) */
+    int d, h, w;                                     /* planes, rows, columns */
+    int dz, dy, dx;                                  /* displacement of window element (0, 0, 0) */
+    int sz_in, sy_in, sx_in, sz_out, sy_out, sx_out; /* byte strides (0 along an axis of 1) */
     int mode, odt, rank;
     double cval;
 } fv_cu_flt_r3args;
@@ -249,17 +307,23 @@ fv_d_flt_r3_exact(const T *w, int sp, int sr, int rank)
 }
 
 template <typename T, int R>
-__global__ void __launch_bounds__(FV_CU_FLT_R3_BX * FV_CU_FLT_R3_BY)
-fv_k_flt_rank_tile3(fv_cu_flt_r3args a)
+__global__ void
+__launch_bounds__(FV_CU_FLT_R3_BX *FV_CU_FLT_R3_BY) fv_k_flt_rank_tile3(fv_cu_flt_r3args a)
 {
     typedef fv_d_flt_rt<T> Tr;
     typedef typename Tr::W W;
-    enum { SW = FV_CU_FLT_R3_BX + 2, SH = FV_CU_FLT_R3_BY + 2, SD = FV_CU_FLT_R3_TZ + 2, L = Tr::L };
+    enum {
+        SW = FV_CU_FLT_R3_BX + 2,
+        SH = FV_CU_FLT_R3_BY + 2,
+        SD = FV_CU_FLT_R3_TZ + 2,
+        L = Tr::L
+    };
     __shared__ T s[SD][SH][SW];
     const int x0 = (int)blockIdx.x * FV_CU_FLT_R3_BX, y0 = (int)blockIdx.y * FV_CU_FLT_R3_BY,
               z0 = (int)blockIdx.z * FV_CU_FLT_R3_TZ;
     const T cv = fv_d_flt_to_in<T>(a.cval);
-    for (int e = (int)(threadIdx.y * FV_CU_FLT_R3_BX + threadIdx.x); e < SD * SH * SW; e += FV_CU_FLT_R3_BX * FV_CU_FLT_R3_BY) {
+    for (int e = (int)(threadIdx.y * FV_CU_FLT_R3_BX + threadIdx.x); e < SD * SH * SW;
+         e += FV_CU_FLT_R3_BX * FV_CU_FLT_R3_BY) {
         const int sz = e / (SH * SW), rem = e - sz * (SH * SW), sy = rem / SW, sx = rem - sy * SW;
         const int iz = fv_d_flt_extend<int>(z0 + a.dz + sz, a.d, a.mode);
         const int iy = iz < 0 ? -1 : fv_d_flt_extend<int>(y0 + a.dy + sy, a.h, a.mode);
@@ -272,14 +336,14 @@ fv_k_flt_rank_tile3(fv_cu_flt_r3args a)
     if (x >= a.w || y >= a.h || z0 >= a.d)
         return;
     const int rank = R >= 0 ? R : a.rank;
-    unsigned redo = 0;   /* float outputs with NaN or -0.0: bit q for plane z0 + q */
-    W p[3][9];           /* the sorted window planes of the current L outputs */
+    unsigned redo = 0; /* float outputs with NaN or -0.0: bit q for plane z0 + q */
+    W p[3][9];         /* the sorted window planes of the current L outputs */
     bool nanp[3], negp[3];
 #pragma unroll
     for (int g = 0; g < FV_CU_FLT_R3_TZ / L; g++) {
 #pragma unroll
         for (int k = 0; k < 3; k++) {
-            if (g > 0 && k + L < 3) {   /* the plane of the previous outputs' window */
+            if (g > 0 && k + L < 3) { /* the plane of the previous outputs' window */
 #pragma unroll
                 for (int i = 0; i < 9; i++)
                     p[k][i] = p[k + L][i];
@@ -306,14 +370,16 @@ fv_k_flt_rank_tile3(fv_cu_flt_r3args a)
                     v[ky * 3 + kx] = w;
                 }
             }
-            nanp[k] = nan;   /* float only (L = 1) */
+            nanp[k] = nan; /* float only (L = 1) */
             negp[k] = neg;
-#define FV_CU_FLT_R3_CMP(I, J)      \
-    {                         \
+/* clang-format off */
+#define FV_CU_FLT_R3_CMP(I, J)  \
+    {                           \
         W c0 = v[I], c1 = v[J]; \
-        v[I] = Tr::mn(c0, c1); \
-        v[J] = Tr::mx(c0, c1); \
+        v[I] = Tr::mn(c0, c1);  \
+        v[J] = Tr::mx(c0, c1);  \
     }
+            /* clang-format on */
             FV_CU_FLT_R3_SORT9(FV_CU_FLT_R3_CMP)
 #undef FV_CU_FLT_R3_CMP
         }
@@ -324,12 +390,14 @@ fv_k_flt_rank_tile3(fv_cu_flt_r3args a)
             for (int i = 0; i < 9; i++)
                 v[k * 9 + i] = p[k][i];
         }
-#define FV_CU_FLT_R3_CMP(I, J)      \
-    {                         \
+/* clang-format off */
+#define FV_CU_FLT_R3_CMP(I, J)  \
+    {                           \
         W c0 = v[I], c1 = v[J]; \
-        v[I] = Tr::mn(c0, c1); \
-        v[J] = Tr::mx(c0, c1); \
+        v[I] = Tr::mn(c0, c1);  \
+        v[J] = Tr::mx(c0, c1);  \
     }
+        /* clang-format on */
         FV_CU_FLT_R3_MERGE(FV_CU_FLT_R3_CMP)
 #undef FV_CU_FLT_R3_CMP
         W u[27];
@@ -355,7 +423,8 @@ fv_k_flt_rank_tile3(fv_cu_flt_r3args a)
                 redo |= (unsigned)exact << q;
             }
             if (z < a.d && !exact)
-                fv_d_flt_store_nd(a.out + z * a.sz_out + y * a.sy_out + x * a.sx_out, a.odt, fv_d_flt_back<T>((double)t));
+                fv_d_flt_store_nd(a.out + z * a.sz_out + y * a.sy_out + x * a.sx_out, a.odt,
+                                  fv_d_flt_back<T>((double)t));
         }
     }
     /* NaN, or -0.0 and a zero selected: scipy's quickselect, after the registers died */
@@ -363,7 +432,7 @@ fv_k_flt_rank_tile3(fv_cu_flt_r3args a)
         const int z = z0 + q;
         if (((redo >> q) & 1) && z < a.d)
             fv_d_flt_store_nd(a.out + z * a.sz_out + y * a.sy_out + x * a.sx_out, a.odt,
-                         fv_d_flt_back<T>(fv_d_flt_r3_exact<T>(&s[q][ty][tx], SH * SW, SW, rank)));
+                              fv_d_flt_back<T>(fv_d_flt_r3_exact<T>(&s[q][ty][tx], SH * SW, SW, rank)));
     }
 }
 
@@ -382,7 +451,8 @@ fv_cu_flt_rank_tile_k(const fv_cu_flt_ndjob *j)
     int64_t k = p->dmax[0] - p->dmin[0] + 1;
     if ((k != 3 && k != 5) || p->dmax[1] - p->dmin[1] + 1 != k || p->count != k * k)
         return 0;
-    if ((p->shape[0] + FV_CU_FLT_RT_TH - 1) / FV_CU_FLT_RT_TH > 65535 || (p->shape[1] + FV_CU_FLT_RT_BX - 1) / FV_CU_FLT_RT_BX > INT32_MAX)
+    if ((p->shape[0] + FV_CU_FLT_RT_TH - 1) / FV_CU_FLT_RT_TH > 65535 ||
+        (p->shape[1] + FV_CU_FLT_RT_BX - 1) / FV_CU_FLT_RT_BX > INT32_MAX)
         return 0;
     return (int)k;
 }
@@ -397,7 +467,8 @@ fv_cu_flt_rank_tile_launch(const fv_cu_flt_ndjob *j)
     FV_CU_FLT_TILE2D_FILL(a, j, p);
     a.rank = (int)j->rank;
     a.cval = j->cval;
-    dim3 grid((unsigned)((a.w + FV_CU_FLT_RT_BX - 1) / FV_CU_FLT_RT_BX), (unsigned)((a.h + FV_CU_FLT_RT_TH - 1) / FV_CU_FLT_RT_TH));
+    dim3 grid((unsigned)((a.w + FV_CU_FLT_RT_BX - 1) / FV_CU_FLT_RT_BX),
+              (unsigned)((a.h + FV_CU_FLT_RT_TH - 1) / FV_CU_FLT_RT_TH));
     dim3 block(FV_CU_FLT_RT_BX, FV_CU_FLT_RT_BY);
     if (j->rank == K * K / 2)
         fv_k_flt_rank_tile<T, K, K * K / 2><<<grid, block, 0, j->stream>>>(a);
@@ -418,7 +489,8 @@ fv_cu_flt_rank_tile3_ok(const fv_cu_flt_ndjob *j)
             return 0;
     if (p->count != 27)
         return 0;
-    if ((p->shape[0] + FV_CU_FLT_R3_TZ - 1) / FV_CU_FLT_R3_TZ > 65535 || (p->shape[1] + FV_CU_FLT_R3_BY - 1) / FV_CU_FLT_R3_BY > 65535 ||
+    if ((p->shape[0] + FV_CU_FLT_R3_TZ - 1) / FV_CU_FLT_R3_TZ > 65535 ||
+        (p->shape[1] + FV_CU_FLT_R3_BY - 1) / FV_CU_FLT_R3_BY > 65535 ||
         (p->shape[2] + FV_CU_FLT_R3_BX - 1) / FV_CU_FLT_R3_BX > INT32_MAX)
         return 0;
     return 1;
@@ -434,26 +506,39 @@ fv_cu_flt_rank_tile3_launch(const fv_cu_flt_ndjob *j)
     FV_CU_FLT_TILE3D_FILL(a, j, p);
     a.rank = (int)j->rank;
     a.cval = j->cval;
-    dim3 grid((unsigned)((a.w + FV_CU_FLT_R3_BX - 1) / FV_CU_FLT_R3_BX), (unsigned)((a.h + FV_CU_FLT_R3_BY - 1) / FV_CU_FLT_R3_BY),
+    dim3 grid((unsigned)((a.w + FV_CU_FLT_R3_BX - 1) / FV_CU_FLT_R3_BX),
+              (unsigned)((a.h + FV_CU_FLT_R3_BY - 1) / FV_CU_FLT_R3_BY),
               (unsigned)((a.d + FV_CU_FLT_R3_TZ - 1) / FV_CU_FLT_R3_TZ));
     dim3 block(FV_CU_FLT_R3_BX, FV_CU_FLT_R3_BY);
     switch (j->rank) {
-    case 13: fv_k_flt_rank_tile3<T, 13><<<grid, block, 0, j->stream>>>(a); break;
-    case 6: fv_k_flt_rank_tile3<T, 6><<<grid, block, 0, j->stream>>>(a); break;
-    case 25: fv_k_flt_rank_tile3<T, 25><<<grid, block, 0, j->stream>>>(a); break;
-    default: fv_k_flt_rank_tile3<T, -1><<<grid, block, 0, j->stream>>>(a); break;
+    case 13:
+        fv_k_flt_rank_tile3<T, 13><<<grid, block, 0, j->stream>>>(a);
+        break;
+    case 6:
+        fv_k_flt_rank_tile3<T, 6><<<grid, block, 0, j->stream>>>(a);
+        break;
+    case 25:
+        fv_k_flt_rank_tile3<T, 25><<<grid, block, 0, j->stream>>>(a);
+        break;
+    default:
+        fv_k_flt_rank_tile3<T, -1><<<grid, block, 0, j->stream>>>(a);
+        break;
     }
     return fv_cu_launch_status("rank filter kernel launch");
 }
 
 template <typename T, bool OK> struct fv_cu_flt_tile_run {
-    static fv_status run(const fv_cu_flt_ndjob *j, int k) { return FV_ENOKERNEL; }
+    static fv_status run(const fv_cu_flt_ndjob *j, int k)
+    {
+        return FV_ENOKERNEL;
+    }
 };
 template <typename T> struct fv_cu_flt_tile_run<T, true> {
     static fv_status run(const fv_cu_flt_ndjob *j, int k)
     {
-        return k == 3 ? fv_cu_flt_rank_tile_launch<T, 3>(j) : k == 5 ? fv_cu_flt_rank_tile_launch<T, 5>(j)
-                                                               : fv_cu_flt_rank_tile3_launch<T>(j);
+        return k == 3 ? fv_cu_flt_rank_tile_launch<T, 3>(j)
+            : k == 5  ? fv_cu_flt_rank_tile_launch<T, 5>(j)
+                      : fv_cu_flt_rank_tile3_launch<T>(j);
     }
 };
 
@@ -464,7 +549,7 @@ fv_cu_flt_rank_tile_t(const fv_cu_flt_ndjob *j)
 {
     int tk = fv_cu_flt_small<T>::value ? fv_cu_flt_rank_tile_k(j) : 0;
     if (!tk && fv_cu_flt_small<T>::value && fv_cu_flt_rank_tile3_ok(j))
-        tk = 27;   /* the 3 x 3 x 3 box */
+        tk = 27; /* the 3 x 3 x 3 box */
     return tk ? fv_cu_flt_tile_run<T, fv_cu_flt_small<T>::value>::run(j, tk) : FV_ENOKERNEL;
 }
 

@@ -27,17 +27,29 @@
 
 /* ---- order-preserving keys ------------------------------------------------------- */
 template <typename T> struct fv_d_flt_key;
-#define FV_CU_FLT_KEY_U(T, K)                                                                  \
-    template <> struct fv_d_flt_key<T> {                                                      \
-        typedef K type;                                                                  \
-        static __device__ __forceinline__ K of(T v) { return (K)v; }                     \
-        static __device__ __forceinline__ T back(K k) { return (T)k; }                   \
+#define FV_CU_FLT_KEY_U(T, K)                         \
+    template <> struct fv_d_flt_key<T> {              \
+        typedef K type;                               \
+        static __device__ __forceinline__ K of(T v)   \
+        {                                             \
+            return (K)v;                              \
+        }                                             \
+        static __device__ __forceinline__ T back(K k) \
+        {                                             \
+            return (T)k;                              \
+        }                                             \
     };
-#define FV_CU_FLT_KEY_S(T, U, K, SIGN)                                                         \
-    template <> struct fv_d_flt_key<T> {                                                      \
-        typedef K type;                                                                  \
-        static __device__ __forceinline__ K of(T v) { return (K)((U)v ^ (U)SIGN); }      \
-        static __device__ __forceinline__ T back(K k) { return (T)(U)((U)k ^ (U)SIGN); } \
+#define FV_CU_FLT_KEY_S(T, U, K, SIGN)                \
+    template <> struct fv_d_flt_key<T> {              \
+        typedef K type;                               \
+        static __device__ __forceinline__ K of(T v)   \
+        {                                             \
+            return (K)((U)v ^ (U)SIGN);               \
+        }                                             \
+        static __device__ __forceinline__ T back(K k) \
+        {                                             \
+            return (T)(U)((U)k ^ (U)SIGN);            \
+        }                                             \
     };
 FV_CU_FLT_KEY_U(uint8_t, uint32_t)
 FV_CU_FLT_KEY_U(uint16_t, uint32_t)
@@ -74,17 +86,67 @@ template <> struct fv_d_flt_key<double> {
     }
 };
 
-template <typename T> struct fv_d_flt_top;   /* the largest value (padding) */
-template <> struct fv_d_flt_top<uint8_t> { static __device__ __forceinline__ uint8_t v() { return UINT8_MAX; } };
-template <> struct fv_d_flt_top<int8_t> { static __device__ __forceinline__ int8_t v() { return INT8_MAX; } };
-template <> struct fv_d_flt_top<uint16_t> { static __device__ __forceinline__ uint16_t v() { return UINT16_MAX; } };
-template <> struct fv_d_flt_top<int16_t> { static __device__ __forceinline__ int16_t v() { return INT16_MAX; } };
-template <> struct fv_d_flt_top<uint32_t> { static __device__ __forceinline__ uint32_t v() { return UINT32_MAX; } };
-template <> struct fv_d_flt_top<int32_t> { static __device__ __forceinline__ int32_t v() { return INT32_MAX; } };
-template <> struct fv_d_flt_top<uint64_t> { static __device__ __forceinline__ uint64_t v() { return UINT64_MAX; } };
-template <> struct fv_d_flt_top<int64_t> { static __device__ __forceinline__ int64_t v() { return INT64_MAX; } };
-template <> struct fv_d_flt_top<float> { static __device__ __forceinline__ float v() { return __int_as_float(0x7f800000); } };
-template <> struct fv_d_flt_top<double> { static __device__ __forceinline__ double v() { return __longlong_as_double(0x7ff0000000000000ll); } };
+template <typename T> struct fv_d_flt_top; /* the largest value (padding) */
+template <> struct fv_d_flt_top<uint8_t> {
+    static __device__ __forceinline__ uint8_t v()
+    {
+        return UINT8_MAX;
+    }
+};
+template <> struct fv_d_flt_top<int8_t> {
+    static __device__ __forceinline__ int8_t v()
+    {
+        return INT8_MAX;
+    }
+};
+template <> struct fv_d_flt_top<uint16_t> {
+    static __device__ __forceinline__ uint16_t v()
+    {
+        return UINT16_MAX;
+    }
+};
+template <> struct fv_d_flt_top<int16_t> {
+    static __device__ __forceinline__ int16_t v()
+    {
+        return INT16_MAX;
+    }
+};
+template <> struct fv_d_flt_top<uint32_t> {
+    static __device__ __forceinline__ uint32_t v()
+    {
+        return UINT32_MAX;
+    }
+};
+template <> struct fv_d_flt_top<int32_t> {
+    static __device__ __forceinline__ int32_t v()
+    {
+        return INT32_MAX;
+    }
+};
+template <> struct fv_d_flt_top<uint64_t> {
+    static __device__ __forceinline__ uint64_t v()
+    {
+        return UINT64_MAX;
+    }
+};
+template <> struct fv_d_flt_top<int64_t> {
+    static __device__ __forceinline__ int64_t v()
+    {
+        return INT64_MAX;
+    }
+};
+template <> struct fv_d_flt_top<float> {
+    static __device__ __forceinline__ float v()
+    {
+        return __int_as_float(0x7f800000);
+    }
+};
+template <> struct fv_d_flt_top<double> {
+    static __device__ __forceinline__ double v()
+    {
+        return __longlong_as_double(0x7ff0000000000000ll);
+    }
+};
 
 /* Window element j of the point (inside: base + offset; else extended). */
 template <typename T, typename IT>
@@ -113,8 +175,8 @@ fv_d_flt_rank_nan(const fv_cu_flt_ndargs<IT> &p, IT i, T cv)
 
 /* count <= N: registers and a transposition network */
 template <typename T, typename IT, int N>
-__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
-fv_k_flt_rank_small(fv_cu_flt_ndargs<IT> p)
+__global__ void
+__launch_bounds__(FV_CU_FLT_ND_THREADS) fv_k_flt_rank_small(fv_cu_flt_ndargs<IT> p)
 {
     const T cv = fv_d_flt_to_in<T>(p.cval);
     const int count = (int)p.count, rank = (int)p.rank;
@@ -186,8 +248,8 @@ fv_d_flt_batcher(T *v)
 
 /* 10..32 elements of float32 / 16-bit data: registers and a sorting network */
 template <typename T, typename IT>
-__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
-fv_k_flt_rank_net32(fv_cu_flt_ndargs<IT> p)
+__global__ void
+__launch_bounds__(FV_CU_FLT_ND_THREADS) fv_k_flt_rank_net32(fv_cu_flt_ndargs<IT> p)
 {
     const T cv = fv_d_flt_to_in<T>(p.cval);
     const int count = (int)p.count, rank = (int)p.rank;
@@ -254,8 +316,8 @@ fv_d_flt_nib_find(uint64_t a, uint64_t b, int &r)
 }
 
 template <typename T, typename IT>
-__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
-fv_k_flt_rank_nib(fv_cu_flt_ndargs<IT> p)
+__global__ void
+__launch_bounds__(FV_CU_FLT_ND_THREADS) fv_k_flt_rank_nib(fv_cu_flt_ndargs<IT> p)
 {
     const T cv = fv_d_flt_to_in<T>(p.cval);
     const int64_t count = p.count;
@@ -281,8 +343,8 @@ fv_k_flt_rank_nib(fv_cu_flt_ndargs<IT> p)
 
 /* count <= 64: scipy's quickselect per thread */
 template <typename T>
-__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
-fv_k_flt_rank_mid(fv_cu_flt_ndargs<int64_t> p)
+__global__ void
+__launch_bounds__(FV_CU_FLT_ND_THREADS) fv_k_flt_rank_mid(fv_cu_flt_ndargs<int64_t> p)
 {
     const T cv = fv_d_flt_to_in<T>(p.cval);
     T buf[64];
@@ -299,8 +361,8 @@ fv_k_flt_rank_mid(fv_cu_flt_ndargs<int64_t> p)
 
 /* larger windows: bitwise radix select on the keys */
 template <typename T>
-__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
-fv_k_flt_rank_radix(fv_cu_flt_ndargs<int64_t> p)
+__global__ void
+__launch_bounds__(FV_CU_FLT_ND_THREADS) fv_k_flt_rank_radix(fv_cu_flt_ndargs<int64_t> p)
 {
     typedef typename fv_d_flt_key<T>::type K;
     const T cv = fv_d_flt_to_in<T>(p.cval);
@@ -320,7 +382,7 @@ fv_k_flt_rank_radix(fv_cu_flt_ndargs<int64_t> p)
             kand &= k;
             kor |= k;
         }
-        if (nan) {   /* the exact pass redoes this point */
+        if (nan) { /* the exact pass redoes this point */
             p.flags[i] = 1;
             continue;
         }
@@ -329,11 +391,11 @@ fv_k_flt_rank_radix(fv_cu_flt_ndargs<int64_t> p)
         if (diff) {
             int top = (int)(8 * sizeof(K)) - 1 - (sizeof(K) == 8 ? __clzll((long long)diff) : __clz((int)diff));
             K below = (top == (int)(8 * sizeof(K)) - 1) ? ~(K)0 : (((K)1 << (top + 1)) - 1);
-            prefix = kand & ~below;   /* the common high bits */
+            prefix = kand & ~below; /* the common high bits */
             int64_t r = p.rank;
             for (int b = top; b >= 0; b--) {
                 K bit = (K)1 << b;
-                K hi = ~(bit | (bit - 1));   /* bits above b */
+                K hi = ~(bit | (bit - 1)); /* bits above b */
                 int64_t c0 = 0;
                 for (int64_t j = 0; j < count; j++) {
                     K k = fv_d_flt_key<T>::of(fv_d_flt_rank_val<T, int64_t>(p, inside, base, c, j, cv));
@@ -351,8 +413,8 @@ fv_k_flt_rank_radix(fv_cu_flt_ndargs<int64_t> p)
 
 /* points flagged by fv_k_flt_rank_radix: scipy's quickselect in global scratch */
 template <typename T>
-__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
-fv_k_flt_rank_exact(fv_cu_flt_ndargs<int64_t> p, double *scratch)
+__global__ void
+__launch_bounds__(FV_CU_FLT_ND_THREADS) fv_k_flt_rank_exact(fv_cu_flt_ndargs<int64_t> p, double *scratch)
 {
     const T cv = fv_d_flt_to_in<T>(p.cval);
     const int64_t tid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -393,41 +455,58 @@ fv_cu_flt_rank_nib_launch(const fv_cu_flt_ndjob *j)
 {
     fv_cu_flt_ndargs<IT> p;
     fv_cu_flt_rank_args(&p, j);
-    fv_k_flt_rank_nib<T, IT><<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
+    fv_k_flt_rank_nib<T, IT>
+        <<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
     return fv_cu_launch_status("rank filter kernel launch");
 }
 
 /* the network kernel only for float32 and 16-bit data (compile time) */
-template <typename T> struct fv_cu_flt_net_ok { static const bool value = false; };
-template <> struct fv_cu_flt_net_ok<float> { static const bool value = true; };
-template <> struct fv_cu_flt_net_ok<uint16_t> { static const bool value = true; };
-template <> struct fv_cu_flt_net_ok<int16_t> { static const bool value = true; };
+template <typename T> struct fv_cu_flt_net_ok {
+    static const bool value = false;
+};
+template <> struct fv_cu_flt_net_ok<float> {
+    static const bool value = true;
+};
+template <> struct fv_cu_flt_net_ok<uint16_t> {
+    static const bool value = true;
+};
+template <> struct fv_cu_flt_net_ok<int16_t> {
+    static const bool value = true;
+};
 template <typename T, bool OK> struct fv_cu_flt_net_run {
-    static fv_status run(const fv_cu_flt_ndjob *j) { return FV_ENOKERNEL; }
+    static fv_status run(const fv_cu_flt_ndjob *j)
+    {
+        return FV_ENOKERNEL;
+    }
 };
 template <typename T> struct fv_cu_flt_net_run<T, true> {
     static fv_status run(const fv_cu_flt_ndjob *j)
     {
         fv_cu_flt_ndargs<int32_t> p;
         fv_cu_flt_rank_args(&p, j);
-        fv_k_flt_rank_net32<T, int32_t><<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0,
-                                        j->stream>>>(p);
+        fv_k_flt_rank_net32<T, int32_t>
+            <<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
         return fv_cu_launch_status("rank filter kernel launch");
     }
 };
 template <typename T> struct fv_cu_flt_nib_run {
-    static fv_status run(const fv_cu_flt_ndjob *j) { return FV_ENOKERNEL; }
+    static fv_status run(const fv_cu_flt_ndjob *j)
+    {
+        return FV_ENOKERNEL;
+    }
 };
 template <> struct fv_cu_flt_nib_run<uint8_t> {
     static fv_status run(const fv_cu_flt_ndjob *j)
     {
-        return j->fits32 ? fv_cu_flt_rank_nib_launch<uint8_t, int32_t>(j) : fv_cu_flt_rank_nib_launch<uint8_t, int64_t>(j);
+        return j->fits32 ? fv_cu_flt_rank_nib_launch<uint8_t, int32_t>(j)
+                         : fv_cu_flt_rank_nib_launch<uint8_t, int64_t>(j);
     }
 };
 template <> struct fv_cu_flt_nib_run<int8_t> {
     static fv_status run(const fv_cu_flt_ndjob *j)
     {
-        return j->fits32 ? fv_cu_flt_rank_nib_launch<int8_t, int32_t>(j) : fv_cu_flt_rank_nib_launch<int8_t, int64_t>(j);
+        return j->fits32 ? fv_cu_flt_rank_nib_launch<int8_t, int32_t>(j)
+                         : fv_cu_flt_rank_nib_launch<int8_t, int64_t>(j);
     }
 };
 
@@ -437,7 +516,8 @@ fv_cu_flt_rank_small_launch(const fv_cu_flt_ndjob *j)
 {
     fv_cu_flt_ndargs<IT> p;
     fv_cu_flt_rank_args(&p, j);
-    fv_k_flt_rank_small<T, IT, N><<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
+    fv_k_flt_rank_small<T, IT, N>
+        <<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
     return fv_cu_launch_status("rank filter kernel launch");
 }
 template <typename T>

@@ -19,8 +19,11 @@
 
 /* a + b in T's own arithmetic (integers wrap, bool as one byte) */
 template <typename T> __device__ __forceinline__ T fv_d_flt_tadd(T a, T b);
-#define FV_CU_FLT_TADD_INT(T, W) \
-    template <> __device__ __forceinline__ T fv_d_flt_tadd<T>(T a, T b) { return (T)((W)a + (W)b); }
+#define FV_CU_FLT_TADD_INT(T, W)                                        \
+    template <> __device__ __forceinline__ T fv_d_flt_tadd<T>(T a, T b) \
+    {                                                                   \
+        return (T)((W)a + (W)b);                                        \
+    }
 FV_CU_FLT_TADD_INT(uint8_t, uint32_t)
 FV_CU_FLT_TADD_INT(int8_t, uint32_t)
 FV_CU_FLT_TADD_INT(uint16_t, uint32_t)
@@ -30,12 +33,25 @@ FV_CU_FLT_TADD_INT(int32_t, uint32_t)
 FV_CU_FLT_TADD_INT(uint64_t, uint64_t)
 FV_CU_FLT_TADD_INT(int64_t, uint64_t)
 #undef FV_CU_FLT_TADD_INT
-template <> __device__ __forceinline__ float fv_d_flt_tadd<float>(float a, float b) { return __fadd_rn(a, b); }
-template <> __device__ __forceinline__ double fv_d_flt_tadd<double>(double a, double b) { return __dadd_rn(a, b); }
+template <>
+__device__ __forceinline__ float
+fv_d_flt_tadd<float>(float a, float b)
+{
+    return __fadd_rn(a, b);
+}
+template <>
+__device__ __forceinline__ double
+fv_d_flt_tadd<double>(double a, double b)
+{
+    return __dadd_rn(a, b);
+}
 
 template <typename T> __device__ __forceinline__ T fv_d_flt_from_bits(uint64_t b);
-#define FV_CU_FLT_FROM_BITS_INT(T) \
-    template <> __device__ __forceinline__ T fv_d_flt_from_bits<T>(uint64_t b) { return (T)b; }
+#define FV_CU_FLT_FROM_BITS_INT(T)                                             \
+    template <> __device__ __forceinline__ T fv_d_flt_from_bits<T>(uint64_t b) \
+    {                                                                          \
+        return (T)b;                                                           \
+    }
 FV_CU_FLT_FROM_BITS_INT(uint8_t)
 FV_CU_FLT_FROM_BITS_INT(int8_t)
 FV_CU_FLT_FROM_BITS_INT(uint16_t)
@@ -45,12 +61,22 @@ FV_CU_FLT_FROM_BITS_INT(int32_t)
 FV_CU_FLT_FROM_BITS_INT(uint64_t)
 FV_CU_FLT_FROM_BITS_INT(int64_t)
 #undef FV_CU_FLT_FROM_BITS_INT
-template <> __device__ __forceinline__ float fv_d_flt_from_bits<float>(uint64_t b) { return __uint_as_float((uint32_t)b); }
-template <> __device__ __forceinline__ double fv_d_flt_from_bits<double>(uint64_t b) { return __longlong_as_double((long long)b); }
+template <>
+__device__ __forceinline__ float
+fv_d_flt_from_bits<float>(uint64_t b)
+{
+    return __uint_as_float((uint32_t)b);
+}
+template <>
+__device__ __forceinline__ double
+fv_d_flt_from_bits<double>(uint64_t b)
+{
+    return __longlong_as_double((long long)b);
+}
 
 template <typename T, typename ACC, typename IT>
-__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
-fv_k_flt_nd_correlate(fv_cu_flt_ndargs<IT> p)
+__global__ void
+__launch_bounds__(FV_CU_FLT_ND_THREADS) fv_k_flt_nd_correlate(fv_cu_flt_ndargs<IT> p)
 {
     const ACC cv = (ACC)p.cval;
     const int64_t count = p.count;
@@ -65,7 +91,8 @@ fv_k_flt_nd_correlate(fv_cu_flt_ndargs<IT> p)
         } else {
             for (int64_t j = 0; j < count; j++) {
                 IT off;
-                ACC x = fv_d_flt_nd_border(p.g, p.t.delta, j, c, p.mode, off) ? (ACC)__ldg((const T *)(p.in + off)) : cv;
+                ACC x =
+                    fv_d_flt_nd_border(p.g, p.t.delta, j, c, p.mode, off) ? (ACC)__ldg((const T *)(p.in + off)) : cv;
                 t = fv_d_flt_nd_madd(t, (ACC)__ldg(p.t.w + j), x);
             }
         }
@@ -74,8 +101,8 @@ fv_k_flt_nd_correlate(fv_cu_flt_ndargs<IT> p)
 }
 
 template <typename T, typename IT>
-__global__ void __launch_bounds__(FV_CU_FLT_ND_THREADS)
-fv_k_flt_nd_minmax(fv_cu_flt_ndargs<IT> p)
+__global__ void
+__launch_bounds__(FV_CU_FLT_ND_THREADS) fv_k_flt_nd_minmax(fv_cu_flt_ndargs<IT> p)
 {
     const T cv = fv_d_flt_to_in<T>(p.cval);
     const int64_t count = p.count;
@@ -110,7 +137,8 @@ fv_k_flt_nd_minmax(fv_cu_flt_ndargs<IT> p)
 
 /* ---- host -------------------------------------------------------------------------- */
 
-template <typename T> static uint64_t
+template <typename T>
+static uint64_t
 fv_cu_flt_bits_of(T v)
 {
     uint64_t b = 0;
@@ -132,7 +160,8 @@ fv_cu_flt_nd_launch_corr(const fv_cu_flt_ndjob *j)
     p.mode = j->mode;
     p.odt = (int)j->out->dtype;
     p.cval = j->cval;
-    fv_k_flt_nd_correlate<T, ACC, IT><<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
+    fv_k_flt_nd_correlate<T, ACC, IT>
+        <<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
     return fv_cu_launch_status("correlate kernel launch");
 }
 
@@ -152,22 +181,26 @@ fv_cu_flt_nd_launch_minmax(const fv_cu_flt_ndjob *j, int mn, int has_st)
     p.cval = j->cval;
     p.mn = mn;
     p.has_st = has_st;
-    fv_k_flt_nd_minmax<T, IT><<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
+    fv_k_flt_nd_minmax<T, IT>
+        <<<fv_cu_flt_nd_grid(fv_array_size(j->out), j->device), FV_CU_FLT_ND_THREADS, 0, j->stream>>>(p);
     return fv_cu_launch_status("minimum/maximum filter kernel launch");
 }
 
 template <typename T, bool SMALL> struct fv_cu_flt_nd_corr_run {
     static fv_status run(const fv_cu_flt_ndjob *j, int accf)
     {
-        return j->fits32 ? fv_cu_flt_nd_launch_corr<T, double, int32_t>(j) : fv_cu_flt_nd_launch_corr<T, double, int64_t>(j);
+        return j->fits32 ? fv_cu_flt_nd_launch_corr<T, double, int32_t>(j)
+                         : fv_cu_flt_nd_launch_corr<T, double, int64_t>(j);
     }
 };
 template <typename T> struct fv_cu_flt_nd_corr_run<T, true> {
     static fv_status run(const fv_cu_flt_ndjob *j, int accf)
     {
         if (accf)
-            return j->fits32 ? fv_cu_flt_nd_launch_corr<T, float, int32_t>(j) : fv_cu_flt_nd_launch_corr<T, float, int64_t>(j);
-        return j->fits32 ? fv_cu_flt_nd_launch_corr<T, double, int32_t>(j) : fv_cu_flt_nd_launch_corr<T, double, int64_t>(j);
+            return j->fits32 ? fv_cu_flt_nd_launch_corr<T, float, int32_t>(j)
+                             : fv_cu_flt_nd_launch_corr<T, float, int64_t>(j);
+        return j->fits32 ? fv_cu_flt_nd_launch_corr<T, double, int32_t>(j)
+                         : fv_cu_flt_nd_launch_corr<T, double, int64_t>(j);
     }
 };
 
@@ -186,7 +219,8 @@ template <typename T>
 static fv_status
 fv_cu_flt_nd_minmax_launch_t(const fv_cu_flt_ndjob *j, int mn, int has_st)
 {
-    return j->fits32 ? fv_cu_flt_nd_launch_minmax<T, int32_t>(j, mn, has_st) : fv_cu_flt_nd_launch_minmax<T, int64_t>(j, mn, has_st);
+    return j->fits32 ? fv_cu_flt_nd_launch_minmax<T, int32_t>(j, mn, has_st)
+                     : fv_cu_flt_nd_launch_minmax<T, int64_t>(j, mn, has_st);
 }
 
 static fv_status
@@ -247,7 +281,8 @@ static int
 fv_cu_flt_minmax2d_ok(const void *args, int device)
 {
     const fv_cu_flt_ndplan *pa = (const fv_cu_flt_ndplan *)args;
-    return (pa->kind == FV__FND_MINIMUM || pa->kind == FV__FND_MAXIMUM) && fv_cu_flt_minmax_tile_k(pa->j, pa->has_st) != 0;
+    return (pa->kind == FV__FND_MINIMUM || pa->kind == FV__FND_MAXIMUM) &&
+        fv_cu_flt_minmax_tile_k(pa->j, pa->has_st) != 0;
 }
 static fv_status
 fv_cu_flt_minmax2d_go(fv_context *ctx, void *args)
@@ -259,7 +294,7 @@ static int
 fv_cu_flt_rank_tiled_ok(const void *args, int device)
 {
     const fv_cu_flt_ndplan *pa = (const fv_cu_flt_ndplan *)args;
-    const fv_dtype dt = pa->j->in->dtype;   /* the tiled rank kernels' dtypes (fv_cu_flt_tile_ok) */
+    const fv_dtype dt = pa->j->in->dtype; /* the tiled rank kernels' dtypes (fv_cu_flt_tile_ok) */
     if (dt != FV_BOOL && dt != FV_UINT8 && dt != FV_INT8 && dt != FV_UINT16 && dt != FV_INT16 && dt != FV_FLOAT32)
         return 0;
     return pa->kind == FV__FND_RANK && (fv_cu_flt_rank_tile_k(pa->j) != 0 || fv_cu_flt_rank_tile3_ok(pa->j));
@@ -271,9 +306,10 @@ fv_cu_flt_rank_tiled_go(fv_context *ctx, void *args)
     return fv_cu_flt_rank_tile_run(pa->j);
 }
 
-FV__VARIANTS(fv_cu_flt_nd_variants, "cuda.filternd", {"corr_tiled2d", fv_cu_flt_corr2d_ok, fv_cu_flt_corr2d_go},
-             {"minmax_tiled2d", fv_cu_flt_minmax2d_ok, fv_cu_flt_minmax2d_go}, {"corr_tiled3d", fv_cu_flt_corr3d_ok, fv_cu_flt_corr3d_go},
-             {"rank_tiled", fv_cu_flt_rank_tiled_ok, fv_cu_flt_rank_tiled_go}, {"generic", NULL, NULL})
+FV__VARIANTS(fv_cu_flt_nd_variants, "cuda.filternd", { "corr_tiled2d", fv_cu_flt_corr2d_ok, fv_cu_flt_corr2d_go },
+             { "minmax_tiled2d", fv_cu_flt_minmax2d_ok, fv_cu_flt_minmax2d_go },
+             { "corr_tiled3d", fv_cu_flt_corr3d_ok, fv_cu_flt_corr3d_go },
+             { "rank_tiled", fv_cu_flt_rank_tiled_ok, fv_cu_flt_rank_tiled_go }, { "generic", NULL, NULL })
 
 extern "C" fv_status
 fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
@@ -323,7 +359,7 @@ fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
         int64_t n = prep.count;
         size_t b_off = 0, b_w = (size_t)n * 8, b_st = 2 * (size_t)n * 8, b_d = 3 * (size_t)n * 8;
         size_t total = b_d + (size_t)n * (size_t)prep.ndim * sizeof(int32_t);
-        fv_device dev = {FV_DEVICE_CUDA, x.device}, hdev = {FV_DEVICE_CPU, 0};
+        fv_device dev = { FV_DEVICE_CUDA, x.device }, hdev = { FV_DEVICE_CPU, 0 };
         if (!(host = (char *)malloc(total))) {
             st = fv_error_set(FV_ENOMEM, dom, "out of host memory");
             goto done;
@@ -343,8 +379,8 @@ fv__cuda_filternd(fv_context *ctx, const fv__op_args *a)
         j.mode = f->mode;
         j.cval = f->cval;
         int mn = f->kind == FV__FND_MINIMUM, has_st = f->kind != FV__FND_CORRELATE && f->weights != NULL;
-        {   /* the tiled kernels (no device tables) where they apply ("cuda.filternd") */
-            fv_cu_flt_ndplan pa = {&j, f->kind, mn, has_st, fv_cu_flt_acc_float(in->dtype, out->dtype)};
+        { /* the tiled kernels (no device tables) where they apply ("cuda.filternd") */
+            fv_cu_flt_ndplan pa = { &j, f->kind, mn, has_st, fv_cu_flt_acc_float(in->dtype, out->dtype) };
             const fv__variant *v = fv__plan_pick(&fv_cu_flt_nd_variants, &pa, x.device);
             if (v && v->launch && (st = v->launch(ctx, &pa)) != FV_ENOKERNEL)
                 goto done;

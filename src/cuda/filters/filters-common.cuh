@@ -23,161 +23,41 @@
 #include "ops/filters/filternd.h"
 #include "ops/filters/ndimage-math.h"
 
-/* ---- casts (fv__cvt32 & co.: ops/filters/ndimage-math.h) ------------------------- */
-
-/* fv__cvt32((double)x) for a float x: no float lies strictly between -2^31 - 1
- * and -2^31, and F2I truncates as the C cast does (without the double conversion) */
-__device__ __forceinline__ int32_t
-fv_d_flt_cvt32f(float x)
-{
-    return (x >= -2147483648.0f && x < 2147483648.0f) ? __float2int_rz(x) : INT32_MIN;
-}
-
-/* The C cast double -> T that scipy applies (bool: the raw low byte, as uint8). */
-template <typename T> __host__ __device__ __forceinline__ T fv_d_flt_to_in(double x);
-template <> __host__ __device__ __forceinline__ uint8_t fv_d_flt_to_in<uint8_t>(double x) { return (uint8_t)fv__cvt32(x); }
-template <> __host__ __device__ __forceinline__ int8_t fv_d_flt_to_in<int8_t>(double x) { return (int8_t)fv__cvt32(x); }
-template <> __host__ __device__ __forceinline__ uint16_t fv_d_flt_to_in<uint16_t>(double x) { return (uint16_t)fv__cvt32(x); }
-template <> __host__ __device__ __forceinline__ int16_t fv_d_flt_to_in<int16_t>(double x) { return (int16_t)fv__cvt32(x); }
-template <> __host__ __device__ __forceinline__ int32_t fv_d_flt_to_in<int32_t>(double x) { return fv__cvt32(x); }
-template <> __host__ __device__ __forceinline__ uint32_t fv_d_flt_to_in<uint32_t>(double x) { return (uint32_t)fv__cvt64(x); }
-template <> __host__ __device__ __forceinline__ int64_t fv_d_flt_to_in<int64_t>(double x) { return fv__cvt64(x); }
-template <> __host__ __device__ __forceinline__ uint64_t fv_d_flt_to_in<uint64_t>(double x) { return fv__cvtu64(x); }
-template <> __host__ __device__ __forceinline__ float fv_d_flt_to_in<float>(double x) { return (float)x; }
-template <> __host__ __device__ __forceinline__ double fv_d_flt_to_in<double>(double x) { return x; }
-
-/* Store a double result into an element of dtype odt. */
-__device__ __forceinline__ void
-fv_d_flt_store(char *p, int odt, double v)
-{
-    switch (odt) {
-    case FV_BOOL: *(uint8_t *)p = (uint8_t)((uint8_t)fv__cvt32(v) != 0); break;
-    case FV_UINT8: *(uint8_t *)p = (uint8_t)fv__cvt32(v); break;
-    case FV_INT8: *(int8_t *)p = (int8_t)fv__cvt32(v); break;
-    case FV_UINT16: *(uint16_t *)p = (uint16_t)fv__cvt32(v); break;
-    case FV_INT16: *(int16_t *)p = (int16_t)fv__cvt32(v); break;
-    case FV_INT32: *(int32_t *)p = fv__cvt32(v); break;
-    case FV_UINT32: *(uint32_t *)p = (uint32_t)fv__cvt64(v); break;
-    case FV_INT64: *(int64_t *)p = fv__cvt64(v); break;
-    case FV_UINT64: *(uint64_t *)p = fv__cvtu64(v); break;
-    case FV_FLOAT32: *(float *)p = (float)v; break;
-    default: *(double *)p = v; break;
-    }
-}
-
-/* ---- stores with the output dtype switched once per run of values ---------------
- * fv_d_flt_odt_run(odt, f) calls f(tag) with a pointer of the output's element type
- * (fv_d_flt_obool for bool); f then stores a run of values with fv_d_flt_put(tag, ...),
- * the values fv_d_flt_store gives. Other output dtypes: tag void *, fv_d_flt_store per value. */
-struct fv_d_flt_obool {
-    uint8_t b;
-};
-template <typename O> struct fv_d_flt_caster;
-template <> struct fv_d_flt_caster<float> {
-    template <typename A> __device__ static float c(A v) { return (float)v; }
-};
-template <> struct fv_d_flt_caster<double> {
-    template <typename A> __device__ static double c(A v) { return (double)v; }
-};
-template <typename O> struct fv_d_flt_caster_i32 {
-    __device__ static O c(float v) { return (O)fv_d_flt_cvt32f(v); }
-    __device__ static O c(double v) { return (O)fv__cvt32(v); }
-};
-template <> struct fv_d_flt_caster<uint8_t> : fv_d_flt_caster_i32<uint8_t> {};
-template <> struct fv_d_flt_caster<int8_t> : fv_d_flt_caster_i32<int8_t> {};
-template <> struct fv_d_flt_caster<uint16_t> : fv_d_flt_caster_i32<uint16_t> {};
-template <> struct fv_d_flt_caster<int16_t> : fv_d_flt_caster_i32<int16_t> {};
-template <> struct fv_d_flt_caster<int32_t> : fv_d_flt_caster_i32<int32_t> {};
-template <> struct fv_d_flt_caster<fv_d_flt_obool> {
-    __device__ static fv_d_flt_obool c(float v) { return fv_d_flt_obool{(uint8_t)((uint8_t)fv_d_flt_cvt32f(v) != 0)}; }
-    __device__ static fv_d_flt_obool c(double v) { return fv_d_flt_obool{(uint8_t)((uint8_t)fv__cvt32(v) != 0)}; }
-};
-
-template <typename O, typename A>
-__device__ __forceinline__ void
-fv_d_flt_put(O *, char *p, int odt, A v)
-{
-    *(O *)p = fv_d_flt_caster<O>::c(v);
-}
-template <typename A>
-__device__ __forceinline__ void
-fv_d_flt_put(void *, char *p, int odt, A v)
-{
-    fv_d_flt_store(p, odt, (double)v);
-}
-
-template <typename F>
-__device__ __forceinline__ void
-fv_d_flt_odt_run(int odt, F f)
-{
-    switch (odt) {
-    case FV_FLOAT32: f((float *)0); break;
-    case FV_FLOAT64: f((double *)0); break;
-    case FV_UINT8: f((uint8_t *)0); break;
-    case FV_INT8: f((int8_t *)0); break;
-    case FV_UINT16: f((uint16_t *)0); break;
-    case FV_INT16: f((int16_t *)0); break;
-    case FV_INT32: f((int32_t *)0); break;
-    case FV_BOOL: f((fv_d_flt_obool *)0); break;
-    default: f((void *)0); break;
-    }
-}
-
-/* A float result (float32 outputs; integer outputs of the float-exact and checked
- * paths): the same values as storing (double)v, without the double conversion. */
-__device__ __forceinline__ void
-fv_d_flt_store(char *p, int odt, float v)
-{
-    fv_d_flt_odt_run(odt, [&](auto tag) { fv_d_flt_put(tag, p, odt, v); });
-}
-
-/* The n-d filters' store (scipy's ni_filters.c): the same, except into uint64
- * below -2^63, where scipy's compiled cast negates the conversion of -v. */
-__device__ __forceinline__ void
-fv_d_flt_store_nd(char *p, int odt, double v)
-{
-    if (odt == FV_UINT64 && v < 0)
-        *(uint64_t *)p = (uint64_t)0 - fv__cvtu64(-v);
-    else
-        fv_d_flt_store(p, odt, v);
-}
-
-__device__ __forceinline__ void
-fv_d_flt_store_nd(char *p, int odt, float v)
-{
-    fv_d_flt_store(p, odt, v);
-}
-
-/* A data value in the accumulator type; 8-bit data into float by one float
- * subtraction from 2^23 + the byte (an ALU operation, not the conversion unit's I2F). */
-template <typename ACC, typename T>
-__device__ __forceinline__ ACC
-fv_d_flt_cv(T x)
-{
-    return (ACC)x;
-}
-template <>
-__device__ __forceinline__ float
-fv_d_flt_cv<float, uint8_t>(uint8_t x)
-{
-    return __fsub_rn(__uint_as_float(0x4B000000u | (unsigned)x), 8388608.0f);
-}
-template <>
-__device__ __forceinline__ float
-fv_d_flt_cv<float, int8_t>(int8_t x)
-{
-    return __fsub_rn(__uint_as_float(0x4B000000u | (unsigned)((int)x + 128)), 8388736.0f);
-}
+#include "cuda/filters/filters-cast.cuh"
 
 /* ---- arithmetic in the accumulator type ---------------------------------------
  * double: rounded separately, never fused, so that sums match scipy's bit for bit;
  * float (float32 outputs only): the compiler may fuse. */
-__device__ __forceinline__ double fv_d_flt_add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ double fv_d_flt_sub(double a, double b) { return __dsub_rn(a, b); }
-__device__ __forceinline__ double fv_d_flt_mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ float fv_d_flt_add(float a, float b) { return a + b; }
-__device__ __forceinline__ float fv_d_flt_sub(float a, float b) { return a - b; }
-__device__ __forceinline__ float fv_d_flt_mul(float a, float b) { return a * b; }
+__device__ __forceinline__ double
+fv_d_flt_add(double a, double b)
+{
+    return __dadd_rn(a, b);
+}
+__device__ __forceinline__ double
+fv_d_flt_sub(double a, double b)
+{
+    return __dsub_rn(a, b);
+}
+__device__ __forceinline__ double
+fv_d_flt_mul(double a, double b)
+{
+    return __dmul_rn(a, b);
+}
+__device__ __forceinline__ float
+fv_d_flt_add(float a, float b)
+{
+    return a + b;
+}
+__device__ __forceinline__ float
+fv_d_flt_sub(float a, float b)
+{
+    return a - b;
+}
+__device__ __forceinline__ float
+fv_d_flt_mul(float a, float b)
+{
+    return a * b;
+}
 
 /* ---- the sliding window of the 1-D tile kernels (filter1d.cu's fv_k_flt_tile2 and
  * filter-sep2.cu's fused pair) ------------------------------------------------
@@ -185,16 +65,56 @@ __device__ __forceinline__ float fv_d_flt_mul(float a, float b) { return a * b; 
  * minimum, maximum. Arithmetic spelt out: double rounded step by step (scipy's
  * bits); float (float32 outputs) the first product alone, then one fused
  * multiply-add per tap. */
-enum { FV_CU_WIN_AUTO = -1, FV_CU_WIN_CORR = 0, FV_CU_WIN_SYM, FV_CU_WIN_ANTI, FV_CU_WIN_USUM, FV_CU_WIN_MIN, FV_CU_WIN_MAX };   /* AUTO: device weights, classified there */
+enum {
+    FV_CU_WIN_AUTO = -1,
+    FV_CU_WIN_CORR = 0,
+    FV_CU_WIN_SYM,
+    FV_CU_WIN_ANTI,
+    FV_CU_WIN_USUM,
+    FV_CU_WIN_MIN,
+    FV_CU_WIN_MAX
+}; /* AUTO: device weights, classified there */
 
-__device__ __forceinline__ double fv_d_win_mul(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ double fv_d_win_madd(double acc, double x, double w) { return __dadd_rn(acc, __dmul_rn(x, w)); }
-__device__ __forceinline__ double fv_d_win_add(double a, double b) { return __dadd_rn(a, b); }
-__device__ __forceinline__ double fv_d_win_sub(double a, double b) { return __dsub_rn(a, b); }
-__device__ __forceinline__ float fv_d_win_mul(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ float fv_d_win_madd(float acc, float x, float w) { return __fmaf_rn(x, w, acc); }
-__device__ __forceinline__ float fv_d_win_add(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ float fv_d_win_sub(float a, float b) { return __fsub_rn(a, b); }
+__device__ __forceinline__ double
+fv_d_win_mul(double a, double b)
+{
+    return __dmul_rn(a, b);
+}
+__device__ __forceinline__ double
+fv_d_win_madd(double acc, double x, double w)
+{
+    return __dadd_rn(acc, __dmul_rn(x, w));
+}
+__device__ __forceinline__ double
+fv_d_win_add(double a, double b)
+{
+    return __dadd_rn(a, b);
+}
+__device__ __forceinline__ double
+fv_d_win_sub(double a, double b)
+{
+    return __dsub_rn(a, b);
+}
+__device__ __forceinline__ float
+fv_d_win_mul(float a, float b)
+{
+    return __fmul_rn(a, b);
+}
+__device__ __forceinline__ float
+fv_d_win_madd(float acc, float x, float w)
+{
+    return __fmaf_rn(x, w, acc);
+}
+__device__ __forceinline__ float
+fv_d_win_add(float a, float b)
+{
+    return __fadd_rn(a, b);
+}
+__device__ __forceinline__ float
+fv_d_win_sub(float a, float b)
+{
+    return __fsub_rn(a, b);
+}
 
 /* min/max of an earlier and a later value; ties (and -0 vs 0) go to the later  */
 template <typename ACC>
@@ -222,7 +142,9 @@ fv_d_win_div(int t, float inv)
 }
 
 /* Outputs per thread and slide: 8 in float, 4 in double (registers). */
-template <typename ACC> struct fv_d_win_r { static const int value = sizeof(ACC) == 4 ? 8 : 4; };
+template <typename ACC> struct fv_d_win_r {
+    static const int value = sizeof(ACC) == 4 ? 8 : 4;
+};
 
 /* R outputs from x[0], x[st], ...: output k is the window x[k*st .. (k + size - 1)*st],
  * summed in filter1d's fv_k_flt_tile2 order. Reads up to x[(R + size - 1) * st].
@@ -252,7 +174,8 @@ fv_d_win_slide_k(const ACC *x, int st, const ACC *w, int size_rt, ACC (&acc)[R])
             const ACC wj = w[j];
 #pragma unroll
             for (int k = 0; k < R; k++)
-                acc[k] = fv_d_win_madd(acc[k], KIND == FV_CU_WIN_SYM ? fv_d_win_add(v[k], vr[k]) : fv_d_win_sub(v[k], vr[k]), wj);
+                acc[k] = fv_d_win_madd(
+                    acc[k], KIND == FV_CU_WIN_SYM ? fv_d_win_add(v[k], vr[k]) : fv_d_win_sub(v[k], vr[k]), wj);
 #pragma unroll
             for (int k = 0; k < R - 1; k++)
                 v[k] = v[k + 1];
@@ -280,7 +203,7 @@ fv_d_win_slide_k(const ACC *x, int st, const ACC *w, int size_rt, ACC (&acc)[R])
                 v[k] = v[k + 1];
             v[R - 1] = x[(R + j) * st];
         }
-    } else {   /* uniform sum, min, max: element 0 first, then 1, 2, ... */
+    } else { /* uniform sum, min, max: element 0 first, then 1, 2, ... */
 #pragma unroll
         for (int k = 0; k < R; k++) {
             acc[k] = x[k * st];
@@ -290,7 +213,8 @@ fv_d_win_slide_k(const ACC *x, int st, const ACC *w, int size_rt, ACC (&acc)[R])
         for (int j = 1; j < size; j++) {
 #pragma unroll
             for (int k = 0; k < R; k++)
-                acc[k] = KIND == FV_CU_WIN_USUM ? fv_d_win_add(acc[k], v[k]) : fv_d_win_comb(acc[k], v[k], KIND == FV_CU_WIN_MIN);
+                acc[k] = KIND == FV_CU_WIN_USUM ? fv_d_win_add(acc[k], v[k])
+                                                : fv_d_win_comb(acc[k], v[k], KIND == FV_CU_WIN_MIN);
 #pragma unroll
             for (int k = 0; k < R - 1; k++)
                 v[k] = v[k + 1];
@@ -309,12 +233,24 @@ __device__ __forceinline__ void
 fv_d_win_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc)[R])
 {
     switch (kind) {
-    case FV_CU_WIN_SYM: fv_d_win_slide_k<ACC, FV_CU_WIN_SYM, R, S>(x, st, w, size, acc); break;
-    case FV_CU_WIN_ANTI: fv_d_win_slide_k<ACC, FV_CU_WIN_ANTI, R, S>(x, st, w, size, acc); break;
-    case FV_CU_WIN_CORR: fv_d_win_slide_k<ACC, FV_CU_WIN_CORR, R, S>(x, st, w, size, acc); break;
-    case FV_CU_WIN_USUM: fv_d_win_slide_k<ACC, FV_CU_WIN_USUM, R, S>(x, st, w, size, acc); break;
-    case FV_CU_WIN_MIN: fv_d_win_slide_k<ACC, FV_CU_WIN_MIN, R, S>(x, st, w, size, acc); break;
-    default: fv_d_win_slide_k<ACC, FV_CU_WIN_MAX, R, S>(x, st, w, size, acc); break;
+    case FV_CU_WIN_SYM:
+        fv_d_win_slide_k<ACC, FV_CU_WIN_SYM, R, S>(x, st, w, size, acc);
+        break;
+    case FV_CU_WIN_ANTI:
+        fv_d_win_slide_k<ACC, FV_CU_WIN_ANTI, R, S>(x, st, w, size, acc);
+        break;
+    case FV_CU_WIN_CORR:
+        fv_d_win_slide_k<ACC, FV_CU_WIN_CORR, R, S>(x, st, w, size, acc);
+        break;
+    case FV_CU_WIN_USUM:
+        fv_d_win_slide_k<ACC, FV_CU_WIN_USUM, R, S>(x, st, w, size, acc);
+        break;
+    case FV_CU_WIN_MIN:
+        fv_d_win_slide_k<ACC, FV_CU_WIN_MIN, R, S>(x, st, w, size, acc);
+        break;
+    default:
+        fv_d_win_slide_k<ACC, FV_CU_WIN_MAX, R, S>(x, st, w, size, acc);
+        break;
     }
 }
 
@@ -326,12 +262,12 @@ fv_d_win_slide(const ACC *x, int st, const ACC *w, int kind, int size, ACC (&acc
  * from the (exact) float values. Results stay integers held in float (|v| < 2^21). */
 template <typename F>
 __device__ __forceinline__ double
-fv_d_win_sum_d(F X, const double *w, int64_t wst, int kind, int size)   /* the window's value j is X(j) */
+fv_d_win_sum_d(F X, const double *w, int64_t wst, int kind, int size) /* the window's value j is X(j) */
 {
     double t;
     if (kind == FV_CU_WIN_CORR) {
         t = __dmul_rn(X(size - 1), w[(size - 1) * wst]);
-#pragma unroll 8   /* the loads and products of 8 taps in flight: only the sums wait on each other */
+#pragma unroll 8 /* the loads and products of 8 taps in flight: only the sums wait on each other */
         for (int j = 0; j < size - 1; j++)
             t = __dadd_rn(t, __dmul_rn(X(j), w[j * wst]));
         return t;
@@ -370,10 +306,11 @@ fv_d_win_uncertain(float v, float e, bool all)
  * again. */
 template <int M, int R>
 __device__ __forceinline__ void
-fv_d_win_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const double *wd, int kind, int size, float e)
+fv_d_win_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const double *wd, int kind, int size,
+               float e)
 {
     unsigned bad = 0;
-    const bool all = e > 1.0f;   /* +inf (fv_d_win_chk_dev): weights the bound does not hold for */
+    const bool all = e > 1.0f; /* +inf (fv_d_win_chk_dev): weights the bound does not hold for */
 #pragma unroll
     for (int m = 0; m < M; m++) {
         if (8 * R * m + a0 >= ta)
@@ -400,7 +337,8 @@ fv_d_win_check(float (&acc)[M][R], const float *x, int st, int a0, int ta, const
 /* double sums need no check */
 template <int M, int R>
 __device__ __forceinline__ void
-fv_d_win_check(double (&acc)[M][R], const double *x, int st, int a0, int ta, const double *wd, int kind, int size, float e)
+fv_d_win_check(double (&acc)[M][R], const double *x, int st, int a0, int ta, const double *wd, int kind, int size,
+               float e)
 {
 }
 
@@ -444,8 +382,8 @@ fv_d_flt_extend(IT i, IT n, int mode)
 static inline int
 fv_cu_flt_acc_float(fv_dtype in, fv_dtype out)
 {
-    return out == FV_FLOAT32 && (in == FV_FLOAT32 || in == FV_UINT8 || in == FV_INT8 || in == FV_UINT16 ||
-                                 in == FV_INT16 || in == FV_BOOL);
+    return out == FV_FLOAT32 &&
+        (in == FV_FLOAT32 || in == FV_UINT8 || in == FV_INT8 || in == FV_UINT16 || in == FV_INT16 || in == FV_BOOL);
 }
 
 /* The largest |value| of 8/16-bit integer or bool data (bool as its byte), 0 for
@@ -454,11 +392,17 @@ static inline double
 fv_cu_flt_data_vmax(fv_dtype in)
 {
     switch (in) {
-    case FV_BOOL: case FV_UINT8: return 255.0;
-    case FV_INT8: return 128.0;
-    case FV_UINT16: return 65535.0;
-    case FV_INT16: return 32768.0;
-    default: return 0.0;
+    case FV_BOOL:
+    case FV_UINT8:
+        return 255.0;
+    case FV_INT8:
+        return 128.0;
+    case FV_UINT16:
+        return 65535.0;
+    case FV_INT16:
+        return 32768.0;
+    default:
+        return 0.0;
     }
 }
 
@@ -526,13 +470,21 @@ static inline double
 fv_cu_flt_checked_vmax(fv_dtype in, fv_dtype out, int kind, int64_t size, int mode, double cval)
 {
     double vmax = fv_cu_flt_data_vmax(in);
-    if (vmax == 0.0 || vmax > 255.0)   /* 8-bit data only */
+    if (vmax == 0.0 || vmax > 255.0) /* 8-bit data only */
         return 0.0;
     switch (out) {
-    case FV_BOOL: case FV_UINT8: case FV_INT8: case FV_UINT16: case FV_INT16: case FV_INT32: break;
-    default: return 0.0;
+    case FV_BOOL:
+    case FV_UINT8:
+    case FV_INT8:
+    case FV_UINT16:
+    case FV_INT16:
+    case FV_INT32:
+        break;
+    default:
+        return 0.0;
     }
-    if (size < 1 || size > 4096 || (kind != FV_CU_WIN_CORR && kind != FV_CU_WIN_SYM && kind != FV_CU_WIN_ANTI && kind != FV_CU_WIN_AUTO))
+    if (size < 1 || size > 4096 ||
+        (kind != FV_CU_WIN_CORR && kind != FV_CU_WIN_SYM && kind != FV_CU_WIN_ANTI && kind != FV_CU_WIN_AUTO))
         return 0.0;
     if (mode == FV_MODE_CONSTANT) {
         /* cval takes part in the sums: a float, and (symmetric / antisymmetric
@@ -541,8 +493,7 @@ fv_cu_flt_checked_vmax(fv_dtype in, fv_dtype out, int kind, int64_t size, int mo
         int k = 0;
         while (k <= 24 && ldexp(cval, k) != floor(ldexp(cval, k)))
             k++;
-        if (!isfinite(cval) || k > 24 || (double)(float)cval != cval ||
-            ldexp(vmax + fabs(cval), k) > 16777216.0)
+        if (!isfinite(cval) || k > 24 || (double)(float)cval != cval || ldexp(vmax + fabs(cval), k) > 16777216.0)
             return 0.0;
         if (fabs(cval) > vmax)
             vmax = fabs(cval);
@@ -652,7 +603,8 @@ fv_d_win_chk_dev(const double *w, int64_t st, int size, int kind, double vmax)
     for (int o = 16; o > 0; o >>= 1)
         W += __shfl_xor_sync(0xffffffffu, W, o);
     fin = __all_sync(0xffffffffu, fin);
-    const float e = fin ? fv_d_flt_checked_bound(W, kind == FV_CU_WIN_CORR ? (double)size : (double)(s1 + 1), vmax) : 0.0f;
+    const float e =
+        fin ? fv_d_flt_checked_bound(W, kind == FV_CU_WIN_CORR ? (double)size : (double)(s1 + 1), vmax) : 0.0f;
     return e > 0.0f ? e : __int_as_float(0x7f800000);
 }
 
@@ -730,32 +682,82 @@ fv_cu_flt_smem_attr(K kernel, size_t bytes)
 
 /* Dispatch on the input dtype: F is a template functor with
  * `template <typename T> fv_status run(...)`. bool runs as uint8. */
-#define FV_CU_FLT_SWITCH_IN(DT, CALL)                                                           \
-    switch (DT) {                                                                         \
-    case FV_BOOL: case FV_UINT8: { typedef uint8_t T; return CALL; }                      \
-    case FV_INT8: { typedef int8_t T; return CALL; }                                      \
-    case FV_UINT16: { typedef uint16_t T; return CALL; }                                  \
-    case FV_INT16: { typedef int16_t T; return CALL; }                                    \
-    case FV_UINT32: { typedef uint32_t T; return CALL; }                                  \
-    case FV_INT32: { typedef int32_t T; return CALL; }                                    \
-    case FV_UINT64: { typedef uint64_t T; return CALL; }                                  \
-    case FV_INT64: { typedef int64_t T; return CALL; }                                    \
-    case FV_FLOAT32: { typedef float T; return CALL; }                                    \
-    case FV_FLOAT64: { typedef double T; return CALL; }                                   \
-    default: break;                                                                       \
+#define FV_CU_FLT_SWITCH_IN(DT, CALL) \
+    switch (DT) {                     \
+    case FV_BOOL:                     \
+    case FV_UINT8: {                  \
+        typedef uint8_t T;            \
+        return CALL;                  \
+    }                                 \
+    case FV_INT8: {                   \
+        typedef int8_t T;             \
+        return CALL;                  \
+    }                                 \
+    case FV_UINT16: {                 \
+        typedef uint16_t T;           \
+        return CALL;                  \
+    }                                 \
+    case FV_INT16: {                  \
+        typedef int16_t T;            \
+        return CALL;                  \
+    }                                 \
+    case FV_UINT32: {                 \
+        typedef uint32_t T;           \
+        return CALL;                  \
+    }                                 \
+    case FV_INT32: {                  \
+        typedef int32_t T;            \
+        return CALL;                  \
+    }                                 \
+    case FV_UINT64: {                 \
+        typedef uint64_t T;           \
+        return CALL;                  \
+    }                                 \
+    case FV_INT64: {                  \
+        typedef int64_t T;            \
+        return CALL;                  \
+    }                                 \
+    case FV_FLOAT32: {                \
+        typedef float T;              \
+        return CALL;                  \
+    }                                 \
+    case FV_FLOAT64: {                \
+        typedef double T;             \
+        return CALL;                  \
+    }                                 \
+    default:                          \
+        break;                        \
     }
 
 /* 8/16-bit integer and float32 data: where float accumulation exists (filter1d,
  * the n-d correlation's kernels) and the tiled rank kernels' dtypes (compile time) */
-template <typename T> struct fv_cu_flt_small { static const bool value = false; };
-template <> struct fv_cu_flt_small<uint8_t> { static const bool value = true; };
-template <> struct fv_cu_flt_small<int8_t> { static const bool value = true; };
-template <> struct fv_cu_flt_small<uint16_t> { static const bool value = true; };
-template <> struct fv_cu_flt_small<int16_t> { static const bool value = true; };
-template <> struct fv_cu_flt_small<float> { static const bool value = true; };
+template <typename T> struct fv_cu_flt_small {
+    static const bool value = false;
+};
+template <> struct fv_cu_flt_small<uint8_t> {
+    static const bool value = true;
+};
+template <> struct fv_cu_flt_small<int8_t> {
+    static const bool value = true;
+};
+template <> struct fv_cu_flt_small<uint16_t> {
+    static const bool value = true;
+};
+template <> struct fv_cu_flt_small<int16_t> {
+    static const bool value = true;
+};
+template <> struct fv_cu_flt_small<float> {
+    static const bool value = true;
+};
 
-template <typename T> struct fv_cu_flt_is_float { static const bool value = false; };
-template <> struct fv_cu_flt_is_float<float> { static const bool value = true; };
-template <> struct fv_cu_flt_is_float<double> { static const bool value = true; };
+template <typename T> struct fv_cu_flt_is_float {
+    static const bool value = false;
+};
+template <> struct fv_cu_flt_is_float<float> {
+    static const bool value = true;
+};
+template <> struct fv_cu_flt_is_float<double> {
+    static const bool value = true;
+};
 
 #endif

@@ -26,28 +26,72 @@
 template <typename T> struct fv_cu_gn;
 template <> struct fv_cu_gn<float> {
     typedef float4 V;
-    enum { W = 4 };
-    static __device__ __forceinline__ float sq(float x) { return __fmul_rn(x, x); }
-    static __device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
-    static __device__ __forceinline__ float root(float a) { return __fsqrt_rn(a); }
-    static __device__ __forceinline__ float div(float a, float b) { return __fdiv_rn(a, b); }
-    static __device__ __forceinline__ float get(const V &v, int i) { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+    enum {
+        W = 4
+    };
+    static __device__ __forceinline__ float sq(float x)
+    {
+        return __fmul_rn(x, x);
+    }
+    static __device__ __forceinline__ float add(float a, float b)
+    {
+        return __fadd_rn(a, b);
+    }
+    static __device__ __forceinline__ float root(float a)
+    {
+        return __fsqrt_rn(a);
+    }
+    static __device__ __forceinline__ float div(float a, float b)
+    {
+        return __fdiv_rn(a, b);
+    }
+    static __device__ __forceinline__ float get(const V &v, int i)
+    {
+        return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+    }
     static __device__ __forceinline__ void set(V &v, int i, float x)
     {
-        if (i == 0) v.x = x; else if (i == 1) v.y = x; else if (i == 2) v.z = x; else v.w = x;
+        if (i == 0)
+            v.x = x;
+        else if (i == 1)
+            v.y = x;
+        else if (i == 2)
+            v.z = x;
+        else
+            v.w = x;
     }
 };
 template <> struct fv_cu_gn<double> {
     typedef double2 V;
-    enum { W = 2 };
-    static __device__ __forceinline__ double sq(double x) { return __dmul_rn(x, x); }
-    static __device__ __forceinline__ double add(double a, double b) { return __dadd_rn(a, b); }
-    static __device__ __forceinline__ double root(double a) { return __dsqrt_rn(a); }
-    static __device__ __forceinline__ double div(double a, double b) { return __ddiv_rn(a, b); }
-    static __device__ __forceinline__ double get(const V &v, int i) { return i == 0 ? v.x : v.y; }
+    enum {
+        W = 2
+    };
+    static __device__ __forceinline__ double sq(double x)
+    {
+        return __dmul_rn(x, x);
+    }
+    static __device__ __forceinline__ double add(double a, double b)
+    {
+        return __dadd_rn(a, b);
+    }
+    static __device__ __forceinline__ double root(double a)
+    {
+        return __dsqrt_rn(a);
+    }
+    static __device__ __forceinline__ double div(double a, double b)
+    {
+        return __ddiv_rn(a, b);
+    }
+    static __device__ __forceinline__ double get(const V &v, int i)
+    {
+        return i == 0 ? v.x : v.y;
+    }
     static __device__ __forceinline__ void set(V &v, int i, double x)
     {
-        if (i == 0) v.x = x; else v.y = x;
+        if (i == 0)
+            v.x = x;
+        else
+            v.y = x;
     }
 };
 
@@ -84,8 +128,8 @@ fv_cu_gn_one(const fv_cu_gn_dense &a, int64_t e, T d)
 }
 
 template <typename T, int NP, typename IT>
-__global__ void __launch_bounds__(FV_CU_BLOCK)
-fv_k_gradnorm_dense(const fv_cu_gn_dense a)
+__global__ void
+__launch_bounds__(FV_CU_BLOCK) fv_k_gradnorm_dense(const fv_cu_gn_dense a)
 {
     typedef fv_cu_gn<T> G;
     typedef typename G::V V;
@@ -121,8 +165,8 @@ fv_k_gradnorm_dense(const fv_cu_gn_dense a)
 
 /* Any strides: element i's byte offsets from the folded geometry (j.ndim axes). */
 template <typename T, typename IT>
-__global__ void __launch_bounds__(FV_CU_BLOCK)
-fv_k_gradnorm_strided(const fv__gradnorm_job j)
+__global__ void
+__launch_bounds__(FV_CU_BLOCK) fv_k_gradnorm_strided(const fv__gradnorm_job j)
 {
     typedef fv_cu_gn<T> G;
     const T d = (T)j.div;
@@ -165,14 +209,30 @@ static void
 fv_cu_gn_dense_np(const fv_cu_gn_dense &a, int np, const fv_cu_exec *x, unsigned grid)
 {
     switch (np) {
-    case 1: fv_cu_gn_launch_dense<T, 1>(a, x, grid); break;
-    case 2: fv_cu_gn_launch_dense<T, 2>(a, x, grid); break;
-    case 3: fv_cu_gn_launch_dense<T, 3>(a, x, grid); break;
-    case 4: fv_cu_gn_launch_dense<T, 4>(a, x, grid); break;
-    case 5: fv_cu_gn_launch_dense<T, 5>(a, x, grid); break;
-    case 6: fv_cu_gn_launch_dense<T, 6>(a, x, grid); break;
-    case 7: fv_cu_gn_launch_dense<T, 7>(a, x, grid); break;
-    default: fv_cu_gn_launch_dense<T, 8>(a, x, grid); break;
+    case 1:
+        fv_cu_gn_launch_dense<T, 1>(a, x, grid);
+        break;
+    case 2:
+        fv_cu_gn_launch_dense<T, 2>(a, x, grid);
+        break;
+    case 3:
+        fv_cu_gn_launch_dense<T, 3>(a, x, grid);
+        break;
+    case 4:
+        fv_cu_gn_launch_dense<T, 4>(a, x, grid);
+        break;
+    case 5:
+        fv_cu_gn_launch_dense<T, 5>(a, x, grid);
+        break;
+    case 6:
+        fv_cu_gn_launch_dense<T, 6>(a, x, grid);
+        break;
+    case 7:
+        fv_cu_gn_launch_dense<T, 7>(a, x, grid);
+        break;
+    default:
+        fv_cu_gn_launch_dense<T, 8>(a, x, grid);
+        break;
     }
 }
 static_assert(FV__GRADNORM_MAX_PARTS == 8, "fv_cu_gn_dense_np: one case per part count");
@@ -180,7 +240,7 @@ static_assert(FV__GRADNORM_MAX_PARTS == 8, "fv_cu_gn_dense_np: one case per part
 /* The kernels ("cuda.gradient_norm"): "vector", 16-byte loads and stores over
  * 1-d dense operands that share their misalignment; "strided", element by
  * element, always. */
-FV__VARIANTS(fv_cu_gn_variants, "cuda.gradient_norm", {"vector", fv_cu_flag_ok, NULL}, {"strided", NULL, NULL})
+FV__VARIANTS(fv_cu_gn_variants, "cuda.gradient_norm", { "vector", fv_cu_flag_ok, NULL }, { "strided", NULL, NULL })
 
 template <typename T>
 static void

@@ -36,8 +36,12 @@
 #define FV_CU_LAP_ROWS_Y 65535 /* grid rows (blockIdx.y) at most; more rows loop */
 
 template <typename IT> struct fv_cu_lap_st;
-template <> struct fv_cu_lap_st<uint32_t> { typedef int32_t type; };
-template <> struct fv_cu_lap_st<uint64_t> { typedef int64_t type; };
+template <> struct fv_cu_lap_st<uint32_t> {
+    typedef int32_t type;
+};
+template <> struct fv_cu_lap_st<uint64_t> {
+    typedef int64_t type;
+};
 
 /* The kernels' arguments. Per term k (along axes[k]): n its extent, st the
  * input bytes per step, lo / hi the bytes from the element at position 0 (n - 1)
@@ -46,17 +50,17 @@ template <typename IT> struct fv_cu_lap {
     typedef typename fv_cu_lap_st<IT>::type ST;
     const char *in;
     char *out;
-    IT size;                   /* elements */
-    IT ncols, nrows;           /* rows: the last axis' extent and the number of rows */
+    IT size;         /* elements */
+    IT ncols, nrows; /* rows: the last axis' extent and the number of rows */
     int ndim, naxes, odt, osz;
-    IT shape[FV_MAX_NDIM];     /* strided */
-    ST istr[FV_MAX_NDIM], ostr[FV_MAX_NDIM];   /* strided: bytes */
-    IT tdiv[FV_MAX_NDIM];      /* term k's position = (index / tdiv) % n; rows: index is the row, 0 for
+    IT shape[FV_MAX_NDIM];                   /* strided */
+    ST istr[FV_MAX_NDIM], ostr[FV_MAX_NDIM]; /* strided: bytes */
+    IT tdiv[FV_MAX_NDIM];                    /* term k's position = (index / tdiv) % n; rows: index is the row, 0 for
                                 * the last axis (the position is the column) */
     IT tn[FV_MAX_NDIM];
     ST tst[FV_MAX_NDIM], tlo[FV_MAX_NDIM], thi[FV_MAX_NDIM];
-    unsigned lcv, hcv;         /* bit k: term k's neighbour past the low / high edge is cval */
-    unsigned tmod;             /* bit k: the position needs the modulo (not axis 0) */
+    unsigned lcv, hcv; /* bit k: term k's neighbour past the low / high edge is cval */
+    unsigned tmod;     /* bit k: the position needs the modulo (not axis 0) */
     double cval;
 };
 
@@ -65,20 +69,44 @@ template <typename IT> struct fv_cu_lap {
 template <int ACC> struct fv_cu_lacc;
 template <> struct fv_cu_lacc<FV__LAP_F64> {
     typedef double V;
-    static __device__ __forceinline__ V first(double t) { return t; }
-    static __device__ __forceinline__ V add(V a, double t) { return __dadd_rn(a, t); }
-    static __device__ __forceinline__ void store(char *p, int, V a) { *(double *)p = a; }
+    static __device__ __forceinline__ V first(double t)
+    {
+        return t;
+    }
+    static __device__ __forceinline__ V add(V a, double t)
+    {
+        return __dadd_rn(a, t);
+    }
+    static __device__ __forceinline__ void store(char *p, int, V a)
+    {
+        *(double *)p = a;
+    }
 };
 template <> struct fv_cu_lacc<FV__LAP_F32> {
     typedef float V;
-    static __device__ __forceinline__ V first(double t) { return __double2float_rn(t); }
-    static __device__ __forceinline__ V add(V a, double t) { return __fadd_rn(a, __double2float_rn(t)); }
-    static __device__ __forceinline__ void store(char *p, int, V a) { *(float *)p = a; }
+    static __device__ __forceinline__ V first(double t)
+    {
+        return __double2float_rn(t);
+    }
+    static __device__ __forceinline__ V add(V a, double t)
+    {
+        return __fadd_rn(a, __double2float_rn(t));
+    }
+    static __device__ __forceinline__ void store(char *p, int, V a)
+    {
+        *(float *)p = a;
+    }
 };
-template <> struct fv_cu_lacc<FV__LAP_W32> {   /* (u)int8, (u)int16, int32: the low 32 bits suffice */
+template <> struct fv_cu_lacc<FV__LAP_W32> { /* (u)int8, (u)int16, int32: the low 32 bits suffice */
     typedef uint32_t V;
-    static __device__ __forceinline__ V first(double t) { return (uint32_t)fv__cvt32(t); }
-    static __device__ __forceinline__ V add(V a, double t) { return a + (uint32_t)fv__cvt32(t); }
+    static __device__ __forceinline__ V first(double t)
+    {
+        return (uint32_t)fv__cvt32(t);
+    }
+    static __device__ __forceinline__ V add(V a, double t)
+    {
+        return a + (uint32_t)fv__cvt32(t);
+    }
     static __device__ __forceinline__ void store(char *p, int odt, V a)
     {
         if (odt == FV_UINT8 || odt == FV_INT8)
@@ -89,10 +117,16 @@ template <> struct fv_cu_lacc<FV__LAP_W32> {   /* (u)int8, (u)int16, int32: the 
             *(uint32_t *)p = a;
     }
 };
-template <> struct fv_cu_lacc<FV__LAP_W64> {   /* uint32, int64 */
+template <> struct fv_cu_lacc<FV__LAP_W64> { /* uint32, int64 */
     typedef uint64_t V;
-    static __device__ __forceinline__ V first(double t) { return (uint64_t)fv__cvt64(t); }
-    static __device__ __forceinline__ V add(V a, double t) { return a + (uint64_t)fv__cvt64(t); }
+    static __device__ __forceinline__ V first(double t)
+    {
+        return (uint64_t)fv__cvt64(t);
+    }
+    static __device__ __forceinline__ V add(V a, double t)
+    {
+        return a + (uint64_t)fv__cvt64(t);
+    }
     static __device__ __forceinline__ void store(char *p, int odt, V a)
     {
         if (odt == FV_UINT32)
@@ -103,15 +137,33 @@ template <> struct fv_cu_lacc<FV__LAP_W64> {   /* uint32, int64 */
 };
 template <> struct fv_cu_lacc<FV__LAP_U64> {
     typedef uint64_t V;
-    static __device__ __forceinline__ V first(double t) { return fv__cvtu64(t); }
-    static __device__ __forceinline__ V add(V a, double t) { return a + fv__cvtu64(t); }
-    static __device__ __forceinline__ void store(char *p, int, V a) { *(uint64_t *)p = a; }
+    static __device__ __forceinline__ V first(double t)
+    {
+        return fv__cvtu64(t);
+    }
+    static __device__ __forceinline__ V add(V a, double t)
+    {
+        return a + fv__cvtu64(t);
+    }
+    static __device__ __forceinline__ void store(char *p, int, V a)
+    {
+        *(uint64_t *)p = a;
+    }
 };
 template <> struct fv_cu_lacc<FV__LAP_BOOL> {
     typedef uint32_t V;
-    static __device__ __forceinline__ V first(double t) { return (uint8_t)fv__cvt32(t) != 0; }
-    static __device__ __forceinline__ V add(V a, double t) { return a | (V)((uint8_t)fv__cvt32(t) != 0); }
-    static __device__ __forceinline__ void store(char *p, int, V a) { *(uint8_t *)p = (uint8_t)a; }
+    static __device__ __forceinline__ V first(double t)
+    {
+        return (uint8_t)fv__cvt32(t) != 0;
+    }
+    static __device__ __forceinline__ V add(V a, double t)
+    {
+        return a | (V)((uint8_t)fv__cvt32(t) != 0);
+    }
+    static __device__ __forceinline__ void store(char *p, int, V a)
+    {
+        *(uint8_t *)p = (uint8_t)a;
+    }
 };
 
 /* the input element at p as a double (bool: its raw byte, as scipy reads it) */
@@ -128,17 +180,19 @@ template <typename T, typename IT>
 static __device__ __forceinline__ double
 fv_cu_lap_term(const fv_cu_lap<IT> &p, int k, const char *c, double x, IT pos)
 {
-    const double l = pos > 0 ? fv_cu_lap_ld<T>(c - p.tst[k])
-                             : ((p.lcv >> k) & 1u) ? p.cval : fv_cu_lap_ld<T>(c + p.tlo[k]);
+    const double l = pos > 0  ? fv_cu_lap_ld<T>(c - p.tst[k])
+        : ((p.lcv >> k) & 1u) ? p.cval
+                              : fv_cu_lap_ld<T>(c + p.tlo[k]);
     const double r = pos + 1 < p.tn[k] ? fv_cu_lap_ld<T>(c + p.tst[k])
-                                       : ((p.hcv >> k) & 1u) ? p.cval : fv_cu_lap_ld<T>(c + p.thi[k]);
+        : ((p.hcv >> k) & 1u)          ? p.cval
+                                       : fv_cu_lap_ld<T>(c + p.thi[k]);
     return __dadd_rn(__dmul_rn(x, -2.0), __dadd_rn(l, r));
 }
 
 /* C-contiguous in and out, by rows: thread columns c0 + e * FV_CU_BLOCK, e < E. */
 template <typename T, int ACC, typename IT, int E>
-__global__ void __launch_bounds__(FV_CU_BLOCK)
-fv_k_laplace_rows(const fv_cu_lap<IT> p)
+__global__ void
+__launch_bounds__(FV_CU_BLOCK) fv_k_laplace_rows(const fv_cu_lap<IT> p)
 {
     typedef fv_cu_lacc<ACC> A;
     typedef typename fv_cu_lap_st<IT>::type ST;
@@ -146,7 +200,7 @@ fv_k_laplace_rows(const fv_cu_lap<IT> p)
     if (c0 >= p.ncols)
         return;
     for (IT row = blockIdx.y; row < p.nrows; row += gridDim.y) {
-        const IT base = row * p.ncols + c0;   /* flat index of column c0 */
+        const IT base = row * p.ncols + c0; /* flat index of column c0 */
         double x[E];
         typename A::V acc[E];
 #pragma unroll
@@ -157,7 +211,7 @@ fv_k_laplace_rows(const fv_cu_lap<IT> p)
                 x[e] = fv_cu_lap_ld<T>(p.in + (ST)((base + (IT)(e * FV_CU_BLOCK)) * (IT)sizeof(T)));
         }
         for (int k = 0; k < p.naxes; k++) {
-            const bool along = p.tdiv[k] == 0;   /* the term runs along the rows */
+            const bool along = p.tdiv[k] == 0; /* the term runs along the rows */
             IT rpos = 0;
             if (!along) {
                 const IT q = p.tdiv[k] == 1 ? row : row / p.tdiv[k];
@@ -182,8 +236,8 @@ fv_k_laplace_rows(const fv_cu_lap<IT> p)
 
 /* Any strides: one element per thread, offsets from the shape. */
 template <typename T, int ACC, typename IT>
-__global__ void __launch_bounds__(FV_CU_BLOCK)
-fv_k_laplace_strided(const fv_cu_lap<IT> p)
+__global__ void
+__launch_bounds__(FV_CU_BLOCK) fv_k_laplace_strided(const fv_cu_lap<IT> p)
 {
     typedef fv_cu_lacc<ACC> A;
     typedef typename fv_cu_lap_st<IT>::type ST;
@@ -271,7 +325,7 @@ fv_cu_lap_launch(const fv__laplace_job *j, bool rows, const fv_cu_exec *x)
     for (int k = 0; k < j->naxes; k++) {
         const int a = j->axes[k];
         const int64_t n = j->shape[a];
-        int64_t inner = 1;   /* elements per step along a, C order */
+        int64_t inner = 1; /* elements per step along a, C order */
         for (int d = a + 1; d < j->ndim; d++)
             inner *= j->shape[d];
         /* rows: contiguous input, bytes per step = inner * isz; else the stride */
@@ -308,19 +362,31 @@ static fv_status
 fv_cu_lap_acc(const fv__laplace_job *j, bool rows, const fv_cu_exec *x)
 {
     switch (fv__laplace_acc_of(j->odtype)) {
-    case FV__LAP_F64: fv_cu_lap_launch<T, FV__LAP_F64, IT>(j, rows, x); break;
-    case FV__LAP_F32: fv_cu_lap_launch<T, FV__LAP_F32, IT>(j, rows, x); break;
-    case FV__LAP_W32: fv_cu_lap_launch<T, FV__LAP_W32, IT>(j, rows, x); break;
-    case FV__LAP_W64: fv_cu_lap_launch<T, FV__LAP_W64, IT>(j, rows, x); break;
-    case FV__LAP_U64: fv_cu_lap_launch<T, FV__LAP_U64, IT>(j, rows, x); break;
-    default: fv_cu_lap_launch<T, FV__LAP_BOOL, IT>(j, rows, x); break;
+    case FV__LAP_F64:
+        fv_cu_lap_launch<T, FV__LAP_F64, IT>(j, rows, x);
+        break;
+    case FV__LAP_F32:
+        fv_cu_lap_launch<T, FV__LAP_F32, IT>(j, rows, x);
+        break;
+    case FV__LAP_W32:
+        fv_cu_lap_launch<T, FV__LAP_W32, IT>(j, rows, x);
+        break;
+    case FV__LAP_W64:
+        fv_cu_lap_launch<T, FV__LAP_W64, IT>(j, rows, x);
+        break;
+    case FV__LAP_U64:
+        fv_cu_lap_launch<T, FV__LAP_U64, IT>(j, rows, x);
+        break;
+    default:
+        fv_cu_lap_launch<T, FV__LAP_BOOL, IT>(j, rows, x);
+        break;
     }
     return FV_OK;
 }
 
 /* The kernels ("cuda.laplace"): "rows", along C-ordered rows of at least
  * FV_CU_LAP_MINROW elements; "generic", any strides. */
-FV__VARIANTS(fv_cu_lap_variants, "cuda.laplace", {"rows", fv_cu_flag_ok, NULL}, {"generic", NULL, NULL})
+FV__VARIANTS(fv_cu_lap_variants, "cuda.laplace", { "rows", fv_cu_flag_ok, NULL }, { "generic", NULL, NULL })
 
 template <typename T>
 static fv_status
@@ -328,14 +394,14 @@ fv_cu_lap_run(const fv__laplace_job *j, const fv_cu_exec *x)
 {
     const int64_t isz = (int64_t)sizeof(T), osz = (int64_t)fv_dtype_size((fv_dtype)j->odtype);
     const int rows_ok = j->shape[j->ndim - 1] >= FV_CU_LAP_MINROW && fv_cu_lap_c_order(j, j->istrides, isz) &&
-                        fv_cu_lap_c_order(j, j->ostrides, osz);
+        fv_cu_lap_c_order(j, j->ostrides, osz);
     const bool rows = fv__plan_index(&fv_cu_lap_variants, &rows_ok, x->device) == 0;
     bool fits32;
-    if (rows)   /* offsets are flat index * item size */
+    if (rows) /* offsets are flat index * item size */
         fits32 = j->size <= (int64_t)INT32_MAX / (isz > osz ? isz : osz);
     else
         fits32 = j->size <= (int64_t)INT32_MAX && fv_cu_lap_extent(j, j->istrides, isz) <= (int64_t)INT32_MAX &&
-                 fv_cu_lap_extent(j, j->ostrides, osz) <= (int64_t)INT32_MAX;
+            fv_cu_lap_extent(j, j->ostrides, osz) <= (int64_t)INT32_MAX;
     return fits32 ? fv_cu_lap_acc<T, uint32_t>(j, rows, x) : fv_cu_lap_acc<T, uint64_t>(j, rows, x);
 }
 
@@ -351,7 +417,7 @@ fv_cu_laplace(fv_context *ctx, const fv__op_args *a)
 {
     const char *domain = "laplace";
     const fv__laplace_job *j = (const fv__laplace_job *)a->params;
-    if (!fv_cu_flt_aligned(a->in) || !fv_cu_flt_aligned(a->out))   /* the job's in / out are these arrays' */
+    if (!fv_cu_flt_aligned(a->in) || !fv_cu_flt_aligned(a->out)) /* the job's in / out are these arrays' */
         return fv_error_set(FV_EINVAL, domain, "CUDA array data or strides not aligned to the element size");
     if (j->size == 0)
         return FV_OK;

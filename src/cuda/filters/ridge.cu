@@ -31,8 +31,14 @@ template <> struct fv_cu_ridge_t<float> {
     {
         return fv__ridge_pixel_f(j, i, g, m);
     }
-    static __device__ __forceinline__ K key(float v) { return fv__ridge_key_f(v); }
-    static __device__ __forceinline__ float gden(float m) { return fv__ridge_gden_f(m); }
+    static __device__ __forceinline__ K key(float v)
+    {
+        return fv__ridge_key_f(v);
+    }
+    static __device__ __forceinline__ float gden(float m)
+    {
+        return fv__ridge_gden_f(m);
+    }
 };
 template <> struct fv_cu_ridge_t<double> {
     typedef long long K;
@@ -40,8 +46,14 @@ template <> struct fv_cu_ridge_t<double> {
     {
         return fv__ridge_pixel_d(j, i, g, m);
     }
-    static __device__ __forceinline__ K key(double v) { return (K)fv__ridge_key_d(v); }
-    static __device__ __forceinline__ double gden(double m) { return fv__ridge_gden_d(m); }
+    static __device__ __forceinline__ K key(double v)
+    {
+        return (K)fv__ridge_key_d(v);
+    }
+    static __device__ __forceinline__ double gden(double m)
+    {
+        return fv__ridge_gden_d(m);
+    }
 };
 
 template <typename T, typename IT, bool REDUCE>
@@ -106,7 +118,7 @@ fv_cu_hessian_ridge(fv_context *ctx, const fv__op_args *a)
     const char *domain = "hessian_ridge";
     const fv__ridge_job *j = (const fv__ridge_job *)a->params;
     const size_t sz = j->is_double ? sizeof(double) : sizeof(float);
-    const void *ptrs[9] = {j->h[0], j->h[1], j->h[2], j->h[3], j->h[4], j->h[5], j->acc, j->work, j->scal};
+    const void *ptrs[9] = { j->h[0], j->h[1], j->h[2], j->h[3], j->h[4], j->h[5], j->acc, j->work, j->scal };
     for (int k = 0; k < 9; k++)
         if ((uintptr_t)ptrs[k] % sz)
             return fv_error_set(FV_EINVAL, domain, "CUDA array data not aligned to the element size");

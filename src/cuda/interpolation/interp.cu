@@ -10,28 +10,27 @@ typedef struct fv_cu_im_geom {
     int irank, orank, idtype, odtype, cdtype;
     int64_t ishape[FV_MAX_NDIM], istrides[FV_MAX_NDIM];
     int64_t oshape[FV_MAX_NDIM], ostrides[FV_MAX_NDIM];
-    int64_t cstrides[FV_MAX_NDIM];   /* coordinates (COORDS): orank + 1 strides */
+    int64_t cstrides[FV_MAX_NDIM]; /* coordinates (COORDS): orank + 1 strides */
 } fv_cu_im_geom;
 
-#define FV_CU_IM(E, T, S)                                                                         \
-    __global__ void fv_k_interp_##S(const char *in, const char *co, char *out, int64_t n,          \
-                                    fv_cu_im_geom g, fv__interp_params p)                         \
-    {                                                                                             \
-        FV_GRID_STRIDE(int64_t, i, n)                                                             \
-        {                                                                                         \
-            int64_t o[FV_MAX_NDIM];                                                               \
-            double c[FV_MAX_NDIM];                                                                \
-            int64_t r = i, po = 0, pc = 0;                                                        \
-            for (int d = g.orank - 1; d >= 0; d--) {                                              \
-                o[d] = r % g.oshape[d];                                                           \
-                r /= g.oshape[d];                                                                 \
-                po += o[d] * g.ostrides[d];                                                       \
-                pc += o[d] * g.cstrides[d + 1];                                                   \
-            }                                                                                     \
-            fv__interp_coords(&p, g.irank, g.orank, o, co ? co + pc : NULL, g.cstrides[0], g.cdtype, c); \
+#define FV_CU_IM(E, T, S)                                                                                     \
+    __global__ void fv_k_interp_##S(const char *in, const char *co, char *out, int64_t n, fv_cu_im_geom g,    \
+                                    fv__interp_params p)                                                      \
+    {                                                                                                         \
+        FV_GRID_STRIDE(int64_t, i, n) {                                                                       \
+            int64_t o[FV_MAX_NDIM];                                                                           \
+            double c[FV_MAX_NDIM];                                                                            \
+            int64_t r = i, po = 0, pc = 0;                                                                    \
+            for (int d = g.orank - 1; d >= 0; d--) {                                                          \
+                o[d] = r % g.oshape[d];                                                                       \
+                r /= g.oshape[d];                                                                             \
+                po += o[d] * g.ostrides[d];                                                                   \
+                pc += o[d] * g.cstrides[d + 1];                                                               \
+            }                                                                                                 \
+            fv__interp_coords(&p, g.irank, g.orank, o, co ? co + pc : NULL, g.cstrides[0], g.cdtype, c);      \
             const double t = fv__im_value_##S(in, g.irank, g.ishape, g.istrides, c, p.order, p.mode, p.cval); \
-            fv__im_store(out + po, g.odtype, t);                                                  \
-        }                                                                                         \
+            fv__im_store(out + po, g.odtype, t);                                                              \
+        }                                                                                                     \
     }
 FV_FOREACH_DTYPE(FV_CU_IM)
 #undef FV_CU_IM
@@ -69,11 +68,14 @@ fv_cu_interp(fv_context *ctx, const fv__op_args *a)
     const char *co = a->in2 ? (const char *)a->in2->data : NULL;
     char *out = (char *)a->out->data;
     switch (a->in->dtype) {
-#define FV_CU_IM_CASE(E, T, S)                                                                    \
-    case E: fv_k_interp_##S<<<x.grid, x.block, 0, x.stream>>>(in, co, out, n, g, *p); break;
+#define FV_CU_IM_CASE(E, T, S)                                                    \
+    case E:                                                                       \
+        fv_k_interp_##S<<<x.grid, x.block, 0, x.stream>>>(in, co, out, n, g, *p); \
+        break;
         FV_FOREACH_DTYPE(FV_CU_IM_CASE)
 #undef FV_CU_IM_CASE
-    default: break;
+    default:
+        break;
     }
     st = fv_cu_launch_status("interpolate kernel launch");
     fv_cu_end(&x);

@@ -14,8 +14,7 @@ typedef struct fv_cu_rm_geom {
 __global__ void
 fv_k_resize_mean(const char *in, char *out, int64_t n, fv_cu_rm_geom g, fv__rmean_params p)
 {
-    FV_GRID_STRIDE(int64_t, i, n)
-    {
+    FV_GRID_STRIDE(int64_t, i, n) {
         int64_t o[FV_MAX_NDIM];
         int64_t r = i, po = 0;
         for (int d = g.rank - 1; d >= 0; d--) {
@@ -23,8 +22,8 @@ fv_k_resize_mean(const char *in, char *out, int64_t n, fv_cu_rm_geom g, fv__rmea
             r /= g.oshape[d];
             po += o[d] * g.ostrides[d];
         }
-        const double t = fv__rm_value(in, g.idtype, g.rank, g.ishape, g.istrides, g.oshape, o, p.grid_mode,
-                                      p.f32_breaks);
+        const double t =
+            fv__rm_value(in, g.idtype, g.rank, g.ishape, g.istrides, g.oshape, o, p.grid_mode, p.f32_breaks);
         fv__im_store_plain(out + po, g.odtype, t);
     }
 }
@@ -51,7 +50,7 @@ fv_cu_resize_mean(fv_context *ctx, const fv__op_args *a)
     if (st != FV_OK)
         return st;
     fv_k_resize_mean<<<x.grid, x.block, 0, x.stream>>>((const char *)a->in->data, (char *)a->out->data, n, g,
-                                                        *fv__params_RESIZE_MEAN(a));
+                                                       *fv__params_RESIZE_MEAN(a));
     st = fv_cu_launch_status("resize_local_mean kernel launch");
     fv_cu_end(&x);
     return st;

@@ -17,8 +17,7 @@ typedef struct fv_cu_spl_geom {
 __global__ void
 fv_k_spline1d(const char *in, char *out, double *scratch, int64_t lines, fv_cu_spl_geom g, fv__spline1d_params p)
 {
-    FV_GRID_STRIDE(int64_t, line, lines)
-    {
+    FV_GRID_STRIDE(int64_t, line, lines) {
         const int ax = g.axis;
         const int64_t n = g.oshape[ax];
         int64_t idx[FV_MAX_NDIM], r = line;
@@ -99,7 +98,7 @@ fv_cu_spline1d(fv_context *ctx, const fv__op_args *a)
     }
     /* in place in out when it holds aligned doubles along the axis */
     const int direct = a->out->dtype == FV_FLOAT64 && g.ostrides[p->axis] % (int64_t)sizeof(double) == 0 &&
-                       ((uintptr_t)a->out->data % sizeof(double)) == 0;
+        ((uintptr_t)a->out->data % sizeof(double)) == 0;
     fv_cu_exec x;
     fv_status st = fv_cu_begin(ctx, "spline_filter1d", a, lines, &x);
     if (st != FV_OK)
@@ -109,8 +108,8 @@ fv_cu_spline1d(fv_context *ctx, const fv__op_args *a)
         fv_cu_end(&x);
         return st;
     }
-    fv_k_spline1d<<<x.grid, x.block, 0, x.stream>>>((const char *)a->in->data, (char *)a->out->data,
-                                                     (double *)scratch, lines, g, *p);
+    fv_k_spline1d<<<x.grid, x.block, 0, x.stream>>>((const char *)a->in->data, (char *)a->out->data, (double *)scratch,
+                                                    lines, g, *p);
     st = fv_cu_launch_status("spline_filter1d kernel launch");
     if (scratch)
         fv__cuda_free(scratch, sopaque);

@@ -42,13 +42,13 @@ fv_k_assemble(fv__gpu_assemble_args a)
         }
         const int64_t sx = X - (X / a.cw) * a.cw, sy = Y - (Y / a.ch) * a.ch;
         const uint8_t *base = a.slots[slot];
-        unsigned v[4] = {0, 0, 0, 0};
+        unsigned v[4] = { 0, 0, 0, 0 };
         if (a.slot_layout[slot] == FV__SLOT_PLANAR) {
             for (int k = 0; k < a.src_c && k < 4; k++)
                 v[k] = base[k * plane + sy * a.cw + sx];
         } else {
             const uint8_t *sp = base + (sy * a.cw + sx) * a.src_c * a.src_isz;
-            if (a.format == FV_PIXEL_NATIVE) {   /* the file's samples, as they are */
+            if (a.format == FV_PIXEL_NATIVE) { /* the file's samples, as they are */
                 for (int k = 0; k < opix; k++)
                     dst[k] = sp[k];
                 continue;
@@ -56,7 +56,7 @@ fv_k_assemble(fv__gpu_assemble_args a)
             for (int k = 0; k < a.src_c && k < 4; k++)
                 v[k] = a.src_isz == 2 ? (unsigned)(*(const uint16_t *)(sp + 2 * k)) : sp[k];
         }
-        if (a.format == FV_PIXEL_NATIVE) {   /* planar slots are 8-bit */
+        if (a.format == FV_PIXEL_NATIVE) { /* planar slots are 8-bit */
             for (int k = 0; k < a.out_c && k < 4; k++)
                 dst[k] = (uint8_t)v[k];
             continue;
@@ -67,7 +67,7 @@ fv_k_assemble(fv__gpu_assemble_args a)
         unsigned r = v[0], g = v[1], b = v[2], al = 255;
         if (a.src_c == 1)
             g = b = r;
-        else if (a.src_c == 2)   /* gray + alpha */
+        else if (a.src_c == 2) /* gray + alpha */
             al = v[1], g = b = r;
         else if (a.src_c >= 4)
             al = v[3];
@@ -89,7 +89,7 @@ fv__gpu_assemble(const fv__gpu_assemble_args *a, void *stream)
     if (per > 4096)
         per = 4096;
     int done = 0;
-    while (done < a->npieces) {   /* gridDim.y is at most 65535 */
+    while (done < a->npieces) { /* gridDim.y is at most 65535 */
         int chunk = a->npieces - done < 65535 ? a->npieces - done : 65535;
         fv__gpu_assemble_args b = *a;
         b.pieces = a->pieces + done;

@@ -33,7 +33,7 @@
 #include <cuda_runtime_api.h>
 #include <cufile.h>
 
-#define FV__CUFILE_MAX_CALL ((size_t)1 << 30)   /* bytes per cuFileRead / cuFileWrite */
+#define FV__CUFILE_MAX_CALL ((size_t)1 << 30) /* bytes per cuFileRead / cuFileWrite */
 
 static struct {
     __typeof__(&cuFileDriverOpen) driver_open;
@@ -58,9 +58,12 @@ static void *
 cf_load(char *why, size_t why_len)
 {
     const char *env = fv__env(FV__ENV_CUFILE_LIBRARY);
-    const char *names[] = {env, "libcufile.so.0", "libcufile.so", "/usr/local/cuda/lib64/libcufile.so.0",
-                           "/usr/local/cuda/targets/x86_64-linux/lib/libcufile.so.0",
-                           "/usr/local/cuda/targets/sbsa-linux/lib/libcufile.so.0"};
+    const char *names[] = { env,
+                            "libcufile.so.0",
+                            "libcufile.so",
+                            "/usr/local/cuda/lib64/libcufile.so.0",
+                            "/usr/local/cuda/targets/x86_64-linux/lib/libcufile.so.0",
+                            "/usr/local/cuda/targets/sbsa-linux/lib/libcufile.so.0" };
     return fv__dl_open("cufile", names, sizeof names / sizeof *names, why, why_len);
 }
 
@@ -78,13 +81,13 @@ cf_init_once(void)
                  "unavailable: libcufile.so.0 not found (%s; set FOVEA_CUFILE_LIBRARY to its path)", why);
         return;
     }
-#define FV__CF_SYM(field, name)                                                                      \
-    do {                                                                                             \
-        *(void **)&g_cf.field = dlsym(lib, name);                                                    \
-        if (!g_cf.field) {                                                                           \
-            snprintf(g_status, sizeof g_status, "unavailable: libcufile lacks %s", name);          \
-            return;                                                                                  \
-        }                                                                                            \
+#define FV__CF_SYM(field, name)                                                           \
+    do {                                                                                  \
+        *(void **)&g_cf.field = dlsym(lib, name);                                         \
+        if (!g_cf.field) {                                                                \
+            snprintf(g_status, sizeof g_status, "unavailable: libcufile lacks %s", name); \
+            return;                                                                       \
+        }                                                                                 \
     } while (0)
     FV__CF_SYM(driver_open, "cuFileDriverOpen");
     FV__CF_SYM(driver_get_properties, "cuFileDriverGetProperties");
@@ -149,7 +152,7 @@ fv__cufile_register(int fd, void **handle)
     *handle = NULL;
     if (fv__cufile_mode() == FV__CUFILE_NONE)
         return fv_error_set(FV_EUNSUPPORTED, "cufile", "%s", g_status);
-    memset(&d, 0, sizeof d);   /* fs_ops NULL: the kernel's filesystem */
+    memset(&d, 0, sizeof d); /* fs_ops NULL: the kernel's filesystem */
     d.type = CU_FILE_HANDLE_TYPE_OPAQUE_FD;
     d.handle.fd = fd;
     CUfileError_t s = g_cf.handle_register(&h, &d);
@@ -170,9 +173,8 @@ static fv_status
 cf_io_error(const char *call, ssize_t r, uint64_t off)
 {
     if (r == -1)
-        return fv_error_set(FV_EIO, "cufile", "%s(offset %llu): %s", call, (unsigned long long)off,
-                            strerror(errno));
-    int code = r < -INT_MAX ? INT_MAX : (int)-r;   /* a CUfileOpError, or an errno */
+        return fv_error_set(FV_EIO, "cufile", "%s(offset %llu): %s", call, (unsigned long long)off, strerror(errno));
+    int code = r < -INT_MAX ? INT_MAX : (int)-r; /* a CUfileOpError, or an errno */
     return fv_error_set(FV_EIO, "cufile", "%s(offset %llu): %s (%ld)", call, (unsigned long long)off,
                         IS_CUFILE_ERR(code) ? CUFILE_ERRSTR(code) : strerror(code), (long)r);
 }
@@ -211,7 +213,7 @@ cf_transfer(void *handle, int device, void *buf, size_t count, uint64_t off, siz
             st = cf_io_error(write ? "cuFileWrite" : "cuFileRead", r, off + *done);
             break;
         }
-        if (r == 0) {   /* a read: end of file; a non-empty write: no progress */
+        if (r == 0) { /* a read: end of file; a non-empty write: no progress */
             if (write)
                 st = fv_error_set(FV_EIO, "cufile", "cuFileWrite(offset %llu): wrote nothing",
                                   (unsigned long long)(off + *done));
@@ -240,8 +242,16 @@ fv__cufile_write(void *handle, int device, const void *buf, size_t count, uint64
 #define FV__CUFILE_NOT_BUILT \
     "unavailable: fovea was built without cufile.h (install the nvidia-cufile wheel or set FOVEA_CUFILE_INCLUDE_DIR)"
 
-int fv__cufile_mode(void) { return FV__CUFILE_NONE; }
-const char *fv__cufile_status(void) { return FV__CUFILE_NOT_BUILT; }
+int
+fv__cufile_mode(void)
+{
+    return FV__CUFILE_NONE;
+}
+const char *
+fv__cufile_status(void)
+{
+    return FV__CUFILE_NOT_BUILT;
+}
 
 fv_status
 fv__cufile_register(int fd, void **handle)
@@ -251,7 +261,11 @@ fv__cufile_register(int fd, void **handle)
     return fv_error_set(FV_EUNSUPPORTED, "cufile", "%s", FV__CUFILE_NOT_BUILT);
 }
 
-void fv__cufile_deregister(void *handle) { (void)handle; }
+void
+fv__cufile_deregister(void *handle)
+{
+    (void)handle;
+}
 
 fv_status
 fv__cufile_read(void *handle, int device, void *buf, size_t count, uint64_t off, size_t *done)

@@ -24,14 +24,14 @@ struct fv__gpucache_entry {
     int refs;
     size_t bytes;
     uint8_t *data;
-    struct fv__gpucache_entry *hnext;          /* bucket chain (published entries) */
-    struct fv__gpucache_entry *older, *newer;  /* LRU list (published entries) */
+    struct fv__gpucache_entry *hnext;         /* bucket chain (published entries) */
+    struct fv__gpucache_entry *older, *newer; /* LRU list (published entries) */
 };
 
 typedef struct fv__gpucache_dev {
     fv__gpucache_entry **buckets;
     size_t nbuckets, entries;
-    uint64_t bytes;                           /* published and reserved */
+    uint64_t bytes; /* published and reserved */
     fv__gpucache_entry *newest, *oldest;
 } fv__gpucache_dev;
 
@@ -41,7 +41,7 @@ static struct {
     uint64_t capacity;
     uint64_t hits, misses, evictions;
     fv__gpucache_dev dev[FV__GPUCACHE_DEVICES];
-} g = {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, {{0}}};
+} g = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, { { 0 } } };
 
 static void
 fv__gc_configure_locked(void)
@@ -141,7 +141,7 @@ fv__gc_evict_locked(fv__gpucache_dev *d, fv__gpucache_entry *e, cudaStream_t str
      * left it counted as in use by the pool (an eviction by gpu_release / a capacity
      * change leaked its tile for the process's life; test_gpu_runtime.py found it) */
     if (!stream)
-        (void)cudaDeviceSynchronize();   /* no stream to order after: wait for every user */
+        (void)cudaDeviceSynchronize(); /* no stream to order after: wait for every user */
     (void)cudaFreeAsync(e->data, stream);
     (void)cudaGetLastError();
     fv__free(e);
@@ -248,7 +248,7 @@ fv__gpucache_publish(fv__gpucache_entry *e, int layout, void *stream)
     e->refs--;
     fv__gc_grow_locked(d);
     fv__gpucache_entry **pp = d->buckets ? fv__gc_slot(d, e->file_id, e->ifd, e->chunk) : NULL;
-    if (!pp || *pp || e->bytes > g.capacity) {   /* no table, published by another read, or shrunk */
+    if (!pp || *pp || e->bytes > g.capacity) { /* no table, published by another read, or shrunk */
         d->bytes -= e->bytes;
         (void)cudaFreeAsync(e->data, (cudaStream_t)stream);
         (void)cudaGetLastError();
@@ -258,7 +258,7 @@ fv__gpucache_publish(fv__gpucache_entry *e, int layout, void *stream)
         *pp = e;
         fv__gc_lru_push(d, e);
         d->entries++;
-        (void)fv__gc_make_room_locked(d, 0, (cudaStream_t)stream);   /* the capacity may have shrunk */
+        (void)fv__gc_make_room_locked(d, 0, (cudaStream_t)stream); /* the capacity may have shrunk */
     }
     pthread_mutex_unlock(&g.mu);
 }

@@ -36,8 +36,8 @@ void fv__gpucache_put(fv__gpucache_entry *e);
 /* A new, unpublished entry of nbytes for the key (device memory allocated on stream,
  * the current device being `device`), evicting unreferenced entries as needed; NULL
  * when the cache is off, when what it holds is all in use, or out of memory. */
-fv__gpucache_entry *fv__gpucache_reserve(int device, uint64_t file_id, uint32_t ifd, uint64_t chunk,
-                                         size_t nbytes, void *stream);
+fv__gpucache_entry *fv__gpucache_reserve(int device, uint64_t file_id, uint32_t ifd, uint64_t chunk, size_t nbytes,
+                                         void *stream);
 /* Make a reserved entry visible with its layout (its stream has finished writing
  * it); when another read published the same key meanwhile, this one is freed. The
  * reservation's reference is dropped. */

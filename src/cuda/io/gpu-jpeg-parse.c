@@ -48,18 +48,17 @@ fv__jpeg_walk_headers(const uint8_t *data, size_t len, fv__jpeg_probe_info *out,
                                 pos >= len ? "stream ends before SOS (truncated or tables only)"
                                            : "no marker where one must be (offset %zu)",
                                 pos);
-        while (pos < len && data[pos] == 0xFF)   /* fill bytes */
+        while (pos < len && data[pos] == 0xFF) /* fill bytes */
             pos++;
         if (pos >= len)
             return fv_error_set(FV_EFORMAT, FV__GJ_DOMAIN, "stream ends before SOS (truncated)");
         m = data[pos++];
-        if (m == 0x01 || (m >= 0xD0 && m <= 0xD7))   /* TEM, RSTn: no length */
+        if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) /* TEM, RSTn: no length */
             continue;
         if (m == 0xD8)
             return fv_error_set(FV_EFORMAT, FV__GJ_DOMAIN, "second SOI marker at offset %zu", pos - 2);
         if (m == 0xD9)
-            return fv_error_set(FV_EFORMAT, FV__GJ_DOMAIN,
-                                "EOI before any SOS (an abbreviated tables-only stream?)");
+            return fv_error_set(FV_EFORMAT, FV__GJ_DOMAIN, "EOI before any SOS (an abbreviated tables-only stream?)");
         if (m == 0x00)
             return fv_error_set(FV_EFORMAT, FV__GJ_DOMAIN, "invalid marker 0xFF00 at offset %zu", pos - 2);
         if (len - pos < 2)
@@ -67,10 +66,10 @@ fv__jpeg_walk_headers(const uint8_t *data, size_t len, fv__jpeg_probe_info *out,
         seglen = rd16(data + pos);
         if (seglen < 2 || seglen > len - pos)
             return fv_error_set(FV_EFORMAT, FV__GJ_DOMAIN,
-                                "marker 0xFF%02X at offset %zu: length %zu runs past the end (%zu bytes)", m,
-                                pos - 2, seglen, len);
-        p = data + pos + 2;   /* payload */
-        seglen -= 2;          /* payload length */
+                                "marker 0xFF%02X at offset %zu: length %zu runs past the end (%zu bytes)", m, pos - 2,
+                                seglen, len);
+        p = data + pos + 2; /* payload */
+        seglen -= 2;        /* payload length */
         if (is_sof(m)) {
             int nf;
             if (have_sof)
@@ -91,8 +90,7 @@ fv__jpeg_walk_headers(const uint8_t *data, size_t len, fv__jpeg_probe_info *out,
             for (int c = 0; c < nf; c++) {
                 int h = p[6 + 3 * c + 1] >> 4, v = p[6 + 3 * c + 1] & 15;
                 if (h < 1 || h > 4 || v < 1 || v > 4)
-                    return fv_error_set(FV_EFORMAT, FV__GJ_DOMAIN, "SOF: component %d has sampling %dx%d", c, h,
-                                        v);
+                    return fv_error_set(FV_EFORMAT, FV__GJ_DOMAIN, "SOF: component %d has sampling %dx%d", c, h, v);
                 info.hsamp[c] = h;
                 info.vsamp[c] = v;
             }
@@ -122,14 +120,14 @@ fv__jpeg_walk_headers(const uint8_t *data, size_t len, fv__jpeg_probe_info *out,
     }
 
     /* what nvJPEG's batched decoders take (see the header) */
-    info.gpu_ok = (info.sof == 0 || info.sof == 1) && info.precision == 8 && info.height > 0 && have_dqt &&
-                  have_dht && (info.components == 1 || info.components == 3);
+    info.gpu_ok = (info.sof == 0 || info.sof == 1) && info.precision == 8 && info.height > 0 && have_dqt && have_dht &&
+        (info.components == 1 || info.components == 3);
     if (info.gpu_ok && info.components == 3) {
         /* chroma at 1x1; luma a supported multiple: 4:4:4, 4:2:2, 4:2:0, 4:4:0, 4:1:1, 4:1:0 */
         int h = info.hsamp[0], v = info.vsamp[0];
         int chroma11 = info.hsamp[1] == 1 && info.vsamp[1] == 1 && info.hsamp[2] == 1 && info.vsamp[2] == 1;
         int luma = (h == 1 && v == 1) || (h == 2 && v == 1) || (h == 2 && v == 2) || (h == 1 && v == 2) ||
-                   (h == 4 && v == 1) || (h == 4 && v == 2);
+            (h == 4 && v == 1) || (h == 4 && v == 2);
         info.gpu_ok = chroma11 && luma;
     }
     if (out)
@@ -150,8 +148,8 @@ fv__jpeg_probe(const uint8_t *data, size_t len, fv__jpeg_probe_info *out)
 }
 
 size_t
-fv__jpeg_splice_tables(const uint8_t *tables, size_t tables_len, const uint8_t *tile, size_t tile_len,
-                       uint8_t *dst, size_t cap)
+fv__jpeg_splice_tables(const uint8_t *tables, size_t tables_len, const uint8_t *tile, size_t tile_len, uint8_t *dst,
+                       size_t cap)
 {
     size_t head, need;
     if (!tile || tile_len < 4 || tile[0] != 0xFF || tile[1] != 0xD8 || !dst)
@@ -166,8 +164,8 @@ fv__jpeg_splice_tables(const uint8_t *tables, size_t tables_len, const uint8_t *
     if (tables_len < 4 || tables[0] != 0xFF || tables[1] != 0xD8 || tables[tables_len - 2] != 0xFF ||
         tables[tables_len - 1] != 0xD9)
         return 0;
-    head = tables_len - 2;          /* tables without EOI */
-    need = head + (tile_len - 2);   /* + tile without SOI; cannot overflow: both fit in memory */
+    head = tables_len - 2;        /* tables without EOI */
+    need = head + (tile_len - 2); /* + tile without SOI; cannot overflow: both fit in memory */
     if (need < head || cap < need)
         return 0;
     memcpy(dst, tables, head);
@@ -204,8 +202,8 @@ fv__jpeg_check_entropy(const uint8_t *data, size_t len, size_t pos)
             pos += seglen;
             continue;
         }
-        return fv_error_set(FV_EFORMAT, FV__GJ_DOMAIN, "corrupt entropy-coded data (marker 0xFF%02X at offset %zu)",
-                            m, pos - 2);
+        return fv_error_set(FV_EFORMAT, FV__GJ_DOMAIN, "corrupt entropy-coded data (marker 0xFF%02X at offset %zu)", m,
+                            pos - 2);
     }
     return fv_error_set(FV_EFORMAT, FV__GJ_DOMAIN, "truncated: no EOI marker after the entropy-coded data");
 }

@@ -61,22 +61,23 @@ item_error(fv_status st, int i)
     char msg[512];
     snprintf(msg, sizeof msg, "%s", fv_error_message());
     /* drop our own domain prefix from the inner message */
-    const char *m = strncmp(msg, FV__GJ_DOMAIN ": ", sizeof FV__GJ_DOMAIN + 1) == 0 ? msg + sizeof FV__GJ_DOMAIN + 1 : msg;
+    const char *m =
+        strncmp(msg, FV__GJ_DOMAIN ": ", sizeof FV__GJ_DOMAIN + 1) == 0 ? msg + sizeof FV__GJ_DOMAIN + 1 : msg;
     return fv_error_set(st, FV__GJ_DOMAIN, "item %d: %s", i, m);
 }
 
 /* every nvJPEG function used, resolved by name */
-#define FV__NVJPEG_FUNCS(X)            \
-    X(nvjpegGetProperty)               \
-    X(nvjpegCreateEx)                  \
-    X(nvjpegDestroy)                   \
-    X(nvjpegJpegStateCreate)           \
-    X(nvjpegJpegStateDestroy)          \
-    X(nvjpegJpegStreamCreate)          \
-    X(nvjpegJpegStreamDestroy)         \
-    X(nvjpegJpegStreamParse)           \
-    X(nvjpegDecodeBatchedSupported)    \
-    X(nvjpegDecodeBatchedInitialize)   \
+#define FV__NVJPEG_FUNCS(X)          \
+    X(nvjpegGetProperty)             \
+    X(nvjpegCreateEx)                \
+    X(nvjpegDestroy)                 \
+    X(nvjpegJpegStateCreate)         \
+    X(nvjpegJpegStateDestroy)        \
+    X(nvjpegJpegStreamCreate)        \
+    X(nvjpegJpegStreamDestroy)       \
+    X(nvjpegJpegStreamParse)         \
+    X(nvjpegDecodeBatchedSupported)  \
+    X(nvjpegDecodeBatchedInitialize) \
     X(nvjpegDecodeBatched)
 
 static struct {
@@ -91,12 +92,12 @@ static char g_load_reason[512];
 
 static pthread_mutex_t g_handles_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-    int tried[2];              /* 0: primary, 1: fallback (GPU_HYBRID)     */
+    int tried[2]; /* 0: primary, 1: fallback (GPU_HYBRID)     */
     nvjpegHandle_t h[2];
     nvjpegBackend_t be[2];
-    nvjpegStatus_t err[2];     /* why creation failed                      */
+    nvjpegStatus_t err[2]; /* why creation failed                      */
 } g_dev[FV__GJ_MAX_DEVICES];
-static int g_live;             /* decoders alive (under g_handles_lock)    */
+static int g_live; /* decoders alive (under g_handles_lock)    */
 
 static void
 load_once(void)
@@ -109,8 +110,8 @@ load_once(void)
     int nn = 0;
 
     names[nn++] = "libnvjpeg.so.13";
-    if (home && *home && snprintf(home_path, sizeof home_path, "%s/lib64/libnvjpeg.so.13", home) <
-                             (int)sizeof home_path)
+    if (home && *home &&
+        snprintf(home_path, sizeof home_path, "%s/lib64/libnvjpeg.so.13", home) < (int)sizeof home_path)
         names[nn++] = home_path;
     names[nn++] = "/usr/local/cuda/lib64/libnvjpeg.so.13";
     names[nn++] = "libnvjpeg.so";
@@ -118,18 +119,18 @@ load_once(void)
         snprintf(g_load_reason, sizeof g_load_reason, "libnvjpeg.so.13 could not be loaded (%s)", first_err);
         return;
     }
-#define FV__NJ_RESOLVE(f)                                                                                  \
-    do {                                                                                                   \
-        void *sym_ = dlsym(lib, #f);                                                                       \
-        if (!sym_) {                                                                                       \
-            snprintf(g_load_reason, sizeof g_load_reason, "libnvjpeg has no %s (too old?)", #f);           \
-            return; /* stays loaded (fv__dl_loaded lists it), unused */                                    \
-        }                                                                                                  \
-        memcpy(&nj.f, &sym_, sizeof sym_);                                                                 \
+#define FV__NJ_RESOLVE(f)                                                                        \
+    do {                                                                                         \
+        void *sym_ = dlsym(lib, #f);                                                             \
+        if (!sym_) {                                                                             \
+            snprintf(g_load_reason, sizeof g_load_reason, "libnvjpeg has no %s (too old?)", #f); \
+            return; /* stays loaded (fv__dl_loaded lists it), unused */                          \
+        }                                                                                        \
+        memcpy(&nj.f, &sym_, sizeof sym_);                                                       \
     } while (0);
     FV__NVJPEG_FUNCS(FV__NJ_RESOLVE)
 #undef FV__NJ_RESOLVE
-    g_loaded = 1;   /* the library stays loaded for the process lifetime */
+    g_loaded = 1; /* the library stays loaded for the process lifetime */
 }
 
 int
@@ -155,18 +156,30 @@ static const char *
 nj_status_name(nvjpegStatus_t s)
 {
     switch (s) {
-    case NVJPEG_STATUS_SUCCESS: return "NVJPEG_STATUS_SUCCESS";
-    case NVJPEG_STATUS_NOT_INITIALIZED: return "NVJPEG_STATUS_NOT_INITIALIZED";
-    case NVJPEG_STATUS_INVALID_PARAMETER: return "NVJPEG_STATUS_INVALID_PARAMETER";
-    case NVJPEG_STATUS_BAD_JPEG: return "NVJPEG_STATUS_BAD_JPEG";
-    case NVJPEG_STATUS_JPEG_NOT_SUPPORTED: return "NVJPEG_STATUS_JPEG_NOT_SUPPORTED";
-    case NVJPEG_STATUS_ALLOCATOR_FAILURE: return "NVJPEG_STATUS_ALLOCATOR_FAILURE";
-    case NVJPEG_STATUS_EXECUTION_FAILED: return "NVJPEG_STATUS_EXECUTION_FAILED";
-    case NVJPEG_STATUS_ARCH_MISMATCH: return "NVJPEG_STATUS_ARCH_MISMATCH";
-    case NVJPEG_STATUS_INTERNAL_ERROR: return "NVJPEG_STATUS_INTERNAL_ERROR";
-    case NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED: return "NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED";
-    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM: return "NVJPEG_STATUS_INCOMPLETE_BITSTREAM";
-    default: return "unknown nvJPEG status";
+    case NVJPEG_STATUS_SUCCESS:
+        return "NVJPEG_STATUS_SUCCESS";
+    case NVJPEG_STATUS_NOT_INITIALIZED:
+        return "NVJPEG_STATUS_NOT_INITIALIZED";
+    case NVJPEG_STATUS_INVALID_PARAMETER:
+        return "NVJPEG_STATUS_INVALID_PARAMETER";
+    case NVJPEG_STATUS_BAD_JPEG:
+        return "NVJPEG_STATUS_BAD_JPEG";
+    case NVJPEG_STATUS_JPEG_NOT_SUPPORTED:
+        return "NVJPEG_STATUS_JPEG_NOT_SUPPORTED";
+    case NVJPEG_STATUS_ALLOCATOR_FAILURE:
+        return "NVJPEG_STATUS_ALLOCATOR_FAILURE";
+    case NVJPEG_STATUS_EXECUTION_FAILED:
+        return "NVJPEG_STATUS_EXECUTION_FAILED";
+    case NVJPEG_STATUS_ARCH_MISMATCH:
+        return "NVJPEG_STATUS_ARCH_MISMATCH";
+    case NVJPEG_STATUS_INTERNAL_ERROR:
+        return "NVJPEG_STATUS_INTERNAL_ERROR";
+    case NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED:
+        return "NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED";
+    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM:
+        return "NVJPEG_STATUS_INCOMPLETE_BITSTREAM";
+    default:
+        return "unknown nvJPEG status";
     }
 }
 
@@ -177,10 +190,18 @@ nj_error(nvjpegStatus_t s, const char *fmt_call, const char *backend, int item)
     switch (s) {
     case NVJPEG_STATUS_BAD_JPEG:
     case NVJPEG_STATUS_JPEG_NOT_SUPPORTED:
-    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM: st = FV_EFORMAT; break;
-    case NVJPEG_STATUS_ALLOCATOR_FAILURE: st = FV_ENOMEM; break;
-    case NVJPEG_STATUS_INVALID_PARAMETER: st = FV_EINVAL; break;
-    default: st = FV_ECUDA; break;
+    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM:
+        st = FV_EFORMAT;
+        break;
+    case NVJPEG_STATUS_ALLOCATOR_FAILURE:
+        st = FV_ENOMEM;
+        break;
+    case NVJPEG_STATUS_INVALID_PARAMETER:
+        st = FV_EINVAL;
+        break;
+    default:
+        st = FV_ECUDA;
+        break;
     }
     if (item >= 0)
         return fv_error_set(st, FV__GJ_DOMAIN, "item %d: %s (%s backend): %s", item, fmt_call, backend,
@@ -192,9 +213,12 @@ static const char *
 backend_name(nvjpegBackend_t be)
 {
     switch (be) {
-    case NVJPEG_BACKEND_HARDWARE: return "hardware";
-    case NVJPEG_BACKEND_GPU_HYBRID: return "gpu-hybrid";
-    default: return "default";
+    case NVJPEG_BACKEND_HARDWARE:
+        return "hardware";
+    case NVJPEG_BACKEND_GPU_HYBRID:
+        return "gpu-hybrid";
+    default:
+        return "default";
     }
 }
 
@@ -205,8 +229,8 @@ create_handle(nvjpegBackend_t be, nvjpegHandle_t *h)
      * decodes them on the CPU); interpolated chroma upsampling, as libjpeg's
      * default "fancy" upsampling (the CPU path). Each flag is dropped again for a
      * library or backend that refuses it. */
-    static const unsigned flags[] = {NVJPEG_FLAGS_BITSTREAM_STRICT | NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION,
-                                     NVJPEG_FLAGS_BITSTREAM_STRICT, NVJPEG_FLAGS_DEFAULT};
+    static const unsigned flags[] = { NVJPEG_FLAGS_BITSTREAM_STRICT | NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION,
+                                      NVJPEG_FLAGS_BITSTREAM_STRICT, NVJPEG_FLAGS_DEFAULT };
     nvjpegStatus_t s = NVJPEG_STATUS_NOT_INITIALIZED;
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
         *h = NULL;
@@ -225,9 +249,9 @@ device_handle(int device, int which, nvjpegHandle_t *h, nvjpegBackend_t *be)
     fv_status st = FV_OK;
     pthread_mutex_lock(&g_handles_lock);
     if (!g_dev[device].tried[which]) {
-        static const nvjpegBackend_t order0[] = {NVJPEG_BACKEND_HARDWARE, NVJPEG_BACKEND_GPU_HYBRID,
-                                                 NVJPEG_BACKEND_DEFAULT};
-        static const nvjpegBackend_t order1[] = {NVJPEG_BACKEND_GPU_HYBRID, NVJPEG_BACKEND_DEFAULT};
+        static const nvjpegBackend_t order0[] = { NVJPEG_BACKEND_HARDWARE, NVJPEG_BACKEND_GPU_HYBRID,
+                                                  NVJPEG_BACKEND_DEFAULT };
+        static const nvjpegBackend_t order1[] = { NVJPEG_BACKEND_GPU_HYBRID, NVJPEG_BACKEND_DEFAULT };
         const nvjpegBackend_t *order = which ? order1 : order0;
         int norder = which ? 2 : 3;
         /* FOVEA_NVJPEG_BACKEND=hybrid (or default) skips the hardware engine: its
@@ -253,30 +277,30 @@ device_handle(int device, int which, nvjpegHandle_t *h, nvjpegBackend_t *be)
         }
         g_dev[device].err[which] = s;
         g_dev[device].tried[which] = 1;
-        (void)cudaGetLastError();   /* a failed hardware probe must not leave an error behind */
+        (void)cudaGetLastError(); /* a failed hardware probe must not leave an error behind */
     }
     *h = g_dev[device].h[which];
     *be = g_dev[device].be[which];
     if (!*h)
-        st = fv_error_set(FV_EDEVICE, FV__GJ_DOMAIN, "cuda:%d: nvjpegCreateEx failed for every backend: %s",
-                          device, nj_status_name(g_dev[device].err[which]));
+        st = fv_error_set(FV_EDEVICE, FV__GJ_DOMAIN, "cuda:%d: nvjpegCreateEx failed for every backend: %s", device,
+                          nj_status_name(g_dev[device].err[which]));
     pthread_mutex_unlock(&g_handles_lock);
     return st;
 }
 
-typedef struct gj_lane {       /* one handle's batched state in a decoder */
+typedef struct gj_lane { /* one handle's batched state in a decoder */
     nvjpegHandle_t h;
     nvjpegBackend_t be;
     nvjpegJpegState_t state;
-    int init_n;                /* batch size it was initialised for, -1 none */
+    int init_n; /* batch size it was initialised for, -1 none */
     int init_fmt;
 } gj_lane;
 
 struct fv__gpujpeg {
     int device;
-    gj_lane lane[2];           /* 0: primary handle, 1: fallback (lazy)            */
-    nvjpegJpegStream_t js;     /* parse + support check (hardware primary only)    */
-    cudaEvent_t done;          /* recorded after each decode; free waits for it    */
+    gj_lane lane[2];       /* 0: primary handle, 1: fallback (lazy)            */
+    nvjpegJpegStream_t js; /* parse + support check (hardware primary only)    */
+    cudaEvent_t done;      /* recorded after each decode; free waits for it    */
     int recorded;
     int cap;                   /* scratch capacity (items)                         */
     nvjpegImage_t *img;        /* per item: its destinations                       */
@@ -284,8 +308,8 @@ struct fv__gpujpeg {
     const unsigned char **ptr; /* batch order (lane 0's items, then lane 1's) ...  */
     size_t *len;
     nvjpegImage_t *bimg;
-    int *order;                /* ... and the item index of each                   */
-    int64_t counts[3];         /* fv__gpujpeg_counts                               */
+    int *order;        /* ... and the item index of each                   */
+    int64_t counts[3]; /* fv__gpujpeg_counts                               */
 };
 
 fv_status
@@ -379,7 +403,7 @@ fv__gpujpeg_free(fv__gpujpeg *d)
 void
 fv__gpujpeg_release_handles(void)
 {
-    pthread_mutex_lock(&g_handles_lock);   /* a handle exists only once the library loaded */
+    pthread_mutex_lock(&g_handles_lock); /* a handle exists only once the library loaded */
     if (g_live == 0) {
         for (int dev = 0; dev < FV__GJ_MAX_DEVICES; dev++) {
             int prev = -1;
@@ -388,7 +412,7 @@ fv__gpujpeg_release_handles(void)
                 continue;
             }
             if (fv__cuda_enter(dev, &prev) != FV_OK)
-                continue;   /* cannot make it current: leave the handles alone */
+                continue; /* cannot make it current: leave the handles alone */
             for (int i = 0; i < 2; i++) {
                 if (g_dev[dev].h[i])
                     (void)nj.nvjpegDestroy(g_dev[dev].h[i]);
@@ -417,10 +441,10 @@ grow(fv__gpujpeg *d, int n)
         return FV_OK;
     while (cap < n)
         cap = cap ? 2 * cap : 64;
-    /* each array is swapped in as soon as it has grown, so a failure leaves d
+        /* each array is swapped in as soon as it has grown, so a failure leaves d
      * consistent (cap rises only once all of them have the room) */
-#define FV__GJ_GROW(field)                                                  \
-    if (!(p = realloc(d->field, (size_t)cap * sizeof *d->field)))           \
+#define FV__GJ_GROW(field)                                                                   \
+    if (!(p = realloc(d->field, (size_t)cap * sizeof *d->field)))                            \
         return fv_error_set(FV_ENOMEM, FV__GJ_DOMAIN, "out of memory for a batch of %d", n); \
     d->field = p;
     FV__GJ_GROW(img)
@@ -479,17 +503,17 @@ lane_decode(fv__gpujpeg *d, int which, int first, int m, nvjpegOutputFormat_t fm
         return nj_error(s, "nvjpegDecodeBatchedInitialize", backend_name(l->be), -1);
     s = nj.nvjpegDecodeBatched(l->h, l->state, d->ptr + first, d->len + first, d->bimg + first, stream);
     if (s != NVJPEG_STATUS_SUCCESS) {
-        l->init_n = -1;   /* "also use to reset failed batches" */
+        l->init_n = -1; /* "also use to reset failed batches" */
         (void)cudaGetLastError();
-        if (m == 1)   /* then we know which */
+        if (m == 1) /* then we know which */
             return nj_error(s, "nvjpegDecodeBatched", backend_name(l->be), d->order[first]);
         return fv_error_set(s == NVJPEG_STATUS_ALLOCATOR_FAILURE ? FV_ENOMEM
-                            : (s == NVJPEG_STATUS_BAD_JPEG || s == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ||
-                               s == NVJPEG_STATUS_INCOMPLETE_BITSTREAM)
+                                : (s == NVJPEG_STATUS_BAD_JPEG || s == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ||
+                                   s == NVJPEG_STATUS_INCOMPLETE_BITSTREAM)
                                 ? FV_EFORMAT
                                 : FV_ECUDA,
-                            FV__GJ_DOMAIN, "nvjpegDecodeBatched (%s backend, %d streams): %s",
-                            backend_name(l->be), m, nj_status_name(s));
+                            FV__GJ_DOMAIN, "nvjpegDecodeBatched (%s backend, %d streams): %s", backend_name(l->be), m,
+                            nj_status_name(s));
     }
     return FV_OK;
 }
@@ -531,8 +555,9 @@ fv__gpujpeg_decode(fv__gpujpeg *d, const fv__gpujpeg_item *items, int n, fv__gpu
         memset(&d->img[i], 0, sizeof d->img[i]);
         if (mode == FV__GPUJPEG_RGBI) {
             if (!it->dst[0] || it->pitch[0] < 3 * (size_t)info.width)
-                return fv_error_set(FV_EINVAL, FV__GJ_DOMAIN, "item %d: RGBI needs dst[0] and pitch[0] >= %zu (got %zu)",
-                                    i, 3 * (size_t)info.width, it->pitch[0]);
+                return fv_error_set(FV_EINVAL, FV__GJ_DOMAIN,
+                                    "item %d: RGBI needs dst[0] and pitch[0] >= %zu (got %zu)", i,
+                                    3 * (size_t)info.width, it->pitch[0]);
             d->img[i].channel[0] = it->dst[0];
             d->img[i].pitch[0] = it->pitch[0];
         } else {
@@ -576,8 +601,7 @@ fv__gpujpeg_decode(fv__gpujpeg *d, const fv__gpujpeg_item *items, int n, fv__gpu
             nfb++;
     }
     /* the engines may refuse the output format itself: everything to the fallback */
-    if (nhw && d->lane[0].be == NVJPEG_BACKEND_HARDWARE &&
-        lane_init(&d->lane[0], nhw, fmt) != NVJPEG_STATUS_SUCCESS) {
+    if (nhw && d->lane[0].be == NVJPEG_BACKEND_HARDWARE && lane_init(&d->lane[0], nhw, fmt) != NVJPEG_STATUS_SUCCESS) {
         for (int i = 0; i < n; i++)
             d->route[i] = 1;
         nfb = n;
@@ -667,8 +691,15 @@ fv__gpujpeg_new(int device, fv__gpujpeg **out)
     return fv_error_set(FV_EDEVICE, FV__GJ_DOMAIN, "cuda:%d: " FV__NONVJPEG, device);
 }
 
-void fv__gpujpeg_free(fv__gpujpeg *d) { (void)d; }
-void fv__gpujpeg_release_handles(void) {}
+void
+fv__gpujpeg_free(fv__gpujpeg *d)
+{
+    (void)d;
+}
+void
+fv__gpujpeg_release_handles(void)
+{
+}
 
 void
 fv__gpujpeg_counts(const fv__gpujpeg *d, int64_t counts[3])
@@ -676,7 +707,12 @@ fv__gpujpeg_counts(const fv__gpujpeg *d, int64_t counts[3])
     (void)d;
     counts[0] = counts[1] = counts[2] = 0;
 }
-const char *fv__gpujpeg_backend(const fv__gpujpeg *d) { (void)d; return "none"; }
+const char *
+fv__gpujpeg_backend(const fv__gpujpeg *d)
+{
+    (void)d;
+    return "none";
+}
 
 fv_status
 fv__gpujpeg_decode(fv__gpujpeg *d, const fv__gpujpeg_item *items, int n, fv__gpujpeg_mode mode, void *stream)

@@ -28,14 +28,14 @@ int fv__gpujpeg_available(char *why, size_t n);
 /* What fv__jpeg_probe finds in a JPEG stream's headers (host-side parse of the
  * markers up to the first SOS; never reads entropy-coded data). */
 typedef struct fv__jpeg_probe_info {
-    int width, height;          /* from SOF */
-    int components;             /* 1, 3 or 4 */
-    int precision;              /* 8 or 12 */
-    int sof;                    /* SOF marker number: 0 baseline, 1 extended, 2 progressive, ... */
-    int hsamp[4], vsamp[4];     /* sampling factors per component */
-    int adobe_transform;        /* -1 no Adobe APP14, else its transform byte */
-    int jfif;                   /* 1 when a JFIF APP0 is present */
-    int gpu_ok;                 /* 1 when the GPU decoder handles it: SOF0/SOF1, 8-bit,
+    int width, height;      /* from SOF */
+    int components;         /* 1, 3 or 4 */
+    int precision;          /* 8 or 12 */
+    int sof;                /* SOF marker number: 0 baseline, 1 extended, 2 progressive, ... */
+    int hsamp[4], vsamp[4]; /* sampling factors per component */
+    int adobe_transform;    /* -1 no Adobe APP14, else its transform byte */
+    int jfif;               /* 1 when a JFIF APP0 is present */
+    int gpu_ok;             /* 1 when the GPU decoder handles it: SOF0/SOF1, 8-bit,
                                  * 1 or 3 components, a sampling nvJPEG supports */
 } fv__jpeg_probe_info;
 
@@ -54,7 +54,7 @@ typedef struct fv__gpujpeg fv__gpujpeg;
 
 /* A decoder on `device` (FV_EDEVICE when unavailable: the message says why). */
 fv_status fv__gpujpeg_new(int device, fv__gpujpeg **out);
-void fv__gpujpeg_free(fv__gpujpeg *d);   /* NULL is a no-op; waits for its work */
+void fv__gpujpeg_free(fv__gpujpeg *d); /* NULL is a no-op; waits for its work */
 /* Destroys the per-device nvJPEG handles (they are created on first use and
  * shared by every decoder) when no decoder is alive; a later fv__gpujpeg_new
  * creates them again. A no-op while decoders exist. */
@@ -77,7 +77,7 @@ typedef enum fv__gpujpeg_mode {
 } fv__gpujpeg_mode;
 
 typedef struct fv__gpujpeg_item {
-    const uint8_t *data;        /* a complete JPEG stream in host memory (pinned is fastest) */
+    const uint8_t *data; /* a complete JPEG stream in host memory (pinned is fastest) */
     size_t len;
     /* device destinations. RGBI: dst[0], row pitch pitch[0] >= 3 * width.
      * PLANAR: dst[c] for each component c, pitch[c] >= width. */
@@ -92,8 +92,7 @@ typedef struct fv__gpujpeg_item {
  * failure (a corrupt stream, nvJPEG or CUDA errors) returns FV_EFORMAT / FV_ECUDA /
  * FV_ENOMEM with a message naming the item index when nvJPEG tells which; the
  * destinations then hold unspecified bytes, and the decoder stays usable. */
-fv_status fv__gpujpeg_decode(fv__gpujpeg *d, const fv__gpujpeg_item *items, int n, fv__gpujpeg_mode mode,
-                             void *stream);
+fv_status fv__gpujpeg_decode(fv__gpujpeg *d, const fv__gpujpeg_item *items, int n, fv__gpujpeg_mode mode, void *stream);
 
 /* What this decoder has done so far: counts[0] streams decoded by the primary
  * backend, counts[1] by the fallback (GPU_HYBRID) lane, counts[2] hardware batches

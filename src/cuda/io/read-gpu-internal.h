@@ -15,10 +15,10 @@ typedef struct fv__gpu_reader {
     int device;
     cudaStream_t stream;
     cudaEvent_t ev_in, ev_dec0, ev_dec1, ev_asm0, ev_asm1;
-    fv__gpujpeg *jpeg;            /* NULL when nvJPEG is unavailable */
-    uint8_t *pinned;              /* compressed streams, then the plan tables */
+    fv__gpujpeg *jpeg; /* NULL when nvJPEG is unavailable */
+    uint8_t *pinned;   /* compressed streams, then the plan tables */
     size_t pinned_cap;
-    uint8_t *scratch;             /* device: slots, then the plan tables */
+    uint8_t *scratch; /* device: slots, then the plan tables */
     size_t scratch_cap;
     struct fv__gpu_reader *next;
 } fv__gpu_reader;

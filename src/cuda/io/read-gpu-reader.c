@@ -64,7 +64,7 @@ fv_slide_gpu_release(void)
 {
     fv__gpu_reader *list;
     if (fv__cuda_forked())
-        return;   /* a child forked after CUDA's initialisation: the resources are the parent's */
+        return; /* a child forked after CUDA's initialisation: the resources are the parent's */
     fv__gpucache_drop_all();
     pthread_mutex_lock(&g_pool_mu);
     list = g_pool;
@@ -79,7 +79,7 @@ fv_slide_gpu_release(void)
             (void)cudaGetLastError();
             fv__cuda_leave(prev);
         } else {
-            fv__free(r);   /* the device is gone: nothing of it can be freed */
+            fv__free(r); /* the device is gone: nothing of it can be freed */
         }
     }
     fv__gpujpeg_release_handles();
@@ -115,15 +115,16 @@ fv__reader_get(int device, fv__gpu_reader **out)
     r->device = device;
     /* non-blocking: decoding runs beside the consumer's work on the legacy default
      * stream; each call orders itself after the caller's stream explicitly */
-    if ((e = cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking)) != cudaSuccess || (e = cudaEventCreate(&r->ev_in)) != cudaSuccess ||
-        (e = cudaEventCreate(&r->ev_dec0)) != cudaSuccess || (e = cudaEventCreate(&r->ev_dec1)) != cudaSuccess ||
-        (e = cudaEventCreate(&r->ev_asm0)) != cudaSuccess || (e = cudaEventCreate(&r->ev_asm1)) != cudaSuccess) {
+    if ((e = cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking)) != cudaSuccess ||
+        (e = cudaEventCreate(&r->ev_in)) != cudaSuccess || (e = cudaEventCreate(&r->ev_dec0)) != cudaSuccess ||
+        (e = cudaEventCreate(&r->ev_dec1)) != cudaSuccess || (e = cudaEventCreate(&r->ev_asm0)) != cudaSuccess ||
+        (e = cudaEventCreate(&r->ev_asm1)) != cudaSuccess) {
         fv_status st = fv__cuda_error("read_region: stream or event", e);
         fv__reader_free(r);
         return st;
     }
     if (fv__gpujpeg_new(device, &r->jpeg) != FV_OK)
-        r->jpeg = NULL;   /* JPEG tiles are then decoded on the CPU */
+        r->jpeg = NULL; /* JPEG tiles are then decoded on the CPU */
     pthread_once(&g_atexit_once, fv__release_atexit);
     *out = r;
     return FV_OK;
@@ -145,7 +146,7 @@ fv__reader_reserve(fv__gpu_reader *r, size_t pinned, size_t scratch)
     if (pinned > r->pinned_cap) {
         size_t cap = pinned + pinned / 2;
         if (r->pinned)
-            (void)cudaFreeHost(r->pinned);   /* the stream is idle between passes */
+            (void)cudaFreeHost(r->pinned); /* the stream is idle between passes */
         r->pinned = NULL;
         r->pinned_cap = 0;
         if ((e = cudaHostAlloc((void **)&r->pinned, cap, cudaHostAllocDefault)) != cudaSuccess) {

@@ -48,7 +48,7 @@
 
 #include "cuda/io/read-gpu-internal.h"
 
-#define FV__PASS_SCRATCH ((size_t)256 << 20)   /* decoded slots per pass (at least one chunk) */
+#define FV__PASS_SCRATCH ((size_t)256 << 20) /* decoded slots per pass (at least one chunk) */
 #define FV__PASS_MAX_CHUNKS 2048
 #define FV__ALIGN(x) (((x) + 255) & ~(size_t)255)
 
@@ -77,17 +77,22 @@ fv__now(void)
 
 /* ---- one pass ------------------------------------------------------------------------- */
 
-enum { FV__CHUNK_MISSING = 0, FV__CHUNK_GPU = 1, FV__CHUNK_CPU = 2, FV__CHUNK_CACHED = 3 };
+enum {
+    FV__CHUNK_MISSING = 0,
+    FV__CHUNK_GPU = 1,
+    FV__CHUNK_CPU = 2,
+    FV__CHUNK_CACHED = 3
+};
 
 typedef struct fv__pass_chunk {
     uint64_t chunk;
-    int kind;                 /* FV__CHUNK_* (GPU may turn CPU after the probe) */
-    int mode;                 /* fv__gpujpeg_mode for GPU chunks */
-    size_t staged, staged_len;   /* GPU: offset and length of the spliced stream in pinned */
-    fv__tile *tile;           /* CPU: the decoded tile (host) */
-    fv__gpucache_entry *hit;  /* CACHED: the device tile cache's entry (referenced) */
-    fv__gpucache_entry *fresh;   /* GPU / CPU: the cache entry decoded into, or NULL */
-    uint8_t *dst;             /* the slot's device pixels */
+    int kind;                  /* FV__CHUNK_* (GPU may turn CPU after the probe) */
+    int mode;                  /* fv__gpujpeg_mode for GPU chunks */
+    size_t staged, staged_len; /* GPU: offset and length of the spliced stream in pinned */
+    fv__tile *tile;            /* CPU: the decoded tile (host) */
+    fv__gpucache_entry *hit;   /* CACHED: the device tile cache's entry (referenced) */
+    fv__gpucache_entry *fresh; /* GPU / CPU: the cache entry decoded into, or NULL */
+    uint8_t *dst;              /* the slot's device pixels */
 } fv__pass_chunk;
 
 typedef struct fv__pass {
@@ -95,11 +100,11 @@ typedef struct fv__pass {
     int ifd;
     const fv__tiff_ifd *d;
     int nocache;
-    int jpeg_ok;              /* nvJPEG is there for this pass */
+    int jpeg_ok; /* nvJPEG is there for this pass */
     fv__pass_chunk *ch;
     int64_t nch;
     uint8_t *pinned;
-    fv__task_error err;   /* the first failure; its mutex also guards io_s */
+    fv__task_error err; /* the first failure; its mutex also guards io_s */
     double io_s;
 } fv__pass;
 
@@ -110,8 +115,8 @@ fv__pass_cpu_decode(fv__pass *p, fv__pass_chunk *c)
 {
     uint32_t got[4];
     fv__tile *t = NULL;
-    fv_status st = fv__get_chunk(p->s, p->ifd, c->chunk, p->nocache ? FV__CHUNK_NOCACHE : FV__CHUNK_CACHE, NULL, &t,
-                                 got);
+    fv_status st =
+        fv__get_chunk(p->s, p->ifd, c->chunk, p->nocache ? FV__CHUNK_NOCACHE : FV__CHUNK_CACHE, NULL, &t, got);
     if (st)
         return st;
     c->kind = t ? FV__CHUNK_CPU : FV__CHUNK_MISSING;
@@ -132,9 +137,10 @@ fv__pass_stage(fv__pass *p, fv__pass_chunk *c)
     /* tables without EOI, then the tile without SOI: read the tile so that its SOI
      * lands on the last two table bytes, then write the tables over them */
     size_t lead = tl >= 4 ? tl - 4 : 0;
-    if (tl >= 4 && !(d->jpeg_tables[0] == 0xFF && d->jpeg_tables[1] == 0xD8 && d->jpeg_tables[tl - 2] == 0xFF &&
-                     d->jpeg_tables[tl - 1] == 0xD9))
-        lead = 0, tl = 0;   /* malformed tables: the CPU decoder gives the verdict */
+    if (tl >= 4 &&
+        !(d->jpeg_tables[0] == 0xFF && d->jpeg_tables[1] == 0xD8 && d->jpeg_tables[tl - 2] == 0xFF &&
+          d->jpeg_tables[tl - 1] == 0xD9))
+        lead = 0, tl = 0; /* malformed tables: the CPU decoder gives the verdict */
     if ((st = fv__tiff_pread(p->s->tiff, off, dst + lead, (size_t)len)))
         return st;
     if (tl >= 4) {
@@ -158,11 +164,11 @@ fv__pass_stage(fv__pass *p, fv__pass_chunk *c)
     else if (d->photometric == FV_TIFF_PHOTOMETRIC_YCBCR)
         planar = 0;
     else if (info.jfif)
-        planar = 0;   /* libjpeg's rule: JFIF means YCbCr */
+        planar = 0; /* libjpeg's rule: JFIF means YCbCr */
     else if (info.adobe_transform >= 0)
         planar = info.adobe_transform == 0;
     else
-        planar = 1;   /* photometric RGB without markers: RGB components (Aperio) */
+        planar = 1; /* photometric RGB without markers: RGB components (Aperio) */
     if (planar)
         for (int k = 1; k < comps; k++)
             if (info.hsamp[k] != info.hsamp[0] || info.vsamp[k] != info.vsamp[0])
@@ -223,9 +229,9 @@ fv__grow(void **p, int64_t *cap, int64_t need, size_t elem)
 
 /* Open-addressing map chunk -> slot for one pass. */
 typedef struct fv__chunk_map {
-    uint64_t *keys;           /* chunk + 1 (0 = empty) */
+    uint64_t *keys; /* chunk + 1 (0 = empty) */
     int32_t *vals;
-    int64_t cap;              /* power of two */
+    int64_t cap; /* power of two */
 } fv__chunk_map;
 
 static int32_t
@@ -238,23 +244,23 @@ fv__map_get_or_add(fv__chunk_map *m, uint64_t chunk, int32_t next)
         if (!m->keys[i]) {
             m->keys[i] = chunk + 1;
             m->vals[i] = next;
-            return -1 - next;   /* added */
+            return -1 - next; /* added */
         }
     }
 }
 
 fv_status
-fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_t clip_h, const int64_t *lxy,
-                   int64_t n, int64_t w, int64_t h, fv_pixel_format format, int num_workers, int nocache, fv_array *out)
+fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_t clip_h, const int64_t *lxy, int64_t n,
+                   int64_t w, int64_t h, fv_pixel_format format, int num_workers, int nocache, fv_array *out)
 {
     fv_status st;
     int prev = -1;
     int dev = out->device.id;
     fv__gpu_reader *r = NULL;
     fv_context *lctx = NULL;
-    fv__plan plan = {0};
+    fv__plan plan = { 0 };
     fv__pass_chunk *chunks = NULL;
-    fv__chunk_map map = {0};
+    fv__chunk_map map = { 0 };
     uint8_t *layouts = NULL;
     int pass_inited = 0;
     fv__pass p;
@@ -284,7 +290,7 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
         return st;
     if ((st = fv__reader_get(dev, &r)))
         goto done;
-    {   /* order after the caller's stream (the context's, else the legacy default
+    { /* order after the caller's stream (the context's, else the legacy default
          * stream): the output was allocated there, stream-ordered */
         cudaStream_t cs = (cudaStream_t)fv__cuda_stream_for(fv__ctx(ctx), dev);
         cudaError_t e;
@@ -308,25 +314,32 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
         int64_t ix0 = lx > 0 ? lx : 0, iy0 = ly > 0 ? ly : 0;
         int64_t ix1 = lx + w < W ? lx + w : W, iy1 = ly + h < H ? ly + h : H;
         int64_t region_off = i * h * w * out_c * out_isz;
-        if (ix0 >= ix1 || iy0 >= iy1) {   /* all background */
+        if (ix0 >= ix1 || iy0 >= iy1) { /* all background */
             if (!fv__grow((void **)&plan.pieces, &plan.cap_pieces, plan.npieces + 1, sizeof *plan.pieces))
                 goto oom;
-            plan.pieces[plan.npieces++] = (fv__gpu_piece){region_off, lx, ly, 0, (int32_t)h, 0, 0, 0, 0, 0};
+            plan.pieces[plan.npieces++] = (fv__gpu_piece){ region_off, lx, ly, 0, (int32_t)h, 0, 0, 0, 0, 0 };
             continue;
         }
         int64_t tx0 = ix0 / cw, tx1 = (ix1 - 1) / cw, ty0 = iy0 / chh, ty1 = (iy1 - 1) / chh;
         int64_t ntx = tx1 - tx0 + 1;
-        int64_t band = max_chunks / ntx;   /* tile rows per band */
+        int64_t band = max_chunks / ntx; /* tile rows per band */
         if (band < 1)
-            band = 1;   /* a row wider than a pass: one row per pass (the scratch grows) */
+            band = 1; /* a row wider than a pass: one row per pass (the scratch grows) */
         for (int64_t ta = ty0; ta <= ty1; ta += band) {
             int64_t tb = ta + band - 1 < ty1 ? ta + band - 1 : ty1;
             int64_t y0 = ta == ty0 ? 0 : ta * chh - ly, y1 = tb == ty1 ? h : (tb + 1) * chh - ly;
             if (!fv__grow((void **)&plan.pieces, &plan.cap_pieces, plan.npieces + 1, sizeof *plan.pieces))
                 goto oom;
-            plan.pieces[plan.npieces++] = (fv__gpu_piece){region_off + y0 * w * out_c * out_isz, lx, ly + y0, 0,
-                                                          (int32_t)(y1 - y0), (int32_t)tx0, (int32_t)ta,
-                                                          (int32_t)ntx, (int32_t)(tb - ta + 1), 0};
+            plan.pieces[plan.npieces++] = (fv__gpu_piece){ region_off + y0 * w * out_c * out_isz,
+                                                           lx,
+                                                           ly + y0,
+                                                           0,
+                                                           (int32_t)(y1 - y0),
+                                                           (int32_t)tx0,
+                                                           (int32_t)ta,
+                                                           (int32_t)ntx,
+                                                           (int32_t)(tb - ta + 1),
+                                                           0 };
         }
     }
     /* a pass holds at most max_chunks chunks, or one piece that is wider */
@@ -364,20 +377,27 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
             pc->cell_off = plan.ncells;
             for (int32_t ty = 0; ty < pc->nty; ty++)
                 for (int32_t tx = 0; tx < pc->ntx; tx++) {
-                    uint64_t chunk = tiled ? (uint64_t)(pc->ty0 + ty) * across + (uint64_t)(pc->tx0 + tx)
-                                           : (uint64_t)(pc->ty0 + ty);
+                    uint64_t chunk =
+                        tiled ? (uint64_t)(pc->ty0 + ty) * across + (uint64_t)(pc->tx0 + tx) : (uint64_t)(pc->ty0 + ty);
                     int32_t slot = -1;
                     if (chunk < d->nchunks) {
                         slot = fv__map_get_or_add(&map, chunk, (int32_t)nslots);
-                        if (slot < 0) {   /* new */
+                        if (slot < 0) { /* new */
                             slot = -1 - slot;
                             int missing = d->chunk_offsets[chunk] == 0 || d->chunk_bytes[chunk] == 0;
                             fv__gpucache_entry *hit =
                                 missing || !usecache ? NULL : fv__gpucache_get(dev, s->file_id, (uint32_t)ifd, chunk);
-                            chunks[nslots] = (fv__pass_chunk){chunk, missing ? FV__CHUNK_MISSING
-                                                              : hit ? FV__CHUNK_CACHED
-                                                              : jpeg_ok ? FV__CHUNK_GPU : FV__CHUNK_CPU,
-                                                              0, 0, 0, NULL, hit, NULL, NULL};
+                            chunks[nslots] = (fv__pass_chunk){
+                                chunk,
+                                missing ? FV__CHUNK_MISSING : hit ? FV__CHUNK_CACHED : jpeg_ok ? FV__CHUNK_GPU : FV__CHUNK_CPU,
+                                0,
+                                0,
+                                0,
+                                NULL,
+                                hit,
+                                NULL,
+                                NULL
+                            };
                             nslots++;
                         }
                     }
@@ -390,7 +410,7 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
         for (int64_t k = 0; k < nslots; k++)
             if (chunks[k].kind == FV__CHUNK_GPU) {
                 uint64_t len = d->chunk_bytes[chunks[k].chunk];
-                if (len > FV__MAX_CHUNK_BYTES + (1u << 20)) {   /* the CPU path reports it */
+                if (len > FV__MAX_CHUNK_BYTES + (1u << 20)) { /* the CPU path reports it */
                     chunks[k].kind = FV__CHUNK_CPU;
                     continue;
                 }
@@ -399,9 +419,8 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
             }
         int64_t npieces = pb - pa;
         size_t plan_bytes = FV__ALIGN((size_t)npieces * sizeof(fv__gpu_piece)) +
-                            FV__ALIGN((size_t)(plan.ncells ? plan.ncells : 1) * sizeof(int32_t)) +
-                            FV__ALIGN((size_t)(nslots ? nslots : 1)) +
-                            FV__ALIGN((size_t)(nslots ? nslots : 1) * sizeof(uint8_t *));
+            FV__ALIGN((size_t)(plan.ncells ? plan.ncells : 1) * sizeof(int32_t)) +
+            FV__ALIGN((size_t)(nslots ? nslots : 1)) + FV__ALIGN((size_t)(nslots ? nslots : 1) * sizeof(uint8_t *));
         size_t slots_bytes = (size_t)nslots * slot_bytes;
         if ((st = fv__reader_reserve(r, staged + plan_bytes, slots_bytes + plan_bytes)))
             goto release;
@@ -535,12 +554,23 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
                 st = fv__cuda_error("read_region: cudaMemcpyAsync", e);
                 goto release;
             }
-            fv__gpu_assemble_args a = {
-                .out = (uint8_t *)out->data, .slots = (const uint8_t *const *)(dp + o_ptr),
-                .pieces = (const fv__gpu_piece *)dp,
-                .cells = (const int32_t *)(dp + o_cells), .slot_layout = dp + o_lay, .npieces = (int)npieces,
-                .max_rows = max_rows, .w = w, .out_c = out_c, .out_isz = out_isz, .format = (int)format,
-                .src_c = src_c, .src_isz = src_isz, .cw = cw, .ch = chh, .clip_w = W, .clip_h = H};
+            fv__gpu_assemble_args a = { .out = (uint8_t *)out->data,
+                                        .slots = (const uint8_t *const *)(dp + o_ptr),
+                                        .pieces = (const fv__gpu_piece *)dp,
+                                        .cells = (const int32_t *)(dp + o_cells),
+                                        .slot_layout = dp + o_lay,
+                                        .npieces = (int)npieces,
+                                        .max_rows = max_rows,
+                                        .w = w,
+                                        .out_c = out_c,
+                                        .out_isz = out_isz,
+                                        .format = (int)format,
+                                        .src_c = src_c,
+                                        .src_isz = src_isz,
+                                        .cw = cw,
+                                        .ch = chh,
+                                        .clip_w = W,
+                                        .clip_h = H };
             (void)cudaEventRecord(r->ev_asm0, r->stream);
             if ((st = fv__gpu_assemble(&a, r->stream)))
                 goto release;
@@ -597,7 +627,7 @@ fv__slide_read_gpu(fv_slide *s, fv_context *ctx, int ifd, int64_t clip_w, int64_
 oom:
     st = fv_error_set(FV_ENOMEM, "read_region", "out of host memory (or a region too large) for the GPU read");
 done:
-    if (st && r) {   /* no partial pixels */
+    if (st && r) { /* no partial pixels */
         (void)cudaMemsetAsync(out->data, 0, out_bytes, r->stream);
         (void)cudaStreamSynchronize(r->stream);
         (void)cudaGetLastError();
@@ -616,4 +646,3 @@ done:
     fv__cuda_leave(prev);
     return st;
 }
-

@@ -26,24 +26,24 @@ typedef struct fv__gpu_piece {
 } fv__gpu_piece;
 
 /* slot layouts */
-#define FV__SLOT_INTERLEAVED 0   /* src_c samples of src_isz bytes per pixel, rows of cw pixels */
-#define FV__SLOT_PLANAR 1        /* src_c planes of cw * ch bytes (8-bit) */
-#define FV__SLOT_MISSING 2       /* a chunk without data (offset or byte count 0): background */
+#define FV__SLOT_INTERLEAVED 0 /* src_c samples of src_isz bytes per pixel, rows of cw pixels */
+#define FV__SLOT_PLANAR 1      /* src_c planes of cw * ch bytes (8-bit) */
+#define FV__SLOT_MISSING 2     /* a chunk without data (offset or byte count 0): background */
 
 typedef struct fv__gpu_assemble_args {
-    uint8_t *out;                 /* device */
-    const uint8_t *const *slots;  /* device: each slot's decoded chunk (device pointers) */
-    const fv__gpu_piece *pieces;  /* device */
-    const int32_t *cells;         /* device */
-    const uint8_t *slot_layout;   /* device: one FV__SLOT_* per slot */
+    uint8_t *out;                /* device */
+    const uint8_t *const *slots; /* device: each slot's decoded chunk (device pointers) */
+    const fv__gpu_piece *pieces; /* device */
+    const int32_t *cells;        /* device */
+    const uint8_t *slot_layout;  /* device: one FV__SLOT_* per slot */
     int npieces;
-    int32_t max_rows;             /* largest piece rows */
-    int64_t w;                    /* output row width in pixels */
-    int out_c, out_isz;           /* output samples and bytes per sample */
-    int format;                   /* fv_pixel_format */
-    int src_c, src_isz;           /* decoded samples and bytes per sample */
-    int64_t cw, ch;               /* chunk size (tiles; or image width x rows per strip) */
-    int64_t clip_w, clip_h;       /* pixels at or beyond are background */
+    int32_t max_rows;       /* largest piece rows */
+    int64_t w;              /* output row width in pixels */
+    int out_c, out_isz;     /* output samples and bytes per sample */
+    int format;             /* fv_pixel_format */
+    int src_c, src_isz;     /* decoded samples and bytes per sample */
+    int64_t cw, ch;         /* chunk size (tiles; or image width x rows per strip) */
+    int64_t clip_w, clip_h; /* pixels at or beyond are background */
 } fv__gpu_assemble_args;
 
 /* Queue the assembly on stream (cudaStream_t). FV_ECUDA on a launch failure. */

@@ -28,11 +28,11 @@
 #define FV__STAGE_SETS 4
 
 typedef struct stage_set {
-    int used;              /* slot holds a set */
-    int busy;              /* taken by a call */
-    int device;            /* device of stream and events; -1 when none */
-    void *raw[2];          /* cudaHostAlloc results */
-    char *buf[2];          /* raw aligned up to FV__STAGE_ALIGN */
+    int used;     /* slot holds a set */
+    int busy;     /* taken by a call */
+    int device;   /* device of stream and events; -1 when none */
+    void *raw[2]; /* cudaHostAlloc results */
+    char *buf[2]; /* raw aligned up to FV__STAGE_ALIGN */
     cudaStream_t stream;
     cudaEvent_t ev[2];
 } stage_set;
@@ -83,7 +83,7 @@ set_ready(stage_set *s, int device)
         s->stream = NULL;
         return fv__cuda_error("cudaStreamCreateWithFlags", e);
     }
-    s->device = device;   /* from here set_drop_stream cleans up */
+    s->device = device; /* from here set_drop_stream cleans up */
     for (int i = 0; i < 2; i++)
         if ((e = cudaEventCreateWithFlags(&s->ev[i], cudaEventDisableTiming)) != cudaSuccess) {
             s->ev[i] = NULL;
@@ -174,10 +174,9 @@ stage_end(stage_set *s, int prev)
 }
 
 fv_status
-fv__cuda_staged_read(int device, fv__host_io_fn rd, void *arg, void *dst, size_t count, uint64_t off,
-                     size_t *nread)
+fv__cuda_staged_read(int device, fv__host_io_fn rd, void *arg, void *dst, size_t count, uint64_t off, size_t *nread)
 {
-    int prev = -1, pending[2] = {0, 0};
+    int prev = -1, pending[2] = { 0, 0 };
     size_t total = 0;
     cudaError_t e;
     stage_set *s = NULL;
@@ -189,7 +188,7 @@ fv__cuda_staged_read(int device, fv__host_io_fn rd, void *arg, void *dst, size_t
     for (int k = 0; total < count; k++) {
         int b = k & 1;
         size_t len = count - total < FV__STAGE_CHUNK ? count - total : FV__STAGE_CHUNK, got = 0;
-        if (pending[b]) {   /* chunk k-2's copy out of this buffer */
+        if (pending[b]) { /* chunk k-2's copy out of this buffer */
             pending[b] = 0;
             if ((e = cudaEventSynchronize(s->ev[b])) != cudaSuccess) {
                 st = fv__cuda_error("cudaEventSynchronize", e);
@@ -215,7 +214,7 @@ fv__cuda_staged_read(int device, fv__host_io_fn rd, void *arg, void *dst, size_t
             pending[b] = 1;
         }
         total += got;
-        if (got < len)   /* end of file */
+        if (got < len) /* end of file */
             break;
     }
     st = set_finish(s, st);

@@ -47,7 +47,9 @@ template <typename VT, typename IT>
 __global__ void
 fv_k_label_init(const VT *in, IT *P, IT n, int hasbg, VT bg)
 {
-    FV_GRID_STRIDE(IT, i, n) { P[i] = hasbg && in[i] == bg ? (IT)-1 : i; }
+    FV_GRID_STRIDE(IT, i, n) {
+        P[i] = hasbg && in[i] == bg ? (IT)-1 : i;
+    }
 }
 
 /* Generic merge, any number of dimensions. off: nnb flat offsets; nbo: nnb
@@ -96,14 +98,13 @@ fv_k_label_merge(const VT *in, IT *P, IT n, fv_cu_label_geom g, const int64_t *o
 
 /* Backward neighbours of a 1..3-d image, passed by value (kernel parameter
  * space: uniform reads, no transfer). Axes are those of the image. */
-#define FV_CU_LABEL_NBK 13   /* (3^3 - 1) / 2 */
-template <typename IT>
-struct fv_cu_label_nbk {
+#define FV_CU_LABEL_NBK 13 /* (3^3 - 1) / 2 */
+template <typename IT> struct fv_cu_label_nbk {
     int nnb;
     IT shape[3];
-    IT step[3];               /* the grid stride as coordinates (step[d] < shape[d] for d > 0) */
-    uint32_t lo[3], hi[3];    /* bit k: neighbour k is outside where co[d] == 0 / co[d] == shape[d] - 1 */
-    IT off[FV_CU_LABEL_NBK];  /* flat offsets */
+    IT step[3];              /* the grid stride as coordinates (step[d] < shape[d] for d > 0) */
+    uint32_t lo[3], hi[3];   /* bit k: neighbour k is outside where co[d] == 0 / co[d] == shape[d] - 1 */
+    IT off[FV_CU_LABEL_NBK]; /* flat offsets */
 };
 
 /* Merge in ND = 1..3 dimensions. Each thread computes its coordinates once and
@@ -247,17 +248,14 @@ fv_cu_label_merge(const fv_cu_exec *x, const fv_cu_label_geom *g, const int8_t *
         fv_cu_label_nbk<IT> k;
         fv_cu_label_nbk_fill(g, nb, (int64_t)x->grid * x->block, &k);
         if (g->nd == 1)
-            fv_k_label_merge_nd<1, VT, IT, HALVE><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg,
-                                                                                       bg);
+            fv_k_label_merge_nd<1, VT, IT, HALVE><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg, bg);
         else if (g->nd == 2)
-            fv_k_label_merge_nd<2, VT, IT, HALVE><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg,
-                                                                                       bg);
+            fv_k_label_merge_nd<2, VT, IT, HALVE><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg, bg);
         else
-            fv_k_label_merge_nd<3, VT, IT, HALVE><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg,
-                                                                                       bg);
+            fv_k_label_merge_nd<3, VT, IT, HALVE><<<x->grid, x->block, 0, x->stream>>>(in, P, n, k, t->rep, hasbg, bg);
     } else {
-        fv_k_label_merge<VT, IT, HALVE><<<x->grid, x->block, 0, x->stream>>>(in, P, n, *g, t->off, t->nbo, t->rep,
-                                                                             hasbg, bg);
+        fv_k_label_merge<VT, IT, HALVE>
+            <<<x->grid, x->block, 0, x->stream>>>(in, P, n, *g, t->off, t->nbo, t->rep, hasbg, bg);
     }
     return fv_cu_launch_status("label merge");
 }
@@ -272,7 +270,7 @@ fv_cu_label_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, cons
     const VT *in = (const VT *)a->in->data;
     const int hasbg = p->has_background;
     const VT bg = (VT)p->background;
-    fv_cu_label_buf pb = {NULL, NULL}, sb = {NULL, NULL}, tb = {NULL, NULL};
+    fv_cu_label_buf pb = { NULL, NULL }, sb = { NULL, NULL }, tb = { NULL, NULL };
     const int inplace = fv_dtype_size(a->out->dtype) == sizeof(IT);
     size_t tbytes = 0;
     IT *P, *S, last = 0;
@@ -293,8 +291,8 @@ fv_cu_label_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, cons
         goto done;
 
     fv_k_label_init<VT, IT><<<x->grid, x->block, 0, x->stream>>>(in, P, n, hasbg, bg);
-    if ((st = fv_cu_launch_status("label init")) || (st = fv_cu_label_merge<VT, IT>(x, g, p->nb, t, in, P, n,
-                                                                                    hasbg, bg)))
+    if ((st = fv_cu_launch_status("label init")) ||
+        (st = fv_cu_label_merge<VT, IT>(x, g, p->nb, t, in, P, n, hasbg, bg)))
         goto done;
     fv_k_label_compress<IT><<<x->grid, x->block, 0, x->stream>>>(P, S, n);
     if ((st = fv_cu_launch_status("label compress")))
@@ -317,7 +315,7 @@ fv_cu_label_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, cons
     *num = (int64_t)last;
 done:
     if (st)
-        (void)cudaStreamSynchronize(x->stream);   /* nothing queued may still use the scratch */
+        (void)cudaStreamSynchronize(x->stream); /* nothing queued may still use the scratch */
     if (tb.ptr)
         fv__cuda_free(tb.ptr, tb.opaque);
     if (sb.ptr)
@@ -333,11 +331,16 @@ fv_cu_label_by_value(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x,
                      const fv_cu_label_tab *t, int64_t *num)
 {
     switch (fv_dtype_size(a->in->dtype)) {
-    case 1: return fv_cu_label_run<uint8_t, IT>(ctx, a, x, g, t, num);
-    case 2: return fv_cu_label_run<uint16_t, IT>(ctx, a, x, g, t, num);
-    case 4: return fv_cu_label_run<uint32_t, IT>(ctx, a, x, g, t, num);
-    case 8: return fv_cu_label_run<uint64_t, IT>(ctx, a, x, g, t, num);
-    default: return fv_error_set(FV_EDTYPE, "label", "unsupported dtype %s", fv_dtype_name(a->in->dtype));
+    case 1:
+        return fv_cu_label_run<uint8_t, IT>(ctx, a, x, g, t, num);
+    case 2:
+        return fv_cu_label_run<uint16_t, IT>(ctx, a, x, g, t, num);
+    case 4:
+        return fv_cu_label_run<uint32_t, IT>(ctx, a, x, g, t, num);
+    case 8:
+        return fv_cu_label_run<uint64_t, IT>(ctx, a, x, g, t, num);
+    default:
+        return fv_error_set(FV_EDTYPE, "label", "unsupported dtype %s", fv_dtype_name(a->in->dtype));
     }
 }
 
@@ -380,7 +383,7 @@ fv_cu_label_tables(fv_context *ctx, const fv_cu_exec *x, const fv_array *a, int 
     if ((st = fv_cu_label_alloc(ctx, x->device, tbytes, tab)))
         goto done;
     {
-        fv_device dev = {FV_DEVICE_CUDA, x->device}, hdev = {FV_DEVICE_CPU, 0};
+        fv_device dev = { FV_DEVICE_CUDA, x->device }, hdev = { FV_DEVICE_CPU, 0 };
         if ((st = fv__cuda_memcpy(ctx, tab->ptr, dev, host, hdev, tbytes)))
             goto done;
     }
@@ -404,7 +407,7 @@ fv_cu_label_session(fv_context *ctx, const fv__op_args *a, const char *name, int
 {
     fv_cu_label_geom g;
     fv_cu_label_tab t;
-    fv_cu_label_buf tab = {NULL, NULL};
+    fv_cu_label_buf tab = { NULL, NULL };
     fv_cu_exec x;
     fv_status st;
 
@@ -431,12 +434,11 @@ fv__cuda_label(fv_context *ctx, const fv__op_args *a)
     p->num = 0;
     if (n == 0)
         return FV_OK;
-    fv_status st = fv_cu_label_session(ctx, a, "label", p->nnb, p->nb,
-                                       [&](fv_context *c, fv_cu_exec *x, fv_cu_label_geom *g, fv_cu_label_tab *t) {
-                                           return FV_CU_LABEL_FITS32(n)
-                                                      ? fv_cu_label_by_value<int32_t>(c, a, x, g, t, &num)
-                                                      : fv_cu_label_by_value<int64_t>(c, a, x, g, t, &num);
-                                       });
+    fv_status st = fv_cu_label_session(
+        ctx, a, "label", p->nnb, p->nb, [&](fv_context *c, fv_cu_exec *x, fv_cu_label_geom *g, fv_cu_label_tab *t) {
+            return FV_CU_LABEL_FITS32(n) ? fv_cu_label_by_value<int32_t>(c, a, x, g, t, &num)
+                                         : fv_cu_label_by_value<int64_t>(c, a, x, g, t, &num);
+        });
     if (st == FV_OK)
         p->num = num;
     return st;
@@ -516,7 +518,7 @@ fv_k_flood_out(const IT *P, const uint8_t *F, uint8_t *__restrict__ out, IT n, i
 
 /* The merge of the flood fill ("cuda.binary_flood"): "halving", with path
  * halving; "plain", without (for comparisons). */
-FV__VARIANTS(fv_cu_flood_variants, "cuda.binary_flood", {"halving", NULL, NULL}, {"plain", NULL, NULL})
+FV__VARIANTS(fv_cu_flood_variants, "cuda.binary_flood", { "halving", NULL, NULL }, { "plain", NULL, NULL })
 
 template <typename IT>
 static fv_status
@@ -526,7 +528,7 @@ fv_cu_flood_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, cons
     const fv__binary_flood_params *p = (const fv__binary_flood_params *)a->params;
     const IT n = (IT)fv_array_size(a->in);
     const uint8_t *in = (const uint8_t *)a->in->data, *mask = a->in2 ? (const uint8_t *)a->in2->data : NULL;
-    fv_cu_label_buf pb = {NULL, NULL}, gb = {NULL, NULL};
+    fv_cu_label_buf pb = { NULL, NULL }, gb = { NULL, NULL };
     /* path halving in the merge: one big component (the background of
      * binary_fill_holes) makes long chains ("cuda.binary_flood") */
     const bool halve = fv__plan_index(&fv_cu_flood_variants, NULL, x->device) == 0;
@@ -562,8 +564,8 @@ fv_cu_flood_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, cons
                 inner *= g->shape[k];
             const int64_t len = g->shape[d], m = (int64_t)n / len;
             const unsigned blocks = (unsigned)((2 * m + x->block - 1) / x->block);
-            fv_k_flood_faces<IT><<<blocks < x->grid ? blocks : x->grid, x->block, 0, x->stream>>>(
-                P, grow, (IT)m, (IT)len, (IT)inner);
+            fv_k_flood_faces<IT> < <<blocks<x->grid ? blocks : x->grid, x->block, 0, x->stream>>>(P, grow, (IT)m,
+                                                                                                  (IT)len, (IT)inner);
             if ((st = fv_cu_launch_status("binary_flood faces")))
                 goto done;
         }
@@ -572,7 +574,7 @@ fv_cu_flood_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, cons
     }
 done:
     if (pb.ptr || gb.ptr)
-        (void)cudaStreamSynchronize(x->stream);   /* the scratch is freed below */
+        (void)cudaStreamSynchronize(x->stream); /* the scratch is freed below */
     if (gb.ptr)
         fv__cuda_free(gb.ptr, gb.opaque);
     if (pb.ptr)
@@ -596,4 +598,5 @@ fv__cuda_binary_flood(fv_context *ctx, const fv__op_args *a)
 }
 
 FV_KERNEL(LABEL, CUDA, FV_DTYPES_INT | FV_DTYPE_BIT(FV_BOOL), FV_MAX_NDIM, fv__cuda_label);
-FV_KERNEL(BINARY_FLOOD, CUDA, FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8) | FV_DTYPE_BIT(FV_INT8), FV_MAX_NDIM, fv__cuda_binary_flood);
+FV_KERNEL(BINARY_FLOOD, CUDA, FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_UINT8) | FV_DTYPE_BIT(FV_INT8), FV_MAX_NDIM,
+          fv__cuda_binary_flood);

@@ -141,7 +141,7 @@ fv_k_rp_init(double *tab, long long *box, fv_cu_rp_geom g)
         for (int64_t k = 0; k < g.ncols; k++)
             row[k] = 0.0;
         for (int64_t c = 0; c < g.nch; c++) {
-            row[g.col_ch + c * (2 + g.nmom)] = __longlong_as_double(0x7ff0000000000000LL);       /* +inf */
+            row[g.col_ch + c * (2 + g.nmom)] = __longlong_as_double(0x7ff0000000000000LL);                 /* +inf */
             row[g.col_ch + c * (2 + g.nmom) + 1] = __longlong_as_double((long long)0xfff0000000000000ULL); /* -inf */
         }
         for (int d = 0; d < g.nd; d++) {
@@ -158,7 +158,7 @@ fv_k_rp_box(const LT *lab, int64_t n, double *tab, long long *box, fv_cu_rp_geom
     const int lane = (int)(threadIdx.x & 31);
     FV_GRID_STRIDE(int64_t, i, n) {
         int agg;
-        const int64_t l = fv_cu_rp_region<LT>(lab, i, g, &agg);   /* every lane calls it: no early exit before */
+        const int64_t l = fv_cu_rp_region<LT>(lab, i, g, &agg); /* every lane calls it: no early exit before */
         if (l < 0)
             continue;
         if (!agg || lane == 0)
@@ -182,13 +182,12 @@ fv_k_rp_box(const LT *lab, int64_t n, double *tab, long long *box, fv_cu_rp_geom
 
 template <typename LT>
 __global__ void
-fv_k_rp_moments(const LT *lab, const double *inten, int64_t n, double *tab, const long long *box,
-                fv_cu_rp_geom g)
+fv_k_rp_moments(const LT *lab, const double *inten, int64_t n, double *tab, const long long *box, fv_cu_rp_geom g)
 {
     const int lane = (int)(threadIdx.x & 31);
     FV_GRID_STRIDE(int64_t, i, n) {
         int agg;
-        const int64_t l = fv_cu_rp_region<LT>(lab, i, g, &agg);   /* every lane calls it: no early exit before */
+        const int64_t l = fv_cu_rp_region<LT>(lab, i, g, &agg); /* every lane calls it: no early exit before */
         if (l < 0)
             continue;
         double rel[FV__RP_MAX_NDIM];
@@ -297,19 +296,35 @@ fv__cuda_region_stats(fv_context *ctx, const fv__op_args *a)
     g.ncols = p->ncols;
     g.col_mom = fv__rp_col_mom(p);
     g.col_ch = fv__rp_col_ch(p, 0);
-    if ((st = fv__cuda_alloc(ctx, x.device, (size_t)(p->max_label * 2 * p->nd) * sizeof(long long), &box,
-                             &opaque)))
+    if ((st = fv__cuda_alloc(ctx, x.device, (size_t)(p->max_label * 2 * p->nd) * sizeof(long long), &box, &opaque)))
         goto done;
     switch (a->in->dtype) {
-    case FV_INT8: st = fv_cu_rp_run<int8_t>(a, &x, &g, (long long *)box); break;
-    case FV_UINT8: st = fv_cu_rp_run<uint8_t>(a, &x, &g, (long long *)box); break;
-    case FV_INT16: st = fv_cu_rp_run<int16_t>(a, &x, &g, (long long *)box); break;
-    case FV_UINT16: st = fv_cu_rp_run<uint16_t>(a, &x, &g, (long long *)box); break;
-    case FV_INT32: st = fv_cu_rp_run<int32_t>(a, &x, &g, (long long *)box); break;
-    case FV_UINT32: st = fv_cu_rp_run<uint32_t>(a, &x, &g, (long long *)box); break;
-    case FV_INT64: st = fv_cu_rp_run<int64_t>(a, &x, &g, (long long *)box); break;
-    case FV_UINT64: st = fv_cu_rp_run<uint64_t>(a, &x, &g, (long long *)box); break;
-    default: st = fv_error_set(FV_EDTYPE, "region_stats", "unsupported labels dtype %s", fv_dtype_name(a->in->dtype));
+    case FV_INT8:
+        st = fv_cu_rp_run<int8_t>(a, &x, &g, (long long *)box);
+        break;
+    case FV_UINT8:
+        st = fv_cu_rp_run<uint8_t>(a, &x, &g, (long long *)box);
+        break;
+    case FV_INT16:
+        st = fv_cu_rp_run<int16_t>(a, &x, &g, (long long *)box);
+        break;
+    case FV_UINT16:
+        st = fv_cu_rp_run<uint16_t>(a, &x, &g, (long long *)box);
+        break;
+    case FV_INT32:
+        st = fv_cu_rp_run<int32_t>(a, &x, &g, (long long *)box);
+        break;
+    case FV_UINT32:
+        st = fv_cu_rp_run<uint32_t>(a, &x, &g, (long long *)box);
+        break;
+    case FV_INT64:
+        st = fv_cu_rp_run<int64_t>(a, &x, &g, (long long *)box);
+        break;
+    case FV_UINT64:
+        st = fv_cu_rp_run<uint64_t>(a, &x, &g, (long long *)box);
+        break;
+    default:
+        st = fv_error_set(FV_EDTYPE, "region_stats", "unsupported labels dtype %s", fv_dtype_name(a->in->dtype));
     }
 done:
     if (box) {

@@ -18,8 +18,8 @@
  * feature is its own index (forward pass) or its forward feature (backward). */
 #include "cuda/morphology/morphology-cuda.cuh"
 
-#define FV_CU_CDT_RUN 8       /* elements of a line relaxed in order by one thread */
-#define FV_CU_CDT_SWEEPS 4    /* sweeps between looks at the changed flag */
+#define FV_CU_CDT_RUN 8    /* elements of a line relaxed in order by one thread */
+#define FV_CU_CDT_SWEEPS 4 /* sweeps between looks at the changed flag */
 
 typedef struct fv_cu_cdt_geom {
     int nd, nel, dir;
@@ -42,7 +42,8 @@ fv_cu_cdt_nb(const fv_cu_cdt_geom &g, const int64_t *x, int64_t p, const int8_t 
 __global__ void
 fv_k_cdt_init(const uint8_t *fg, int32_t *D, int64_t N)
 {
-    FV_GRID_STRIDE(int64_t, p, N) D[p] = fg[p] ? -1 : 0;
+    FV_GRID_STRIDE(int64_t, p, N)
+        D[p] = fg[p] ? -1 : 0;
 }
 
 /* One sweep of relaxation over runs of FV_CU_CDT_RUN elements. */
@@ -212,7 +213,7 @@ fv_cu_cdt(fv_context *ctx, const fv__op_args *a)
 {
     const char *name = "distance_transform_cdt";
     const fv__distance_params *p = (const fv__distance_params *)a->params;
-    const fv_array *fga = a->in;   /* the foreground (ops/morphology/distance.h) */
+    const fv_array *fga = a->in; /* the foreground (ops/morphology/distance.h) */
     fv_array *Da = NULL, *Fa = NULL, *pF = NULL, *pB = NULL, *misc = NULL;
     int8_t *hdelta = NULL;
     int64_t *hoff = NULL;
@@ -245,7 +246,7 @@ fv_cu_cdt(fv_context *ctx, const fv__op_args *a)
         st = fv_error_set(FV_ENOMEM, name, "out of host memory");
         goto done;
     }
-    for (int64_t k = 0; k < ssize / 2; k++) {   /* the first half, in C order */
+    for (int64_t k = 0; k < ssize / 2; k++) { /* the first half, in C order */
         if (!p->structure[k])
             continue;
         int64_t rem = k, off = 0, stride = 1;
@@ -319,10 +320,9 @@ fv_cu_cdt(fv_context *ctx, const fv__op_args *a)
         fv_cu_geom64 dg, ig;
         fv_cu_cdt_pack(p->distances, &dg);
         fv_cu_cdt_pack(p->indices, &ig);
-        fv_k_cdt_out<<<x.grid, x.block, 0, x.stream>>>(g, D, pB ? (const int64_t *)pB->data : NULL,
-                                                       pF ? (const int64_t *)pF->data : NULL,
-                                                       p->distances ? p->distances->data : NULL, dg,
-                                                       p->indices ? p->indices->data : NULL, ig);
+        fv_k_cdt_out<<<x.grid, x.block, 0, x.stream>>>(
+            g, D, pB ? (const int64_t *)pB->data : NULL, pF ? (const int64_t *)pF->data : NULL,
+            p->distances ? p->distances->data : NULL, dg, p->indices ? p->indices->data : NULL, ig);
         st = fv_cu_launch_status("cdt kernel launch");
     }
 done:

@@ -99,7 +99,7 @@ fv_k_edt_axis(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, int32_t *gs, 
         swr[l * lines + L] = wR;
     }
     const int64_t maxl = l;
-    if (maxl < 0) {   /* no site on this line yet: none after this axis either */
+    if (maxl < 0) { /* no site on this line yet: none after this axis either */
         if (!g.final)
             for (int64_t i = 0; i < n; i++)
                 fout[base + i * inner] = -1;
@@ -138,8 +138,7 @@ fv_k_edt_axis(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, int32_t *gs, 
 
 /* Axis 0 in segments of S rows: each (segment, column) its first and last zero. */
 __global__ void
-fv_k_edt_axis0_seg(const uint8_t *fg, int32_t *first, int32_t *last, int64_t n0, int64_t M, int64_t S,
-                   int64_t nseg)
+fv_k_edt_axis0_seg(const uint8_t *fg, int32_t *first, int32_t *last, int64_t n0, int64_t M, int64_t S, int64_t nseg)
 {
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= M * nseg)
@@ -185,8 +184,8 @@ fv_k_edt_axis0_scan(int32_t *first, int32_t *last, int64_t M, int64_t nseg, int 
 /* Per (segment, column): the axis-0 kernel's two sweeps, started from the zeros
  * before and after the segment (so the same nearest zero, ties to the earlier). */
 __global__ void
-fv_k_edt_axis0_fill(const uint8_t *fg, int32_t *f0, const int32_t *first, const int32_t *last, int64_t n0,
-                    int64_t M, int64_t S, int64_t nseg)
+fv_k_edt_axis0_fill(const uint8_t *fg, int32_t *f0, const int32_t *first, const int32_t *last, int64_t n0, int64_t M,
+                    int64_t S, int64_t nseg)
 {
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= M * nseg)

@@ -56,7 +56,7 @@
 typedef struct fv__edt_list {
     int32_t *prv, *nxt;
     double *swr;
-    int64_t st;   /* index of position i: i * st */
+    int64_t st; /* index of position i: i * st */
 } fv__edt_list;
 
 /* scipy's removal test for the middle of sites u < v < w (offsets uR, vR, wR). */
@@ -121,8 +121,7 @@ fv__edt_close(const fv__edt_list *l, int32_t top)
 /* Merge the lists (hl..tl) and (hr..tr), every left site before every right one;
  * either may be empty (-1). Returns the merged head and tail. */
 FV_EDT_HD void
-fv__edt_merge(const fv__edt_list *l, int32_t hl, int32_t tl, int32_t hr, int32_t tr, double sd, int32_t *h,
-              int32_t *t)
+fv__edt_merge(const fv__edt_list *l, int32_t hl, int32_t tl, int32_t hr, int32_t tr, double sd, int32_t *h, int32_t *t)
 {
     if (hl < 0 || hr < 0) {
         *h = hl < 0 ? hr : hl;
@@ -149,7 +148,7 @@ fv__edt_merge(const fv__edt_list *l, int32_t hl, int32_t tl, int32_t hr, int32_t
             break;
         double qnR = l->swr[qn * st];
         if (!fv__edt_pop(p, q, qn, pR, qR, qnR, sd))
-            break;   /* two right sites on top: the rest of the right list stays */
+            break; /* two right sites on top: the rest of the right list stays */
         l->prv[q * st] = FV_EDT_DEAD;
         q = qn;
         qR = qnR;

@@ -50,7 +50,7 @@ fv_k_edt_band_build(fv_cu_edt_geom g, const int32_t *fin, int32_t *prv, int32_t 
         return;
     int64_t x[FV_MAX_NDIM];
     const int64_t base = fv_d_edt_line(g, L, x);
-    const fv__edt_list l = {prv + L, nxt + L, swr + L, g.lines};
+    const fv__edt_list l = { prv + L, nxt + L, swr + L, g.lines };
     const double sd = g.s[g.d];
     int32_t top = -1;
     double topR = 0.0;
@@ -83,8 +83,7 @@ fv_k_edt_band_build(fv_cu_edt_geom g, const int32_t *fin, int32_t *prv, int32_t 
 
 /* One merge level: groups of span bands, pairwise; results at the left group's slot. */
 __global__ void
-fv_k_edt_band_merge(fv_cu_edt_geom g, int32_t *prv, int32_t *nxt, double *swr, int32_t *hd, int32_t *tl,
-                    int64_t span)
+fv_k_edt_band_merge(fv_cu_edt_geom g, int32_t *prv, int32_t *nxt, double *swr, int32_t *hd, int32_t *tl, int64_t span)
 {
     if (g.guard && !*g.guard)
         return;
@@ -95,7 +94,7 @@ fv_k_edt_band_merge(fv_cu_edt_geom g, int32_t *prv, int32_t *nxt, double *swr, i
     const int64_t L = t % g.lines, bl = (t / g.lines) * 2 * span, br = bl + span;
     if (br >= g.nb)
         return;
-    const fv__edt_list l = {prv + L, nxt + L, swr + L, g.lines};
+    const fv__edt_list l = { prv + L, nxt + L, swr + L, g.lines };
     const int64_t kl = bl * g.lines + L, kr = br * g.lines + L;
     int32_t h, e;
     fv__edt_merge(&l, hd[kl], tl[kl], hd[kr], tl[kr], g.s[g.d], &h, &e);
@@ -152,8 +151,8 @@ fv_k_edt_band_query(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, const i
     const double sd = g.s[d];
     int32_t e = ll[t];
     if (e < 0)
-        e = hd[L];   /* the line's first site */
-    if (e < 0) {     /* no site on this line: none after this axis either */
+        e = hd[L]; /* the line's first site */
+    if (e < 0) {   /* no site on this line: none after this axis either */
         if (!g.final)
             for (int64_t i = i0; i < i1; i++) {
                 if (g.gm)
@@ -163,7 +162,7 @@ fv_k_edt_band_query(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, const i
             }
         return;
     }
-    const fv__edt_list l = {(int32_t *)prv + L, (int32_t *)nxt + L, (double *)swr + L, g.lines};
+    const fv__edt_list l = { (int32_t *)prv + L, (int32_t *)nxt + L, (double *)swr + L, g.lines };
     int32_t site = fv__edt_entry(&l, e, i0, sd);
     double sw = swr[site * g.lines + L];
     int64_t doff = 0, ioff = 0;
@@ -186,12 +185,12 @@ fv_k_edt_band_query(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, const i
             sw = w2;
         }
         const int64_t sp = base + (int64_t)site * g.ps;
-        if (g.gm) {   /* squared distances only */
+        if (g.gm) { /* squared distances only */
             if (g.final)
                 *(double *)(g.dist + doff + i * g.dstr[d]) = __dsqrt_rn(delta1);
             else
                 g.gout[base + i * g.ps] = delta1;
-        } else if (g.final && g.tr) {   /* transposed; fv_k_edt_untranspose writes the outputs */
+        } else if (g.final && g.tr) { /* transposed; fv_k_edt_untranspose writes the outputs */
             const int64_t q = i * g.lines + L;
             if (g.dist)
                 g.tdist[q] = __dsqrt_rn(delta1);
@@ -210,8 +209,7 @@ fv_k_edt_band_query(fv_cu_edt_geom g, const int32_t *fin, int32_t *fout, const i
  * that threads of neighbouring lines read and write neighbouring words.
  * Tiles of 32 x 32 (blocks of 32 x 8 threads), one block per (tile, plane). */
 __global__ void
-fv_k_edt_transpose(const int32_t *in, int32_t *out, int64_t lines, int64_t n, int64_t N, int64_t tn,
-                   int64_t tiles)
+fv_k_edt_transpose(const int32_t *in, int32_t *out, int64_t lines, int64_t n, int64_t N, int64_t tn, int64_t tiles)
 {
     __shared__ int32_t tile[FV_CU_EDT_TT][FV_CU_EDT_TT + 1];
     const int64_t b = blockIdx.x, plane = b / tiles, t = b - plane * tiles;
@@ -236,7 +234,7 @@ fv_k_edt_transpose(const int32_t *in, int32_t *out, int64_t lines, int64_t n, in
 __global__ void
 fv_k_edt_untranspose(fv_cu_edt_geom g, int64_t tn, const int *anyzero)
 {
-    if (!*anyzero)   /* fv_k_edt_nozero writes every output */
+    if (!*anyzero) /* fv_k_edt_nozero writes every output */
         return;
     __shared__ double td[FV_CU_EDT_TT][FV_CU_EDT_TT + 1];
     __shared__ int32_t ti[FV_CU_EDT_TT][FV_CU_EDT_TT + 1];
@@ -280,4 +278,3 @@ fv_k_edt_untranspose(fv_cu_edt_geom g, int64_t tn, const int *anyzero)
         __syncthreads();
     }
 }
-

@@ -21,7 +21,7 @@ fv_k_edt_last_seg(const uint8_t *fg, int32_t *first, int32_t *last, int64_t line
     const int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int lane = (int)(threadIdx.x & 31);
     if (w >= lines * nseg)
-        return;   /* whole warps: blockDim is a multiple of 32 */
+        return; /* whole warps: blockDim is a multiple of 32 */
     const int64_t L = w / nseg, sg = w - L * nseg, i0 = sg * FV_CU_EDT_SEG, i = i0 + lane;
     const unsigned m = __ballot_sync(0xffffffffu, i < n && !fg[L * n + i]);
     if (lane == 0) {
@@ -82,8 +82,8 @@ fv_k_edt_last_scan(int32_t *first, int32_t *last, int64_t lines, int64_t nseg, i
  * zeros at or before and at or after each lane come from the run's ballot, or
  * from the scan (the last zero before the run, the first after it). */
 __global__ void
-fv_k_edt_last_fill(const uint8_t *fg, double *g2, const int32_t *first, const int32_t *last, int64_t lines,
-                   int64_t n, int64_t nseg, double s)
+fv_k_edt_last_fill(const uint8_t *fg, double *g2, const int32_t *first, const int32_t *last, int64_t lines, int64_t n,
+                   int64_t nseg, double s)
 {
     const int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int lane = (int)(threadIdx.x & 31);
@@ -198,8 +198,8 @@ fv_k_edt_local(fv_cu_edt_geom g, int *unres, int cap)
  * each side, in shared memory (a warp loads a row of 32 lines: 256 bytes); the
  * search reads farther positions from global memory. Blocks (outer, line tile,
  * position tile), position tiles fastest. */
-__global__ void __launch_bounds__(FV_CU_EDT_LBLOCK)
-fv_k_edt_local_tile(fv_cu_edt_geom g, int *unres, int cap, int64_t nrt, int64_t npt)
+__global__ void
+__launch_bounds__(FV_CU_EDT_LBLOCK) fv_k_edt_local_tile(fv_cu_edt_geom g, int *unres, int cap, int64_t nrt, int64_t npt)
 {
     __shared__ double sm[(FV_CU_EDT_LTP + 2 * FV_CU_EDT_LH) * 32];
     if (*(volatile int *)unres)
@@ -213,7 +213,7 @@ fv_k_edt_local_tile(fv_cu_edt_geom g, int *unres, int cap, int64_t nrt, int64_t 
     const bool rin = r < inner;
     const int64_t lo = i0 - FV_CU_EDT_LH > 0 ? i0 - FV_CU_EDT_LH : 0;
     const int64_t hi = i0 + FV_CU_EDT_LTP + FV_CU_EDT_LH < n ? i0 + FV_CU_EDT_LTP + FV_CU_EDT_LH : n;
-    const int64_t base = o * n * inner + r;   /* position i of the line: base + i * inner */
+    const int64_t base = o * n * inner + r; /* position i of the line: base + i * inner */
     const double *col = g.gin + base;
     for (int64_t row = lo + warp; row < hi; row += FV_CU_EDT_LBLOCK / 32)
         sm[(row - i0 + FV_CU_EDT_LH) * 32 + lane] = rin ? __ldg(col + row * inner) : 0.0;
@@ -229,7 +229,7 @@ fv_k_edt_local_tile(fv_cu_edt_geom g, int *unres, int cap, int64_t nrt, int64_t 
         const bool ok = fv_d_edt_search(best, i, n, cap, sd, [&](int k) {
             const int j = q + k;
             return j >= -FV_CU_EDT_LH && j < FV_CU_EDT_LTP + FV_CU_EDT_LH ? sm[(j + FV_CU_EDT_LH) * 32 + lane]
-                                                                 : __ldg(col + (i + k) * inner);
+                                                                          : __ldg(col + (i + k) * inner);
         });
         if (!ok) {
             fv_d_edt_unsettled(unres);

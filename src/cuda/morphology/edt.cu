@@ -96,9 +96,9 @@ fv_cu_edt_blocks(int64_t threads)
  *   lines          one thread per line on every axis, always (reached only when
  *                  forced: for comparisons). */
 typedef struct fv_cu_edt_plan {
-    int exact;   /* nd > 1 and fv_cu_edt_exact: the banded passes apply */
-    int donly;   /* distances without indices */
-    int multi;   /* more than one line along the last axis */
+    int exact; /* nd > 1 and fv_cu_edt_exact: the banded passes apply */
+    int donly; /* distances without indices */
+    int multi; /* more than one line along the last axis */
 } fv_cu_edt_plan;
 
 static int
@@ -128,10 +128,10 @@ enum {
     FV_CU_EDT_UNBANDED,
     FV_CU_EDT_LINES
 };
-FV__VARIANTS(fv_cu_edt_variants, "cuda.distance_transform_edt", {"dist_local", fv_cu_edt_donly_ok, NULL},
-             {"dist_local2", fv_cu_edt_donly_ok, NULL}, {"dist_envelope", fv_cu_edt_donly_ok, NULL},
-             {"banded_tr", fv_cu_edt_tr_ok, NULL}, {"banded", fv_cu_edt_banded_ok, NULL}, {"unbanded", NULL, NULL},
-             {"lines", NULL, NULL})
+FV__VARIANTS(fv_cu_edt_variants, "cuda.distance_transform_edt", { "dist_local", fv_cu_edt_donly_ok, NULL },
+             { "dist_local2", fv_cu_edt_donly_ok, NULL }, { "dist_envelope", fv_cu_edt_donly_ok, NULL },
+             { "banded_tr", fv_cu_edt_tr_ok, NULL }, { "banded", fv_cu_edt_banded_ok, NULL },
+             { "unbanded", NULL, NULL }, { "lines", NULL, NULL })
 
 /* The distances are C-contiguous doubles. */
 static int
@@ -157,8 +157,7 @@ typedef struct fv_cu_edt_band_tmp {
 /* One axis (g->d, geometry set) on the banded path: build, merge levels, last sites,
  * prefix, query. */
 static fv_status
-fv_cu_edt_band(fv_cu_edt_geom *g, const int32_t *fin, int32_t *fout, const fv_cu_edt_band_tmp *bt,
-               cudaStream_t stream)
+fv_cu_edt_band(fv_cu_edt_geom *g, const int32_t *fin, int32_t *fout, const fv_cu_edt_band_tmp *bt, cudaStream_t stream)
 {
     fv_status st;
     g->W = fv_cu_edt_width(g->lines, g->n);
@@ -218,7 +217,7 @@ fv_cu_edt_dist_only(fv_context *ctx, fv_cu_exec *x, fv_cu_edt_geom *g, const uin
     {
         int32_t *first = (int32_t *)seg->data, *last = first + linesl * nseg;
         double *gin = (double *)gA->data, *gout = gB ? (double *)gB->data : NULL;
-        const unsigned bs = fv_cu_edt_blocks(linesl * nseg * 32);   /* a warp per run */
+        const unsigned bs = fv_cu_edt_blocks(linesl * nseg * 32); /* a warp per run */
         fv_k_edt_last_seg<<<bs, FV_CU_MORPH_BLOCK, 0, x->stream>>>(fg, first, last, linesl, nl, nseg);
         if ((st = fv_cu_launch_status("edt last-axis kernel launch")) != FV_OK)
             goto done;
@@ -244,12 +243,12 @@ fv_cu_edt_dist_only(fv_context *ctx, fv_cu_exec *x, fv_cu_edt_geom *g, const uin
             g->gin = gin;
             g->gout = gout;
             g->guard = NULL;
-            if (cap > 0) {   /* the local search; the envelope only where it did not settle */
+            if (cap > 0) { /* the local search; the envelope only where it did not settle */
                 if (g->inner >= 32) {
                     const int64_t nrt = (g->inner + 31) / 32, npt = (g->n + FV_CU_EDT_LTP - 1) / FV_CU_EDT_LTP;
                     const int64_t nblk = g->N / (g->n * g->inner) * nrt * npt;
                     fv_k_edt_local_tile<<<(unsigned)nblk, FV_CU_EDT_LBLOCK, 0, x->stream>>>(*g, unres + d, cap, nrt,
-                                                                                          npt);
+                                                                                            npt);
                 } else {
                     fv_k_edt_local<<<fv_cu_edt_blocks(g->N), FV_CU_MORPH_BLOCK, 0, x->stream>>>(*g, unres + d, cap);
                 }
@@ -282,7 +281,7 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
 {
     const char *name = "distance_transform_edt";
     const fv__distance_params *p = (const fv__distance_params *)a->params;
-    const fv_array *fga = a->in;   /* the foreground (ops/morphology/distance.h) */
+    const fv_array *fga = a->in; /* the foreground (ops/morphology/distance.h) */
     fv_array *fA = NULL, *fB = NULL, *gsa = NULL, *swra = NULL, *flag = NULL;
     fv_array *nxa = NULL, *hta = NULL, *sega = NULL, *touta = NULL;
     fv_cu_exec x;
@@ -315,7 +314,7 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
     if (g.N == 0)
         return FV_OK;
     /* the path (fv_cu_edt_variants) */
-    const fv_cu_edt_plan pa = {nd > 1 && fv_cu_edt_exact(&g), g.dist && !g.idx, g.N / g.shape[nd - 1] > 1};
+    const fv_cu_edt_plan pa = { nd > 1 && fv_cu_edt_exact(&g), g.dist && !g.idx, g.N / g.shape[nd - 1] > 1 };
     const int path = fv__plan_index(&fv_cu_edt_variants, &pa, a->in->device.id);
     const int lines_only = path == FV_CU_EDT_LINES;
     const int banded = path <= FV_CU_EDT_BANDED;
@@ -343,8 +342,7 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
         if ((st = fv_cu_zero(dflag, sizeof(int) * (size_t)(1 + nd), x.stream)) != FV_OK)
             goto done;
         g.dcont = fv_cu_edt_dcont(&g);
-        if ((st = fv_cu_edt_dist_only(ctx, &x, &g, (const uint8_t *)fga->data, dflag, dflag + 1,
-                                      cap)) != FV_OK)
+        if ((st = fv_cu_edt_dist_only(ctx, &x, &g, (const uint8_t *)fga->data, dflag, dflag + 1, cap)) != FV_OK)
             goto done;
         fv_k_edt_nozero<<<x.grid, x.block, 0, x.stream>>>(g, dflag);
         st = fv_cu_launch_status("edt kernel launch");
@@ -380,8 +378,7 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
             fv_k_edt_axis0_scan<<<fv_cu_edt_blocks(M), FV_CU_MORPH_BLOCK, 0, x.stream>>>(first, last, M, nseg, dflag);
             if ((st = fv_cu_launch_status("edt axis-0 kernel launch")) != FV_OK)
                 goto done;
-            fv_k_edt_axis0_fill<<<bs, FV_CU_MORPH_BLOCK, 0, x.stream>>>(fg, fin, first, last, g.shape[0], M, S0,
-                                                                       nseg);
+            fv_k_edt_axis0_fill<<<bs, FV_CU_MORPH_BLOCK, 0, x.stream>>>(fg, fin, first, last, g.shape[0], M, S0, nseg);
         }
         if ((st = fv_cu_launch_status("edt axis-0 kernel launch")) != FV_OK)
             goto done;
@@ -408,10 +405,11 @@ fv_cu_edt(fv_context *ctx, const fv__op_args *a)
             g.lines = g.N / g.n;
             g.ps = g.inner;
             g.tr = 0;
-            if (tr && g.final) {   /* the planes (lines, n) -> (n, lines) */
-                const int64_t tn = (g.n + FV_CU_EDT_TT - 1) / FV_CU_EDT_TT, tiles = tn * ((g.lines + FV_CU_EDT_TT - 1) / FV_CU_EDT_TT);
-                fv_k_edt_transpose<<<(unsigned)(tiles * d), dim3(FV_CU_EDT_TT, 8), 0, x.stream>>>(fin, fout, g.lines, g.n,
-                                                                                              g.N, tn, tiles);
+            if (tr && g.final) { /* the planes (lines, n) -> (n, lines) */
+                const int64_t tn = (g.n + FV_CU_EDT_TT - 1) / FV_CU_EDT_TT,
+                              tiles = tn * ((g.lines + FV_CU_EDT_TT - 1) / FV_CU_EDT_TT);
+                fv_k_edt_transpose<<<(unsigned)(tiles * d), dim3(FV_CU_EDT_TT, 8), 0, x.stream>>>(fin, fout, g.lines,
+                                                                                                  g.n, g.N, tn, tiles);
                 if ((st = fv_cu_launch_status("edt transpose kernel launch")) != FV_OK)
                     goto done;
                 int32_t *t = fin;

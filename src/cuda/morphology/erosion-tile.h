@@ -37,31 +37,31 @@
 #define FV_ERO_HD static inline
 #endif
 
-#define FV_ERO_BX 32                    /* threads along x: one output word each */
-#define FV_ERO_BY 8                     /* threads along y */
-#define FV_ERO_TW (FV_ERO_BX * 4)       /* output bytes per tile row */
-#define FV_ERO_TH 32                    /* output rows per tile */
-#define FV_ERO_MAXEL 256                /* structure elements carried in the launch */
-#define FV_ERO_MAXSMEM (96 * 1024)      /* dynamic shared memory cap (bytes) */
+#define FV_ERO_BX 32               /* threads along x: one output word each */
+#define FV_ERO_BY 8                /* threads along y */
+#define FV_ERO_TW (FV_ERO_BX * 4)  /* output bytes per tile row */
+#define FV_ERO_TH 32               /* output rows per tile */
+#define FV_ERO_MAXEL 256           /* structure elements carried in the launch */
+#define FV_ERO_MAXSMEM (96 * 1024) /* dynamic shared memory cap (bytes) */
 
 typedef struct fv_ero_tile_args {
     const uint8_t *in;
     uint8_t *out;
-    const uint8_t *mask;                /* or NULL */
-    int *flags;                         /* [0] changed, [1] differs; NULL unless asked */
+    const uint8_t *mask; /* or NULL */
+    int *flags;          /* [0] changed, [1] differs; NULL unless asked */
     int64_t nz, ny, nx;
-    int64_t siz, siy, soz, soy, smz, smy;   /* byte strides along z and y */
-    int H;                              /* left halo, bytes, multiple of 4 */
-    int dzmin, dymin;                   /* <= 0 */
-    int npl;                            /* dz extent of the box (planes of rows) */
-    int ry;                             /* rows per dz: FV_ERO_TH + dy extent - 1 */
-    int P;                              /* words per shared row */
-    int PL;                             /* words per shared plane: npl * ry * P */
+    int64_t siz, siy, soz, soy, smz, smy; /* byte strides along z and y */
+    int H;                                /* left halo, bytes, multiple of 4 */
+    int dzmin, dymin;                     /* <= 0 */
+    int npl;                              /* dz extent of the box (planes of rows) */
+    int ry;                               /* rows per dz: FV_ERO_TH + dy extent - 1 */
+    int P;                                /* words per shared row */
+    int PL;                               /* words per shared plane: npl * ry * P */
     int nel;
-    int self_off;                       /* word offset of (0, 0, 0) in plane 0 */
-    uint32_t inv;                       /* 0 or 0x01010101 */
-    uint32_t bt;                        /* the outside as t: border ^ invert (0 or 1) */
-    int want_flags;                     /* 1 changed, 2 differs */
+    int self_off;   /* word offset of (0, 0, 0) in plane 0 */
+    uint32_t inv;   /* 0 or 0x01010101 */
+    uint32_t bt;    /* the outside as t: border ^ invert (0 or 1) */
+    int want_flags; /* 1 changed, 2 differs */
     int off[FV_ERO_MAXEL];
 } fv_ero_tile_args;
 
@@ -69,10 +69,9 @@ typedef struct fv_ero_tile_args {
  * nd 1..3). Returns the dynamic shared memory in bytes, or 0 when the tiled
  * path cannot take this structure (too many elements, too much shared memory). */
 static inline int64_t
-fv_ero_tile_plan(int nd, const uint8_t *structure, const int64_t *sshape, const int64_t *origins,
-                 fv_ero_tile_args *a)
+fv_ero_tile_plan(int nd, const uint8_t *structure, const int64_t *sshape, const int64_t *origins, fv_ero_tile_args *a)
 {
-    int64_t ss[3] = {1, 1, 1}, so[3] = {0, 0, 0};
+    int64_t ss[3] = { 1, 1, 1 }, so[3] = { 0, 0, 0 };
     if (nd < 1 || nd > 3)
         return 0;
     for (int d = 0; d < nd; d++) {
@@ -80,11 +79,11 @@ fv_ero_tile_plan(int nd, const uint8_t *structure, const int64_t *sshape, const 
         so[3 - nd + d] = origins ? origins[d] : 0;
     }
     int64_t n = ss[0] * ss[1] * ss[2], nel = 0;
-    int64_t mn[3] = {0, 0, 0}, mx[3] = {0, 0, 0};   /* the box always holds (0, 0, 0) */
+    int64_t mn[3] = { 0, 0, 0 }, mx[3] = { 0, 0, 0 }; /* the box always holds (0, 0, 0) */
     for (int64_t k = 0; k < n; k++) {
         if (!structure[k])
             continue;
-        int64_t j[3] = {k / (ss[1] * ss[2]), (k / ss[2]) % ss[1], k % ss[2]};
+        int64_t j[3] = { k / (ss[1] * ss[2]), (k / ss[2]) % ss[1], k % ss[2] };
         for (int d = 0; d < 3; d++) {
             int64_t dl = j[d] - ss[d] / 2 - so[d];
             if (dl < mn[d])
@@ -115,9 +114,9 @@ fv_ero_tile_plan(int nd, const uint8_t *structure, const int64_t *sshape, const 
     for (int64_t k = 0, e = 0; k < n; k++) {
         if (!structure[k])
             continue;
-        int64_t j[3] = {k / (ss[1] * ss[2]), (k / ss[2]) % ss[1], k % ss[2]};
+        int64_t j[3] = { k / (ss[1] * ss[2]), (k / ss[2]) % ss[1], k % ss[2] };
         int64_t dz = j[0] - ss[0] / 2 - so[0], dy = j[1] - ss[1] / 2 - so[1], dx = j[2] - ss[2] / 2 - so[2];
-        int64_t b = a->H + dx;   /* >= 0 */
+        int64_t b = a->H + dx; /* >= 0 */
         a->off[e++] = (int)((b & 3) * pl + ((dz - mn[0]) * a->ry + (dy - mn[1])) * a->P + (b >> 2));
     }
     a->self_off = (int)(((0 - mn[0]) * a->ry + (0 - mn[1])) * a->P + a->H / 4);
@@ -136,7 +135,7 @@ fv_ero_ld4(const uint8_t *p, int aligned)
 #else
     uint32_t w;
     (void)aligned;
-    memcpy(&w, p, 4);   /* little-endian host, as the GPU */
+    memcpy(&w, p, 4); /* little-endian host, as the GPU */
     return w;
 #endif
 }
@@ -190,13 +189,12 @@ fv_ero_interior(const fv_ero_tile_args *a, int64_t bx, int64_t by, int64_t z)
 {
     int64_t x0 = bx * FV_ERO_TW - a->H, y0 = by * FV_ERO_TH + a->dymin, z0 = z + a->dzmin;
     return x0 >= 0 && x0 + 4 * (int64_t)a->P <= a->nx && y0 >= 0 && y0 + a->ry <= a->ny && z0 >= 0 &&
-           z0 + a->npl <= a->nz;
+        z0 + a->npl <= a->nz;
 }
 
 /* Word j of shared row tr (plane 0) of block (bx, by, z), as t bytes. */
 FV_ERO_HD uint32_t
-fv_ero_load(const fv_ero_tile_args *a, int64_t bx, int64_t by, int64_t z, int tr, int j, int interior,
-            int aligned)
+fv_ero_load(const fv_ero_tile_args *a, int64_t bx, int64_t by, int64_t z, int tr, int j, int interior, int aligned)
 {
     int pz = tr / a->ry, rr = tr - pz * a->ry;
     int64_t gz = z + a->dzmin + pz, gy = by * FV_ERO_TH + a->dymin + rr;
@@ -220,8 +218,8 @@ fv_ero_load(const fv_ero_tile_args *a, int64_t bx, int64_t by, int64_t z, int tr
 /* Output word c of tile row r of block (bx, by, z) from the shared planes sm:
  * stores it and ORs into *changed / *differs. Does nothing outside the image. */
 FV_ERO_HD void
-fv_ero_out(const fv_ero_tile_args *a, const uint32_t *sm, int64_t bx, int64_t by, int64_t z, int r, int c,
-           int aligned, int *changed, int *differs)
+fv_ero_out(const fv_ero_tile_args *a, const uint32_t *sm, int64_t bx, int64_t by, int64_t z, int r, int c, int aligned,
+           int *changed, int *differs)
 {
     int64_t gy = by * FV_ERO_TH + r, gx = bx * FV_ERO_TW + 4 * (int64_t)c;
     if (gy >= a->ny || gx >= a->nx)

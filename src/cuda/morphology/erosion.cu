@@ -53,8 +53,8 @@ typedef struct fv_cu_ero_elems {
  * (integer division is much cheaper there), else 64. */
 template <typename IT>
 __global__ void
-fv_k_binary_erosion(const char *in, char *out, const char *mask, fv_cu_ero_geom g, fv_cu_ero_elems E,
-                    int use_inline, const int32_t *delta, const int64_t *eoff, int *flags)
+fv_k_binary_erosion(const char *in, char *out, const char *mask, fv_cu_ero_geom g, fv_cu_ero_elems E, int use_inline,
+                    const int32_t *delta, const int64_t *eoff, int *flags)
 {
     int changed = 0, differs = 0;
     FV_GRID_STRIDE(IT, i, g.n) {
@@ -78,12 +78,12 @@ fv_k_binary_erosion(const char *in, char *out, const char *mask, fv_cu_ero_geom 
             for (int e = 0; e < g.nel; e++) {
                 int inside = 1;
                 for (int d = 0; d < g.nd; d++) {
-                    int64_t c = x[d] + (use_inline ? (int64_t)E.delta[e * g.nd + d]
-                                                   : (int64_t)__ldg(&delta[e * g.nd + d]));
+                    int64_t c =
+                        x[d] + (use_inline ? (int64_t)E.delta[e * g.nd + d] : (int64_t)__ldg(&delta[e * g.nd + d]));
                     inside &= c >= 0 && c < g.shape[d];
                 }
                 int b = inside ? fv_cu_fg(in + io + (use_inline ? E.off[e] : __ldg(&eoff[e])), g.in_dt) : g.border;
-                if (g.invert ? b : !b) {   /* the OR / AND is decided */
+                if (g.invert ? b : !b) { /* the OR / AND is decided */
                     v = !v;
                     break;
                 }
@@ -105,8 +105,8 @@ fv_k_binary_erosion(const char *in, char *out, const char *mask, fv_cu_ero_geom 
 /* ---- the tiled path ---------------------------------------------------------- */
 
 template <int ALIGNED>
-__global__ void __launch_bounds__(FV_ERO_BX *FV_ERO_BY)
-fv_k_ero_tile(const __grid_constant__ fv_ero_tile_args a)
+__global__ void
+__launch_bounds__(FV_ERO_BX *FV_ERO_BY) fv_k_ero_tile(const __grid_constant__ fv_ero_tile_args a)
 {
     extern __shared__ uint32_t fv_ero_sm[];
     const int64_t bx = blockIdx.x, by = blockIdx.y, z = blockIdx.z;
@@ -152,7 +152,7 @@ static int
 fv_cu_ero_strides(const fv_array *arr, int64_t *sz, int64_t *sy)
 {
     const int nd = arr->ndim;
-    int64_t st[3] = {0, 0, 1}, sh[3] = {1, 1, 1};
+    int64_t st[3] = { 0, 0, 1 }, sh[3] = { 1, 1, 1 };
     for (int d = 0; d < nd; d++) {
         st[3 - nd + d] = arr->shape[d] > 1 ? arr->strides[d] : 0;
         sh[3 - nd + d] = arr->shape[d];
@@ -174,7 +174,7 @@ fv_cu_ero_strides(const fv_array *arr, int64_t *sz, int64_t *sy)
 static fv_status
 fv_cu_ero_flags_back(const fv__binary_erosion_params *p, const int *dflags, cudaStream_t stream)
 {
-    int hf[2] = {0, 0};
+    int hf[2] = { 0, 0 };
     fv_status st = fv_cu_read_back(hf, dflags, sizeof hf, stream, "cudaMemcpyAsync");
     if (st != FV_OK)
         return st;
@@ -192,7 +192,8 @@ fv_cu_ero_tiled_ok(const void *args, int device)
     return in->ndim >= 1 && in->ndim <= 3;
 }
 
-FV__VARIANTS(fv_cu_ero_variants, "cuda.binary_erosion", {"tiled", fv_cu_ero_tiled_ok, NULL}, {"generic", NULL, NULL})
+FV__VARIANTS(fv_cu_ero_variants, "cuda.binary_erosion", { "tiled", fv_cu_ero_tiled_ok, NULL },
+             { "generic", NULL, NULL })
 
 static fv_status
 fv_cu_ero_tiled(fv_context *ctx, const fv__op_args *a, const fv__binary_erosion_params *p, int *done)
@@ -231,8 +232,8 @@ fv_cu_ero_tiled(fv_context *ctx, const fv__op_args *a, const fv__binary_erosion_
     t.bt = (uint32_t)((p->border_value != 0) ^ (p->invert != 0));
     t.want_flags = (p->changed ? 1 : 0) | (p->same_as_before ? 2 : 0);
     const int aligned = ((uintptr_t)t.in & 3) == 0 && ((uintptr_t)t.out & 3) == 0 && (t.siz & 3) == 0 &&
-                        (t.siy & 3) == 0 && (t.soz & 3) == 0 && (t.soy & 3) == 0 &&
-                        (!mask || (((uintptr_t)t.mask & 3) == 0 && (t.smz & 3) == 0 && (t.smy & 3) == 0));
+        (t.siy & 3) == 0 && (t.soz & 3) == 0 && (t.soy & 3) == 0 &&
+        (!mask || (((uintptr_t)t.mask & 3) == 0 && (t.smz & 3) == 0 && (t.smy & 3) == 0));
     if ((st = fv_cu_begin(ctx, name, a, fv_array_size(in), &x)) != FV_OK)
         return st;
     {
@@ -259,7 +260,7 @@ fv_cu_ero_tiled(fv_context *ctx, const fv__op_args *a, const fv__binary_erosion_
             fv_k_ero_tile<0><<<grid, block, (size_t)smem, x.stream>>>(t);
         if ((st = fv_cu_launch_status("binary_erosion tiled kernel launch")) != FV_OK)
             goto done;
-        if (t.want_flags)   /* one small copy back per pass, only when asked */
+        if (t.want_flags) /* one small copy back per pass, only when asked */
             st = fv_cu_ero_flags_back(p, t.flags, x.stream);
     }
 done:
@@ -388,7 +389,7 @@ fv_cu_binary_erosion(fv_context *ctx, const fv__op_args *a)
                 a->in->data, a->out->data, a->in2 ? a->in2->data : NULL, g, E, use_inline, ddelta, doff, dflags);
         if ((st = fv_cu_launch_status("binary_erosion kernel launch")) != FV_OK)
             goto done;
-        if (g.want_flags)   /* one small copy back per pass */
+        if (g.want_flags) /* one small copy back per pass */
             st = fv_cu_ero_flags_back(p, dflags, x.stream);
     }
 done:

@@ -25,7 +25,12 @@
 #include "cuda/measure/union-find.cuh"
 #include "ops/morphology/extrema.h"
 
-enum { FV_CU_LM_BORDER = 1, FV_CU_LM_CAND = 2, FV_CU_LM_BAD = 4, FV_CU_LM_RISE = 8 };
+enum {
+    FV_CU_LM_BORDER = 1,
+    FV_CU_LM_CAND = 2,
+    FV_CU_LM_BAD = 4,
+    FV_CU_LM_RISE = 8
+};
 
 typedef struct fv_cu_lm_shape {
     int nd;
@@ -119,7 +124,7 @@ fv_k_lm_scan(const T *img, uint8_t *state, fv_cu_lm_shape g, int64_t nrows, int 
             const bool bnd = valid && (pos == 0 || !(x == prev));
             const bool rb = bnd && pos > 0 && fv_cu_lm_lt<MIN>(prev, x);
             const unsigned bm = __ballot_sync(0xffffffffu, bnd), rm = __ballot_sync(0xffffffffu, rb);
-            const unsigned m = bm & (0xffffffffu >> (31 - lane));   /* boundaries at or below this lane */
+            const unsigned m = bm & (0xffffffffu >> (31 - lane)); /* boundaries at or below this lane */
             const bool rise = m ? (rm >> (31 - __clz(m))) & 1u : carry;
             carry = __shfl_sync(0xffffffffu, rise, 31);
             if (valid && rise)
@@ -135,7 +140,7 @@ fv_k_lm_scan(const T *img, uint8_t *state, fv_cu_lm_shape g, int64_t nrows, int 
             const bool last = valid && (pos == len - 1 || !(x == next));
             const bool fb = last && pos + 1 < len && fv_cu_lm_lt<MIN>(next, x);
             const unsigned lm = __ballot_sync(0xffffffffu, last), fm = __ballot_sync(0xffffffffu, fb);
-            const unsigned m = lm & (0xffffffffu << lane);   /* run ends at or above this lane */
+            const unsigned m = lm & (0xffffffffu << lane); /* run ends at or above this lane */
             const bool fall = m ? (fm >> (__ffs((int)m) - 1)) & 1u : carry;
             carry = __shfl_sync(0xffffffffu, fall, 0);
             if (valid) {
@@ -185,7 +190,7 @@ fv_k_lm_gather(const uint8_t *state, IT *P, uint32_t *F, IT n)
             continue;
         const IT r = fv_cu_uf_find<true>(P, i);
         if (P[i] != r)
-            P[i] = r;   /* only ancestors are written: concurrent finds stay valid */
+            P[i] = r; /* only ancestors are written: concurrent finds stay valid */
         const uint32_t bits = s & (FV_CU_LM_CAND | FV_CU_LM_BAD);
         if (bits && (F[r] & bits) != bits)
             atomicOr(&F[r], bits);
@@ -200,16 +205,16 @@ fv_k_lm_final(uint8_t *state, const IT *P, const uint32_t *F, IT n)
         const uint8_t s = state[i];
         /* a find again, not P[i]: a halving write of gather may have left a
          * grandparent in P[i] after this pixel's own write of the root */
-        state[i] = !(s & FV_CU_LM_BORDER) &&
-                   (F[fv_cu_label_find(P, i)] & (FV_CU_LM_CAND | FV_CU_LM_BAD)) == FV_CU_LM_CAND;
+        state[i] =
+            !(s & FV_CU_LM_BORDER) && (F[fv_cu_label_find(P, i)] & (FV_CU_LM_CAND | FV_CU_LM_BAD)) == FV_CU_LM_CAND;
     }
 }
 
 /* The plateau steps in index type IT: P (IT) and F (uint32) in one device buffer. */
 template <typename T, typename IT>
 static fv_status
-fv_cu_lm_plateaus(fv_context *ctx, const fv_cu_exec *x, const T *img, uint8_t *state, int64_t n,
-                  const int64_t *doff, int noff)
+fv_cu_lm_plateaus(fv_context *ctx, const fv_cu_exec *x, const T *img, uint8_t *state, int64_t n, const int64_t *doff,
+                  int noff)
 {
     void *buf = NULL, *opaque = NULL;
     fv_status st;
@@ -223,7 +228,7 @@ fv_cu_lm_plateaus(fv_context *ctx, const fv_cu_exec *x, const T *img, uint8_t *s
     fv_k_lm_gather<IT><<<x->grid, x->block, 0, x->stream>>>(state, P, F, (IT)n);
     fv_k_lm_final<IT><<<x->grid, x->block, 0, x->stream>>>(state, P, F, (IT)n);
     st = fv_cu_launch_status("local_maxima plateaus");
-    (void)cudaStreamSynchronize(x->stream);   /* buf is freed below */
+    (void)cudaStreamSynchronize(x->stream); /* buf is freed below */
     fv__cuda_free(buf, opaque);
     return st;
 }
@@ -255,12 +260,13 @@ fv__cuda_local_maxima(fv_context *ctx, const fv__op_args *a)
     void *dbuf = NULL, *dopaque = NULL;
     fv_status st;
     cudaError_t e;
-    uint8_t *state = (uint8_t *)a->out->data;   /* the state lives in out until the end */
+    uint8_t *state = (uint8_t *)a->out->data; /* the state lives in out until the end */
     int small = 0, noff = 0;
     int64_t *hbuf = NULL;
 
     if (!p->symmetric)
-        return fv_error_set(FV_EINVAL, "local_maxima", "the CUDA kernel needs a point-symmetric footprint "
+        return fv_error_set(FV_EINVAL, "local_maxima",
+                            "the CUDA kernel needs a point-symmetric footprint "
                             "(footprint == footprint[::-1, ...]); use host arrays for others");
     ctx = fv__ctx(ctx);
     memset(&g, 0, sizeof g);
@@ -275,7 +281,7 @@ fv__cuda_local_maxima(fv_context *ctx, const fv__op_args *a)
     g.size = s;
     if ((st = fv_cu_begin(ctx, "local_maxima", a, g.size, &x)))
         return st;
-    if (small) {   /* every pixel on the border */
+    if (small) { /* every pixel on the border */
         if ((e = cudaMemsetAsync(a->out->data, 0, (size_t)g.size, x.stream)))
             st = fv__cuda_error("cudaMemsetAsync", e);
         fv_cu_end(&x);
@@ -296,7 +302,7 @@ fv__cuda_local_maxima(fv_context *ctx, const fv__op_args *a)
         int64_t o = 0;
         for (int d = 0; d < nd; d++)
             o += p->nb[(size_t)k * nd + d] * g.s[d];
-        if (o < 0)   /* symmetric footprint: each forward neighbour is some pixel's backward one */
+        if (o < 0) /* symmetric footprint: each forward neighbour is some pixel's backward one */
             hbuf[nper + noff++] = o;
     }
     if ((st = fv__cuda_alloc(ctx, x.device, nbytes, &dbuf, &dopaque)))
@@ -309,12 +315,11 @@ fv__cuda_local_maxima(fv_context *ctx, const fv__op_args *a)
         goto done;
     }
     switch (in->dtype) {
-#define FV_CU_LM_CASE(E, T, S)                                                                                \
-    case E:                                                                                                   \
-        st = p->minima ? fv_cu_lm_run<true, T>(ctx, &x, (const T *)in->data, state, g, dnb, p->nnb, doff, noff, \
-                                               p->scan_last)                                                  \
-                       : fv_cu_lm_run<false, T>(ctx, &x, (const T *)in->data, state, g, dnb, p->nnb, doff,    \
-                                                noff, p->scan_last);                                          \
+#define FV_CU_LM_CASE(E, T, S)                                                                                       \
+    case E:                                                                                                          \
+        st = p->minima                                                                                               \
+            ? fv_cu_lm_run<true, T>(ctx, &x, (const T *)in->data, state, g, dnb, p->nnb, doff, noff, p->scan_last)   \
+            : fv_cu_lm_run<false, T>(ctx, &x, (const T *)in->data, state, g, dnb, p->nnb, doff, noff, p->scan_last); \
         break;
         FV_FOREACH_DTYPE(FV_CU_LM_CASE)
 #undef FV_CU_LM_CASE
@@ -324,7 +329,7 @@ fv__cuda_local_maxima(fv_context *ctx, const fv__op_args *a)
     }
 done:
     if (dbuf) {
-        (void)cudaStreamSynchronize(x.stream);   /* the copy from hbuf is done, dbuf unused */
+        (void)cudaStreamSynchronize(x.stream); /* the copy from hbuf is done, dbuf unused */
         fv__cuda_free(dbuf, dopaque);
     }
     free(hbuf);

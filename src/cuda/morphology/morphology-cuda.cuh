@@ -7,19 +7,30 @@
 #include "ops/morphology/distance.h"
 #include "ops/filters/ndimage-math.h"
 
-#define FV_CU_MORPH_BLOCK 128   /* threads per block of the per-line kernels */
+#define FV_CU_MORPH_BLOCK 128 /* threads per block of the per-line kernels */
 
 /* (*(T *)p != 0) for the dtype dt (uniform across a launch, so no divergence). */
 __device__ __forceinline__ int
 fv_cu_fg(const char *p, int dt)
 {
     switch (dt) {
-    case FV_BOOL: case FV_UINT8: case FV_INT8: return *(const uint8_t *)p != 0;
-    case FV_UINT16: case FV_INT16: return *(const uint16_t *)p != 0;
-    case FV_UINT32: case FV_INT32: return *(const uint32_t *)p != 0;
-    case FV_UINT64: case FV_INT64: return *(const uint64_t *)p != 0;
-    case FV_FLOAT32: return *(const float *)p != 0.0f;   /* NaN != 0 */
-    default: return *(const double *)p != 0.0;
+    case FV_BOOL:
+    case FV_UINT8:
+    case FV_INT8:
+        return *(const uint8_t *)p != 0;
+    case FV_UINT16:
+    case FV_INT16:
+        return *(const uint16_t *)p != 0;
+    case FV_UINT32:
+    case FV_INT32:
+        return *(const uint32_t *)p != 0;
+    case FV_UINT64:
+    case FV_INT64:
+        return *(const uint64_t *)p != 0;
+    case FV_FLOAT32:
+        return *(const float *)p != 0.0f; /* NaN != 0 */
+    default:
+        return *(const double *)p != 0.0;
     }
 }
 
@@ -28,12 +39,29 @@ __device__ __forceinline__ void
 fv_cu_store01(char *p, int dt, int v)
 {
     switch (dt) {
-    case FV_BOOL: case FV_UINT8: case FV_INT8: *(uint8_t *)p = (uint8_t)v; break;
-    case FV_UINT16: case FV_INT16: *(uint16_t *)p = (uint16_t)v; break;
-    case FV_UINT32: case FV_INT32: *(uint32_t *)p = (uint32_t)v; break;
-    case FV_UINT64: case FV_INT64: *(uint64_t *)p = (uint64_t)v; break;
-    case FV_FLOAT32: *(float *)p = (float)v; break;
-    default: *(double *)p = (double)v; break;
+    case FV_BOOL:
+    case FV_UINT8:
+    case FV_INT8:
+        *(uint8_t *)p = (uint8_t)v;
+        break;
+    case FV_UINT16:
+    case FV_INT16:
+        *(uint16_t *)p = (uint16_t)v;
+        break;
+    case FV_UINT32:
+    case FV_INT32:
+        *(uint32_t *)p = (uint32_t)v;
+        break;
+    case FV_UINT64:
+    case FV_INT64:
+        *(uint64_t *)p = (uint64_t)v;
+        break;
+    case FV_FLOAT32:
+        *(float *)p = (float)v;
+        break;
+    default:
+        *(double *)p = (double)v;
+        break;
     }
 }
 
@@ -41,7 +69,7 @@ fv_cu_store01(char *p, int dt, int v)
 static inline fv_status
 fv_cu_morph_temp(fv_context *ctx, int device, fv_dtype dt, int64_t n, fv_array **out)
 {
-    fv_device dev = {FV_DEVICE_CUDA, device};
+    fv_device dev = { FV_DEVICE_CUDA, device };
     return fv_array_new(ctx, dt, 1, &n, dev, out);
 }
 

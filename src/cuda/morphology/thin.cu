@@ -5,10 +5,12 @@
 #include "cuda/common.cuh"
 #include "ops/morphology/thin.h"
 
-#define FV_CU_THIN_LOAD(E, T, S)                                                  \
-    __global__ void fv_k_thin_load_##S(const T *in, uint8_t *out, int64_t n)      \
-    {                                                                             \
-        FV_GRID_STRIDE(int64_t, i, n) { out[i] = in[i] != 0; }                    \
+#define FV_CU_THIN_LOAD(E, T, S)                                             \
+    __global__ void fv_k_thin_load_##S(const T *in, uint8_t *out, int64_t n) \
+    {                                                                        \
+        FV_GRID_STRIDE(int64_t, i, n) {                                      \
+            out[i] = in[i] != 0;                                             \
+        }                                                                    \
     }
 FV_FOREACH_DTYPE(FV_CU_THIN_LOAD)
 
@@ -21,7 +23,7 @@ fv_k_thin_sub(const uint8_t *src, uint8_t *dst, int64_t R, int64_t C, int second
             continue;
         }
         const int64_t r = i / C, c = i - r * C;
-        const int up = r > 0, dn = r < R - 1, l = c > 0, rr = c < C - 1;
+        const int up = r > 0, dn = r<R - 1, l = c> 0, rr = c < C - 1;
         unsigned code = 0;
         code |= (unsigned)(rr && src[i + 1]) << 0;
         code |= (unsigned)(up && rr && src[i - C + 1]) << 1;

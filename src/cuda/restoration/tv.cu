@@ -12,9 +12,9 @@
 #define FV_CU_TV_POLL 16
 
 typedef struct fv_cu_tv_state {
-    double acc;        /* this iteration's energy so far */
-    double e[2];       /* E_0, E_prev */
-    unsigned count;    /* blocks done this iteration */
+    double acc;     /* this iteration's energy so far */
+    double e[2];    /* E_0, E_prev */
+    unsigned count; /* blocks done this iteration */
     int done;
 } fv_cu_tv_state;
 
@@ -52,7 +52,7 @@ fv_k_tv(const T *__restrict__ img, T *__restrict__ out, const T *__restrict__ pi
     const bool small = n <= (int64_t)UINT32_MAX;
     for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < n; x += (int64_t)blockDim.x * gridDim.x) {
         unsigned lo = 0, hi = 0;
-        if (small) {   /* 32-bit division: much cheaper than 64-bit on the GPU */
+        if (small) { /* 32-bit division: much cheaper than 64-bit on the GPU */
             uint32_t q = (uint32_t)x;
             for (int d = (ND ? ND : nd) - 1; d >= 0; d--) {
                 const uint32_t sd = (uint32_t)p.shape[d], cd = q % sd;
@@ -117,26 +117,34 @@ fv_k_tv(const T *__restrict__ img, T *__restrict__ out, const T *__restrict__ pi
 
 template <typename T, int ND>
 static void
-fv_cu_tv_launch(const fv_cu_exec *x, dim3 grid, const fv__op_args *a, T *pa, T *pb, fv_cu_tv_state *st,
-                int *ndone, int64_t it)
+fv_cu_tv_launch(const fv_cu_exec *x, dim3 grid, const fv__op_args *a, T *pa, T *pb, fv_cu_tv_state *st, int *ndone,
+                int64_t it)
 {
     const fv__tv_params *p = fv__params_TV_CHAMBOLLE(a);
     const double tau = 1.0 / (2.0 * p->ndim);
-    fv_k_tv<T, ND><<<grid, x->block, 0, x->stream>>>((const T *)a->in->data, (T *)a->out->data,
-                                                     (it & 1) ? pb : pa, (it & 1) ? pa : pb, *p, st, ndone, it,
-                                                     (T)tau, (T)(tau / p->weight));
+    fv_k_tv<T, ND><<<grid, x->block, 0, x->stream>>>((const T *)a->in->data, (T *)a->out->data, (it & 1) ? pb : pa,
+                                                     (it & 1) ? pa : pb, *p, st, ndone, it, (T)tau,
+                                                     (T)(tau / p->weight));
 }
 
 template <typename T>
 static void
-fv_cu_tv_iter(const fv_cu_exec *x, dim3 grid, const fv__op_args *a, void *pa, void *pb, fv_cu_tv_state *st,
-              int *ndone, int64_t it)
+fv_cu_tv_iter(const fv_cu_exec *x, dim3 grid, const fv__op_args *a, void *pa, void *pb, fv_cu_tv_state *st, int *ndone,
+              int64_t it)
 {
     switch (fv__params_TV_CHAMBOLLE(a)->ndim) {
-    case 1: fv_cu_tv_launch<T, 1>(x, grid, a, (T *)pa, (T *)pb, st, ndone, it); break;
-    case 2: fv_cu_tv_launch<T, 2>(x, grid, a, (T *)pa, (T *)pb, st, ndone, it); break;
-    case 3: fv_cu_tv_launch<T, 3>(x, grid, a, (T *)pa, (T *)pb, st, ndone, it); break;
-    default: fv_cu_tv_launch<T, 0>(x, grid, a, (T *)pa, (T *)pb, st, ndone, it); break;
+    case 1:
+        fv_cu_tv_launch<T, 1>(x, grid, a, (T *)pa, (T *)pb, st, ndone, it);
+        break;
+    case 2:
+        fv_cu_tv_launch<T, 2>(x, grid, a, (T *)pa, (T *)pb, st, ndone, it);
+        break;
+    case 3:
+        fv_cu_tv_launch<T, 3>(x, grid, a, (T *)pa, (T *)pb, st, ndone, it);
+        break;
+    default:
+        fv_cu_tv_launch<T, 0>(x, grid, a, (T *)pa, (T *)pb, st, ndone, it);
+        break;
     }
 }
 

@@ -72,12 +72,12 @@
 #include "ops/segmentation/watershed-relax.h"
 #include "core/plan.h"
 
-#define FV_WS_ROUNDS 8            /* Jacobi rounds between convergence checks */
-#define FV_WS_TILE_ROUNDS 4       /* tiled rounds between convergence checks */
-#define FV_WS_TB 256              /* threads of a tile's block */
-#define FV_WS_CELLS 4             /* pixels per thread: a tile holds FV_WS_TB * FV_WS_CELLS */
-#define FV_WS_SWEEPS 128          /* Jacobi sweeps of a tile per visit, at most */
-#define FV_WS_MAXNB 26            /* neighbours of reach 1 in 3-d */
+#define FV_WS_ROUNDS 8      /* Jacobi rounds between convergence checks */
+#define FV_WS_TILE_ROUNDS 4 /* tiled rounds between convergence checks */
+#define FV_WS_TB 256        /* threads of a tile's block */
+#define FV_WS_CELLS 4       /* pixels per thread: a tile holds FV_WS_TB * FV_WS_CELLS */
+#define FV_WS_SWEEPS 128    /* Jacobi sweeps of a tile per visit, at most */
+#define FV_WS_MAXNB 26      /* neighbours of reach 1 in 3-d */
 /* tile shapes (z, y, x): planes when no neighbour steps along z, else boxes */
 #define FV_WS_PLANE 1, 32, 32
 #define FV_WS_BOX 8, 8, 16
@@ -93,14 +93,14 @@ fv_k_ws_init(const uint8_t *mask, int64_t *lab, double *C, int64_t *D, int64_t *
         C[i] = l ? img[i] : INFINITY;
         D[i] = l ? 0 : FV__WS_UNREACHED;
         P[i] = l ? i : -1;
-        if (act)   /* the tiled relaxation's pixels to update */
+        if (act) /* the tiled relaxation's pixels to update */
             act[i] = mask[i] && !l;
     }
 }
 
 __global__ void
-fv_k_ws_relax(const double *img, const uint8_t *mask, const int64_t *lab, const double *C, const int64_t *D,
-              double *C2, int64_t *D2, const int64_t *nb, int nnb, int64_t n, int *changed)
+fv_k_ws_relax(const double *img, const uint8_t *mask, const int64_t *lab, const double *C, const int64_t *D, double *C2,
+              int64_t *D2, const int64_t *nb, int nnb, int64_t n, int *changed)
 {
     FV_GRID_STRIDE(int64_t, i, n) {
         double bc = C[i];
@@ -122,19 +122,20 @@ fv_k_ws_relax(const double *img, const uint8_t *mask, const int64_t *lab, const 
 
 /* The tiled relaxation's geometry, passed by value. */
 typedef struct fv_cu_ws_tiles {
-    int64_t Z, Y, X;          /* the padded array as 3-d (a 2-d one with Z = 1) */
-    int64_t gz, gy, gx;       /* tiles along each axis */
+    int64_t Z, Y, X;    /* the padded array as 3-d (a 2-d one with Z = 1) */
+    int64_t gz, gy, gx; /* tiles along each axis */
     int nnb;
-    int so[FV_WS_MAXNB];      /* neighbour offsets within the shared tile */
+    int so[FV_WS_MAXNB]; /* neighbour offsets within the shared tile */
 } fv_cu_ws_tiles;
 
 /* One visit of every marked tile (TZ x TY x TX pixels, halo HZ along z and 1
  * along y and x; block b is tile b in C order): see the top. dirty: this
  * round's marks (cleared as read); dirty_next: the next round's. */
 template <int TZ, int TY, int TX, int HZ>
-__global__ void __launch_bounds__(FV_WS_TB)
-fv_k_ws_tile(const double *__restrict__ img, const uint8_t *__restrict__ act, double *C, int64_t *D,
-             uint8_t *dirty, uint8_t *dirty_next, int *changed, fv_cu_ws_tiles t)
+__global__ void
+__launch_bounds__(FV_WS_TB)
+    fv_k_ws_tile(const double *__restrict__ img, const uint8_t *__restrict__ act, double *C, int64_t *D, uint8_t *dirty,
+                 uint8_t *dirty_next, int *changed, fv_cu_ws_tiles t)
 {
     constexpr int SX = TX + 2, SY = TY + 2, S = SX * SY * (TZ + 2 * HZ);
     static_assert(TZ * TY * TX == FV_WS_TB * FV_WS_CELLS, "one tile pixel per thread and cell");
@@ -142,13 +143,13 @@ fv_k_ws_tile(const double *__restrict__ img, const uint8_t *__restrict__ act, do
     __shared__ int64_t sD[S];
     const int64_t b = blockIdx.x;
     const int go = dirty[b];
-    __syncthreads();   /* every thread has read the mark before it is cleared */
+    __syncthreads(); /* every thread has read the mark before it is cleared */
     if (!go)
         return;
     if (threadIdx.x == 0)
         dirty[b] = 0;
     const int64_t bx = b % t.gx, by = b / t.gx % t.gy, bz = b / t.gx / t.gy;
-    const int64_t x0 = bx * TX - 1, y0 = by * TY - 1, z0 = bz * TZ - HZ;   /* shared cell 0 */
+    const int64_t x0 = bx * TX - 1, y0 = by * TY - 1, z0 = bz * TZ - HZ; /* shared cell 0 */
 
     /* load the tile and its halo: every C, then (fence) every D, each cell
      * by one thread (torn pairs: see the top); outside the array: unreached */
@@ -182,7 +183,7 @@ fv_k_ws_tile(const double *__restrict__ img, const uint8_t *__restrict__ act, do
             v[k] = img[gi[k]];
         }
     }
-    __syncthreads();   /* the tile is loaded */
+    __syncthreads(); /* the tile is loaded */
 
     /* Jacobi sweeps within the tile; moved = this thread's pixels that changed */
     unsigned moved = 0;
@@ -214,7 +215,7 @@ fv_k_ws_tile(const double *__restrict__ img, const uint8_t *__restrict__ act, do
                 nd[k] = bd;
             }
         }
-        __syncthreads();   /* every read of this sweep is done */
+        __syncthreads(); /* every read of this sweep is done */
 #pragma unroll
         for (int k = 0; k < FV_WS_CELLS; k++)
             if (ch >> k & 1) {
@@ -232,7 +233,7 @@ fv_k_ws_tile(const double *__restrict__ img, const uint8_t *__restrict__ act, do
     if (!__syncthreads_or(moved != 0))
         return;
 
-    /* write back: D, fence, C; then mark the tiles that read this one's pixels
+        /* write back: D, fence, C; then mark the tiles that read this one's pixels
      * (itself too when it stopped at the cap) and the round's flag */
 #pragma unroll
     for (int k = 0; k < FV_WS_CELLS; k++)
@@ -255,8 +256,8 @@ fv_k_ws_tile(const double *__restrict__ img, const uint8_t *__restrict__ act, do
 }
 
 __global__ void
-fv_k_ws_link(const uint8_t *mask, const int64_t *lab, const double *C, const int64_t *D, int64_t *P,
-             const int64_t *nb, int nnb, int64_t n)
+fv_k_ws_link(const uint8_t *mask, const int64_t *lab, const double *C, const int64_t *D, int64_t *P, const int64_t *nb,
+             int nnb, int64_t n)
 {
     FV_GRID_STRIDE(int64_t, i, n) {
         if (!mask[i] || lab[i] || D[i] == FV__WS_UNREACHED)
@@ -297,7 +298,7 @@ fv_k_ws_label(int64_t *lab, const int64_t *P, int64_t n)
 {
     FV_GRID_STRIDE(int64_t, i, n) {
         int64_t p = P[i];
-        lab[i] = p < 0 ? 0 : lab[p];   /* roots are seeds: their labels never change */
+        lab[i] = p < 0 ? 0 : lab[p]; /* roots are seeds: their labels never change */
     }
 }
 
@@ -325,8 +326,7 @@ static int
 fv_cu_ws_tiling(const fv_array *out, const fv__watershed_params *p, fv_cu_ws_tiles *t, int *box)
 {
     int steps[FV_WS_MAXNB][3];
-    if (p->nnb < 1 || p->nnb > FV_WS_MAXNB ||
-        !fv__ws_grid_steps(p->ndim, p->strides, p->pad, p->nb, p->nnb, steps))
+    if (p->nnb < 1 || p->nnb > FV_WS_MAXNB || !fv__ws_grid_steps(p->ndim, p->strides, p->pad, p->nb, p->nnb, steps))
         return 0;
     memset(t, 0, sizeof *t);
     const int lead = 3 - p->ndim;
@@ -336,7 +336,7 @@ fv_cu_ws_tiling(const fv_array *out, const fv__watershed_params *p, fv_cu_ws_til
     *box = 0;
     for (int k = 0; k < p->nnb; k++)
         *box |= steps[k][0] != 0;
-    const int tile[2][3] = {{FV_WS_PLANE}, {FV_WS_BOX}};
+    const int tile[2][3] = { { FV_WS_PLANE }, { FV_WS_BOX } };
     const int *ts = tile[*box], sy = ts[1] + 2, sx = ts[2] + 2;
     t->gz = (t->Z + ts[0] - 1) / ts[0];
     t->gy = (t->Y + ts[1] - 1) / ts[1];
@@ -360,7 +360,7 @@ fv_cu_ws_tiled_ok(const void *args, int device)
     return fv_cu_ws_tiling(a->out, (const fv__watershed_params *)a->params, &t, &box);
 }
 
-FV__VARIANTS(fv_cu_ws_variants, "cuda.watershed", {"tiled", fv_cu_ws_tiled_ok, NULL}, {"jacobi", NULL, NULL})
+FV__VARIANTS(fv_cu_ws_variants, "cuda.watershed", { "tiled", fv_cu_ws_tiled_ok, NULL }, { "jacobi", NULL, NULL })
 
 /* Tiled rounds until one changes nothing. marks: two bytes per tile;
  * flags_d: FV_WS_TILE_ROUNDS zeroed ints. */
@@ -372,7 +372,7 @@ fv_cu_ws_relax_tiled(const fv_cu_exec *x, const fv_cu_ws_tiles *t, int box, cons
     int flags[FV_WS_TILE_ROUNDS];
     cudaError_t e;
     fv_status st;
-    if ((e = cudaMemsetAsync(marks, 1, (size_t)ntiles, x->stream)) ||   /* the first round visits every tile */
+    if ((e = cudaMemsetAsync(marks, 1, (size_t)ntiles, x->stream)) || /* the first round visits every tile */
         (e = cudaMemsetAsync(marks + ntiles, 0, (size_t)ntiles, x->stream)))
         return fv__cuda_error("cudaMemsetAsync (watershed)", e);
     /* a round does at least what a Jacobi round does (but where a torn read
@@ -381,17 +381,17 @@ fv_cu_ws_relax_tiled(const fv_cu_exec *x, const fv_cu_ws_tiles *t, int box, cons
         for (int r = 0; r < FV_WS_TILE_ROUNDS; r++) {
             uint8_t *cur = marks + ((round + r) & 1) * ntiles, *next = marks + ((round + r + 1) & 1) * ntiles;
             if (box)
-                fv_k_ws_tile<FV_WS_BOX, 1><<<(unsigned)ntiles, FV_WS_TB, 0, x->stream>>>(img, act, C, D, cur, next,
-                                                                                          flags_d + r, *t);
+                fv_k_ws_tile<FV_WS_BOX, 1>
+                    <<<(unsigned)ntiles, FV_WS_TB, 0, x->stream>>>(img, act, C, D, cur, next, flags_d + r, *t);
             else
-                fv_k_ws_tile<FV_WS_PLANE, 0><<<(unsigned)ntiles, FV_WS_TB, 0, x->stream>>>(img, act, C, D, cur, next,
-                                                                                            flags_d + r, *t);
+                fv_k_ws_tile<FV_WS_PLANE, 0>
+                    <<<(unsigned)ntiles, FV_WS_TB, 0, x->stream>>>(img, act, C, D, cur, next, flags_d + r, *t);
         }
         if ((st = fv_cu_launch_status("watershed relax")) ||
             (st = fv_cu_ws_flags(x, flags_d, flags, FV_WS_TILE_ROUNDS)))
             return st;
         for (int r = 0; r < FV_WS_TILE_ROUNDS; r++)
-            if (!flags[r])   /* nothing changed: the fixed point */
+            if (!flags[r]) /* nothing changed: the fixed point */
                 return FV_OK;
         if (round > 2 * n + 64)
             return fv_error_set(FV_ECUDA, "watershed", "flooding did not converge");
@@ -411,8 +411,12 @@ fv_cu_ws_relax_jacobi(const fv_cu_exec *x, const double *img, const uint8_t *mas
     for (int64_t round = 0;; round += FV_WS_ROUNDS) {
         for (int r = 0; r < FV_WS_ROUNDS; r++) {
             fv_k_ws_relax<<<x->grid, x->block, 0, x->stream>>>(img, mask, lab, c, d, C2, D2, nb, nnb, n, flag_d);
-            double *tc = c; c = C2; C2 = tc;
-            int64_t *td = d; d = D2; D2 = td;
+            double *tc = c;
+            c = C2;
+            C2 = tc;
+            int64_t *td = d;
+            d = D2;
+            D2 = td;
         }
         if ((st = fv_cu_launch_status("watershed relax")) || (st = fv_cu_ws_flags(x, flag_d, &flag, 1)))
             break;
@@ -434,14 +438,15 @@ fv__cuda_watershed(fv_context *ctx, const fv__op_args *a)
     const char *name = "watershed";
     const fv__watershed_params *p = (const fv__watershed_params *)a->params;
     const int64_t n = fv_array_size(a->out);
-    fv_cu_ws_buf bufs[7] = {{NULL, NULL}};
+    fv_cu_ws_buf bufs[7] = { { NULL, NULL } };
     fv_cu_ws_tiles t;
     fv_cu_exec x;
     fv_status st;
     int flag = 0, box = 0;
 
     if (p->compactness > 0 || p->watershed_line)
-        return fv_error_set(FV_ENOKERNEL, name, "no CUDA kernel for compactness > 0 or watershed lines "
+        return fv_error_set(FV_ENOKERNEL, name,
+                            "no CUDA kernel for compactness > 0 or watershed lines "
                             "(they follow the CPU queue's exact order): run them on host data");
     if (a->in->dtype != FV_FLOAT64 || !a->in2 || a->in2->dtype != FV_BOOL || a->out->dtype != FV_INT64)
         return fv_error_set(FV_EDTYPE, name, "kernel needs float64 image, bool mask, int64 labels");
@@ -455,10 +460,13 @@ fv__cuda_watershed(fv_context *ctx, const fv__op_args *a)
     /* C, D, P (int64), the neighbour table with the flags after it; Jacobi:
      * C2, D2; tiled: the active bytes and two marks per tile */
     const size_t nnb = (size_t)p->nnb;
-    size_t sizes[7] = {8 * (size_t)n, 8 * (size_t)n, 8 * (size_t)n,
-                       sizeof(int64_t) * nnb + sizeof(int) * (1 + FV_WS_TILE_ROUNDS),
-                       tiled ? 0 : 8 * (size_t)n, tiled ? 0 : 8 * (size_t)n,
-                       tiled ? (size_t)n + 2 * (size_t)ntiles : 0};
+    size_t sizes[7] = { 8 * (size_t)n,
+                        8 * (size_t)n,
+                        8 * (size_t)n,
+                        sizeof(int64_t) * nnb + sizeof(int) * (1 + FV_WS_TILE_ROUNDS),
+                        tiled ? 0 : 8 * (size_t)n,
+                        tiled ? 0 : 8 * (size_t)n,
+                        tiled ? (size_t)n + 2 * (size_t)ntiles : 0 };
     for (int k = 0; k < 7; k++)
         if (sizes[k] && (st = fv__cuda_alloc(ctx, x.device, sizes[k], &bufs[k].ptr, &bufs[k].opaque)))
             goto done;
@@ -466,13 +474,13 @@ fv__cuda_watershed(fv_context *ctx, const fv__op_args *a)
         double *C = (double *)bufs[0].ptr, *C2 = (double *)bufs[4].ptr;
         int64_t *D = (int64_t *)bufs[1].ptr, *D2 = (int64_t *)bufs[5].ptr, *P = (int64_t *)bufs[2].ptr;
         int64_t *nb = (int64_t *)bufs[3].ptr;
-        int *flag_d = (int *)(nb + nnb);   /* after the table: the flag, then the tiled rounds' flags */
+        int *flag_d = (int *)(nb + nnb); /* after the table: the flag, then the tiled rounds' flags */
         uint8_t *act = (uint8_t *)bufs[6].ptr;
         const double *img = (const double *)a->in->data;
         const uint8_t *mask = (const uint8_t *)a->in2->data;
         int64_t *lab = (int64_t *)a->out->data;
         cudaError_t e;
-        fv_device dev = {FV_DEVICE_CUDA, x.device}, hdev = {FV_DEVICE_CPU, 0};
+        fv_device dev = { FV_DEVICE_CUDA, x.device }, hdev = { FV_DEVICE_CPU, 0 };
 
         if (nnb && (st = fv__cuda_memcpy(ctx, nb, dev, p->nb, hdev, nnb * sizeof(int64_t))))
             goto done;
@@ -507,7 +515,7 @@ fv__cuda_watershed(fv_context *ctx, const fv__op_args *a)
         st = fv_cu_launch_status("watershed label");
     }
 done:
-    (void)cudaStreamSynchronize(x.stream);   /* nothing queued may still use the scratch */
+    (void)cudaStreamSynchronize(x.stream); /* nothing queued may still use the scratch */
     for (int k = 0; k < 7; k++)
         if (bufs[k].ptr)
             fv__cuda_free(bufs[k].ptr, bufs[k].opaque);
@@ -515,4 +523,5 @@ done:
     return st;
 }
 
-FV_KERNEL(WATERSHED, CUDA, FV_DTYPE_BIT(FV_FLOAT64) | FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_INT64), FV_MAX_NDIM, fv__cuda_watershed);
+FV_KERNEL(WATERSHED, CUDA, FV_DTYPE_BIT(FV_FLOAT64) | FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_INT64), FV_MAX_NDIM,
+          fv__cuda_watershed);

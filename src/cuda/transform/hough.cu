@@ -7,30 +7,30 @@
 #include "cuda/common.cuh"
 #include "ops/transform/hough.h"
 
-static const fv_device fv_cu_hough_host = {FV_DEVICE_CPU, 0};
+static const fv_device fv_cu_hough_host = { FV_DEVICE_CPU, 0 };
 
 #define FV_CU_HOUGH_SHARED_BYTES (48 * 1024)
 
 /* ---- edge pixels -------------------------------------------------------------------------- */
 
-#define FV_CU_HOUGH_EDGES(E, T, S)                                                                   \
-    __global__ void fv_k_hough_edges_##S(const T *img, int64_t rows, int64_t cols,                    \
-                                         unsigned long long *count, int2 *xy)                         \
-    {                                                                                                 \
-        FV_GRID_STRIDE(int64_t, i, rows * cols) {                                                     \
-            if (img[i] != 0) {                                                                        \
-                unsigned long long k = atomicAdd(count, 1ull);                                        \
-                xy[k] = make_int2((int)(i % cols), (int)(i / cols));                                  \
-            }                                                                                         \
-        }                                                                                             \
+#define FV_CU_HOUGH_EDGES(E, T, S)                                                                            \
+    __global__ void fv_k_hough_edges_##S(const T *img, int64_t rows, int64_t cols, unsigned long long *count, \
+                                         int2 *xy)                                                            \
+    {                                                                                                         \
+        FV_GRID_STRIDE(int64_t, i, rows * cols) {                                                             \
+            if (img[i] != 0) {                                                                                \
+                unsigned long long k = atomicAdd(count, 1ull);                                                \
+                xy[k] = make_int2((int)(i % cols), (int)(i / cols));                                          \
+            }                                                                                                 \
+        }                                                                                                     \
     }
 FV_FOREACH_DTYPE(FV_CU_HOUGH_EDGES)
 
 /* ---- lines -------------------------------------------------------------------------------- */
 
 __global__ void
-fv_k_hline_shared(const int2 *xy, const unsigned long long *count, const double *ct, const double *st,
-                  int64_t ntheta, int64_t offset, int64_t nrho, unsigned long long *out)
+fv_k_hline_shared(const int2 *xy, const unsigned long long *count, const double *ct, const double *st, int64_t ntheta,
+                  int64_t offset, int64_t nrho, unsigned long long *out)
 {
     extern __shared__ unsigned int fv_sh_hline[];
     const int64_t t = blockIdx.x;
@@ -50,8 +50,8 @@ fv_k_hline_shared(const int2 *xy, const unsigned long long *count, const double 
 }
 
 __global__ void
-fv_k_hline_global(const int2 *xy, const unsigned long long *count, const double *ct, const double *st,
-                  int64_t ntheta, int64_t offset, int64_t nrho, unsigned long long *out)
+fv_k_hline_global(const int2 *xy, const unsigned long long *count, const double *ct, const double *st, int64_t ntheta,
+                  int64_t offset, int64_t nrho, unsigned long long *out)
 {
     const unsigned long long n = *count;
     FV_GRID_STRIDE(unsigned long long, i, n) {
@@ -81,7 +81,8 @@ fv_k_hcircle(const int2 *xy, const unsigned long long *count, const int2 *pts, i
 __global__ void
 fv_k_hcircle_sums(const double *sums, int64_t n, double *plane)
 {
-    FV_GRID_STRIDE(int64_t, k, n) plane[k] = sums[(int64_t)plane[k]];
+    FV_GRID_STRIDE(int64_t, k, n)
+        plane[k] = sums[(int64_t)plane[k]];
 }
 
 /* ---- launching ---------------------------------------------------------------------------- */
@@ -111,10 +112,10 @@ fv_cu_hough_edges(fv_context *ctx, const fv_cu_exec *x, const fv_array *in, size
     if ((e = cudaMemsetAsync(b->count, 0, sizeof *b->count, x->stream)))
         return fv__cuda_error("cudaMemsetAsync", e);
     switch (in->dtype) {
-#define FV_CU_HOUGH_EDGES_CASE(E, T, S)                                                                   \
-    case E:                                                                                               \
-        fv_k_hough_edges_##S<<<fv_cu_grid(n, x->device), x->block, 0, x->stream>>>((const T *)in->data, rows, \
-                                                                                 cols, b->count, b->xy);  \
+#define FV_CU_HOUGH_EDGES_CASE(E, T, S)                                                                             \
+    case E:                                                                                                         \
+        fv_k_hough_edges_##S<<<fv_cu_grid(n, x->device), x->block, 0, x->stream>>>((const T *)in->data, rows, cols, \
+                                                                                   b->count, b->xy);                \
         break;
         FV_FOREACH_DTYPE(FV_CU_HOUGH_EDGES_CASE)
 #undef FV_CU_HOUGH_EDGES_CASE
@@ -128,7 +129,7 @@ static void
 fv_cu_hough_release(const fv_cu_exec *x, fv_cu_hough_buf *b)
 {
     if (b->ptr) {
-        (void)cudaStreamSynchronize(x->stream);   /* the kernels are done with the buffer */
+        (void)cudaStreamSynchronize(x->stream); /* the kernels are done with the buffer */
         fv__cuda_free(b->ptr, b->opaque);
     }
     b->ptr = NULL;
@@ -158,8 +159,8 @@ fv__cuda_hough_line(fv_context *ctx, const fv__op_args *a)
             goto done;
         const size_t shb = (size_t)nrho * sizeof(unsigned int);
         if (shb <= FV_CU_HOUGH_SHARED_BYTES && fv_array_size(a->in) < (int64_t)UINT32_MAX) {
-            fv_k_hline_shared<<<(unsigned)nt, x.block, shb, x.stream>>>(b.xy, b.count, ct, sn, nt, p->offset,
-                                                                      nrho, out);
+            fv_k_hline_shared<<<(unsigned)nt, x.block, shb, x.stream>>>(b.xy, b.count, ct, sn, nt, p->offset, nrho,
+                                                                        out);
         } else {
             if ((e = cudaMemsetAsync(out, 0, (size_t)(nrho * nt) * sizeof *out, x.stream))) {
                 st = fv__cuda_error("cudaMemsetAsync", e);

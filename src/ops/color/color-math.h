@@ -29,7 +29,7 @@ FV__CMATH(fv__color_mod1_)(FV__CT x)
 FV_HD FV__CT
 FV__CMATH(fv__color_clip01_)(FV__CT x)
 {
-    return x < 0 ? K(0) : x > 1 ? K(1) : x;   /* NaN stays NaN, as np.clip */
+    return x < 0 ? K(0) : x > 1 ? K(1) : x; /* NaN stays NaN, as np.clip */
 }
 
 /* MATRIX, step 1: input channel c's value x (offset, then the pre-function).
@@ -106,11 +106,16 @@ FV__CMATH(fv__color_math_)(const fv_color_params *p, FV__CT *v, FV__CT *o, int i
     case FV_COLOR_RGB2HSV: {
         const FV__CT r = v[0], g = v[1], b = v[2];
         FV__CT mx = r, mn = r;
-        if (g > mx || g != g) mx = g;
-        if (b > mx || b != b) mx = b;
-        if (g < mn || g != g) mn = g;
-        if (b < mn || b != b) mn = b;
-        if (r != r) mx = mn = r;
+        if (g > mx || g != g)
+            mx = g;
+        if (b > mx || b != b)
+            mx = b;
+        if (g < mn || g != g)
+            mn = g;
+        if (b < mn || b != b)
+            mn = b;
+        if (r != r)
+            mx = mn = r;
         const FV__CT delta = mx - mn;
         FV__CT s = delta / mx, h = 0;
         if (delta == 0)
@@ -137,12 +142,36 @@ FV__CMATH(fv__color_math_)(const fv_color_params *p, FV__CT *v, FV__CT *o, int i
         const FV__CT q = val * (K(1) - f * s);
         const FV__CT t = val * (K(1) - (K(1) - f) * s);
         switch (fv__color_sector((double)hi)) {
-        case 0: o[0] = val; o[1] = t; o[2] = pp; break;
-        case 1: o[0] = q; o[1] = val; o[2] = pp; break;
-        case 2: o[0] = pp; o[1] = val; o[2] = t; break;
-        case 3: o[0] = pp; o[1] = q; o[2] = val; break;
-        case 4: o[0] = t; o[1] = pp; o[2] = val; break;
-        default: o[0] = val; o[1] = pp; o[2] = q; break;
+        case 0:
+            o[0] = val;
+            o[1] = t;
+            o[2] = pp;
+            break;
+        case 1:
+            o[0] = q;
+            o[1] = val;
+            o[2] = pp;
+            break;
+        case 2:
+            o[0] = pp;
+            o[1] = val;
+            o[2] = t;
+            break;
+        case 3:
+            o[0] = pp;
+            o[1] = q;
+            o[2] = val;
+            break;
+        case 4:
+            o[0] = t;
+            o[1] = pp;
+            o[2] = val;
+            break;
+        default:
+            o[0] = val;
+            o[1] = pp;
+            o[2] = q;
+            break;
         }
         return 3;
     }
@@ -166,7 +195,7 @@ FV__CMATH(fv__color_math_)(const fv_color_params *p, FV__CT *v, FV__CT *o, int i
             t[2] = 0;
         for (int c = 0; c < 3; c++) {
             FV__CT x = t[c] > K(0.2068966) ? FV__CM(pow)(t[c], K(3)) : (t[c] - K(16.0 / 116.0)) / K(7.787);
-            o[c] = (FV__CT)((double)x * p->white[c]);   /* the white point stays float64 here */
+            o[c] = (FV__CT)((double)x * p->white[c]); /* the white point stays float64 here */
         }
         return 3;
     }

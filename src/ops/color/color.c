@@ -50,8 +50,10 @@ fv__color_run(fv_context *ctx, const char *name, const fv_array *in, const fv_ar
         if (cin_min == cin_max)
             return fv_error_set(FV_EINVAL, name, "the input must have %d channels along its last axis, got %lld",
                                 cin_min, (long long)cin);
-        return fv_error_set(FV_EINVAL, name, "the input must have at least %d channels along its last axis, "
-                            "got %lld", cin_min, (long long)cin);
+        return fv_error_set(FV_EINVAL, name,
+                            "the input must have at least %d channels along its last axis, "
+                            "got %lld",
+                            cin_min, (long long)cin);
     }
     /* uint8 input (values taken as scikit-image's img_as_float64 makes them:
      * v / 255) for the linear conversions into float64, on the CPU: each channel's
@@ -59,9 +61,9 @@ fv__color_run(fv_context *ctx, const char *name, const fv_array *in, const fv_ar
     const int u8 = in->dtype == FV_UINT8 && p->conv == FV_COLOR_MATRIX && out->dtype == FV_FLOAT64 && !in2;
     if (u8 && in->device.type != FV_DEVICE_CPU)
         return fv_error_set(FV_EDTYPE, name, "uint8 input is taken on the CPU only; convert it to float first");
-    if ((!u8 && !fv__color_is_float(in->dtype)) || !fv__color_is_float(out->dtype) ||
-        (in2 && in2->dtype != in->dtype))
-        return fv_error_set(FV_EDTYPE, name, "arrays must be float32 or float64 (inputs of one dtype; uint8 "
+    if ((!u8 && !fv__color_is_float(in->dtype)) || !fv__color_is_float(out->dtype) || (in2 && in2->dtype != in->dtype))
+        return fv_error_set(FV_EDTYPE, name,
+                            "arrays must be float32 or float64 (inputs of one dtype; uint8 "
                             "for a matrix conversion into float64 on the CPU), got %s in, %s out",
                             fv_dtype_name(in->dtype), fv_dtype_name(out->dtype));
     if (in->dtype != out->dtype && !(p->conv == FV_COLOR_MATRIX && (in->dtype == FV_FLOAT32 || u8)) &&
@@ -86,8 +88,8 @@ fv__color_run(fv_context *ctx, const char *name, const fv_array *in, const fv_ar
             return fv_error_set(FV_EINVAL, name, "out's extent %lld on axis %d differs from the input's %lld",
                                 (long long)out->shape[d], d, (long long)in->shape[d]);
     if (!drop && out->shape[pix_nd] != (cout ? cout : 1))
-        return fv_error_set(FV_EINVAL, name, "out must have %d channels along its last axis, got %lld",
-                            cout ? cout : 1, (long long)out->shape[pix_nd]);
+        return fv_error_set(FV_EINVAL, name, "out must have %d channels along its last axis, got %lld", cout ? cout : 1,
+                            (long long)out->shape[pix_nd]);
     if (fv_array_size(out) == 0 || fv_array_size(in) == 0)
         return FV_OK;
     /* in place only with the same layout, channel for channel */
@@ -107,7 +109,7 @@ fv__color_run(fv_context *ctx, const char *name, const fv_array *in, const fv_ar
     struct fv_array vo, vi, vi2;
     fv__color_pixels(out, !drop, &vo);
     fv__color_pixels(in, 1, &vi);
-    const fv_array *ins[2] = {&vi, NULL};
+    const fv_array *ins[2] = { &vi, NULL };
     int nin = 1;
     if (in2) {
         fv__color_pixels(in2, 1, &vi2);
@@ -139,12 +141,16 @@ fv_color_convert(fv_context *ctx, const fv_array *in, fv_array *out, const fv_co
         if ((unsigned)p->pre >= FV_COLOR_PRE_COUNT || (unsigned)p->post >= FV_COLOR_POST_COUNT)
             return fv_error_set(FV_EINVAL, name, "unknown pre (%d) or post (%d) step", (int)p->pre, (int)p->post);
         return fv__color_run(ctx, name, in, NULL, out, p, 3, 3, p->rows, p->rows == 1);
-    case FV_COLOR_XYZ2LAB: case FV_COLOR_LAB2XYZ: case FV_COLOR_XYZ2LUV: case FV_COLOR_LUV2XYZ:
+    case FV_COLOR_XYZ2LAB:
+    case FV_COLOR_LAB2XYZ:
+    case FV_COLOR_XYZ2LUV:
+    case FV_COLOR_LUV2XYZ:
         for (int c = 0; c < 3; c++)
             if (!(p->white[c] > 0) || p->white[c] == INFINITY)
                 return fv_error_set(FV_EINVAL, name, "white[%d] = %g must be positive and finite", c, p->white[c]);
         return fv__color_run(ctx, name, in, NULL, out, p, 3, 3, 3, 0);
-    case FV_COLOR_LAB2LCH: case FV_COLOR_LCH2LAB: {
+    case FV_COLOR_LAB2LCH:
+    case FV_COLOR_LCH2LAB: {
         int64_t c = in && in->ndim >= 1 ? in->shape[in->ndim - 1] : 3;
         if (c > 1024)
             return fv_error_set(FV_EINVAL, name, "%lld channels: at most 1024", (long long)c);
@@ -152,7 +158,8 @@ fv_color_convert(fv_context *ctx, const fv_array *in, fv_array *out, const fv_co
     }
     case FV_COLOR_RGBA2RGB:
         return fv__color_run(ctx, name, in, NULL, out, p, 4, 4, 3, 0);
-    case FV_COLOR_RGB2HSV: case FV_COLOR_HSV2RGB:
+    case FV_COLOR_RGB2HSV:
+    case FV_COLOR_HSV2RGB:
         return fv__color_run(ctx, name, in, NULL, out, p, 3, 3, 3, 0);
     default:
         return fv_error_set(FV_EINVAL, name, "a colour difference: use fv_color_delta_e");
@@ -160,8 +167,7 @@ fv_color_convert(fv_context *ctx, const fv_array *in, fv_array *out, const fv_co
 }
 
 fv_status
-fv_color_delta_e(fv_context *ctx, const fv_array *lab1, const fv_array *lab2, fv_array *out,
-                 const fv_color_params *p)
+fv_color_delta_e(fv_context *ctx, const fv_array *lab1, const fv_array *lab2, fv_array *out, const fv_color_params *p)
 {
     const char *name = "delta_e";
     if (!p)

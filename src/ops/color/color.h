@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <math.h>
 #include "internal.h"
-#include "cast.h"   /* FV_HD */
+#include "cast.h" /* FV_HD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,9 +21,9 @@ extern "C" {
 typedef struct fv__color_job {
     fv_color_params p;
     fv__geom g;
-    int64_t cs[3];       /* channel strides in bytes: out, in, in2 (out: 0 without a channel axis) */
-    int cin;             /* channels of in (and in2) */
-    int cout;            /* channels of out */
+    int64_t cs[3]; /* channel strides in bytes: out, in, in2 (out: 0 without a channel axis) */
+    int cin;       /* channels of in (and in2) */
+    int cout;      /* channels of out */
 } fv__color_job;
 
 #define FV__COLOR_PI 3.141592653589793
@@ -107,7 +107,7 @@ fv__color_delta_e(const fv_color_params *p, const double *x, const double *y)
     }
     case FV_COLOR_DELTAE_CIEDE2000: {
         const double kL = p->k[0], kC = p->k[1], kH = p->k[2];
-        const double p7 = 6103515625.0;   /* 25^7 */
+        const double p7 = 6103515625.0; /* 25^7 */
         double Cbar = 0.5 * (hypot(a1, b1) + hypot(a2, b2));
         double c7 = pow(Cbar, 7.0);
         double G = 0.5 * (1 - sqrt(c7 / (c7 + p7)));
@@ -141,7 +141,7 @@ fv__color_delta_e(const fv_color_params *p, const double *x, const double *y)
         Hbar *= 0.5;
         const double d2r = pi / 180.0;
         double T = 1 - 0.17 * cos(Hbar - 30 * d2r) + 0.24 * cos(2 * Hbar) + 0.32 * cos(3 * Hbar + 6 * d2r) -
-                   0.20 * cos(4 * Hbar - 63 * d2r);
+            0.20 * cos(4 * Hbar - 63 * d2r);
         double SH = 1 + 0.015 * Cbar * T;
         double H_term = dH_term / (kH * SH);
         c7 = pow(Cbar, 7.0);
@@ -155,7 +155,7 @@ fv__color_delta_e(const fv_color_params *p, const double *x, const double *y)
         dE2 += R_term;
         break;
     }
-    default: {   /* CMC */
+    default: { /* CMC */
         const double kL = p->k[0], kC = p->k[1];
         double C1, h1, C2, h2;
         fv__color_polar(a1, b1, &C1, &h1);
@@ -176,35 +176,34 @@ fv__color_delta_e(const fv_color_params *p, const double *x, const double *y)
         break;
     }
     }
-    return sqrt(dE2 < 0 ? 0 : dE2);   /* np.maximum keeps NaN */
+    return sqrt(dE2 < 0 ? 0 : dE2); /* np.maximum keeps NaN */
 }
 
 /* ---- one pixel: load, compute, store ------------------------------------------
  * fv__color_pixel_<in><out>(job, pin, pin2, pout): byte pointers to the pixel's
  * first channel in each operand; channel strides from the job. */
-#define FV__COLOR_PIXEL(TI, SI, TO, SO, CT, CS)                                               \
-    FV_HD void fv__color_pixel_##SI##SO(const fv__color_job *j, const char *pin, const char *pin2, \
-                                        char *pout)                                          \
-    {                                                                                         \
-        const int64_t so = j->cs[0], si = j->cs[1], si2 = j->cs[2];                           \
-        if (j->p.conv >= FV_COLOR_DELTAE_CIE76) {                                             \
-            double x[3], y[3];                                                                \
-            for (int c = 0; c < 3; c++) {                                                     \
-                x[c] = (double)*(const TI *)(pin + c * si);                                   \
-                y[c] = (double)*(const TI *)(pin2 + c * si2);                                 \
-            }                                                                                 \
-            *(TO *)pout = (TO)fv__color_delta_e(&j->p, x, y);                                 \
-            return;                                                                           \
-        }                                                                                     \
-        CT v[4], o[3];                                                                        \
-        const int nin = j->cin < 4 ? j->cin : 4;                                              \
-        for (int c = 0; c < nin; c++)                                                         \
-            v[c] = (CT)*(const TI *)(pin + c * si);                                           \
-        int nout = fv__color_math_##CS(&j->p, v, o, sizeof(TI) == sizeof(float));            \
-        for (int c = 0; c < nout; c++)                                                        \
-            *(TO *)(pout + c * so) = (TO)o[c];                                                \
-        for (int c = nout; c < j->cout; c++)   /* lab2lch: extra channels pass through */     \
-            *(TO *)(pout + c * so) = (TO)(CT) * (const TI *)(pin + c * si);                   \
+#define FV__COLOR_PIXEL(TI, SI, TO, SO, CT, CS)                                                                \
+    FV_HD void fv__color_pixel_##SI##SO(const fv__color_job *j, const char *pin, const char *pin2, char *pout) \
+    {                                                                                                          \
+        const int64_t so = j->cs[0], si = j->cs[1], si2 = j->cs[2];                                            \
+        if (j->p.conv >= FV_COLOR_DELTAE_CIE76) {                                                              \
+            double x[3], y[3];                                                                                 \
+            for (int c = 0; c < 3; c++) {                                                                      \
+                x[c] = (double)*(const TI *)(pin + c * si);                                                    \
+                y[c] = (double)*(const TI *)(pin2 + c * si2);                                                  \
+            }                                                                                                  \
+            *(TO *)pout = (TO)fv__color_delta_e(&j->p, x, y);                                                  \
+            return;                                                                                            \
+        }                                                                                                      \
+        CT v[4], o[3];                                                                                         \
+        const int nin = j->cin < 4 ? j->cin : 4;                                                               \
+        for (int c = 0; c < nin; c++)                                                                          \
+            v[c] = (CT) * (const TI *)(pin + c * si);                                                          \
+        int nout = fv__color_math_##CS(&j->p, v, o, sizeof(TI) == sizeof(float));                              \
+        for (int c = 0; c < nout; c++)                                                                         \
+            *(TO *)(pout + c * so) = (TO)o[c];                                                                 \
+        for (int c = nout; c < j->cout; c++) /* lab2lch: extra channels pass through */                        \
+            *(TO *)(pout + c * so) = (TO)(CT) * (const TI *)(pin + c * si);                                    \
     }
 FV__COLOR_PIXEL(float, f, float, f, float, f)
 FV__COLOR_PIXEL(double, d, double, d, double, d)

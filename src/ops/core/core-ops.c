@@ -10,8 +10,8 @@ fv__check_pair(const char *name, const fv_array *in, const fv_array *out)
     if (!in || !out)
         return fv_error_set(FV_EINVAL, name, "NULL array");
     if (!fv__array_same_shape(in, out))
-        return fv_error_set(FV_EINVAL, name, "input and output shapes differ (%d-d and %d-d, or extents)",
-                            in->ndim, out->ndim);
+        return fv_error_set(FV_EINVAL, name, "input and output shapes differ (%d-d and %d-d, or extents)", in->ndim,
+                            out->ndim);
     if (out->readonly)
         return fv_error_set(FV_EINVAL, name, "output array is read-only");
     return FV_OK;
@@ -23,7 +23,7 @@ fv_astype(fv_context *ctx, const fv_array *in, fv_array *out)
     fv_status st = fv__check_pair("astype", in, out);
     if (st)
         return st;
-    fv__op_args a = {.in = in, .out = out};
+    fv__op_args a = { .in = in, .out = out };
     return fv__dispatch(ctx, in->dtype == out->dtype ? FV__OP_COPY : FV__OP_ASTYPE, &a);
 }
 
@@ -42,10 +42,10 @@ fv_copy(fv_context *ctx, const fv_array *in, fv_array *out)
     if (st)
         return st;
     if (in->dtype != out->dtype)
-        return fv_error_set(FV_EDTYPE, "copy", "dtypes differ (%s -> %s): use fv_astype",
-                            fv_dtype_name(in->dtype), fv_dtype_name(out->dtype));
-    int same = in->device.type == out->device.type &&
-               (in->device.type == FV_DEVICE_CPU || in->device.id == out->device.id);
+        return fv_error_set(FV_EDTYPE, "copy", "dtypes differ (%s -> %s): use fv_astype", fv_dtype_name(in->dtype),
+                            fv_dtype_name(out->dtype));
+    int same =
+        in->device.type == out->device.type && (in->device.type == FV_DEVICE_CPU || in->device.id == out->device.id);
     if (same) {
         return fv__run_COPY(ctx, in, NULL, out, NULL);
     }
@@ -64,8 +64,8 @@ fv_copy(fv_context *ctx, const fv_array *in, fv_array *out)
         dst_c = fv_array_ref(out);
     else if ((st = fv__temp_like(ctx, out, out->dtype, out->device, &dst_c)))
         goto done;
-    if ((st = fv__cuda_memcpy(ctx, dst_c->data, dst_c->device, src_c->data, src_c->device,
-                              (size_t)fv_array_nbytes(in))))
+    if ((st =
+             fv__cuda_memcpy(ctx, dst_c->data, dst_c->device, src_c->data, src_c->device, (size_t)fv_array_nbytes(in))))
         goto done;
     fv__cuda_mark_use(ctx, src_c);
     fv__cuda_mark_use(ctx, dst_c);
@@ -120,7 +120,8 @@ fv__binary(fv_context *ctx, fv__op op, const fv_array *a, const fv_array *b, fv_
         return fv_error_set(FV_EINVAL, name, "output shape does not equal the broadcast shape of the inputs");
     if (a->device.type != out->device.type || b->device.type != out->device.type ||
         (out->device.type == FV_DEVICE_CUDA && (a->device.id != out->device.id || b->device.id != out->device.id)))
-        return fv_error_set(FV_EDEVICE, name, "arrays are on different devices (inputs and output must "
+        return fv_error_set(FV_EDEVICE, name,
+                            "arrays are on different devices (inputs and output must "
                             "share one; use fv_copy / fovea.to_device to move data)");
     if (out->readonly)
         return fv_error_set(FV_EINVAL, name, "output array is read-only");
@@ -128,7 +129,7 @@ fv__binary(fv_context *ctx, fv__op op, const fv_array *a, const fv_array *b, fv_
         goto done;
     if ((st = fv__as_dtype(ctx, b, out->dtype, &bc)))
         goto done;
-    fv__op_args args = {.in = ac, .in2 = bc, .out = out};
+    fv__op_args args = { .in = ac, .in2 = bc, .out = out };
     st = fv__dispatch(ctx, op, &args);
 done:
     fv_array_unref(ac);

@@ -5,7 +5,7 @@
 #include "internal.h"
 #include "fovea/exposure.h"
 #include "ops/exposure/exposure.h"
-#include "ops/morphology/skmorphology.h"   /* fv__skm_contig */
+#include "ops/morphology/skmorphology.h" /* fv__skm_contig */
 
 static fv_status
 fv__check_mask(const char *name, const fv_array *in, const fv_array *mask)
@@ -70,7 +70,7 @@ fv_minmax(fv_context *ctx, const fv_array *in, const fv_array *mask, double *vmi
     int64_t four = 4;
     if ((st = fv_array_new(ctx, FV_UINT64, 1, &four, in->device, &scratch)))
         goto done;
-    fv__minmax_params p = {0, 0, 0};
+    fv__minmax_params p = { 0, 0, 0 };
     if ((st = fv__run_MINMAX(ctx, i, m, scratch, &p)))
         goto done;
     *vmin = p.min;
@@ -85,8 +85,7 @@ done:
 }
 
 fv_status
-fv_histogram(fv_context *ctx, const fv_array *in, const fv_array *mask, const fv_histogram_spec *spec,
-             fv_array *counts)
+fv_histogram(fv_context *ctx, const fv_array *in, const fv_array *mask, const fv_histogram_spec *spec, fv_array *counts)
 {
     const char *name = "histogram";
     fv_array *i = NULL, *m = NULL;
@@ -121,8 +120,8 @@ fv_histogram(fv_context *ctx, const fv_array *in, const fv_array *mask, const fv
             return fv_error_set(FV_EINVAL, name, "denom = %g must be finite and > 0", spec->denom);
         for (int64_t b = 0; b < spec->nbins; b++)
             if (!(spec->edges[b] < spec->edges[b + 1]))
-                return fv_error_set(FV_EINVAL, name, "edges must increase (edges[%lld] >= edges[%lld])",
-                                    (long long)b, (long long)b + 1);
+                return fv_error_set(FV_EINVAL, name, "edges must increase (edges[%lld] >= edges[%lld])", (long long)b,
+                                    (long long)b + 1);
     }
     if (fv_array_size(in) == 0) {
         if (counts->device.type == FV_DEVICE_CUDA)
@@ -132,7 +131,7 @@ fv_histogram(fv_context *ctx, const fv_array *in, const fv_array *mask, const fv
     }
     if ((st = fv__flat_inputs(ctx, in, mask, &i, &m)))
         goto done;
-    fv__histogram_params p = {*spec};
+    fv__histogram_params p = { *spec };
     st = fv__run_HISTOGRAM(ctx, i, m, counts, &p);
 done:
     fv_array_unref(i);

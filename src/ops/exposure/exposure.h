@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 #include "internal.h"
-#include "cast.h"   /* FV_HD */
+#include "cast.h" /* FV_HD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,7 +19,7 @@ extern "C" {
  * through the params (the kernel writes them). out is a scratch uint64[4] on
  * in's device (the CUDA kernel's atomics). */
 typedef struct fv__minmax_params {
-    double min, max;     /* results */
+    double min, max; /* results */
     int64_t count;
 } fv__minmax_params;
 
@@ -34,17 +34,17 @@ typedef struct fv__histogram_params {
 typedef struct fv__clahe_params {
     int ndim;
     int64_t shape[FV_MAX_NDIM];
-    int64_t k[FV_MAX_NDIM];        /* kernel size */
-    int64_t ps[FV_MAX_NDIM];       /* padding before: k / 2 */
-    int64_t nh[FV_MAX_NDIM];       /* histogram regions per axis */
-    int64_t ntiles;                /* prod(nh) */
-    int64_t kelem;                 /* prod(k) */
-    int64_t nb;                    /* bins in each region's histogram */
+    int64_t k[FV_MAX_NDIM];  /* kernel size */
+    int64_t ps[FV_MAX_NDIM]; /* padding before: k / 2 */
+    int64_t nh[FV_MAX_NDIM]; /* histogram regions per axis */
+    int64_t ntiles;          /* prod(nh) */
+    int64_t kelem;           /* prod(k) */
+    int64_t nb;              /* bins in each region's histogram */
     int64_t bin_size;
-    int64_t clim;                  /* clip limit in counts */
+    int64_t clim; /* clip limit in counts */
 } fv__clahe_params;
 
-#define FV__CLAHE_GRAY 16384       /* NR_OF_GRAY */
+#define FV__CLAHE_GRAY 16384 /* NR_OF_GRAY */
 
 /* numpy 'reflect' padding: padded coordinate p (pad ps before) to the source. */
 FV_HD int64_t

@@ -17,7 +17,8 @@ logical_ndim(const char *name, const char *what, const fv_array *a, int is_compl
     if (a->ndim < 1 || a->shape[a->ndim - 1] != 2 || a->strides[a->ndim - 1] != (int64_t)fv_dtype_size(a->dtype)) {
         fv_error_set(FV_EINVAL, name,
                      "%s is complex: it needs a trailing axis of length 2 with a stride of one element "
-                     "(interleaved real, imaginary)", what);
+                     "(interleaved real, imaginary)",
+                     what);
         return -1;
     }
     return a->ndim - 1;
@@ -27,14 +28,14 @@ static fv_status
 check_float(const char *name, const char *what, const fv_array *a)
 {
     if (a->dtype != FV_FLOAT32 && a->dtype != FV_FLOAT64)
-        return fv_error_set(FV_EDTYPE, name, "%s must be float32 or float64 (complex64/complex128 pairs), got %s",
-                            what, fv_dtype_name(a->dtype));
+        return fv_error_set(FV_EDTYPE, name, "%s must be float32 or float64 (complex64/complex128 pairs), got %s", what,
+                            fv_dtype_name(a->dtype));
     return FV_OK;
 }
 
 fv_status
-fv_fft(fv_context *ctx, const fv_array *in, fv_array *out, fv_fft_kind kind, int naxes, const int *axes,
-       int inverse, double scale)
+fv_fft(fv_context *ctx, const fv_array *in, fv_array *out, fv_fft_kind kind, int naxes, const int *axes, int inverse,
+       double scale)
 {
     const char *name = "fft";
     fv__fft_params p;
@@ -48,8 +49,8 @@ fv_fft(fv_context *ctx, const fv_array *in, fv_array *out, fv_fft_kind kind, int
     if ((st = check_float(name, "in", in)) != FV_OK || (st = check_float(name, "out", out)) != FV_OK)
         return st;
     if (in->dtype != out->dtype)
-        return fv_error_set(FV_EDTYPE, name, "in (%s) and out (%s) must have one precision",
-                            fv_dtype_name(in->dtype), fv_dtype_name(out->dtype));
+        return fv_error_set(FV_EDTYPE, name, "in (%s) and out (%s) must have one precision", fv_dtype_name(in->dtype),
+                            fv_dtype_name(out->dtype));
     if ((lin = logical_ndim(name, "in", in, kind != FV_FFT_R2C)) < 0 ||
         (lout = logical_ndim(name, "out", out, kind != FV_FFT_C2R)) < 0)
         return FV_EINVAL;
@@ -90,16 +91,16 @@ fv_fft(fv_context *ctx, const fv_array *in, fv_array *out, fv_fft_kind kind, int
                 return fv_error_set(FV_EINVAL, name, "C2R: in's length along axis %d must be %lld, got %lld", d,
                                     (long long)(b / 2 + 1), (long long)a);
         } else if (a != b) {
-            return fv_error_set(FV_EINVAL, name, "in and out differ along axis %d (%lld and %lld)", d,
-                                (long long)a, (long long)b);
+            return fv_error_set(FV_EINVAL, name, "in and out differ along axis %d (%lld and %lld)", d, (long long)a,
+                                (long long)b);
         }
     }
     p.n_last = kind == FV_FFT_R2C ? in->shape[last] : out->shape[last];
     for (int i = 0; i < naxes; i++) {
         const int64_t len = p.axes[i] == last ? p.n_last : out->shape[p.axes[i]];
         if (len < 1)
-            return fv_error_set(FV_EINVAL, name, "invalid number of data points (%lld) along axis %d",
-                                (long long)len, p.axes[i]);
+            return fv_error_set(FV_EINVAL, name, "invalid number of data points (%lld) along axis %d", (long long)len,
+                                p.axes[i]);
     }
     if (fv_array_size(in) == 0 || fv_array_size(out) == 0)
         return FV_OK;
@@ -151,7 +152,8 @@ fv_fourier_filter(fv_context *ctx, const fv_array *in, int in_complex, fv_array 
         return fv_error_set(FV_EDTYPE, name, "a complex input needs a complex output");
     if (kind == FV_FOURIER_SHIFT && !out_complex)
         return fv_error_set(FV_EDTYPE, name, "fourier_shift needs a complex output");
-    if ((lin = logical_ndim(name, "in", in, in_complex)) < 0 || (lout = logical_ndim(name, "out", out, out_complex)) < 0)
+    if ((lin = logical_ndim(name, "in", in, in_complex)) < 0 ||
+        (lout = logical_ndim(name, "out", out, out_complex)) < 0)
         return FV_EINVAL;
     if (lin < 1 || lin != lout)
         return fv_error_set(FV_EINVAL, name, "in and out need one logical ndim >= 1 (have %d and %d)", lin, lout);

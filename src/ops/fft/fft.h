@@ -24,11 +24,11 @@ extern "C" {
 #endif
 
 typedef struct fv__fft_params {
-    int kind;            /* fv_fft_kind */
-    int inverse;         /* C2C: 1 for exp(+2 pi i jk/n) */
+    int kind;    /* fv_fft_kind */
+    int inverse; /* C2C: 1 for exp(+2 pi i jk/n) */
     int naxes;
     int axes[FV_MAX_NDIM];
-    int64_t n_last;      /* R2C/C2R: the real length along axes[naxes-1] */
+    int64_t n_last; /* R2C/C2R: the real length along axes[naxes-1] */
     double scale;
 } fv__fft_params;
 
@@ -36,12 +36,12 @@ typedef struct fv__fft_params {
 FV_OP(FFT, "fft", fv__fft_params);
 
 typedef struct fv__fourier_params {
-    int kind;            /* fv_fourier_kind */
+    int kind; /* fv_fourier_kind */
     int in_complex, out_complex;
-    int ndim;            /* logical */
-    int axis;            /* the real-transform axis when n >= 0 */
-    int64_t n;           /* < 0: complex transform along every axis */
-    double p[FV_MAX_NDIM];   /* sigma, size or shift per axis */
+    int ndim;              /* logical */
+    int axis;              /* the real-transform axis when n >= 0 */
+    int64_t n;             /* < 0: complex transform along every axis */
+    double p[FV_MAX_NDIM]; /* sigma, size or shift per axis */
 } fv__fourier_params;
 
 /* Kernels: FV_KERNEL(FOURIER, ...). */
@@ -50,9 +50,9 @@ FV_OP(FOURIER, "fourier", fv__fourier_params);
 /* The factor of the filter for logical coordinate c along axis d (length len):
  * shared by the CPU and CUDA kernels. f: the signed frequency index. */
 #ifdef __CUDACC__
-#  define FV__FOURIER_FN static __host__ __device__ inline
+#define FV__FOURIER_FN static __host__ __device__ inline
 #else
-#  define FV__FOURIER_FN static inline
+#define FV__FOURIER_FN static inline
 #endif
 
 FV__FOURIER_FN int64_t

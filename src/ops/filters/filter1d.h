@@ -15,16 +15,16 @@ extern "C" {
  * caller's arrays overlap). Any real dtype pair. Window of `size` taps; tap k
  * reads in[i + k - size / 2 - origin] along the axis (scipy's origin). */
 typedef enum fv__filter1d_kind {
-    FV__F1D_CORRELATE = 0,   /* sum of weights[k] * x, in double */
-    FV__F1D_UNIFORM,         /* scipy's running mean, same operation order */
+    FV__F1D_CORRELATE = 0, /* sum of weights[k] * x, in double */
+    FV__F1D_UNIFORM,       /* scipy's running mean, same operation order */
     FV__F1D_MINIMUM,
     FV__F1D_MAXIMUM
 } fv__filter1d_kind;
 
 typedef struct fv__filter1d_params {
-    int kind;                /* fv__filter1d_kind */
+    int kind; /* fv__filter1d_kind */
     int axis;
-    int mode;                /* fv_mode */
+    int mode; /* fv_mode */
     double cval;
     int64_t origin;
     int64_t size;            /* taps, >= 1 */

@@ -15,7 +15,7 @@
 #include "ops/filters/filters-internal.h"
 
 #if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF   /* the Gaussian kernel's arithmetic as numpy's */
+#pragma STDC FP_CONTRACT OFF /* the Gaussian kernel's arithmetic as numpy's */
 #endif
 
 /* ---- n-D filters ---------------------------------------------------------------------- */
@@ -102,7 +102,7 @@ fv__correlate_nd(const char *fn, fv_context *ctx, const fv_array *in, fv_array *
         return fv_error_set(FV_EINVAL, fn, "weights is NULL");
     for (int d = 0; d < in->ndim && d < FV_MAX_NDIM; d++) {
         o[d] = origins ? origins[d] : 0;
-        if (flip && fshape && fshape[d] >= 1) {   /* scipy's convolve: -origin, one less for even lengths */
+        if (flip && fshape && fshape[d] >= 1) { /* scipy's convolve: -origin, one less for even lengths */
             if (o[d] == INT64_MIN)
                 return fv_error_set(FV_EINVAL, fn, "invalid origin");
             o[d] = -o[d] - ((fshape[d] & 1) ? 0 : 1);
@@ -125,8 +125,7 @@ fv__correlate_nd(const char *fn, fv_context *ctx, const fv_array *in, fv_array *
     if (count == 0) {
         st = fv__zero(ctx, out);
     } else {
-        fv__filternd_params p = {.kind = FV__FND_CORRELATE, .mode = mode, .cval = cval, .weights = w,
-                                 .count = count};
+        fv__filternd_params p = { .kind = FV__FND_CORRELATE, .mode = mode, .cval = cval, .weights = w, .count = count };
         st = fv__run_nd(ctx, in, out, &p, fshape, o);
     }
     free(w);
@@ -192,32 +191,40 @@ fv__min_or_max(const char *fn, int minimum, fv_context *ctx, const fv_array *in,
                 continue;
             int64_t o = origins ? origins[d] : 0;
             if (fshape[d] > FV__MAX_TAPS)
-                return fv_error_set(FV_EINVAL, fn, "filter size %lld is too large (at most %lld)",
-                                    (long long)fshape[d], (long long)FV__MAX_TAPS);
+                return fv_error_set(FV_EINVAL, fn, "filter size %lld is too large (at most %lld)", (long long)fshape[d],
+                                    (long long)FV__MAX_TAPS);
             if ((st = fv__check_origin(fn, o, fshape[d], d)))
                 return st;
-            passes[k++] = (fv__filter1d_params){.kind = minimum ? FV__F1D_MINIMUM : FV__F1D_MAXIMUM, .axis = d,
-                                                .mode = mode, .cval = cval, .origin = o, .size = fshape[d]};
+            passes[k++] = (fv__filter1d_params){ .kind = minimum ? FV__F1D_MINIMUM : FV__F1D_MAXIMUM,
+                                                 .axis = d,
+                                                 .mode = mode,
+                                                 .cval = cval,
+                                                 .origin = o,
+                                                 .size = fshape[d] };
         }
         return fv__run_passes(ctx, in, out, passes, k);
     }
     if ((st = fv__check_nd(fn, in, out, fshape, mode, origins, &fsize)))
         return st;
-    fv__filternd_params p = {.kind = minimum ? FV__FND_MINIMUM : FV__FND_MAXIMUM, .mode = mode, .cval = cval,
-                             .footprint = footprint, .weights = structure, .count = count};
+    fv__filternd_params p = { .kind = minimum ? FV__FND_MINIMUM : FV__FND_MAXIMUM,
+                              .mode = mode,
+                              .cval = cval,
+                              .footprint = footprint,
+                              .weights = structure,
+                              .count = count };
     return fv__run_nd(ctx, in, out, &p, fshape, origins);
 }
 
 fv_status
-fv_minimum_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *footprint,
-                  const double *structure, const int64_t *fshape, fv_mode mode, double cval, const int64_t *origins)
+fv_minimum_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *footprint, const double *structure,
+                  const int64_t *fshape, fv_mode mode, double cval, const int64_t *origins)
 {
     return fv__min_or_max("minimum_filter", 1, ctx, in, out, footprint, structure, fshape, mode, cval, origins);
 }
 
 fv_status
-fv_maximum_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *footprint,
-                  const double *structure, const int64_t *fshape, fv_mode mode, double cval, const int64_t *origins)
+fv_maximum_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *footprint, const double *structure,
+                  const int64_t *fshape, fv_mode mode, double cval, const int64_t *origins)
 {
     return fv__min_or_max("maximum_filter", 0, ctx, in, out, footprint, structure, fshape, mode, cval, origins);
 }
@@ -235,7 +242,8 @@ fv_rank_filter(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t
     if (rank < 0 || rank >= count)
         return fv_error_set(FV_EINVAL, fn, "rank %lld is not within the footprint size (%lld selected elements)",
                             (long long)rank, (long long)count);
-    fv__filternd_params p = {.kind = FV__FND_RANK, .mode = mode, .cval = cval, .footprint = footprint,
-                             .count = count, .rank = rank};
+    fv__filternd_params p = {
+        .kind = FV__FND_RANK, .mode = mode, .cval = cval, .footprint = footprint, .count = count, .rank = rank
+    };
     return fv__run_nd(ctx, in, out, &p, fshape, origins);
 }

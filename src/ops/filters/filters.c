@@ -16,12 +16,12 @@
 #include "ops/filters/filters-internal.h"
 
 #if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF   /* the Gaussian kernel's arithmetic as numpy's */
+#pragma STDC FP_CONTRACT OFF /* the Gaussian kernel's arithmetic as numpy's */
 #endif
 
 /* ---- modes ------------------------------------------------------------------- */
 
-static const char *const fv__mode_names[FV_MODE_COUNT] = {"reflect", "constant", "nearest", "mirror", "wrap"};
+static const char *const fv__mode_names[FV_MODE_COUNT] = { "reflect", "constant", "nearest", "mirror", "wrap" };
 
 fv_status
 fv_mode_from_name(const char *name, fv_mode *out)
@@ -30,9 +30,10 @@ fv_mode_from_name(const char *name, fv_mode *out)
         const char *name;
         fv_mode mode;
     } table[] = {
-        {"reflect", FV_MODE_REFLECT},   {"grid-mirror", FV_MODE_REFLECT}, {"constant", FV_MODE_CONSTANT},
-        {"grid-constant", FV_MODE_CONSTANT}, {"nearest", FV_MODE_NEAREST}, {"mirror", FV_MODE_MIRROR},
-        {"wrap", FV_MODE_WRAP},         {"grid-wrap", FV_MODE_WRAP},
+        { "reflect", FV_MODE_REFLECT },   { "grid-mirror", FV_MODE_REFLECT },
+        { "constant", FV_MODE_CONSTANT }, { "grid-constant", FV_MODE_CONSTANT },
+        { "nearest", FV_MODE_NEAREST },   { "mirror", FV_MODE_MIRROR },
+        { "wrap", FV_MODE_WRAP },         { "grid-wrap", FV_MODE_WRAP },
     };
     if (!name || !out)
         return fv_error_set(FV_EINVAL, "mode", "NULL argument");
@@ -41,8 +42,10 @@ fv_mode_from_name(const char *name, fv_mode *out)
             *out = table[i].mode;
             return FV_OK;
         }
-    return fv_error_set(FV_EINVAL, "mode", "boundary mode not supported: '%s' (reflect, grid-mirror, constant, "
-                        "grid-constant, nearest, mirror, wrap, grid-wrap)", name);
+    return fv_error_set(FV_EINVAL, "mode",
+                        "boundary mode not supported: '%s' (reflect, grid-mirror, constant, "
+                        "grid-constant, nearest, mirror, wrap, grid-wrap)",
+                        name);
 }
 
 const char *
@@ -65,8 +68,7 @@ fv__check_arrays(const char *fn, const fv_array *in, const fv_array *out)
         same = in->shape[d] == out->shape[d];
     if (!same)
         return fv_error_set(FV_EINVAL, fn, "input and output shapes differ");
-    if (in->device.type != out->device.type ||
-        (in->device.type == FV_DEVICE_CUDA && in->device.id != out->device.id))
+    if (in->device.type != out->device.type || (in->device.type == FV_DEVICE_CUDA && in->device.id != out->device.id))
         return fv_error_set(FV_EDEVICE, fn, "input and output are on different devices");
     if (out->readonly)
         return fv_error_set(FV_EINVAL, fn, "output array is read-only");
@@ -94,9 +96,10 @@ fv_status
 fv__check_origin(const char *fn, int64_t origin, int64_t n, int axis)
 {
     if (origin < -(n / 2) || origin > (n - 1) / 2)
-        return fv_error_set(FV_EINVAL, fn, "invalid origin %lld on axis %d: it must satisfy "
-                            "-(%lld // 2) <= origin <= (%lld - 1) // 2", (long long)origin, axis,
-                            (long long)n, (long long)n);
+        return fv_error_set(FV_EINVAL, fn,
+                            "invalid origin %lld on axis %d: it must satisfy "
+                            "-(%lld // 2) <= origin <= (%lld - 1) // 2",
+                            (long long)origin, axis, (long long)n, (long long)n);
     return FV_OK;
 }
 
@@ -132,7 +135,7 @@ fv__ndi_assign(fv_context *ctx, const fv_array *in, fv_array *out)
         (st = fv__ndi_source(ctx, vin, vout, &src)))
         goto done;
     if (fv_dtype_is_float(in->dtype) && fv_dtype_is_integer(out->dtype)) {
-        fv__filter1d_params p = {.kind = FV__F1D_MINIMUM, .axis = 0, .mode = FV_MODE_NEAREST, .size = 1};
+        fv__filter1d_params p = { .kind = FV__F1D_MINIMUM, .axis = 0, .mode = FV_MODE_NEAREST, .size = 1 };
         st = fv__run_FILTER1D(ctx, src, NULL, vout, &p);
     } else {
         st = fv_astype(ctx, src, vout);
@@ -156,7 +159,7 @@ fv__sep_fused_ok(const void *args, int device)
     return device >= 0;
 }
 
-FV__VARIANTS(fv__sep_variants, "separable", {"fused", fv__sep_fused_ok, NULL}, {"passes", NULL, NULL})
+FV__VARIANTS(fv__sep_variants, "separable", { "fused", fv__sep_fused_ok, NULL }, { "passes", NULL, NULL })
 
 /* Run passes[0..k) one after the other, in -> out: every pass reads what the
  * previous one wrote in out's dtype, as scipy's `input = output` (through one
@@ -168,7 +171,7 @@ fv_status
 fv__run_passes(fv_context *ctx, const fv_array *in, fv_array *out, const fv__filter1d_params *passes, int k)
 {
     fv_status st;
-    fv_array *src = NULL, *tmp[2] = {NULL, NULL};
+    fv_array *src = NULL, *tmp[2] = { NULL, NULL };
     if (fv_array_size(out) == 0)
         return FV_OK;
     if (k == 0)
@@ -179,7 +182,7 @@ fv__run_passes(fv_context *ctx, const fv_array *in, fv_array *out, const fv__fil
     /* two passes: a backend may run them as one fused kernel */
     if (k == 2 && fv__array_backend(src) == FV__BACKEND_CUDA &&
         fv__plan_index(&fv__sep_variants, NULL, src->device.id) == 0) {
-        fv__sep2_params sp = {.pass = {passes[0], passes[1]}, .mid = raw ? FV_UINT8 : out->dtype};
+        fv__sep2_params sp = { .pass = { passes[0], passes[1] }, .mid = raw ? FV_UINT8 : out->dtype };
         st = fv__run_SEP2(ctx, src, NULL, out, &sp);
         if (st != FV__SEP2_DECLINED)
             goto done;
@@ -233,9 +236,14 @@ fv_correlate1d(fv_context *ctx, const fv_array *in, fv_array *out, const double 
         return fv_error_set(FV_EINVAL, "correlate1d", "weights is NULL");
     if ((st = fv__check_1d("correlate1d", in, out, n, axis, mode, origin)))
         return st;
-    fv__filter1d_params p = {.kind = FV__F1D_CORRELATE, .axis = axis, .mode = mode, .cval = cval,
-                             .origin = origin, .size = n, .weights = weights,
-                             .symmetry = fv__ni_symmetry(weights, n)};
+    fv__filter1d_params p = { .kind = FV__F1D_CORRELATE,
+                              .axis = axis,
+                              .mode = mode,
+                              .cval = cval,
+                              .origin = origin,
+                              .size = n,
+                              .weights = weights,
+                              .symmetry = fv__ni_symmetry(weights, n) };
     return fv__run_passes(ctx, in, out, &p, 1);
 }
 
@@ -253,8 +261,7 @@ fv_correlate1d_array(fv_context *ctx, const fv_array *in, fv_array *out, const f
     if (weights->device.type == FV_DEVICE_CPU) {
         if (weights->shape[0] > 1 && weights->strides[0] != (int64_t)sizeof(double))
             return fv_error_set(FV_EINVAL, fn, "host weights must be contiguous");
-        return fv_correlate1d(ctx, in, out, (const double *)weights->data, weights->shape[0], axis, mode, cval,
-                              origin);
+        return fv_correlate1d(ctx, in, out, (const double *)weights->data, weights->shape[0], axis, mode, cval, origin);
     }
     if (weights->strides[0] % (int64_t)sizeof(double))
         return fv_error_set(FV_EINVAL, fn, "weights strides must be a multiple of 8 bytes");
@@ -266,9 +273,14 @@ fv_correlate1d_array(fv_context *ctx, const fv_array *in, fv_array *out, const f
     /* the kernels read the weights while writing out: a copy where they share memory */
     if ((st = fv__ndi_source(ctx, weights, out, &w)))
         return st;
-    fv__filter1d_params p = {.kind = FV__F1D_CORRELATE, .axis = axis, .mode = mode, .cval = cval,
-                             .origin = origin, .size = n, .dweights = (const double *)w->data,
-                             .dweights_stride = w->strides[0] / (int64_t)sizeof(double)};
+    fv__filter1d_params p = { .kind = FV__F1D_CORRELATE,
+                              .axis = axis,
+                              .mode = mode,
+                              .cval = cval,
+                              .origin = origin,
+                              .size = n,
+                              .dweights = (const double *)w->data,
+                              .dweights_stride = w->strides[0] / (int64_t)sizeof(double) };
     st = fv__run_passes(ctx, in, out, &p, 1);
     fv_array_unref(w);
     return st;
@@ -294,8 +306,14 @@ fv_convolve1d(fv_context *ctx, const fv_array *in, fv_array *out, const double *
         return fv_error_set(FV_ENOMEM, "convolve1d", "out of host memory");
     for (int64_t i = 0; i < n; i++)
         rw[i] = weights[n - 1 - i];
-    fv__filter1d_params p = {.kind = FV__F1D_CORRELATE, .axis = axis, .mode = mode, .cval = cval,
-                             .origin = o, .size = n, .weights = rw, .symmetry = fv__ni_symmetry(rw, n)};
+    fv__filter1d_params p = { .kind = FV__F1D_CORRELATE,
+                              .axis = axis,
+                              .mode = mode,
+                              .cval = cval,
+                              .origin = o,
+                              .size = n,
+                              .weights = rw,
+                              .symmetry = fv__ni_symmetry(rw, n) };
     st = fv__run_passes(ctx, in, out, &p, 1);
     free(rw);
     return st;
@@ -308,8 +326,7 @@ fv__simple1d(const char *fn, int kind, fv_context *ctx, const fv_array *in, fv_a
     fv_status st = fv__check_1d(fn, in, out, size, axis, mode, origin);
     if (st)
         return st;
-    fv__filter1d_params p = {.kind = kind, .axis = axis, .mode = mode, .cval = cval, .origin = origin,
-                             .size = size};
+    fv__filter1d_params p = { .kind = kind, .axis = axis, .mode = mode, .cval = cval, .origin = origin, .size = size };
     return fv__run_passes(ctx, in, out, &p, 1);
 }
 
@@ -337,11 +354,10 @@ fv_maximum_filter1d(fv_context *ctx, const fv_array *in, fv_array *out, int64_t 
 /* ---- separable compositions ------------------------------------------------------------ */
 
 fv_status
-fv_separable_filter(fv_context *ctx, const fv_array *in, fv_array *out, const fv_filter_pass *passes,
-                    int npasses)
+fv_separable_filter(fv_context *ctx, const fv_array *in, fv_array *out, const fv_filter_pass *passes, int npasses)
 {
     const char *fn = "separable_filter";
-    static const int kinds[] = {FV__F1D_CORRELATE, FV__F1D_UNIFORM, FV__F1D_MINIMUM, FV__F1D_MAXIMUM};
+    static const int kinds[] = { FV__F1D_CORRELATE, FV__F1D_UNIFORM, FV__F1D_MINIMUM, FV__F1D_MAXIMUM };
     fv__filter1d_params p[FV_MAX_PASSES];
     fv_status st;
     if ((st = fv__check_arrays(fn, in, out)))
@@ -358,11 +374,15 @@ fv_separable_filter(fv_context *ctx, const fv_array *in, fv_array *out, const fv
             return fv_error_set(FV_EINVAL, fn, "pass %d: weights is NULL", i);
         if ((st = fv__check_1d(fn, in, out, q->size, q->axis, q->mode, q->origin)))
             return st;
-        p[i] = (fv__filter1d_params){.kind = kinds[q->kind], .axis = q->axis, .mode = q->mode, .cval = q->cval,
-                                     .origin = q->origin, .size = q->size,
-                                     .weights = q->kind == FV_PASS_CORRELATE ? q->weights : NULL,
-                                     .symmetry = q->kind == FV_PASS_CORRELATE ? fv__ni_symmetry(q->weights, q->size)
-                                                                             : 0};
+        p[i] = (fv__filter1d_params){ .kind = kinds[q->kind],
+                                      .axis = q->axis,
+                                      .mode = q->mode,
+                                      .cval = q->cval,
+                                      .origin = q->origin,
+                                      .size = q->size,
+                                      .weights = q->kind == FV_PASS_CORRELATE ? q->weights : NULL,
+                                      .symmetry =
+                                          q->kind == FV_PASS_CORRELATE ? fv__ni_symmetry(q->weights, q->size) : 0 };
     }
     return fv__run_passes(ctx, in, out, p, npasses);
 }
@@ -405,7 +425,7 @@ static double
 fv__dot(const double *a, const double *b, int n)
 {
     const int m = n - n % 4;
-    double lane[4] = {0.0, 0.0, 0.0, 0.0}, acc = 0.0;
+    double lane[4] = { 0.0, 0.0, 0.0, 0.0 }, acc = 0.0;
     for (int j = 0; j < m; j += 4)
         for (int l = 0; l < 4; l++)
             lane[l] = fma(a[j + l], b[j + l], lane[l]);
@@ -426,8 +446,8 @@ fv_gaussian_kernel1d(double sigma, int order, int64_t radius, double *w)
     if (order < 0)
         return fv_error_set(FV_EINVAL, "gaussian_kernel1d", "order must be non-negative (got %d)", order);
     if (radius < 0 || radius > FV__MAX_RADIUS)
-        return fv_error_set(FV_EINVAL, "gaussian_kernel1d", "radius %lld must be in [0, %lld]",
-                            (long long)radius, (long long)FV__MAX_RADIUS);
+        return fv_error_set(FV_EINVAL, "gaussian_kernel1d", "radius %lld must be in [0, %lld]", (long long)radius,
+                            (long long)FV__MAX_RADIUS);
     const int64_t n = 2 * radius + 1;
     double *phi = malloc((size_t)n * sizeof(double));
     double *q = malloc((size_t)(order + 1) * sizeof(double));
@@ -482,7 +502,7 @@ fv_gaussian_kernel1d(double sigma, int order, int64_t radius, double *w)
         free(row);
         free(xp);
     }
-    for (int64_t i = 0; i < n; i++)   /* correlation order: reversed */
+    for (int64_t i = 0; i < n; i++) /* correlation order: reversed */
         w[i] = phi[n - 1 - i];
     free(phi);
     free(q);
@@ -497,14 +517,14 @@ fv_gaussian_filter(fv_context *ctx, const fv_array *in, fv_array *out, const dou
     const char *fn = "gaussian_filter";
     fv_status st;
     fv__filter1d_params passes[FV_MAX_NDIM];
-    double *kern[FV_MAX_NDIM] = {0};
+    double *kern[FV_MAX_NDIM] = { 0 };
     int k = 0;
     if ((st = fv__check_arrays(fn, in, out)))
         return st;
     if (in->ndim > 0 && !sigma)
         return fv_error_set(FV_EINVAL, fn, "sigma is NULL");
     for (int ax = 0; ax < in->ndim; ax++) {
-        if (!(sigma[ax] > 1e-15))   /* scipy skips these axes (NaN included) */
+        if (!(sigma[ax] > 1e-15)) /* scipy skips these axes (NaN included) */
             continue;
         int ord = order ? order[ax] : 0;
         fv_mode mode = modes ? modes[ax] : FV_MODE_REFLECT;
@@ -520,8 +540,10 @@ fv_gaussian_filter(fv_context *ctx, const fv_array *in, fv_array *out, const dou
         } else {
             double r = truncate * sigma[ax] + 0.5;
             if (!(r > -1.0) || !(r < (double)FV__MAX_RADIUS + 1.0)) {
-                st = fv_error_set(FV_EINVAL, fn, "radius int(truncate * sigma + 0.5) = %g on axis %d must be a "
-                                  "nonnegative integer up to %lld", r, ax, (long long)FV__MAX_RADIUS);
+                st = fv_error_set(FV_EINVAL, fn,
+                                  "radius int(truncate * sigma + 0.5) = %g on axis %d must be a "
+                                  "nonnegative integer up to %lld",
+                                  r, ax, (long long)FV__MAX_RADIUS);
                 goto done;
             }
             lw = (int64_t)r;
@@ -539,9 +561,14 @@ fv_gaussian_filter(fv_context *ctx, const fv_array *in, fv_array *out, const dou
             k++;
             goto done;
         }
-        passes[k] = (fv__filter1d_params){.kind = FV__F1D_CORRELATE, .axis = ax, .mode = mode, .cval = cval,
-                                          .origin = 0, .size = 2 * lw + 1, .weights = kern[k],
-                                          .symmetry = fv__ni_symmetry(kern[k], 2 * lw + 1)};
+        passes[k] = (fv__filter1d_params){ .kind = FV__F1D_CORRELATE,
+                                           .axis = ax,
+                                           .mode = mode,
+                                           .cval = cval,
+                                           .origin = 0,
+                                           .size = 2 * lw + 1,
+                                           .weights = kern[k],
+                                           .symmetry = fv__ni_symmetry(kern[k], 2 * lw + 1) };
         k++;
     }
     st = fv__run_passes(ctx, in, out, passes, k);
@@ -564,7 +591,7 @@ fv_uniform_filter(fv_context *ctx, const fv_array *in, fv_array *out, const int6
     if (in->ndim > 0 && !size)
         return fv_error_set(FV_EINVAL, fn, "size is NULL");
     for (int ax = 0; ax < in->ndim; ax++) {
-        if (size[ax] <= 1)   /* scipy skips these axes */
+        if (size[ax] <= 1) /* scipy skips these axes */
             continue;
         fv_mode mode = modes ? modes[ax] : FV_MODE_REFLECT;
         int64_t o = origins ? origins[ax] : 0;
@@ -573,8 +600,9 @@ fv_uniform_filter(fv_context *ctx, const fv_array *in, fv_array *out, const int6
                                 (long long)FV__MAX_TAPS);
         if ((st = fv__check_mode(fn, mode)) || (st = fv__check_origin(fn, o, size[ax], ax)))
             return st;
-        passes[k++] = (fv__filter1d_params){.kind = FV__F1D_UNIFORM, .axis = ax, .mode = mode, .cval = cval,
-                                            .origin = o, .size = size[ax]};
+        passes[k++] = (fv__filter1d_params){
+            .kind = FV__F1D_UNIFORM, .axis = ax, .mode = mode, .cval = cval, .origin = o, .size = size[ax]
+        };
     }
     return fv__run_passes(ctx, in, out, passes, k);
 }

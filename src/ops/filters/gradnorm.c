@@ -63,7 +63,7 @@ fv__gradnorm_geom(fv__gradnorm_job *j, const fv_array *const *ops, int nops)
             j->strides[k][m] = ops[k]->strides[i];
         m++;
     }
-    if (m == 0) {   /* one element */
+    if (m == 0) { /* one element */
         j->shape[0] = 1;
         for (int k = 0; k < nops; k++)
             j->strides[k][0] = (int64_t)fv_dtype_size(o->dtype);
@@ -77,8 +77,7 @@ fv_gradient_norm(fv_context *ctx, const fv_array *const *parts, int nparts, doub
 {
     const char *name = "gradient_norm";
     if (!parts || nparts < 1 || nparts > FV__GRADNORM_MAX_PARTS)
-        return fv_error_set(FV_EINVAL, name, "needs 1 to %d parts, got %d", FV__GRADNORM_MAX_PARTS,
-                            parts ? nparts : 0);
+        return fv_error_set(FV_EINVAL, name, "needs 1 to %d parts, got %d", FV__GRADNORM_MAX_PARTS, parts ? nparts : 0);
     for (int k = 0; k < nparts; k++)
         if (!parts[k])
             return fv_error_set(FV_EINVAL, name, "NULL part %d", k);
@@ -86,8 +85,7 @@ fv_gradient_norm(fv_context *ctx, const fv_array *const *parts, int nparts, doub
         return fv_error_set(FV_EINVAL, name, "NULL out");
     const fv_array *p0 = parts[0];
     if (p0->dtype != FV_FLOAT32 && p0->dtype != FV_FLOAT64)
-        return fv_error_set(FV_EDTYPE, name, "the parts must be float32 or float64, got %s",
-                            fv_dtype_name(p0->dtype));
+        return fv_error_set(FV_EDTYPE, name, "the parts must be float32 or float64, got %s", fv_dtype_name(p0->dtype));
     for (int k = 0; k <= nparts; k++) {
         const fv_array *a = k < nparts ? parts[k] : out;
         char what[32];
@@ -101,8 +99,10 @@ fv_gradient_norm(fv_context *ctx, const fv_array *const *parts, int nparts, doub
         if (!fv__array_same_shape(a, p0))
             return fv_error_set(FV_EINVAL, name, "%s's shape differs from part 0's (one shape for all)", what);
         if (!fv__array_same_device(a, p0))
-            return fv_error_set(FV_EDEVICE, name, "%s is not on part 0's device (use fv_copy / "
-                                "fovea.to_device to move data)", what);
+            return fv_error_set(FV_EDEVICE, name,
+                                "%s is not on part 0's device (use fv_copy / "
+                                "fovea.to_device to move data)",
+                                what);
     }
     if (isnan(div) || div <= 0)
         return fv_error_set(FV_EINVAL, name, "div = %g must be > 0 (1: no division)", div);
@@ -112,8 +112,10 @@ fv_gradient_norm(fv_context *ctx, const fv_array *const *parts, int nparts, doub
         return fv_error_set(FV_EINVAL, name, "out has elements that share memory (e.g. a stride of 0)");
     for (int k = 0; k < nparts; k++)
         if (fv__arrays_overlap(out, parts[k]) && !fv__gradnorm_same_layout(out, parts[k]))
-            return fv_error_set(FV_EINVAL, name, "out overlaps part %d: it must be one of the parts itself "
-                                "(same data and strides) or not overlap them", k);
+            return fv_error_set(FV_EINVAL, name,
+                                "out overlaps part %d: it must be one of the parts itself "
+                                "(same data and strides) or not overlap them",
+                                k);
 
     fv__gradnorm_job job;
     memset(&job, 0, sizeof job);

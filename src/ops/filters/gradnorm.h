@@ -28,14 +28,14 @@ extern "C" {
  * is contiguous across them (ndim >= 1; size 0: ndim 1, shape[0] 0). */
 typedef struct fv__gradnorm_job {
     int is_double;
-    int nparts;                   /* 1 .. FV__GRADNORM_MAX_PARTS */
-    int has_div;                  /* 0 when div == 1 */
-    double div;                   /* the kernels round it to the dtype */
+    int nparts;  /* 1 .. FV__GRADNORM_MAX_PARTS */
+    int has_div; /* 0 when div == 1 */
+    double div;  /* the kernels round it to the dtype */
     int ndim;
-    int64_t size;                 /* elements */
+    int64_t size; /* elements */
     int64_t shape[FV_MAX_NDIM];
-    int64_t strides[FV__GRADNORM_MAX_PARTS + 1][FV_MAX_NDIM];   /* bytes */
-    char *ptr[FV__GRADNORM_MAX_PARTS + 1];                      /* first elements */
+    int64_t strides[FV__GRADNORM_MAX_PARTS + 1][FV_MAX_NDIM]; /* bytes */
+    char *ptr[FV__GRADNORM_MAX_PARTS + 1];                    /* first elements */
 } fv__gradnorm_job;
 
 /* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(GRADIENT_NORM, ...) in the kernel file. */

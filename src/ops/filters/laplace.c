@@ -24,13 +24,13 @@ fv_laplace(fv_context *ctx, const fv_array *in, fv_array *out, const int *axes, 
     if (!fv__array_same_shape(in, out))
         return fv_error_set(FV_EINVAL, name, "input and output shapes differ");
     if (!fv__array_same_device(in, out))
-        return fv_error_set(FV_EDEVICE, name, "input and output are on different devices (use fv_copy / "
+        return fv_error_set(FV_EDEVICE, name,
+                            "input and output are on different devices (use fv_copy / "
                             "fovea.to_device to move data)");
     if (out->readonly)
         return fv_error_set(FV_EINVAL, name, "output array is read-only");
     if (naxes < 0 || naxes > in->ndim)
-        return fv_error_set(FV_EINVAL, name, "naxes = %d: 0 to %d axes for a %d-d array", naxes, in->ndim,
-                            in->ndim);
+        return fv_error_set(FV_EINVAL, name, "naxes = %d: 0 to %d axes for a %d-d array", naxes, in->ndim, in->ndim);
     if (naxes > 0 && (!axes || !modes))
         return fv_error_set(FV_EINVAL, name, "%s is NULL", axes ? "modes" : "axes");
     for (int k = 0; k < naxes; k++) {

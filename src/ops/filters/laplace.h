@@ -28,41 +28,48 @@ extern "C" {
 #endif
 
 typedef struct fv__laplace_job {
-    int ndim;                        /* >= 1 */
-    int idtype, odtype;              /* fv_dtype of in and out */
-    int64_t size;                    /* elements, > 0 */
+    int ndim;           /* >= 1 */
+    int idtype, odtype; /* fv_dtype of in and out */
+    int64_t size;       /* elements, > 0 */
     int64_t shape[FV_MAX_NDIM];
-    int64_t istrides[FV_MAX_NDIM];   /* bytes */
-    int64_t ostrides[FV_MAX_NDIM];   /* bytes */
-    const char *in;                  /* first elements */
+    int64_t istrides[FV_MAX_NDIM]; /* bytes */
+    int64_t ostrides[FV_MAX_NDIM]; /* bytes */
+    const char *in;                /* first elements */
     char *out;
-    int naxes;                       /* 1 .. ndim terms */
-    int axes[FV_MAX_NDIM];           /* distinct, in term order */
-    int64_t lo[FV_MAX_NDIM];         /* term k: fv__extend_index(-1, n, modes[k]) along axes[k], -1: cval */
-    int64_t hi[FV_MAX_NDIM];         /* term k: fv__extend_index(n, n, modes[k]), -1: cval */
+    int naxes;               /* 1 .. ndim terms */
+    int axes[FV_MAX_NDIM];   /* distinct, in term order */
+    int64_t lo[FV_MAX_NDIM]; /* term k: fv__extend_index(-1, n, modes[k]) along axes[k], -1: cval */
+    int64_t hi[FV_MAX_NDIM]; /* term k: fv__extend_index(n, n, modes[k]), -1: cval */
     double cval;
 } fv__laplace_job;
 
 /* How the terms are converted and summed, by output dtype. */
 typedef enum fv__laplace_acc {
-    FV__LAP_F64 = 0,   /* double sums */
-    FV__LAP_F32,       /* (float)t, float sums */
-    FV__LAP_W32,       /* (u)int8, (u)int16, int32: fv__cvt32's bits, wrapping uint32 sums */
-    FV__LAP_W64,       /* uint32, int64: fv__cvt64's bits, wrapping uint64 sums */
-    FV__LAP_U64,       /* uint64: fv__cvtu64, wrapping uint64 sums */
-    FV__LAP_BOOL       /* ((uint8_t)fv__cvt32(t) != 0), ORed */
+    FV__LAP_F64 = 0, /* double sums */
+    FV__LAP_F32,     /* (float)t, float sums */
+    FV__LAP_W32,     /* (u)int8, (u)int16, int32: fv__cvt32's bits, wrapping uint32 sums */
+    FV__LAP_W64,     /* uint32, int64: fv__cvt64's bits, wrapping uint64 sums */
+    FV__LAP_U64,     /* uint64: fv__cvtu64, wrapping uint64 sums */
+    FV__LAP_BOOL     /* ((uint8_t)fv__cvt32(t) != 0), ORed */
 } fv__laplace_acc;
 
 static inline int
 fv__laplace_acc_of(int odtype)
 {
     switch (odtype) {
-    case FV_FLOAT64: return FV__LAP_F64;
-    case FV_FLOAT32: return FV__LAP_F32;
-    case FV_BOOL: return FV__LAP_BOOL;
-    case FV_UINT32: case FV_INT64: return FV__LAP_W64;
-    case FV_UINT64: return FV__LAP_U64;
-    default: return FV__LAP_W32;
+    case FV_FLOAT64:
+        return FV__LAP_F64;
+    case FV_FLOAT32:
+        return FV__LAP_F32;
+    case FV_BOOL:
+        return FV__LAP_BOOL;
+    case FV_UINT32:
+    case FV_INT64:
+        return FV__LAP_W64;
+    case FV_UINT64:
+        return FV__LAP_U64;
+    default:
+        return FV__LAP_W32;
     }
 }
 

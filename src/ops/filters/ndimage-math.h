@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 #include "internal.h"
-#include "cast.h"   /* FV_HD */
+#include "cast.h" /* FV_HD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,16 +23,16 @@ fv__extend_index(int64_t i, int64_t n, int mode)
     if (i >= 0 && i < n)
         return i;
     switch (mode) {
-    case 0: {   /* FV_MODE_REFLECT, period 2n */
+    case 0: { /* FV_MODE_REFLECT, period 2n */
         int64_t p = 2 * n;
         i %= p;
         if (i < 0)
             i += p;
         return i < n ? i : p - 1 - i;
     }
-    case 2:     /* FV_MODE_NEAREST */
+    case 2: /* FV_MODE_NEAREST */
         return i < 0 ? 0 : n - 1;
-    case 3: {   /* FV_MODE_MIRROR, period 2n - 2 */
+    case 3: { /* FV_MODE_MIRROR, period 2n - 2 */
         if (n == 1)
             return 0;
         int64_t p = 2 * n - 2;
@@ -41,10 +41,10 @@ fv__extend_index(int64_t i, int64_t n, int mode)
             i += p;
         return i < n ? i : p - i;
     }
-    case 4:     /* FV_MODE_WRAP */
+    case 4: /* FV_MODE_WRAP */
         i %= n;
         return i < 0 ? i + n : i;
-    default:    /* FV_MODE_CONSTANT */
+    default: /* FV_MODE_CONSTANT */
         return -1;
     }
 }
@@ -60,7 +60,7 @@ fv__trunc_bits(double x)
     if (x >= 9223372036854775808.0 && x < 18446744073709551616.0)
         return (uint64_t)(int64_t)(x - 9223372036854775808.0) + 9223372036854775808ull;
     if (!(x > -9223372036854775809.0 && x < 9223372036854775808.0))
-        return 9223372036854775808ull;   /* INT64_MIN's bits */
+        return 9223372036854775808ull; /* INT64_MIN's bits */
     return (uint64_t)(int64_t)x;
 }
 

@@ -11,34 +11,34 @@
 #ifndef FV_OPS_NI_SELECT_H
 #define FV_OPS_NI_SELECT_H
 
-#define FV__NI_SELECT(V, buf, lo, hi, rank)                                                                  \
-    for (;;) {                                                                                                \
-        if (lo == hi)                                                                                         \
-            return buf[lo];                                                                                   \
-        V x_ = buf[lo];                                                                                       \
-        int64_t ii_ = lo - 1, jj_ = hi + 1;                                                                   \
-        for (;;) {                                                                                            \
-            do                                                                                                \
-                jj_--;                                                                                        \
-            while (buf[jj_] > x_);                                                                            \
-            do                                                                                                \
-                ii_++;                                                                                        \
-            while (buf[ii_] < x_);                                                                            \
-            if (ii_ < jj_) {                                                                                  \
-                V t_ = buf[ii_];                                                                              \
-                buf[ii_] = buf[jj_];                                                                          \
-                buf[jj_] = t_;                                                                                \
-            } else {                                                                                          \
-                break;                                                                                        \
-            }                                                                                                 \
-        }                                                                                                     \
-        ii_ = jj_ - lo + 1;                                                                                   \
-        if (rank < ii_) {                                                                                     \
-            hi = jj_;                                                                                         \
-        } else {                                                                                              \
-            lo = jj_ + 1;                                                                                     \
-            rank -= ii_;                                                                                      \
-        }                                                                                                     \
+#define FV__NI_SELECT(V, buf, lo, hi, rank) \
+    for (;;) {                              \
+        if (lo == hi)                       \
+            return buf[lo];                 \
+        V x_ = buf[lo];                     \
+        int64_t ii_ = lo - 1, jj_ = hi + 1; \
+        for (;;) {                          \
+            do                              \
+                jj_--;                      \
+            while (buf[jj_] > x_);          \
+            do                              \
+                ii_++;                      \
+            while (buf[ii_] < x_);          \
+            if (ii_ < jj_) {                \
+                V t_ = buf[ii_];            \
+                buf[ii_] = buf[jj_];        \
+                buf[jj_] = t_;              \
+            } else {                        \
+                break;                      \
+            }                               \
+        }                                   \
+        ii_ = jj_ - lo + 1;                 \
+        if (rank < ii_) {                   \
+            hi = jj_;                       \
+        } else {                            \
+            lo = jj_ + 1;                   \
+            rank -= ii_;                    \
+        }                                   \
     }
 
 #endif

@@ -70,7 +70,7 @@ FV__RMATH(fv__ridge_frangi_)(const fv__ridge_job *j, const FV__RT *e, FV__RT gde
 {
     /* sort by magnitude, stable (argsort of 2 or 3 values: ties keep the
      * decreasing order) */
-    FV__RT l[3] = {e[0], e[1], j->ndim == 3 ? e[2] : (FV__RT)0};
+    FV__RT l[3] = { e[0], e[1], j->ndim == 3 ? e[2] : (FV__RT)0 };
     for (int a = 1; a < j->ndim; a++) {
         FV__RT v = l[a];
         int b = a;
@@ -170,8 +170,8 @@ FV__RMATH(fv__ridge_pixel_)(const fv__ridge_job *j, int64_t i, FV__RT gden, FV__
         ((FV__RT *)j->work)[i] = v;
         return v;
     }
-    const FV__RT v = j->filter == FV_RIDGE_SATO ? FV__RMATH(fv__ridge_sato_)(j, e)
-                                                : FV__RMATH(fv__ridge_frangi_)(j, e, gden);
+    const FV__RT v =
+        j->filter == FV_RIDGE_SATO ? FV__RMATH(fv__ridge_sato_)(j, e) : FV__RMATH(fv__ridge_frangi_)(j, e, gden);
     acc[i] = FV__RMATH(fv__ridge_max_)(acc[i], v);
     return v;
 }

@@ -124,7 +124,7 @@ fv_hessian_ridge(fv_context *ctx, const fv_array *const *h, int nh, fv_array *ac
     job.work = needs_work ? work->data : NULL;
     job.scal = needs_scal ? scal->data : NULL;
 
-    fv__op_args a = {.in = h0, .in2 = NULL, .out = NULL, .params = &job};
+    fv__op_args a = { .in = h0, .in2 = NULL, .out = NULL, .params = &job };
     switch (filter) {
     case FV_RIDGE_NORM_MAX:
         job.pass = FV__RIDGE_PASS_NORM;

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <math.h>
 #include "internal.h"
-#include "cast.h"   /* FV_HD */
+#include "cast.h" /* FV_HD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,17 +35,17 @@ enum {
 /* What the kernels get (params of FV__OP_HESSIAN_RIDGE). Every array is
  * C-contiguous with n elements. */
 typedef struct fv__ridge_job {
-    int filter;            /* fv_ridge_filter */
-    int pass;              /* FV__RIDGE_PASS_* */
-    int ndim;              /* 2 or 3 */
+    int filter; /* fv_ridge_filter */
+    int pass;   /* FV__RIDGE_PASS_* */
+    int ndim;   /* 2 or 3 */
     int is_double;
-    int gamma_from_scal;   /* frangi: gamma = scal[0] / 2, 0 -> 1 */
-    double alpha_den;      /* frangi: 2 alpha^2 */
-    double beta_den;       /* frangi: 2 beta^2 */
-    double gamma_den;      /* frangi: 2 gamma^2 (when given) */
-    double sigma2;         /* sato: sigma^2 */
-    double malpha;         /* meijering: the circulant's off-diagonal value */
-    int64_t n;             /* elements of each array (scal: 1) */
+    int gamma_from_scal; /* frangi: gamma = scal[0] / 2, 0 -> 1 */
+    double alpha_den;    /* frangi: 2 alpha^2 */
+    double beta_den;     /* frangi: 2 beta^2 */
+    double gamma_den;    /* frangi: 2 gamma^2 (when given) */
+    double sigma2;       /* sato: sigma^2 */
+    double malpha;       /* meijering: the circulant's off-diagonal value */
+    int64_t n;           /* elements of each array (scal: 1) */
     const void *h[6];
     void *acc, *work, *scal;
 } fv__ridge_job;
@@ -59,8 +59,8 @@ typedef struct fv__ridge_job {
 FV_HD void
 fv__ridge_jacobi3(double a00, double a01, double a02, double a11, double a12, double a22, double *e)
 {
-    double d[3] = {a00, a11, a22};
-    double o[3] = {a01, a02, a12};   /* (0,1), (0,2), (1,2) */
+    double d[3] = { a00, a11, a22 };
+    double o[3] = { a01, a02, a12 }; /* (0,1), (0,2), (1,2) */
     for (int sweep = 0; sweep < 16; sweep++) {
         if (o[0] == 0 && o[1] == 0 && o[2] == 0)
             break;
@@ -89,7 +89,7 @@ fv__ridge_jacobi3(double a00, double a01, double a02, double a11, double a12, do
             double arp = o[rp], arq = o[rq];
             o[rp] = c * arp - s * arq;
             o[rq] = s * arp + c * arq;
-            if (apq != apq) {   /* NaN: no convergence to wait for */
+            if (apq != apq) { /* NaN: no convergence to wait for */
                 d[0] = d[1] = d[2] = apq;
                 sweep = 16;
                 break;
@@ -98,9 +98,21 @@ fv__ridge_jacobi3(double a00, double a01, double a02, double a11, double a12, do
     }
     /* decreasing order */
     double x = d[0], y = d[1], z = d[2], tmp;
-    if (x < y) { tmp = x; x = y; y = tmp; }
-    if (y < z) { tmp = y; y = z; z = tmp; }
-    if (x < y) { tmp = x; x = y; y = tmp; }
+    if (x < y) {
+        tmp = x;
+        x = y;
+        y = tmp;
+    }
+    if (y < z) {
+        tmp = y;
+        y = z;
+        z = tmp;
+    }
+    if (x < y) {
+        tmp = x;
+        x = y;
+        y = tmp;
+    }
     e[0] = x;
     e[1] = y;
     e[2] = z;
@@ -112,7 +124,10 @@ fv__ridge_jacobi3(double a00, double a01, double a02, double a11, double a12, do
 FV_HD int32_t
 fv__ridge_key_f(float v)
 {
-    union { float f; int32_t i; } u;
+    union {
+        float f;
+        int32_t i;
+    } u;
     if (v != v)
         return 0x7fc00000;
     u.f = v > 0 ? v : 0.0f;
@@ -122,7 +137,10 @@ fv__ridge_key_f(float v)
 FV_HD int64_t
 fv__ridge_key_d(double v)
 {
-    union { double f; int64_t i; } u;
+    union {
+        double f;
+        int64_t i;
+    } u;
     if (v != v)
         return (int64_t)0x7ff8000000000000LL;
     u.f = v > 0 ? v : 0.0;
@@ -132,7 +150,10 @@ fv__ridge_key_d(double v)
 FV_HD float
 fv__ridge_unkey_f(int32_t i)
 {
-    union { float f; int32_t i; } u;
+    union {
+        float f;
+        int32_t i;
+    } u;
     u.i = i;
     return u.f;
 }
@@ -140,7 +161,10 @@ fv__ridge_unkey_f(int32_t i)
 FV_HD double
 fv__ridge_unkey_d(int64_t i)
 {
-    union { double f; int64_t i; } u;
+    union {
+        double f;
+        int64_t i;
+    } u;
     u.i = i;
     return u.f;
 }

@@ -18,7 +18,7 @@ extern "C" {
 #define FV__SEP2_DECLINED ((fv_status)1)
 typedef struct fv__sep2_params {
     fv__filter1d_params pass[2];
-    int mid;                 /* fv_dtype of the intermediate */
+    int mid; /* fv_dtype of the intermediate */
 } fv__sep2_params;
 
 /* Kernel: fv_status fn(fv_context *ctx, const fv__op_args *a), a->params

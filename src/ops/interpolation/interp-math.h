@@ -31,20 +31,26 @@
 #include <math.h>
 #include <stdint.h>
 #include "internal.h"
-#include "cast.h"                         /* FV_HD */
-#include "ops/filters/ndimage-math.h"     /* fv__cvt32 & co. */
+#include "cast.h"                     /* FV_HD */
+#include "ops/filters/ndimage-math.h" /* fv__cvt32 & co. */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 enum {
-    FV__IM_NEAREST = 0, FV__IM_WRAP, FV__IM_REFLECT, FV__IM_MIRROR, FV__IM_CONSTANT,
-    FV__IM_GRID_WRAP, FV__IM_GRID_CONSTANT, FV__IM_MODES
+    FV__IM_NEAREST = 0,
+    FV__IM_WRAP,
+    FV__IM_REFLECT,
+    FV__IM_MIRROR,
+    FV__IM_CONSTANT,
+    FV__IM_GRID_WRAP,
+    FV__IM_GRID_CONSTANT,
+    FV__IM_MODES
 };
 
-#define FV__IM_TAPS 6                  /* order 5 + 1 */
-#define FV__IM_BIG 1152921504606846976.0   /* 2^60 */
+#define FV__IM_TAPS 6                    /* order 5 + 1 */
+#define FV__IM_BIG 1152921504606846976.0 /* 2^60 */
 
 /* x as an integer toward zero; |x| <= 2^61 here (callers clamp first). */
 FV_HD int64_t
@@ -69,12 +75,12 @@ fv__im_fold(double x, int64_t n, int mode)
         return 0.0;
     if (x < 0) {
         switch (mode) {
-        case FV__IM_MIRROR: {        /* period 2n - 2, edges not repeated */
+        case FV__IM_MIRROR: { /* period 2n - 2, edges not repeated */
             const int64_t p = 2 * n - 2;
             x += (double)(p * fv__im_trunc(-x / (double)p));
             return x <= (double)(1 - n) ? x + (double)p : -x;
         }
-        case FV__IM_REFLECT: {       /* period 2n, edges repeated */
+        case FV__IM_REFLECT: { /* period 2n, edges repeated */
             const int64_t p = 2 * n;
             if (x < (double)-p)
                 x += (double)(p * fv__im_trunc(-x / (double)p));
@@ -83,18 +89,18 @@ fv__im_fold(double x, int64_t n, int mode)
             /* -x - 1, kept away from exactly -1 + 1 = 0 for tiny x */
             return (x > -1e-15 ? 1e-15 : -x) - 1.0;
         }
-        case FV__IM_WRAP: {          /* period n - 1: first and last sample coincide */
+        case FV__IM_WRAP: { /* period n - 1: first and last sample coincide */
             const int64_t p = n - 1;
             return x + (double)(p * (fv__im_trunc(-x / (double)p) + 1));
         }
-        case FV__IM_GRID_WRAP: {     /* period n */
+        case FV__IM_GRID_WRAP: { /* period n */
             return x + (double)(n * (fv__im_trunc((-1.0 - x) / (double)n) + 1));
         }
         default:
             return x;
         }
     }
-    switch (mode) {                  /* x > n - 1 */
+    switch (mode) { /* x > n - 1 */
     case FV__IM_MIRROR: {
         const int64_t p = 2 * n - 2;
         x -= (double)(p * fv__im_trunc(x / (double)p));
@@ -128,12 +134,11 @@ fv__im_spline_mode(int mode)
  * below (odd orders) or nearest to (even orders) x, each the centred B-spline
  * of that order evaluated at the tap's distance from x; the last weight is one
  * minus the others (so they sum to one as scipy's do). order 1..5. */
-FV_HD void
-fv__im_weights_f(double f, int order, double *w);
+FV_HD void fv__im_weights_f(double f, int order, double *w);
 FV_HD void
 fv__im_weights(double x, int order, double *w)
 {
-    fv__im_weights_f(x - floor((order & 1) ? x : x + 0.5), order, w);   /* odd: [0, 1); even: [-0.5, 0.5) */
+    fv__im_weights_f(x - floor((order & 1) ? x : x + 0.5), order, w); /* odd: [0, 1); even: [-0.5, 0.5) */
 }
 
 /* The same from f, x's distance from the tap that floor gives above. */
@@ -166,7 +171,7 @@ fv__im_weights_f(double f, int order, double *w)
         a = b * b;
         w[0] = a * a / 24.0;
         break;
-    default: {   /* 5 */
+    default: { /* 5 */
         a = f * f;
         w[2] = a * (a * (0.25 - f / 12.0) - 0.5) + 0.55;
         a = g * g;
@@ -193,11 +198,10 @@ fv__im_weights_f(double f, int order, double *w)
  * when the whole value is cval, or 2 when it is NaN (a non-finite coordinate
  * in nearest and grid-constant modes, which scipy turns into NaN weights). */
 FV_HD int
-fv__im_axis(double c, int64_t n, int64_t stride, int order, int mode, int64_t *off, unsigned char *out,
-            double *w)
+fv__im_axis(double c, int64_t n, int64_t stride, int order, int mode, int64_t *off, unsigned char *out, double *w)
 {
     const int fixed = mode == FV__IM_NEAREST || mode == FV__IM_GRID_CONSTANT;
-    if (!(c - c == 0.0))   /* NaN or infinite */
+    if (!(c - c == 0.0)) /* NaN or infinite */
         return fixed ? 2 : 0;
     if (c > FV__IM_BIG)
         c = FV__IM_BIG;
@@ -237,10 +241,17 @@ FV_HD void
 fv__im_store(char *p, int dtype, double t)
 {
     switch (dtype) {
-    case FV_FLOAT64: *(double *)p = t; return;
-    case FV_FLOAT32: *(float *)p = (float)t; return;
-    case FV_BOOL: *(uint8_t *)p = (uint8_t)fv__cvt32(t) != 0; return;
-    default: break;
+    case FV_FLOAT64:
+        *(double *)p = t;
+        return;
+    case FV_FLOAT32:
+        *(float *)p = (float)t;
+        return;
+    case FV_BOOL:
+        *(uint8_t *)p = (uint8_t)fv__cvt32(t) != 0;
+        return;
+    default:
+        break;
     }
     const int is_unsigned = dtype == FV_UINT8 || dtype == FV_UINT16 || dtype == FV_UINT32 || dtype == FV_UINT64;
     double lo, hi;
@@ -249,28 +260,68 @@ fv__im_store(char *p, int dtype, double t)
     else
         t = t > 0 ? t + 0.5 : t - 0.5;
     switch (dtype) {
-    case FV_UINT8: lo = 0.0; hi = 255.0; break;
-    case FV_UINT16: lo = 0.0; hi = 65535.0; break;
-    case FV_UINT32: lo = 0.0; hi = 4294967295.0; break;
-    case FV_UINT64: lo = 0.0; hi = 18446744073709551615.0; break;
-    case FV_INT8: lo = -128.0; hi = 127.0; break;
-    case FV_INT16: lo = -32768.0; hi = 32767.0; break;
-    case FV_INT32: lo = -2147483648.0; hi = 2147483647.0; break;
-    default: lo = -9223372036854775808.0; hi = 9223372036854775807.0; break;
+    case FV_UINT8:
+        lo = 0.0;
+        hi = 255.0;
+        break;
+    case FV_UINT16:
+        lo = 0.0;
+        hi = 65535.0;
+        break;
+    case FV_UINT32:
+        lo = 0.0;
+        hi = 4294967295.0;
+        break;
+    case FV_UINT64:
+        lo = 0.0;
+        hi = 18446744073709551615.0;
+        break;
+    case FV_INT8:
+        lo = -128.0;
+        hi = 127.0;
+        break;
+    case FV_INT16:
+        lo = -32768.0;
+        hi = 32767.0;
+        break;
+    case FV_INT32:
+        lo = -2147483648.0;
+        hi = 2147483647.0;
+        break;
+    default:
+        lo = -9223372036854775808.0;
+        hi = 9223372036854775807.0;
+        break;
     }
     if (t > hi)
         t = hi;
     if (t < lo)
         t = lo;
     switch (dtype) {
-    case FV_UINT8: *(uint8_t *)p = (uint8_t)fv__cvt32(t); break;
-    case FV_UINT16: *(uint16_t *)p = (uint16_t)fv__cvt32(t); break;
-    case FV_UINT32: *(uint32_t *)p = (uint32_t)fv__cvt64(t); break;
-    case FV_UINT64: *(uint64_t *)p = fv__cvtu64(t); break;
-    case FV_INT8: *(int8_t *)p = (int8_t)fv__cvt32(t); break;
-    case FV_INT16: *(int16_t *)p = (int16_t)fv__cvt32(t); break;
-    case FV_INT32: *(int32_t *)p = fv__cvt32(t); break;
-    default: *(int64_t *)p = fv__cvt64(t); break;
+    case FV_UINT8:
+        *(uint8_t *)p = (uint8_t)fv__cvt32(t);
+        break;
+    case FV_UINT16:
+        *(uint16_t *)p = (uint16_t)fv__cvt32(t);
+        break;
+    case FV_UINT32:
+        *(uint32_t *)p = (uint32_t)fv__cvt64(t);
+        break;
+    case FV_UINT64:
+        *(uint64_t *)p = fv__cvtu64(t);
+        break;
+    case FV_INT8:
+        *(int8_t *)p = (int8_t)fv__cvt32(t);
+        break;
+    case FV_INT16:
+        *(int16_t *)p = (int16_t)fv__cvt32(t);
+        break;
+    case FV_INT32:
+        *(int32_t *)p = fv__cvt32(t);
+        break;
+    default:
+        *(int64_t *)p = fv__cvt64(t);
+        break;
     }
 }
 
@@ -279,16 +330,27 @@ FV_HD double
 fv__im_load(const char *p, int dtype)
 {
     switch (dtype) {
-    case FV_BOOL: case FV_UINT8: return (double)*(const uint8_t *)p;
-    case FV_UINT16: return (double)*(const uint16_t *)p;
-    case FV_UINT32: return (double)*(const uint32_t *)p;
-    case FV_UINT64: return (double)*(const uint64_t *)p;
-    case FV_INT8: return (double)*(const int8_t *)p;
-    case FV_INT16: return (double)*(const int16_t *)p;
-    case FV_INT32: return (double)*(const int32_t *)p;
-    case FV_INT64: return (double)*(const int64_t *)p;
-    case FV_FLOAT32: return (double)*(const float *)p;
-    default: return *(const double *)p;
+    case FV_BOOL:
+    case FV_UINT8:
+        return (double)*(const uint8_t *)p;
+    case FV_UINT16:
+        return (double)*(const uint16_t *)p;
+    case FV_UINT32:
+        return (double)*(const uint32_t *)p;
+    case FV_UINT64:
+        return (double)*(const uint64_t *)p;
+    case FV_INT8:
+        return (double)*(const int8_t *)p;
+    case FV_INT16:
+        return (double)*(const int16_t *)p;
+    case FV_INT32:
+        return (double)*(const int32_t *)p;
+    case FV_INT64:
+        return (double)*(const int64_t *)p;
+    case FV_FLOAT32:
+        return (double)*(const float *)p;
+    default:
+        return *(const double *)p;
     }
 }
 
@@ -298,17 +360,39 @@ FV_HD void
 fv__im_store_plain(char *p, int dtype, double t)
 {
     switch (dtype) {
-    case FV_FLOAT64: *(double *)p = t; break;
-    case FV_FLOAT32: *(float *)p = (float)t; break;
-    case FV_BOOL: *(uint8_t *)p = (uint8_t)fv__cvt32(t) != 0; break;
-    case FV_UINT8: *(uint8_t *)p = (uint8_t)fv__cvt32(t); break;
-    case FV_UINT16: *(uint16_t *)p = (uint16_t)fv__cvt32(t); break;
-    case FV_UINT32: *(uint32_t *)p = (uint32_t)fv__cvt64(t); break;
-    case FV_UINT64: *(uint64_t *)p = fv__cvtu64(t); break;
-    case FV_INT8: *(int8_t *)p = (int8_t)fv__cvt32(t); break;
-    case FV_INT16: *(int16_t *)p = (int16_t)fv__cvt32(t); break;
-    case FV_INT32: *(int32_t *)p = fv__cvt32(t); break;
-    default: *(int64_t *)p = fv__cvt64(t); break;
+    case FV_FLOAT64:
+        *(double *)p = t;
+        break;
+    case FV_FLOAT32:
+        *(float *)p = (float)t;
+        break;
+    case FV_BOOL:
+        *(uint8_t *)p = (uint8_t)fv__cvt32(t) != 0;
+        break;
+    case FV_UINT8:
+        *(uint8_t *)p = (uint8_t)fv__cvt32(t);
+        break;
+    case FV_UINT16:
+        *(uint16_t *)p = (uint16_t)fv__cvt32(t);
+        break;
+    case FV_UINT32:
+        *(uint32_t *)p = (uint32_t)fv__cvt64(t);
+        break;
+    case FV_UINT64:
+        *(uint64_t *)p = fv__cvtu64(t);
+        break;
+    case FV_INT8:
+        *(int8_t *)p = (int8_t)fv__cvt32(t);
+        break;
+    case FV_INT16:
+        *(int16_t *)p = (int16_t)fv__cvt32(t);
+        break;
+    case FV_INT32:
+        *(int32_t *)p = fv__cvt32(t);
+        break;
+    default:
+        *(int64_t *)p = fv__cvt64(t);
+        break;
     }
 }
 
@@ -320,17 +404,22 @@ FV_HD int
 fv__im_poles(int order, double *z)
 {
     switch (order) {
-    case 2: z[0] = -0.171572875253809902396622551580603843; return 1;   /* sqrt(8) - 3 */
-    case 3: z[0] = -0.267949192431122706472553658494127633; return 1;   /* sqrt(3) - 2 */
+    case 2:
+        z[0] = -0.171572875253809902396622551580603843;
+        return 1; /* sqrt(8) - 3 */
+    case 3:
+        z[0] = -0.267949192431122706472553658494127633;
+        return 1; /* sqrt(3) - 2 */
     case 4:
-        z[0] = -0.361341225900220177092212841325675255;   /* sqrt(664 - sqrt(438976)) + sqrt(304) - 19 */
-        z[1] = -0.013725429297339121360331226939128204;   /* sqrt(664 + sqrt(438976)) - sqrt(304) - 19 */
+        z[0] = -0.361341225900220177092212841325675255; /* sqrt(664 - sqrt(438976)) + sqrt(304) - 19 */
+        z[1] = -0.013725429297339121360331226939128204; /* sqrt(664 + sqrt(438976)) - sqrt(304) - 19 */
         return 2;
     case 5:
-        z[0] = -0.430575347099973791851434783493520110;   /* sqrt(67.5 - sqrt(4436.25)) + sqrt(26.25) - 6.5 */
-        z[1] = -0.043096288203264653822712376822550182;   /* sqrt(67.5 + sqrt(4436.25)) - sqrt(26.25) - 6.5 */
+        z[0] = -0.430575347099973791851434783493520110; /* sqrt(67.5 - sqrt(4436.25)) + sqrt(26.25) - 6.5 */
+        z[1] = -0.043096288203264653822712376822550182; /* sqrt(67.5 + sqrt(4436.25)) - sqrt(26.25) - 6.5 */
         return 2;
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
@@ -347,7 +436,7 @@ fv__im_poles(int order, double *z)
 FV_HD void
 fv__im_prefilter_lanes(double *c_, int64_t cs, int nl, int64_t n, int order, int mode)
 {
-#define c(i) c_[(i) * cs + l]
+#define c(i) c_[(i)*cs + l]
 #define LANES for (int l = 0; l < nl; l++)
     double poles[2];
     const int np = fv__im_poles(order, poles);
@@ -362,7 +451,7 @@ fv__im_prefilter_lanes(double *c_, int64_t cs, int nl, int64_t n, int order, int
         const double z = poles[k];
         double zi = z;
         /* causal start: c(0) of the recursion run over the extended signal */
-        if (kind == 0) {          /* mirror: ... c2 c1 | c0 c1 ... c(n-1) | c(n-2) ... */
+        if (kind == 0) { /* mirror: ... c2 c1 | c0 c1 ... c(n-1) | c(n-2) ... */
             const double zn1 = pow(z, (double)(n - 1));
             LANES s[l] = c(0) + zn1 * c(n - 1);
             for (int64_t i = 1; i < n - 1; i++) {
@@ -370,13 +459,14 @@ fv__im_prefilter_lanes(double *c_, int64_t cs, int nl, int64_t n, int order, int
                 zi *= z;
             }
             LANES c(0) = s[l] / (1 - zn1 * zn1);
-        } else if (kind == 1) {   /* reflect: ... c1 c0 | c0 c1 ... c(n-1) | c(n-1) ... */
+        } else if (kind == 1) { /* reflect: ... c1 c0 | c0 c1 ... c(n-1) | c(n-1) ... */
             /* scipy 1.17 sums into c(0) itself, so its last term reads the partial
              * sum where the exact start reads c(0) (fixed in scipy 1.18,
              * scipy#24615); fovea follows 1.17: the difference is of order z^2n,
              * visible on short lines only (docs/transform.md). */
             const double zn = pow(z, (double)n);
-            LANES {
+            LANES
+            {
                 c0[l] = c(0);
                 s[l] = c(0) + zn * c(n - 1);
             }
@@ -386,7 +476,7 @@ fv__im_prefilter_lanes(double *c_, int64_t cs, int nl, int64_t n, int order, int
             }
             LANES s[l] += zi * (c(n - 1) + zn * s[l]);
             LANES c(0) = s[l] * (z / (1 - zn * zn)) + c0[l];
-        } else {                  /* periodic */
+        } else { /* periodic */
             LANES s[l] = c(0);
             for (int64_t i = 1; i < n; i++) {
                 LANES s[l] += zi * c(n - i);
@@ -431,44 +521,44 @@ fv__im_prefilter_line(double *c_, int64_t cs, int64_t n, int order, int mode)
  * fv__im_axis per axis, then the flat sum over the window in C order of
  * tap * w_0[k_0] * w_1[k_1] * ... (grid-constant's outside taps read cval).
  * fv__im_value_<S> for each dtype suffix S. */
-#define FV__IM_DEFINE_VALUE(E, T, S)                                                          \
-    FV_HD double fv__im_value_##S(const char *base, int rank, const int64_t *n, const int64_t *st, \
-                                  const double *c, int order, int mode, double cval)         \
-    {                                                                                         \
-        int64_t off[FV_MAX_NDIM][FV__IM_TAPS];                                                \
-        unsigned char outside[FV_MAX_NDIM][FV__IM_TAPS];                                      \
-        double w[FV_MAX_NDIM][FV__IM_TAPS];                                                   \
-        for (int d = 0; d < rank; d++) {                                                      \
-            const int r = fv__im_axis(c[d], n[d], st[d], order, mode, off[d], outside[d], w[d]); \
-            if (r == 0)                                                                       \
-                return cval;                                                                  \
-            if (r == 2)                                                                       \
-                return (double)NAN;                                                           \
-        }                                                                                     \
-        const int gc = mode == FV__IM_GRID_CONSTANT;                                          \
-        int k[FV_MAX_NDIM];                                                                   \
-        for (int d = 0; d < rank; d++)                                                        \
-            k[d] = 0;                                                                         \
-        double t = 0.0;                                                                       \
-        for (;;) {                                                                            \
-            int64_t o = 0;                                                                    \
-            int is_c = 0;                                                                     \
-            for (int d = 0; d < rank; d++) {                                                  \
-                o += off[d][k[d]];                                                            \
-                is_c |= outside[d][k[d]];                                                     \
-            }                                                                                 \
-            double v = (gc && is_c) ? cval : (double)*(const T *)(base + o);                  \
-            if (order > 0)                                                                    \
-                for (int d = 0; d < rank; d++)                                                \
-                    v *= w[d][k[d]];                                                          \
-            t += v;                                                                           \
-            int d = rank - 1;                                                                 \
-            while (d >= 0 && ++k[d] > order)                                                  \
-                k[d--] = 0;                                                                   \
-            if (d < 0)                                                                        \
-                break;                                                                        \
-        }                                                                                     \
-        return t;                                                                             \
+#define FV__IM_DEFINE_VALUE(E, T, S)                                                                                \
+    FV_HD double fv__im_value_##S(const char *base, int rank, const int64_t *n, const int64_t *st, const double *c, \
+                                  int order, int mode, double cval)                                                 \
+    {                                                                                                               \
+        int64_t off[FV_MAX_NDIM][FV__IM_TAPS];                                                                      \
+        unsigned char outside[FV_MAX_NDIM][FV__IM_TAPS];                                                            \
+        double w[FV_MAX_NDIM][FV__IM_TAPS];                                                                         \
+        for (int d = 0; d < rank; d++) {                                                                            \
+            const int r = fv__im_axis(c[d], n[d], st[d], order, mode, off[d], outside[d], w[d]);                    \
+            if (r == 0)                                                                                             \
+                return cval;                                                                                        \
+            if (r == 2)                                                                                             \
+                return (double)NAN;                                                                                 \
+        }                                                                                                           \
+        const int gc = mode == FV__IM_GRID_CONSTANT;                                                                \
+        int k[FV_MAX_NDIM];                                                                                         \
+        for (int d = 0; d < rank; d++)                                                                              \
+            k[d] = 0;                                                                                               \
+        double t = 0.0;                                                                                             \
+        for (;;) {                                                                                                  \
+            int64_t o = 0;                                                                                          \
+            int is_c = 0;                                                                                           \
+            for (int d = 0; d < rank; d++) {                                                                        \
+                o += off[d][k[d]];                                                                                  \
+                is_c |= outside[d][k[d]];                                                                           \
+            }                                                                                                       \
+            double v = (gc && is_c) ? cval : (double)*(const T *)(base + o);                                        \
+            if (order > 0)                                                                                          \
+                for (int d = 0; d < rank; d++)                                                                      \
+                    v *= w[d][k[d]];                                                                                \
+            t += v;                                                                                                 \
+            int d = rank - 1;                                                                                       \
+            while (d >= 0 && ++k[d] > order)                                                                        \
+                k[d--] = 0;                                                                                         \
+            if (d < 0)                                                                                              \
+                break;                                                                                              \
+        }                                                                                                           \
+        return t;                                                                                                   \
     }
 FV_FOREACH_DTYPE(FV__IM_DEFINE_VALUE)
 #undef FV__IM_DEFINE_VALUE

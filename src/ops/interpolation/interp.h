@@ -31,24 +31,24 @@ typedef enum fv__interp_kind {
 } fv__interp_kind;
 
 typedef struct fv__interp_params {
-    int kind;                                  /* fv__interp_kind */
-    int order;                                 /* 0..5 */
-    int mode;                                  /* scipy's mode code (interp-math.h) */
+    int kind;  /* fv__interp_kind */
+    int order; /* 0..5 */
+    int mode;  /* scipy's mode code (interp-math.h) */
     double cval;
-    int64_t nprepad;                           /* added to every coordinate */
-    int has_zoom, has_shift, grid_mode;        /* ZOOMSHIFT */
-    double matrix[FV_MAX_NDIM * FV_MAX_NDIM];  /* AFFINE: in's ndim rows x out's ndim columns */
-    double offset[FV_MAX_NDIM];                /* AFFINE */
-    double zoom[FV_MAX_NDIM];                  /* ZOOMSHIFT */
-    double shift[FV_MAX_NDIM];                 /* ZOOMSHIFT */
+    int64_t nprepad;                          /* added to every coordinate */
+    int has_zoom, has_shift, grid_mode;       /* ZOOMSHIFT */
+    double matrix[FV_MAX_NDIM * FV_MAX_NDIM]; /* AFFINE: in's ndim rows x out's ndim columns */
+    double offset[FV_MAX_NDIM];               /* AFFINE */
+    double zoom[FV_MAX_NDIM];                 /* ZOOMSHIFT */
+    double shift[FV_MAX_NDIM];                /* ZOOMSHIFT */
 } fv__interp_params;
 
 /* The input coordinates c[] (without the padding) of the output element at
  * index o[] (out's ndim orank; in's ndim irank). COORDS: pc points at
  * in2[0, o...], cstride is in2's stride along its first axis, cdtype its dtype. */
 FV_HD void
-fv__interp_coords(const fv__interp_params *p, int irank, int orank, const int64_t *o, const char *pc,
-                  int64_t cstride, int cdtype, double *c)
+fv__interp_coords(const fv__interp_params *p, int irank, int orank, const int64_t *o, const char *pc, int64_t cstride,
+                  int cdtype, double *c)
 {
     switch (p->kind) {
     case FV__INTERP_AFFINE:

@@ -5,12 +5,12 @@
 #include <string.h>
 #include "internal.h"
 #include "fovea/interpolation.h"
-#include "ops/filters/filters-ops.h"   /* fv__ndi_source, fv__ndi_assign */
+#include "ops/filters/filters-ops.h" /* fv__ndi_source, fv__ndi_assign */
 #include "ops/interpolation/interp-math.h"
 #include "ops/interpolation/interp.h"
 #include "ops/interpolation/spline.h"
 
-#define FV__IM_NPAD 12   /* scipy's padding before prefiltering in nearest and grid-constant modes */
+#define FV__IM_NPAD 12 /* scipy's padding before prefiltering in nearest and grid-constant modes */
 
 fv_status
 fv_interp_mode_from_name(const char *name, fv_interp_mode *out)
@@ -19,9 +19,10 @@ fv_interp_mode_from_name(const char *name, fv_interp_mode *out)
         const char *name;
         fv_interp_mode mode;
     } table[] = {
-        {"nearest", FV_INTERP_NEAREST},   {"wrap", FV_INTERP_WRAP},           {"reflect", FV_INTERP_REFLECT},
-        {"grid-mirror", FV_INTERP_REFLECT}, {"mirror", FV_INTERP_MIRROR},     {"constant", FV_INTERP_CONSTANT},
-        {"grid-wrap", FV_INTERP_GRID_WRAP}, {"grid-constant", FV_INTERP_GRID_CONSTANT},
+        { "nearest", FV_INTERP_NEAREST },     { "wrap", FV_INTERP_WRAP },
+        { "reflect", FV_INTERP_REFLECT },     { "grid-mirror", FV_INTERP_REFLECT },
+        { "mirror", FV_INTERP_MIRROR },       { "constant", FV_INTERP_CONSTANT },
+        { "grid-wrap", FV_INTERP_GRID_WRAP }, { "grid-constant", FV_INTERP_GRID_CONSTANT },
     };
     if (!name || !out)
         return fv_error_set(FV_EINVAL, "mode", "NULL argument");
@@ -30,8 +31,10 @@ fv_interp_mode_from_name(const char *name, fv_interp_mode *out)
             *out = table[i].mode;
             return FV_OK;
         }
-    return fv_error_set(FV_EINVAL, "mode", "boundary mode not supported: '%s' (nearest, wrap, reflect, "
-                        "grid-mirror, mirror, constant, grid-wrap, grid-constant)", name);
+    return fv_error_set(FV_EINVAL, "mode",
+                        "boundary mode not supported: '%s' (nearest, wrap, reflect, "
+                        "grid-mirror, mirror, constant, grid-wrap, grid-constant)",
+                        name);
 }
 
 /* Checks shared by every function: arrays given, valid real dtypes, one device,
@@ -44,7 +47,8 @@ fv__im_check(const char *name, const fv_array *in, const fv_array *out, int orde
     if (!fv_dtype_is_valid(in->dtype) || !fv_dtype_is_valid(out->dtype))
         return fv_error_set(FV_EDTYPE, name, "invalid dtype");
     if (!fv__array_same_device(in, out))
-        return fv_error_set(FV_EDEVICE, name, "input and output are on different devices (use fv_copy / "
+        return fv_error_set(FV_EDEVICE, name,
+                            "input and output are on different devices (use fv_copy / "
                             "fovea.to_device to move data)");
     if (out->readonly)
         return fv_error_set(FV_EINVAL, name, "output array is read-only");
@@ -73,7 +77,7 @@ static fv_status
 fv__im_pass(fv_context *ctx, const fv_array *src, fv_array *dst, int order, int axis, int mode, int64_t npad,
             int pad_constant, double pad_value)
 {
-    fv__spline1d_params p = {order, axis, mode, npad, pad_constant, pad_value};
+    fv__spline1d_params p = { order, axis, mode, npad, pad_constant, pad_value };
     return fv__run_SPLINE1D(ctx, src, NULL, dst, &p);
 }
 
@@ -129,17 +133,28 @@ static double
 fv__im_pad_value(int dtype, double cval)
 {
     switch (dtype) {
-    case FV_FLOAT64: return cval;
-    case FV_FLOAT32: return (double)(float)cval;
-    case FV_BOOL: return cval != 0 ? 1.0 : 0.0;
-    case FV_UINT8: return (double)(uint8_t)fv__cvt32(cval);
-    case FV_UINT16: return (double)(uint16_t)fv__cvt32(cval);
-    case FV_UINT32: return (double)(uint32_t)fv__cvt64(cval);
-    case FV_UINT64: return (double)fv__cvtu64(cval);
-    case FV_INT8: return (double)(int8_t)fv__cvt32(cval);
-    case FV_INT16: return (double)(int16_t)fv__cvt32(cval);
-    case FV_INT32: return (double)fv__cvt32(cval);
-    default: return (double)fv__cvt64(cval);
+    case FV_FLOAT64:
+        return cval;
+    case FV_FLOAT32:
+        return (double)(float)cval;
+    case FV_BOOL:
+        return cval != 0 ? 1.0 : 0.0;
+    case FV_UINT8:
+        return (double)(uint8_t)fv__cvt32(cval);
+    case FV_UINT16:
+        return (double)(uint16_t)fv__cvt32(cval);
+    case FV_UINT32:
+        return (double)(uint32_t)fv__cvt64(cval);
+    case FV_UINT64:
+        return (double)fv__cvtu64(cval);
+    case FV_INT8:
+        return (double)(int8_t)fv__cvt32(cval);
+    case FV_INT16:
+        return (double)(int16_t)fv__cvt32(cval);
+    case FV_INT32:
+        return (double)fv__cvt32(cval);
+    default:
+        return (double)fv__cvt64(cval);
     }
 }
 
@@ -147,8 +162,8 @@ fv__im_pad_value(int dtype, double cval)
  * coefficients in a new float64 array, padded by *npad on every axis first as
  * scipy pads (nearest: the edge; grid-constant: cval in in's dtype). */
 static fv_status
-fv__im_source(fv_context *ctx, const fv_array *in, int order, int mode, double cval, int prefilter,
-              fv_array **src, int64_t *npad)
+fv__im_source(fv_context *ctx, const fv_array *in, int order, int mode, double cval, int prefilter, fv_array **src,
+              int64_t *npad)
 {
     fv_status st;
     *npad = 0;
@@ -166,8 +181,7 @@ fv__im_source(fv_context *ctx, const fv_array *in, int order, int mode, double c
     const int pad_constant = mode == FV_INTERP_GRID_CONSTANT;
     const double pad_value = pad_constant ? fv__im_pad_value(in->dtype, cval) : 0.0;
     for (int d = 0; d < in->ndim && st == FV_OK; d++)
-        st = fv__im_pass(ctx, d == 0 ? in : *src, *src, order, d, mode, d == 0 ? *npad : 0, pad_constant,
-                         pad_value);
+        st = fv__im_pass(ctx, d == 0 ? in : *src, *src, order, d, mode, d == 0 ? *npad : 0, pad_constant, pad_value);
     if (st) {
         fv_array_unref(*src);
         *src = NULL;
@@ -271,16 +285,15 @@ fv_affine_transform(fv_context *ctx, const fv_array *in, const double *matrix, c
 }
 
 fv_status
-fv_zoom_shift(fv_context *ctx, const fv_array *in, const double *zoom, const double *shift, fv_array *out,
-              int order, fv_interp_mode mode, double cval, int prefilter, int grid_mode)
+fv_zoom_shift(fv_context *ctx, const fv_array *in, const double *zoom, const double *shift, fv_array *out, int order,
+              fv_interp_mode mode, double cval, int prefilter, int grid_mode)
 {
     const char *name = "zoom_shift";
     fv_status st;
     if ((st = fv__im_check(name, in, out, order, mode)))
         return st;
     if (in->ndim != out->ndim)
-        return fv_error_set(FV_EINVAL, name, "input and output must have the same ndim (%d, %d)", in->ndim,
-                            out->ndim);
+        return fv_error_set(FV_EINVAL, name, "input and output must have the same ndim (%d, %d)", in->ndim, out->ndim);
     fv__interp_params p;
     memset(&p, 0, sizeof p);
     p.kind = FV__INTERP_ZOOMSHIFT;

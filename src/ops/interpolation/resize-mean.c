@@ -15,13 +15,13 @@ fv_resize_local_mean(fv_context *ctx, const fv_array *in, fv_array *out, int gri
     if (out->dtype != FV_FLOAT32 && out->dtype != FV_FLOAT64)
         return fv_error_set(FV_EDTYPE, name, "out must be float32 or float64, got %s", fv_dtype_name(out->dtype));
     if (!fv__array_same_device(in, out))
-        return fv_error_set(FV_EDEVICE, name, "input and output are on different devices (use fv_copy / "
+        return fv_error_set(FV_EDEVICE, name,
+                            "input and output are on different devices (use fv_copy / "
                             "fovea.to_device to move data)");
     if (out->readonly)
         return fv_error_set(FV_EINVAL, name, "output array is read-only");
     if (in->ndim != out->ndim)
-        return fv_error_set(FV_EINVAL, name, "input and output must have the same ndim (%d, %d)", in->ndim,
-                            out->ndim);
+        return fv_error_set(FV_EINVAL, name, "input and output must have the same ndim (%d, %d)", in->ndim, out->ndim);
     for (int d = 0; d < in->ndim; d++)
         if (out->shape[d] > 0 && in->shape[d] == 0)
             return fv_error_set(FV_EINVAL, name, "axis %d: cannot resize an empty axis to %lld", d,
@@ -32,6 +32,6 @@ fv_resize_local_mean(fv_context *ctx, const fv_array *in, fv_array *out, int gri
         return fv_error_set(FV_EINVAL, name, "input and output share memory");
     if (fv_array_size(out) == 0)
         return FV_OK;
-    const fv__rmean_params p = {grid_mode != 0, out->dtype == FV_FLOAT32};
+    const fv__rmean_params p = { grid_mode != 0, out->dtype == FV_FLOAT32 };
     return fv__run_RESIZE_MEAN(ctx, in, NULL, out, &p);
 }

@@ -23,13 +23,13 @@
 #include <math.h>
 #include <stdint.h>
 #include "internal.h"
-#include "ops/interpolation/interp-math.h"   /* fv__im_load, fv__im_store_plain */
+#include "ops/interpolation/interp-math.h" /* fv__im_load, fv__im_store_plain */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define FV__RM_CACHE 32   /* weights kept per axis and output element */
+#define FV__RM_CACHE 32 /* weights kept per axis and output element */
 
 typedef struct fv__rmean_params {
     int grid_mode;

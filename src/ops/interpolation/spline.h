@@ -21,11 +21,11 @@ extern "C" {
 #endif
 
 typedef struct fv__spline1d_params {
-    int order;          /* 0..5 (0 and 1: a copy through double) */
-    int axis;           /* 0 .. ndim - 1 */
-    int mode;           /* scipy's mode code (interp-math.h) */
-    int64_t npad;       /* >= 0 */
-    int pad_constant;   /* 1: pad with pad_value; 0: with the edge */
+    int order;        /* 0..5 (0 and 1: a copy through double) */
+    int axis;         /* 0 .. ndim - 1 */
+    int mode;         /* scipy's mode code (interp-math.h) */
+    int64_t npad;     /* >= 0 */
+    int pad_constant; /* 1: pad with pad_value; 0: with the edge */
     double pad_value;
 } fv__spline1d_params;
 

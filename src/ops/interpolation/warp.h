@@ -16,10 +16,10 @@ extern "C" {
 #endif
 
 typedef struct fv__warp2d_params {
-    double matrix[9];   /* row major; the kernel rounds it to in's dtype */
-    int order;          /* 1 or 3 */
-    int mode;           /* fv_warp_mode */
-    double cval;        /* rounded to in's dtype by the kernel */
+    double matrix[9]; /* row major; the kernel rounds it to in's dtype */
+    int order;        /* 1 or 3 */
+    int mode;         /* fv_warp_mode */
+    double cval;      /* rounded to in's dtype by the kernel */
 } fv__warp2d_params;
 
 /* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(WARP2D, ...). */

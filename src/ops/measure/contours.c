@@ -23,8 +23,8 @@
 /* ---- a contour: points in buf[lo .. hi), growing at both ends ------------- */
 
 typedef struct {
-    double *buf;   /* pairs */
-    int64_t cap, lo, hi;   /* in points */
+    double *buf;         /* pairs */
+    int64_t cap, lo, hi; /* in points */
     int alive;
 } fv__contour;
 
@@ -38,7 +38,7 @@ fv__ct_reserve(fv__contour *c, int64_t front, int64_t back)
     double *buf = malloc((size_t)cap * 2 * sizeof(double));
     if (!buf)
         return -1;
-    const int64_t lo = (cap - n) / 2;   /* room at both ends */
+    const int64_t lo = (cap - n) / 2; /* room at both ends */
     if (n)
         memcpy(buf + 2 * lo, c->buf + 2 * c->lo, (size_t)n * 2 * sizeof(double));
     free(c->buf);
@@ -73,7 +73,7 @@ fv__ct_prepend(fv__contour *c, const double *pts, int64_t n)
 
 typedef struct {
     double r, c;
-    int64_t id;   /* -1: empty */
+    int64_t id; /* -1: empty */
 } fv__pslot;
 
 typedef struct {
@@ -85,7 +85,7 @@ static inline uint64_t
 fv__dbits(double x)
 {
     uint64_t u;
-    x += 0.0;   /* -0.0 -> 0.0: equal keys hash alike */
+    x += 0.0; /* -0.0 -> 0.0: equal keys hash alike */
     memcpy(&u, &x, sizeof u);
     return u;
 }
@@ -128,7 +128,7 @@ static inline void
 fv__pmap_set(fv__pmap *m, double r, double c, int64_t id)
 {
     uint64_t i = fv__pmap_find(m, r, c);
-    m->s[i] = (fv__pslot){r, c, id};
+    m->s[i] = (fv__pslot){ r, c, id };
 }
 
 /* Remove the point's entry; its id, or -1 when absent. */
@@ -163,13 +163,13 @@ fv__join(const fv__cseg *seg, int64_t nseg, fv_contours **out)
 {
     const char *name = "find_contours";
     fv__contour *cs = NULL;
-    fv__pmap starts = {0}, ends = {0};
+    fv__pmap starts = { 0 }, ends = { 0 };
     fv_contours *res = NULL;
     int64_t ncs = 0;
     fv_status st = FV_OK;
 
-    if (nseg > 0 && (!(cs = calloc((size_t)nseg, sizeof *cs)) || fv__pmap_init(&starts, nseg) ||
-                     fv__pmap_init(&ends, nseg))) {
+    if (nseg > 0 &&
+        (!(cs = calloc((size_t)nseg, sizeof *cs)) || fv__pmap_init(&starts, nseg) || fv__pmap_init(&ends, nseg))) {
         st = fv_error_set(FV_ENOMEM, name, "out of memory");
         goto done;
     }
@@ -183,16 +183,16 @@ fv__join(const fv__cseg *seg, int64_t nseg, fv_contours **out)
         if (tail >= 0 && head >= 0) {
             fv__contour *h = &cs[head], *t = &cs[tail];
             if (tail == head) {
-                const double p[2] = {tr, tc};
+                const double p[2] = { tr, tc };
                 bad = fv__ct_append(h, p, 1);
-            } else if (tail > head) {   /* the tail joins the older head */
+            } else if (tail > head) { /* the tail joins the older head */
                 bad = fv__ct_append(h, t->buf + 2 * t->lo, t->hi - t->lo);
                 t->alive = 0;
                 if (!bad) {
                     fv__pmap_set(&starts, h->buf[2 * h->lo], h->buf[2 * h->lo + 1], head);
                     fv__pmap_set(&ends, h->buf[2 * (h->hi - 1)], h->buf[2 * (h->hi - 1) + 1], head);
                 }
-            } else {                    /* the head joins the older tail */
+            } else { /* the head joins the older tail */
                 bad = fv__ct_prepend(t, h->buf + 2 * h->lo, h->hi - h->lo);
                 if (!bad) {
                     fv__pmap_pop(&starts, h->buf[2 * h->lo], h->buf[2 * h->lo + 1]);
@@ -202,7 +202,7 @@ fv__join(const fv__cseg *seg, int64_t nseg, fv_contours **out)
                 }
             }
         } else if (tail < 0 && head < 0) {
-            const double p[4] = {fr, fc, tr, tc};
+            const double p[4] = { fr, fc, tr, tc };
             fv__contour *c = &cs[ncs];
             c->alive = 1;
             bad = fv__ct_append(c, p, 2);
@@ -210,11 +210,11 @@ fv__join(const fv__cseg *seg, int64_t nseg, fv_contours **out)
             fv__pmap_set(&ends, tr, tc, ncs);
             ncs++;
         } else if (head < 0) {
-            const double p[2] = {fr, fc};
+            const double p[2] = { fr, fc };
             bad = fv__ct_prepend(&cs[tail], p, 1);
             fv__pmap_set(&starts, fr, fc, tail);
         } else {
-            const double p[2] = {tr, tc};
+            const double p[2] = { tr, tc };
             bad = fv__ct_append(&cs[head], p, 1);
             fv__pmap_set(&ends, tr, tc, head);
         }
@@ -269,8 +269,8 @@ fv_contours_free(fv_contours *c)
 }
 
 fv_status
-fv_find_contours(fv_context *ctx, const fv_array *image, const fv_array *mask, double level,
-                 int fully_connected_high, fv_contours **out)
+fv_find_contours(fv_context *ctx, const fv_array *image, const fv_array *mask, double level, int fully_connected_high,
+                 fv_contours **out)
 {
     const char *name = "find_contours";
     if (!out)
@@ -297,7 +297,7 @@ fv_find_contours(fv_context *ctx, const fv_array *image, const fv_array *mask, d
     }
     fv__cseg *seg = NULL;
     int64_t nseg = 0;
-    const fv__contours_params p = {level, fully_connected_high != 0, &seg, &nseg};
+    const fv__contours_params p = { level, fully_connected_high != 0, &seg, &nseg };
     fv_status st = fv__run_CONTOURS(ctx, image, mask, NULL, &p);
     if (st == FV_OK)
         st = fv__join(seg, nseg, out);

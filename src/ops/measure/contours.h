@@ -17,11 +17,11 @@ typedef struct fv__cseg {
 
 typedef struct fv__contours_params {
     double level;
-    int high;             /* fully_connected == 'high' */
-    fv__cseg **segs;      /* out: the segments of all cells in raster order (cell by cell,
+    int high;        /* fully_connected == 'high' */
+    fv__cseg **segs; /* out: the segments of all cells in raster order (cell by cell,
                            * and within a cell in scikit-image's order), malloc'ed (may be
                            * NULL when *nseg = 0): the caller frees them */
-    int64_t *nseg;        /* out */
+    int64_t *nseg;   /* out */
 } fv__contours_params;
 
 /* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(CONTOURS, ...) in the kernel file. */

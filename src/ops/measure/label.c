@@ -7,7 +7,7 @@
 #include "ops/core/elementwise.h"
 #include "fovea/measure.h"
 #include "ops/measure/label.h"
-#include "ops/morphology/skmorphology.h"   /* fv__skm_contig / run */
+#include "ops/morphology/skmorphology.h" /* fv__skm_contig / run */
 
 /* The bit pattern that a value of dt must have to equal bg after the int64
  * conversion; 0 when no value of dt converts to bg. */
@@ -15,14 +15,30 @@ static int
 fv__label_bg_bits(fv_dtype dt, int64_t bg, uint64_t *bits)
 {
     switch (dt) {
-    case FV_BOOL: *bits = (uint64_t)bg; return bg == 0 || bg == 1;
-    case FV_UINT8: *bits = (uint64_t)bg; return bg >= 0 && bg <= UINT8_MAX;
-    case FV_UINT16: *bits = (uint64_t)bg; return bg >= 0 && bg <= UINT16_MAX;
-    case FV_UINT32: *bits = (uint64_t)bg; return bg >= 0 && bg <= UINT32_MAX;
-    case FV_INT8: *bits = (uint64_t)bg & 0xffu; return bg >= INT8_MIN && bg <= INT8_MAX;
-    case FV_INT16: *bits = (uint64_t)bg & 0xffffu; return bg >= INT16_MIN && bg <= INT16_MAX;
-    case FV_INT32: *bits = (uint64_t)bg & 0xffffffffu; return bg >= INT32_MIN && bg <= INT32_MAX;
-    default: *bits = (uint64_t)bg; return 1;   /* int64, uint64 (wraps like the C cast) */
+    case FV_BOOL:
+        *bits = (uint64_t)bg;
+        return bg == 0 || bg == 1;
+    case FV_UINT8:
+        *bits = (uint64_t)bg;
+        return bg >= 0 && bg <= UINT8_MAX;
+    case FV_UINT16:
+        *bits = (uint64_t)bg;
+        return bg >= 0 && bg <= UINT16_MAX;
+    case FV_UINT32:
+        *bits = (uint64_t)bg;
+        return bg >= 0 && bg <= UINT32_MAX;
+    case FV_INT8:
+        *bits = (uint64_t)bg & 0xffu;
+        return bg >= INT8_MIN && bg <= INT8_MAX;
+    case FV_INT16:
+        *bits = (uint64_t)bg & 0xffffu;
+        return bg >= INT16_MIN && bg <= INT16_MAX;
+    case FV_INT32:
+        *bits = (uint64_t)bg & 0xffffffffu;
+        return bg >= INT32_MIN && bg <= INT32_MAX;
+    default:
+        *bits = (uint64_t)bg;
+        return 1; /* int64, uint64 (wraps like the C cast) */
     }
 }
 
@@ -30,7 +46,7 @@ void
 fv__label_rep_table(int nd, int nnb, const int8_t *nb, uint16_t *rep)
 {
     uint32_t adj[FV__LABEL_REP_MAX];
-    uint16_t low[1 << FV__LABEL_REP_MAX];   /* low[m]: the component of m's lowest member */
+    uint16_t low[1 << FV__LABEL_REP_MAX]; /* low[m]: the component of m's lowest member */
 
     /* adj[j]: the neighbours k whose offset from j, nb[k] - nb[j], is in the
      * structure: equal to a row of nb or to its negation */
@@ -74,8 +90,7 @@ fv__label_rep_table(int nd, int nnb, const int8_t *nb, uint16_t *rep)
 
 /* The backward half of a point-symmetric neighbour set (label-kernels.h). */
 fv_status
-fv__label_backward(const char *name, int nd, const uint8_t *structure, int connectivity, int8_t **nb_out,
-                   int *nnb_out)
+fv__label_backward(const char *name, int nd, const uint8_t *structure, int connectivity, int8_t **nb_out, int *nnb_out)
 {
     int ncells = 1, nnb = 0, nd1 = nd > 0 ? nd : 1;
     int8_t *nb;
@@ -145,8 +160,10 @@ fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *s
         if (image->dtype != FV_BOOL && !fv_dtype_is_integer(image->dtype) && !fv_dtype_is_float(image->dtype))
             return fv_error_set(FV_EDTYPE, name, "unsupported image dtype %s", fv_dtype_name(image->dtype));
     } else if (image->dtype != FV_BOOL && !fv_dtype_is_integer(image->dtype)) {
-        return fv_error_set(FV_EDTYPE, name, "image must be bool or an integer dtype, got %s "
-                            "(convert it to int64 first, as skimage does)", fv_dtype_name(image->dtype));
+        return fv_error_set(FV_EDTYPE, name,
+                            "image must be bool or an integer dtype, got %s "
+                            "(convert it to int64 first, as skimage does)",
+                            fv_dtype_name(image->dtype));
     }
     const int nd = image->ndim;
     if (!structure && nd > 0 && (connectivity < 1 || connectivity > nd))
@@ -154,8 +171,7 @@ fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *s
                             connectivity);
     int64_t n = fv_array_size(image);
     if (out->dtype == FV_INT32 && n >= INT32_MAX - 1)
-        return fv_error_set(FV_EINVAL, name, "%lld pixels are too many for int32 labels: use int64",
-                            (long long)n);
+        return fv_error_set(FV_EINVAL, name, "%lld pixels are too many for int32 labels: use int64", (long long)n);
 
     int nnb = 0;
     if ((st = fv__label_backward(name, nd, structure, connectivity, &nb, &nnb)))
@@ -173,7 +189,7 @@ fv_label(fv_context *ctx, const fv_array *image, fv_array *out, const uint8_t *s
     } else if ((st = fv__skm_contig(ctx, img, &in))) {
         goto done;
     }
-    fv__label_params p = {.nnb = nnb, .nb = nb, .has_background = nonzero ? 1 : background != NULL};
+    fv__label_params p = { .nnb = nnb, .nb = nb, .has_background = nonzero ? 1 : background != NULL };
     if (nonzero)
         p.background = 0;
     else if (background)

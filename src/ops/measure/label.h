@@ -19,12 +19,12 @@ extern "C" {
 #endif
 
 typedef struct fv__label_params {
-    int nnb;                 /* backward neighbours: half of the point-symmetric set */
-    const int8_t *nb;        /* host: nnb rows of ndim offsets in {-1, 0, 1}; the first
+    int nnb;          /* backward neighbours: half of the point-symmetric set */
+    const int8_t *nb; /* host: nnb rows of ndim offsets in {-1, 0, 1}; the first
                               * nonzero entry of each row is -1 (earlier in raster order) */
     int has_background;
-    uint64_t background;     /* bit pattern in the input's item width (zero-extended) */
-    int64_t num;             /* out: number of labels */
+    uint64_t background; /* bit pattern in the input's item width (zero-extended) */
+    int64_t num;         /* out: number of labels */
 } fv__label_params;
 
 /* Representative neighbours of the merge step (src/cuda/measure/label.cu),

@@ -4,7 +4,7 @@
 #include "ops/core/elementwise.h"
 #include "fovea/measure.h"
 #include "ops/measure/regionprops.h"
-#include "ops/morphology/skmorphology.h"   /* fv__skm_contig */
+#include "ops/morphology/skmorphology.h" /* fv__skm_contig */
 
 int64_t
 fv_region_stats_columns(int ndim, int64_t channels)
@@ -18,8 +18,7 @@ fv_region_stats_columns(int ndim, int64_t channels)
 }
 
 fv_status
-fv_region_stats(fv_context *ctx, const fv_array *labels, const fv_array *intensity, int64_t max_label,
-                fv_array *out)
+fv_region_stats(fv_context *ctx, const fv_array *labels, const fv_array *intensity, int64_t max_label, fv_array *out)
 {
     const char *name = "region_stats";
     fv_array *lab = NULL, *inten = NULL, *tmp = NULL;
@@ -29,8 +28,7 @@ fv_region_stats(fv_context *ctx, const fv_array *labels, const fv_array *intensi
         return fv_error_set(FV_EINVAL, name, "NULL array");
     const int nd = labels->ndim;
     if (!fv_dtype_is_integer(labels->dtype))
-        return fv_error_set(FV_EDTYPE, name, "labels must have an integer dtype, got %s",
-                            fv_dtype_name(labels->dtype));
+        return fv_error_set(FV_EDTYPE, name, "labels must have an integer dtype, got %s", fv_dtype_name(labels->dtype));
     if (nd < 1 || nd > FV__RP_MAX_NDIM)
         return fv_error_set(FV_EINVAL, name, "labels must have 1 to %d dimensions, got %d", FV__RP_MAX_NDIM, nd);
     if (max_label < 0)
@@ -41,7 +39,8 @@ fv_region_stats(fv_context *ctx, const fv_array *labels, const fv_array *intensi
         for (int d = 0; same && d < nd; d++)
             same = intensity->shape[d] == labels->shape[d];
         if (!same)
-            return fv_error_set(FV_EINVAL, name, "intensity must have the labels' shape, optionally plus a "
+            return fv_error_set(FV_EINVAL, name,
+                                "intensity must have the labels' shape, optionally plus a "
                                 "trailing channel axis");
         if (!fv_dtype_is_integer(intensity->dtype) && !fv_dtype_is_float(intensity->dtype))
             return fv_error_set(FV_EDTYPE, name, "unsupported intensity dtype %s", fv_dtype_name(intensity->dtype));
@@ -61,7 +60,7 @@ fv_region_stats(fv_context *ctx, const fv_array *labels, const fv_array *intensi
     if (fv__arrays_overlap(labels, out) || fv__arrays_overlap(intensity, out))
         return fv_error_set(FV_EINVAL, name, "out must not overlap the inputs");
 
-    fv__rp_params p = {.nd = nd, .nch = nch, .max_label = max_label, .ncols = ncols, .nmom = 1};
+    fv__rp_params p = { .nd = nd, .nch = nch, .max_label = max_label, .ncols = ncols, .nmom = 1 };
     for (int d = 0; d < nd; d++) {
         p.shape[d] = labels->shape[d];
         p.nmom *= FV__RP_ORDER;

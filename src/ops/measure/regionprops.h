@@ -17,20 +17,25 @@ extern "C" {
 #endif
 
 #define FV__RP_MAX_NDIM 4
-#define FV__RP_ORDER 4   /* powers 0..3 per axis */
+#define FV__RP_ORDER 4 /* powers 0..3 per axis */
 
 typedef struct fv__rp_params {
     int nd;
     int64_t shape[FV__RP_MAX_NDIM];
-    int64_t nch;         /* intensity channels, 0 without intensity */
+    int64_t nch; /* intensity channels, 0 without intensity */
     int64_t max_label;
-    int64_t nmom;        /* 4^nd */
-    int64_t ncols;       /* 1 + 2 nd + nmom + nch (2 + nmom) */
+    int64_t nmom;  /* 4^nd */
+    int64_t ncols; /* 1 + 2 nd + nmom + nch (2 + nmom) */
 } fv__rp_params;
 
 /* Column offsets in a row. */
-static inline int64_t fv__rp_col_mom(const fv__rp_params *p) { return 1 + 2 * (int64_t)p->nd; }
-static inline int64_t fv__rp_col_ch(const fv__rp_params *p, int64_t c)
+static inline int64_t
+fv__rp_col_mom(const fv__rp_params *p)
+{
+    return 1 + 2 * (int64_t)p->nd;
+}
+static inline int64_t
+fv__rp_col_ch(const fv__rp_params *p, int64_t c)
 {
     return 1 + 2 * (int64_t)p->nd + p->nmom + c * (2 + p->nmom);
 }

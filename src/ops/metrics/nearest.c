@@ -32,24 +32,23 @@ fv_nearest_points(fv_context *ctx, const fv_array *points, int axis, const fv_ar
         return st;
     const int64_t n = points->shape[0], nd = points->shape[1], m = queries->shape[0];
     if (queries->shape[1] != nd)
-        return fv_error_set(FV_EINVAL, name, "queries have %lld coordinates, points %lld",
-                            (long long)queries->shape[1], (long long)nd);
+        return fv_error_set(FV_EINVAL, name, "queries have %lld coordinates, points %lld", (long long)queries->shape[1],
+                            (long long)nd);
     if (n < 1 || nd < 1)
         return fv_error_set(FV_EINVAL, name, "no points");
     if (axis < 0 || axis >= nd)
         return fv_error_set(FV_EINVAL, name, "axis %d outside 0..%lld", axis, (long long)nd - 1);
     if (d2->shape[0] != m || (index && index->shape[0] != m))
         return fv_error_set(FV_EINVAL, name, "d2 and index must have one entry per query");
-    if ((index && (fv__arrays_overlap(index, d2) || fv__arrays_overlap(index, points) ||
-                   fv__arrays_overlap(index, queries))) ||
+    if ((index &&
+         (fv__arrays_overlap(index, d2) || fv__arrays_overlap(index, points) || fv__arrays_overlap(index, queries))) ||
         fv__arrays_overlap(d2, points) || fv__arrays_overlap(d2, queries))
         return fv_error_set(FV_EINVAL, name, "outputs must not overlap the inputs or each other");
     const int64_t *p = (const int64_t *)points->data, *q = (const int64_t *)queries->data;
-    const int64_t lim = (int64_t)1 << 28;   /* 8 squared gaps of < 2^29 fit int64 */
+    const int64_t lim = (int64_t)1 << 28; /* 8 squared gaps of < 2^29 fit int64 */
     for (int64_t i = 0; i < n; i++) {
         if (i && p[i * nd + axis] < p[(i - 1) * nd + axis])
-            return fv_error_set(FV_EINVAL, name, "points are not sorted by column %d (row %lld)", axis,
-                                (long long)i);
+            return fv_error_set(FV_EINVAL, name, "points are not sorted by column %d (row %lld)", axis, (long long)i);
         for (int64_t d = 0; d < nd; d++)
             if (p[i * nd + d] <= -lim || p[i * nd + d] >= lim)
                 return fv_error_set(FV_EINVAL, name, "coordinates must lie in (-2^28, 2^28)");
@@ -59,6 +58,6 @@ fv_nearest_points(fv_context *ctx, const fv_array *points, int axis, const fv_ar
             return fv_error_set(FV_EINVAL, name, "coordinates must lie in (-2^28, 2^28)");
     if (nd > 8)
         return fv_error_set(FV_EINVAL, name, "at most 8 coordinates (squared distances must fit int64)");
-    const fv__nearest_params np = {axis, index};
+    const fv__nearest_params np = { axis, index };
     return fv__run_NEAREST(ctx, points, queries, d2, &np);
 }

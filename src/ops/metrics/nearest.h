@@ -11,8 +11,8 @@
 #include "internal.h"
 
 typedef struct fv__nearest_params {
-    int64_t axis;           /* the sweep axis: the column points are sorted by */
-    fv_array *index;        /* int64 (m): the index of the nearest point, or NULL */
+    int64_t axis;    /* the sweep axis: the column points are sorted by */
+    fv_array *index; /* int64 (m): the index of the nearest point, or NULL */
 } fv__nearest_params;
 
 /* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(NEAREST, ...) in the kernel file. */

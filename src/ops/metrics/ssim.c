@@ -11,8 +11,8 @@ fv_ssim_map(fv_context *ctx, const fv_array *ux, const fv_array *uy, fv_array *u
             double cov_norm, double c1, double c2, fv_array *S_out, int gradient, int64_t pad, double *mean)
 {
     const char *name = "ssim_map";
-    const fv_array *all[6] = {ux, uy, uxx, uyy, uxy, S_out};
-    const char *names[6] = {"ux", "uy", "uxx", "uyy", "uxy", "S"};
+    const fv_array *all[6] = { ux, uy, uxx, uyy, uxy, S_out };
+    const char *names[6] = { "ux", "uy", "uxx", "uyy", "uxy", "S" };
     if (!mean)
         return fv_error_set(FV_EINVAL, name, "NULL mean");
     *mean = NAN;
@@ -51,9 +51,22 @@ fv_ssim_map(fv_context *ctx, const fv_array *ux, const fv_array *uy, fv_array *u
                 return fv_error_set(FV_EINVAL, name, "S must be ux, uy or a separate array");
     double sum = 0;
     int64_t count = 0;
-    const fv__ssim_params p = {ux->dtype == FV_FLOAT64, ux->data, uy->data, uxx->data, uyy->data, uxy->data,
-                               S_out ? S_out->data : NULL, ux->ndim, ux->shape, pad, cov_norm, c1, c2,
-                               gradient != 0, &sum, &count};
+    const fv__ssim_params p = { ux->dtype == FV_FLOAT64,
+                                ux->data,
+                                uy->data,
+                                uxx->data,
+                                uyy->data,
+                                uxy->data,
+                                S_out ? S_out->data : NULL,
+                                ux->ndim,
+                                ux->shape,
+                                pad,
+                                cov_norm,
+                                c1,
+                                c2,
+                                gradient != 0,
+                                &sum,
+                                &count };
     fv_status st = fv__run_SSIM(ctx, ux, uy, NULL, &p);
     if (st == FV_OK)
         *mean = count ? sum / (double)count : NAN;

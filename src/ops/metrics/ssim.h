@@ -12,14 +12,14 @@
 
 typedef struct fv__ssim_params {
     int is_double;
-    void *ux, *uy, *uxx, *uyy, *uxy, *S;   /* S may be NULL; uxx, uyy, uxy are written with gradient */
+    void *ux, *uy, *uxx, *uyy, *uxy, *S; /* S may be NULL; uxx, uyy, uxy are written with gradient */
     int ndim;
     const int64_t *shape;
     int64_t pad;
     double cov_norm, c1, c2;
     int gradient;
-    double *sum;       /* out: the sum of S over the interior (pad from every edge) */
-    int64_t *count;    /* out: the number of interior elements */
+    double *sum;    /* out: the sum of S over the interior (pad from every edge) */
+    int64_t *count; /* out: the number of interior elements */
 } fv__ssim_params;
 
 /* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(SSIM, ...) in the kernel file. */

@@ -18,11 +18,11 @@ typedef struct fv__binary_erosion_params {
     int ndim;
     int64_t sshape[FV_MAX_NDIM];
     int64_t origins[FV_MAX_NDIM];
-    const uint8_t *structure;   /* host, C order */
+    const uint8_t *structure; /* host, C order */
     int border_value;
     int invert;
-    int *changed;               /* out: host int, or NULL when not needed */
-    int *same_as_before;        /* out: host int or NULL: 1 when every output equals
+    int *changed;        /* out: host int, or NULL when not needed */
+    int *same_as_before; /* out: host int or NULL: 1 when every output equals
                                  * what out held before the pass (src/ops detects
                                  * passes that cycle with it) */
 } fv__binary_erosion_params;

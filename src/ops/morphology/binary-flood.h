@@ -26,9 +26,9 @@ extern "C" {
  * bool, uint8 or int8; all C-contiguous, of one shape, out overlapping
  * neither. */
 typedef struct fv__binary_flood_params {
-    int nnb;                 /* backward neighbours (fv__label_backward) */
-    const int8_t *nb;        /* host: nnb rows of ndim offsets */
-    uint32_t border_axes;    /* bit d: the outside seeds the pixels at both ends of axis d */
+    int nnb;              /* backward neighbours (fv__label_backward) */
+    const int8_t *nb;     /* host: nnb rows of ndim offsets */
+    uint32_t border_axes; /* bit d: the outside seeds the pixels at both ends of axis d */
     int invert;
 } fv__binary_flood_params;
 

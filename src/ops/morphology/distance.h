@@ -20,11 +20,11 @@ extern "C" {
  * src/ops converts other inputs first (fv__foreground). */
 typedef struct fv__distance_params {
     int ndim;
-    double sampling[FV_MAX_NDIM];   /* EDT */
-    int64_t sshape[FV_MAX_NDIM];    /* CDT structure */
-    const uint8_t *structure;       /* CDT */
-    fv_array *distances;            /* or NULL */
-    fv_array *indices;              /* or NULL */
+    double sampling[FV_MAX_NDIM]; /* EDT */
+    int64_t sshape[FV_MAX_NDIM];  /* CDT structure */
+    const uint8_t *structure;     /* CDT */
+    fv_array *distances;          /* or NULL */
+    fv_array *indices;            /* or NULL */
 } fv__distance_params;
 
 /* What the kernels check of in (src/ops guarantees it). */

@@ -18,12 +18,12 @@ extern "C" {
 /* ---- FV__OP_LOCAL_MAXIMA ------------------------------------------------------
  * in: the image (any real dtype); out: bool or uint8 flags (1 = extremum). */
 typedef struct fv__local_maxima_params {
-    int minima;            /* compare the other way round */
-    int symmetric;         /* the neighbour set equals its negation */
-    int scan_last;         /* both neighbours along the last axis are in the set: candidates
+    int minima;    /* compare the other way round */
+    int symmetric; /* the neighbour set equals its negation */
+    int scan_last; /* both neighbours along the last axis are in the set: candidates
                             * come from the scan along it, else every inner pixel is one */
     int nnb;
-    const int64_t *nb;     /* host: nnb rows of ndim offsets in {-1, 0, 1} */
+    const int64_t *nb; /* host: nnb rows of ndim offsets in {-1, 0, 1} */
 } fv__local_maxima_params;
 
 /* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(LOCAL_MAXIMA, ...) in the kernel file. */

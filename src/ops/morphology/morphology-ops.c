@@ -28,8 +28,10 @@ static fv_status
 fv__check_device(const char *name, const char *what, const fv_array *in, const fv_array *a)
 {
     if (!fv__array_same_device(in, a))
-        return fv_error_set(FV_EDEVICE, name, "%s is on another device than the input (use fv_copy / "
-                            "fovea.to_device to move data)", what);
+        return fv_error_set(FV_EDEVICE, name,
+                            "%s is on another device than the input (use fv_copy / "
+                            "fovea.to_device to move data)",
+                            what);
     return FV_OK;
 }
 
@@ -102,12 +104,12 @@ fv__flood_ok(const void *args, int device)
 /* Erosion / dilation until nothing changes ("binary_erosion"): "flood", one
  * flood fill (a 3^n structure centred and symmetric, iterations < 1, the
  * centre set); "iterate", pass after pass. */
-FV__VARIANTS(fv__flood_variants, "binary_erosion", {"flood", fv__flood_ok, NULL}, {"iterate", NULL, NULL})
+FV__VARIANTS(fv__flood_variants, "binary_erosion", { "flood", fv__flood_ok, NULL }, { "iterate", NULL, NULL })
 
 static int
 fv__flood_eligible(const fv__binary_erosion_params *p, int iterations, int cit, int device)
 {
-    const fv__flood_plan_args fa = {p, iterations, cit};
+    const fv__flood_plan_args fa = { p, iterations, cit };
     return fv__plan_index(&fv__flood_variants, &fa, device) == 0;
 }
 
@@ -143,11 +145,11 @@ fv__binary_flood(fv_context *ctx, const char *name, const fv_array *in1, const f
     fv_status st;
     if ((st = fv__label_backward(name, p->ndim, p->structure, 0, &nb, &nnb)))
         return st;
-    fv__binary_flood_params fp = {.nnb = nnb, .nb = nb, .invert = p->invert};
-    if (p->border_value == p->invert) {   /* the outside is a seed */
+    fv__binary_flood_params fp = { .nnb = nnb, .nb = nb, .invert = p->invert };
+    if (p->border_value == p->invert) { /* the outside is a seed */
         for (int d = 0; d < p->ndim; d++)
             for (int k = 0; k < nnb; k++)
-                if (nb[(size_t)k * p->ndim + d] != 0)   /* the structure reaches along axis d */
+                if (nb[(size_t)k * p->ndim + d] != 0) /* the structure reaches along axis d */
                     fp.border_axes |= 1u << d;
     }
     if ((st = fv__bytes_of(ctx, name, in1, &in)) || (mask1 && (st = fv__bytes_of(ctx, name, mask1, &mk))))
@@ -175,9 +177,8 @@ done:
 }
 
 fv_status
-fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *structure,
-                  const int64_t *sshape, int iterations, const fv_array *mask, int border_value,
-                  const int64_t *origins, int invert)
+fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint8_t *structure, const int64_t *sshape,
+                  int iterations, const fv_array *mask, int border_value, const int64_t *origins, int invert)
 {
     const char *name = "binary_erosion";
     fv_array *in1 = NULL, *out1 = NULL, *mask1 = NULL, *target = NULL, *tmp = NULL, *maskc = NULL;
@@ -212,17 +213,18 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
             return fv_error_set(FV_EINVAL, name, "structure is too large");
         ssize *= s;
         if (o < -(s / 2) || o > (s - 1) / 2)
-            return fv_error_set(FV_EINVAL, name, "invalid origin: origin[%d] = %lld is outside [%lld, %lld] "
-                                "for a structure extent of %lld", d, (long long)o, (long long)-(s / 2),
-                                (long long)((s - 1) / 2), (long long)s);
+            return fv_error_set(FV_EINVAL, name,
+                                "invalid origin: origin[%d] = %lld is outside [%lld, %lld] "
+                                "for a structure extent of %lld",
+                                d, (long long)o, (long long)-(s / 2), (long long)((s - 1) / 2), (long long)s);
         p.sshape[d] = s;
         p.origins[d] = o;
-        center = center * s + s / 2 + o;   /* the element that reads the pixel itself */
+        center = center * s + s / 2 + o; /* the element that reads the pixel itself */
     }
     p.structure = structure;
     p.border_value = border_value != 0;
     p.invert = invert != 0;
-    const int cit = structure[center] != 0;   /* scipy's center_is_true */
+    const int cit = structure[center] != 0; /* scipy's center_is_true */
 
     if (fv_array_size(in) == 0)
         return FV_OK;
@@ -262,7 +264,7 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
         int64_t k = 1, limit = 0;
         int changed = 1, same = 0;
         const fv_array *src = in1;
-        if (iterations < 1) {   /* a structure without its centre can oscillate: scipy loops forever */
+        if (iterations < 1) { /* a structure without its centre can oscillate: scipy loops forever */
             limit = fv_array_size(in1) + 3;
         }
         for (;; k++) {
@@ -285,7 +287,8 @@ fv_binary_erosion(fv_context *ctx, const fv_array *in, fv_array *out, const uint
                 if (!changed)
                     break;
                 if (same || k >= limit) {
-                    st = fv_error_set(FV_EINVAL, name, "iterations < 1: the passes never settle (they "
+                    st = fv_error_set(FV_EINVAL, name,
+                                      "iterations < 1: the passes never settle (they "
                                       "cycle; a structure without its centre element can do that, and "
                                       "scipy would loop forever)");
                     goto done;
@@ -316,9 +319,8 @@ done:
 /* Common checks of (in, distances, indices); *in_out receives the input the kernel
  * reads (staged when it overlaps an output) as a new reference. */
 static fv_status
-fv__distance_setup(fv_context *ctx, const char *name, const fv_array *in, fv_array *distances,
-                   fv_dtype dist_dt, fv_array *indices, uint32_t index_dts, fv__distance_params *p,
-                   fv_array **in_out)
+fv__distance_setup(fv_context *ctx, const char *name, const fv_array *in, fv_array *distances, fv_dtype dist_dt,
+                   fv_array *indices, uint32_t index_dts, fv__distance_params *p, fv_array **in_out)
 {
     fv_status st;
     *in_out = NULL;
@@ -349,10 +351,11 @@ fv__distance_setup(fv_context *ctx, const char *name, const fv_array *in, fv_arr
         int ok = indices->ndim == nd + 1 && indices->shape[0] == nd;
         for (int d = 0; ok && d < nd; d++)
             ok = indices->shape[d + 1] == shape[d];
-        if (in->ndim == 0)   /* (1,) or scipy's (1, 1) */
+        if (in->ndim == 0) /* (1,) or scipy's (1, 1) */
             ok = ok || (indices->ndim == 1 && indices->shape[0] == 1);
         if (!ok)
-            return fv_error_set(FV_EINVAL, name, "indices array has wrong shape (it must be (ndim,) + input "
+            return fv_error_set(FV_EINVAL, name,
+                                "indices array has wrong shape (it must be (ndim,) + input "
                                 "shape)");
         if ((st = fv__check_device(name, "indices", in, indices)))
             return st;
@@ -385,16 +388,16 @@ fv__distance_setup(fv_context *ctx, const char *name, const fv_array *in, fv_arr
 
 /* distances / indices as seen by the kernel: 0-d inputs as 1-d of one element. */
 static fv_status
-fv__distance_run(fv_context *ctx, fv__op op, const fv_array *in1, fv__distance_params *p,
-                 fv_array *distances, fv_array *indices)
+fv__distance_run(fv_context *ctx, fv__op op, const fv_array *in1, fv__distance_params *p, fv_array *distances,
+                 fv_array *indices)
 {
     fv_array *d1 = NULL, *i1 = NULL;
     fv_status st = FV_OK;
     if (distances && (st = fv__array_as_1d(distances, &d1)))
         goto done;
     if (indices) {
-        if (indices->ndim == 1) {   /* (1,) for a 0-d input -> (1, 1) */
-            int64_t sh[2] = {1, 1}, stv[2] = {indices->strides[0], indices->strides[0]};
+        if (indices->ndim == 1) { /* (1,) for a 0-d input -> (1, 1) */
+            int64_t sh[2] = { 1, 1 }, stv[2] = { indices->strides[0], indices->strides[0] };
             if ((st = fv_array_view(indices, 2, sh, stv, 0, &i1)))
                 goto done;
         } else {
@@ -407,7 +410,7 @@ fv__distance_run(fv_context *ctx, fv__op op, const fv_array *in1, fv__distance_p
         fv_array *fg = NULL;
         if ((st = fv__foreground(ctx, fv__op_name(op), in1, &fg)))
             goto done;
-        fv__op_args a = {.in = fg, .out = d1 ? d1 : i1, .params = p};
+        fv__op_args a = { .in = fg, .out = d1 ? d1 : i1, .params = p };
         st = fv__dispatch(ctx, op, &a);
         fv_array_unref(fg);
     }
@@ -452,14 +455,13 @@ fv_distance_transform_cdt(fv_context *ctx, const fv_array *in, const uint8_t *st
         if (sshape[d] != 3)
             return fv_error_set(FV_EINVAL, name, "metric sizes must be equal to 3 (axis %d has %lld)", d,
                                 (long long)sshape[d]);
-    fv_status st = fv__distance_setup(ctx, name, in, distances, FV_INT32, indices, FV_DTYPE_BIT(FV_INT32), &p,
-                                      &in1);
+    fv_status st = fv__distance_setup(ctx, name, in, distances, FV_INT32, indices, FV_DTYPE_BIT(FV_INT32), &p, &in1);
     if (st)
         return st;
     for (int d = 0; d < p.ndim; d++)
         p.sshape[d] = 3;
-    if (in->ndim == 0) {   /* one element: the centre of a 3-element structure */
-        static const uint8_t one[3] = {0, 0, 0};
+    if (in->ndim == 0) { /* one element: the centre of a 3-element structure */
+        static const uint8_t one[3] = { 0, 0, 0 };
         p.structure = one;
     } else {
         p.structure = structure;

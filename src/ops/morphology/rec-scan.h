@@ -30,7 +30,7 @@
 #include <math.h>
 #include <stdint.h>
 #include "dtype-list.h"
-#include "cast.h"   /* FV_HD */
+#include "cast.h" /* FV_HD */
 
 /* "a comes before b" in the direction's order: values move up it. */
 #define FV__REC_LT_dil(a, b) ((a) < (b))
@@ -69,49 +69,52 @@
  *   fv__rec_pixel_DIR_S(v, m, &a, &b)  the clamp f of a pixel (value v, mask m)
  *   fv__rec_after_DIR_S(a, b, &a0, &b0)  (a0, b0) := h_(a,b) o h_(a0,b0)
  *   fv__rec_line_DIR_S(mask, out, base, st, len, ax, nax)  the sequential line walk */
-#define FV__REC_SCAN_DEFINE(T, S, DIR)                                                               \
-    FV_HD T fv__rec_start_##DIR##_##S(void) { return (T)FV__REC_START_##DIR(S); }                    \
-    FV_HD T fv__rec_clamp_##DIR##_##S(T a, T b, T x)                                                 \
-    {                                                                                                \
-        return FV__REC_LT_##DIR(b, x) ? (FV__REC_LT_##DIR(a, x) ? a : x) : b;                        \
-    }                                                                                                \
-    FV_HD void fv__rec_pixel_##DIR##_##S(T v, T m, T *a, T *b)                                       \
-    {                                                                                                \
-        *a = FV__REC_LT_##DIR(v, m) ? m : v;                                                         \
-        *b = v;                                                                                      \
-    }                                                                                                \
-    FV_HD void fv__rec_after_##DIR##_##S(T a, T b, T *a0, T *b0)                                     \
-    {                                                                                                \
-        T na = fv__rec_clamp_##DIR##_##S(a, b, *a0), nb = fv__rec_clamp_##DIR##_##S(a, b, *b0);      \
-        *a0 = na;                                                                                    \
-        *b0 = nb;                                                                                    \
-    }                                                                                                \
+#define FV__REC_SCAN_DEFINE(T, S, DIR)                                                                \
+    FV_HD T fv__rec_start_##DIR##_##S(void)                                                           \
+    {                                                                                                 \
+        return (T)FV__REC_START_##DIR(S);                                                             \
+    }                                                                                                 \
+    FV_HD T fv__rec_clamp_##DIR##_##S(T a, T b, T x)                                                  \
+    {                                                                                                 \
+        return FV__REC_LT_##DIR(b, x) ? (FV__REC_LT_##DIR(a, x) ? a : x) : b;                         \
+    }                                                                                                 \
+    FV_HD void fv__rec_pixel_##DIR##_##S(T v, T m, T *a, T *b)                                        \
+    {                                                                                                 \
+        *a = FV__REC_LT_##DIR(v, m) ? m : v;                                                          \
+        *b = v;                                                                                       \
+    }                                                                                                 \
+    FV_HD void fv__rec_after_##DIR##_##S(T a, T b, T *a0, T *b0)                                      \
+    {                                                                                                 \
+        T na = fv__rec_clamp_##DIR##_##S(a, b, *a0), nb = fv__rec_clamp_##DIR##_##S(a, b, *b0);       \
+        *a0 = na;                                                                                     \
+        *b0 = nb;                                                                                     \
+    }                                                                                                 \
     /* The sequential walk of one line (the CUDA line kernel's body, and the scans' reference):     \
      * pixels base + t * st, t < len; forward then backward, each pass taking the on-axis          \
-     * offsets ax[0..nax) that point back along it; a pixel rises to min(mask, max of them). */     \
+     * offsets ax[0..nax) that point back along it; a pixel rises to min(mask, max of them). */ \
     FV_HD void fv__rec_line_##DIR##_##S(const T *mask, T *out, int64_t base, int64_t st, int64_t len, \
-                                        const int64_t *ax, int nax)                                 \
-    {                                                                                                \
-        for (int pass = 0; pass < 2; pass++) {                                                       \
-            for (int64_t t0 = 0; t0 < len; t0++) {                                                   \
-                int64_t t = pass ? len - 1 - t0 : t0, x = base + t * st;                             \
-                T v = out[x], m = mask[x], best = v;                                                 \
-                if (!FV__REC_LT_##DIR(v, m))                                                         \
-                    continue;                                                                        \
-                for (int k = 0; k < nax; k++) {                                                      \
-                    int64_t a = ax[k], src = t - a;                                                  \
-                    if ((pass ? a >= 0 : a <= 0) || src < 0 || src >= len)                           \
-                        continue;                                                                    \
-                    T u = out[base + src * st];                                                      \
-                    if (FV__REC_LT_##DIR(best, u))                                                   \
-                        best = u;                                                                    \
-                }                                                                                    \
-                if (FV__REC_LT_##DIR(m, best))                                                       \
-                    best = m;                                                                        \
-                if (FV__REC_LT_##DIR(v, best))                                                       \
-                    out[x] = best;                                                                   \
-            }                                                                                        \
-        }                                                                                            \
+                                        const int64_t *ax, int nax)                                   \
+    {                                                                                                 \
+        for (int pass = 0; pass < 2; pass++) {                                                        \
+            for (int64_t t0 = 0; t0 < len; t0++) {                                                    \
+                int64_t t = pass ? len - 1 - t0 : t0, x = base + t * st;                              \
+                T v = out[x], m = mask[x], best = v;                                                  \
+                if (!FV__REC_LT_##DIR(v, m))                                                          \
+                    continue;                                                                         \
+                for (int k = 0; k < nax; k++) {                                                       \
+                    int64_t a = ax[k], src = t - a;                                                   \
+                    if ((pass ? a >= 0 : a <= 0) || src < 0 || src >= len)                            \
+                        continue;                                                                     \
+                    T u = out[base + src * st];                                                       \
+                    if (FV__REC_LT_##DIR(best, u))                                                    \
+                        best = u;                                                                     \
+                }                                                                                     \
+                if (FV__REC_LT_##DIR(m, best))                                                        \
+                    best = m;                                                                         \
+                if (FV__REC_LT_##DIR(v, best))                                                        \
+                    out[x] = best;                                                                    \
+            }                                                                                         \
+        }                                                                                             \
     }
 
 #define FV__REC_SCAN_BOTH(E, T, S) FV__REC_SCAN_DEFINE(T, S, dil) FV__REC_SCAN_DEFINE(T, S, ero)

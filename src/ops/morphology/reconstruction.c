@@ -46,11 +46,11 @@ fv_status
 fv__skm_run(fv_context *ctx, fv__op op, const fv_array *in, const fv_array *in2, fv_array *out, void *params)
 {
     fv_array *work = NULL;
-    const fv_array *ins[2] = {in, in2};
+    const fv_array *ins[2] = { in, in2 };
     fv_status st = fv__skm_work(ctx, out, ins, in2 ? 2 : 1, &work);
     if (st)
         return st;
-    fv__op_args a = {.in = in, .in2 = in2, .out = work, .params = params};
+    fv__op_args a = { .in = in, .in2 = in2, .out = work, .params = params };
     st = fv__dispatch(ctx, op, &a);
     if (st == FV_OK && work != out)
         st = fv_copy(ctx, work, out);
@@ -118,8 +118,10 @@ fv_reconstruction(fv_context *ctx, const fv_array *seed, const fv_array *mask, f
         if (offset) {
             off[d] = offset[d];
             if (off[d] < 0 || off[d] >= fs[d])
-                return fv_error_set(FV_EINVAL, name, "offset must be inside the footprint (axis %d: %lld "
-                                    "not in [0, %lld))", d, (long long)off[d], (long long)fs[d]);
+                return fv_error_set(FV_EINVAL, name,
+                                    "offset must be inside the footprint (axis %d: %lld "
+                                    "not in [0, %lld))",
+                                    d, (long long)off[d], (long long)fs[d]);
         } else {
             if (fs[d] % 2 == 0)
                 return fv_error_set(FV_EINVAL, name, "footprint dimensions must all be odd without an offset");

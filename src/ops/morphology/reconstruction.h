@@ -20,10 +20,10 @@ extern "C" {
  * out = reconstruction of min(seed, mask) (dilation; erosion: max) under mask.
  * Values flow from p to p + nb[k] for every neighbour offset k. */
 typedef struct fv__reconstruction_params {
-    int method;            /* fv_reconstruction_method */
-    int nnb;               /* neighbour offsets (the footprint less its centre) */
-    const int64_t *nb;     /* host: nnb rows of ndim coordinate offsets */
-    int64_t lo[FV_MAX_NDIM], hi[FV_MAX_NDIM];   /* per axis: max(-nb), max(nb), >= 0 */
+    int method;                               /* fv_reconstruction_method */
+    int nnb;                                  /* neighbour offsets (the footprint less its centre) */
+    const int64_t *nb;                        /* host: nnb rows of ndim coordinate offsets */
+    int64_t lo[FV_MAX_NDIM], hi[FV_MAX_NDIM]; /* per axis: max(-nb), max(nb), >= 0 */
 } fv__reconstruction_params;
 
 /* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(RECONSTRUCTION, ...) in the kernel file. */

@@ -18,7 +18,6 @@ int fv__skm_offsets(const uint8_t *footprint, int nd, const int64_t *fs, const i
 /* Dispatches op on the C-contiguous inputs in and in2 (NULL: none) with params
  * into out: straight into out when out is C-contiguous and overlaps neither
  * input, else into a contiguous work array then copied into out. */
-fv_status fv__skm_run(fv_context *ctx, fv__op op, const fv_array *in, const fv_array *in2, fv_array *out,
-                      void *params);
+fv_status fv__skm_run(fv_context *ctx, fv__op op, const fv_array *in, const fv_array *in2, fv_array *out, void *params);
 
 #endif

@@ -27,7 +27,7 @@ fv_thin(fv_context *ctx, const fv_array *image, fv_array *out, int64_t max_num_i
     fv_status st = fv__check_binary_pair("thin", image, out);
     if (st || fv_array_size(image) == 0)
         return st;
-    fv__thin_params p = {.max_num_iter = max_num_iter};
+    fv__thin_params p = { .max_num_iter = max_num_iter };
     if ((st = fv__skm_contig(ctx, image, &in)))
         goto done;
     st = fv__skm_run(ctx, FV__OP_THIN, in, NULL, out, &p);
@@ -48,17 +48,17 @@ fv_medial_axis_thin(fv_context *ctx, const fv_array *image, const fv_array *orde
         return fv_error_set(FV_EINVAL, name, "NULL order");
     if (order->ndim != 1 || order->dtype != FV_INT64)
         return fv_error_set(FV_EINVAL, name, "order must be a 1-d int64 array");
-    if (image->device.type != FV_DEVICE_CPU || order->device.type != FV_DEVICE_CPU ||
-        out->device.type != FV_DEVICE_CPU)
-        return fv_error_set(FV_EDEVICE, name, "the ordered pass runs on the host: image, order and out "
+    if (image->device.type != FV_DEVICE_CPU || order->device.type != FV_DEVICE_CPU || out->device.type != FV_DEVICE_CPU)
+        return fv_error_set(FV_EDEVICE, name,
+                            "the ordered pass runs on the host: image, order and out "
                             "must be in host memory (copy them with fv_copy first)");
     if ((st = fv__skm_contig(ctx, order, &ord)))
         goto done;
     const int64_t n = fv_array_size(image), *idx = (const int64_t *)ord->data;
     for (int64_t k = 0; k < ord->shape[0]; k++)
         if (idx[k] < 0 || idx[k] >= n) {
-            st = fv_error_set(FV_EINVAL, name, "order[%lld] = %lld is outside the image's %lld pixels",
-                              (long long)k, (long long)idx[k], (long long)n);
+            st = fv_error_set(FV_EINVAL, name, "order[%lld] = %lld is outside the image's %lld pixels", (long long)k,
+                              (long long)idx[k], (long long)n);
             goto done;
         }
     if (n == 0)

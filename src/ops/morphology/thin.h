@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 #include "internal.h"
-#include "cast.h"   /* FV_HD */
+#include "cast.h" /* FV_HD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,7 +18,7 @@ extern "C" {
 /* ---- FV__OP_THIN --------------------------------------------------------------
  * in: 2-d image (any real dtype, nonzero = foreground); out: bool or uint8. */
 typedef struct fv__thin_params {
-    int64_t max_num_iter;  /* <= 0: until stable */
+    int64_t max_num_iter; /* <= 0: until stable */
 } fv__thin_params;
 
 /* ---- FV__OP_MEDIAL_AXIS (CPU only) ---------------------------------------------
@@ -32,7 +32,7 @@ typedef struct fv__thin_params {
 FV_HD int
 fv__thin_deletes(unsigned c, int second)
 {
-#define FV__X(k) ((int)((c >> (((k) - 1) & 7)) & 1u))   /* x1..x8, x9 = x1 */
+#define FV__X(k) ((int)((c >> (((k)-1) & 7)) & 1u)) /* x1..x8, x9 = x1 */
     int xh = 0, n1 = 0, n2 = 0;
     for (int i = 1; i <= 4; i++) {
         xh += !FV__X(2 * i - 1) && (FV__X(2 * i) || FV__X(2 * i + 1));

@@ -12,8 +12,8 @@
 #include "ops/restoration/unwrap.h"
 
 fv_status
-fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, double weight, double eps,
-                        int64_t max_iter, int channels)
+fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, double weight, double eps, int64_t max_iter,
+                        int channels)
 {
     const char *name = "denoise_tv_chambolle";
     fv_array *i = NULL;
@@ -21,8 +21,7 @@ fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, doub
     if (!in || !out)
         return fv_error_set(FV_EINVAL, name, "NULL array");
     if (in->dtype != FV_FLOAT32 && in->dtype != FV_FLOAT64)
-        return fv_error_set(FV_EDTYPE, name, "the image must be float32 or float64, got %s",
-                            fv_dtype_name(in->dtype));
+        return fv_error_set(FV_EDTYPE, name, "the image must be float32 or float64, got %s", fv_dtype_name(in->dtype));
     if (out->dtype != in->dtype)
         return fv_error_set(FV_EDTYPE, name, "out must be %s, got %s", fv_dtype_name(in->dtype),
                             fv_dtype_name(out->dtype));
@@ -59,8 +58,8 @@ fv_denoise_tv_chambolle(fv_context *ctx, const fv_array *in, fv_array *out, doub
 }
 
 fv_status
-fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, const fv_array *w, fv_array *out, int64_t s,
-                    int64_t d, double var)
+fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, const fv_array *w, fv_array *out, int64_t s, int64_t d,
+                    double var)
 {
     const char *name = "denoise_nl_means";
     if (!padded || !w || !out)
@@ -76,7 +75,7 @@ fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, const fv_array *w, 
     const int64_t nc = out->shape[nd];
     if (nc < 1 || nc > 64 || padded->shape[nd] != nc)
         return fv_error_set(FV_EINVAL, name, "1 to 64 channels, the same in padded and out");
-    fv__nlm_params p = {.ndim = nd, .nc = nc, .s = s, .d = d, .var2 = 2.0 * var};
+    fv__nlm_params p = { .ndim = nd, .nc = nc, .s = s, .d = d, .var2 = 2.0 * var };
     for (int k = 0; k < nd; k++) {
         if (padded->shape[k] != out->shape[k] + 2 * (s / 2) || w->shape[k] != s)
             return fv_error_set(FV_EINVAL, name, "padded must be out padded by s // 2, w of shape (s,) * ndim");
@@ -90,8 +89,8 @@ fv_denoise_nl_means(fv_context *ctx, const fv_array *padded, const fv_array *w, 
 }
 
 fv_status
-fv_denoise_tv_bregman(fv_context *ctx, const fv_array *in, fv_array *out, double weight, int64_t max_iter,
-                      double eps, int isotropic)
+fv_denoise_tv_bregman(fv_context *ctx, const fv_array *in, fv_array *out, double weight, int64_t max_iter, double eps,
+                      int isotropic)
 {
     const char *name = "denoise_tv_bregman";
     if (!in || !out)
@@ -107,7 +106,7 @@ fv_denoise_tv_bregman(fv_context *ctx, const fv_array *in, fv_array *out, double
         return fv_error_set(FV_EINVAL, name, "arrays must be C-contiguous");
     if (fv__arrays_overlap(in, out))
         return fv_error_set(FV_EINVAL, name, "in and out overlap");
-    const fv__bregman_params p = {weight, eps, max_iter, isotropic != 0};
+    const fv__bregman_params p = { weight, eps, max_iter, isotropic != 0 };
     if (fv_array_size(in) == 0)
         return FV_OK;
     return fv__run_TV_BREGMAN(ctx, in, NULL, out, &p);
@@ -125,7 +124,7 @@ fv_unwrap_gather(fv_context *ctx, const fv_array *edges, fv_array *increments)
         return fv_error_set(FV_EINVAL, name, "edges (m, 3) and increments (n,)");
     if (!fv_array_is_contiguous(edges) || !fv_array_is_contiguous(increments))
         return fv_error_set(FV_EINVAL, name, "arrays must be C-contiguous");
-    const fv__unwrap_params p = {increments->shape[0], edges->shape[0]};
+    const fv__unwrap_params p = { increments->shape[0], edges->shape[0] };
     if (p.n == 0)
         return FV_OK;
     return fv__run_UNWRAP_GATHER(ctx, edges, NULL, increments, &p);
@@ -149,7 +148,7 @@ fv_denoise_nl_means_fast(fv_context *ctx, const fv_array *padded, fv_array *out,
         return fv_error_set(FV_EINVAL, name, "1 to 64 channels");
     if (!fv_array_is_contiguous(padded) || !fv_array_is_contiguous(out) || fv__arrays_overlap(padded, out))
         return fv_error_set(FV_EINVAL, name, "padded and out must be C-contiguous and apart");
-    fv__nlmf_params p = {.ndim = nd, .nc = padded->shape[nd], .s = s, .d = d, .h = h, .var2 = 2.0 * var};
+    fv__nlmf_params p = { .ndim = nd, .nc = padded->shape[nd], .s = s, .d = d, .h = h, .var2 = 2.0 * var };
     for (int k = 0; k < nd; k++)
         p.shape[k] = padded->shape[k];
     if (fv_array_size(out) == 0)

@@ -14,11 +14,11 @@ extern "C" {
 #endif
 
 typedef struct fv__nlm_params {
-    int ndim;                      /* spatial dimensions: 2 or 3 */
-    int64_t shape[3];              /* spatial shape of out */
-    int64_t nc;                    /* channels */
-    int64_t s, d;                  /* patch size (odd), search distance */
-    double var2;                   /* twice the noise variance */
+    int ndim;         /* spatial dimensions: 2 or 3 */
+    int64_t shape[3]; /* spatial shape of out */
+    int64_t nc;       /* channels */
+    int64_t s, d;     /* patch size (odd), search distance */
+    double var2;      /* twice the noise variance */
 } fv__nlm_params;
 
 /* scikit-image's fast_exp (Schraudolph): the high word of a double set to
@@ -40,8 +40,8 @@ fv__nlm_fast_exp(double y)
  * float64, C-contiguous; out: float64 (spatial..., channels) of the padded
  * shape, whose interior (pad from every spatial edge) receives the result. */
 typedef struct fv__nlmf_params {
-    int ndim;                      /* spatial dimensions: 2 to 4 */
-    int64_t shape[4];              /* padded spatial shape */
+    int ndim;         /* spatial dimensions: 2 to 4 */
+    int64_t shape[4]; /* padded spatial shape */
     int64_t nc, s, d;
     double h, var2;
 } fv__nlmf_params;

@@ -23,25 +23,31 @@
 #define FV_OPS_RESTORATION_H
 
 #include "internal.h"
-#include "cast.h"   /* FV_HD */
+#include "cast.h" /* FV_HD */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { FV__RL_PLACE = 0, FV__RL_CMUL = 1, FV__RL_DIVIDE = 2, FV__RL_UPDATE = 3, FV__RL_OUT = 4 };
+enum {
+    FV__RL_PLACE = 0,
+    FV__RL_CMUL = 1,
+    FV__RL_DIVIDE = 2,
+    FV__RL_UPDATE = 3,
+    FV__RL_OUT = 4
+};
 
 typedef struct fv__rl_params {
-    int step;                    /* FV__RL_* */
+    int step; /* FV__RL_* */
     int ndim;
-    int64_t n[FV_MAX_NDIM];      /* the image domain */
-    int64_t m[FV_MAX_NDIM];      /* the FFT grid */
-    int64_t p[FV_MAX_NDIM];      /* PLACE: the source's shape */
-    int64_t shift[FV_MAX_NDIM];  /* PLACE */
+    int64_t n[FV_MAX_NDIM];     /* the image domain */
+    int64_t m[FV_MAX_NDIM];     /* the FFT grid */
+    int64_t p[FV_MAX_NDIM];     /* PLACE: the source's shape */
+    int64_t shift[FV_MAX_NDIM]; /* PLACE */
     int flip, fill, conj, clip;
-    int filter;                  /* DIVIDE: filter_epsilon given (skimage: truthy) */
-    double value;                /* PLACE with fill */
-    double eps, filter_epsilon;  /* DIVIDE */
+    int filter;                 /* DIVIDE: filter_epsilon given (skimage: truthy) */
+    double value;               /* PLACE with fill */
+    double eps, filter_epsilon; /* DIVIDE */
 } fv__rl_params;
 
 /* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(RL, ...). */

@@ -30,7 +30,7 @@ fast_len(int64_t n)
 {
     for (int64_t k = n < 1 ? 1 : n;; k++) {
         int64_t r = k;
-        static const int primes[4] = {2, 3, 5, 7};
+        static const int primes[4] = { 2, 3, 5, 7 };
         for (int i = 0; i < 4; i++)
             while (r % primes[i] == 0)
                 r /= primes[i];
@@ -118,8 +118,7 @@ step(fv_context *ctx, const fv__rl_params *base, int kind, const fv_array *in, f
  * divided by the grid's size: the inverse transforms of the iterations then need
  * no scaling pass. */
 static fv_status
-psf_spectrum(fv_context *ctx, const fv__rl_params *base, const fv_array *psf, int flip, fv_array *real,
-             fv_array *spec)
+psf_spectrum(fv_context *ctx, const fv__rl_params *base, const fv_array *psf, int flip, fv_array *real, fv_array *spec)
 {
     fv__rl_params q = *base;
     double total = 1.0;
@@ -168,10 +167,10 @@ fv_richardson_lucy(fv_context *ctx, const fv_array *image, const fv_array *psf, 
     spec_shape[q.ndim] = 2;
 
     const fv_device dev = image->device;
-#define FV__RL_TRY(call)                     \
-    do {                                     \
-        if ((st = (call)) != FV_OK)          \
-            goto done;                       \
+#define FV__RL_TRY(call)            \
+    do {                            \
+        if ((st = (call)) != FV_OK) \
+            goto done;              \
     } while (0)
     FV__RL_TRY(contiguous(ctx, image, &img));
     FV__RL_TRY(contiguous(ctx, psf, &ker));

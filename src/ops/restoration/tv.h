@@ -11,18 +11,18 @@
 #include <math.h>
 #include <stdint.h>
 #include "internal.h"
-#include "cast.h"   /* FV_HD */
+#include "cast.h" /* FV_HD */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct fv__tv_params {
-    int ndim;                       /* spatial dimensions, 1..FV_MAX_NDIM - 1 */
-    int64_t shape[FV_MAX_NDIM];     /* spatial shape */
-    int64_t stride[FV_MAX_NDIM];    /* elements between neighbours along each axis */
-    int64_t n;                      /* elements of one image */
-    int64_t nchan;                  /* independent images */
+    int ndim;                    /* spatial dimensions, 1..FV_MAX_NDIM - 1 */
+    int64_t shape[FV_MAX_NDIM];  /* spatial shape */
+    int64_t stride[FV_MAX_NDIM]; /* elements between neighbours along each axis */
+    int64_t n;                   /* elements of one image */
+    int64_t nchan;               /* independent images */
     double weight, eps;
     int64_t max_iter;
 } fv__tv_params;

@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 typedef struct fv__unwrap_params {
-    int64_t n, m;     /* pixels, edges */
+    int64_t n, m; /* pixels, edges */
 } fv__unwrap_params;
 
 /* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(UNWRAP_GATHER, ...). */

@@ -14,7 +14,7 @@
 #define FV_WATERSHED_RELAX_H
 
 #include <stdint.h>
-#include "cast.h"   /* FV_HD */
+#include "cast.h" /* FV_HD */
 
 #define FV__WS_UNREACHED INT64_MAX
 
@@ -43,16 +43,15 @@ fv__ws_relax_nb(double v, double cq, int64_t dq, double *bc, int64_t *bd)
  * so the neighbour is its grid neighbour. 1 on success; 0 (steps undefined)
  * for other ranks or when some offset is no such step. */
 static inline int
-fv__ws_grid_steps(int ndim, const int64_t *strides, const int64_t *pad, const int64_t *nb, int nnb,
-                  int (*steps)[3])
+fv__ws_grid_steps(int ndim, const int64_t *strides, const int64_t *pad, const int64_t *nb, int nnb, int (*steps)[3])
 {
     if (ndim < 2 || ndim > 3)
         return 0;
-    const int lead = 3 - ndim;   /* 2-d: the z axis is a unit one */
+    const int lead = 3 - ndim; /* 2-d: the z axis is a unit one */
     for (int k = 0; k < nnb; k++) {
         int found = 0;
         for (int c = 0; c < 27 && !found; c++) {
-            int o[3] = {c / 9 - 1, c / 3 % 3 - 1, c % 3 - 1};
+            int o[3] = { c / 9 - 1, c / 3 % 3 - 1, c % 3 - 1 };
             int64_t r = 0;
             int ok = !(lead && o[0]);
             for (int d = lead; d < 3 && ok; d++) {

@@ -12,7 +12,7 @@
 typedef struct fv__ws_nb {
     int64_t rav;
     double dist;
-    int64_t pos;   /* position in C order (distance sort) or after it (de-duplication) */
+    int64_t pos; /* position in C order (distance sort) or after it (de-duplication) */
     int keep;
 } fv__ws_nb;
 
@@ -148,8 +148,10 @@ fv_watershed(fv_context *ctx, const fv_array *image, const fv_array *markers, co
             pad[d] = offset[d];
         } else {
             if (fshape[d] % 2 == 0) {
-                st = fv_error_set(FV_EINVAL, name, "the footprint has no unambiguous centre (extent %lld on axis %d): "
-                                  "give an offset", (long long)fshape[d], d);
+                st = fv_error_set(FV_EINVAL, name,
+                                  "the footprint has no unambiguous centre (extent %lld on axis %d): "
+                                  "give an offset",
+                                  (long long)fshape[d], d);
                 goto done;
             }
             pad[d] = fshape[d] / 2;
@@ -161,8 +163,9 @@ fv_watershed(fv_context *ctx, const fv_array *image, const fv_array *markers, co
         goto done;
 
     /* neighbours: raveled offsets in the padded image, sorted by distance */
-    fv__watershed_params p = {.ndim = nd, .compactness = compactness > 0 ? compactness : 0,
-                              .watershed_line = watershed_line != 0};
+    fv__watershed_params p = { .ndim = nd,
+                               .compactness = compactness > 0 ? compactness : 0,
+                               .watershed_line = watershed_line != 0 };
     {
         int64_t s = 1;
         for (int d = nd - 1; d >= 0; d--) {
@@ -197,7 +200,7 @@ fv_watershed(fv_context *ctx, const fv_array *image, const fv_array *markers, co
     for (int d = 0; d < nd; d++)
         small |= pshape[d] < fshape[d];
     int64_t kept = cnt;
-    if (small) {   /* offsets that coincide in the padded image: keep the first in distance order */
+    if (small) { /* offsets that coincide in the padded image: keep the first in distance order */
         for (int64_t i = 0; i < cnt; i++)
             nbs[i].pos = i;
         qsort(nbs, (size_t)cnt, sizeof *nbs, fv__ws_by_rav);
@@ -209,7 +212,7 @@ fv_watershed(fv_context *ctx, const fv_array *image, const fv_array *markers, co
             if (nbs[i].keep)
                 nbs[kept++] = nbs[i];
     }
-    for (int64_t i = 1; i < kept; i++)   /* skimage drops the nearest as "the centre" */
+    for (int64_t i = 1; i < kept; i++) /* skimage drops the nearest as "the centre" */
         rav[i - 1] = nbs[i].rav;
     p.nnb = kept > 1 ? (int)(kept - 1) : 0;
     p.nb = rav;
@@ -233,13 +236,13 @@ fv_watershed(fv_context *ctx, const fv_array *image, const fv_array *markers, co
         goto done;
     if (mask) {
         st = fv__ws_astype(ctx, mask, view);
-    } else {   /* every interior pixel: astype of a broadcast one */
-        int64_t one_shape[1] = {1}, zs[FV_MAX_NDIM] = {0};
+    } else { /* every interior pixel: astype of a broadcast one */
+        int64_t one_shape[1] = { 1 }, zs[FV_MAX_NDIM] = { 0 };
         uint8_t v1 = 1;
         if ((st = fv_array_new(ctx, FV_BOOL, 1, one_shape, image->device, &one)))
             goto done;
         if (image->device.type == FV_DEVICE_CUDA)
-            st = fv__cuda_memcpy(ctx, one->data, one->device, &v1, (fv_device){.type = FV_DEVICE_CPU}, 1);
+            st = fv__cuda_memcpy(ctx, one->data, one->device, &v1, (fv_device){ .type = FV_DEVICE_CPU }, 1);
         else
             *(uint8_t *)one->data = 1;
         if (st || (st = fv_array_view(one, nd, image->shape, zs, 0, &ones)))

@@ -24,11 +24,11 @@ extern "C" {
 
 typedef struct fv__watershed_params {
     int ndim;
-    int64_t strides[FV_MAX_NDIM];   /* of the padded array, in elements */
-    int64_t pad[FV_MAX_NDIM];       /* padding on each side of axis d (0 in the mask) */
+    int64_t strides[FV_MAX_NDIM]; /* of the padded array, in elements */
+    int64_t pad[FV_MAX_NDIM];     /* padding on each side of axis d (0 in the mask) */
     int nnb;
-    const int64_t *nb;              /* host: nnb raveled offsets, skimage's order */
-    double compactness;             /* > 0: compact watershed */
+    const int64_t *nb;  /* host: nnb raveled offsets, skimage's order */
+    double compactness; /* > 0: compact watershed */
     int watershed_line;
 } fv__watershed_params;
 

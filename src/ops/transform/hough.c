@@ -7,13 +7,12 @@
 #include "internal.h"
 #include "fovea/transform.h"
 #include "ops/transform/hough.h"
-#include "ops/morphology/skmorphology.h"   /* fv__skm_contig */
+#include "ops/morphology/skmorphology.h" /* fv__skm_contig */
 
 /* Checks shared by the three: a 2-d image, an output of dtype dt, ndim nd and
  * shape[0..nd), C-contiguous, on the image's device, not overlapping it. */
 static fv_status
-fv__hough_check(const char *name, const fv_array *image, const fv_array *out, fv_dtype dt, int nd,
-                const int64_t *shape)
+fv__hough_check(const char *name, const fv_array *image, const fv_array *out, fv_dtype dt, int nd, const int64_t *shape)
 {
     if (!image || !out)
         return fv_error_set(FV_EINVAL, name, "NULL array");
@@ -62,7 +61,7 @@ fv__hough_run(fv_context *ctx, int e, const fv_array *image, const fv_array *in2
         return fv__hough_zero(ctx, out);
     if ((st = fv__skm_contig(ctx, image, &in)))
         return st;
-    fv__op_args a = {.in = in, .in2 = in2, .out = out, .params = params};
+    fv__op_args a = { .in = in, .in2 = in2, .out = out, .params = params };
     st = fv__dispatch(ctx, (fv__op)e, &a);
     fv_array_unref(in);
     return st;
@@ -83,14 +82,14 @@ fv_hough_line(fv_context *ctx, const fv_array *image, const double *cos_t, const
     if (image->ndim == 2)
         offset = (int64_t)ceil(sqrt((double)image->shape[0] * (double)image->shape[0] +
                                     (double)image->shape[1] * (double)image->shape[1]));
-    const int64_t shape[2] = {2 * offset + 1, ntheta};
+    const int64_t shape[2] = { 2 * offset + 1, ntheta };
     if ((st = fv__hough_check(name, image, out, FV_UINT64, 2, shape)))
         return st;
     for (int64_t j = 0; j < ntheta; j++)
         if (!isfinite(cos_t[j]) || !isfinite(sin_t[j]) || fabs(cos_t[j]) > 1.0 || fabs(sin_t[j]) > 1.0)
             return fv_error_set(FV_EINVAL, name, "angle %lld: cosine and sine must be finite and in [-1, 1]",
                                 (long long)j);
-    fv__hough_line_params p = {ntheta, offset, cos_t, sin_t};
+    fv__hough_line_params p = { ntheta, offset, cos_t, sin_t };
     return fv__hough_run(ctx, FV__OP_HOUGH_LINE, image, NULL, out, &p);
 }
 
@@ -101,8 +100,8 @@ fv__circle_points(int64_t radius, int32_t *pts)
 {
     int64_t c = 0, r = radius, d = 3 - 2 * radius, n = 0;
     while (r >= c) {
-        const int64_t rr[8] = {r, -r, r, -r, c, -c, c, -c};
-        const int64_t cc[8] = {c, c, -c, -c, r, r, -r, -r};
+        const int64_t rr[8] = { r, -r, r, -r, c, -c, c, -c };
+        const int64_t cc[8] = { c, c, -c, -c, r, r, -r, -r };
         for (int k = 0; k < 8; k++) {
             pts[2 * n] = (int32_t)rr[k];
             pts[2 * n + 1] = (int32_t)cc[k];
@@ -151,8 +150,8 @@ fv_hough_circle(fv_context *ctx, const fv_array *image, const int64_t *radii, in
         if (total > ((int64_t)1 << 40))
             return fv_error_set(FV_EINVAL, name, "too many circle points");
     }
-    const int64_t shape[3] = {nradii, image->ndim == 2 ? image->shape[0] + 2 * offset : 0,
-                              image->ndim == 2 ? image->shape[1] + 2 * offset : 0};
+    const int64_t shape[3] = { nradii, image->ndim == 2 ? image->shape[0] + 2 * offset : 0,
+                               image->ndim == 2 ? image->shape[1] + 2 * offset : 0 };
     if ((st = fv__hough_check(name, image, out, FV_FLOAT64, 3, shape)))
         return st;
     int32_t *pts = malloc((size_t)(total > 0 ? total : 1) * 2 * sizeof(int32_t));
@@ -181,7 +180,7 @@ fv_hough_circle(fv_context *ctx, const fv_array *image, const int64_t *radii, in
                 t[k] = t[k - 1] + incr;
         }
     }
-    fv__hough_circle_params p = {nradii, offset, pts, start, sums};
+    fv__hough_circle_params p = { nradii, offset, pts, start, sums };
     st = fv__hough_run(ctx, FV__OP_HOUGH_CIRCLE, image, NULL, out, &p);
     free(pts);
     free(start);
@@ -202,7 +201,7 @@ fv_probabilistic_hough_line(fv_context *ctx, const fv_array *image, const fv_arr
     if (ntheta < 0 || (ntheta > 0 && (!cos_t || !sin_t)))
         return fv_error_set(FV_EINVAL, name, "ntheta = %lld with%s cosines and sines", (long long)ntheta,
                             cos_t && sin_t ? "" : "out");
-    const int64_t shape[2] = {lines->ndim == 2 ? lines->shape[0] : 0, 4};
+    const int64_t shape[2] = { lines->ndim == 2 ? lines->shape[0] : 0, 4 };
     if ((st = fv__hough_check(name, image, lines, FV_INT64, 2, shape)))
         return st;
     if (image->device.type != FV_DEVICE_CPU || order->device.type != FV_DEVICE_CPU)
@@ -214,9 +213,9 @@ fv_probabilistic_hough_line(fv_context *ctx, const fv_array *image, const fv_arr
             return fv_error_set(FV_EINVAL, name, "angle %lld: cosine and sine must be finite and in [-1, 1]",
                                 (long long)j);
     if (line_gap < 0)
-        line_gap = 0;   /* a gap of one pixel ends the line either way */
+        line_gap = 0; /* a gap of one pixel ends the line either way */
     if (fv_array_size(image) == 0 || lines->shape[0] == 0)
         return FV_OK;
-    fv__phough_params p = {threshold, line_length, line_gap, ntheta, cos_t, sin_t, nlines};
+    fv__phough_params p = { threshold, line_length, line_gap, ntheta, cos_t, sin_t, nlines };
     return fv__hough_run(ctx, FV__OP_PHOUGH_LINE, image, order, lines, &p);
 }

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 #include "internal.h"
-#include "cast.h"   /* FV_HD */
+#include "cast.h" /* FV_HD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,24 +23,24 @@ extern "C" {
 
 typedef struct fv__hough_line_params {
     int64_t ntheta;
-    int64_t offset;                 /* rho bin of distance 0: ceil(hypot(rows, cols)) */
-    const double *cos_t, *sin_t;    /* host: ntheta values each */
+    int64_t offset;              /* rho bin of distance 0: ceil(hypot(rows, cols)) */
+    const double *cos_t, *sin_t; /* host: ntheta values each */
 } fv__hough_line_params;
 
 typedef struct fv__hough_circle_params {
     int64_t nradii;
-    int64_t offset;                 /* added to the edge pixels' coordinates */
-    const int32_t *pts;             /* host: (row, col) offsets of every circle, concatenated */
-    const int64_t *start;           /* host: nradii + 1 starts (in points) into pts */
-    const double *sums;             /* host, NULL for counts: radius i's k votes become
+    int64_t offset;       /* added to the edge pixels' coordinates */
+    const int32_t *pts;   /* host: (row, col) offsets of every circle, concatenated */
+    const int64_t *start; /* host: nradii + 1 starts (in points) into pts */
+    const double *sums;   /* host, NULL for counts: radius i's k votes become
                                      * sums[start[i] + i + k], k = 0..its point count */
 } fv__hough_circle_params;
 
 typedef struct fv__phough_params {
     int64_t threshold, line_length, line_gap;
     int64_t ntheta;
-    const double *cos_t, *sin_t;    /* host */
-    int64_t *nlines;                /* out: lines written */
+    const double *cos_t, *sin_t; /* host */
+    int64_t *nlines;             /* out: lines written */
 } fv__phough_params;
 
 /* scikit-image's round (_shared/interpolation.pxd): half away from zero, truncated. */

@@ -51,7 +51,7 @@ fv_radon(fv_context *ctx, const fv_array *image, const double *matrices, int64_t
             return fv_error_set(FV_EINVAL, name, "matrix values must be finite");
     if (fv_array_size(out) == 0)
         return FV_OK;
-    fv__radon_params p = {nangles, matrices};
+    fv__radon_params p = { nangles, matrices };
     return fv__run_RADON(ctx, image, NULL, out, &p);
 }
 
@@ -76,7 +76,7 @@ fv_sart_projection_update(fv_context *ctx, const fv_array *image, const fv_array
         return fv_error_set(FV_EINVAL, name, "theta and shift must be finite");
     if (fv_array_size(update) == 0)
         return FV_OK;
-    fv__sart_params p = {theta, shift};
+    fv__sart_params p = { theta, shift };
     return fv__run_SART(ctx, image, projection, update, &p);
 }
 
@@ -115,7 +115,7 @@ fv_iradon_backproject(fv_context *ctx, const fv_array *filtered, const double *c
         return fv_error_set(FV_ENOMEM, name, "out of memory");
     memcpy(cs, cos_t, (size_t)na * sizeof(double));
     memcpy(cs + na, sin_t, (size_t)na * sizeof(double));
-    fv__backproject_params p = {na, cs};
+    fv__backproject_params p = { na, cs };
     st = fv__run_BACKPROJECT(ctx, filtered, NULL, out, &p);
     free(cs);
     return st;
