@@ -6,8 +6,8 @@ int
 main(void)
 {
     fv_array *a = NULL, *b = NULL;
-    int64_t shape[2] = {3, 4};
-    fv_device cpu = {FV_DEVICE_CPU, 0};
+    int64_t shape[2] = { 3, 4 };
+    fv_device cpu = { FV_DEVICE_CPU, 0 };
     if (fv_array_zeros(NULL, FV_UINT8, 2, shape, cpu, &a) || fv_array_new(NULL, FV_FLOAT32, 2, shape, cpu, &b) ||
         fv_astype(NULL, a, b)) {
         fprintf(stderr, "%s\n", fv_error_message());
