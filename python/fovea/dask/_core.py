@@ -24,6 +24,19 @@ import dask.array as da
 _WRAP = ("wrap", "grid-wrap")
 
 
+def xp_of(a):
+    """The array module of a block: cupy for CuPy arrays, else numpy."""
+    if type(a).__module__.split(".")[0] == "cupy":
+        import cupy
+        return cupy
+    return np
+
+
+def host(a):
+    """a as a NumPy array (CuPy arrays copied explicitly: CuPy forbids np.asarray)."""
+    return a.get() if type(a).__module__.split(".")[0] == "cupy" else np.asarray(a)
+
+
 def as_dask(x, what="input"):
     """x as a dask array (NumPy / CuPy arrays become one-chunk dask arrays)."""
     if isinstance(x, da.Array):

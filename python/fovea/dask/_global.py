@@ -11,20 +11,9 @@ import dask
 import dask.array as da
 
 from . import _core
+from ._core import host as _host, xp_of as _xp
 
 # ---- label -------------------------------------------------------------------------------------
-
-
-def _host(a):
-    return a.get() if type(a).__module__.split(".")[0] == "cupy" else np.asarray(a)
-
-
-def _xp(a):
-    """The array module of a block: cupy for CuPy arrays, else numpy."""
-    if type(a).__module__.split(".")[0] == "cupy":
-        import cupy
-        return cupy
-    return np
 
 
 def _first_pixels(lab, n):
