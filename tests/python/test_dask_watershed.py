@@ -119,7 +119,7 @@ def test_certified_pixels_equal_whole_array(rng, lines):
             in_e = np.zeros(img[big].shape, bool)
             in_e[e_sl] = True
             whole_e = tuple(slice(0, b - a) for a, b in e)
-            lab = W._ws_block(img[big], mk[big], m[big], (slice(None),) * nd, e_sl, whole_e, fp, lines, "labels")
+            lab = W._ws_block(img[big], mk[big], m[big], (slice(None),) * nd, e_sl, whole_e, fp, fp, lines, "labels")
             un = W._uncertain(img[big], (mk[big] != 0) & m[big], m[big], in_e, e_sl, fp, lines)
             ref = want[tuple(slice(a, b) for a, b in e)]
             assert not ((lab != ref) & ~un).any()

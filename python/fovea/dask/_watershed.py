@@ -5,32 +5,30 @@ Each chunk is flooded together with a margin of its neighbours' pixels (its
 core) are kept. The markers are one labelled array for the whole image, so a basin
 has the same label in every chunk.
 
-When a chunk's labels equal the whole-array watershed (a certificate). The flood is
+Which pixels are certainly right (the certificate, docs/dask.md). The flood is
 skimage's priority flood: a queue ordered by (level, age), a pixel queued at its own
-value raised to the level of the pixel that queues it, so levels never go down. In
-the whole-array flood, the pixels of E are queued, popped and labelled in the same
-order as in E's own flood for as long as no pixel outside E queues a pixel of E (or,
-with watershed lines, is labelled next to a pixel of E before that pixel is popped):
-a pixel r outside E is popped at a level >= image[r], while E's own flood reaches a
-pixel q of E's edge at the level nu(q) (the lowest flood level of q's neighbours in
-E, the level at which q is queued; with watershed lines d(q), the level at which q
-is popped). So E's labels are the whole array's when, for every pair of neighbours
-q in E, r outside E (both in the mask, q not a seed):
+value raised to the level of the pixel that queues it, so levels never go down; a
+pixel is labelled when queued (with watershed lines: when popped). In the whole-array
+flood the pixels of E are queued, popped and labelled as in E's own flood until a
+pixel r outside E queues a pixel q of E's edge (or, with watershed lines, is labelled
+next to q before q is popped). r is popped at a level >= image[r]; E's flood queues q
+at nu(q), the lowest flood level d of q's neighbours (with lines, pops it at d(q)),
+d being the minimax path level from the seeds within E and the mask (a reconstruction
+by erosion). So every edge pair with nu(q) >= image[r] (lines: d(q) >= image[r], or
+r a seed) is a source of possible differences, starting at level max(image[q],
+image[r]); so are seeds of E sharing a value (they share age 0, and their order then
+comes from the binary heap's layout, which the rest of the array changes). With more
+places to flood from, nothing is flooded later, so a difference only enters pixels
+that E's flood reaches no earlier than the difference can: along a path, pixels whose
+own level is at least the running maximum of the image from the source. _spread
+computes where that is possible (reconstructions by erosion, with walls at the
+pixels flooded earlier); every other pixel of E is certified equal to the
+whole-array watershed. Proven for the CPU flood; conservative, and tight on smooth
+float images with markers at their minima.
 
-    nu(q) < image[r]     (with watershed lines: d(q) < image[r], and r no seed)
-
-and no two seeds in E have the same image value (seeds share age 0 in the queue, and
-their order then comes from the binary heap's layout, which the rest of the array
-changes). Flood levels d are the minimax path levels from the seeds within E and the
-mask (morphological reconstruction by erosion of the seeds' values under the image).
-A chunk whose condition holds is "certified": its labels are exact, on its margin too.
-
-The condition is sufficient, not necessary, and strict: it fails wherever a basin
-cut by E's edge is reached from inside E later than its outside part could be. The
-other chunks are made consistent instead: a chunk's flood also labels its margin, and
-where that disagrees with a neighbour's own labels along their common face, both
-chunks (unless certified) are flooded again with twice the margin, up to
-`max_rounds` times. A margin that covers the whole array is the whole-array flood.
+Chunks whose faces disagree with a neighbour's labels (or, until="exact", that have
+uncertain pixels) are flooded again with twice the margin, up to max_rounds times.
+A margin that covers the whole array is the whole-array flood.
 """
 
 import numbers
@@ -176,7 +174,7 @@ def _depth(nested):
     return d
 
 
-def _ws_block(img, mk, msk, big, e_sl, core_sl, fp, lines, want):
+def _ws_block(img, mk, msk, big, e_sl, core_sl, fp, conn, lines, want):
     """Flood the extended block e_sl of E' (the chunks img, mk, msk: nested lists,
     assembled and cut to big); want "labels": the core's labels; "check": (the number
     of the core's pixels not certified, the labels on both sides of each core face)."""
@@ -191,7 +189,7 @@ def _ws_block(img, mk, msk, big, e_sl, core_sl, fp, lines, want):
         msk = xp.ones(img.shape, bool)
     else:
         msk = msk.astype(bool)
-    lab = watershed(img[e_sl], mk[e_sl], connectivity=fp, mask=msk[e_sl], watershed_line=lines)
+    lab = watershed(img[e_sl], mk[e_sl], connectivity=conn, mask=msk[e_sl], watershed_line=lines)
     if want == "labels":
         return lab[core_sl]
     in_e = xp.zeros(img.shape, bool)
@@ -270,7 +268,8 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
 
     arrays = [None if a is None else (a if a.chunks == x.chunks else a.rechunk(x.chunks)) for a in (x, mk, msk)]
     deps = [a for a in arrays if a is not None]
-    token = tokenize(*deps, fp, lines, reach)
+    conn = int(connectivity) if isinstance(connectivity, (numbers.Integral, np.integer)) else fp
+    token = tokenize(*deps, fp, conn, lines, reach)
 
     def task(idx, dep, want):
         """The task flooding block idx with margin dep: (function, args) with the
@@ -285,7 +284,7 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
         e_sl = tuple(slice(a - a2, b - a2) for (a, b), (a2, _) in zip(e, e2))
         core_sl = tuple(slice(a - a1, b - a1) for (a, b), (a1, _) in zip(core, e))
         chunks = [None if a is None else _keys(a.name, lo, hi) for a in arrays]
-        return (_ws_block, *chunks, big, e_sl, core_sl, fp, lines, want)
+        return (_ws_block, *chunks, big, e_sl, core_sl, fp, conn, lines, want)
 
     def graph(name, tasks):
         return HighLevelGraph.from_collections(name, tasks, dependencies=deps)
@@ -319,7 +318,7 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
         if not todo:
             break
         rounds += 1
-    meta = _result_meta(x, mk, msk, fp, lines)
+    meta = _result_meta(x, mk, msk, conn, lines)
     name = f"fovea-watershed-{tokenize(token, sorted(dep.items()))}"
     tasks = {(name,) + idx: task(idx, dep[idx], "labels") for idx in keys}
     labels = da.Array(graph(name, tasks), name, chunks=x.chunks, dtype=meta.dtype, meta=meta)
@@ -345,12 +344,12 @@ def _disagreeing(checks, grid):
     return bad
 
 
-def _result_meta(x, mk, msk, fp, lines):
+def _result_meta(x, mk, msk, conn, lines):
     """An empty array of the result's kind and dtype (the markers' dtype, as scikit-image)."""
     from ..skimage.segmentation import watershed
 
     shape = (1,) * x.ndim
     xp = _xp(x._meta)
-    r = watershed(xp.zeros(shape, x.dtype), xp.zeros(shape, mk.dtype), connectivity=fp,
+    r = watershed(xp.zeros(shape, x.dtype), xp.zeros(shape, mk.dtype), connectivity=conn,
                   mask=None if msk is None else xp.ones(shape, bool), watershed_line=lines)
     return r[(slice(0, 0),) * r.ndim]
