@@ -199,6 +199,9 @@ def _ws_block(img, mk, msk, big, e_sl, core_sl, fp, conn, lines, want):
     faces = []
     for k, s in enumerate(core_sl):
         w = fp.shape[k] // 2
+        if not w:              # no neighbours across this axis's faces
+            faces.append(None)
+            continue
         lo = (s.start - w, s.start), (s.start, s.start + w)      # outside, inside the core (low face)
         hi = (s.stop, s.stop + w), (s.stop - w, s.stop)          # outside, inside (high face)
         sides = []
@@ -334,7 +337,7 @@ def _disagreeing(checks, grid):
     bad = set()
     for idx, (_, faces) in checks.items():
         for k in range(len(grid)):
-            if idx[k] + 1 >= grid[k]:
+            if idx[k] + 1 >= grid[k] or faces[k] is None:
                 continue
             nb = tuple(i + (d == k) for d, i in enumerate(idx))
             out_b, in_b = faces[k][1]          # idx's labels beyond / inside its high face
