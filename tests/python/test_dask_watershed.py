@@ -142,6 +142,24 @@ def test_until_exact_and_numpy_inputs(rng):
     assert lab.dtype == np.bool_
 
 
+def test_1d_and_mask_chunked_differently(rng):
+    x = np.cumsum(rng.normal(size=300))
+    mk = np.zeros(300, np.int32)
+    mk[[10, 100, 200, 290]] = [1, 2, 3, 4]
+    lab, info = fd.watershed(da.from_array(x, chunks=40), mk, return_info=True)
+    if info["exact"]:
+        np.testing.assert_array_equal(lab.compute(**SYNC), watershed(x, mk))
+    img = smooth(rng, (40, 44), 2.0)
+    mk2 = minima_markers(img)
+    m = img < np.quantile(img, 0.8)
+    got, info = run(img, mk2, (10, 11), mask=da.from_array(m, chunks=(13, 7)))
+    want = watershed(img, mk2, mask=m)
+    assert not got[~m].any()
+    if info["exact"]:
+        np.testing.assert_array_equal(got, want)
+    assert (got == want).mean() >= 0.97
+
+
 def test_errors():
     img = da.zeros((20, 20), chunks=10)
     mk = np.zeros((20, 20), np.int32)
