@@ -300,6 +300,23 @@ def test_label_edge_cases(rng):
         fd.label(z, np.ones((3, 3, 3)))
 
 
+def test_label_many_labels_small_graph(rng):
+    # salt noise: thousands of labels, most of them single pixels on chunk faces
+    x = rng.random((150, 170)) > 0.7
+    want, n = fndi.label(x)
+    assert n > 3000
+    d = da.from_array(x, chunks=(23, 31))
+    got, m = fd.label(d)
+    assert m == n
+    same(got.compute(**SYNC), want)
+    got, m = fd.label(d, fndi.generate_binary_structure(2, 2), output=np.int64)
+    same(got.compute(**SYNC), fndi.label(x, fndi.generate_binary_structure(2, 2), output=np.int64)[0])
+    # each block's task holds its own slice of the numbering, not the whole table:
+    # the tasks together are far smaller than one table per block would make them
+    size = sum(len(pickle.dumps(t)) for t in dict(got.__dask_graph__()).values())
+    assert size < 4 * 8 * (n + 1) + 100_000, size
+
+
 def test_regionprops_table_across_chunks(rng):
     import fovea.skimage.measure as fmeas
     lab, _ = fndi.label(rng.random((50, 60)) > 0.5)

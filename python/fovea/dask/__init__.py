@@ -17,6 +17,8 @@ from ._global import (histogram, label, regionprops_table, threshold_isodata,  #
                       threshold_minimum, threshold_multiotsu, threshold_otsu, threshold_yen)
 from ._deconvolve import richardson_lucy  # noqa: E402
 from ._io import imread, slide_to_dask, slide_to_dask_pyramid, to_ome_zarr, to_zarr  # noqa: E402
+from ._watershed import watershed  # noqa: E402
 
 __all__ = ["histogram", "imread", "label", "ndimage", "regionprops_table", "richardson_lucy", "skimage", "threshold_isodata",
-           "threshold_minimum", "threshold_multiotsu", "threshold_otsu", "threshold_yen", "slide_to_dask", "slide_to_dask_pyramid", "to_ome_zarr", "to_zarr"]
+           "threshold_minimum", "threshold_multiotsu", "threshold_otsu", "threshold_yen", "slide_to_dask", "slide_to_dask_pyramid", "to_ome_zarr", "to_zarr",
+           "watershed"]

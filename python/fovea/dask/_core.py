@@ -25,6 +25,24 @@ import dask.array as da
 _WRAP = ("wrap", "grid-wrap")
 
 
+def xp_of(a):
+    """The array module of a block: cupy for CuPy arrays, else numpy."""
+    if type(a).__module__.split(".")[0] == "cupy":
+        import cupy
+        return cupy
+    return np
+
+
+def host(a):
+    """a as a NumPy array (CuPy arrays copied explicitly: CuPy forbids np.asarray)."""
+    return a.get() if type(a).__module__.split(".")[0] == "cupy" else np.asarray(a)
+
+
+def shape_of(a):
+    """The shape of an array-like (a CuPy footprint or weights too, without copying it)."""
+    return tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
+
+
 def as_dask(x, what="input"):
     """x as a dask array (NumPy / CuPy arrays become one-chunk dask arrays)."""
     if isinstance(x, da.Array):
@@ -63,8 +81,8 @@ def footprint_reach(ndim, size=None, footprint=None, origin=0, axes=None):
     """Per-axis reach of a filter given by size or footprint (scipy's rules)."""
     axes_t = tuple(range(ndim)) if axes is None else tuple(a % ndim for a in axes)
     if footprint is not None:
-        fp = np.asarray(footprint)
-        shape = list(fp.shape) if fp.ndim == len(axes_t) else list(fp.shape)[-len(axes_t):]
+        fshape = list(shape_of(footprint))
+        shape = fshape if len(fshape) == len(axes_t) else fshape[-len(axes_t):]
     elif size is not None:
         shape = per_axis(size, len(axes_t), "size")
     else:

@@ -11,46 +11,47 @@ import dask
 import dask.array as da
 
 from . import _core
+from ._core import host as _host, xp_of as _xp
 
 # ---- label -------------------------------------------------------------------------------------
 
 
-def _host(a):
-    return a.get() if type(a).__module__.split(".")[0] == "cupy" else np.asarray(a)
-
-
 def _first_pixels(lab, n):
-    """Flat indices of the first pixel of labels 1..n of a block labelled in raster
-    order of first appearance (fovea.ndimage.label's numbering), computed where the
-    block lives; only these n indices come to the host."""
+    """The flat index of each label's first pixel (C order) in a block labelled by
+    fovea.ndimage.label, whose labels 1..n are numbered in the raster order of their
+    first appearance: the first pixel of a label is where the label exceeds every
+    label before it (one pass, no sort). Computed with the block's own module
+    (on the GPU for CuPy blocks); only the n indices come back to the host."""
+    xp = _xp(lab)
     flat = lab.ravel()
-    if type(lab).__module__.split(".")[0] == "cupy":
-        import cupy as xp
-        u, first = xp.unique(flat, return_index=True)
-        first = first[u > 0]
+    if xp is np:
+        seen = np.maximum.accumulate(flat)
+        first = np.flatnonzero(flat[1:] > seen[:-1]) + 1
+        if flat.size and flat[0] > 0:
+            first = np.concatenate([[0], first])
     else:
-        xp = np
-        run = np.maximum.accumulate(flat)
-        new = np.empty(flat.shape, bool)
-        new[:1] = flat[:1] > 0
-        np.greater(run[1:], run[:-1], out=new[1:])
-        first = np.flatnonzero(new)
-        if first.size != n:  # not numbered in raster order: find them by sorting
-            u, first = np.unique(flat, return_index=True)
-            first = first[u > 0]
-    return _host(first).astype(np.int64, copy=False)
+        # CuPy: a sort on the device (radix), then the n first indices to the host
+        u, idx = xp.unique(flat, return_index=True)
+        first = idx[u > 0]
+    first = _host(first).astype(np.int64, copy=False)
+    if first.size != n:
+        raise RuntimeError(f"fovea.dask.label: a block's labels are not numbered in raster order "
+                           f"({first.size} first pixels for {n} labels)")
+    return first
 
 
 def _block_label_meta(block, structure, origin, shape):
     """One block's part of the labelling: its number of labels, each label's first
-    pixel as a flat index of the whole array, and its labels on its faces."""
+    pixel as a flat index of the whole array, and its labels on its faces (only the
+    first indices and the faces leave the block's device)."""
     from .. import ndimage as fndi
 
     lab, n = fndi.label(block, structure)
     n = int(n)
     coords = np.unravel_index(_first_pixels(lab, n), lab.shape)
     glob = np.ravel_multi_index(tuple(c + o for c, o in zip(coords, origin)), shape)
-    faces = [tuple(_host(lab[(slice(None),) * k + (i,)]).astype(np.int64) for i in (0, -1))
+    xp = _xp(lab)
+    faces = [tuple(_host(xp.take(lab, i, axis=k)).astype(np.int64, copy=False) for i in (0, -1))
              for k in range(lab.ndim)]
     return n, glob, faces
 
@@ -167,27 +168,25 @@ def label(input, structure=None, output=None):
     out_blocks = np.empty(grid, dtype=object)
     meta = x._meta
     for idx in keys:
-        # each block gets only its own labels' part of the table, not the whole of it
-        n = metas[idx][0]
-        lut_b = lut[offsets[idx]:offsets[idx] + n + 1].astype(dtype)
-        lut_b[0] = 0
+        # each block gets only its own labels' slice of the table (0 stays 0): the
+        # graph grows with the number of labels once, not once per block
+        part = lut[offsets[idx]:offsets[idx] + metas[idx][0] + 1].astype(dtype)
+        part[0] = 0
         out_blocks[idx] = da.from_delayed(
-            dask.delayed(_relabel)(blocks[idx], structure, lut_b, dtype),
+            dask.delayed(_relabel)(blocks[idx], structure, part),
             shape=tuple(x.chunks[d][i] for d, i in enumerate(idx)), dtype=dtype,
             meta=meta.astype(dtype) if hasattr(meta, "astype") else None)
     return da.block(out_blocks.tolist()), n_labels
 
 
-def _relabel(block, structure, lut, dtype):
-    """The block labelled again and mapped to the global numbering by its own slice of
-    the lookup table (lut[0] = 0: background stays 0)."""
+def _relabel(block, structure, part):
+    """The block labelled again, its labels 0..n mapped through part (its slice of
+    the global numbering, on the block's device)."""
     from .. import ndimage as fndi
 
     lab, _ = fndi.label(block, structure)
-    if type(lab).__module__.split(".")[0] == "cupy":
-        import cupy
-        return cupy.asarray(lut)[lab]
-    return lut[np.asarray(lab)]
+    xp = _xp(lab)
+    return xp.asarray(part)[lab]
 
 
 # ---- regionprops_table ---------------------------------------------------------------------------

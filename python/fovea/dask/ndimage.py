@@ -11,7 +11,6 @@ Fourier filters, spline interpolation) are not here: see fovea.dask.label and
 docs/dask.md.
 """
 
-import numpy as np
 
 from . import _core
 from ._wrap import blockwise_op
@@ -44,14 +43,13 @@ def _window(ndim, a):
 
 
 def _weights(ndim, a):
-    w = np.asarray(a["weights"])
-    return _core.footprint_reach(ndim, None, w, a.get("origin", 0) or 0, a.get("axes"))
+    return _core.footprint_reach(ndim, None, a["weights"], a.get("origin", 0) or 0, a.get("axes"))
 
 
 def _line(key):
     def rule(ndim, a):
         d = [0] * ndim
-        n = len(np.asarray(a[key])) if key == "weights" else int(a[key])
+        n = _core.shape_of(a[key])[0] if key == "weights" else int(a[key])
         d[a.get("axis", -1) % ndim] = _core.reach(n, a.get("origin", 0) or 0)
         return d
     return rule

@@ -43,8 +43,8 @@ def footprint_depth(times=1):
         elif isinstance(fp, tuple) and fp and isinstance(fp[0], tuple):
             r = [0] * ndim
             for f, n in fp:
-                r = [p + int(n) * q for p, q in zip(r, _core.footprint_reach(ndim, None, np.asarray(f)))]
+                r = [p + int(n) * q for p, q in zip(r, _core.footprint_reach(ndim, None, f))]
         else:
-            r = _core.footprint_reach(ndim, None, np.asarray(fp))
+            r = _core.footprint_reach(ndim, None, fp)
         return [times * d for d in r]
     return rule
