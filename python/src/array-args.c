@@ -387,10 +387,11 @@ fvpy_check_device(const char *what, fv_device dev)
     int avail, count;
     if (dev.type != FV_DEVICE_CUDA)
         return 0;
-    Py_BEGIN_ALLOW_THREADS avail = fv_cuda_available();
-    count = avail ? fv_cuda_device_count() : 0;
-    Py_END_ALLOW_THREADS if (!avail)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        avail = fv_cuda_available();
+        count = avail ? fv_cuda_device_count() : 0;
+    Py_END_ALLOW_THREADS
+    if (!avail) {
         fvpy_device_error("%s: device cuda:%d requested but CUDA is unavailable: %s", what, dev.id < 0 ? 0 : dev.id,
                           fv_cuda_unavailable_reason());
         return -1;
@@ -436,9 +437,10 @@ fvpy_make_context(fv_device dev, void *stream, fv_context **ctx)
         fvpy_raise(st);
         return -1;
     }
-    Py_BEGIN_ALLOW_THREADS st = fv_context_set_cuda(c, dev.id, stream);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_context_set_cuda(c, dev.id, stream);
+    Py_END_ALLOW_THREADS
+    if (st) {
         fv_context_free(c);
         fvpy_raise(st);
         return -1;
@@ -453,9 +455,10 @@ fvpy_sync_input(fv_context *ctx, const fvpy_in *in, void *stream)
     fv_status st;
     if (!ctx || !in->arr || !in->has_stream || in->stream == stream || fv_array_device(in->arr).type != FV_DEVICE_CUDA)
         return 0;
-    Py_BEGIN_ALLOW_THREADS st = fv_cuda_stream_wait(ctx, in->stream, stream);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_cuda_stream_wait(ctx, in->stream, stream);
+    Py_END_ALLOW_THREADS
+    if (st) {
         fvpy_raise(st);
         return -1;
     }

@@ -117,9 +117,10 @@ fvpy_array_dlpack(fvpy_Array *self, PyObject *args, PyObject *kw)
         if (fvpy_make_context(dev, consumer, &ctx) < 0)
             goto done;
         if (sync && self->has_stream && self->stream != consumer) {
-            Py_BEGIN_ALLOW_THREADS st = fv_cuda_stream_wait(ctx, self->stream, consumer);
-            Py_END_ALLOW_THREADS if (st)
-            {
+            Py_BEGIN_ALLOW_THREADS
+                st = fv_cuda_stream_wait(ctx, self->stream, consumer);
+            Py_END_ALLOW_THREADS
+            if (st) {
                 fvpy_raise(st);
                 goto done;
             }
@@ -132,11 +133,13 @@ fvpy_array_dlpack(fvpy_Array *self, PyObject *args, PyObject *kw)
             if (fvpy_check_device("__dlpack__", target) < 0 || fvpy_make_context(target, consumer, &cctx) < 0)
                 goto done;
         }
-        Py_BEGIN_ALLOW_THREADS st = fv_array_new(cctx ? cctx : ctx, fv_array_dtype(arr), fv_array_ndim(arr),
-                                                 fv_array_shape(arr), target, &copied);
-        if (st == FV_OK)
-            st = fv_copy(cctx ? cctx : ctx, arr, copied);
-        Py_END_ALLOW_THREADS fv_context_free(cctx);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_array_new(cctx ? cctx : ctx, fv_array_dtype(arr), fv_array_ndim(arr), fv_array_shape(arr), target,
+                              &copied);
+            if (st == FV_OK)
+                st = fv_copy(cctx ? cctx : ctx, arr, copied);
+        Py_END_ALLOW_THREADS
+        fv_context_free(cctx);
         if (st) {
             fvpy_raise(st);
             goto done;

@@ -325,9 +325,10 @@ fvpy_empty(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (fvpy_check_device("empty", dev) < 0 || fvpy_make_context(dev, stream, &ctx) < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS st = fv_array_new(ctx, dt, (int)ndim, shape, dev, &out);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_array_new(ctx, dt, (int)ndim, shape, dev, &out);
+    Py_END_ALLOW_THREADS
+    if (st) {
         fvpy_raise(st);
         goto done;
     }

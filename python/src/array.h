@@ -77,8 +77,10 @@ int fvpy_sync_input(fv_context *ctx, const fvpy_in *in, void *stream);
         T v;                                              \
         (void)self;                                       \
         (void)unused;                                     \
-        Py_BEGIN_ALLOW_THREADS v = (CALL);                \
-        Py_END_ALLOW_THREADS return WRAP(v);              \
+        Py_BEGIN_ALLOW_THREADS                            \
+            v = (CALL);                                   \
+        Py_END_ALLOW_THREADS                              \
+        return WRAP(v);                                   \
     }
 
 /* ---- one binding call (call.c) ----------------------------------------------------- */

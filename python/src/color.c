@@ -77,12 +77,14 @@ fvpy_color_convert(PyObject *self, PyObject *args, PyObject *kw)
     memcpy(shape, fv_array_shape(c.in.arr), sizeof(int64_t) * (size_t)nd);
     if (out_channels >= 0)
         shape[nd - 1] = out_channels;
-    Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, odt, out_channels < 0 ? nd - 1 : nd, shape, &out);
-    if (st == FV_OK && c.aux1.arr)
-        st = fv_color_delta_e(c.ctx, c.in.arr, c.aux1.arr, out, &p);
-    else if (st == FV_OK)
-        st = fv_color_convert(c.ctx, c.in.arr, out, &p);
-    Py_END_ALLOW_THREADS return fvpy_call_result(&c, st, out);
+    Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, odt, out_channels < 0 ? nd - 1 : nd, shape, &out);
+        if (st == FV_OK && c.aux1.arr)
+            st = fv_color_delta_e(c.ctx, c.in.arr, c.aux1.arr, out, &p);
+        else if (st == FV_OK)
+            st = fv_color_convert(c.ctx, c.in.arr, out, &p);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(
     color_convert, fvpy_color_convert, FVPY_KWARGS,

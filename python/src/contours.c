@@ -34,9 +34,10 @@ fvpy_measure_find_contours(PyObject *self, PyObject *args, PyObject *kw)
         goto done;
     if (mask_o != Py_None && fvpy_import(mask_o, NULL, &msk) < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS st = fv_find_contours(NULL, img.arr, msk.arr, level, high, &res);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_find_contours(NULL, img.arr, msk.arr, level, high, &res);
+    Py_END_ALLOW_THREADS
+    if (st) {
         fvpy_raise(st);
         goto done;
     }

@@ -24,7 +24,8 @@ fvpy__rst_run(const char *name, PyObject *stream_o, PyObject *in_o, PyObject *ou
     fv_status st = FV_OK;
     fvpy_call c;
     if (fvpy_call_open(&c, name, stream_o, in_o, out_o, w_o, "w", 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st = fn(&c, v);
+        Py_BEGIN_ALLOW_THREADS
+            st = fn(&c, v);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&c, st);

@@ -20,7 +20,8 @@ fvpy_exp_minmax(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO:exp_minmax", kwlist, &img_o, &mask_o, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "minmax", stream_o, img_o, NULL, mask_o, "mask", 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st = fv_minmax(c.ctx, c.in.arr, c.aux1.arr, &lo, &hi, &count);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_minmax(c.ctx, c.in.arr, c.aux1.arr, &lo, &hi, &count);
         Py_END_ALLOW_THREADS
     }
     PyObject *none = fvpy_call_close(&c, st);
@@ -74,9 +75,10 @@ fvpy_exp_histogram(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (fvpy_call_open(&c, "histogram", stream_o, img_o, NULL, mask_o, "mask", 0, NULL, NULL) == 0) {
         const int64_t n = nbins;
-        Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, FV_INT64, 1, &n, &out);
-        if (st == FV_OK)
-            st = fv_histogram(c.ctx, c.in.arr, c.aux1.arr, &sp, out);
+        Py_BEGIN_ALLOW_THREADS
+            st = fvpy_call_new(&c, FV_INT64, 1, &n, &out);
+            if (st == FV_OK)
+                st = fv_histogram(c.ctx, c.in.arr, c.aux1.arr, &sp, out);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_result(&c, st, out);
@@ -106,9 +108,10 @@ fvpy_exp_clahe(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (fvpy_call_open(&c, "clahe", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) == 0 &&
         fvpy_numbers("kernel_size", ks_o, fv_array_ndim(c.in.arr), 'L', ks) == 0) {
-        Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, FV_UINT16, fv_array_ndim(c.in.arr), NULL, &out);
-        if (st == FV_OK)
-            st = fv_clahe(c.ctx, c.in.arr, out, ks, clip, (int64_t)nbins);
+        Py_BEGIN_ALLOW_THREADS
+            st = fvpy_call_new(&c, FV_UINT16, fv_array_ndim(c.in.arr), NULL, &out);
+            if (st == FV_OK)
+                st = fv_clahe(c.ctx, c.in.arr, out, ks, clip, (int64_t)nbins);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_result(&c, st, out);

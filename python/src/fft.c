@@ -60,7 +60,8 @@ fvpy_fft_exec(PyObject *self, PyObject *args, PyObject *kw)
     if ((naxes = fvpy__ft_seq("fft", "axes", axes_o, 1, axes, NULL)) < 0)
         return NULL;
     if (fvpy_call_open(&c, "fft", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st = fv_fft(c.ctx, c.in.arr, c.out.arr, (fv_fft_kind)kind, naxes, axes, inverse, scale);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_fft(c.ctx, c.in.arr, c.out.arr, (fv_fft_kind)kind, naxes, axes, inverse, scale);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&c, st);
@@ -92,8 +93,9 @@ fvpy_fourier_filter(PyObject *self, PyObject *args, PyObject *kw)
         if (np_ != lnd) {
             PyErr_Format(PyExc_ValueError, "fourier_filter: %d parameters for %d dimensions", np_, lnd);
         } else {
-            Py_BEGIN_ALLOW_THREADS st = fv_fourier_filter(c.ctx, c.in.arr, in_c, c.out.arr, out_c,
-                                                          (fv_fourier_kind)kind, par, (int64_t)n, axis);
+            Py_BEGIN_ALLOW_THREADS
+                st = fv_fourier_filter(c.ctx, c.in.arr, in_c, c.out.arr, out_c, (fv_fourier_kind)kind, par, (int64_t)n,
+                                       axis);
             Py_END_ALLOW_THREADS
         }
     }

@@ -52,9 +52,10 @@ fvpy_file_close_if_idle(fvpy_File *self)
     if (!self->closing || self->busy || !f)
         return 0;
     self->f = NULL;
-    Py_BEGIN_ALLOW_THREADS st = fv_file_close(f);
-    Py_END_ALLOW_THREADS if (st != FV_OK)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_file_close(f);
+    Py_END_ALLOW_THREADS
+    if (st != FV_OK) {
         fvpy_raise(st);
         return -1;
     }
@@ -80,9 +81,10 @@ fvpy_file_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw)
             return NULL;
         path = PyBytes_AS_STRING(path_bytes);
     }
-    Py_BEGIN_ALLOW_THREADS st = fv_file_from_fd(fd, no_gds, path, &f);
-    Py_END_ALLOW_THREADS if (st != FV_OK)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_file_from_fd(fd, no_gds, path, &f);
+    Py_END_ALLOW_THREADS
+    if (st != FV_OK) {
         fvpy_raise(st);
         goto done;
     }
@@ -108,8 +110,10 @@ fvpy_fs_open(PyObject *self, PyObject *args, PyObject *kw)
     fv_status st;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|sI:open", kwlist, PyUnicode_FSConverter, &path_bytes, &flags, &mode))
         return NULL;
-    Py_BEGIN_ALLOW_THREADS st = fv_file_open(PyBytes_AS_STRING(path_bytes), flags, mode, &f);
-    Py_END_ALLOW_THREADS Py_DECREF(path_bytes);
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_file_open(PyBytes_AS_STRING(path_bytes), flags, mode, &f);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path_bytes);
     if (st != FV_OK)
         return fvpy_raise(st);
     return fvpy_file_new_object(f);
@@ -197,9 +201,10 @@ fvpy_file_io(fvpy_File *self, PyObject *args, PyObject *kw, int write)
     if (dev.type == FV_DEVICE_CUDA && in.has_stream && in.stream) {
         if (fvpy_make_context(dev, in.stream, &ctx) < 0)
             goto done;
-        Py_BEGIN_ALLOW_THREADS st = fv_context_synchronize(ctx);
-        Py_END_ALLOW_THREADS if (st != FV_OK)
-        {
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_context_synchronize(ctx);
+        Py_END_ALLOW_THREADS
+        if (st != FV_OK) {
             fvpy_raise(st);
             goto done;
         }
@@ -208,9 +213,11 @@ fvpy_file_io(fvpy_File *self, PyObject *args, PyObject *kw, int write)
         goto done;
     fv_file *f = self->f;
     self->busy++;
-    Py_BEGIN_ALLOW_THREADS st = write ? fv_file_pwrite(f, ptr, dev, (size_t)count, foff, &done)
-                                      : fv_file_pread(f, ptr, dev, (size_t)count, foff, &done);
-    Py_END_ALLOW_THREADS self->busy--;
+    Py_BEGIN_ALLOW_THREADS
+        st = write ? fv_file_pwrite(f, ptr, dev, (size_t)count, foff, &done)
+                   : fv_file_pread(f, ptr, dev, (size_t)count, foff, &done);
+    Py_END_ALLOW_THREADS
+    self->busy--;
     if (st != FV_OK)
         fvpy_raise(st);
     else
@@ -369,8 +376,10 @@ fvpy_fs_discard_page_cache(PyObject *self, PyObject *arg)
     fv_status st;
     if (!PyUnicode_FSConverter(arg, &path_bytes))
         return NULL;
-    Py_BEGIN_ALLOW_THREADS st = fv_file_discard_page_cache(PyBytes_AS_STRING(path_bytes));
-    Py_END_ALLOW_THREADS Py_DECREF(path_bytes);
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_file_discard_page_cache(PyBytes_AS_STRING(path_bytes));
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path_bytes);
     if (st != FV_OK)
         return fvpy_raise(st);
     Py_RETURN_TRUE;

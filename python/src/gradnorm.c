@@ -35,7 +35,8 @@ fvpy_gradient_norm(PyObject *self, PyObject *args, PyObject *kw)
         const fv_array *pa[FV_MAX_NDIM] = { NULL };
         for (int k = 0; k < np; k++)
             pa[k] = a[k].arr;
-        Py_BEGIN_ALLOW_THREADS st = fv_gradient_norm(ctx, pa, np, div, a[np].arr);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_gradient_norm(ctx, pa, np, div, a[np].arr);
         Py_END_ALLOW_THREADS
     }
     ret = fvpy_status(st);

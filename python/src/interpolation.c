@@ -50,7 +50,8 @@ fvpy_ndi_spline_filter1d(PyObject *self, PyObject *args, PyObject *kw)
                                      &mode, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "spline_filter1d", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st = fv_spline_filter1d(c.ctx, c.in.arr, c.out.arr, order, axis, (fv_interp_mode)mode);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_spline_filter1d(c.ctx, c.in.arr, c.out.arr, order, axis, (fv_interp_mode)mode);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&c, st);
@@ -87,16 +88,19 @@ fvpy_ndi_interpolate(PyObject *self, PyObject *args, PyObject *kw)
         fvpy__ip_doubles(name, "shift", s_o, irank, shift, &has_s) < 0)
         return fvpy_call_close(&c, FV_OK);
     if (c.aux1.arr) {
-        Py_BEGIN_ALLOW_THREADS st =
-            fv_map_coordinates(c.ctx, c.in.arr, c.aux1.arr, c.out.arr, order, (fv_interp_mode)mode, cval, prefilter);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_map_coordinates(c.ctx, c.in.arr, c.aux1.arr, c.out.arr, order, (fv_interp_mode)mode, cval,
+                                    prefilter);
         Py_END_ALLOW_THREADS
     } else if (has_m) {
-        Py_BEGIN_ALLOW_THREADS st = fv_affine_transform(c.ctx, c.in.arr, matrix, has_off ? offset : NULL, c.out.arr,
-                                                        order, (fv_interp_mode)mode, cval, prefilter);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_affine_transform(c.ctx, c.in.arr, matrix, has_off ? offset : NULL, c.out.arr, order,
+                                     (fv_interp_mode)mode, cval, prefilter);
         Py_END_ALLOW_THREADS
     } else {
-        Py_BEGIN_ALLOW_THREADS st = fv_zoom_shift(c.ctx, c.in.arr, has_z ? zoom : NULL, has_s ? shift : NULL, c.out.arr,
-                                                  order, (fv_interp_mode)mode, cval, prefilter, grid_mode);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_zoom_shift(c.ctx, c.in.arr, has_z ? zoom : NULL, has_s ? shift : NULL, c.out.arr, order,
+                               (fv_interp_mode)mode, cval, prefilter, grid_mode);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&c, st);
@@ -119,7 +123,8 @@ fvpy_resize_local_mean(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOp|O:resize_local_mean", kwlist, &in_o, &out_o, &grid_mode, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "resize_local_mean", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st = fv_resize_local_mean(c.ctx, c.in.arr, c.out.arr, grid_mode);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_resize_local_mean(c.ctx, c.in.arr, c.out.arr, grid_mode);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&c, st);
@@ -150,8 +155,10 @@ fvpy_sk_warp_homography(PyObject *self, PyObject *args, PyObject *kw)
     }
     if (fvpy_call_open(&c, name, stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) < 0)
         return fvpy_call_close(&c, FV_OK);
-    Py_BEGIN_ALLOW_THREADS st = fv_warp_homography(c.ctx, c.in.arr, matrix, c.out.arr, order, (fv_warp_mode)mode, cval);
-    Py_END_ALLOW_THREADS return fvpy_call_close(&c, st);
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_warp_homography(c.ctx, c.in.arr, matrix, c.out.arr, order, (fv_warp_mode)mode, cval);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(sk_warp_homography, fvpy_sk_warp_homography, FVPY_KWARGS,
             "sk_warp_homography(input, output, matrix, order, mode, cval, stream=None)\n--\n\n"

@@ -48,11 +48,12 @@ fvpy_measure_label(PyObject *self, PyObject *args, PyObject *kw)
     fv_device dev = fv_array_device(img.arr);
     if (fvpy_make_context(dev, stream, &ctx) < 0 || fvpy_sync_input(ctx, &img, stream) < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS st = fv_array_new(ctx, wide ? FV_INT64 : FV_INT32, nd, fv_array_shape(img.arr), dev, &out);
-    if (st == FV_OK)
-        st = fv_label(ctx, img.arr, out, structure, connectivity, bg_o != Py_None ? &bg : NULL, nonzero, &num);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_array_new(ctx, wide ? FV_INT64 : FV_INT32, nd, fv_array_shape(img.arr), dev, &out);
+        if (st == FV_OK)
+            st = fv_label(ctx, img.arr, out, structure, connectivity, bg_o != Py_None ? &bg : NULL, nonzero, &num);
+    Py_END_ALLOW_THREADS
+    if (st) {
         fvpy_raise(st);
         goto done;
     }

@@ -24,10 +24,11 @@ fvpy_metrics_ssim_map(PyObject *self, PyObject *args, PyObject *kw)
     for (int k = 0; k < 6; k++)
         if (o[k] != Py_None && fvpy_import(o[k], NULL, &in[k]) < 0)
             goto done;
-    Py_BEGIN_ALLOW_THREADS st = fv_ssim_map(NULL, in[0].arr, in[1].arr, in[2].arr, in[3].arr, in[4].arr, cov_norm, c1,
-                                            c2, in[5].arr, gradient, (int64_t)pad, &mean);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_ssim_map(NULL, in[0].arr, in[1].arr, in[2].arr, in[3].arr, in[4].arr, cov_norm, c1, c2, in[5].arr,
+                         gradient, (int64_t)pad, &mean);
+    Py_END_ALLOW_THREADS
+    if (st) {
         fvpy_raise(st);
         goto done;
     }
@@ -64,13 +65,14 @@ fvpy_metrics_nearest_points(PyObject *self, PyObject *args, PyObject *kw)
     }
     const fv_device cpu = { FV_DEVICE_CPU, 0 };
     int64_t m = fv_array_shape(q.arr)[0];
-    Py_BEGIN_ALLOW_THREADS st = fv_array_new(NULL, FV_INT64, 1, &m, cpu, &d2);
-    if (st == FV_OK && want_index)
-        st = fv_array_new(NULL, FV_INT64, 1, &m, cpu, &idx);
-    if (st == FV_OK)
-        st = fv_nearest_points(NULL, p.arr, axis, q.arr, d2, idx);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_array_new(NULL, FV_INT64, 1, &m, cpu, &d2);
+        if (st == FV_OK && want_index)
+            st = fv_array_new(NULL, FV_INT64, 1, &m, cpu, &idx);
+        if (st == FV_OK)
+            st = fv_nearest_points(NULL, p.arr, axis, q.arr, d2, idx);
+    Py_END_ALLOW_THREADS
+    if (st) {
         fvpy_raise(st);
         goto done;
     }

@@ -21,8 +21,11 @@ fvpy_config(PyObject *self, PyObject *unused)
 {
     const char *js;
     PyObject *json, *ret;
-    Py_BEGIN_ALLOW_THREADS js = fv_config_json();
-    Py_END_ALLOW_THREADS if (!(json = PyImport_ImportModule("json"))) return NULL;
+    Py_BEGIN_ALLOW_THREADS
+        js = fv_config_json();
+    Py_END_ALLOW_THREADS
+    if (!(json = PyImport_ImportModule("json")))
+        return NULL;
     ret = PyObject_CallMethod(json, "loads", "s", js);
     Py_DECREF(json);
     return ret;
@@ -101,10 +104,12 @@ fvpy_cli_main(PyObject *self, PyObject *arg)
     }
     if (fvpy__flush("stdout") < 0 || fvpy__flush("stderr") < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS rc = fovea_cli_main((int)argc, argv);
-    fflush(stdout);
-    fflush(stderr);
-    Py_END_ALLOW_THREADS ret = PyLong_FromLong(rc);
+    Py_BEGIN_ALLOW_THREADS
+        rc = fovea_cli_main((int)argc, argv);
+        fflush(stdout);
+        fflush(stderr);
+    Py_END_ALLOW_THREADS
+    ret = PyLong_FromLong(rc);
 done:
     if (argv)
         for (Py_ssize_t i = 0; i < argc; i++)

@@ -86,10 +86,11 @@ fvpy__nd_mode(fvpy_call *c, int mode)
     return 0;
 }
 
-#define FVPY_ND_RUN(c, st, call)             \
-    do {                                     \
-        Py_BEGIN_ALLOW_THREADS(st) = (call); \
-        Py_END_ALLOW_THREADS                 \
+#define FVPY_ND_RUN(c, st, call)   \
+    do {                           \
+        Py_BEGIN_ALLOW_THREADS(st) \
+            = (call);              \
+        Py_END_ALLOW_THREADS       \
     } while (0)
 
 /* ---- filters ------------------------------------------------------------------------ */

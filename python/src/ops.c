@@ -20,9 +20,10 @@ fvpy_astype(PyObject *self, PyObject *args, PyObject *kw)
     if (fvpy_parse_dtype(dtype_o, &dt) < 0)
         return NULL;
     if (fvpy_call_open(&c, "astype", stream_o, x_o, NULL, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, dt, fv_array_ndim(c.in.arr), NULL, &out);
-        if (st == FV_OK)
-            st = fv_astype(c.ctx, c.in.arr, out);
+        Py_BEGIN_ALLOW_THREADS
+            st = fvpy_call_new(&c, dt, fv_array_ndim(c.in.arr), NULL, &out);
+            if (st == FV_OK)
+                st = fv_astype(c.ctx, c.in.arr, out);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_result(&c, st, out);
@@ -76,10 +77,12 @@ fvpy__binop(const char *name, fvpy_binop_fn fn, PyObject *args, PyObject *kw)
     if (fvpy_make_context(dev, stream, &ctx) < 0 || fvpy_sync_input(ctx, &a, stream) < 0 ||
         fvpy_sync_input(ctx, &b, stream) < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS st = fv_array_new(ctx, dt, ndim, shape, dev, &out);
-    if (st == FV_OK)
-        st = fn(ctx, a.arr, b.arr, out);
-    Py_END_ALLOW_THREADS ret = fvpy_result(st, out, stream);
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_array_new(ctx, dt, ndim, shape, dev, &out);
+        if (st == FV_OK)
+            st = fn(ctx, a.arr, b.arr, out);
+    Py_END_ALLOW_THREADS
+    ret = fvpy_result(st, out, stream);
 done:
     fvpy_in_clear(&a);
     fvpy_in_clear(&b);
@@ -143,11 +146,12 @@ fvpy__copy(const char *name, int always, PyObject *args, PyObject *kw)
     if (fvpy_make_context(dst.type == FV_DEVICE_CUDA ? dst : src, stream, &ctx) < 0 ||
         fvpy_sync_input(ctx, &x, stream) < 0)
         goto done;
-    Py_BEGIN_ALLOW_THREADS st =
-        fv_array_new(ctx, fv_array_dtype(x.arr), fv_array_ndim(x.arr), fv_array_shape(x.arr), dst, &out);
-    if (st == FV_OK)
-        st = fv_copy(ctx, x.arr, out);
-    Py_END_ALLOW_THREADS ret = fvpy_result(st, out, stream);
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_array_new(ctx, fv_array_dtype(x.arr), fv_array_ndim(x.arr), fv_array_shape(x.arr), dst, &out);
+        if (st == FV_OK)
+            st = fv_copy(ctx, x.arr, out);
+    Py_END_ALLOW_THREADS
+    ret = fvpy_result(st, out, stream);
 done:
     fvpy_in_clear(&x);
     fv_context_free(ctx);

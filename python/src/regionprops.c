@@ -42,10 +42,12 @@ fvpy_measure_region_stats(PyObject *self, PyObject *args, PyObject *kw)
         (inten.arr && fvpy_sync_input(ctx, &inten, stream) < 0))
         goto done;
     int64_t shape[2] = { max_label < 0 ? 0 : max_label, ncols };
-    Py_BEGIN_ALLOW_THREADS st = fv_array_new(ctx, FV_FLOAT64, 2, shape, dev, &out);
-    if (st == FV_OK)
-        st = fv_region_stats(ctx, lab.arr, inten.arr, max_label, out);
-    Py_END_ALLOW_THREADS ret = fvpy_result(st, out, stream);
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_array_new(ctx, FV_FLOAT64, 2, shape, dev, &out);
+        if (st == FV_OK)
+            st = fv_region_stats(ctx, lab.arr, inten.arr, max_label, out);
+    Py_END_ALLOW_THREADS
+    ret = fvpy_result(st, out, stream);
 done:
     fvpy_in_clear(&inten);
     fvpy_in_clear(&lab);

@@ -27,8 +27,8 @@ fvpy_richardson_lucy(PyObject *self, PyObject *args, PyObject *kw)
         filter = 1;
     }
     if (fvpy_call_open(&c, "richardson_lucy", stream_o, img_o, out_o, psf_o, "psf", 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st =
-            fv_richardson_lucy(c.ctx, c.in.arr, c.aux1.arr, num_iter, clip, filter, fe, c.out.arr, NULL, NULL);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_richardson_lucy(c.ctx, c.in.arr, c.aux1.arr, num_iter, clip, filter, fe, c.out.arr, NULL, NULL);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&c, st);

@@ -45,7 +45,8 @@ fvpy_hessian_ridge(PyObject *self, PyObject *args, PyObject *kw)
         const fv_array *ha[6] = { NULL };
         for (int k = 0; k < nh; k++)
             ha[k] = a[k].arr;
-        Py_BEGIN_ALLOW_THREADS st = fv_hessian_ridge(ctx, ha, nh, acc->arr, work->arr, scal->arr, &p);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_hessian_ridge(ctx, ha, nh, acc->arr, work->arr, scal->arr, &p);
         Py_END_ALLOW_THREADS
     }
     ret = fvpy_status(st);

@@ -66,10 +66,14 @@ fvpy_cuda_pool(PyObject *self, PyObject *args, PyObject *kw)
     int64_t used = -1;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "i|p:_cuda_pool", kwlist, &device, &trim))
         return NULL;
-    Py_BEGIN_ALLOW_THREADS if (trim) st = fv__cuda_pool_trim(device);
-    if (st == FV_OK)
-        used = fv__cuda_pool_used(device);
-    Py_END_ALLOW_THREADS if (st != FV_OK) return fvpy_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+        if (trim)
+            st = fv__cuda_pool_trim(device);
+        if (st == FV_OK)
+            used = fv__cuda_pool_used(device);
+    Py_END_ALLOW_THREADS
+    if (st != FV_OK)
+        return fvpy_raise(st);
     return PyLong_FromLongLong((long long)used);
 }
 FVPY_METHOD(_cuda_pool, fvpy_cuda_pool, FVPY_KWARGS,

@@ -46,12 +46,13 @@ fvpy_segmentation_watershed(PyObject *self, PyObject *args, PyObject *kw)
     if (fvpy_numbers("offset", off_o, nd, 'L', offset) < 0)
         return fvpy_call_close(&c, FV_OK);
     const fv_array *mk = c.aux1.arr;
-    Py_BEGIN_ALLOW_THREADS st =
-        fv_array_new(c.ctx, fv_array_dtype(mk), fv_array_ndim(mk), fv_array_shape(mk), fv_array_device(mk), &out);
-    if (st == FV_OK)
-        st = fv_watershed(c.ctx, c.in.arr, mk, c.aux2.arr, out, connectivity, fp, fp ? fshape : NULL,
-                          off_o != Py_None ? offset : NULL, compactness, wsl);
-    Py_END_ALLOW_THREADS return fvpy_call_result(&c, st, out);
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_array_new(c.ctx, fv_array_dtype(mk), fv_array_ndim(mk), fv_array_shape(mk), fv_array_device(mk), &out);
+        if (st == FV_OK)
+            st = fv_watershed(c.ctx, c.in.arr, mk, c.aux2.arr, out, connectivity, fp, fp ? fshape : NULL,
+                              off_o != Py_None ? offset : NULL, compactness, wsl);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(segmentation_watershed, fvpy_segmentation_watershed, FVPY_KWARGS,
             "segmentation_watershed(image, markers, mask=None, connectivity=1, footprint=None, footprint_shape=None, "

@@ -82,11 +82,13 @@ fvpy_skmorph_reconstruction(PyObject *self, PyObject *args, PyObject *kw)
     if (fvpy__footprint(fp_o, fshape_o, nd, 0, &fp, fshape, &have_fp) < 0 ||
         fvpy__int_tuple("offset", offset_o, nd, offset, &have_off) < 0)
         return fvpy_call_close(&c, FV_OK);
-    Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, fv_array_dtype(c.in.arr), nd, NULL, &out);
-    if (st == FV_OK)
-        st = fv_reconstruction(c.ctx, c.in.arr, c.aux1.arr, out, (fv_reconstruction_method)method, fp,
-                               have_fp ? fshape : NULL, have_off ? offset : NULL);
-    Py_END_ALLOW_THREADS return fvpy_call_result(&c, st, out);
+    Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, fv_array_dtype(c.in.arr), nd, NULL, &out);
+        if (st == FV_OK)
+            st = fv_reconstruction(c.ctx, c.in.arr, c.aux1.arr, out, (fv_reconstruction_method)method, fp,
+                                   have_fp ? fshape : NULL, have_off ? offset : NULL);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(
     skmorph_reconstruction, fvpy_skmorph_reconstruction, FVPY_KWARGS,
@@ -121,10 +123,12 @@ fvpy_skmorph_local_maxima(PyObject *self, PyObject *args, PyObject *kw)
     Py_XDECREF(fshape_o);
     if (rc < 0)
         return fvpy_call_close(&c, FV_OK);
-    Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, FV_BOOL, nd, NULL, &out);
-    if (st == FV_OK)
-        st = fv_local_maxima(c.ctx, c.in.arr, out, fp, minima);
-    Py_END_ALLOW_THREADS return fvpy_call_result(&c, st, out);
+    Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, FV_BOOL, nd, NULL, &out);
+        if (st == FV_OK)
+            st = fv_local_maxima(c.ctx, c.in.arr, out, fp, minima);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(skmorph_local_maxima, fvpy_skmorph_local_maxima, FVPY_KWARGS,
             "skmorph_local_maxima(image, footprint=None, minima=False, stream=None)\n--\n\n"
@@ -143,9 +147,10 @@ fvpy_skmorph_thin(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|LO:skmorph_thin", kwlist, &img_o, &max_num_iter, &stream_o))
         return NULL;
     if (fvpy_call_open(&c, "thin", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
-        if (st == FV_OK)
-            st = fv_thin(c.ctx, c.in.arr, out, (int64_t)max_num_iter);
+        Py_BEGIN_ALLOW_THREADS
+            st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
+            if (st == FV_OK)
+                st = fv_thin(c.ctx, c.in.arr, out, (int64_t)max_num_iter);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_result(&c, st, out);
@@ -165,9 +170,10 @@ fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO:skmorph_medial_axis", kwlist, &img_o, &order_o))
         return NULL;
     if (fvpy_call_open(&c, "medial_axis", Py_None, img_o, NULL, order_o, "order", 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
-        if (st == FV_OK)
-            st = fv_medial_axis_thin(c.ctx, c.in.arr, c.aux1.arr, out);
+        Py_BEGIN_ALLOW_THREADS
+            st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
+            if (st == FV_OK)
+                st = fv_medial_axis_thin(c.ctx, c.in.arr, c.aux1.arr, out);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_result(&c, st, out);

@@ -24,7 +24,8 @@ fvpy__batches_close_loader(fvpy_Batches *self)
     fv_batch_loader *l = self->l;
     self->l = NULL;
     if (l) {
-        Py_BEGIN_ALLOW_THREADS fv_batch_loader_free(l); /* joins the workers: no GIL held */
+        Py_BEGIN_ALLOW_THREADS
+            fv_batch_loader_free(l); /* joins the workers: no GIL held */
         Py_END_ALLOW_THREADS
     }
 }
@@ -50,9 +51,10 @@ fvpy__batches_next(fvpy_Batches *self)
     fv_status st;
     if (!self->l)
         return NULL; /* StopIteration */
-    Py_BEGIN_ALLOW_THREADS st = fv_batch_loader_next(self->l, &out);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_batch_loader_next(self->l, &out);
+    Py_END_ALLOW_THREADS
+    if (st) {
         fvpy_raise(st);                   /* reported once ... */
         fvpy__batches_close_loader(self); /* ... then the iterator is finished */
         return NULL;
@@ -150,8 +152,10 @@ fvpy_slide_batches(fvpy_Slide *self, PyObject *args, PyObject *kw)
         PyBuffer_Release(&view);
         goto done;
     }
-    Py_BEGIN_ALLOW_THREADS st = fv_batch_loader_new(s, (const int64_t *)view.buf, view.shape[0], &o, &l);
-    Py_END_ALLOW_THREADS PyBuffer_Release(&view);
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_batch_loader_new(s, (const int64_t *)view.buf, view.shape[0], &o, &l);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
     if (st) {
         fvpy_raise(st);
         goto done;
@@ -166,7 +170,8 @@ fvpy_slide_batches(fvpy_Slide *self, PyObject *args, PyObject *kw)
     ret = (PyObject *)b;
 done:
     if (l) {
-        Py_BEGIN_ALLOW_THREADS fv_batch_loader_free(l);
+        Py_BEGIN_ALLOW_THREADS
+            fv_batch_loader_free(l);
         Py_END_ALLOW_THREADS
     }
     fv_slide_unref(s);

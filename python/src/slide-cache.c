@@ -21,22 +21,21 @@ fvpy_slide_detect_vendor(PyObject *self, PyObject *path_o)
     if (!PyUnicode_FSConverter(path_o, &bytes))
         return NULL;
     const char *path = PyBytes_AS_STRING(bytes);
-    Py_BEGIN_ALLOW_THREADS st = fv_slide_open(path, &s);
-    Py_END_ALLOW_THREADS if (st == FV_EFORMAT || st == FV_EIO)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_slide_open(path, &s);
+    Py_END_ALLOW_THREADS
+    if (st == FV_EFORMAT || st == FV_EIO) {
         ret = Py_None; /* not a file we read (openslide.OpenSlide.detect_format says None too) */
         Py_INCREF(ret);
-    }
-    else if (st)
-    {
+    } else if (st) {
         fvpy_raise(st); /* out of memory and the like */
-    }
-    else
-    {
+    } else {
         ret = PyUnicode_FromString(fv_slide_vendor(s));
     }
-    Py_BEGIN_ALLOW_THREADS fv_slide_unref(s);
-    Py_END_ALLOW_THREADS Py_XDECREF(bytes);
+    Py_BEGIN_ALLOW_THREADS
+        fv_slide_unref(s);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(bytes);
     return ret;
 }
 FVPY_METHOD(slide_detect_vendor, fvpy_slide_detect_vendor, METH_O,
@@ -56,8 +55,11 @@ fvpy__set_capacity(PyObject *arg, fv_status (*set)(uint64_t))
         PyErr_Format(PyExc_ValueError, "cache capacity = %lld bytes must be >= 0", (long long)bytes);
         return NULL;
     }
-    Py_BEGIN_ALLOW_THREADS st = set((uint64_t)bytes);
-    Py_END_ALLOW_THREADS if (st) return fvpy_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+        st = set((uint64_t)bytes);
+    Py_END_ALLOW_THREADS
+    if (st)
+        return fvpy_raise(st);
     Py_RETURN_NONE;
 }
 
@@ -65,18 +67,21 @@ static PyObject *
 fvpy__stats(void (*get)(fv_cache_stats *))
 {
     fv_cache_stats cs;
-    Py_BEGIN_ALLOW_THREADS get(&cs);
-    Py_END_ALLOW_THREADS return Py_BuildValue(
-        "{sKsKsKsKsKsK}", "hits", (unsigned long long)cs.hits, "misses", (unsigned long long)cs.misses, "evictions",
-        (unsigned long long)cs.evictions, "bytes", (unsigned long long)cs.bytes, "capacity",
-        (unsigned long long)cs.capacity, "entries", (unsigned long long)cs.entries);
+    Py_BEGIN_ALLOW_THREADS
+        get(&cs);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("{sKsKsKsKsKsK}", "hits", (unsigned long long)cs.hits, "misses", (unsigned long long)cs.misses,
+                         "evictions", (unsigned long long)cs.evictions, "bytes", (unsigned long long)cs.bytes,
+                         "capacity", (unsigned long long)cs.capacity, "entries", (unsigned long long)cs.entries);
 }
 
 static PyObject *
 fvpy__call(void (*fn)(void))
 {
-    Py_BEGIN_ALLOW_THREADS fn();
-    Py_END_ALLOW_THREADS Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS
+        fn();
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
 }
 
 static PyObject *
@@ -173,11 +178,14 @@ fvpy_cache_configure(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "cache capacity = %lld bytes must be >= 0", (long long)cap);
         return NULL;
     }
-    Py_BEGIN_ALLOW_THREADS st = fv_cache_configure(t == 0       ? FV_CACHE_NONE
-                                                       : t == 1 ? FV_CACHE_PER_PROCESS
-                                                                : FV_CACHE_SHARED_MEMORY,
-                                                   (uint64_t)cap);
-    Py_END_ALLOW_THREADS if (st) return fvpy_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_cache_configure(t == 0       ? FV_CACHE_NONE
+                                    : t == 1 ? FV_CACHE_PER_PROCESS
+                                             : FV_CACHE_SHARED_MEMORY,
+                                (uint64_t)cap);
+    Py_END_ALLOW_THREADS
+    if (st)
+        return fvpy_raise(st);
     Py_RETURN_NONE;
 }
 FVPY_METHOD(cache_configure, fvpy_cache_configure, METH_VARARGS,
@@ -188,10 +196,12 @@ static PyObject *
 fvpy_cache_type(PyObject *self, PyObject *unused)
 {
     fv_cache_type t;
-    Py_BEGIN_ALLOW_THREADS t = fv_cache_type_get();
-    Py_END_ALLOW_THREADS return PyUnicode_FromString(t == FV_CACHE_NONE                ? "nocache"
-                                                         : t == FV_CACHE_SHARED_MEMORY ? "shared_memory"
-                                                                                       : "per_process");
+    Py_BEGIN_ALLOW_THREADS
+        t = fv_cache_type_get();
+    Py_END_ALLOW_THREADS
+    return PyUnicode_FromString(t == FV_CACHE_NONE                ? "nocache"
+                                    : t == FV_CACHE_SHARED_MEMORY ? "shared_memory"
+                                                                  : "per_process");
 }
 FVPY_METHOD(cache_type, fvpy_cache_type, METH_NOARGS,
             "cache_type()\n--\n\nThe current cache type: 'per_process', 'nocache' or 'shared_memory'.");
@@ -200,8 +210,10 @@ static PyObject *
 fvpy_cache_shm_name(PyObject *self, PyObject *unused)
 {
     const char *n;
-    Py_BEGIN_ALLOW_THREADS n = fv_cache_shm_name();
-    Py_END_ALLOW_THREADS return PyUnicode_FromString(n ? n : "");
+    Py_BEGIN_ALLOW_THREADS
+        n = fv_cache_shm_name();
+    Py_END_ALLOW_THREADS
+    return PyUnicode_FromString(n ? n : "");
 }
 FVPY_METHOD(cache_shm_name, fvpy_cache_shm_name, METH_NOARGS,
             "cache_shm_name()\n--\n\nThe shared-memory segment's name ('' unless the type is shared_memory).");
@@ -217,8 +229,11 @@ fvpy_cache_attach_shared(PyObject *self, PyObject *name_o)
                          Py_TYPE(name_o)->tp_name);
         return NULL;
     }
-    Py_BEGIN_ALLOW_THREADS st = fv_cache_attach_shared(name);
-    Py_END_ALLOW_THREADS if (st) return fvpy_raise(st);
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_cache_attach_shared(name);
+    Py_END_ALLOW_THREADS
+    if (st)
+        return fvpy_raise(st);
     Py_RETURN_NONE;
 }
 FVPY_METHOD(cache_attach_shared, fvpy_cache_attach_shared, METH_O,
@@ -247,8 +262,10 @@ FVPY_METHOD(gpu_read_stats, fvpy_gpu_read_stats, FVPY_KWARGS,
 static PyObject *
 fvpy_gpu_release(PyObject *self, PyObject *noargs)
 {
-    Py_BEGIN_ALLOW_THREADS fv_slide_gpu_release();
-    Py_END_ALLOW_THREADS Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS
+        fv_slide_gpu_release();
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
 }
 FVPY_METHOD(gpu_release, fvpy_gpu_release, METH_NOARGS,
             "gpu_release()\n--\n\nFree what GPU slide reads keep between calls (pinned staging, device scratch, "

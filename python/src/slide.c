@@ -187,9 +187,10 @@ fvpy__slide_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_FileNotFoundError, "slide: empty path");
         goto done;
     }
-    Py_BEGIN_ALLOW_THREADS st = fv_slide_open(path, &s);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_slide_open(path, &s);
+    Py_END_ALLOW_THREADS
+    if (st) {
         fvpy__raise_open_error(st, path, str);
         goto done;
     }
@@ -201,7 +202,8 @@ fvpy__slide_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     str = NULL;
 done:
     if (s) {
-        Py_BEGIN_ALLOW_THREADS fv_slide_unref(s);
+        Py_BEGIN_ALLOW_THREADS
+            fv_slide_unref(s);
         Py_END_ALLOW_THREADS
     }
     Py_XDECREF(str);
@@ -225,7 +227,8 @@ fvpy__slide_close(fvpy_Slide *self, PyObject *unused)
     fv_slide *s = self->s;
     self->s = NULL;
     if (s) {
-        Py_BEGIN_ALLOW_THREADS fv_slide_unref(s);
+        Py_BEGIN_ALLOW_THREADS
+            fv_slide_unref(s);
         Py_END_ALLOW_THREADS
     }
     Py_RETURN_NONE;
@@ -443,15 +446,16 @@ fvpy__slide_read_associated(fvpy_Slide *self, PyObject *args, PyObject *kw)
         return NULL;
     if (!(name = fvpy__assoc_name(self, name_o)))
         goto done;
-    Py_BEGIN_ALLOW_THREADS st = fv_slide_associated_size(s, name, &w, &h);
-    if (!st)
-        st = fv_slide_region_shape(s, w, h, fmt, shape, &dt);
-    if (!st)
-        st = fv_array_new(NULL, dt, 3, shape, (fv_device){ FV_DEVICE_CPU, 0 }, &out);
-    if (!st)
-        st = fv_slide_read_associated(s, name, fmt, out);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_slide_associated_size(s, name, &w, &h);
+        if (!st)
+            st = fv_slide_region_shape(s, w, h, fmt, shape, &dt);
+        if (!st)
+            st = fv_array_new(NULL, dt, 3, shape, (fv_device){ FV_DEVICE_CPU, 0 }, &out);
+        if (!st)
+            st = fv_slide_read_associated(s, name, fmt, out);
+    Py_END_ALLOW_THREADS
+    if (st) {
         fvpy_raise(st);
         goto done;
     }
@@ -540,16 +544,18 @@ fvpy__slide_read_region(fvpy_Slide *self, PyObject *args, PyObject *kw)
         goto done;
     if (!(s = fvpy_slide_get(self)))
         goto done;
-    Py_BEGIN_ALLOW_THREADS st = fv_slide_region_shape(s, w, h, opts.format, shape, &dt);
-    if (!st && (level < 0 || level >= fv_slide_level_count(s)))
-        st = fv_error_set(FV_EINVAL, "read_region", "level %lld is out of range (the slide has %d levels)",
-                          (long long)level, fv_slide_level_count(s));
-    if (!st)
-        st = into.arr ? fvpy__slide_into_view(into.arr, dt, shape, &out) : fv_array_new(NULL, dt, 3, shape, dev, &out);
-    if (!st)
-        st = fv_slide_read_region(s, ctx, x, y, (int)level, w, h, &opts, out);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS
+        st = fv_slide_region_shape(s, w, h, opts.format, shape, &dt);
+        if (!st && (level < 0 || level >= fv_slide_level_count(s)))
+            st = fv_error_set(FV_EINVAL, "read_region", "level %lld is out of range (the slide has %d levels)",
+                              (long long)level, fv_slide_level_count(s));
+        if (!st)
+            st = into.arr ? fvpy__slide_into_view(into.arr, dt, shape, &out)
+                          : fv_array_new(NULL, dt, 3, shape, dev, &out);
+        if (!st)
+            st = fv_slide_read_region(s, ctx, x, y, (int)level, w, h, &opts, out);
+    Py_END_ALLOW_THREADS
+    if (st) {
         fvpy_raise(st);
         goto done;
     }

@@ -57,9 +57,11 @@ fvpy__tf_angles_call(PyObject *args, PyObject *kw, const char *fmt, const char *
         PyErr_Format(PyExc_ValueError, "%s: %zd angles for the projections given", name, n);
         return fvpy_call_close(&call, FV_OK);
     }
-    Py_BEGIN_ALLOW_THREADS st = which == 0 ? fv_hough_line(call.ctx, call.in.arr, c, s, (int64_t)n, call.out.arr)
-                                           : fv_iradon_backproject(call.ctx, call.in.arr, c, s, call.out.arr);
-    Py_END_ALLOW_THREADS return fvpy_call_close(&call, st);
+    Py_BEGIN_ALLOW_THREADS
+        st = which == 0 ? fv_hough_line(call.ctx, call.in.arr, c, s, (int64_t)n, call.out.arr)
+                        : fv_iradon_backproject(call.ctx, call.in.arr, c, s, call.out.arr);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_close(&call, st);
 }
 
 static PyObject *
@@ -92,8 +94,9 @@ fvpy_tf_hough_circle(PyObject *self, PyObject *args, PyObject *kw)
     if (!np)
         return PyErr_NoMemory();
     if (fvpy_call_open(&call, "hough_circle", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st =
-            fv_hough_circle(call.ctx, call.in.arr, radii, (int64_t)n, (int64_t)offset, normalize, call.out.arr, np);
+        Py_BEGIN_ALLOW_THREADS
+            st =
+                fv_hough_circle(call.ctx, call.in.arr, radii, (int64_t)n, (int64_t)offset, normalize, call.out.arr, np);
         Py_END_ALLOW_THREADS
     }
     PyObject *none = fvpy_call_close(&call, st);
@@ -135,9 +138,10 @@ fvpy_tf_probabilistic_hough_line(PyObject *self, PyObject *args, PyObject *kw)
     if (fvpy__tf_angles(name, cos_o, sin_o, &n, &c, &s) < 0)
         return NULL;
     if (fvpy_call_open(&call, name, Py_None, in_o, lines_o, order_o, "order", 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st =
-            fv_probabilistic_hough_line(call.ctx, call.in.arr, call.aux1.arr, (int64_t)threshold, (int64_t)line_length,
-                                        (int64_t)line_gap, c, s, (int64_t)n, call.out.arr, &nlines);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_probabilistic_hough_line(call.ctx, call.in.arr, call.aux1.arr, (int64_t)threshold,
+                                             (int64_t)line_length, (int64_t)line_gap, c, s, (int64_t)n, call.out.arr,
+                                             &nlines);
         Py_END_ALLOW_THREADS
     }
     PyObject *none = fvpy_call_close(&call, st);
@@ -165,7 +169,8 @@ fvpy_tf_radon(PyObject *self, PyObject *args, PyObject *kw)
     if (fvpy__tf_table("radon", "matrices", m_o, 6 * sizeof(double), &n, (const void **)&m) < 0)
         return NULL;
     if (fvpy_call_open(&call, "radon", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS st = fv_radon(call.ctx, call.in.arr, m, (int64_t)n, call.out.arr);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_radon(call.ctx, call.in.arr, m, (int64_t)n, call.out.arr);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&call, st);
@@ -187,8 +192,8 @@ fvpy_tf_sart(PyObject *self, PyObject *args, PyObject *kw)
         return NULL;
     if (fvpy_call_open(&call, "sart_projection_update", stream_o, in_o, upd_o, proj_o, "projection", 0, NULL, NULL) ==
         0) {
-        Py_BEGIN_ALLOW_THREADS st =
-            fv_sart_projection_update(call.ctx, call.in.arr, call.aux1.arr, theta, shift, call.out.arr);
+        Py_BEGIN_ALLOW_THREADS
+            st = fv_sart_projection_update(call.ctx, call.in.arr, call.aux1.arr, theta, shift, call.out.arr);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_close(&call, st);
