@@ -1,6 +1,7 @@
 /* Bindings of the scikit-image morphology kernels (fovea/skmorphology.h), used
  * by fovea.skimage.morphology: skmorph_reconstruction, skmorph_local_maxima,
- * skmorph_thin, skmorph_medial_axis. Each imports its arrays without copying,
+ * skmorph_thin, skmorph_medial_axis, skmorph_skeletonize, skmorph_max_tree,
+ * skmorph_max_tree_filter, skmorph_flood. Each imports its arrays without copying,
  * allocates the result on their device, runs without the GIL and returns a
  * fovea.Array. Footprints come as bytes (C order, one byte per element) with
  * their shape as a tuple. */
@@ -180,3 +181,117 @@ fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
 }
 FVPY_METHOD(skmorph_medial_axis, fvpy_skmorph_medial_axis, FVPY_KWARGS,
             "skmorph_medial_axis(image, order)\n--\n\nThe ordered pass of medial_axis (host arrays).");
+
+static PyObject *
+fvpy_skmorph_skeletonize(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"image", "method", "stream", NULL};
+    PyObject *img_o, *stream_o = Py_None;
+    int method = 0;
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iO:skmorph_skeletonize", kwlist, &img_o, &method, &stream_o))
+        return NULL;
+    if (fvpy_call_open(&c, "skeletonize", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
+        if (st == FV_OK)
+            st = fv_skeletonize(c.ctx, c.in.arr, out, (fv_skeleton_method)method);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(skmorph_skeletonize, fvpy_skmorph_skeletonize, FVPY_KWARGS,
+            "skmorph_skeletonize(image, method=0, stream=None)\n--\n\n"
+            "Skeleton of a 2-d (method 0, Zhang) or 2-d / 3-d (method 1, Lee, host) image.");
+
+static PyObject *
+fvpy_skmorph_max_tree(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"image", "order", "footprint", "fshape", NULL};
+    PyObject *img_o, *order_o, *fp_o, *fshape_o;
+    int have_fp = 0;
+    const uint8_t *fp = NULL;
+    int64_t fshape[FV_MAX_NDIM];
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO:skmorph_max_tree", kwlist, &img_o, &order_o, &fp_o, &fshape_o))
+        return NULL;
+    if (fvpy_call_open(&c, "max_tree", Py_None, img_o, NULL, order_o, "order", 0, NULL, NULL) < 0 ||
+        fvpy__footprint(fp_o, fshape_o, fv_array_ndim(c.in.arr), 0, &fp, fshape, &have_fp) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    Py_BEGIN_ALLOW_THREADS
+    st = fvpy_call_new(&c, FV_INT64, fv_array_ndim(c.in.arr), NULL, &out);
+    if (st == FV_OK)
+        st = fv_max_tree(c.ctx, c.in.arr, c.aux1.arr, out, fp, have_fp ? fshape : NULL);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(skmorph_max_tree, fvpy_skmorph_max_tree, FVPY_KWARGS,
+            "skmorph_max_tree(image, order, footprint, fshape)\n--\n\n"
+            "Parent array of the canonized max-tree (host arrays); order: stable argsort of image.");
+
+static PyObject *
+fvpy_skmorph_max_tree_filter(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"image", "parent", "order", "attr", "threshold", NULL};
+    PyObject *img_o, *parent_o, *order_o;
+    int attr = 0;
+    double threshold = 0.0;
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOi|d:skmorph_max_tree_filter", kwlist, &img_o, &parent_o, &order_o,
+                                     &attr, &threshold))
+        return NULL;
+    if (fvpy_call_open(&c, "max_tree_filter", Py_None, img_o, NULL, parent_o, "parent", 0, order_o, "order") == 0) {
+        const fv_dtype dt = attr == FV_MAX_TREE_LOCAL_MAXIMA ? FV_UINT64 : fv_array_dtype(c.in.arr);
+        Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, dt, fv_array_ndim(c.in.arr), NULL, &out);
+        if (st == FV_OK)
+            st = fv_max_tree_filter(c.ctx, c.in.arr, c.aux1.arr, c.aux2.arr, out, (fv_max_tree_attr)attr, threshold);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(skmorph_max_tree_filter, fvpy_skmorph_max_tree_filter, FVPY_KWARGS,
+            "skmorph_max_tree_filter(image, parent, order, attr, threshold=0)\n--\n\n"
+            "Area (0) / diameter (1) direct filter, or local maxima labels (2), on a max-tree (host arrays).");
+
+static PyObject *
+fvpy_skmorph_flood(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"image", "seed", "bounds", "footprint", "fshape", NULL};
+    PyObject *img_o, *seed_o, *bounds_o, *fp_o, *fshape_o;
+    int have_fp = 0, have_seed = 0;
+    const uint8_t *fp = NULL;
+    int64_t fshape[FV_MAX_NDIM], seed[FV_MAX_NDIM];
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO:skmorph_flood", kwlist, &img_o, &seed_o, &bounds_o, &fp_o,
+                                     &fshape_o))
+        return NULL;
+    if (fvpy_call_open(&c, "flood", Py_None, img_o, NULL, bounds_o == Py_None ? NULL : bounds_o, "bounds", 0, NULL,
+                       NULL) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    const int nd = fv_array_ndim(c.in.arr);
+    if (fvpy__int_tuple("seed", seed_o, nd, seed, &have_seed) < 0 ||
+        fvpy__footprint(fp_o, fshape_o, nd, 0, &fp, fshape, &have_fp) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    Py_BEGIN_ALLOW_THREADS
+    st = fvpy_call_new(&c, FV_BOOL, nd, NULL, &out);
+    if (st == FV_OK)
+        st = fv_flood(c.ctx, c.in.arr, have_seed ? seed : NULL, c.aux1.arr, fp, have_fp ? fshape : NULL, out);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(skmorph_flood, fvpy_skmorph_flood, FVPY_KWARGS,
+            "skmorph_flood(image, seed, bounds, footprint, fshape)\n--\n\n"
+            "Flood mask from seed (tuple) within bounds (None: the seed's value; else [low, high] of image's dtype).");

@@ -57,13 +57,9 @@ fv__cpu_thin(fv_context *ctx, const fv__op_args *a)
     const fv__thin_params *p = a->params;
     const fv_array *in = a->in;
     const int64_t R = in->shape[0], C = in->shape[1], n = R * C;
-    uint8_t lut[2][256], *buf = NULL;
+    uint8_t *buf = NULL;
     uint8_t *cur = (uint8_t *)a->out->data, *nxt;
 
-    for (unsigned c = 0; c < 256; c++) {
-        lut[0][c] = (uint8_t)fv__thin_deletes(c, 0);
-        lut[1][c] = (uint8_t)fv__thin_deletes(c, 1);
-    }
     if (!(buf = malloc((size_t)n)))
         return fv_error_set(FV_ENOMEM, "thin", "out of memory");
     nxt = buf;
@@ -82,7 +78,7 @@ fv__cpu_thin(fv_context *ctx, const fv__op_args *a)
     for (int64_t iter = 0; p->max_num_iter <= 0 || iter < p->max_num_iter; iter++) {
         int changed = 0;
         for (int sub = 0; sub < 2; sub++) {
-            fv__thin_job j = {.src = cur, .dst = nxt, .rows = R, .cols = C, .lut = lut[sub]};
+            fv__thin_job j = {.src = cur, .dst = nxt, .rows = R, .cols = C, .lut = p->lut[sub].del};
             atomic_init(&j.changed, 0);
             fv__parallel_for(ctx, R, grain, fv__thin_rows, &j);
             changed |= atomic_load(&j.changed);

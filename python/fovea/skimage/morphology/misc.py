@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import _interop as ix
 
-__all__ = ["remove_small_objects", "remove_small_holes"]
+__all__ = ["remove_small_objects", "remove_small_holes", "remove_objects_by_distance"]
 
 
 class _Deprecated:
@@ -137,3 +137,93 @@ def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_siz
     res = _remove_small(res, res, connectivity, area_threshold, max_size)
     xp.logical_not(res, out=res)
     return out if out is not None else back(res)
+
+
+def _greedy_removal(coords, labels, min_distance, p_norm):
+    """The labels of the objects to remove: objects are visited in the order of
+    their border points (coords, labels: one row per border point, each object's
+    points contiguous, objects in priority order); an object still present
+    removes every other present object with a border point within min_distance
+    (Minkowski p_norm) of one of its own. scikit-image visits the points one by
+    one; visiting each object's points at once gives the same result (an object
+    is never removed while its own points are visited)."""
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(coords)
+    removed = set()
+    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1], True])
+    for b, e in zip(starts[:-1], starts[1:]):
+        own = labels[b]
+        if own in removed:
+            continue
+        hits = tree.query_ball_point(coords[b:e], r=min_distance, p=p_norm)
+        near = np.unique(labels[np.concatenate([np.asarray(h, dtype=np.intp) for h in hits])])
+        removed.update(int(v) for v in near if v != own)
+    return removed
+
+
+def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_norm=2, spacing=None, out=None):
+    """Remove objects (labels; 0 = background) until the remaining ones are more
+    than min_distance apart (skimage.morphology.remove_objects_by_distance).
+    Objects are visited by decreasing priority (default: their size; ties by
+    decreasing label); each one kept removes the others within min_distance of
+    its border (Minkowski p_norm distance between pixel centres, scaled by
+    spacing). Returns out (default: a new array).
+
+    The neighbour queries use SciPy's cKDTree (as scikit-image); CUDA data is
+    worked on in host memory and the result copied back to the device.
+    """
+    from ...ndimage import maximum_filter, minimum_filter
+
+    if min_distance < 0:
+        raise ValueError(f"min_distance must be >= 0, was {min_distance}")
+    x, xp, back = ix.prepare(label_image)
+    if not np.issubdtype(x.dtype, np.integer):
+        raise ValueError(f"`label_image` must be of integer dtype, got {x.dtype}")
+    res = ix.inner(out, x) if out is not None else None
+    h = np.array(ix.to_host(x), order="C")
+    if spacing is not None:
+        spacing = np.array(ix.host(spacing))
+        if spacing.shape != (h.ndim,) or spacing.min() <= 0:
+            raise ValueError(
+                "`spacing` must contain exactly one positive factor for each dimension of `label_image`")
+    flat = h.ravel()
+    indices = np.flatnonzero(flat)
+    if (spacing is None or np.all(spacing[0] == spacing)) and p_norm <= 2:
+        conn = 1
+    else:
+        conn = h.ndim
+    from ...ndimage import generate_binary_structure
+
+    fp = generate_binary_structure(h.ndim, conn)
+    border = (maximum_filter(h, footprint=fp) != minimum_filter(h, footprint=fp)).ravel()[indices]
+    border_idx = indices[border]
+    if border_idx.size:
+        border_idx = border_idx[np.argsort(flat[border_idx])]
+        if priority is None:
+            priority = np.bincount(flat.astype(np.intp, copy=False))
+        else:
+            priority = np.asarray(ix.host(priority))
+        smallest = flat[border_idx[0]]
+        if smallest < 0:
+            raise ValueError(f"found object with negative ID {smallest!r}")
+        try:
+            border_idx = border_idx[np.argsort(priority[flat[border_idx]], kind="stable")[::-1]]
+        except IndexError as error:
+            expected = (np.amax(flat) + 1,)
+            if priority.shape != expected:
+                raise ValueError(
+                    "shape of `priority` must be (np.amax(label_image) + 1,), "
+                    f"expected {expected}, got {priority.shape} instead") from error
+            raise
+        coords = np.asarray(np.unravel_index(border_idx, h.shape), dtype=np.float64).T
+        if spacing is not None:
+            coords = coords * spacing
+        removed = _greedy_removal(coords, flat[border_idx], min_distance, p_norm)
+        if removed:
+            flat[np.isin(flat, np.fromiter(removed, dtype=np.int64, count=len(removed)))] = 0
+    result = ix.like_device(h, x)
+    if res is None:
+        return back(result)
+    res[...] = result
+    return out
