@@ -8,6 +8,7 @@ import numpy as np
 from ... import _fovea
 from ... import _interop as ix
 from ...ndimage import generate_binary_structure
+from ._util import skimage_neighbours
 
 __all__ = ["flood", "flood_fill"]
 
@@ -28,10 +29,14 @@ def _resolve_neighborhood(footprint, connectivity, ndim):
 
 def _bound(value, dtype):
     """value (a Python number) as the image's dtype, as Cython converts it: integers
-    truncated toward zero."""
+    truncated toward zero, OverflowError outside the dtype's range (a float bound
+    that rounded past it)."""
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        return min(max(int(value), int(info.min)), int(info.max))
+        v = int(value)
+        if not int(info.min) <= v <= int(info.max):
+            raise OverflowError(f"Python int too large to convert to {dtype}")
+        return v
     return value
 
 
@@ -70,7 +75,7 @@ def flood(image, seed_point, *, footprint=None, connectivity=None, tolerance=Non
         low = max(info.min.item() if hasattr(info.min, "item") else info.min, seed_value.item() - tolerance)
         high = min(info.max.item() if hasattr(info.max, "item") else info.max, seed_value.item() + tolerance)
         bounds = np.array([_bound(low, h.dtype), _bound(high, h.dtype)], dtype=h.dtype)
-    mask = _fovea.skmorph_flood(h, seed, bounds, np.ascontiguousarray(fp, np.uint8).tobytes(), fp.shape)
+    mask = _fovea.skmorph_flood(h, seed, bounds, *skimage_neighbours(fp))
     return back(ix.like_device(np.asarray(mask), img))
 
 

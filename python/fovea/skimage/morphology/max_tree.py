@@ -12,6 +12,7 @@ import numpy as np
 from ... import _fovea
 from ... import _interop as ix
 from ...ndimage import generate_binary_structure
+from ._util import skimage_neighbours
 
 __all__ = [
     "max_tree",
@@ -56,7 +57,7 @@ def _tree(h, connectivity):
         raise IndexError(f"index 0 is out of bounds for axis {axis} with size 0")
     fp = _validate_connectivity(h.ndim, connectivity)
     order = np.argsort(h.ravel(), kind="stable").astype(np.int64)
-    parent = np.asarray(_fovea.skmorph_max_tree(h, order, np.ascontiguousarray(fp, np.uint8).tobytes(), fp.shape))
+    parent = np.asarray(_fovea.skmorph_max_tree(h, order, *skimage_neighbours(fp, h.shape)))
     return parent, order
 
 
