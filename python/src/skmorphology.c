@@ -1,6 +1,6 @@
 /* Bindings of the scikit-image morphology kernels (fovea/skmorphology.h), used
  * by fovea.skimage.morphology: skmorph_reconstruction, skmorph_local_maxima,
- * skmorph_thin, skmorph_medial_axis, skmorph_skeletonize, skmorph_max_tree,
+ * skmorph_thin (thin and skeletonize), skmorph_medial_axis, skmorph_max_tree,
  * skmorph_max_tree_filter, skmorph_flood. Each imports its arrays without copying,
  * allocates the result on their device, runs without the GIL and returns a
  * fovea.Array. Footprints come as bytes (C order, one byte per element) with
@@ -138,26 +138,32 @@ FVPY_METHOD(skmorph_local_maxima, fvpy_skmorph_local_maxima, FVPY_KWARGS,
 static PyObject *
 fvpy_skmorph_thin(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "max_num_iter", "stream", NULL};
+    static char *kwlist[] = {"image", "max_num_iter", "stream", "skeleton", NULL};
     PyObject *img_o, *stream_o = Py_None;
     long long max_num_iter = 0;
+    int skeleton = -1;
     fv_array *out = NULL;
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|LO:skmorph_thin", kwlist, &img_o, &max_num_iter, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|LOi:skmorph_thin", kwlist, &img_o, &max_num_iter, &stream_o,
+                                     &skeleton))
         return NULL;
-    if (fvpy_call_open(&c, "thin", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) == 0) {
+    if (fvpy_call_open(&c, skeleton < 0 ? "thin" : "skeletonize", stream_o, img_o, NULL, NULL, NULL, 0, NULL,
+                       NULL) == 0) {
         Py_BEGIN_ALLOW_THREADS
         st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
         if (st == FV_OK)
-            st = fv_thin(c.ctx, c.in.arr, out, (int64_t)max_num_iter);
+            st = skeleton < 0 ? fv_thin(c.ctx, c.in.arr, out, (int64_t)max_num_iter)
+                              : fv_skeletonize(c.ctx, c.in.arr, out, (fv_skeleton_method)skeleton);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(skmorph_thin, fvpy_skmorph_thin, FVPY_KWARGS,
-            "skmorph_thin(image, max_num_iter=0, stream=None)\n--\n\nTwo-subiteration thinning of a 2-d image.");
+            "skmorph_thin(image, max_num_iter=0, stream=None, skeleton=-1)\n--\n\n"
+            "Two-subiteration thinning of a 2-d image (skeleton < 0), or its skeleton: fv_skeletonize with "
+            "method skeleton (0: Zhang, 2-d; 1: Lee, 2-d / 3-d, host).");
 
 static PyObject *
 fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
@@ -181,31 +187,6 @@ fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
 }
 FVPY_METHOD(skmorph_medial_axis, fvpy_skmorph_medial_axis, FVPY_KWARGS,
             "skmorph_medial_axis(image, order)\n--\n\nThe ordered pass of medial_axis (host arrays).");
-
-static PyObject *
-fvpy_skmorph_skeletonize(PyObject *self, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"image", "method", "stream", NULL};
-    PyObject *img_o, *stream_o = Py_None;
-    int method = 0;
-    fv_array *out = NULL;
-    fv_status st = FV_OK;
-    fvpy_call c;
-
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iO:skmorph_skeletonize", kwlist, &img_o, &method, &stream_o))
-        return NULL;
-    if (fvpy_call_open(&c, "skeletonize", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) == 0) {
-        Py_BEGIN_ALLOW_THREADS
-        st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
-        if (st == FV_OK)
-            st = fv_skeletonize(c.ctx, c.in.arr, out, (fv_skeleton_method)method);
-        Py_END_ALLOW_THREADS
-    }
-    return fvpy_call_result(&c, st, out);
-}
-FVPY_METHOD(skmorph_skeletonize, fvpy_skmorph_skeletonize, FVPY_KWARGS,
-            "skmorph_skeletonize(image, method=0, stream=None)\n--\n\n"
-            "Skeleton of a 2-d (method 0, Zhang) or 2-d / 3-d (method 1, Lee, host) image.");
 
 static PyObject *
 fvpy_skmorph_max_tree(PyObject *self, PyObject *args, PyObject *kw)

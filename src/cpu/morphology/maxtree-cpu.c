@@ -10,25 +10,47 @@
 #include "dtype-list.h"
 #include "ops/morphology/maxtree.h"
 
+static fv_status
+fv__mt_nomem(const char *name)
+{
+    return fv_error_set(FV_ENOMEM, name, "out of memory");
+}
+
 /* ---- neighbours ------------------------------------------------------------------ */
 
 typedef struct fv__nbhood {
     int nd, nnb;
     const int64_t *nb;              /* nnb rows of nd coordinate offsets */
     const int64_t *shape;
+    int64_t *buf;                   /* one int64 per pixel: the kernel's work array */
+    int64_t *idx;                   /* nnb: the neighbours of one pixel */
     int64_t flat[];                 /* nnb flat offsets */
 } fv__nbhood;
 
-static fv__nbhood *
-fv__nbhood_new(const fv_array *img, int nnb, const int64_t *nb)
+static void
+fv__nbhood_free(fv__nbhood *h)
 {
-    fv__nbhood *h = malloc(sizeof *h + sizeof(int64_t) * (size_t)(nnb + 1));
-    if (!h)
+    if (h)
+        free(h->buf);
+    free(h);
+}
+
+/* The neighbourhood of img's pixels and the work arrays of a walk; NULL and
+ * FV_ENOMEM set when memory is short. */
+static fv__nbhood *
+fv__nbhood_new(const fv_array *img, int nnb, const int64_t *nb, const char *name)
+{
+    fv__nbhood *h = malloc(sizeof *h + sizeof(int64_t) * (size_t)(2 * nnb + 1));
+    if (!h || !(h->buf = malloc(sizeof(int64_t) * (size_t)fv_array_size(img) + 1))) {
+        free(h);
+        fv__mt_nomem(name);
         return NULL;
+    }
     h->nd = img->ndim;
     h->nnb = nnb;
     h->nb = nb;
     h->shape = img->shape;
+    h->idx = h->flat + nnb;
     for (int k = 0; k < nnb; k++) {
         int64_t f = 0;
         for (int d = 0; d < h->nd; d++)
@@ -141,12 +163,6 @@ static const fv__mt_filter_fn fv__mt_filter[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv_
 static const fv__mt_lmax_fn fv__mt_lmax[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__mt_lmax_);
 static const fv__flood_fn fv__flood[FV_DTYPE_COUNT] = FV_DTYPE_TABLE(fv__flood_);
 
-static fv_status
-fv__mt_nomem(const char *name)
-{
-    return fv_error_set(FV_ENOMEM, name, "out of memory");
-}
-
 /* ---- max_tree ----------------------------------------------------------------------- */
 
 static int64_t
@@ -164,13 +180,10 @@ fv__cpu_max_tree(fv_context *ctx, const fv__op_args *a)
     const fv__max_tree_params *p = fv__params_MAX_TREE(a);
     const int64_t n = fv_array_size(a->in), *order = (const int64_t *)a->in2->data;
     int64_t *parent = (int64_t *)a->out->data;
-    int64_t *zpar = malloc(sizeof(int64_t) * (size_t)n), *idx = malloc(sizeof(int64_t) * (size_t)(p->nnb + 1));
-    fv__nbhood *h = fv__nbhood_new(a->in, p->nnb, p->nb);
-    fv_status st = FV_OK;
-    if (!zpar || !idx || !h) {
-        st = fv__mt_nomem("max_tree");
-        goto done;
-    }
+    fv__nbhood *h = fv__nbhood_new(a->in, p->nnb, p->nb, "max_tree");
+    if (!h)
+        return FV_ENOMEM;
+    int64_t *zpar = h->buf, *idx = h->idx;
     for (int64_t i = 0; i < n; i++)
         parent[i] = zpar[i] = -1;
     for (int64_t k = n - 1; k >= 0; k--) {
@@ -186,11 +199,8 @@ fv__cpu_max_tree(fv_context *ctx, const fv__op_args *a)
         }
     }
     fv__mt_canon[a->in->dtype](a->in->data, parent, order, n);
-done:
-    free(zpar);
-    free(idx);
-    free(h);
-    return st;
+    fv__nbhood_free(h);
+    return FV_OK;
 }
 
 /* ---- attribute filters ----------------------------------------------------------------- */
@@ -274,22 +284,14 @@ fv__cpu_flood(fv_context *ctx, const fv__op_args *a)
 {
     (void)ctx;
     const fv__flood_params *p = fv__params_FLOOD(a);
-    const int64_t n = fv_array_size(a->in);
-    int64_t *queue = malloc(sizeof(int64_t) * (size_t)n), *idx = malloc(sizeof(int64_t) * (size_t)(p->nnb + 1));
-    fv__nbhood *h = fv__nbhood_new(a->in, p->nnb, p->nb);
-    fv_status st = FV_OK;
-    if (!queue || !idx || !h) {
-        st = fv__mt_nomem("flood");
-        goto done;
-    }
-    memset(a->out->data, 0, (size_t)n);
-    fv__flood[a->in->dtype](a->in->data, a->in2 ? a->in2->data : NULL, (uint8_t *)a->out->data, h, p->seed, queue,
-                            idx);
-done:
-    free(queue);
-    free(idx);
-    free(h);
-    return st;
+    fv__nbhood *h = fv__nbhood_new(a->in, p->nnb, p->nb, "flood");
+    if (!h)
+        return FV_ENOMEM;
+    memset(a->out->data, 0, (size_t)fv_array_size(a->in));
+    fv__flood[a->in->dtype](a->in->data, a->in2 ? a->in2->data : NULL, (uint8_t *)a->out->data, h, p->seed, h->buf,
+                            h->idx);
+    fv__nbhood_free(h);
+    return FV_OK;
 }
 
 FV_KERNEL(MAX_TREE, CPU, FV_DTYPES_ALL, FV_MAX_NDIM, fv__cpu_max_tree);

@@ -141,5 +141,5 @@ def skeletonize(image, *, method=None):
     if not ix.kernel_dtype_ok(img):   # float16, complex: only != 0 matters
         img = img.astype(bool)
     src = ix.to_host(img) if code == 1 else img   # Lee: a host kernel
-    res = ix.wrap(_fovea.skmorph_skeletonize(src, code, ix.stream_of(src)), src)
+    res = ix.wrap(_fovea.skmorph_thin(src, 0, ix.stream_of(src), code), src)
     return back(ix.like_device(res, img))
