@@ -326,3 +326,17 @@ def test_remove_objects_by_distance_errors(args):
     with pytest.raises(ValueError) as got:
         fm.remove_objects_by_distance(img, dist, **kw)
     assert str(got.value) == str(want.value)
+
+
+NAMES = ["skeletonize", "max_tree", "area_opening", "area_closing", "diameter_opening", "diameter_closing",
+         "max_tree_local_maxima", "flood", "flood_fill", "remove_objects_by_distance", "label"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_signatures(name):
+    import inspect
+
+    assert name in fm.__all__
+    got, want = inspect.signature(getattr(fm, name)), inspect.signature(getattr(sk, name))
+    assert [(p.name, p.kind, p.default) for p in got.parameters.values()] == \
+        [(p.name, p.kind, p.default) for p in want.parameters.values()]
