@@ -6,7 +6,8 @@
  * Euler characteristic (the octant table of Lee's Table 2) and are simple (one
  * 26-connected component of foreground among their 26 neighbours) become
  * candidates, then each candidate is removed when it is still simple in the
- * current image. Sequential by nature. */
+ * current image. The candidates of a direction are found in parallel (rows over
+ * the thread pool); the recheck is sequential by nature. */
 #include <stdlib.h>
 #include <string.h>
 #include "internal.h"
@@ -89,20 +90,48 @@ fv__lee_popcount(uint32_t m)
     return n;
 }
 
+/* One direction's candidates, rows of the padded volume over the thread pool:
+ * flag[i] = 1 where voxel i is a border voxel in direction step, no end point,
+ * Euler invariant and simple. */
+typedef struct fv__lee_job {
+    const fv__lee *L;
+    int64_t step;
+    uint8_t *flag;
+} fv__lee_job;
+
+static void
+fv__lee_rows(void *arg, int64_t begin, int64_t end)
+{
+    const fv__lee_job *j = arg;
+    const fv__lee *L = j->L;
+    for (int64_t row = begin; row < end; row++) {
+        const int64_t p = 1 + row / (L->R - 2), r = 1 + row % (L->R - 2);
+        for (int64_t c = 1; c < L->C - 1; c++) {
+            const int64_t i = (p * L->R + r) * L->C + c;
+            uint8_t cand = 0;
+            if (L->img[i] == 1 && L->img[i + j->step] == 0) {
+                const uint32_t m = fv__lee_bits(L, i);
+                cand = fv__lee_popcount(m) != 2 && fv__lee_euler_invariant(m) && fv__lee_simple(L, m);
+            }
+            j->flag[i] = cand;
+        }
+    }
+}
+
 fv_status
 fv__cpu_skeleton_lee(fv_context *ctx, const fv__op_args *a)
 {
-    (void)ctx;
     const fv_array *in = a->in;
     const int three = in->ndim == 3;
     const int64_t P0 = three ? in->shape[0] : 1, R0 = in->shape[three], C0 = in->shape[three + 1];
     fv__lee L = {.P = P0 + 2, .R = R0 + 2, .C = C0 + 2};
     const int64_t n = L.P * L.R * L.C;
-    int64_t *cand = NULL, ncap = 0;
-    fv_status st = FV_OK;
+    uint8_t *flag = NULL;
 
-    if (!(L.img = calloc((size_t)n, 1)))
+    if (!(L.img = calloc((size_t)n, 1)) || !(flag = calloc((size_t)n, 1))) {
+        free(L.img);
         return fv_error_set(FV_ENOMEM, "skeletonize", "out of memory");
+    }
     for (int k = 0; k < 27; k++) {
         const int64_t dp = k / 9 - 1, dc = k / 3 % 3 - 1, dr = k % 3 - 1;
         L.off[k] = (dp * L.R + dr) * L.C + dc;
@@ -133,37 +162,22 @@ fv__cpu_skeleton_lee(fv_context *ctx, const fv__op_args *a)
      * N (c - 1), U (p + 1), B (p - 1) */
     const int64_t dir[6] = {-L.C, L.C, 1, -1, L.R * L.C, -L.R * L.C};
     const int ndir = L.P == 3 ? 4 : 6;
+    const int64_t rows = (L.P - 2) * (L.R - 2), grain = 1 + 16384 / (L.C > 0 ? L.C : 1);
     int unchanged = 0;
     while (unchanged < ndir) {
         unchanged = 0;
         for (int d = 0; d < ndir; d++) {
-            int64_t nc = 0;
-            for (int64_t p = 1; p < L.P - 1; p++)
-                for (int64_t r = 1; r < L.R - 1; r++)
-                    for (int64_t c = 1; c < L.C - 1; c++) {
-                        const int64_t i = (p * L.R + r) * L.C + c;
-                        if (L.img[i] != 1 || L.img[i + dir[d]] != 0)
-                            continue;
-                        const uint32_t m = fv__lee_bits(&L, i);
-                        if (fv__lee_popcount(m) == 2 || !fv__lee_euler_invariant(m) || !fv__lee_simple(&L, m))
-                            continue;
-                        if (nc == ncap) {
-                            int64_t *t = realloc(cand, sizeof(int64_t) * (size_t)(ncap ? 2 * ncap : 1024));
-                            if (!t) {
-                                st = fv_error_set(FV_ENOMEM, "skeletonize", "out of memory");
-                                goto done;
-                            }
-                            cand = t;
-                            ncap = ncap ? 2 * ncap : 1024;
-                        }
-                        cand[nc++] = i;
-                    }
+            fv__lee_job j = {.L = &L, .step = dir[d], .flag = flag};
+            fv__parallel_for(ctx, rows, grain, fv__lee_rows, &j);
+            /* the sequential recheck, in raster order as scikit-image's candidate list */
             int change = 0;
-            for (int64_t k = 0; k < nc; k++)
-                if (fv__lee_simple(&L, fv__lee_bits(&L, cand[k]))) {
-                    L.img[cand[k]] = 0;
+            for (const uint8_t *f = flag; (f = memchr(f, 1, (size_t)(flag + n - f))) != NULL; f++) {
+                const int64_t i = f - flag;
+                if (fv__lee_simple(&L, fv__lee_bits(&L, i))) {
+                    L.img[i] = 0;
                     change = 1;
                 }
+            }
             unchanged += !change;
         }
     }
@@ -171,10 +185,9 @@ fv__cpu_skeleton_lee(fv_context *ctx, const fv__op_args *a)
     for (int64_t p = 0; p < P0; p++)
         for (int64_t r = 0; r < R0; r++)
             memcpy(out + (p * R0 + r) * C0, L.img + ((p + 1) * L.R + r + 1) * L.C + 1, (size_t)C0);
-done:
-    free(cand);
+    free(flag);
     free(L.img);
-    return st;
+    return FV_OK;
 }
 
 FV_KERNEL(SKELETON_LEE, CPU, FV_DTYPES_ALL, 3, fv__cpu_skeleton_lee);
