@@ -1,7 +1,7 @@
 /* Bindings of the scikit-image morphology kernels (fovea/skmorphology.h), used
  * by fovea.skimage.morphology: skmorph_reconstruction, skmorph_local_maxima,
- * skmorph_thin (thin and skeletonize), skmorph_medial_axis, skmorph_max_tree,
- * skmorph_max_tree_filter, skmorph_flood. Each imports its arrays without copying,
+ * skmorph_thin (thin and skeletonize), skmorph_medial_axis, skmorph_max_tree
+ * (the tree and its filters), skmorph_flood. Each imports its arrays without copying,
  * allocates the result on their device, runs without the GIL and returns a
  * fovea.Array. Footprints come as bytes (C order, one byte per element) with
  * their shape as a tuple. */
@@ -191,58 +191,42 @@ FVPY_METHOD(skmorph_medial_axis, fvpy_skmorph_medial_axis, FVPY_KWARGS,
 static PyObject *
 fvpy_skmorph_max_tree(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "order", "footprint", "fshape", NULL};
-    PyObject *img_o, *order_o, *fp_o, *fshape_o;
-    int have_fp = 0;
+    static char *kwlist[] = {"image", "order", "footprint", "fshape", "parent", "attr", "threshold", NULL};
+    PyObject *img_o, *order_o, *fp_o = Py_None, *fshape_o = Py_None, *parent_o = Py_None;
+    int have_fp = 0, attr = -1;
+    double threshold = 0.0;
     const uint8_t *fp = NULL;
     int64_t fshape[FV_MAX_NDIM];
     fv_array *out = NULL;
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO:skmorph_max_tree", kwlist, &img_o, &order_o, &fp_o, &fshape_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOid:skmorph_max_tree", kwlist, &img_o, &order_o, &fp_o,
+                                     &fshape_o, &parent_o, &attr, &threshold))
         return NULL;
-    if (fvpy_call_open(&c, "max_tree", Py_None, img_o, NULL, order_o, "order", 0, NULL, NULL) < 0 ||
+    const int build = attr < 0;
+    if (fvpy_call_open(&c, build ? "max_tree" : "max_tree_filter", Py_None, img_o, NULL, order_o, "order", 0,
+                       build ? NULL : parent_o, "parent") < 0 ||
         fvpy__footprint(fp_o, fshape_o, fv_array_ndim(c.in.arr), 0, &fp, fshape, &have_fp) < 0)
         return fvpy_call_close(&c, FV_OK);
+    fv_dtype dt = fv_array_dtype(c.in.arr);   /* the filters' */
+    if (build)
+        dt = FV_INT64;   /* parent */
+    else if (attr == FV_MAX_TREE_LOCAL_MAXIMA)
+        dt = FV_UINT64;
     Py_BEGIN_ALLOW_THREADS
-    st = fvpy_call_new(&c, FV_INT64, fv_array_ndim(c.in.arr), NULL, &out);
+    st = fvpy_call_new(&c, dt, fv_array_ndim(c.in.arr), NULL, &out);
     if (st == FV_OK)
-        st = fv_max_tree(c.ctx, c.in.arr, c.aux1.arr, out, fp, have_fp ? fshape : NULL);
+        st = build ? fv_max_tree(c.ctx, c.in.arr, c.aux1.arr, out, fp, have_fp ? fshape : NULL)
+                   : fv_max_tree_filter(c.ctx, c.in.arr, c.aux2.arr, c.aux1.arr, out, (fv_max_tree_attr)attr, threshold);
     Py_END_ALLOW_THREADS
     return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(skmorph_max_tree, fvpy_skmorph_max_tree, FVPY_KWARGS,
-            "skmorph_max_tree(image, order, footprint, fshape)\n--\n\n"
-            "Parent array of the canonized max-tree (host arrays); order: stable argsort of image.");
-
-static PyObject *
-fvpy_skmorph_max_tree_filter(PyObject *self, PyObject *args, PyObject *kw)
-{
-    static char *kwlist[] = {"image", "parent", "order", "attr", "threshold", NULL};
-    PyObject *img_o, *parent_o, *order_o;
-    int attr = 0;
-    double threshold = 0.0;
-    fv_array *out = NULL;
-    fv_status st = FV_OK;
-    fvpy_call c;
-
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOi|d:skmorph_max_tree_filter", kwlist, &img_o, &parent_o, &order_o,
-                                     &attr, &threshold))
-        return NULL;
-    if (fvpy_call_open(&c, "max_tree_filter", Py_None, img_o, NULL, parent_o, "parent", 0, order_o, "order") == 0) {
-        const fv_dtype dt = attr == FV_MAX_TREE_LOCAL_MAXIMA ? FV_UINT64 : fv_array_dtype(c.in.arr);
-        Py_BEGIN_ALLOW_THREADS
-        st = fvpy_call_new(&c, dt, fv_array_ndim(c.in.arr), NULL, &out);
-        if (st == FV_OK)
-            st = fv_max_tree_filter(c.ctx, c.in.arr, c.aux1.arr, c.aux2.arr, out, (fv_max_tree_attr)attr, threshold);
-        Py_END_ALLOW_THREADS
-    }
-    return fvpy_call_result(&c, st, out);
-}
-FVPY_METHOD(skmorph_max_tree_filter, fvpy_skmorph_max_tree_filter, FVPY_KWARGS,
-            "skmorph_max_tree_filter(image, parent, order, attr, threshold=0)\n--\n\n"
-            "Area (0) / diameter (1) direct filter, or local maxima labels (2), on a max-tree (host arrays).");
+            "skmorph_max_tree(image, order, footprint=None, fshape=None, parent=None, attr=-1, threshold=0)\n--\n\n"
+            "attr < 0: the parent array (int64) of the canonized max-tree, neighbours from footprint (bytes of "
+            "shape fshape); order: the stable argsort of image. attr 0 / 1: area / diameter direct filter of "
+            "the tree (parent, order) at threshold; 2: local maxima labels (uint64). Host arrays.");
 
 static PyObject *
 fvpy_skmorph_flood(PyObject *self, PyObject *args, PyObject *kw)

@@ -98,11 +98,7 @@ def _filter(image, attr, threshold, connectivity, parent, tree_traverser, closin
         par, order = _tree(h, connectivity)
     else:
         par, order = _index_array(parent, "parent"), _index_array(tree_traverser, "tree_traverser")
-    if attr == _LOCAL_MAXIMA:
-        res = _fovea.skmorph_max_tree_filter(h, par, order, attr)
-    else:
-        res = _fovea.skmorph_max_tree_filter(h, par, order, attr, float(threshold))
-    res = np.asarray(res)
+    res = np.asarray(_fovea.skmorph_max_tree(h, order, parent=par, attr=attr, threshold=float(threshold)))
     if closing:
         res = _invert(res)
     return back(ix.like_device(res, img))
