@@ -126,6 +126,17 @@ FV_API fv_status fv_max_tree_filter(fv_context *ctx, const fv_array *image, cons
 FV_API fv_status fv_flood(fv_context *ctx, const fv_array *image, const int64_t *seed, const fv_array *bounds,
                           const uint8_t *footprint, const int64_t *fshape, fv_array *out);
 
+/* The pass of skimage.morphology.remove_objects_by_distance: points (float64,
+ * npts x nd, in visiting order: the objects' border pixels, by priority),
+ * objects (int64, npts: each point's object, in [0, removed's length)). Each
+ * point of an object still present removes every other present object with a
+ * point within min_distance (Minkowski p_norm > 0: sum |d|^p <= r^p; p = inf:
+ * the largest |d|); removed (bool or uint8, contiguous, one per object) = 1 on
+ * the removed objects. CPU: a grid of cells of side min_distance. Host arrays;
+ * NaN distances remove nothing. */
+FV_API fv_status fv_objects_by_distance(fv_context *ctx, const fv_array *points, const fv_array *objects,
+                                        double min_distance, double p_norm, fv_array *removed);
+
 FV_EXTERN_C_END
 
 #endif

@@ -1,7 +1,7 @@
 /* Bindings of the scikit-image morphology kernels (fovea/skmorphology.h), used
  * by fovea.skimage.morphology: skmorph_reconstruction, skmorph_local_maxima,
  * skmorph_thin (thin and skeletonize), skmorph_medial_axis, skmorph_max_tree
- * (the tree and its filters), skmorph_flood. Each imports its arrays without copying,
+ * (the tree and its filters), skmorph_flood, skmorph_objects_by_distance. Each imports its arrays without copying,
  * allocates the result on their device, runs without the GIL and returns a
  * fovea.Array. Footprints come as bytes (C order, one byte per element) with
  * their shape as a tuple. */
@@ -260,3 +260,35 @@ fvpy_skmorph_flood(PyObject *self, PyObject *args, PyObject *kw)
 FVPY_METHOD(skmorph_flood, fvpy_skmorph_flood, FVPY_KWARGS,
             "skmorph_flood(image, seed, bounds, footprint, fshape)\n--\n\n"
             "Flood mask from seed (tuple) within bounds (None: the seed's value; else [low, high] of image's dtype).");
+
+static PyObject *
+fvpy_skmorph_objects_by_distance(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"points", "objects", "nobj", "min_distance", "p_norm", NULL};
+    PyObject *pts_o, *obj_o;
+    long long nobj;
+    double dist, p_norm;
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOLdd:skmorph_objects_by_distance", kwlist, &pts_o, &obj_o, &nobj,
+                                     &dist, &p_norm))
+        return NULL;
+    if (nobj < 0) {
+        PyErr_SetString(PyExc_ValueError, "nobj must be >= 0");
+        return NULL;
+    }
+    const int64_t shape[1] = {(int64_t)nobj};
+    if (fvpy_call_open(&c, "objects_by_distance", Py_None, pts_o, NULL, obj_o, "objects", 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, FV_BOOL, 1, shape, &out);
+        if (st == FV_OK)
+            st = fv_objects_by_distance(c.ctx, c.in.arr, c.aux1.arr, dist, p_norm, out);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(skmorph_objects_by_distance, fvpy_skmorph_objects_by_distance, FVPY_KWARGS,
+            "skmorph_objects_by_distance(points, objects, nobj, min_distance, p_norm)\n--\n\n"
+            "The removed objects (bool, nobj) of remove_objects_by_distance's greedy pass (host arrays).");

@@ -1,4 +1,4 @@
-/* fv_skeletonize, fv_max_tree, fv_max_tree_filter and fv_flood
+/* fv_skeletonize, fv_max_tree, fv_max_tree_filter, fv_flood and fv_objects_by_distance
  * (fovea/skmorphology.h) on hand-checked cases (values from scikit-image 0.26)
  * and their argument errors. The Python tests (tests/python/
  * test_morphology_names.py) compare them with scikit-image on random data. */
@@ -166,11 +166,40 @@ test_flood(void)
     fv_array_unref(bf);
 }
 
+/* Points of objects 0, 1, 2 on a line: 0 at x = 0 and 1, 1 at x = 3, 2 at x = 5.
+ * Distance 2: object 0 (first) removes 1; 2 stays (1 is gone before its point
+ * is visited). Distance 1.5: nothing within reach. */
+static void
+test_objects_by_distance(void)
+{
+    static double pts[4] = {0, 1, 3, 5};
+    static int64_t obj[4] = {0, 0, 1, 2}, bad[4] = {0, 0, 1, 3};
+    static uint8_t removed[3];
+    const int64_t ps[2] = {4, 1}, os[1] = {4}, rs[1] = {3};
+    fv_array *p = wrap(FV_FLOAT64, 2, ps, pts), *o = wrap(FV_INT64, 1, os, obj), *r = wrap(FV_BOOL, 1, rs, removed);
+    fv_array *b = wrap(FV_INT64, 1, os, bad);
+    CHECK_OK(fv_objects_by_distance(NULL, p, o, 2.0, 2.0, r));
+    CHECK(!removed[0] && removed[1] && !removed[2]);
+    CHECK_OK(fv_objects_by_distance(NULL, p, o, 1.5, 1.0, r));
+    CHECK(!removed[0] && !removed[1] && !removed[2]);
+    CHECK_OK(fv_objects_by_distance(NULL, p, o, 1e300, 3.0, r));   /* everything within reach of object 0 */
+    CHECK(!removed[0] && removed[1] && removed[2]);
+    CHECK(fv_objects_by_distance(NULL, p, b, 2.0, 2.0, r) == FV_EINVAL);   /* object 3 of 3 */
+    CHECK(fv_objects_by_distance(NULL, p, o, -1.0, 2.0, r) == FV_EINVAL);
+    CHECK(fv_objects_by_distance(NULL, p, o, 1.0, 0.0, r) == FV_EINVAL);
+    CHECK(fv_objects_by_distance(NULL, o, o, 1.0, 2.0, r) == FV_EINVAL);   /* points: float64 */
+    fv_array_unref(p);
+    fv_array_unref(o);
+    fv_array_unref(r);
+    fv_array_unref(b);
+}
+
 int
 main(void)
 {
     test_skeletonize();
     test_max_tree();
     test_flood();
+    test_objects_by_distance();
     return fv_t_summary("skmorph_tree");
 }

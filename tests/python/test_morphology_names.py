@@ -311,6 +311,20 @@ def test_remove_objects_by_distance_options():
         np.zeros((4, 4), np.int8), 3))
 
 
+def test_remove_objects_by_distance_extremes():
+    """p_norm below 1 and at or below 0 (no norm: scikit-image's tree search, run by
+    SciPy), infinite and NaN distances and norms, 3-d with spacing, a large radius."""
+    lab = skmeasure.label(blobs((40, 50), 8, fraction=0.15, sigma=1.0)).astype(np.int64)
+    for kw in [{"p_norm": 0.5}, {"p_norm": -1}, {"p_norm": np.nan}, {"p_norm": 1.5, "spacing": (0.5, 3)}]:
+        for dist in (2, 6):
+            same(fm.remove_objects_by_distance(lab, dist, **kw), sk.remove_objects_by_distance(lab, dist, **kw))
+    for dist in (np.inf, np.nan, 0, 1e6, 1e-300):
+        same(fm.remove_objects_by_distance(lab, dist), sk.remove_objects_by_distance(lab, dist))
+    vol = skmeasure.label(blobs((12, 20, 22), 4, fraction=0.12, sigma=1.0)).astype(np.uint32)
+    for kw in [{}, {"spacing": (3, 1, 1)}, {"p_norm": np.inf}]:
+        same(fm.remove_objects_by_distance(vol, 3.5, **kw), sk.remove_objects_by_distance(vol, 3.5, **kw))
+
+
 @pytest.mark.parametrize("args", [
     (np.zeros((4, 4), np.int32), -1, {}),
     (np.zeros((4, 4), np.float32), 2, {}),

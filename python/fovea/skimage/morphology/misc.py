@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ... import _fovea
 from ... import _interop as ix
 
 __all__ = ["remove_small_objects", "remove_small_holes", "remove_objects_by_distance"]
@@ -139,27 +140,29 @@ def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_siz
     return out if out is not None else back(res)
 
 
-def _greedy_removal(coords, labels, min_distance, p_norm):
-    """The labels of the objects to remove: objects are visited in the order of
-    their border points (coords, labels: one row per border point, each object's
-    points contiguous, objects in priority order); an object still present
-    removes every other present object with a border point within min_distance
-    (Minkowski p_norm) of one of its own. scikit-image visits the points one by
-    one; visiting each object's points at once gives the same result (an object
-    is never removed while its own points are visited)."""
+def _removed_objects(coords, labels, min_distance, p_norm):
+    """The labels of the objects to remove: scikit-image's greedy pass over the
+    border points (coords, labels: one row per point, in visiting order): a point
+    of an object still present removes every other present object with a point
+    within min_distance (Minkowski p_norm). fovea's C kernel (a grid of cells of
+    side min_distance) for p_norm > 0 or NaN; SciPy's cKDTree, as scikit-image,
+    for p_norm <= 0 (no norm: the result is that of its tree search)."""
+    uniq, objects = np.unique(labels, return_inverse=True)
+    if p_norm > 0 or p_norm != p_norm:
+        removed = np.asarray(_fovea.skmorph_objects_by_distance(
+            np.ascontiguousarray(coords, dtype=np.float64), objects.astype(np.int64), len(uniq),
+            float(min_distance), float(p_norm)))
+        return uniq[removed]
     from scipy.spatial import cKDTree
 
     tree = cKDTree(coords)
-    removed = set()
-    starts = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1], True])
-    for b, e in zip(starts[:-1], starts[1:]):
-        own = labels[b]
-        if own in removed:
+    gone = np.zeros(len(uniq), bool)
+    for i in range(len(coords)):
+        if gone[objects[i]]:
             continue
-        hits = tree.query_ball_point(coords[b:e], r=min_distance, p=p_norm)
-        near = np.unique(labels[np.concatenate([np.asarray(h, dtype=np.intp) for h in hits])])
-        removed.update(int(v) for v in near if v != own)
-    return removed
+        near = objects[np.asarray(tree.query_ball_point(coords[i], r=min_distance, p=p_norm), dtype=np.intp)]
+        gone[near[near != objects[i]]] = True
+    return uniq[gone]
 
 
 def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_norm=2, spacing=None, out=None):
@@ -170,8 +173,9 @@ def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_no
     its border (Minkowski p_norm distance between pixel centres, scaled by
     spacing). Returns out (default: a new array).
 
-    The neighbour queries use SciPy's cKDTree (as scikit-image); CUDA data is
-    worked on in host memory and the result copied back to the device.
+    The greedy pass runs in fovea's C kernel (fv_objects_by_distance; SciPy's
+    cKDTree for p_norm <= 0); CUDA data is worked on in host memory and the
+    result copied back to the device.
     """
     from ...ndimage import maximum_filter, minimum_filter
 
@@ -219,9 +223,9 @@ def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_no
         coords = np.asarray(np.unravel_index(border_idx, h.shape), dtype=np.float64).T
         if spacing is not None:
             coords = coords * spacing
-        removed = _greedy_removal(coords, flat[border_idx], min_distance, p_norm)
-        if removed:
-            flat[np.isin(flat, np.fromiter(removed, dtype=np.int64, count=len(removed)))] = 0
+        removed = _removed_objects(coords, flat[border_idx], min_distance, p_norm)
+        if removed.size:
+            flat[np.isin(flat, removed)] = 0
     result = ix.like_device(h, x)
     if res is None:
         return back(result)
