@@ -1,5 +1,6 @@
-/* The ops THIN and MEDIAL_AXIS (fv_thin, fv_medial_axis_pass,
- * include/fovea/skmorphology.h): src/ops/morphology/thin.c fills the params.
+/* The ops THIN, MEDIAL_AXIS and SKELETON_LEE (fv_thin, fv_skeletonize,
+ * fv_medial_axis_thin, include/fovea/skmorphology.h): src/ops/morphology/thin.c
+ * fills the params.
  *
  * Every kernel gets C-contiguous arrays, and an out that overlaps no input
  * (the op layer copies or uses temporaries where the caller's arrays are not
