@@ -97,7 +97,7 @@ def expand(suite, case, device, quick, big):
 
 def all_suites():
     from . import (core, dask_suite, denoise, interpolation, ndimage, skimage_suites, overhead, slides,  # noqa: PLC0415
-                   restoration, transform_hough)
+                   restoration, transform_hough, skmorph_names)
     suites = [core.SUITE, ndimage.SUITE, *interpolation.SUITES, *skimage_suites.SUITES, transform_hough.SUITE,
-              restoration.SUITE, denoise.SUITE, dask_suite.SUITE, overhead.SUITE, *slides.SUITES]
+              restoration.SUITE, denoise.SUITE, dask_suite.SUITE, overhead.SUITE, *slides.SUITES, skmorph_names.SUITE]
     return {s.name: s for s in suites}

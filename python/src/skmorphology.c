@@ -1,6 +1,7 @@
 /* Bindings of the scikit-image morphology kernels (fovea/skmorphology.h), used
  * by fovea.skimage.morphology: skmorph_reconstruction, skmorph_local_maxima,
- * skmorph_thin, skmorph_medial_axis. Each imports its arrays without copying,
+ * skmorph_thin (thin and skeletonize), skmorph_medial_axis, skmorph_max_tree
+ * (the tree and its filters), skmorph_flood, skmorph_objects_by_distance. Each imports its arrays without copying,
  * allocates the result on their device, runs without the GIL and returns a
  * fovea.Array. Footprints come as bytes (C order, one byte per element) with
  * their shape as a tuple. */
@@ -137,26 +138,32 @@ FVPY_METHOD(skmorph_local_maxima, fvpy_skmorph_local_maxima, FVPY_KWARGS,
 static PyObject *
 fvpy_skmorph_thin(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = { "image", "max_num_iter", "stream", NULL };
+    static char *kwlist[] = { "image", "max_num_iter", "stream", "skeleton", NULL };
     PyObject *img_o, *stream_o = Py_None;
     long long max_num_iter = 0;
+    int skeleton = -1;
     fv_array *out = NULL;
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|LO:skmorph_thin", kwlist, &img_o, &max_num_iter, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|LOi:skmorph_thin", kwlist, &img_o, &max_num_iter, &stream_o,
+                                     &skeleton))
         return NULL;
-    if (fvpy_call_open(&c, "thin", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) == 0) {
+    if (fvpy_call_open(&c, skeleton < 0 ? "thin" : "skeletonize", stream_o, img_o, NULL, NULL, NULL, 0, NULL, NULL) ==
+        0) {
         Py_BEGIN_ALLOW_THREADS
             st = fvpy_call_new(&c, FV_BOOL, fv_array_ndim(c.in.arr), NULL, &out);
             if (st == FV_OK)
-                st = fv_thin(c.ctx, c.in.arr, out, (int64_t)max_num_iter);
+                st = skeleton < 0 ? fv_thin(c.ctx, c.in.arr, out, (int64_t)max_num_iter)
+                                  : fv_skeletonize(c.ctx, c.in.arr, out, (fv_skeleton_method)skeleton);
         Py_END_ALLOW_THREADS
     }
     return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(skmorph_thin, fvpy_skmorph_thin, FVPY_KWARGS,
-            "skmorph_thin(image, max_num_iter=0, stream=None)\n--\n\nTwo-subiteration thinning of a 2-d image.");
+            "skmorph_thin(image, max_num_iter=0, stream=None, skeleton=-1)\n--\n\n"
+            "Two-subiteration thinning of a 2-d image (skeleton < 0), or its skeleton: fv_skeletonize with "
+            "method skeleton (0: Zhang, 2-d; 1: Lee, 2-d / 3-d, host).");
 
 static PyObject *
 fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
@@ -180,3 +187,109 @@ fvpy_skmorph_medial_axis(PyObject *self, PyObject *args, PyObject *kw)
 }
 FVPY_METHOD(skmorph_medial_axis, fvpy_skmorph_medial_axis, FVPY_KWARGS,
             "skmorph_medial_axis(image, order)\n--\n\nThe ordered pass of medial_axis (host arrays).");
+
+static PyObject *
+fvpy_skmorph_max_tree(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = { "image", "order", "footprint", "fshape", "parent", "attr", "threshold", NULL };
+    PyObject *img_o, *order_o, *fp_o = Py_None, *fshape_o = Py_None, *parent_o = Py_None;
+    int have_fp = 0, attr = -1;
+    double threshold = 0.0;
+    const uint8_t *fp = NULL;
+    int64_t fshape[FV_MAX_NDIM];
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOid:skmorph_max_tree", kwlist, &img_o, &order_o, &fp_o, &fshape_o,
+                                     &parent_o, &attr, &threshold))
+        return NULL;
+    const int build = attr < 0;
+    if (fvpy_call_open(&c, build ? "max_tree" : "max_tree_filter", Py_None, img_o, NULL, order_o, "order", 0,
+                       build ? NULL : parent_o, "parent") < 0 ||
+        fvpy__footprint(fp_o, fshape_o, fv_array_ndim(c.in.arr), 0, &fp, fshape, &have_fp) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    fv_dtype dt = fv_array_dtype(c.in.arr); /* the filters' */
+    if (build)
+        dt = FV_INT64; /* parent */
+    else if (attr == FV_MAX_TREE_LOCAL_MAXIMA)
+        dt = FV_UINT64;
+    Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, dt, fv_array_ndim(c.in.arr), NULL, &out);
+        if (st == FV_OK)
+            st = build
+                ? fv_max_tree(c.ctx, c.in.arr, c.aux1.arr, out, fp, have_fp ? fshape : NULL)
+                : fv_max_tree_filter(c.ctx, c.in.arr, c.aux2.arr, c.aux1.arr, out, (fv_max_tree_attr)attr, threshold);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(skmorph_max_tree, fvpy_skmorph_max_tree, FVPY_KWARGS,
+            "skmorph_max_tree(image, order, footprint=None, fshape=None, parent=None, attr=-1, threshold=0)\n--\n\n"
+            "attr < 0: the parent array (int64) of the canonized max-tree, neighbours from footprint (bytes of "
+            "shape fshape); order: the stable argsort of image. attr 0 / 1: area / diameter direct filter of "
+            "the tree (parent, order) at threshold; 2: local maxima labels (uint64). Host arrays.");
+
+static PyObject *
+fvpy_skmorph_flood(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = { "image", "seed", "bounds", "footprint", "fshape", NULL };
+    PyObject *img_o, *seed_o, *bounds_o, *fp_o, *fshape_o;
+    int have_fp = 0, have_seed = 0;
+    const uint8_t *fp = NULL;
+    int64_t fshape[FV_MAX_NDIM], seed[FV_MAX_NDIM];
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO:skmorph_flood", kwlist, &img_o, &seed_o, &bounds_o, &fp_o,
+                                     &fshape_o))
+        return NULL;
+    if (fvpy_call_open(&c, "flood", Py_None, img_o, NULL, bounds_o == Py_None ? NULL : bounds_o, "bounds", 0, NULL,
+                       NULL) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    const int nd = fv_array_ndim(c.in.arr);
+    if (fvpy__int_tuple("seed", seed_o, nd, seed, &have_seed) < 0 ||
+        fvpy__footprint(fp_o, fshape_o, nd, 0, &fp, fshape, &have_fp) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, FV_BOOL, nd, NULL, &out);
+        if (st == FV_OK)
+            st = fv_flood(c.ctx, c.in.arr, have_seed ? seed : NULL, c.aux1.arr, fp, have_fp ? fshape : NULL, out);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(skmorph_flood, fvpy_skmorph_flood, FVPY_KWARGS,
+            "skmorph_flood(image, seed, bounds, footprint, fshape)\n--\n\n"
+            "Flood mask from seed (tuple) within bounds (None: the seed's value; else [low, high] of image's dtype).");
+
+static PyObject *
+fvpy_skmorph_objects_by_distance(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = { "points", "objects", "nobj", "min_distance", "p_norm", NULL };
+    PyObject *pts_o, *obj_o;
+    long long nobj;
+    double dist, p_norm;
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOLdd:skmorph_objects_by_distance", kwlist, &pts_o, &obj_o, &nobj,
+                                     &dist, &p_norm))
+        return NULL;
+    if (nobj < 0) {
+        PyErr_SetString(PyExc_ValueError, "nobj must be >= 0");
+        return NULL;
+    }
+    const int64_t shape[1] = { (int64_t)nobj };
+    if (fvpy_call_open(&c, "objects_by_distance", Py_None, pts_o, NULL, obj_o, "objects", 0, NULL, NULL) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+            st = fvpy_call_new(&c, FV_BOOL, 1, shape, &out);
+            if (st == FV_OK)
+                st = fv_objects_by_distance(c.ctx, c.in.arr, c.aux1.arr, dist, p_norm, out);
+        Py_END_ALLOW_THREADS
+    }
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(skmorph_objects_by_distance, fvpy_skmorph_objects_by_distance, FVPY_KWARGS,
+            "skmorph_objects_by_distance(points, objects, nobj, min_distance, p_norm)\n--\n\n"
+            "The removed objects (bool, nobj) of remove_objects_by_distance's greedy pass (host arrays).");

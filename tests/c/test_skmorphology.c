@@ -499,6 +499,10 @@ test_cuda(void)
             CHECK_OK(fv_thin(NULL, bin, th, t % 3));
             CHECK_OK(fv_thin(NULL, gbin, gth, t % 3));
             CHECK(same_as_host(gth, th));
+            CHECK_OK(fv_skeletonize(NULL, bin, th, FV_SKELETON_ZHANG)); /* the THIN kernels, Zhang's table */
+            CHECK_OK(fv_skeletonize(NULL, gbin, gth, FV_SKELETON_ZHANG));
+            CHECK(same_as_host(gth, th));
+            CHECK(fv_skeletonize(NULL, gbin, gth, FV_SKELETON_LEE) == FV_ENOKERNEL); /* Lee: host only */
             fv_array_unref(bin);
             fv_array_unref(gbin);
             fv_array_unref(th);

@@ -11,38 +11,44 @@
 typedef struct fv__thin_job {
     const uint8_t *src;
     uint8_t *dst;
+    const uint8_t *zero; /* cols zero bytes: the row above the first and below the last */
     int64_t rows, cols;
     const uint8_t *lut; /* 256 entries: 1 = delete */
     atomic_int changed;
 } fv__thin_job;
+
+/* The 8-neighbourhood code of column c (bits: E, NE, N, NW, W, SW, S, SE) from
+ * the rows above, at and below it; l, rr: the columns left and right exist. */
+static inline unsigned
+fv__thin_code(const uint8_t *up, const uint8_t *mid, const uint8_t *dn, int64_t c, int l, int rr)
+{
+    unsigned code = (unsigned)up[c] << 2 | (unsigned)dn[c] << 6;
+    if (rr)
+        code |= (unsigned)mid[c + 1] | (unsigned)up[c + 1] << 1 | (unsigned)dn[c + 1] << 7;
+    if (l)
+        code |= (unsigned)up[c - 1] << 3 | (unsigned)mid[c - 1] << 4 | (unsigned)dn[c - 1] << 5;
+    return code;
+}
 
 static void
 fv__thin_rows(void *arg, int64_t begin, int64_t end)
 {
     fv__thin_job *j = arg;
     const int64_t R = j->rows, C = j->cols;
-    int changed = 0;
+    unsigned changed = 0;
     for (int64_t r = begin; r < end; r++) {
-        const uint8_t *up = r > 0 ? j->src + (r - 1) * C : NULL;
+        const uint8_t *up = r > 0 ? j->src + (r - 1) * C : j->zero;
         const uint8_t *mid = j->src + r * C;
-        const uint8_t *dn = r < R - 1 ? j->src + (r + 1) * C : NULL;
+        const uint8_t *dn = r < R - 1 ? j->src + (r + 1) * C : j->zero;
         uint8_t *o = j->dst + r * C;
         for (int64_t c = 0; c < C; c++) {
             if (!mid[c]) {
                 o[c] = 0;
                 continue;
             }
-            int l = c > 0, rr = c < C - 1;
-            unsigned code = 0;
-            /* bits: E, NE, N, NW, W, SW, S, SE */
-            code |= (unsigned)(rr && mid[c + 1]) << 0;
-            code |= (unsigned)(up && rr && up[c + 1]) << 1;
-            code |= (unsigned)(up && up[c]) << 2;
-            code |= (unsigned)(up && l && up[c - 1]) << 3;
-            code |= (unsigned)(l && mid[c - 1]) << 4;
-            code |= (unsigned)(dn && l && dn[c - 1]) << 5;
-            code |= (unsigned)(dn && dn[c]) << 6;
-            code |= (unsigned)(dn && rr && dn[c + 1]) << 7;
+            /* values are 0 / 1: the interior columns need no edge tests */
+            const unsigned code = c > 0 && c < C - 1 ? fv__thin_code(up, mid, dn, c, 1, 1)
+                                                     : fv__thin_code(up, mid, dn, c, c > 0, c < C - 1);
             o[c] = !j->lut[code];
             changed |= j->lut[code];
         }
@@ -57,14 +63,10 @@ fv__cpu_thin(fv_context *ctx, const fv__op_args *a)
     const fv__thin_params *p = a->params;
     const fv_array *in = a->in;
     const int64_t R = in->shape[0], C = in->shape[1], n = R * C;
-    uint8_t lut[2][256], *buf = NULL;
+    uint8_t *buf = NULL;
     uint8_t *cur = (uint8_t *)a->out->data, *nxt;
 
-    for (unsigned c = 0; c < 256; c++) {
-        lut[0][c] = (uint8_t)fv__thin_deletes(c, 0);
-        lut[1][c] = (uint8_t)fv__thin_deletes(c, 1);
-    }
-    if (!(buf = malloc((size_t)n)))
+    if (!(buf = calloc((size_t)n + (size_t)C, 1)))
         return fv_error_set(FV_ENOMEM, "thin", "out of memory");
     nxt = buf;
     switch (in->dtype) {
@@ -82,7 +84,7 @@ fv__cpu_thin(fv_context *ctx, const fv__op_args *a)
     for (int64_t iter = 0; p->max_num_iter <= 0 || iter < p->max_num_iter; iter++) {
         int changed = 0;
         for (int sub = 0; sub < 2; sub++) {
-            fv__thin_job j = { .src = cur, .dst = nxt, .rows = R, .cols = C, .lut = lut[sub] };
+            fv__thin_job j = { .src = cur, .dst = nxt, .zero = buf + n, .rows = R, .cols = C, .lut = p->lut[sub].del };
             atomic_init(&j.changed, 0);
             fv__parallel_for(ctx, R, grain, fv__thin_rows, &j);
             changed |= atomic_load(&j.changed);

@@ -1,6 +1,6 @@
 /* CUDA kernel of FV__OP_THIN: each subiteration is one parallel pass from one
- * buffer into the other (the deletion test of skmorphology-kernels.h on the
- * 8-neighbourhood, outside = 0); a flag records deletions, read once per full
+ * buffer into the other (the deletion table of the params, thin's or
+ * skeletonize's, on the 8-neighbourhood code, outside = 0); a flag records deletions, read once per full
  * iteration. */
 #include "cuda/common.cuh"
 #include "ops/morphology/thin.h"
@@ -15,7 +15,7 @@
 FV_FOREACH_DTYPE(FV_CU_THIN_LOAD)
 
 __global__ void
-fv_k_thin_sub(const uint8_t *src, uint8_t *dst, int64_t R, int64_t C, int second, int *changed)
+fv_k_thin_sub(const uint8_t *src, uint8_t *dst, int64_t R, int64_t C, fv__thin_lut lut, int *changed)
 {
     FV_GRID_STRIDE(int64_t, i, R * C) {
         if (!src[i]) {
@@ -33,7 +33,7 @@ fv_k_thin_sub(const uint8_t *src, uint8_t *dst, int64_t R, int64_t C, int second
         code |= (unsigned)(dn && l && src[i + C - 1]) << 5;
         code |= (unsigned)(dn && src[i + C]) << 6;
         code |= (unsigned)(dn && rr && src[i + C + 1]) << 7;
-        int del = fv__thin_deletes(code, second);
+        int del = lut.del[code];
         dst[i] = !del;
         if (del)
             *changed = 1;
@@ -75,7 +75,7 @@ fv__cuda_thin(fv_context *ctx, const fv__op_args *a)
         if ((st = fv_cu_zero(dbuf, sizeof(int), x.stream)))
             goto done;
         for (int sub = 0; sub < 2; sub++) {
-            fv_k_thin_sub<<<x.grid, x.block, 0, x.stream>>>(cur, nxt, R, C, sub, (int *)dbuf);
+            fv_k_thin_sub<<<x.grid, x.block, 0, x.stream>>>(cur, nxt, R, C, p->lut[sub], (int *)dbuf);
             uint8_t *t = cur;
             cur = nxt;
             nxt = t;

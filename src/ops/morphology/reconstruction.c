@@ -83,31 +83,13 @@ fv__skm_offsets(const uint8_t *footprint, int nd, const int64_t *fs, const int64
     return n;
 }
 
-/* ---- reconstruction ------------------------------------------------------------ */
-
 fv_status
-fv_reconstruction(fv_context *ctx, const fv_array *seed, const fv_array *mask, fv_array *out,
-                  fv_reconstruction_method method, const uint8_t *footprint, const int64_t *fshape,
-                  const int64_t *offset)
+fv__skm_footprint_offsets(const char *name, int nd, const uint8_t *footprint, const int64_t *fshape,
+                          const int64_t *offset, int64_t **nb, int *nnb)
 {
-    const char *name = "reconstruction";
-    fv_array *s = NULL, *m = NULL;
-    int64_t *nb = NULL;
-    fv_status st = FV_OK;
     int64_t fs[FV_MAX_NDIM], off[FV_MAX_NDIM], fsize = 1;
-
-    if (!seed || !mask || !out)
-        return fv_error_set(FV_EINVAL, name, "NULL array");
-    if (!fv__array_same_shape(seed, mask) || !fv__array_same_shape(seed, out))
-        return fv_error_set(FV_EINVAL, name, "seed, mask and out must have one shape");
-    if (seed->dtype != mask->dtype || seed->dtype != out->dtype)
-        return fv_error_set(FV_EDTYPE, name, "seed, mask and out must have one dtype (got %s, %s, %s)",
-                            fv_dtype_name(seed->dtype), fv_dtype_name(mask->dtype), fv_dtype_name(out->dtype));
-    if (method != FV_RECONSTRUCT_DILATION && method != FV_RECONSTRUCT_EROSION)
-        return fv_error_set(FV_EINVAL, name, "method must be dilation (0) or erosion (1), got %d", (int)method);
-    if (seed->ndim < 1)
-        return fv_error_set(FV_EINVAL, name, "arrays must have at least one dimension");
-    const int nd = seed->ndim;
+    *nb = NULL;
+    *nnb = 0;
     if ((footprint == NULL) != (fshape == NULL))
         return fv_error_set(FV_EINVAL, name, "footprint and fshape must both be given or both be NULL");
     for (int d = 0; d < nd; d++) {
@@ -131,12 +113,41 @@ fv_reconstruction(fv_context *ctx, const fv_array *seed, const fv_array *mask, f
             return fv_error_set(FV_EINVAL, name, "footprint too large");
         fsize *= fs[d];
     }
+    if (!(*nb = malloc((size_t)fsize * (size_t)(nd ? nd : 1) * sizeof **nb)))
+        return fv_error_set(FV_ENOMEM, name, "out of memory");
+    *nnb = fv__skm_offsets(footprint, nd, fs, off, *nb);
+    return FV_OK;
+}
+
+/* ---- reconstruction ------------------------------------------------------------ */
+
+fv_status
+fv_reconstruction(fv_context *ctx, const fv_array *seed, const fv_array *mask, fv_array *out,
+                  fv_reconstruction_method method, const uint8_t *footprint, const int64_t *fshape,
+                  const int64_t *offset)
+{
+    const char *name = "reconstruction";
+    fv_array *s = NULL, *m = NULL;
+    int64_t *nb = NULL;
+    fv_status st = FV_OK;
+
+    if (!seed || !mask || !out)
+        return fv_error_set(FV_EINVAL, name, "NULL array");
+    if (!fv__array_same_shape(seed, mask) || !fv__array_same_shape(seed, out))
+        return fv_error_set(FV_EINVAL, name, "seed, mask and out must have one shape");
+    if (seed->dtype != mask->dtype || seed->dtype != out->dtype)
+        return fv_error_set(FV_EDTYPE, name, "seed, mask and out must have one dtype (got %s, %s, %s)",
+                            fv_dtype_name(seed->dtype), fv_dtype_name(mask->dtype), fv_dtype_name(out->dtype));
+    if (method != FV_RECONSTRUCT_DILATION && method != FV_RECONSTRUCT_EROSION)
+        return fv_error_set(FV_EINVAL, name, "method must be dilation (0) or erosion (1), got %d", (int)method);
+    if (seed->ndim < 1)
+        return fv_error_set(FV_EINVAL, name, "arrays must have at least one dimension");
+    const int nd = seed->ndim;
     fv__reconstruction_params p;
     memset(&p, 0, sizeof p);
     p.method = (int)method;
-    if (!(nb = malloc((size_t)fsize * (size_t)nd * sizeof *nb)))
-        return fv_error_set(FV_ENOMEM, name, "out of memory");
-    p.nnb = fv__skm_offsets(footprint, nd, fs, off, nb);
+    if ((st = fv__skm_footprint_offsets(name, nd, footprint, fshape, offset, &nb, &p.nnb)))
+        return st;
     for (int64_t k = 0; k < (int64_t)p.nnb * nd; k++) {
         const int d = (int)(k % nd);
         if (-nb[k] > p.lo[d])

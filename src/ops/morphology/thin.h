@@ -1,5 +1,6 @@
-/* The ops THIN and MEDIAL_AXIS (fv_thin, fv_medial_axis_pass,
- * include/fovea/skmorphology.h): src/ops/morphology/thin.c fills the params.
+/* The ops THIN, MEDIAL_AXIS and SKELETON_LEE (fv_thin, fv_skeletonize,
+ * fv_medial_axis_thin, include/fovea/skmorphology.h): src/ops/morphology/thin.c
+ * fills the params.
  *
  * Every kernel gets C-contiguous arrays, and an out that overlaps no input
  * (the op layer copies or uses temporaries where the caller's arrays are not
@@ -16,10 +17,25 @@ extern "C" {
 #endif
 
 /* ---- FV__OP_THIN --------------------------------------------------------------
- * in: 2-d image (any real dtype, nonzero = foreground); out: bool or uint8. */
+ * in: 2-d image (any real dtype, nonzero = foreground); out: bool or uint8.
+ * Parallel two-subiteration thinning: in subiteration s every set pixel whose
+ * 8-neighbourhood code c (bits as fv__thin_deletes) has lut[s][c] set is
+ * removed. The op layer fills the tables: thin's (fv__thin_deletes) or
+ * Zhang and Suen's (skeletonize). */
+typedef struct fv__thin_lut {
+    uint8_t del[256]; /* 1 = delete */
+} fv__thin_lut;
+
 typedef struct fv__thin_params {
     int64_t max_num_iter; /* <= 0: until stable */
+    fv__thin_lut lut[2];  /* per subiteration */
 } fv__thin_params;
+
+/* ---- FV__OP_SKELETON_LEE (CPU only) ---------------------------------------------
+ * in: 2-d or 3-d image (any dtype, nonzero = foreground); out: bool or uint8 of
+ * its shape. Lee, Kashyap and Chu's (1994) thinning as scikit-image's
+ * skeletonize(method="lee"): six (2-d: four) border directions per round,
+ * candidates then a sequential recheck. No parameters. */
 
 /* ---- FV__OP_MEDIAL_AXIS (CPU only) ---------------------------------------------
  * in: 2-d image; in2: int64 order (1-d, validated: every index in range);
@@ -46,9 +62,10 @@ fv__thin_deletes(unsigned c, int second)
     return xh == 1 && m >= 2 && m <= 3 && g3;
 }
 
-/* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(THIN / MEDIAL_AXIS, ...) in the kernel file. */
+/* Kernels: fv_status fn(fv_context *ctx, const fv__op_args *a); FV_KERNEL(THIN / MEDIAL_AXIS / SKELETON_LEE, ...) in the kernel file. */
 FV_OP(THIN, "thin", fv__thin_params);
 FV_OP(MEDIAL_AXIS, "medial_axis", void);
+FV_OP(SKELETON_LEE, "skeleton_lee", void);
 
 #ifdef __cplusplus
 }

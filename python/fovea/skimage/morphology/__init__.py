@@ -28,26 +28,42 @@ from .footprints import (
 )
 from .gray import black_tophat, closing, dilation, erosion, opening, white_tophat
 from .grayreconstruct import reconstruction
-from .misc import remove_small_holes, remove_small_objects
+from .misc import remove_objects_by_distance, remove_small_holes, remove_small_objects
 from .isotropic import isotropic_closing, isotropic_dilation, isotropic_erosion, isotropic_opening
-from ._skeletonize import medial_axis, thin
+from ._skeletonize import medial_axis, skeletonize, thin
+from ._flood_fill import flood, flood_fill
+from .max_tree import (
+    area_closing,
+    area_opening,
+    diameter_closing,
+    diameter_opening,
+    max_tree,
+    max_tree_local_maxima,
+)
+from ..measure._label import label
 
 __all__ = [
+    "area_closing",
+    "area_opening",
     "ball",
     "binary_closing",
     "binary_dilation",
     "binary_erosion",
     "binary_opening",
     "black_tophat",
+    "closing",
     "convex_hull_image",
     "convex_hull_object",
-    "closing",
     "cube",
+    "diameter_closing",
+    "diameter_opening",
     "diamond",
     "dilation",
     "disk",
     "ellipse",
     "erosion",
+    "flood",
+    "flood_fill",
     "footprint_from_sequence",
     "footprint_rectangle",
     "h_maxima",
@@ -56,18 +72,23 @@ __all__ = [
     "isotropic_dilation",
     "isotropic_erosion",
     "isotropic_opening",
+    "label",
     "local_maxima",
     "local_minima",
+    "max_tree",
+    "max_tree_local_maxima",
     "medial_axis",
     "mirror_footprint",
     "octagon",
     "octahedron",
     "opening",
     "pad_footprint",
-    "rectangle",
     "reconstruction",
+    "rectangle",
+    "remove_objects_by_distance",
     "remove_small_holes",
     "remove_small_objects",
+    "skeletonize",
     "square",
     "star",
     "thin",

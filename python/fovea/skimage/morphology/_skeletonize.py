@@ -1,4 +1,5 @@
-"""Thinning and the medial axis (skimage.morphology.thin / medial_axis of
+"""Thinning, skeletonization and the medial axis (skimage.morphology.thin,
+skeletonize, medial_axis of
 scikit-image 0.26) on fovea's C kernels."""
 
 import numpy as np
@@ -7,7 +8,7 @@ from ... import _fovea
 from ... import ndimage as ndi
 from ... import _interop as ix
 
-__all__ = ["thin", "medial_axis"]
+__all__ = ["thin", "medial_axis", "skeletonize"]
 
 
 def _check_2d(image):
@@ -114,3 +115,31 @@ def medial_axis(image, mask=None, return_distance=False, *, rng=None):
     if return_distance:
         return back(result), back(store_distance)
     return back(result)
+
+
+def skeletonize(image, *, method=None):
+    """Skeleton of a binary 2-d or 3-d image by thinning
+    (skimage.morphology.skeletonize): nonzero = foreground; returns bool.
+
+    method: "zhang" (2-d only, the default for 2-d: Zhang and Suen's parallel
+    thinning with scikit-image's table; fovea's thinning kernel, on the GPU for
+    CUDA data) or "lee" (2-d or 3-d, the default for 3-d: Lee, Kashyap and
+    Chu's sequential thinning, a host kernel: CUDA data is copied to the host
+    and the result back to the device).
+    """
+    img, _, back = ix.prepare(image)
+    if method not in {"zhang", "lee", None}:
+        raise ValueError(f'skeletonize method should be either "lee" or "zhang", got {method}.')
+    if img.ndim == 2 and method in (None, "zhang"):
+        code = 0
+    elif img.ndim == 3 and method == "zhang":
+        raise ValueError('skeletonize method "zhang" only works for 2D images.')
+    elif img.ndim in (2, 3):
+        code = 1
+    else:
+        raise ValueError(f"skeletonize requires a 2D or 3D image as input, got {img.ndim}D.")
+    if not ix.kernel_dtype_ok(img):   # float16, complex: only != 0 matters
+        img = img.astype(bool)
+    src = ix.to_host(img) if code == 1 else img   # Lee: a host kernel
+    res = ix.wrap(_fovea.skmorph_thin(src, 0, ix.stream_of(src), code), src)
+    return back(ix.like_device(res, img))

@@ -8,9 +8,10 @@ import warnings
 
 import numpy as np
 
+from ... import _fovea
 from ... import _interop as ix
 
-__all__ = ["remove_small_objects", "remove_small_holes"]
+__all__ = ["remove_small_objects", "remove_small_holes", "remove_objects_by_distance"]
 
 
 class _Deprecated:
@@ -137,3 +138,96 @@ def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_siz
     res = _remove_small(res, res, connectivity, area_threshold, max_size)
     xp.logical_not(res, out=res)
     return out if out is not None else back(res)
+
+
+def _removed_objects(coords, labels, min_distance, p_norm):
+    """The labels of the objects to remove: scikit-image's greedy pass over the
+    border points (coords, labels: one row per point, in visiting order): a point
+    of an object still present removes every other present object with a point
+    within min_distance (Minkowski p_norm). fovea's C kernel (a grid of cells of
+    side min_distance) for p_norm > 0 or NaN; SciPy's cKDTree, as scikit-image,
+    for p_norm <= 0 (no norm: the result is that of its tree search)."""
+    uniq, objects = np.unique(labels, return_inverse=True)
+    if p_norm > 0 or p_norm != p_norm:
+        removed = np.asarray(_fovea.skmorph_objects_by_distance(
+            np.ascontiguousarray(coords, dtype=np.float64), objects.astype(np.int64), len(uniq),
+            float(min_distance), float(p_norm)))
+        return uniq[removed]
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(coords)
+    gone = np.zeros(len(uniq), bool)
+    for i in range(len(coords)):
+        if gone[objects[i]]:
+            continue
+        near = objects[np.asarray(tree.query_ball_point(coords[i], r=min_distance, p=p_norm), dtype=np.intp)]
+        gone[near[near != objects[i]]] = True
+    return uniq[gone]
+
+
+def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_norm=2, spacing=None, out=None):
+    """Remove objects (labels; 0 = background) until the remaining ones are more
+    than min_distance apart (skimage.morphology.remove_objects_by_distance).
+    Objects are visited by decreasing priority (default: their size; ties by
+    decreasing label); each one kept removes the others within min_distance of
+    its border (Minkowski p_norm distance between pixel centres, scaled by
+    spacing). Returns out (default: a new array).
+
+    The greedy pass runs in fovea's C kernel (fv_objects_by_distance; SciPy's
+    cKDTree for p_norm <= 0); CUDA data is worked on in host memory and the
+    result copied back to the device.
+    """
+    from ...ndimage import maximum_filter, minimum_filter
+
+    if min_distance < 0:
+        raise ValueError(f"min_distance must be >= 0, was {min_distance}")
+    x, xp, back = ix.prepare(label_image)
+    if not np.issubdtype(x.dtype, np.integer):
+        raise ValueError(f"`label_image` must be of integer dtype, got {x.dtype}")
+    res = ix.inner(out, x) if out is not None else None
+    h = np.array(ix.to_host(x), order="C")
+    if spacing is not None:
+        spacing = np.array(ix.host(spacing))
+        if spacing.shape != (h.ndim,) or spacing.min() <= 0:
+            raise ValueError(
+                "`spacing` must contain exactly one positive factor for each dimension of `label_image`")
+    flat = h.ravel()
+    indices = np.flatnonzero(flat)
+    if (spacing is None or np.all(spacing[0] == spacing)) and p_norm <= 2:
+        conn = 1
+    else:
+        conn = h.ndim
+    from ...ndimage import generate_binary_structure
+
+    fp = generate_binary_structure(h.ndim, conn)
+    border = (maximum_filter(h, footprint=fp) != minimum_filter(h, footprint=fp)).ravel()[indices]
+    border_idx = indices[border]
+    if border_idx.size:
+        border_idx = border_idx[np.argsort(flat[border_idx])]
+        if priority is None:
+            priority = np.bincount(flat.astype(np.intp, copy=False))
+        else:
+            priority = np.asarray(ix.host(priority))
+        smallest = flat[border_idx[0]]
+        if smallest < 0:
+            raise ValueError(f"found object with negative ID {smallest!r}")
+        try:
+            border_idx = border_idx[np.argsort(priority[flat[border_idx]], kind="stable")[::-1]]
+        except IndexError as error:
+            expected = (np.amax(flat) + 1,)
+            if priority.shape != expected:
+                raise ValueError(
+                    "shape of `priority` must be (np.amax(label_image) + 1,), "
+                    f"expected {expected}, got {priority.shape} instead") from error
+            raise
+        coords = np.asarray(np.unravel_index(border_idx, h.shape), dtype=np.float64).T
+        if spacing is not None:
+            coords = coords * spacing
+        removed = _removed_objects(coords, flat[border_idx], min_distance, p_norm)
+        if removed.size:
+            flat[np.isin(flat, removed)] = 0
+    result = ix.like_device(h, x)
+    if res is None:
+        return back(result)
+    res[...] = result
+    return out

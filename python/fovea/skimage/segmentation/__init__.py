@@ -16,6 +16,7 @@ from ._join import ArrayMap, join_segmentations, relabel_sequential
 from .boundaries import find_boundaries, mark_boundaries
 from ._random_walker import random_walker
 from ._watershed import watershed
+from ..morphology import flood, flood_fill
 from ._morphsnakes import (
     checkerboard_level_set,
     disk_level_set,
@@ -35,6 +36,8 @@ __all__ = [
     "morphological_geodesic_active_contour",
     "expand_labels",
     "find_boundaries",
+    "flood",
+    "flood_fill",
     "join_segmentations",
     "mark_boundaries",
     "random_walker",
