@@ -91,6 +91,7 @@ def _per_axis(value, name, dtype, is_2d, spacing_size):
                               "ValueError will be raised.", FutureWarning, stacklevel=4)
             else:
                 raise ValueError(f"Input image is 2D, but {name} has {arr.size} elements (expected 2).")
+            # (scikit-image tests the size of spacing for sigma too: passed as spacing_size)
         else:
             arr = np.insert(arr, 0, 1 if name == "spacing" else 0)
     elif arr.size != 3:
@@ -168,7 +169,7 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
     if spacing is None:
         spacing = np.ones(3, dtype=dtype)
     elif isinstance(spacing, Iterable):
-        spacing = _per_axis(ix.host(spacing), "spacing", dtype, is_2d, None)
+        spacing = _per_axis(ix.host(spacing), "spacing", dtype, is_2d, np.size(ix.host(spacing)))
         spacing = np.ascontiguousarray(spacing, dtype=dtype)
     else:
         raise TypeError("spacing must be None or iterable.")
@@ -245,12 +246,15 @@ def felzenszwalb(image, scale=1, sigma=0.8, min_size=20, *, channel_axis=-1):
 
 
 def _as_index(v):
-    """Cython's conversion of an argument typed as a C integer."""
+    """Cython's conversion of an argument typed as a C integer (__index__, else __int__,
+    which truncates floats)."""
     import operator
 
     try:
         return operator.index(v)
     except TypeError:
+        if hasattr(type(v), "__int__"):
+            return int(v)
         raise TypeError("an integer is required") from None
 
 
