@@ -20,20 +20,12 @@ import scipy.ndimage as sndi
 from skimage import segmentation as sks
 
 from fovea.skimage import segmentation as fs
-from xpcase import CupyCase  # noqa: E402 (tests/python/xpcase.py)
+from xpcase import CupyCase, same  # noqa: E402 (tests/python/xpcase.py)
 
 
 @pytest.fixture
 def gpu(cp):
     return CupyCase(cp)
-
-
-def same(got, want):
-    got = np.asarray(got)
-    want = np.asarray(want)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    np.testing.assert_array_equal(got, want)
 
 
 def smooth_image(rng, shape, dtype=np.float64, s=3):

@@ -149,32 +149,29 @@ fv__cpu_felzenszwalb(fv_context *ctx, const fv__op_args *a)
         size[i] = 1;
         cint[i] = 0;
     }
-    for (int64_t k = 0; k < ne; k++) {
-        int64_t u, v;
-        fv__fz_ends(&j, j.edges[k].e, &u, &v);
-        const int64_t s0 = fv__fz_root(forest, u), s1 = fv__fz_root(forest, v);
-        if (s0 == s1)
-            continue;
-        const float ic0 = (float)(cint[s0] + p->scale / (double)size[s0]);
-        const float ic1 = (float)(cint[s1] + p->scale / (double)size[s1]);
-        const float m = ic1 < ic0 ? ic1 : ic0;
-        if (j.edges[k].cost < (double)m) {
-            const int64_t r = fv__fz_join(forest, s0, s1);
-            size[r] = size[s0] + size[s1];
-            cint[r] = j.edges[k].cost;
+    /* pass 0: the greedy merge; pass 1: segments below min_size join their neighbour */
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t k = 0; k < ne; k++) {
+            int64_t u, v;
+            fv__fz_ends(&j, j.edges[k].e, &u, &v);
+            const int64_t s0 = fv__fz_root(forest, u), s1 = fv__fz_root(forest, v);
+            if (s0 == s1)
+                continue;
+            int join;
+            if (pass == 0) {
+                const float ic0 = (float)(cint[s0] + p->scale / (double)size[s0]);
+                const float ic1 = (float)(cint[s1] + p->scale / (double)size[s1]);
+                join = j.edges[k].cost < (double)(ic1 < ic0 ? ic1 : ic0);
+            } else {
+                join = size[s0] < p->min_size || size[s1] < p->min_size;
+            }
+            if (join) {
+                const int64_t r = fv__fz_join(forest, s0, s1);
+                size[r] = size[s0] + size[s1];
+                if (pass == 0)
+                    cint[r] = j.edges[k].cost;
+            }
         }
-    }
-    for (int64_t k = 0; k < ne; k++) {
-        int64_t u, v;
-        fv__fz_ends(&j, j.edges[k].e, &u, &v);
-        const int64_t s0 = fv__fz_root(forest, u), s1 = fv__fz_root(forest, v);
-        if (s0 == s1)
-            continue;
-        if (size[s0] < p->min_size || size[s1] < p->min_size) {
-            const int64_t r = fv__fz_join(forest, s0, s1);
-            size[r] = size[s0] + size[s1];
-        }
-    }
     int64_t next = 0;
     for (int64_t i = 0; i < n; i++) {
         const int64_t r = fv__fz_root(forest, i);

@@ -26,6 +26,14 @@ typedef struct fv__qs_job {
     double ks;
 } fv__qs_job;
 
+/* the window [*lo, *hi) of kernel_width cells either side of i on an axis of n */
+static inline void
+fv__qs_window(int64_t i, int64_t kw, int64_t n, int64_t *lo, int64_t *hi)
+{
+    *lo = i - kw < 0 ? 0 : i - kw;
+    *hi = i + kw + 1 > n ? n : i + kw + 1;
+}
+
 #define FV__QS(T, S)                                                                               \
     static inline T fv__qs_d2_##S(const fv__qs_job *j, const T *img, int64_t r, int64_t c,         \
                                   int64_t r2, int64_t c2)                                          \
@@ -50,11 +58,10 @@ typedef struct fv__qs_job {
         const T ks = (T)j->ks;                                                                      \
         const T inv = (T)(-0.5 / (ks * ks));                                                        \
         for (int64_t r = b; r < e; r++) {                                                           \
-            const int64_t r0 = r - j->kw < 0 ? 0 : r - j->kw;                                       \
-            const int64_t r1 = r + j->kw + 1 > j->h ? j->h : r + j->kw + 1;                         \
+            int64_t r0, r1, c0, c1;                                                                 \
+            fv__qs_window(r, j->kw, j->h, &r0, &r1);                                                \
             for (int64_t c = 0; c < j->w; c++) {                                                    \
-                const int64_t c0 = c - j->kw < 0 ? 0 : c - j->kw;                                   \
-                const int64_t c1 = c + j->kw + 1 > j->w ? j->w : c + j->kw + 1;                     \
+                fv__qs_window(c, j->kw, j->w, &c0, &c1);                                            \
                 T d = dens[r * j->w + c];                                                           \
                 for (int64_t r2 = r0; r2 < r1; r2++)                                                \
                     for (int64_t c2 = c0; c2 < c1; c2++)                                            \
@@ -69,11 +76,10 @@ typedef struct fv__qs_job {
         const T *img = (const T *)j->img, *dens = (const T *)j->dens;                               \
         T *dist = (T *)j->dist;                                                                     \
         for (int64_t r = b; r < e; r++) {                                                           \
-            const int64_t r0 = r - j->kw < 0 ? 0 : r - j->kw;                                       \
-            const int64_t r1 = r + j->kw + 1 > j->h ? j->h : r + j->kw + 1;                         \
+            int64_t r0, r1, c0, c1;                                                                 \
+            fv__qs_window(r, j->kw, j->h, &r0, &r1);                                                \
             for (int64_t c = 0; c < j->w; c++) {                                                    \
-                const int64_t c0 = c - j->kw < 0 ? 0 : c - j->kw;                                   \
-                const int64_t c1 = c + j->kw + 1 > j->w ? j->w : c + j->kw + 1;                     \
+                fv__qs_window(c, j->kw, j->w, &c0, &c1);                                            \
                 const T cur = dens[r * j->w + c];                                                   \
                 T closest = sizeof(T) == 4 ? (T)INFINITY : (T)DBL_MAX;                              \
                 int64_t par = r * j->w + c;                                                         \

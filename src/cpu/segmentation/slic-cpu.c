@@ -3,7 +3,9 @@
  * _enforce_label_connectivity_cython with identical results.
  *
  * Assignment (src/ops/segmentation/slic-math.h): rows of pixels over the
- * thread pool, each pixel choosing among the centres whose windows hold it.
+ * thread pool; in a row, the centres whose windows hold it (from the bins of
+ * fv__slic_near) each visit their columns, and each pixel keeps the nearest
+ * (lowest index on ties): scikit-image's choice, with its work per pixel.
  * Centre update: scikit-image sums each centre's pixels in raster order; here a
  * stable counting sort puts every centre's pixels in raster order (pixel ranges
  * counted and scattered in parallel) and the centres are summed in parallel,
@@ -29,6 +31,7 @@ typedef struct fv__slic_job {
     float sw_f32, sp_f32[3];
     double sw_f64, sp_f64[3];
     uint8_t *rowflag;
+    int oom;   /* a worker could not allocate its row buffers */
     int64_t *cnt, *idx, *bstart;
 } fv__slic_job;
 
@@ -72,27 +75,59 @@ fv__slic_scatter(void *arg, int64_t b, int64_t e)
 }
 
 #define FV__SLIC_CPU(T, S)                                                                         \
+    /* rows b..e: the centres whose windows hold the row, each over its columns (the         \
+       reference's loop order within the row; ties resolved by fv__slic_take) */               \
     static void fv__slic_assign_##S(void *arg, int64_t b, int64_t e)                                \
     {                                                                                               \
         fv__slic_job *j = arg;                                                                      \
+        const fv__slic_grid *g = &j->g;                                                             \
         const T *img = (const T *)j->img, *seg = (const T *)j->seg, *maxc = (const T *)j->maxc;     \
-        const T sp[3] = {(T)j->sp_##S[0], (T)j->sp_##S[1], (T)j->sp_##S[2]};                          \
+        const T sp[3] = {(T)j->sp_##S[0], (T)j->sp_##S[1], (T)j->sp_##S[2]}, sw = (T)j->sw_##S;    \
         const int ic = j->p->ignore_color, sz = j->p->slic_zero;                                    \
+        T *best = fv__malloc(sizeof(T) * (size_t)j->W + 1);                                         \
+        int64_t *bk = fv__malloc(sizeof(int64_t) * (size_t)j->W + 1);                               \
+        if (!best || !bk) {                                                                         \
+            j->oom = 1;                                                                             \
+            fv__free(best);                                                                         \
+            fv__free(bk);                                                                           \
+            return;                                                                                 \
+        }                                                                                           \
         for (int64_t r = b; r < e; r++) {                                                           \
-            const int64_t z = r / j->H, y = r % j->H;                                               \
+            const int64_t z = r / j->H, y = r % j->H, row = r * j->W;                               \
+            int64_t zlo, zhi, ylo, yhi;                                                             \
+            fv__slic_near(g, 0, z, &zlo, &zhi);                                                     \
+            fv__slic_near(g, 1, y, &ylo, &yhi);                                                     \
+            for (int64_t x = 0; x < j->W; x++) {                                                    \
+                best[x] = FV__SLIC_FAR(T);                                                          \
+                bk[x] = -1;                                                                         \
+            }                                                                                       \
+            for (int64_t iz = zlo; iz <= zhi; iz++)                                                 \
+                for (int64_t iy = ylo; iy <= yhi; iy++)                                             \
+                    for (int64_t q = g->start[(iz * g->nb[1] + iy) * g->nb[2]];                     \
+                         q < g->start[(iz * g->nb[1] + iy + 1) * g->nb[2]]; q++) {                   \
+                        const int64_t k = g->seg_of[q], *w = g->win + 6 * k;                        \
+                        if (z < w[0] || z >= w[1] || y < w[2] || y >= w[3])                         \
+                            continue;                                                               \
+                        const T *s = seg + k * j->F;                                                \
+                        const T dzy = fv__slic_sq_##S(sp[0], s[0], z) + fv__slic_sq_##S(sp[1], s[1], y); \
+                        for (int64_t x = w[4]; x < w[5]; x++) {                                     \
+                            if (j->mask && !j->mask[row + x])                                       \
+                                continue;                                                           \
+                            fv__slic_take_##S(fv__slic_dist_##S(s, dzy, sp[2], x, sw, img + (row + x) * j->C, \
+                                                                maxc, k, j->F, ic, sz),             \
+                                              k, best + x, bk + x);                                 \
+                        }                                                                           \
+                    }                                                                               \
             uint8_t any = 0;                                                                        \
-            for (int64_t x = 0, p = r * j->W; x < j->W; x++, p++) {                                 \
-                if (j->mask && !j->mask[p])                                                         \
-                    continue;                                                                       \
-                const int64_t k = fv__slic_best_##S(&j->g, seg, img + p * j->C, maxc, z, y, x,     \
-                                                    (T)j->sw_##S, sp, ic, sz);                       \
-                if (k >= 0) {                                                                       \
-                    j->lab[p] = k + j->p->start_label;                                              \
+            for (int64_t x = 0; x < j->W; x++)                                                      \
+                if (bk[x] >= 0) {                                                                   \
+                    j->lab[row + x] = bk[x] + j->p->start_label;                                    \
                     any = 1;                                                                        \
                 }                                                                                   \
-            }                                                                                       \
             j->rowflag[r] = any;                                                                    \
         }                                                                                           \
+        fv__free(best);                                                                             \
+        fv__free(bk);                                                                               \
     }                                                                                               \
     /* centres b..e: sums in raster order, then the means (0 / 0 = NaN for empty ones) */           \
     static void fv__slic_sum_##S(void *arg, int64_t b, int64_t e)                                   \
@@ -217,6 +252,10 @@ fv__cpu_slic(fv_context *ctx, const fv__op_args *a)
         else
             fv__slic_bins_f64(&j, win, start, seg_of, seg_of + j.K);
         fv__parallel_for(ctx, rows, 1 + 4096 / (j.W + 1), f32 ? fv__slic_assign_f32 : fv__slic_assign_f64, &j);
+        if (j.oom) {
+            st = fv_error_set(FV_ENOMEM, name, "out of memory");
+            goto done;
+        }
         int changed = 0;
         for (int64_t r = 0; r < rows && !changed; r++)
             changed = j.rowflag[r];

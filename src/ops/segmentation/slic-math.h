@@ -7,8 +7,7 @@
  * window [c - 2 step, c + 2 step + 1) (truncated, clipped to the image), taking
  * k when its distance is strictly below the pixel's best so far. Here each
  * pixel visits the centres whose windows contain it, found through a grid of
- * bins (bin size = the integer steps; a centre's window reaches at most 3 bins
- * from its own), and keeps the smallest distance, the lowest k among equal
+ * bins (bin size = the integer steps; fv__slic_near), and keeps the smallest distance, the lowest k among equal
  * ones: the same choice. Distances are scikit-image's expressions in the
  * image's float type, term by term. */
 #ifndef FV_OPS_SLIC_MATH_H
@@ -24,8 +23,6 @@
 extern "C" {
 #endif
 
-#define FV__SLIC_REACH 3   /* bins a window reaches beyond its centre's bin */
-
 /* The bins of the centres (CSR: centres of bin b are seg_of[start[b] .. start[b+1]))
  * and each centre's window [lo, hi) per axis (win[6 k ..]: z, y, x). Host or device
  * pointers, as the caller runs. */
@@ -34,6 +31,61 @@ typedef struct fv__slic_grid {
     int64_t nfeat;
     const int64_t *start, *seg_of, *win;
 } fv__slic_grid;
+
+/* The bins [*lo, *hi] along axis d whose centres' windows can hold coordinate i:
+ * a window holds i only when |c - i| < 2 step + 1 (a margin of one more cell). */
+FV_HD void
+fv__slic_near(const fv__slic_grid *g, int d, int64_t i, int64_t *lo, int64_t *hi)
+{
+    const int64_t s = g->step[d], a = i - 2 * s - 2, b = (i + 2 * s + 2) / s;
+    *lo = a < 0 ? 0 : a / s;
+    *hi = b >= g->nb[d] ? g->nb[d] - 1 : b;
+}
+
+/* scikit-image's terms: the spacing-weighted squared offset sp (c - i), and the
+ * squared colour distance of pixel px to centre s (features 3.. of nfeat). */
+#define FV__SLIC_TERMS(T, S)                                                                     \
+    FV_HD T fv__slic_sq_##S(T sp, T c, int64_t i)                                                 \
+    {                                                                                             \
+        T d = sp * (c - (T)i);                                                                    \
+        d *= d;                                                                                   \
+        return d;                                                                                 \
+    }                                                                                             \
+    FV_HD T fv__slic_color_##S(const T *px, const T *s, int64_t nfeat)                            \
+    {                                                                                             \
+        T dc = 0;                                                                                 \
+        for (int64_t c = 3; c < nfeat; c++) {                                                     \
+            const T t = px[c - 3] - s[c];                                                         \
+            dc += t * t;                                                                          \
+        }                                                                                         \
+        return dc;                                                                                \
+    }                                                                                             \
+    /* the distance of centre k (at s) to a pixel whose dz + dy is dzy, at column x */             \
+    FV_HD T fv__slic_dist_##S(const T *s, T dzy, T spx, int64_t x, T sw, const T *px, const T *maxc, \
+                              int64_t k, int64_t nfeat, int ignore_color, int slic_zero)          \
+    {                                                                                             \
+        T dist = (dzy + fv__slic_sq_##S(spx, s[2], x)) * sw;                                      \
+        if (!ignore_color) {                                                                      \
+            T dc = fv__slic_color_##S(px, s, nfeat);                                              \
+            if (slic_zero)                                                                        \
+                dc /= maxc[k];                                                                    \
+            dist += dc;                                                                           \
+        }                                                                                         \
+        return dist;                                                                              \
+    }                                                                                             \
+    /* skimage's "distance[z, y, x] > dist": the pixel takes k (ties: the lowest k) */             \
+    FV_HD void fv__slic_take_##S(T dist, int64_t k, T *best, int64_t *bk)                        \
+    {                                                                                             \
+        if (dist < *best || (dist == *best && *bk >= 0 && k < *bk)) {                             \
+            *best = dist;                                                                         \
+            *bk = k;                                                                              \
+        }                                                                                         \
+    }
+FV__SLIC_TERMS(float, f32)
+FV__SLIC_TERMS(double, f64)
+
+/* scikit-image's starting distance (DBL_MAX stored in T: inf in float32) */
+#define FV__SLIC_FAR(T) (sizeof(T) == 4 ? (T)INFINITY : (T)DBL_MAX)
 
 /* The pixel (z, y, x)'s best centre under grid g (-1: none has a finite distance
  * below the start value), from centres seg (K x nfeat) and the pixel's colour px.
@@ -45,12 +97,9 @@ typedef struct fv__slic_grid {
     {                                                                                             \
         const int64_t p3[3] = {z, y, x};                                                          \
         int64_t lo[3], hi[3];                                                                     \
-        for (int d = 0; d < 3; d++) {                                                             \
-            const int64_t b = p3[d] / g->step[d];                                                 \
-            lo[d] = b - FV__SLIC_REACH < 0 ? 0 : b - FV__SLIC_REACH;                              \
-            hi[d] = b + FV__SLIC_REACH >= g->nb[d] ? g->nb[d] - 1 : b + FV__SLIC_REACH;           \
-        }                                                                                         \
-        T best = sizeof(T) == 4 ? (T)INFINITY : (T)DBL_MAX; /* skimage's DBL_MAX in T */          \
+        for (int d = 0; d < 3; d++)                                                               \
+            fv__slic_near(g, d, p3[d], lo + d, hi + d);                                           \
+        T best = FV__SLIC_FAR(T);                                                                 \
         int64_t bk = -1;                                                                          \
         for (int64_t iz = lo[0]; iz <= hi[0]; iz++)                                               \
             for (int64_t iy = lo[1]; iy <= hi[1]; iy++)                                           \
@@ -62,26 +111,9 @@ typedef struct fv__slic_grid {
                         if (z < w[0] || z >= w[1] || y < w[2] || y >= w[3] || x < w[4] || x >= w[5]) \
                             continue;                                                             \
                         const T *s = seg + k * g->nfeat;                                          \
-                        T dz = sp[0] * (s[0] - (T)z), dy = sp[1] * (s[1] - (T)y);                 \
-                        T dx = sp[2] * (s[2] - (T)x);                                             \
-                        dz *= dz;                                                                 \
-                        dy *= dy;                                                                 \
-                        dx *= dx;                                                                 \
-                        T dist = (dz + dy + dx) * sw;                                             \
-                        if (!ignore_color) {                                                      \
-                            T dc = 0;                                                             \
-                            for (int64_t c = 3; c < g->nfeat; c++) {                              \
-                                const T t = px[c - 3] - s[c];                                     \
-                                dc += t * t;                                                      \
-                            }                                                                     \
-                            if (slic_zero)                                                        \
-                                dc /= maxc[k];                                                    \
-                            dist += dc;                                                           \
-                        }                                                                         \
-                        if (dist < best || (dist == best && bk >= 0 && k < bk)) {                 \
-                            best = dist;                                                          \
-                            bk = k;                                                               \
-                        }                                                                         \
+                        const T dzy = fv__slic_sq_##S(sp[0], s[0], z) + fv__slic_sq_##S(sp[1], s[1], y); \
+                        fv__slic_take_##S(fv__slic_dist_##S(s, dzy, sp[2], x, sw, px, maxc, k, g->nfeat, \
+                                                            ignore_color, slic_zero), k, &best, &bk); \
                     }                                                                             \
                 }                                                                                 \
         return bk;                                                                                \
