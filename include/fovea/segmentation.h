@@ -84,7 +84,7 @@ FV_API fv_status fv_slic(fv_context *ctx, const fv_array *image, const fv_array 
  * fv_slic into out (same shape, int64, not labels): 6-connected components
  * relabelled from start_label in raster order, components below min_size
  * pixels merged into the last adjacent one found, searches capped at max_size
- * pixels. Sequential on both backends (one GPU thread on CUDA data). */
+ * pixels. Sequential: CUDA data is scanned in a host copy (device-to-host and back). */
 FV_API fv_status fv_slic_enforce_connectivity(fv_context *ctx, const fv_array *labels, fv_array *out,
                                               int64_t min_size, int64_t max_size, int64_t start_label);
 

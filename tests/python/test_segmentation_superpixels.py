@@ -246,10 +246,13 @@ def test_gpu_slic_mask_and_first_iteration(gpu, rng):
     want = sks.slic(x, n_segments=20, mask=mask, compactness=1)
     got = gpu.get(fs.slic(gpu.put(x), n_segments=20, mask=gpu.put(mask), compactness=1))
     assert (got == want).mean() > 0.99 and len(np.unique(got)) == len(np.unique(want))
-    # one iteration: no centre update yet, the assignment is the CPU's, exactly
+    # one iteration: no centre update used yet, the assignment is the CPU's, exactly
     for dtype in (np.float64, np.float32):
         xd = x.astype(dtype)
-        same(gpu.get(fs.slic(gpu.put(xd), n_segments=50, max_num_iter=1)), sks.slic(xd, n_segments=50, max_num_iter=1))
+        kw = dict(n_segments=50, max_num_iter=1, convert2lab=False, compactness=0.5)
+        same(gpu.get(fs.slic(gpu.put(xd), **kw)), sks.slic(xd, **kw))
+        kw = dict(n_segments=50, max_num_iter=1, channel_axis=None, slic_zero=True, enforce_connectivity=False)
+        same(gpu.get(fs.slic(gpu.put(xd[..., 0]), **kw)), sks.slic(xd[..., 0], **kw))
 
 
 @pytest.mark.gpu

@@ -74,6 +74,9 @@ fv__slic_scatter(void *arg, int64_t b, int64_t e)
     }
 }
 
+/* up to this many colour channels the row loop works on a local copy of the centre */
+#define FV__SLIC_CPU_MAXC 61
+
 #define FV__SLIC_CPU(T, S)                                                                         \
     /* rows b..e: the centres whose windows hold the row, each over its columns (the         \
        reference's loop order within the row; ties resolved by fv__slic_take) */               \
@@ -93,7 +96,9 @@ fv__slic_scatter(void *arg, int64_t b, int64_t e)
             return;                                                                                 \
         }                                                                                           \
         for (int64_t r = b; r < e; r++) {                                                           \
-            const int64_t z = r / j->H, y = r % j->H, row = r * j->W;                               \
+            const int64_t z = r / j->H, y = r % j->H, row = r * j->W, C = j->C, F = j->F;           \
+            const uint8_t *mrow = j->mask ? j->mask + row : NULL;                                   \
+            const T *prow = img + row * C;                                                          \
             int64_t zlo, zhi, ylo, yhi;                                                             \
             fv__slic_near(g, 0, z, &zlo, &zhi);                                                     \
             fv__slic_near(g, 1, y, &ylo, &yhi);                                                     \
@@ -108,13 +113,19 @@ fv__slic_scatter(void *arg, int64_t b, int64_t e)
                         const int64_t k = g->seg_of[q], *w = g->win + 6 * k;                        \
                         if (z < w[0] || z >= w[1] || y < w[2] || y >= w[3])                         \
                             continue;                                                               \
-                        const T *s = seg + k * j->F;                                                \
+                        T sl[3 + FV__SLIC_CPU_MAXC];                                                \
+                        const T *s = seg + k * F;                                                   \
+                        if (F <= 3 + FV__SLIC_CPU_MAXC) { /* a local copy the stores cannot alias */ \
+                            for (int64_t c = 0; c < F; c++)                                         \
+                                sl[c] = s[c];                                                       \
+                            s = sl;                                                                 \
+                        }                                                                           \
                         const T dzy = fv__slic_sq_##S(sp[0], s[0], z) + fv__slic_sq_##S(sp[1], s[1], y); \
                         for (int64_t x = w[4]; x < w[5]; x++) {                                     \
-                            if (j->mask && !j->mask[row + x])                                       \
+                            if (mrow && !mrow[x])                                                   \
                                 continue;                                                           \
-                            fv__slic_take_##S(fv__slic_dist_##S(s, dzy, sp[2], x, sw, img + (row + x) * j->C, \
-                                                                maxc, k, j->F, ic, sz),             \
+                            fv__slic_take_##S(fv__slic_dist_##S(s, dzy, sp[2], x, sw, prow + x * C, maxc, k, F, \
+                                                                ic, sz),                            \
                                               k, best + x, bk + x);                                 \
                         }                                                                           \
                     }                                                                               \

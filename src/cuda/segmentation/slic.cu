@@ -9,8 +9,8 @@
  * raster-order sums, depends on the order the threads land: labels after the
  * first update may differ from scikit-image's at near-ties); SLIC-zero's
  * colour maxima by an atomic max on the bits of the non-negative values. The
- * connectivity clean-up is scikit-image's sequential scan, run by one thread
- * (fv__slic_connect). */
+ * connectivity clean-up is scikit-image's sequential scan (fv__slic_connect),
+ * run on a host copy of the labels. */
 #include <stdlib.h>
 #include "cuda/common.cuh"
 #include "alloc.h"
@@ -277,35 +277,35 @@ fv__cuda_slic(fv_context *ctx, const fv__op_args *a)
 FV_KERNEL(SLIC, CUDA, FV_DTYPE_BIT(FV_FLOAT32) | FV_DTYPE_BIT(FV_FLOAT64) | FV_DTYPE_BIT(FV_BOOL) | FV_DTYPE_BIT(FV_INT64),
           4, fv__cuda_slic);
 
-__global__ void
-fv_k_slic_connect(const int64_t *seg, int64_t *out, int64_t D, int64_t H, int64_t W, int64_t min_size,
-                  int64_t max_size, int64_t start_label, int64_t *list)
-{
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-        fv__slic_connect(seg, out, D, H, W, min_size, max_size, start_label, list);
-}
-
+/* The connectivity scan is sequential: the labels go to the host, are scanned there
+ * with the CPU kernel's code and come back (far faster than one GPU thread). */
 static fv_status
 fv__cuda_slic_connect(fv_context *ctx, const fv__op_args *a)
 {
     const fv__slic_connect_params *p = fv__params_SLIC_CONNECT(a);
-    const int64_t cap = p->max_size > 1 ? p->max_size : 1;
-    if (fv_array_size(a->in) == 0)
+    const int64_t n = fv_array_size(a->in), cap = p->max_size > 1 ? p->max_size : 1;
+    const fv_device host = {FV_DEVICE_CPU, 0};
+    if (n == 0)
         return FV_OK;
     ctx = fv__ctx(ctx);
     fv_cu_exec x;
     fv_status st;
-    void *list = NULL, *opaque = NULL;
     if ((st = fv_cu_begin(ctx, "slic", a, 1, &x)))
         return st;
-    if (!(st = fv__cuda_alloc(ctx, x.device, sizeof(int64_t) * (size_t)cap, &list, &opaque))) {
-        fv_k_slic_connect<<<1, 1, 0, x.stream>>>((const int64_t *)a->in->data, (int64_t *)a->out->data,
-                                                 a->in->shape[0], a->in->shape[1], a->in->shape[2], p->min_size,
-                                                 p->max_size, p->start_label, (int64_t *)list);
-        st = fv_cu_launch_status("slic connectivity");
-        (void)cudaStreamSynchronize(x.stream);
-        fv__cuda_free(list, opaque);
+    int64_t *seg = (int64_t *)fv__malloc(sizeof(int64_t) * (size_t)n);
+    int64_t *out = (int64_t *)fv__malloc(sizeof(int64_t) * (size_t)n);
+    int64_t *list = (int64_t *)fv__malloc(sizeof(int64_t) * (size_t)cap);
+    if (!seg || !out || !list)
+        st = fv_error_set(FV_ENOMEM, "slic", "out of memory");
+    if (!st && !(st = fv__cuda_memcpy(ctx, seg, host, a->in->data, a->in->device, sizeof(int64_t) * (size_t)n))) {
+        fv__slic_connect(seg, out, a->in->shape[0], a->in->shape[1], a->in->shape[2], p->min_size, p->max_size,
+                         p->start_label, list);
+        st = fv__cuda_memcpy(ctx, a->out->data, a->out->device, out, host, sizeof(int64_t) * (size_t)n);
+        (void)cudaStreamSynchronize(x.stream);   /* out is read before it is freed */
     }
+    fv__free(seg);
+    fv__free(out);
+    fv__free(list);
     fv_cu_end(&x);
     return st;
 }
