@@ -78,23 +78,57 @@ fv_cu_slic_member(const fv_cu_slic_dims &d, const uint8_t *mask, const int64_t *
     return k >= 0 && k < d.K ? k : -1;
 }
 
+/* v summed over the warp (every lane takes part); lane 0 holds the total */
+template <typename T>
+static __device__ __forceinline__ T
+fv_cu_warp_sum(T v)
+{
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* The centres' sums: one atomic add per value and pixel, or, where a whole warp's
+ * pixels belong to one centre (the common case: superpixels are large), one per
+ * value and warp after a shuffle reduction (contention on a centre's few words is
+ * the cost). The loop runs whole warps (blockDim a multiple of 32) so that every
+ * lane reaches the shuffles. */
 template <typename T>
 __global__ void
 fv_k_slic_sum(fv_cu_slic_dims d, const T *img, const uint8_t *mask, const int64_t *lab, T *seg,
               unsigned long long *cnt)
 {
-    FV_GRID_STRIDE(int64_t, p, d.n) {
-        const int64_t k = fv_cu_slic_member(d, mask, lab, p);
-        if (k < 0)
-            continue;
+    const int64_t stride = (int64_t)blockDim.x * gridDim.x;
+    const unsigned lane = threadIdx.x & 31u;
+    for (int64_t base = (int64_t)blockIdx.x * blockDim.x; base < d.n; base += stride) {
+        const int64_t p = base + threadIdx.x;
+        const int64_t k = p < d.n ? fv_cu_slic_member(d, mask, lab, p) : -1;
+        const int64_t k0 = __shfl_sync(0xffffffffu, k, 0);
+        const int one = __all_sync(0xffffffffu, k == k0) && k0 >= 0;
         const int64_t x = p % d.W, y = p / d.W % d.H, z = p / d.W / d.H;
-        T *s = seg + k * d.F;
-        atomicAdd(cnt + k, 1ull);
-        atomicAdd(s, (T)z);
-        atomicAdd(s + 1, (T)y);
-        atomicAdd(s + 2, (T)x);
-        for (int64_t c = 3; c < d.F; c++)
-            atomicAdd(s + c, img[p * d.C + c - 3]);
+        if (one) {
+            T *s = seg + k0 * d.F;
+            const T sz = fv_cu_warp_sum((T)z), sy = fv_cu_warp_sum((T)y), sx = fv_cu_warp_sum((T)x);
+            if (lane == 0) {
+                atomicAdd(cnt + k0, 32ull);
+                atomicAdd(s, sz);
+                atomicAdd(s + 1, sy);
+                atomicAdd(s + 2, sx);
+            }
+            for (int64_t c = 3; c < d.F; c++) {
+                const T v = fv_cu_warp_sum(img[p * d.C + c - 3]);
+                if (lane == 0)
+                    atomicAdd(s + c, v);
+            }
+        } else if (k >= 0) {
+            T *s = seg + k * d.F;
+            atomicAdd(cnt + k, 1ull);
+            atomicAdd(s, (T)z);
+            atomicAdd(s + 1, (T)y);
+            atomicAdd(s + 2, (T)x);
+            for (int64_t c = 3; c < d.F; c++)
+                atomicAdd(s + c, img[p * d.C + c - 3]);
+        }
     }
 }
 
