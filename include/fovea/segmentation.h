@@ -91,10 +91,14 @@ FV_API fv_status fv_slic_enforce_connectivity(fv_context *ctx, const fv_array *l
 /* scikit-image 0.26's Felzenszwalb graph segmentation of the smoothed (H, W, C)
  * float64 C-contiguous image into out ((H, W) int64, labels 0.. by first pixel);
  * scale as scikit-image's (divided by 255 here), min_size the small-segment
- * limit. CPU only. Edges of equal weight are taken in scikit-image's edge order
- * (NumPy's quicksort may order them otherwise). */
-FV_API fv_status fv_felzenszwalb(fv_context *ctx, const fv_array *image, fv_array *out, double scale,
-                                 int64_t min_size);
+ * limit. The edges (8-connected: right, down, down-right, up-right blocks, each
+ * in raster order; weight sqrt of the summed squared channel differences) are
+ * taken in order: NULL, sorted by weight, equal weights in edge order (a stable
+ * sort); else an int64 array of the edge indices in the order to take them
+ * (fovea.skimage passes NumPy's argsort of the weights, as scikit-image sorts,
+ * so that equal weights fall as there). CPU only. */
+FV_API fv_status fv_felzenszwalb(fv_context *ctx, const fv_array *image, const fv_array *order, fv_array *out,
+                                 double scale, int64_t min_size);
 
 /* scikit-image 0.26's quickshift (_quickshift_cython) of the (H, W, C) float32 or
  * float64 C-contiguous image (already in the working colour space, smoothed and

@@ -125,12 +125,12 @@ FVPY_METHOD(segmentation_slic_connect, fvpy_segmentation_slic_connect, FVPY_KWAR
             "segmentation_slic_connect(labels, min_size, max_size, start_label, stream=None)\n--\n\n"
             "SLIC's connectivity clean-up of (Z, Y, X) int64 labels (fv_slic_enforce_connectivity).");
 
-/* segmentation_felzenszwalb(image, scale, min_size) -> labels */
+/* segmentation_felzenszwalb(image, order, scale, min_size) -> labels */
 static PyObject *
 fvpy_segmentation_felzenszwalb(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"image", "scale", "min_size", NULL};
-    PyObject *img_o;
+    static char *kwlist[] = {"image", "order", "scale", "min_size", NULL};
+    PyObject *img_o, *order_o;
     double scale;
     long long min_size;
     fv_array *out = NULL;
@@ -138,20 +138,22 @@ fvpy_segmentation_felzenszwalb(PyObject *self, PyObject *args, PyObject *kw)
     fvpy_call c;
 
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdL:segmentation_felzenszwalb", kwlist, &img_o, &scale, &min_size))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOdL:segmentation_felzenszwalb", kwlist, &img_o, &order_o, &scale,
+                                     &min_size))
         return NULL;
-    if (fvpy_call_open(&c, "felzenszwalb", Py_None, img_o, NULL, NULL, NULL, 0, NULL, NULL) < 0)
+    if (fvpy_call_open(&c, "felzenszwalb", Py_None, img_o, NULL, order_o, "order", 0, NULL, NULL) < 0)
         return fvpy_call_close(&c, FV_OK);
     Py_BEGIN_ALLOW_THREADS
     st = fvpy_call_new(&c, FV_INT64, 2, NULL, &out);
     if (st == FV_OK)
-        st = fv_felzenszwalb(c.ctx, c.in.arr, out, scale, min_size);
+        st = fv_felzenszwalb(c.ctx, c.in.arr, c.aux1.arr, out, scale, min_size);
     Py_END_ALLOW_THREADS
     return fvpy_call_result(&c, st, out);
 }
 FVPY_METHOD(segmentation_felzenszwalb, fvpy_segmentation_felzenszwalb, FVPY_KWARGS,
-            "segmentation_felzenszwalb(image, scale, min_size)\n--\n\n"
-            "Felzenszwalb's segmentation of a smoothed (H, W, C) float64 host image (fv_felzenszwalb).");
+            "segmentation_felzenszwalb(image, order, scale, min_size)\n--\n\n"
+            "Felzenszwalb's segmentation of a smoothed (H, W, C) float64 host image; order: None or the "
+            "edges' int64 order (fv_felzenszwalb).");
 
 /* segmentation_quickshift(image, densities, kernel_size, max_dist, parent=None, dist=None) -> labels */
 static PyObject *

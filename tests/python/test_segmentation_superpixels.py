@@ -148,6 +148,30 @@ def test_felzenszwalb_equal(rng, shape, dtype, kw):
     same(got, want)
 
 
+@pytest.mark.parametrize("levels", [4, 16])
+def test_felzenszwalb_ties(rng, levels):
+    """Few grey levels, no smoothing: many equal edge weights, taken in NumPy's argsort order as there."""
+    for shape in ((30, 40), (24, 30, 3)):
+        x = rng.integers(0, levels, shape).astype(np.uint8)
+        for kw in (dict(sigma=0, scale=50, min_size=5), dict(sigma=0, scale=300, min_size=20)):
+            want, got = both("felzenszwalb", x, **kw)
+            same(got, want)
+
+
+def test_felzenszwalb_c_order(rng):
+    """The C kernel's own stable sort (order None) on tie-free weights equals scikit-image."""
+    from fovea import _fovea
+    x = rng.random((30, 40, 3))
+    smooth = np.ascontiguousarray(sndi.gaussian_filter(x, [0.8, 0.8, 0], mode="reflect"))
+    got = np.asarray(_fovea.segmentation_felzenszwalb(smooth, None, 100.0, 10))
+    same(got, sks.felzenszwalb(x, scale=100, min_size=10))
+    with pytest.raises(ValueError, match="edges"):
+        _fovea.segmentation_felzenszwalb(smooth, np.arange(5, dtype=np.int64), 1.0, 1)
+    bad = np.full(30 * 39 + 29 * (40 + 2 * 39), 10**9, dtype=np.int64)
+    with pytest.raises(ValueError, match="edge index"):
+        _fovea.segmentation_felzenszwalb(smooth, bad, 1.0, 1)
+
+
 def test_felzenszwalb_channel_axis_and_warning(rng):
     x = rng.random((3, 30, 40))
     want, got = both("felzenszwalb", x, channel_axis=0, scale=50)

@@ -5,7 +5,8 @@
  * down-right, up-right neighbours, each block in raster order), weights
  * sqrt(sum over channels of the squared difference) as NumPy computes them
  * (parallel over the edges), sorted by weight (ties: edge order, a stable
- * sort; scikit-image's argsort leaves their order to NumPy's quicksort), then
+ * sort; scikit-image's argsort leaves their order to NumPy's quicksort) or in
+ * the caller's order (a->in2: fovea.skimage passes NumPy's argsort), then
  * the greedy merge with scikit-image's union-find (roots the smallest index,
  * inner costs rounded to float32 as there) and the small-segment pass. Labels
  * number the segments by their first pixel in raster order, as scikit-image's
@@ -143,7 +144,26 @@ fv__cpu_felzenszwalb(fv_context *ctx, const fv__op_args *a)
         goto done;
     }
     fv__parallel_for(ctx, ne, 1 << 14, fv__fz_costs, &j);
-    qsort(j.edges, (size_t)ne, sizeof *j.edges, fv__fz_cmp);
+    if (a->in2) {   /* the caller's order (NumPy's argsort of the same weights) */
+        const int64_t *order = (const int64_t *)a->in2->data;
+        for (int64_t k = 0; k < ne; k++)
+            if (order[k] < 0 || order[k] >= ne) {
+                st = fv_error_set(FV_EINVAL, "felzenszwalb", "order holds %lld, not an edge index",
+                                  (long long)order[k]);
+                goto done;
+            }
+        fv__fz_edge *sorted = fv__malloc(sizeof(fv__fz_edge) * (size_t)(ne + 1));
+        if (!sorted) {
+            st = fv_error_set(FV_ENOMEM, "felzenszwalb", "out of memory");
+            goto done;
+        }
+        for (int64_t k = 0; k < ne; k++)
+            sorted[k] = j.edges[order[k]];
+        fv__free(j.edges);
+        j.edges = sorted;
+    } else {
+        qsort(j.edges, (size_t)ne, sizeof *j.edges, fv__fz_cmp);
+    }
     for (int64_t i = 0; i < n; i++) {
         forest[i] = i;
         size[i] = 1;

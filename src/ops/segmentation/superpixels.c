@@ -91,15 +91,26 @@ fv_slic_enforce_connectivity(fv_context *ctx, const fv_array *labels, fv_array *
 }
 
 fv_status
-fv_felzenszwalb(fv_context *ctx, const fv_array *image, fv_array *out, double scale, int64_t min_size)
+fv_felzenszwalb(fv_context *ctx, const fv_array *image, const fv_array *order, fv_array *out, double scale,
+                int64_t min_size)
 {
     const char *name = "felzenszwalb";
     fv_status st;
     if ((st = fv__sp_check(name, "image", image, 3, FV_FLOAT64, FV_FLOAT64)) ||
-        (st = fv__sp_check(name, "out", out, 2, FV_INT64, FV_INT64)) || (st = fv__sp_like(name, image, out, 2, 0)))
+        (st = fv__sp_check(name, "out", out, 2, FV_INT64, FV_INT64)) || (st = fv__sp_like(name, image, out, 2, 0)) ||
+        (order && (st = fv__sp_check(name, "order", order, 1, FV_INT64, FV_INT64))))
         return st;
+    if (order) {
+        const int64_t h = image->shape[0], w = image->shape[1];
+        const int64_t ne = h * (w > 0 ? w - 1 : 0) + (h > 0 ? h - 1 : 0) * (w + 2 * (w > 0 ? w - 1 : 0));
+        if (order->shape[0] != ne)
+            return fv_error_set(FV_EINVAL, name, "order must hold the %lld edges, got %lld", (long long)ne,
+                                (long long)order->shape[0]);
+        if (!fv__array_same_device(image, order))
+            return fv_error_set(FV_EDEVICE, name, "image and order are on different devices");
+    }
     const fv__felzenszwalb_params p = {scale / 255., min_size};
-    return fv__run_FELZENSZWALB(ctx, image, NULL, out, &p);
+    return fv__run_FELZENSZWALB(ctx, image, order, out, &p);
 }
 
 fv_status

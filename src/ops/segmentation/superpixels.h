@@ -11,7 +11,8 @@
  * the kernel). segments: (K, 3 + C) centres of in's dtype, C-contiguous, on
  * in's device; read and updated in place (as scikit-image's _slic_cython).
  * SLIC_CONNECT: in = out of SLIC, out = the cleaned (Z, Y, X) int64 labels.
- * FELZENSZWALB: in = the smoothed (H, W, C) float64 image, out = (H, W) int64.
+ * FELZENSZWALB: in = the smoothed (H, W, C) float64 image, in2 = NULL or the
+ * edges' int64 order (edge indices), out = (H, W) int64.
  * QUICKSHIFT: in = the (H, W, C) float32 / float64 image, in2 = the (H, W)
  * initial densities (the tie-breaking noise) of in's dtype, out = (H, W)
  * int64 labels; parent (int64) and dist (in's dtype), (H, W) C-contiguous host

@@ -242,7 +242,20 @@ def felzenszwalb(image, scale=1, sigma=0.8, min_size=20, *, channel_axis=-1):
     img = np.ascontiguousarray(_gaussian(img, [sigma, sigma, 0]), dtype=np.float64)
     if not isinstance(min_size, numbers.Integral):
         min_size = _as_index(min_size)
-    return back(np.asarray(_fovea.segmentation_felzenszwalb(img, scale, int(min_size))))
+    return back(np.asarray(_fovea.segmentation_felzenszwalb(img, _edge_order(img), scale, int(min_size))))
+
+
+def _edge_order(img):
+    """NumPy's argsort of the edge weights, in scikit-image's edge order (right, down,
+    down-right, up-right): equal weights then fall in scikit-image's order (NumPy's
+    quicksort is not stable); the C kernel computes the same weights itself."""
+    def weight(a, b):
+        d = a - b
+        return np.sqrt(np.sum(d * d, axis=-1)).ravel()
+
+    costs = np.hstack([weight(img[:, 1:], img[:, :-1]), weight(img[1:], img[:-1]),
+                       weight(img[1:, 1:], img[:-1, :-1]), weight(img[1:, :-1], img[:-1, 1:])])
+    return np.ascontiguousarray(np.argsort(costs), dtype=np.int64)
 
 
 def _as_index(v):
