@@ -4,8 +4,9 @@
  *
  * Assignment (src/ops/segmentation/slic-math.h): rows of pixels over the
  * thread pool; in a row, the centres whose windows hold it (from the bins of
- * fv__slic_near) each visit their columns, and each pixel keeps the nearest
- * (lowest index on ties): scikit-image's choice, with its work per pixel.
+ * fv__slic_near), in increasing index, each visit their columns, and a pixel
+ * takes a centre strictly nearer than its best so far: scikit-image's choice
+ * and its work per pixel, in a column loop the compiler vectorises.
  * Centre update: scikit-image sums each centre's pixels in raster order; here a
  * stable counting sort puts every centre's pixels in raster order (pixel ranges
  * counted and scattered in parallel) and the centres are summed in parallel,
@@ -78,8 +79,37 @@ fv__slic_scatter(void *arg, int64_t b, int64_t e)
 #define FV__SLIC_CPU_MAXC 61
 
 #define FV__SLIC_CPU(T, S)                                                                         \
-    /* rows b..e: the centres whose windows hold the row, each over its columns (the         \
-       reference's loop order within the row; ties resolved by fv__slic_take) */               \
+    /* One centre k (at s, its dz + dy dzy) over columns [x0, x1) of a row: strictly       \
+       nearer pixels take it (the caller goes through the centres in increasing k, so that    \
+       equal distances keep the lowest k, as scikit-image's centre-by-centre loop). CC: the   \
+       channels (0: any, given in nc); the columns are counted in T (exact below 2^24). */    \
+    static inline void fv__slic_span_##S(const T *s, T dzy, T spx, int64_t x0, int64_t x1, T sw,       \
+                                         const T *prow, const uint8_t *mrow, T mk, int ic, int sz,      \
+                                         int32_t k, T *best, int32_t *bk, int64_t nc, const int cc)     \
+    {                                                                                               \
+        const int64_t C = cc ? cc : nc;                                                             \
+        T xf = (T)x0;                                                                               \
+        for (int64_t x = x0; x < x1; x++, xf += 1) {                                                \
+            T dx = spx * (s[2] - xf);                                                               \
+            dx *= dx;                                                                               \
+            T dist = (dzy + dx) * sw;                                                               \
+            if (!ic) {                                                                              \
+                T dc = 0;                                                                           \
+                for (int64_t c = 0; c < C; c++) {                                                   \
+                    const T t = prow[x * C + c] - s[3 + c];                                         \
+                    dc += t * t;                                                                    \
+                }                                                                                   \
+                if (sz)                                                                             \
+                    dc /= mk;                                                                       \
+                dist += dc;                                                                         \
+            }                                                                                       \
+            const int take = dist < best[x] && (!mrow || mrow[x]);                                  \
+            best[x] = take ? dist : best[x];                                                        \
+            bk[x] = take ? k : bk[x];                                                               \
+        }                                                                                           \
+    }                                                                                               \
+    /* rows b..e: the centres whose windows hold the row (fv__slic_near's bins, in         \
+       increasing k), each over its columns */                                                  \
     static void fv__slic_assign_##S(void *arg, int64_t b, int64_t e)                                \
     {                                                                                               \
         fv__slic_job *j = arg;                                                                      \
@@ -88,24 +118,22 @@ fv__slic_scatter(void *arg, int64_t b, int64_t e)
         const T sp[3] = {(T)j->sp_##S[0], (T)j->sp_##S[1], (T)j->sp_##S[2]}, sw = (T)j->sw_##S;    \
         const int ic = j->p->ignore_color, sz = j->p->slic_zero;                                    \
         T *best = fv__malloc(sizeof(T) * (size_t)j->W + 1);                                         \
-        int64_t *bk = fv__malloc(sizeof(int64_t) * (size_t)j->W + 1);                               \
-        if (!best || !bk) {                                                                         \
+        int32_t *bk = fv__malloc(sizeof(int32_t) * (size_t)j->W + 1);                               \
+        int32_t *cand = fv__malloc(sizeof(int32_t) * (size_t)j->K + 1);                             \
+        if (!best || !bk || !cand) {                                                                \
             j->oom = 1;                                                                             \
             fv__free(best);                                                                         \
             fv__free(bk);                                                                           \
+            fv__free(cand);                                                                         \
             return;                                                                                 \
         }                                                                                           \
         for (int64_t r = b; r < e; r++) {                                                           \
             const int64_t z = r / j->H, y = r % j->H, row = r * j->W, C = j->C, F = j->F;           \
             const uint8_t *mrow = j->mask ? j->mask + row : NULL;                                   \
             const T *prow = img + row * C;                                                          \
-            int64_t zlo, zhi, ylo, yhi;                                                             \
+            int64_t zlo, zhi, ylo, yhi, nc = 0;                                                     \
             fv__slic_near(g, 0, z, &zlo, &zhi);                                                     \
             fv__slic_near(g, 1, y, &ylo, &yhi);                                                     \
-            for (int64_t x = 0; x < j->W; x++) {                                                    \
-                best[x] = FV__SLIC_FAR(T);                                                          \
-                bk[x] = -1;                                                                         \
-            }                                                                                       \
             for (int64_t iz = zlo; iz <= zhi; iz++)                                                 \
                 for (int64_t iy = ylo; iy <= yhi; iy++)                                             \
                     for (int64_t q = g->start[(iz * g->nb[1] + iy) * g->nb[2]];                     \
@@ -113,22 +141,34 @@ fv__slic_scatter(void *arg, int64_t b, int64_t e)
                         const int64_t k = g->seg_of[q], *w = g->win + 6 * k;                        \
                         if (z < w[0] || z >= w[1] || y < w[2] || y >= w[3])                         \
                             continue;                                                               \
-                        T sl[3 + FV__SLIC_CPU_MAXC];                                                \
-                        const T *s = seg + k * F;                                                   \
-                        if (F <= 3 + FV__SLIC_CPU_MAXC) { /* a local copy the stores cannot alias */ \
-                            for (int64_t c = 0; c < F; c++)                                         \
-                                sl[c] = s[c];                                                       \
-                            s = sl;                                                                 \
-                        }                                                                           \
-                        const T dzy = fv__slic_sq_##S(sp[0], s[0], z) + fv__slic_sq_##S(sp[1], s[1], y); \
-                        for (int64_t x = w[4]; x < w[5]; x++) {                                     \
-                            if (mrow && !mrow[x])                                                   \
-                                continue;                                                           \
-                            fv__slic_take_##S(fv__slic_dist_##S(s, dzy, sp[2], x, sw, prow + x * C, maxc, k, F, \
-                                                                ic, sz),                            \
-                                              k, best + x, bk + x);                                 \
-                        }                                                                           \
+                        int64_t i = nc++; /* insertion in k order (nearly sorted already) */        \
+                        for (; i > 0 && cand[i - 1] > k; i--)                                       \
+                            cand[i] = cand[i - 1];                                                  \
+                        cand[i] = (int32_t)k;                                                       \
                     }                                                                               \
+            for (int64_t x = 0; x < j->W; x++) {                                                    \
+                best[x] = FV__SLIC_FAR(T);                                                          \
+                bk[x] = -1;                                                                         \
+            }                                                                                       \
+            for (int64_t i = 0; i < nc; i++) {                                                      \
+                const int32_t k = cand[i];                                                          \
+                const int64_t *w = g->win + 6 * (int64_t)k;                                         \
+                T sl[3 + FV__SLIC_CPU_MAXC];                                                        \
+                const T *s = seg + k * F;                                                           \
+                if (F <= 3 + FV__SLIC_CPU_MAXC) { /* a local copy the stores cannot alias */        \
+                    for (int64_t c = 0; c < F; c++)                                                 \
+                        sl[c] = s[c];                                                               \
+                    s = sl;                                                                         \
+                }                                                                                   \
+                const T dzy = fv__slic_sq_##S(sp[0], s[0], z) + fv__slic_sq_##S(sp[1], s[1], y);   \
+                const T mk = sz ? maxc[k] : (T)1;                                                   \
+                if (C == 3)                                                                         \
+                    fv__slic_span_##S(s, dzy, sp[2], w[4], w[5], sw, prow, mrow, mk, ic, sz, k, best, bk, C, 3); \
+                else if (C == 1)                                                                    \
+                    fv__slic_span_##S(s, dzy, sp[2], w[4], w[5], sw, prow, mrow, mk, ic, sz, k, best, bk, C, 1); \
+                else                                                                                \
+                    fv__slic_span_##S(s, dzy, sp[2], w[4], w[5], sw, prow, mrow, mk, ic, sz, k, best, bk, C, 0); \
+            }                                                                                       \
             uint8_t any = 0;                                                                        \
             for (int64_t x = 0; x < j->W; x++)                                                      \
                 if (bk[x] >= 0) {                                                                   \
@@ -139,6 +179,7 @@ fv__slic_scatter(void *arg, int64_t b, int64_t e)
         }                                                                                           \
         fv__free(best);                                                                             \
         fv__free(bk);                                                                               \
+        fv__free(cand);                                                                             \
     }                                                                                               \
     /* centres b..e: sums in raster order, then the means (0 / 0 = NaN for empty ones) */           \
     static void fv__slic_sum_##S(void *arg, int64_t b, int64_t e)                                   \

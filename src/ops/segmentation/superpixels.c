@@ -2,6 +2,7 @@
  * (scikit-image 0.26's superpixels): validate, fill the kernel parameters
  * (src/ops/segmentation/superpixels.h), dispatch. */
 #include <math.h>
+#include <stdint.h>
 #include "internal.h"
 #include "fovea/segmentation.h"
 #include "ops/segmentation/superpixels.h"
@@ -54,6 +55,8 @@ fv_slic(fv_context *ctx, const fv_array *image, const fv_array *mask, fv_array *
                             (long long)image->shape[3], (long long)segments->shape[1]);
     if (segments->readonly)
         return fv_error_set(FV_EINVAL, name, "segments is read-only");
+    if (segments->shape[0] > INT32_MAX)
+        return fv_error_set(FV_EINVAL, name, "more than 2^31 - 1 segments");
     if (!fv__array_same_device(image, segments))
         return fv_error_set(FV_EDEVICE, name, "image and segments are on different devices");
     if ((st = fv__sp_like(name, image, labels, 3, 0)) || (mask && (st = fv__sp_like(name, image, mask, 3, 1))))
