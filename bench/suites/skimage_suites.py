@@ -1,5 +1,5 @@
 """scikit-image workflows: segmentation kernels, watershed, regionprops_table, metrics
-and find_contours, active contours (the cases of the former bench_segmentation.py,
+and find_contours, active contours, superpixels (the cases of the former bench_segmentation.py,
 bench_watershed.py, bench_regionprops.py, bench_metrics.py, bench_active_contours.py,
 same calls and inputs). Peers: scikit-image on the CPU, cuCIM on the GPU; where cuCIM
 has no such function (watershed) the GPU rows also time scikit-image and fovea's CPU
@@ -379,4 +379,37 @@ ACTIVE = Suite("active_contours", "active contours and random_walker", [
          check="agree", slow_peer_runs=1),
 ], inputs=AcInputs, shapes={"cpu": {"default": ["1k"], "quick": ["256"]}, "gpu": {"default": ["1k"]}})
 
-SUITES = [SEGMENTATION, WATERSHED, REGIONPROPS, METRICS, ACTIVE]
+
+# ---- superpixels ----------------------------------------------------------------------------
+
+
+class SpInputs:
+    """An IHC tile (the WSI use of superpixels) on the host (h) and in xp (d); felzenszwalb
+    on a quarter of it, quickshift on an eighth (their CPU cost grows with the window)."""
+
+    def __init__(self, xp, shape, dtype, params):
+        n = shape[0]
+        rgb = rgb_image(n, 5)
+        self.h = dict(rgb=rgb, quarter=rgb[:n // 2, :n // 2].copy(), eighth=rgb[:n // 8, :n // 8].copy())
+        self.d = {k: xp.asarray(v) for k, v in self.h.items()}
+
+
+def sp_case(name, fn, key, **kw):
+    """fovea on the device's arrays; scikit-image (and fovea's CPU in the GPU rows) on host copies."""
+    run = lambda m, d: getattr(m.segmentation, fn)(d.d[key], **kw)   # noqa: E731
+    host = lambda m, d: getattr(m.segmentation, fn)(d.h[key], **kw)   # noqa: E731
+    return Case(name, run, {"cpu": ["skimage"], "gpu": ["skimage", "fovea:cpu"]},
+                calls={"skimage": host, "fovea:cpu": host}, check="agree" if fn == "slic" else "equal",
+                slow_peer_runs=1)
+
+
+SUPERPIXELS = Suite("superpixels", "segmentation superpixels", [
+    sp_case("slic RGB, 1000 segments", "slic", "rgb", n_segments=1000, compactness=10),
+    sp_case("slic RGB, SLIC-zero, 400 segments", "slic", "rgb", n_segments=400, slic_zero=True),
+    sp_case("felzenszwalb RGB (side/2)", "felzenszwalb", "quarter", scale=100, sigma=0.8, min_size=20),
+    sp_case("quickshift RGB (side/8)", "quickshift", "eighth", kernel_size=3, max_dist=6),
+], inputs=SpInputs, shapes={"cpu": {"default": ["1k"], "quick": ["512"]}, "gpu": {"default": ["2k"], "quick": ["1k"]}},
+    note="cuCIM has no superpixels: the GPU rows time scikit-image and fovea's CPU on host copies; slic's GPU "
+         "labels are compared as the fraction equal to scikit-image's (atomic centre sums)")
+
+SUITES = [SEGMENTATION, WATERSHED, REGIONPROPS, METRICS, ACTIVE, SUPERPIXELS]

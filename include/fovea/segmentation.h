@@ -1,5 +1,6 @@
 /* Marker-controlled watershed (skimage.segmentation.watershed) on the CPU and
- * CUDA backends.
+ * CUDA backends; the superpixels of skimage.segmentation (slic on both,
+ * felzenszwalb and quickshift on the CPU).
  * Returns FV_OK or a negative fv_status (details in fv_error_message()). */
 #ifndef FOVEA_SEGMENTATION_H
 #define FOVEA_SEGMENTATION_H
@@ -55,6 +56,58 @@ FV_EXTERN_C_BEGIN
 FV_API fv_status fv_watershed(fv_context *ctx, const fv_array *image, const fv_array *markers, const fv_array *mask,
                               fv_array *out, int connectivity, const uint8_t *footprint, const int64_t *footprint_shape,
                               const int64_t *offset, double compactness, int watershed_line);
+
+/* The k-means iterations of scikit-image 0.26's SLIC (_slic_cython): the
+ * preprocessing (float conversion, rescaling, Lab, smoothing, seeds) is the
+ * caller's, as fovea.skimage.segmentation.slic does it.
+ *
+ * image: (Z, Y, X, C) float32 or float64, C-contiguous: colour already multiplied
+ *   by 1 / compactness. mask: NULL or (Z, Y, X) bool, C-contiguous.
+ * segments: (K, 3 + C) of image's dtype, C-contiguous: the seeds (z, y, x,
+ *   colour...), updated in place to the final centres (empty clusters: NaN).
+ * labels: (Z, Y, X) int64, C-contiguous: centre k gets k + start_label, pixels
+ *   no window reaches or outside the mask start_label - 1.
+ * steps: regular_grid's integer steps (a centre's window is +-2 steps); step:
+ *   the seed spacing (spatial weight 1 / step^2); spacing: voxel spacing;
+ *   slic_zero: SLICO's adaptive colour normalisation; ignore_color: spatial
+ *   distance only (the mask's first pass); start_label: 0 or 1.
+ * CPU: identical to scikit-image (same distances, same tie rule, centre sums in
+ * raster order). CUDA: the same assignment per pixel; centre sums by atomic
+ * reduction, so sums (hence labels after the first update) may differ by
+ * rounding where scikit-image's raster order matters. */
+FV_API fv_status fv_slic(fv_context *ctx, const fv_array *image, const fv_array *mask, fv_array *segments,
+                         fv_array *labels, const int64_t steps[3], float step, int64_t max_num_iter,
+                         const double spacing[3], int slic_zero, int ignore_color, int64_t start_label);
+
+/* scikit-image's _enforce_label_connectivity_cython: labels (Z, Y, X) int64 from
+ * fv_slic into out (same shape, int64, not labels): 6-connected components
+ * relabelled from start_label in raster order, components below min_size
+ * pixels merged into the last adjacent one found, searches capped at max_size
+ * pixels. Sequential: CUDA data is scanned in a host copy (device-to-host and back). */
+FV_API fv_status fv_slic_enforce_connectivity(fv_context *ctx, const fv_array *labels, fv_array *out, int64_t min_size,
+                                              int64_t max_size, int64_t start_label);
+
+/* scikit-image 0.26's Felzenszwalb graph segmentation of the smoothed (H, W, C)
+ * float64 C-contiguous image into out ((H, W) int64, labels 0.. by first pixel);
+ * scale as scikit-image's (divided by 255 here), min_size the small-segment
+ * limit. The edges (8-connected: right, down, down-right, up-right blocks, each
+ * in raster order; weight sqrt of the summed squared channel differences) are
+ * taken in order: NULL, sorted by weight, equal weights in edge order (a stable
+ * sort); else an int64 array of the edge indices in the order to take them
+ * (fovea.skimage passes NumPy's argsort of the weights, as scikit-image sorts,
+ * so that equal weights fall as there). CPU only. */
+FV_API fv_status fv_felzenszwalb(fv_context *ctx, const fv_array *image, const fv_array *order, fv_array *out,
+                                 double scale, int64_t min_size);
+
+/* scikit-image 0.26's quickshift (_quickshift_cython) of the (H, W, C) float32 or
+ * float64 C-contiguous image (already in the working colour space, smoothed and
+ * multiplied by ratio) into out ((H, W) int64). densities: (H, W) of image's
+ * dtype, the densities' start values (scikit-image's tie-breaking noise).
+ * kernel_size >= 1, max_dist: as scikit-image's. parent (int64) and dist
+ * (image's dtype), (H, W) C-contiguous or NULL: the raw parent links (raveled
+ * indices) and their lengths, before the max_dist cut. CPU only. */
+FV_API fv_status fv_quickshift(fv_context *ctx, const fv_array *image, const fv_array *densities, fv_array *out,
+                               double kernel_size, double max_dist, fv_array *parent, fv_array *dist);
 
 FV_EXTERN_C_END
 

@@ -58,3 +58,128 @@ FVPY_METHOD(segmentation_watershed, fvpy_segmentation_watershed, FVPY_KWARGS,
             "segmentation_watershed(image, markers, mask=None, connectivity=1, footprint=None, footprint_shape=None, "
             "offset=None, compactness=0, watershed_line=False, stream=None)\n--\n\n"
             "Watershed of image from markers: labels of the markers' dtype.");
+
+/* segmentation_slic(image, mask, segments, steps, step, max_num_iter, spacing,
+ * slic_zero, ignore_color, start_label, stream) -> labels (fv_slic). */
+static PyObject *
+fvpy_segmentation_slic(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = { "image",   "mask",      "segments",     "steps",       "step",   "max_num_iter",
+                              "spacing", "slic_zero", "ignore_color", "start_label", "stream", NULL };
+    PyObject *img_o, *mask_o, *seg_o, *steps_o, *sp_o, *stream_o = Py_None;
+    double step;
+    long long iters, start_label;
+    int slic_zero, ignore_color;
+    int64_t steps[3];
+    double spacing[3];
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOdLOppL|O:segmentation_slic", kwlist, &img_o, &mask_o, &seg_o,
+                                     &steps_o, &step, &iters, &sp_o, &slic_zero, &ignore_color, &start_label,
+                                     &stream_o) ||
+        fvpy_numbers("steps", steps_o, 3, 'L', steps) < 0 || fvpy_numbers("spacing", sp_o, 3, 'd', spacing) < 0)
+        return NULL;
+    if (fvpy_call_open(&c, "slic", stream_o, img_o, NULL, seg_o, "segments", 1, mask_o, "mask") < 0)
+        return fvpy_call_close(&c, FV_OK);
+    Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, FV_INT64, 3, NULL, &out);
+        if (st == FV_OK)
+            st = fv_slic(c.ctx, c.in.arr, c.aux2.arr, c.aux1.arr, out, steps, (float)step, iters, spacing, slic_zero,
+                         ignore_color, start_label);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(segmentation_slic, fvpy_segmentation_slic, FVPY_KWARGS,
+            "segmentation_slic(image, mask, segments, steps, step, max_num_iter, spacing, slic_zero, ignore_color, "
+            "start_label, stream=None)\n--\n\n"
+            "SLIC's k-means on a (Z, Y, X, C) image: int64 labels; segments updated in place (fv_slic).");
+
+/* segmentation_slic_connect(labels, min_size, max_size, start_label, stream) -> labels */
+static PyObject *
+fvpy_segmentation_slic_connect(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = { "labels", "min_size", "max_size", "start_label", "stream", NULL };
+    PyObject *lab_o, *stream_o = Py_None;
+    long long min_size, max_size, start_label;
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OLLL|O:segmentation_slic_connect", kwlist, &lab_o, &min_size, &max_size,
+                                     &start_label, &stream_o))
+        return NULL;
+    if (fvpy_call_open(&c, "slic", stream_o, lab_o, NULL, NULL, NULL, 0, NULL, NULL) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, FV_INT64, 3, NULL, &out);
+        if (st == FV_OK)
+            st = fv_slic_enforce_connectivity(c.ctx, c.in.arr, out, min_size, max_size, start_label);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(segmentation_slic_connect, fvpy_segmentation_slic_connect, FVPY_KWARGS,
+            "segmentation_slic_connect(labels, min_size, max_size, start_label, stream=None)\n--\n\n"
+            "SLIC's connectivity clean-up of (Z, Y, X) int64 labels (fv_slic_enforce_connectivity).");
+
+/* segmentation_felzenszwalb(image, order, scale, min_size) -> labels */
+static PyObject *
+fvpy_segmentation_felzenszwalb(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = { "image", "order", "scale", "min_size", NULL };
+    PyObject *img_o, *order_o;
+    double scale;
+    long long min_size;
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOdL:segmentation_felzenszwalb", kwlist, &img_o, &order_o, &scale,
+                                     &min_size))
+        return NULL;
+    if (fvpy_call_open(&c, "felzenszwalb", Py_None, img_o, NULL, order_o, "order", 0, NULL, NULL) < 0)
+        return fvpy_call_close(&c, FV_OK);
+    Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, FV_INT64, 2, NULL, &out);
+        if (st == FV_OK)
+            st = fv_felzenszwalb(c.ctx, c.in.arr, c.aux1.arr, out, scale, min_size);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(segmentation_felzenszwalb, fvpy_segmentation_felzenszwalb, FVPY_KWARGS,
+            "segmentation_felzenszwalb(image, order, scale, min_size)\n--\n\n"
+            "Felzenszwalb's segmentation of a smoothed (H, W, C) float64 host image; order: None or the "
+            "edges' int64 order (fv_felzenszwalb).");
+
+/* segmentation_quickshift(image, densities, kernel_size, max_dist, parent=None, dist=None) -> labels */
+static PyObject *
+fvpy_segmentation_quickshift(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = { "image", "densities", "kernel_size", "max_dist", "parent", "dist", NULL };
+    PyObject *img_o, *dens_o, *par_o = Py_None, *dist_o = Py_None;
+    double kernel_size, max_dist;
+    fv_array *out = NULL;
+    fv_status st = FV_OK;
+    fvpy_call c;
+
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOdd|OO:segmentation_quickshift", kwlist, &img_o, &dens_o, &kernel_size,
+                                     &max_dist, &par_o, &dist_o))
+        return NULL;
+    if (fvpy_call_open(&c, "quickshift", Py_None, img_o, dist_o, dens_o, "densities", 2, par_o, "parent") < 0)
+        return fvpy_call_close(&c, FV_OK);
+    Py_BEGIN_ALLOW_THREADS
+        st = fvpy_call_new(&c, FV_INT64, 2, NULL, &out);
+        if (st == FV_OK)
+            st = fv_quickshift(c.ctx, c.in.arr, c.aux1.arr, out, kernel_size, max_dist, c.aux2.arr, c.out.arr);
+    Py_END_ALLOW_THREADS
+    return fvpy_call_result(&c, st, out);
+}
+FVPY_METHOD(segmentation_quickshift, fvpy_segmentation_quickshift, FVPY_KWARGS,
+            "segmentation_quickshift(image, densities, kernel_size, max_dist, parent=None, dist=None)\n--\n\n"
+            "Quickshift of an (H, W, C) float host image: int64 labels; parent / dist receive the tree "
+            "(fv_quickshift).");

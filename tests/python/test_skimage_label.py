@@ -19,7 +19,7 @@ from fovea import ndimage as fndi
 from fovea.skimage import measure as fm
 from fovea.skimage import morphology as fmo
 from fovea.skimage import segmentation as fs
-from xpcase import xp_fixture  # noqa: E402 (tests/python/xpcase.py)
+from xpcase import same, xp_fixture  # noqa: E402 (tests/python/xpcase.py)
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore:Only one label was provided:UserWarning"),
@@ -32,14 +32,6 @@ SHAPES = {1: [(1,), (2,), (37,)], 2: [(1, 1), (1, 9), (9, 1), (17, 23)], 3: [(5,
 
 
 xp = xp_fixture()
-
-
-def same(got, want):
-    got = np.asarray(got)
-    want = np.asarray(want)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    np.testing.assert_array_equal(got, want)
 
 
 def ref_label(img, background, connectivity):

@@ -15,7 +15,7 @@ from skimage import morphology as sk
 from fovea.skimage import morphology as fm
 
 from conftest import layouts, random_array
-from xpcase import xp_fixture  # noqa: E402 (tests/python/xpcase.py)
+from xpcase import same, xp_fixture  # noqa: E402 (tests/python/xpcase.py)
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::FutureWarning"),
@@ -24,15 +24,6 @@ pytestmark = [
 
 
 xp = xp_fixture()
-
-
-def same(got, want):
-    """Equal values and dtype (NaN equal to NaN)."""
-    got = np.asarray(got)
-    want = np.asarray(want)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    np.testing.assert_array_equal(got, want)
 
 
 def same_sequence(got, want):

@@ -6,6 +6,7 @@ and needs the ``cp`` fixture of conftest.py, so it is skipped without a GPU):
 ``xp.put(a)`` turns a NumPy array into the backend's array (None stays None),
 ``xp.get(r)`` checks that a result is the backend's array type and returns it as
 NumPy. ``scalars=True`` also accepts Python / NumPy scalars from ``get``.
+``same(got, want)``: equal values, dtype and shape.
 """
 import numpy as np
 import pytest
@@ -58,3 +59,12 @@ def xp_fixture(scalars=False, numpy=None, cupy=None):
         return case
 
     return xp
+
+
+def same(got, want):
+    """got equals want: values, dtype and shape."""
+    got = np.asarray(got)
+    want = np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)

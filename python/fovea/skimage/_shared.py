@@ -21,6 +21,7 @@ __all__ = [
     "check_nD",
     "slice_at_axis",
     "dtype_range",
+    "regular_grid",
 ]
 
 # scikit-image's table of float types for a dtype character (others: float64).
@@ -129,3 +130,28 @@ def safe_as_int(val, atol=1e-3):
     if not np.allclose(mod, 0, atol=atol):
         raise ValueError(f"Integer argument required but received {val}, check inputs.")
     return np.round(val).astype(np.int64)
+
+
+def regular_grid(ar_shape, n_points):
+    """skimage.util.regular_grid: slices picking about n_points points spaced as
+    evenly as the shape allows (axes too short for the step get a step of their
+    full extent and the rest is spread over the others)."""
+    shape = np.asanyarray(ar_shape)
+    ndim = len(shape)
+    space_size = float(np.prod(shape))
+    if space_size <= n_points:
+        return (slice(None),) * ndim
+    order = np.argsort(np.argsort(shape))
+    dims = np.sort(shape)
+    step = np.full(ndim, (space_size / n_points) ** (1.0 / ndim), dtype="float64")
+    if (dims < step).any():
+        for dim in range(ndim):
+            step[dim] = dims[dim]
+            rest = float(np.prod(dims[dim + 1 :]))
+            step[dim + 1 :] = (rest / n_points) ** (1.0 / (ndim - dim - 1))
+            if (dims >= step).all():
+                break
+    starts = (step // 2).astype(int)
+    step = np.round(step).astype(int)
+    slices = [slice(int(a), None, int(b)) for a, b in zip(starts, step)]
+    return tuple(slices[i] for i in order)

@@ -4,7 +4,9 @@ expand_labels, join_segmentations and watershed (fovea's C / CUDA
 kernel, fv_watershed); the active contours chan_vese,
 morphological_chan_vese, morphological_geodesic_active_contour (with
 inverse_gaussian_gradient, checkerboard_level_set, disk_level_set) and
-random_walker. Labelling runs in fovea's C / CUDA
+random_walker; the superpixels slic (fovea's C / CUDA kernel, fv_slic),
+felzenszwalb and quickshift (C kernels on the CPU) and the snake
+active_contour (NumPy / SciPy on the host). Labelling runs in fovea's C / CUDA
 kernel (fovea.skimage.measure.label), the morphology through
 fovea.skimage.morphology, distances through fovea.ndimage; the rest is
 NumPy or CuPy array code on the data's own device."""
@@ -17,6 +19,8 @@ from .boundaries import find_boundaries, mark_boundaries
 from ._random_walker import random_walker
 from ._watershed import watershed
 from ..morphology import flood, flood_fill
+from ._superpixels import felzenszwalb, quickshift, slic
+from ._active_contour import active_contour
 from ._morphsnakes import (
     checkerboard_level_set,
     disk_level_set,
@@ -27,6 +31,7 @@ from ._morphsnakes import (
 
 __all__ = [
     "ArrayMap",
+    "active_contour",
     "chan_vese",
     "checkerboard_level_set",
     "clear_border",
@@ -35,13 +40,16 @@ __all__ = [
     "morphological_chan_vese",
     "morphological_geodesic_active_contour",
     "expand_labels",
+    "felzenszwalb",
     "find_boundaries",
     "flood",
     "flood_fill",
     "join_segmentations",
     "mark_boundaries",
+    "quickshift",
     "random_walker",
     "relabel_sequential",
+    "slic",
     "watershed",
 ]
 

@@ -23,6 +23,7 @@ import numpy as np
 from ... import _fovea
 from ... import ndimage as fndi
 from ... import _interop as ix
+from .._shared import regular_grid
 from ..morphology.extrema import local_minima
 
 __all__ = ["watershed"]
@@ -30,27 +31,8 @@ __all__ = ["watershed"]
 
 def _regular_seeds(xp, shape, n_points):
     """skimage.util.regular_seeds(shape, n_points): labels 1.. on a regular grid."""
-    ar_shape = np.asarray(shape)
-    ndim = len(ar_shape)
-    unsort_dim_idxs = np.argsort(np.argsort(ar_shape))
-    sorted_dims = np.sort(ar_shape)
-    space_size = float(np.prod(ar_shape))
     seeds = xp.zeros(tuple(shape), dtype=int)
-    if space_size <= n_points:
-        grid = (slice(None),) * ndim
-    else:
-        step = np.full(ndim, (space_size / n_points) ** (1.0 / ndim), dtype="float64")
-        if (sorted_dims < step).any():
-            for dim in range(ndim):
-                step[dim] = sorted_dims[dim]
-                space_size = float(np.prod(sorted_dims[dim + 1 :]))
-                step[dim + 1 :] = (space_size / n_points) ** (1.0 / (ndim - dim - 1))
-                if (sorted_dims >= step).all():
-                    break
-        starts = (step // 2).astype(int)
-        step = np.round(step).astype(int)
-        slices = [slice(int(s), None, int(t)) for s, t in zip(starts, step)]
-        grid = tuple(slices[i] for i in unsort_dim_idxs)
+    grid = regular_grid(shape, n_points)
     sub = seeds[grid]
     seeds[grid] = 1 + xp.arange(sub.size).reshape(sub.shape)
     return seeds
