@@ -63,7 +63,7 @@ def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
 def _equalize_adapthist(image, kernel_size, clip_limit, nbins):
     img, _, back = ix.prepare(image)
     xp = xp_of(img)
-    float_dtype = supported_float_type(img.dtype)
+    float_dtype = supported_float_type(img)
     u = _img_as_uint(img, xp)
     u = xp.round(_rescale_xp(u, out_range=(0, NR_OF_GRAY - 1))).astype(np.uint16)
     if kernel_size is None:

@@ -24,7 +24,7 @@ def _gaussian(image, xp, sigma=1.0, *, mode="nearest", cval=0, preserve_range=Fa
             sigma = list(sigma)
             sigma.insert(channel_axis % image.ndim, 0)
     image = convert_to_float(image, preserve_range, xp)
-    image = image.astype(supported_float_type(image.dtype), copy=False)
+    image = image.astype(supported_float_type(image), copy=False)
     if out is not None and not np.issubdtype(out.dtype, np.floating):
         raise ValueError(f"dtype of `out` must be float; got {out.dtype!r}.")
     return ndi.gaussian_filter(image, sigma, output=out, mode=mode, cval=cval, truncate=truncate)

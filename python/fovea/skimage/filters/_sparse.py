@@ -51,7 +51,7 @@ def correlate_sparse(image, kernel, mode="reflect"):
     float16/float32 images, float64 otherwise."""
     arr, xp, back = prepare(image)
     kernel = host(kernel)
-    float_dtype = supported_float_type(arr.dtype)
+    float_dtype = supported_float_type(arr)
     arr = arr.astype(float_dtype, copy=False)
     weights = kernel.astype(np.float64)
     if mode == "valid":

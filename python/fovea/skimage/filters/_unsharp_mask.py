@@ -25,7 +25,7 @@ def unsharp_mask(image, radius=1.0, amount=1.0, preserve_range=False, *, channel
     """
     arr, xp, back = prepare(image)
     vrange = None
-    float_dtype = supported_float_type(arr.dtype)
+    float_dtype = supported_float_type(arr)
     if preserve_range:
         fimg = arr.astype(float_dtype, copy=False)
     else:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ... import ndimage as fndi
 from ..._interop import prepare
-from .._shared import img_as_float
+from .._shared import cucim_rules, img_as_float
 
 __all__ = ["block_reduce", "shannon_entropy", "blur_effect", "profile_line"]
 
@@ -94,9 +94,11 @@ def blur_effect(image, h_size=11, channel_axis=None, reduce_func=np.max):
         except Exception as e:
             raise np.exceptions.AxisError(
                 f"channel_axis {channel_axis} is out of bounds for array of dimension {x.ndim}") from e
-        from ..color import rgb2gray
+        from ..color.colorconv import _prepare_colorarray
 
-        x = rgb2gray(x)
+        # scikit-image's rgb2gray as it computes it (a matmul of the moved view), for its bits
+        x = _prepare_colorarray(x, xp)
+        x = x @ xp.asarray(np.array([0.2125, 0.7154, 0.0721], dtype=x.dtype))
     x = img_as_float(x, xp)
     slices = tuple(slice(2, s - 1) for s in x.shape)
     B = []
@@ -109,9 +111,11 @@ def blur_effect(image, h_size=11, channel_axis=None, reduce_func=np.max):
         M1 = xp.sum(sharp[slices])
         M2 = xp.sum(T[slices])
         B.append(xp.abs(M1 - M2) / M1)
+    if cucim_rules(x):   # cuCIM: host scalars (Python floats; np.max of them a numpy.float64)
+        B = [float(b) for b in B]
     if reduce_func is None:
         return B
-    if xp is not np:
+    if xp is not np and not cucim_rules(x):
         B = xp.stack(B)
     return reduce_func(B)
 
