@@ -20,8 +20,8 @@ CuPy mode (``run.py --cupy``; FOVEA_CONFORMANCE_CUPY set to the dtype rules,
 arrays meet fovea's CUDA paths. Before the call every NumPy array argument (plain
 ``numpy.ndarray``, 1-d or more, of a numeric native dtype; also inside a tuple or list
 argument) is copied to the GPU as a CuPy array (one copy per distinct array, so an
-``output=`` that is the input stays the input); after it, arrays passed as ``output``
-/ ``out`` get the device result written back, and the result goes back with
+``output=`` that is the input stays the input); after it, arrays passed as ``output``,
+``out``, ``distances`` or ``indices`` get the device result written back, and the result goes back with
 ``.get()`` (tuples, lists, dicts and generators of arrays too; the device copy of an
 output argument comes back as the caller's NumPy array), so the tests' NumPy
 assertions still hold. A NumPy array in the result (the whole result, or an item
@@ -29,8 +29,8 @@ of a tuple) where an argument went to the GPU breaks fovea's rule "the input's a
 type out": AssertionError. The dtype rules: "skimage" runs the call under the
 internal switch skimage_dtypes (fovea.skimage's CuPy results take scikit-image's
 types, which the tests assert), "cucim" under fovea's own rule for CuPy data (cuCIM's
-types; docs/skimage.md, "Result dtypes"). Warnings' stacklevels point one frame
-deeper in this mode.
+types; docs/skimage.md, "Result dtypes"). The call's warnings are issued again
+where they would point without the wrapper (the caller's line).
 """
 
 import functools
@@ -40,6 +40,7 @@ import os
 import pkgutil
 import sys
 import types
+import warnings
 
 SKIMAGE_MODULES = ("color", "exposure", "filters", "measure", "metrics", "morphology", "registration",
                    "restoration", "segmentation", "transform")
@@ -77,7 +78,7 @@ def _share_registrations(orig, fn):
 
 # ---- CuPy mode -------------------------------------------------------------------------------
 
-_OUTPUTS = ("output", "out")
+_OUTPUTS = ("output", "out", "distances", "indices")   # arguments written in place
 
 
 def _movable(v):
@@ -150,13 +151,33 @@ def on_gpu(fn, rules, what):
         moves = _Moves(cp)
         args = [moves.put(a, names[i] if i < len(names) else None) for i, a in enumerate(args)]
         kwargs = {k: moves.put(v, k) for k, v in kwargs.items()}
-        with _interop.switched("skimage_dtypes", rules == "skimage"):
-            res = fn(*args, **kwargs)
+        caller, caught = sys._getframe(1), []
+        try:
+            with warnings.catch_warnings(record=True) as log:
+                try:
+                    with _interop.switched("skimage_dtypes", rules == "skimage"):
+                        res = fn(*args, **kwargs)
+                finally:
+                    caught = list(log)
+        finally:   # raised or not, as the caller would see them
+            _warn_again(caught, caller)
         for host, d in moves.outs:
             host[...] = d.get()
         return moves.back(res, what)
 
     return gpu_call
+
+
+def _warn_again(caught, caller):
+    """The warnings of a wrapped call, issued again where the caller's would point: a
+    warning fn's stacklevel placed in this file (the wrapper's frame) names the
+    caller's line instead (scikit-image's tests check where warnings point)."""
+    here = os.path.abspath(__file__)
+    for w in caught:
+        mine = os.path.abspath(w.filename) == here
+        filename, lineno = (caller.f_code.co_filename, caller.f_lineno) if mine else (w.filename, w.lineno)
+        registry = caller.f_globals.setdefault("__warningregistry__", {}) if mine else None
+        warnings.warn_explicit(w.message, w.category, filename, lineno, registry=registry, source=w.source)
 
 
 # ---- substitution ------------------------------------------------------------------------------

@@ -92,6 +92,14 @@ def test_outputs_written_back(fake_cp):
         o = np.zeros(5)
         r = call(fs.on_gpu(f, "cucim", "f"), o)
         assert r is o and np.array_equal(o, x * 2)
+    # scipy's distance transforms write distances= / indices= in place
+    def edt(input, return_distances=True, distances=None, indices=None):
+        distances.a[...] = input.a + 1
+        indices.a[...] = 7
+
+    x, dist, ind = np.zeros(4), np.zeros(4), np.zeros(4, np.int32)
+    assert fs.on_gpu(edt, "skimage", "edt")(x, distances=dist, indices=ind) is None
+    assert np.array_equal(dist, x + 1) and np.all(ind == 7)
     # output is the input: one device array, written back into it
     y = np.arange(5.0)
     assert fs.on_gpu(f, "skimage", "f")(y, None, y) is y and np.array_equal(y, np.arange(5.0) * 2)
@@ -121,6 +129,28 @@ def test_dtype_rules_switch(fake_cp):
     assert got["on"] is True
     fs.on_gpu(f, "cucim", "f")(np.ones(2))
     assert got["on"] is False
+
+
+def test_warnings_point_at_the_caller(fake_cp):
+    import warnings
+
+    def f(x, fail=False):
+        warnings.warn("from f", UserWarning, stacklevel=2)   # the caller's line, unwrapped
+        warnings.warn("inside", RuntimeWarning, stacklevel=1)
+        if fail:
+            raise ValueError("no")
+        return 0
+
+    g = fs.on_gpu(f, "skimage", "f")
+    with pytest.warns(UserWarning) as rec:
+        line = sys._getframe().f_lineno + 1
+        g(np.ones(2))
+    user = [w for w in rec if w.category is UserWarning]
+    assert user[0].filename == __file__ and user[0].lineno == line
+    assert [w for w in rec if w.category is RuntimeWarning][0].filename == __file__
+    with pytest.warns(UserWarning, match="from f"):   # issued even when the call raises
+        with pytest.raises(ValueError):
+            g(np.ones(2), fail=True)
 
 
 def test_wrapper_keeps_name_and_signature(fake_cp):
