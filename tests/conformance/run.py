@@ -392,7 +392,8 @@ def main(argv=None):
                      "dtypes": a.cupy_dtypes, "versions": versions,
                      "results": {s: {t: list(v) for t, v in r.items()} for s, r in results.items()},
                      "known": known_hits, "lists": from_list, "unexpected": [list(u) for u in unexpected]}
-        for path in {os.path.join(out, "results.json"), os.path.abspath(a.results or os.path.join(out, "results.json"))}:
+        paths = {os.path.join(out, "results.json"), os.path.abspath(a.results or os.path.join(out, "results.json"))}
+        for path in paths:
             with open(path, "w") as f:
                 json.dump(cupy_data, f, indent=1, sort_keys=True)
             log("results:", path)

@@ -45,7 +45,8 @@ def _img_as_uint(image, xp):
 def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
     """Contrast Limited Adaptive Histogram Equalization over contextual regions
     of kernel_size (default: 1/8 of each extent), clip_limit in [0, 1], nbins
-    grey bins. Returns float32 for float16/32 input, else float64, in [0, 1].
+    grey bins. Returns float32 for float16/32 input, else float64 (CuPy data: float32 for
+    8-/16-bit integers too, as cuCIM), in [0, 1].
 
     An RGB(A)-like image (3-d with 3 or 4 samples last, scikit-image's
     ``adapt_rgb(hsv_value)``) is equalized on its HSV value: rgb2hsv of the

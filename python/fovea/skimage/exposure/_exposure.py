@@ -92,7 +92,8 @@ def cumulative_distribution(image, nbins=256):
 
 def equalize_hist(image, nbins=256, mask=None):
     """Histogram equalisation (skimage.exposure.equalize_hist); mask: the pixels
-    whose histogram is used. Returns float32 for float16/32 input, else float64."""
+    whose histogram is used. Returns float32 for float16/32 input, else float64 (CuPy data: float32 for
+    bool and 8-/16-bit integers too, as cuCIM)."""
     img, _, back = ix.prepare(image)
     xp = xp_of(img)
     m = None

@@ -19,7 +19,8 @@ def unsharp_mask(image, radius=1.0, amount=1.0, preserve_range=False, *, channel
     """Sharpen: image + amount * (image - gaussian(image, radius)), per channel when
     channel_axis is given. Without preserve_range the image goes through
     img_as_float and the result is clipped to [0, 1] ([-1, 1] when it has negative
-    values). Returns float32 for float16/float32 input, float64 otherwise.
+    values). Returns float32 for float16/float32 input, float64 otherwise (CuPy data:
+    float32 for bool and 8-/16-bit integers too, as cuCIM).
 
     Unlike scikit-image 0.26, a negative channel_axis counts from the end.
     """

@@ -132,8 +132,9 @@ def resize(image, output_shape, order=None, mode="reflect", cval=0, clip=True, p
     anti_aliasing: Gaussian smoothing before down-sampling (default: on when
     down-sampling, except bool input and integer input at order 0), with
     sigma anti_aliasing_sigma (default max(0, (factor - 1) / 2)). Output dtype:
-    the input's for order 0, float32 for float16/float32, else float64; values
-    clipped to the input's range when clip. Same array type as image.
+    the input's for order 0, float32 for float16/float32, else float64 (CuPy
+    data: float32 for 8-/16-bit integers too, as cuCIM); values clipped to the
+    input's range when clip. Same array type as image.
     """
     arr, xp, back = prepare(image)
     return back(_resize(arr, xp, output_shape, order, mode, cval, clip, preserve_range, anti_aliasing,
