@@ -276,4 +276,5 @@ def is_low_contrast(image, fraction_threshold=0.05, lower_percentile=1, upper_pe
     dlimits = dtype_limits(img, clip_negative=False)
     limits = xp.percentile(img, xp.asarray([lower_percentile, upper_percentile]))
     ratio = (limits[1] - limits[0]) / (dlimits[1] - dlimits[0])
-    return ratio < fraction_threshold   # NumPy: numpy.bool (scikit-image); CuPy: a 0-d array (cuCIM)
+    low = ratio < fraction_threshold   # NumPy: numpy.bool (scikit-image); CuPy: a 0-d array (cuCIM)
+    return low if xp is np or cucim_rules(img) else np.bool_(bool(low))

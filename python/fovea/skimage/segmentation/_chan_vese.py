@@ -158,5 +158,7 @@ def chan_vese(image, mu=0.25, lambda1=1.0, lambda2=1.0, tol=1e-3, max_num_iter=5
     if extended_output:
         if cucim_rules(x):   # cuCIM: 0-d arrays of the float type on the device
             energies = back([xp.asarray(e, dtype=float_dtype) for e in energies])
+        elif xp is not np:   # scikit-image's rules for device data: host numbers
+            energies = [float(e) for e in energies]
         return back(segmentation), back(phi), energies
     return back(segmentation)
