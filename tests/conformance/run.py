@@ -400,6 +400,10 @@ def main(argv=None):
     elif a.report and os.path.exists(a.cupy_results):
         with open(a.cupy_results) as f:
             cupy_data = json.load(f)
+        # judged again against today's lists (known-failures-cupy.txt is filled after the run)
+        res = {s: {t: tuple(v) for t, v in r.items()} for s, r in cupy_data["results"].items()}
+        hits, src, unexp, _ = judge(res, lists + [("cupy", load_known(a.known_cupy, missing_ok=True))])
+        cupy_data.update(known=hits, lists=src, unexpected=[list(u) for u in unexp])
     if a.report and a.cupy:
         with open(os.path.abspath(a.report), "w") as f:
             f.write("\n".join(["# Compatibility: the peers' own tests against fovea, CuPy mode", ""] +
