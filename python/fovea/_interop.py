@@ -196,8 +196,10 @@ def device_error(fn, what, have, want):
 # read from the environment (docs/configuration.md). "ridge_arrays": the ridge filters
 # (frangi, sato, meijering, hessian) compute their eigenvalue maths as NumPy / CuPy array
 # operations instead of the C op; "plain_get": small CuPy parameter arrays are read back
-# with ndarray.get() instead of the pinned-buffer copy.
-SWITCHES = ("ridge_arrays", "plain_get")
+# with ndarray.get() instead of the pinned-buffer copy; "skimage_dtypes": fovea.skimage's
+# results for CuPy data follow scikit-image's dtype rules instead of cuCIM's (the tests and
+# the conformance job that check the CUDA paths against scikit-image's own results).
+SWITCHES = ("ridge_arrays", "plain_get", "skimage_dtypes")
 _switches = threading.local()
 
 

@@ -37,6 +37,8 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU visible to fovea (and CuPy or PyTorch)")
+    config.addinivalue_line("markers", "cucim_dtypes: runs with fovea.skimage's own dtype rule for CuPy "
+                                       "data (cuCIM's), not under the skimage_dtypes switch")
 
 
 def _gpu_reason():
@@ -59,6 +61,22 @@ def pytest_collection_modifyitems(config, items):
 def rng(request):
     # a fixed seed per test, so failures reproduce
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+@pytest.fixture(autouse=True)
+def _skimage_dtypes(request):
+    """fovea.skimage's CuPy results follow cuCIM's dtype rules (float32 for 8- and 16-bit
+    integer input where scikit-image gives float64; docs/skimage.md, "Result dtypes").
+    The tests compare the CUDA paths with scikit-image's own results, dtypes and bits,
+    so they run under the internal switch that keeps scikit-image's rules for CuPy
+    data; tests marked cucim_dtypes (test_dtype_rules.py) check the rule itself."""
+    if request.node.get_closest_marker("cucim_dtypes"):
+        yield
+        return
+    from fovea import _interop
+
+    with _interop.switched("skimage_dtypes"):
+        yield
 
 
 @pytest.fixture

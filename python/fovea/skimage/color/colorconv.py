@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import _fovea
 from ..._interop import host, like_input, prepare
-from .._shared import img_as_float, supported_float_type
+from .._shared import cucim_rules, img_as_float, supported_float_type
 from ... import _interop as ix
 from . import _tables
 from ._tables import *  # noqa: F401,F403  the conversion matrices
@@ -100,8 +100,8 @@ def _to_float(arr, xp):
     """scikit-image's img_as_float32 / img_as_float64 choice: floats to their
     supported float type (no rescaling), other types through img_as_float."""
     if arr.dtype.kind == "f":
-        return arr.astype(supported_float_type(arr.dtype), copy=False)
-    supported_float_type(arr.dtype)  # complex: ValueError as scikit-image
+        return arr.astype(supported_float_type(arr), copy=False)
+    supported_float_type(arr)  # complex: ValueError as scikit-image
     return img_as_float(arr, xp)
 
 
@@ -214,13 +214,14 @@ def rgb2gray(rgb, *, channel_axis=-1):
 
 def _stains(image, conv_matrix, channel_axis, prepare, pre, post):
     """separate_stains / combine_stains: the 3 x 3 conv_matrix applied between the
-    pre and post steps, float64 out."""
+    pre and post steps, float64 out (CuPy data: the input's float type, as cuCIM)."""
     arr, xp, back, ax = _last(image, channel_axis)
     arr = prepare(arr, xp)
     m = np.asarray(ix.host(conv_matrix), dtype=np.float64)
     if m.shape != (3, 3):
         raise ValueError(f"conv_matrix must be 3 x 3, got shape {m.shape}")
-    res = _run(arr, MATRIX, np.float64, matrix=_matrix(m.T), pre=pre, post=post)
+    out = arr.dtype if cucim_rules(arr) else np.float64   # cuCIM keeps the float type
+    res = _run(arr, MATRIX, out, matrix=_matrix(m.T), pre=pre, post=post)
     return back(_restore(res, xp, ax))
 
 

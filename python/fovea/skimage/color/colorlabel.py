@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ..._interop import like_input, prepare
-from .._shared import img_as_float, supported_float_type
+from .._shared import cucim_rules, img_as_float, supported_float_type
 from ._colors import color_dict
 from .colorconv import gray2rgb, hsv2rgb, rgb2hsv
 
@@ -91,6 +91,8 @@ def _overlay(label, xp, image, colors, alpha, bg_label, bg_color, image_alpha, s
     if colors is None:
         colors = DEFAULT_COLORS
     colors = [_rgb_vector(c) for c in colors]
+    # cuCIM (CuPy data): float32 without an image, else the image's float type
+    out_dtype = (np.float32 if image is None else supported_float_type(image)) if cucim_rules(xp) else None
     if image is None:
         image = xp.zeros(label.shape + (3,), dtype=np.float64)
         alpha = 1
@@ -101,7 +103,7 @@ def _overlay(label, xp, image, colors, alpha, bg_label, bg_color, image_alpha, s
             raise ValueError("`image` must be RGB (image.shape[-1] must be 3).")
         if image.size and bool(image.min() < 0):
             warnings.warn("Negative intensities in `image` are not supported", stacklevel=3)
-        float_dtype = supported_float_type(image.dtype)
+        float_dtype = supported_float_type(image)
         image = img_as_float(image, xp).astype(float_dtype, copy=False)
         if image.ndim > label.ndim:
             hsv = rgb2hsv(image)
@@ -112,7 +114,7 @@ def _overlay(label, xp, image, colors, alpha, bg_label, bg_color, image_alpha, s
         image = image * image_alpha + (1 - image_alpha)
 
     if label.size == 0:
-        return image
+        return image if out_dtype is None else image.astype(out_dtype, copy=False)
     offset = min(int(label.min()), bg_label)
     if offset != 0:
         label = label - offset
@@ -131,7 +133,7 @@ def _overlay(label, xp, image, colors, alpha, bg_label, bg_color, image_alpha, s
         # label array is overwritten by the mapping); do the same
         bg = (mapped == bg_label)[..., None]
         result = xp.where(bg, image, result)
-    return result
+    return result if out_dtype is None else result.astype(out_dtype, copy=False)
 
 
 def _avg(label_field, xp, image, bg_label, bg_color):

@@ -19,7 +19,7 @@ def _delta_e(conv, lab1, lab2, k, channel_axis, unroll=False, one_pixel_f64=Fals
         b = xp.asarray(lab2)
     else:
         b = xp.asarray(like_input(lab2, a, "lab2"))
-    dt = supported_float_type((a.dtype, b.dtype))
+    dt = supported_float_type((a, b))
     a = a.astype(dt, copy=False)
     b = b.astype(dt, copy=False)
     one_pixel = unroll and a.ndim == 1 and b.ndim == 1

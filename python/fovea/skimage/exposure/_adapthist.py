@@ -45,7 +45,8 @@ def _img_as_uint(image, xp):
 def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
     """Contrast Limited Adaptive Histogram Equalization over contextual regions
     of kernel_size (default: 1/8 of each extent), clip_limit in [0, 1], nbins
-    grey bins. Returns float32 for float16/32 input, else float64, in [0, 1].
+    grey bins. Returns float32 for float16/32 input, else float64 (CuPy data: float32 for
+    8-/16-bit integers too, as cuCIM), in [0, 1].
 
     An RGB(A)-like image (3-d with 3 or 4 samples last, scikit-image's
     ``adapt_rgb(hsv_value)``) is equalized on its HSV value: rgb2hsv of the
@@ -63,7 +64,7 @@ def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
 def _equalize_adapthist(image, kernel_size, clip_limit, nbins):
     img, _, back = ix.prepare(image)
     xp = xp_of(img)
-    float_dtype = supported_float_type(img.dtype)
+    float_dtype = supported_float_type(img)
     u = _img_as_uint(img, xp)
     u = xp.round(_rescale_xp(u, out_range=(0, NR_OF_GRAY - 1))).astype(np.uint16)
     if kernel_size is None:

@@ -7,6 +7,7 @@ host, CuPy on the GPU), in scikit-image's order of operations."""
 import numpy as np
 
 from ... import _interop as ix
+from .._shared import cucim_rules
 from ._hist import (DTYPE_RANGE, dtype_limits, histogram_core, integer_centers, float_bin_edges, outer_edges,
                     minmax, supported_float_type, warn, xp_of)
 
@@ -78,7 +79,9 @@ def _cdf_xp(image, nbins=256, mask=None):
         hist, centers = histogram_core(image, nbins, "image", mask)
     cdf = xp.cumsum(hist)
     cdf = cdf / float(cdf[-1])
-    return cdf.astype(supported_float_type(image.dtype), copy=False), xp.asarray(centers)
+    if cucim_rules(image):   # cuCIM leaves the cdf in float64
+        return cdf, xp.asarray(centers)
+    return cdf.astype(supported_float_type(image), copy=False), xp.asarray(centers)
 
 
 def cumulative_distribution(image, nbins=256):
@@ -89,7 +92,8 @@ def cumulative_distribution(image, nbins=256):
 
 def equalize_hist(image, nbins=256, mask=None):
     """Histogram equalisation (skimage.exposure.equalize_hist); mask: the pixels
-    whose histogram is used. Returns float32 for float16/32 input, else float64."""
+    whose histogram is used. Returns float32 for float16/32 input, else float64 (CuPy data: float32 for
+    bool and 8-/16-bit integers too, as cuCIM)."""
     img, _, back = ix.prepare(image)
     xp = xp_of(img)
     m = None
@@ -107,7 +111,7 @@ def equalize_hist(image, nbins=256, mask=None):
     else:
         out = np.interp(x, centers, cdf)
     out = out.reshape(img.shape)
-    return back(out.astype(supported_float_type(img.dtype), copy=False))
+    return back(out.astype(supported_float_type(img), copy=False))
 
 
 def intensity_range(image, range_values="image", clip_negative=False):
@@ -134,9 +138,9 @@ def _intensity_range(image, range_values="image", clip_negative=False):
     return i_min, i_max
 
 
-def _output_dtype(dtype_or_range, image_dtype):
-    if type(dtype_or_range) in (list, tuple, np.ndarray):
-        return supported_float_type(image_dtype)
+def _output_dtype(dtype_or_range, image):
+    if type(dtype_or_range) in (list, tuple, np.ndarray):   # the array's library's float type
+        return supported_float_type(image)
     if type(dtype_or_range) is type:
         return dtype_or_range
     if dtype_or_range in DTYPE_RANGE:
@@ -151,9 +155,9 @@ def _output_dtype(dtype_or_range, image_dtype):
 def _rescale_xp(image, in_range="image", out_range="dtype"):
     xp = xp_of(image)
     if isinstance(out_range, str) and out_range in ("dtype", "image"):
-        out_dtype = _output_dtype(image.dtype.type, image.dtype)
+        out_dtype = _output_dtype(image.dtype.type, image)
     else:
-        out_dtype = _output_dtype(out_range, image.dtype)
+        out_dtype = _output_dtype(out_range, image)
     imin, imax = map(float, _intensity_range(image, in_range))
     omin, omax = map(float, _intensity_range(image, out_range, clip_negative=(imin >= 0)))
     if np.any(np.isnan([imin, imax, omin, omax])):
@@ -271,5 +275,6 @@ def is_low_contrast(image, fraction_threshold=0.05, lower_percentile=1, upper_pe
             img = _rgb2gray(img, xp)
     dlimits = dtype_limits(img, clip_negative=False)
     limits = xp.percentile(img, xp.asarray([lower_percentile, upper_percentile]))
-    ratio = (float(limits[1]) - float(limits[0])) / (dlimits[1] - dlimits[0])
-    return bool(ratio < fraction_threshold)
+    ratio = (limits[1] - limits[0]) / (dlimits[1] - dlimits[0])
+    low = ratio < fraction_threshold   # NumPy: numpy.bool (scikit-image); CuPy: a 0-d array (cuCIM)
+    return low if xp is np or cucim_rules(img) else np.bool_(bool(low))

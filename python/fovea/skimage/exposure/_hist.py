@@ -13,6 +13,7 @@ import numpy as np
 
 from ... import _fovea
 from ... import _interop as ix
+from .._shared import supported_float_type
 
 __all__ = ["xp_of", "minmax", "dtype_limits", "DTYPE_RANGE", "supported_float_type", "histogram_core"]
 
@@ -41,13 +42,6 @@ def dtype_limits(image, clip_negative=False):
     if clip_negative:
         imin = 0
     return imin, imax
-
-
-def supported_float_type(dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        raise ValueError("complex valued input is not supported")
-    return {"e": np.float32, "f": np.float32, "d": np.float64}.get(dtype.char, np.float64)
 
 
 def _kernel_input(a):
@@ -156,6 +150,10 @@ def histogram_core(image, bins, source_range, mask=None):
             centers = integer_centers(image, source_range, mask)
         lo, hi = int(centers[0]), int(centers[-1])
         return _counts_int(image, lo, hi - lo + 1, mask), centers
+    if image.dtype == bool:   # numpy.histogram counts bool as uint8 (float bins), as it warns
+        warnings.warn("Converting input from bool to <class 'numpy.uint8'> for compatibility.", RuntimeWarning,
+                      stacklevel=4)
+        image = image.view(np.uint8)
     if isinstance(bins, np.ndarray):
         edges = bins
         first, last = edges[0], edges[-1]

@@ -52,5 +52,5 @@ def match_histograms(image, reference, *, channel_axis=None):
     else:
         matched = _match_cdf(img, ref)
     if matched.dtype.kind == "f":
-        matched = matched.astype(supported_float_type(img.dtype), copy=False)
+        matched = matched.astype(supported_float_type(img), copy=False)
     return back(matched)

@@ -50,7 +50,8 @@ def butterworth(image, cutoff_frequency_ratio=0.005, high_pass=True, order=2.0, 
         img = xp.pad(img, npad, mode="edge")
     fft_shape = img.shape if channel_axis is None else tuple(np.delete(img.shape, channel_axis))
     is_real = not xp.iscomplexobj(img)
-    float_dtype = supported_float_type(img.dtype, allow_complex=True)
+    float_dtype = supported_float_type(img, allow_complex=True)
+    img = img.astype(float_dtype, copy=False)   # as scikit-image / cuCIM (float32 for CuPy uint8)
     if cutoff_frequency_ratio < 0 or cutoff_frequency_ratio > 0.5:
         raise ValueError("cutoff_frequency_ratio should be in the range [0, 0.5]")
     wfilt = _get_nd_butterworth_filter(fft_shape, cutoff_frequency_ratio, order, high_pass, is_real, xp,

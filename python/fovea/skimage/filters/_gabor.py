@@ -62,7 +62,7 @@ def gabor(image, frequency, theta=0, bandwidth=1, sigma_x=None, sigma_y=None, n_
     arr, xp, back = prepare(image)
     check_nD(arr, 2)
     if arr.dtype.kind == "f":
-        arr = arr.astype(supported_float_type(arr.dtype), copy=False)
+        arr = arr.astype(supported_float_type(arr), copy=False)
         kernel_dtype = np.promote_types(arr.dtype, np.complex64)
     else:
         kernel_dtype = np.complex128

@@ -24,7 +24,7 @@ def _gaussian(image, xp, sigma=1.0, *, mode="nearest", cval=0, preserve_range=Fa
             sigma = list(sigma)
             sigma.insert(channel_axis % image.ndim, 0)
     image = convert_to_float(image, preserve_range, xp)
-    image = image.astype(supported_float_type(image.dtype), copy=False)
+    image = image.astype(supported_float_type(image), copy=False)
     if out is not None and not np.issubdtype(out.dtype, np.floating):
         raise ValueError(f"dtype of `out` must be float; got {out.dtype!r}.")
     return ndi.gaussian_filter(image, sigma, output=out, mode=mode, cval=cval, truncate=truncate)
@@ -39,7 +39,8 @@ def gaussian(image, sigma=1.0, *, mode="nearest", cval=0, preserve_range=False, 
     channel_axis, which is then not blurred). mode, cval, truncate: as
     scipy.ndimage.gaussian_filter. out: optional float array of image's shape
     and array type to write into. Returns a float32 array for float16/float32
-    input, float64 otherwise, of image's array type.
+    input, float64 otherwise (CuPy data: float32 for bool and 8-/16-bit integers too,
+    as cuCIM), of image's array type.
     """
     arr, xp, back = prepare(image)
     out_arr = inner(out, arr)

@@ -16,7 +16,7 @@ def hessian_matrix_gaussian(image, xp, sigma, mode="reflect", cval=0):
     image smoothed at sigma: two first-order Gaussian derivative passes at
     sigma / sqrt(2) each, truncated at 8 sigma (100 when any sigma <= 1)."""
     image = img_as_float(image, xp)
-    image = image.astype(supported_float_type(image.dtype), copy=False)
+    image = image.astype(supported_float_type(image), copy=False)
     ndim = image.ndim
     if np.isscalar(sigma):
         sigma = (sigma,) * ndim

@@ -48,10 +48,11 @@ def correlate_sparse(image, kernel, mode="reflect"):
     the result is smaller by kernel.shape - 1), an ndimage mode ('reflect',
     'mirror', 'nearest', 'wrap', 'constant' with 0) or a numpy.pad mode. Outside
     'valid' the kernel's sides must be odd. The result is float32 for
-    float16/float32 images, float64 otherwise."""
+    float16/float32 images, float64 otherwise (CuPy data: float32 for bool and
+    8-/16-bit integers too, as cuCIM)."""
     arr, xp, back = prepare(image)
     kernel = host(kernel)
-    float_dtype = supported_float_type(arr.dtype)
+    float_dtype = supported_float_type(arr)
     arr = arr.astype(float_dtype, copy=False)
     weights = kernel.astype(np.float64)
     if mode == "valid":

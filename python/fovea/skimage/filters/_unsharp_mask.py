@@ -19,13 +19,14 @@ def unsharp_mask(image, radius=1.0, amount=1.0, preserve_range=False, *, channel
     """Sharpen: image + amount * (image - gaussian(image, radius)), per channel when
     channel_axis is given. Without preserve_range the image goes through
     img_as_float and the result is clipped to [0, 1] ([-1, 1] when it has negative
-    values). Returns float32 for float16/float32 input, float64 otherwise.
+    values). Returns float32 for float16/float32 input, float64 otherwise (CuPy data:
+    float32 for bool and 8-/16-bit integers too, as cuCIM).
 
     Unlike scikit-image 0.26, a negative channel_axis counts from the end.
     """
     arr, xp, back = prepare(image)
     vrange = None
-    float_dtype = supported_float_type(arr.dtype)
+    float_dtype = supported_float_type(arr)
     if preserve_range:
         fimg = arr.astype(float_dtype, copy=False)
     else:

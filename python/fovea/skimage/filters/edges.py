@@ -128,8 +128,9 @@ def _edge_2d(smooth, image, mask, axis):
 def sobel(image, mask=None, *, axis=None, mode="reflect", cval=0.0):
     """Sobel edge magnitude (axis None or several axes) or directional gradient
     (one axis) of an n-d image. Integer images are scaled by img_as_float; the
-    result is float32 for float32/float16 input, float64 otherwise. mask: values
-    are zeroed outside mask eroded by one pixel."""
+    result is float32 for float32/float16 input, float64 otherwise (CuPy data:
+    float32 for bool and 8-/16-bit integers too, as cuCIM). mask: values are
+    zeroed outside mask eroded by one pixel."""
     return _edge(_SOBEL_SMOOTH, _EDGE, image, mask, axis, mode, cval)
 
 

@@ -47,7 +47,7 @@ class LPIFilter2D:
         even_offset = (dshape % 2 == 0).astype(int)
         dshape += even_offset
         oshape = np.array(data.shape) * 2 - 1
-        float_dtype = supported_float_type(data.dtype)
+        float_dtype = supported_float_type(data)
         data = data.astype(float_dtype, copy=False)
         cache_ok = (self._cache is not None and _interop.xp_of(self._cache) is xp
                     and not np.any(np.array(self._cache.shape) != oshape))

@@ -29,7 +29,7 @@ __all__ = ["meijering", "sato", "frangi", "hessian"]
 
 
 def _float_image(arr, black_ridges):
-    image = arr.astype(supported_float_type(arr.dtype), copy=False)
+    image = arr.astype(supported_float_type(arr), copy=False)
     return image if black_ridges else -image
 
 

@@ -275,7 +275,7 @@ def threshold_local(image, block_size=3, method="gaussian", offset=0, mode="refl
     block_size = tuple(block_size)
     if any(b % 2 == 0 for b in block_size):
         raise ValueError(f"block_size must be odd! Given block_size {block_size} contains even values.")
-    fdt = supported_float_type(img.dtype)
+    fdt = supported_float_type(img)
     img = img.astype(fdt, copy=False)
     thresh = xp.zeros(img.shape, dtype=fdt)
     if method == "generic":
@@ -306,7 +306,7 @@ def _mean_std(image, w):
         if s % 2 == 0:
             raise ValueError("Window size for `threshold_sauvola` or `threshold_niblack` must not be even on any "
                              f"dimension. Got {w}")
-    fdt = supported_float_type(image.dtype)
+    fdt = supported_float_type(image)
     pad = tuple((k // 2 + 1, k // 2) for k in w)
     padded = xp.pad(image.astype(fdt, copy=False), pad, mode="reflect")
 

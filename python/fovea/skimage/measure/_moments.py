@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 
 from ... import _interop as ix
+from .._shared import cucim_rules, supported_float_type
 
 __all__ = [
     "centroid",
@@ -23,12 +24,6 @@ __all__ = [
     "moments_hu",
     "moments_normalized",
 ]
-
-
-def _float_type(dtype):
-    """skimage's _supported_float_type: float16 / float32 stay float32, the rest float64."""
-    dtype = np.dtype(dtype)
-    return np.float32 if dtype in (np.float16, np.float32) else np.float64
 
 
 def _xp_for(a):
@@ -50,11 +45,14 @@ def moments_coords_central(coords, center=None, order=3):
     if c.ndim != 2:
         raise ValueError(f"The parameter `coords` must be a 2-dimensional array, got {c.ndim}")
     ndim = c.shape[1]
-    ft = _float_type(c.dtype)
+    ft = supported_float_type(c)
     if center is None:
         center = xp.mean(c, axis=0, dtype=float)
-    d = c.astype(ft, copy=False) - (center if not np.isscalar(center) else ft(center))
-    d = d.astype(ft, copy=False)
+    elif not np.isscalar(center):
+        center = xp.asarray(ix.host(center) if xp is not np else center)
+    if cucim_rules(c):   # cuCIM: in the coordinates' float type throughout
+        center = xp.asarray(center, dtype=ft)
+    d = c.astype(ft, copy=False) - center   # scikit-image: a float64 centre gives float64
     out = None
     for axis in range(ndim):
         p = xp.stack([d[:, axis] ** k for k in range(order + 1)], axis=-1)   # (N, order+1)
@@ -81,7 +79,7 @@ def moments_central(image, center=None, order=3, *, spacing=None, **kwargs):
         total = sum(np.ix_(*[np.arange(order + 1)] * x.ndim))
         mu[xp.asarray(total > order)] = 0
         return back(mu)
-    ft = _float_type(x.dtype)
+    ft = supported_float_type(x)
     if spacing is None:
         spacing = np.ones(x.ndim)
     calc = x.astype(ft, copy=False)

@@ -6,6 +6,7 @@ CuPy."""
 import numpy as np
 
 from ..._interop import host, prepare
+from .._shared import cucim_rules
 
 __all__ = ["approximate_polygon", "subdivide_polygon"]
 
@@ -93,4 +94,6 @@ def subdivide_polygon(coords, degree=2, preserve_ends=False):
         out = np.vstack([out, out[0, :]])
     if preserve_ends and not circular:
         out = np.vstack([pts[0, :], out, pts[-1, :]])
-    return back(out if xp is np else xp.asarray(out))
+    if cucim_rules(c):   # cuCIM: in the coordinates' float type (float64 for integers)
+        return back(xp.asarray(out, dtype=c.dtype if c.dtype.kind == "f" else np.float64))
+    return back(out)

@@ -19,6 +19,7 @@ from math import pi, sqrt
 import numpy as np
 
 from ... import _interop as ix
+from .._shared import scalar_result
 
 __all__ = ["euler_number", "perimeter", "perimeter_crofton"]
 
@@ -67,7 +68,7 @@ def perimeter(image, neighborhood=4):
     for o in [(-1, -1), (-1, 1), (1, -1), (1, 1)]:
         code += 10 * _shifted(border, o)
     hist = np.bincount(code.ravel(), minlength=50)
-    return float(hist[:50] @ _PERIMETER_WEIGHTS)
+    return scalar_result(hist[:50] @ _PERIMETER_WEIGHTS, np.float64, image)
 
 
 def _quad_codes(fg):
@@ -84,7 +85,7 @@ def perimeter_crofton(image, directions=4):
     if img.ndim != 2:
         raise NotImplementedError("`perimeter_crofton` supports 2D images only")
     h = _quad_codes(img > 0)
-    return float(np.asarray(_crofton_coefs(directions)) @ h)
+    return scalar_result(np.asarray(_crofton_coefs(directions)) @ h, np.float64, image)
 
 
 def _crofton_coefs(directions):
@@ -132,4 +133,4 @@ def euler_number(image, connectivity=None):
                 # 2^(nd - k) pixels around it is foreground
                 rest = tuple(a for a in range(nd) if a not in axes)
                 chi += (-1) ** k * _window_count(fg, rest, "any")
-    return int(chi)
+    return scalar_result(chi, np.int64, image) if nd == 2 else int(chi)   # as scikit-image / cuCIM

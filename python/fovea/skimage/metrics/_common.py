@@ -28,7 +28,7 @@ def check_same_shape(a, b):
 
 def as_floats(a, b, xp):
     """Both images in the supported float type of their two dtypes."""
-    ft = supported_float_type((a.dtype, b.dtype))
+    ft = supported_float_type((a, b))
     return a.astype(ft, copy=False), b.astype(ft, copy=False)
 
 

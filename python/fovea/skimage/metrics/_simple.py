@@ -28,7 +28,7 @@ def _mse_images(a, b, xp):
     """MSE of two images as scikit-image computes it (both in the supported
     float type of their dtypes), converting integers on the fly in the
     subtraction instead of in two float copies."""
-    ft = supported_float_type((a.dtype, b.dtype))
+    ft = supported_float_type((a, b))
     if xp is np and ft == np.float64 and a.size:
         d = np.subtract(a, b, dtype=np.float64).reshape(-1)
         return np.float64(np.dot(d, d) / d.size)

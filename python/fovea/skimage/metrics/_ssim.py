@@ -51,7 +51,7 @@ def structural_similarity(im1, im2, *, win_size=None, gradient=False, data_range
 
 
 def _ssim(a, b, xp, win_size, gradient, data_range, channel_axis, gaussian_weights, full, kwargs):
-    float_type = supported_float_type(a.dtype)
+    float_type = supported_float_type(a)
     if channel_axis is not None:
         nch = a.shape[channel_axis]
         channel_axis = channel_axis % a.ndim

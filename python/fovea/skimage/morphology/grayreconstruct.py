@@ -8,15 +8,9 @@ import numpy as np
 
 from ... import _fovea
 from ... import _interop as ix
+from .._shared import cucim_rules, supported_float_type
 
 __all__ = ["reconstruction"]
-
-
-def _supported_float_type(dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        raise ValueError("complex valued input is not supported")
-    return {np.float16: np.float32, np.float32: np.float32}.get(dtype.type, np.float64)
 
 
 def reconstruction(seed, mask, method="dilation", footprint=None, offset=None, *, reconstruct_on_cpu=False):
@@ -25,8 +19,10 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None, *
     seed, mask: arrays of one shape (seed <= mask for 'dilation', >= for
     'erosion'). footprint: neighbourhood (default: 3 x ... x 3 ones); offset:
     its centre (default: the middle; every extent must then be odd).
-    Returns the reconstruction as float32 (float16/float32 mask) or float64.
-    reconstruct_on_cpu (cuCIM's): accepted; fovea reconstructs GPU data on the GPU.
+    Returns the reconstruction as float32 (float16/float32 mask) or float64 for
+    NumPy data (scikit-image); for CuPy data in the inputs' promoted dtype, signed
+    for an erosion of unsigned data (cuCIM; computed in the float type, exact up to
+    2**53 for 64-bit integers). reconstruct_on_cpu (cuCIM's): accepted; fovea reconstructs GPU data on the GPU.
     """
     s, _, back = ix.prepare(seed)
     m = ix.like_input(mask, s, "mask")
@@ -59,7 +55,10 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None, *
         raise ValueError(f"Reconstruction method can be one of 'erosion' or 'dilation'. Got '{method}'.")
     if fp.ndim != s.ndim:
         raise ValueError("footprint must have the image's number of dimensions")
-    ftype = _supported_float_type(m.dtype)
+    ftype = supported_float_type(m)
+    out_dtype = np.promote_types(s.dtype, m.dtype)
+    if method == "erosion" and out_dtype.kind == "u":
+        out_dtype = np.promote_types(out_dtype, np.int8)
     s = s.astype(ftype, copy=False)
     m = m.astype(ftype, copy=False)
     res = _fovea.skmorph_reconstruction(
@@ -71,4 +70,7 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None, *
         tuple(int(o) for o in np.broadcast_to(offset, (fp.ndim,))),
         ix.stream_of(s),
     )
-    return back(ix.wrap(res, s))
+    res = ix.wrap(res, s)
+    if cucim_rules(res):   # cuCIM: the inputs' dtype
+        res = res.astype(out_dtype, copy=False)
+    return back(res)

@@ -61,7 +61,7 @@ def cross_correlate_masked(arr1, arr2, m1, m2, mode="full", axes=(-2, -1), overl
 
 def _cross_correlate(fixed_image, moving_image, m1, m2, xp, mode, axes, overlap_ratio):
     """cross_correlate_masked on working arrays of one device (module xp)."""
-    float_dtype = supported_float_type((fixed_image.dtype, moving_image.dtype), allow_complex=True)
+    float_dtype = supported_float_type((fixed_image, moving_image), allow_complex=True)
     if np.dtype(float_dtype).kind == "c":
         raise ValueError("complex-valued arr1, arr2 are not supported")
     fixed_image = fixed_image.astype(float_dtype)

@@ -40,7 +40,7 @@ def richardson_lucy(image, psf, num_iter=50, clip=True, filter_epsilon=None):
     """
     what = "fovea.skimage.restoration.richardson_lucy"
     img, xp, back = _interop.prepare(image, what)
-    float_type = supported_float_type(img.dtype)
+    float_type = supported_float_type(img)
     img = img.astype(float_type, copy=False)
     ker = _small_like(psf, img, float_type)
     if ker.ndim != img.ndim:
@@ -64,7 +64,7 @@ def _transfer_functions(img, psf, reg, is_real, xp):
         reg = _small_like(reg, img)
     if not xp.iscomplexobj(reg):
         reg = _uft.ir2tf(reg, img.shape, xp, is_real=is_real)
-    float_type = supported_float_type(img.dtype)
+    float_type = supported_float_type(img)
     img = img.astype(float_type, copy=False)
     psf = _small_like(psf, img)
     psf = psf.real.astype(float_type, copy=False)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import _fovea
 from ... import _interop as ix
-from .._shared import img_as_float, supported_float_type
+from .._shared import cucim_rules, img_as_float, supported_float_type
 from ..transform._warps import _map_index
 
 __all__ = ["denoise_tv_chambolle", "denoise_bilateral", "denoise_tv_bregman"]
@@ -18,7 +18,7 @@ __all__ = ["denoise_tv_chambolle", "denoise_bilateral", "denoise_tv_bregman"]
 def _float_image(image, xp):
     """img_as_float, then float16 -> float32 (scikit-image's order)."""
     image = img_as_float(image, xp)
-    return image.astype(supported_float_type(image.dtype), copy=False)
+    return image.astype(supported_float_type(image), copy=False)
 
 
 def denoise_tv_chambolle(image, weight=0.1, eps=2.0e-4, max_num_iter=200, *, channel_axis=None):
@@ -153,10 +153,13 @@ def denoise_tv_bregman(image, weight=5.0, max_num_iter=100, eps=1e-3, isotropic=
     host (CuPy input is copied there and the result back). Without
     channel_axis a 3-d image's last axis is swept jointly, as scikit-image does."""
     img, xp, back = ix.prepare(image, "denoise_tv_bregman")
+    cucim_type = supported_float_type(img) if cucim_rules(img) else None   # CuPy data: cuCIM's float rule
     host = ix.to_host(img) if ix.on_gpu(img) else img
     if channel_axis is not None:
         host = np.moveaxis(host, channel_axis % host.ndim, -1)
     host = img_as_float(host, np)
+    if cucim_type is not None:
+        host = host.astype(cucim_type, copy=False)
     host = host.reshape(host.shape + (1,) * (3 - host.ndim)) if host.ndim < 3 else host
     if host.dtype == np.float16:
         raise ValueError("float16 images are not supported")

@@ -94,6 +94,7 @@ def inpaint_biharmonic(image, mask, *, split_into_regions=False, channel_axis=No
     if np.ma.isMaskedArray(image):
         raise TypeError("Masked arrays are not supported")
     img, xp, back = ix.prepare(image, "inpaint_biharmonic")
+    float_dtype = supported_float_type(img)   # by the input's library (cuCIM's rules for CuPy)
     gpu = None
     if ix.on_gpu(img):
         try:
@@ -112,8 +113,7 @@ def inpaint_biharmonic(image, mask, *, split_into_regions=False, channel_axis=No
     base = img.shape[:-1] if multichannel else img.shape
     if base != m.shape:
         raise ValueError("Input arrays have to be the same shape")
-    img = img_as_float(img, np)
-    img = img.astype(supported_float_type(img.dtype), copy=False)
+    img = img_as_float(img, np).astype(float_dtype, copy=False)
     m = m.astype(bool, copy=False)
     if not multichannel:
         img = img[..., None]

@@ -39,7 +39,7 @@ def _grid_slice(shape, *, offset, stride=3):
 
 def _as_float(image, xp):
     image = img_as_float(image, xp)
-    return image.astype(supported_float_type(image.dtype), copy=False)
+    return image.astype(supported_float_type(image), copy=False)
 
 
 def denoise_invariant(image, denoise_function, *, stride=4, masks=None, denoiser_kwargs=None):

@@ -22,7 +22,7 @@ def rolling_ball(image, *, radius=100, kernel=None, nansafe=False, num_threads=_
         import warnings
         warnings.warn("`num_threads` is deprecated since 0.26; use `workers`", FutureWarning, stacklevel=2)
     img, xp, back = ix.prepare(image, "rolling_ball")
-    float_type = supported_float_type(img.dtype)
+    float_type = supported_float_type(img)
     work = img.astype(float_type, copy=False)
     if kernel is None:
         kernel = ball_kernel(radius, img.ndim)

@@ -42,7 +42,7 @@ def ir2tf(imp_resp, shape, xp, dim=None, is_real=True):
     centre rolled to the origin)."""
     if not dim:
         dim = imp_resp.ndim
-    dtype = supported_float_type(imp_resp.dtype)
+    dtype = supported_float_type(imp_resp)
     padded = xp.zeros(shape, dtype=dtype)
     padded[tuple(slice(0, s) for s in imp_resp.shape)] = imp_resp
     for axis, size in enumerate(imp_resp.shape):

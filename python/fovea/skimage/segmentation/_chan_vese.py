@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..._interop import like_input, prepare
-from .._shared import supported_float_type
+from .._shared import cucim_rules, supported_float_type
 
 __all__ = ["chan_vese"]
 
@@ -124,7 +124,7 @@ def chan_vese(image, mu=0.25, lambda1=1.0, lambda2=1.0, tol=1e-3, max_num_iter=5
     x, xp, back = prepare(image)
     if x.ndim != 2:
         raise ValueError("Input image should be a 2D array.")
-    float_dtype = supported_float_type(x.dtype)
+    float_dtype = supported_float_type(x)
     phi = _init_phi(init_level_set, tuple(x.shape), float_dtype, xp)
     if tuple(phi.shape) != tuple(x.shape):
         raise ValueError("The dimensions of initial level set do not match the dimensions of image.")
@@ -156,7 +156,9 @@ def chan_vese(image, mu=0.25, lambda1=1.0, lambda2=1.0, tol=1e-3, max_num_iter=5
         i += 1
 
     if extended_output:
-        if xp is not np:
+        if cucim_rules(x):   # cuCIM: 0-d arrays of the float type on the device
+            energies = back([xp.asarray(e, dtype=float_dtype) for e in energies])
+        elif xp is not np:   # scikit-image's rules for device data: host numbers
             energies = [float(e) for e in energies]
         return back(segmentation), back(phi), energies
     return back(segmentation)

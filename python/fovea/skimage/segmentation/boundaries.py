@@ -74,7 +74,7 @@ def mark_boundaries(image, label_img, color=(1, 1, 0), outline_color=None, mode=
     img, _, back = ix.prepare(image)
     lab = ix.like_input(label_img, img, "label_img")
     xp = ix.xp_of(img)
-    float_dtype = _shared.supported_float_type(img.dtype)
+    float_dtype = _shared.supported_float_type(img)
     marked = _shared.img_as_float(img, xp)
     marked = marked.astype(float_dtype, copy=True)
     if marked.ndim == 2:

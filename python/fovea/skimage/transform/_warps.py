@@ -13,7 +13,7 @@ import numpy as np
 from ... import _fovea, ndimage as ndi
 from ... import _interop as ix
 from ..._interop import prepare
-from .._shared import convert_to_float, safe_as_int as _safe_as_int
+from .._shared import convert_to_float, safe_as_int as _safe_as_int, supported_float_type
 from ..measure import block_reduce
 from ._geometric import AffineTransform, ProjectiveTransform, SimilarityTransform, _GeometricTransform
 
@@ -132,8 +132,9 @@ def resize(image, output_shape, order=None, mode="reflect", cval=0, clip=True, p
     anti_aliasing: Gaussian smoothing before down-sampling (default: on when
     down-sampling, except bool input and integer input at order 0), with
     sigma anti_aliasing_sigma (default max(0, (factor - 1) / 2)). Output dtype:
-    the input's for order 0, float32 for float16/float32, else float64; values
-    clipped to the input's range when clip. Same array type as image.
+    the input's for order 0, float32 for float16/float32, else float64 (CuPy
+    data: float32 for 8-/16-bit integers too, as cuCIM); values clipped to the
+    input's range when clip. Same array type as image.
     """
     arr, xp, back = prepare(image)
     return back(_resize(arr, xp, output_shape, order, mode, cval, clip, preserve_range, anti_aliasing,
@@ -572,7 +573,7 @@ def _local_mean(image, xp, output_shape, grid_mode, preserve_range):
         image = convert_to_float(image, preserve_range, xp)   # signed: img_as_float clips at -1 first
     if np.dtype(image.dtype).kind == "c" or np.dtype(image.dtype).kind not in "biuf":
         raise TypeError(f"resize_local_mean: unsupported dtype {dt}")
-    out_dt = np.float32 if image.dtype == np.float32 else np.float64
+    out_dt = supported_float_type(image, xp=xp)   # integers left as they are: their float type
     out = xp.empty(output_shape, dtype=out_dt)
     if image.ndim == 0 or out.size == 0:
         out[...] = image.astype(out_dt) if out.size else out
