@@ -92,6 +92,83 @@ test_lengths(void)
     }
 }
 
+/* Direct or Bluestein by the engine's cost model (fft-engine.c): small radices and
+ * moderate primes with a long rest direct, large primes alone through Bluestein
+ * (a 7-smooth convolution length >= 2n - 1); lengths with a large direct radix
+ * against the DFT; the SIMD lanes bit for bit the scalar engine on both paths. */
+static void
+test_plans(void)
+{
+    static const int64_t direct[] = {7, 49, 31, 61, 1016, 127 * 64, 61 * 1024, 343 * 1024};
+    static const int64_t blue[] = {1009, 65537, 10007, 2 * 3 * 4099, 1031 * 64};
+    for (size_t i = 0; i < sizeof direct / sizeof *direct; i++) {
+        fv__fft1d *p = fv__fft1d_get(direct[i], 1);
+        if (!p || p->sub)
+            fprintf(stderr, "length %lld: Bluestein, not direct\n", (long long)direct[i]);
+        CHECK(p && !p->sub);
+        fv__fft1d_put(p);
+    }
+    for (size_t i = 0; i < sizeof blue / sizeof *blue; i++) {
+        fv__fft1d *p = fv__fft1d_get(blue[i], 1);
+        CHECK(p && p->sub && p->m >= 2 * blue[i] - 1 && p->m < 4 * blue[i]);
+        int64_t r = p ? p->m : 1;
+        for (int64_t f = 2; f <= 7; f++)
+            while (r % f == 0)
+                r /= f;
+        CHECK(r == 1);
+        fv__fft1d_put(p);
+    }
+    static const int64_t big[] = {1016, 4 * 29 * 7};   /* radix 127; 29 and 7 */
+    for (size_t i = 0; i < sizeof big / sizeof *big; i++)
+        for (int inv = 0; inv < 2; inv++) {
+            const double ed = c2c_err(big[i], FV_FLOAT64, inv), ef = c2c_err(big[i], FV_FLOAT32, inv);
+            CHECK(ed < 1e-14 * (1 + log2((double)big[i])));
+            CHECK(ef < 2e-6 * (1 + log2((double)big[i])));
+        }
+    static const int64_t lens[] = {5, 127, 1016, 1009, 2 * 3 * 4099};
+    for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
+        for (int dbl = 0; dbl < 2; dbl++) {
+            const int64_t n = lens[i], L = dbl ? FV__FFT_LANE_BYTES / 8 : FV__FFT_LANE_BYTES / 4;
+            const size_t es = dbl ? 8 : 4;
+            fv__fft1d *p = fv__fft1d_get(n, dbl);
+            const int64_t ns = fv__fft1d_scratch(p) + 1;
+            char *x = malloc((size_t)n * 2 * es), *y = malloc((size_t)n * 2 * es), *sc = malloc((size_t)ns * 2 * es);
+            char *lx = aligned_alloc(32, (size_t)(n * 2 * L * es + 31) / 32 * 32);
+            char *ly = aligned_alloc(32, (size_t)(n * 2 * L * es + 31) / 32 * 32);
+            char *ls = aligned_alloc(32, (size_t)(ns * 2 * L * es + 31) / 32 * 32);
+            for (int64_t j = 0; j < n; j++)   /* lane q of value j: (j, q) */
+                for (int64_t q = 0; q < L; q++)
+                    for (int c = 0; c < 2; c++) {
+                        const double v = urand();
+                        if (dbl)
+                            ((double *)lx)[j * 2 * L + c * L + q] = v;
+                        else
+                            ((float *)lx)[j * 2 * L + c * L + q] = (float)v;
+                    }
+            for (int inv = 0; inv < 2; inv++) {
+                fv__fft1d_exec_lanes(p, lx, ly, inv, ls);
+                int same = 1;
+                for (int64_t q = 0; q < L; q++) {
+                    for (int64_t j = 0; j < n; j++)
+                        for (int c = 0; c < 2; c++)
+                            memcpy(x + (2 * j + c) * es, lx + ((size_t)(j * 2 * L + c * L + q)) * es, es);
+                    fv__fft1d_exec(p, x, y, inv, sc);
+                    for (int64_t j = 0; j < n; j++)
+                        for (int c = 0; c < 2; c++)
+                            same &= !memcmp(y + (2 * j + c) * es, ly + ((size_t)(j * 2 * L + c * L + q)) * es, es);
+                }
+                CHECK(same);
+            }
+            free(x);
+            free(y);
+            free(sc);
+            free(lx);
+            free(ly);
+            free(ls);
+            fv__fft1d_put(p);
+        }
+}
+
 /* R2C then C2R along axis 1 of a strided 3-D view, against C2C of the same data */
 static void
 test_real_nd(void)
@@ -211,6 +288,7 @@ int
 main(void)
 {
     test_lengths();
+    test_plans();
     test_real_nd();
     test_cache();
     test_errors();
