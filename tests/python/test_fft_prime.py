@@ -11,16 +11,7 @@ import numpy as np
 import pytest
 
 import fovea.fft as F
-
-RNG = np.random.default_rng(1009)
-
-
-def _rand(shape, dtype):
-    dt = np.dtype(dtype)
-    x = RNG.standard_normal(shape)
-    if dt.kind == "c":
-        x = x + 1j * RNG.standard_normal(shape)
-    return x.astype(dt)
+from test_fft import _rand  # noqa: E402 (tests/python/test_fft.py)
 
 
 def _relerr(got, want):
