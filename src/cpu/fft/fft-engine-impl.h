@@ -128,18 +128,27 @@ FS(bflyp)(FS(cpx) *o, int64_t fs, int64_t m, int64_t p, const TW *tw, int inv)
     }
 }
 
+static void FS(bluestein)(const fv__fft1d *p, const FS(cpx) *in, int64_t is, FS(cpx) *out, int inv,
+                          FS(cpx) *scr);
+
 /* Decimation in time: out (contiguous, fac[0] * fac[1] points) from in with
- * stride fs. */
+ * stride fs. The last radix (m = 1: a p-point DFT of the strided input) goes
+ * through Bluestein's algorithm when it is rad's length (fft-engine.h). */
 static void
-FS(work)(FS(cpx) *out, const FS(cpx) *in, int64_t fs, const int64_t *fac, const TW *tw, int inv)
+FS(work)(FS(cpx) *out, const FS(cpx) *in, int64_t fs, const int64_t *fac, const TW *tw, int inv,
+         const fv__fft1d *rad, FS(cpx) *scr)
 {
     const int64_t p = fac[0], m = fac[1];
+    if (m == 1 && rad && p == rad->n) {
+        FS(bluestein)(rad, in, fs, out, inv, scr);
+        return;
+    }
     if (m == 1) {
         for (int64_t k = 0; k < p; k++)
             out[k] = in[k * fs];
     } else {
         for (int64_t k = 0; k < p; k++)
-            FS(work)(out + k * m, in + k * fs, fs * p, fac + 2, tw, inv);
+            FS(work)(out + k * m, in + k * fs, fs * p, fac + 2, tw, inv, rad, scr);
     }
     switch (p) {
     case 2: FS(bfly2)(out, fs, m, tw, inv); break;
@@ -152,15 +161,16 @@ FS(work)(FS(cpx) *out, const FS(cpx) *in, int64_t fs, const int64_t *fac, const 
 static void FS(exec)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(cpx) *scr);
 
 /* Bluestein: X[k] = w[k] * sum_j (x[j] w[j]) conj(w[k - j]), w[k] = exp(-i pi k^2 / n),
- * the sum a cyclic convolution of length m >= 2n - 1. The inverse is conj(F(conj(x))). */
+ * the sum a cyclic convolution of length m >= 2n - 1. The inverse is conj(F(conj(x))).
+ * x[j] = in[j * is]. */
 static void
-FS(bluestein)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(cpx) *scr)
+FS(bluestein)(const fv__fft1d *p, const FS(cpx) *in, int64_t is, FS(cpx) *out, int inv, FS(cpx) *scr)
 {
     const int64_t n = p->n, m = p->m;
     const TW *w = (const TW *)p->chirp, *b = (const TW *)p->bfft;
     FS(cpx) *a = scr, *A = scr + m, *rest = scr + 2 * m;
     for (int64_t k = 0; k < n; k++) {
-        FS(cpx) x = in[k];
+        FS(cpx) x = in[k * is];
         if (inv)
             x.im = -x.im;
         a[k] = FS(cmul)(x, w[k], 0);
@@ -185,9 +195,9 @@ FS(exec)(const fv__fft1d *p, const FS(cpx) *in, FS(cpx) *out, int inv, FS(cpx) *
     if (p->n == 1)
         out[0] = in[0];
     else if (p->sub)
-        FS(bluestein)(p, in, out, inv, scr);
+        FS(bluestein)(p, in, 1, out, inv, scr);
     else
-        FS(work)(out, in, 1, p->fac, (const TW *)p->tw, inv);
+        FS(work)(out, in, 1, p->fac, (const TW *)p->tw, inv, p->rad, scr);
 }
 
 #ifndef FV__FFT_LANES

@@ -92,12 +92,13 @@ radix_cost(int64_t f)
     }
 }
 
+/* HUGE_VAL when a radix is past the generic butterfly's bound */
 static double
 direct_cost(const int64_t *fac, int nfac)
 {
     double c = 0;
     for (int i = 0; i < nfac; i++)
-        c += radix_cost(fac[2 * i]);
+        c += fac[2 * i] > FV__FFT_MAX_RADIX ? HUGE_VAL : radix_cost(fac[2 * i]);
     return c;
 }
 
@@ -130,6 +131,8 @@ bluestein_length(int64_t n, double *cost)
 int64_t
 fv__fft1d_scratch(const fv__fft1d *p)
 {
+    if (p->rad)
+        return fv__fft1d_scratch(p->rad);
     if (!p->sub)
         return 0;
     return 2 * p->m + fv__fft1d_scratch(p->sub);
@@ -167,6 +170,8 @@ plan_free(fv__fft1d *p)
         return;
     if (p->sub)
         fv__fft1d_put(p->sub);
+    if (p->rad)
+        fv__fft1d_put(p->rad);
     free(p->tw);
     free(p->chirp);
     free(p->bfft);
@@ -181,17 +186,24 @@ plan_new(int64_t n, int dbl)
         return NULL;
     p->n = n;
     p->dbl = dbl;
-    if (n > 1) {
-        double bcost = 0;
-        int64_t fmax = 0;
-        p->nfac = factorize(n, p->fac);
-        for (int i = 0; i < p->nfac; i++)
-            fmax = p->fac[2 * i] > fmax ? p->fac[2 * i] : fmax;
-        /* Bluestein when a radix is past the butterfly's bound or when cheaper */
-        if (fmax > 7) {
-            const int64_t m = bluestein_length(n, &bcost);
-            if (fmax > FV__FFT_MAX_RADIX || bcost < direct_cost(p->fac, p->nfac))
-                p->m = m;
+    p->nfac = n > 1 ? factorize(n, p->fac) : 0;
+    /* the largest prime factor is the last radix; when it is large, the cheapest of:
+     * every radix direct, Bluestein on the whole length, or the others direct and
+     * the last radix by Bluestein (its own plan, a p-point DFT per leaf) */
+    const int64_t fmax = p->nfac ? p->fac[2 * (p->nfac - 1)] : 1;
+    if (fmax > 7) {
+        double whole, last = HUGE_VAL;
+        const double direct = direct_cost(p->fac, p->nfac);
+        const int64_t m = bluestein_length(n, &whole);
+        if (fmax < n) {
+            bluestein_length(fmax, &last);
+            last += direct_cost(p->fac, p->nfac - 1);
+        }
+        if (whole <= last && whole < direct)
+            p->m = m;
+        else if (last < direct && !(p->rad = fv__fft1d_get(fmax, dbl))) {
+            free(p);
+            return NULL;
         }
     }
     if (p->m) {

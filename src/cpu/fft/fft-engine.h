@@ -5,10 +5,10 @@
  * float build (libkissfft-float131); there is no double variant, and FFTW is
  * GPL. The engine is a textbook mixed-radix decimation-in-time FFT (radix 4, 2
  * and 3 butterflies, a generic odd-radix butterfly by symmetric pairs) with
- * Bluestein's chirp-z algorithm (a convolution of length 2^a 3^b 5^c 7^d) for
- * lengths whose large prime factors make it cheaper, by a cost model fitted to
- * timings (fft-engine.c), and for any prime factor above 1024; every length costs
- * O(n log n) at worst. Twiddles are computed in double and rounded once.
+ * Bluestein's chirp-z algorithm (a convolution of length 2^a 3^b 5^c 7^d) on the
+ * whole length or for the largest prime factor as the last radix, where a cost
+ * model fitted to timings (fft-engine.c) says it is cheaper and for any prime
+ * factor above 1024; every length costs O(n log n) at worst. Twiddles are computed in double and rounded once.
  *
  * Plans are immutable once made and shared: fv__fft1d_get returns a counted
  * reference from a process-wide cache (mutex, at most FV__FFT1D_CACHE plans;
@@ -30,6 +30,7 @@ struct fv__fft1d {
     int nfac;                    /* radices, each with the remaining length m    */
     int64_t fac[2 * FV__FFT_MAX_FACTORS];
     void *tw;                    /* n twiddles exp(-2 pi i k / n), interleaved   */
+    fv__fft1d *rad;              /* NULL, or the (Bluestein) plan of the last radix */
     /* Bluestein (sub != NULL): length-m convolution with the chirp */
     int64_t m;
     fv__fft1d *sub;
