@@ -135,3 +135,24 @@ def test_set_get_workers():
         t.join()
         assert seen == [default]
     assert F.get_workers() == default
+
+
+# ---- CuPy (cuFFT handles every length itself; workers= is accepted and ignored) -------------
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1009,), (3, 2 * 4099), (211, 257)])
+def test_gpu_prime_lengths_and_workers(cp, shape):
+    for dt in ("complex64", "complex128"):
+        x = _rand(shape, dt)
+        gx = cp.asarray(x)
+        want = np.fft.fftn(x.astype(np.complex128))
+        for w in (None, 1, -1):
+            r = F.fftn(gx, workers=w)
+            assert isinstance(r, cp.ndarray) and r.dtype == gx.dtype
+            assert _relerr(r.get(), want) < TOL[np.dtype(dt)]
+        xr = x.real.copy()
+        assert _relerr(F.rfftn(cp.asarray(xr), workers=2).get(), np.fft.rfftn(xr.astype(np.float64))) < \
+            TOL[np.dtype(dt)]
+    with pytest.raises(ValueError, match="workers must not be zero"):
+        F.fft(cp.ones(8), workers=0)
