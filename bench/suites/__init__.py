@@ -25,7 +25,7 @@ SHAPES = {
     "4096": (4096, 4096), "8k": (8192, 8192), "64^3": (64, 64, 64), "128^3": (128, 128, 128),
     "256^3": (256, 256, 256), "100^3": (100, 100, 100), "400^3": (400, 400, 400), "64": (64, 64),
     "rgb4k": (2160, 3840, 3), "16k": (16384, 16384), "24k": (24576, 24576), "50k": (50000, 50000),
-    "-": (),
+    "1009^2": (1009, 1009), "512x8198": (512, 2 * 4099), "512x8192": (512, 8192), "-": (),
 }
 
 
@@ -96,8 +96,9 @@ def expand(suite, case, device, quick, big):
 
 
 def all_suites():
-    from . import (core, dask_suite, denoise, interpolation, ndimage, skimage_suites, overhead, slides,  # noqa: PLC0415
-                   restoration, transform_hough, skmorph_names)
+    from . import (core, dask_suite, denoise, fft, interpolation, ndimage, skimage_suites, overhead,  # noqa: PLC0415
+                   slides, restoration, transform_hough, skmorph_names)
     suites = [core.SUITE, ndimage.SUITE, *interpolation.SUITES, *skimage_suites.SUITES, transform_hough.SUITE,
-              restoration.SUITE, denoise.SUITE, dask_suite.SUITE, overhead.SUITE, *slides.SUITES, skmorph_names.SUITE]
+              restoration.SUITE, fft.SUITE, denoise.SUITE, dask_suite.SUITE, overhead.SUITE, *slides.SUITES,
+              skmorph_names.SUITE]
     return {s.name: s for s in suites}

@@ -3,7 +3,7 @@
 m.ndi (scipy.ndimage and its GPU twins), m.filters / m.morph / m.measure / m.color /
 m.exposure / m.segmentation / m.metrics / m.restoration / m.registration / m.transform (scikit-image and
 cuCIM's cucim.skimage),
-m.xp (numpy / cupy) and m.fovea (the fovea package, for its own core calls). A name a
+m.xp (numpy / cupy), m.fft (numpy.fft / scipy.fft / cupy.fft) and m.fovea (the fovea package, for its own core calls). A name a
 library does not have raises Missing, which the runner reports as a missing peer
 (never a silent drop); so does a module that does not import.
 """
@@ -15,15 +15,15 @@ MODULES = {
               "exposure": "fovea.skimage.exposure", "segmentation": "fovea.skimage.segmentation",
               "metrics": "fovea.skimage.metrics", "restoration": "fovea.skimage.restoration",
               "registration": "fovea.skimage.registration", "transform": "fovea.skimage.transform", "fovea": "fovea",
-              "dfilt": "fovea.dask.ndimage", "dmeas": "fovea.dask"},
-    "scipy": {"ndi": "scipy.ndimage"},
+              "dfilt": "fovea.dask.ndimage", "dmeas": "fovea.dask", "fft": "fovea.fft"},
+    "scipy": {"ndi": "scipy.ndimage", "fft": "scipy.fft"},
     "skimage": {"filters": "skimage.filters", "morph": "skimage.morphology", "measure": "skimage.measure",
                 "color": "skimage.color", "exposure": "skimage.exposure", "segmentation": "skimage.segmentation",
                 "metrics": "skimage.metrics", "restoration": "skimage.restoration",
                 "registration": "skimage.registration", "transform": "skimage.transform"},
     "dask_image": {"dfilt": "dask_image.ndfilters", "dmeas": "dask_image.ndmeasure"},
-    "numpy": {"xp": "numpy"},
-    "cupy": {"ndi": "cupyx.scipy.ndimage", "xp": "cupy"},
+    "numpy": {"xp": "numpy", "fft": "numpy.fft"},
+    "cupy": {"ndi": "cupyx.scipy.ndimage", "xp": "cupy", "fft": "cupy.fft"},
     "cucim": {"ndi": "cucim.skimage._vendored.ndimage", "filters": "cucim.skimage.filters",
               "morph": "cucim.skimage.morphology", "measure": "cucim.skimage.measure",
               "color": "cucim.skimage.color", "exposure": "cucim.skimage.exposure",

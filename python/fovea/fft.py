@@ -11,22 +11,65 @@ Differences from numpy.fft, all as in scipy.fft and cupy.fft:
   complex64 (and float32 from ``irfft*``); numpy.fft always computes in double;
 - repeated axes are a ``ValueError`` ("All axes must be unique");
 - other input dtypes (bool, integers, float64, complex128, long double) are
-  computed in double precision.
+  computed in double precision;
+- ``workers=`` (keyword-only) and ``set_workers`` / ``get_workers``, scipy.fft's:
+  the CPU threads of a call (default: fovea's pool, not scipy's one thread).
 """
 
+import contextlib
 import operator
+import os
+import threading
 
 from . import _fovea
 from . import _interop
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
-           "rfftn", "irfftn", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]
+           "rfftn", "irfftn", "fftshift", "ifftshift", "fftfreq", "rfftfreq", "set_workers",
+           "get_workers"]
 
 _C2C, _R2C, _C2R = 0, 1, 2
 
 
 def _np():
     return _interop._np()
+
+
+_config = threading.local()   # set_workers' default, per thread as scipy.fft's
+
+
+def _workers(workers):
+    """scipy.fft's rule for workers: None the default (set_workers', else 0: fovea's
+    pool), negative counts from os.cpu_count() + 1, zero a ValueError."""
+    if workers is None:
+        return getattr(_config, "default_workers", 0)
+    workers = operator.index(workers)
+    if workers < 0:
+        ncpu = os.cpu_count() or 1
+        if workers < -ncpu:
+            raise ValueError(f"workers value out of range; got {workers}, must not be less than {-ncpu}")
+        workers += 1 + ncpu
+    elif workers == 0:
+        raise ValueError("workers must not be zero")
+    return workers
+
+
+@contextlib.contextmanager
+def set_workers(workers):
+    """Context manager for the default number of workers of fovea.fft in this thread
+    (scipy.fft.set_workers)."""
+    old = getattr(_config, "default_workers", 0)
+    _config.default_workers = _workers(operator.index(workers))
+    try:
+        yield
+    finally:
+        _config.default_workers = old
+
+
+def get_workers():
+    """The default number of workers in the current context (scipy.fft.get_workers):
+    set_workers', else the size of fovea's CPU thread pool."""
+    return getattr(_config, "default_workers", 0) or _fovea.num_threads()
 
 
 def _norm_scale(norm, n, forward):
@@ -115,9 +158,10 @@ def _resize(a, axes, lens, xp):
     return z
 
 
-def _run(kind, a, axes, lens, norm, forward, name, n_last=None):
+def _run(kind, a, axes, lens, norm, forward, name, workers):
     """The transform of input a (any array) along axes; lens: the logical lengths of the
-    transform (for real ones: the real lengths)."""
+    transform (for real ones: the real lengths); workers: scipy.fft's (CPU threads)."""
+    threads = _workers(workers)
     c = _interop.Call(name, a)
     x, xp = c.input, c.xp
     if xp is None:
@@ -153,7 +197,7 @@ def _run(kind, a, axes, lens, norm, forward, name, n_last=None):
         out = xp.empty(shape, rdt)
         fi, fo = _pairs(x, xp), out
     if out.size:
-        _fovea.fft_exec(fi, fo, kind, ax, not forward, scale, stream=c.stream)
+        _fovea.fft_exec(fi, fo, kind, ax, not forward, scale, stream=c.stream, threads=threads)
     return c.result(out)
 
 
@@ -162,63 +206,63 @@ def _one(n, axis):
 
 
 @_interop.public
-def fft(a, n=None, axis=-1, norm=None):
+def fft(a, n=None, axis=-1, norm=None, *, workers=None):
     """The 1-D discrete Fourier transform (numpy.fft.fft; single precision kept)."""
     s, axes = _one(n, axis)
-    return _run(_C2C, a, axes, s, norm, True, "fft")
+    return _run(_C2C, a, axes, s, norm, True, "fft", workers)
 
 
 @_interop.public
-def ifft(a, n=None, axis=-1, norm=None):
+def ifft(a, n=None, axis=-1, norm=None, *, workers=None):
     """The 1-D inverse discrete Fourier transform (numpy.fft.ifft)."""
     s, axes = _one(n, axis)
-    return _run(_C2C, a, axes, s, norm, False, "ifft")
+    return _run(_C2C, a, axes, s, norm, False, "ifft", workers)
 
 
 @_interop.public
-def fftn(a, s=None, axes=None, norm=None):
+def fftn(a, s=None, axes=None, norm=None, *, workers=None):
     """The n-d discrete Fourier transform (numpy.fft.fftn)."""
-    return _run(_C2C, a, axes, s, norm, True, "fftn")
+    return _run(_C2C, a, axes, s, norm, True, "fftn", workers)
 
 
 @_interop.public
-def ifftn(a, s=None, axes=None, norm=None):
+def ifftn(a, s=None, axes=None, norm=None, *, workers=None):
     """The n-d inverse discrete Fourier transform (numpy.fft.ifftn)."""
-    return _run(_C2C, a, axes, s, norm, False, "ifftn")
+    return _run(_C2C, a, axes, s, norm, False, "ifftn", workers)
 
 
 @_interop.public
-def fft2(a, s=None, axes=(-2, -1), norm=None):
+def fft2(a, s=None, axes=(-2, -1), norm=None, *, workers=None):
     """The 2-d discrete Fourier transform (numpy.fft.fft2)."""
-    return _run(_C2C, a, axes, s, norm, True, "fft2")
+    return _run(_C2C, a, axes, s, norm, True, "fft2", workers)
 
 
 @_interop.public
-def ifft2(a, s=None, axes=(-2, -1), norm=None):
+def ifft2(a, s=None, axes=(-2, -1), norm=None, *, workers=None):
     """The 2-d inverse discrete Fourier transform (numpy.fft.ifft2)."""
-    return _run(_C2C, a, axes, s, norm, False, "ifft2")
+    return _run(_C2C, a, axes, s, norm, False, "ifft2", workers)
 
 
 @_interop.public
-def rfft(a, n=None, axis=-1, norm=None):
+def rfft(a, n=None, axis=-1, norm=None, *, workers=None):
     """The 1-D transform of real input, the n//2 + 1 non-negative frequencies (numpy.fft.rfft)."""
     s, axes = _one(n, axis)
-    return _run(_R2C, a, axes, s, norm, True, "rfft")
+    return _run(_R2C, a, axes, s, norm, True, "rfft", workers)
 
 
 @_interop.public
-def irfft(a, n=None, axis=-1, norm=None):
+def irfft(a, n=None, axis=-1, norm=None, *, workers=None):
     """The inverse of rfft: real output of length n (default 2 * (m - 1)) (numpy.fft.irfft)."""
     c = _interop.Call("irfft", a)
     if n is None:
         n = 2 * (c.input.shape[axis] - 1) if c.input.ndim else 0
-    return _run(_C2R, a, [axis], [n], norm, False, "irfft")
+    return _run(_C2R, a, [axis], [n], norm, False, "irfft", workers)
 
 
 @_interop.public
-def rfftn(a, s=None, axes=None, norm=None):
+def rfftn(a, s=None, axes=None, norm=None, *, workers=None):
     """The n-d transform of real input, the last axis halved (numpy.fft.rfftn)."""
-    return _run(_R2C, a, axes, s, norm, True, "rfftn")
+    return _run(_R2C, a, axes, s, norm, True, "rfftn", workers)
 
 
 def _irfft_lens(a, s, axes):
@@ -233,23 +277,23 @@ def _irfft_lens(a, s, axes):
 
 
 @_interop.public
-def irfftn(a, s=None, axes=None, norm=None):
+def irfftn(a, s=None, axes=None, norm=None, *, workers=None):
     """The inverse of rfftn (numpy.fft.irfftn)."""
     s, axes = _irfft_lens(a, s, axes)
-    return _run(_C2R, a, axes, s, norm, False, "irfftn")
+    return _run(_C2R, a, axes, s, norm, False, "irfftn", workers)
 
 
 @_interop.public
-def rfft2(a, s=None, axes=(-2, -1), norm=None):
+def rfft2(a, s=None, axes=(-2, -1), norm=None, *, workers=None):
     """The 2-d transform of real input (numpy.fft.rfft2)."""
-    return _run(_R2C, a, axes, s, norm, True, "rfft2")
+    return _run(_R2C, a, axes, s, norm, True, "rfft2", workers)
 
 
 @_interop.public
-def irfft2(a, s=None, axes=(-2, -1), norm=None):
+def irfft2(a, s=None, axes=(-2, -1), norm=None, *, workers=None):
     """The inverse of rfft2 (numpy.fft.irfft2)."""
     s, axes = _irfft_lens(a, s, axes)
-    return _run(_C2R, a, axes, s, norm, False, "irfft2")
+    return _run(_C2R, a, axes, s, norm, False, "irfft2", workers)
 
 
 # ---- helpers (NumPy / CuPy's own, on the input's array module) -------------------------------

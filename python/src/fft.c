@@ -43,23 +43,24 @@ fvpy__ft_seq(const char *name, const char *what, PyObject *o, int isint, int *iv
     return (int)n;
 }
 
-/* fft_exec(input, output, kind, axes, inverse, scale, stream=None) */
+/* fft_exec(input, output, kind, axes, inverse, scale, stream=None, threads=0) */
 static PyObject *
 fvpy_fft_exec(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = { "input", "output", "kind", "axes", "inverse", "scale", "stream", NULL };
+    static char *kwlist[] = { "input", "output", "kind", "axes", "inverse", "scale", "stream", "threads", NULL };
     PyObject *in_o, *out_o, *axes_o, *stream_o = Py_None;
-    int kind, inverse, axes[FV_MAX_NDIM], naxes;
+    int kind, inverse, axes[FV_MAX_NDIM], naxes, threads = 0;
     double scale;
     fv_status st = FV_OK;
     fvpy_call c;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiOpd|O:fft_exec", kwlist, &in_o, &out_o, &kind, &axes_o, &inverse,
-                                     &scale, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiOpd|Oi:fft_exec", kwlist, &in_o, &out_o, &kind, &axes_o, &inverse,
+                                     &scale, &stream_o, &threads))
         return NULL;
     if ((naxes = fvpy__ft_seq("fft", "axes", axes_o, 1, axes, NULL)) < 0)
         return NULL;
-    if (fvpy_call_open(&c, "fft", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0) {
+    if (fvpy_call_open(&c, "fft", stream_o, in_o, out_o, NULL, NULL, 0, NULL, NULL) == 0 &&
+        (st = fv_context_set_threads(c.ctx, threads)) == FV_OK) {
         Py_BEGIN_ALLOW_THREADS
             st = fv_fft(c.ctx, c.in.arr, c.out.arr, (fv_fft_kind)kind, naxes, axes, inverse, scale);
         Py_END_ALLOW_THREADS
@@ -67,8 +68,9 @@ fvpy_fft_exec(PyObject *self, PyObject *args, PyObject *kw)
     return fvpy_call_close(&c, st);
 }
 FVPY_METHOD(fft_exec, fvpy_fft_exec, FVPY_KWARGS,
-            "fft_exec(input, output, kind, axes, inverse, scale, stream=None)\n--\n\n"
-            "fv_fft: kind 0 C2C, 1 R2C, 2 C2R; complex arrays as float views with a trailing pair axis.");
+            "fft_exec(input, output, kind, axes, inverse, scale, stream=None, threads=0)\n--\n\n"
+            "fv_fft: kind 0 C2C, 1 R2C, 2 C2R; complex arrays as float views with a trailing pair axis;\n"
+            "threads: CPU threads for this call (0: the pool's).");
 
 /* fourier_filter(input, in_complex, output, out_complex, kind, params, n, axis, stream=None) */
 static PyObject *

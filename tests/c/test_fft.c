@@ -14,21 +14,27 @@
 
 static const long double PI_L = 3.141592653589793238462643383279502884L;
 
-/* naive DFT of n complex values (stride in doubles) */
+/* naive DFT of n complex values (stride in doubles); the n roots of unity in a table */
 static void
 dft(const double *x, long double *y, int64_t n, int inverse)
 {
+    long double *c = malloc((size_t)n * sizeof *c), *s = malloc((size_t)n * sizeof *s);
+    for (int64_t j = 0; j < n; j++) {
+        const long double a = (inverse ? 2 : -2) * PI_L * (long double)j / (long double)n;
+        c[j] = cosl(a);
+        s[j] = sinl(a);
+    }
     for (int64_t k = 0; k < n; k++) {
         long double sr = 0, si = 0;
-        for (int64_t j = 0; j < n; j++) {
-            const long double a = (inverse ? 2 : -2) * PI_L * (long double)((j * k) % n) / (long double)n;
-            const long double c = cosl(a), s = sinl(a);
-            sr += x[2 * j] * c - x[2 * j + 1] * s;
-            si += x[2 * j] * s + x[2 * j + 1] * c;
+        for (int64_t j = 0, jk = 0; j < n; j++, jk = jk + k >= n ? jk + k - n : jk + k) {
+            sr += x[2 * j] * c[jk] - x[2 * j + 1] * s[jk];
+            si += x[2 * j] * s[jk] + x[2 * j + 1] * c[jk];
         }
         y[2 * k] = sr;
         y[2 * k + 1] = si;
     }
+    free(c);
+    free(s);
 }
 
 static double
@@ -89,6 +95,90 @@ test_lengths(void)
             CHECK(ef < tol_f);
         }
     }
+}
+
+/* Direct, Bluestein on the whole length, or the last radix by Bluestein, by the
+ * engine's cost model (fft-engine.c): small radices and moderate primes direct,
+ * large primes alone whole (a 7-smooth convolution length >= 2n - 1), a large prime
+ * with a rest as the last radix; lengths with a large direct radix against the DFT;
+ * the SIMD lanes bit for bit the scalar engine on every path. */
+static void
+test_plans(void)
+{
+    static const int64_t direct[] = { 7, 49, 31, 61, 113 * 2, 61 * 1024, 343 * 1024 };
+    static const int64_t whole[] = { 1009, 65537, 10007 };
+    static const int64_t last[][2] = { { 2 * 3 * 4099, 4099 }, { 1031 * 64, 1031 }, { 1016, 127 } };
+    for (size_t i = 0; i < sizeof direct / sizeof *direct; i++) {
+        fv__fft1d *p = fv__fft1d_get(direct[i], 1);
+        if (!p || p->sub || p->rad)
+            fprintf(stderr, "length %lld: Bluestein, not direct\n", (long long)direct[i]);
+        CHECK(p && !p->sub && !p->rad);
+        fv__fft1d_put(p);
+    }
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
+        fv__fft1d *p = fv__fft1d_get(whole[i], 1);
+        CHECK(p && p->sub && !p->rad && p->m >= 2 * whole[i] - 1 && p->m < 4 * whole[i]);
+        int64_t r = p && p->m ? p->m : 11;
+        for (int64_t f = 2; f <= 7; f++)
+            while (r % f == 0)
+                r /= f;
+        CHECK(r == 1);
+        fv__fft1d_put(p);
+    }
+    for (size_t i = 0; i < sizeof last / sizeof *last; i++) {
+        fv__fft1d *p = fv__fft1d_get(last[i][0], 1);
+        CHECK(p && !p->sub && p->rad && p->rad->n == last[i][1] && p->rad->sub);
+        fv__fft1d_put(p);
+    }
+    static const int64_t big[] = { 1016, 904 }; /* Bluestein radix 127; direct radix 113 */
+    for (size_t i = 0; i < sizeof big / sizeof *big; i++)
+        for (int inv = 0; inv < 2; inv++) {
+            const double ed = c2c_err(big[i], FV_FLOAT64, inv), ef = c2c_err(big[i], FV_FLOAT32, inv);
+            CHECK(ed < 1e-14 * (1 + log2((double)big[i])));
+            CHECK(ef < 2e-6 * (1 + log2((double)big[i])));
+        }
+    static const int64_t lens[] = { 5, 904, 1016, 1009, 2 * 3 * 4099 };
+    for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
+        for (int dbl = 0; dbl < 2; dbl++) {
+            const int64_t n = lens[i], L = dbl ? FV__FFT_LANE_BYTES / 8 : FV__FFT_LANE_BYTES / 4;
+            const size_t es = dbl ? 8 : 4;
+            fv__fft1d *p = fv__fft1d_get(n, dbl);
+            const int64_t ns = fv__fft1d_scratch(p) + 1;
+            char *x = malloc((size_t)n * 2 * es), *y = malloc((size_t)n * 2 * es), *sc = malloc((size_t)ns * 2 * es);
+            char *lx = aligned_alloc(32, (size_t)(n * 2 * L * es + 31) / 32 * 32);
+            char *ly = aligned_alloc(32, (size_t)(n * 2 * L * es + 31) / 32 * 32);
+            char *ls = aligned_alloc(32, (size_t)(ns * 2 * L * es + 31) / 32 * 32);
+            for (int64_t j = 0; j < n; j++) /* lane q of value j: (j, q) */
+                for (int64_t q = 0; q < L; q++)
+                    for (int c = 0; c < 2; c++) {
+                        const double v = urand();
+                        if (dbl)
+                            ((double *)lx)[j * 2 * L + c * L + q] = v;
+                        else
+                            ((float *)lx)[j * 2 * L + c * L + q] = (float)v;
+                    }
+            for (int inv = 0; inv < 2; inv++) {
+                fv__fft1d_exec_lanes(p, lx, ly, inv, ls);
+                int same = 1;
+                for (int64_t q = 0; q < L; q++) {
+                    for (int64_t j = 0; j < n; j++)
+                        for (int c = 0; c < 2; c++)
+                            memcpy(x + (2 * j + c) * es, lx + ((size_t)(j * 2 * L + c * L + q)) * es, es);
+                    fv__fft1d_exec(p, x, y, inv, sc);
+                    for (int64_t j = 0; j < n; j++)
+                        for (int c = 0; c < 2; c++)
+                            same &= !memcmp(y + (2 * j + c) * es, ly + ((size_t)(j * 2 * L + c * L + q)) * es, es);
+                }
+                CHECK(same);
+            }
+            free(x);
+            free(y);
+            free(sc);
+            free(lx);
+            free(ly);
+            free(ls);
+            fv__fft1d_put(p);
+        }
 }
 
 /* R2C then C2R along axis 1 of a strided 3-D view, against C2C of the same data */
@@ -210,6 +300,7 @@ int
 main(void)
 {
     test_lengths();
+    test_plans();
     test_real_nd();
     test_cache();
     test_errors();

@@ -78,44 +78,75 @@ FS(bfly4)(FS(cpx) * o, int64_t fs, int64_t m, const TW *tw, int inv)
     }
 }
 
-/* Any radix p <= FV__FFT_MAX_RADIX: the p-point DFT of the twiddled inputs. */
+/* Any odd radix p <= FV__FFT_MAX_RADIX: the p-point DFT of the twiddled inputs,
+ * by symmetric pairs: with a_q = s_q + s_{p-q}, b_q = s_q - s_{p-q} (q <= h),
+ * X_k = s_0 + sum a_q cos(2 pi qk/p) -/+ i sum b_q sin(2 pi qk/p) and X_{p-k} the
+ * same with the sign flipped: a quarter of the plain O(p^2) sum's multiplications. */
 static void
 FS(bflyp)(FS(cpx) * o, int64_t fs, int64_t m, int64_t p, const TW *tw, int inv)
 {
-    FS(cpx) s[FV__FFT_MAX_RADIX];
-    const int64_t step = fs * m; /* tw[step] = exp(-2 pi i / p) */
+    FS(cpx) a[FV__FFT_MAX_RADIX / 2 + 1], b[FV__FFT_MAX_RADIX / 2 + 1];
+    const int64_t step = fs * m, h = (p - 1) / 2; /* tw[step] = exp(-2 pi i / p) */
     for (int64_t u = 0; u < m; u++) {
-        for (int64_t q = 0; q < p; q++)
-            s[q] = q ? FS(cmul)(o[u + q * m], tw[q * u * fs], inv) : o[u];
-        for (int64_t q1 = 0; q1 < p; q1++) {
-            FV ar = s[0].re, ai = s[0].im;
+        const FS(cpx) s0 = o[u];
+        FS(cpx) x0 = s0;
+        for (int64_t q = 1; q <= h; q++) {
+            const FS(cpx) t1 = FS(cmul)(o[u + q * m], tw[q * u * fs], inv);
+            const FS(cpx) t2 = FS(cmul)(o[u + (p - q) * m], tw[(p - q) * u * fs], inv);
+            a[q].re = t1.re + t2.re;
+            a[q].im = t1.im + t2.im;
+            b[q].re = t1.re - t2.re;
+            b[q].im = t1.im - t2.im;
+            x0.re += a[q].re;
+            x0.im += a[q].im;
+        }
+        o[u] = x0;
+        for (int64_t k = 1; k <= h; k++) {
+            FV rr = s0.re, ri = s0.im, ir = (FV){ 0 }, ii = (FV){ 0 };
             int64_t idx = 0;
-            for (int64_t q = 1; q < p; q++) {
-                idx += q1;
+            for (int64_t q = 1; q <= h; q++) {
+                idx += k;
                 if (idx >= p)
                     idx -= p;
-                const FS(cpx) t = FS(cmul)(s[q], tw[idx * step], inv);
-                ar += t.re;
-                ai += t.im;
+                const FT c = tw[idx * step].re, sn = tw[idx * step].im; /* sn = -sin */
+                rr += a[q].re * c;
+                ri += a[q].im * c;
+                ir += b[q].re * sn;
+                ii += b[q].im * sn;
             }
-            o[u + q1 * m].re = ar;
-            o[u + q1 * m].im = ai;
+            /* forward X_k = R + i I (I = sum b sn); inverse R - i I */
+            if (inv) {
+                ir = -ir;
+                ii = -ii;
+            }
+            o[u + k * m].re = rr - ii;
+            o[u + k * m].im = ri + ir;
+            o[u + (p - k) * m].re = rr + ii;
+            o[u + (p - k) * m].im = ri - ir;
         }
     }
 }
 
+static void FS(bluestein)(const fv__fft1d *p, const FS(cpx) * in, int64_t is, FS(cpx) * out, int inv, FS(cpx) * scr);
+
 /* Decimation in time: out (contiguous, fac[0] * fac[1] points) from in with
- * stride fs. */
+ * stride fs. The last radix (m = 1: a p-point DFT of the strided input) goes
+ * through Bluestein's algorithm when it is rad's length (fft-engine.h). */
 static void
-FS(work)(FS(cpx) * out, const FS(cpx) * in, int64_t fs, const int64_t *fac, const TW *tw, int inv)
+FS(work)(FS(cpx) * out, const FS(cpx) * in, int64_t fs, const int64_t *fac, const TW *tw, int inv, const fv__fft1d *rad,
+         FS(cpx) * scr)
 {
     const int64_t p = fac[0], m = fac[1];
+    if (m == 1 && rad && p == rad->n) {
+        FS(bluestein)(rad, in, fs, out, inv, scr);
+        return;
+    }
     if (m == 1) {
         for (int64_t k = 0; k < p; k++)
             out[k] = in[k * fs];
     } else {
         for (int64_t k = 0; k < p; k++)
-            FS(work)(out + k * m, in + k * fs, fs * p, fac + 2, tw, inv);
+            FS(work)(out + k * m, in + k * fs, fs * p, fac + 2, tw, inv, rad, scr);
     }
     switch (p) {
     case 2:
@@ -136,15 +167,16 @@ FS(work)(FS(cpx) * out, const FS(cpx) * in, int64_t fs, const int64_t *fac, cons
 static void FS(exec)(const fv__fft1d *p, const FS(cpx) * in, FS(cpx) * out, int inv, FS(cpx) * scr);
 
 /* Bluestein: X[k] = w[k] * sum_j (x[j] w[j]) conj(w[k - j]), w[k] = exp(-i pi k^2 / n),
- * the sum a cyclic convolution of length m >= 2n - 1. The inverse is conj(F(conj(x))). */
+ * the sum a cyclic convolution of length m >= 2n - 1. The inverse is conj(F(conj(x))).
+ * x[j] = in[j * is]. */
 static void
-FS(bluestein)(const fv__fft1d *p, const FS(cpx) * in, FS(cpx) * out, int inv, FS(cpx) * scr)
+FS(bluestein)(const fv__fft1d *p, const FS(cpx) * in, int64_t is, FS(cpx) * out, int inv, FS(cpx) * scr)
 {
     const int64_t n = p->n, m = p->m;
     const TW *w = (const TW *)p->chirp, *b = (const TW *)p->bfft;
     FS(cpx) *a = scr, *A = scr + m, *rest = scr + 2 * m;
     for (int64_t k = 0; k < n; k++) {
-        FS(cpx) x = in[k];
+        FS(cpx) x = in[k * is];
         if (inv)
             x.im = -x.im;
         a[k] = FS(cmul)(x, w[k], 0);
@@ -169,9 +201,9 @@ FS(exec)(const fv__fft1d *p, const FS(cpx) * in, FS(cpx) * out, int inv, FS(cpx)
     if (p->n == 1)
         out[0] = in[0];
     else if (p->sub)
-        FS(bluestein)(p, in, out, inv, scr);
+        FS(bluestein)(p, in, 1, out, inv, scr);
     else
-        FS(work)(out, in, 1, p->fac, (const TW *)p->tw, inv);
+        FS(work)(out, in, 1, p->fac, (const TW *)p->tw, inv, p->rad, scr);
 }
 
 #ifndef FV__FFT_LANES

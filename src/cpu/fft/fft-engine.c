@@ -8,7 +8,7 @@
 #include "cpu/fft/fft-engine.h"
 
 #define FV__FFT_PI 3.14159265358979323846264338327950288
-#define FV__FFT_MAX_RADIX 32 /* radices above 31 go to Bluestein */
+#define FV__FFT_MAX_RADIX 1024 /* the largest odd radix done directly */
 
 /* scalar: one line at a time */
 #define TW FS(cpx)
@@ -51,54 +51,92 @@ typedef double fv__fft_v4d __attribute__((vector_size(FV__FFT_LANE_BYTES)));
 #undef FS
 #undef FV__FFT_LANES
 
-/* The smallest 2^a 3^b 5^c >= n. */
-static int64_t
-good_size(int64_t n)
-{
-    int64_t best = INT64_MAX;
-    for (int64_t f5 = 1; f5 < best; f5 *= 5)
-        for (int64_t f35 = f5; f35 < best; f35 *= 3) {
-            int64_t x = f35;
-            while (x < n)
-                x *= 2;
-            if (x < best)
-                best = x;
-            if (f35 > INT64_MAX / 3)
-                break;
-        }
-    return best;
-}
-
-/* Radices of n (4s first, then 2, 3, 5, ..., 31); 0 when a prime factor above 31 remains. */
+/* Radices of n (4s first, then 2, 3, 5, 7, ...: primes, any size); the count, or
+ * -1 past FV__FFT_MAX_FACTORS (never for n < 2^64). */
 static int
-factorize(int64_t n, fv__fft1d *p)
+factorize(int64_t n, int64_t *fac)
 {
     int k = 0;
     int64_t r = n;
     while (r > 1 && k < FV__FFT_MAX_FACTORS) {
-        int64_t f = 0;
+        int64_t f = r; /* r itself when no smaller factor divides it: a prime */
         if (r % 4 == 0)
             f = 4;
         else
-            for (int64_t q = 2; q < FV__FFT_MAX_RADIX; q++)
+            for (int64_t q = 2; q * q <= r; q += q == 2 ? 1 : 2)
                 if (r % q == 0) {
                     f = q;
                     break;
                 }
-        if (!f)
-            return 0;
         r /= f;
-        p->fac[2 * k] = f;
-        p->fac[2 * k + 1] = r;
+        fac[2 * k] = f;
+        fac[2 * k + 1] = r;
         k++;
     }
-    p->nfac = k;
-    return r == 1;
+    return r == 1 ? k : -1;
+}
+
+/* The cost model that picks direct or Bluestein and Bluestein's length: about the
+ * ns per point and radix stage of a float64 line on one x86-64 core (fitted to
+ * timings, docs/fft.md). The generic odd radix does p / 2 multiply-adds per
+ * output and value; Bluestein's two transforms of length m >= 2n - 1 slow down
+ * once their buffers (three of m values) leave the cache. */
+static double
+radix_cost(int64_t f)
+{
+    switch (f) {
+    case 2:
+        return 0.4;
+    case 3:
+        return 0.7;
+    case 4:
+        return 0.7;
+    default:
+        return 0.5 + 0.3 * (double)f;
+    }
+}
+
+/* HUGE_VAL when a radix is past the generic butterfly's bound */
+static double
+direct_cost(const int64_t *fac, int nfac)
+{
+    double c = 0;
+    for (int i = 0; i < nfac; i++)
+        c += fac[2 * i] > FV__FFT_MAX_RADIX ? HUGE_VAL : radix_cost(fac[2 * i]);
+    return c;
+}
+
+/* Bluestein's convolution length for n: the 2^a 3^b 5^c 7^d >= 2n - 1 (below twice
+ * that) of the least cost; *cost: the whole Bluestein transform's per point of n. */
+static int64_t
+bluestein_length(int64_t n, double *cost)
+{
+    const int64_t lo = 2 * n - 1;
+    int64_t best = 0, fac[2 * FV__FFT_MAX_FACTORS];
+    double bc = 0;
+    for (int64_t f7 = 1; f7 < 2 * lo; f7 *= 7)
+        for (int64_t f5 = f7; f5 < 2 * lo; f5 *= 5)
+            for (int64_t f3 = f5; f3 < 2 * lo; f3 *= 3) {
+                int64_t m = f3;
+                while (m < lo)
+                    m *= 2;
+                const double c = (double)m * direct_cost(fac, factorize(m, fac));
+                if (!best || c < bc) {
+                    best = m;
+                    bc = c;
+                }
+            }
+    const double lm = log2((double)best);
+    const double mem = best <= 16384 ? 1.0 : best <= 65536 ? 1.8 : 4.0 + 1.2 * (lm - 17.0);
+    *cost = 10.0 + 4.5 * mem * bc / (double)n;
+    return best;
 }
 
 int64_t
 fv__fft1d_scratch(const fv__fft1d *p)
 {
+    if (p->rad)
+        return fv__fft1d_scratch(p->rad);
     if (!p->sub)
         return 0;
     return 2 * p->m + fv__fft1d_scratch(p->sub);
@@ -136,6 +174,8 @@ plan_free(fv__fft1d *p)
         return;
     if (p->sub)
         fv__fft1d_put(p->sub);
+    if (p->rad)
+        fv__fft1d_put(p->rad);
     free(p->tw);
     free(p->chirp);
     free(p->bfft);
@@ -150,9 +190,34 @@ plan_new(int64_t n, int dbl)
         return NULL;
     p->n = n;
     p->dbl = dbl;
-    if (n > 1 && !factorize(n, p)) {
+    p->nfac = n > 1 ? factorize(n, p->fac) : 0;
+    /* the largest prime factor is the last radix; when it is large, the cheapest of:
+     * every radix direct, Bluestein on the whole length, or the others direct and
+     * the last radix by Bluestein (its own plan, a p-point DFT per leaf) */
+    const int64_t fmax = p->nfac ? p->fac[2 * (p->nfac - 1)] : 1;
+    if (fmax > 7) {
+        double whole, last = HUGE_VAL;
+        const double direct = direct_cost(p->fac, p->nfac);
+        const int64_t m = bluestein_length(n, &whole);
+        if (fmax < n) {
+            bluestein_length(fmax, &last);
+            last += direct_cost(p->fac, p->nfac - 1);
+        }
+        if (whole <= last && whole < direct)
+            p->m = m;
+        else if (last < direct && !(p->rad = fv__fft1d_get(fmax, dbl))) {
+            free(p);
+            return NULL;
+        }
+        if (p->rad && !p->rad->sub) { /* never: fmax's own plan weighs the same costs */
+            fv__fft1d_put(p->rad);
+            p->rad = NULL;
+            if (direct == HUGE_VAL)
+                p->m = m;
+        }
+    }
+    if (p->m) {
         p->nfac = 0;
-        p->m = good_size(2 * n - 1);
         if (!(p->sub = fv__fft1d_get(p->m, dbl))) {
             free(p);
             return NULL;

@@ -4,9 +4,11 @@
  * Why fovea's own: Debian (bookworm, trixie, sid) packages KissFFT only in its
  * float build (libkissfft-float131); there is no double variant, and FFTW is
  * GPL. The engine is a textbook mixed-radix decimation-in-time FFT (radix 4, 2
- * and 3 butterflies, a generic odd-radix butterfly for 5..31) with Bluestein's
- * chirp-z algorithm for lengths that have a prime factor above 31, so every
- * length costs O(n log n). Twiddles are computed in double and rounded once.
+ * and 3 butterflies, a generic odd-radix butterfly by symmetric pairs) with
+ * Bluestein's chirp-z algorithm (a convolution of length 2^a 3^b 5^c 7^d) on the
+ * whole length or for the largest prime factor as the last radix, where a cost
+ * model fitted to timings (fft-engine.c) says it is cheaper and for any prime
+ * factor above 1024; every length costs O(n log n) at worst. Twiddles are computed in double and rounded once.
  *
  * Plans are immutable once made and shared: fv__fft1d_get returns a counted
  * reference from a process-wide cache (mutex, at most FV__FFT1D_CACHE plans;
@@ -27,7 +29,8 @@ struct fv__fft1d {
     int dbl;  /* 1: double, 0: float                         */
     int nfac; /* radices, each with the remaining length m    */
     int64_t fac[2 * FV__FFT_MAX_FACTORS];
-    void *tw; /* n twiddles exp(-2 pi i k / n), interleaved   */
+    void *tw;       /* n twiddles exp(-2 pi i k / n), interleaved   */
+    fv__fft1d *rad; /* NULL, or the (Bluestein) plan of the last radix */
     /* Bluestein (sub != NULL): length-m convolution with the chirp */
     int64_t m;
     fv__fft1d *sub;
