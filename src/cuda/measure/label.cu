@@ -564,8 +564,8 @@ fv_cu_flood_run(fv_context *ctx, const fv__op_args *a, const fv_cu_exec *x, cons
                 inner *= g->shape[k];
             const int64_t len = g->shape[d], m = (int64_t)n / len;
             const unsigned blocks = (unsigned)((2 * m + x->block - 1) / x->block);
-            fv_k_flood_faces<IT> < <<blocks<x->grid ? blocks : x->grid, x->block, 0, x->stream>>>(P, grow, (IT)m,
-                                                                                                  (IT)len, (IT)inner);
+            const unsigned nb = blocks < x->grid ? blocks : x->grid;
+            fv_k_flood_faces<IT><<<nb, x->block, 0, x->stream>>>(P, grow, (IT)m, (IT)len, (IT)inner);
             if ((st = fv_cu_launch_status("binary_flood faces")))
                 goto done;
         }
