@@ -516,10 +516,10 @@ def test_weighted_central_moments_summed_directly(xp, spacing, channels):
     inten = rng.random(lab.shape + ((channels,) if channels else ())) * 1000
     got = fm.regionprops(xp.put(lab), intensity_image=xp.put(inten), spacing=spacing)
     for g in got:
-        wmu = xp.get(g.moments_weighted_central)
-        rows, cols = np.nonzero(g.image)
+        wmu = np.asarray(xp.get(g.moments_weighted_central))
+        rows, cols = np.nonzero(np.asarray(xp.get(g.image)))
         w = np.asarray(xp.get(g.image_intensity))[rows, cols]
-        cw = np.asarray(g.centroid_weighted_local).reshape(2, -1)
+        cw = np.asarray(xp.get(g.centroid_weighted_local)).reshape(2, -1)
         for c in range(channels or 1):
             wc = w[:, c] if channels else w
             dr, dc = rows * spacing[0] - cw[0, c], cols * spacing[1] - cw[1, c]
