@@ -17,7 +17,9 @@ import fovea.skimage.morphology as fmorph  # noqa: E402
 from fovea.skimage.restoration import richardson_lucy  # noqa: E402
 from fovea.skimage.segmentation import watershed  # noqa: E402
 
-pytestmark = pytest.mark.gpu
+# cucim_dtypes: blockwise ops run in dask worker threads, where the per-thread switch to
+# scikit-image's types (conftest.py) is off: both sides then follow fovea's CuPy rule
+pytestmark = [pytest.mark.gpu, pytest.mark.cucim_dtypes]
 
 
 @pytest.fixture(scope="module")
