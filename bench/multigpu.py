@@ -42,8 +42,9 @@ def _rng(loc, seed):
     return cupy.random.default_rng(np.random.SeedSequence([seed, *[a for a, _ in loc]]).generate_state(1)[0])
 
 
-def stack_block(seed, block_info=None):
-    """uint16 blurred points on a background of 100, about one point per 4000 voxels."""
+def _blurred_points(block_info, seed, every, value, sigma):
+    """The block's float32 image of points (about one per `every` pixels, of `value`)
+    blurred by sigma, made on the GPU, and the block's generator for more."""
     import cupy
 
     import fovea.ndimage
@@ -51,25 +52,22 @@ def stack_block(seed, block_info=None):
     sh = tuple(b - a for a, b in loc)
     rng = _rng(loc, seed)
     x = cupy.zeros(sh, cupy.float32)
-    n = max(1, x.size // 4000)
-    x[tuple(rng.integers(0, s, n) for s in sh)] = 40000.0
-    x = fovea.ndimage.gaussian_filter(x, (2.0, 1.5, 1.5)) + 100.0
-    return cupy.clip(x, 0, 65535).astype(cupy.uint16)
+    x[tuple(rng.integers(0, s, max(1, x.size // every)) for s in sh)] = value
+    return fovea.ndimage.gaussian_filter(x, sigma), rng
+
+
+def stack_block(seed, block_info=None):
+    """uint16 blurred points on a background of 100, about one point per 4000 voxels."""
+    import cupy
+    x, _ = _blurred_points(block_info, seed, 4000, 40000.0, (2.0, 1.5, 1.5))
+    return cupy.clip(x + 100.0, 0, 65535).astype(cupy.uint16)
 
 
 def slide_block(seed, block_info=None):
     """uint8 'nuclei': blurred points, about one per 2500 pixels, plus noise."""
     import cupy
-
-    import fovea.ndimage
-    loc = block_info[None]["array-location"]
-    sh = tuple(b - a for a, b in loc)
-    rng = _rng(loc, seed)
-    x = cupy.zeros(sh, cupy.float32)
-    n = max(1, x.size // 2500)
-    x[tuple(rng.integers(0, s, n) for s in sh)] = 5000.0
-    x = fovea.ndimage.gaussian_filter(x, 2.5) + rng.random(sh, dtype=cupy.float32) * 20.0
-    return cupy.clip(x, 0, 255).astype(cupy.uint8)
+    x, rng = _blurred_points(block_info, seed, 2500, 5000.0, 2.5)
+    return cupy.clip(x + rng.random(x.shape, dtype=cupy.float32) * 20.0, 0, 255).astype(cupy.uint8)
 
 
 def synthetic(block, shape, chunks, dtype, seed=0):

@@ -27,6 +27,17 @@ endif()
 
 # the whole declarations (from the start of a line to the closing parenthesis before
 # the semicolon) of macro `macro` in file `path`, as a list; `;` never occurs inside one
+# every declaration of `macro` in `text` must be among the `found` ones the caller
+# could read, however it is wrapped: none may slip past the generated tables
+function(fv_gen_all_read path macro text found)
+  string(REGEX MATCHALL "\n${macro}\\(" all "\n${text}")
+  list(LENGTH found nfound)
+  list(LENGTH all nall)
+  if(NOT nfound EQUAL nall)
+    message(FATAL_ERROR "gen-registry: ${path}: ${nall} ${macro} declarations, ${nfound} readable")
+  endif()
+endfunction()
+
 function(fv_gen_scan path macro outvar)
   file(READ "${SRC}/${path}" text)
   # CMake lists: neutralise the characters a list gives a meaning to
@@ -34,12 +45,7 @@ function(fv_gen_scan path macro outvar)
   string(REPLACE "[" "<LB>" text "${text}")
   string(REPLACE "]" "<RB>" text "${text}")
   string(REGEX MATCHALL "\n${macro}\\([^<]*(<[^S][^<]*)*\\)<SEMI>" found "\n${text}")
-  string(REGEX MATCHALL "\n${macro}\\(" all "\n${text}")
-  list(LENGTH found nfound)
-  list(LENGTH all nall)
-  if(NOT nfound EQUAL nall)
-    message(FATAL_ERROR "gen-registry: ${path}: ${nall} ${macro} declarations, ${nfound} readable")
-  endif()
+  fv_gen_all_read("${path}" "${macro}" "${text}" "${found}")
   set(decls "")
   foreach(d IN LISTS found)
     string(REGEX REPLACE "^\n${macro}\\((.*)\\)<SEMI>$" "\\1" d "${d}")
@@ -164,13 +170,7 @@ foreach(f IN LISTS py_files)
   # only the name is read: the doc string may hold any character
   file(READ "${SRC}/${f}" text)
   string(REGEX MATCHALL "\nFVPY_METHOD\\([ \t\r\n]*[A-Za-z_][A-Za-z0-9_]*[ \t\r\n]*," found "\n${text}")
-  # every declaration is read, however it is wrapped: none may slip past the table
-  string(REGEX MATCHALL "\nFVPY_METHOD\\(" all "\n${text}")
-  list(LENGTH found nfound)
-  list(LENGTH all nall)
-  if(NOT nfound EQUAL nall)
-    message(FATAL_ERROR "gen-registry: ${f}: ${nall} FVPY_METHOD declarations, ${nfound} readable as FVPY_METHOD(name, ...)")
-  endif()
+  fv_gen_all_read("${f}" FVPY_METHOD "${text}" "${found}")
   foreach(d IN LISTS found)
     string(REGEX REPLACE "^\nFVPY_METHOD\\([ \t\r\n]*([A-Za-z0-9_]+).*$" "\\1" m "${d}")
     if(m IN_LIST pymethods)
