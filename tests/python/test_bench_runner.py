@@ -69,3 +69,40 @@ def test_a_missing_peer_is_reported_not_dropped():
         Lib("numpy").ndi
     with pytest.raises(Missing, match="has no no_such_filter"):
         Lib("scipy").ndi.no_such_filter
+
+
+def test_report_has_the_newest_multigpu_run(result, tmp_path):
+    """bench/multigpu.py's JSON (schema multigpu-1) becomes the Multi-GPU section: a row
+    per workload and GPU count, speed-ups, equality, the compute floor, the plot."""
+    d, _, _ = result
+    res = tmp_path / "results"
+    res.mkdir()
+    for f in d.iterdir():
+        if f.suffix == ".json":
+            (res / f.name).write_text(f.read_text())
+
+    def row(w, n, s, floor=None):
+        info = {"shape": [64, 64], "dtype": "uint8", "chunks": "32", "bytes_in": 4096, "params": "sigma 2"}
+        if floor:
+            info.update(psf=[3, 3], iterations=2, compute_floor_s=floor)
+        return {"workload": w, "gpus": n, "s": s, "info": info, "gb_per_s": 4096 / s / 1e9,
+                "speedup": (2.0 if w == "rl" else 1.0) / s, "equal_to_first": n == 1 or w == "rl", "blocks": 4}
+    for date, s2 in (("2026-01-01 00:00 UTC", 9.0), ("2026-02-01 00:00 UTC", 1.25)):
+        doc = {"schema": "multigpu-1", "date": date, "command": "python bench/multigpu.py --gpus 1,2",
+               "machine": {"cores": 32, "gpus": ["GPU A", "GPU A"]}, "fovea": {"commit": "abc1234"},
+               "gpu_counts": [1, 2], "threads_per_worker": 1,
+               "rows": [row("rl", 1, 2.0, 1.8), row("rl", 2, s2, 0.9), row("gaussian", 1, 1.0), row("gaussian", 2, 0.8)]}
+        (res / f"{date[:10]}-multigpu.json").write_text(json.dumps(doc))
+    out, plots = tmp_path / "RESULTS.md", tmp_path / "plots"
+    run("--report", "--results", str(res), "--out", str(out), "--plots", str(plots))
+    text = out.read_text()
+    section = text[text.index("## Multi-GPU"):]
+    assert "2026-02-01" in section and "2026-01-01" not in section   # the newest run only
+    assert "| rl | 64x64 uint8, chunks 32, PSF 3x3, 2 iterations, sigma 2 | 2 | 1.25 s |" in section
+    assert "1.60x | yes | 0.90 s |" in section
+    assert "| gaussian |" in section and "| **no** |" in section   # a run unequal to the first is flagged
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    assert (plots / "multigpu-scaling.png").stat().st_size > 1000
