@@ -440,3 +440,32 @@ def test_example_deconvolve_dask_runs(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "CPU workers" in p.stdout
     assert fd.imread(out).shape == (12, 40, 40)
+
+
+# ---- fovea.dask's own overlap (_halo) -------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape,chunks,depth", [
+    ((37,), (10,), (3,)),
+    ((23, 31), (8, 11), (2, 3)),
+    ((23, 31), (23, 7), (4, 0)),       # one chunk along a periodic axis; no overlap along the other
+    ((9, 12, 14), (3, 6, 5), (1, 2, 3)),
+])
+@pytest.mark.parametrize("boundary", ["none", "periodic"])
+def test_own_overlap_sees_what_dask_map_overlap_sees(rng, shape, chunks, depth, boundary):
+    """Each chunk gets exactly the pixels dask's map_overlap gives it (trim=True), for
+    one input and for two, with a function that depends on every pixel's place."""
+    from fovea.dask import _halo
+    a = rng.random(shape)
+    b = rng.random(shape)
+    x, y = da.from_array(a, chunks=chunks), da.from_array(b, chunks=chunks)
+
+    def f(u, v=None):
+        w = np.cumsum(u, axis=0) * (1 + np.arange(u.shape[-1]))   # position dependent
+        return w if v is None else w - np.cumsum(v[::-1], axis=-1)[::-1]
+
+    for args in ([x], [x, y]):
+        want = da.map_overlap(f, *args, depth=dict(enumerate(depth)), boundary=boundary, trim=True,
+                              dtype=float).compute(**SYNC)
+        got = _halo.map_overlap(f, args, list(depth), [boundary] * len(shape), np.empty((0,) * len(shape)))
+        np.testing.assert_array_equal(got.compute(**SYNC), want)

@@ -1,0 +1,112 @@
+"""fovea.dask's own overlap: three tasks per chunk where dask's map_overlap makes
+about thirteen (2-d) or more.
+
+dask's map_overlap cuts every neighbour's slab out in a task of its own, joins the
+pieces in another and trims in a third; with chunks that a GPU filters in a
+millisecond, those tasks are most of the time (bench/multigpu.py: 100,000^2
+gaussian, the GPUs busy for under 1 s of 2.5 s). Here each chunk gives, in one
+task, the slabs all its neighbours need from it (thin: only they travel between
+workers); a second task joins a chunk with its neighbours' slabs, runs the op and
+trims. The pixels each chunk sees are exactly dask's for boundary "none" (no
+padding at the array's edges) and "periodic" (the far side's pixels), the two
+boundaries fovea.dask's blockwise ops use; others go to dask's map_overlap."""
+
+import itertools
+
+import numpy as np
+
+import dask.array as da
+from dask.highlevelgraph import HighLevelGraph
+from dask.base import tokenize
+
+
+def _module(a):
+    if type(a).__module__.split(".")[0] == "cupy":
+        import cupy
+        return cupy
+    return np
+
+
+def _slabs(block, depth):
+    """The parts of block that its neighbours need: for each direction s (a tuple of
+    -1, 0, 1 per axis, not all 0), the neighbour at index + s gets block[...] with
+    the last depth[k] elements along axis k where s[k] = 1, the first where -1."""
+    out = {}
+    for s in itertools.product((-1, 0, 1), repeat=block.ndim):
+        if not any(s) or any(d == 0 and k != 0 for d, k in zip(depth, s)):
+            continue
+        sl = tuple(slice(n - d, n) if k == 1 else slice(0, d) if k == -1 else slice(None)
+                   for k, d, n in zip(s, depth, block.shape))
+        out[s] = block[sl]
+    return out
+
+
+def _assemble(fn, depth, sides, nin, *args):
+    """args: for each input, its block then its 3^ndim - 1 neighbours' slab dicts (None
+    where no neighbour is); the op on the extended blocks, trimmed by what was added."""
+    blocks = []
+    per = len(args) // nin
+    for i in range(nin):
+        own, *nbrs = args[i * per:(i + 1) * per]
+        xp = _module(own)
+        ndim = own.ndim
+        dirs = [s for s in itertools.product((-1, 0, 1), repeat=ndim) if any(s)]
+        pieces = dict(zip(dirs, nbrs))
+        pieces[(0,) * ndim] = own
+
+        def join(prefix):
+            k = len(prefix)
+            if k == ndim:
+                return pieces.get(prefix)
+            parts = [join(prefix + (v,)) for v in (-1, 0, 1)]
+            parts = [p for p in parts if p is not None]
+            if not parts:
+                return None
+            return xp.concatenate(parts, axis=k) if len(parts) > 1 else parts[0]
+        blocks.append(join(()))
+    r = fn(*blocks)
+    sl = tuple(slice(lo, r.shape[k] - hi) for k, (lo, hi) in enumerate(sides))
+    return r[sl]
+
+
+def map_overlap(fn, arrays, depth, boundary, meta):
+    """fn over the chunks of arrays (one shape, one chunking, every chunk at least as
+    long as its axis's depth) extended by depth per axis; boundary per axis "none"
+    or "periodic". Equal to dask's map_overlap with trim=True."""
+    x = arrays[0]
+    ndim = x.ndim
+    token = tokenize(fn, [a.name for a in arrays], depth, boundary)
+    slab_names = [f"fovea-slabs-{i}-{token}" for i in range(len(arrays))]
+    name = f"fovea-overlap-{token}"
+    grid = x.numblocks
+    dsk = {}
+    for i, a in enumerate(arrays):
+        for idx in np.ndindex(*grid):
+            dsk[(slab_names[i],) + idx] = (_slabs, (a.name,) + idx, list(depth))
+    dirs = [s for s in itertools.product((-1, 0, 1), repeat=ndim) if any(s)]
+    for idx in np.ndindex(*grid):
+        sides = []
+        for k in range(ndim):
+            wrap = boundary[k] == "periodic"
+            sides.append(((depth[k] if (idx[k] > 0 or wrap) else 0),
+                          (depth[k] if (idx[k] < grid[k] - 1 or wrap) else 0)))
+        args = []
+        for i, a in enumerate(arrays):
+            args.append((a.name,) + idx)
+            for s in dirs:
+                nb, ok = [], True
+                for k in range(ndim):
+                    j = idx[k] + s[k]
+                    if s[k] and depth[k] == 0:
+                        ok = False
+                    elif 0 <= j < grid[k]:
+                        nb.append(j)
+                    elif boundary[k] == "periodic":
+                        nb.append(j % grid[k])
+                    else:
+                        ok = False
+                # the neighbour at idx + s gives what lies towards us: its slab for -s
+                args.append((dict.__getitem__, (slab_names[i],) + tuple(nb), tuple(-v for v in s)) if ok else None)
+        dsk[(name,) + idx] = (_assemble, fn, list(depth), sides, len(arrays), *args)
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=arrays)
+    return da.Array(graph, name, chunks=x.chunks, meta=meta)
