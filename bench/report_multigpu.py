@@ -1,24 +1,13 @@
 """The multi-GPU section of bench/RESULTS.md: the newest bench/multigpu.py run in
 bench/results/ (schema "multigpu-1"), a table of time, throughput, speed-up over
 the run's first GPU count and equality with it, and a scaling plot."""
-import glob
-import json
 import os
 
 
 def newest(results_dir):
-    best = None
-    for path in sorted(glob.glob(os.path.join(results_dir, "*.json"))):
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-        except (OSError, ValueError):
-            continue
-        if isinstance(doc, dict) and doc.get("schema") == "multigpu-1" and doc.get("rows"):
-            doc["_file"] = os.path.relpath(path, os.path.dirname(os.path.abspath(results_dir)))
-            if best is None or doc["date"] > best["date"]:
-                best = doc
-    return best
+    from report import load   # report imports this module: import here
+    docs = [d for d in load(results_dir, "multigpu-1") if d["rows"]]
+    return max(docs, key=lambda d: d["date"]) if docs else None
 
 
 def _what(info):
