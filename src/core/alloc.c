@@ -12,8 +12,11 @@
  * first written; at 4 KiB a 50 MB batch of 256 patches takes ~12 800 faults,
  * which made the batch loader 36 % slower at batch_size 256 than at 64 on the
  * build VM; with the advice it is ~25. Advice only: where THP is off or madvise
- * fails nothing changes. */
-#define FV__HUGE_MIN ((size_t)4 << 20)
+ * fails nothing changes. From 32 MiB only: below it the allocator's own reuse
+ * of freed memory is cheaper than fresh huge pages, which are zeroed on every
+ * call (fovea.astype of a 4-16 MiB float32 array took 2.7 ms at a 4 MiB
+ * threshold, 0.5-0.9 ms at 32 MiB; NumPy 0.1-0.9 ms). */
+#define FV__HUGE_MIN ((size_t)32 << 20)
 #define FV__HUGE_PAGE ((size_t)2 << 20)
 
 /* Fault points (alloc.h): armed 0 off (one relaxed load per check), 1 counting */
