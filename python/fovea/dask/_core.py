@@ -25,9 +25,14 @@ import dask.array as da
 _WRAP = ("wrap", "grid-wrap")
 
 
+def is_cupy(a):
+    """Whether a (a block, or a dask array's _meta) is a CuPy array."""
+    return type(a).__module__.split(".")[0] == "cupy"
+
+
 def xp_of(a):
     """The array module of a block: cupy for CuPy arrays, else numpy."""
-    if type(a).__module__.split(".")[0] == "cupy":
+    if is_cupy(a):
         import cupy
         return cupy
     return np
@@ -35,7 +40,7 @@ def xp_of(a):
 
 def host(a):
     """a as a NumPy array (CuPy arrays copied explicitly: CuPy forbids np.asarray)."""
-    return a.get() if type(a).__module__.split(".")[0] == "cupy" else np.asarray(a)
+    return a.get() if is_cupy(a) else np.asarray(a)
 
 
 def shape_of(a):
@@ -134,7 +139,7 @@ class OwnStream:
         self.fn = fn
 
     def __call__(self, *blocks):
-        if not any(type(b).__module__.split(".")[0] == "cupy" for b in blocks):
+        if not any(is_cupy(b) for b in blocks):
             return self.fn(*blocks)
         import cupy
         stream = _thread_stream(cupy)
@@ -176,7 +181,7 @@ def map_overlap(fn, arrays, depth, mode="reflect", boundary=None):
     bnd = _boundary(mode, ndim) if boundary is None else {a: boundary for a in range(ndim)}
     # NumPy chunks only for now: the CuPy path has not yet run on a GPU (dask-cuda
     # serialises the slab dictionaries through pickle, not its CUDA serialiser)
-    numpy_chunks = all(type(a._meta).__module__.split(".")[0] == "numpy" for a in arrays)
+    numpy_chunks = all(isinstance(a._meta, np.ndarray) for a in arrays)
     if numpy_chunks and all(bnd[k] in ("none", "periodic") and min(x.chunks[k]) >= depth[k] for k in range(ndim)):
         from . import _halo   # three tasks a chunk (dask's own: about thirteen in 2-d)
         return _halo.map_overlap(fn, arrays, depth, [bnd[k] for k in range(ndim)], meta)

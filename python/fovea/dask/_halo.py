@@ -19,38 +19,36 @@ import dask.array as da
 from dask.highlevelgraph import HighLevelGraph
 from dask.base import tokenize
 
+from ._core import xp_of
 
-def _module(a):
-    if type(a).__module__.split(".")[0] == "cupy":
-        import cupy
-        return cupy
-    return np
+
+def _directions(depth):
+    """The directions s (a tuple of -1, 0, 1 per axis, not all 0) that have
+    neighbours' pixels to add: no step along an axis without overlap."""
+    return [s for s in itertools.product((-1, 0, 1), repeat=len(depth))
+            if any(s) and all(d or not k for d, k in zip(depth, s))]
 
 
 def _slabs(block, depth):
-    """The parts of block that its neighbours need: for each direction s (a tuple of
-    -1, 0, 1 per axis, not all 0), the neighbour at index + s gets block[...] with
-    the last depth[k] elements along axis k where s[k] = 1, the first where -1."""
-    out = {}
-    for s in itertools.product((-1, 0, 1), repeat=block.ndim):
-        if not any(s) or any(d == 0 and k != 0 for d, k in zip(depth, s)):
-            continue
-        sl = tuple(slice(n - d, n) if k == 1 else slice(0, d) if k == -1 else slice(None)
-                   for k, d, n in zip(s, depth, block.shape))
-        out[s] = block[sl]
-    return out
+    """The parts of block that its neighbours need: for each direction s, the
+    neighbour at index + s gets block[...] with the last depth[k] elements along
+    axis k where s[k] = 1, the first where -1."""
+    return {s: block[tuple(slice(n - d, n) if k == 1 else slice(0, d) if k == -1 else slice(None)
+                           for k, d, n in zip(s, depth, block.shape))]
+            for s in _directions(depth)}
 
 
 def _assemble(fn, depth, sides, nin, *args):
-    """args: for each input, its block then its 3^ndim - 1 neighbours' slab dicts (None
-    where no neighbour is); the op on the extended blocks, trimmed by what was added."""
+    """args: for each input, its block then its neighbours' slabs in the order of
+    _directions(depth) (None where no neighbour is); the op on the extended blocks,
+    trimmed by what was added."""
     blocks = []
     per = len(args) // nin
+    dirs = _directions(depth)
     for i in range(nin):
         own, *nbrs = args[i * per:(i + 1) * per]
-        xp = _module(own)
+        xp = xp_of(own)
         ndim = own.ndim
-        dirs = [s for s in itertools.product((-1, 0, 1), repeat=ndim) if any(s)]
         pieces = dict(zip(dirs, nbrs))
         pieces[(0,) * ndim] = own
 
@@ -83,7 +81,7 @@ def map_overlap(fn, arrays, depth, boundary, meta):
     for i, a in enumerate(arrays):
         for idx in np.ndindex(*grid):
             dsk[(slab_names[i],) + idx] = (_slabs, (a.name,) + idx, list(depth))
-    dirs = [s for s in itertools.product((-1, 0, 1), repeat=ndim) if any(s)]
+    dirs = _directions(depth)
     for idx in np.ndindex(*grid):
         sides = []
         for k in range(ndim):
@@ -97,9 +95,7 @@ def map_overlap(fn, arrays, depth, boundary, meta):
                 nb, ok = [], True
                 for k in range(ndim):
                     j = idx[k] + s[k]
-                    if s[k] and depth[k] == 0:
-                        ok = False
-                    elif 0 <= j < grid[k]:
+                    if 0 <= j < grid[k]:
                         nb.append(j)
                     elif boundary[k] == "periodic":
                         nb.append(j % grid[k])

@@ -13,6 +13,7 @@ import dask
 import dask.array as da
 
 from .. import _fovea
+from . import _core
 from .._slide import _device_arg, _from_gpu
 
 # ---- slides ----------------------------------------------------------------------------------
@@ -185,7 +186,7 @@ def to_zarr(arr, store, *, component=None, overwrite=False, compute=True):
 
 
 def _host(arr):
-    if type(arr._meta).__module__.split(".")[0] == "cupy":
+    if _core.is_cupy(arr._meta):
         import cupy
         return arr.map_blocks(cupy.asnumpy, dtype=arr.dtype, meta=np.empty((0,) * arr.ndim, arr.dtype))
     return arr

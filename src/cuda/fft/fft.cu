@@ -259,6 +259,9 @@ cf_swap(const fv_cu_exec *x, size_t elem, const void *src, void *dst, int64_t ou
     return fv_cu_launch_status("fft transpose kernel launch");
 }
 
+static fv_status cf_pass_axis(fv_context *ctx, fv_cu_exec *x, int dbl, int kind, int inverse, int nd, const int64_t *S,
+                              int ax, int64_t n, char *in, char *out);
+
 /* A real pass (R2C / C2R) of odd length n over strided lines (inner > 1): cuFFT
  * refuses those at execution (CUFFT_INVALID_VALUE, seen with CUDA 13), so the
  * lines are made contiguous in scratch, transformed as one packed batch, and put
@@ -267,30 +270,16 @@ static fv_status
 cf_pass_real_swapped(fv_context *ctx, fv_cu_exec *x, int dbl, int kind, int inverse, int64_t outer, int64_t inner,
                      int64_t n, int64_t nin, int64_t nout, size_t ein, size_t eout, char *in, char *out)
 {
-    if (outer * inner > INT_MAX || outer * inner * nin > INT_MAX || outer * inner * nout > INT_MAX)
-        return fv_error_set(FV_EUNSUPPORTED, "fft", "GPU FFT: batch too large for cuFFT's 32-bit plans");
     fv_array *ta = NULL, *tb = NULL;
     fv_status st = fv_cu_tmp_new(ctx, x->device, (size_t)(outer * inner * nin) * ein, &ta);
     if (st == FV_OK)
         st = fv_cu_tmp_new(ctx, x->device, (size_t)(outer * inner * nout) * eout, &tb);
     if (st == FV_OK)
         st = cf_swap(x, ein, in, ta->data, outer, nin, inner);
-    fv__cf_key k;
-    memset(&k, 0, sizeof k);
-    k.device = x->device;
-    k.stream = (void *)x->stream;
-    k.type = cf_type(kind, dbl);
-    k.rank = 1;
-    k.n[0] = (int)n;
-    k.istride = k.ostride = 1;
-    k.idist = (int)nin;
-    k.odist = (int)nout;
-    k.batch = (int)(outer * inner);
-    fv__cf_plan *p = NULL;
-    if (st == FV_OK && (st = cf_plan_get(&k, &p)) == FV_OK) {
-        st = cf_exec(p, x->stream, dbl, kind, inverse, ta->data, tb->data);
-        cf_plan_put(p);
-    }
+    /* the lines now contiguous: the pass of the last axis of an (outer * inner, n) array */
+    const int64_t S2[2] = { outer * inner, n };
+    if (st == FV_OK)
+        st = cf_pass_axis(ctx, x, dbl, kind, inverse, 2, S2, 1, n, ta->data, tb->data);
     if (st == FV_OK)
         st = cf_swap(x, eout, tb->data, out, outer, inner, nout);
     fv_cu_tmp_release(ctx, ta);

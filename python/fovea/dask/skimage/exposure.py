@@ -32,4 +32,4 @@ def rescale_intensity(image, in_range="image", out_range="dtype"):
 
 
 def _num(v):
-    return v.get()[()] if type(v).__module__.split(".")[0] == "cupy" else v[()]
+    return _core.host(v)[()]
