@@ -3,9 +3,10 @@ synthetic uint16 light-sheet stack and blockwise gaussian / median / label over 
 synthetic whole-slide-sized 2-D image, on dask-cuda's LocalCUDACluster with 1, 2, ...
 workers (one per GPU), each in the same run, each result checked equal to the 1-GPU one.
 
-    python bench/multigpu.py [--gpus 1,2] [--stack 950,2048,2048] [--stack-chunks 128,1024,1024]
-                             [--psf-sigma 2,1.5,1.5] [--iterations 20] [--slide 100000]
-                             [--slide-chunks 10000] [--only rl,gaussian,median,label]
+    python bench/multigpu.py [--gpus 1,2] [--stack 950,2048,2048] [--stack-chunks 950,512,512]
+                             [--psf-sigma 4,2,2] [--iterations 20] [--slide 100000]
+                             [--slide-chunks 25000] [--threads 2] [--saturation inf]
+                             [--overlap own|dask] [--only rl,gaussian,median,label]
                              [--json bench/results/DATE-multigpu.json]
 
 The data are made on the workers, block by block, on their GPU (seeded by the block's
@@ -98,9 +99,14 @@ def digests(x):
 
 # ---- the cluster -----------------------------------------------------------------------------------
 
-def cluster(n, threads):
+def cluster(n, threads, saturation):
+    import dask
     from dask_cuda import LocalCUDACluster
     from distributed import Client
+    # the scheduler (in this process) reads it when made: "inf" sends every ready
+    # root task (the generated chunks) to the workers at once, in contiguous groups
+    # (co-assignment), where queuing holds them back and hands them out one by one
+    dask.config.set({"distributed.scheduler.worker-saturation": saturation})
     c = LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(str(i) for i in range(n)), n_workers=n,
                          threads_per_worker=threads, dashboard_address=None, silence_logs=40)
     return Client(c), c
@@ -172,45 +178,67 @@ def block_time(client, shape, psf, iterations):
     return min(client.run(w).values())
 
 
-def task_profile(recs):
-    """Per worker: seconds computing (by task name) and receiving data, from dask's task stream."""
+def task_profile(recs, t0, t1):
+    """Per worker: seconds computing (by task name) and receiving data, from dask's
+    task stream; and where the worker's compute thread waited within the compute call
+    (t0 to t1, wall clock): before its first task, after its last, between tasks."""
     from dask.utils import key_split
-    out = {}
+    out, spans = {}, {}
     for r in recs:
-        w = out.setdefault(r["worker"], {"compute": {}, "transfer_s": 0.0})
+        w = out.setdefault(r["worker"], {"compute": {}, "transfer_s": 0.0, "tasks": {}})
+        w["tasks"][key_split(r["key"])] = w["tasks"].get(key_split(r["key"]), 0) + 1
         for ss in r.get("startstops", ()):
             dt = ss["stop"] - ss["start"]
             if ss["action"] == "compute":
                 k = key_split(r["key"])
                 w["compute"][k] = w["compute"].get(k, 0.0) + dt
+                spans.setdefault(r["worker"], []).append((ss["start"], ss["stop"]))
             elif ss["action"] == "transfer":
                 w["transfer_s"] += dt
-    for w in out.values():
+    for wk, w in out.items():
         w["compute_s"] = sum(w["compute"].values())
         w["compute"] = dict(sorted(w["compute"].items(), key=lambda kv: -kv[1])[:6])
+        sp = sorted(spans.get(wk, ()))
+        if sp:
+            busy, end = 0.0, sp[0][0]
+            for a, b in sp:
+                busy += max(0.0, b - max(a, end))
+                end = max(end, b)
+            w["wait_first_s"] = sp[0][0] - t0
+            w["wait_last_s"] = t1 - end
+            w["wait_between_s"] = (end - sp[0][0]) - busy
     return out
 
 
 def measure(a, n, workloads):
     import dask
-    client, c = cluster(n, a.threads)
+    client, c = cluster(n, a.threads, a.saturation)
     try:
         warm(client)
         res = {}
         for name in workloads:
-            times = []
             from distributed import get_task_stream
+            runs = []
             for _ in range(max(1, a.repeat)):
                 t0 = time.perf_counter()
                 d, info = run_rl(a) if name == "rl" else run_slide_op(a, name)
                 with get_task_stream(client) as ts:
+                    w0 = time.time()
                     dig = dask.compute(d)[0]
-                times.append(time.perf_counter() - t0)
-            dt = min(times)
-            info["profile"] = task_profile(ts.data)
+                    w1 = time.time()
+                runs.append((time.perf_counter() - t0, w0, w1, ts.data))
+            times = [r[0] for r in runs]
+            dt, w0, w1, recs = min(runs, key=lambda r: r[0])
+            tcompute = w1 - w0
+            info["compute_call_s"] = tcompute
+            info["profile"] = task_profile(recs, w0, w1)
+            print(f"    graph {dt - tcompute:.2f} s, compute call {tcompute:.2f} s (fastest run)", flush=True)
             for wk, pr in info["profile"].items():
-                print(f"    {wk}: compute {pr['compute_s']:.2f} s, receiving {pr['transfer_s']:.2f} s; "
-                      + ", ".join(f"{k} {v:.2f}" for k, v in pr["compute"].items()), flush=True)
+                print(f"    {wk}: compute {pr['compute_s']:.2f} s, receiving {pr['transfer_s']:.2f} s, waiting "
+                      f"{pr.get('wait_first_s', 0):.2f} s before the first task, {pr.get('wait_between_s', 0):.2f} s "
+                      f"between, {pr.get('wait_last_s', 0):.2f} s after the last; "
+                      + ", ".join(f"{k} {v:.2f} ({pr['tasks'].get(k, 0)})" for k, v in pr["compute"].items()),
+                      flush=True)
             if name == "rl":
                 depth = [s // 2 for s in info["psf"]]
                 ch = [int(c) for c in a.stack_chunks.split(",")]
@@ -249,16 +277,27 @@ def main(argv=None):
     p.add_argument("--psf-sigma", default="4,2,2")
     p.add_argument("--iterations", type=int, default=20)
     p.add_argument("--slide", default="100000")
-    p.add_argument("--slide-chunks", default="10000")
+    p.add_argument("--slide-chunks", default="25000",
+                   help="a GPU filters a 10000^2 uint8 chunk in a few ms, less than dask's own cost for its "
+                        "tasks; 25000^2 (16 chunks) scaled better on 2 GPUs")
     p.add_argument("--only", default="rl,gaussian,median,label")
-    p.add_argument("--threads", type=int, default=1,
-                   help="threads per worker (2 measured slower here: dask then balances the chunks worse)")
+    p.add_argument("--threads", type=int, default=2,
+                   help="threads per worker (2: a worker cuts and sends its neighbours' overlaps while it "
+                        "deconvolves; with queued root tasks, worker-saturation 1.1, 2 split the chunks unevenly)")
     p.add_argument("--repeat", type=int, default=2, help="runs of each workload; the fastest counts (the first pays for start-up)")
+    p.add_argument("--overlap", choices=("own", "dask"), default="own",
+                   help="fovea.dask's own overlap (default) or dask's map_overlap, to compare")
+    p.add_argument("--saturation", default="inf",
+                   help="dask's distributed.scheduler.worker-saturation (its default, 1.1, queues root tasks "
+                        "and placed 9 of 16 deconvolution chunks on one GPU)")
     p.add_argument("--json", default=None)
     a = p.parse_args(argv)
+    a.saturation = float(a.saturation)
     import cupy
 
     import fovea.ndimage
+    from fovea.dask import _core
+    _core.OWN_OVERLAP = a.overlap == "own"
     if not fovea.gpu_available():
         print("bench/multigpu.py: no GPU", file=sys.stderr)
         return 2
@@ -291,7 +330,8 @@ def main(argv=None):
            "command": "python bench/multigpu.py " + " ".join(argv if argv is not None else sys.argv[1:]),
            "machine": machine(), "fovea": {"version": fovea.__version__,
                                            "commit": os.environ.get("FOVEA_COMMIT", "")},
-           "gpu_counts": counts, "threads_per_worker": a.threads, "rows": rows, "elapsed_s": time.time() - t_start}
+           "gpu_counts": counts, "threads_per_worker": a.threads, "overlap": a.overlap,
+           "worker_saturation": str(a.saturation), "rows": rows, "elapsed_s": time.time() - t_start}
     out = a.json or os.path.join(HERE, "results", datetime.date.today().isoformat() + "-multigpu.json")
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)

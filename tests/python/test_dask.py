@@ -452,7 +452,8 @@ def test_example_deconvolve_dask_runs(tmp_path):
     ((9, 12, 14), (3, 6, 5), (1, 2, 3)),
 ])
 @pytest.mark.parametrize("boundary", ["none", "periodic"])
-def test_own_overlap_sees_what_dask_map_overlap_sees(rng, shape, chunks, depth, boundary):
+@pytest.mark.parametrize("split", [False, True])
+def test_own_overlap_sees_what_dask_map_overlap_sees(rng, shape, chunks, depth, boundary, split):
     """Each chunk gets exactly the pixels dask's map_overlap gives it (trim=True), for
     one input and for two, with a function that depends on every pixel's place."""
     from fovea.dask import _halo
@@ -467,5 +468,26 @@ def test_own_overlap_sees_what_dask_map_overlap_sees(rng, shape, chunks, depth, 
     for args in ([x], [x, y]):
         want = da.map_overlap(f, *args, depth=dict(enumerate(depth)), boundary=boundary, trim=True,
                               dtype=float).compute(**SYNC)
-        got = _halo.map_overlap(f, args, list(depth), [boundary] * len(shape), np.empty((0,) * len(shape)))
+        got = _halo.map_overlap(f, args, list(depth), [boundary] * len(shape), np.empty((0,) * len(shape)),
+                                split=split)
         np.testing.assert_array_equal(got.compute(**SYNC), want)
+
+
+def test_own_overlap_on_a_cluster_of_two_workers(rng):
+    """On a distributed client with several workers the overlap is exchanged axis by
+    axis (one key per slab, so only what a neighbour needs travels); on one worker, or
+    with no client, as one task of slabs per chunk. Both equal dask's map_overlap."""
+    distributed = pytest.importorskip("distributed")
+    import fovea.dask as fd
+    a = rng.random((80, 90)).astype(np.float32)
+    x = da.from_array(a, chunks=(20, 30))     # every chunk at least the overlap (8)
+    ndi = pytest.importorskip("scipy.ndimage")
+    want = ndi.gaussian_filter(a, 2, mode="wrap")
+    local = fd.ndimage.gaussian_filter(x, 2, mode="wrap")
+    assert not any("fovea-halo" in str(k) for k in dict(local.dask))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as c, distributed.Client(c):
+        y = fd.ndimage.gaussian_filter(x, 2, mode="wrap")
+        assert any("fovea-halo" in str(k) for k in dict(y.dask))
+        np.testing.assert_allclose(y.compute(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(local.compute(**SYNC), want, rtol=1e-5, atol=1e-6)

@@ -163,6 +163,21 @@ def _thread_stream(cupy):
     return streams[dev]
 
 
+# fovea.dask's own overlap (_halo) where it applies; False: dask's map_overlap always
+# (bench/multigpu.py --overlap dask compares the two)
+OWN_OVERLAP = True
+
+
+def _distributed():
+    """Whether dask computes on a distributed client of several workers now (chunks
+    on different machines or GPUs)."""
+    try:
+        from distributed import default_client
+        return len(default_client().scheduler_info().get("workers", ())) > 1
+    except (ImportError, ValueError):
+        return False
+
+
 def map_overlap(fn, arrays, depth, mode="reflect", boundary=None):
     """fn over the blocks of arrays (dask arrays of one shape and chunking), each
     extended by depth (per axis) and trimmed back; boundary from mode, unless a dask
@@ -179,12 +194,10 @@ def map_overlap(fn, arrays, depth, mode="reflect", boundary=None):
     if not any(depth):
         return da.map_blocks(fn, *arrays, dtype=meta.dtype, meta=meta)
     bnd = _boundary(mode, ndim) if boundary is None else {a: boundary for a in range(ndim)}
-    # NumPy chunks only for now: the CuPy path has not yet run on a GPU (dask-cuda
-    # serialises the slab dictionaries through pickle, not its CUDA serialiser)
-    numpy_chunks = all(isinstance(a._meta, np.ndarray) for a in arrays)
-    if numpy_chunks and all(bnd[k] in ("none", "periodic") and min(x.chunks[k]) >= depth[k] for k in range(ndim)):
+    if OWN_OVERLAP and all(bnd[k] in ("none", "periodic") and min(x.chunks[k]) >= depth[k] for k in range(ndim)):
         from . import _halo   # three tasks a chunk (dask's own: about thirteen in 2-d)
-        return _halo.map_overlap(fn, arrays, depth, [bnd[k] for k in range(ndim)], meta)
+        return _halo.map_overlap(fn, arrays, depth, [bnd[k] for k in range(ndim)], meta,
+                                 split=_distributed())
     return da.map_overlap(fn, *arrays, depth={a: d for a, d in enumerate(depth)}, boundary=bnd, trim=True,
                           allow_rechunk=True, dtype=meta.dtype, meta=meta)
 

@@ -9,7 +9,14 @@ task, the slabs all its neighbours need from it (thin: only they travel between
 workers); a second task joins a chunk with its neighbours' slabs, runs the op and
 trims. The pixels each chunk sees are exactly dask's for boundary "none" (no
 padding at the array's edges) and "periodic" (the far side's pixels), the two
-boundaries fovea.dask's blockwise ops use; others go to dask's map_overlap."""
+boundaries fovea.dask's blockwise ops use; others go to dask's map_overlap.
+
+With split=True (a distributed cluster of several workers, where chunks live on
+different machines or GPUs) the slabs are exchanged axis by axis instead: a chunk
+cuts its two slabs along axis k from itself extended along the axes before k, so
+the corners travel inside the edges; 2 tasks per axis and chunk, each slab a key of
+its own, and only what a neighbour needs travels to it (2*ndim+1 tasks a chunk,
+where one key per direction would take 3^ndim)."""
 
 import itertools
 
@@ -67,10 +74,11 @@ def _assemble(fn, depth, sides, nin, *args):
     return r[sl]
 
 
-def map_overlap(fn, arrays, depth, boundary, meta):
+def map_overlap(fn, arrays, depth, boundary, meta, split=False):
     """fn over the chunks of arrays (one shape, one chunking, every chunk at least as
     long as its axis's depth) extended by depth per axis; boundary per axis "none"
-    or "periodic". Equal to dask's map_overlap with trim=True."""
+    or "periodic". Equal to dask's map_overlap with trim=True. split: one key per
+    slab (see the module's note)."""
     x = arrays[0]
     ndim = x.ndim
     token = tokenize(fn, [a.name for a in arrays], depth, boundary)
@@ -81,13 +89,11 @@ def map_overlap(fn, arrays, depth, boundary, meta):
     for i, a in enumerate(arrays):
         for idx in np.ndindex(*grid):
             dsk[(slab_names[i],) + idx] = (_slabs, (a.name,) + idx, list(depth))
+    if split:
+        return _staged(fn, arrays, depth, boundary, meta, token)
     dirs = _directions(depth)
     for idx in np.ndindex(*grid):
-        sides = []
-        for k in range(ndim):
-            wrap = boundary[k] == "periodic"
-            sides.append(((depth[k] if (idx[k] > 0 or wrap) else 0),
-                          (depth[k] if (idx[k] < grid[k] - 1 or wrap) else 0)))
+        sides = _sides(idx, grid, depth, boundary)
         args = []
         for i, a in enumerate(arrays):
             args.append((a.name,) + idx)
@@ -104,5 +110,88 @@ def map_overlap(fn, arrays, depth, boundary, meta):
                 # the neighbour at idx + s gives what lies towards us: its slab for -s
                 args.append((dict.__getitem__, (slab_names[i],) + tuple(nb), tuple(-v for v in s)) if ok else None)
         dsk[(name,) + idx] = (_assemble, fn, list(depth), sides, len(arrays), *args)
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=arrays)
+    return da.Array(graph, name, chunks=x.chunks, meta=meta)
+
+
+def _sides(idx, grid, depth, boundary):
+    """What the chunk at idx is extended by, (before, after) per axis."""
+    out = []
+    for k in range(len(grid)):
+        wrap = boundary[k] == "periodic"
+        out.append(((depth[k] if (idx[k] > 0 or wrap) else 0), (depth[k] if (idx[k] < grid[k] - 1 or wrap) else 0)))
+    return out
+
+
+def _extend(own, axes, received):
+    """own joined, axis after axis (axes in order), with the slabs received along
+    each: received[2*j], received[2*j + 1] before and after along axes[j] (None where
+    nothing is)."""
+    xp = xp_of(own)
+    e = own
+    for j, k in enumerate(axes):
+        lo, hi = received[2 * j], received[2 * j + 1]
+        parts = [p for p in (lo, e, hi) if p is not None]
+        if len(parts) > 1:
+            e = xp.concatenate(parts, axis=k)
+    return e
+
+
+def _axis_slab(k, side, d, axes, own, *received):
+    """The slab along axis k that a neighbour gets: the first (side -1) or last (+1)
+    d elements of own extended along the axes before k (axes)."""
+    e = _extend(own, axes, received)
+    sl = [slice(None)] * e.ndim
+    sl[k] = slice(e.shape[k] - d, e.shape[k]) if side > 0 else slice(0, d)
+    return e[tuple(sl)]
+
+
+def _staged_assemble(fn, axes, sides, nin, *args):
+    per = len(args) // nin
+    blocks = [_extend(args[i * per], axes, args[i * per + 1:(i + 1) * per]) for i in range(nin)]
+    r = fn(*blocks)
+    return r[tuple(slice(lo, r.shape[k] - hi) for k, (lo, hi) in enumerate(sides))]
+
+
+def _staged(fn, arrays, depth, boundary, meta, token):
+    """map_overlap by an exchange along one axis after the other (split=True)."""
+    x = arrays[0]
+    grid = x.numblocks
+    axes = [k for k in range(x.ndim) if depth[k]]
+    name = f"fovea-overlap-{token}"
+    dsk = {}
+
+    def neighbour(idx, k, step):
+        j = idx[k] + step
+        if 0 <= j < grid[k]:
+            return idx[:k] + (j,) + idx[k + 1:]
+        if boundary[k] == "periodic":
+            return idx[:k] + (j % grid[k],) + idx[k + 1:]
+        return None
+
+    def received(sname, idx, upto):
+        """The keys of the slabs the chunk at idx gets along axes[:upto]: from the
+        neighbour before it, its slab for side +1; from the one after, for -1."""
+        out = []
+        for k in axes[:upto]:
+            lo, hi = neighbour(idx, k, -1), neighbour(idx, k, +1)
+            out.append((sname, k, +1) + lo if lo is not None else None)
+            out.append((sname, k, -1) + hi if hi is not None else None)
+        return out
+
+    snames = [f"fovea-halo-{i}-{token}" for i in range(len(arrays))]
+    halos = {}
+    for a, sname in zip(arrays, snames):
+        for idx in np.ndindex(*grid):
+            for j, k in enumerate(axes):
+                for side in (-1, +1):
+                    halos[(sname, k, side) + idx] = (_axis_slab, k, side, depth[k], axes[:j], (a.name,) + idx,
+                                                   *received(sname, idx, j))
+    for idx in np.ndindex(*grid):
+        args = []
+        for a, sname in zip(arrays, snames):
+            args += [(a.name,) + idx] + received(sname, idx, len(axes))
+        dsk[(name,) + idx] = (_staged_assemble, fn, axes, _sides(idx, grid, depth, boundary), len(arrays), *args)
+    dsk.update(halos)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=arrays)
     return da.Array(graph, name, chunks=x.chunks, meta=meta)
