@@ -20,6 +20,21 @@ def _what(info):
     return ", ".join(bits)
 
 
+def _threads(doc):
+    t = doc.get("threads_per_worker", "?")
+    return f"{t} thread{'' if t == 1 else 's'} per worker"
+
+
+def _settings(doc):
+    """The run's dask settings, where it recorded them."""
+    bits = []
+    if doc.get("overlap"):
+        bits.append("fovea.dask's own overlap" if doc["overlap"] == "own" else "dask's map_overlap")
+    if doc.get("worker_saturation"):
+        bits.append(f"worker-saturation {doc['worker_saturation']}")
+    return "".join("; " + b for b in bits)
+
+
 def _plot(doc, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -49,7 +64,7 @@ def section(results_dir, plots_dir, rel_plots, have_mpl, wrote):
     L = ["## Multi-GPU", "",
          f"From {doc['_file']} ({doc['date']}; {len(m.get('gpus', []))} GPUs: {', '.join(m.get('gpus', [])[:1])}; "
          f"{m.get('cores', '?')} cores; fovea {doc.get('fovea', {}).get('commit', '?')}; "
-         f"{doc.get('threads_per_worker', '?')} thread per worker). `{doc.get('command', '')}`", "",
+         f"{_threads(doc)}{_settings(doc)}). `{doc.get('command', '')}`", "",
          "dask-cuda's LocalCUDACluster, one worker per GPU; the data are made on the workers' GPUs block by block "
          "and each result block is reduced to an exact digest there (the figures are of the computation, not a "
          "disk); the best of the runs. Speed-up: time on the first GPU count over time here. Equal: every "
