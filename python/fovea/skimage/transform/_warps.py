@@ -389,6 +389,13 @@ def _warp(image, xp, inverse_map, map_args=None, output_shape=None, order=None, 
             if xp is not np and hasattr(inverse_map, "_map_xy") and not map_args:   # polynomial, TPS: on the GPU
                 coords = _mapped_coords(xp, lambda x, y: inverse_map._map_xy(xp, x, y), output_shape,
                                         input_shape[2] if len(input_shape) == 3 else None)
+            elif xp is not np and _is_homography(inverse_map) and not map_args:
+                # orders 0, 2, 4, 5 of a matrix on the GPU: the coordinates made there (they
+                # were computed on the host, 1.5 s for a 4096^2 rotation), as the matrix's
+                # __call__ computes them: (M @ [x, y, 1]) with x, y divided by the third row
+                m = np.asarray(ix.to_host(inverse_map.params), dtype=np.float64)
+                coords = _mapped_coords(xp, lambda x, y: _project(m, x, y), output_shape,
+                                        input_shape[2] if len(input_shape) == 3 else None)
             else:
                 coords = warp_coords(coord_map, output_shape)
                 if xp is not np:
@@ -443,6 +450,12 @@ def warp(image, inverse_map, map_args=None, output_shape=None, order=None, mode=
 
 
 # ---- swirl, warp_polar: their inverse maps computed as coordinate arrays on the data's device ----
+
+def _project(m, x, y):
+    """(x, y) mapped by the 3x3 homography m, element-wise (any array module)."""
+    z = m[2, 0] * x + m[2, 1] * y + m[2, 2]
+    return (m[0, 0] * x + m[0, 1] * y + m[0, 2]) / z, (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / z
+
 
 def _mapped_coords(xp, mapping, output_shape, nchannels):
     """What warp builds from a callable (warp_coords): the input (row, col[,
