@@ -312,12 +312,13 @@ def _warp_fast(image, matrix, output_shape, order, mode, cval, xp):
 _WARP_MODES = {"constant": 0, "edge": 1, "symmetric": 2, "reflect": 3, "wrap": 4}   # fv_warp_mode
 
 
-def _warp_fast_host(image, matrix, output_shape, order, mode, cval):
-    """_warp_fast of a NumPy image (2-d, or channels last) in C on all CPU cores
-    (fv_warp_homography): the same arithmetic as _warp_fast's array maths."""
-    out = np.empty((int(output_shape[0]), int(output_shape[1])) + image.shape[2:], dtype=image.dtype)
+def _warp_fast_c(image, matrix, output_shape, order, mode, cval, xp):
+    """_warp_fast of an image (2-d, or channels last) in C, on all CPU cores or on the
+    GPU for CuPy data (fv_warp_homography): the same arithmetic as _warp_fast's array
+    maths, step by step."""
+    out = xp.empty((int(output_shape[0]), int(output_shape[1])) + image.shape[2:], dtype=image.dtype)
     _fovea.sk_warp_homography(image, out, np.asarray(matrix, dtype=np.float64).ravel().tolist(), order,
-                              _WARP_MODES[mode], float(cval))
+                              _WARP_MODES[mode], float(cval), ix.stream_of(image))
     return out
 
 
@@ -359,9 +360,9 @@ def _warp(image, xp, inverse_map, map_args=None, output_shape=None, order=None, 
                 getattr(inverse_map, "__self__", None)):
             matrix = np.linalg.inv(inverse_map.__self__.params)
         if matrix is not None:
-            if (xp is np and image.ndim in (2, 3) and image.dtype in (np.float32, np.float64)
-                    and image.dtype.isnative and mode in _WARP_MODES):
-                warped = _warp_fast_host(image, matrix, output_shape, order, mode, cval)
+            if (image.ndim in (2, 3) and image.dtype in (np.float32, np.float64) and image.dtype.isnative
+                    and mode in _WARP_MODES):
+                warped = _warp_fast_c(image, matrix, output_shape, order, mode, cval, xp)
             elif image.ndim == 2:
                 warped = _warp_fast(image, matrix, output_shape, order, mode, cval, xp)
             elif image.ndim == 3:
