@@ -254,12 +254,13 @@ def test_transform_parameters():
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("order", [1, 3])
-def test_warp_host_kernel_equals_array_maths(rng, dtype, order):
-    """The C kernel of NumPy images (fv_warp_homography) computes what the
-    array maths computes for CuPy images, bit for bit: affine and projective
+def test_warp_kernel_equals_array_maths(xp, rng, dtype, order):
+    """The C kernels (fv_warp_homography: CPU for NumPy, CUDA for CuPy images)
+    compute what the array maths computes, bit for bit: affine and projective
     matrices, every mode, NaN / far coordinates, gray, channels and strides."""
     from fovea.skimage.transform import _warps as w
 
+    mod = getattr(xp, "cp", np)
     img = (rng.standard_normal((23, 31, 3)) * 2).astype(dtype)
     mats = [np.array([[0.9, 0.3, 2.2], [-0.25, 1.05, -3.1], [0.0, 0.0, 1.0]]),
             np.array([[1.1, 0.0, -4.5], [0.0, 0.8, 3.0], [0.0, 0.0, 1.0]]),
@@ -269,14 +270,15 @@ def test_warp_host_kernel_equals_array_maths(rng, dtype, order):
     for m in mats:
         for mode in MODES:
             for x in (img[..., 0], img, img[::-1, ::2]):
+                x = xp.put(x)
                 with np.errstate(all="ignore"):
-                    got = w._warp_fast_host(x, m, (19, 27), order, mode, 0.5)
+                    got = w._warp_fast_c(x, m, (19, 27), order, mode, 0.5, mod)
                     if x.ndim == 2:
-                        want = w._warp_fast(x, m, (19, 27), order, mode, 0.5, np)
+                        want = w._warp_fast(x, m, (19, 27), order, mode, 0.5, mod)
                     else:
-                        want = np.stack([w._warp_fast(x[..., d], m, (19, 27), order, mode, 0.5, np)
-                                         for d in range(x.shape[2])], axis=-1)
-                np.testing.assert_array_equal(got, want)
+                        want = mod.stack([w._warp_fast(x[..., d], m, (19, 27), order, mode, 0.5, mod)
+                                          for d in range(x.shape[2])], axis=-1)
+                np.testing.assert_array_equal(xp.get(got), xp.get(want))
 
 
 def test_warp_host_kernel_against_skimage(rng):

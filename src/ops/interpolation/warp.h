@@ -4,8 +4,8 @@
  * in: float32 or float64, 2-d (rows, cols) or 3-d (rows, cols, channels); out:
  * in's dtype, (out_rows, out_cols[, channels]); any strides, out never overlaps
  * in (src/ops/interpolation/warp.c checks). Kernel:
- * src/cpu/interpolation/warp-cpu.c (no CUDA kernel: fovea.skimage.transform
- * computes GPU data with CuPy array maths). */
+ * src/cpu/interpolation/warp-cpu.c, src/cuda/interpolation/warp.cu (the same
+ * arithmetic, no FMA contraction). */
 #ifndef FV_OPS_WARP_H
 #define FV_OPS_WARP_H
 

@@ -312,12 +312,13 @@ def _warp_fast(image, matrix, output_shape, order, mode, cval, xp):
 _WARP_MODES = {"constant": 0, "edge": 1, "symmetric": 2, "reflect": 3, "wrap": 4}   # fv_warp_mode
 
 
-def _warp_fast_host(image, matrix, output_shape, order, mode, cval):
-    """_warp_fast of a NumPy image (2-d, or channels last) in C on all CPU cores
-    (fv_warp_homography): the same arithmetic as _warp_fast's array maths."""
-    out = np.empty((int(output_shape[0]), int(output_shape[1])) + image.shape[2:], dtype=image.dtype)
+def _warp_fast_c(image, matrix, output_shape, order, mode, cval, xp):
+    """_warp_fast of an image (2-d, or channels last) in C, on all CPU cores or on the
+    GPU for CuPy data (fv_warp_homography): the same arithmetic as _warp_fast's array
+    maths, step by step."""
+    out = xp.empty((int(output_shape[0]), int(output_shape[1])) + image.shape[2:], dtype=image.dtype)
     _fovea.sk_warp_homography(image, out, np.asarray(matrix, dtype=np.float64).ravel().tolist(), order,
-                              _WARP_MODES[mode], float(cval))
+                              _WARP_MODES[mode], float(cval), ix.stream_of(image))
     return out
 
 
@@ -359,9 +360,9 @@ def _warp(image, xp, inverse_map, map_args=None, output_shape=None, order=None, 
                 getattr(inverse_map, "__self__", None)):
             matrix = np.linalg.inv(inverse_map.__self__.params)
         if matrix is not None:
-            if (xp is np and image.ndim in (2, 3) and image.dtype in (np.float32, np.float64)
-                    and image.dtype.isnative and mode in _WARP_MODES):
-                warped = _warp_fast_host(image, matrix, output_shape, order, mode, cval)
+            if (image.ndim in (2, 3) and image.dtype in (np.float32, np.float64) and image.dtype.isnative
+                    and mode in _WARP_MODES):
+                warped = _warp_fast_c(image, matrix, output_shape, order, mode, cval, xp)
             elif image.ndim == 2:
                 warped = _warp_fast(image, matrix, output_shape, order, mode, cval, xp)
             elif image.ndim == 3:
@@ -388,6 +389,13 @@ def _warp(image, xp, inverse_map, map_args=None, output_shape=None, order=None, 
                 output_shape = (output_shape[0], output_shape[1], input_shape[2])
             if xp is not np and hasattr(inverse_map, "_map_xy") and not map_args:   # polynomial, TPS: on the GPU
                 coords = _mapped_coords(xp, lambda x, y: inverse_map._map_xy(xp, x, y), output_shape,
+                                        input_shape[2] if len(input_shape) == 3 else None)
+            elif xp is not np and _is_homography(inverse_map) and not map_args:
+                # orders 0, 2, 4, 5 of a matrix on the GPU: the coordinates made there (they
+                # were computed on the host, 1.5 s for a 4096^2 rotation), as the matrix's
+                # __call__ computes them: (M @ [x, y, 1]) with x, y divided by the third row
+                m = np.asarray(ix.to_host(inverse_map.params), dtype=np.float64)
+                coords = _mapped_coords(xp, lambda x, y: _project(m, x, y), output_shape,
                                         input_shape[2] if len(input_shape) == 3 else None)
             else:
                 coords = warp_coords(coord_map, output_shape)
@@ -443,6 +451,12 @@ def warp(image, inverse_map, map_args=None, output_shape=None, order=None, mode=
 
 
 # ---- swirl, warp_polar: their inverse maps computed as coordinate arrays on the data's device ----
+
+def _project(m, x, y):
+    """(x, y) mapped by the 3x3 homography m, element-wise (any array module)."""
+    z = m[2, 0] * x + m[2, 1] * y + m[2, 2]
+    return (m[0, 0] * x + m[0, 1] * y + m[0, 2]) / z, (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / z
+
 
 def _mapped_coords(xp, mapping, output_shape, nchannels):
     """What warp builds from a callable (warp_coords): the input (row, col[,
