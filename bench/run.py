@@ -360,6 +360,11 @@ class Worker:
 
 
 def git_commit(path):
+    """The measured checkout's commit. FOVEA_COMMIT overrides it: the GPU machine gets a
+    copy of the working tree whose git state is the session's start, not the commit
+    the copied files (and a carried prebuilt extension) are of."""
+    if os.environ.get("FOVEA_COMMIT"):
+        return {"commit": os.environ["FOVEA_COMMIT"], "subject": "(FOVEA_COMMIT)"}
     try:
         top = subprocess.run(["git", "-C", path, "rev-parse", "--show-toplevel"], capture_output=True, text=True,
                              check=True).stdout.strip()

@@ -6,7 +6,8 @@ and cuCIM (GPU).
 Inputs: 4096^2 float32 and uint8, a 3840x2160 RGB uint8 image (the channel axis is
 never interpolated) and a 256^3 float32 volume; spline orders 0, 1 and 3. The 2-D
 transforms are a mild rotation-like affine map (0.95 scale, +-0.2 shear), shift 2.5,
-zoom 1.5 (2-D) / 1.25 (3-D), rotate 30 degrees. CPU results are compared with the
+zoom 1.5 (2-D) / 1.25 (3-D), rotate 30 degrees; map_coordinates takes the affine
+map's coordinates clipped into the image. CPU results are compared with the
 peer's ("agree": the fraction of equal elements where not all are; fovea.ndimage is
 meant to equal scipy.ndimage bit for bit)."""
 import numpy as np
@@ -46,6 +47,7 @@ class Inputs:
         import skimage.transform as skt   # noqa: PLC0415
         self.tform = skt.AffineTransform(rotation=0.2, scale=(0.95, 1.05), translation=(12.0, -7.0))
         self._coords = None
+        self._tforms = {}
 
     @property
     def coords(self):
@@ -53,8 +55,25 @@ class Inputs:
             nd = len(self.shape)
             grid = np.indices(self.shape, dtype=np.float64).reshape(nd, -1)
             mat = np.asarray(self.mat.get() if hasattr(self.mat, "get") else self.mat)
-            self._coords = self.xp.asarray((mat @ grid).reshape((nd,) + self.shape) + 0.5)
+            c = (mat @ grid).reshape((nd,) + self.shape) + 0.5
+            # inside the image: CuPy's map_coordinates (order 1, mode "constant", 2-d;
+            # cuCIM vendors it) reads out of bounds for points outside it (compute-
+            # sanitizer on the H200, 2026-11-29), which poisoned every later case
+            for k in range(nd):
+                np.clip(c[k], 0, self.shape[k] - 1, out=c[k])
+            self._coords = self.xp.asarray(c)
         return self._coords
+
+    def tform_for(self, m):
+        """self.tform as the library's own AffineTransform (cuCIM's takes a CuPy matrix)."""
+        name = m.transform.__name__
+        if name not in self._tforms:
+            mat = self.tform.params
+            if name.startswith("cucim"):
+                import cupy   # noqa: PLC0415
+                mat = cupy.asarray(mat)
+            self._tforms[name] = m.transform.AffineTransform(matrix=mat)
+        return self._tforms[name]
 
 
 def _ndi_cases():
@@ -86,7 +105,7 @@ def _sk_cases():
                 d.x, 0.5, order=k, channel_axis=-1 if d.rgb else None), SK, slow_peer_runs=1),
             Case(f"rotate(30,o{k})", lambda m, d, k=k: m.transform.rotate(d.x, 30, order=k), SK,
                  slow_peer_runs=1),
-            Case(f"warp(affine,o{k})", lambda m, d, k=k: m.transform.warp(d.x, d.tform, order=k), SK,
+            Case(f"warp(affine,o{k})", lambda m, d, k=k: m.transform.warp(d.x, d.tform_for(m), order=k), SK,
                  slow_peer_runs=1),
         ]
     for c in C:
@@ -102,8 +121,8 @@ INTERPOLATION = Suite(
     "interpolation", "fovea.ndimage interpolation on the reference inputs (issue 28)", _ndi_cases(),
     inputs=Inputs, shapes=SHAPES_2D3D, dtypes=("float32", "uint8"), shape_dtypes=SHAPE_DTYPES,
     note="shift 2.5, zoom 1.5 (3-D: 1.25), rotate 30 (reshape=False), a rotation-like affine matrix and its "
-         "coordinates for map_coordinates; RGB: the channel axis is not interpolated (rotate: per channel, "
-         "as scipy)")
+         "coordinates (clipped into the image) for map_coordinates; RGB: the channel axis is not interpolated "
+         "(rotate: per channel, as scipy)")
 
 TRANSFORM = Suite(
     "transform", "fovea.skimage.transform resize / rescale / rotate / warp (issue 28)", _sk_cases(),
