@@ -56,11 +56,13 @@ class Inputs:
             grid = np.indices(self.shape, dtype=np.float64).reshape(nd, -1)
             mat = np.asarray(self.mat.get() if hasattr(self.mat, "get") else self.mat)
             c = (mat @ grid).reshape((nd,) + self.shape) + 0.5
-            # inside the image: CuPy's map_coordinates (order 1, mode "constant", 2-d;
-            # cuCIM vendors it) reads out of bounds for points outside it (compute-
-            # sanitizer on the H200, 2026-11-29), which poisoned every later case
+            # strictly inside the image: CuPy 14.2's map_coordinates (order 1, mode
+            # "constant"; cupyx_scipy_ndimage_interpolate_map_order1_constant_2d) reads
+            # past its input for points outside it and for points on its last row
+            # (compute-sanitizer on the H200, 2026-11-29; fovea's: no error), and the
+            # sticky error then failed every later GPU case
             for k in range(nd):
-                np.clip(c[k], 0, self.shape[k] - 1, out=c[k])
+                np.clip(c[k], 0, self.shape[k] - 1.001, out=c[k])
             self._coords = self.xp.asarray(c)
         return self._coords
 
