@@ -66,6 +66,16 @@ FV_API fv_status fv_map_coordinates(fv_context *ctx, const fv_array *in, const f
 FV_API fv_status fv_affine_transform(fv_context *ctx, const fv_array *in, const double *matrix, const double *offset,
                                      fv_array *out, int order, fv_interp_mode mode, double cval, int prefilter);
 
+/* fv_affine_transform on every plane of in: the first batch axes of in and out
+ * (of equal extents) index the planes, and matrix (in's ndim - batch rows by
+ * out's ndim - batch columns) and offset map each plane of out from the same
+ * plane of in. Equal to looping fv_affine_transform over the planes (scipy's
+ * rotate of an n-d array does), with one prefilter of the whole array along the
+ * planes' axes. batch 0 is fv_affine_transform. */
+FV_API fv_status fv_affine_transform_planes(fv_context *ctx, const fv_array *in, int batch, const double *matrix,
+                                            const double *offset, fv_array *out, int order, fv_interp_mode mode,
+                                            double cval, int prefilter);
+
 /* scipy's zoom_shift (zoom, shift, and affine_transform with a diagonal): out
  * and in of one ndim; along axis d the input coordinate of output index o is
  * x = o (+ shift[d]), then x * zoom[d], or with grid_mode (x + 0.5) * zoom[d]

@@ -61,27 +61,32 @@ FVPY_METHOD(ndi_spline_filter1d, fvpy_ndi_spline_filter1d, FVPY_KWARGS,
             "fv_spline_filter1d into output (mode: scipy's interpolation mode code).");
 
 /* ndi_interpolate(input, output, order, mode, cval, prefilter, coordinates=None, matrix=None,
- *                 offset=None, zoom=None, shift=None, grid_mode=False, stream=None) */
+ *                 offset=None, zoom=None, shift=None, grid_mode=False, stream=None, batch=0) */
 static PyObject *
 fvpy_ndi_interpolate(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = { "input",  "output", "order", "mode",  "cval",      "prefilter", "coordinates",
-                              "matrix", "offset", "zoom",  "shift", "grid_mode", "stream",    NULL };
+    static char *kwlist[] = { "input",  "output", "order", "mode",      "cval",   "prefilter", "coordinates", "matrix",
+                              "offset", "zoom",   "shift", "grid_mode", "stream", "batch",     NULL };
     PyObject *in_o, *out_o, *co_o = Py_None, *m_o = Py_None, *off_o = Py_None, *z_o = Py_None, *s_o = Py_None;
     PyObject *stream_o = Py_None;
-    int order, mode, prefilter, grid_mode = 0;
+    int order, mode, prefilter, grid_mode = 0, batch = 0;
     double cval;
     double matrix[FV_MAX_NDIM * FV_MAX_NDIM], offset[FV_MAX_NDIM], zoom[FV_MAX_NDIM], shift[FV_MAX_NDIM];
     int has_m, has_off, has_z, has_s;
     fv_status st = FV_OK;
     fvpy_call c;
     const char *name = "interpolate";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiidp|OOOOOpO:ndi_interpolate", kwlist, &in_o, &out_o, &order, &mode,
-                                     &cval, &prefilter, &co_o, &m_o, &off_o, &z_o, &s_o, &grid_mode, &stream_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOiidp|OOOOOpOi:ndi_interpolate", kwlist, &in_o, &out_o, &order, &mode,
+                                     &cval, &prefilter, &co_o, &m_o, &off_o, &z_o, &s_o, &grid_mode, &stream_o, &batch))
         return NULL;
     if (fvpy_call_open(&c, name, stream_o, in_o, out_o, co_o, "coordinates", 0, NULL, NULL) < 0)
         return fvpy_call_close(&c, FV_OK);
-    const int irank = fv_array_ndim(c.in.arr), orank = fv_array_ndim(c.out.arr);
+    /* batch: the planes' axes lead (fv_affine_transform_planes); the matrix maps the rest */
+    if (batch < 0 || batch >= fv_array_ndim(c.in.arr) || batch >= fv_array_ndim(c.out.arr)) {
+        PyErr_Format(PyExc_ValueError, "%s: batch %d out of range", name, batch);
+        return fvpy_call_close(&c, FV_OK);
+    }
+    const int irank = fv_array_ndim(c.in.arr) - batch, orank = fv_array_ndim(c.out.arr) - batch;
     if (fvpy__ip_doubles(name, "matrix", m_o, (Py_ssize_t)irank * orank, matrix, &has_m) < 0 ||
         fvpy__ip_doubles(name, "offset", off_o, irank, offset, &has_off) < 0 ||
         fvpy__ip_doubles(name, "zoom", z_o, irank, zoom, &has_z) < 0 ||
@@ -94,8 +99,8 @@ fvpy_ndi_interpolate(PyObject *self, PyObject *args, PyObject *kw)
         Py_END_ALLOW_THREADS
     } else if (has_m) {
         Py_BEGIN_ALLOW_THREADS
-            st = fv_affine_transform(c.ctx, c.in.arr, matrix, has_off ? offset : NULL, c.out.arr, order,
-                                     (fv_interp_mode)mode, cval, prefilter);
+            st = fv_affine_transform_planes(c.ctx, c.in.arr, batch, matrix, has_off ? offset : NULL, c.out.arr, order,
+                                            (fv_interp_mode)mode, cval, prefilter);
         Py_END_ALLOW_THREADS
     } else {
         Py_BEGIN_ALLOW_THREADS
@@ -107,9 +112,10 @@ fvpy_ndi_interpolate(PyObject *self, PyObject *args, PyObject *kw)
 }
 FVPY_METHOD(ndi_interpolate, fvpy_ndi_interpolate, FVPY_KWARGS,
             "ndi_interpolate(input, output, order, mode, cval, prefilter, coordinates=None, matrix=None, "
-            "offset=None, zoom=None, shift=None, grid_mode=False, stream=None)\n--\n\n"
-            "fv_map_coordinates (coordinates), fv_affine_transform (matrix: in.ndim * out.ndim values, row "
-            "major; offset) or fv_zoom_shift (zoom, shift, grid_mode) into output.");
+            "offset=None, zoom=None, shift=None, grid_mode=False, stream=None, batch=0)\n--\n\n"
+            "fv_map_coordinates (coordinates), fv_affine_transform_planes (matrix: (in.ndim - batch) * "
+            "(out.ndim - batch) values, row major; offset; batch leading axes index planes) or fv_zoom_shift "
+            "(zoom, shift, grid_mode) into output.");
 
 /* resize_local_mean(input, output, grid_mode, stream=None) */
 static PyObject *

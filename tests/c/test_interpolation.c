@@ -13,8 +13,10 @@
  *  - integer outputs: rounded half away from zero and clamped;
  *  - the CUDA backend (when a GPU is usable): every case above bit for bit
  *    against the CPU's result;
+ *  - fv_affine_transform_planes == fv_affine_transform on each plane, bit for
+ *    bit, every mode and order (and on the GPU against the CPU);
  *  - argument errors: NULL arrays, bad order and mode, wrong coordinate shape,
- *    read-only and overlapping outputs.
+ *    read-only and overlapping outputs, batch axes.
  * Exits 0 with the CUDA part skipped (and says so) where no GPU is usable. */
 #include <math.h>
 #include <stdint.h>
@@ -323,6 +325,66 @@ test_errors(void)
     fv_array_unref(o2);
 }
 
+/* planes (in (4, 7, 9) or a copy of it on dev) mapped by m with batch 1, on dev;
+ * the result on the host. */
+static fv_array *
+run_planes(fv_array *in, const double *m, const double *off, int order, int mode, fv_device dev)
+{
+    fv_array *src = in, *out = NULL, *host = NULL;
+    if (dev.type == FV_DEVICE_CUDA) {
+        CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 3, fv_array_shape(in), dev, &src));
+        CHECK_OK(fv_copy(ctx, in, src));
+    }
+    CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 3, fv_array_shape(in), dev, &out));
+    CHECK_OK(fv_affine_transform_planes(ctx, src, 1, m, off, out, order, (fv_interp_mode)mode, 0.25, 1));
+    if (dev.type != FV_DEVICE_CUDA)
+        return out;
+    CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 3, fv_array_shape(in), CPU, &host));
+    CHECK_OK(fv_copy(ctx, out, host));
+    fv_array_unref(out);
+    fv_array_unref(src);
+    return host;
+}
+
+static void
+test_planes(void)
+{
+    const int64_t shape[3] = { 4, 7, 9 };
+    const double m[4] = { 0.8, 0.5, -0.5, 0.8 }, off[2] = { 1.5, -2.0 };
+    uint64_t seed = 7;
+    fv_array *in = new_f64(3, shape, &seed), *bad = NULL;
+    const int64_t plane = 7 * 9;
+    for (int order = 0; order <= 5; order++)
+        for (int mode = 0; mode < FV_INTERP_MODE_COUNT; mode++) {
+            fv_array *got = run_planes(in, m, off, order, mode, CPU);
+            int same = got != NULL;
+            for (int64_t b = 0; b < 4 && same; b++) {
+                fv_array *iv = NULL, *ov = NULL;
+                CHECK_OK(fv_array_view(in, 2, shape + 1, fv_array_strides(in) + 1, b * plane * 8, &iv));
+                fv_array *want = run_affine(iv, m, off, shape + 1, order, mode, 0.25, 1, CPU);
+                CHECK_OK(fv_array_view(got, 2, shape + 1, fv_array_strides(got) + 1, b * plane * 8, &ov));
+                same = want && memcmp(fv_array_data(ov), fv_array_data(want), (size_t)plane * 8) == 0;
+                fv_array_unref(iv);
+                fv_array_unref(ov);
+                fv_array_unref(want);
+            }
+            CHECK(same);
+            if (gpu && got) {
+                fv_array *g = run_planes(in, m, off, order, mode, GPU);
+                CHECK(g && memcmp(fv_array_data(g), fv_array_data(got), (size_t)fv_array_size(got) * 8) == 0);
+                fv_array_unref(g);
+            }
+            fv_array_unref(got);
+        }
+    const int64_t bshape[3] = { 3, 7, 9 };
+    CHECK_OK(fv_array_new(ctx, FV_FLOAT64, 3, bshape, CPU, &bad));
+    CHECK_ERR(fv_affine_transform_planes(ctx, in, 1, m, off, bad, 1, FV_INTERP_MIRROR, 0, 1), FV_EINVAL, "extents");
+    CHECK_ERR(fv_affine_transform_planes(ctx, in, 3, m, off, in, 1, FV_INTERP_MIRROR, 0, 1), FV_EINVAL, "batch");
+    CHECK_ERR(fv_affine_transform_planes(ctx, in, 1, NULL, off, bad, 1, FV_INTERP_MIRROR, 0, 1), FV_EINVAL, "NULL");
+    fv_array_unref(bad);
+    fv_array_unref(in);
+}
+
 int
 main(void)
 {
@@ -334,6 +396,7 @@ main(void)
     test_interpolating();
     test_integer_outputs();
     test_errors();
+    test_planes();
     fv_context_free(ctx);
     printf("%d passed, %d failed\n", fv_t_pass, fv_t_fail);
     return fv_t_fail != 0;

@@ -177,6 +177,35 @@ def test_rotate(rng):
               sndi.rotate(y, 17, axes=axes, order=1, mode="nearest"), 1)
 
 
+@pytest.mark.parametrize("order", [0, 1, 2, 3, 5])
+def test_rotate_nd_all_planes_in_one_call(rng, order):
+    """n-d rotate runs every plane in one call (fv_affine_transform_planes: one
+    prefilter of the whole array): equal to scipy's loop over the planes, bit for
+    bit, in every mode, for strided inputs, complex values and given outputs."""
+    for shape, axes in (((5, 17, 13), (1, 2)), ((6, 7, 8), (0, 2)), ((4, 9, 10, 3), (1, 2)), ((3, 5, 7, 6), (3, 0))):
+        for dt in (np.float32, np.uint8, np.complex128):
+            a = (rng.random(shape) * 200).astype(dt)
+            for mode in MODES:
+                for reshape in (True, False):
+                    kw = dict(axes=axes, reshape=reshape, order=order, mode=mode, cval=0.3)
+                    np.testing.assert_array_equal(fndi.rotate(a, 27, **kw), sndi.rotate(a, 27, **kw))
+    a = rng.standard_normal((7, 12, 10))[:, ::-1, ::2]
+    out = np.zeros((7, 12, 5), np.float32)
+    want = sndi.rotate(a, -40, axes=(1, 2), reshape=False, order=order, output=np.zeros_like(out))
+    fndi.rotate(a, -40, axes=(1, 2), reshape=False, order=order, output=out)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_interpolate_batch_is_checked():
+    from fovea import _fovea
+    x = np.zeros((3, 4, 5))
+    for batch in (-1, 3):
+        with pytest.raises(ValueError, match="batch"):
+            _fovea.ndi_interpolate(x, np.zeros_like(x), 1, 4, 0.0, False, matrix=[1.0, 0, 0, 1], batch=batch)
+    with pytest.raises(ValueError, match="extents"):
+        _fovea.ndi_interpolate(x, np.zeros((2, 4, 5)), 1, 4, 0.0, False, matrix=[1.0, 0, 0, 1], batch=1)
+
+
 def test_geometric_transform(rng):
     x = rng.standard_normal((6, 7))
 
@@ -279,6 +308,17 @@ def _device_call(cp, name, x, xd, ndim, order, mode, rng):
         return fndi.affine_transform(xd, m, 0.3, **kw), sndi.affine_transform(x, m, 0.3, **kw)
     coords = rng.uniform(-2, max(x.shape) + 1, (ndim, 4, 5))
     return fndi.map_coordinates(xd, cp.asarray(coords), **kw), sndi.map_coordinates(x, coords, **kw)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("order", [0, 1, 3])
+def test_gpu_rotate_nd(cp, rng, order):
+    """n-d rotate of a CuPy array: every plane in one call, equal to scipy."""
+    a = rng.standard_normal((6, 19, 23)).astype(np.float32)
+    for mode in MODES:
+        for axes in ((1, 2), (0, 2)):
+            kw = dict(axes=axes, reshape=False, order=order, mode=mode, cval=0.3)
+            np.testing.assert_array_equal(cp.asnumpy(fndi.rotate(cp.asarray(a), 33, **kw)), sndi.rotate(a, 33, **kw))
 
 
 @pytest.mark.gpu

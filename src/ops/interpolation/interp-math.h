@@ -516,6 +516,105 @@ fv__im_prefilter_line(double *c_, int64_t cs, int64_t n, int order, int mode)
 
 /* ---- one output value --------------------------------------------------------------- */
 
+/* Always inlined on both backends: the records' loops unroll and fold for a
+ * constant order, rank and dtype (the CPU rows, the CUDA kernels per order). */
+#if defined(__CUDACC__)
+#define FV__IM_HDI FV_HD
+#else
+#define FV__IM_HDI static inline __attribute__((always_inline))
+#endif
+
+/* A record's state: the value is cval, computed from the record, NaN, or left
+ * to fv__im_value (grid-constant taps outside the input). */
+enum {
+    FV__IMR_CVAL = 0,
+    FV__IMR_OK = 1,
+    FV__IMR_NAN = 2,
+    FV__IMR_SLOW = 3
+};
+
+/* One output value's window along one input axis. */
+typedef struct fv__im_rec {
+    int64_t off[FV__IM_TAPS]; /* byte offsets of the taps from the input's first element */
+    double w[FV__IM_TAPS];    /* order > 0 */
+    double c;                 /* the coordinate, padding added */
+    int st;                   /* FV__IMR_* */
+} fv__im_rec;
+
+FV__IM_HDI void
+fv__im_rec_set(fv__im_rec *r, double c, int64_t n, int64_t stride, const int order, int mode)
+{
+    unsigned char out[FV__IM_TAPS];
+    r->c = c;
+    if (c >= 0.0 && c <= (double)(n - 1)) {
+        /* inside: no folding in any mode, and floor is the truncation; a
+         * window inside too is fv__im_axis's without its branches */
+        const double fl = (double)fv__im_trunc((order & 1) ? c : c + 0.5);
+        const int64_t start = (int64_t)fl - order / 2;
+        if (start >= 0 && start + order < n) {
+            for (int k = 0; k <= order; k++)
+                r->off[k] = (start + k) * stride;
+            if (order > 0)
+                fv__im_weights_f(c - fl, order, r->w);
+            r->st = FV__IMR_OK;
+            return;
+        }
+    }
+    const int k = fv__im_axis(c, n, stride, order, mode, r->off, out, r->w);
+    if (k != 1) {
+        r->st = k == 0 ? FV__IMR_CVAL : FV__IMR_NAN;
+        return;
+    }
+    r->st = FV__IMR_OK;
+    if (mode == FV__IM_GRID_CONSTANT)
+        for (int i = 0; i <= order; i++)
+            if (out[i])
+                r->st = FV__IMR_SLOW;
+}
+
+/* The flat weighted sum over the window of records r[0..R-1] (order K, input
+ * dtype dt): taps in C order, tap * w_0 * w_1 * ..., from 0.0. */
+FV__IM_HDI double
+fv__im_sum(const char *base, const fv__im_rec *const *r, const int K, const int R, const int dt)
+{
+    double t = 0.0;
+    if (R == 1) {
+        for (int a = 0; a <= K; a++) {
+            double v = fv__im_load(base + r[0]->off[a], dt);
+            if (K > 0)
+                v *= r[0]->w[a];
+            t += v;
+        }
+    } else if (R == 2) {
+        for (int a = 0; a <= K; a++) {
+            const char *pa = base + r[0]->off[a];
+            for (int b = 0; b <= K; b++) {
+                double v = fv__im_load(pa + r[1]->off[b], dt);
+                if (K > 0) {
+                    v *= r[0]->w[a];
+                    v *= r[1]->w[b];
+                }
+                t += v;
+            }
+        }
+    } else {
+        for (int a = 0; a <= K; a++)
+            for (int b = 0; b <= K; b++) {
+                const char *pb = base + r[0]->off[a] + r[1]->off[b];
+                for (int e = 0; e <= K; e++) {
+                    double v = fv__im_load(pb + r[2]->off[e], dt);
+                    if (K > 0) {
+                        v *= r[0]->w[a];
+                        v *= r[1]->w[b];
+                        v *= r[2]->w[e];
+                    }
+                    t += v;
+                }
+            }
+    }
+    return t;
+}
+
 /* The value of the input (first element base, rank axes of shape n[] and byte
  * strides st[], elements of type T) at the coordinates c[] (padding added):
  * fv__im_axis per axis, then the flat sum over the window in C order of

@@ -160,10 +160,12 @@ fv__im_pad_value(int dtype, double cval)
 
 /* The array the interpolation reads: in itself (+1 reference), or its B-spline
  * coefficients in a new float64 array, padded by *npad on every axis first as
- * scipy pads (nearest: the edge; grid-constant: cval in in's dtype). */
+ * scipy pads (nearest: the edge; grid-constant: cval in in's dtype). The
+ * prefilter runs along the axes from first on (the planes' axes of
+ * fv_affine_transform_planes; the axes before are padded too, never read). */
 static fv_status
-fv__im_source(fv_context *ctx, const fv_array *in, int order, int mode, double cval, int prefilter, fv_array **src,
-              int64_t *npad)
+fv__im_source(fv_context *ctx, const fv_array *in, int first, int order, int mode, double cval, int prefilter,
+              fv_array **src, int64_t *npad)
 {
     fv_status st;
     *npad = 0;
@@ -180,8 +182,9 @@ fv__im_source(fv_context *ctx, const fv_array *in, int order, int mode, double c
         return st;
     const int pad_constant = mode == FV_INTERP_GRID_CONSTANT;
     const double pad_value = pad_constant ? fv__im_pad_value(in->dtype, cval) : 0.0;
-    for (int d = 0; d < in->ndim && st == FV_OK; d++)
-        st = fv__im_pass(ctx, d == 0 ? in : *src, *src, order, d, mode, d == 0 ? *npad : 0, pad_constant, pad_value);
+    for (int d = first; d < in->ndim && st == FV_OK; d++)
+        st = fv__im_pass(ctx, d == first ? in : *src, *src, order, d, mode, d == first ? *npad : 0, pad_constant,
+                         pad_value);
     if (st) {
         fv_array_unref(*src);
         *src = NULL;
@@ -223,7 +226,7 @@ fv__im_run(fv_context *ctx, const char *name, const fv_array *in, const fv_array
         return st;
     }
     int64_t npad;
-    if ((st = fv__im_source(ctx, in, p->order, p->mode, p->cval, prefilter, &src, &npad)))
+    if ((st = fv__im_source(ctx, in, 0, p->order, p->mode, p->cval, prefilter, &src, &npad)))
         return st;
     p->nprepad = npad;
     st = fv__run_INTERP(ctx, src, coords, out, p);
@@ -282,6 +285,80 @@ fv_affine_transform(fv_context *ctx, const fv_array *in, const double *matrix, c
             p.matrix[i * out->ndim + j] = matrix[i * out->ndim + j];
     }
     return fv__im_run(ctx, name, in, NULL, out, &p, prefilter);
+}
+
+/* A view of a's trailing axes from batch on, at the plane whose index on the
+ * axes before is b[] plus skip on each. */
+static fv_status
+fv__im_plane(const fv_array *a, int batch, const int64_t *b, int64_t skip, fv_array **out)
+{
+    int64_t off = 0;
+    for (int d = 0; d < batch; d++)
+        off += (b[d] + skip) * a->strides[d];
+    return fv_array_view(a, a->ndim - batch, a->shape + batch, a->strides + batch, off, out);
+}
+
+fv_status
+fv_affine_transform_planes(fv_context *ctx, const fv_array *in, int batch, const double *matrix, const double *offset,
+                           fv_array *out, int order, fv_interp_mode mode, double cval, int prefilter)
+{
+    const char *name = "affine_transform";
+    fv_status st;
+    if (batch == 0)
+        return fv_affine_transform(ctx, in, matrix, offset, out, order, mode, cval, prefilter);
+    if ((st = fv__im_check(name, in, out, order, mode)))
+        return st;
+    if (!matrix)
+        return fv_error_set(FV_EINVAL, name, "NULL matrix");
+    if (batch < 0 || batch >= in->ndim || batch >= out->ndim)
+        return fv_error_set(FV_EINVAL, name, "batch %d out of range for ranks %d and %d", batch, in->ndim, out->ndim);
+    for (int d = 0; d < batch; d++)
+        if (in->shape[d] != out->shape[d])
+            return fv_error_set(FV_EINVAL, name, "axis %d indexes planes: extents %lld and %lld differ", d,
+                                (long long)in->shape[d], (long long)out->shape[d]);
+    if (fv__arrays_overlap(in, out))
+        return fv_error_set(FV_EINVAL, name, "out shares memory with the input");
+    if (fv_array_size(out) == 0)
+        return FV_OK;
+    const int k = in->ndim - batch, ko = out->ndim - batch;
+    fv__interp_params p;
+    memset(&p, 0, sizeof p);
+    p.kind = FV__INTERP_AFFINE;
+    p.order = order;
+    p.mode = mode;
+    p.cval = cval;
+    for (int i = 0; i < k; i++) {
+        p.offset[i] = offset ? offset[i] : 0.0;
+        for (int j = 0; j < ko; j++)
+            p.matrix[i * ko + j] = matrix[i * ko + j];
+    }
+    /* empty planes: each as fv_affine_transform fills it (cval) */
+    const int empty = fv_array_size(in) == 0;
+    fv_array *src = NULL;
+    int64_t npad = 0;
+    if (!empty && (st = fv__im_source(ctx, in, batch, order, mode, cval, prefilter, &src, &npad)))
+        return st;
+    p.nprepad = npad;
+    int64_t b[FV_MAX_NDIM] = { 0 };
+    for (;;) {
+        fv_array *sv = NULL, *ov = NULL;
+        if (!(st = fv__im_plane(empty ? in : src, batch, b, npad, &sv)) &&
+            !(st = fv__im_plane(out, batch, b, 0, &ov))) {
+            if (empty)
+                st = fv_affine_transform(ctx, sv, matrix, offset, ov, order, mode, cval, prefilter);
+            else
+                st = fv__run_INTERP(ctx, sv, NULL, ov, &p);
+        }
+        fv_array_unref(sv);
+        fv_array_unref(ov);
+        int d = batch - 1;
+        while (d >= 0 && ++b[d] == out->shape[d])
+            b[d--] = 0;
+        if (st || d < 0)
+            break;
+    }
+    fv_array_unref(src);
+    return st;
 }
 
 fv_status
