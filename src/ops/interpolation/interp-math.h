@@ -446,7 +446,7 @@ fv__im_prefilter_lanes(double *c_, int64_t cs, int nl, int64_t n, int order, int
     for (int64_t i = 0; i < n; i++)
         LANES c(i) *= gain;
     const int kind = (mode == FV__IM_GRID_WRAP) ? 2 : (mode == FV__IM_NEAREST || mode == FV__IM_REFLECT) ? 1 : 0;
-    double s[FV__IM_LANES], c0[FV__IM_LANES];
+    double s[FV__IM_LANES], c0[FV__IM_LANES], q[FV__IM_LANES];
     for (int k = 0; k < np; k++) {
         const double z = poles[k];
         double zi = z;
@@ -484,8 +484,15 @@ fv__im_prefilter_lanes(double *c_, int64_t cs, int nl, int64_t n, int order, int
             }
             LANES c(0) = s[l] / (1 - zi);
         }
+        /* c(i) += z * c(i - 1), the value just stored carried in q (no reload:
+         * the recursion's chain then waits on no memory, on either backend) */
+        LANES q[l] = c(0);
         for (int64_t i = 1; i < n; i++)
-            LANES c(i) += z * c(i - 1);
+            LANES
+            {
+                q[l] = c(i) + z * q[l];
+                c(i) = q[l];
+            }
         /* anticausal start */
         if (kind == 0) {
             LANES c(n - 1) = (z * c(n - 2) + c(n - 1)) * z / (z * z - 1);
@@ -500,8 +507,13 @@ fv__im_prefilter_lanes(double *c_, int64_t cs, int nl, int64_t n, int order, int
             }
             LANES c(n - 1) = s[l] * (z / (zi - 1));
         }
+        LANES q[l] = c(n - 1); /* c(i) = z * (c(i + 1) - c(i)), carried likewise */
         for (int64_t i = n - 2; i >= 0; i--)
-            LANES c(i) = z * (c(i + 1) - c(i));
+            LANES
+            {
+                q[l] = z * (q[l] - c(i));
+                c(i) = q[l];
+            }
     }
 #undef LANES
 #undef c
