@@ -31,41 +31,6 @@ fv__wp_add(int64_t a, int64_t b)
     return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
-/* Python's a % n (n > 0) */
-static inline int64_t
-fv__wp_mod(int64_t a, int64_t n)
-{
-    const int64_t m = a % n;
-    return m < 0 ? m + n : m;
-}
-
-/* The tap index i along an axis of n samples under mode (constant: unchanged;
- * the caller tests it). */
-static inline int64_t
-fv__wp_map(int64_t i, int64_t n, int mode)
-{
-    if (i >= 0 && i < n)
-        return i;
-    switch (mode) {
-    case FV_WARP_EDGE:
-        return i < 0 ? 0 : n - 1;
-    case FV_WARP_WRAP:
-        return fv__wp_mod(i, n);
-    case FV_WARP_SYMMETRIC: {
-        const int64_t m = fv__wp_mod(i, 2 * n);
-        return m >= n ? 2 * n - 1 - m : m;
-    }
-    case FV_WARP_REFLECT: {
-        if (n == 1)
-            return 0;
-        const int64_t m = fv__wp_mod(i, 2 * n - 2);
-        return m >= n ? 2 * n - 2 - m : m;
-    }
-    default:
-        return i;
-    }
-}
-
 /* fv__wp_row_<F>[_avx2]: output row r of every column and channel. */
 #define FV__WP_ROW(F, FLOOR, CEIL, NAME, ATTR, BLOCK, V)                                                         \
     static F NAME##_tap(const char *base, const fv_array *in, int64_t i, int64_t j, int mode, F cval)            \

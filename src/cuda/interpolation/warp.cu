@@ -56,40 +56,6 @@ typedef struct fv_cu_wp_geom {
     int order, mode;
 } fv_cu_wp_geom;
 
-/* Python's a % n (n > 0) */
-static __device__ __forceinline__ int64_t
-fv_d_wp_mod(int64_t a, int64_t n)
-{
-    const int64_t m = a % n;
-    return m < 0 ? m + n : m;
-}
-
-/* The CPU kernel's fv__wp_map: tap index i along an axis of n samples. */
-static __device__ __forceinline__ int64_t
-fv_d_wp_map(int64_t i, int64_t n, int mode)
-{
-    if (i >= 0 && i < n)
-        return i;
-    switch (mode) {
-    case FV_WARP_EDGE:
-        return i < 0 ? 0 : n - 1;
-    case FV_WARP_WRAP:
-        return fv_d_wp_mod(i, n);
-    case FV_WARP_SYMMETRIC: {
-        const int64_t m = fv_d_wp_mod(i, 2 * n);
-        return m >= n ? 2 * n - 1 - m : m;
-    }
-    case FV_WARP_REFLECT: {
-        if (n == 1)
-            return 0;
-        const int64_t m = fv_d_wp_mod(i, 2 * n - 2);
-        return m >= n ? 2 * n - 2 - m : m;
-    }
-    default:
-        return i;
-    }
-}
-
 /* a + b wrapping as NumPy's int64 does */
 static __device__ __forceinline__ int64_t
 fv_d_wp_wadd(int64_t a, int64_t b)
@@ -105,8 +71,8 @@ fv_d_wp_tap(const char *base, const fv_cu_wp_geom &g, int64_t i, int64_t j, F cv
         if (i < 0 || i >= g.rows || j < 0 || j >= g.cols)
             return cval;
     } else {
-        i = fv_d_wp_map(i, g.rows, g.mode);
-        j = fv_d_wp_map(j, g.cols, g.mode);
+        i = fv__wp_map(i, g.rows, g.mode);
+        j = fv__wp_map(j, g.cols, g.mode);
     }
     return *(const F *)(base + i * g.sr + j * g.sc);
 }

@@ -263,6 +263,24 @@ fv_map_coordinates(fv_context *ctx, const fv_array *in, const fv_array *coordina
     return fv__im_run(ctx, name, in, coordinates, out, &p, prefilter);
 }
 
+/* INTERP's parameters for matrix (k rows by ko columns, row major) and offset
+ * (k values; NULL: zeros). */
+static void
+fv__im_affine_params(fv__interp_params *p, const double *matrix, const double *offset, int k, int ko, int order,
+                     int mode, double cval)
+{
+    memset(p, 0, sizeof *p);
+    p->kind = FV__INTERP_AFFINE;
+    p->order = order;
+    p->mode = mode;
+    p->cval = cval;
+    for (int i = 0; i < k; i++) {
+        p->offset[i] = offset ? offset[i] : 0.0;
+        for (int j = 0; j < ko; j++)
+            p->matrix[i * ko + j] = matrix[i * ko + j];
+    }
+}
+
 fv_status
 fv_affine_transform(fv_context *ctx, const fv_array *in, const double *matrix, const double *offset, fv_array *out,
                     int order, fv_interp_mode mode, double cval, int prefilter)
@@ -274,16 +292,7 @@ fv_affine_transform(fv_context *ctx, const fv_array *in, const double *matrix, c
     if (!matrix)
         return fv_error_set(FV_EINVAL, name, "NULL matrix");
     fv__interp_params p;
-    memset(&p, 0, sizeof p);
-    p.kind = FV__INTERP_AFFINE;
-    p.order = order;
-    p.mode = mode;
-    p.cval = cval;
-    for (int i = 0; i < in->ndim; i++) {
-        p.offset[i] = offset ? offset[i] : 0.0;
-        for (int j = 0; j < out->ndim; j++)
-            p.matrix[i * out->ndim + j] = matrix[i * out->ndim + j];
-    }
+    fv__im_affine_params(&p, matrix, offset, in->ndim, out->ndim, order, mode, cval);
     return fv__im_run(ctx, name, in, NULL, out, &p, prefilter);
 }
 
@@ -320,18 +329,8 @@ fv_affine_transform_planes(fv_context *ctx, const fv_array *in, int batch, const
         return fv_error_set(FV_EINVAL, name, "out shares memory with the input");
     if (fv_array_size(out) == 0)
         return FV_OK;
-    const int k = in->ndim - batch, ko = out->ndim - batch;
     fv__interp_params p;
-    memset(&p, 0, sizeof p);
-    p.kind = FV__INTERP_AFFINE;
-    p.order = order;
-    p.mode = mode;
-    p.cval = cval;
-    for (int i = 0; i < k; i++) {
-        p.offset[i] = offset ? offset[i] : 0.0;
-        for (int j = 0; j < ko; j++)
-            p.matrix[i * ko + j] = matrix[i * ko + j];
-    }
+    fv__im_affine_params(&p, matrix, offset, in->ndim - batch, out->ndim - batch, order, mode, cval);
     /* empty planes: each as fv_affine_transform fills it (cval) */
     const int empty = fv_array_size(in) == 0;
     fv_array *src = NULL;
