@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "alloc.h"
@@ -121,6 +122,15 @@ fv__aligned_alloc(size_t align, size_t n)
         (void)madvise(p, n, MADV_HUGEPAGE);
 #endif
     return fv__alloc_got(p);
+}
+
+void *
+fv__host_buffer(size_t align, size_t n, void **base)
+{
+    if (n >= FV__HUGE_MIN || n > SIZE_MAX - align)
+        return *base = fv__aligned_alloc(align, n);
+    char *p = *base = fv__malloc(n + align);
+    return p ? p + (align - (uintptr_t)p % align) % align : NULL;
 }
 
 char *
