@@ -69,6 +69,40 @@ def test_astype_float_to_int_saturates(src, dst):
     assert [int(g) for g in got] == expected
 
 
+def saturating_cast(x, dst):
+    """fovea's float -> int rule element by element: truncate, saturate, NaN -> 0."""
+    info = np.iinfo(dst)
+    out = []
+    for v in x.astype(np.float64).tolist():
+        if math.isnan(v):
+            out.append(0)
+        elif math.isinf(v):
+            out.append(info.max if v > 0 else info.min)
+        else:
+            out.append(min(max(math.trunc(v), info.min), info.max))
+    return out
+
+
+@pytest.mark.parametrize("dst", INT_DTYPES)
+@pytest.mark.parametrize("src", FLOAT_DTYPES)
+def test_astype_float_to_int_saturates_long(rng, src, dst):
+    """Edge values and their float neighbours in arrays long enough for the vector
+    paths (32 lanes and more), at every offset and with a scalar tail."""
+    info = np.iinfo(dst)
+    edges = [math.nan, -math.nan, math.inf, -math.inf, 0.0, -0.0, 0.5, -0.5, 1e-40, -1e-40, 1e30, -1e30,
+             float(info.max), float(info.max) + 0.5, float(info.max) + 1.0, float(info.min),
+             float(info.min) - 0.5, float(info.min) - 1.0, 255.5, 256.0, -128.5, -129.0, 127.5, 128.0,
+             32767.5, 32768.0, -32768.5, -32769.0, 65535.5, 65536.0, 2.0**31, -(2.0**31), 2.0**32, 2.0**63]
+    e = np.array(edges, dtype=src)
+    e = np.concatenate([e, np.nextafter(e, np.inf), np.nextafter(e, -np.inf)])
+    x = np.concatenate([e, random_array(rng, (200,), src, lo=-3e5, hi=3e5) * 1e3, e[::-1]]).astype(src)
+    for start in range(0, 9):
+        sub = x[start:len(x) - start]
+        assert [int(g) for g in fovea.astype(sub, dst)] == saturating_cast(sub, dst), (src, dst, start)
+    two = np.stack([x, x[::-1]])
+    assert_array_equal(fovea.astype(two[:, ::2], dst), np.array([saturating_cast(r, dst) for r in two[:, ::2]]))
+
+
 def test_astype_integers_wrap_like_numpy():
     x = np.array([300, -1, 65537, -129, 2**40 + 5, -(2**40) - 3], dtype=np.int64)
     for dst in INT_DTYPES:

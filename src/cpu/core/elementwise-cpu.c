@@ -5,8 +5,7 @@
 #include <string.h>
 #include "internal.h"
 #include "cast.h"
-
-typedef void (*fv__line_fn)(char *o, const char *a, const char *b, int64_t n, int64_t so, int64_t sa, int64_t sb);
+#include "elementwise-cpu.h"
 
 /* ---- astype: one line function per (source, destination) pair -------------- */
 
@@ -189,7 +188,8 @@ fv__run_nd(fv_context *ctx, const char *name, fv__line_fn fn, const fv__op_args 
 static fv_status
 fv__cpu_astype(fv_context *ctx, const fv__op_args *a)
 {
-    return fv__run_nd(ctx, "astype", fv__astype_lines[a->in->dtype][a->out->dtype], a);
+    fv__line_fn fn = fv__astype_simd_line(a->in->dtype, a->out->dtype);
+    return fv__run_nd(ctx, "astype", fn ? fn : fv__astype_lines[a->in->dtype][a->out->dtype], a);
 }
 
 static fv_status
