@@ -210,6 +210,29 @@ def test_binop_non_contiguous(rng, op, da, db, ndim):
 
 
 @pytest.mark.parametrize("op", ["add", "multiply"])
+@pytest.mark.parametrize("da,db", [("int16", "float32"), ("float32", "uint8"), ("uint8", "int8"),
+                                   ("bool", "float64"), ("int32", "float64")])
+def test_binop_mixed_long_lines(rng, op, da, db):
+    """Inputs of another dtype than the result's are cast block by block (1024
+    elements): lines longer than a block, broadcast rows, columns and scalars, strides."""
+    a = random_array(rng, (3, 2500), da)
+    b = random_array(rng, (3, 2500), db)
+    f, g = getattr(fovea, op), getattr(np, op)
+    for x, y in [(a, b), (a, b[1]), (a[:, :1], b), (a[1, 5], b), (a[:, ::3], b[:, ::-3]), (a[::-1, ::-2], b[:, ::2]),
+                 (a.T, b.T[::-1])]:
+        assert_array_equal(f(x, y), g(x, y), err_msg=f"{x.shape} {y.shape}")
+
+
+def test_binop_mixed_explicit_dtype_saturates(rng):
+    """dtype= narrower than the inputs: each input cast as fovea.astype casts it."""
+    a = np.concatenate([random_array(rng, (2000,), "float64", lo=-1e6, hi=1e6), [np.nan, np.inf, -np.inf]])
+    b = random_array(rng, (2003,), "int32", lo=-100000, hi=100000)
+    for dt in ["uint8", "int16", "int32"]:
+        expected = np.add(fovea.astype(a, dt), fovea.astype(b, dt))
+        assert_array_equal(fovea.add(a, b, dtype=dt), expected, err_msg=dt)
+
+
+@pytest.mark.parametrize("op", ["add", "multiply"])
 def test_binop_integers_wrap(op):
     a = np.array([250, 128, 255], dtype=np.uint8)
     b = np.array([10, 2, 255], dtype=np.uint8)
