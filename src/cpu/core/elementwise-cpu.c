@@ -7,23 +7,36 @@
 #include "cast.h"
 #include "elementwise-cpu.h"
 
+/* The line functions also built for AVX2, picked when the process starts (an
+ * ifunc, GCC/Clang on x86-64 ELF): the contiguous loops vectorise 8 floats wide
+ * instead of SSE2's 4 (add f32 of 1024^2, in cache: ~NumPy's time instead of
+ * 1.2-1.4x it). The loops and so the results are the same. */
+#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define FV__CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef FV__CLONES
+#define FV__CLONES
+#endif
+
 /* ---- astype: one line function per (source, destination) pair -------------- */
 
-#define FV__ASTYPE_LINE(E1, T1, S1, E2, T2, S2)                                                                  \
-    static void fv__astype_##S1##_##S2(char *o, const char *a, const char *b, int64_t n, int64_t so, int64_t sa, \
-                                       int64_t sb)                                                               \
-    {                                                                                                            \
-        (void)b;                                                                                                 \
-        (void)sb;                                                                                                \
-        if (so == (int64_t)sizeof(T2) && sa == (int64_t)sizeof(T1)) {                                            \
-            T2 *restrict op = (T2 *)o;                                                                           \
-            const T1 *restrict ap = (const T1 *)a;                                                               \
-            for (int64_t i = 0; i < n; i++)                                                                      \
-                op[i] = fv_cast_##S1##_##S2(ap[i]);                                                              \
-        } else {                                                                                                 \
-            for (int64_t i = 0; i < n; i++)                                                                      \
-                *(T2 *)(o + i * so) = fv_cast_##S1##_##S2(*(const T1 *)(a + i * sa));                            \
-        }                                                                                                        \
+#define FV__ASTYPE_LINE(E1, T1, S1, E2, T2, S2)                                                                 \
+    static FV__CLONES void fv__astype_##S1##_##S2(char *o, const char *a, const char *b, int64_t n, int64_t so, \
+                                                  int64_t sa, int64_t sb)                                       \
+    {                                                                                                           \
+        (void)b;                                                                                                \
+        (void)sb;                                                                                               \
+        if (so == (int64_t)sizeof(T2) && sa == (int64_t)sizeof(T1)) {                                           \
+            T2 *restrict op = (T2 *)o;                                                                          \
+            const T1 *restrict ap = (const T1 *)a;                                                              \
+            for (int64_t i = 0; i < n; i++)                                                                     \
+                op[i] = fv_cast_##S1##_##S2(ap[i]);                                                             \
+        } else {                                                                                                \
+            for (int64_t i = 0; i < n; i++)                                                                     \
+                *(T2 *)(o + i * so) = fv_cast_##S1##_##S2(*(const T1 *)(a + i * sa));                           \
+        }                                                                                                       \
     }
 FV_FOREACH_DTYPE_PAIR(FV__ASTYPE_LINE)
 
@@ -83,31 +96,32 @@ fv__copy_line(size_t itemsize)
 #define FV__ELEM_X(C, OPC, T, S, x, y) FV__ELEM_C(C, OPC, T, S, x, y)
 #define FV__ELEM(E, OPC, T, S, x, y) FV__ELEM_X(FV__CLASS(E), OPC, T, S, x, y)
 
-#define FV__BINARY_LINE(E, T, S, OPC)                                                                                 \
-    static void fv__##OPC##_##S(char *o, const char *a, const char *b, int64_t n, int64_t so, int64_t sa, int64_t sb) \
-    {                                                                                                                 \
-        const int64_t isz = (int64_t)sizeof(T);                                                                       \
-        if (so == isz && sa == isz && sb == isz) {                                                                    \
-            T *restrict op = (T *)o;                                                                                  \
-            const T *restrict ap = (const T *)a, *restrict bp = (const T *)b;                                         \
-            for (int64_t i = 0; i < n; i++)                                                                           \
-                op[i] = FV__ELEM(E, OPC, T, S, ap[i], bp[i]);                                                         \
-        } else if (so == isz && sa == isz && sb == 0) {                                                               \
-            T *restrict op = (T *)o;                                                                                  \
-            const T *restrict ap = (const T *)a;                                                                      \
-            const T bv = *(const T *)b;                                                                               \
-            for (int64_t i = 0; i < n; i++)                                                                           \
-                op[i] = FV__ELEM(E, OPC, T, S, ap[i], bv);                                                            \
-        } else if (so == isz && sa == 0 && sb == isz) {                                                               \
-            T *restrict op = (T *)o;                                                                                  \
-            const T *restrict bp = (const T *)b;                                                                      \
-            const T av = *(const T *)a;                                                                               \
-            for (int64_t i = 0; i < n; i++)                                                                           \
-                op[i] = FV__ELEM(E, OPC, T, S, av, bp[i]);                                                            \
-        } else {                                                                                                      \
-            for (int64_t i = 0; i < n; i++)                                                                           \
-                *(T *)(o + i * so) = FV__ELEM(E, OPC, T, S, *(const T *)(a + i * sa), *(const T *)(b + i * sb));      \
-        }                                                                                                             \
+#define FV__BINARY_LINE(E, T, S, OPC)                                                                                \
+    static FV__CLONES void fv__##OPC##_##S(char *o, const char *a, const char *b, int64_t n, int64_t so, int64_t sa, \
+                                           int64_t sb)                                                               \
+    {                                                                                                                \
+        const int64_t isz = (int64_t)sizeof(T);                                                                      \
+        if (so == isz && sa == isz && sb == isz) {                                                                   \
+            T *restrict op = (T *)o;                                                                                 \
+            const T *restrict ap = (const T *)a, *restrict bp = (const T *)b;                                        \
+            for (int64_t i = 0; i < n; i++)                                                                          \
+                op[i] = FV__ELEM(E, OPC, T, S, ap[i], bp[i]);                                                        \
+        } else if (so == isz && sa == isz && sb == 0) {                                                              \
+            T *restrict op = (T *)o;                                                                                 \
+            const T *restrict ap = (const T *)a;                                                                     \
+            const T bv = *(const T *)b;                                                                              \
+            for (int64_t i = 0; i < n; i++)                                                                          \
+                op[i] = FV__ELEM(E, OPC, T, S, ap[i], bv);                                                           \
+        } else if (so == isz && sa == 0 && sb == isz) {                                                              \
+            T *restrict op = (T *)o;                                                                                 \
+            const T *restrict bp = (const T *)b;                                                                     \
+            const T av = *(const T *)a;                                                                              \
+            for (int64_t i = 0; i < n; i++)                                                                          \
+                op[i] = FV__ELEM(E, OPC, T, S, av, bp[i]);                                                           \
+        } else {                                                                                                     \
+            for (int64_t i = 0; i < n; i++)                                                                          \
+                *(T *)(o + i * so) = FV__ELEM(E, OPC, T, S, *(const T *)(a + i * sa), *(const T *)(b + i * sb));     \
+        }                                                                                                            \
     }
 #define FV__ADD_LINE(E, T, S) FV__BINARY_LINE(E, T, S, add)
 #define FV__MUL_LINE(E, T, S) FV__BINARY_LINE(E, T, S, mul)
