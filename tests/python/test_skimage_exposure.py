@@ -100,6 +100,21 @@ def test_histogram_data(xp, name, kind, nbins):
         check(ours[1], ref[1], xp, exact=True)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+def test_histogram_bytes_long(xp, dtype):
+    """8-bit images by value (the per-byte tables of the CPU kernel): lengths past
+    one thread-pool chunk, odd tails, offsets, both source ranges, every value."""
+    rng = np.random.default_rng(11)
+    info = np.iinfo(dtype)
+    img = rng.integers(info.min, int(info.max) + 1, 300003, dtype=dtype)
+    for sub in (img, img[1:], img[5:131074], np.full(7, info.max, dtype), img[:1000].clip(-3, 3)):
+        for source_range in ("image", "dtype"):
+            ref = ske.histogram(sub, source_range=source_range)
+            ours = fe.histogram(xp.asarray(sub), source_range=source_range)
+            check(ours[0], ref[0], xp, exact=True)
+            check(ours[1], ref[1], xp, exact=True)
+
+
 def test_histogram_edge_values(xp):
     # values on and next to the bin edges, where numpy's index correction matters
     for dt in (np.float32, np.float64):
