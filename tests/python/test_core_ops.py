@@ -128,6 +128,19 @@ def test_astype_dtype_spellings(rng, spelling):
     assert_array_equal(got, x.astype(np.float32))
 
 
+def test_astype_dtype_objects_repeated(rng):
+    """Dtype objects and types are remembered after their first parse (a cache in
+    the extension): repeated calls, and refusals that stay refusals."""
+    x = random_array(rng, (4,), "int16")
+    for _ in range(3):
+        for dt in [np.float32, np.dtype("uint8"), np.dtype("=i4"), np.int64, np.dtype("bool")]:
+            assert fovea.astype(x, dt).dtype == np.dtype(dt)
+        with pytest.raises(TypeError, match="byte-swapped"):
+            fovea.astype(x, np.dtype(">f4" if np.little_endian else "<f4"))
+        with pytest.raises(TypeError):
+            fovea.astype(x, np.complex64)
+
+
 @pytest.mark.parametrize("spelling,expected", [(float, "float64"), (int, "int64"), (bool, "bool"),
                                                (np.uint16, "uint16"), ("uint64", "uint64")])
 def test_astype_python_types(rng, spelling, expected):
