@@ -17,12 +17,16 @@
 
 #define FV__AVX2 __attribute__((target("avx2")))
 
-/* 8 floats at p, NaN -> 0, clamped to [lo, hi], truncated. */
+/* 8 floats at p, NaN -> 0, clamped to [lo, hi], truncated. vmaxps returns
+ * its second operand when the first is NaN, so max(x, lo) alone sends NaN to
+ * lo: enough when lo is 0 (unsigned targets); signed ones zero NaN first
+ * (zero_nan, a constant at each use). */
 static inline FV__AVX2 __m256i
-fv__clamp_trunc8(const float *p, __m256 lo, __m256 hi)
+fv__clamp_trunc8(const float *p, __m256 lo, __m256 hi, const int zero_nan)
 {
     __m256 x = _mm256_loadu_ps(p);
-    x = _mm256_and_ps(x, _mm256_cmp_ps(x, x, _CMP_ORD_Q));
+    if (zero_nan)
+        x = _mm256_and_ps(x, _mm256_cmp_ps(x, x, _CMP_ORD_Q));
     return _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(x, lo), hi));
 }
 
@@ -31,21 +35,21 @@ fv__clamp_trunc8(const float *p, __m256 lo, __m256 hi)
 #define FV__ORDER32(v) _mm256_permutevar8x32_epi32((v), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
 
 /* 32 lanes -> 32 bytes (PACK8: _mm256_packus_epi16 or _mm256_packs_epi16). */
-#define FV__BODY8(T, LO, HI, PACK8)                                                                   \
-    const __m256 lo = _mm256_set1_ps(LO), hi = _mm256_set1_ps(HI);                                    \
-    for (; i + 32 <= n; i += 32) {                                                                    \
-        __m256i r0 = fv__clamp_trunc8(a + i, lo, hi), r1 = fv__clamp_trunc8(a + i + 8, lo, hi);       \
-        __m256i r2 = fv__clamp_trunc8(a + i + 16, lo, hi), r3 = fv__clamp_trunc8(a + i + 24, lo, hi); \
-        __m256i v = PACK8(_mm256_packs_epi32(r0, r1), _mm256_packs_epi32(r2, r3));                    \
-        _mm256_storeu_si256((__m256i *)(o + i), FV__ORDER32(v));                                      \
+#define FV__BODY8(T, LO, HI, PACK8)                                                                                   \
+    const __m256 lo = _mm256_set1_ps(LO), hi = _mm256_set1_ps(HI);                                                    \
+    for (; i + 32 <= n; i += 32) {                                                                                    \
+        __m256i r0 = fv__clamp_trunc8(a + i, lo, hi, LO < 0), r1 = fv__clamp_trunc8(a + i + 8, lo, hi, LO < 0);       \
+        __m256i r2 = fv__clamp_trunc8(a + i + 16, lo, hi, LO < 0), r3 = fv__clamp_trunc8(a + i + 24, lo, hi, LO < 0); \
+        __m256i v = PACK8(_mm256_packs_epi32(r0, r1), _mm256_packs_epi32(r2, r3));                                    \
+        _mm256_storeu_si256((__m256i *)(o + i), FV__ORDER32(v));                                                      \
     }
 
 /* 16 lanes -> 16 halfwords (PACK16: _mm256_packus_epi32 or _mm256_packs_epi32). */
-#define FV__BODY16(T, LO, HI, PACK16)                                                             \
-    const __m256 lo = _mm256_set1_ps(LO), hi = _mm256_set1_ps(HI);                                \
-    for (; i + 16 <= n; i += 16) {                                                                \
-        __m256i v = PACK16(fv__clamp_trunc8(a + i, lo, hi), fv__clamp_trunc8(a + i + 8, lo, hi)); \
-        _mm256_storeu_si256((__m256i *)(o + i), FV__ORDER64(v));                                  \
+#define FV__BODY16(T, LO, HI, PACK16)                                                                             \
+    const __m256 lo = _mm256_set1_ps(LO), hi = _mm256_set1_ps(HI);                                                \
+    for (; i + 16 <= n; i += 16) {                                                                                \
+        __m256i v = PACK16(fv__clamp_trunc8(a + i, lo, hi, LO < 0), fv__clamp_trunc8(a + i + 8, lo, hi, LO < 0)); \
+        _mm256_storeu_si256((__m256i *)(o + i), FV__ORDER64(v));                                                  \
     }
 
 #define FV__BODY32(T)                                                                       \
