@@ -96,6 +96,26 @@ def test_astype_float_to_int_saturates_long(rng, src, dst):
     assert_array_equal(fovea.astype(two[:, ::2], dst), np.array([saturating_cast(r, dst) for r in two[:, ::2]]))
 
 
+@pytest.mark.parametrize("variant", ["avx2", "sse2"])
+def test_astype_float32_to_int_lines_variants(rng, variant):
+    """Both entries of the planner's "cpu.lines" table for the float32 -> integer
+    casts (avx2: the vector loop where the CPU has AVX2; sse2: the scalar cast)."""
+    from fovea import _fovea
+    e = np.array([math.nan, -math.nan, math.inf, -math.inf, -0.0, 0.5, -0.5, 255.5, 256.0, -128.5, -129.0,
+                  32767.5, 32768.0, -32768.5, 65535.5, 65536.0, 2.0**31, -(2.0**31), 3e9, -3e9], np.float32)
+    x = np.concatenate([e, random_array(rng, (100,), "float32", lo=-7e4, hi=7e4), e[::-1]]).astype(np.float32)
+    _fovea._force_variant("cpu.lines", variant)
+    try:
+        for dst in ["uint8", "int8", "uint16", "int16", "int32"]:
+            _fovea._last_variant(None)
+            got = fovea.astype(x[3:], dst)
+            ran = _fovea._last_variant("cpu.lines")
+            assert [int(g) for g in got] == saturating_cast(x[3:], dst), (variant, dst, ran)
+            assert ran in (variant, "sse2"), ran   # avx2 only where the CPU has it
+    finally:
+        _fovea._force_variant("cpu.lines", None)
+
+
 def test_astype_integers_wrap_like_numpy():
     x = np.array([300, -1, 65537, -129, 2**40 + 5, -(2**40) - 3], dtype=np.int64)
     for dst in INT_DTYPES:

@@ -7,12 +7,15 @@
  * the packs, which never saturate then. float32 -> int32: truncate, and lanes
  * >= 2^31, which cvttps2dq gives as INT32_MIN, flipped to INT32_MAX; below
  * -2^31 it already gives INT32_MIN. Bit-identical to fv_cast_f32_<int> for
- * every input. Chosen at run time (__builtin_cpu_supports), x86-64 GCC/Clang
- * only; elsewhere fv__astype_simd_line returns NULL. */
+ * every input. Chosen per call by the planner's table "cpu.lines" (avx2 where
+ * the processor has it, like the correlation lines; tests force "sse2", the
+ * scalar casts), x86-64 GCC/Clang only (FV__HAVE_AVX2_CLONES); elsewhere
+ * fv__astype_simd_line returns NULL. */
 #include "elementwise-cpu.h"
 #include "cast.h"
+#include "cpu/filters/filters-cpu.h" /* FV__HAVE_AVX2_CLONES, fv__cpu_lines_avx2 */
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#if FV__HAVE_AVX2_CLONES
 #include <immintrin.h>
 
 #define FV__AVX2 __attribute__((target("avx2")))
@@ -90,7 +93,9 @@ FV__AVX2_LINE(int32_t, i32, FV__BODY32(int32_t))
 fv__line_fn
 fv__astype_simd_line(fv_dtype from, fv_dtype to)
 {
-    if (from != FV_FLOAT32 || !__builtin_cpu_supports("avx2"))
+    if (from != FV_FLOAT32 ||
+        (to != FV_UINT8 && to != FV_INT8 && to != FV_UINT16 && to != FV_INT16 && to != FV_INT32) ||
+        !fv__cpu_lines_avx2())
         return NULL;
     switch (to) {
     case FV_UINT8:
