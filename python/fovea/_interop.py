@@ -686,6 +686,8 @@ def astype(x, dtype, stream=None):
     and NaN becomes 0. dtype: a NumPy dtype, a type object (``np.float32``, ``float``)
     or a name (``"uint8"``).
     """
+    if stream is None and type(x) is _NDARRAY and x.dtype.isnative:   # what the general route does for it
+        return _np().asarray(_fovea.astype(x, dtype_arg(dtype), None))
     kinds = [kind(x)]
     stream = pick_stream([x], kinds, stream)
     (xo,) = _operands([x], kinds, stream)
@@ -693,6 +695,9 @@ def astype(x, dtype, stream=None):
 
 
 def _binop(fn, a, b, dtype, stream):
+    if stream is None and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype.isnative and b.dtype.isnative:
+        # two native NumPy arrays: what the general route below does for them, ~2 us sooner
+        return _np().asarray(fn(a, b, dtype=None if dtype is None else dtype_arg(dtype), stream=None))
     xs = [a, b]
     kinds = [kind(a), kind(b)]
     stream = pick_stream(xs, kinds, stream)
