@@ -310,6 +310,16 @@ fvpy_parse_dtype(PyObject *o, fv_dtype *out)
         *out = FV_FLOAT64;
         return 0;
     }
+    /* NumPy dtypes and scalar types seen before: numpy.dtype(o) and its name
+     * and byteorder cost ~2.5 us a call */
+    static PyObject *cache; /* {o: fv_dtype}, successes only, at most 64 entries */
+    PyObject *hit = cache ? PyDict_GetItemWithError(cache, o) : NULL;
+    if (hit) {
+        *out = (fv_dtype)PyLong_AsLong(hit);
+        return 0;
+    }
+    if (PyErr_Occurred())
+        PyErr_Clear(); /* unhashable: the long way */
     if (!(np = fvpy_numpy())) {
         PyErr_Format(PyExc_TypeError, "unsupported dtype %R (%s)", o, fvpy_supported);
         return -1;
@@ -331,6 +341,14 @@ fvpy_parse_dtype(PyObject *o, fv_dtype *out)
         goto done;
     }
     r = 0;
+    if (!cache)
+        cache = PyDict_New();
+    if (cache && PyDict_GET_SIZE(cache) < 64) {
+        PyObject *v = PyLong_FromLong((long)*out);
+        if (!v || PyDict_SetItem(cache, o, v) < 0)
+            PyErr_Clear();
+        Py_XDECREF(v);
+    }
 done:
     Py_XDECREF(order);
     Py_XDECREF(name);

@@ -23,6 +23,12 @@ void *fv__calloc(size_t n, size_t size);
 void *fv__realloc(void *p, size_t n);
 /* align: a power of two; n is rounded up to a multiple of align. */
 void *fv__aligned_alloc(size_t align, size_t n);
+/* n bytes on an align boundary (align: a power of two, at most 4096; from 256
+ * KiB on a page boundary) for array data; *base receives what to pass to fv__free. Below the huge-page size a
+ * plain malloc of n + align, so that a freed buffer is reused whole by the next
+ * one of its size (glibc's aligned_alloc asks for more than the chunk it leaves,
+ * which made the heap shrink and grow, fresh pages faulted in, on every call). */
+void *fv__host_buffer(size_t align, size_t n, void **base);
 char *fv__strdup(const char *s);
 void fv__free(void *p);
 

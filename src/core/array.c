@@ -162,8 +162,8 @@ fv__set_contiguous_strides(fv_array *a)
 static void
 fv__host_free(void *data, void *opaque)
 {
-    (void)opaque;
-    fv__free(data);
+    (void)data;
+    fv__free(opaque); /* the base of fv__host_buffer */
 }
 
 static fv_status
@@ -198,9 +198,9 @@ fv_array_new(fv_context *ctx, fv_dtype dtype, int ndim, const int64_t *shape, fv
         size_t sz = ((size_t)nbytes + FV__HOST_ALIGN - 1) / FV__HOST_ALIGN * FV__HOST_ALIGN;
         if ((uint64_t)nbytes > SIZE_MAX - FV__HOST_ALIGN)
             sz = 0;
-        a->data = fv__aligned_alloc(FV__HOST_ALIGN, sz ? sz : FV__HOST_ALIGN);
+        a->data = fv__host_buffer(FV__HOST_ALIGN, sz ? sz : FV__HOST_ALIGN, &a->opaque);
         if (!a->data || (nbytes && !sz)) {
-            fv__free(a->data);
+            fv__free(a->opaque);
             fv__free(a);
             return fv_error_set(FV_ENOMEM, "array_new", "cannot allocate %lld bytes of host memory", (long long)nbytes);
         }

@@ -48,6 +48,21 @@ def test_astype_0d_and_empty(rng, src, dst):
         assert_array_equal(got, x.astype(dst))
 
 
+def saturating_cast(x, dst):
+    """fovea's float -> int rule element by element (on the values after rounding
+    to x's dtype): truncate, saturate, NaN -> 0."""
+    info = np.iinfo(dst)
+    out = []
+    for v in x.astype(np.float64).tolist():
+        if math.isnan(v):
+            out.append(0)
+        elif math.isinf(v):
+            out.append(info.max if v > 0 else info.min)
+        else:
+            out.append(min(max(math.trunc(v), info.min), info.max))
+    return out
+
+
 @pytest.mark.parametrize("dst", INT_DTYPES)
 @pytest.mark.parametrize("src", FLOAT_DTYPES)
 def test_astype_float_to_int_saturates(src, dst):
@@ -56,17 +71,49 @@ def test_astype_float_to_int_saturates(src, dst):
     vals = [math.nan, math.inf, -math.inf, 1e30, -1e30, float(info.max) * 2 + 10.0,
             float(info.min) * 2 - 10.0, float(info.max), float(info.min), 3.7, -3.7, 0.9, -0.9, 100.5]
     x = np.array(vals, dtype=src)
-    expected = []
-    for v in x.astype(np.float64).tolist():  # the values after rounding to src
-        if math.isnan(v):
-            expected.append(0)
-        elif math.isinf(v):
-            expected.append(info.max if v > 0 else info.min)
-        else:
-            expected.append(min(max(math.trunc(v), info.min), info.max))
     got = fovea.astype(x, dst)
     assert got.dtype == np.dtype(dst)
-    assert [int(g) for g in got] == expected
+    assert [int(g) for g in got] == saturating_cast(x, dst)
+
+
+@pytest.mark.parametrize("dst", INT_DTYPES)
+@pytest.mark.parametrize("src", FLOAT_DTYPES)
+def test_astype_float_to_int_saturates_long(rng, src, dst):
+    """Edge values and their float neighbours in arrays long enough for the vector
+    paths (32 lanes and more), at every offset and with a scalar tail."""
+    info = np.iinfo(dst)
+    edges = [math.nan, -math.nan, math.inf, -math.inf, 0.0, -0.0, 0.5, -0.5, 1e-40, -1e-40, 1e30, -1e30,
+             float(info.max), float(info.max) + 0.5, float(info.max) + 1.0, float(info.min),
+             float(info.min) - 0.5, float(info.min) - 1.0, 255.5, 256.0, -128.5, -129.0, 127.5, 128.0,
+             32767.5, 32768.0, -32768.5, -32769.0, 65535.5, 65536.0, 2.0**31, -(2.0**31), 2.0**32, 2.0**63]
+    e = np.array(edges, dtype=src)
+    e = np.concatenate([e, np.nextafter(e, np.inf), np.nextafter(e, -np.inf)])
+    x = np.concatenate([e, random_array(rng, (200,), src, lo=-3e5, hi=3e5) * 1e3, e[::-1]]).astype(src)
+    for start in range(0, 9):
+        sub = x[start:len(x) - start]
+        assert [int(g) for g in fovea.astype(sub, dst)] == saturating_cast(sub, dst), (src, dst, start)
+    two = np.stack([x, x[::-1]])
+    assert_array_equal(fovea.astype(two[:, ::2], dst), np.array([saturating_cast(r, dst) for r in two[:, ::2]]))
+
+
+@pytest.mark.parametrize("variant", ["avx2", "sse2"])
+def test_astype_float32_to_int_lines_variants(rng, variant):
+    """Both entries of the planner's "cpu.lines" table for the float32 -> integer
+    casts (avx2: the vector loop where the CPU has AVX2; sse2: the scalar cast)."""
+    from fovea import _fovea
+    e = np.array([math.nan, -math.nan, math.inf, -math.inf, -0.0, 0.5, -0.5, 255.5, 256.0, -128.5, -129.0,
+                  32767.5, 32768.0, -32768.5, 65535.5, 65536.0, 2.0**31, -(2.0**31), 3e9, -3e9], np.float32)
+    x = np.concatenate([e, random_array(rng, (100,), "float32", lo=-7e4, hi=7e4), e[::-1]]).astype(np.float32)
+    _fovea._force_variant("cpu.lines", variant)
+    try:
+        for dst in ["uint8", "int8", "uint16", "int16", "int32"]:
+            _fovea._last_variant(None)
+            got = fovea.astype(x[3:], dst)
+            ran = _fovea._last_variant("cpu.lines")
+            assert [int(g) for g in got] == saturating_cast(x[3:], dst), (variant, dst, ran)
+            assert ran in (variant, "sse2"), ran   # avx2 only where the CPU has it
+    finally:
+        _fovea._force_variant("cpu.lines", None)
 
 
 def test_astype_integers_wrap_like_numpy():
@@ -92,6 +139,19 @@ def test_astype_dtype_spellings(rng, spelling):
     got = fovea.astype(x, spelling)
     assert got.dtype == np.float32
     assert_array_equal(got, x.astype(np.float32))
+
+
+def test_astype_dtype_objects_repeated(rng):
+    """Dtype objects and types are remembered after their first parse (a cache in
+    the extension): repeated calls, and refusals that stay refusals."""
+    x = random_array(rng, (4,), "int16")
+    for _ in range(3):
+        for dt in [np.float32, np.dtype("uint8"), np.dtype("=i4"), np.int64, np.dtype("bool")]:
+            assert fovea.astype(x, dt).dtype == np.dtype(dt)
+        with pytest.raises(TypeError, match="byte-swapped"):
+            fovea.astype(x, np.dtype(">f4" if np.little_endian else "<f4"))
+        with pytest.raises(TypeError):
+            fovea.astype(x, np.complex64)
 
 
 @pytest.mark.parametrize("spelling,expected", [(float, "float64"), (int, "int64"), (bool, "bool"),
@@ -173,6 +233,29 @@ def test_binop_non_contiguous(rng, op, da, db, ndim):
             n += 1
             assert_array_equal(getattr(fovea, op)(a, b), getattr(np, op)(a, b), err_msg=f"{na} x {nb}")
     assert n >= 10
+
+
+@pytest.mark.parametrize("op", ["add", "multiply"])
+@pytest.mark.parametrize("da,db", [("int16", "float32"), ("float32", "uint8"), ("uint8", "int8"),
+                                   ("bool", "float64"), ("int32", "float64")])
+def test_binop_mixed_long_lines(rng, op, da, db):
+    """Inputs of another dtype than the result's are cast block by block (1024
+    elements): lines longer than a block, broadcast rows, columns and scalars, strides."""
+    a = random_array(rng, (3, 2500), da)
+    b = random_array(rng, (3, 2500), db)
+    f, g = getattr(fovea, op), getattr(np, op)
+    for x, y in [(a, b), (a, b[1]), (a[:, :1], b), (a[1, 5], b), (a[:, ::3], b[:, ::-3]), (a[::-1, ::-2], b[:, ::2]),
+                 (a.T, b.T[::-1])]:
+        assert_array_equal(f(x, y), g(x, y), err_msg=f"{x.shape} {y.shape}")
+
+
+def test_binop_mixed_explicit_dtype_saturates(rng):
+    """dtype= narrower than the inputs: each input cast as fovea.astype casts it."""
+    a = np.concatenate([random_array(rng, (2000,), "float64", lo=-1e6, hi=1e6), [np.nan, np.inf, -np.inf]])
+    b = random_array(rng, (2003,), "int32", lo=-100000, hi=100000)
+    for dt in ["uint8", "int16", "int32"]:
+        expected = np.add(fovea.astype(a, dt), fovea.astype(b, dt))
+        assert_array_equal(fovea.add(a, b, dtype=dt), expected, err_msg=dt)
 
 
 @pytest.mark.parametrize("op", ["add", "multiply"])

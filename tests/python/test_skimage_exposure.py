@@ -100,6 +100,21 @@ def test_histogram_data(xp, name, kind, nbins):
         check(ours[1], ref[1], xp, exact=True)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8"])
+def test_histogram_bytes_long(xp, dtype):
+    """8-bit images by value (the per-byte tables of the CPU kernel): lengths past
+    one thread-pool chunk, odd tails, offsets, both source ranges, every value."""
+    rng = np.random.default_rng(11)
+    info = np.iinfo(dtype)
+    img = rng.integers(info.min, int(info.max) + 1, 300003, dtype=dtype)
+    for sub in (img, img[1:], img[5:131074], np.full(7, info.max, dtype), img[:1000].clip(-3, 3)):
+        for source_range in ("image", "dtype"):
+            ref = ske.histogram(sub, source_range=source_range)
+            ours = fe.histogram(xp.asarray(sub), source_range=source_range)
+            check(ours[0], ref[0], xp, exact=True)
+            check(ours[1], ref[1], xp, exact=True)
+
+
 def test_histogram_edge_values(xp):
     # values on and next to the bin edges, where numpy's index correction matters
     for dt in (np.float32, np.float64):
@@ -154,6 +169,18 @@ def test_cumulative_distribution(xp, dtype):
 
 # ---- equalisation -------------------------------------------------------------------------------
 
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "uint16", "int16"])
+def test_equalize_hist_table_path(dtype):
+    """8-/16-bit images large enough for the lookup table (every dtype value through
+    np.interp once): bit for bit scikit-image's interp of every pixel."""
+    rng = np.random.default_rng(4)
+    info = np.iinfo(dtype)
+    lo, hi = max(info.min, -5000), min(int(info.max), 5000)
+    img = rng.integers(lo, hi + 1, (300, 480), dtype=dtype)
+    for x in (img, img[:, ::-1].T, img[3:-4].reshape(-1, 3, 40)):
+        np.testing.assert_array_equal(fe.equalize_hist(x), ske.equalize_hist(x))
 
 @pytest.mark.parametrize("dtype", ["uint8", "uint16", "int16", "int32", "float32", "float64"])
 @pytest.mark.parametrize("shape", [(40, 33), (8, 9, 10)])

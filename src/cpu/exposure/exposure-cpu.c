@@ -19,6 +19,42 @@ typedef struct fv__mm_job {
     int nan;
 } fv__mm_job;
 
+/* Integers without a mask: min / max in the element type, a reduction GCC
+ * vectorises (uint8: 16-32 a step instead of one through a double; 0.8 ->
+ * ~0.05 ns an element). Returns 0 for the other cases (the body by dtype
+ * class: B, U, I have it; F returns 0). */
+#define FV__MM_INT_BODY(T)                      \
+    const T *x = (const T *)j->in->data;        \
+    T tlo = x[begin], thi = x[begin];           \
+    for (int64_t i = begin + 1; i < end; i++) { \
+        tlo = x[i] < tlo ? x[i] : tlo;          \
+        thi = x[i] > thi ? x[i] : thi;          \
+    }                                           \
+    *lo = (double)tlo;                          \
+    *hi = (double)thi;                          \
+    return 1;
+#define FV__MM_INT_B(T) FV__MM_INT_BODY(T)
+#define FV__MM_INT_U(T) FV__MM_INT_BODY(T)
+#define FV__MM_INT_I(T) FV__MM_INT_BODY(T)
+#define FV__MM_INT_F(T) return 0;
+#define FV__MM_INT_C(C, T) FV__MM_INT_##C(T)
+#define FV__MM_INT_X(C, T) FV__MM_INT_C(C, T)
+#define FV__MM_INT(E, T, S)             \
+    case E: {                           \
+        FV__MM_INT_X(FV_DTCLASS_##E, T) \
+    }
+
+static int
+fv__mm_int_range(const fv__mm_job *j, int64_t begin, int64_t end, double *lo, double *hi)
+{
+    switch (j->in->dtype) {
+        FV_FOREACH_DTYPE(FV__MM_INT)
+    default:
+        return 0;
+    }
+}
+#undef FV__MM_INT
+
 static void
 fv__mm_range(void *arg, int64_t begin, int64_t end)
 {
@@ -27,6 +63,10 @@ fv__mm_range(void *arg, int64_t begin, int64_t end)
     double lo = INFINITY, hi = -INFINITY;
     int64_t cnt = 0;
     int nan = 0;
+    if (!m && begin < end && fv__mm_int_range(j, begin, end, &lo, &hi)) {
+        cnt = end - begin;
+        goto merge;
+    }
     switch (j->in->dtype) {
 #define FV__MM_CASE(E, T, S)                    \
     case E: {                                   \
@@ -50,6 +90,7 @@ fv__mm_range(void *arg, int64_t begin, int64_t end)
     default:
         break;
     }
+merge:
     pthread_mutex_lock(&j->lock);
     j->count += cnt;
     j->nan |= nan;
@@ -89,6 +130,38 @@ typedef struct fv__hist_job {
     int failed;
 } fv__hist_job;
 
+/* 8-bit integers by value without a mask: counts per byte value in four
+ * interleaved tables (no chain of increments to one counter), then into the
+ * bins (uint8 512^2: ~4x faster than binning each element). 0: not this case. */
+static int
+fv__hist_byte_range(const fv__hist_job *j, int64_t begin, int64_t end, int64_t *h)
+{
+    const fv_histogram_spec *sp = j->spec;
+    const fv_dtype dt = j->in->dtype;
+    if (j->mask || !sp->integer || (dt != FV_UINT8 && dt != FV_INT8 && dt != FV_BOOL))
+        return 0;
+    const uint8_t *x = (const uint8_t *)j->in->data;
+    uint32_t c[4][256];
+    for (int64_t blk = begin; blk < end; blk += (int64_t)1 << 30) { /* no uint32 overflow */
+        int64_t stop = end - blk > ((int64_t)1 << 30) ? blk + ((int64_t)1 << 30) : end, i = blk;
+        memset(c, 0, sizeof c);
+        for (; i + 4 <= stop; i += 4) {
+            c[0][x[i]]++;
+            c[1][x[i + 1]]++;
+            c[2][x[i + 2]]++;
+            c[3][x[i + 3]]++;
+        }
+        for (; i < stop; i++)
+            c[0][x[i]]++;
+        for (int v = 0; v < 256; v++) {
+            int64_t b = fv__hist_int_bin(dt == FV_INT8 ? (int64_t)(int8_t)v : (int64_t)v, sp->lo, sp->nbins);
+            if (b >= 0)
+                h[b] += (int64_t)c[0][v] + c[1][v] + c[2][v] + c[3][v];
+        }
+    }
+    return 1;
+}
+
 static void
 fv__hist_range(void *arg, int64_t begin, int64_t end)
 {
@@ -103,6 +176,8 @@ fv__hist_range(void *arg, int64_t begin, int64_t end)
         pthread_mutex_unlock(&j->lock);
         return;
     }
+    if (fv__hist_byte_range(j, begin, end, h))
+        goto merge;
     switch (j->in->dtype) {
 #define FV__HIST_CASE(E, T, S)                                               \
     case E: {                                                                \
@@ -134,6 +209,7 @@ fv__hist_range(void *arg, int64_t begin, int64_t end)
     default:
         break;
     }
+merge:
     if (!j->direct) {
         pthread_mutex_lock(&j->lock);
         for (int64_t b = 0; b < n; b++)

@@ -125,10 +125,14 @@ fv__binary(fv_context *ctx, fv__op op, const fv_array *a, const fv_array *b, fv_
                             "share one; use fv_copy / fovea.to_device to move data)");
     if (out->readonly)
         return fv_error_set(FV_EINVAL, name, "output array is read-only");
-    if ((st = fv__as_dtype(ctx, a, out->dtype, &ac)))
+    /* the CPU kernels cast mixed inputs block by block (no temporaries); the
+     * CUDA kernels take one dtype */
+    if (out->device.type == FV_DEVICE_CPU) {
+        ac = fv_array_ref((fv_array *)a);
+        bc = fv_array_ref((fv_array *)b);
+    } else if ((st = fv__as_dtype(ctx, a, out->dtype, &ac)) || (st = fv__as_dtype(ctx, b, out->dtype, &bc))) {
         goto done;
-    if ((st = fv__as_dtype(ctx, b, out->dtype, &bc)))
-        goto done;
+    }
     fv__op_args args = { .in = ac, .in2 = bc, .out = out };
     st = fv__dispatch(ctx, op, &args);
 done:
