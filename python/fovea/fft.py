@@ -17,6 +17,7 @@ Differences from numpy.fft, all as in scipy.fft and cupy.fft:
 """
 
 import contextlib
+import itertools
 import operator
 import os
 import threading
@@ -178,6 +179,12 @@ def _run(kind, a, axes, lens, norm, forward, name, workers):
         total *= n
     scale = _norm_scale(norm, total, forward)
     last = ax[-1]
+    if kind == _C2C and forward and c.device == "cpu" and x.dtype.kind in "biuf" and lens[-1] > 2:
+        # a real input on the CPU: the half spectrum by a real transform, the rest by
+        # Hermitian symmetry (as scipy.fft does), not a complex copy and a complex
+        # transform (512^2 float32: 2.5 -> ~1.3 ms)
+        x = _resize(x.astype(rdt, copy=False), ax, lens, xp)
+        return c.result(_real_forward(x, ax, lens, cdt, scale, threads, xp))
     if kind == _C2C:
         x = _resize(x.astype(cdt, copy=False), ax, lens, xp)
         out = xp.empty(x.shape, cdt)
@@ -199,6 +206,32 @@ def _run(kind, a, axes, lens, norm, forward, name, workers):
     if out.size:
         _fovea.fft_exec(fi, fo, kind, ax, not forward, scale, stream=c.stream, threads=threads)
     return c.result(out)
+
+
+def _real_forward(x, ax, lens, cdt, scale, threads, xp):
+    """The complex transform of real x along ax (lengths lens, x already resized):
+    rfftn's half along ax[-1] written into the output's first n // 2 + 1 entries,
+    then the rest from X[k] = conj(X[-k]) (indices mod each length), in place:
+    no temporaries (fresh pages per call are what costs at these sizes)."""
+    last, n = ax[-1], lens[-1]
+    nh = n // 2 + 1
+    out = xp.empty(x.shape, cdt)
+    lo = [slice(None)] * x.ndim
+    lo[last] = slice(0, nh)
+    _fovea.fft_exec(x, _pairs(out[tuple(lo)], xp), _R2C, ax, False, scale, threads=threads)
+    # out[..., k] for k in [nh, n) is conj(out[-i..., n - k]); along each other
+    # transformed axis index 0 maps to itself and 1.. to n-1.. (a reversal)
+    others = [a for a in ax[:-1] if x.shape[a] > 1]
+    for pick in itertools.product((0, 1), repeat=len(others)):
+        dst = [slice(None)] * x.ndim
+        src = [slice(None)] * x.ndim
+        dst[last] = slice(nh, n)
+        src[last] = slice(n - nh, 0, -1)
+        for a, p in zip(others, pick):
+            dst[a] = slice(0, 1) if p == 0 else slice(1, None)
+            src[a] = slice(0, 1) if p == 0 else slice(None, 0, -1)
+        xp.conjugate(out[tuple(src)], out=out[tuple(dst)])
+    return out
 
 
 def _one(n, axis):
