@@ -11,7 +11,18 @@
  * ifunc, GCC/Clang on x86-64 ELF): the contiguous loops vectorise 8 floats wide
  * instead of SSE2's 4 (add f32 of 1024^2, in cache: ~NumPy's time instead of
  * 1.2-1.4x it). The loops and so the results are the same. */
-#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute) && !defined(FV_NO_AVX2)
+/* Not under ThreadSanitizer: the ifunc resolvers run while the dynamic loader
+ * relocates, before TSan's runtime is up, and the program dies at start
+ * (tools/test's TSan run of test_skmorphology, clang 14). */
+#if defined(__SANITIZE_THREAD__)
+#define FV__NO_CLONES 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FV__NO_CLONES 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute) && !defined(FV_NO_AVX2) && \
+    !defined(FV__NO_CLONES)
 #if __has_attribute(target_clones)
 #define FV__CLONES __attribute__((target_clones("avx2", "default")))
 #endif
