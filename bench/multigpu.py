@@ -186,11 +186,11 @@ def task_profile(recs, t0, t1):
     out, spans = {}, {}
     for r in recs:
         w = out.setdefault(r["worker"], {"compute": {}, "transfer_s": 0.0, "tasks": {}})
-        w["tasks"][key_split(r["key"])] = w["tasks"].get(key_split(r["key"]), 0) + 1
+        k = key_split(r["key"])
+        w["tasks"][k] = w["tasks"].get(k, 0) + 1
         for ss in r.get("startstops", ()):
             dt = ss["stop"] - ss["start"]
             if ss["action"] == "compute":
-                k = key_split(r["key"])
                 w["compute"][k] = w["compute"].get(k, 0.0) + dt
                 spans.setdefault(r["worker"], []).append((ss["start"], ss["stop"]))
             elif ss["action"] == "transfer":

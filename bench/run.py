@@ -361,7 +361,7 @@ class Worker:
 
 def git_commit(path):
     """The measured checkout's commit. FOVEA_COMMIT overrides it: the GPU machine gets a
-    copy of the working tree whose git state is the session's start, not the commit
+    copy of the working tree whose git state can be older than the commit
     the copied files (and a carried prebuilt extension) are of."""
     if os.environ.get("FOVEA_COMMIT"):
         return {"commit": os.environ["FOVEA_COMMIT"], "subject": "(FOVEA_COMMIT)"}

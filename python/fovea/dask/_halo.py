@@ -69,9 +69,26 @@ def _assemble(fn, depth, sides, nin, *args):
                 return None
             return xp.concatenate(parts, axis=k) if len(parts) > 1 else parts[0]
         blocks.append(join(()))
-    r = fn(*blocks)
-    sl = tuple(slice(lo, r.shape[k] - hi) for k, (lo, hi) in enumerate(sides))
-    return r[sl]
+    return _trim(fn(*blocks), sides)
+
+
+def _trim(r, sides):
+    """r without what was added at each side of each axis."""
+    return r[tuple(slice(lo, r.shape[k] - hi) for k, (lo, hi) in enumerate(sides))]
+
+
+def _neighbour(idx, step, grid, boundary):
+    """The index of the chunk at idx + step (one step per axis): wrapped along
+    periodic axes, None past a non-periodic edge."""
+    nb = []
+    for k, (i, s) in enumerate(zip(idx, step)):
+        j = i + s
+        if not 0 <= j < grid[k]:
+            if boundary[k] != "periodic":
+                return None
+            j %= grid[k]
+        nb.append(j)
+    return tuple(nb)
 
 
 def map_overlap(fn, arrays, depth, boundary, meta, split=False):
@@ -80,38 +97,32 @@ def map_overlap(fn, arrays, depth, boundary, meta, split=False):
     or "periodic". Equal to dask's map_overlap with trim=True. split: one key per
     slab (see the module's note)."""
     x = arrays[0]
-    ndim = x.ndim
     token = tokenize(fn, [a.name for a in arrays], depth, boundary)
-    slab_names = [f"fovea-slabs-{i}-{token}" for i in range(len(arrays))]
     name = f"fovea-overlap-{token}"
-    grid = x.numblocks
+    dsk = (_staged if split else _one_task_slabs)(fn, arrays, depth, boundary, name, token)
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=arrays)
+    return da.Array(graph, name, chunks=x.chunks, meta=meta)
+
+
+def _one_task_slabs(fn, arrays, depth, boundary, name, token):
+    """The graph with one task of all slabs per chunk (split=False)."""
+    grid = arrays[0].numblocks
+    slab_names = [f"fovea-slabs-{i}-{token}" for i in range(len(arrays))]
     dsk = {}
     for i, a in enumerate(arrays):
         for idx in np.ndindex(*grid):
             dsk[(slab_names[i],) + idx] = (_slabs, (a.name,) + idx, list(depth))
-    if split:
-        return _staged(fn, arrays, depth, boundary, meta, token)
     dirs = _directions(depth)
     for idx in np.ndindex(*grid):
-        sides = _sides(idx, grid, depth, boundary)
         args = []
         for i, a in enumerate(arrays):
             args.append((a.name,) + idx)
             for s in dirs:
-                nb, ok = [], True
-                for k in range(ndim):
-                    j = idx[k] + s[k]
-                    if 0 <= j < grid[k]:
-                        nb.append(j)
-                    elif boundary[k] == "periodic":
-                        nb.append(j % grid[k])
-                    else:
-                        ok = False
+                nb = _neighbour(idx, s, grid, boundary)
                 # the neighbour at idx + s gives what lies towards us: its slab for -s
-                args.append((dict.__getitem__, (slab_names[i],) + tuple(nb), tuple(-v for v in s)) if ok else None)
-        dsk[(name,) + idx] = (_assemble, fn, list(depth), sides, len(arrays), *args)
-    graph = HighLevelGraph.from_collections(name, dsk, dependencies=arrays)
-    return da.Array(graph, name, chunks=x.chunks, meta=meta)
+                args.append(None if nb is None else (dict.__getitem__, (slab_names[i],) + nb, tuple(-v for v in s)))
+        dsk[(name,) + idx] = (_assemble, fn, list(depth), _sides(idx, grid, depth, boundary), len(arrays), *args)
+    return dsk
 
 
 def _sides(idx, grid, depth, boundary):
@@ -149,49 +160,38 @@ def _axis_slab(k, side, d, axes, own, *received):
 def _staged_assemble(fn, axes, sides, nin, *args):
     per = len(args) // nin
     blocks = [_extend(args[i * per], axes, args[i * per + 1:(i + 1) * per]) for i in range(nin)]
-    r = fn(*blocks)
-    return r[tuple(slice(lo, r.shape[k] - hi) for k, (lo, hi) in enumerate(sides))]
+    return _trim(fn(*blocks), sides)
 
 
-def _staged(fn, arrays, depth, boundary, meta, token):
-    """map_overlap by an exchange along one axis after the other (split=True)."""
-    x = arrays[0]
-    grid = x.numblocks
-    axes = [k for k in range(x.ndim) if depth[k]]
-    name = f"fovea-overlap-{token}"
-    dsk = {}
-
-    def neighbour(idx, k, step):
-        j = idx[k] + step
-        if 0 <= j < grid[k]:
-            return idx[:k] + (j,) + idx[k + 1:]
-        if boundary[k] == "periodic":
-            return idx[:k] + (j % grid[k],) + idx[k + 1:]
-        return None
+def _staged(fn, arrays, depth, boundary, name, token):
+    """The graph of an exchange along one axis after the other (split=True)."""
+    grid = arrays[0].numblocks
+    ndim = len(grid)
+    axes = [k for k in range(ndim) if depth[k]]
+    unit = [tuple(int(j == k) for j in range(ndim)) for k in range(ndim)]
 
     def received(sname, idx, upto):
         """The keys of the slabs the chunk at idx gets along axes[:upto]: from the
         neighbour before it, its slab for side +1; from the one after, for -1."""
         out = []
         for k in axes[:upto]:
-            lo, hi = neighbour(idx, k, -1), neighbour(idx, k, +1)
-            out.append((sname, k, +1) + lo if lo is not None else None)
-            out.append((sname, k, -1) + hi if hi is not None else None)
+            lo = _neighbour(idx, tuple(-v for v in unit[k]), grid, boundary)
+            hi = _neighbour(idx, unit[k], grid, boundary)
+            out.append(None if lo is None else (sname, k, +1) + lo)
+            out.append(None if hi is None else (sname, k, -1) + hi)
         return out
 
     snames = [f"fovea-halo-{i}-{token}" for i in range(len(arrays))]
-    halos = {}
+    dsk = {}
     for a, sname in zip(arrays, snames):
         for idx in np.ndindex(*grid):
             for j, k in enumerate(axes):
                 for side in (-1, +1):
-                    halos[(sname, k, side) + idx] = (_axis_slab, k, side, depth[k], axes[:j], (a.name,) + idx,
-                                                   *received(sname, idx, j))
+                    dsk[(sname, k, side) + idx] = (_axis_slab, k, side, depth[k], axes[:j], (a.name,) + idx,
+                                                 *received(sname, idx, j))
     for idx in np.ndindex(*grid):
         args = []
         for a, sname in zip(arrays, snames):
             args += [(a.name,) + idx] + received(sname, idx, len(axes))
         dsk[(name,) + idx] = (_staged_assemble, fn, axes, _sides(idx, grid, depth, boundary), len(arrays), *args)
-    dsk.update(halos)
-    graph = HighLevelGraph.from_collections(name, dsk, dependencies=arrays)
-    return da.Array(graph, name, chunks=x.chunks, meta=meta)
+    return dsk
